@@ -1,0 +1,116 @@
+//! `operations.rs`: the operation enum, per-operation error enums, the service trait and the
+//! dispatcher from values to typed calls.
+
+use std::fmt::Write as _;
+
+use super::{ServiceGen, HEADER};
+use crate::names;
+use crate::Error;
+
+impl ServiceGen<'_> {
+    pub(super) fn operations_rs(&self) -> Result<String, Error> {
+        let mut out = format!(
+            "{HEADER}\n//! Operations: the enum naming them, their error enums, the service trait and the dispatcher.\n\n\
+             use stratus_core as rt;\n\nuse crate::schema;\nuse crate::types::*;\n"
+        );
+        self.operation_enum(&mut out);
+        for op in &self.operations {
+            self.error_enum(&mut out, op);
+        }
+        self.service_trait(&mut out)?;
+        self.dispatcher(&mut out);
+        Ok(out)
+    }
+
+    fn operation_enum(&self, out: &mut String) {
+        out.push_str("\n/// Every operation of the service, in the order of `SERVICE.operations`.\n");
+        out.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum OperationName {\n");
+        for op in &self.operations {
+            let _ = writeln!(out, "    {},", op.shape.name());
+        }
+        out.push_str("}\n\nimpl OperationName {\n    pub const ALL: &'static [OperationName] = &[\n");
+        for op in &self.operations {
+            let _ = writeln!(out, "        OperationName::{},", op.shape.name());
+        }
+        out.push_str(
+            "    ];\n\n    /// The operation's schema.\n    pub fn schema(self) -> &'static rt::schema::Operation {\n        \
+             &schema::SERVICE.operations[self as usize]\n    }\n\n    /// The operation's name as AWS spells it.\n    \
+             pub fn name(self) -> &'static str {\n        self.schema().name\n    }\n\n    /// The operation called `name`.\n    \
+             pub fn from_name(name: &str) -> Option<OperationName> {\n        \
+             let index = schema::SERVICE.operations.binary_search_by(|op| op.name.cmp(name)).ok()?;\n        \
+             Some(OperationName::ALL[index])\n    }\n}\n",
+        );
+    }
+
+    fn error_enum(&self, out: &mut String, op: &super::OperationInfo<'_>) {
+        let name = format!("{}Error", op.shape.name());
+        let _ = writeln!(out, "\n/// What {} can fail with.\n#[derive(Debug, Clone, PartialEq)]\npub enum {name} {{", op.shape.name());
+        for e in &op.errors {
+            let ty = &self.type_names[e];
+            let _ = writeln!(out, "    {ty}({ty}),");
+        }
+        out.push_str("    /// An error the model does not list (not implemented, throttling, validation, …).\n    Aws(rt::AwsError),\n}\n");
+        let _ = writeln!(
+            out,
+            "\nimpl From<rt::AwsError> for {name} {{\n    fn from(e: rt::AwsError) -> {name} {{\n        {name}::Aws(e)\n    }}\n}}"
+        );
+        let _ = writeln!(
+            out,
+            "\nimpl {name} {{\n    /// The error with its schema, ready to encode.\n    \
+             pub fn into_operation_error(self) -> rt::OperationError {{\n        match self {{"
+        );
+        for e in &op.errors {
+            let ty = &self.type_names[e];
+            let _ = writeln!(
+                out,
+                "            {name}::{ty}(e) => rt::OperationError::Modeled {{ shape: &schema::{}, value: rt::IntoValue::into_value(e) }},",
+                self.const_names[e]
+            );
+        }
+        let _ = writeln!(out, "            {name}::Aws(e) => rt::OperationError::Aws(e),\n        }}\n    }}\n}}");
+    }
+
+    fn service_trait(&self, out: &mut String) -> Result<(), Error> {
+        let _ = writeln!(
+            out,
+            "\n/// The {} service. Every method answers AWS's not-implemented error until a service\n\
+             /// implements it.\npub trait {}: Send + Sync + 'static {{",
+            self.sdk_id_text(),
+            self.trait_name
+        );
+        for op in &self.operations {
+            let (input, output) = (self.rust_type(&op.input)?, self.rust_type(&op.output)?);
+            let _ = writeln!(
+                out,
+                "    fn {}(&self, ctx: &rt::RequestContext, input: {input}) -> impl std::future::Future<Output = Result<{output}, {}Error>> + Send {{\n        \
+                 let _ = (ctx, input);\n        async {{ Err(rt::AwsError::not_implemented({:?}).into()) }}\n    }}",
+                names::field_name(op.shape.name()),
+                op.shape.name(),
+                op.shape.name()
+            );
+        }
+        out.push_str("}\n");
+        Ok(())
+    }
+
+    fn dispatcher(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "\n/// Calls `operation` on `service` with a decoded, validated input value and returns the\n\
+             /// output value, or the error ready to encode.\npub async fn dispatch<S: {}>(\n    service: &S,\n    \
+             ctx: &rt::RequestContext,\n    operation: OperationName,\n    input: rt::Value,\n) -> Result<rt::Value, rt::OperationError> {{\n    \
+             match operation {{",
+            self.trait_name
+        );
+        for op in &self.operations {
+            let name = op.shape.name();
+            let _ = writeln!(
+                out,
+                "        OperationName::{name} => service\n            .{}(ctx, rt::FromValue::from_value(input)?)\n            .await\n            \
+                 .map(rt::IntoValue::into_value)\n            .map_err({name}Error::into_operation_error),",
+                names::field_name(name)
+            );
+        }
+        out.push_str("    }\n}\n");
+    }
+}

@@ -1,0 +1,441 @@
+//! `schema.rs`: one static `Shape` per shape, the pattern and constraint statics, and the
+//! `SERVICE` table with operations and REST routes.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::Value as Node;
+use stratus_pattern::{translate, Anchoring};
+
+use super::types::enum_values;
+use super::{ServiceGen, HEADER};
+use crate::model::{Kind, MemberDef, ShapeDef, Traits};
+use crate::Error;
+
+/// Statics shared by several shapes: patterns and member-level constraint overrides.
+#[derive(Default)]
+struct Pool {
+    /// ECMA source → static name.
+    patterns: BTreeMap<String, String>,
+    pattern_defs: String,
+    constraint_defs: String,
+    constraints: usize,
+}
+
+impl ServiceGen<'_> {
+    pub(super) fn schema_rs(&self) -> Result<String, Error> {
+        let mut pool = Pool::default();
+        let mut shapes = String::new();
+        for id in &self.shapes {
+            let shape = self.shape(id)?;
+            self.shape_static(&mut shapes, shape, &mut pool)?;
+        }
+        let service = self.service_static()?;
+        Ok(format!(
+            "{HEADER}\n//! Static schema and constraint tables.\n\n\
+             use stratus_core as rt;\n\
+             use rt::schema::*;\n\n\
+             {service}\n{}\n{}\n{shapes}",
+            pool.pattern_defs, pool.constraint_defs
+        ))
+    }
+
+    fn shape_static(&self, out: &mut String, shape: &ShapeDef, pool: &mut Pool) -> Result<(), Error> {
+        let kind = self.kind(&shape.id)?;
+        let const_name = &self.const_names[&shape.id];
+        let name = shape.name();
+        let mut fields = Vec::new();
+        let members: Vec<&MemberDef> = match kind {
+            Kind::Enum | Kind::IntEnum => Vec::new(),
+            _ => shape.members.iter().collect(),
+        };
+        if !members.is_empty() {
+            let mut list = String::from("&[");
+            for m in members {
+                list.push_str(&self.member(m, pool)?);
+                list.push(',');
+            }
+            list.push(']');
+            fields.push(format!("members: {list}"));
+        }
+        let constraints = self.constraints(shape, kind, &shape.traits, pool)?;
+        if let Some(c) = constraints {
+            fields.push(format!("constraints: {c}"));
+        }
+        if shape.has_trait("smithy.api#sparse") {
+            fields.push("sparse: true".into());
+        }
+        if let Some(f) = timestamp_format(&shape.id, &shape.traits)? {
+            fields.push(format!("timestamp_format: Some({f})"));
+        }
+        if let Some(n) = str_trait(&shape.traits, "smithy.api#xmlName") {
+            fields.push(format!("xml_name: Some({n:?})"));
+        }
+        if let Some(ns) = xml_namespace(&shape.traits) {
+            fields.push(format!("xml_namespace: Some({ns})"));
+        }
+        if let Some(t) = str_trait(&shape.traits, "smithy.api#mediaType") {
+            fields.push(format!("media_type: Some({t:?})"));
+        }
+        if shape.has_trait("smithy.api#streaming") {
+            fields.push("streaming: true".into());
+        }
+        if shape.has_trait("smithy.api#sensitive") {
+            fields.push("sensitive: true".into());
+        }
+        if let Some(e) = error_info(shape)? {
+            fields.push(format!("error: Some({e})"));
+        }
+        let _ = write!(out, "pub static {const_name}: Shape = Shape {{");
+        for f in &fields {
+            let _ = write!(out, "{f},");
+        }
+        let _ = writeln!(out, "..Shape::simple({name:?}, ShapeType::{})}};", shape_type(kind));
+        Ok(())
+    }
+
+    fn member(&self, m: &MemberDef, pool: &mut Pool) -> Result<String, Error> {
+        let t = &m.traits;
+        let mut fields = Vec::new();
+        if t.contains_key("smithy.api#required") {
+            fields.push("required: true".to_string());
+        }
+        if let Some(n) = str_trait(t, "smithy.api#jsonName") {
+            fields.push(format!("json_name: Some({n:?})"));
+        }
+        if let Some(n) = str_trait(t, "smithy.api#xmlName") {
+            fields.push(format!("xml_name: Some({n:?})"));
+        }
+        if t.contains_key("smithy.api#xmlAttribute") {
+            fields.push("xml_attribute: true".into());
+        }
+        if t.contains_key("smithy.api#xmlFlattened") {
+            fields.push("xml_flattened: true".into());
+        }
+        if let Some(ns) = xml_namespace(t) {
+            fields.push(format!("xml_namespace: Some({ns})"));
+        }
+        if let Some(binding) = http_binding(t) {
+            fields.push(format!("http: {binding}"));
+        }
+        if let Some(f) = timestamp_format(&m.name, t)? {
+            fields.push(format!("timestamp_format: Some({f})"));
+        }
+        if t.contains_key("smithy.api#idempotencyToken") {
+            fields.push("idempotency_token: true".into());
+        }
+        if t.contains_key("smithy.api#hostLabel") {
+            fields.push("host_label: true".into());
+        }
+        let has_own = ["smithy.api#length", "smithy.api#range", "smithy.api#pattern"]
+            .iter()
+            .any(|k| t.contains_key(*k));
+        if has_own {
+            // Member traits override the target's, trait by trait.
+            let mut merged = if m.target.starts_with("smithy.api#") {
+                Traits::new()
+            } else {
+                self.shape(&m.target)?.traits.clone()
+            };
+            merged.extend(t.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let kind = self.kind(&m.target)?;
+            let owner = format!("{}${}", m.target, m.name);
+            let target_shape;
+            let shape_for_enums = if m.target.starts_with("smithy.api#") {
+                None
+            } else {
+                target_shape = self.shape(&m.target)?;
+                Some(target_shape)
+            };
+            let c = match shape_for_enums {
+                Some(s) => self.constraints(s, kind, &merged, pool)?,
+                None => constraints_from(&owner, kind, &merged, &[], pool)?,
+            };
+            if let Some(c) = c {
+                let name = format!("C_{}", pool.constraints);
+                pool.constraints += 1;
+                let _ = writeln!(pool.constraint_defs, "static {name}: Constraints = {c};");
+                fields.push(format!("constraints: Some(&{name})"));
+            }
+        }
+        let target = self.schema_ref(&m.target)?;
+        let plain = format!("Member::plain({:?}, &{target})", m.name);
+        Ok(if fields.is_empty() {
+            plain
+        } else {
+            format!("Member {{ {}, ..{plain} }}", fields.join(", "))
+        })
+    }
+
+    /// The `Constraints` expression for a shape's traits, or `None` when it has none.
+    fn constraints(&self, shape: &ShapeDef, kind: Kind, traits: &Traits, pool: &mut Pool) -> Result<Option<String>, Error> {
+        let enums = match kind {
+            Kind::Enum | Kind::IntEnum => enum_values(shape)?,
+            _ => Vec::new(),
+        };
+        constraints_from(&shape.id, kind, traits, &enums, pool)
+    }
+
+    fn service_static(&self) -> Result<String, Error> {
+        let svc = self.service;
+        let service_trait = svc.traits.get("aws.api#service");
+        let text = |key: &str| service_trait.and_then(|t| t.get(key)).and_then(Node::as_str);
+        let signing_name = svc
+            .traits
+            .get("aws.auth#sigv4")
+            .and_then(|t| t.get("name"))
+            .and_then(Node::as_str)
+            .or_else(|| text("arnNamespace"))
+            .unwrap_or_default();
+        let protocols: Vec<String> = self
+            .entry
+            .protocols
+            .iter()
+            .map(|p| protocol_variant(p).ok_or_else(|| Error::unsupported(&svc.id, format!("unknown protocol {p}"))))
+            .collect::<Result<_, _>>()?;
+        let mut ops = String::new();
+        for op in &self.operations {
+            let errors: Vec<String> = op
+                .errors
+                .iter()
+                .map(|e| self.schema_ref(e).map(|r| format!("&{r}")))
+                .collect::<Result<_, _>>()?;
+            let http = match op.shape.traits.get("smithy.api#http") {
+                Some(h) => format!("Some({})", http_route(&op.shape.id, h)?),
+                None => "None".into(),
+            };
+            let _ = writeln!(
+                ops,
+                "Operation {{ name: {:?}, input: &{}, output: &{}, errors: &[{}], http: {http} }},",
+                op.shape.name(),
+                self.schema_ref(&op.input)?,
+                self.schema_ref(&op.output)?,
+                errors.join(", "),
+            );
+        }
+        let namespace = svc.id.split('#').next().unwrap_or_default();
+        let v = &self.entry.validation;
+        let xml_ns = xml_namespace(&svc.traits).map_or("None".into(), |ns| format!("Some({ns})"));
+        Ok(format!(
+            "/// The service: identity, protocols, operations (sorted by name) and error conventions.\n\
+             pub static SERVICE: Service = Service {{\n\
+             sdk_id: {:?},\nnamespace: {namespace:?},\nshape_name: {:?},\nversion: {:?},\n\
+             signing_name: {signing_name:?},\nendpoint_prefix: {:?},\nprotocols: &[{}],\n\
+             query_compatible: {},\nxml_namespace: {xml_ns},\noperations: &[\n{ops}],\n\
+             validation: ValidationStyle {{ code: {:?}, http_status: {}, missing_code: {:?}, path_from_input: {} }},\n\
+             model_sha256: {:?},\n}};\n",
+            self.sdk_id_text(),
+            svc.name(),
+            svc.version.clone().unwrap_or_default(),
+            text("endpointPrefix").unwrap_or_default(),
+            protocols.join(", "),
+            svc.has_trait("aws.protocols#awsQueryCompatible"),
+            v.code,
+            v.status,
+            v.missing_code,
+            v.path_from_input,
+            self.model_sha256,
+        ))
+    }
+}
+
+fn constraints_from(owner: &str, kind: Kind, traits: &Traits, enums: &[(String, String)], pool: &mut Pool) -> Result<Option<String>, Error> {
+    let mut fields = Vec::new();
+    if let Some(l) = traits.get("smithy.api#length") {
+        let bound = |k: &str| l.get(k).and_then(Node::as_u64).map_or("None".into(), |n| format!("Some({n})"));
+        fields.push(format!("length: Some(({}, {}))", bound("min"), bound("max")));
+    }
+    if let Some(r) = traits.get("smithy.api#range") {
+        let bound = |k: &str| -> Result<String, Error> {
+            match r.get(k) {
+                None | Some(Node::Null) => Ok("None".into()),
+                Some(n) => n
+                    .as_f64()
+                    .map(|x| format!("Some({x:?})"))
+                    .ok_or_else(|| Error::unsupported(owner, format!("range bound {n} is not a number"))),
+            }
+        };
+        fields.push(format!("range: Some(({}, {}))", bound("min")?, bound("max")?));
+    }
+    if let Some(p) = traits.get("smithy.api#pattern") {
+        let src = p.as_str().ok_or_else(|| Error::unsupported(owner, "pattern is not a string"))?;
+        let name = pattern_static(owner, src, pool)?;
+        fields.push(format!("pattern: Some(&{name})"));
+    }
+    match kind {
+        Kind::Enum => {
+            let values: Vec<String> = enums.iter().map(|(_, v)| format!("{v:?}")).collect();
+            fields.push(format!("enum_values: &[{}]", values.join(", ")));
+        }
+        Kind::IntEnum => {
+            let values: Vec<String> = enums.iter().map(|(_, v)| v.clone()).collect();
+            fields.push(format!("int_enum_values: &[{}]", values.join(", ")));
+        }
+        _ => {}
+    }
+    if traits.contains_key("smithy.api#uniqueItems") {
+        fields.push("unique_items: true".into());
+    }
+    Ok((!fields.is_empty()).then(|| format!("Constraints {{ {}, ..Constraints::NONE }}", fields.join(", "))))
+}
+
+/// The static holding pattern `src`, translated and declared on first use.
+fn pattern_static(owner: &str, src: &str, pool: &mut Pool) -> Result<String, Error> {
+    if let Some(name) = pool.patterns.get(src) {
+        return Ok(name.clone());
+    }
+    let name = format!("P_{}", pool.patterns.len());
+    // AWS's services match the whole value, as Java's String.matches does.
+    let t = translate(src, Anchoring::FullMatch)
+        .map_err(|e| Error::unsupported(owner, format!("pattern {src:?}: {e}")))?;
+    let _ = writeln!(pool.pattern_defs, "static {name}: ::stratus_pattern::Pattern = {};", t.rust_expr(src));
+    pool.patterns.insert(src.to_string(), name.clone());
+    Ok(name)
+}
+
+fn shape_type(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Blob => "Blob",
+        Kind::Boolean => "Boolean",
+        Kind::String => "String",
+        Kind::Enum => "Enum",
+        Kind::Byte => "Byte",
+        Kind::Short => "Short",
+        Kind::Integer => "Integer",
+        Kind::IntEnum => "IntEnum",
+        Kind::Long => "Long",
+        Kind::Float => "Float",
+        Kind::Double => "Double",
+        Kind::BigInteger => "BigInteger",
+        Kind::BigDecimal => "BigDecimal",
+        Kind::Timestamp => "Timestamp",
+        Kind::Document => "Document",
+        Kind::List => "List",
+        Kind::Map => "Map",
+        Kind::Structure | Kind::Operation | Kind::Service | Kind::Resource => "Structure",
+        Kind::Union => "Union",
+    }
+}
+
+fn protocol_variant(name: &str) -> Option<String> {
+    let v = match name {
+        "awsJson1_0" => "AwsJson1_0",
+        "awsJson1_1" => "AwsJson1_1",
+        "awsQuery" => "AwsQuery",
+        "ec2Query" => "Ec2Query",
+        "restJson1" => "RestJson1",
+        "restXml" => "RestXml",
+        "rpcv2Cbor" => "RpcV2Cbor",
+        _ => return None,
+    };
+    Some(format!("Protocol::{v}"))
+}
+
+fn str_trait<'t>(traits: &'t Traits, id: &str) -> Option<&'t str> {
+    traits.get(id).and_then(Node::as_str)
+}
+
+fn xml_namespace(traits: &Traits) -> Option<String> {
+    let ns = traits.get("smithy.api#xmlNamespace")?;
+    let uri = ns.get("uri").and_then(Node::as_str)?;
+    let prefix = ns.get("prefix").and_then(Node::as_str);
+    Some(format!("XmlNamespace {{ uri: {uri:?}, prefix: {prefix:?} }}"))
+}
+
+fn timestamp_format(owner: &str, traits: &Traits) -> Result<Option<&'static str>, Error> {
+    Ok(match str_trait(traits, "smithy.api#timestampFormat") {
+        None => None,
+        Some("date-time") => Some("TimestampFormat::DateTime"),
+        Some("http-date") => Some("TimestampFormat::HttpDate"),
+        Some("epoch-seconds") => Some("TimestampFormat::EpochSeconds"),
+        Some(other) => return Err(Error::unsupported(owner, format!("timestamp format {other:?}"))),
+    })
+}
+
+fn http_binding(traits: &Traits) -> Option<String> {
+    if traits.contains_key("smithy.api#httpLabel") {
+        return Some("HttpBinding::Label".into());
+    }
+    if let Some(n) = str_trait(traits, "smithy.api#httpQuery") {
+        return Some(format!("HttpBinding::Query({n:?})"));
+    }
+    if traits.contains_key("smithy.api#httpQueryParams") {
+        return Some("HttpBinding::QueryParams".into());
+    }
+    if let Some(n) = str_trait(traits, "smithy.api#httpHeader") {
+        return Some(format!("HttpBinding::Header({n:?})"));
+    }
+    if let Some(n) = str_trait(traits, "smithy.api#httpPrefixHeaders") {
+        return Some(format!("HttpBinding::PrefixHeaders({n:?})"));
+    }
+    if traits.contains_key("smithy.api#httpPayload") {
+        return Some("HttpBinding::Payload".into());
+    }
+    if traits.contains_key("smithy.api#httpResponseCode") {
+        return Some("HttpBinding::ResponseCode".into());
+    }
+    None
+}
+
+fn error_info(shape: &ShapeDef) -> Result<Option<String>, Error> {
+    let Some(fault) = str_trait(&shape.traits, "smithy.api#error") else {
+        return Ok(None);
+    };
+    let (fault, default_status) = match fault {
+        "client" => ("Fault::Client", 400),
+        "server" => ("Fault::Server", 500),
+        other => return Err(Error::unsupported(&shape.id, format!("error fault {other:?}"))),
+    };
+    let status = shape
+        .traits
+        .get("smithy.api#httpError")
+        .and_then(Node::as_u64)
+        .unwrap_or(default_status);
+    let query = match shape.traits.get("aws.protocols#awsQueryError") {
+        Some(q) => {
+            let code = q
+                .get("code")
+                .and_then(Node::as_str)
+                .ok_or_else(|| Error::unsupported(&shape.id, "awsQueryError without a code"))?;
+            let status = q.get("httpResponseCode").and_then(Node::as_u64).unwrap_or(status);
+            format!("Some(({code:?}, {status}))")
+        }
+        None => "None".into(),
+    };
+    Ok(Some(format!("ErrorInfo {{ fault: {fault}, http_status: {status}, query_error: {query} }}")))
+}
+
+/// Parses `@http(method, uri, code)` into an `HttpRoute` expression.
+fn http_route(op: &str, http: &Node) -> Result<String, Error> {
+    let method = http.get("method").and_then(Node::as_str).ok_or_else(|| Error::unsupported(op, "@http without method"))?;
+    let uri = http.get("uri").and_then(Node::as_str).ok_or_else(|| Error::unsupported(op, "@http without uri"))?;
+    let code = http.get("code").and_then(Node::as_u64).unwrap_or(200);
+    let (path, query) = uri.split_once('?').unwrap_or((uri, ""));
+    let mut segments = Vec::new();
+    for seg in path.split('/').filter(|s| !s.is_empty()) {
+        let s = match seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+            Some(label) => match label.strip_suffix('+') {
+                Some(greedy) => format!("PathSegment::Greedy({greedy:?})"),
+                None => format!("PathSegment::Label({label:?})"),
+            },
+            None if seg.contains(['{', '}']) => {
+                return Err(Error::unsupported(op, format!("URI segment {seg:?} mixes literal text and a label")))
+            }
+            None => format!("PathSegment::Literal({seg:?})"),
+        };
+        segments.push(s);
+    }
+    let literals: Vec<String> = query
+        .split('&')
+        .filter(|q| !q.is_empty())
+        .map(|q| match q.split_once('=') {
+            Some((k, v)) => format!("({k:?}, Some({v:?}))"),
+            None => format!("({q:?}, None)"),
+        })
+        .collect();
+    Ok(format!(
+        "HttpRoute {{ method: {method:?}, path: &[{}], query: &[{}], code: {code} }}",
+        segments.join(", "),
+        literals.join(", ")
+    ))
+}

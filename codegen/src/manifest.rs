@@ -1,0 +1,48 @@
+//! `models/manifest.toml`: which model files are pinned, by hash, and per-service settings
+//! the models do not carry (extra protocols, the validation error).
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::Error;
+
+/// The whole manifest.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub service: Vec<ServiceEntry>,
+}
+
+/// One pinned service model.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceEntry {
+    /// The lowercased, hyphenated sdkId: the model's file stem and the generated crate's directory.
+    pub sdk_id: String,
+    pub model: String,
+    pub sha256: String,
+    pub protocols: Vec<String>,
+    pub validation: Validation,
+}
+
+/// The error a service answers for a constraint violation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Validation {
+    pub code: String,
+    pub status: u16,
+    /// A different code when the only problem is a missing required member.
+    #[serde(default)]
+    pub missing_code: Option<String>,
+    /// Whether paths start at `<operation>Input` (API Gateway).
+    #[serde(default)]
+    pub path_from_input: bool,
+}
+
+impl Manifest {
+    pub fn load(path: &Path) -> Result<Manifest, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        toml::from_str(&text).map_err(|e| Error::Manifest(format!("{}: {e}", path.display())))
+    }
+}

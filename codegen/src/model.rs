@@ -1,0 +1,337 @@
+//! The in-memory Smithy model: shapes by absolute id, members in model order, traits as
+//! node values with documentation dropped. Loaded from the JSON AST.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::Error;
+
+/// Trait id → node value.
+pub type Traits = BTreeMap<String, Value>;
+
+/// The kinds of shape the generator understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Blob,
+    Boolean,
+    String,
+    Enum,
+    Byte,
+    Short,
+    Integer,
+    IntEnum,
+    Long,
+    Float,
+    Double,
+    BigInteger,
+    BigDecimal,
+    Timestamp,
+    Document,
+    List,
+    Map,
+    Structure,
+    Union,
+    Operation,
+    Service,
+    Resource,
+}
+
+impl Kind {
+    fn parse(s: &str) -> Option<Kind> {
+        Some(match s {
+            "blob" => Kind::Blob,
+            "boolean" => Kind::Boolean,
+            "string" => Kind::String,
+            "enum" => Kind::Enum,
+            "byte" => Kind::Byte,
+            "short" => Kind::Short,
+            "integer" => Kind::Integer,
+            "intEnum" => Kind::IntEnum,
+            "long" => Kind::Long,
+            "float" => Kind::Float,
+            "double" => Kind::Double,
+            "bigInteger" => Kind::BigInteger,
+            "bigDecimal" => Kind::BigDecimal,
+            "timestamp" => Kind::Timestamp,
+            "document" => Kind::Document,
+            "list" | "set" => Kind::List,
+            "map" => Kind::Map,
+            "structure" => Kind::Structure,
+            "union" => Kind::Union,
+            "operation" => Kind::Operation,
+            "service" => Kind::Service,
+            "resource" => Kind::Resource,
+            _ => return None,
+        })
+    }
+}
+
+/// A member of an aggregate shape.
+#[derive(Debug, Clone)]
+pub struct MemberDef {
+    pub name: String,
+    pub target: String,
+    pub traits: Traits,
+}
+
+/// One shape.
+#[derive(Debug, Clone)]
+pub struct ShapeDef {
+    pub id: String,
+    pub kind: Kind,
+    /// Structure/union/enum members; `member` of a list; `key`, `value` of a map.
+    pub members: Vec<MemberDef>,
+    pub traits: Traits,
+    /// Operation: input, output, errors. Service/resource: operations and resources bound.
+    pub input: Option<String>,
+    pub output: Option<String>,
+    pub errors: Vec<String>,
+    pub operations: Vec<String>,
+    pub resources: Vec<String>,
+    pub version: Option<String>,
+}
+
+impl ShapeDef {
+    /// The shape's name without namespace.
+    pub fn name(&self) -> &str {
+        self.id.rsplit('#').next().unwrap_or(&self.id)
+    }
+
+    pub fn has_trait(&self, id: &str) -> bool {
+        self.traits.contains_key(id)
+    }
+}
+
+/// A whole model.
+#[derive(Debug, Default)]
+pub struct Model {
+    pub shapes: BTreeMap<String, ShapeDef>,
+}
+
+/// Traits that carry no meaning for a server's wire behaviour or validation.
+const IGNORED_TRAITS: &[&str] = &[
+    "smithy.api#documentation",
+    "smithy.api#examples",
+    "smithy.api#externalDocumentation",
+    "smithy.api#paginated",
+    "smithy.api#sensitive",
+    "smithy.api#deprecated",
+    "smithy.api#idempotent",
+    "smithy.api#readonly",
+    "smithy.api#suppress",
+    "smithy.api#title",
+    "smithy.api#tags",
+    "smithy.api#since",
+    "smithy.api#unstable",
+    "smithy.api#internal",
+    "smithy.api#recommended",
+    "smithy.api#private",
+    "smithy.api#auth",
+    "smithy.api#optionalAuth",
+    "smithy.api#retryable",
+    "smithy.api#clientOptional",
+    "smithy.api#addedDefault",
+    "smithy.api#resourceIdentifier",
+    "smithy.api#noReplace",
+    "smithy.api#endpoint",
+    "smithy.api#requestCompression",
+    "smithy.api#eventPayload",
+    "smithy.api#httpChecksumRequired",
+    "smithy.rules#endpointRuleSet",
+    "smithy.rules#endpointTests",
+    "smithy.rules#staticContextParams",
+    "smithy.rules#contextParam",
+    "smithy.rules#clientContextParams",
+    "smithy.rules#operationContextParams",
+    "smithy.waiters#waitable",
+    "smithy.test#smokeTests",
+    "aws.iam#iamAction",
+    "aws.iam#conditionKeys",
+    "aws.iam#iamResource",
+    "aws.iam#defineConditionKeys",
+    "aws.iam#disableConditionKeyInference",
+    "aws.iam#supportedPrincipalTypes",
+    "aws.iam#requiredActions",
+    "aws.api#clientDiscoveredEndpoint",
+    "aws.api#clientEndpointDiscovery",
+    "aws.api#arn",
+    "aws.api#data",
+    "aws.api#tagEnabled",
+    "aws.api#taggable",
+    "aws.cloudformation#cfnResource",
+    "aws.cloudformation#cfnExcludeProperty",
+    "aws.auth#unsignedPayload",
+    // Behaviour S3's hand-written layer implements itself.
+    "aws.protocols#httpChecksum",
+    "aws.customizations#s3UnwrappedXmlOutput",
+];
+
+/// Traits the generator turns into schema, types or constraints.
+const HANDLED_TRAITS: &[&str] = &[
+    "smithy.api#required",
+    "smithy.api#default",
+    "smithy.api#length",
+    "smithy.api#range",
+    "smithy.api#pattern",
+    "smithy.api#enum",
+    "smithy.api#enumValue",
+    "smithy.api#uniqueItems",
+    "smithy.api#sparse",
+    "smithy.api#timestampFormat",
+    "smithy.api#jsonName",
+    "smithy.api#xmlName",
+    "smithy.api#xmlAttribute",
+    "smithy.api#xmlFlattened",
+    "smithy.api#xmlNamespace",
+    "smithy.api#http",
+    "smithy.api#httpError",
+    "smithy.api#httpLabel",
+    "smithy.api#httpHeader",
+    "smithy.api#httpQuery",
+    "smithy.api#httpQueryParams",
+    "smithy.api#httpPrefixHeaders",
+    "smithy.api#httpPayload",
+    "smithy.api#httpResponseCode",
+    "smithy.api#error",
+    "smithy.api#idempotencyToken",
+    "smithy.api#hostLabel",
+    "smithy.api#streaming",
+    "smithy.api#mediaType",
+    "smithy.api#input",
+    "smithy.api#output",
+    "aws.protocols#awsQueryError",
+    "aws.protocols#awsJson1_0",
+    "aws.protocols#awsJson1_1",
+    "aws.protocols#awsQuery",
+    "aws.protocols#restJson1",
+    "aws.protocols#restXml",
+    "aws.protocols#awsQueryCompatible",
+    "aws.api#service",
+    "aws.auth#sigv4",
+];
+
+impl Model {
+    /// Reads a JSON AST model file.
+    pub fn load_json(path: &Path) -> Result<Model, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let parse_err = |reason: String| Error::Parse { file: path.to_path_buf(), reason };
+        let root: Value = serde_json::from_str(&text).map_err(|e| parse_err(e.to_string()))?;
+        let version = root.get("smithy").and_then(Value::as_str).unwrap_or_default();
+        if !version.starts_with('2') && !version.starts_with('1') {
+            return Err(parse_err(format!("unsupported smithy version {version:?}")));
+        }
+        let shapes = root
+            .get("shapes")
+            .and_then(Value::as_object)
+            .ok_or_else(|| parse_err("no `shapes` object".into()))?;
+        let mut model = Model::default();
+        for (id, node) in shapes {
+            let shape = parse_shape(id, node)?;
+            model.shapes.insert(id.clone(), shape);
+        }
+        Ok(model)
+    }
+
+    /// The shape with absolute id `id`.
+    pub fn shape(&self, id: &str) -> Result<&ShapeDef, Error> {
+        self.shapes
+            .get(id)
+            .ok_or_else(|| Error::unsupported(id, "referenced but not defined in the model"))
+    }
+
+    /// The model's single service shape.
+    pub fn service(&self) -> Result<&ShapeDef, Error> {
+        let mut services = self.shapes.values().filter(|s| s.kind == Kind::Service);
+        match (services.next(), services.next()) {
+            (Some(s), None) => Ok(s),
+            _ => Err(Error::unsupported("<model>", "expected exactly one service shape")),
+        }
+    }
+}
+
+fn parse_shape(id: &str, node: &Value) -> Result<ShapeDef, Error> {
+    let obj = node
+        .as_object()
+        .ok_or_else(|| Error::unsupported(id, "shape is not an object"))?;
+    let type_name = obj.get("type").and_then(Value::as_str).unwrap_or("");
+    let kind = Kind::parse(type_name)
+        .ok_or_else(|| Error::unsupported(id, format!("unknown shape type {type_name:?}")))?;
+    if obj.contains_key("mixins") {
+        return Err(Error::unsupported(id, "mixins must be flattened in a JSON AST model"));
+    }
+    let traits = parse_traits(id, obj.get("traits"))?;
+    let mut members = Vec::new();
+    for key in ["member", "key", "value"] {
+        if let Some(m) = obj.get(key) {
+            members.push(parse_member(id, key, m)?);
+        }
+    }
+    if let Some(ms) = obj.get("members").and_then(Value::as_object) {
+        for (name, m) in ms {
+            members.push(parse_member(id, name, m)?);
+        }
+    }
+    let target = |key: &str| obj.get(key).and_then(|v| v.get("target")).and_then(Value::as_str).map(String::from);
+    let targets = |key: &str| -> Vec<String> {
+        obj.get(key)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|v| v.get("target")?.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    let mut operations = targets("operations");
+    if kind == Kind::Resource {
+        for lifecycle in ["create", "put", "read", "update", "delete", "list"] {
+            operations.extend(target(lifecycle));
+        }
+        operations.extend(targets("collectionOperations"));
+    }
+    Ok(ShapeDef {
+        id: id.to_string(),
+        kind,
+        members,
+        traits,
+        input: target("input"),
+        output: target("output"),
+        errors: targets("errors"),
+        operations,
+        resources: targets("resources"),
+        version: obj.get("version").and_then(Value::as_str).map(String::from),
+    })
+}
+
+fn parse_member(shape: &str, name: &str, node: &Value) -> Result<MemberDef, Error> {
+    let member_id = format!("{shape}${name}");
+    let target = node
+        .get("target")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Error::unsupported(&member_id, "member has no target"))?;
+    Ok(MemberDef {
+        name: name.to_string(),
+        target: target.to_string(),
+        traits: parse_traits(&member_id, node.get("traits"))?,
+    })
+}
+
+fn parse_traits(shape: &str, node: Option<&Value>) -> Result<Traits, Error> {
+    let mut traits = Traits::new();
+    let Some(obj) = node.and_then(Value::as_object) else {
+        return Ok(traits);
+    };
+    for (id, value) in obj {
+        if IGNORED_TRAITS.contains(&id.as_str()) {
+            continue;
+        }
+        if !HANDLED_TRAITS.contains(&id.as_str()) && !is_trait_definition(obj) {
+            return Err(Error::unsupported(shape, format!("trait {id} is not understood by the generator")));
+        }
+        traits.insert(id.clone(), value.clone());
+    }
+    Ok(traits)
+}
+
+/// Shapes that define traits are metadata, not wire shapes; their own traits do not matter.
+fn is_trait_definition(traits: &Map<String, Value>) -> bool {
+    traits.contains_key("smithy.api#trait")
+}

@@ -1,0 +1,11 @@
+//! What a service handler knows about the request it is serving.
+
+/// The request's account, region and identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestContext {
+    pub account_id: String,
+    pub region: String,
+    pub request_id: String,
+    /// The access key id the request was signed with, if it was signed.
+    pub access_key_id: Option<String>,
+}

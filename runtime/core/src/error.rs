@@ -1,0 +1,63 @@
+//! Errors a service answers with: modelled error structures, and AWS's common errors that no
+//! model lists (not implemented, internal failure, validation, throttling, …).
+
+use crate::schema::{Fault, Shape};
+use crate::value::{ConvertError, Value};
+
+/// An AWS error that is not a modelled error structure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct AwsError {
+    /// The error code, e.g. `ValidationException`.
+    pub code: String,
+    pub message: String,
+    pub http_status: u16,
+    pub fault: Fault,
+}
+
+impl AwsError {
+    /// An error with a code, message and status; 5xx statuses are the service's fault.
+    pub fn new(code: impl Into<String>, message: impl Into<String>, http_status: u16) -> AwsError {
+        AwsError {
+            code: code.into(),
+            message: message.into(),
+            http_status,
+            fault: if http_status >= 500 { Fault::Server } else { Fault::Client },
+        }
+    }
+
+    /// The answer for an operation Stratus does not implement (yet).
+    pub fn not_implemented(operation: &str) -> AwsError {
+        AwsError::new(
+            "NotImplemented",
+            format!("The operation {operation} is not implemented by Stratus"),
+            501,
+        )
+    }
+
+    /// AWS's answer for a failure inside the service.
+    pub fn internal(message: impl Into<String>) -> AwsError {
+        AwsError::new("InternalFailure", message, 500)
+    }
+}
+
+/// Everything an operation can fail with, ready for a protocol to encode.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OperationError {
+    /// A modelled error structure and its value.
+    Modeled { shape: &'static Shape, value: Value },
+    Aws(AwsError),
+}
+
+impl From<AwsError> for OperationError {
+    fn from(e: AwsError) -> OperationError {
+        OperationError::Aws(e)
+    }
+}
+
+/// A value that does not fit its typed model is a bug in Stratus, answered as an internal error.
+impl From<ConvertError> for OperationError {
+    fn from(e: ConvertError) -> OperationError {
+        OperationError::Aws(AwsError::internal(format!("request did not fit its model: {e}")))
+    }
+}

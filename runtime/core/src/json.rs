@@ -1,0 +1,318 @@
+//! JSON documents → [`Value`], guided by a shape.
+//!
+//! Used by the JSON protocols and by `stratus validate`. Keys are matched against member
+//! names or, for restJson1, `@jsonName`; unknown keys are skipped as AWS's services do.
+//! Timestamps are epoch seconds (or, leniently, date-time strings), blobs are base64.
+//!
+//! ```
+//! use stratus_core::json::{decode, KeyNames};
+//! use stratus_core::prelude_shapes::STRING;
+//! use stratus_core::Value;
+//! assert_eq!(decode(&STRING, br#""hi""#, KeyNames::Member).unwrap(), Value::String("hi".into()));
+//! ```
+
+use std::iter::Peekable;
+
+use aws_smithy_json::deserialize::{json_token_iter, JsonTokenIterator, Token};
+use aws_smithy_types::date_time::Format;
+use aws_smithy_types::Number;
+
+use crate::schema::{Member, Shape, ShapeType};
+use crate::value::{DateTime, Document, Value};
+
+/// Deeper nesting than this is refused rather than risking the stack.
+pub const MAX_DEPTH: usize = 128;
+
+/// Which names object keys are matched against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyNames {
+    /// Member names (awsJson1_0, awsJson1_1, and the CLI's input JSON).
+    Member,
+    /// `@jsonName` where set, else member names (restJson1).
+    JsonName,
+}
+
+/// A body that is not JSON, or not JSON of the expected shape.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct JsonError {
+    pub message: String,
+}
+
+fn err<T>(message: impl Into<String>) -> Result<T, JsonError> {
+    Err(JsonError { message: message.into() })
+}
+
+type Tokens<'a> = Peekable<JsonTokenIterator<'a>>;
+
+/// Decodes `bytes` as a value of `shape`. An empty body is an empty structure.
+pub fn decode(shape: &'static Shape, bytes: &[u8], names: KeyNames) -> Result<Value, JsonError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) && shape.kind == ShapeType::Structure {
+        return Ok(Value::empty_struct(shape.members.len()));
+    }
+    let mut tokens = json_token_iter(bytes).peekable();
+    let value = decode_value(&mut tokens, shape, names, 0)?;
+    match tokens.next() {
+        None => Ok(value),
+        Some(Ok(_)) => err("unexpected data after the JSON value"),
+        Some(Err(e)) => err(e.to_string()),
+    }
+}
+
+fn next<'a>(tokens: &mut Tokens<'a>) -> Result<Token<'a>, JsonError> {
+    match tokens.next() {
+        Some(Ok(t)) => Ok(t),
+        Some(Err(e)) => err(e.to_string()),
+        None => err("unexpected end of JSON input"),
+    }
+}
+
+fn decode_value(tokens: &mut Tokens<'_>, shape: &'static Shape, names: KeyNames, depth: usize) -> Result<Value, JsonError> {
+    if depth > MAX_DEPTH {
+        return err("JSON nesting is too deep");
+    }
+    let token = next(tokens)?;
+    if let Token::ValueNull { .. } = token {
+        return Ok(Value::Null);
+    }
+    match shape.kind {
+        ShapeType::Structure | ShapeType::Union => {
+            expect_start_object(&token, shape)?;
+            decode_struct(tokens, shape, names, depth)
+        }
+        ShapeType::List => {
+            if !matches!(token, Token::StartArray { .. }) {
+                return err(format!("expected a list for {}", shape.name));
+            }
+            let member = shape.list_member();
+            let mut items = Vec::new();
+            loop {
+                if let Some(Ok(Token::EndArray { .. })) = tokens.peek() {
+                    tokens.next();
+                    return Ok(Value::List(items));
+                }
+                let item = decode_value(tokens, member.target, names, depth + 1)?;
+                if item != Value::Null || shape.sparse {
+                    items.push(item);
+                }
+            }
+        }
+        ShapeType::Map => {
+            expect_start_object(&token, shape)?;
+            let (_, value) = shape.map_members();
+            let mut entries = Vec::new();
+            loop {
+                match next(tokens)? {
+                    Token::EndObject { .. } => return Ok(Value::Map(entries)),
+                    Token::ObjectKey { key, .. } => {
+                        let key = unescape(key)?;
+                        let v = decode_value(tokens, value.target, names, depth + 1)?;
+                        if v != Value::Null || shape.sparse {
+                            entries.push((key, v));
+                        }
+                    }
+                    _ => return err("expected an object key"),
+                }
+            }
+        }
+        ShapeType::Document => decode_document(tokens, token, depth).map(|d| Value::Document(Box::new(d))),
+        _ => decode_scalar(token, shape, None),
+    }
+}
+
+fn expect_start_object(token: &Token<'_>, shape: &Shape) -> Result<(), JsonError> {
+    match token {
+        Token::StartObject { .. } => Ok(()),
+        _ => err(format!("expected an object for {}", shape.name)),
+    }
+}
+
+fn member_index(shape: &Shape, key: &str, names: KeyNames) -> Option<usize> {
+    let wire = |m: &Member| match names {
+        KeyNames::JsonName => m.json_name.unwrap_or(m.name),
+        KeyNames::Member => m.name,
+    };
+    shape.members.iter().position(|m| wire(m) == key)
+}
+
+fn decode_struct(tokens: &mut Tokens<'_>, shape: &'static Shape, names: KeyNames, depth: usize) -> Result<Value, JsonError> {
+    let mut slots: Vec<Option<Value>> = vec![None; shape.members.len()];
+    loop {
+        match next(tokens)? {
+            Token::EndObject { .. } => break,
+            Token::ObjectKey { key, .. } => {
+                let key = unescape(key)?;
+                match member_index(shape, &key, names) {
+                    Some(i) => {
+                        let member = &shape.members[i];
+                        let v = match member.target.kind {
+                            ShapeType::Timestamp | ShapeType::Blob => {
+                                let token = next(tokens)?;
+                                if let Token::ValueNull { .. } = token {
+                                    Value::Null
+                                } else {
+                                    decode_scalar(token, member.target, Some(member))?
+                                }
+                            }
+                            _ => decode_value(tokens, member.target, names, depth + 1)?,
+                        };
+                        if v != Value::Null {
+                            slots[i] = Some(v);
+                        }
+                    }
+                    None => skip_value(tokens, depth)?,
+                }
+            }
+            _ => return err("expected an object key"),
+        }
+    }
+    if shape.kind == ShapeType::Union {
+        let mut set = slots.into_iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v)));
+        return match (set.next(), set.next()) {
+            (Some((i, v)), None) => Ok(Value::Union(i, Box::new(v))),
+            (None, _) => err(format!("union {} has no member set", shape.name)),
+            _ => err(format!("union {} has more than one member set", shape.name)),
+        };
+    }
+    Ok(Value::Struct(slots))
+}
+
+fn decode_scalar(token: Token<'_>, shape: &Shape, member: Option<&Member>) -> Result<Value, JsonError> {
+    let kind = shape.kind;
+    let mismatch = || err(format!("unexpected JSON value for {} ({kind:?})", shape.name));
+    match (kind, token) {
+        (ShapeType::Boolean, Token::ValueBool { value, .. }) => Ok(Value::Bool(value)),
+        (ShapeType::String | ShapeType::Enum | ShapeType::BigInteger | ShapeType::BigDecimal, Token::ValueString { value, .. }) => {
+            Ok(Value::String(unescape(value)?))
+        }
+        (ShapeType::BigInteger | ShapeType::BigDecimal, Token::ValueNumber { value, .. }) => Ok(Value::String(number_text(value))),
+        (k, Token::ValueNumber { value, .. }) if k.is_integral() => match value {
+            Number::PosInt(n) => i64::try_from(n).map(Value::Int).or_else(|_| mismatch()),
+            Number::NegInt(n) => Ok(Value::Int(n)),
+            Number::Float(_) => mismatch(),
+        },
+        (ShapeType::Float | ShapeType::Double, Token::ValueNumber { value, .. }) => Ok(Value::Float(value.to_f64_lossy())),
+        (ShapeType::Float | ShapeType::Double, Token::ValueString { value, .. }) => {
+            // JSON protocols send non-finite floats as strings.
+            match value.as_escaped_str() {
+                "NaN" => Ok(Value::Float(f64::NAN)),
+                "Infinity" => Ok(Value::Float(f64::INFINITY)),
+                "-Infinity" => Ok(Value::Float(f64::NEG_INFINITY)),
+                _ => mismatch(),
+            }
+        }
+        (ShapeType::Blob, Token::ValueString { value, .. }) => aws_smithy_types::base64::decode(value.as_escaped_str())
+            .map(Value::Blob)
+            .or_else(|_| err(format!("invalid base64 for {}", shape.name))),
+        (ShapeType::Timestamp, Token::ValueNumber { value, .. }) => {
+            let secs = value.to_f64_lossy();
+            if !secs.is_finite() {
+                return mismatch();
+            }
+            Ok(Value::Timestamp(DateTime::from_secs_f64(secs)))
+        }
+        (ShapeType::Timestamp, Token::ValueString { value, .. }) => {
+            let text = unescape(value)?;
+            let format = match member.and_then(Member::timestamp_format) {
+                Some(crate::schema::TimestampFormat::HttpDate) => Format::HttpDate,
+                _ => Format::DateTime,
+            };
+            DateTime::from_str(&text, format)
+                .map(Value::Timestamp)
+                .or_else(|_| err(format!("invalid timestamp {text:?}")))
+        }
+        (ShapeType::Integer | ShapeType::IntEnum, _) | (ShapeType::Boolean, _) | _ => mismatch(),
+    }
+}
+
+fn number_text(n: Number) -> String {
+    match n {
+        Number::PosInt(n) => n.to_string(),
+        Number::NegInt(n) => n.to_string(),
+        Number::Float(f) => f.to_string(),
+    }
+}
+
+fn unescape(s: aws_smithy_json::deserialize::EscapedStr<'_>) -> Result<String, JsonError> {
+    s.to_unescaped().map(|c| c.into_owned()).or_else(|e| err(e.to_string()))
+}
+
+fn decode_document(tokens: &mut Tokens<'_>, token: Token<'_>, depth: usize) -> Result<Document, JsonError> {
+    if depth > MAX_DEPTH {
+        return err("JSON nesting is too deep");
+    }
+    Ok(match token {
+        Token::ValueNull { .. } => Document::Null,
+        Token::ValueBool { value, .. } => Document::Bool(value),
+        Token::ValueString { value, .. } => Document::String(unescape(value)?),
+        Token::ValueNumber { value, .. } => match value {
+            Number::PosInt(n) => i64::try_from(n).map_or(Document::Float(n as f64), Document::Int),
+            Number::NegInt(n) => Document::Int(n),
+            Number::Float(f) => Document::Float(f),
+        },
+        Token::StartArray { .. } => {
+            let mut items = Vec::new();
+            loop {
+                match next(tokens)? {
+                    Token::EndArray { .. } => break Document::List(items),
+                    t => items.push(decode_document(tokens, t, depth + 1)?),
+                }
+            }
+        }
+        Token::StartObject { .. } => {
+            let mut entries = Vec::new();
+            loop {
+                match next(tokens)? {
+                    Token::EndObject { .. } => break Document::Map(entries),
+                    Token::ObjectKey { key, .. } => {
+                        let key = unescape(key)?;
+                        let t = next(tokens)?;
+                        entries.push((key, decode_document(tokens, t, depth + 1)?));
+                    }
+                    _ => return err("expected an object key"),
+                }
+            }
+        }
+        _ => return err("unexpected JSON token"),
+    })
+}
+
+fn skip_value(tokens: &mut Tokens<'_>, depth: usize) -> Result<(), JsonError> {
+    let token = next(tokens)?;
+    decode_document(tokens, token, depth + 1).map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude_shapes::{INTEGER, STRING};
+    use crate::schema::Shape;
+
+    static LIST: Shape = Shape { members: &[Member::plain("member", &STRING)], ..Shape::simple("L", ShapeType::List) };
+    static INPUT: Shape = Shape {
+        members: &[Member::plain("Name", &STRING), Member::plain("Count", &INTEGER), Member::plain("Tags", &LIST)],
+        ..Shape::simple("Input", ShapeType::Structure)
+    };
+
+    #[test]
+    fn decodes_members_by_name_and_skips_unknown_keys() {
+        let v = decode(&INPUT, br#"{"Name":"a\u0041","Other":{"x":[1,2]},"Count":3,"Tags":["t"]}"#, KeyNames::Member).unwrap();
+        assert_eq!(
+            v,
+            Value::Struct(vec![
+                Some(Value::String("aA".into())),
+                Some(Value::Int(3)),
+                Some(Value::List(vec![Value::String("t".into())])),
+            ])
+        );
+    }
+
+    #[test]
+    fn refuses_wrong_types_truncation_and_deep_nesting() {
+        assert!(decode(&INPUT, br#"{"Count":"3"}"#, KeyNames::Member).is_err());
+        assert!(decode(&INPUT, br#"{"Name":"a""#, KeyNames::Member).is_err());
+        assert!(decode(&INPUT, br#"{"Count":1.5}"#, KeyNames::Member).is_err());
+        let deep = format!("{{\"Other\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(decode(&INPUT, deep.as_bytes(), KeyNames::Member).is_err());
+    }
+}

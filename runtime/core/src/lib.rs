@@ -1,0 +1,23 @@
+//! The Stratus runtime core: what generated service crates rest on.
+//!
+//! - [`schema`]: static tables describing shapes, members, operations and services;
+//! - [`value`]: the protocol-neutral value model and conversions to generated types;
+//! - [`validate`]: the constraint engine, answering in AWS's wording;
+//! - [`error`]: AWS errors and what an operation can fail with.
+//!
+//! It has no async runtime, HTTP or storage in its dependency tree, so any tool can use a
+//! generated crate's types and validators on their own.
+
+pub mod context;
+pub mod error;
+pub mod json;
+pub mod prelude_shapes;
+pub mod schema;
+pub mod validate;
+pub mod value;
+
+pub use context::RequestContext;
+pub use error::{AwsError, OperationError};
+pub use prelude_shapes::Unit;
+pub use stratus_pattern as pattern;
+pub use value::{ConvertError, DateTime, Document, Fields, FromValue, IntoValue, StructBuilder, Value};

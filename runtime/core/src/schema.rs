@@ -1,0 +1,360 @@
+//! Static schema tables: what AWS's Smithy models say about every shape, as `static` data.
+//!
+//! The code generator writes one `static` [`Shape`] per model shape and one [`Service`] per
+//! service; codecs and the constraint engine walk these tables instead of carrying per-shape
+//! code. Statics may refer to each other (also in cycles), so a [`Member`] points straight at
+//! its target shape.
+//!
+//! ```
+//! use stratus_core::schema::{Constraints, Shape, ShapeType};
+//! static NAME: Shape = Shape {
+//!     constraints: Constraints { length: Some((Some(3), Some(255))), ..Constraints::NONE },
+//!     ..Shape::simple("TableName", ShapeType::String)
+//! };
+//! assert_eq!(NAME.constraints.length, Some((Some(3), Some(255))));
+//! ```
+
+use stratus_pattern::Pattern;
+
+/// The Smithy shape types Stratus models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeType {
+    Blob,
+    Boolean,
+    String,
+    Enum,
+    Byte,
+    Short,
+    Integer,
+    IntEnum,
+    Long,
+    Float,
+    Double,
+    BigInteger,
+    BigDecimal,
+    Timestamp,
+    Document,
+    List,
+    Map,
+    Structure,
+    Union,
+}
+
+impl ShapeType {
+    /// Whether the shape holds an integral number.
+    pub fn is_integral(self) -> bool {
+        matches!(
+            self,
+            ShapeType::Byte | ShapeType::Short | ShapeType::Integer | ShapeType::IntEnum | ShapeType::Long
+        )
+    }
+}
+
+/// Constraint traits of a shape (or of a member, overriding its target's).
+#[derive(Debug, Clone, Copy)]
+pub struct Constraints {
+    /// `@length(min, max)`: Unicode code points for strings, bytes for blobs, entries for
+    /// lists and maps.
+    pub length: Option<(Option<u64>, Option<u64>)>,
+    /// `@range(min, max)` for numbers.
+    pub range: Option<(Option<f64>, Option<f64>)>,
+    /// `@pattern` for strings.
+    pub pattern: Option<&'static Pattern>,
+    /// Wire values of an `enum` shape (or of the legacy `@enum` trait), in model order.
+    pub enum_values: &'static [&'static str],
+    /// Values of an `intEnum` shape.
+    pub int_enum_values: &'static [i32],
+    /// `@uniqueItems` on a list.
+    pub unique_items: bool,
+}
+
+impl Constraints {
+    /// No constraints at all.
+    pub const NONE: Constraints = Constraints {
+        length: None,
+        range: None,
+        pattern: None,
+        enum_values: &[],
+        int_enum_values: &[],
+        unique_items: false,
+    };
+}
+
+/// `@timestampFormat` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimestampFormat {
+    DateTime,
+    HttpDate,
+    EpochSeconds,
+}
+
+/// `@xmlNamespace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XmlNamespace {
+    pub uri: &'static str,
+    pub prefix: Option<&'static str>,
+}
+
+/// Where a member travels in an HTTP message (REST protocols).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpBinding {
+    /// In the body, as a member of the serialized structure.
+    Body,
+    /// `@httpLabel`: a `{label}` of the URI.
+    Label,
+    /// `@httpQuery("name")`.
+    Query(&'static str),
+    /// `@httpQueryParams`: every otherwise unbound query parameter.
+    QueryParams,
+    /// `@httpHeader("name")`.
+    Header(&'static str),
+    /// `@httpPrefixHeaders("prefix")`.
+    PrefixHeaders(&'static str),
+    /// `@httpPayload`: the member is the whole body.
+    Payload,
+    /// `@httpResponseCode`.
+    ResponseCode,
+}
+
+/// Whether an error is the caller's fault or the service's (`@error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    Client,
+    Server,
+}
+
+/// What a modelled error structure answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorInfo {
+    pub fault: Fault,
+    /// `@httpError`, or the protocol default (400 client, 500 server).
+    pub http_status: u16,
+    /// `@awsQueryError(code, httpResponseCode)`: the code and status Query (and
+    /// Query-compatible) protocols use instead of the shape name.
+    pub query_error: Option<(&'static str, u16)>,
+}
+
+/// One member of a structure or union; the `member` of a list; `key`/`value` of a map.
+#[derive(Debug)]
+pub struct Member {
+    pub name: &'static str,
+    pub target: &'static Shape,
+    pub required: bool,
+    pub json_name: Option<&'static str>,
+    pub xml_name: Option<&'static str>,
+    pub xml_attribute: bool,
+    pub xml_flattened: bool,
+    pub xml_namespace: Option<XmlNamespace>,
+    pub http: HttpBinding,
+    pub timestamp_format: Option<TimestampFormat>,
+    pub idempotency_token: bool,
+    pub host_label: bool,
+    /// Constraint traits applied on the member itself, already merged over its target's.
+    pub constraints: Option<&'static Constraints>,
+}
+
+impl Member {
+    /// A member with no traits.
+    pub const fn plain(name: &'static str, target: &'static Shape) -> Member {
+        Member {
+            name,
+            target,
+            required: false,
+            json_name: None,
+            xml_name: None,
+            xml_attribute: false,
+            xml_flattened: false,
+            xml_namespace: None,
+            http: HttpBinding::Body,
+            timestamp_format: None,
+            idempotency_token: false,
+            host_label: false,
+            constraints: None,
+        }
+    }
+
+    /// The constraints that apply to this member's value.
+    pub fn constraints(&self) -> &'static Constraints {
+        match self.constraints {
+            Some(c) => c,
+            None => &self.target.constraints,
+        }
+    }
+
+    /// The timestamp format bound on the member, else on its target.
+    pub fn timestamp_format(&self) -> Option<TimestampFormat> {
+        self.timestamp_format.or(self.target.timestamp_format)
+    }
+}
+
+/// One shape of a model.
+#[derive(Debug)]
+pub struct Shape {
+    /// The shape's name without its namespace.
+    pub name: &'static str,
+    pub kind: ShapeType,
+    /// Structure and union members in model order; `[member]` for a list; `[key, value]`
+    /// for a map; empty otherwise.
+    pub members: &'static [Member],
+    pub constraints: Constraints,
+    /// `@sparse` on a list or map: null entries are kept.
+    pub sparse: bool,
+    pub timestamp_format: Option<TimestampFormat>,
+    pub xml_name: Option<&'static str>,
+    pub xml_namespace: Option<XmlNamespace>,
+    /// `@mediaType` of a string or blob.
+    pub media_type: Option<&'static str>,
+    /// `@streaming` on a blob or union.
+    pub streaming: bool,
+    /// `@sensitive`: validation messages do not echo the value.
+    pub sensitive: bool,
+    /// `@error` on a structure.
+    pub error: Option<ErrorInfo>,
+}
+
+/// Shapes are statics: two are equal when they are the same static.
+impl PartialEq for Shape {
+    fn eq(&self, other: &Shape) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Shape {
+    /// A shape with no traits and no members.
+    pub const fn simple(name: &'static str, kind: ShapeType) -> Shape {
+        Shape {
+            name,
+            kind,
+            members: &[],
+            constraints: Constraints::NONE,
+            sparse: false,
+            timestamp_format: None,
+            xml_name: None,
+            xml_namespace: None,
+            media_type: None,
+            streaming: false,
+            sensitive: false,
+            error: None,
+        }
+    }
+
+    /// The index of the member named `name`.
+    pub fn member_index(&self, name: &str) -> Option<usize> {
+        self.members.iter().position(|m| m.name == name)
+    }
+
+    /// The element member of a list.
+    pub fn list_member(&self) -> &'static Member {
+        &self.members[0]
+    }
+
+    /// The key and value members of a map.
+    pub fn map_members(&self) -> (&'static Member, &'static Member) {
+        (&self.members[0], &self.members[1])
+    }
+}
+
+/// The wire protocols AWS serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    AwsJson1_0,
+    AwsJson1_1,
+    AwsQuery,
+    Ec2Query,
+    RestJson1,
+    RestXml,
+    RpcV2Cbor,
+}
+
+impl Protocol {
+    /// The protocol's name as Smithy spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::AwsJson1_0 => "awsJson1_0",
+            Protocol::AwsJson1_1 => "awsJson1_1",
+            Protocol::AwsQuery => "awsQuery",
+            Protocol::Ec2Query => "ec2Query",
+            Protocol::RestJson1 => "restJson1",
+            Protocol::RestXml => "restXml",
+            Protocol::RpcV2Cbor => "rpcv2Cbor",
+        }
+    }
+}
+
+/// One segment of a REST URI pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathSegment {
+    Literal(&'static str),
+    /// `{Name}`: one path segment bound to a member.
+    Label(&'static str),
+    /// `{Name+}`: the rest of the path, slashes included.
+    Greedy(&'static str),
+}
+
+/// `@http` of an operation, parsed: the REST route table entry.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpRoute {
+    pub method: &'static str,
+    pub path: &'static [PathSegment],
+    /// Literal query parameters the URI pattern requires (`?uploads`, `?x-id=GetObject`).
+    pub query: &'static [(&'static str, Option<&'static str>)],
+    /// The success status code.
+    pub code: u16,
+}
+
+/// One operation of a service.
+#[derive(Debug)]
+pub struct Operation {
+    pub name: &'static str,
+    pub input: &'static Shape,
+    pub output: &'static Shape,
+    pub errors: &'static [&'static Shape],
+    pub http: Option<HttpRoute>,
+}
+
+/// How a service reports constraint violations (its validation error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValidationStyle {
+    /// The error code, e.g. `ValidationException`.
+    pub code: &'static str,
+    pub http_status: u16,
+    /// A different code for a missing required member (SQS and CloudWatch answer
+    /// `MissingParameter`).
+    pub missing_code: Option<&'static str>,
+    /// Member paths start at `<operation>Input` (API Gateway writes
+    /// `createRestApiInput.apiKeySource`).
+    pub path_from_input: bool,
+}
+
+/// A service: identity, protocols, operations and error conventions.
+#[derive(Debug)]
+pub struct Service {
+    /// The SDK id as the model spells it, e.g. `DynamoDB`.
+    pub sdk_id: &'static str,
+    /// The model's namespace, e.g. `com.amazonaws.dynamodb`.
+    pub namespace: &'static str,
+    /// The service shape's name, e.g. `DynamoDB_20120810` (the `X-Amz-Target` prefix of the
+    /// JSON protocols).
+    pub shape_name: &'static str,
+    pub version: &'static str,
+    /// The SigV4 signing name.
+    pub signing_name: &'static str,
+    pub endpoint_prefix: &'static str,
+    /// Protocols the service answers, the model's own first.
+    pub protocols: &'static [Protocol],
+    /// `@awsQueryCompatible`: JSON errors carry the Query error code in a header.
+    pub query_compatible: bool,
+    pub xml_namespace: Option<XmlNamespace>,
+    pub operations: &'static [Operation],
+    pub validation: ValidationStyle,
+    /// SHA-256 of the model file the tables were generated from.
+    pub model_sha256: &'static str,
+}
+
+impl Service {
+    /// The operation named `name` (operations are generated sorted by name).
+    pub fn operation(&self, name: &str) -> Option<&'static Operation> {
+        let i = self.operations.binary_search_by(|op| op.name.cmp(name)).ok()?;
+        Some(&self.operations[i])
+    }
+}

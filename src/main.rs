@@ -1,0 +1,62 @@
+//! `stratus`: a local AWS. This is the binary's edge — command line parsing and wiring; the
+//! work is done by the library crates under `runtime/`, `generated/` and `services/`.
+
+mod validate;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "stratus", version, about = "A local AWS: AWS's answers and AWS's refusals, on your machine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate a request against a service's model, printing what the emulator would answer.
+    ///
+    /// The request is JSON keyed by member names, as `aws ... --cli-input-json` takes it.
+    /// Exit status: 0 valid, 1 refused, 2 unusable arguments.
+    Validate {
+        /// The service: the sdk id of its model (`dynamodb`, `cloudwatch-logs`) or its SDK name.
+        service: String,
+        /// The operation, as AWS spells it (`PutItem`).
+        operation: String,
+        /// The request JSON file, or `-` for standard input.
+        request: PathBuf,
+    },
+    /// List the services and their pinned models.
+    Models,
+}
+
+fn list_models() -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for (id, service) in stratus_gen_registry::SERVICES {
+        let ops = service.operations.len();
+        let line = writeln!(out, "{id:<18} {:<18} {ops:>3} operations  sha256 {}", service.sdk_id, service.model_sha256);
+        if line.is_err() {
+            break; // the reader went away (`stratus models | head`)
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Validate { service, operation, request } => validate::run(&service, &operation, &request),
+        Command::Models => list_models(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("stratus: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
