@@ -9,7 +9,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "stratus", version, about = "A local AWS: AWS's answers and AWS's refusals, on your machine")]
+#[command(
+    name = "stratus",
+    version,
+    about = "A local AWS: AWS's answers and AWS's refusals, on your machine"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -38,7 +42,11 @@ fn list_models() -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     for (id, service) in stratus_gen_registry::SERVICES {
         let ops = service.operations.len();
-        let line = writeln!(out, "{id:<18} {:<18} {ops:>3} operations  sha256 {}", service.sdk_id, service.model_sha256);
+        let line = writeln!(
+            out,
+            "{id:<18} {:<18} {ops:>3} operations  sha256 {}",
+            service.sdk_id, service.model_sha256
+        );
         if line.is_err() {
             break; // the reader went away (`stratus models | head`)
         }
@@ -49,7 +57,11 @@ fn list_models() -> anyhow::Result<ExitCode> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Validate { service, operation, request } => validate::run(&service, &operation, &request),
+        Command::Validate {
+            service,
+            operation,
+            request,
+        } => validate::run(&service, &operation, &request),
         Command::Models => list_models(),
     };
     match result {

@@ -22,7 +22,9 @@ pub fn run(service: &str, operation: &str, request: &Path) -> Result<ExitCode> {
         .with_context(|| format!("{} has no operation {operation:?}", svc.sdk_id))?;
     let mut body = Vec::new();
     if request == Path::new("-") {
-        std::io::stdin().read_to_end(&mut body).context("reading standard input")?;
+        std::io::stdin()
+            .read_to_end(&mut body)
+            .context("reading standard input")?;
     } else {
         body = std::fs::read(request).with_context(|| format!("reading {}", request.display()))?;
     }

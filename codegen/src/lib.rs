@@ -26,7 +26,11 @@ pub enum Error {
     #[error("shape {shape}: {reason}")]
     Unsupported { shape: String, reason: String },
     #[error("{file}: SHA-256 is {found}, pinned {pinned}; run `make models REPIN=1` to accept the new model")]
-    HashMismatch { file: PathBuf, pinned: String, found: String },
+    HashMismatch {
+        file: PathBuf,
+        pinned: String,
+        found: String,
+    },
     #[error("no model for {sdk_id} in {source_dir} (looked for <sdk-id>.json and <sdk-id>/service/<version>/<sdk-id>-<version>.json)")]
     ModelMissing { sdk_id: String, source_dir: PathBuf },
     #[error("rustfmt failed on {path}: {reason}")]
@@ -35,10 +39,16 @@ pub enum Error {
 
 impl Error {
     pub fn io(path: &Path, source: std::io::Error) -> Error {
-        Error::Io { path: path.to_path_buf(), source }
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
     }
 
     pub fn unsupported(shape: &str, reason: impl Into<String>) -> Error {
-        Error::Unsupported { shape: shape.to_string(), reason: reason.into() }
+        Error::Unsupported {
+            shape: shape.to_string(),
+            reason: reason.into(),
+        }
     }
 }

@@ -16,12 +16,19 @@ const USAGE: &str = "usage:
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| -> Option<PathBuf> {
-        args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(PathBuf::from)
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .map(PathBuf::from)
     };
     let required = |name: &str| flag(name).with_context(|| format!("missing {name}\n{USAGE}"));
     match args.first().map(String::as_str) {
         Some("sync") => {
-            let mode = if args.iter().any(|a| a == "--repin") { OnMismatch::Repin } else { OnMismatch::Refuse };
+            let mode = if args.iter().any(|a| a == "--repin") {
+                OnMismatch::Repin
+            } else {
+                OnMismatch::Refuse
+            };
             let repinned = sync_models(&required("--manifest")?, &required("--from")?, &required("--to")?, mode)?;
             for sdk_id in repinned {
                 println!("re-pinned {sdk_id}");
@@ -30,7 +37,12 @@ fn main() -> Result<()> {
         }
         Some("generate") => {
             let only = flag("--only").map(|p| p.to_string_lossy().into_owned());
-            generate(&required("--manifest")?, &required("--models")?, &required("--out")?, only.as_deref())
+            generate(
+                &required("--manifest")?,
+                &required("--models")?,
+                &required("--out")?,
+                only.as_deref(),
+            )
         }
         _ => bail!("{USAGE}"),
     }
@@ -45,13 +57,21 @@ fn generate(manifest_path: &Path, models: &Path, out: &Path, only: Option<&str>)
         .and_then(Path::parent)
         .map(|root| root.join("rustfmt.toml"))
         .context("manifest has no parent directory")?;
-    write_crate(&out.join("registry"), emit::registry(&manifest.service), &rustfmt_config)?;
+    write_crate(
+        &out.join("registry"),
+        emit::registry(&manifest.service),
+        &rustfmt_config,
+    )?;
     for entry in manifest.service.iter().filter(|e| only.is_none_or(|o| o == e.sdk_id)) {
         let path = models.join(&entry.model);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
         let hash = sha256_hex(&bytes);
         if hash != entry.sha256 {
-            bail!(Error::HashMismatch { file: path, pinned: entry.sha256.clone(), found: hash });
+            bail!(Error::HashMismatch {
+                file: path,
+                pinned: entry.sha256.clone(),
+                found: hash
+            });
         }
         let model = Model::load_json(&path)?;
         let files = emit::generate(&model, entry, &hash).with_context(|| format!("generating {}", entry.sdk_id))?;

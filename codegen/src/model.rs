@@ -216,7 +216,10 @@ impl Model {
     /// Reads a JSON AST model file.
     pub fn load_json(path: &Path) -> Result<Model, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let parse_err = |reason: String| Error::Parse { file: path.to_path_buf(), reason };
+        let parse_err = |reason: String| Error::Parse {
+            file: path.to_path_buf(),
+            reason,
+        };
         let root: Value = serde_json::from_str(&text).map_err(|e| parse_err(e.to_string()))?;
         let version = root.get("smithy").and_then(Value::as_str).unwrap_or_default();
         if !version.starts_with('2') && !version.starts_with('1') {
@@ -256,8 +259,8 @@ fn parse_shape(id: &str, node: &Value) -> Result<ShapeDef, Error> {
         .as_object()
         .ok_or_else(|| Error::unsupported(id, "shape is not an object"))?;
     let type_name = obj.get("type").and_then(Value::as_str).unwrap_or("");
-    let kind = Kind::parse(type_name)
-        .ok_or_else(|| Error::unsupported(id, format!("unknown shape type {type_name:?}")))?;
+    let kind =
+        Kind::parse(type_name).ok_or_else(|| Error::unsupported(id, format!("unknown shape type {type_name:?}")))?;
     if obj.contains_key("mixins") {
         return Err(Error::unsupported(id, "mixins must be flattened in a JSON AST model"));
     }
@@ -273,11 +276,20 @@ fn parse_shape(id: &str, node: &Value) -> Result<ShapeDef, Error> {
             members.push(parse_member(id, name, m)?);
         }
     }
-    let target = |key: &str| obj.get(key).and_then(|v| v.get("target")).and_then(Value::as_str).map(String::from);
+    let target = |key: &str| {
+        obj.get(key)
+            .and_then(|v| v.get("target"))
+            .and_then(Value::as_str)
+            .map(String::from)
+    };
     let targets = |key: &str| -> Vec<String> {
         obj.get(key)
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|v| v.get("target")?.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.get("target")?.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let mut operations = targets("operations");
@@ -324,7 +336,10 @@ fn parse_traits(shape: &str, node: Option<&Value>) -> Result<Traits, Error> {
             continue;
         }
         if !HANDLED_TRAITS.contains(&id.as_str()) && !is_trait_definition(obj) {
-            return Err(Error::unsupported(shape, format!("trait {id} is not understood by the generator")));
+            return Err(Error::unsupported(
+                shape,
+                format!("trait {id} is not understood by the generator"),
+            ));
         }
         traits.insert(id.clone(), value.clone());
     }

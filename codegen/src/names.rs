@@ -2,10 +2,10 @@
 
 /// Rust keywords that need a raw identifier (`r#type`).
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false", "fn", "for",
-    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct",
-    "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final",
-    "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false", "fn", "for", "if",
+    "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait",
+    "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "gen", "macro",
+    "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
 ];
 
 /// Keywords that cannot be raw identifiers.
@@ -81,7 +81,10 @@ pub fn variant_name(name: &str) -> String {
 
 /// A Rust type name for a shape name (shape names are already PascalCase identifiers).
 pub fn type_name(name: &str) -> String {
-    let mut out: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let mut out: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
     if let Some(first) = out.get_mut(..1) {
         first.make_ascii_uppercase();
     }

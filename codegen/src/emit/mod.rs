@@ -64,18 +64,48 @@ pub fn generate(model: &Model, entry: &ServiceEntry, model_sha256: &str) -> Resu
     let gen = ServiceGen::new(model, entry, model_sha256)?;
     let crate_name = format!("stratus-gen-{}", entry.sdk_id);
     Ok(vec![
-        GeneratedFile { path: "Cargo.toml".into(), contents: gen.cargo_toml(&crate_name) },
-        GeneratedFile { path: "src/lib.rs".into(), contents: gen.lib_rs() },
-        GeneratedFile { path: "src/types.rs".into(), contents: gen.types_rs()? },
-        GeneratedFile { path: "src/schema.rs".into(), contents: gen.schema_rs()? },
-        GeneratedFile { path: "src/operations.rs".into(), contents: gen.operations_rs()? },
+        GeneratedFile {
+            path: "Cargo.toml".into(),
+            contents: gen.cargo_toml(&crate_name),
+        },
+        GeneratedFile {
+            path: "src/lib.rs".into(),
+            contents: gen.lib_rs(),
+        },
+        GeneratedFile {
+            path: "src/types.rs".into(),
+            contents: gen.types_rs()?,
+        },
+        GeneratedFile {
+            path: "src/schema.rs".into(),
+            contents: gen.schema_rs()?,
+        },
+        GeneratedFile {
+            path: "src/operations.rs".into(),
+            contents: gen.operations_rs()?,
+        },
     ])
 }
 
 /// Names the generated code itself uses at the top of a module; shapes may not take them.
 const RESERVED_TYPE_NAMES: &[&str] = &[
-    "Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Box", "Default", "Clone", "Debug",
-    "PartialEq", "Send", "Sync", "OperationName", "rt",
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "String",
+    "Vec",
+    "Box",
+    "Default",
+    "Clone",
+    "Debug",
+    "PartialEq",
+    "Send",
+    "Sync",
+    "OperationName",
+    "rt",
 ];
 
 impl<'m> ServiceGen<'m> {
@@ -157,7 +187,10 @@ impl<'m> ServiceGen<'m> {
             }
             let shape = self.shape(&id)?;
             if matches!(shape.kind, Kind::Operation | Kind::Service | Kind::Resource) {
-                return Err(Error::unsupported(&id, "a member targets an operation, service or resource"));
+                return Err(Error::unsupported(
+                    &id,
+                    "a member targets an operation, service or resource",
+                ));
             }
             if shape.kind != Kind::Enum && shape.kind != Kind::IntEnum {
                 stack.extend(shape.members.iter().map(|m| m.target.clone()));
@@ -301,10 +334,17 @@ impl<'m> ServiceGen<'m> {
         let Some(node) = member.traits.get("smithy.api#default") else {
             return Ok(None);
         };
-        let bad = || Error::unsupported(&member.target, format!("default value {node} for member {}", member.name));
+        let bad = || {
+            Error::unsupported(
+                &member.target,
+                format!("default value {node} for member {}", member.name),
+            )
+        };
         Ok(Some(match (self.kind(&member.target)?, node) {
             (_, Node::Null) => return Ok(None),
-            (Kind::String | Kind::BigInteger | Kind::BigDecimal, Node::String(s)) if s.is_empty() => "String::new()".into(),
+            (Kind::String | Kind::BigInteger | Kind::BigDecimal, Node::String(s)) if s.is_empty() => {
+                "String::new()".into()
+            }
             (Kind::String | Kind::BigInteger | Kind::BigDecimal, Node::String(s)) => format!("String::from({s:?})"),
             (Kind::Enum, Node::String(s)) => format!("{}::from_wire({s:?})", self.type_names[&member.target]),
             (Kind::Boolean, Node::Bool(b)) => b.to_string(),
@@ -416,7 +456,11 @@ pub fn registry(entries: &[ServiceEntry]) -> Vec<GeneratedFile> {
     let mut table = String::new();
     for e in entries {
         cargo.push_str(&format!("stratus-gen-{0} = {{ path = \"../{0}\" }}\n", e.sdk_id));
-        table.push_str(&format!("    ({:?}, &stratus_gen_{}::SERVICE),\n", e.sdk_id, e.sdk_id.replace('-', "_")));
+        table.push_str(&format!(
+            "    ({:?}, &stratus_gen_{}::SERVICE),\n",
+            e.sdk_id,
+            e.sdk_id.replace('-', "_")
+        ));
     }
     let lib = format!(
         "{HEADER}\n//! Every generated service, by the sdk id of its model file (`dynamodb`, `cloudwatch-logs`).\n\n\
@@ -430,7 +474,13 @@ pub fn registry(entries: &[ServiceEntry]) -> Vec<GeneratedFile> {
          .map(|(_, svc)| *svc)\n}}\n"
     );
     vec![
-        GeneratedFile { path: "Cargo.toml".into(), contents: cargo },
-        GeneratedFile { path: "src/lib.rs".into(), contents: lib },
+        GeneratedFile {
+            path: "Cargo.toml".into(),
+            contents: cargo,
+        },
+        GeneratedFile {
+            path: "src/lib.rs".into(),
+            contents: lib,
+        },
     ]
 }

@@ -44,7 +44,11 @@ impl ServiceGen<'_> {
 
     fn error_enum(&self, out: &mut String, op: &super::OperationInfo<'_>) {
         let name = format!("{}Error", op.shape.name());
-        let _ = writeln!(out, "\n/// What {} can fail with.\n#[derive(Debug, Clone, PartialEq)]\npub enum {name} {{", op.shape.name());
+        let _ = writeln!(
+            out,
+            "\n/// What {} can fail with.\n#[derive(Debug, Clone, PartialEq)]\npub enum {name} {{",
+            op.shape.name()
+        );
         for e in &op.errors {
             let ty = &self.type_names[e];
             let _ = writeln!(out, "    {ty}({ty}),");
@@ -67,7 +71,10 @@ impl ServiceGen<'_> {
                 self.const_names[e]
             );
         }
-        let _ = writeln!(out, "            {name}::Aws(e) => rt::OperationError::Aws(e),\n        }}\n    }}\n}}");
+        let _ = writeln!(
+            out,
+            "            {name}::Aws(e) => rt::OperationError::Aws(e),\n        }}\n    }}\n}}"
+        );
     }
 
     fn service_trait(&self, out: &mut String) -> Result<(), Error> {

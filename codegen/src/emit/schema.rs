@@ -168,7 +168,13 @@ impl ServiceGen<'_> {
     }
 
     /// The `Constraints` expression for a shape's traits, or `None` when it has none.
-    fn constraints(&self, shape: &ShapeDef, kind: Kind, traits: &Traits, pool: &mut Pool) -> Result<Option<String>, Error> {
+    fn constraints(
+        &self,
+        shape: &ShapeDef,
+        kind: Kind,
+        traits: &Traits,
+        pool: &mut Pool,
+    ) -> Result<Option<String>, Error> {
         let enums = match kind {
             Kind::Enum | Kind::IntEnum => enum_values(shape)?,
             _ => Vec::new(),
@@ -239,10 +245,20 @@ impl ServiceGen<'_> {
     }
 }
 
-fn constraints_from(owner: &str, kind: Kind, traits: &Traits, enums: &[(String, String)], pool: &mut Pool) -> Result<Option<String>, Error> {
+fn constraints_from(
+    owner: &str,
+    kind: Kind,
+    traits: &Traits,
+    enums: &[(String, String)],
+    pool: &mut Pool,
+) -> Result<Option<String>, Error> {
     let mut fields = Vec::new();
     if let Some(l) = traits.get("smithy.api#length") {
-        let bound = |k: &str| l.get(k).and_then(Node::as_u64).map_or("None".into(), |n| format!("Some({n})"));
+        let bound = |k: &str| {
+            l.get(k)
+                .and_then(Node::as_u64)
+                .map_or("None".into(), |n| format!("Some({n})"))
+        };
         fields.push(format!("length: Some(({}, {}))", bound("min"), bound("max")));
     }
     if let Some(r) = traits.get("smithy.api#range") {
@@ -258,7 +274,9 @@ fn constraints_from(owner: &str, kind: Kind, traits: &Traits, enums: &[(String, 
         fields.push(format!("range: Some(({}, {}))", bound("min")?, bound("max")?));
     }
     if let Some(p) = traits.get("smithy.api#pattern") {
-        let src = p.as_str().ok_or_else(|| Error::unsupported(owner, "pattern is not a string"))?;
+        let src = p
+            .as_str()
+            .ok_or_else(|| Error::unsupported(owner, "pattern is not a string"))?;
         let name = pattern_static(owner, src, pool)?;
         fields.push(format!("pattern: Some(&{name})"));
     }
@@ -286,9 +304,13 @@ fn pattern_static(owner: &str, src: &str, pool: &mut Pool) -> Result<String, Err
     }
     let name = format!("P_{}", pool.patterns.len());
     // AWS's services match the whole value, as Java's String.matches does.
-    let t = translate(src, Anchoring::FullMatch)
-        .map_err(|e| Error::unsupported(owner, format!("pattern {src:?}: {e}")))?;
-    let _ = writeln!(pool.pattern_defs, "static {name}: ::stratus_pattern::Pattern = {};", t.rust_expr(src));
+    let t =
+        translate(src, Anchoring::FullMatch).map_err(|e| Error::unsupported(owner, format!("pattern {src:?}: {e}")))?;
+    let _ = writeln!(
+        pool.pattern_defs,
+        "static {name}: ::stratus_pattern::Pattern = {};",
+        t.rust_expr(src)
+    );
     pool.patterns.insert(src.to_string(), name.clone());
     Ok(name)
 }
@@ -402,13 +424,21 @@ fn error_info(shape: &ShapeDef) -> Result<Option<String>, Error> {
         }
         None => "None".into(),
     };
-    Ok(Some(format!("ErrorInfo {{ fault: {fault}, http_status: {status}, query_error: {query} }}")))
+    Ok(Some(format!(
+        "ErrorInfo {{ fault: {fault}, http_status: {status}, query_error: {query} }}"
+    )))
 }
 
 /// Parses `@http(method, uri, code)` into an `HttpRoute` expression.
 fn http_route(op: &str, http: &Node) -> Result<String, Error> {
-    let method = http.get("method").and_then(Node::as_str).ok_or_else(|| Error::unsupported(op, "@http without method"))?;
-    let uri = http.get("uri").and_then(Node::as_str).ok_or_else(|| Error::unsupported(op, "@http without uri"))?;
+    let method = http
+        .get("method")
+        .and_then(Node::as_str)
+        .ok_or_else(|| Error::unsupported(op, "@http without method"))?;
+    let uri = http
+        .get("uri")
+        .and_then(Node::as_str)
+        .ok_or_else(|| Error::unsupported(op, "@http without uri"))?;
     let code = http.get("code").and_then(Node::as_u64).unwrap_or(200);
     let (path, query) = uri.split_once('?').unwrap_or((uri, ""));
     let mut segments = Vec::new();
@@ -419,7 +449,10 @@ fn http_route(op: &str, http: &Node) -> Result<String, Error> {
                 None => format!("PathSegment::Label({label:?})"),
             },
             None if seg.contains(['{', '}']) => {
-                return Err(Error::unsupported(op, format!("URI segment {seg:?} mixes literal text and a label")))
+                return Err(Error::unsupported(
+                    op,
+                    format!("URI segment {seg:?} mixes literal text and a label"),
+                ))
             }
             None => format!("PathSegment::Literal({seg:?})"),
         };

@@ -12,7 +12,8 @@ use crate::Error;
 
 impl ServiceGen<'_> {
     pub(super) fn types_rs(&self) -> Result<String, Error> {
-        let mut out = format!("{HEADER}\n//! Typed values of every shape the operations reach.\n\nuse stratus_core as rt;\n");
+        let mut out =
+            format!("{HEADER}\n//! Typed values of every shape the operations reach.\n\nuse stratus_core as rt;\n");
         let mut defaultable = BTreeMap::new();
         for id in &self.shapes {
             let shape = self.shape(id)?;
@@ -35,7 +36,12 @@ impl ServiceGen<'_> {
         })
     }
 
-    fn structure(&self, out: &mut String, shape: &ShapeDef, defaultable: &mut BTreeMap<String, bool>) -> Result<(), Error> {
+    fn structure(
+        &self,
+        out: &mut String,
+        shape: &ShapeDef,
+        defaultable: &mut BTreeMap<String, bool>,
+    ) -> Result<(), Error> {
         let name = &self.type_names[&shape.id];
         let mut fields = Vec::new();
         for m in &shape.members {
@@ -44,15 +50,28 @@ impl ServiceGen<'_> {
             let default = self.default_expr(m)?;
             let field = names::field_name(&m.name);
             let (decl, take) = match (&default, required) {
-                (Some(expr), _) => (ty.clone(), format!("f.or_else(|| {expr})?")),
+                (Some(expr), _) => {
+                    // `Vec::new()` is passed as the function itself, anything else in a closure.
+                    let function = expr.strip_suffix("()").filter(|f| !f.contains(['(', ')']));
+                    let default = function.map_or_else(|| format!("|| {expr}"), String::from);
+                    (ty.clone(), format!("f.or_else({default})?"))
+                }
                 (None, true) => (ty.clone(), "f.required()?".to_string()),
                 (None, false) => (format!("Option<{ty}>"), "f.optional()?".to_string()),
             };
-            let push = if decl.starts_with("Option<") { "push_optional" } else { "push" };
+            let push = if decl.starts_with("Option<") {
+                "push_optional"
+            } else {
+                "push"
+            };
             fields.push((field, decl, take, push, m.target.clone()));
         }
         let derive_default = self.is_defaultable(&shape.id, defaultable)?;
-        let derives = if derive_default { "Debug, Clone, PartialEq, Default" } else { "Debug, Clone, PartialEq" };
+        let derives = if derive_default {
+            "Debug, Clone, PartialEq, Default"
+        } else {
+            "Debug, Clone, PartialEq"
+        };
         let _ = writeln!(out, "\n#[derive({derives})]\npub struct {name} {{");
         for (field, decl, ..) in &fields {
             let _ = writeln!(out, "    pub {field}: {decl},");
@@ -67,7 +86,10 @@ impl ServiceGen<'_> {
             if n == 0 {
                 let _ = writeln!(out, "        rt::Fields::open(value, 0)?;\n        Ok({name} {{}})");
             } else {
-                let _ = writeln!(out, "        let mut f = rt::Fields::open(value, {n})?;\n        Ok({name} {{");
+                let _ = writeln!(
+                    out,
+                    "        let mut f = rt::Fields::open(value, {n})?;\n        Ok({name} {{"
+                );
                 for (field, _, take, ..) in &fields {
                     let _ = writeln!(out, "            {field}: {take},");
                 }
@@ -76,7 +98,10 @@ impl ServiceGen<'_> {
             out.push_str("    }\n}\n");
         }
         if self.into_value.contains(&shape.id) {
-            let _ = writeln!(out, "\nimpl rt::IntoValue for {name} {{\n    fn into_value(self) -> rt::Value {{");
+            let _ = writeln!(
+                out,
+                "\nimpl rt::IntoValue for {name} {{\n    fn into_value(self) -> rt::Value {{"
+            );
             let _ = write!(out, "        rt::StructBuilder::new({n})");
             for (field, _, _, push, _) in &fields {
                 let _ = write!(out, ".{push}(self.{field})");
@@ -120,7 +145,11 @@ impl ServiceGen<'_> {
         let mut variants = Vec::new();
         for (i, m) in shape.members.iter().enumerate() {
             let variant = names::variant_name(&m.name);
-            let ty = if m.target == UNIT { None } else { Some(self.field_type(shape, m)?) };
+            let ty = if m.target == UNIT {
+                None
+            } else {
+                Some(self.field_type(shape, m)?)
+            };
             variants.push((i, variant, ty));
         }
         let _ = writeln!(out, "\n#[derive(Debug, Clone, PartialEq)]\npub enum {name} {{");
@@ -144,7 +173,10 @@ impl ServiceGen<'_> {
             for (i, variant, ty) in &variants {
                 match ty {
                     Some(_) => {
-                        let _ = writeln!(out, "                {i} => Ok({name}::{variant}(rt::FromValue::from_value(*value)?)),");
+                        let _ = writeln!(
+                            out,
+                            "                {i} => Ok({name}::{variant}(rt::FromValue::from_value(*value)?)),"
+                        );
                     }
                     None => {
                         let _ = writeln!(out, "                {i} => Ok({name}::{variant}),");
@@ -158,7 +190,10 @@ impl ServiceGen<'_> {
             );
         }
         if self.into_value.contains(&shape.id) {
-            let _ = writeln!(out, "\nimpl rt::IntoValue for {name} {{\n    fn into_value(self) -> rt::Value {{\n        match self {{");
+            let _ = writeln!(
+                out,
+                "\nimpl rt::IntoValue for {name} {{\n    fn into_value(self) -> rt::Value {{\n        match self {{"
+            );
             for (i, variant, ty) in &variants {
                 match ty {
                     Some(_) => {
@@ -195,16 +230,25 @@ impl ServiceGen<'_> {
         while variants.iter().any(|(v, _)| *v == unknown) {
             unknown.push_str("Value");
         }
-        let _ = writeln!(out, "\n#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{");
+        let _ = writeln!(
+            out,
+            "\n#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{"
+        );
         for (variant, _) in &variants {
             let _ = writeln!(out, "    {variant},");
         }
-        let _ = writeln!(out, "    /// A value this model does not list, kept as sent.\n    {unknown}(String),\n}}");
+        let _ = writeln!(
+            out,
+            "    /// A value this model does not list, kept as sent.\n    {unknown}(String),\n}}"
+        );
         let _ = writeln!(out, "\nimpl {name} {{\n    /// The wire values the model lists, in model order.\n    pub const VALUES: &'static [&'static str] = &[");
         for (_, value) in &variants {
             let _ = writeln!(out, "        {value:?},");
         }
-        let _ = writeln!(out, "    ];\n\n    /// The wire value.\n    pub fn as_str(&self) -> &str {{\n        match self {{");
+        let _ = writeln!(
+            out,
+            "    ];\n\n    /// The wire value.\n    pub fn as_str(&self) -> &str {{\n        match self {{"
+        );
         for (variant, value) in &variants {
             let _ = writeln!(out, "            {name}::{variant} => {value:?},");
         }
@@ -252,7 +296,12 @@ pub(crate) fn enum_values(shape: &ShapeDef) -> Result<Vec<(String, String)>, Err
             let value = match m.traits.get("smithy.api#enumValue") {
                 Some(Node::String(s)) => s.clone(),
                 None => m.name.clone(),
-                Some(other) => return Err(Error::unsupported(&shape.id, format!("enum value {other} is not a string"))),
+                Some(other) => {
+                    return Err(Error::unsupported(
+                        &shape.id,
+                        format!("enum value {other} is not a string"),
+                    ))
+                }
             };
             Ok((m.name.clone(), value))
         })

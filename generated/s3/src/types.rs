@@ -8672,7 +8672,7 @@ impl rt::FromValue for PutObjectRequest {
         let mut f = rt::Fields::open(value, 41)?;
         Ok(PutObjectRequest {
             acl: f.optional()?,
-            body: f.or_else(|| Vec::new())?,
+            body: f.or_else(Vec::new)?,
             bucket: f.required()?,
             cache_control: f.optional()?,
             content_disposition: f.optional()?,
@@ -11146,7 +11146,7 @@ impl rt::FromValue for UploadPartRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
         let mut f = rt::Fields::open(value, 18)?;
         Ok(UploadPartRequest {
-            body: f.or_else(|| Vec::new())?,
+            body: f.or_else(Vec::new)?,
             bucket: f.required()?,
             content_length: f.optional()?,
             content_md5: f.optional()?,
@@ -11255,7 +11255,7 @@ impl rt::FromValue for WriteGetObjectResponseRequest {
         Ok(WriteGetObjectResponseRequest {
             request_route: f.required()?,
             request_token: f.required()?,
-            body: f.or_else(|| Vec::new())?,
+            body: f.or_else(Vec::new)?,
             status_code: f.optional()?,
             error_code: f.optional()?,
             error_message: f.optional()?,

@@ -22,7 +22,11 @@ impl AwsError {
             code: code.into(),
             message: message.into(),
             http_status,
-            fault: if http_status >= 500 { Fault::Server } else { Fault::Client },
+            fault: if http_status >= 500 {
+                Fault::Server
+            } else {
+                Fault::Client
+            },
         }
     }
 
@@ -45,7 +49,10 @@ impl AwsError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum OperationError {
     /// A modelled error structure and its value.
-    Modeled { shape: &'static Shape, value: Value },
+    Modeled {
+        shape: &'static Shape,
+        value: Value,
+    },
     Aws(AwsError),
 }
 

@@ -40,7 +40,9 @@ pub struct JsonError {
 }
 
 fn err<T>(message: impl Into<String>) -> Result<T, JsonError> {
-    Err(JsonError { message: message.into() })
+    Err(JsonError {
+        message: message.into(),
+    })
 }
 
 type Tokens<'a> = Peekable<JsonTokenIterator<'a>>;
@@ -67,7 +69,12 @@ fn next<'a>(tokens: &mut Tokens<'a>) -> Result<Token<'a>, JsonError> {
     }
 }
 
-fn decode_value(tokens: &mut Tokens<'_>, shape: &'static Shape, names: KeyNames, depth: usize) -> Result<Value, JsonError> {
+fn decode_value(
+    tokens: &mut Tokens<'_>,
+    shape: &'static Shape,
+    names: KeyNames,
+    depth: usize,
+) -> Result<Value, JsonError> {
     if depth > MAX_DEPTH {
         return err("JSON nesting is too deep");
     }
@@ -135,7 +142,12 @@ fn member_index(shape: &Shape, key: &str, names: KeyNames) -> Option<usize> {
     shape.members.iter().position(|m| wire(m) == key)
 }
 
-fn decode_struct(tokens: &mut Tokens<'_>, shape: &'static Shape, names: KeyNames, depth: usize) -> Result<Value, JsonError> {
+fn decode_struct(
+    tokens: &mut Tokens<'_>,
+    shape: &'static Shape,
+    names: KeyNames,
+    depth: usize,
+) -> Result<Value, JsonError> {
     let mut slots: Vec<Option<Value>> = vec![None; shape.members.len()];
     loop {
         match next(tokens)? {
@@ -182,16 +194,21 @@ fn decode_scalar(token: Token<'_>, shape: &Shape, member: Option<&Member>) -> Re
     let mismatch = || err(format!("unexpected JSON value for {} ({kind:?})", shape.name));
     match (kind, token) {
         (ShapeType::Boolean, Token::ValueBool { value, .. }) => Ok(Value::Bool(value)),
-        (ShapeType::String | ShapeType::Enum | ShapeType::BigInteger | ShapeType::BigDecimal, Token::ValueString { value, .. }) => {
-            Ok(Value::String(unescape(value)?))
+        (
+            ShapeType::String | ShapeType::Enum | ShapeType::BigInteger | ShapeType::BigDecimal,
+            Token::ValueString { value, .. },
+        ) => Ok(Value::String(unescape(value)?)),
+        (ShapeType::BigInteger | ShapeType::BigDecimal, Token::ValueNumber { value, .. }) => {
+            Ok(Value::String(number_text(value)))
         }
-        (ShapeType::BigInteger | ShapeType::BigDecimal, Token::ValueNumber { value, .. }) => Ok(Value::String(number_text(value))),
         (k, Token::ValueNumber { value, .. }) if k.is_integral() => match value {
             Number::PosInt(n) => i64::try_from(n).map(Value::Int).or_else(|_| mismatch()),
             Number::NegInt(n) => Ok(Value::Int(n)),
             Number::Float(_) => mismatch(),
         },
-        (ShapeType::Float | ShapeType::Double, Token::ValueNumber { value, .. }) => Ok(Value::Float(value.to_f64_lossy())),
+        (ShapeType::Float | ShapeType::Double, Token::ValueNumber { value, .. }) => {
+            Ok(Value::Float(value.to_f64_lossy()))
+        }
         (ShapeType::Float | ShapeType::Double, Token::ValueString { value, .. }) => {
             // JSON protocols send non-finite floats as strings.
             match value.as_escaped_str() {
@@ -221,7 +238,7 @@ fn decode_scalar(token: Token<'_>, shape: &Shape, member: Option<&Member>) -> Re
                 .map(Value::Timestamp)
                 .or_else(|_| err(format!("invalid timestamp {text:?}")))
         }
-        (ShapeType::Integer | ShapeType::IntEnum, _) | (ShapeType::Boolean, _) | _ => mismatch(),
+        _ => mismatch(),
     }
 }
 
@@ -288,15 +305,27 @@ mod tests {
     use crate::prelude_shapes::{INTEGER, STRING};
     use crate::schema::Shape;
 
-    static LIST: Shape = Shape { members: &[Member::plain("member", &STRING)], ..Shape::simple("L", ShapeType::List) };
+    static LIST: Shape = Shape {
+        members: &[Member::plain("member", &STRING)],
+        ..Shape::simple("L", ShapeType::List)
+    };
     static INPUT: Shape = Shape {
-        members: &[Member::plain("Name", &STRING), Member::plain("Count", &INTEGER), Member::plain("Tags", &LIST)],
+        members: &[
+            Member::plain("Name", &STRING),
+            Member::plain("Count", &INTEGER),
+            Member::plain("Tags", &LIST),
+        ],
         ..Shape::simple("Input", ShapeType::Structure)
     };
 
     #[test]
     fn decodes_members_by_name_and_skips_unknown_keys() {
-        let v = decode(&INPUT, br#"{"Name":"a\u0041","Other":{"x":[1,2]},"Count":3,"Tags":["t"]}"#, KeyNames::Member).unwrap();
+        let v = decode(
+            &INPUT,
+            br#"{"Name":"a\u0041","Other":{"x":[1,2]},"Count":3,"Tags":["t"]}"#,
+            KeyNames::Member,
+        )
+        .unwrap();
         assert_eq!(
             v,
             Value::Struct(vec![

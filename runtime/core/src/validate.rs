@@ -83,12 +83,19 @@ pub fn validate_input(service: &Service, operation: &Operation, input: &Value) -
 /// Checks `value` against `shape`. `root_operation` names an operation whose `<op>Input`
 /// prefixes every path.
 pub fn check(shape: &'static Shape, value: &Value, root_operation: Option<&str>) -> Result<(), Report> {
-    let mut checker = Checker { items: Vec::new(), missing: false, root_operation };
+    let mut checker = Checker {
+        items: Vec::new(),
+        missing: false,
+        root_operation,
+    };
     checker.value(&shape.constraints, shape, value, None);
     if checker.items.is_empty() {
         Ok(())
     } else {
-        Err(Report { items: checker.items, missing: checker.missing })
+        Err(Report {
+            items: checker.items,
+            missing: checker.missing,
+        })
     }
 }
 
@@ -134,7 +141,10 @@ impl Checker<'_> {
     }
 
     fn member(&mut self, member: &'static Member, value: Option<&Value>, path: Option<&Path<'_>>) {
-        let here = Path { parent: path, step: Step::Member(member.name) };
+        let here = Path {
+            parent: path,
+            step: Step::Member(member.name),
+        };
         match value {
             None | Some(Value::Null) => {
                 if member.required {
@@ -166,12 +176,18 @@ impl Checker<'_> {
                 let element = shape.list_member();
                 if is_aggregate(element.target) {
                     for (i, item) in items.iter().enumerate() {
-                        let here = Path { parent: path, step: Step::Index(i + 1) };
+                        let here = Path {
+                            parent: path,
+                            step: Step::Index(i + 1),
+                        };
                         if !matches!(item, Value::Null) {
                             self.value(element.constraints(), element.target, item, Some(&here));
                         }
                     }
-                } else if items.iter().any(|item| !scalar_ok(element.constraints(), element.target, item)) {
+                } else if items
+                    .iter()
+                    .any(|item| !scalar_ok(element.constraints(), element.target, item))
+                {
                     let rule = Rule::Elements("Member", element.constraints(), element.target.kind);
                     self.report(path, Some(value), shape, rule);
                 }
@@ -184,12 +200,18 @@ impl Checker<'_> {
                 }
                 if is_aggregate(val.target) {
                     for (k, item) in entries {
-                        let here = Path { parent: path, step: Step::Key(k) };
+                        let here = Path {
+                            parent: path,
+                            step: Step::Key(k),
+                        };
                         if !matches!(item, Value::Null) {
                             self.value(val.constraints(), val.target, item, Some(&here));
                         }
                     }
-                } else if entries.iter().any(|(_, v)| !scalar_ok(val.constraints(), val.target, v)) {
+                } else if entries
+                    .iter()
+                    .any(|(_, v)| !scalar_ok(val.constraints(), val.target, v))
+                {
                     let rule = Rule::Elements("Map value", val.constraints(), val.target.kind);
                     self.report(path, Some(value), shape, rule);
                 }
@@ -199,7 +221,13 @@ impl Checker<'_> {
     }
 
     /// Constraints on the value itself (not its elements), each reported separately.
-    fn own_constraints(&mut self, c: &'static Constraints, shape: &'static Shape, value: &Value, path: Option<&Path<'_>>) {
+    fn own_constraints(
+        &mut self,
+        c: &'static Constraints,
+        shape: &'static Shape,
+        value: &Value,
+        path: Option<&Path<'_>>,
+    ) {
         for_each_violation(c, shape.kind, value, |rule| self.report(path, Some(value), shape, rule));
     }
 
@@ -273,7 +301,10 @@ fn key_ok(c: &'static Constraints, key: &str) -> bool {
 }
 
 fn is_aggregate(shape: &Shape) -> bool {
-    matches!(shape.kind, ShapeType::Structure | ShapeType::Union | ShapeType::List | ShapeType::Map)
+    matches!(
+        shape.kind,
+        ShapeType::Structure | ShapeType::Union | ShapeType::List | ShapeType::Map
+    )
 }
 
 /// Calls `violated` for each constraint of `c` that `value` breaks, in AWS's order.
@@ -336,7 +367,10 @@ fn range_violations(c: &Constraints, x: f64, kind: ShapeType, violated: &mut imp
 }
 
 fn all_unique(items: &[Value]) -> bool {
-    items.iter().enumerate().all(|(i, a)| items[i + 1..].iter().all(|b| a != b))
+    items
+        .iter()
+        .enumerate()
+        .all(|(i, a)| items[i + 1..].iter().all(|b| a != b))
 }
 
 fn render_rule(out: &mut String, rule: &Rule) {

@@ -91,7 +91,10 @@ pub struct ConvertError {
 impl ConvertError {
     /// `expected` was wanted but `found` came.
     pub fn new(expected: &'static str, found: &Value) -> ConvertError {
-        ConvertError { expected, found: found.kind() }
+        ConvertError {
+            expected,
+            found: found.kind(),
+        }
     }
 }
 
@@ -125,7 +128,10 @@ macro_rules! scalar {
 }
 
 fn narrow<T: TryFrom<i64>>(v: i64) -> Result<T, ConvertError> {
-    T::try_from(v).map_err(|_| ConvertError { expected: "a number in range", found: "integer" })
+    T::try_from(v).map_err(|_| ConvertError {
+        expected: "a number in range",
+        found: "integer",
+    })
 }
 
 scalar!(bool, Bool, "boolean", |v| Ok(v), |s| s);
@@ -172,10 +178,7 @@ impl<T: IntoValue> IntoValue for Vec<T> {
 impl<T: FromValue> FromValue for BTreeMap<String, T> {
     fn from_value(value: Value) -> Result<Self, ConvertError> {
         match value {
-            Value::Map(entries) => entries
-                .into_iter()
-                .map(|(k, v)| Ok((k, T::from_value(v)?)))
-                .collect(),
+            Value::Map(entries) => entries.into_iter().map(|(k, v)| Ok((k, T::from_value(v)?))).collect(),
             other => Err(ConvertError::new("map", &other)),
         }
     }
@@ -242,7 +245,10 @@ impl Fields {
     pub fn required<T: FromValue>(&mut self) -> Result<T, ConvertError> {
         match self.0.next().flatten() {
             Some(v) => T::from_value(v),
-            None => Err(ConvertError { expected: "a required member", found: "nothing" }),
+            None => Err(ConvertError {
+                expected: "a required member",
+                found: "nothing",
+            }),
         }
     }
 

@@ -9,27 +9,46 @@ use stratus_core::Value;
 
 static NAME_PATTERN: Pattern = Pattern::new("[a-zA-Z0-9_.-]+", "^(?:[a-zA-Z0-9_.\\-]+)$", Engine::Regex);
 static TABLE_NAME: Shape = Shape {
-    constraints: Constraints { length: Some((Some(3), Some(255))), pattern: Some(&NAME_PATTERN), ..Constraints::NONE },
+    constraints: Constraints {
+        length: Some((Some(3), Some(255))),
+        pattern: Some(&NAME_PATTERN),
+        ..Constraints::NONE
+    },
     ..Shape::simple("TableName", ShapeType::String)
 };
 static KEY_TYPE: Shape = Shape {
-    constraints: Constraints { enum_values: &["HASH", "RANGE"], ..Constraints::NONE },
+    constraints: Constraints {
+        enum_values: &["HASH", "RANGE"],
+        ..Constraints::NONE
+    },
     ..Shape::simple("KeyType", ShapeType::Enum)
 };
 static ATTRIBUTE_NAME: Shape = Shape {
-    constraints: Constraints { length: Some((Some(1), Some(255))), ..Constraints::NONE },
+    constraints: Constraints {
+        length: Some((Some(1), Some(255))),
+        ..Constraints::NONE
+    },
     ..Shape::simple("KeySchemaAttributeName", ShapeType::String)
 };
 static KEY_ELEMENT: Shape = Shape {
     members: &[
-        Member { required: true, ..Member::plain("AttributeName", &ATTRIBUTE_NAME) },
-        Member { required: true, ..Member::plain("KeyType", &KEY_TYPE) },
+        Member {
+            required: true,
+            ..Member::plain("AttributeName", &ATTRIBUTE_NAME)
+        },
+        Member {
+            required: true,
+            ..Member::plain("KeyType", &KEY_TYPE)
+        },
     ],
     ..Shape::simple("KeySchemaElement", ShapeType::Structure)
 };
 static KEY_SCHEMA: Shape = Shape {
     members: &[Member::plain("member", &KEY_ELEMENT)],
-    constraints: Constraints { length: Some((Some(1), Some(2))), ..Constraints::NONE },
+    constraints: Constraints {
+        length: Some((Some(1), Some(2))),
+        ..Constraints::NONE
+    },
     ..Shape::simple("KeySchema", ShapeType::List)
 };
 static NAMES: Shape = Shape {
@@ -37,11 +56,17 @@ static NAMES: Shape = Shape {
     ..Shape::simple("AttributeNameList", ShapeType::List)
 };
 static LIMIT: Shape = Shape {
-    constraints: Constraints { range: Some((Some(1.0), None)), ..Constraints::NONE },
+    constraints: Constraints {
+        range: Some((Some(1.0), None)),
+        ..Constraints::NONE
+    },
     ..Shape::simple("PositiveIntegerObject", ShapeType::Integer)
 };
 static WEIGHT: Shape = Shape {
-    constraints: Constraints { range: Some((Some(0.0), Some(1.0))), ..Constraints::NONE },
+    constraints: Constraints {
+        range: Some((Some(0.0), Some(1.0))),
+        ..Constraints::NONE
+    },
     ..Shape::simple("Weight", ShapeType::Double)
 };
 static WEIGHTS: Shape = Shape {
@@ -53,13 +78,19 @@ static KEYS_BY_TABLE: Shape = Shape {
     ..Shape::simple("RequestItems", ShapeType::Map)
 };
 static SECRET: Shape = Shape {
-    constraints: Constraints { length: Some((None, Some(4))), ..Constraints::NONE },
+    constraints: Constraints {
+        length: Some((None, Some(4))),
+        ..Constraints::NONE
+    },
     sensitive: true,
     ..Shape::simple("SecretStringType", ShapeType::String)
 };
 static INPUT: Shape = Shape {
     members: &[
-        Member { required: true, ..Member::plain("TableName", &TABLE_NAME) },
+        Member {
+            required: true,
+            ..Member::plain("TableName", &TABLE_NAME)
+        },
         Member::plain("KeySchema", &KEY_SCHEMA),
         Member::plain("AttributesToGet", &NAMES),
         Member::plain("Limit", &LIMIT),
@@ -201,13 +232,23 @@ fn at_most_ten_items_are_reported() {
     let report = check(&INPUT, &input(&[(1, Value::List(many))]), None).unwrap_err();
     assert_eq!(report.items().len(), MAX_REPORTED);
     let message = report.message();
-    assert!(message.starts_with("10 validation errors detected: Value '[KeySchemaElement(attributeName=null"), "{message}");
-    assert!(message.ends_with("at 'keySchema.9.member.attributeName' failed to satisfy constraint: Member must not be null"));
+    assert!(
+        message.starts_with("10 validation errors detected: Value '[KeySchemaElement(attributeName=null"),
+        "{message}"
+    );
+    assert!(message
+        .ends_with("at 'keySchema.9.member.attributeName' failed to satisfy constraint: Member must not be null"));
 }
 
 #[test]
 fn service_style_picks_code_and_path_root() {
-    static OP: Operation = Operation { name: "CreateRestApi", input: &INPUT, output: &INPUT, errors: &[], http: None };
+    static OP: Operation = Operation {
+        name: "CreateRestApi",
+        input: &INPUT,
+        output: &INPUT,
+        errors: &[],
+        http: None,
+    };
     static SVC: Service = Service {
         sdk_id: "Test",
         namespace: "test",
@@ -229,7 +270,11 @@ fn service_style_picks_code_and_path_root() {
     };
     let missing = validate_input(&SVC, &OP, &Value::Struct(vec![None; INPUT.members.len()])).unwrap_err();
     assert_eq!(missing.code, "MissingParameter");
-    assert!(missing.message.contains("at 'createRestApiInput.tableName'"), "{}", missing.message);
+    assert!(
+        missing.message.contains("at 'createRestApiInput.tableName'"),
+        "{}",
+        missing.message
+    );
     let bad = validate_input(&SVC, &OP, &input(&[(3, Value::Int(0))])).unwrap_err();
     assert_eq!((bad.code.as_str(), bad.http_status), ("BadRequestException", 400));
 }
