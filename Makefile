@@ -3,13 +3,15 @@
 AWS_MODELS_DIR ?= ../shared/aws-models
 CARGO ?= cargo
 MODELS_JSON := models/json
+VENV := .venv
+PYTHON ?= python3
 CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
 
 .PHONY: help models generate check-generated run build test lint bench
 
 help:
 	@echo "make run              build and run the emulator on 127.0.0.1:4566"
-	@echo "make test             run every test"
+	@echo "make test             run every test (creates .venv with boto3, awscli, pytest)"
 	@echo "make models           copy the pinned AWS models from AWS_MODELS_DIR (REPIN=1 to accept new ones)"
 	@echo "make generate         regenerate generated/ from the models"
 	@echo "make check-generated  fail if generated/ differs from what the models generate"
@@ -34,8 +36,16 @@ run:
 build:
 	$(CARGO) build --release
 
-test:
+test: $(VENV)/installed
 	$(CARGO) test --workspace --release
+	$(CARGO) build --release
+	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/pytest -q tests/python
+
+# The Python AWS clients (boto3, the AWS CLI) and pytest, pinned, in a local virtualenv.
+$(VENV)/installed: tests/python/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+	touch $@
 
 lint:
 	$(CARGO) fmt --all --check

@@ -1,6 +1,7 @@
 //! `stratus`: a local AWS. This is the binary's edge — command line parsing and wiring; the
 //! work is done by the library crates under `runtime/`, `generated/` and `services/`.
 
+mod serve;
 mod validate;
 
 use std::path::PathBuf;
@@ -16,7 +17,9 @@ use clap::{Parser, Subcommand};
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: serve::ServeArgs,
 }
 
 #[derive(Subcommand)]
@@ -57,12 +60,13 @@ fn list_models() -> anyhow::Result<ExitCode> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Validate {
+        None => serve::run(cli.serve).map(|()| ExitCode::SUCCESS),
+        Some(Command::Validate {
             service,
             operation,
             request,
-        } => validate::run(&service, &operation, &request),
-        Command::Models => list_models(),
+        }) => validate::run(&service, &operation, &request),
+        Some(Command::Models) => list_models(),
     };
     match result {
         Ok(code) => code,

@@ -76,7 +76,11 @@ fn known_model_generates_deterministically() {
     assert_eq!(texts(&first), texts(&second));
     let schema = first.iter().find(|f| f.path == "src/schema.rs").unwrap();
     assert!(schema.contents.starts_with(emit::HEADER));
-    assert!(schema.contents.contains("length: Some((Some(1), None))"), "{}", schema.contents);
+    assert!(
+        schema.contents.contains("length: Some((Some(1), None))"),
+        "{}",
+        schema.contents
+    );
     let types = first.iter().find(|f| f.path == "src/types.rs").unwrap();
     assert!(types.contents.contains("pub name: String,"), "{}", types.contents);
 }
@@ -91,8 +95,13 @@ fn sync_refuses_a_changed_model_unless_repinning() {
         Err(Error::HashMismatch { pinned, .. }) => assert_eq!(pinned, "0".repeat(64)),
         other => panic!("expected a hash mismatch, got {other:?}"),
     }
-    assert_eq!(sync_models(&manifest_path, &dir, &dest, OnMismatch::Repin).unwrap(), vec!["example".to_string()]);
-    assert!(sync_models(&manifest_path, &dir, &dest, OnMismatch::Refuse).unwrap().is_empty());
+    assert_eq!(
+        sync_models(&manifest_path, &dir, &dest, OnMismatch::Repin).unwrap(),
+        vec!["example".to_string()]
+    );
+    assert!(sync_models(&manifest_path, &dir, &dest, OnMismatch::Refuse)
+        .unwrap()
+        .is_empty());
     assert!(dest.join("example.json").is_file());
 }
 

@@ -454,24 +454,32 @@ pub fn registry(entries: &[ServiceEntry]) -> Vec<GeneratedFile> {
          [dependencies]\nstratus-core.workspace = true\n",
     );
     let mut table = String::new();
+    let mut handlers = String::new();
     for e in entries {
+        let krate = format!("stratus_gen_{}", e.sdk_id.replace('-', "_"));
         cargo.push_str(&format!("stratus-gen-{0} = {{ path = \"../{0}\" }}\n", e.sdk_id));
-        table.push_str(&format!(
-            "    ({:?}, &stratus_gen_{}::SERVICE),\n",
-            e.sdk_id,
-            e.sdk_id.replace('-', "_")
+        table.push_str(&format!("    ({:?}, &{krate}::SERVICE),\n", e.sdk_id));
+        handlers.push_str(&format!(
+            "        {:?} => Arc::new({krate}::Handler({krate}::NotImplemented)),\n",
+            e.sdk_id
         ));
     }
     let lib = format!(
         "{HEADER}\n//! Every generated service, by the sdk id of its model file (`dynamodb`, `cloudwatch-logs`).\n\n\
-         use stratus_core::schema::Service;\n\n\
+         use std::sync::Arc;\n\n\
+         use stratus_core::schema::Service;\n\
+         use stratus_core::service::ServiceHandler;\n\n\
          /// (sdk id, service), sorted by sdk id.\n\
          pub static SERVICES: &[(&str, &Service)] = &[\n{table}];\n\n\
          /// The service whose sdk id (as in `SERVICES`, or the model's own, in any case) is `name`.\n\
          pub fn find(name: &str) -> Option<&'static Service> {{\n    \
          SERVICES\n        .iter()\n        \
          .find(|(id, svc)| id.eq_ignore_ascii_case(name) || svc.sdk_id.eq_ignore_ascii_case(name))\n        \
-         .map(|(_, svc)| *svc)\n}}\n"
+         .map(|(_, svc)| *svc)\n}}\n\n\
+         /// A handler for the service with sdk id `sdk_id` (as in `SERVICES`) that validates every\n\
+         /// request and answers AWS's not-implemented error.\n\
+         pub fn not_implemented(sdk_id: &str) -> Option<Arc<dyn ServiceHandler>> {{\n    \
+         Some(match sdk_id {{\n{handlers}        _ => return None,\n    }})\n}}\n"
     );
     vec![
         GeneratedFile {

@@ -19,6 +19,7 @@ impl ServiceGen<'_> {
         }
         self.service_trait(&mut out)?;
         self.dispatcher(&mut out);
+        self.handler(&mut out);
         Ok(out)
     }
 
@@ -98,6 +99,29 @@ impl ServiceGen<'_> {
         }
         out.push_str("}\n");
         Ok(())
+    }
+
+    fn handler(&self, out: &mut String) {
+        let t = &self.trait_name;
+        let _ = writeln!(
+            out,
+            "\n/// A service nobody has implemented: every operation answers AWS's not-implemented error.\n\
+             #[derive(Debug, Clone, Copy, Default)]\npub struct NotImplemented;\n\nimpl {t} for NotImplemented {{}}\n\n\
+             /// Serves an implementation of [`{t}`] through the type-erased [`rt::service::ServiceHandler`].\n\
+             pub struct Handler<S>(pub S);\n\n\
+             impl<S: {t}> rt::service::ServiceHandler for Handler<S> {{\n    \
+             fn schema(&self) -> &'static rt::schema::Service {{\n        &schema::SERVICE\n    }}\n\n    \
+             fn implemented(&self) -> bool {{\n        \
+             std::any::TypeId::of::<S>() != std::any::TypeId::of::<NotImplemented>()\n    }}\n\n    \
+             fn call<'a>(\n        &'a self,\n        ctx: &'a rt::RequestContext,\n        \
+             operation: &'static rt::schema::Operation,\n        input: rt::Value,\n    \
+             ) -> rt::service::BoxFuture<'a, Result<rt::Value, rt::OperationError>> {{\n        \
+             Box::pin(async move {{\n            match OperationName::from_name(operation.name) {{\n                \
+             Some(name) => dispatch(&self.0, ctx, name, input).await,\n                \
+             None => Err(rt::AwsError::internal(format!(\"{{}} is not an operation of {}\", operation.name)).into()),\n            \
+             }}\n        }})\n    }}\n}}",
+            self.sdk_id_text()
+        );
     }
 
     fn dispatcher(&self, out: &mut String) {

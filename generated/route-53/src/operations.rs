@@ -3933,3 +3933,38 @@ pub async fn dispatch<S: Route53>(
             .map_err(UpdateTrafficPolicyInstanceError::into_operation_error),
     }
 }
+
+/// A service nobody has implemented: every operation answers AWS's not-implemented error.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NotImplemented;
+
+impl Route53 for NotImplemented {}
+
+/// Serves an implementation of [`Route53`] through the type-erased [`rt::service::ServiceHandler`].
+pub struct Handler<S>(pub S);
+
+impl<S: Route53> rt::service::ServiceHandler for Handler<S> {
+    fn schema(&self) -> &'static rt::schema::Service {
+        &schema::SERVICE
+    }
+
+    fn implemented(&self) -> bool {
+        std::any::TypeId::of::<S>() != std::any::TypeId::of::<NotImplemented>()
+    }
+
+    fn call<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: &'static rt::schema::Operation,
+        input: rt::Value,
+    ) -> rt::service::BoxFuture<'a, Result<rt::Value, rt::OperationError>> {
+        Box::pin(async move {
+            match OperationName::from_name(operation.name) {
+                Some(name) => dispatch(&self.0, ctx, name, input).await,
+                None => {
+                    Err(rt::AwsError::internal(format!("{} is not an operation of Route 53", operation.name)).into())
+                }
+            }
+        })
+    }
+}

@@ -2322,3 +2322,36 @@ pub async fn dispatch<S: Sfn>(
             .map_err(ValidateStateMachineDefinitionError::into_operation_error),
     }
 }
+
+/// A service nobody has implemented: every operation answers AWS's not-implemented error.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NotImplemented;
+
+impl Sfn for NotImplemented {}
+
+/// Serves an implementation of [`Sfn`] through the type-erased [`rt::service::ServiceHandler`].
+pub struct Handler<S>(pub S);
+
+impl<S: Sfn> rt::service::ServiceHandler for Handler<S> {
+    fn schema(&self) -> &'static rt::schema::Service {
+        &schema::SERVICE
+    }
+
+    fn implemented(&self) -> bool {
+        std::any::TypeId::of::<S>() != std::any::TypeId::of::<NotImplemented>()
+    }
+
+    fn call<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: &'static rt::schema::Operation,
+        input: rt::Value,
+    ) -> rt::service::BoxFuture<'a, Result<rt::Value, rt::OperationError>> {
+        Box::pin(async move {
+            match OperationName::from_name(operation.name) {
+                Some(name) => dispatch(&self.0, ctx, name, input).await,
+                None => Err(rt::AwsError::internal(format!("{} is not an operation of SFN", operation.name)).into()),
+            }
+        })
+    }
+}

@@ -1,8 +1,9 @@
-//! JSON documents → [`Value`], guided by a shape.
+//! JSON documents ↔ [`Value`], guided by a shape.
 //!
 //! Used by the JSON protocols and by `stratus validate`. Keys are matched against member
 //! names or, for restJson1, `@jsonName`; unknown keys are skipped as AWS's services do.
 //! Timestamps are epoch seconds (or, leniently, date-time strings), blobs are base64.
+//! [`encode`] writes the other direction with the same rules.
 //!
 //! ```
 //! use stratus_core::json::{decode, KeyNames};
@@ -17,8 +18,11 @@ use aws_smithy_json::deserialize::{json_token_iter, JsonTokenIterator, Token};
 use aws_smithy_types::date_time::Format;
 use aws_smithy_types::Number;
 
-use crate::schema::{Member, Shape, ShapeType};
+use crate::schema::{HttpBinding, Member, Shape, ShapeType};
 use crate::value::{DateTime, Document, Value};
+
+mod encode;
+pub use encode::encode;
 
 /// Deeper nesting than this is refused rather than risking the stack.
 pub const MAX_DEPTH: usize = 128;
@@ -28,7 +32,8 @@ pub const MAX_DEPTH: usize = 128;
 pub enum KeyNames {
     /// Member names (awsJson1_0, awsJson1_1, and the CLI's input JSON).
     Member,
-    /// `@jsonName` where set, else member names (restJson1).
+    /// `@jsonName` where set, else member names (restJson1). Only members bound to the body
+    /// take part: headers, labels, query parameters and the payload travel elsewhere.
     JsonName,
 }
 
@@ -134,12 +139,17 @@ fn expect_start_object(token: &Token<'_>, shape: &Shape) -> Result<(), JsonError
     }
 }
 
+/// The key a member travels under, or `None` when it is not in the body at all.
+fn wire_name(member: &Member, names: KeyNames) -> Option<&'static str> {
+    match names {
+        KeyNames::Member => Some(member.name),
+        KeyNames::JsonName if member.http == HttpBinding::Body => Some(member.json_name.unwrap_or(member.name)),
+        KeyNames::JsonName => None,
+    }
+}
+
 fn member_index(shape: &Shape, key: &str, names: KeyNames) -> Option<usize> {
-    let wire = |m: &Member| match names {
-        KeyNames::JsonName => m.json_name.unwrap_or(m.name),
-        KeyNames::Member => m.name,
-    };
-    shape.members.iter().position(|m| wire(m) == key)
+    shape.members.iter().position(|m| wire_name(m, names) == Some(key))
 }
 
 fn decode_struct(
@@ -202,9 +212,12 @@ fn decode_scalar(token: Token<'_>, shape: &Shape, member: Option<&Member>) -> Re
             Ok(Value::String(number_text(value)))
         }
         (k, Token::ValueNumber { value, .. }) if k.is_integral() => match value {
-            Number::PosInt(n) => i64::try_from(n).map(Value::Int).or_else(|_| mismatch()),
-            Number::NegInt(n) => Ok(Value::Int(n)),
-            Number::Float(_) => mismatch(),
+            Number::PosInt(n) => match i64::try_from(n) {
+                Ok(n) if k.holds(n) => Ok(Value::Int(n)),
+                _ => mismatch(),
+            },
+            Number::NegInt(n) if k.holds(n) => Ok(Value::Int(n)),
+            _ => mismatch(),
         },
         (ShapeType::Float | ShapeType::Double, Token::ValueNumber { value, .. }) => {
             Ok(Value::Float(value.to_f64_lossy()))

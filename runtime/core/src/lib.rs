@@ -3,16 +3,19 @@
 //! - [`schema`]: static tables describing shapes, members, operations and services;
 //! - [`value`]: the protocol-neutral value model and conversions to generated types;
 //! - [`validate`]: the constraint engine, answering in AWS's wording;
-//! - [`error`]: AWS errors and what an operation can fail with.
+//! - [`error`]: AWS errors and what an operation can fail with;
+//! - [`service`]: the type-erased service handler the gateway dispatches to.
 //!
 //! It has no async runtime, HTTP or storage in its dependency tree, so any tool can use a
 //! generated crate's types and validators on their own.
 
 pub mod context;
 pub mod error;
+pub mod id;
 pub mod json;
 pub mod prelude_shapes;
 pub mod schema;
+pub mod service;
 pub mod validate;
 pub mod value;
 

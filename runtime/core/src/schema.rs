@@ -48,6 +48,17 @@ impl ShapeType {
             ShapeType::Byte | ShapeType::Short | ShapeType::Integer | ShapeType::IntEnum | ShapeType::Long
         )
     }
+
+    /// Whether `n` fits an integral shape of this type (a wider number is a type mismatch, not a
+    /// constraint violation). Non-integral types hold any `i64`.
+    pub fn holds(self, n: i64) -> bool {
+        match self {
+            ShapeType::Byte => i8::try_from(n).is_ok(),
+            ShapeType::Short => i16::try_from(n).is_ok(),
+            ShapeType::Integer | ShapeType::IntEnum => i32::try_from(n).is_ok(),
+            _ => true,
+        }
+    }
 }
 
 /// Constraint traits of a shape (or of a member, overriding its target's).

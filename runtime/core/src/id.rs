@@ -1,0 +1,66 @@
+//! Random identifiers: request ids, access keys, resource ids.
+//!
+//! Randomness comes from the standard library's per-process random hash keys, mixed with a
+//! counter — unpredictable enough for an emulator's ids and secrets, and no extra dependency.
+
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// 64 random bits.
+pub fn random_u64() -> u64 {
+    let mut h = std::hash::RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.finish()
+}
+
+/// A random string of `len` characters drawn from `alphabet` (ASCII).
+pub fn random_string(alphabet: &[u8], len: usize) -> String {
+    let mut out = String::with_capacity(len);
+    let mut bits = 0u64;
+    for i in 0..len {
+        if i % 8 == 0 {
+            bits = random_u64();
+        }
+        out.push(alphabet[(bits & 0xff) as usize % alphabet.len()] as char);
+        bits >>= 8;
+    }
+    out
+}
+
+/// A UUID version 4 in its usual text form, as AWS writes request ids.
+pub fn uuid() -> String {
+    let (a, b) = (random_u64(), random_u64());
+    let b = (b & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000;
+    let a = (a & 0xffff_ffff_ffff_0fff) | 0x0000_0000_0000_4000;
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xffff,
+        b >> 48,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_are_version_4_and_distinct() {
+        let (a, b) = (uuid(), uuid());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        assert_eq!(&a[14..15], "4");
+        assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"));
+    }
+
+    #[test]
+    fn random_strings_use_the_alphabet() {
+        let s = random_string(b"AB", 40);
+        assert_eq!(s.len(), 40);
+        assert!(s.bytes().all(|c| c == b'A' || c == b'B'));
+    }
+}

@@ -1,0 +1,199 @@
+//! [`Value`] → JSON text, guided by a shape: the inverse of [`decode`](super::decode).
+//!
+//! Structures become objects keyed like the decoder reads them ([`KeyNames`]), absent members
+//! are left out, blobs are base64, timestamps follow `@timestampFormat` (epoch seconds by
+//! default), non-finite floats are the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+//! The value drives the output and the shape only names and formats it, so a value that does
+//! not fit its shape still encodes (as what it is) rather than failing.
+
+use aws_smithy_json::serialize::JsonValueWriter;
+use aws_smithy_types::date_time::Format;
+use aws_smithy_types::Number;
+
+use super::{wire_name, KeyNames};
+use crate::schema::{Member, Shape, TimestampFormat};
+use crate::value::{DateTime, Document, Value};
+
+/// Encodes `value`, a value of `shape`, as a JSON document.
+///
+/// ```
+/// use stratus_core::json::{encode, KeyNames};
+/// use stratus_core::prelude_shapes::STRING;
+/// use stratus_core::Value;
+/// assert_eq!(encode(&STRING, &Value::String("hi".into()), KeyNames::Member), r#""hi""#);
+/// ```
+pub fn encode(shape: &'static Shape, value: &Value, names: KeyNames) -> String {
+    let mut out = String::new();
+    write_value(JsonValueWriter::new(&mut out), shape, None, value, names);
+    out
+}
+
+fn write_value(w: JsonValueWriter<'_>, shape: &'static Shape, member: Option<&Member>, value: &Value, names: KeyNames) {
+    match value {
+        Value::Null => w.null(),
+        Value::Bool(b) => w.boolean(*b),
+        Value::Int(n) => w.number(int(*n)),
+        Value::Float(f) => w.number(Number::Float(*f)),
+        Value::String(s) => w.string(s),
+        Value::Blob(b) => w.string(&aws_smithy_types::base64::encode(b)),
+        Value::Timestamp(t) => write_timestamp(
+            w,
+            t,
+            member.and_then(Member::timestamp_format).or(shape.timestamp_format),
+        ),
+        Value::List(items) => {
+            let item = shape.members.first();
+            let mut array = w.start_array();
+            for v in items {
+                write_value(array.value(), item.map_or(shape, |m| m.target), item, v, names);
+            }
+            array.finish();
+        }
+        Value::Map(entries) => {
+            let value_member = shape.members.get(1);
+            let mut object = w.start_object();
+            for (k, v) in entries {
+                write_value(
+                    object.key(k),
+                    value_member.map_or(shape, |m| m.target),
+                    value_member,
+                    v,
+                    names,
+                );
+            }
+            object.finish();
+        }
+        Value::Struct(slots) => {
+            let mut object = w.start_object();
+            for (m, v) in shape.members.iter().zip(slots) {
+                if let (Some(v), Some(key)) = (v, wire_name(m, names)) {
+                    write_value(object.key(key), m.target, Some(m), v, names);
+                }
+            }
+            object.finish();
+        }
+        Value::Union(i, v) => {
+            let mut object = w.start_object();
+            if let Some(m) = shape.members.get(*i) {
+                write_value(
+                    object.key(wire_name(m, names).unwrap_or(m.name)),
+                    m.target,
+                    Some(m),
+                    v,
+                    names,
+                );
+            }
+            object.finish();
+        }
+        Value::Document(d) => write_document(w, d),
+    }
+}
+
+fn int(n: i64) -> Number {
+    match u64::try_from(n) {
+        Ok(n) => Number::PosInt(n),
+        Err(_) => Number::NegInt(n),
+    }
+}
+
+fn write_timestamp(w: JsonValueWriter<'_>, t: &DateTime, format: Option<TimestampFormat>) {
+    let format = match format {
+        Some(TimestampFormat::DateTime) => Format::DateTime,
+        Some(TimestampFormat::HttpDate) => Format::HttpDate,
+        Some(TimestampFormat::EpochSeconds) | None => Format::EpochSeconds,
+    };
+    // Text formats cannot write years outside 0001–9999; epoch seconds can write any instant.
+    match t.fmt(format) {
+        Ok(text) if format != Format::EpochSeconds => w.string(&text),
+        _ => w.number(Number::Float(t.as_secs_f64())),
+    }
+}
+
+fn write_document(w: JsonValueWriter<'_>, d: &Document) {
+    match d {
+        Document::Null => w.null(),
+        Document::Bool(b) => w.boolean(*b),
+        Document::Int(n) => w.number(int(*n)),
+        Document::Float(f) => w.number(Number::Float(*f)),
+        Document::String(s) => w.string(s),
+        Document::List(items) => {
+            let mut array = w.start_array();
+            for item in items {
+                write_document(array.value(), item);
+            }
+            array.finish();
+        }
+        Document::Map(entries) => {
+            let mut object = w.start_object();
+            for (k, v) in entries {
+                write_document(object.key(k), v);
+            }
+            object.finish();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::decode;
+    use crate::prelude_shapes::{BLOB, DOUBLE, INTEGER, STRING, TIMESTAMP};
+    use crate::schema::{HttpBinding, ShapeType};
+
+    static LIST: Shape = Shape {
+        members: &[Member::plain("member", &STRING)],
+        ..Shape::simple("L", ShapeType::List)
+    };
+    static SHAPE: Shape = Shape {
+        members: &[
+            Member {
+                json_name: Some("name"),
+                ..Member::plain("Name", &STRING)
+            },
+            Member::plain("Count", &INTEGER),
+            Member::plain("Tags", &LIST),
+            Member::plain("Data", &BLOB),
+            Member::plain("At", &TIMESTAMP),
+            Member {
+                timestamp_format: Some(TimestampFormat::DateTime),
+                ..Member::plain("AtText", &TIMESTAMP)
+            },
+            Member::plain("Ratio", &DOUBLE),
+            Member {
+                http: HttpBinding::Header("x-h"),
+                ..Member::plain("Header", &STRING)
+            },
+        ],
+        ..Shape::simple("S", ShapeType::Structure)
+    };
+
+    fn sample() -> Value {
+        Value::Struct(vec![
+            Some(Value::String("a\"b".into())),
+            Some(Value::Int(-3)),
+            Some(Value::List(vec![Value::String("t".into())])),
+            Some(Value::Blob(b"hi".to_vec())),
+            Some(Value::Timestamp(DateTime::from_secs_f64(1.5))),
+            Some(Value::Timestamp(DateTime::from_secs(0))),
+            Some(Value::Float(f64::NEG_INFINITY)),
+            Some(Value::String("h".into())),
+        ])
+    }
+
+    #[test]
+    fn writes_member_names_formats_and_round_trips() {
+        let text = encode(&SHAPE, &sample(), KeyNames::Member);
+        assert_eq!(
+            text,
+            r#"{"Name":"a\"b","Count":-3,"Tags":["t"],"Data":"aGk=","At":1.5,"AtText":"1970-01-01T00:00:00Z","Ratio":"-Infinity","Header":"h"}"#
+        );
+        assert_eq!(decode(&SHAPE, text.as_bytes(), KeyNames::Member).unwrap(), sample());
+    }
+
+    #[test]
+    fn json_names_leave_out_members_bound_elsewhere() {
+        let text = encode(&SHAPE, &sample(), KeyNames::JsonName);
+        assert!(text.starts_with(r#"{"name":"a\"b","#), "{text}");
+        assert!(!text.contains("Header"), "{text}");
+    }
+}

@@ -1,0 +1,33 @@
+//! The type-erased face of a service, so the gateway can hold every service in one table.
+//!
+//! Each generated crate implements [`ServiceHandler`] for `Handler<S>` where `S` implements
+//! that crate's service trait; `Handler(NotImplemented)` serves a service nobody has written
+//! yet, answering every operation with AWS's not-implemented error after validation.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::context::RequestContext;
+use crate::error::OperationError;
+use crate::schema::{Operation, Service};
+use crate::value::Value;
+
+/// A boxed, sendable future: what a type-erased operation call returns.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A service, callable with decoded and validated input values.
+pub trait ServiceHandler: Send + Sync + 'static {
+    /// The service's schema.
+    fn schema(&self) -> &'static Service;
+
+    /// Whether a hand-written implementation stands behind the generated trait.
+    fn implemented(&self) -> bool;
+
+    /// Calls `operation` (one of `schema().operations`) with its input value.
+    fn call<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        operation: &'static Operation,
+        input: Value,
+    ) -> BoxFuture<'a, Result<Value, OperationError>>;
+}

@@ -1,0 +1,365 @@
+//! rpcv2Cbor: `POST /service/<ServiceShape>/operation/<Operation>` with
+//! `smithy-protocol: rpc-v2-cbor` and a CBOR body; CBOR answers.
+//!
+//! Structures are maps keyed by member names (absent members left out, nulls ignored),
+//! unions maps with one key, lists arrays, blobs byte strings, timestamps tag 1 over epoch
+//! seconds; definite and indefinite lengths are both read. Errors are maps with
+//! `"__type": "<namespace>#<Code>"` and the error's members (`message` for common errors).
+//! An operation without output answers with an empty body and no `Content-Type`.
+//!
+//! ```
+//! use stratus_core::prelude_shapes::STRING;
+//! use stratus_core::Value;
+//! use stratus_protocol::cbor::{from_cbor, to_cbor};
+//! let bytes = to_cbor(&STRING, &Value::String("hi".into()));
+//! assert_eq!(bytes, b"\x62hi");
+//! assert_eq!(from_cbor(&STRING, &bytes).unwrap(), Value::String("hi".into()));
+//! ```
+
+use aws_smithy_cbor::data::Type;
+use aws_smithy_cbor::{Decoder, Encoder};
+use aws_smithy_types::Blob;
+use stratus_core::prelude_shapes::{STRING, UNIT};
+use stratus_core::schema::{Operation, Protocol, Service, Shape, ShapeType};
+use stratus_core::{Document, OperationError, Value};
+
+use crate::failure::Failure;
+use crate::reply::{respond, set_header};
+use crate::{ProtocolError, Request, Response, MAX_DEPTH};
+
+/// The `Content-Type` of CBOR bodies.
+pub const MEDIA_TYPE: &str = "application/cbor";
+
+/// The operation named by the request path.
+pub(crate) fn operation_for(service: &'static Service, req: &Request) -> Result<&'static Operation, ProtocolError> {
+    let path = req.uri.path();
+    let unknown = || ProtocolError::UnknownOperation {
+        protocol: Protocol::RpcV2Cbor,
+        name: path.to_owned(),
+    };
+    let segments: Vec<&str> = path.split('/').collect();
+    match segments.as_slice() {
+        [.., "service", s, "operation", op] if *s == service.shape_name => service.operation(op).ok_or_else(unknown),
+        _ => Err(unknown()),
+    }
+}
+
+pub(crate) fn decode(op: &'static Operation, req: &Request) -> Result<Value, ProtocolError> {
+    if req.body.is_empty() {
+        return Ok(Value::empty_struct(op.input.members.len()));
+    }
+    let content_type = req.header("content-type").unwrap_or_default();
+    if !content_type.trim().eq_ignore_ascii_case(MEDIA_TYPE) {
+        return Err(ProtocolError::UnsupportedMediaType {
+            expected: MEDIA_TYPE,
+            found: content_type.to_owned(),
+        });
+    }
+    from_cbor(op.input, req.body).map_err(|message| ProtocolError::MalformedBody {
+        protocol: Protocol::RpcV2Cbor,
+        message,
+    })
+}
+
+/// Reads a CBOR data item as a value of `shape`; nothing may follow it.
+pub fn from_cbor(shape: &'static Shape, bytes: &[u8]) -> Result<Value, String> {
+    let mut d = Decoder::new(bytes);
+    let value = read_value(&mut d, shape, 0)?;
+    if d.position() != bytes.len() {
+        return Err("unexpected data after the CBOR value".into());
+    }
+    Ok(value)
+}
+
+fn error(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Whether the next item is the `break` that ends an indefinite-length container; consumes it.
+fn at_break(d: &mut Decoder<'_>) -> Result<bool, String> {
+    if d.datatype().map_err(error)? == Type::Break {
+        d.set_position(d.position() + 1);
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Calls `item` for each element of a container of `len` items (`None`: indefinite).
+fn each(
+    d: &mut Decoder<'_>,
+    len: Option<u64>,
+    mut item: impl FnMut(&mut Decoder<'_>) -> Result<(), String>,
+) -> Result<(), String> {
+    match len {
+        Some(n) => (0..n).try_for_each(|_| item(d)),
+        None => loop {
+            if at_break(d)? {
+                return Ok(());
+            }
+            item(d)?;
+        },
+    }
+}
+
+fn is_null(d: &mut Decoder<'_>) -> Result<bool, String> {
+    if matches!(d.datatype().map_err(error)?, Type::Null | Type::Undefined) {
+        d.skip().map_err(error)?;
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+fn read_value(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize) -> Result<Value, String> {
+    if depth > MAX_DEPTH {
+        return Err("CBOR nesting is too deep".into());
+    }
+    if is_null(d)? {
+        return Ok(Value::Null);
+    }
+    let mismatch =
+        |e: &dyn std::fmt::Display| format!("unexpected CBOR value for {} ({:?}): {e}", shape.name, shape.kind);
+    match shape.kind {
+        ShapeType::Structure | ShapeType::Union => read_struct(d, shape, depth),
+        ShapeType::List => {
+            let item = shape.list_member();
+            let len = d.list().map_err(|e| mismatch(&e))?;
+            let mut items = Vec::new();
+            each(d, len, |d| {
+                let v = read_value(d, item.target, depth + 1)?;
+                if v != Value::Null || shape.sparse {
+                    items.push(v);
+                }
+                Ok(())
+            })?;
+            Ok(Value::List(items))
+        }
+        ShapeType::Map => {
+            let (_, value) = shape.map_members();
+            let len = d.map().map_err(|e| mismatch(&e))?;
+            let mut entries = Vec::new();
+            each(d, len, |d| {
+                let key = d.str().map_err(error)?.into_owned();
+                let v = read_value(d, value.target, depth + 1)?;
+                if v != Value::Null || shape.sparse {
+                    entries.push((key, v));
+                }
+                Ok(())
+            })?;
+            Ok(Value::Map(entries))
+        }
+        ShapeType::Boolean => d.boolean().map(Value::Bool).map_err(|e| mismatch(&e)),
+        k if k.is_integral() => match d.long() {
+            Ok(n) if k.holds(n) => Ok(Value::Int(n)),
+            Ok(n) => Err(mismatch(&format!("{n} is out of range"))),
+            Err(e) => Err(mismatch(&e)),
+        },
+        ShapeType::Float | ShapeType::Double => match d.datatype().map_err(error)? {
+            Type::F16 | Type::F32 | Type::F64 => d.double().map(Value::Float).map_err(|e| mismatch(&e)),
+            _ => d.long().map(|n| Value::Float(n as f64)).map_err(|e| mismatch(&e)),
+        },
+        ShapeType::String | ShapeType::Enum | ShapeType::BigInteger | ShapeType::BigDecimal => {
+            d.str().map(|s| Value::String(s.into_owned())).map_err(|e| mismatch(&e))
+        }
+        ShapeType::Blob => d.blob().map(|b| Value::Blob(b.into_inner())).map_err(|e| mismatch(&e)),
+        ShapeType::Timestamp => read_timestamp(d).map(Value::Timestamp).map_err(|e| mismatch(&e)),
+        ShapeType::Document => Err(format!("{} cannot travel in CBOR", shape.name)),
+        _ => Err(mismatch(&"unsupported shape")),
+    }
+}
+
+/// Tag 1 (one byte, `0xc1`) over epoch seconds, integral or not.
+fn read_timestamp(d: &mut Decoder<'_>) -> Result<stratus_core::DateTime, String> {
+    let start = d.position();
+    if let Ok(t) = d.timestamp() {
+        return Ok(t);
+    }
+    d.set_position(start);
+    if d.datatype().map_err(error)? != Type::Tag {
+        return Err("expected tag 1 (epoch seconds)".into());
+    }
+    // An integral time after the tag: `timestamp()` reads only floats.
+    d.set_position(start + 1);
+    let secs = d.long().map_err(error)?;
+    Ok(stratus_core::DateTime::from_secs(secs))
+}
+
+fn read_struct(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize) -> Result<Value, String> {
+    let len = d.map().map_err(|e| format!("expected a map for {}: {e}", shape.name))?;
+    let mut slots: Vec<Option<Value>> = vec![None; shape.members.len()];
+    each(d, len, |d| {
+        let key = d.str().map_err(error)?;
+        match shape.members.iter().position(|m| m.name == key) {
+            Some(i) => {
+                let v = read_value(d, shape.members[i].target, depth + 1)?;
+                if v != Value::Null {
+                    slots[i] = Some(v);
+                }
+            }
+            None => d.skip().map_err(error)?,
+        }
+        Ok(())
+    })?;
+    if shape.kind != ShapeType::Union {
+        return Ok(Value::Struct(slots));
+    }
+    let mut set = slots.into_iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v)));
+    match (set.next(), set.next()) {
+        (Some((i, v)), None) => Ok(Value::Union(i, Box::new(v))),
+        (None, _) => Err(format!("union {} has no member set", shape.name)),
+        _ => Err(format!("union {} has more than one member set", shape.name)),
+    }
+}
+
+/// Writes `value`, a value of `shape`, as one CBOR data item.
+pub fn to_cbor(shape: &'static Shape, value: &Value) -> Vec<u8> {
+    let mut e = Encoder::new(Vec::new());
+    write_value(&mut e, shape, value);
+    e.into_writer()
+}
+
+fn write_value(e: &mut Encoder, shape: &'static Shape, value: &Value) {
+    match value {
+        Value::Null => {
+            e.null();
+        }
+        Value::Bool(b) => {
+            e.boolean(*b);
+        }
+        Value::Int(n) => {
+            e.long(*n);
+        }
+        Value::Float(f) if shape.kind == ShapeType::Float => {
+            e.float(*f as f32);
+        }
+        Value::Float(f) => {
+            e.double(*f);
+        }
+        Value::String(s) => {
+            e.str(s);
+        }
+        Value::Blob(b) => {
+            e.blob(&Blob::new(b.as_slice()));
+        }
+        Value::Timestamp(t) => {
+            e.timestamp(t);
+        }
+        Value::List(items) => {
+            let item = shape.members.first().map_or(shape, |m| m.target);
+            e.array(items.len());
+            items.iter().for_each(|v| write_value(e, item, v));
+        }
+        Value::Map(entries) => {
+            let value = shape.members.get(1).map_or(shape, |m| m.target);
+            e.map(entries.len());
+            for (k, v) in entries {
+                e.str(k);
+                write_value(e, value, v);
+            }
+        }
+        Value::Struct(slots) => {
+            let set: Vec<_> = shape
+                .members
+                .iter()
+                .zip(slots)
+                .filter_map(|(m, v)| Some((m, v.as_ref()?)))
+                .collect();
+            e.map(set.len());
+            for (m, v) in set {
+                e.str(m.name);
+                write_value(e, m.target, v);
+            }
+        }
+        Value::Union(i, v) => match shape.members.get(*i) {
+            Some(m) => {
+                e.map(1).str(m.name);
+                write_value(e, m.target, v);
+            }
+            None => {
+                e.map(0);
+            }
+        },
+        Value::Document(d) => write_document(e, d),
+    }
+}
+
+fn write_document(e: &mut Encoder, d: &Document) {
+    match d {
+        Document::Null => {
+            e.null();
+        }
+        Document::Bool(b) => {
+            e.boolean(*b);
+        }
+        Document::Int(n) => {
+            e.long(*n);
+        }
+        Document::Float(f) => {
+            e.double(*f);
+        }
+        Document::String(s) => {
+            e.str(s);
+        }
+        Document::List(items) => {
+            e.array(items.len());
+            items.iter().for_each(|v| write_document(e, v));
+        }
+        Document::Map(entries) => {
+            e.map(entries.len());
+            for (k, v) in entries {
+                e.str(k);
+                write_document(e, v);
+            }
+        }
+    }
+}
+
+pub(crate) fn encode_output(op: &'static Operation, output: &Value, request_id: &str) -> Response {
+    let mut response = if std::ptr::eq(op.output, &UNIT) {
+        respond(200, None, Vec::new())
+    } else {
+        respond(200, Some(MEDIA_TYPE), to_cbor(op.output, output))
+    };
+    headers(&mut response, request_id);
+    response
+}
+
+pub(crate) fn encode_error(service: &'static Service, error: &OperationError, request_id: &str) -> Response {
+    let failure = Failure::of(error);
+    let mut e = Encoder::new(Vec::new());
+    let type_name = format!("{}#{}", service.namespace, failure.code);
+    match failure.modeled {
+        Some((shape, Value::Struct(slots))) => {
+            let set: Vec<_> = shape
+                .members
+                .iter()
+                .zip(slots)
+                .filter_map(|(m, v)| Some((m, v.as_ref()?)))
+                .collect();
+            e.map(set.len() + 1).str("__type").str(&type_name);
+            for (m, v) in set {
+                e.str(m.name);
+                write_value(&mut e, m.target, v);
+            }
+        }
+        _ => {
+            e.map(2).str("__type").str(&type_name).str("message");
+            write_value(
+                &mut e,
+                &STRING,
+                &Value::String(failure.message.unwrap_or_default().to_owned()),
+            );
+        }
+    }
+    let mut response = respond(failure.status, Some(MEDIA_TYPE), e.into_writer());
+    if service.query_compatible {
+        let value = format!("{};{}", failure.query_code, failure.sender_or_receiver());
+        set_header(&mut response, "x-amzn-query-error", &value);
+    }
+    headers(&mut response, request_id);
+    response
+}
+
+fn headers(response: &mut Response, request_id: &str) {
+    set_header(response, "smithy-protocol", "rpc-v2-cbor");
+    set_header(response, "x-amzn-requestid", request_id);
+}

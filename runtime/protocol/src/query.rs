@@ -1,0 +1,254 @@
+//! awsQuery (and the Query side of SQS and CloudWatch): form-encoded requests, XML answers.
+//!
+//! A request carries `Action=<Operation>&Version=<date>` and the input's members as
+//! parameters, in a `POST` body (`application/x-www-form-urlencoded`) or the query string:
+//! nested structures as `Outer.Inner`, lists as `Name.member.1`, `Name.member.2`, … (the item
+//! name from the list member's `@xmlName`; `Name.1`, … when `@xmlFlattened`), maps as
+//! `Name.entry.1.key` / `Name.entry.1.value` (`Name.1.key` when flattened; key and value
+//! names from `@xmlName`), members renamed by `@xmlName`, indices from 1. An empty list is
+//! `Name=`. Scalars are text; timestamps date-time.
+//!
+//! The answer is `<OpResponse xmlns="…"><OpResult>…</OpResult><ResponseMetadata><RequestId>…`
+//! (no result element for an operation without output), errors are
+//! `<ErrorResponse><Error><Type>Sender|Receiver</Type><Code/><Message/></Error><RequestId/>`
+//! with the `@awsQueryError` code and status where the error has one.
+//!
+//! ec2Query is served by the same code, which is close to but not exactly EC2's dialect
+//! (EC2 flattens every list); no service Stratus emulates speaks it.
+//!
+//! ```
+//! use stratus_protocol::query::namespace_uri;
+//! use stratus_core::schema::*;
+//! # static SERVICE: Service = Service { sdk_id: "X", namespace: "x", shape_name: "X", version: "2012-11-05",
+//! #     signing_name: "sqs", endpoint_prefix: "sqs", protocols: &[], query_compatible: false, xml_namespace: None,
+//! #     operations: &[], validation: ValidationStyle { code: "", http_status: 400, missing_code: None, path_from_input: false },
+//! #     model_sha256: "" };
+//! // A service without @xmlNamespace answers in a namespace made from its endpoint prefix.
+//! assert_eq!(namespace_uri(&SERVICE), "http://sqs.amazonaws.com/doc/2012-11-05/");
+//! ```
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use aws_smithy_xml::encode::XmlWriter;
+use stratus_core::schema::{Member, Operation, Protocol, Service, Shape, ShapeType, TimestampFormat};
+use stratus_core::{OperationError, Value};
+
+use crate::failure::Failure;
+use crate::reply::{respond, set_header};
+use crate::{text, timestamp, urlencoded, xml, ProtocolError, Request, Response, MAX_DEPTH};
+
+/// The parameters of a Query request, by name.
+type Params = BTreeMap<String, String>;
+
+/// The namespace of the service's Query answers: its `@xmlNamespace`, else one made like
+/// AWS's from the endpoint prefix and API version.
+pub fn namespace_uri(service: &Service) -> Cow<'static, str> {
+    match service.xml_namespace {
+        Some(ns) => Cow::Borrowed(ns.uri),
+        None => Cow::Owned(format!(
+            "http://{}.amazonaws.com/doc/{}/",
+            service.endpoint_prefix, service.version
+        )),
+    }
+}
+
+/// The request's parameters: the query string's, then (overriding) a form body's.
+fn params(protocol: Protocol, req: &Request) -> Result<Params, ProtocolError> {
+    let malformed = |message| ProtocolError::MalformedBody { protocol, message };
+    let mut params: Params = urlencoded::pairs(req.uri.query().unwrap_or_default())
+        .map_err(malformed)?
+        .into_iter()
+        .collect();
+    if !req.body.is_empty() {
+        let body = std::str::from_utf8(req.body).map_err(|_| malformed("the body is not UTF-8".into()))?;
+        params.extend(urlencoded::pairs(body).map_err(malformed)?);
+    }
+    Ok(params)
+}
+
+/// The operation named by the `Action` parameter.
+pub(crate) fn operation_for(
+    protocol: Protocol,
+    service: &'static Service,
+    req: &Request,
+) -> Result<&'static Operation, ProtocolError> {
+    let params = params(protocol, req)?;
+    let action = params.get("Action").ok_or(ProtocolError::MissingAction)?;
+    service
+        .operation(action)
+        .ok_or_else(|| ProtocolError::UnknownOperation {
+            protocol,
+            name: action.clone(),
+        })
+}
+
+pub(crate) fn decode(protocol: Protocol, op: &'static Operation, req: &Request) -> Result<Value, ProtocolError> {
+    let params = params(protocol, req)?;
+    read_struct(&params, "", op.input, 0).map_err(|(name, message)| ProtocolError::MalformedParameter {
+        protocol,
+        name,
+        message,
+    })
+}
+
+/// A parameter that does not parse: its name and what is wrong.
+type ParamError = (String, String);
+
+fn has_prefix(params: &Params, prefix: &str) -> bool {
+    params
+        .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+        .next()
+        .is_some_and(|(k, _)| k.starts_with(prefix))
+}
+
+/// The distinct indices `N` of parameters named `<base>N` or `<base>N.…`, in order.
+fn indices(params: &Params, base: &str) -> BTreeSet<u32> {
+    params
+        .range::<str, _>((std::ops::Bound::Included(base), std::ops::Bound::Unbounded))
+        .take_while(|(k, _)| k.starts_with(base))
+        .filter_map(|(k, _)| k[base.len()..].split('.').next()?.parse().ok())
+        .filter(|n| *n > 0)
+        .collect()
+}
+
+fn read_struct(params: &Params, prefix: &str, shape: &'static Shape, depth: usize) -> Result<Value, ParamError> {
+    let mut slots = Vec::with_capacity(shape.members.len());
+    for m in shape.members {
+        let key = format!("{prefix}{}", xml::member_name(m));
+        slots.push(read_member(params, &key, m, depth + 1)?);
+    }
+    if shape.kind != ShapeType::Union {
+        return Ok(Value::Struct(slots));
+    }
+    let mut set = slots.into_iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v)));
+    match (set.next(), set.next()) {
+        (Some((i, v)), None) => Ok(Value::Union(i, Box::new(v))),
+        _ => Err((
+            prefix.trim_end_matches('.').to_owned(),
+            "a union needs exactly one member".into(),
+        )),
+    }
+}
+
+/// The value of `member` at parameter `key`, `None` when no parameter mentions it.
+fn read_member(params: &Params, key: &str, member: &'static Member, depth: usize) -> Result<Option<Value>, ParamError> {
+    if depth > MAX_DEPTH {
+        return Err((key.to_owned(), "parameters are nested too deeply".into()));
+    }
+    let target = member.target;
+    match target.kind {
+        ShapeType::Structure | ShapeType::Union => {
+            let prefix = format!("{key}.");
+            if !has_prefix(params, &prefix) {
+                return Ok(None);
+            }
+            read_struct(params, &prefix, target, depth).map(Some)
+        }
+        ShapeType::List => {
+            let item = target.list_member();
+            let base = if member.xml_flattened {
+                format!("{key}.")
+            } else {
+                format!("{key}.{}.", item.xml_name.unwrap_or("member"))
+            };
+            let found = indices(params, &base);
+            if found.is_empty() {
+                return Ok(params
+                    .get(key)
+                    .filter(|v| v.is_empty())
+                    .map(|_| Value::List(Vec::new())));
+            }
+            let mut items = Vec::with_capacity(found.len());
+            for n in found {
+                let value = read_member(params, &format!("{base}{n}"), item, depth + 1)?;
+                items.push(value.unwrap_or(Value::Null));
+            }
+            Ok(Some(Value::List(items)))
+        }
+        ShapeType::Map => {
+            let (k, v) = target.map_members();
+            let base = if member.xml_flattened {
+                format!("{key}.")
+            } else {
+                format!("{key}.entry.")
+            };
+            let found = indices(params, &base);
+            if found.is_empty() {
+                return Ok(params.get(key).filter(|v| v.is_empty()).map(|_| Value::Map(Vec::new())));
+            }
+            let mut entries = Vec::with_capacity(found.len());
+            for n in found {
+                let key_param = format!("{base}{n}.{}", k.xml_name.unwrap_or("key"));
+                let Some(name) = params.get(&key_param) else {
+                    return Err((key_param, "a map entry needs a key".into()));
+                };
+                let value = read_member(
+                    params,
+                    &format!("{base}{n}.{}", v.xml_name.unwrap_or("value")),
+                    v,
+                    depth + 1,
+                )?;
+                entries.push((name.clone(), value.unwrap_or(Value::Null)));
+            }
+            Ok(Some(Value::Map(entries)))
+        }
+        ShapeType::Document => match params.get(key) {
+            Some(_) => Err((key.to_owned(), "documents cannot travel in Query parameters".into())),
+            None => Ok(None),
+        },
+        _ => params
+            .get(key)
+            .map(|text| {
+                text::parse(
+                    target,
+                    text,
+                    timestamp::format_of(Some(member), TimestampFormat::DateTime),
+                )
+            })
+            .transpose()
+            .map_err(|message| (key.to_owned(), message)),
+    }
+}
+
+pub(crate) fn encode_output(
+    service: &'static Service,
+    op: &'static Operation,
+    output: &Value,
+    request_id: &str,
+) -> Response {
+    let response_name = format!("{}Response", op.name);
+    let result_name = format!("{}Result", op.name);
+    let ns = namespace_uri(service);
+    let mut body = String::new();
+    let mut writer = XmlWriter::new(&mut body);
+    let mut root = writer.start_el(&response_name).write_ns(&ns, None).finish();
+    if !std::ptr::eq(op.output, &stratus_core::prelude_shapes::UNIT) {
+        let mut result = root.start_el(&result_name).finish();
+        xml::write_members(&mut result, op.output, output);
+        result.finish();
+    }
+    let mut meta = root.start_el("ResponseMetadata").finish();
+    meta.start_el("RequestId").finish().data(request_id);
+    meta.finish();
+    root.finish();
+    xml_response(200, body, request_id)
+}
+
+pub(crate) fn encode_error(service: &'static Service, error: &OperationError, request_id: &str) -> Response {
+    let failure = Failure::of(error);
+    let ns = namespace_uri(service);
+    let mut body = String::new();
+    let mut writer = XmlWriter::new(&mut body);
+    let mut root = writer.start_el("ErrorResponse").write_ns(&ns, None).finish();
+    xml::write_error_fields(&mut root.start_el("Error").finish(), &failure, failure.query_code, true);
+    root.start_el("RequestId").finish().data(request_id);
+    root.finish();
+    xml_response(failure.query_status, body, request_id)
+}
+
+fn xml_response(status: u16, body: String, request_id: &str) -> Response {
+    let mut response = respond(status, Some("text/xml"), body.into_bytes());
+    set_header(&mut response, "x-amzn-requestid", request_id);
+    response
+}

@@ -1,0 +1,31 @@
+//! Building responses without ever failing: a header value that HTTP cannot carry is left
+//! out rather than turned into a panic or a 500.
+
+use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use http::StatusCode;
+
+use crate::Response;
+
+/// A response with `status` and `body`, and `Content-Type` when given.
+pub(crate) fn respond(status: u16, content_type: Option<&str>, body: Vec<u8>) -> Response {
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if let Some(ct) = content_type {
+        set_header(&mut response, CONTENT_TYPE.as_str(), ct);
+    }
+    response
+}
+
+/// Sets header `name`, unless name or value are not valid HTTP.
+pub(crate) fn set_header(response: &mut Response, name: &str, value: &str) {
+    if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+        response.headers_mut().insert(name, value);
+    }
+}
+
+/// Adds a value to header `name` (kept beside earlier ones), unless not valid HTTP.
+pub(crate) fn append_header(response: &mut Response, name: &str, value: &str) {
+    if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+        response.headers_mut().append(name, value);
+    }
+}

@@ -1,0 +1,414 @@
+//! XML ↔ [`Value`], guided by a shape: the body format of restXml and of awsQuery's answers.
+//!
+//! The rules are Smithy's XML bindings. A member is an element named by its `@xmlName` (else
+//! its member name); `@xmlAttribute` members are attributes of their structure's element;
+//! lists are wrapped (`<Name><member>…</member></Name>`, the item name from the list member's
+//! `@xmlName`) unless `@xmlFlattened` (`<Name>…</Name>` repeated); maps are
+//! `<Name><entry><key/><value/></entry></Name>` (key and value names from `@xmlName`), or
+//! `<Name><key/><value/></Name>` repeated when flattened; `@xmlNamespace` on a member or shape
+//! adds an `xmlns` to its element. Scalars are text (see the timestamp rules in the crate),
+//! timestamps date-time by default. Only members bound to the body take part.
+//!
+//! ```
+//! use stratus_core::prelude_shapes::STRING;
+//! use stratus_core::schema::{Member, Shape, ShapeType};
+//! use stratus_core::Value;
+//! use stratus_protocol::xml::{from_document, to_document};
+//!
+//! static GREETING: Shape = Shape {
+//!     members: &[Member::plain("Name", &STRING)],
+//!     ..Shape::simple("Greeting", ShapeType::Structure)
+//! };
+//! let value = Value::Struct(vec![Some(Value::String("Ada & co".into()))]);
+//! let xml = to_document("Greeting", None, &GREETING, &value);
+//! assert_eq!(xml, "<Greeting><Name>Ada &amp; co</Name></Greeting>");
+//! assert_eq!(from_document(&GREETING, xml.as_bytes()).unwrap(), value);
+//! ```
+
+use aws_smithy_xml::decode::{try_data, Document, ScopedDecoder};
+use aws_smithy_xml::encode::{ElWriter, ScopeWriter, XmlWriter};
+use stratus_core::schema::{HttpBinding, Member, Shape, ShapeType, TimestampFormat, XmlNamespace};
+use stratus_core::Value;
+
+use crate::failure::{message_index, Failure};
+use crate::{text, timestamp, MAX_DEPTH};
+
+/// The element (or attribute) name of a member.
+pub fn member_name(member: &Member) -> &'static str {
+    member.xml_name.unwrap_or(member.name)
+}
+
+/// The root element name of a structure written on its own (a restXml body or payload).
+pub fn root_name(shape: &Shape) -> &'static str {
+    shape.xml_name.unwrap_or(shape.name)
+}
+
+fn in_body(member: &Member) -> bool {
+    member.http == HttpBinding::Body
+}
+
+fn ts_format(member: Option<&Member>) -> TimestampFormat {
+    timestamp::format_of(member, TimestampFormat::DateTime)
+}
+
+/// Writes `value`, a value of `shape`, as a document with root element `root`, declaring
+/// `namespace` (else the shape's own `@xmlNamespace`) on it.
+pub fn to_document(
+    root: &'static str,
+    namespace: Option<XmlNamespace>,
+    shape: &'static Shape,
+    value: &Value,
+) -> String {
+    let mut out = String::new();
+    let mut writer = XmlWriter::new(&mut out);
+    let mut el = writer.start_el(root);
+    if let Some(ns) = namespace.or(shape.xml_namespace) {
+        el = el.write_ns(ns.uri, ns.prefix);
+    }
+    fill(el, shape, None, value);
+    out
+}
+
+/// Writes the body members of a structure (or the member of a union) as children of `scope`.
+pub(crate) fn write_members(scope: &mut ScopeWriter<'_, '_>, shape: &'static Shape, value: &Value) {
+    match value {
+        Value::Struct(slots) => {
+            for (m, v) in shape.members.iter().zip(slots) {
+                if let (Some(v), true, false) = (v, in_body(m), m.xml_attribute) {
+                    write_member(scope, m, v);
+                }
+            }
+        }
+        Value::Union(i, v) => {
+            if let Some(m) = shape.members.get(*i) {
+                write_member(scope, m, v);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Writes one member, repeating the element for flattened lists and maps.
+pub(crate) fn write_member(scope: &mut ScopeWriter<'_, '_>, member: &'static Member, value: &Value) {
+    let name = member_name(member);
+    match (member.target.kind, value) {
+        (ShapeType::List, Value::List(items)) if member.xml_flattened => {
+            let item = member.target.members.first();
+            for v in items {
+                let target = item.map_or(member.target, |i| i.target);
+                write_element(scope, name, member.xml_namespace, target, item, v);
+            }
+        }
+        (ShapeType::Map, Value::Map(entries)) if member.xml_flattened => {
+            for (k, v) in entries {
+                let mut el = scope.start_el(name);
+                if let Some(ns) = member.xml_namespace {
+                    el = el.write_ns(ns.uri, ns.prefix);
+                }
+                let mut entry = el.finish();
+                write_entry(&mut entry, member.target, k, v);
+            }
+        }
+        _ => write_element(scope, name, member.xml_namespace, member.target, Some(member), value),
+    }
+}
+
+fn write_element(
+    scope: &mut ScopeWriter<'_, '_>,
+    name: &'static str,
+    namespace: Option<XmlNamespace>,
+    shape: &'static Shape,
+    member: Option<&Member>,
+    value: &Value,
+) {
+    let mut el = scope.start_el(name);
+    if let Some(ns) = namespace.or(shape.xml_namespace) {
+        el = el.write_ns(ns.uri, ns.prefix);
+    }
+    fill(el, shape, member, value);
+}
+
+/// Writes attributes and content of an element that has been opened for `value`.
+fn fill(mut el: ElWriter<'_, '_>, shape: &'static Shape, member: Option<&Member>, value: &Value) {
+    if let Value::Struct(slots) = value {
+        for (m, v) in shape.members.iter().zip(slots) {
+            if let (Some(v), true) = (v, m.xml_attribute) {
+                if let Some(text) = text::format(v, ts_format(Some(m))) {
+                    el.write_attribute(member_name(m), &text);
+                }
+            }
+        }
+    }
+    let mut scope = el.finish();
+    match value {
+        Value::Struct(_) | Value::Union(..) => write_members(&mut scope, shape, value),
+        Value::List(items) => {
+            let item = shape.members.first();
+            let name = item.and_then(|i| i.xml_name).unwrap_or("member");
+            for v in items {
+                let target = item.map_or(shape, |i| i.target);
+                write_element(&mut scope, name, item.and_then(|i| i.xml_namespace), target, item, v);
+            }
+        }
+        Value::Map(entries) => {
+            for (k, v) in entries {
+                let mut entry = scope.start_el("entry").finish();
+                write_entry(&mut entry, shape, k, v);
+            }
+        }
+        other => {
+            if let Some(text) = text::format(other, ts_format(member)) {
+                scope.data(&text);
+            }
+        }
+    }
+}
+
+fn write_entry(scope: &mut ScopeWriter<'_, '_>, map: &'static Shape, key: &str, value: &Value) {
+    if let [k, v] = map.members {
+        let key = Value::String(key.to_owned());
+        write_element(
+            scope,
+            k.xml_name.unwrap_or("key"),
+            k.xml_namespace,
+            k.target,
+            Some(k),
+            &key,
+        );
+        write_element(
+            scope,
+            v.xml_name.unwrap_or("value"),
+            v.xml_namespace,
+            v.target,
+            Some(v),
+            value,
+        );
+    }
+}
+
+/// The children of an XML `<Error>`: `Type` (when `with_type`), `Code`, `Message`, then the
+/// modelled error's other body members.
+pub(crate) fn write_error_fields(scope: &mut ScopeWriter<'_, '_>, failure: &Failure, code: &str, with_type: bool) {
+    if with_type {
+        scope.start_el("Type").finish().data(failure.sender_or_receiver());
+    }
+    scope.start_el("Code").finish().data(code);
+    if let Some(message) = failure.message {
+        scope.start_el("Message").finish().data(message);
+    }
+    if let Some((shape, Value::Struct(slots))) = failure.modeled {
+        let message = message_index(shape);
+        for (i, (m, v)) in shape.members.iter().zip(slots).enumerate() {
+            if let (Some(v), true, false) = (v, in_body(m), Some(i) == message) {
+                write_member(scope, m, v);
+            }
+        }
+    }
+}
+
+/// Reads an XML document as a value of `shape`: for a structure, the root element's
+/// attributes and children. The root element's own name is not checked, as AWS does not.
+pub fn from_document(shape: &'static Shape, bytes: &[u8]) -> Result<Value, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "the XML document is not UTF-8".to_owned())?;
+    let mut doc = Document::new(text);
+    let mut root = doc.root_element().map_err(|e| e.to_string())?;
+    read_value(&mut root, shape, None, 0)
+}
+
+fn read_value(
+    dec: &mut ScopedDecoder<'_, '_>,
+    shape: &'static Shape,
+    member: Option<&Member>,
+    depth: usize,
+) -> Result<Value, String> {
+    if depth > MAX_DEPTH {
+        return Err("XML nesting is too deep".into());
+    }
+    match shape.kind {
+        ShapeType::Structure | ShapeType::Union => read_struct(dec, shape, depth),
+        ShapeType::List => {
+            let item = shape.list_member();
+            let mut items = Vec::new();
+            while let Some(mut child) = dec.next_tag() {
+                items.push(read_value(&mut child, item.target, Some(item), depth + 1)?);
+            }
+            Ok(Value::List(items))
+        }
+        ShapeType::Map => {
+            let mut entries = Vec::new();
+            while let Some(mut entry) = dec.next_tag() {
+                entries.push(read_entry(&mut entry, shape, depth + 1)?);
+            }
+            Ok(Value::Map(entries))
+        }
+        ShapeType::Document => Err(format!("{} cannot travel in XML", shape.name)),
+        _ => {
+            let data = try_data(dec).map_err(|e| e.to_string())?;
+            text::parse(shape, &data, ts_format(member))
+        }
+    }
+}
+
+/// Whether an element's local name is `name` (whose prefix, if any, is not compared).
+fn is_named(dec: &ScopedDecoder<'_, '_>, name: &str) -> bool {
+    let local = name.rsplit(':').next().unwrap_or(name);
+    dec.start_el().local() == local
+}
+
+fn read_struct(dec: &mut ScopedDecoder<'_, '_>, shape: &'static Shape, depth: usize) -> Result<Value, String> {
+    let mut slots: Vec<Option<Value>> = vec![None; shape.members.len()];
+    for (slot, m) in slots.iter_mut().zip(shape.members) {
+        if let (true, Some(text)) = (m.xml_attribute, dec.start_el().attr(member_name(m))) {
+            *slot = Some(text::parse(m.target, text, ts_format(Some(m)))?);
+        }
+    }
+    while let Some(mut child) = dec.next_tag() {
+        let found = shape
+            .members
+            .iter()
+            .position(|m| in_body(m) && !m.xml_attribute && is_named(&child, member_name(m)));
+        let Some(i) = found else { continue };
+        let m = &shape.members[i];
+        match m.target.kind {
+            ShapeType::List if m.xml_flattened => {
+                let item = m.target.list_member();
+                let v = read_value(&mut child, item.target, Some(item), depth + 1)?;
+                match &mut slots[i] {
+                    Some(Value::List(items)) => items.push(v),
+                    slot => *slot = Some(Value::List(vec![v])),
+                }
+            }
+            ShapeType::Map if m.xml_flattened => {
+                let entry = read_entry(&mut child, m.target, depth + 1)?;
+                match &mut slots[i] {
+                    Some(Value::Map(entries)) => entries.push(entry),
+                    slot => *slot = Some(Value::Map(vec![entry])),
+                }
+            }
+            _ => slots[i] = Some(read_value(&mut child, m.target, Some(m), depth + 1)?),
+        }
+    }
+    if shape.kind != ShapeType::Union {
+        return Ok(Value::Struct(slots));
+    }
+    let mut set = slots.into_iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v)));
+    match (set.next(), set.next()) {
+        (Some((i, v)), None) => Ok(Value::Union(i, Box::new(v))),
+        (None, _) => Err(format!("union {} has no member set", shape.name)),
+        _ => Err(format!("union {} has more than one member set", shape.name)),
+    }
+}
+
+fn read_entry(dec: &mut ScopedDecoder<'_, '_>, map: &'static Shape, depth: usize) -> Result<(String, Value), String> {
+    let (k, v) = map.map_members();
+    let (mut key, mut value) = (None, None);
+    while let Some(mut child) = dec.next_tag() {
+        if is_named(&child, k.xml_name.unwrap_or("key")) {
+            key = Some(try_data(&mut child).map_err(|e| e.to_string())?.into_owned());
+        } else if is_named(&child, v.xml_name.unwrap_or("value")) {
+            value = Some(read_value(&mut child, v.target, Some(v), depth + 1)?);
+        }
+    }
+    match (key, value) {
+        (Some(key), Some(value)) => Ok((key, value)),
+        (Some(key), None) if map.sparse => Ok((key, Value::Null)),
+        _ => Err(format!("an entry of {} lacks its key or value", map.name)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stratus_core::prelude_shapes::{INTEGER, STRING, TIMESTAMP};
+    use stratus_core::DateTime;
+
+    static LIST: Shape = Shape {
+        members: &[Member {
+            xml_name: Some("item"),
+            ..Member::plain("member", &STRING)
+        }],
+        ..Shape::simple("L", ShapeType::List)
+    };
+    static MAP: Shape = Shape {
+        members: &[
+            Member {
+                xml_name: Some("K"),
+                ..Member::plain("key", &STRING)
+            },
+            Member::plain("value", &INTEGER),
+        ],
+        ..Shape::simple("M", ShapeType::Map)
+    };
+    static SHAPE: Shape = Shape {
+        members: &[
+            Member {
+                xml_attribute: true,
+                xml_name: Some("id"),
+                ..Member::plain("Id", &STRING)
+            },
+            Member::plain("Wrapped", &LIST),
+            Member {
+                xml_flattened: true,
+                xml_name: Some("Flat"),
+                ..Member::plain("FlatList", &LIST)
+            },
+            Member::plain("Map", &MAP),
+            Member {
+                xml_flattened: true,
+                ..Member::plain("FlatMap", &MAP)
+            },
+            Member::plain("At", &TIMESTAMP),
+            Member {
+                xml_namespace: Some(XmlNamespace {
+                    uri: "urn:x",
+                    prefix: Some("x"),
+                }),
+                ..Member::plain("Spaced", &STRING)
+            },
+        ],
+        ..Shape::simple("S", ShapeType::Structure)
+    };
+
+    fn sample() -> Value {
+        let strings = |v: &[&str]| Value::List(v.iter().map(|s| Value::String((*s).into())).collect());
+        let map = |k: &str, v| Value::Map(vec![(k.into(), Value::Int(v))]);
+        Value::Struct(vec![
+            Some(Value::String("i\"d".into())),
+            Some(strings(&["a", "b"])),
+            Some(strings(&["c", "d"])),
+            Some(map("k", 1)),
+            Some(map("f", 2)),
+            Some(Value::Timestamp(DateTime::from_secs(0))),
+            Some(Value::String("<&>".into())),
+        ])
+    }
+
+    #[test]
+    fn writes_smithy_xml_bindings_and_reads_them_back() {
+        let xml = to_document("S", None, &SHAPE, &sample());
+        assert_eq!(
+            xml,
+            "<S id=\"i&quot;d\"><Wrapped><item>a</item><item>b</item></Wrapped><Flat>c</Flat><Flat>d</Flat>\
+             <Map><entry><K>k</K><value>1</value></entry></Map><FlatMap><K>f</K><value>2</value></FlatMap>\
+             <At>1970-01-01T00:00:00Z</At><Spaced xmlns:x=\"urn:x\">&lt;&amp;&gt;</Spaced></S>"
+        );
+        assert_eq!(from_document(&SHAPE, xml.as_bytes()).unwrap(), sample());
+    }
+
+    #[test]
+    fn refuses_mismatches_and_deep_nesting() {
+        assert!(from_document(&SHAPE, b"<S><At>soon</At></S>").is_err());
+        assert!(from_document(&SHAPE, b"<S><Map><entry><value>1</value></entry></Map></S>").is_err());
+        assert!(from_document(&SHAPE, b"").is_err());
+        assert!(from_document(&SHAPE, b"\xff").is_err());
+        let deep = format!("<S>{}{}</S>", "<Wrapped>".repeat(5000), "</Wrapped>".repeat(5000));
+        assert!(from_document(&SHAPE, deep.as_bytes()).is_err());
+        // Unknown elements are skipped, however deep.
+        let unknown = format!(
+            "<S>{}{}<At>1970-01-01T00:00:00Z</At></S>",
+            "<X>".repeat(5000),
+            "</X>".repeat(5000)
+        );
+        assert!(from_document(&SHAPE, unknown.as_bytes()).is_ok());
+    }
+}

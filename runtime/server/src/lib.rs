@@ -1,0 +1,141 @@
+//! The Stratus gateway: one HTTP listener for every AWS service.
+//!
+//! [`serve`] accepts connections (HTTP/1.1 and HTTP/2) and hands each request to the
+//! [`pipeline`]: [`route`] finds the service, protocol and operation from the request's wire
+//! signals, `stratus-protocol` decodes it, `stratus-core` validates it, the service's
+//! [`ServiceHandler`](stratus_core::service::ServiceHandler) answers, and the answer is
+//! encoded in the same protocol. Shutdown finishes in-flight requests.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! use std::sync::Arc;
+//! use stratus_server::{serve, Config, Gateway};
+//! let gateway = Arc::new(Gateway::new(Config::default(), Vec::new()));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:4566").await?;
+//! serve(listener, gateway, std::future::pending()).await
+//! # }
+//! ```
+
+pub mod health;
+pub mod pipeline;
+pub mod route;
+pub mod sigv4;
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use stratus_core::service::ServiceHandler;
+use tokio::net::TcpListener;
+
+use crate::route::Services;
+use crate::sigv4::Signer;
+
+/// How long shutdown waits for in-flight requests.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Gateway settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The region requests without a SigV4 scope are served in.
+    pub region: String,
+    /// The account requests are served in, unless the access key says otherwise.
+    pub account_id: String,
+    /// Request bodies larger than this are refused with 413.
+    pub max_body_bytes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            region: "us-east-1".into(),
+            account_id: "000000000000".into(),
+            max_body_bytes: 16 << 20,
+        }
+    }
+}
+
+impl Config {
+    /// The account a request is served in: an access key id of twelve digits names the
+    /// account (as LocalStack does); any other key uses the configured account.
+    pub fn account_for(&self, signer: Option<&Signer>) -> String {
+        match signer.map(|s| s.access_key_id.as_str()) {
+            Some(key) if key.len() == 12 && key.bytes().all(|b| b.is_ascii_digit()) => key.to_string(),
+            _ => self.account_id.clone(),
+        }
+    }
+}
+
+/// Everything a request needs: settings and services.
+pub struct Gateway {
+    pub config: Config,
+    pub services: Services,
+    /// Per service (in `services` order): whether it has served a request yet.
+    used: Vec<AtomicBool>,
+}
+
+impl Gateway {
+    pub fn new(config: Config, handlers: Vec<Arc<dyn ServiceHandler>>) -> Gateway {
+        let used = handlers.iter().map(|_| AtomicBool::new(false)).collect();
+        Gateway {
+            config,
+            services: Services::new(handlers),
+            used,
+        }
+    }
+
+    /// Per service, in `services` order: whether it has served a request yet.
+    pub fn used(&self) -> &[AtomicBool] {
+        &self.used
+    }
+}
+
+/// Serves connections from `listener` until `shutdown` completes, then lets in-flight
+/// requests finish (for up to ten seconds).
+pub async fn serve(
+    listener: TcpListener,
+    gateway: Arc<Gateway>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let builder = auto::Builder::new(TokioExecutor::new());
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, _) = match accepted {
+                    Ok(conn) => conn,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "accept failed");
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let gateway = gateway.clone();
+                let service = service_fn(move |req| {
+                    let gateway = gateway.clone();
+                    async move { Ok::<_, Infallible>(pipeline::handle(&gateway, req).await) }
+                });
+                let conn = builder.serve_connection(TokioIo::new(stream), service).into_owned();
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    if let Err(e) = conn.await {
+                        tracing::debug!(error = %e, "connection ended with an error");
+                    }
+                });
+            }
+            () = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await.is_err() {
+        tracing::warn!("shutdown: some connections did not finish in time");
+    }
+    Ok(())
+}

@@ -1,0 +1,184 @@
+//! One request, end to end: route, decode, validate, call the service, encode.
+//!
+//! Every failure becomes AWS's error in the request's protocol; a panic anywhere in the
+//! pipeline is caught, logged with the request id and answered as AWS's internal error, and
+//! the server keeps serving.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use aws_smithy_json::serialize::JsonObjectWriter;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use stratus_core::validate::validate_input;
+use stratus_core::{AwsError, OperationError, RequestContext};
+use stratus_protocol::{Request, Response};
+
+use crate::health;
+use crate::route::Unrouted;
+use crate::sigv4::Signer;
+use crate::Gateway;
+
+/// Serves one HTTP request.
+pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::Response<Full<Bytes>> {
+    let request_id = stratus_core::id::uuid();
+    let (parts, body) = req.into_parts();
+    if let Some(response) = health::answer(gateway, &parts) {
+        return into_hyper(response);
+    }
+    let body = match Limited::new(body, gateway.config.max_body_bytes).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) => {
+            let too_large = e.downcast_ref::<http_body_util::LengthLimitError>().is_some();
+            let error = if too_large {
+                AwsError::new(
+                    "RequestEntityTooLarge",
+                    "Request body is larger than Stratus accepts",
+                    413,
+                )
+            } else {
+                AwsError::new("IncompleteBody", "The request body could not be read", 400)
+            };
+            return into_hyper(plain_json_error(&error, &request_id));
+        }
+    };
+    let served = CatchUnwind(Box::pin(serve(gateway, &parts, &body, &request_id))).await;
+    match served {
+        Ok(response) => into_hyper(response),
+        Err(panic) => {
+            tracing::error!(request_id, panic = panic_message(&panic), "request handler panicked");
+            into_hyper(plain_json_error(
+                &AwsError::internal("We encountered an internal error. Please try again."),
+                &request_id,
+            ))
+        }
+    }
+}
+
+async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, request_id: &str) -> Response {
+    let req = Request {
+        method: &parts.method,
+        uri: &parts.uri,
+        headers: &parts.headers,
+        body,
+    };
+    let form = form_params(&req);
+    let signer = signer(&req, &form);
+    let route = match gateway.services.route(&req, signer.as_ref(), &form) {
+        Ok(route) => route,
+        Err(Unrouted {
+            error,
+            target: Some((handler, protocol)),
+        }) => return stratus_protocol::encode_error(protocol, handler.schema(), None, &error.into(), request_id),
+        Err(Unrouted { error, target: None }) => return plain_json_error(&error, request_id),
+    };
+    let service = route.handler.schema();
+    let refuse = |error: OperationError| {
+        stratus_protocol::encode_error(route.protocol, service, Some(route.operation), &error, request_id)
+    };
+    let input = match stratus_protocol::decode(route.protocol, service, route.operation, &req) {
+        Ok(input) => input,
+        Err(e) => return refuse(AwsError::from(e).into()),
+    };
+    if let Err(e) = validate_input(service, route.operation, &input) {
+        return refuse(e.into());
+    }
+    let ctx = RequestContext {
+        account_id: gateway.config.account_for(signer.as_ref()),
+        region: signer
+            .as_ref()
+            .and_then(|s| s.region.clone())
+            .unwrap_or_else(|| gateway.config.region.clone()),
+        request_id: request_id.to_string(),
+        access_key_id: signer.map(|s| s.access_key_id),
+    };
+    health::mark_used(gateway, service);
+    match route.handler.call(&ctx, route.operation, input).await {
+        Ok(output) => stratus_protocol::encode_output(route.protocol, service, route.operation, output, request_id),
+        Err(error) => {
+            if let OperationError::Aws(e) = &error {
+                if e.http_status >= 500 && e.http_status != 501 {
+                    tracing::error!(request_id, code = e.code, message = e.message, "service failed");
+                }
+            }
+            refuse(error)
+        }
+    }
+}
+
+/// Form parameters of a Query request: the urlencoded body, else the query string.
+fn form_params(req: &Request<'_>) -> Vec<(String, String)> {
+    let is_form = req
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
+    let source = if is_form {
+        req.body
+    } else {
+        req.uri.query().unwrap_or("").as_bytes()
+    };
+    form_urlencoded::parse(source).into_owned().collect()
+}
+
+fn signer(req: &Request<'_>, form: &[(String, String)]) -> Option<Signer> {
+    if let Some(auth) = req
+        .headers
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        return Signer::from_authorization(auth);
+    }
+    let query: Vec<(String, String)> = form_urlencoded::parse(req.uri.query().unwrap_or("").as_bytes())
+        .into_owned()
+        .collect();
+    Signer::from_query(query.iter().chain(form).map(|(k, v)| (k.as_str(), v.as_str())))
+}
+
+/// An error for a request no service could be found for, in the JSON protocols' shape.
+fn plain_json_error(error: &AwsError, request_id: &str) -> Response {
+    let mut body = String::new();
+    let mut object = JsonObjectWriter::new(&mut body);
+    object.key("__type").string(&error.code);
+    object.key("message").string(&error.message);
+    object.finish();
+    http::Response::builder()
+        .status(error.http_status)
+        .header("content-type", "application/x-amz-json-1.1")
+        .header("x-amzn-requestid", request_id)
+        .header("x-amzn-errortype", error.code.as_str())
+        .body(body.into_bytes())
+        .unwrap_or_default()
+}
+
+fn into_hyper(response: Response) -> hyper::Response<Full<Bytes>> {
+    response.map(|body| Full::new(Bytes::from(body)))
+}
+
+fn panic_message(panic: &Box<dyn Any + Send>) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
+/// Polls a boxed future, turning a panic into an error.
+struct CatchUnwind<'a, T>(Pin<Box<dyn Future<Output = T> + Send + 'a>>);
+
+impl<T> Future for CatchUnwind<'_, T> {
+    type Output = Result<T, Box<dyn Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Temporary credentials: how they look (AWS's formats) and how they are remembered.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use stratus_core::id::random_string;
+
+/// Base32 (RFC 4648) alphabet AWS access key ids are written in.
+const KEY_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const SECRET_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Who a set of temporary credentials belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// `AROA…:session` for a role session, `account:name` for a federated user, the user id
+    /// otherwise.
+    pub user_id: String,
+    pub account: String,
+    pub arn: String,
+}
+
+/// One issued set of temporary credentials, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issued {
+    pub access_key_id: String,
+    pub secret_access_key: String,
+    pub session_token: String,
+    /// Seconds since the epoch.
+    pub expires: u64,
+    pub principal: Principal,
+}
+
+impl Issued {
+    /// New random credentials for `principal`, valid for `duration` from now.
+    pub fn new(principal: Principal, duration: Duration) -> Issued {
+        Issued {
+            access_key_id: format!("ASIA{}", random_string(KEY_ALPHABET, 16)),
+            secret_access_key: random_string(SECRET_ALPHABET, 40),
+            // Real session tokens are long opaque base64; SDKs only pass them back.
+            session_token: format!("IQoJb3JpZ2luX2VjE{}", random_string(SECRET_ALPHABET, 339)),
+            expires: now_secs() + duration.as_secs(),
+            principal,
+        }
+    }
+
+    pub fn expired(&self) -> bool {
+        now_secs() >= self.expires
+    }
+
+    /// The stored form: one field per line (no field contains a newline).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let p = &self.principal;
+        let expires = self.expires.to_string();
+        let fields = [
+            "v1",
+            &self.access_key_id,
+            &self.secret_access_key,
+            &self.session_token,
+            &expires,
+            &p.user_id,
+            &p.account,
+            &p.arn,
+        ];
+        fields.join("\n").into_bytes()
+    }
+
+    /// Reads the stored form; `None` if it is not one.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Issued> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let f: Vec<&str> = text.split('\n').collect();
+        let [version, key, secret, token, expires, user_id, account, arn] = f.as_slice() else {
+            return None;
+        };
+        (*version == "v1").then_some(())?;
+        Some(Issued {
+            access_key_id: key.to_string(),
+            secret_access_key: secret.to_string(),
+            session_token: token.to_string(),
+            expires: expires.parse().ok()?,
+            principal: Principal {
+                user_id: user_id.to_string(),
+                account: account.to_string(),
+                arn: arn.to_string(),
+            },
+        })
+    }
+}
+
+/// A stable id for a role: `AROA` and 17 characters derived from its ARN, so every session
+/// of one role carries the same role id, as in AWS.
+pub fn role_id(role_arn: &str) -> String {
+    // FNV-1a, then base32 digits: deterministic across runs and processes.
+    let mut hash: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    for b in role_arn.bytes() {
+        hash ^= u128::from(b);
+        hash = hash.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
+    }
+    let id: String = (0..17)
+        .map(|i| KEY_ALPHABET[((hash >> (i * 5)) & 31) as usize] as char)
+        .collect();
+    format!("AROA{id}")
+}
+
+pub fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_follow_aws() {
+        let issued = Issued::new(
+            Principal {
+                user_id: "u".into(),
+                account: "000000000000".into(),
+                arn: "arn".into(),
+            },
+            Duration::from_secs(900),
+        );
+        assert!(issued.access_key_id.starts_with("ASIA"));
+        assert_eq!(issued.access_key_id.len(), 20);
+        assert_eq!(issued.secret_access_key.len(), 40);
+        assert!(!issued.expired());
+        assert_eq!(Issued::from_bytes(&issued.to_bytes()), Some(issued));
+        assert_eq!(Issued::from_bytes(b"v0\nx"), None);
+    }
+
+    #[test]
+    fn role_ids_are_stable_per_role() {
+        let a = role_id("arn:aws:iam::123456789012:role/a");
+        assert_eq!(a, role_id("arn:aws:iam::123456789012:role/a"));
+        assert_ne!(a, role_id("arn:aws:iam::123456789012:role/b"));
+        assert_eq!(a.len(), 21);
+    }
+}

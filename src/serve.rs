@@ -1,0 +1,125 @@
+//! `stratus` (no subcommand): serve every AWS service on one listener.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use stratus_core::service::ServiceHandler;
+use stratus_server::{serve, Config, Gateway};
+use stratus_storage::{Storage, StorageConfig};
+
+/// Settings of the server, each also read from a `STRATUS_*` environment variable.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "STRATUS_LISTEN", default_value = "127.0.0.1:4566")]
+    listen: SocketAddr,
+    /// Where state is kept.
+    #[arg(long, env = "STRATUS_DATA_DIR", default_value = ".stratus")]
+    data_dir: PathBuf,
+    /// Keep all state in memory; write nothing.
+    #[arg(long, env = "STRATUS_EPHEMERAL")]
+    ephemeral: bool,
+    /// Region for requests that do not name one in their signature.
+    #[arg(long, env = "STRATUS_REGION", default_value = "us-east-1")]
+    region: String,
+    /// The account requests are served in.
+    #[arg(long, env = "STRATUS_ACCOUNT_ID", default_value = "000000000000")]
+    account_id: String,
+    /// Comma-separated services to serve (sdk ids as `stratus models` lists them); all if unset.
+    #[arg(long, env = "STRATUS_SERVICES", value_delimiter = ',')]
+    services: Vec<String>,
+    /// error, warn, info, debug or trace.
+    #[arg(long, env = "STRATUS_LOG_LEVEL", default_value = "info")]
+    log_level: tracing::Level,
+}
+
+/// Runs the server until SIGINT or SIGTERM, then finishes in-flight requests.
+pub fn run(args: ServeArgs) -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_max_level(args.log_level)
+        .with_writer(std::io::stderr)
+        .init();
+    if args.account_id.len() != 12 || !args.account_id.bytes().all(|b| b.is_ascii_digit()) {
+        bail!("--account-id must be twelve digits, got {:?}", args.account_id);
+    }
+    let storage = Arc::new(
+        Storage::open(if args.ephemeral {
+            StorageConfig::Ephemeral
+        } else {
+            StorageConfig::DataDir(args.data_dir.clone())
+        })
+        .with_context(|| format!("opening the data directory {}", args.data_dir.display()))?,
+    );
+    let handlers = handlers(&args.services, &storage)?;
+    let config = Config {
+        region: args.region,
+        account_id: args.account_id,
+        ..Config::default()
+    };
+    let gateway = Arc::new(Gateway::new(config, handlers));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_io()
+        .enable_time()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("listening on {}", args.listen))?;
+        let addr = listener.local_addr()?;
+        println!("stratus listening on http://{addr}");
+        serve(listener, gateway, shutdown_signal()).await?;
+        Ok(())
+    })
+}
+
+/// The services to serve: hand-written ones where they exist, the rest validating and
+/// answering not-implemented.
+fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn ServiceHandler>>> {
+    for name in only {
+        if stratus_gen_registry::find(name).is_none() {
+            bail!("unknown service {name:?} in --services; `stratus models` lists them");
+        }
+    }
+    let wanted = |id: &str, sdk_id: &str| {
+        only.is_empty()
+            || only
+                .iter()
+                .any(|o| o.eq_ignore_ascii_case(id) || o.eq_ignore_ascii_case(sdk_id))
+    };
+    let mut handlers = Vec::new();
+    for (id, service) in stratus_gen_registry::SERVICES {
+        if !wanted(id, service.sdk_id) {
+            continue;
+        }
+        let handler: Arc<dyn ServiceHandler> = match *id {
+            "sts" => Arc::new(stratus_gen_sts::Handler(stratus_service_sts::StsService::new(
+                storage.clone(),
+            ))),
+            _ => stratus_gen_registry::not_implemented(id).context("registry lists a service it cannot build")?,
+        };
+        handlers.push(handler);
+    }
+    Ok(handlers)
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(signal) => signal,
+            Err(_) => return interrupt.await.unwrap_or(()),
+        };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    interrupt.await.unwrap_or(());
+}

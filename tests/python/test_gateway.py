@@ -1,0 +1,64 @@
+"""The gateway: routing, health, errors for what no service implements, shutdown."""
+
+import json
+import signal
+import urllib.request
+
+import pytest
+from botocore.exceptions import ClientError
+
+from conftest import Stratus
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        assert response.status == 200
+        return json.loads(response.read())
+
+
+def test_health_endpoints(stratus):
+    own = get_json(stratus.endpoint + "/_stratus/health")
+    assert own["services"]["sts"] in ("available", "running")
+    assert own["services"]["dynamodb"] == "not_implemented"
+    localstack = get_json(stratus.endpoint + "/_localstack/health")
+    assert localstack["services"]["sts"] in ("available", "running")
+    assert "dynamodb" not in localstack["services"]
+    assert "version" in localstack
+
+
+def test_unimplemented_service_validates_then_answers_not_implemented(stratus):
+    ddb = stratus.client("dynamodb")
+    with pytest.raises(ClientError) as err:
+        ddb.describe_global_table(GlobalTableName="ab")
+    assert err.value.response["Error"]["Code"] == "ValidationException"
+    with pytest.raises(ClientError) as err:
+        ddb.list_tables()
+    assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
+
+
+def test_unknown_query_action(stratus):
+    request = urllib.request.Request(
+        stratus.endpoint + "/",
+        data=b"Action=NoSuchThing&Version=2011-06-15",
+        headers={"Content-Type": "application/x-www-form-urlencoded",
+                 "Authorization": "AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/sts/aws4_request, SignedHeaders=host, Signature=x"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=10)
+    assert err.value.code == 400
+    assert b"<Code>InvalidAction</Code>" in err.value.read()
+
+
+def test_sigterm_exits_cleanly():
+    server = Stratus("--ephemeral")
+    server.client("sts").get_caller_identity()
+    assert server.stop(signal.SIGTERM) == 0
+
+
+def test_services_flag_limits_what_is_served():
+    server = Stratus("--ephemeral", "--services", "sts")
+    try:
+        services = get_json(server.endpoint + "/_stratus/health")["services"]
+        assert list(services) == ["sts"]
+    finally:
+        server.stop()

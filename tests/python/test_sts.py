@@ -1,0 +1,131 @@
+"""STS through boto3 and the AWS CLI, against the real binary."""
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from botocore.exceptions import ClientError
+
+from conftest import ACCOUNT
+
+ROLE = "arn:aws:iam::123456789012:role/service/Deployer"
+
+
+def test_caller_identity_of_long_term_keys_is_the_account_root(sts):
+    who = sts.get_caller_identity()
+    assert who["Account"] == ACCOUNT
+    assert who["Arn"] == f"arn:aws:iam::{ACCOUNT}:root"
+    assert who["UserId"] == ACCOUNT
+    assert who["ResponseMetadata"]["HTTPStatusCode"] == 200
+    assert len(who["ResponseMetadata"]["RequestId"]) == 36
+
+
+def test_assume_role_issues_remembered_credentials(stratus, sts):
+    out = sts.assume_role(RoleArn=ROLE, RoleSessionName="ci-run", DurationSeconds=900)
+    creds = out["Credentials"]
+    assert creds["AccessKeyId"].startswith("ASIA") and len(creds["AccessKeyId"]) == 20
+    assert len(creds["SecretAccessKey"]) == 40
+    remaining = creds["Expiration"] - datetime.datetime.now(datetime.timezone.utc)
+    assert datetime.timedelta(seconds=880) < remaining <= datetime.timedelta(seconds=900)
+    user = out["AssumedRoleUser"]
+    assert user["Arn"] == "arn:aws:sts::123456789012:assumed-role/Deployer/ci-run"
+    assert user["AssumedRoleId"].startswith("AROA") and user["AssumedRoleId"].endswith(":ci-run")
+
+    as_role = stratus.client(
+        "sts",
+        aws_access_key_id=creds["AccessKeyId"],
+        aws_secret_access_key=creds["SecretAccessKey"],
+        aws_session_token=creds["SessionToken"],
+    )
+    who = as_role.get_caller_identity()
+    assert who["Arn"] == user["Arn"]
+    assert who["UserId"] == user["AssumedRoleId"]
+    assert who["Account"] == "123456789012"
+
+    # Session credentials cannot ask for more session credentials.
+    with pytest.raises(ClientError) as err:
+        as_role.get_session_token()
+    assert err.value.response["Error"]["Code"] == "AccessDenied"
+    assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+
+
+def test_role_ids_are_stable_per_role(sts):
+    a = sts.assume_role(RoleArn=ROLE, RoleSessionName="one")["AssumedRoleUser"]["AssumedRoleId"]
+    b = sts.assume_role(RoleArn=ROLE, RoleSessionName="two")["AssumedRoleUser"]["AssumedRoleId"]
+    assert a.split(":")[0] == b.split(":")[0]
+
+
+def test_validation_errors_are_awss(sts):
+    with pytest.raises(ClientError) as err:
+        sts.assume_role(RoleArn=ROLE, RoleSessionName="a", DurationSeconds=60)
+    error = err.value.response["Error"]
+    assert error["Code"] == "ValidationError"
+    assert error["Type"] == "Sender"
+    assert error["Message"] == (
+        "2 validation errors detected: "
+        "Value 'a' at 'roleSessionName' failed to satisfy constraint: Member must have length greater than or equal to 2; "
+        "Value '60' at 'durationSeconds' failed to satisfy constraint: Member must have value greater than or equal to 900"
+    )
+    assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+
+
+def test_malformed_role_arn_and_policy(sts):
+    with pytest.raises(ClientError) as err:
+        sts.assume_role(RoleArn="arn:aws:iam::123456789012:user/not-a-role", RoleSessionName="ss")
+    assert err.value.response["Error"]["Code"] == "ValidationError"
+    with pytest.raises(ClientError) as err:
+        sts.assume_role(RoleArn=ROLE, RoleSessionName="ss", Policy="{not json")
+    assert err.value.response["Error"]["Code"] == "MalformedPolicyDocument"
+
+
+def test_session_policy_reports_packed_size(sts):
+    policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
+    out = sts.assume_role(RoleArn=ROLE, RoleSessionName="scoped", Policy=json.dumps(policy))
+    assert 0 < out["PackedPolicySize"] <= 100
+
+
+def test_session_and_federation_tokens(stratus, sts):
+    session = sts.get_session_token(DurationSeconds=3600)["Credentials"]
+    assert session["AccessKeyId"].startswith("ASIA")
+    fed = sts.get_federation_token(Name="alice", DurationSeconds=900)
+    assert fed["FederatedUser"]["Arn"] == f"arn:aws:sts::{ACCOUNT}:federated-user/alice"
+    assert fed["FederatedUser"]["FederatedUserId"] == f"{ACCOUNT}:alice"
+    creds = fed["Credentials"]
+    who = stratus.client(
+        "sts",
+        aws_access_key_id=creds["AccessKeyId"],
+        aws_secret_access_key=creds["SecretAccessKey"],
+        aws_session_token=creds["SessionToken"],
+    ).get_caller_identity()
+    assert who["Arn"] == fed["FederatedUser"]["Arn"]
+
+
+def test_web_identity_and_access_key_info(sts):
+    import base64
+
+    def b64url(obj):
+        return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
+    token = ".".join([b64url({"alg": "RS256"}), b64url({"sub": "user-42", "aud": "my-client", "iss": "https://issuer.example.com"}), "sig"])
+    out = sts.assume_role_with_web_identity(RoleArn=ROLE, RoleSessionName="web", WebIdentityToken=token)
+    assert out["SubjectFromWebIdentityToken"] == "user-42"
+    assert out["Audience"] == "my-client"
+    assert out["Provider"] == "issuer.example.com"
+    with pytest.raises(ClientError) as err:
+        sts.assume_role_with_web_identity(RoleArn=ROLE, RoleSessionName="web", WebIdentityToken="not-a-jwt-at-all")
+    assert err.value.response["Error"]["Code"] == "InvalidIdentityToken"
+    key = out["Credentials"]["AccessKeyId"]
+    assert sts.get_access_key_info(AccessKeyId=key)["Account"] == "123456789012"
+
+
+def test_aws_cli_get_caller_identity(stratus):
+    env = dict(os.environ, AWS_ACCESS_KEY_ID="AKIAIOSFODNN7EXAMPLE", AWS_SECRET_ACCESS_KEY="secret", AWS_DEFAULT_REGION="us-east-1")
+    aws = os.path.join(os.path.dirname(sys.executable), "aws")
+    out = subprocess.run(
+        [aws, "sts", "get-caller-identity", "--endpoint-url", stratus.endpoint, "--output", "json"],
+        env=env, capture_output=True, text=True, timeout=60, check=True,
+    )
+    assert json.loads(out.stdout)["Account"] == ACCOUNT
