@@ -63,7 +63,6 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_io()
-        .enable_time()
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
@@ -72,7 +71,11 @@ pub fn run(args: ServeArgs) -> Result<()> {
             .with_context(|| format!("listening on {}", args.listen))?;
         let addr = listener.local_addr()?;
         println!("stratus listening on http://{addr}");
-        serve(listener, gateway, shutdown_signal()).await?;
+        serve(listener, gateway, shutdown_signal(), async {
+            // After the first signal: a second one abandons requests still in flight.
+            shutdown_signal().await
+        })
+        .await?;
         Ok(())
     })
 }

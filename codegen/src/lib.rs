@@ -1,4 +1,5 @@
-//! Stratus's code generator: reads AWS's Smithy models (the JSON AST) and writes one Rust
+//! Stratus's code generator: reads AWS's Smithy models (the JSON AST; Smithy IDL for the
+//! protocol compliance tests, see [`idl`]) and writes one Rust
 //! crate per service into `generated/<sdk-id>/` — typed inputs, outputs and errors, static
 //! schema and constraint tables, REST routes, an operation enum and the service trait.
 //!
@@ -7,6 +8,7 @@
 //! naming the shape, rather than silently generating something wrong.
 
 pub mod emit;
+pub mod idl;
 pub mod manifest;
 pub mod model;
 pub mod names;
@@ -23,6 +25,13 @@ pub enum Error {
     Manifest(String),
     #[error("{file}: not a Smithy JSON AST model: {reason}")]
     Parse { file: PathBuf, reason: String },
+    #[error("{file}:{line}:{column}: {message}")]
+    Idl {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     #[error("shape {shape}: {reason}")]
     Unsupported { shape: String, reason: String },
     #[error("{file}: SHA-256 is {found}, pinned {pinned}; run `make models REPIN=1` to accept the new model")]

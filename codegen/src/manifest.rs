@@ -24,6 +24,10 @@ pub struct ServiceEntry {
     pub sha256: String,
     pub protocols: Vec<String>,
     pub validation: Validation,
+    /// The absolute id of the service shape to generate, for a model holding several (the
+    /// protocol compliance test models); `None` takes the model's only service.
+    #[serde(default)]
+    pub service: Option<String>,
 }
 
 /// The error a service answers for a constraint violation.

@@ -1,8 +1,9 @@
 //! The in-memory Smithy model: shapes by absolute id, members in model order, traits as
-//! node values with documentation dropped. Loaded from the JSON AST.
+//! node values with documentation dropped. Loaded from the JSON AST ([`Model::load_json`]), or
+//! from Smithy IDL files through [`crate::idl`] ([`Model::load_idl`]).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -69,7 +70,7 @@ impl Kind {
 }
 
 /// A member of an aggregate shape.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MemberDef {
     pub name: String,
     pub target: String,
@@ -77,7 +78,7 @@ pub struct MemberDef {
 }
 
 /// One shape.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ShapeDef {
     pub id: String,
     pub kind: Kind,
@@ -105,7 +106,7 @@ impl ShapeDef {
 }
 
 /// A whole model.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Model {
     pub shapes: BTreeMap<String, ShapeDef>,
 }
@@ -212,6 +213,22 @@ const HANDLED_TRAITS: &[&str] = &[
     "aws.auth#sigv4",
 ];
 
+/// Traits the generator does not turn into code but that the IDL loader keeps, because the
+/// protocol compliance runner reads them (the test cases) or they only describe the protocol
+/// test models. [`Model::load_json`] still refuses them: an AWS model carrying one is news.
+const KEPT_TRAITS: &[&str] = &[
+    "smithy.test#httpRequestTests",
+    "smithy.test#httpResponseTests",
+    "smithy.test#httpMalformedRequestTests",
+    "smithy.test#eventStreamTests",
+    "smithy.api#eventHeader",
+    "smithy.api#requiresLength",
+    "aws.protocols#ec2Query",
+    "aws.protocols#ec2QueryName",
+    "smithy.protocols#rpcv2Cbor",
+    "smithy.protocols#rpcv2Json",
+];
+
 impl Model {
     /// Reads a JSON AST model file.
     pub fn load_json(path: &Path) -> Result<Model, Error> {
@@ -229,9 +246,27 @@ impl Model {
             .get("shapes")
             .and_then(Value::as_object)
             .ok_or_else(|| parse_err("no `shapes` object".into()))?;
+        Model::from_shapes(shapes, &[])
+    }
+
+    /// Reads the Smithy IDL files of one model set (shapes may refer to each other across
+    /// files and namespaces) — the protocol compliance test models. Besides the traits
+    /// [`Model::load_json`] accepts, keeps the compliance test traits and a few others that
+    /// only those models use.
+    pub fn load_idl(paths: &[PathBuf]) -> Result<Model, Error> {
+        let ast = crate::idl::to_json_ast(paths)?;
+        let shapes = ast["shapes"]
+            .as_object()
+            .expect("the IDL loader always writes `shapes`");
+        Model::from_shapes(shapes, KEPT_TRAITS)
+    }
+
+    /// Builds the model from a JSON AST `shapes` object, keeping the handled traits and
+    /// `kept` ones.
+    fn from_shapes(shapes: &Map<String, Value>, kept: &[&str]) -> Result<Model, Error> {
         let mut model = Model::default();
         for (id, node) in shapes {
-            let shape = parse_shape(id, node)?;
+            let shape = parse_shape(id, node, kept)?;
             model.shapes.insert(id.clone(), shape);
         }
         Ok(model)
@@ -254,7 +289,7 @@ impl Model {
     }
 }
 
-fn parse_shape(id: &str, node: &Value) -> Result<ShapeDef, Error> {
+fn parse_shape(id: &str, node: &Value, kept: &[&str]) -> Result<ShapeDef, Error> {
     let obj = node
         .as_object()
         .ok_or_else(|| Error::unsupported(id, "shape is not an object"))?;
@@ -264,16 +299,16 @@ fn parse_shape(id: &str, node: &Value) -> Result<ShapeDef, Error> {
     if obj.contains_key("mixins") {
         return Err(Error::unsupported(id, "mixins must be flattened in a JSON AST model"));
     }
-    let traits = parse_traits(id, obj.get("traits"))?;
+    let traits = parse_traits(id, obj.get("traits"), kept)?;
     let mut members = Vec::new();
     for key in ["member", "key", "value"] {
         if let Some(m) = obj.get(key) {
-            members.push(parse_member(id, key, m)?);
+            members.push(parse_member(id, key, m, kept)?);
         }
     }
     if let Some(ms) = obj.get("members").and_then(Value::as_object) {
         for (name, m) in ms {
-            members.push(parse_member(id, name, m)?);
+            members.push(parse_member(id, name, m, kept)?);
         }
     }
     let target = |key: &str| {
@@ -313,7 +348,7 @@ fn parse_shape(id: &str, node: &Value) -> Result<ShapeDef, Error> {
     })
 }
 
-fn parse_member(shape: &str, name: &str, node: &Value) -> Result<MemberDef, Error> {
+fn parse_member(shape: &str, name: &str, node: &Value, kept: &[&str]) -> Result<MemberDef, Error> {
     let member_id = format!("{shape}${name}");
     let target = node
         .get("target")
@@ -322,11 +357,11 @@ fn parse_member(shape: &str, name: &str, node: &Value) -> Result<MemberDef, Erro
     Ok(MemberDef {
         name: name.to_string(),
         target: target.to_string(),
-        traits: parse_traits(&member_id, node.get("traits"))?,
+        traits: parse_traits(&member_id, node.get("traits"), kept)?,
     })
 }
 
-fn parse_traits(shape: &str, node: Option<&Value>) -> Result<Traits, Error> {
+fn parse_traits(shape: &str, node: Option<&Value>, kept: &[&str]) -> Result<Traits, Error> {
     let mut traits = Traits::new();
     let Some(obj) = node.and_then(Value::as_object) else {
         return Ok(traits);
@@ -335,7 +370,7 @@ fn parse_traits(shape: &str, node: Option<&Value>) -> Result<Traits, Error> {
         if IGNORED_TRAITS.contains(&id.as_str()) {
             continue;
         }
-        if !HANDLED_TRAITS.contains(&id.as_str()) && !is_trait_definition(obj) {
+        if !HANDLED_TRAITS.contains(&id.as_str()) && !kept.contains(&id.as_str()) && !is_trait_definition(obj) {
             return Err(Error::unsupported(
                 shape,
                 format!("trait {id} is not understood by the generator"),

@@ -110,7 +110,10 @@ const RESERVED_TYPE_NAMES: &[&str] = &[
 
 impl<'m> ServiceGen<'m> {
     fn new(model: &'m Model, entry: &'m ServiceEntry, model_sha256: &str) -> Result<ServiceGen<'m>, Error> {
-        let service = model.service()?;
+        let service = match &entry.service {
+            Some(id) => model.shape(id)?,
+            None => model.service()?,
+        };
         let mut operations = Vec::new();
         collect_operations(model, service, &mut operations)?;
         operations.sort_by(|a, b| a.name().cmp(b.name()));
@@ -144,7 +147,7 @@ impl<'m> ServiceGen<'m> {
             const_names: BTreeMap::new(),
             type_names: BTreeMap::new(),
             boxed: BTreeSet::new(),
-            trait_name: names::variant_name(&sdk_id(service)?),
+            trait_name: names::variant_name(&sdk_id(service, entry)?),
         };
         let roots_in: Vec<String> = gen.operations.iter().map(|o| o.input.clone()).collect();
         let roots_out: Vec<String> = gen
@@ -397,18 +400,23 @@ impl<'m> ServiceGen<'m> {
     }
 
     pub fn sdk_id_text(&self) -> String {
-        sdk_id(self.service).unwrap_or_default()
+        sdk_id(self.service, self.entry).unwrap_or_default()
     }
 }
 
-fn sdk_id(service: &ShapeDef) -> Result<String, Error> {
-    service
+/// The service's `sdkId`; a service named explicitly in its manifest entry (a compliance
+/// test service, which need not be an AWS service) falls back to its shape name.
+fn sdk_id(service: &ShapeDef, entry: &ServiceEntry) -> Result<String, Error> {
+    let sdk_id = service
         .traits
         .get("aws.api#service")
         .and_then(|t| t.get("sdkId"))
-        .and_then(Node::as_str)
-        .map(String::from)
-        .ok_or_else(|| Error::unsupported(&service.id, "service has no aws.api#service sdkId"))
+        .and_then(Node::as_str);
+    match (sdk_id, &entry.service) {
+        (Some(id), _) => Ok(id.to_string()),
+        (None, Some(_)) => Ok(service.name().to_string()),
+        (None, None) => Err(Error::unsupported(&service.id, "service has no aws.api#service sdkId")),
+    }
 }
 
 fn collect_operations<'m>(model: &'m Model, container: &'m ShapeDef, out: &mut Vec<&'m ShapeDef>) -> Result<(), Error> {

@@ -12,7 +12,7 @@
 //! use stratus_server::{serve, Config, Gateway};
 //! let gateway = Arc::new(Gateway::new(Config::default(), Vec::new()));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:4566").await?;
-//! serve(listener, gateway, std::future::pending()).await
+//! serve(listener, gateway, std::future::pending(), std::future::pending()).await
 //! # }
 //! ```
 
@@ -25,7 +25,6 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -36,9 +35,6 @@ use tokio::net::TcpListener;
 
 use crate::route::Services;
 use crate::sigv4::Signer;
-
-/// How long shutdown waits for in-flight requests.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// Gateway settings.
 #[derive(Debug, Clone)]
@@ -97,11 +93,14 @@ impl Gateway {
 }
 
 /// Serves connections from `listener` until `shutdown` completes, then lets in-flight
-/// requests finish (for up to ten seconds).
+/// requests finish — unless `abandon` completes first (a second Ctrl-C).
+///
+/// The runtime needs no timer driver: nothing here, and nothing in a request, sleeps.
 pub async fn serve(
     listener: TcpListener,
     gateway: Arc<Gateway>,
     shutdown: impl Future<Output = ()>,
+    abandon: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let builder = auto::Builder::new(TokioExecutor::new());
     let graceful = GracefulShutdown::new();
@@ -134,8 +133,9 @@ pub async fn serve(
         }
     }
     drop(listener);
-    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await.is_err() {
-        tracing::warn!("shutdown: some connections did not finish in time");
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = abandon => tracing::warn!("shutdown: abandoning requests still in flight"),
     }
     Ok(())
 }
