@@ -10,7 +10,7 @@ CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
 .PHONY: help models generate check-generated run build test lint bench
 
 help:
-	@echo "make run              build and run the emulator on 127.0.0.1:4566"
+	@echo "make run              build and run the emulator on 127.0.0.1:4566 (ARGS=... to pass flags)"
 	@echo "make test             run every test (creates .venv with boto3, awscli, pytest)"
 	@echo "make models           copy the pinned AWS models from AWS_MODELS_DIR (REPIN=1 to accept new ones)"
 	@echo "make generate         regenerate generated/ from the models"

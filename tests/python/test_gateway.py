@@ -1,6 +1,7 @@
 """The gateway: routing, health, errors for what no service implements, shutdown."""
 
 import json
+import os
 import signal
 import urllib.request
 
@@ -62,3 +63,64 @@ def test_services_flag_limits_what_is_served():
         assert list(services) == ["sts"]
     finally:
         server.stop()
+
+
+def test_no_wakeups_while_idle(stratus):
+    """An idle server does nothing: no timers, no tickers (its threads stay asleep)."""
+    import time
+
+    stratus.client("sts").get_caller_identity()
+    pid = stratus.proc.pid
+
+    def switches():
+        total = 0
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/status") as status:
+                for line in status:
+                    if line.startswith("voluntary_ctxt_switches"):
+                        total += int(line.split()[1])
+        return total
+
+    before = switches()
+    time.sleep(2)
+    assert switches() - before == 0
+
+
+def post(stratus, body, headers):
+    request = urllib.request.Request(stratus.endpoint + "/", data=body, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), err.read()
+
+
+SIGNED_STS = "AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/sts/aws4_request, SignedHeaders=host, Signature=x"
+
+
+def test_body_too_large(stratus):
+    status, _, body = post(stratus, b"Action=GetCallerIdentity&" + b"x" * (17 << 20),
+                           {"Content-Type": "application/x-www-form-urlencoded", "Authorization": SIGNED_STS})
+    assert status == 413
+    assert b"RequestEntityTooLarge" in body
+
+
+def test_malformed_json_body(stratus):
+    status, headers, body = post(stratus, b'{"TableName": ', {
+        "Content-Type": "application/x-amz-json-1.0",
+        "X-Amz-Target": "DynamoDB_20120810.DescribeTable",
+    })
+    assert status == 400
+    assert json.loads(body)["__type"].endswith("SerializationException")
+    assert len({k.lower(): v for k, v in headers.items()}["x-amzn-requestid"]) == 36
+
+
+def test_query_value_of_the_wrong_type(stratus):
+    status, _, body = post(
+        stratus,
+        b"Action=AssumeRole&Version=2011-06-15&RoleArn=arn:aws:iam::123456789012:role/r&RoleSessionName=ss&DurationSeconds=soon",
+        {"Content-Type": "application/x-www-form-urlencoded", "Authorization": SIGNED_STS},
+    )
+    assert status == 400
+    assert b"<Code>InvalidQueryParameter</Code>" in body
+    assert b"<RequestId>" in body
