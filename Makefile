@@ -7,11 +7,12 @@ VENV := .venv
 PYTHON ?= python3
 CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
 
-.PHONY: help models generate check-generated run build test lint bench
+.PHONY: help models generate check-generated run build test protocol-tests lint bench
 
 help:
 	@echo "make run              build and run the emulator on 127.0.0.1:4566 (ARGS=... to pass flags)"
 	@echo "make test             run every test (creates .venv with boto3, awscli, pytest)"
+	@echo "make protocol-tests   run the Smithy protocol compliance tests (../shared/smithy-protocol-tests)"
 	@echo "make models           copy the pinned AWS models from AWS_MODELS_DIR (REPIN=1 to accept new ones)"
 	@echo "make generate         regenerate generated/ from the models"
 	@echo "make check-generated  fail if generated/ differs from what the models generate"
@@ -36,10 +37,13 @@ run:
 build:
 	$(CARGO) build --release
 
-test: $(VENV)/installed
-	$(CARGO) test --workspace --release
+test: $(VENV)/installed protocol-tests
+	$(CARGO) test --workspace --release --exclude stratus-protocol-tests
 	$(CARGO) build --release
 	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/pytest -q tests/python
+
+protocol-tests:
+	$(CARGO) test --release -p stratus-protocol-tests
 
 # The Python AWS clients (boto3, the AWS CLI) and pytest, pinned, in a local virtualenv.
 $(VENV)/installed: tests/python/requirements.txt

@@ -357,6 +357,10 @@ impl<'m> ServiceGen<'m> {
             (Kind::Float | Kind::Double, Node::Number(n)) => format!("{:?}", n.as_f64().ok_or_else(bad)?),
             (Kind::List | Kind::Map, _) => "Default::default()".into(),
             (Kind::Blob, Node::String(s)) if s.is_empty() => "Vec::new()".into(),
+            (Kind::Blob, Node::String(s)) => {
+                format!("vec!{:?}", aws_smithy_types::base64::decode(s).map_err(|_| bad())?)
+            }
+            (Kind::Document, node) => document_expr(node),
             (Kind::Timestamp, Node::Number(n)) => format!("rt::DateTime::from_secs({})", n.as_i64().ok_or_else(bad)?),
             _ => return Err(bad()),
         }))
@@ -431,6 +435,30 @@ fn collect_operations<'m>(model: &'m Model, container: &'m ShapeDef, out: &mut V
         collect_operations(model, model.shape(id)?, out)?;
     }
     Ok(())
+}
+
+/// The Rust expression for a `document` node value.
+fn document_expr(node: &Node) -> String {
+    match node {
+        Node::Null => "rt::Document::Null".into(),
+        Node::Bool(b) => format!("rt::Document::Bool({b})"),
+        Node::Number(n) => match n.as_i64() {
+            Some(i) => format!("rt::Document::Int({i})"),
+            None => format!("rt::Document::Float({:?})", n.as_f64().unwrap_or_default()),
+        },
+        Node::String(s) => format!("rt::Document::String(String::from({s:?}))"),
+        Node::Array(items) => {
+            let items: Vec<String> = items.iter().map(document_expr).collect();
+            format!("rt::Document::List(vec![{}])", items.join(", "))
+        }
+        Node::Object(entries) => {
+            let entries: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("(String::from({k:?}), {})", document_expr(v)))
+                .collect();
+            format!("rt::Document::Map(vec![{}])", entries.join(", "))
+        }
+    }
 }
 
 fn prelude_kind(name: &str) -> Option<Kind> {

@@ -274,7 +274,7 @@ impl ServiceGen<'_> {
     }
 }
 
-/// (member name, wire value) of an `enum` shape, or of a string with the legacy `@enum` trait.
+/// (member name, wire value) of an `enum` or `intEnum` shape, or of a string with the legacy `@enum` trait.
 pub(crate) fn enum_values(shape: &ShapeDef) -> Result<Vec<(String, String)>, Error> {
     if let Some(Node::Array(defs)) = shape.traits.get("smithy.api#enum") {
         return defs
@@ -295,6 +295,7 @@ pub(crate) fn enum_values(shape: &ShapeDef) -> Result<Vec<(String, String)>, Err
         .map(|m| {
             let value = match m.traits.get("smithy.api#enumValue") {
                 Some(Node::String(s)) => s.clone(),
+                Some(Node::Number(n)) if shape.kind == Kind::IntEnum => n.to_string(),
                 None => m.name.clone(),
                 Some(other) => {
                     return Err(Error::unsupported(

@@ -31,6 +31,7 @@
 //! );
 //! ```
 
+use stratus_core::prelude_shapes::UNIT;
 use stratus_core::schema::{
     HttpBinding, HttpRoute, Member, Operation, PathSegment, Protocol, Service, Shape, ShapeType, TimestampFormat,
     XmlNamespace,
@@ -45,6 +46,9 @@ pub(crate) trait BodyCodec {
     const PROTOCOL: Protocol;
     /// The `Content-Type` of bodies the codec writes.
     const MEDIA_TYPE: &'static str;
+    /// The body of a response whose shape binds nothing to it, when it has one (JSON's `{}`;
+    /// S3 sends nothing, not even a `Content-Type`).
+    const EMPTY_BODY: Option<&'static [u8]>;
     /// Reads a body as a value of `shape` (only its body-bound members, for a structure).
     fn read(shape: &'static Shape, body: &[u8]) -> Result<Value, String>;
     /// Writes `value` as a body; `namespace` is the service's, for formats that declare one.
@@ -390,7 +394,11 @@ pub(crate) fn encode<C: BodyCodec>(
         None if shape.members.iter().any(|m| m.http == HttpBinding::Body) => {
             (C::write(shape, value, namespace), Some(C::MEDIA_TYPE))
         }
-        None => (Vec::new(), None),
+        // A structure without body members is an empty body; `Unit` and 204 are no body.
+        None => match C::EMPTY_BODY.filter(|_| status != 204 && !std::ptr::eq(shape, &UNIT)) {
+            Some(empty) => (empty.to_vec(), Some(C::MEDIA_TYPE)),
+            None => (Vec::new(), None),
+        },
     };
     let mut response = respond(status, content_type, body);
     write_headers(&mut response, shape, value);

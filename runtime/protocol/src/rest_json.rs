@@ -22,6 +22,7 @@ pub(crate) struct Json;
 impl BodyCodec for Json {
     const PROTOCOL: Protocol = Protocol::RestJson1;
     const MEDIA_TYPE: &'static str = "application/json";
+    const EMPTY_BODY: Option<&'static [u8]> = Some(b"{}");
 
     fn read(shape: &'static Shape, body: &[u8]) -> Result<Value, String> {
         json::decode(shape, body, KeyNames::JsonName).map_err(|e| e.message)

@@ -39,6 +39,7 @@ pub(crate) struct Xml;
 impl BodyCodec for Xml {
     const PROTOCOL: Protocol = Protocol::RestXml;
     const MEDIA_TYPE: &'static str = "application/xml";
+    const EMPTY_BODY: Option<&'static [u8]> = None;
 
     fn read(shape: &'static Shape, body: &[u8]) -> Result<Value, String> {
         xml::from_document(shape, body)

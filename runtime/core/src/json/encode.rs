@@ -102,9 +102,11 @@ fn write_timestamp(w: JsonValueWriter<'_>, t: &DateTime, format: Option<Timestam
         Some(TimestampFormat::HttpDate) => Format::HttpDate,
         Some(TimestampFormat::EpochSeconds) | None => Format::EpochSeconds,
     };
-    // Text formats cannot write years outside 0001–9999; epoch seconds can write any instant.
+    // Text formats cannot write years outside 0001–9999; epoch seconds can write any instant,
+    // whole seconds as an integer.
     match t.fmt(format) {
         Ok(text) if format != Format::EpochSeconds => w.string(&text),
+        _ if t.subsec_nanos() == 0 => w.number(int(t.secs())),
         _ => w.number(Number::Float(t.as_secs_f64())),
     }
 }
