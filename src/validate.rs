@@ -29,7 +29,7 @@ pub fn run(service: &str, operation: &str, request: &Path) -> Result<ExitCode> {
         body = std::fs::read(request).with_context(|| format!("reading {}", request.display()))?;
     }
     let refusal = match decode(op.input, &body, KeyNames::Member) {
-        Err(e) => Some(AwsError::new("SerializationException", e.message, 400)),
+        Err(e) => Some(AwsError::new("SerializationException", e.message, 400).into()),
         Ok(input) => validate_input(svc, op, &input).err(),
     };
     match refusal {
@@ -40,9 +40,9 @@ pub fn run(service: &str, operation: &str, request: &Path) -> Result<ExitCode> {
         Some(e) => {
             let mut out = String::new();
             let mut object = JsonObjectWriter::new(&mut out);
-            object.key("status").number(Number::PosInt(e.http_status.into()));
-            object.key("code").string(&e.code);
-            object.key("message").string(&e.message);
+            object.key("status").number(Number::PosInt(e.http_status().into()));
+            object.key("code").string(e.code());
+            object.key("message").string(e.message());
             object.finish();
             println!("{out}");
             Ok(ExitCode::from(1))

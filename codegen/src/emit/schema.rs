@@ -12,6 +12,10 @@ use super::{ServiceGen, HEADER};
 use crate::model::{Kind, MemberDef, ShapeDef, Traits};
 use crate::Error;
 
+/// The Smithy server framework's validation error; services that list it answer violations
+/// with it.
+const FRAMEWORK_VALIDATION: &str = "smithy.framework#ValidationException";
+
 /// Statics shared by several shapes: patterns and member-level constraint overrides.
 #[derive(Default)]
 struct Pool {
@@ -220,6 +224,15 @@ impl ServiceGen<'_> {
             );
         }
         let namespace = svc.id.split('#').next().unwrap_or_default();
+        let framework_error = match self
+            .operations
+            .iter()
+            .flat_map(|op| &op.errors)
+            .find(|e| *e == FRAMEWORK_VALIDATION)
+        {
+            Some(id) => format!("Some(&{})", self.schema_ref(id)?),
+            None => "None".into(),
+        };
         let v = &self.entry.validation;
         let xml_ns = xml_namespace(&svc.traits).map_or("None".into(), |ns| format!("Some({ns})"));
         Ok(format!(
@@ -228,7 +241,7 @@ impl ServiceGen<'_> {
              sdk_id: {:?},\nnamespace: {namespace:?},\nshape_name: {:?},\nversion: {:?},\n\
              signing_name: {signing_name:?},\nendpoint_prefix: {:?},\nprotocols: &[{}],\n\
              query_compatible: {},\nxml_namespace: {xml_ns},\noperations: &[\n{ops}],\n\
-             validation: ValidationStyle {{ code: {:?}, http_status: {}, missing_code: {:?}, path_from_input: {} }},\n\
+             validation: ValidationStyle {{ code: {:?}, http_status: {}, missing_code: {:?}, path_from_input: {}, framework_error: {framework_error} }},\n\
              model_sha256: {:?},\n}};\n",
             self.sdk_id_text(),
             svc.name(),

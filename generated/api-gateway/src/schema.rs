@@ -2728,6 +2728,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: true,
+        framework_error: None,
     },
     model_sha256: "ec98e364fcea90eb0afb2dbf03e4364a1afe2b62abad20efcdbecea8aa6809f6",
 };

@@ -1565,6 +1565,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "95c4d15d29c0145614ca263d3daa1e60901020a4f0552f9a5cbbb885d59a28de",
 };

@@ -723,6 +723,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "193893a330a34c22aa3caeffa23706a14439e30fb0f3eb0e3b0ea0c32f7165b3",
 };

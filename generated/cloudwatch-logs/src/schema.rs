@@ -1086,6 +1086,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "0a2fb152425ae61710f6edf0ff5d17dee774fa1d18c00f9dce33aaaba567fbbd",
 };

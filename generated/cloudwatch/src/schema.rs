@@ -408,6 +408,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: Some("MissingParameter"),
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "186a18b01d3b6e4d9c4b0515384019a7f6f074628bf3f0d3b78a6d9eb81af461",
 };

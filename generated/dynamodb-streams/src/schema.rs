@@ -63,6 +63,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "2217b5ac211a4fd774f4e1b3aed432ab63e72e913ce8f7e7574bfa1d54230154",
 };

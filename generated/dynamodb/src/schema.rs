@@ -712,6 +712,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "b17488ebc3df967295c35fdbaa1b571c1623af6694575136e968346984535028",
 };

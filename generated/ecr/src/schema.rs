@@ -609,6 +609,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "8f642548a4f79bfd176e76d3f1f9907ab19e073f1844701d02f079e2412fc09f",
 };

@@ -156,6 +156,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "d6592d9e8857e807aa0af3a18dcfc5e5425afbcd470defa809d8ef39d9cf5b57",
 };

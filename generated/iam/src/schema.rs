@@ -1737,6 +1737,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "05c7d6f08d5b0ad49f9ad4df3c2e6f14e9bf97299a8d00a957c5efd7778a2283",
 };

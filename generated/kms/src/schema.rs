@@ -836,6 +836,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "434a7dfd88b7872877f309eb30337122667b299333dbf1e33d4e78d2f9e72adc",
 };

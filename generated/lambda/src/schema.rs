@@ -1574,6 +1574,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "74762e6553b9dee168c010f32647cb8f34a971aca11cadb3cb160f27941c6818",
 };

@@ -1325,6 +1325,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "03dc9782370998e43cb18c701f6bed5cc99a14d2b2e427d55550f09d019dc017",
 };

@@ -1284,6 +1284,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "40a5493331fc7decd1243e0362b1c8a86c9088c681a2eff21ada890727cb5432",
 };

@@ -229,6 +229,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "011e941124eb8c804636c9cc7966de593929d6cbc4ec4695267540bab65ead09",
 };

@@ -319,6 +319,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "db5710db19a8f199923ace7048d5fc29cf6ce3c8536e2dce0afd8aae1bf9ced3",
 };

@@ -624,6 +624,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "8571abf10b18432186517ec3e25f7aa60a50499866105203c3a732b6d64dfb61",
 };

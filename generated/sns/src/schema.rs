@@ -587,6 +587,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "3bfe0d50998e8a3e3dd0ef02ea6a43ffcaf84f5b74e7d00a294fdbbfa8a15468",
 };

@@ -369,6 +369,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: Some("MissingParameter"),
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "f796a3607461f9fff10267aa52dc73afdd26a3f6fd88d0d5219399a25e49e2bf",
 };

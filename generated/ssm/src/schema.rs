@@ -1545,6 +1545,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "53cafb2fd6e3b21336b84f8c7eeb04c9dd3a0a4d72d6e0e63abd69af3e295ddf",
 };

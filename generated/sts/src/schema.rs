@@ -112,6 +112,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        framework_error: None,
     },
     model_sha256: "0561830634740e8405bbeae31c215cf7904fc44fe585ee22be0c639228a9d84f",
 };

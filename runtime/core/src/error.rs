@@ -56,6 +56,44 @@ pub enum OperationError {
     Aws(AwsError),
 }
 
+impl OperationError {
+    /// The error code: the modelled shape's name or the AWS error's code.
+    pub fn code(&self) -> &str {
+        match self {
+            OperationError::Modeled { shape, .. } => shape.name,
+            OperationError::Aws(e) => &e.code,
+        }
+    }
+
+    /// The HTTP status the error is answered with.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            OperationError::Modeled { shape, .. } => shape.error.map_or(400, |e| e.http_status),
+            OperationError::Aws(e) => e.http_status,
+        }
+    }
+
+    /// The error's message: a modelled error's `message` (or `Message`) member.
+    pub fn message(&self) -> &str {
+        match self {
+            OperationError::Modeled {
+                shape,
+                value: Value::Struct(slots),
+            } => shape
+                .members
+                .iter()
+                .zip(slots)
+                .find_map(|(m, v)| match v {
+                    Some(Value::String(s)) if m.name.eq_ignore_ascii_case("message") => Some(s.as_str()),
+                    _ => None,
+                })
+                .unwrap_or_default(),
+            OperationError::Modeled { .. } => "",
+            OperationError::Aws(e) => &e.message,
+        }
+    }
+}
+
 impl From<AwsError> for OperationError {
     fn from(e: AwsError) -> OperationError {
         OperationError::Aws(e)

@@ -31,17 +31,18 @@ pub fn random_string(alphabet: &[u8], len: usize) -> String {
 
 /// A UUID version 4 in its usual text form, as AWS writes request ids.
 pub fn uuid() -> String {
-    let (a, b) = (random_u64(), random_u64());
-    let b = (b & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000;
-    let a = (a & 0xffff_ffff_ffff_0fff) | 0x0000_0000_0000_4000;
-    format!(
-        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-        a >> 32,
-        (a >> 16) & 0xffff,
-        a & 0xffff,
-        b >> 48,
-        b & 0xffff_ffff_ffff
-    )
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let a = (random_u64() & 0xffff_ffff_ffff_0fff) | 0x0000_0000_0000_4000;
+    let b = (random_u64() & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000;
+    let bits = (u128::from(a) << 64) | u128::from(b);
+    let mut out = String::with_capacity(36);
+    for i in 0..32 {
+        if matches!(i, 8 | 12 | 16 | 20) {
+            out.push('-');
+        }
+        out.push(HEX[((bits >> (124 - 4 * i)) & 0xf) as usize] as char);
+    }
+    out
 }
 
 #[cfg(test)]

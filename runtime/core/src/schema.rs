@@ -230,6 +230,8 @@ impl PartialEq for Shape {
     }
 }
 
+impl Eq for Shape {}
+
 impl Shape {
     /// A shape with no traits and no members.
     pub const fn simple(name: &'static str, kind: ShapeType) -> Shape {
@@ -335,6 +337,10 @@ pub struct ValidationStyle {
     /// Member paths start at `<operation>Input` (API Gateway writes
     /// `createRestApiInput.apiKeySource`).
     pub path_from_input: bool,
+    /// The Smithy framework's `ValidationException` shape, for services whose model lists it
+    /// (the protocol test services): violations are then answered as that modelled error, in
+    /// the framework's wording.
+    pub framework_error: Option<&'static Shape>,
 }
 
 /// A service: identity, protocols, operations and error conventions.

@@ -11,12 +11,17 @@
 //! (Java's `String.matches`), and are echoed as the model writes them. The sources for each
 //! rule are in `docs/decisions/validation-errors.md`.
 //!
+//! Services whose model lists the Smithy framework's `ValidationException` (the protocol test
+//! services) are answered in that framework's dialect instead: JSON-pointer paths
+//! (`/list/0/name`), one report per element, `Member must have length between 2 and 8,
+//! inclusive`, and a `fieldList` in a modelled error.
+//!
 //! Valid input allocates nothing: the path is a chain of stack frames, and text is only
 //! rendered for a violation.
 //!
 //! ```
 //! use stratus_core::schema::{Constraints, Member, Shape, ShapeType};
-//! use stratus_core::validate::check;
+//! use stratus_core::validate::{check, Dialect};
 //! use stratus_core::Value;
 //! static NAME: Shape = Shape {
 //!     constraints: Constraints { length: Some((Some(3), None)), ..Constraints::NONE },
@@ -27,7 +32,7 @@
 //!     ..Shape::simple("DescribeTableInput", ShapeType::Structure)
 //! };
 //! let bad = Value::Struct(vec![Some(Value::String("ab".into()))]);
-//! let report = check(&INPUT, &bad, None).unwrap_err();
+//! let report = check(&INPUT, &bad, Dialect::Coral { root_operation: None }).unwrap_err();
 //! assert_eq!(
 //!     report.message(),
 //!     "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: \
@@ -37,56 +42,113 @@
 
 use std::fmt::Write as _;
 
-use crate::error::AwsError;
+use crate::error::{AwsError, OperationError};
 use crate::schema::{Constraints, Member, Operation, Service, Shape, ShapeType};
 use crate::value::Value;
 
 /// AWS reports at most this many violations.
 pub const MAX_REPORTED: usize = 10;
 
+/// How violations are worded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect<'r> {
+    /// AWS's services; `root_operation` names an operation whose `<op>Input` prefixes every
+    /// path (API Gateway).
+    Coral { root_operation: Option<&'r str> },
+    /// The Smithy server framework's `ValidationException`.
+    Framework,
+}
+
+/// One violation: where, and the whole item text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub path: String,
+    pub message: String,
+}
+
 /// The violations found in one input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
-    items: Vec<String>,
+    items: Vec<Violation>,
+    framework: bool,
     /// Whether one of the reported items is a missing required member.
     missing: bool,
 }
 
 impl Report {
-    /// The reported violations (at most [`MAX_REPORTED`]), each `Value … failed to satisfy …`.
-    pub fn items(&self) -> &[String] {
+    /// The reported violations (at most [`MAX_REPORTED`]).
+    pub fn items(&self) -> &[Violation] {
         &self.items
     }
 
-    /// The whole message as AWS writes it.
+    /// The whole message as the service writes it.
     pub fn message(&self) -> String {
         let n = self.items.len();
         let noun = if n == 1 { "error" } else { "errors" };
-        format!("{n} validation {noun} detected: {}", self.items.join("; "))
+        let separator = if self.framework { '.' } else { ':' };
+        let items: Vec<&str> = self.items.iter().map(|v| v.message.as_str()).collect();
+        format!("{n} validation {noun} detected{separator} {}", items.join("; "))
     }
 }
 
 /// Validates an operation's input as `service` would, answering with the service's own
 /// validation error.
-pub fn validate_input(service: &Service, operation: &Operation, input: &Value) -> Result<(), AwsError> {
+pub fn validate_input(service: &Service, operation: &Operation, input: &Value) -> Result<(), OperationError> {
     let style = service.validation;
-    let root = style.path_from_input.then_some(operation.name);
-    check(operation.input, input, root).map_err(|report| {
-        let code = match style.missing_code {
-            Some(code) if report.missing && report.items.len() == 1 => code,
-            _ => style.code,
-        };
-        AwsError::new(code, report.message(), style.http_status)
-    })
+    let dialect = match style.framework_error {
+        Some(_) => Dialect::Framework,
+        None => Dialect::Coral {
+            root_operation: style.path_from_input.then_some(operation.name),
+        },
+    };
+    let Err(report) = check(operation.input, input, dialect) else {
+        return Ok(());
+    };
+    if let Some(shape) = style.framework_error {
+        return Err(OperationError::Modeled {
+            shape,
+            value: framework_error_value(shape, &report),
+        });
+    }
+    let code = match style.missing_code {
+        Some(code) if report.missing && report.items.len() == 1 => code,
+        _ => style.code,
+    };
+    Err(AwsError::new(code, report.message(), style.http_status).into())
 }
 
-/// Checks `value` against `shape`. `root_operation` names an operation whose `<op>Input`
-/// prefixes every path.
-pub fn check(shape: &'static Shape, value: &Value, root_operation: Option<&str>) -> Result<(), Report> {
+/// The framework `ValidationException` value: `message` and `fieldList` of `{path, message}`.
+fn framework_error_value(shape: &'static Shape, report: &Report) -> Value {
+    let mut slots = vec![None; shape.members.len()];
+    if let Some(i) = shape.member_index("message") {
+        slots[i] = Some(Value::String(report.message()));
+    }
+    if let Some(i) = shape.member_index("fieldList") {
+        let field = shape.members[i].target.list_member().target;
+        let fields = report
+            .items
+            .iter()
+            .map(|v| {
+                let mut f = vec![None; field.members.len()];
+                for (name, text) in [("path", &v.path), ("message", &v.message)] {
+                    if let Some(j) = field.member_index(name) {
+                        f[j] = Some(Value::String(text.clone()));
+                    }
+                }
+                Value::Struct(f)
+            })
+            .collect();
+        slots[i] = Some(Value::List(fields));
+    }
+    Value::Struct(slots)
+}
+
+/// Checks `value` against `shape`, wording violations in `dialect`.
+pub fn check(shape: &'static Shape, value: &Value, dialect: Dialect<'_>) -> Result<(), Report> {
     let mut checker = Checker {
         items: Vec::new(),
         missing: false,
-        root_operation,
+        dialect,
     };
     checker.value(&shape.constraints, shape, value, None);
     if checker.items.is_empty() {
@@ -94,6 +156,7 @@ pub fn check(shape: &'static Shape, value: &Value, root_operation: Option<&str>)
     } else {
         Err(Report {
             items: checker.items,
+            framework: dialect == Dialect::Framework,
             missing: checker.missing,
         })
     }
@@ -115,29 +178,41 @@ struct Path<'a> {
 }
 
 struct Checker<'r> {
-    items: Vec<String>,
+    items: Vec<Violation>,
     missing: bool,
-    root_operation: Option<&'r str>,
+    dialect: Dialect<'r>,
 }
 
 /// What a violated constraint says.
 enum Rule {
     NotNull,
-    MinLength(u64),
-    MaxLength(u64),
-    MinValue(f64, ShapeType),
-    MaxValue(f64, ShapeType),
+    /// A length out of `bounds`; `too_short` tells which bound.
+    Length {
+        actual: u64,
+        bounds: (Option<u64>, Option<u64>),
+        too_short: bool,
+    },
+    /// A number out of `bounds`; `too_small` tells which bound.
+    Range {
+        bounds: (Option<f64>, Option<f64>),
+        kind: ShapeType,
+        too_small: bool,
+    },
     Pattern(&'static str),
     EnumSet(&'static [&'static str]),
     IntEnumSet(&'static [i32]),
     UniqueItems,
-    /// Every constraint of a collection's elements, keys or values.
+    /// Every constraint of a collection's elements, keys or values (Coral only).
     Elements(&'static str, &'static Constraints, ShapeType),
 }
 
 impl Checker<'_> {
     fn full(&self) -> bool {
         self.items.len() >= MAX_REPORTED
+    }
+
+    fn framework(&self) -> bool {
+        self.dialect == Dialect::Framework
     }
 
     fn member(&mut self, member: &'static Member, value: Option<&Value>, path: Option<&Path<'_>>) {
@@ -160,7 +235,7 @@ impl Checker<'_> {
         if self.full() {
             return;
         }
-        self.own_constraints(c, shape, value, path);
+        for_each_violation(c, shape.kind, value, |rule| self.report(path, Some(value), shape, rule));
         match value {
             Value::Struct(slots) if matches!(shape.kind, ShapeType::Structure | ShapeType::Union) => {
                 for (member, slot) in shape.members.iter().zip(slots) {
@@ -174,7 +249,7 @@ impl Checker<'_> {
             }
             Value::List(items) if shape.kind == ShapeType::List => {
                 let element = shape.list_member();
-                if is_aggregate(element.target) {
+                if is_aggregate(element.target) || self.framework() {
                     for (i, item) in items.iter().enumerate() {
                         let here = Path {
                             parent: path,
@@ -194,11 +269,19 @@ impl Checker<'_> {
             }
             Value::Map(entries) if shape.kind == ShapeType::Map => {
                 let (key, val) = shape.map_members();
-                if entries.iter().any(|(k, _)| !key_ok(key.constraints(), k)) {
+                if self.framework() {
+                    for (k, _) in entries.iter().filter(|(k, _)| !key_ok(key.constraints(), k)) {
+                        let here = Path {
+                            parent: path,
+                            step: Step::Key(k),
+                        };
+                        self.value(key.constraints(), key.target, &Value::String(k.clone()), Some(&here));
+                    }
+                } else if entries.iter().any(|(k, _)| !key_ok(key.constraints(), k)) {
                     let rule = Rule::Elements("Map keys", key.constraints(), key.target.kind);
                     self.report(path, Some(value), shape, rule);
                 }
-                if is_aggregate(val.target) {
+                if is_aggregate(val.target) || self.framework() {
                     for (k, item) in entries {
                         let here = Path {
                             parent: path,
@@ -220,69 +303,70 @@ impl Checker<'_> {
         }
     }
 
-    /// Constraints on the value itself (not its elements), each reported separately.
-    fn own_constraints(
-        &mut self,
-        c: &'static Constraints,
-        shape: &'static Shape,
-        value: &Value,
-        path: Option<&Path<'_>>,
-    ) {
-        for_each_violation(c, shape.kind, value, |rule| self.report(path, Some(value), shape, rule));
-    }
-
     fn report(&mut self, path: Option<&Path<'_>>, value: Option<&Value>, shape: &Shape, rule: Rule) {
         if self.full() {
             return;
         }
-        let mut item = String::from("Value ");
-        match value {
+        let pointer = self.render_path(path);
+        let mut message = String::from("Value ");
+        match (self.dialect, value) {
+            (Dialect::Framework, _) => {
+                if let Rule::Length { actual, .. } = rule {
+                    let _ = write!(message, "with length {actual} ");
+                }
+            }
             _ if shape.sensitive => {}
-            None => item.push_str("null "),
-            Some(v) => {
-                item.push('\'');
-                render_value(&mut item, v, shape);
-                item.push_str("' ");
+            (_, None) => message.push_str("null "),
+            (_, Some(v)) => {
+                message.push('\'');
+                render_value(&mut message, v, shape);
+                message.push_str("' ");
             }
         }
-        item.push_str("at '");
-        self.render_path(&mut item, path);
-        item.push_str("' failed to satisfy constraint: ");
-        render_rule(&mut item, &rule);
-        self.items.push(item);
+        message.push_str("at '");
+        message.push_str(&pointer);
+        message.push_str("' failed to satisfy constraint: ");
+        render_rule(&mut message, &rule, self.framework());
+        self.items.push(Violation { path: pointer, message });
     }
 
-    fn render_path(&self, out: &mut String, path: Option<&Path<'_>>) {
+    fn render_path(&self, path: Option<&Path<'_>>) -> String {
         let mut steps = Vec::new();
         let mut cur = path;
         while let Some(p) = cur {
             steps.push(p.step);
             cur = p.parent;
         }
-        let mut first = true;
-        let mut sep = |out: &mut String| {
-            if !std::mem::take(&mut first) {
-                out.push('.');
-            }
-        };
-        if let Some(op) = self.root_operation {
-            sep(out);
-            push_lower_first(out, op);
-            out.push_str("Input");
-        }
-        for step in steps.iter().rev() {
-            sep(out);
-            match step {
-                Step::Member(name) => push_lower_first(out, name),
-                Step::Index(i) => {
-                    let _ = write!(out, "{i}.member");
-                }
-                Step::Key(k) => {
-                    out.push_str(k);
-                    out.push_str(".member");
+        let mut out = String::new();
+        match self.dialect {
+            Dialect::Framework => {
+                for step in steps.iter().rev() {
+                    out.push('/');
+                    match step {
+                        Step::Member(name) => out.push_str(name),
+                        Step::Index(i) => {
+                            let _ = write!(out, "{}", i - 1);
+                        }
+                        Step::Key(k) => out.push_str(k),
+                    }
                 }
             }
+            Dialect::Coral { root_operation } => {
+                let mut segments: Vec<String> = Vec::with_capacity(steps.len() + 1);
+                if let Some(op) = root_operation {
+                    segments.push(format!("{}Input", lower_first(op)));
+                }
+                for step in steps.iter().rev() {
+                    segments.push(match step {
+                        Step::Member(name) => lower_first(name),
+                        Step::Index(i) => format!("{i}.member"),
+                        Step::Key(k) => format!("{k}.member"),
+                    });
+                }
+                out = segments.join(".");
+            }
         }
+        out
     }
 }
 
@@ -345,23 +429,39 @@ fn string_violations(c: &'static Constraints, s: &str, mut violated: impl FnMut(
 }
 
 fn length_violations(c: &Constraints, len: u64, violated: &mut impl FnMut(Rule)) {
-    if let Some((min, max)) = c.length {
-        if let Some(min) = min.filter(|m| len < *m) {
-            violated(Rule::MinLength(min));
+    if let Some(bounds @ (min, max)) = c.length {
+        if min.is_some_and(|m| len < m) {
+            violated(Rule::Length {
+                actual: len,
+                bounds,
+                too_short: true,
+            });
         }
-        if let Some(max) = max.filter(|m| len > *m) {
-            violated(Rule::MaxLength(max));
+        if max.is_some_and(|m| len > m) {
+            violated(Rule::Length {
+                actual: len,
+                bounds,
+                too_short: false,
+            });
         }
     }
 }
 
 fn range_violations(c: &Constraints, x: f64, kind: ShapeType, violated: &mut impl FnMut(Rule)) {
-    if let Some((min, max)) = c.range {
-        if let Some(min) = min.filter(|m| x < *m) {
-            violated(Rule::MinValue(min, kind));
+    if let Some(bounds @ (min, max)) = c.range {
+        if min.is_some_and(|m| x < m) {
+            violated(Rule::Range {
+                bounds,
+                kind,
+                too_small: true,
+            });
         }
-        if let Some(max) = max.filter(|m| x > *m) {
-            violated(Rule::MaxValue(max, kind));
+        if max.is_some_and(|m| x > m) {
+            violated(Rule::Range {
+                bounds,
+                kind,
+                too_small: false,
+            });
         }
     }
 }
@@ -373,22 +473,47 @@ fn all_unique(items: &[Value]) -> bool {
         .all(|(i, a)| items[i + 1..].iter().all(|b| a != b))
 }
 
-fn render_rule(out: &mut String, rule: &Rule) {
+fn render_rule(out: &mut String, rule: &Rule, framework: bool) {
     match rule {
         Rule::NotNull => out.push_str("Member must not be null"),
-        Rule::MinLength(n) => {
-            let _ = write!(out, "Member must have length greater than or equal to {n}");
+        Rule::Length {
+            bounds: (Some(min), Some(max)),
+            ..
+        } if framework => {
+            let _ = write!(out, "Member must have length between {min} and {max}, inclusive");
         }
-        Rule::MaxLength(n) => {
-            let _ = write!(out, "Member must have length less than or equal to {n}");
+        Rule::Length {
+            bounds: (min, max),
+            too_short,
+            ..
+        } => {
+            let (relation, bound) = if *too_short { ("greater", min) } else { ("less", max) };
+            let _ = write!(
+                out,
+                "Member must have length {relation} than or equal to {}",
+                bound.unwrap_or_default()
+            );
         }
-        Rule::MinValue(n, kind) => {
-            out.push_str("Member must have value greater than or equal to ");
-            render_bound(out, *n, *kind);
+        Rule::Range {
+            bounds: (Some(min), Some(max)),
+            kind,
+            ..
+        } if framework => {
+            out.push_str("Member must be between ");
+            render_bound(out, *min, *kind, framework);
+            out.push_str(" and ");
+            render_bound(out, *max, *kind, framework);
+            out.push_str(", inclusive");
         }
-        Rule::MaxValue(n, kind) => {
-            out.push_str("Member must have value less than or equal to ");
-            render_bound(out, *n, *kind);
+        Rule::Range {
+            bounds: (min, max),
+            kind,
+            too_small,
+        } => {
+            let (relation, bound) = if *too_small { ("greater", min) } else { ("less", max) };
+            let verb = if framework { "be" } else { "have value" };
+            let _ = write!(out, "Member must {verb} {relation} than or equal to ");
+            render_bound(out, bound.unwrap_or_default(), *kind, framework);
         }
         Rule::Pattern(p) => {
             out.push_str("Member must satisfy regular expression pattern: ");
@@ -405,6 +530,7 @@ fn render_rule(out: &mut String, rule: &Rule) {
             out.push_str(&rendered.join(", "));
             out.push(']');
         }
+        Rule::UniqueItems if framework => out.push_str("Member must have unique values"),
         Rule::UniqueItems => out.push_str("Member must have unique items"),
         Rule::Elements(what, c, kind) => {
             out.push_str(what);
@@ -414,16 +540,40 @@ fn render_rule(out: &mut String, rule: &Rule) {
                 if !std::mem::take(&mut first) {
                     out.push_str(", ");
                 }
-                render_rule(out, &rule);
+                render_rule(out, &rule, framework);
             };
             // AWS lists the maximum before the minimum.
-            if let Some((min, max)) = c.length {
-                max.into_iter().for_each(|n| each(Rule::MaxLength(n)));
-                min.into_iter().for_each(|n| each(Rule::MinLength(n)));
+            if let Some(bounds @ (min, max)) = c.length {
+                if max.is_some() {
+                    each(Rule::Length {
+                        actual: 0,
+                        bounds,
+                        too_short: false,
+                    });
+                }
+                if min.is_some() {
+                    each(Rule::Length {
+                        actual: 0,
+                        bounds,
+                        too_short: true,
+                    });
+                }
             }
-            if let Some((min, max)) = c.range {
-                max.into_iter().for_each(|n| each(Rule::MaxValue(n, *kind)));
-                min.into_iter().for_each(|n| each(Rule::MinValue(n, *kind)));
+            if let Some(bounds @ (min, max)) = c.range {
+                if max.is_some() {
+                    each(Rule::Range {
+                        bounds,
+                        kind: *kind,
+                        too_small: false,
+                    });
+                }
+                if min.is_some() {
+                    each(Rule::Range {
+                        bounds,
+                        kind: *kind,
+                        too_small: true,
+                    });
+                }
             }
             if let Some(p) = c.pattern {
                 each(Rule::Pattern(p.source()));
@@ -440,9 +590,9 @@ fn render_rule(out: &mut String, rule: &Rule) {
 }
 
 /// Integral shapes print bounds as integers; float and double shapes as Java's
-/// `Double.toString` does (`1.0`, `0.5`).
-fn render_bound(out: &mut String, n: f64, kind: ShapeType) {
-    if kind.is_integral() {
+/// `Double.toString` does (`1.0`, `0.5`) for AWS, and as written for the framework.
+fn render_bound(out: &mut String, n: f64, kind: ShapeType, framework: bool) {
+    if kind.is_integral() || (framework && n.fract() == 0.0) {
         let _ = write!(out, "{}", n as i64);
     } else {
         render_java_double(out, n);
@@ -532,9 +682,15 @@ fn render_value(out: &mut String, value: &Value, shape: &Shape) {
 }
 
 fn push_lower_first(out: &mut String, name: &str) {
+    out.push_str(&lower_first(name));
+}
+
+/// `TableName` → `tableName`: only the first letter changes (`SSESpecification` →
+/// `sSESpecification`), as AWS writes member paths.
+fn lower_first(name: &str) -> String {
     let mut chars = name.chars();
-    if let Some(first) = chars.next() {
-        out.push(first.to_ascii_lowercase());
-        out.push_str(chars.as_str());
+    match chars.next() {
+        Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+        None => String::new(),
     }
 }

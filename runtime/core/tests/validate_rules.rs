@@ -4,7 +4,9 @@
 use stratus_core::pattern::{Engine, Pattern};
 use stratus_core::prelude_shapes::{DOUBLE, STRING};
 use stratus_core::schema::*;
-use stratus_core::validate::{check, validate_input, MAX_REPORTED};
+use stratus_core::validate::{check, validate_input, Dialect, MAX_REPORTED};
+
+const CORAL: Dialect<'static> = Dialect::Coral { root_operation: None };
 use stratus_core::Value;
 
 static NAME_PATTERN: Pattern = Pattern::new("[a-zA-Z0-9_.-]+", "^(?:[a-zA-Z0-9_.\\-]+)$", Engine::Regex);
@@ -122,13 +124,13 @@ fn key(name: Option<&str>, key_type: &str) -> Value {
 }
 
 fn message(value: &Value) -> String {
-    check(&INPUT, value, None).unwrap_err().message()
+    check(&INPUT, value, CORAL).unwrap_err().message()
 }
 
 #[test]
 fn valid_input_passes() {
     let v = input(&[(1, Value::List(vec![key(Some("id"), "HASH")])), (3, Value::Int(5))]);
-    assert_eq!(check(&INPUT, &v, None), Ok(()));
+    assert_eq!(check(&INPUT, &v, CORAL), Ok(()));
 }
 
 #[test]
@@ -229,7 +231,7 @@ fn integer_range_and_sensitive_values() {
 #[test]
 fn at_most_ten_items_are_reported() {
     let many: Vec<Value> = (0..12).map(|_| key(None, "HASH")).collect();
-    let report = check(&INPUT, &input(&[(1, Value::List(many))]), None).unwrap_err();
+    let report = check(&INPUT, &input(&[(1, Value::List(many))]), CORAL).unwrap_err();
     assert_eq!(report.items().len(), MAX_REPORTED);
     let message = report.message();
     assert!(
@@ -265,16 +267,31 @@ fn service_style_picks_code_and_path_root() {
             http_status: 400,
             missing_code: Some("MissingParameter"),
             path_from_input: true,
+            framework_error: None,
         },
         model_sha256: "",
     };
     let missing = validate_input(&SVC, &OP, &Value::Struct(vec![None; INPUT.members.len()])).unwrap_err();
-    assert_eq!(missing.code, "MissingParameter");
+    assert_eq!(missing.code(), "MissingParameter");
     assert!(
-        missing.message.contains("at 'createRestApiInput.tableName'"),
+        missing.message().contains("at 'createRestApiInput.tableName'"),
         "{}",
-        missing.message
+        missing.message()
     );
     let bad = validate_input(&SVC, &OP, &input(&[(3, Value::Int(0))])).unwrap_err();
-    assert_eq!((bad.code.as_str(), bad.http_status), ("BadRequestException", 400));
+    assert_eq!((bad.code(), bad.http_status()), ("BadRequestException", 400));
+}
+
+#[test]
+fn framework_dialect_uses_pointers_and_per_element_reports() {
+    let v = input(&[(2, Value::List(vec![s("ok"), s("")])), (3, Value::Int(0))]);
+    let report = check(&INPUT, &v, Dialect::Framework).unwrap_err();
+    let paths: Vec<&str> = report.items().iter().map(|v| v.path.as_str()).collect();
+    assert_eq!(paths, ["/AttributesToGet/1", "/Limit"]);
+    assert_eq!(
+        report.message(),
+        "2 validation errors detected. Value with length 0 at '/AttributesToGet/1' failed to satisfy constraint: \
+         Member must have length between 1 and 255, inclusive; Value at '/Limit' failed to satisfy constraint: \
+         Member must be greater than or equal to 1"
+    );
 }

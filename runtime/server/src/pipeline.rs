@@ -85,7 +85,7 @@ async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, re
         Err(e) => return refuse(AwsError::from(e).into()),
     };
     if let Err(e) = validate_input(service, route.operation, &input) {
-        return refuse(e.into());
+        return refuse(e);
     }
     let ctx = RequestContext {
         account_id: gateway.config.account_for(signer.as_ref()),
@@ -110,7 +110,10 @@ async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, re
     }
 }
 
-/// Form parameters of a Query request: the urlencoded body, else the query string.
+/// The parameters routing and caller identity read; the protocol decodes the rest.
+const ROUTING_PARAMS: [&str; 4] = ["Action", "Version", "X-Amz-Credential", "AWSAccessKeyId"];
+
+/// The routing parameters of a Query request: from the urlencoded body, else the query string.
 fn form_params(req: &Request<'_>) -> Vec<(String, String)> {
     let is_form = req
         .headers
@@ -122,7 +125,14 @@ fn form_params(req: &Request<'_>) -> Vec<(String, String)> {
     } else {
         req.uri.query().unwrap_or("").as_bytes()
     };
-    form_urlencoded::parse(source).into_owned().collect()
+    routing_params(source)
+}
+
+fn routing_params(source: &[u8]) -> Vec<(String, String)> {
+    form_urlencoded::parse(source)
+        .filter(|(k, _)| ROUTING_PARAMS.contains(&k.as_ref()))
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
 }
 
 fn signer(req: &Request<'_>, form: &[(String, String)]) -> Option<Signer> {
@@ -133,9 +143,7 @@ fn signer(req: &Request<'_>, form: &[(String, String)]) -> Option<Signer> {
     {
         return Signer::from_authorization(auth);
     }
-    let query: Vec<(String, String)> = form_urlencoded::parse(req.uri.query().unwrap_or("").as_bytes())
-        .into_owned()
-        .collect();
+    let query = routing_params(req.uri.query().unwrap_or("").as_bytes());
     Signer::from_query(query.iter().chain(form).map(|(k, v)| (k.as_str(), v.as_str())))
 }
 
