@@ -103,6 +103,9 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn Servi
             "sts" => Arc::new(stratus_gen_sts::Handler(stratus_service_sts::StsService::new(
                 storage.clone(),
             ))),
+            "sqs" => Arc::new(stratus_gen_sqs::Handler(stratus_service_sqs::SqsService::new(
+                storage.clone(),
+            ))),
             _ => stratus_gen_registry::not_implemented(id).context("registry lists a service it cannot build")?,
         };
         handlers.push(handler);

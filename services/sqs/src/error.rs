@@ -1,0 +1,165 @@
+//! SQS's refusals, in one enum that converts into every operation's generated error type.
+//!
+//! An operation whose model lists an error gets the modelled variant (so the JSON protocol
+//! sends its shape name and the `x-amzn-query-error` header its Query code); any other gets
+//! the same code and message as a plain [`AwsError`].
+
+use stratus_core::AwsError;
+use stratus_gen_sqs::*;
+use stratus_storage::StorageError;
+
+/// Everything an SQS operation can refuse with.
+#[derive(Debug)]
+pub enum SqsError {
+    /// The queue URL does not name a queue.
+    InvalidAddress(String),
+    QueueDoesNotExist,
+    /// A queue of that name exists with a different value for this attribute.
+    QueueNameExists(String),
+    InvalidAttributeName(String),
+    InvalidAttributeValue(String),
+    ReceiptHandleIsInvalid(String),
+    MessageNotInflight,
+    InvalidMessageContents,
+    EmptyBatchRequest(&'static str),
+    TooManyEntriesInBatchRequest(usize),
+    BatchEntryIdsNotDistinct(String),
+    InvalidBatchEntryId,
+    BatchRequestTooLong(usize),
+    /// A common error: validation, missing parameters, internal faults.
+    Aws(AwsError),
+}
+
+impl SqsError {
+    pub fn invalid_parameter(message: impl Into<String>) -> SqsError {
+        SqsError::Aws(AwsError::new("InvalidParameterValue", message, 400))
+    }
+
+    /// AWS's wording for a parameter outside its range.
+    pub fn invalid_value(parameter: &str, value: impl std::fmt::Display, reason: &str) -> SqsError {
+        SqsError::invalid_parameter(format!(
+            "Value {value} for parameter {parameter} is invalid. Reason: {reason}"
+        ))
+    }
+
+    pub fn missing(parameter: &str) -> SqsError {
+        SqsError::Aws(AwsError::new(
+            "MissingParameter",
+            format!("The request must contain the parameter {parameter}."),
+            400,
+        ))
+    }
+
+    pub fn invalid_attribute_name(name: &str) -> SqsError {
+        SqsError::InvalidAttributeName(format!("Unknown Attribute {name}."))
+    }
+
+    pub fn invalid_attribute_value(name: &str) -> SqsError {
+        SqsError::InvalidAttributeValue(format!("Invalid value for the parameter {name}."))
+    }
+
+    /// The error's message.
+    fn message(&self) -> String {
+        match self {
+            SqsError::InvalidAddress(url) => format!("The address {url} is not valid for this endpoint."),
+            SqsError::QueueDoesNotExist => "The specified queue does not exist.".into(),
+            SqsError::QueueNameExists(attribute) => {
+                format!("A queue already exists with the same name and a different value for attribute {attribute}")
+            }
+            SqsError::InvalidAttributeName(m) | SqsError::InvalidAttributeValue(m) => m.clone(),
+            SqsError::ReceiptHandleIsInvalid(handle) => {
+                format!("The input receipt handle \"{handle}\" is not a valid receipt handle.")
+            }
+            SqsError::MessageNotInflight => "The message referred to isn't in flight.".into(),
+            SqsError::InvalidMessageContents => "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF".into(),
+            SqsError::EmptyBatchRequest(entry) => {
+                format!("There should be at least one {entry} in the request.")
+            }
+            SqsError::TooManyEntriesInBatchRequest(n) => {
+                format!("Maximum number of entries per request are 10. You have sent {n}.")
+            }
+            SqsError::BatchEntryIdsNotDistinct(id) => format!("Id {id} repeated."),
+            SqsError::InvalidBatchEntryId => "A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.".into(),
+            SqsError::BatchRequestTooLong(n) => {
+                format!("Batch requests cannot be longer than 262144 bytes. You have sent {n} bytes.")
+            }
+            SqsError::Aws(e) => e.message.clone(),
+        }
+    }
+
+    /// The error as a common error with its Query code, for operations that do not model it.
+    pub fn into_aws(self) -> AwsError {
+        let (code, status) = match &self {
+            SqsError::Aws(e) => return e.clone(),
+            SqsError::InvalidAddress(_) => ("InvalidAddress", 404),
+            SqsError::QueueDoesNotExist => ("AWS.SimpleQueueService.NonExistentQueue", 400),
+            SqsError::QueueNameExists(_) => ("QueueAlreadyExists", 400),
+            SqsError::InvalidAttributeName(_) => ("InvalidAttributeName", 400),
+            SqsError::InvalidAttributeValue(_) => ("InvalidAttributeValue", 400),
+            SqsError::ReceiptHandleIsInvalid(_) => ("ReceiptHandleIsInvalid", 404),
+            SqsError::MessageNotInflight => ("AWS.SimpleQueueService.MessageNotInflight", 400),
+            SqsError::InvalidMessageContents => ("InvalidMessageContents", 400),
+            SqsError::EmptyBatchRequest(_) => ("AWS.SimpleQueueService.EmptyBatchRequest", 400),
+            SqsError::TooManyEntriesInBatchRequest(_) => ("AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400),
+            SqsError::BatchEntryIdsNotDistinct(_) => ("AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400),
+            SqsError::InvalidBatchEntryId => ("AWS.SimpleQueueService.InvalidBatchEntryId", 400),
+            SqsError::BatchRequestTooLong(_) => ("AWS.SimpleQueueService.BatchRequestTooLong", 400),
+        };
+        AwsError::new(code, self.message(), status)
+    }
+}
+
+impl From<StorageError> for SqsError {
+    fn from(e: StorageError) -> SqsError {
+        SqsError::Aws(AwsError::internal(format!("queue store: {e}")))
+    }
+}
+
+impl From<serde_json::Error> for SqsError {
+    fn from(e: serde_json::Error) -> SqsError {
+        SqsError::Aws(AwsError::internal(format!("corrupt queue record: {e}")))
+    }
+}
+
+/// `impl From<SqsError> for OpError`, mapping the listed variants to the modelled errors of
+/// the same name (whose only member is the message, if any) and the rest to `Aws`.
+macro_rules! into_operation_error {
+    ($($op:ident { $($variant:ident),* $(,)? })*) => {$(
+        impl From<SqsError> for $op {
+            fn from(e: SqsError) -> $op {
+                match e {
+                    $(SqsError::$variant { .. } => $op::$variant(into_operation_error!(@shape $variant, e.message())),)*
+                    other => $op::Aws(other.into_aws()),
+                }
+            }
+        }
+    )*};
+    (@shape MessageNotInflight, $message:expr) => { MessageNotInflight {} };
+    (@shape $variant:ident, $message:expr) => { $variant { message: Some($message) } };
+}
+
+into_operation_error! {
+    CreateQueueError { InvalidAddress, InvalidAttributeName, InvalidAttributeValue, QueueNameExists }
+    GetQueueUrlError { InvalidAddress, QueueDoesNotExist }
+    ListQueuesError { InvalidAddress }
+    DeleteQueueError { InvalidAddress, QueueDoesNotExist }
+    GetQueueAttributesError { InvalidAddress, InvalidAttributeName, QueueDoesNotExist }
+    SetQueueAttributesError { InvalidAddress, InvalidAttributeName, InvalidAttributeValue, QueueDoesNotExist }
+    PurgeQueueError { InvalidAddress, QueueDoesNotExist }
+    SendMessageError { InvalidAddress, InvalidMessageContents, QueueDoesNotExist }
+    SendMessageBatchError {
+        InvalidAddress, QueueDoesNotExist, EmptyBatchRequest, TooManyEntriesInBatchRequest,
+        BatchEntryIdsNotDistinct, InvalidBatchEntryId, BatchRequestTooLong,
+    }
+    ReceiveMessageError { InvalidAddress, QueueDoesNotExist }
+    DeleteMessageError { InvalidAddress, QueueDoesNotExist, ReceiptHandleIsInvalid }
+    DeleteMessageBatchError {
+        InvalidAddress, QueueDoesNotExist, EmptyBatchRequest, TooManyEntriesInBatchRequest,
+        BatchEntryIdsNotDistinct, InvalidBatchEntryId,
+    }
+    ChangeMessageVisibilityError { InvalidAddress, QueueDoesNotExist, ReceiptHandleIsInvalid, MessageNotInflight }
+    ChangeMessageVisibilityBatchError {
+        InvalidAddress, QueueDoesNotExist, EmptyBatchRequest, TooManyEntriesInBatchRequest,
+        BatchEntryIdsNotDistinct, InvalidBatchEntryId,
+    }
+}

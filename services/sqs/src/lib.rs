@@ -1,0 +1,981 @@
+//! Amazon Simple Queue Service: durable standard and FIFO queues.
+//!
+//! State lives in the `sqs` store of each account and region, written with strict
+//! durability: a message is on disk before `SendMessage` answers. Tables:
+//!
+//! - `queues`: [`queue::QueueRecord`] by queue name;
+//! - `messages`: [`message::StoredMessage`] by queue name, a zero byte and the message's
+//!   sequence number (big-endian), so a queue's messages scan in sending order;
+//! - `dedup`: FIFO deduplication ids by queue name, a zero byte, (group id, zero byte,) id.
+//!
+//! Nothing runs in the background. Visibility timeouts and delays are deadlines compared
+//! with the clock when a receive looks at a message; retention is enforced the same way.
+//! Long polling waits on the queue's arrival signal and an alarm ([`wait`]).
+//!
+//! Queue URLs are `http://sqs.REGION.localhost:4566/ACCOUNT/NAME` (the request context does
+//! not carry the Host header); requests are accepted with any URL whose last two path
+//! segments are the account and the queue name.
+
+mod error;
+mod message;
+mod queue;
+mod wait;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use sha2::Sha256;
+use stratus_core::{id, AwsError, RequestContext, Unit};
+use stratus_gen_sqs::*;
+use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
+
+use crate::error::SqsError;
+use crate::message::{Attribute, State, StoredMessage};
+use crate::queue::QueueRecord;
+use crate::wait::Arrivals;
+
+const QUEUES: &str = "queues";
+const MESSAGES: &str = "messages";
+const DEDUP: &str = "dedup";
+/// AWS's deduplication interval for FIFO queues.
+const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
+/// The most a batch request may carry in total, whatever the queues' own limits.
+const MAX_BATCH_BYTES: usize = 262_144;
+/// Messages read per storage scan while looking for deliverable ones.
+const SCAN_CHUNK: usize = 256;
+
+/// The SQS service, backed by `storage`.
+pub struct SqsService {
+    storage: Arc<Storage>,
+    arrivals: Arc<Arrivals>,
+}
+
+/// A queue named by a request: its namespace and name.
+struct QueueRef {
+    account: String,
+    region: String,
+    name: String,
+}
+
+impl QueueRef {
+    fn from_url(ctx: &RequestContext, url: &str) -> Result<QueueRef, SqsError> {
+        let (account, name) = queue::parse_url(url)?;
+        Ok(QueueRef {
+            account: account.to_owned(),
+            region: ctx.region.clone(),
+            name: name.to_owned(),
+        })
+    }
+
+    /// The key of the queue's arrival signal.
+    fn signal_key(&self) -> String {
+        format!("{}/{}/{}", self.account, self.region, self.name)
+    }
+
+    fn namespace(&self) -> Namespace {
+        Namespace::regional(&self.account, &self.region, "sqs")
+    }
+}
+
+/// A message to send, from SendMessage or a SendMessageBatch entry.
+struct Outgoing {
+    body: String,
+    delay_seconds: Option<i32>,
+    attributes: Option<BTreeMap<String, MessageAttributeValue>>,
+    system_attributes: Option<BTreeMap<String, MessageSystemAttributeValue>>,
+    dedup_id: Option<String>,
+    group_id: Option<String>,
+    sender_id: String,
+}
+
+/// What a send reports.
+struct Sent {
+    message_id: String,
+    md5_of_body: String,
+    md5_of_attributes: Option<String>,
+    md5_of_system_attributes: Option<String>,
+    sequence_number: Option<String>,
+}
+
+/// A FIFO deduplication entry.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Dedup {
+    message_id: String,
+    sequence: u64,
+    expires_ms: u64,
+}
+
+impl SqsService {
+    pub fn new(storage: Arc<Storage>) -> SqsService {
+        SqsService {
+            storage,
+            arrivals: Arc::default(),
+        }
+    }
+
+    /// Runs `body` as a strict write transaction in `queue`'s namespace, on a blocking thread
+    /// (a strict commit waits for fsync).
+    async fn write<R, F>(&self, queue: &QueueRef, body: F) -> Result<R, SqsError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Tx<'_>) -> Result<R, SqsError> + Send + 'static,
+    {
+        let storage = self.storage.clone();
+        let namespace = queue.namespace();
+        tokio::task::spawn_blocking(move || storage.store(&namespace, Durability::Strict)?.transact(body))
+            .await
+            .map_err(|e| SqsError::Aws(AwsError::internal(format!("queue store task failed: {e}"))))?
+    }
+
+    /// The store of `queue`'s namespace, for reads (which need no fsync and run inline).
+    fn reader(&self, queue: &QueueRef) -> Result<Arc<dyn Store>, SqsError> {
+        Ok(self.storage.store(&queue.namespace(), Durability::Strict)?)
+    }
+
+    fn queue(&self, queue: &QueueRef) -> Result<QueueRecord, SqsError> {
+        let bytes = self
+            .reader(queue)?
+            .get(QUEUES, queue.name.as_bytes())?
+            .ok_or(SqsError::QueueDoesNotExist)?;
+        Ok(serde_json::from_slice(&bytes)?)
+    }
+
+    async fn send(&self, queue: &QueueRef, outgoing: Vec<Outgoing>) -> Result<Vec<Result<Sent, SqsError>>, SqsError> {
+        let name = queue.name.clone();
+        let sent = self
+            .write(queue, move |tx| {
+                let mut record = load_queue(tx, &name)?;
+                let now = now_ms();
+                let sent: Vec<_> = outgoing.into_iter().map(|o| enqueue(tx, &mut record, o, now)).collect();
+                tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
+                Ok(sent)
+            })
+            .await?;
+        self.arrivals.signal(&queue.signal_key());
+        Ok(sent)
+    }
+
+    /// Applies `change` to the message each receipt handle names, in one transaction.
+    async fn with_received<R, F>(
+        &self,
+        queue: &QueueRef,
+        handles: Vec<String>,
+        change: F,
+    ) -> Result<Vec<Result<R, SqsError>>, SqsError>
+    where
+        R: Send + 'static,
+        F: Fn(&mut Tx<'_>, usize, Vec<u8>, Option<StoredMessage>, &str) -> Result<R, SqsError> + Send + 'static,
+    {
+        let name = queue.name.clone();
+        self.write(queue, move |tx| {
+            load_queue(tx, &name)?;
+            let results = handles
+                .iter()
+                .enumerate()
+                .map(|(i, handle)| {
+                    let (sequence, token) = message::parse_receipt_handle(handle)?;
+                    let key = message_key(&name, sequence);
+                    let found = match tx.get(MESSAGES, &key)? {
+                        Some(bytes) => Some(serde_json::from_slice::<StoredMessage>(&bytes)?),
+                        None => None,
+                    };
+                    let current = found.filter(|m| m.receipt_token == token);
+                    change(tx, i, key, current, handle)
+                })
+                .collect();
+            Ok(results)
+        })
+        .await
+    }
+
+    async fn delete_messages(
+        &self,
+        queue: &QueueRef,
+        handles: Vec<String>,
+    ) -> Result<Vec<Result<(), SqsError>>, SqsError> {
+        // A stale handle (the message was received again, or is gone) succeeds without effect.
+        self.with_received(queue, handles, |tx, _, key, current, _| {
+            if current.is_some() {
+                tx.delete(MESSAGES, key);
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn change_visibility(
+        &self,
+        queue: &QueueRef,
+        changes: Vec<(String, i32)>,
+    ) -> Result<Vec<Result<(), SqsError>>, SqsError> {
+        let (handles, timeouts): (Vec<String>, Vec<i32>) = changes.into_iter().unzip();
+        let results = self
+            .with_received(queue, handles, move |tx, i, key, current, handle| {
+                let seconds = visibility_timeout(timeouts[i])?;
+                let now = now_ms();
+                let mut m = current.ok_or_else(|| {
+                    SqsError::invalid_value(
+                        "ReceiptHandle",
+                        handle,
+                        "Message does not exist or is not available for visibility timeout change.",
+                    )
+                })?;
+                if m.state(now) != State::InFlight {
+                    return Err(SqsError::MessageNotInflight);
+                }
+                m.visible_at_ms = now + seconds * 1000;
+                tx.put(MESSAGES, key, serde_json::to_vec(&m)?);
+                Ok(())
+            })
+            .await?;
+        // A message made visible again may be what a long poll waits for.
+        self.arrivals.signal(&queue.signal_key());
+        Ok(results)
+    }
+
+    /// One attempt at a receive: the messages delivered and, when none is deliverable, when
+    /// the next one becomes visible; also the queue's default wait.
+    async fn take(
+        &self,
+        queue: &QueueRef,
+        max: usize,
+        visibility: Option<u64>,
+    ) -> Result<(Vec<StoredMessage>, Option<u64>, u64), SqsError> {
+        let name = queue.name.clone();
+        self.write(queue, move |tx| {
+            let record = load_queue(tx, &name)?;
+            let now = now_ms();
+            let retention_ms = record.number("MessageRetentionPeriod") * 1000;
+            let visibility = visibility.unwrap_or_else(|| record.number("VisibilityTimeout"));
+            let prefix = queue_prefix(&name);
+            let mut seen: Vec<(Vec<u8>, StoredMessage)> = Vec::new();
+            let mut after: Option<Vec<u8>> = None;
+            let chosen = loop {
+                let range = match &after {
+                    Some(last) => KeyRange::between(std::ops::Bound::Excluded(last), KeyRange::prefix(&prefix).end()),
+                    None => KeyRange::prefix(&prefix),
+                };
+                let chunk = tx.scan(MESSAGES, &range, Direction::Forward, Some(SCAN_CHUNK))?;
+                let exhausted = chunk.len() < SCAN_CHUNK;
+                after = chunk.last().map(|(k, _)| k.clone());
+                for (key, bytes) in chunk {
+                    let m: StoredMessage = serde_json::from_slice(&bytes)?;
+                    if m.sent_ms + retention_ms <= now {
+                        tx.delete(MESSAGES, key);
+                    } else {
+                        seen.push((key, m));
+                    }
+                }
+                let chosen = message::deliverable(seen.iter().map(|(_, m)| m), now, max, record.is_fifo());
+                if exhausted || chosen.len() == max {
+                    break chosen;
+                }
+            };
+            let next_visible = seen.iter().map(|(_, m)| m.visible_at_ms).filter(|&t| t > now).min();
+            let mut delivered = Vec::with_capacity(chosen.len());
+            for i in chosen {
+                let (key, m) = &mut seen[i];
+                m.receive(now, visibility, id::random_u64() | 1);
+                tx.put(MESSAGES, key.clone(), serde_json::to_vec(&m)?);
+                delivered.push(m.clone());
+            }
+            Ok((delivered, next_visible, record.number("ReceiveMessageWaitTimeSeconds")))
+        })
+        .await
+    }
+}
+
+/// Reads queue `name` inside a transaction.
+fn load_queue(tx: &Tx<'_>, name: &str) -> Result<QueueRecord, SqsError> {
+    let bytes = tx.get(QUEUES, name.as_bytes())?.ok_or(SqsError::QueueDoesNotExist)?;
+    Ok(serde_json::from_slice(&bytes)?)
+}
+
+fn queue_prefix(name: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(name.len() + 9);
+    key.extend_from_slice(name.as_bytes());
+    key.push(0);
+    key
+}
+
+fn message_key(name: &str, sequence: u64) -> Vec<u8> {
+    let mut key = queue_prefix(name);
+    key.extend_from_slice(&sequence.to_be_bytes());
+    key
+}
+
+/// Deletes every entry of `table` under queue `name`.
+fn delete_all(tx: &mut Tx<'_>, table: &str, name: &str) -> Result<(), SqsError> {
+    let keys = tx.scan(table, &KeyRange::prefix(&queue_prefix(name)), Direction::Forward, None)?;
+    for (key, _) in keys {
+        tx.delete(table, key);
+    }
+    Ok(())
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn visibility_timeout(seconds: i32) -> Result<u64, SqsError> {
+    match u64::try_from(seconds) {
+        Ok(s) if s <= 43_200 => Ok(s),
+        _ => Err(SqsError::invalid_value(
+            "VisibilityTimeout",
+            seconds,
+            "Must be between 0 and 43200, if provided.",
+        )),
+    }
+}
+
+/// Checks and stores one message in `queue` (whose sequence counter it advances).
+fn enqueue(tx: &mut Tx<'_>, queue: &mut QueueRecord, o: Outgoing, now: u64) -> Result<Sent, SqsError> {
+    if o.body.is_empty() {
+        return Err(SqsError::missing("MessageBody"));
+    }
+    if !message::valid_characters(&o.body) {
+        return Err(SqsError::InvalidMessageContents);
+    }
+    let attributes = message::attributes(o.attributes)?;
+    let trace_header = message::trace_header(o.system_attributes)?;
+    let max = queue.number("MaximumMessageSize");
+    if message::size(&o.body, &attributes) as u64 > max {
+        return Err(SqsError::invalid_parameter(format!(
+            "One or more parameters are invalid. Reason: Message must be shorter than {max} bytes."
+        )));
+    }
+    let fifo = queue.is_fifo();
+    let delay = match o.delay_seconds {
+        Some(d) if fifo => {
+            return Err(SqsError::invalid_value(
+                "DelaySeconds",
+                d,
+                "The request include parameter that is not valid for this queue type.",
+            ))
+        }
+        Some(d) => match u64::try_from(d) {
+            Ok(d) if d <= 900 => d,
+            _ => {
+                return Err(SqsError::invalid_value(
+                    "DelaySeconds",
+                    d,
+                    "DelaySeconds must be >= 0 and <= 900.",
+                ))
+            }
+        },
+        None => queue.number("DelaySeconds"),
+    };
+    let md5_of_body = message::md5_hex(o.body.as_bytes());
+    let md5_of_attributes = message::attributes_md5(&attributes);
+    let md5_of_system_attributes = trace_header.as_ref().and_then(|t| {
+        message::attributes_md5(&BTreeMap::from([(
+            "AWSTraceHeader".to_owned(),
+            Attribute {
+                data_type: "String".into(),
+                string: Some(t.clone()),
+                binary: None,
+            },
+        )]))
+    });
+    let sequence = queue.next_sequence;
+    let mut dedup = None;
+    if fifo {
+        let group = o
+            .group_id
+            .as_deref()
+            .ok_or_else(|| SqsError::missing("MessageGroupId"))?;
+        let id = match o.dedup_id {
+            Some(id) => id,
+            None if queue.attributes.get("ContentBasedDeduplication").is_some_and(|v| v == "true") => {
+                use sha2::Digest;
+                Sha256::digest(o.body.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+            }
+            None => {
+                return Err(SqsError::invalid_parameter(
+                    "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
+                ))
+            }
+        };
+        let mut key = queue_prefix(&queue.name);
+        if queue
+            .attributes
+            .get("DeduplicationScope")
+            .is_some_and(|s| s == "messageGroup")
+        {
+            key.extend_from_slice(group.as_bytes());
+            key.push(0);
+        }
+        key.extend_from_slice(id.as_bytes());
+        if let Some(bytes) = tx.get(DEDUP, &key)? {
+            let earlier: Dedup = serde_json::from_slice(&bytes)?;
+            if earlier.expires_ms > now {
+                // A duplicate within the window: accepted, not delivered again.
+                return Ok(Sent {
+                    message_id: earlier.message_id,
+                    md5_of_body,
+                    md5_of_attributes,
+                    md5_of_system_attributes,
+                    sequence_number: Some(message::sequence_number(earlier.sequence)),
+                });
+            }
+        }
+        dedup = Some((key, id));
+    }
+    let stored = StoredMessage {
+        id: id::uuid(),
+        sequence,
+        body: o.body,
+        attributes,
+        trace_header,
+        sent_ms: now,
+        sender_id: o.sender_id,
+        visible_at_ms: now + delay * 1000,
+        receive_count: 0,
+        first_receive_ms: None,
+        receipt_token: 0,
+        group_id: o.group_id,
+        dedup_id: dedup.as_ref().map(|(_, id)| id.clone()),
+    };
+    if let Some((key, _)) = dedup {
+        let entry = Dedup {
+            message_id: stored.id.clone(),
+            sequence,
+            expires_ms: now + DEDUP_WINDOW_MS,
+        };
+        tx.put(DEDUP, key, serde_json::to_vec(&entry)?);
+    }
+    queue.next_sequence += 1;
+    tx.put(
+        MESSAGES,
+        message_key(&queue.name, sequence),
+        serde_json::to_vec(&stored)?,
+    );
+    Ok(Sent {
+        message_id: stored.id,
+        md5_of_body,
+        md5_of_attributes,
+        md5_of_system_attributes,
+        sequence_number: fifo.then(|| message::sequence_number(sequence)),
+    })
+}
+
+/// AWS's checks of a batch's entry ids: at least one, at most ten, well-formed, distinct.
+fn check_batch<'a>(ids: impl ExactSizeIterator<Item = &'a str>, entry: &'static str) -> Result<(), SqsError> {
+    match ids.len() {
+        0 => return Err(SqsError::EmptyBatchRequest(entry)),
+        n if n > 10 => return Err(SqsError::TooManyEntriesInBatchRequest(n)),
+        _ => {}
+    }
+    let mut seen = HashSet::new();
+    for id in ids {
+        let well_formed =
+            (1..=80).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !well_formed {
+            return Err(SqsError::InvalidBatchEntryId);
+        }
+        if !seen.insert(id) {
+            return Err(SqsError::BatchEntryIdsNotDistinct(id.to_owned()));
+        }
+    }
+    Ok(())
+}
+
+/// A batch entry's failure as AWS reports it.
+fn failed(id: String, e: SqsError) -> BatchResultErrorEntry {
+    let e = e.into_aws();
+    BatchResultErrorEntry {
+        id,
+        sender_fault: e.http_status < 500,
+        code: e.code,
+        message: Some(e.message),
+    }
+}
+
+impl Sqs for SqsService {
+    async fn create_queue(
+        &self,
+        ctx: &RequestContext,
+        input: CreateQueueRequest,
+    ) -> Result<CreateQueueResult, CreateQueueError> {
+        let given = input.attributes.unwrap_or_default();
+        let record = QueueRecord::new(&input.queue_name, &given, now_ms() / 1000)?;
+        let queue = QueueRef {
+            account: ctx.account_id.clone(),
+            region: ctx.region.clone(),
+            name: input.queue_name,
+        };
+        self.write(&queue, move |tx| {
+            if let Some(bytes) = tx.get(QUEUES, record.name.as_bytes())? {
+                let existing: QueueRecord = serde_json::from_slice(&bytes)?;
+                return match existing.first_difference(&given) {
+                    Some(attribute) => Err(SqsError::QueueNameExists(attribute.to_owned())),
+                    None => Ok(()),
+                };
+            }
+            tx.put(QUEUES, record.name.as_bytes(), serde_json::to_vec(&record)?);
+            Ok(())
+        })
+        .await?;
+        Ok(CreateQueueResult {
+            queue_url: Some(queue::url(&queue.region, &queue.account, &queue.name)),
+        })
+    }
+
+    async fn get_queue_url(
+        &self,
+        ctx: &RequestContext,
+        input: GetQueueUrlRequest,
+    ) -> Result<GetQueueUrlResult, GetQueueUrlError> {
+        let queue = QueueRef {
+            account: input
+                .queue_owner_aws_account_id
+                .unwrap_or_else(|| ctx.account_id.clone()),
+            region: ctx.region.clone(),
+            name: input.queue_name,
+        };
+        self.queue(&queue)?;
+        Ok(GetQueueUrlResult {
+            queue_url: Some(queue::url(&queue.region, &queue.account, &queue.name)),
+        })
+    }
+
+    async fn list_queues(
+        &self,
+        ctx: &RequestContext,
+        input: ListQueuesRequest,
+    ) -> Result<ListQueuesResult, ListQueuesError> {
+        let limit = match input.max_results {
+            None => 1000,
+            Some(n @ 1..=1000) => n as usize,
+            Some(n) => {
+                return Err(SqsError::invalid_value(
+                    "MaxResults",
+                    n,
+                    "MaxResults must be an integer between 1 and 1000.",
+                )
+                .into())
+            }
+        };
+        let after = match input.next_token.as_deref() {
+            None | Some("") => None,
+            Some(token) => {
+                Some(decode_token(token).ok_or_else(|| SqsError::invalid_parameter("Invalid NextToken value."))?)
+            }
+        };
+        let queue = QueueRef {
+            account: ctx.account_id.clone(),
+            region: ctx.region.clone(),
+            name: String::new(),
+        };
+        let prefix = input.queue_name_prefix.unwrap_or_default();
+        let names: Vec<String> = self
+            .reader(&queue)?
+            .scan(QUEUES, &KeyRange::prefix(prefix.as_bytes()), Direction::Forward, None)
+            .map_err(SqsError::from)?
+            .into_iter()
+            .map(|(k, _)| String::from_utf8_lossy(&k).into_owned())
+            .filter(|n| after.as_ref().is_none_or(|a| n > a))
+            .take(limit + 1)
+            .collect();
+        let more = input.max_results.is_some() && names.len() > limit;
+        let page: Vec<String> = names.into_iter().take(limit).collect();
+        let next_token = more.then(|| page.last().map(|n| encode_token(n))).flatten();
+        Ok(ListQueuesResult {
+            queue_urls: (!page.is_empty()).then(|| {
+                page.iter()
+                    .map(|n| queue::url(&queue.region, &queue.account, n))
+                    .collect()
+            }),
+            next_token,
+        })
+    }
+
+    async fn delete_queue(&self, ctx: &RequestContext, input: DeleteQueueRequest) -> Result<Unit, DeleteQueueError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        let name = queue.name.clone();
+        self.write(&queue, move |tx| {
+            load_queue(tx, &name)?;
+            tx.delete(QUEUES, name.as_bytes());
+            delete_all(tx, MESSAGES, &name)?;
+            delete_all(tx, DEDUP, &name)
+        })
+        .await?;
+        self.arrivals.remove(&queue.signal_key());
+        Ok(Unit {})
+    }
+
+    async fn get_queue_attributes(
+        &self,
+        ctx: &RequestContext,
+        input: GetQueueAttributesRequest,
+    ) -> Result<GetQueueAttributesResult, GetQueueAttributesError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        let record = self.queue(&queue)?;
+        let names: Vec<String> = input
+            .attribute_names
+            .unwrap_or_default()
+            .iter()
+            .map(|n| n.as_str().to_owned())
+            .collect();
+        if let Some(bad) = names.iter().find(|n| !QueueAttributeName::VALUES.contains(&n.as_str())) {
+            return Err(SqsError::invalid_attribute_name(bad).into());
+        }
+        let all = names.iter().any(|n| n == "All");
+        let wanted = |n: &str| all || names.iter().any(|w| w == n);
+        let mut attributes: BTreeMap<String, String> = record
+            .attributes
+            .iter()
+            .filter(|(n, _)| wanted(n))
+            .map(|(n, v)| (n.clone(), v.clone()))
+            .collect();
+        if queue::COMPUTED.iter().any(|n| wanted(n)) {
+            let now = now_ms();
+            let mut counts = [0u64; 3];
+            for (_, bytes) in self
+                .reader(&queue)?
+                .scan(
+                    MESSAGES,
+                    &KeyRange::prefix(&queue_prefix(&queue.name)),
+                    Direction::Forward,
+                    None,
+                )
+                .map_err(SqsError::from)?
+            {
+                let m: StoredMessage = serde_json::from_slice(&bytes).map_err(SqsError::from)?;
+                counts[m.state(now) as usize] += 1;
+            }
+            let computed = [
+                (
+                    "ApproximateNumberOfMessages",
+                    counts[State::Visible as usize].to_string(),
+                ),
+                (
+                    "ApproximateNumberOfMessagesNotVisible",
+                    counts[State::InFlight as usize].to_string(),
+                ),
+                (
+                    "ApproximateNumberOfMessagesDelayed",
+                    counts[State::Delayed as usize].to_string(),
+                ),
+                ("CreatedTimestamp", record.created.to_string()),
+                ("LastModifiedTimestamp", record.modified.to_string()),
+                (
+                    "QueueArn",
+                    format!("arn:aws:sqs:{}:{}:{}", queue.region, queue.account, queue.name),
+                ),
+            ];
+            for (name, value) in computed {
+                if wanted(name) {
+                    attributes.insert(name.to_owned(), value);
+                }
+            }
+        }
+        Ok(GetQueueAttributesResult {
+            attributes: (!attributes.is_empty()).then_some(attributes),
+        })
+    }
+
+    async fn set_queue_attributes(
+        &self,
+        ctx: &RequestContext,
+        input: SetQueueAttributesRequest,
+    ) -> Result<Unit, SetQueueAttributesError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        let name = queue.name.clone();
+        self.write(&queue, move |tx| {
+            let mut record = load_queue(tx, &name)?;
+            record.set(&input.attributes, now_ms() / 1000)?;
+            tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
+            Ok(())
+        })
+        .await?;
+        Ok(Unit {})
+    }
+
+    async fn purge_queue(&self, ctx: &RequestContext, input: PurgeQueueRequest) -> Result<Unit, PurgeQueueError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        let name = queue.name.clone();
+        self.write(&queue, move |tx| {
+            load_queue(tx, &name)?;
+            delete_all(tx, MESSAGES, &name)
+        })
+        .await?;
+        Ok(Unit {})
+    }
+
+    async fn send_message(
+        &self,
+        ctx: &RequestContext,
+        input: SendMessageRequest,
+    ) -> Result<SendMessageResult, SendMessageError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        let outgoing = Outgoing {
+            body: input.message_body,
+            delay_seconds: input.delay_seconds,
+            attributes: input.message_attributes,
+            system_attributes: input.message_system_attributes,
+            dedup_id: input.message_deduplication_id,
+            group_id: input.message_group_id,
+            sender_id: ctx.account_id.clone(),
+        };
+        let sent = self
+            .send(&queue, vec![outgoing])
+            .await?
+            .pop()
+            .ok_or_else(|| AwsError::internal("a send of one message reported none"))??;
+        Ok(SendMessageResult {
+            md5_of_message_body: Some(sent.md5_of_body),
+            md5_of_message_attributes: sent.md5_of_attributes,
+            md5_of_message_system_attributes: sent.md5_of_system_attributes,
+            message_id: Some(sent.message_id),
+            sequence_number: sent.sequence_number,
+        })
+    }
+
+    async fn send_message_batch(
+        &self,
+        ctx: &RequestContext,
+        input: SendMessageBatchRequest,
+    ) -> Result<SendMessageBatchResult, SendMessageBatchError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        check_batch(
+            input.entries.iter().map(|e| e.id.as_str()),
+            "SendMessageBatchRequestEntry",
+        )?;
+        let total: usize = input
+            .entries
+            .iter()
+            .map(|e| {
+                let attributes = message::attributes(e.message_attributes.clone()).unwrap_or_default();
+                message::size(&e.message_body, &attributes)
+            })
+            .sum();
+        if total > MAX_BATCH_BYTES {
+            return Err(SqsError::BatchRequestTooLong(total).into());
+        }
+        let (ids, outgoing): (Vec<String>, Vec<Outgoing>) = input
+            .entries
+            .into_iter()
+            .map(|e| {
+                let o = Outgoing {
+                    body: e.message_body,
+                    delay_seconds: e.delay_seconds,
+                    attributes: e.message_attributes,
+                    system_attributes: e.message_system_attributes,
+                    dedup_id: e.message_deduplication_id,
+                    group_id: e.message_group_id,
+                    sender_id: ctx.account_id.clone(),
+                };
+                (e.id, o)
+            })
+            .unzip();
+        let mut result = SendMessageBatchResult::default();
+        for (id, sent) in ids.into_iter().zip(self.send(&queue, outgoing).await?) {
+            match sent {
+                Ok(s) => result.successful.push(SendMessageBatchResultEntry {
+                    id,
+                    message_id: s.message_id,
+                    md5_of_message_body: s.md5_of_body,
+                    md5_of_message_attributes: s.md5_of_attributes,
+                    md5_of_message_system_attributes: s.md5_of_system_attributes,
+                    sequence_number: s.sequence_number,
+                }),
+                Err(e) => result.failed.push(failed(id, e)),
+            }
+        }
+        Ok(result)
+    }
+
+    async fn receive_message(
+        &self,
+        ctx: &RequestContext,
+        input: ReceiveMessageRequest,
+    ) -> Result<ReceiveMessageResult, ReceiveMessageError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        let max = match input.max_number_of_messages.unwrap_or(1) {
+            n @ 1..=10 => n as usize,
+            n => {
+                return Err(
+                    SqsError::invalid_value("MaxNumberOfMessages", n, "Must be between 1 and 10, if provided.").into(),
+                )
+            }
+        };
+        let visibility = input.visibility_timeout.map(visibility_timeout).transpose()?;
+        let requested_wait = match input.wait_time_seconds {
+            None => None,
+            Some(n @ 0..=20) => Some(n as u64),
+            Some(n) => {
+                return Err(
+                    SqsError::invalid_value("WaitTimeSeconds", n, "Must be >= 0 and <= 20, if provided.").into(),
+                )
+            }
+        };
+        let system: BTreeSet<String> = input
+            .attribute_names
+            .iter()
+            .flatten()
+            .map(|n| n.as_str().to_owned())
+            .chain(
+                input
+                    .message_system_attribute_names
+                    .iter()
+                    .flatten()
+                    .map(|n| n.as_str().to_owned()),
+            )
+            .collect();
+        let wanted = input.message_attribute_names.unwrap_or_default();
+        let start = Instant::now();
+        let arrivals = self.arrivals.of(&queue.signal_key());
+        loop {
+            let notified = arrivals.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let (delivered, next_visible, queue_wait) = self.take(&queue, max, visibility).await?;
+            let deadline = start + Duration::from_secs(requested_wait.unwrap_or(queue_wait));
+            let now = Instant::now();
+            if !delivered.is_empty() || now >= deadline {
+                let messages: Vec<Message> = delivered.iter().map(|m| m.to_message(&system, &wanted)).collect();
+                return Ok(ReceiveMessageResult {
+                    messages: (!messages.is_empty()).then_some(messages),
+                });
+            }
+            let wake = next_visible
+                .map(|at| now + Duration::from_millis(at.saturating_sub(now_ms())))
+                .map_or(deadline, |t| t.min(deadline));
+            let alarm = wait::alarm(wake);
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = alarm => {}
+            }
+        }
+    }
+
+    async fn delete_message(
+        &self,
+        ctx: &RequestContext,
+        input: DeleteMessageRequest,
+    ) -> Result<Unit, DeleteMessageError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        self.delete_messages(&queue, vec![input.receipt_handle])
+            .await?
+            .into_iter()
+            .collect::<Result<Vec<()>, SqsError>>()?;
+        Ok(Unit {})
+    }
+
+    async fn delete_message_batch(
+        &self,
+        ctx: &RequestContext,
+        input: DeleteMessageBatchRequest,
+    ) -> Result<DeleteMessageBatchResult, DeleteMessageBatchError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        check_batch(
+            input.entries.iter().map(|e| e.id.as_str()),
+            "DeleteMessageBatchRequestEntry",
+        )?;
+        let (ids, handles): (Vec<String>, Vec<String>) =
+            input.entries.into_iter().map(|e| (e.id, e.receipt_handle)).unzip();
+        let mut result = DeleteMessageBatchResult::default();
+        for (id, outcome) in ids.into_iter().zip(self.delete_messages(&queue, handles).await?) {
+            match outcome {
+                Ok(()) => result.successful.push(DeleteMessageBatchResultEntry { id }),
+                Err(e) => result.failed.push(failed(id, e)),
+            }
+        }
+        Ok(result)
+    }
+
+    async fn change_message_visibility(
+        &self,
+        ctx: &RequestContext,
+        input: ChangeMessageVisibilityRequest,
+    ) -> Result<Unit, ChangeMessageVisibilityError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        visibility_timeout(input.visibility_timeout)?;
+        self.change_visibility(&queue, vec![(input.receipt_handle, input.visibility_timeout)])
+            .await?
+            .into_iter()
+            .collect::<Result<Vec<()>, SqsError>>()?;
+        Ok(Unit {})
+    }
+
+    async fn change_message_visibility_batch(
+        &self,
+        ctx: &RequestContext,
+        input: ChangeMessageVisibilityBatchRequest,
+    ) -> Result<ChangeMessageVisibilityBatchResult, ChangeMessageVisibilityBatchError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        check_batch(
+            input.entries.iter().map(|e| e.id.as_str()),
+            "ChangeMessageVisibilityBatchRequestEntry",
+        )?;
+        let (ids, changes): (Vec<String>, Vec<(String, i32)>) = input
+            .entries
+            .into_iter()
+            .map(|e| (e.id, (e.receipt_handle, e.visibility_timeout.unwrap_or(0))))
+            .unzip();
+        let mut result = ChangeMessageVisibilityBatchResult::default();
+        for (id, outcome) in ids.into_iter().zip(self.change_visibility(&queue, changes).await?) {
+            match outcome {
+                Ok(()) => result.successful.push(ChangeMessageVisibilityBatchResultEntry { id }),
+                Err(e) => result.failed.push(failed(id, e)),
+            }
+        }
+        Ok(result)
+    }
+}
+
+/// ListQueues' continuation token: the hex of the last name listed.
+fn encode_token(name: &str) -> String {
+    name.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn decode_token(token: &str) -> Option<String> {
+    if !token.len().is_multiple_of(2) {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..token.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(token.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_round_trip() {
+        assert_eq!(
+            decode_token(&encode_token("jobs-1.fifo")).as_deref(),
+            Some("jobs-1.fifo")
+        );
+        assert_eq!(decode_token("zz"), None);
+        assert_eq!(decode_token("abc"), None);
+    }
+
+    #[test]
+    fn batch_checks() {
+        assert!(matches!(
+            check_batch([].into_iter(), "E"),
+            Err(SqsError::EmptyBatchRequest("E"))
+        ));
+        assert!(matches!(
+            check_batch(["a"; 11].into_iter(), "E"),
+            Err(SqsError::TooManyEntriesInBatchRequest(11))
+        ));
+        assert!(matches!(
+            check_batch(["a", "a"].into_iter(), "E"),
+            Err(SqsError::BatchEntryIdsNotDistinct(_))
+        ));
+        assert!(matches!(
+            check_batch(["a b"].into_iter(), "E"),
+            Err(SqsError::InvalidBatchEntryId)
+        ));
+        assert!(check_batch(["a", "b-1_"].into_iter(), "E").is_ok());
+    }
+}

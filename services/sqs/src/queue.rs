@@ -1,0 +1,280 @@
+//! Queues: names, URLs, and the attributes a queue is created with or given later.
+//!
+//! A queue is a [`QueueRecord`] in the `queues` table of its account and region's `sqs`
+//! store, keyed by its name. Its settable attributes are kept as AWS reports them (strings),
+//! with AWS's defaults filled in at creation, so `GetQueueAttributes` answers from the record
+//! and the idempotence check of `CreateQueue` compares like with like.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SqsError;
+
+/// Attributes whose values are numbers within a range: name, minimum, maximum, default.
+const NUMERIC: &[(&str, u64, u64, u64)] = &[
+    ("DelaySeconds", 0, 900, 0),
+    ("MaximumMessageSize", 1024, 262_144, 262_144),
+    ("MessageRetentionPeriod", 60, 1_209_600, 345_600),
+    ("ReceiveMessageWaitTimeSeconds", 0, 20, 0),
+    ("VisibilityTimeout", 0, 43_200, 30),
+    ("KmsDataKeyReusePeriodSeconds", 60, 86_400, 300),
+];
+
+/// Attributes taken as given (policies are JSON documents; KMS is not emulated).
+const FREE_FORM: &[&str] = &["Policy", "RedrivePolicy", "RedriveAllowPolicy", "KmsMasterKeyId"];
+
+/// Attributes only FIFO queues have, with their allowed values (the first is the default).
+const FIFO_ONLY: &[(&str, &[&str])] = &[
+    ("ContentBasedDeduplication", &["false", "true"]),
+    ("DeduplicationScope", &["queue", "messageGroup"]),
+    ("FifoThroughputLimit", &["perQueue", "perMessageGroupId"]),
+];
+
+/// Attributes computed from the queue's state, which can be read but not set.
+pub const COMPUTED: &[&str] = &[
+    "ApproximateNumberOfMessages",
+    "ApproximateNumberOfMessagesNotVisible",
+    "ApproximateNumberOfMessagesDelayed",
+    "CreatedTimestamp",
+    "LastModifiedTimestamp",
+    "QueueArn",
+];
+
+/// A queue as stored.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct QueueRecord {
+    pub name: String,
+    /// Settable attributes, defaults included, as AWS spells their values.
+    pub attributes: BTreeMap<String, String>,
+    /// Seconds since the epoch.
+    pub created: u64,
+    pub modified: u64,
+    /// The sequence number the next message gets: orders messages and names their keys.
+    pub next_sequence: u64,
+}
+
+impl QueueRecord {
+    /// A new queue called `name` with `given` attributes over AWS's defaults.
+    pub fn new(name: &str, given: &BTreeMap<String, String>, now_secs: u64) -> Result<QueueRecord, SqsError> {
+        let fifo = name.ends_with(".fifo");
+        check_name(name, fifo)?;
+        let mut attributes: BTreeMap<String, String> = NUMERIC
+            .iter()
+            .filter(|(n, ..)| *n != "KmsDataKeyReusePeriodSeconds")
+            .map(|&(n, .., default)| (n.to_owned(), default.to_string()))
+            .collect();
+        attributes.insert("SqsManagedSseEnabled".into(), "true".into());
+        if fifo {
+            attributes.insert("FifoQueue".into(), "true".into());
+            for (n, values) in FIFO_ONLY {
+                attributes.insert((*n).into(), values[0].into());
+            }
+        }
+        match (given.get("FifoQueue").map(String::as_str), fifo) {
+            (Some("true"), true) | (Some("false") | None, false) => {}
+            (Some("true" | "false") | None, _) => return Err(fifo_name_error()),
+            (Some(_), _) => return Err(SqsError::invalid_attribute_value("FifoQueue")),
+        }
+        let mut queue = QueueRecord {
+            name: name.to_owned(),
+            attributes,
+            created: now_secs,
+            modified: now_secs,
+            next_sequence: 1,
+        };
+        let settable: BTreeMap<String, String> = given
+            .iter()
+            .filter(|(k, _)| k.as_str() != "FifoQueue")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        queue.set(&settable, now_secs)?;
+        Ok(queue)
+    }
+
+    pub fn is_fifo(&self) -> bool {
+        self.attributes.get("FifoQueue").is_some_and(|v| v == "true")
+    }
+
+    /// A numeric attribute's value (every numeric attribute has a default).
+    pub fn number(&self, name: &str) -> u64 {
+        self.attributes
+            .get(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_default()
+    }
+
+    /// Checks `given` and applies it: SetQueueAttributes.
+    pub fn set(&mut self, given: &BTreeMap<String, String>, now_secs: u64) -> Result<(), SqsError> {
+        for (name, value) in given {
+            let normalized = self.check_attribute(name, value)?;
+            self.attributes.insert(name.clone(), normalized);
+        }
+        if !given.is_empty() {
+            self.modified = now_secs;
+        }
+        Ok(())
+    }
+
+    /// The first attribute in `given` whose value differs from this queue's: CreateQueue on an
+    /// existing name is idempotent only when there is none.
+    pub fn first_difference<'a>(&self, given: &'a BTreeMap<String, String>) -> Option<&'a str> {
+        given
+            .iter()
+            .find(|(name, value)| {
+                let wanted = self.check_attribute(name, value).ok();
+                wanted.as_deref() != self.attributes.get(name.as_str()).map(String::as_str)
+                    && !(name.as_str() == "FifoQueue" && value.as_str() == "false" && !self.is_fifo())
+            })
+            .map(|(name, _)| name.as_str())
+    }
+
+    /// `value` checked against the rules for attribute `name`, in the form it is stored.
+    fn check_attribute(&self, name: &str, value: &str) -> Result<String, SqsError> {
+        if let Some(&(_, min, max, _)) = NUMERIC.iter().find(|(n, ..)| *n == name) {
+            return match value.trim().parse::<u64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(n.to_string()),
+                _ => Err(SqsError::invalid_attribute_value(name)),
+            };
+        }
+        if FREE_FORM.contains(&name) {
+            return Ok(value.to_owned());
+        }
+        if name == "SqsManagedSseEnabled" {
+            return bool_value(name, value);
+        }
+        if name == "FifoQueue" && self.is_fifo() {
+            return bool_value(name, value);
+        }
+        if let Some((_, allowed)) = FIFO_ONLY.iter().find(|(n, _)| *n == name) {
+            if !self.is_fifo() {
+                return Err(SqsError::invalid_attribute_name(name));
+            }
+            return match allowed.iter().find(|a| **a == value) {
+                Some(v) => Ok((*v).to_owned()),
+                None => Err(SqsError::invalid_attribute_value(name)),
+            };
+        }
+        Err(SqsError::invalid_attribute_name(name))
+    }
+}
+
+fn bool_value(name: &str, value: &str) -> Result<String, SqsError> {
+    match value {
+        "true" | "false" => Ok(value.to_owned()),
+        _ => Err(SqsError::invalid_attribute_value(name)),
+    }
+}
+
+fn fifo_name_error() -> SqsError {
+    SqsError::invalid_parameter(
+        "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.",
+    )
+}
+
+/// AWS's rule for queue names: 1 to 80 letters, digits, `-` and `_`, plus `.fifo` for FIFO
+/// queues (counted in the 80).
+pub fn check_name(name: &str, fifo: bool) -> Result<(), SqsError> {
+    let stem = if fifo {
+        name.strip_suffix(".fifo").unwrap_or(name)
+    } else {
+        name
+    };
+    let valid = !stem.is_empty()
+        && name.len() <= 80
+        && stem
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if valid {
+        Ok(())
+    } else if fifo {
+        Err(fifo_name_error())
+    } else {
+        Err(SqsError::invalid_parameter(
+            "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
+        ))
+    }
+}
+
+/// A queue's URL. The request context carries no Host header, so the URL is minted for the
+/// default port: `http://sqs.REGION.localhost:4566/ACCOUNT/NAME`. Requests may use any URL
+/// whose last two path segments are the account and the name ([`parse_url`]).
+pub fn url(region: &str, account: &str, name: &str) -> String {
+    format!("http://sqs.{region}.localhost:4566/{account}/{name}")
+}
+
+/// The account and queue name a queue URL names: its last two path segments, whatever the
+/// scheme, host and port (SDKs build URLs from `AWS_ENDPOINT_URL`).
+pub fn parse_url(queue_url: &str) -> Result<(&str, &str), SqsError> {
+    let path = queue_url
+        .split_once("://")
+        .map_or(queue_url, |(_, rest)| rest.split_once('/').map_or("", |(_, path)| path));
+    let mut segments = path.trim_end_matches('/').rsplit('/');
+    match (segments.next(), segments.next()) {
+        (Some(name), Some(account))
+            if account.len() == 12 && account.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty() =>
+        {
+            Ok((account, name))
+        }
+        _ => Err(SqsError::InvalidAddress(queue_url.to_owned())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attrs(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()
+    }
+
+    #[test]
+    fn defaults_are_aws_defaults() {
+        let q = QueueRecord::new("jobs", &BTreeMap::new(), 7).unwrap();
+        assert_eq!(q.number("VisibilityTimeout"), 30);
+        assert_eq!(q.number("MessageRetentionPeriod"), 345_600);
+        assert_eq!(q.number("MaximumMessageSize"), 262_144);
+        assert_eq!(q.number("DelaySeconds"), 0);
+        assert_eq!(q.number("ReceiveMessageWaitTimeSeconds"), 0);
+        assert!(!q.is_fifo() && !q.attributes.contains_key("FifoQueue"));
+        let f = QueueRecord::new("jobs.fifo", &attrs(&[("FifoQueue", "true")]), 7).unwrap();
+        assert!(f.is_fifo());
+        assert_eq!(f.attributes["ContentBasedDeduplication"], "false");
+    }
+
+    #[test]
+    fn attribute_rules() {
+        assert!(QueueRecord::new("jobs", &attrs(&[("VisibilityTimeout", "43201")]), 0).is_err());
+        assert!(QueueRecord::new("jobs", &attrs(&[("Bogus", "1")]), 0).is_err());
+        assert!(QueueRecord::new("jobs", &attrs(&[("ContentBasedDeduplication", "true")]), 0).is_err());
+        assert!(QueueRecord::new("jobs.fifo", &BTreeMap::new(), 0).is_err());
+        assert!(QueueRecord::new("jobs", &attrs(&[("FifoQueue", "true")]), 0).is_err());
+        assert!(QueueRecord::new("bad name", &BTreeMap::new(), 0).is_err());
+        assert!(QueueRecord::new(&"x".repeat(81), &BTreeMap::new(), 0).is_err());
+        let q = QueueRecord::new("jobs", &attrs(&[("DelaySeconds", "5")]), 0).unwrap();
+        assert_eq!(q.first_difference(&attrs(&[("DelaySeconds", "5")])), None);
+        assert_eq!(q.first_difference(&attrs(&[("VisibilityTimeout", "30")])), None);
+        assert_eq!(
+            q.first_difference(&attrs(&[("DelaySeconds", "6")])),
+            Some("DelaySeconds")
+        );
+    }
+
+    #[test]
+    fn urls() {
+        assert_eq!(
+            parse_url("http://localhost:4566/000000000000/jobs").unwrap(),
+            ("000000000000", "jobs")
+        );
+        assert_eq!(
+            parse_url(&url("eu-west-1", "123456789012", "a.fifo")).unwrap(),
+            ("123456789012", "a.fifo")
+        );
+        assert_eq!(
+            parse_url("https://sqs.us-east-1.amazonaws.com/123456789012/q/").unwrap(),
+            ("123456789012", "q")
+        );
+        assert!(parse_url("http://localhost:4566/jobs").is_err());
+        assert!(parse_url("jobs").is_err());
+    }
+}

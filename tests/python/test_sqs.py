@@ -1,0 +1,350 @@
+"""SQS through boto3 (awsJson1_0) and raw awsQuery requests, against the real binary."""
+
+import hashlib
+import struct
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+import xml.etree.ElementTree as ET
+
+import pytest
+from botocore.exceptions import ClientError
+
+from conftest import ACCOUNT, Stratus
+
+@pytest.fixture
+def sqs(stratus):
+    return stratus.client("sqs")
+
+
+@pytest.fixture
+def queue(sqs):
+    return sqs.create_queue(QueueName=f"q-{uuid.uuid4().hex[:12]}")["QueueUrl"]
+
+
+def error_code(err):
+    return err.value.response["Error"]["Code"]
+
+
+def attributes_md5(attributes):
+    """AWS's MD5 of message attributes, computed independently of the server."""
+    buf = b""
+
+    def field(data):
+        return struct.pack(">I", len(data)) + data
+
+    for name in sorted(attributes):
+        value = attributes[name]
+        buf += field(name.encode()) + field(value["DataType"].encode())
+        if "StringValue" in value:
+            buf += b"\x01" + field(value["StringValue"].encode())
+        else:
+            buf += b"\x02" + field(value["BinaryValue"])
+    return hashlib.md5(buf).hexdigest()
+
+
+def test_create_is_idempotent_and_urls_resolve(sqs):
+    url = sqs.create_queue(QueueName="orders", Attributes={"VisibilityTimeout": "45"})["QueueUrl"]
+    assert url.split("/")[-2:] == [ACCOUNT, "orders"]
+    assert sqs.create_queue(QueueName="orders", Attributes={"VisibilityTimeout": "45"})["QueueUrl"] == url
+    assert sqs.get_queue_url(QueueName="orders")["QueueUrl"] == url
+    with pytest.raises(ClientError) as err:
+        sqs.create_queue(QueueName="orders", Attributes={"VisibilityTimeout": "46"})
+    assert error_code(err) == "QueueAlreadyExists"
+    with pytest.raises(ClientError) as err:
+        sqs.get_queue_url(QueueName="no-such-queue")
+    assert error_code(err) == "AWS.SimpleQueueService.NonExistentQueue"
+    assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+
+
+def test_create_refuses_bad_names_and_attributes(sqs):
+    for name, attributes, code in [
+        ("bad name", {}, "InvalidParameterValue"),
+        ("x" * 81, {}, "InvalidParameterValue"),
+        ("plain", {"FifoQueue": "true"}, "InvalidParameterValue"),
+        ("plain", {"VisibilityTimeout": "43201"}, "InvalidAttributeValue"),
+        ("plain", {"QueueArn": "arn:aws:sqs:us-east-1:000000000000:x"}, "InvalidAttributeName"),
+    ]:
+        with pytest.raises(ClientError) as err:
+            sqs.create_queue(QueueName=name, Attributes=attributes)
+        assert error_code(err) == code, (name, attributes)
+
+
+def test_list_queues_with_prefix_and_pages(sqs):
+    names = [f"page-{i}" for i in range(5)]
+    for name in names:
+        sqs.create_queue(QueueName=name)
+    sqs.create_queue(QueueName="other")
+    everything = sqs.list_queues(QueueNamePrefix="page-")
+    assert [u.rsplit("/", 1)[1] for u in everything["QueueUrls"]] == names
+    assert "NextToken" not in everything
+    seen, token = [], None
+    while True:
+        page = sqs.list_queues(QueueNamePrefix="page-", MaxResults=2, **({"NextToken": token} if token else {}))
+        seen += page["QueueUrls"]
+        token = page.get("NextToken")
+        if not token:
+            break
+    assert [u.rsplit("/", 1)[1] for u in seen] == names
+    assert "QueueUrls" not in sqs.list_queues(QueueNamePrefix="nothing-")
+
+
+def test_attributes_defaults_set_and_counts(sqs, queue):
+    attrs = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["All"])["Attributes"]
+    assert attrs["VisibilityTimeout"] == "30"
+    assert attrs["MessageRetentionPeriod"] == "345600"
+    assert attrs["MaximumMessageSize"] == "262144"
+    assert attrs["DelaySeconds"] == "0"
+    assert attrs["ReceiveMessageWaitTimeSeconds"] == "0"
+    assert attrs["QueueArn"] == f"arn:aws:sqs:us-east-1:{ACCOUNT}:{queue.rsplit('/', 1)[1]}"
+    assert abs(int(attrs["CreatedTimestamp"]) - time.time()) < 60
+    sqs.set_queue_attributes(QueueUrl=queue, Attributes={"VisibilityTimeout": "60"})
+    named = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["VisibilityTimeout"])["Attributes"]
+    assert named == {"VisibilityTimeout": "60"}
+    with pytest.raises(ClientError) as err:
+        sqs.set_queue_attributes(QueueUrl=queue, Attributes={"DelaySeconds": "901"})
+    assert error_code(err) == "InvalidAttributeValue"
+
+    sqs.send_message(QueueUrl=queue, MessageBody="one")
+    sqs.send_message(QueueUrl=queue, MessageBody="two")
+    sqs.receive_message(QueueUrl=queue)
+    counts = sqs.get_queue_attributes(
+        QueueUrl=queue, AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    )["Attributes"]
+    assert counts == {"ApproximateNumberOfMessages": "1", "ApproximateNumberOfMessagesNotVisible": "1"}
+    sqs.purge_queue(QueueUrl=queue)
+    counts = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["All"])["Attributes"]
+    assert counts["ApproximateNumberOfMessages"] == "0"
+    assert counts["ApproximateNumberOfMessagesNotVisible"] == "0"
+
+
+def test_send_receive_delete_with_digests(sqs, queue):
+    attributes = {
+        "City": {"DataType": "String", "StringValue": "Any City"},
+        "Count": {"DataType": "Number", "StringValue": "7"},
+        "Blob": {"DataType": "Binary", "BinaryValue": b"\x00\x01"},
+    }
+    sent = sqs.send_message(QueueUrl=queue, MessageBody="hello", MessageAttributes=attributes)
+    assert sent["MD5OfMessageBody"] == hashlib.md5(b"hello").hexdigest()
+    assert sent["MD5OfMessageAttributes"] == attributes_md5(attributes)
+    got = sqs.receive_message(
+        QueueUrl=queue, MessageAttributeNames=["All"], AttributeNames=["All"], MaxNumberOfMessages=10
+    )["Messages"]
+    assert len(got) == 1
+    message = got[0]
+    assert message["MessageId"] == sent["MessageId"]
+    assert message["Body"] == "hello"
+    assert message["MD5OfBody"] == sent["MD5OfMessageBody"]
+    assert message["MessageAttributes"]["Blob"]["BinaryValue"] == b"\x00\x01"
+    assert message["Attributes"]["ApproximateReceiveCount"] == "1"
+    assert abs(int(message["Attributes"]["SentTimestamp"]) / 1000 - time.time()) < 60
+    sqs.delete_message(QueueUrl=queue, ReceiptHandle=message["ReceiptHandle"])
+    assert "Messages" not in sqs.receive_message(QueueUrl=queue)
+    with pytest.raises(ClientError) as err:
+        sqs.delete_message(QueueUrl=queue, ReceiptHandle="not-a-handle")
+    assert error_code(err) == "ReceiptHandleIsInvalid"
+
+
+def test_message_refusals(sqs, queue):
+    with pytest.raises(ClientError) as err:
+        sqs.send_message(QueueUrl=queue, MessageBody="x" * 262_145)
+    assert error_code(err) == "InvalidParameterValue"
+    with pytest.raises(ClientError) as err:
+        sqs.send_message(QueueUrl=queue, MessageBody="bad \u0000 char")
+    assert error_code(err) == "InvalidMessageContents"
+    with pytest.raises(ClientError) as err:
+        sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=11)
+    assert error_code(err) == "InvalidParameterValue"
+    missing = queue.rsplit("/", 1)[0] + "/missing"
+    with pytest.raises(ClientError) as err:
+        sqs.send_message(QueueUrl=missing, MessageBody="x")
+    assert error_code(err) == "AWS.SimpleQueueService.NonExistentQueue"
+
+
+def test_batches(sqs, queue):
+    out = sqs.send_message_batch(
+        QueueUrl=queue,
+        Entries=[
+            {"Id": "a", "MessageBody": "first"},
+            {"Id": "b", "MessageBody": "second", "DelaySeconds": 1000},
+            {"Id": "c", "MessageBody": "third"},
+        ],
+    )
+    assert sorted(e["Id"] for e in out["Successful"]) == ["a", "c"]
+    assert [(f["Id"], f["Code"], f["SenderFault"]) for f in out["Failed"]] == [("b", "InvalidParameterValue", True)]
+    for entries, code in [
+        ([], "AWS.SimpleQueueService.EmptyBatchRequest"),
+        ([{"Id": str(i), "MessageBody": "x"} for i in range(11)], "AWS.SimpleQueueService.TooManyEntriesInBatchRequest"),
+        ([{"Id": "d", "MessageBody": "x"}] * 2, "AWS.SimpleQueueService.BatchEntryIdsNotDistinct"),
+        ([{"Id": "bad id", "MessageBody": "x"}], "AWS.SimpleQueueService.InvalidBatchEntryId"),
+        ([{"Id": str(i), "MessageBody": "x" * 100_000} for i in range(3)], "AWS.SimpleQueueService.BatchRequestTooLong"),
+    ]:
+        with pytest.raises(ClientError) as err:
+            sqs.send_message_batch(QueueUrl=queue, Entries=entries)
+        assert error_code(err) == code
+
+    got = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    assert sorted(m["Body"] for m in got) == ["first", "third"]
+    changed = sqs.change_message_visibility_batch(
+        QueueUrl=queue,
+        Entries=[{"Id": "x", "ReceiptHandle": got[0]["ReceiptHandle"], "VisibilityTimeout": 0}],
+    )
+    assert [e["Id"] for e in changed["Successful"]] == ["x"]
+    deleted = sqs.delete_message_batch(
+        QueueUrl=queue, Entries=[{"Id": f"m{i}", "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(got)]
+    )
+    # A visibility change keeps the receipt handle valid, so both deletes succeed.
+    assert sorted(e["Id"] for e in deleted["Successful"]) == ["m0", "m1"]
+    assert "Messages" not in sqs.receive_message(QueueUrl=queue)
+
+
+def test_visibility_timeout_and_change(sqs, queue):
+    sqs.send_message(QueueUrl=queue, MessageBody="v")
+    first = sqs.receive_message(QueueUrl=queue, VisibilityTimeout=1)["Messages"][0]
+    assert "Messages" not in sqs.receive_message(QueueUrl=queue)
+    time.sleep(1.2)
+    again = sqs.receive_message(QueueUrl=queue, MessageSystemAttributeNames=["ApproximateReceiveCount"])["Messages"][0]
+    assert again["MessageId"] == first["MessageId"]
+    assert again["ReceiptHandle"] != first["ReceiptHandle"]
+    assert again["Attributes"]["ApproximateReceiveCount"] == "2"
+    sqs.change_message_visibility(QueueUrl=queue, ReceiptHandle=again["ReceiptHandle"], VisibilityTimeout=0)
+    assert sqs.receive_message(QueueUrl=queue)["Messages"][0]["MessageId"] == first["MessageId"]
+    with pytest.raises(ClientError) as err:
+        sqs.change_message_visibility(QueueUrl=queue, ReceiptHandle=again["ReceiptHandle"], VisibilityTimeout=43_201)
+    assert error_code(err) == "InvalidParameterValue"
+
+
+def test_delay_and_long_poll_wake_on_visibility(sqs, queue):
+    sqs.send_message(QueueUrl=queue, MessageBody="later", DelaySeconds=1)
+    delayed = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["ApproximateNumberOfMessagesDelayed"])
+    assert delayed["Attributes"] == {"ApproximateNumberOfMessagesDelayed": "1"}
+    assert "Messages" not in sqs.receive_message(QueueUrl=queue)
+    start = time.monotonic()
+    got = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5)
+    elapsed = time.monotonic() - start
+    assert got["Messages"][0]["Body"] == "later"
+    assert 0.5 < elapsed < 3
+
+
+def test_long_poll_wakes_on_send_and_does_not_block_others(stratus, sqs, queue):
+    result = {}
+
+    def poll():
+        start = time.monotonic()
+        result["got"] = stratus.client("sqs").receive_message(QueueUrl=queue, WaitTimeSeconds=10)
+        result["elapsed"] = time.monotonic() - start
+
+    waiter = threading.Thread(target=poll)
+    waiter.start()
+    time.sleep(0.5)
+    start = time.monotonic()
+    sqs.list_queues()
+    assert time.monotonic() - start < 1
+    sqs.send_message(QueueUrl=queue, MessageBody="wake up")
+    waiter.join(timeout=10)
+    assert result["got"]["Messages"][0]["Body"] == "wake up"
+    assert result["elapsed"] < 3
+
+    start = time.monotonic()
+    assert "Messages" not in sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=1)
+    assert 0.9 < time.monotonic() - start < 3
+
+
+def test_fifo_groups_and_deduplication(sqs):
+    url = sqs.create_queue(
+        QueueName="jobs.fifo", Attributes={"FifoQueue": "true", "ContentBasedDeduplication": "true"}
+    )["QueueUrl"]
+    a1 = sqs.send_message(QueueUrl=url, MessageBody="a1", MessageGroupId="a")
+    again = sqs.send_message(QueueUrl=url, MessageBody="a1", MessageGroupId="a")
+    assert again["MessageId"] == a1["MessageId"]
+    assert len(a1["SequenceNumber"]) == 20
+    sqs.send_message(QueueUrl=url, MessageBody="a2", MessageGroupId="a")
+    sqs.send_message(QueueUrl=url, MessageBody="b1", MessageGroupId="b", MessageDeduplicationId="d-b1")
+    with pytest.raises(ClientError) as err:
+        sqs.send_message(QueueUrl=url, MessageBody="no group")
+    assert error_code(err) == "MissingParameter"
+
+    first = sqs.receive_message(QueueUrl=url)["Messages"][0]
+    assert first["Body"] == "a1"
+    # Group a waits while a1 is in flight; group b does not.
+    assert sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"][0]["Body"] == "b1"
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=first["ReceiptHandle"])
+    assert sqs.receive_message(QueueUrl=url)["Messages"][0]["Body"] == "a2"
+
+
+def test_delete_queue(sqs):
+    url = sqs.create_queue(QueueName="short-lived")["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="gone soon")
+    sqs.delete_queue(QueueUrl=url)
+    with pytest.raises(ClientError) as err:
+        sqs.get_queue_url(QueueName="short-lived")
+    assert error_code(err) == "AWS.SimpleQueueService.NonExistentQueue"
+    url = sqs.create_queue(QueueName="short-lived")["QueueUrl"]
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+
+
+def query(stratus, **params):
+    """An awsQuery request as older SDKs send it, with a SigV4-shaped Authorization header."""
+    body = urllib.parse.urlencode({"Version": "2012-11-05", **params}).encode()
+    request = urllib.request.Request(
+        stratus.endpoint + "/",
+        data=body,
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded; charset=utf-8",
+            "Authorization": "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20240101/us-east-1/sqs/aws4_request, "
+            "SignedHeaders=content-type;host, Signature=" + "0" * 64,
+        },
+    )
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, ET.fromstring(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, ET.fromstring(e.read())
+
+
+def local(tag):
+    return tag.rsplit("}", 1)[-1]
+
+
+def find(element, *path):
+    """The first descendant along `path` by local names (whatever the XML namespace)."""
+    for name in path:
+        element = next((child for child in element.iter() if local(child.tag) == name), None)
+        if element is None:
+            return None
+    return element
+
+
+def test_query_protocol(stratus, sqs, queue):
+    status, doc = query(stratus, Action="SendMessage", QueueUrl=queue, MessageBody="over query")
+    assert status == 200
+    assert local(doc.tag) == "SendMessageResponse"
+    assert find(doc, "SendMessageResult", "MD5OfMessageBody").text == hashlib.md5(b"over query").hexdigest()
+    status, doc = query(stratus, Action="ReceiveMessage", QueueUrl=queue)
+    assert status == 200
+    assert find(doc, "ReceiveMessageResult", "Message", "Body").text == "over query"
+    status, doc = query(stratus, Action="GetQueueUrl", QueueName="no-such-queue")
+    assert status == 400
+    assert find(doc, "Error", "Code").text == "AWS.SimpleQueueService.NonExistentQueue"
+
+
+def test_messages_survive_a_restart(tmp_path):
+    first = Stratus("--data-dir", str(tmp_path))
+    try:
+        sqs = first.client("sqs")
+        url = sqs.create_queue(QueueName="durable")["QueueUrl"]
+        sqs.send_message(QueueUrl=url, MessageBody="still here")
+    finally:
+        assert first.stop() == 0
+    second = Stratus("--data-dir", str(tmp_path))
+    try:
+        sqs = second.client("sqs")
+        url = sqs.get_queue_url(QueueName="durable")["QueueUrl"]
+        got = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1)["Messages"]
+        assert [m["Body"] for m in got] == ["still here"]
+    finally:
+        second.stop()
