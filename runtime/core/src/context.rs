@@ -8,4 +8,7 @@ pub struct RequestContext {
     pub request_id: String,
     /// The access key id the request was signed with, if it was signed.
     pub access_key_id: Option<String>,
+    /// The `Host` the client addressed (`127.0.0.1:4566`), so that URLs a service returns (SQS
+    /// queue URLs) work as given.
+    pub host: Option<String>,
 }

@@ -95,6 +95,7 @@ async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, re
             .unwrap_or_else(|| gateway.config.region.clone()),
         request_id: request_id.to_string(),
         access_key_id: signer.map(|s| s.access_key_id),
+        host: request_host(&req),
     };
     health::mark_used(gateway, service);
     match route.handler.call(&ctx, route.operation, input).await {
@@ -108,6 +109,15 @@ async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, re
             refuse(error)
         }
     }
+}
+
+/// The authority the client addressed: the `Host` header, or HTTP/2's `:authority`.
+fn request_host(req: &Request<'_>) -> Option<String> {
+    req.headers
+        .get(http::header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| req.uri.authority().map(|a| a.as_str()))
+        .map(String::from)
 }
 
 /// The parameters routing and caller identity read; the protocol decodes the rest.

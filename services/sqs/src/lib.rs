@@ -12,9 +12,9 @@
 //! with the clock when a receive looks at a message; retention is enforced the same way.
 //! Long polling waits on the queue's arrival signal and an alarm ([`wait`]).
 //!
-//! Queue URLs are `http://sqs.REGION.localhost:4566/ACCOUNT/NAME` (the request context does
-//! not carry the Host header); requests are accepted with any URL whose last two path
-//! segments are the account and the queue name.
+//! Queue URLs are minted from the request's Host (`http://HOST/ACCOUNT/NAME`), so a returned
+//! URL works as given; requests are accepted with any URL whose last two path segments are
+//! the account and the queue name.
 
 mod error;
 mod message;
@@ -520,7 +520,12 @@ impl Sqs for SqsService {
         })
         .await?;
         Ok(CreateQueueResult {
-            queue_url: Some(queue::url(&queue.region, &queue.account, &queue.name)),
+            queue_url: Some(queue::url(
+                ctx.host.as_deref(),
+                &queue.region,
+                &queue.account,
+                &queue.name,
+            )),
         })
     }
 
@@ -538,7 +543,12 @@ impl Sqs for SqsService {
         };
         self.queue(&queue)?;
         Ok(GetQueueUrlResult {
-            queue_url: Some(queue::url(&queue.region, &queue.account, &queue.name)),
+            queue_url: Some(queue::url(
+                ctx.host.as_deref(),
+                &queue.region,
+                &queue.account,
+                &queue.name,
+            )),
         })
     }
 
@@ -586,7 +596,7 @@ impl Sqs for SqsService {
         Ok(ListQueuesResult {
             queue_urls: (!page.is_empty()).then(|| {
                 page.iter()
-                    .map(|n| queue::url(&queue.region, &queue.account, n))
+                    .map(|n| queue::url(ctx.host.as_deref(), &queue.region, &queue.account, n))
                     .collect()
             }),
             next_token,

@@ -196,11 +196,15 @@ pub fn check_name(name: &str, fifo: bool) -> Result<(), SqsError> {
     }
 }
 
-/// A queue's URL. The request context carries no Host header, so the URL is minted for the
-/// default port: `http://sqs.REGION.localhost:4566/ACCOUNT/NAME`. Requests may use any URL
-/// whose last two path segments are the account and the name ([`parse_url`]).
-pub fn url(region: &str, account: &str, name: &str) -> String {
-    format!("http://sqs.{region}.localhost:4566/{account}/{name}")
+/// A queue's URL, minted from the `Host` the client addressed so it works as given
+/// (`http://HOST/ACCOUNT/NAME`); without one, `http://sqs.REGION.localhost:4566/ACCOUNT/NAME`.
+/// Requests may use any URL whose last two path segments are the account and the name
+/// ([`parse_url`]).
+pub fn url(host: Option<&str>, region: &str, account: &str, name: &str) -> String {
+    match host {
+        Some(host) => format!("http://{host}/{account}/{name}"),
+        None => format!("http://sqs.{region}.localhost:4566/{account}/{name}"),
+    }
 }
 
 /// The account and queue name a queue URL names: its last two path segments, whatever the
@@ -267,7 +271,7 @@ mod tests {
             ("000000000000", "jobs")
         );
         assert_eq!(
-            parse_url(&url("eu-west-1", "123456789012", "a.fifo")).unwrap(),
+            parse_url(&url(None, "eu-west-1", "123456789012", "a.fifo")).unwrap(),
             ("123456789012", "a.fifo")
         );
         assert_eq!(
