@@ -28,6 +28,10 @@ pub struct ServiceEntry {
     /// protocol compliance test models); `None` takes the model's only service.
     #[serde(default)]
     pub service: Option<String>,
+    /// The XML namespace AWS answers the Query protocol in, for a model that does not say
+    /// (SQS answers in `http://queue.amazonaws.com/doc/2012-11-05/`).
+    #[serde(default)]
+    pub xml_namespace: Option<String>,
 }
 
 /// The error a service answers for a constraint violation.

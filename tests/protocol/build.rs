@@ -97,6 +97,7 @@ fn generate(dir: &Path) -> (String, Vec<Value>) {
                     path_from_input: false,
                 },
                 service: Some(service.id.clone()),
+                xml_namespace: None,
             };
             let files = emit::generate(&model, &entry, "").unwrap_or_else(|e| panic!("{}: {e}", service.id));
             let schema = files

@@ -234,7 +234,12 @@ impl ServiceGen<'_> {
             None => "None".into(),
         };
         let v = &self.entry.validation;
-        let xml_ns = xml_namespace(&svc.traits).map_or("None".into(), |ns| format!("Some({ns})"));
+        let xml_ns = xml_namespace(&svc.traits)
+            .or_else(|| {
+                let uri = self.entry.xml_namespace.as_ref()?;
+                Some(format!("XmlNamespace {{ uri: {uri:?}, prefix: None }}"))
+            })
+            .map_or("None".into(), |ns| format!("Some({ns})"));
         Ok(format!(
             "/// The service: identity, protocols, operations (sorted by name) and error conventions.\n\
              pub static SERVICE: Service = Service {{\n\

@@ -14,7 +14,10 @@ pub static SERVICE: Service = Service {
     endpoint_prefix: "sqs",
     protocols: &[Protocol::AwsJson1_0, Protocol::AwsQuery],
     query_compatible: true,
-    xml_namespace: None,
+    xml_namespace: Some(XmlNamespace {
+        uri: "http://queue.amazonaws.com/doc/2012-11-05/",
+        prefix: None,
+    }),
     operations: &[
         Operation {
             name: "AddPermission",

@@ -49,6 +49,7 @@
 //!         http_status: 400,
 //!         missing_code: None,
 //!         path_from_input: false,
+//!         framework_error: None,
 //!     },
 //!     model_sha256: "",
 //! };

@@ -143,7 +143,7 @@ fn sqs_send_message_over_query_reads_flattened_renamed_maps() {
 }
 
 #[test]
-fn sqs_modelled_error_uses_its_query_code_and_the_fallback_namespace() {
+fn sqs_modelled_error_uses_its_query_code_and_awss_namespace() {
     let service = &stratus_gen_sqs::SERVICE;
     let shape = &stratus_gen_sqs::schema::QUEUE_DOES_NOT_EXIST;
     let error = OperationError::Modeled {
@@ -154,7 +154,7 @@ fn sqs_modelled_error_uses_its_query_code_and_the_fallback_namespace() {
     assert_eq!(response.status(), 400);
     assert_eq!(
         body_text(&response),
-        "<ErrorResponse xmlns=\"http://sqs.amazonaws.com/doc/2012-11-05/\"><Error><Type>Sender</Type>\
+        "<ErrorResponse xmlns=\"http://queue.amazonaws.com/doc/2012-11-05/\"><Error><Type>Sender</Type>\
          <Code>AWS.SimpleQueueService.NonExistentQueue</Code><Message>The specified queue does not exist.</Message>\
          </Error><RequestId>r2</RequestId></ErrorResponse>"
     );
