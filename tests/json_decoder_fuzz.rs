@@ -6,21 +6,7 @@ mod support;
 
 use stratus_core::json::{decode, KeyNames};
 use stratus_core::validate::validate_input;
-
-/// xorshift64*: small, deterministic, good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use stratus_test_support::{mutate, Rng};
 
 const TOKENS: &[&[u8]] = &[
     b"{",
@@ -49,26 +35,6 @@ const TOKENS: &[&[u8]] = &[
     b" ",
 ];
 
-fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
-    let mut bytes = seed.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        let at = rng.below(bytes.len() + 1);
-        match rng.below(4) {
-            0 => bytes.truncate(at),
-            1 if at < bytes.len() => bytes[at] = rng.next() as u8,
-            2 => {
-                let token = TOKENS[rng.below(TOKENS.len())];
-                bytes.splice(at..at, token.iter().copied());
-            }
-            _ => {
-                let end = (at + rng.below(16)).min(bytes.len());
-                bytes.drain(at..end);
-            }
-        }
-    }
-    bytes
-}
-
 #[test]
 fn decoder_never_panics() {
     let cases = [
@@ -86,7 +52,7 @@ fn decoder_never_panics() {
                 .flat_map(|_| TOKENS[rng.below(TOKENS.len())].to_vec())
                 .collect()
         } else {
-            mutate(&mut rng, seeds[which])
+            mutate(&mut rng, seeds[which], TOKENS)
         };
         match decode(op.input, &body, KeyNames::Member) {
             Ok(value) => {

@@ -8,21 +8,7 @@ mod support;
 use stratus_core::schema::{Protocol, Service};
 use stratus_protocol::http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 use stratus_protocol::{cbor, decode, encode_output, operation_for, xml, Request};
-
-/// xorshift64*: small, deterministic, good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use stratus_test_support::{mutate, Rng};
 
 /// Fragments that tend to break parsers of every format.
 const TOKENS: &[&[u8]] = &[
@@ -69,26 +55,6 @@ const TOKENS: &[&[u8]] = &[
     b" ",
     b"\"a,b\"",
 ];
-
-fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
-    let mut bytes = seed.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        let at = rng.below(bytes.len() + 1);
-        match rng.below(4) {
-            0 => bytes.truncate(at),
-            1 if at < bytes.len() => bytes[at] = rng.next() as u8,
-            2 => {
-                let token = TOKENS[rng.below(TOKENS.len())];
-                bytes.splice(at..at, token.iter().copied());
-            }
-            _ => {
-                let end = (at + rng.below(16)).min(bytes.len());
-                bytes.drain(at..end);
-            }
-        }
-    }
-    bytes
-}
 
 /// One realistic request to mutate.
 struct Case {
@@ -257,8 +223,8 @@ fn decoders_never_panic() {
         for round in 0..2_000 {
             let (mut m_uri, mut m_headers, mut body) = (uri.clone(), headers.clone(), case.body.clone());
             match round % 4 {
-                0 | 1 => body = mutate(&mut rng, &case.body),
-                2 => match Uri::try_from(mutate(&mut rng, case.uri.as_bytes())) {
+                0 | 1 => body = mutate(&mut rng, &case.body, TOKENS),
+                2 => match Uri::try_from(mutate(&mut rng, case.uri.as_bytes(), TOKENS)) {
                     Ok(u) => m_uri = u,
                     Err(_) => continue,
                 },
@@ -266,7 +232,7 @@ fn decoders_never_panic() {
                     let Some((name, value)) = case.headers.get(rng.below(case.headers.len().max(1))) else {
                         continue;
                     };
-                    match HeaderValue::from_bytes(&mutate(&mut rng, value.as_bytes())) {
+                    match HeaderValue::from_bytes(&mutate(&mut rng, value.as_bytes(), TOKENS)) {
                         Ok(v) => {
                             m_headers.insert(*name, v);
                         }
