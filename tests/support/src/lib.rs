@@ -12,7 +12,7 @@
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -21,7 +21,7 @@ impl Rng {
 
     /// A number below `n`.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 }
 
@@ -33,7 +33,7 @@ pub fn mutate(rng: &mut Rng, seed: &[u8], tokens: &[&[u8]]) -> Vec<u8> {
         let at = rng.below(bytes.len() + 1);
         match rng.below(4) {
             0 => bytes.truncate(at),
-            1 if at < bytes.len() => bytes[at] = rng.next() as u8,
+            1 if at < bytes.len() => bytes[at] = rng.next_u64() as u8,
             2 => {
                 let token = tokens[rng.below(tokens.len())];
                 bytes.splice(at..at, token.iter().copied());
