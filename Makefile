@@ -7,7 +7,7 @@ VENV := .venv
 PYTHON ?= python3
 CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
 
-.PHONY: help models generate check-generated run build test protocol-tests lint bench
+.PHONY: help models generate check-generated run build test protocol-tests lint bench bench-sqs
 
 help:
 	@echo "make run              build and run the emulator on 127.0.0.1:4566 (ARGS=... to pass flags)"
@@ -18,6 +18,7 @@ help:
 	@echo "make check-generated  fail if generated/ differs from what the models generate"
 	@echo "make lint             rustfmt and clippy, warnings as errors"
 	@echo "make bench            criterion benchmarks"
+	@echo "make bench-sqs        SQS throughput: stratus (strict, ephemeral) and moto's server side by side"
 
 models:
 	$(CODEGEN) sync --manifest models/manifest.toml --from $(AWS_MODELS_DIR) --to $(MODELS_JSON) $(if $(REPIN),--repin)
@@ -57,3 +58,6 @@ lint:
 
 bench:
 	$(CARGO) bench --workspace
+
+bench-sqs: $(VENV)/installed build
+	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/sqs_throughput.py $(ARGS)

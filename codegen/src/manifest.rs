@@ -46,6 +46,11 @@ pub struct Validation {
     /// Whether paths start at `<operation>Input` (API Gateway).
     #[serde(default)]
     pub path_from_input: bool,
+    /// Whether the service leaves string enum values to its operations instead of
+    /// answering them as constraint violations (SQS refuses an unknown attribute name with
+    /// `InvalidAttributeName`, and accepts ReceiveMessage's legacy `AttributeNames`).
+    #[serde(default)]
+    pub open_enums: bool,
 }
 
 impl Manifest {

@@ -95,6 +95,7 @@ fn generate(dir: &Path) -> (String, Vec<Value>) {
                     status: 400,
                     missing_code: None,
                     path_from_input: false,
+                    open_enums: false,
                 },
                 service: Some(service.id.clone()),
                 xml_namespace: None,

@@ -1,6 +1,7 @@
 """SQS through boto3 (awsJson1_0) and raw awsQuery requests, against the real binary."""
 
 import hashlib
+import json
 import struct
 import threading
 import time
@@ -284,8 +285,64 @@ def test_delete_queue(sqs):
     with pytest.raises(ClientError) as err:
         sqs.get_queue_url(QueueName="short-lived")
     assert error_code(err) == "AWS.SimpleQueueService.NonExistentQueue"
-    url = sqs.create_queue(QueueName="short-lived")["QueueUrl"]
-    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+    # AWS: "You must wait 60 seconds after deleting a queue before you can create another
+    # with the same name" (CreateQueue API reference).
+    with pytest.raises(ClientError) as err:
+        sqs.create_queue(QueueName="short-lived")
+    assert error_code(err) == "AWS.SimpleQueueService.QueueDeletedRecently"
+
+
+def test_purge_once_a_minute(sqs, queue):
+    sqs.send_message(QueueUrl=queue, MessageBody="to purge")
+    sqs.purge_queue(QueueUrl=queue)
+    assert "Messages" not in sqs.receive_message(QueueUrl=queue)
+    # PurgeQueue API reference: only one purge is allowed every 60 seconds.
+    with pytest.raises(ClientError) as err:
+        sqs.purge_queue(QueueUrl=queue)
+    assert error_code(err) == "AWS.SimpleQueueService.PurgeQueueInProgress"
+    assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+    assert "allowed every 60 seconds" in err.value.response["Error"]["Message"]
+
+
+def test_tags(sqs):
+    url = sqs.create_queue(QueueName=f"tagged-{uuid.uuid4().hex[:8]}", tags={"team": "a", "env": "dev"})["QueueUrl"]
+    assert sqs.list_queue_tags(QueueUrl=url)["Tags"] == {"team": "a", "env": "dev"}
+    sqs.tag_queue(QueueUrl=url, Tags={"team": "b", "cost": "1"})
+    sqs.untag_queue(QueueUrl=url, TagKeys=["env", "absent"])
+    assert sqs.list_queue_tags(QueueUrl=url)["Tags"] == {"team": "b", "cost": "1"}
+    with pytest.raises(ClientError) as err:
+        sqs.tag_queue(QueueUrl=url, Tags={f"k{i}": "v" for i in range(50)})
+    assert error_code(err) == "InvalidParameterValue"
+    sqs.untag_queue(QueueUrl=url, TagKeys=["team", "cost"])
+    assert "Tags" not in sqs.list_queue_tags(QueueUrl=url)
+
+
+def test_permissions_edit_the_policy(sqs, queue):
+    sqs.add_permission(QueueUrl=queue, Label="p1", AWSAccountIds=["111122223333"], Actions=["SendMessage"])
+    policy = json.loads(sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["Policy"])["Attributes"]["Policy"])
+    [statement] = policy["Statement"]
+    assert statement["Sid"] == "p1"
+    assert statement["Principal"] == {"AWS": "arn:aws:iam::111122223333:root"}
+    assert statement["Action"] == "SQS:SendMessage"
+    with pytest.raises(ClientError) as err:
+        sqs.add_permission(QueueUrl=queue, Label="p1", AWSAccountIds=["111122223333"], Actions=["SendMessage"])
+    assert error_code(err) == "InvalidParameterValue"
+    sqs.remove_permission(QueueUrl=queue, Label="p1")
+    assert "Attributes" not in sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["Policy"])
+    with pytest.raises(ClientError) as err:
+        sqs.remove_permission(QueueUrl=queue, Label="p1")
+    assert error_code(err) == "InvalidParameterValue"
+
+
+def test_attribute_names_are_checked_by_the_service(sqs, queue):
+    # SQS answers an unknown queue attribute with InvalidAttributeName, not a validation error.
+    with pytest.raises(ClientError) as err:
+        sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["NoSuchAttribute"])
+    assert error_code(err) == "InvalidAttributeName"
+    # ReceiveMessage still takes message system attributes in the legacy AttributeNames.
+    sqs.send_message(QueueUrl=queue, MessageBody="legacy")
+    [m] = sqs.receive_message(QueueUrl=queue, AttributeNames=["SentTimestamp"])["Messages"]
+    assert list(m["Attributes"]) == ["SentTimestamp"]
 
 
 def query(stratus, **params):

@@ -180,6 +180,7 @@ impl ServiceGen<'_> {
         pool: &mut Pool,
     ) -> Result<Option<String>, Error> {
         let enums = match kind {
+            Kind::Enum if self.entry.validation.open_enums => Vec::new(),
             Kind::Enum | Kind::IntEnum => enum_values(shape)?,
             _ => Vec::new(),
         };

@@ -1037,25 +1037,14 @@ pub static MESSAGE_SYSTEM_ATTRIBUTE_MAP: Shape = Shape {
 };
 pub static MESSAGE_SYSTEM_ATTRIBUTE_NAME: Shape = Shape {
     constraints: Constraints {
-        enum_values: &[
-            "All",
-            "SenderId",
-            "SentTimestamp",
-            "ApproximateReceiveCount",
-            "ApproximateFirstReceiveTimestamp",
-            "SequenceNumber",
-            "MessageDeduplicationId",
-            "MessageGroupId",
-            "AWSTraceHeader",
-            "DeadLetterQueueSourceArn",
-        ],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("MessageSystemAttributeName", ShapeType::Enum)
 };
 pub static MESSAGE_SYSTEM_ATTRIBUTE_NAME_FOR_SENDS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["AWSTraceHeader"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("MessageSystemAttributeNameForSends", ShapeType::Enum)
@@ -1127,30 +1116,7 @@ pub static QUEUE_ATTRIBUTE_MAP: Shape = Shape {
 };
 pub static QUEUE_ATTRIBUTE_NAME: Shape = Shape {
     constraints: Constraints {
-        enum_values: &[
-            "All",
-            "Policy",
-            "VisibilityTimeout",
-            "MaximumMessageSize",
-            "MessageRetentionPeriod",
-            "ApproximateNumberOfMessages",
-            "ApproximateNumberOfMessagesNotVisible",
-            "CreatedTimestamp",
-            "LastModifiedTimestamp",
-            "QueueArn",
-            "ApproximateNumberOfMessagesDelayed",
-            "DelaySeconds",
-            "ReceiveMessageWaitTimeSeconds",
-            "RedrivePolicy",
-            "FifoQueue",
-            "ContentBasedDeduplication",
-            "KmsMasterKeyId",
-            "KmsDataKeyReusePeriodSeconds",
-            "DeduplicationScope",
-            "FifoThroughputLimit",
-            "RedriveAllowPolicy",
-            "SqsManagedSseEnabled",
-        ],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("QueueAttributeName", ShapeType::Enum)

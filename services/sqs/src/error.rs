@@ -26,6 +26,12 @@ pub enum SqsError {
     BatchEntryIdsNotDistinct(String),
     InvalidBatchEntryId,
     BatchRequestTooLong(usize),
+    /// The queue (named) was purged less than a minute ago.
+    PurgeQueueInProgress(String),
+    /// A queue of that name was deleted less than a minute ago.
+    QueueDeletedRecently,
+    /// A named resource (the message says which) does not exist.
+    ResourceNotFoundException(String),
     /// A common error: validation, missing parameters, internal faults.
     Aws(AwsError),
 }
@@ -83,6 +89,14 @@ impl SqsError {
             SqsError::BatchRequestTooLong(n) => {
                 format!("Batch requests cannot be longer than 262144 bytes. You have sent {n} bytes.")
             }
+            SqsError::PurgeQueueInProgress(name) => {
+                format!("Only one PurgeQueue operation on {name} is allowed every 60 seconds.")
+            }
+            SqsError::QueueDeletedRecently => {
+                "You must wait 60 seconds after deleting a queue before you can create another with the same name."
+                    .into()
+            }
+            SqsError::ResourceNotFoundException(m) => m.clone(),
             SqsError::Aws(e) => e.message.clone(),
         }
     }
@@ -104,6 +118,9 @@ impl SqsError {
             SqsError::BatchEntryIdsNotDistinct(_) => ("AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400),
             SqsError::InvalidBatchEntryId => ("AWS.SimpleQueueService.InvalidBatchEntryId", 400),
             SqsError::BatchRequestTooLong(_) => ("AWS.SimpleQueueService.BatchRequestTooLong", 400),
+            SqsError::PurgeQueueInProgress(_) => ("AWS.SimpleQueueService.PurgeQueueInProgress", 403),
+            SqsError::QueueDeletedRecently => ("AWS.SimpleQueueService.QueueDeletedRecently", 400),
+            SqsError::ResourceNotFoundException(_) => ("ResourceNotFoundException", 404),
         };
         AwsError::new(code, self.message(), status)
     }
@@ -139,13 +156,15 @@ macro_rules! into_operation_error {
 }
 
 into_operation_error! {
-    CreateQueueError { InvalidAddress, InvalidAttributeName, InvalidAttributeValue, QueueNameExists }
+    CreateQueueError {
+        InvalidAddress, InvalidAttributeName, InvalidAttributeValue, QueueNameExists, QueueDeletedRecently,
+    }
     GetQueueUrlError { InvalidAddress, QueueDoesNotExist }
     ListQueuesError { InvalidAddress }
     DeleteQueueError { InvalidAddress, QueueDoesNotExist }
     GetQueueAttributesError { InvalidAddress, InvalidAttributeName, QueueDoesNotExist }
     SetQueueAttributesError { InvalidAddress, InvalidAttributeName, InvalidAttributeValue, QueueDoesNotExist }
-    PurgeQueueError { InvalidAddress, QueueDoesNotExist }
+    PurgeQueueError { InvalidAddress, QueueDoesNotExist, PurgeQueueInProgress }
     SendMessageError { InvalidAddress, InvalidMessageContents, QueueDoesNotExist }
     SendMessageBatchError {
         InvalidAddress, QueueDoesNotExist, EmptyBatchRequest, TooManyEntriesInBatchRequest,
@@ -158,6 +177,15 @@ into_operation_error! {
         BatchEntryIdsNotDistinct, InvalidBatchEntryId,
     }
     ChangeMessageVisibilityError { InvalidAddress, QueueDoesNotExist, ReceiptHandleIsInvalid, MessageNotInflight }
+    TagQueueError { InvalidAddress, QueueDoesNotExist }
+    UntagQueueError { InvalidAddress, QueueDoesNotExist }
+    ListQueueTagsError { InvalidAddress, QueueDoesNotExist }
+    AddPermissionError { InvalidAddress, QueueDoesNotExist }
+    RemovePermissionError { InvalidAddress, QueueDoesNotExist }
+    ListDeadLetterSourceQueuesError { InvalidAddress, QueueDoesNotExist }
+    StartMessageMoveTaskError { ResourceNotFoundException }
+    CancelMessageMoveTaskError { InvalidAddress, ResourceNotFoundException }
+    ListMessageMoveTasksError { ResourceNotFoundException }
     ChangeMessageVisibilityBatchError {
         InvalidAddress, QueueDoesNotExist, EmptyBatchRequest, TooManyEntriesInBatchRequest,
         BatchEntryIdsNotDistinct, InvalidBatchEntryId,

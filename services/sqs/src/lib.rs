@@ -18,6 +18,8 @@
 
 mod error;
 mod message;
+mod moves;
+mod permissions;
 mod queue;
 mod wait;
 
@@ -38,6 +40,10 @@ use crate::wait::Arrivals;
 const QUEUES: &str = "queues";
 const MESSAGES: &str = "messages";
 const DEDUP: &str = "dedup";
+/// When each recently deleted queue name was deleted (milliseconds since the epoch).
+const DELETED: &str = "deleted";
+/// How long a purge blocks the next, and a deletion the name's reuse.
+const COOL_DOWN_MS: u64 = 60_000;
 /// AWS's deduplication interval for FIFO queues.
 const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
 /// The most a batch request may carry in total, whatever the queues' own limits.
@@ -47,11 +53,34 @@ const SCAN_CHUNK: usize = 256;
 
 /// The SQS service, backed by `storage`.
 pub struct SqsService {
+    shared: Arc<Shared>,
+}
+
+/// What operations and background message moves share.
+struct Shared {
     storage: Arc<Storage>,
-    arrivals: Arc<Arrivals>,
+    arrivals: Arrivals,
+    /// Message move tasks with a runner in this process, by task id.
+    running_moves: std::sync::Mutex<HashSet<String>>,
+}
+
+impl Shared {
+    /// Runs `body` as a strict write transaction in `namespace`, on a blocking thread (a
+    /// strict commit waits for fsync).
+    async fn write<R, F>(&self, namespace: Namespace, body: F) -> Result<R, SqsError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Tx<'_>) -> Result<R, SqsError> + Send + 'static,
+    {
+        let storage = self.storage.clone();
+        tokio::task::spawn_blocking(move || storage.store(&namespace, Durability::Strict)?.transact(body))
+            .await
+            .map_err(|e| SqsError::Aws(AwsError::internal(format!("queue store task failed: {e}"))))?
+    }
 }
 
 /// A queue named by a request: its namespace and name.
+#[derive(Clone)]
 struct QueueRef {
     account: String,
     region: String,
@@ -66,6 +95,29 @@ impl QueueRef {
             region: ctx.region.clone(),
             name: name.to_owned(),
         })
+    }
+
+    /// The queue named `name` in this one's account and region.
+    fn sibling(&self, name: &str) -> QueueRef {
+        QueueRef {
+            account: self.account.clone(),
+            region: self.region.clone(),
+            name: name.to_owned(),
+        }
+    }
+
+    /// The queue an ARN names, if it is an SQS queue ARN.
+    fn from_arn(arn: &str) -> Option<QueueRef> {
+        let (region, account, name) = queue::parse_arn(arn)?;
+        Some(QueueRef {
+            account: account.to_owned(),
+            region: region.to_owned(),
+            name: name.to_owned(),
+        })
+    }
+
+    fn arn(&self) -> String {
+        format!("arn:aws:sqs:{}:{}:{}", self.region, self.account, self.name)
     }
 
     /// The key of the queue's arrival signal.
@@ -98,6 +150,17 @@ struct Sent {
     sequence_number: Option<String>,
 }
 
+/// What one receive attempt found.
+struct Taken {
+    delivered: Vec<StoredMessage>,
+    /// When the queue's next delayed or in-flight message becomes visible, if any.
+    next_visible: Option<u64>,
+    /// The queue's default wait (`ReceiveMessageWaitTimeSeconds`).
+    queue_wait: u64,
+    /// Dead-letter queues that received messages received too often.
+    dead_lettered: Vec<String>,
+}
+
 /// A FIFO deduplication entry.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Dedup {
@@ -109,28 +172,41 @@ struct Dedup {
 impl SqsService {
     pub fn new(storage: Arc<Storage>) -> SqsService {
         SqsService {
-            storage,
-            arrivals: Arc::default(),
+            shared: Arc::new(Shared {
+                storage,
+                arrivals: Arrivals::default(),
+                running_moves: Default::default(),
+            }),
         }
     }
 
-    /// Runs `body` as a strict write transaction in `queue`'s namespace, on a blocking thread
-    /// (a strict commit waits for fsync).
+    /// Runs `body` as a strict write transaction in `queue`'s namespace.
     async fn write<R, F>(&self, queue: &QueueRef, body: F) -> Result<R, SqsError>
     where
         R: Send + 'static,
         F: FnOnce(&mut Tx<'_>) -> Result<R, SqsError> + Send + 'static,
     {
-        let storage = self.storage.clone();
-        let namespace = queue.namespace();
-        tokio::task::spawn_blocking(move || storage.store(&namespace, Durability::Strict)?.transact(body))
-            .await
-            .map_err(|e| SqsError::Aws(AwsError::internal(format!("queue store task failed: {e}"))))?
+        self.shared.write(queue.namespace(), body).await
+    }
+
+    /// Applies `change` to `queue`'s record in one transaction.
+    async fn update_queue<F>(&self, queue: &QueueRef, change: F) -> Result<(), SqsError>
+    where
+        F: FnOnce(&mut QueueRecord) -> Result<(), SqsError> + Send + 'static,
+    {
+        let name = queue.name.clone();
+        self.write(queue, move |tx| {
+            let mut record = load_queue(tx, &name)?;
+            change(&mut record)?;
+            tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
+            Ok(())
+        })
+        .await
     }
 
     /// The store of `queue`'s namespace, for reads (which need no fsync and run inline).
     fn reader(&self, queue: &QueueRef) -> Result<Arc<dyn Store>, SqsError> {
-        Ok(self.storage.store(&queue.namespace(), Durability::Strict)?)
+        Ok(self.shared.storage.store(&queue.namespace(), Durability::Strict)?)
     }
 
     fn queue(&self, queue: &QueueRef) -> Result<QueueRecord, SqsError> {
@@ -152,7 +228,7 @@ impl SqsService {
                 Ok(sent)
             })
             .await?;
-        self.arrivals.signal(&queue.signal_key());
+        self.shared.arrivals.signal(&queue.signal_key());
         Ok(sent)
     }
 
@@ -230,59 +306,80 @@ impl SqsService {
             })
             .await?;
         // A message made visible again may be what a long poll waits for.
-        self.arrivals.signal(&queue.signal_key());
+        self.shared.arrivals.signal(&queue.signal_key());
         Ok(results)
     }
 
     /// One attempt at a receive: the messages delivered and, when none is deliverable, when
     /// the next one becomes visible; also the queue's default wait.
-    async fn take(
-        &self,
-        queue: &QueueRef,
-        max: usize,
-        visibility: Option<u64>,
-    ) -> Result<(Vec<StoredMessage>, Option<u64>, u64), SqsError> {
+    async fn take(&self, queue: &QueueRef, max: usize, visibility: Option<u64>) -> Result<Taken, SqsError> {
         let name = queue.name.clone();
-        self.write(queue, move |tx| {
-            let record = load_queue(tx, &name)?;
-            let now = now_ms();
-            let retention_ms = record.number("MessageRetentionPeriod") * 1000;
-            let visibility = visibility.unwrap_or_else(|| record.number("VisibilityTimeout"));
-            let prefix = queue_prefix(&name);
-            let mut seen: Vec<(Vec<u8>, StoredMessage)> = Vec::new();
-            let mut after: Option<Vec<u8>> = None;
-            let chosen = loop {
-                let range = match &after {
-                    Some(last) => KeyRange::between(std::ops::Bound::Excluded(last), KeyRange::prefix(&prefix).end()),
-                    None => KeyRange::prefix(&prefix),
-                };
-                let chunk = tx.scan(MESSAGES, &range, Direction::Forward, Some(SCAN_CHUNK))?;
-                let exhausted = chunk.len() < SCAN_CHUNK;
-                after = chunk.last().map(|(k, _)| k.clone());
-                for (key, bytes) in chunk {
-                    let m: StoredMessage = serde_json::from_slice(&bytes)?;
-                    if m.sent_ms + retention_ms <= now {
-                        tx.delete(MESSAGES, key);
-                    } else {
+        let arn = queue.arn();
+        let taken = self
+            .write(queue, move |tx| {
+                let record = load_queue(tx, &name)?;
+                let now = now_ms();
+                let retention_ms = record.number("MessageRetentionPeriod") * 1000;
+                let visibility = visibility.unwrap_or_else(|| record.number("VisibilityTimeout"));
+                let prefix = queue_prefix(&name);
+                let redrive = record.redrive_policy();
+                let mut dead_lettered = Vec::new();
+                let mut seen: Vec<(Vec<u8>, StoredMessage)> = Vec::new();
+                let mut after: Option<Vec<u8>> = None;
+                let chosen = loop {
+                    let range = match &after {
+                        Some(last) => {
+                            KeyRange::between(std::ops::Bound::Excluded(last), KeyRange::prefix(&prefix).end())
+                        }
+                        None => KeyRange::prefix(&prefix),
+                    };
+                    let chunk = tx.scan(MESSAGES, &range, Direction::Forward, Some(SCAN_CHUNK))?;
+                    let exhausted = chunk.len() < SCAN_CHUNK;
+                    after = chunk.last().map(|(k, _)| k.clone());
+                    for (key, bytes) in chunk {
+                        let m: StoredMessage = serde_json::from_slice(&bytes)?;
+                        if m.sent_ms + retention_ms <= now {
+                            tx.delete(MESSAGES, key);
+                            continue;
+                        }
+                        // A visible message already received as often as the redrive policy
+                        // allows goes to the dead-letter queue instead of being received again.
+                        let over_limit = redrive
+                            .as_ref()
+                            .filter(|p| m.state(now) == State::Visible && m.receive_count >= p.max_receive_count);
+                        if let Some(policy) = over_limit {
+                            if let Some(dlq) = moves::dead_letter(tx, &record, &arn, policy, &key, &m, now)? {
+                                dead_lettered.push(dlq);
+                                continue;
+                            }
+                        }
                         seen.push((key, m));
                     }
+                    let chosen = message::deliverable(seen.iter().map(|(_, m)| m), now, max, record.is_fifo());
+                    if exhausted || chosen.len() == max {
+                        break chosen;
+                    }
+                };
+                let next_visible = seen.iter().map(|(_, m)| m.visible_at_ms).filter(|&t| t > now).min();
+                let mut delivered = Vec::with_capacity(chosen.len());
+                for i in chosen {
+                    let (key, m) = &mut seen[i];
+                    m.receive(now, visibility, id::random_u64() | 1);
+                    tx.put(MESSAGES, key.clone(), serde_json::to_vec(&m)?);
+                    delivered.push(m.clone());
                 }
-                let chosen = message::deliverable(seen.iter().map(|(_, m)| m), now, max, record.is_fifo());
-                if exhausted || chosen.len() == max {
-                    break chosen;
-                }
-            };
-            let next_visible = seen.iter().map(|(_, m)| m.visible_at_ms).filter(|&t| t > now).min();
-            let mut delivered = Vec::with_capacity(chosen.len());
-            for i in chosen {
-                let (key, m) = &mut seen[i];
-                m.receive(now, visibility, id::random_u64() | 1);
-                tx.put(MESSAGES, key.clone(), serde_json::to_vec(&m)?);
-                delivered.push(m.clone());
-            }
-            Ok((delivered, next_visible, record.number("ReceiveMessageWaitTimeSeconds")))
-        })
-        .await
+                Ok(Taken {
+                    delivered,
+                    next_visible,
+                    queue_wait: record.number("ReceiveMessageWaitTimeSeconds"),
+                    dead_lettered,
+                })
+            })
+            .await?;
+        for dlq in &taken.dead_lettered {
+            self.shared.arrivals.signal(&queue.sibling(dlq).signal_key());
+        }
+        Ok(taken)
     }
 }
 
@@ -303,6 +400,36 @@ fn message_key(name: &str, sequence: u64) -> Vec<u8> {
     let mut key = queue_prefix(name);
     key.extend_from_slice(&sequence.to_be_bytes());
     key
+}
+
+/// AWS's checks of a `RedrivePolicy` being given to `record` (in the `given` attributes)
+/// against the dead-letter queue it names.
+fn check_redrive(
+    tx: &Tx<'_>,
+    record: &QueueRecord,
+    queue: &QueueRef,
+    given: &BTreeMap<String, String>,
+) -> Result<(), SqsError> {
+    let Some(text) = given.get("RedrivePolicy").filter(|t| !t.is_empty()) else {
+        return Ok(());
+    };
+    let policy = queue::RedrivePolicy::parse(text)?;
+    let invalid = |reason: &str| SqsError::invalid_value("RedrivePolicy", text, reason);
+    let target = QueueRef::from_arn(&policy.dead_letter_target_arn)
+        .ok_or_else(|| invalid("Only SQS queues are valid resources for deadLetterTargetArn."))?;
+    if target.account != queue.account || target.region != queue.region {
+        return Err(invalid("Dead-letter target owner should be same as the source."));
+    }
+    let dlq = load_queue(tx, &target.name).map_err(|_| invalid("Dead letter target does not exist."))?;
+    if dlq.is_fifo() != record.is_fifo() {
+        return Err(invalid("Dead-letter queue must be same type of queue as the source."));
+    }
+    if !dlq.allows_redrive_from(&queue.arn()) {
+        return Err(invalid(
+            "The dead-letter queue's RedriveAllowPolicy does not allow this queue as a source.",
+        ));
+    }
+    Ok(())
 }
 
 /// Deletes every entry of `table` under queue `name`.
@@ -438,6 +565,7 @@ fn enqueue(tx: &mut Tx<'_>, queue: &mut QueueRecord, o: Outgoing, now: u64) -> R
         receipt_token: 0,
         group_id: o.group_id,
         dedup_id: dedup.as_ref().map(|(_, id)| id.clone()),
+        dead_letter_source: None,
     };
     if let Some((key, _)) = dedup {
         let entry = Dedup {
@@ -501,12 +629,15 @@ impl Sqs for SqsService {
         input: CreateQueueRequest,
     ) -> Result<CreateQueueResult, CreateQueueError> {
         let given = input.attributes.unwrap_or_default();
-        let record = QueueRecord::new(&input.queue_name, &given, now_ms() / 1000)?;
+        let mut record = QueueRecord::new(&input.queue_name, &given, now_ms() / 1000)?;
+        record.tags = input.tags.unwrap_or_default();
+        queue::check_tags(&record.tags)?;
         let queue = QueueRef {
             account: ctx.account_id.clone(),
             region: ctx.region.clone(),
             name: input.queue_name,
         };
+        let target = queue.clone();
         self.write(&queue, move |tx| {
             if let Some(bytes) = tx.get(QUEUES, record.name.as_bytes())? {
                 let existing: QueueRecord = serde_json::from_slice(&bytes)?;
@@ -515,6 +646,13 @@ impl Sqs for SqsService {
                     None => Ok(()),
                 };
             }
+            if let Some(bytes) = tx.get(DELETED, record.name.as_bytes())? {
+                let deleted = bytes.try_into().map(u64::from_be_bytes).unwrap_or(0);
+                if now_ms() < deleted + COOL_DOWN_MS {
+                    return Err(SqsError::QueueDeletedRecently);
+                }
+            }
+            check_redrive(tx, &record, &target, &given)?;
             tx.put(QUEUES, record.name.as_bytes(), serde_json::to_vec(&record)?);
             Ok(())
         })
@@ -557,24 +695,8 @@ impl Sqs for SqsService {
         ctx: &RequestContext,
         input: ListQueuesRequest,
     ) -> Result<ListQueuesResult, ListQueuesError> {
-        let limit = match input.max_results {
-            None => 1000,
-            Some(n @ 1..=1000) => n as usize,
-            Some(n) => {
-                return Err(SqsError::invalid_value(
-                    "MaxResults",
-                    n,
-                    "MaxResults must be an integer between 1 and 1000.",
-                )
-                .into())
-            }
-        };
-        let after = match input.next_token.as_deref() {
-            None | Some("") => None,
-            Some(token) => {
-                Some(decode_token(token).ok_or_else(|| SqsError::invalid_parameter("Invalid NextToken value."))?)
-            }
-        };
+        let limit = page_size(input.max_results)?;
+        let after = continuation(input.next_token.as_deref())?;
         let queue = QueueRef {
             account: ctx.account_id.clone(),
             region: ctx.region.clone(),
@@ -590,9 +712,7 @@ impl Sqs for SqsService {
             .filter(|n| after.as_ref().is_none_or(|a| n > a))
             .take(limit + 1)
             .collect();
-        let more = input.max_results.is_some() && names.len() > limit;
-        let page: Vec<String> = names.into_iter().take(limit).collect();
-        let next_token = more.then(|| page.last().map(|n| encode_token(n))).flatten();
+        let (page, next_token) = paginate(names, limit, input.max_results.is_some());
         Ok(ListQueuesResult {
             queue_urls: (!page.is_empty()).then(|| {
                 page.iter()
@@ -609,11 +729,14 @@ impl Sqs for SqsService {
         self.write(&queue, move |tx| {
             load_queue(tx, &name)?;
             tx.delete(QUEUES, name.as_bytes());
-            delete_all(tx, MESSAGES, &name)?;
-            delete_all(tx, DEDUP, &name)
+            tx.put(DELETED, name.as_bytes(), now_ms().to_be_bytes().to_vec());
+            for table in [MESSAGES, DEDUP, moves::MOVE_TASKS] {
+                delete_all(tx, table, &name)?;
+            }
+            Ok(())
         })
         .await?;
-        self.arrivals.remove(&queue.signal_key());
+        self.shared.arrivals.remove(&queue.signal_key());
         Ok(Unit {})
     }
 
@@ -672,10 +795,7 @@ impl Sqs for SqsService {
                 ),
                 ("CreatedTimestamp", record.created.to_string()),
                 ("LastModifiedTimestamp", record.modified.to_string()),
-                (
-                    "QueueArn",
-                    format!("arn:aws:sqs:{}:{}:{}", queue.region, queue.account, queue.name),
-                ),
+                ("QueueArn", queue.arn()),
             ];
             for (name, value) in computed {
                 if wanted(name) {
@@ -695,9 +815,11 @@ impl Sqs for SqsService {
     ) -> Result<Unit, SetQueueAttributesError> {
         let queue = QueueRef::from_url(ctx, &input.queue_url)?;
         let name = queue.name.clone();
+        let target = queue.clone();
         self.write(&queue, move |tx| {
             let mut record = load_queue(tx, &name)?;
             record.set(&input.attributes, now_ms() / 1000)?;
+            check_redrive(tx, &record, &target, &input.attributes)?;
             tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
             Ok(())
         })
@@ -709,7 +831,14 @@ impl Sqs for SqsService {
         let queue = QueueRef::from_url(ctx, &input.queue_url)?;
         let name = queue.name.clone();
         self.write(&queue, move |tx| {
-            load_queue(tx, &name)?;
+            let mut record = load_queue(tx, &name)?;
+            let now = now_ms();
+            // AWS allows one purge a minute: the time a purge may take to finish.
+            if record.purged_ms.is_some_and(|t| now < t + COOL_DOWN_MS) {
+                return Err(SqsError::PurgeQueueInProgress(name));
+            }
+            record.purged_ms = Some(now);
+            tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
             delete_all(tx, MESSAGES, &name)
         })
         .await?;
@@ -838,12 +967,17 @@ impl Sqs for SqsService {
             .collect();
         let wanted = input.message_attribute_names.unwrap_or_default();
         let start = Instant::now();
-        let arrivals = self.arrivals.of(&queue.signal_key());
+        let arrivals = self.shared.arrivals.of(&queue.signal_key());
         loop {
             let notified = arrivals.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            let (delivered, next_visible, queue_wait) = self.take(&queue, max, visibility).await?;
+            let Taken {
+                delivered,
+                next_visible,
+                queue_wait,
+                ..
+            } = self.take(&queue, max, visibility).await?;
             let deadline = start + Duration::from_secs(requested_wait.unwrap_or(queue_wait));
             let now = Instant::now();
             if !delivered.is_empty() || now >= deadline {
@@ -936,6 +1070,347 @@ impl Sqs for SqsService {
         }
         Ok(result)
     }
+    async fn tag_queue(&self, ctx: &RequestContext, input: TagQueueRequest) -> Result<Unit, TagQueueError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        self.update_queue(&queue, move |record| {
+            let mut tags = record.tags.clone();
+            tags.extend(input.tags);
+            queue::check_tags(&tags)?;
+            record.tags = tags;
+            Ok(())
+        })
+        .await?;
+        Ok(Unit {})
+    }
+
+    async fn untag_queue(&self, ctx: &RequestContext, input: UntagQueueRequest) -> Result<Unit, UntagQueueError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        self.update_queue(&queue, move |record| {
+            for key in &input.tag_keys {
+                record.tags.remove(key);
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(Unit {})
+    }
+
+    async fn list_queue_tags(
+        &self,
+        ctx: &RequestContext,
+        input: ListQueueTagsRequest,
+    ) -> Result<ListQueueTagsResult, ListQueueTagsError> {
+        let record = self.queue(&QueueRef::from_url(ctx, &input.queue_url)?)?;
+        Ok(ListQueueTagsResult {
+            tags: (!record.tags.is_empty()).then_some(record.tags),
+        })
+    }
+
+    async fn add_permission(
+        &self,
+        ctx: &RequestContext,
+        input: AddPermissionRequest,
+    ) -> Result<Unit, AddPermissionError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        let arn = queue.arn();
+        self.update_queue(&queue, move |record| {
+            let policy = permissions::add(
+                record.attributes.get("Policy").map(String::as_str),
+                &arn,
+                &input.label,
+                &input.aws_account_ids,
+                &input.actions,
+            )?;
+            record.attributes.insert("Policy".into(), policy);
+            Ok(())
+        })
+        .await?;
+        Ok(Unit {})
+    }
+
+    async fn remove_permission(
+        &self,
+        ctx: &RequestContext,
+        input: RemovePermissionRequest,
+    ) -> Result<Unit, RemovePermissionError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        let arn = queue.arn();
+        self.update_queue(&queue, move |record| {
+            match permissions::remove(record.attributes.get("Policy").map(String::as_str), &arn, &input.label)? {
+                Some(policy) => record.attributes.insert("Policy".into(), policy),
+                None => record.attributes.remove("Policy"),
+            };
+            Ok(())
+        })
+        .await?;
+        Ok(Unit {})
+    }
+
+    async fn list_dead_letter_source_queues(
+        &self,
+        ctx: &RequestContext,
+        input: ListDeadLetterSourceQueuesRequest,
+    ) -> Result<ListDeadLetterSourceQueuesResult, ListDeadLetterSourceQueuesError> {
+        let queue = QueueRef::from_url(ctx, &input.queue_url)?;
+        self.queue(&queue)?;
+        let limit = page_size(input.max_results)?;
+        let after = continuation(input.next_token.as_deref())?;
+        let all = self
+            .reader(&queue)?
+            .scan(QUEUES, &KeyRange::all(), Direction::Forward, None)
+            .map_err(SqsError::from)?;
+        let names: Vec<String> = dead_letter_sources(all, &queue.arn())?
+            .into_iter()
+            .filter(|n| after.as_ref().is_none_or(|a| n > a))
+            .collect();
+        let (page, next_token) = paginate(names, limit, input.max_results.is_some());
+        Ok(ListDeadLetterSourceQueuesResult {
+            queue_urls: page
+                .iter()
+                .map(|n| queue::url(ctx.host.as_deref(), &queue.region, &queue.account, n))
+                .collect(),
+            next_token,
+        })
+    }
+
+    async fn start_message_move_task(
+        &self,
+        _ctx: &RequestContext,
+        input: StartMessageMoveTaskRequest,
+    ) -> Result<StartMessageMoveTaskResult, StartMessageMoveTaskError> {
+        let source = QueueRef::from_arn(&input.source_arn).ok_or_else(|| not_found("SourceArn"))?;
+        if let Some(rate) = input.max_number_of_messages_per_second {
+            if !moves::RATE_RANGE.contains(&rate) {
+                return Err(SqsError::invalid_parameter(
+                    "Value for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: You must enter a number that's between 1 and 500.",
+                )
+                .into());
+            }
+        }
+        let destination = match &input.destination_arn {
+            Some(arn) => Some(
+                QueueRef::from_arn(arn)
+                    .filter(|d| d.account == source.account && d.region == source.region)
+                    .ok_or_else(|| not_found("DestinationArn"))?,
+            ),
+            None => None,
+        };
+        let src = source.clone();
+        let task = self
+            .write(&source, move |tx| {
+                load_queue(tx, &src.name).map_err(|_| not_found("SourceArn"))?;
+                let queues = tx.scan(QUEUES, &KeyRange::all(), Direction::Forward, None)?;
+                if dead_letter_sources(queues, &src.arn())?.is_empty() {
+                    return Err(SqsError::invalid_parameter(
+                        "Source queue must be configured as a Dead Letter Queue.",
+                    ));
+                }
+                if let Some(d) = &destination {
+                    load_queue(tx, &d.name).map_err(|_| not_found("DestinationArn"))?;
+                }
+                let existing = moves::decode_tasks(tx.scan(
+                    moves::MOVE_TASKS,
+                    &moves::tasks_of(&src.name),
+                    Direction::Forward,
+                    None,
+                )?)?;
+                if existing.iter().any(|t| t.status == moves::Status::Running) {
+                    return Err(SqsError::invalid_parameter(
+                        "There is already a task running. Only one active task is allowed for a source queue arn at a given time.",
+                    ));
+                }
+                let now = now_ms();
+                let task = moves::MoveTask {
+                    id: id::uuid(),
+                    source_arn: input.source_arn,
+                    destination_arn: input.destination_arn,
+                    rate: input.max_number_of_messages_per_second,
+                    status: moves::Status::Running,
+                    moved: 0,
+                    to_move: moves::visible_count(tx, &src.name, now)?,
+                    failure_reason: None,
+                    started_ms: now,
+                };
+                tx.put(moves::MOVE_TASKS, task.key(&src.name), serde_json::to_vec(&task)?);
+                Ok(task)
+            })
+            .await?;
+        run_move(&self.shared, &source, &task);
+        Ok(StartMessageMoveTaskResult {
+            task_handle: Some(task.handle()),
+        })
+    }
+
+    async fn cancel_message_move_task(
+        &self,
+        _ctx: &RequestContext,
+        input: CancelMessageMoveTaskRequest,
+    ) -> Result<CancelMessageMoveTaskResult, CancelMessageMoveTaskError> {
+        let (task_id, source_arn) = moves::parse_handle(&input.task_handle)
+            .ok_or_else(|| SqsError::invalid_parameter("Value for parameter TaskHandle is invalid."))?;
+        let source = QueueRef::from_arn(&source_arn).ok_or_else(|| not_found("SourceArn"))?;
+        let name = source.name.clone();
+        let moved = self
+            .write(&source, move |tx| {
+                load_queue(tx, &name).map_err(|_| not_found("SourceArn"))?;
+                let tasks = moves::decode_tasks(tx.scan(
+                    moves::MOVE_TASKS,
+                    &moves::tasks_of(&name),
+                    Direction::Forward,
+                    None,
+                )?)?;
+                let mut task = tasks
+                    .into_iter()
+                    .find(|t| t.id == task_id)
+                    .ok_or_else(|| SqsError::ResourceNotFoundException("Task does not exist.".into()))?;
+                if task.status != moves::Status::Running {
+                    return Err(SqsError::invalid_parameter("Only a running task can be cancelled."));
+                }
+                task.status = moves::Status::Cancelled;
+                tx.put(moves::MOVE_TASKS, task.key(&name), serde_json::to_vec(&task)?);
+                Ok(task.moved)
+            })
+            .await?;
+        Ok(CancelMessageMoveTaskResult {
+            approximate_number_of_messages_moved: moved,
+        })
+    }
+
+    async fn list_message_move_tasks(
+        &self,
+        _ctx: &RequestContext,
+        input: ListMessageMoveTasksRequest,
+    ) -> Result<ListMessageMoveTasksResult, ListMessageMoveTasksError> {
+        let source = QueueRef::from_arn(&input.source_arn).ok_or_else(|| not_found("SourceArn"))?;
+        let limit = match input.max_results {
+            None => 1,
+            Some(n @ 1..=10) => n as usize,
+            Some(n) => {
+                return Err(SqsError::invalid_value(
+                    "MaxResults",
+                    n,
+                    "You must enter a number that's between 1 and 10.",
+                )
+                .into())
+            }
+        };
+        let store = self.reader(&source)?;
+        if store
+            .get(QUEUES, source.name.as_bytes())
+            .map_err(SqsError::from)?
+            .is_none()
+        {
+            return Err(not_found("SourceArn").into());
+        }
+        let tasks = moves::decode_tasks(
+            store
+                .scan(
+                    moves::MOVE_TASKS,
+                    &moves::tasks_of(&source.name),
+                    Direction::Backward,
+                    Some(limit),
+                )
+                .map_err(SqsError::from)?,
+        )?;
+        for task in tasks.iter().filter(|t| t.status == moves::Status::Running) {
+            run_move(&self.shared, &source, task);
+        }
+        Ok(ListMessageMoveTasksResult {
+            results: Some(tasks.iter().map(moves::MoveTask::to_entry).collect()),
+        })
+    }
+}
+
+/// Runs message move `task` of queue `source` to its end, unless a runner already does.
+fn run_move(shared: &Arc<Shared>, source: &QueueRef, task: &moves::MoveTask) {
+    {
+        let mut running = shared.running_moves.lock().unwrap_or_else(|e| e.into_inner());
+        if !running.insert(task.id.clone()) {
+            return;
+        }
+    }
+    let shared = shared.clone();
+    let source = source.clone();
+    let key = task.key(&source.name);
+    let id = task.id.clone();
+    tokio::spawn(async move {
+        loop {
+            let (name, k) = (source.name.clone(), key.clone());
+            let stepped = shared
+                .write(source.namespace(), move |tx| moves::step(tx, &name, &k, now_ms()))
+                .await;
+            // On a failed step the task stays running, and is resumed when next listed.
+            let Ok((task, destinations)) = stepped else { break };
+            for d in destinations {
+                shared.arrivals.signal(&source.sibling(&d).signal_key());
+            }
+            if task.status != moves::Status::Running {
+                break;
+            }
+            if task.rate.is_some() {
+                let _ = wait::alarm(Instant::now() + Duration::from_secs(1)).await;
+            }
+        }
+        shared
+            .running_moves
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+    });
+}
+
+fn not_found(parameter: &str) -> SqsError {
+    SqsError::ResourceNotFoundException(format!(
+        "The resource that you specified for the {parameter} parameter doesn't exist."
+    ))
+}
+
+/// The names of the queues, among scanned `queues` entries, whose RedrivePolicy targets
+/// `dlq_arn`, in name order.
+fn dead_letter_sources(queues: Vec<(Vec<u8>, Vec<u8>)>, dlq_arn: &str) -> Result<Vec<String>, SqsError> {
+    let mut names = Vec::new();
+    for (_, bytes) in queues {
+        let record: QueueRecord = serde_json::from_slice(&bytes)?;
+        if record
+            .redrive_policy()
+            .is_some_and(|p| p.dead_letter_target_arn == dlq_arn)
+        {
+            names.push(record.name);
+        }
+    }
+    Ok(names)
+}
+
+/// A listing's page size: AWS's MaxResults, 1 to 1000 (1000 when not given).
+fn page_size(max_results: Option<i32>) -> Result<usize, SqsError> {
+    match max_results {
+        None => Ok(1000),
+        Some(n @ 1..=1000) => Ok(n as usize),
+        Some(n) => Err(SqsError::invalid_value(
+            "MaxResults",
+            n,
+            "MaxResults must be an integer between 1 and 1000.",
+        )),
+    }
+}
+
+/// The name a listing continues after, from its NextToken.
+fn continuation(token: Option<&str>) -> Result<Option<String>, SqsError> {
+    match token {
+        None | Some("") => Ok(None),
+        Some(token) => decode_token(token)
+            .map(Some)
+            .ok_or_else(|| SqsError::invalid_parameter("Invalid NextToken value.")),
+    }
+}
+
+/// The first `limit` of `names` and, when paging was asked for and more remain, the token
+/// that continues after them.
+fn paginate(mut names: Vec<String>, limit: usize, paging: bool) -> (Vec<String>, Option<String>) {
+    let more = paging && names.len() > limit;
+    names.truncate(limit);
+    let token = more.then(|| names.last().map(|n| encode_token(n))).flatten();
+    (names, token)
 }
 
 /// ListQueues' continuation token: the hex of the last name listed.

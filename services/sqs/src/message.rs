@@ -46,6 +46,9 @@ pub struct StoredMessage {
     pub receipt_token: u64,
     pub group_id: Option<String>,
     pub dedup_id: Option<String>,
+    /// The ARN of the queue a dead-letter redrive moved the message from.
+    #[serde(default)]
+    pub dead_letter_source: Option<String>,
 }
 
 /// Where a message stands at a moment.
@@ -100,6 +103,7 @@ impl StoredMessage {
         put("AWSTraceHeader", self.trace_header.clone());
         put("MessageGroupId", self.group_id.clone());
         put("MessageDeduplicationId", self.dedup_id.clone());
+        put("DeadLetterQueueSourceArn", self.dead_letter_source.clone());
         put(
             "SequenceNumber",
             self.group_id.as_ref().map(|_| sequence_number(self.sequence)),
@@ -314,6 +318,7 @@ mod tests {
             receipt_token: 0,
             group_id: group.map(Into::into),
             dedup_id: None,
+            dead_letter_source: None,
         }
     }
 

@@ -21,8 +21,11 @@ const NUMERIC: &[(&str, u64, u64, u64)] = &[
     ("KmsDataKeyReusePeriodSeconds", 60, 86_400, 300),
 ];
 
-/// Attributes taken as given (policies are JSON documents; KMS is not emulated).
-const FREE_FORM: &[&str] = &["Policy", "RedrivePolicy", "RedriveAllowPolicy", "KmsMasterKeyId"];
+/// Attributes taken as given (the access policy is an IAM document; KMS is not emulated).
+const FREE_FORM: &[&str] = &["Policy", "KmsMasterKeyId"];
+
+/// Attributes an empty value removes.
+const REMOVABLE: &[&str] = &["Policy", "RedrivePolicy", "RedriveAllowPolicy", "KmsMasterKeyId"];
 
 /// Attributes only FIFO queues have, with their allowed values (the first is the default).
 const FIFO_ONLY: &[(&str, &[&str])] = &[
@@ -52,6 +55,11 @@ pub struct QueueRecord {
     pub modified: u64,
     /// The sequence number the next message gets: orders messages and names their keys.
     pub next_sequence: u64,
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+    /// When the queue was last purged (milliseconds since the epoch).
+    #[serde(default)]
+    pub purged_ms: Option<u64>,
 }
 
 impl QueueRecord {
@@ -82,6 +90,8 @@ impl QueueRecord {
             created: now_secs,
             modified: now_secs,
             next_sequence: 1,
+            tags: BTreeMap::new(),
+            purged_ms: None,
         };
         let settable: BTreeMap<String, String> = given
             .iter()
@@ -90,6 +100,18 @@ impl QueueRecord {
             .collect();
         queue.set(&settable, now_secs)?;
         Ok(queue)
+    }
+
+    pub fn redrive_policy(&self) -> Option<RedrivePolicy> {
+        RedrivePolicy::parse(self.attributes.get("RedrivePolicy")?).ok()
+    }
+
+    /// Whether this queue, as a dead-letter queue, takes messages from `source_arn`.
+    pub fn allows_redrive_from(&self, source_arn: &str) -> bool {
+        self.attributes
+            .get("RedriveAllowPolicy")
+            .and_then(|p| RedriveAllowPolicy::parse(p).ok())
+            .is_none_or(|p| p.allows(source_arn))
     }
 
     pub fn is_fifo(&self) -> bool {
@@ -107,6 +129,10 @@ impl QueueRecord {
     /// Checks `given` and applies it: SetQueueAttributes.
     pub fn set(&mut self, given: &BTreeMap<String, String>, now_secs: u64) -> Result<(), SqsError> {
         for (name, value) in given {
+            if value.is_empty() && REMOVABLE.contains(&name.as_str()) {
+                self.attributes.remove(name);
+                continue;
+            }
             let normalized = self.check_attribute(name, value)?;
             self.attributes.insert(name.clone(), normalized);
         }
@@ -140,6 +166,12 @@ impl QueueRecord {
         if FREE_FORM.contains(&name) {
             return Ok(value.to_owned());
         }
+        if name == "RedrivePolicy" {
+            return Ok(RedrivePolicy::parse(value)?.to_json());
+        }
+        if name == "RedriveAllowPolicy" {
+            return RedriveAllowPolicy::parse(value).map(|p| p.to_json());
+        }
         if name == "SqsManagedSseEnabled" {
             return bool_value(name, value);
         }
@@ -157,6 +189,178 @@ impl QueueRecord {
         }
         Err(SqsError::invalid_attribute_name(name))
     }
+}
+
+/// A queue's `RedrivePolicy`: where messages go after too many receives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedrivePolicy {
+    pub dead_letter_target_arn: String,
+    pub max_receive_count: u32,
+}
+
+impl RedrivePolicy {
+    /// Parses a policy as AWS accepts it: a JSON object whose `maxReceiveCount` may be a
+    /// number or a numeric string.
+    pub fn parse(text: &str) -> Result<RedrivePolicy, SqsError> {
+        let invalid = |reason: &str| SqsError::invalid_value("RedrivePolicy", text, reason);
+        let map = json_object(text).ok_or_else(|| invalid("Redrive policy is not a valid JSON map."))?;
+        let target = map
+            .get("deadLetterTargetArn")
+            .ok_or_else(|| invalid("Redrive policy does not contain mandatory attribute: deadLetterTargetArn."))?
+            .as_str()
+            .ok_or_else(|| invalid("Invalid value for deadLetterTargetArn."))?;
+        let count = map
+            .get("maxReceiveCount")
+            .ok_or_else(|| invalid("Redrive policy does not contain mandatory attribute: maxReceiveCount."))?;
+        let count_text = match count {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let max_receive_count = count_text
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=1000).contains(n))
+            .ok_or_else(|| {
+                invalid(&format!(
+                    "Invalid value for maxReceiveCount: {count_text}, valid values are from 1 to 1000 both inclusive."
+                ))
+            })?;
+        if parse_arn(target).is_none() {
+            return Err(invalid("Only SQS queues are valid resources for deadLetterTargetArn."));
+        }
+        Ok(RedrivePolicy {
+            dead_letter_target_arn: target.to_owned(),
+            max_receive_count,
+        })
+    }
+
+    /// The policy as AWS returns it.
+    pub fn to_json(&self) -> String {
+        serde_json::json!({
+            "deadLetterTargetArn": self.dead_letter_target_arn,
+            "maxReceiveCount": self.max_receive_count,
+        })
+        .to_string()
+    }
+}
+
+/// A dead-letter queue's `RedriveAllowPolicy`: which queues may use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedriveAllowPolicy {
+    pub permission: String,
+    pub source_queue_arns: Vec<String>,
+}
+
+impl RedriveAllowPolicy {
+    pub fn parse(text: &str) -> Result<RedriveAllowPolicy, SqsError> {
+        let invalid = |reason: &str| SqsError::invalid_value("RedriveAllowPolicy", text, reason);
+        let map = json_object(text).ok_or_else(|| invalid("Redrive allow policy is not a valid JSON map."))?;
+        let permission = map
+            .get("redrivePermission")
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| invalid("Redrive allow policy does not contain mandatory attribute: redrivePermission."))?;
+        let arns: Option<Vec<String>> = match map.get("sourceQueueArns") {
+            None => None,
+            Some(serde_json::Value::Array(items)) => Some(
+                items
+                    .iter()
+                    .map(|a| a.as_str().map(str::to_owned))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| invalid("sourceQueueArns must be a list of queue ARNs."))?,
+            ),
+            Some(_) => return Err(invalid("sourceQueueArns must be a list of queue ARNs.")),
+        };
+        match (permission, arns) {
+            ("allowAll" | "denyAll", None) => Ok(RedriveAllowPolicy {
+                permission: permission.to_owned(),
+                source_queue_arns: Vec::new(),
+            }),
+            ("allowAll" | "denyAll", Some(_)) => Err(invalid(
+                "sourceQueueArns may be given only when redrivePermission is byQueue.",
+            )),
+            ("byQueue", Some(arns)) if (1..=10).contains(&arns.len()) => Ok(RedriveAllowPolicy {
+                permission: permission.to_owned(),
+                source_queue_arns: arns,
+            }),
+            ("byQueue", _) => Err(invalid(
+                "When redrivePermission is byQueue, sourceQueueArns must list 1 to 10 queue ARNs.",
+            )),
+            _ => Err(invalid(&format!("Invalid value for redrivePermission: {permission}."))),
+        }
+    }
+
+    pub fn allows(&self, source_arn: &str) -> bool {
+        match self.permission.as_str() {
+            "allowAll" => true,
+            "byQueue" => self.source_queue_arns.iter().any(|a| a == source_arn),
+            _ => false,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut policy = serde_json::json!({ "redrivePermission": self.permission });
+        if self.permission == "byQueue" {
+            policy["sourceQueueArns"] = serde_json::json!(self.source_queue_arns);
+        }
+        policy.to_string()
+    }
+}
+
+fn json_object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    match serde_json::from_str(text).ok()? {
+        serde_json::Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+/// The region, account and queue name of an SQS queue ARN.
+pub fn parse_arn(arn: &str) -> Option<(&str, &str, &str)> {
+    let mut parts = arn.splitn(6, ':');
+    match (
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+    ) {
+        (Some("arn"), Some(_), Some("sqs"), Some(region), Some(account), Some(name))
+            if !name.is_empty() && !name.contains(':') =>
+        {
+            Some((region, account, name))
+        }
+        _ => None,
+    }
+}
+
+/// AWS's rules for a queue's tags: at most 50, keys of 1 to 128 characters, values of at most
+/// 256, no `aws:` prefix.
+pub fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), SqsError> {
+    if tags.len() > 50 {
+        return Err(SqsError::invalid_parameter(format!(
+            "Too many tags added for queue. Queue can have at most 50 tags; {} were given.",
+            tags.len()
+        )));
+    }
+    for (key, value) in tags {
+        let key_chars = key.chars().count();
+        if key_chars == 0 || key_chars > 128 {
+            return Err(SqsError::invalid_parameter(format!(
+                "Tag key must be between 1 and 128 characters long: {key}"
+            )));
+        }
+        if value.chars().count() > 256 {
+            return Err(SqsError::invalid_parameter(format!(
+                "Tag value must be at most 256 characters long for key {key}"
+            )));
+        }
+        if key.to_ascii_lowercase().starts_with("aws:") {
+            return Err(SqsError::invalid_parameter(format!(
+                "Tag keys may not start with the reserved prefix aws: {key}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn bool_value(name: &str, value: &str) -> Result<String, SqsError> {

@@ -1,0 +1,284 @@
+//! Moving messages between queues: dead-letter redrive on receive, and message move tasks
+//! that take messages back out of a dead-letter queue.
+//!
+//! Both move a stored message in the transaction that decides to: it leaves its source
+//! queue's key range and enters the destination's at the destination's next sequence number,
+//! visible at once. A queue and its dead-letter queue share an account and region, hence a
+//! store, so a move is one transaction.
+//!
+//! A move task is a [`MoveTask`] in the `move_tasks` table, keyed by its source queue's name,
+//! a zero byte, its start time (big-endian) and its id, so a queue's tasks list newest first
+//! by scanning backwards. Its runner moves a batch per transaction — at most
+//! `MaxNumberOfMessagesPerSecond` a second when the task sets a rate — and stops when the
+//! source has no visible message left, the task has moved what it counted at its start, or it
+//! is cancelled. A task found running with no runner (the process restarted) gets one again
+//! when its queue's tasks are next looked at.
+
+use serde::{Deserialize, Serialize};
+use stratus_gen_sqs::ListMessageMoveTasksResultEntry;
+use stratus_storage::{Direction, KeyRange, Tx};
+
+use crate::error::SqsError;
+use crate::message::{State, StoredMessage};
+use crate::queue::{self, QueueRecord, RedrivePolicy};
+use crate::{load_queue, message_key, queue_prefix, MESSAGES, QUEUES};
+
+pub const MOVE_TASKS: &str = "move_tasks";
+/// Messages moved per transaction by a task without a rate.
+const UNLIMITED_BATCH: usize = 1000;
+/// AWS's bounds on `MaxNumberOfMessagesPerSecond`.
+pub const RATE_RANGE: std::ops::RangeInclusive<i32> = 1..=500;
+
+/// Moves message `m`, stored under `key`, to the end of queue `to` (whose record the caller
+/// stores), visible at `now_ms`.
+fn transfer(
+    tx: &mut Tx<'_>,
+    key: &[u8],
+    mut m: StoredMessage,
+    to: &mut QueueRecord,
+    now_ms: u64,
+) -> Result<(), SqsError> {
+    tx.delete(MESSAGES, key.to_vec());
+    m.sequence = to.next_sequence;
+    to.next_sequence += 1;
+    m.visible_at_ms = now_ms;
+    m.receipt_token = 0;
+    tx.put(MESSAGES, message_key(&to.name, m.sequence), serde_json::to_vec(&m)?);
+    tx.put(QUEUES, to.name.as_bytes(), serde_json::to_vec(to)?);
+    Ok(())
+}
+
+/// Moves message `m` of queue `source` (ARN `source_arn`), received too often, to the
+/// dead-letter queue `policy` names. Returns that queue's name, or `None` when the message
+/// stays (the dead-letter queue is gone, of another kind, or does not allow this source).
+pub fn dead_letter(
+    tx: &mut Tx<'_>,
+    source: &QueueRecord,
+    source_arn: &str,
+    policy: &RedrivePolicy,
+    key: &[u8],
+    m: &StoredMessage,
+    now_ms: u64,
+) -> Result<Option<String>, SqsError> {
+    let Some((region, account, name)) = queue::parse_arn(&policy.dead_letter_target_arn) else {
+        return Ok(None);
+    };
+    let (_, source_region, source_account, _) = split_arn(source_arn);
+    if region != source_region || account != source_account || name == source.name {
+        return Ok(None);
+    }
+    let Ok(mut dlq) = load_queue(tx, name) else {
+        return Ok(None);
+    };
+    if dlq.is_fifo() != source.is_fifo() || !dlq.allows_redrive_from(source_arn) {
+        return Ok(None);
+    }
+    let mut moved = m.clone();
+    moved.dead_letter_source = Some(source_arn.to_owned());
+    transfer(tx, key, moved, &mut dlq, now_ms)?;
+    Ok(Some(dlq.name))
+}
+
+fn split_arn(arn: &str) -> (&str, &str, &str, &str) {
+    match queue::parse_arn(arn) {
+        Some((region, account, name)) => (arn, region, account, name),
+        None => (arn, "", "", ""),
+    }
+}
+
+/// A message move task as stored.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct MoveTask {
+    pub id: String,
+    pub source_arn: String,
+    pub destination_arn: Option<String>,
+    pub rate: Option<i32>,
+    pub status: Status,
+    pub moved: i64,
+    pub to_move: i64,
+    pub failure_reason: Option<String>,
+    pub started_ms: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    Completed,
+    Cancelled,
+    Failed,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Running => "RUNNING",
+            Status::Completed => "COMPLETED",
+            Status::Cancelled => "CANCELLED",
+            Status::Failed => "FAILED",
+        }
+    }
+}
+
+impl MoveTask {
+    /// The task's key under source queue `queue`.
+    pub fn key(&self, queue: &str) -> Vec<u8> {
+        let mut key = queue_prefix(queue);
+        key.extend_from_slice(&self.started_ms.to_be_bytes());
+        key.extend_from_slice(self.id.as_bytes());
+        key
+    }
+
+    /// The opaque handle CancelMessageMoveTask takes: the task id and source ARN, in hex.
+    pub fn handle(&self) -> String {
+        format!("{}&{}", self.id, self.source_arn)
+            .bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    pub fn to_entry(&self) -> ListMessageMoveTasksResultEntry {
+        ListMessageMoveTasksResultEntry {
+            task_handle: (self.status == Status::Running).then(|| self.handle()),
+            status: Some(self.status.as_str().to_owned()),
+            source_arn: Some(self.source_arn.clone()),
+            destination_arn: self.destination_arn.clone(),
+            max_number_of_messages_per_second: self.rate,
+            approximate_number_of_messages_moved: self.moved,
+            approximate_number_of_messages_to_move: Some(self.to_move),
+            failure_reason: self.failure_reason.clone(),
+            started_timestamp: i64::try_from(self.started_ms).unwrap_or(i64::MAX),
+        }
+    }
+}
+
+/// The task id and source ARN a handle carries.
+pub fn parse_handle(handle: &str) -> Option<(String, String)> {
+    if !handle.len().is_multiple_of(2) {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..handle.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(handle.get(i..i + 2)?, 16).ok())
+        .collect();
+    let text = String::from_utf8(bytes?).ok()?;
+    let (id, arn) = text.split_once('&')?;
+    Some((id.to_owned(), arn.to_owned()))
+}
+
+/// The key range of source queue `queue`'s tasks (scan it backwards for newest first).
+pub fn tasks_of(queue: &str) -> KeyRange {
+    KeyRange::prefix(&queue_prefix(queue))
+}
+
+/// Decodes scanned task entries.
+pub fn decode_tasks(entries: Vec<(Vec<u8>, Vec<u8>)>) -> Result<Vec<MoveTask>, SqsError> {
+    entries
+        .into_iter()
+        .map(|(_, bytes)| Ok(serde_json::from_slice(&bytes)?))
+        .collect()
+}
+
+/// The visible messages of queue `queue`: what a task started now would move.
+pub fn visible_count(tx: &Tx<'_>, queue: &str, now_ms: u64) -> Result<i64, SqsError> {
+    let mut count = 0;
+    for (_, bytes) in tx.scan(
+        MESSAGES,
+        &KeyRange::prefix(&queue_prefix(queue)),
+        Direction::Forward,
+        None,
+    )? {
+        let m: StoredMessage = serde_json::from_slice(&bytes)?;
+        if m.state(now_ms) == State::Visible {
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// One step of task `key` (of source queue `queue`): moves up to a batch of messages and
+/// stores the task's progress. Returns the task as it now stands and the destination queues
+/// that received messages.
+pub fn step(tx: &mut Tx<'_>, queue: &str, key: &[u8], now_ms: u64) -> Result<(MoveTask, Vec<String>), SqsError> {
+    let bytes = tx
+        .get(MOVE_TASKS, key)?
+        .ok_or_else(|| SqsError::ResourceNotFoundException("Task does not exist.".into()))?;
+    let mut task: MoveTask = serde_json::from_slice(&bytes)?;
+    if task.status != Status::Running {
+        return Ok((task, Vec::new()));
+    }
+    let batch = task.rate.map_or(UNLIMITED_BATCH, |r| usize::try_from(r).unwrap_or(1));
+    let remaining = usize::try_from(task.to_move - task.moved).unwrap_or(0);
+    let wanted = batch.min(remaining);
+    let candidates = tx.scan(
+        MESSAGES,
+        &KeyRange::prefix(&queue_prefix(queue)),
+        Direction::Forward,
+        None,
+    )?;
+    let mut destinations: Vec<String> = Vec::new();
+    let mut moved_now = 0;
+    for (message_key, bytes) in candidates {
+        if moved_now == wanted {
+            break;
+        }
+        let mut m: StoredMessage = serde_json::from_slice(&bytes)?;
+        if m.state(now_ms) != State::Visible {
+            continue;
+        }
+        let target = task.destination_arn.clone().or_else(|| m.dead_letter_source.clone());
+        let Some(name) = target
+            .as_deref()
+            .and_then(queue::parse_arn)
+            .map(|(_, _, name)| name.to_owned())
+        else {
+            task.status = Status::Failed;
+            task.failure_reason = Some("CouldNotDetermineMessageSource".into());
+            break;
+        };
+        let Ok(mut destination) = load_queue(tx, &name) else {
+            task.status = Status::Failed;
+            task.failure_reason = Some("AWS.SimpleQueueService.NonExistentQueue".into());
+            break;
+        };
+        m.receive_count = 0;
+        m.first_receive_ms = None;
+        m.dead_letter_source = None;
+        transfer(tx, &message_key, m, &mut destination, now_ms)?;
+        moved_now += 1;
+        if !destinations.contains(&name) {
+            destinations.push(name);
+        }
+    }
+    task.moved += i64::try_from(moved_now).unwrap_or(0);
+    if task.status == Status::Running && (moved_now < wanted || task.moved >= task.to_move) {
+        task.status = Status::Completed;
+    }
+    tx.put(MOVE_TASKS, key.to_vec(), serde_json::to_vec(&task)?);
+    Ok((task, destinations))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_round_trip() {
+        let task = MoveTask {
+            id: "t-1".into(),
+            source_arn: "arn:aws:sqs:us-east-1:000000000000:dlq".into(),
+            destination_arn: None,
+            rate: None,
+            status: Status::Running,
+            moved: 0,
+            to_move: 0,
+            failure_reason: None,
+            started_ms: 5,
+        };
+        assert_eq!(
+            parse_handle(&task.handle()),
+            Some(("t-1".into(), "arn:aws:sqs:us-east-1:000000000000:dlq".into()))
+        );
+        assert_eq!(parse_handle("zz"), None);
+        assert_eq!(parse_handle("616263"), None);
+    }
+}
