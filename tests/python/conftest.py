@@ -8,6 +8,9 @@ it bound in its first line, so there is no race for a port.
 import os
 import signal
 import subprocess
+import sys
+import tempfile
+import zipfile
 
 import boto3
 import pytest
@@ -33,10 +36,15 @@ class Stratus:
             raise RuntimeError(f"stratus did not start: {line!r} {self.proc.stderr.read()}")
         self.endpoint = line.removeprefix("stratus listening on ")
 
-    def client(self, service, **credentials):
+    def client(self, service, data_path=None, **credentials):
+        """A boto3 client for `service`; `data_path` puts a directory of botocore models
+        ahead of botocore's own (see `query_models`)."""
         credentials.setdefault("aws_access_key_id", "AKIAIOSFODNN7EXAMPLE")
         credentials.setdefault("aws_secret_access_key", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
-        return boto3.client(
+        session = boto3.session.Session()
+        if data_path:
+            session._session.get_component("data_loader").search_paths.insert(0, str(data_path))
+        return session.client(
             service,
             endpoint_url=self.endpoint,
             region_name="us-east-1",
@@ -52,6 +60,31 @@ class Stratus:
         self.proc.stdout.close()
         self.proc.stderr.close()
         return self.proc.returncode
+
+
+# The last botocore release whose SQS model is awsQuery: what SDKs sent before SQS moved to JSON.
+QUERY_BOTOCORE = "botocore==1.31.0"
+QUERY_MODELS = os.path.join(os.path.dirname(sys.executable), "..", "query-models")
+
+
+@pytest.fixture(scope="session")
+def query_models():
+    """A botocore data path holding the awsQuery SQS model of QUERY_BOTOCORE, fetched from
+    PyPI into the virtualenv on first use."""
+    model = os.path.join(QUERY_MODELS, "sqs", "2012-11-05", "service-2.json")
+    if not os.path.exists(model):
+        with tempfile.TemporaryDirectory() as download:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", QUERY_BOTOCORE, "-d", download],
+                check=True,
+            )
+            [wheel] = [f for f in os.listdir(download) if f.endswith(".whl")]
+            with zipfile.ZipFile(os.path.join(download, wheel)) as z:
+                data = z.read("botocore/data/sqs/2012-11-05/service-2.json")
+        os.makedirs(os.path.dirname(model), exist_ok=True)
+        with open(model, "wb") as f:
+            f.write(data)
+    return QUERY_MODELS
 
 
 @pytest.fixture(scope="module")

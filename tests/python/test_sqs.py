@@ -16,9 +16,10 @@ from botocore.exceptions import ClientError
 
 from conftest import ACCOUNT, Stratus
 
-@pytest.fixture
-def sqs(stratus):
-    return stratus.client("sqs")
+@pytest.fixture(params=["json", "query"])
+def sqs(request, stratus, query_models):
+    """Every test runs over awsJson1_0 (current SDKs) and awsQuery (SDKs before 2023)."""
+    return stratus.client("sqs", data_path=query_models if request.param == "query" else None)
 
 
 @pytest.fixture
@@ -208,7 +209,7 @@ def test_visibility_timeout_and_change(sqs, queue):
     first = sqs.receive_message(QueueUrl=queue, VisibilityTimeout=1)["Messages"][0]
     assert "Messages" not in sqs.receive_message(QueueUrl=queue)
     time.sleep(1.2)
-    again = sqs.receive_message(QueueUrl=queue, MessageSystemAttributeNames=["ApproximateReceiveCount"])["Messages"][0]
+    again = sqs.receive_message(QueueUrl=queue, AttributeNames=["ApproximateReceiveCount"])["Messages"][0]
     assert again["MessageId"] == first["MessageId"]
     assert again["ReceiptHandle"] != first["ReceiptHandle"]
     assert again["Attributes"]["ApproximateReceiveCount"] == "2"
@@ -257,7 +258,7 @@ def test_long_poll_wakes_on_send_and_does_not_block_others(stratus, sqs, queue):
 
 def test_fifo_groups_and_deduplication(sqs):
     url = sqs.create_queue(
-        QueueName="jobs.fifo", Attributes={"FifoQueue": "true", "ContentBasedDeduplication": "true"}
+        QueueName=f"jobs-{uuid.uuid4().hex[:8]}.fifo", Attributes={"FifoQueue": "true", "ContentBasedDeduplication": "true"}
     )["QueueUrl"]
     a1 = sqs.send_message(QueueUrl=url, MessageBody="a1", MessageGroupId="a")
     again = sqs.send_message(QueueUrl=url, MessageBody="a1", MessageGroupId="a")
@@ -279,16 +280,17 @@ def test_fifo_groups_and_deduplication(sqs):
 
 
 def test_delete_queue(sqs):
-    url = sqs.create_queue(QueueName="short-lived")["QueueUrl"]
+    name = f"short-lived-{uuid.uuid4().hex[:8]}"
+    url = sqs.create_queue(QueueName=name)["QueueUrl"]
     sqs.send_message(QueueUrl=url, MessageBody="gone soon")
     sqs.delete_queue(QueueUrl=url)
     with pytest.raises(ClientError) as err:
-        sqs.get_queue_url(QueueName="short-lived")
+        sqs.get_queue_url(QueueName=name)
     assert error_code(err) == "AWS.SimpleQueueService.NonExistentQueue"
     # AWS: "You must wait 60 seconds after deleting a queue before you can create another
     # with the same name" (CreateQueue API reference).
     with pytest.raises(ClientError) as err:
-        sqs.create_queue(QueueName="short-lived")
+        sqs.create_queue(QueueName=name)
     assert error_code(err) == "AWS.SimpleQueueService.QueueDeletedRecently"
 
 

@@ -116,7 +116,14 @@ fn read_struct(params: &Params, prefix: &str, shape: &'static Shape, depth: usiz
     let mut slots = Vec::with_capacity(shape.members.len());
     for m in shape.members {
         let key = format!("{prefix}{}", xml::member_name(m));
-        slots.push(read_member(params, &key, m, depth + 1)?);
+        let value = read_member(params, &key, m, depth + 1)?;
+        // botocore sends nothing at all for an empty list, so an absent required list is read
+        // as empty: SQS then answers `EmptyBatchRequest`, as AWS does, not `MissingParameter`.
+        let value = match value {
+            None if m.required && m.target.kind == ShapeType::List => Some(Value::List(Vec::new())),
+            other => other,
+        };
+        slots.push(value);
     }
     if shape.kind != ShapeType::Union {
         return Ok(Value::Struct(slots));
