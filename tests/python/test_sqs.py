@@ -408,3 +408,60 @@ def test_messages_survive_a_restart(tmp_path):
         assert [m["Body"] for m in got] == ["still here"]
     finally:
         second.stop()
+
+
+NS = "{http://queue.amazonaws.com/doc/2012-11-05/}"
+
+
+def shape(element):
+    """An element's structure: its local tag and its children's structures (text left out)."""
+    assert element.tag.startswith(NS), element.tag
+    return (local(element.tag), [shape(child) for child in element])
+
+
+def test_query_xml_shapes(stratus):
+    """awsQuery answers in AWS's XML layout: the namespace, `<Op>Result` wrappers, flattened
+    `Attribute` and `MessageAttribute` entries, `ResponseMetadata`, and errors as
+    `ErrorResponse/Error/{Type,Code,Message}` with a `RequestId` beside `Error`."""
+    name = f"xml-{uuid.uuid4().hex[:8]}"
+    status, doc = query(stratus, Action="CreateQueue", QueueName=name)
+    assert status == 200
+    assert shape(doc) == (
+        "CreateQueueResponse",
+        [("CreateQueueResult", [("QueueUrl", [])]), ("ResponseMetadata", [("RequestId", [])])],
+    )
+    url = find(doc, "QueueUrl").text
+    query(
+        stratus,
+        Action="SendMessage",
+        QueueUrl=url,
+        MessageBody="hi",
+        **{"MessageAttribute.1.Name": "a", "MessageAttribute.1.Value.DataType": "String", "MessageAttribute.1.Value.StringValue": "v"},
+    )
+    status, doc = query(stratus, Action="ReceiveMessage", QueueUrl=url, **{"AttributeName.1": "SentTimestamp", "MessageAttributeName.1": "All"})
+    assert status == 200
+    [message] = find(doc, "ReceiveMessageResult")
+    assert shape(message) == (
+        "Message",
+        [
+            ("MessageId", []),
+            ("ReceiptHandle", []),
+            ("MD5OfBody", []),
+            ("Body", []),
+            ("Attribute", [("Name", []), ("Value", [])]),
+            ("MD5OfMessageAttributes", []),
+            ("MessageAttribute", [("Name", []), ("Value", [("StringValue", []), ("DataType", [])])]),
+        ],
+    )
+    status, doc = query(stratus, Action="GetQueueAttributes", QueueUrl=url, **{"AttributeName.1": "DelaySeconds"})
+    assert shape(find(doc, "GetQueueAttributesResult")) == (
+        "GetQueueAttributesResult",
+        [("Attribute", [("Name", []), ("Value", [])])],
+    )
+    status, doc = query(stratus, Action="DeleteQueue", QueueUrl=url + "-absent")
+    assert status == 400
+    assert shape(doc) == (
+        "ErrorResponse",
+        [("Error", [("Type", []), ("Code", []), ("Message", [])]), ("RequestId", [])],
+    )
+    assert find(doc, "Type").text == "Sender"
