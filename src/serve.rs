@@ -100,6 +100,7 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn Servi
             continue;
         }
         let handler: Arc<dyn ServiceHandler> = match *id {
+            "s3" => Arc::new(stratus_gen_s3::Handler(stratus_service_s3::S3Service::new(storage.clone()))),
             "sts" => Arc::new(stratus_gen_sts::Handler(stratus_service_sts::StsService::new(
                 storage.clone(),
             ))),

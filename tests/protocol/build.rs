@@ -4,7 +4,8 @@
 //!
 //! - `services.rs`: one module per service holding its generated `schema.rs`, and `SERVICES`,
 //!   the table of (service shape id, schema) the runner looks services up in;
-//! - `cases.json`: every server-applicable test case, with its service, operation and kind.
+//! - `cases.json`: every test case not marked `appliesTo: client`, with its service, operation
+//!   and kind, and why it tests only a client after all when it does.
 //!
 //! The directory is `../../../shared/smithy-protocol-tests` from this crate (the repository's
 //! sibling `shared/`), or `STRATUS_SMITHY_TESTS_DIR`. When it is missing the build writes an
@@ -155,6 +156,22 @@ fn smithy_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Why a case not marked `appliesTo: client` still tests only a client, if it does:
+/// - `resolvedHost` asserts where the client sends the request (endpoint host prefixes, S3
+///   virtual-host addressing), which the server receiving it has no say in;
+/// - a request that declares a `Content-Encoding` but gives no body asserts the client's
+///   request compression, and leaves the server nothing to decode.
+fn client_only(kind: &str, case: &Value) -> Option<&'static str> {
+    if case.get("resolvedHost").is_some() {
+        return Some("endpoint resolution");
+    }
+    let encoded = case["headers"]
+        .as_object()
+        .is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("content-encoding")));
+    let bodyless = case["body"].as_str().is_none_or(str::is_empty);
+    (kind == "request" && encoded && bodyless).then_some("request compression")
+}
+
 /// Adds the server-applicable cases of `service`'s operations and their errors for
 /// `protocol`; a case already added (a shared error's) is skipped.
 fn collect_cases(
@@ -192,6 +209,7 @@ fn collect_cases(
                         "operation": op.name(),
                         "error": error,
                         "case": case,
+                        "client_only": client_only(kind, case),
                     }));
                 }
             }

@@ -36,7 +36,7 @@ class Stratus:
             raise RuntimeError(f"stratus did not start: {line!r} {self.proc.stderr.read()}")
         self.endpoint = line.removeprefix("stratus listening on ")
 
-    def client(self, service, data_path=None, **credentials):
+    def client(self, service, data_path=None, region="us-east-1", **credentials):
         """A boto3 client for `service`; `data_path` puts a directory of botocore models
         ahead of botocore's own (see `query_models`)."""
         credentials.setdefault("aws_access_key_id", "AKIAIOSFODNN7EXAMPLE")
@@ -47,7 +47,7 @@ class Stratus:
         return session.client(
             service,
             endpoint_url=self.endpoint,
-            region_name="us-east-1",
+            region_name=region,
             # Client-side checks off, so the server's own refusals are what the tests see.
             config=Config(retries={"max_attempts": 1}, parameter_validation=False),
             **credentials,

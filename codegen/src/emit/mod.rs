@@ -332,8 +332,9 @@ impl<'m> ServiceGen<'m> {
         }
     }
 
-    /// The Rust expression for a member's `@default`, or `None` when it has none (or null).
-    pub fn default_expr(&self, member: &MemberDef) -> Result<Option<String>, Error> {
+    /// A member's `@default` read against its target's kind, or `None` when it has none (or
+    /// null).
+    pub fn default_value<'d>(&self, member: &'d MemberDef) -> Result<Option<(Kind, DefaultValue<'d>)>, Error> {
         let Some(node) = member.traits.get("smithy.api#default") else {
             return Ok(None);
         };
@@ -343,26 +344,45 @@ impl<'m> ServiceGen<'m> {
                 format!("default value {node} for member {}", member.name),
             )
         };
-        Ok(Some(match (self.kind(&member.target)?, node) {
+        let kind = self.kind(&member.target)?;
+        let value = match (kind, node) {
             (_, Node::Null) => return Ok(None),
-            (Kind::String | Kind::BigInteger | Kind::BigDecimal, Node::String(s)) if s.is_empty() => {
-                "String::new()".into()
-            }
-            (Kind::String | Kind::BigInteger | Kind::BigDecimal, Node::String(s)) => format!("String::from({s:?})"),
-            (Kind::Enum, Node::String(s)) => format!("{}::from_wire({s:?})", self.type_names[&member.target]),
-            (Kind::Boolean, Node::Bool(b)) => b.to_string(),
+            (Kind::String | Kind::BigInteger | Kind::BigDecimal | Kind::Enum, Node::String(s)) => DefaultValue::Text(s),
+            (Kind::Boolean, Node::Bool(b)) => DefaultValue::Bool(*b),
             (Kind::Byte | Kind::Short | Kind::Integer | Kind::Long | Kind::IntEnum, Node::Number(n)) => {
-                n.as_i64().ok_or_else(bad)?.to_string()
+                DefaultValue::Int(n.as_i64().ok_or_else(bad)?)
             }
-            (Kind::Float | Kind::Double, Node::Number(n)) => format!("{:?}", n.as_f64().ok_or_else(bad)?),
-            (Kind::List | Kind::Map, _) => "Default::default()".into(),
-            (Kind::Blob, Node::String(s)) if s.is_empty() => "Vec::new()".into(),
+            (Kind::Float | Kind::Double, Node::Number(n)) => DefaultValue::Float(n.as_f64().ok_or_else(bad)?),
+            (Kind::List | Kind::Map, _) => DefaultValue::Empty,
             (Kind::Blob, Node::String(s)) => {
-                format!("vec!{:?}", aws_smithy_types::base64::decode(s).map_err(|_| bad())?)
+                DefaultValue::Blob(aws_smithy_types::base64::decode(s).map_err(|_| bad())?)
             }
-            (Kind::Document, node) => document_expr(node),
-            (Kind::Timestamp, Node::Number(n)) => format!("rt::DateTime::from_secs({})", n.as_i64().ok_or_else(bad)?),
+            (Kind::Document, node) => DefaultValue::Document(node),
+            (Kind::Timestamp, Node::Number(n)) => DefaultValue::Timestamp(n.as_i64().ok_or_else(bad)?),
             _ => return Err(bad()),
+        };
+        Ok(Some((kind, value)))
+    }
+
+    /// The Rust expression for a member's `@default`, or `None` when it has none (or null).
+    pub fn default_expr(&self, member: &MemberDef) -> Result<Option<String>, Error> {
+        let Some((kind, value)) = self.default_value(member)? else {
+            return Ok(None);
+        };
+        Ok(Some(match value {
+            DefaultValue::Text(s) if kind == Kind::Enum => {
+                format!("{}::from_wire({s:?})", self.type_names[&member.target])
+            }
+            DefaultValue::Text("") => "String::new()".into(),
+            DefaultValue::Text(s) => format!("String::from({s:?})"),
+            DefaultValue::Bool(b) => b.to_string(),
+            DefaultValue::Int(n) => n.to_string(),
+            DefaultValue::Float(x) => format!("{x:?}"),
+            DefaultValue::Empty => "Default::default()".into(),
+            DefaultValue::Blob(bytes) if bytes.is_empty() => "Vec::new()".into(),
+            DefaultValue::Blob(bytes) => format!("vec!{bytes:?}"),
+            DefaultValue::Document(node) => document_expr(node),
+            DefaultValue::Timestamp(secs) => format!("rt::DateTime::from_secs({secs})"),
         }))
     }
 
@@ -438,6 +458,21 @@ fn collect_operations<'m>(model: &'m Model, container: &'m ShapeDef, out: &mut V
 }
 
 /// The Rust expression for a `document` node value.
+/// A member's `@default`, checked against its target.
+pub enum DefaultValue<'n> {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// A string, big number or enum value.
+    Text(&'n str),
+    Blob(Vec<u8>),
+    /// Epoch seconds.
+    Timestamp(i64),
+    /// `[]` or `{}` for a list or map.
+    Empty,
+    Document(&'n Node),
+}
+
 fn document_expr(node: &Node) -> String {
     match node {
         Node::Null => "rt::Document::Null".into(),

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use serde_json::Value as Node;
 use stratus_pattern::{translate, Anchoring};
 
-use super::types::enum_values;
-use super::{ServiceGen, HEADER};
+use super::types::{enum_values, EnumValue};
+use super::{DefaultValue, ServiceGen, HEADER};
 use crate::model::{Kind, MemberDef, ShapeDef, Traits};
 use crate::Error;
 
@@ -130,6 +130,12 @@ impl ServiceGen<'_> {
         }
         if t.contains_key("smithy.api#hostLabel") {
             fields.push("host_label: true".into());
+        }
+        // A stream's default (`""`) only says an absent body is an empty stream.
+        let streaming =
+            !m.target.starts_with("smithy.api#") && self.shape(&m.target)?.has_trait("smithy.api#streaming");
+        if let Some((kind, value)) = self.default_value(m)?.filter(|_| !streaming) {
+            fields.push(format!("default: Some({})", default_static(&m.target, kind, &value)?));
         }
         let has_own = ["smithy.api#length", "smithy.api#range", "smithy.api#pattern"]
             .iter()
@@ -264,11 +270,37 @@ impl ServiceGen<'_> {
     }
 }
 
+/// The `DefaultValue` expression for a member's default.
+fn default_static(owner: &str, kind: Kind, value: &DefaultValue<'_>) -> Result<String, Error> {
+    Ok(match value {
+        DefaultValue::Bool(b) => format!("DefaultValue::Bool({b})"),
+        DefaultValue::Int(n) => format!("DefaultValue::Int({n})"),
+        DefaultValue::Float(x) => format!("DefaultValue::Float({x:?})"),
+        DefaultValue::Text(s) => format!("DefaultValue::String({s:?})"),
+        DefaultValue::Blob(bytes) => format!("DefaultValue::Blob(&{bytes:?})"),
+        DefaultValue::Timestamp(secs) => format!("DefaultValue::Timestamp({secs})"),
+        DefaultValue::Empty if kind == Kind::List => "DefaultValue::EmptyList".into(),
+        DefaultValue::Empty => "DefaultValue::EmptyMap".into(),
+        // Smithy allows only these document defaults.
+        DefaultValue::Document(node) => match node {
+            Node::Bool(b) => format!("DefaultValue::Bool({b})"),
+            Node::Number(n) => match n.as_i64() {
+                Some(i) => format!("DefaultValue::Int({i})"),
+                None => format!("DefaultValue::Float({:?})", n.as_f64().unwrap_or_default()),
+            },
+            Node::String(s) => format!("DefaultValue::String({s:?})"),
+            Node::Array(items) if items.is_empty() => "DefaultValue::EmptyList".into(),
+            Node::Object(entries) if entries.is_empty() => "DefaultValue::EmptyMap".into(),
+            other => return Err(Error::unsupported(owner, format!("document default {other}"))),
+        },
+    })
+}
+
 fn constraints_from(
     owner: &str,
     kind: Kind,
     traits: &Traits,
-    enums: &[(String, String)],
+    enums: &[EnumValue],
     pool: &mut Pool,
 ) -> Result<Option<String>, Error> {
     let mut fields = Vec::new();
@@ -301,11 +333,19 @@ fn constraints_from(
     }
     match kind {
         Kind::Enum => {
-            let values: Vec<String> = enums.iter().map(|(_, v)| format!("{v:?}")).collect();
+            let values: Vec<String> = enums.iter().map(|e| format!("{:?}", e.value)).collect();
             fields.push(format!("enum_values: &[{}]", values.join(", ")));
+            let internal: Vec<String> = enums
+                .iter()
+                .filter(|e| e.internal)
+                .map(|e| format!("{:?}", e.value))
+                .collect();
+            if !internal.is_empty() {
+                fields.push(format!("internal_enum_values: &[{}]", internal.join(", ")));
+            }
         }
         Kind::IntEnum => {
-            let values: Vec<String> = enums.iter().map(|(_, v)| v.clone()).collect();
+            let values: Vec<String> = enums.iter().map(|e| e.value.clone()).collect();
             fields.push(format!("int_enum_values: &[{}]", values.join(", ")));
         }
         _ => {}

@@ -219,12 +219,12 @@ impl ServiceGen<'_> {
         let name = &self.type_names[&shape.id];
         let values = enum_values(shape)?;
         let mut variants: Vec<(String, String)> = Vec::new();
-        for (member, value) in &values {
-            let mut variant = names::variant_name(member);
+        for value in &values {
+            let mut variant = names::variant_name(&value.name);
             while variants.iter().any(|(v, _)| *v == variant) {
                 variant.push('_');
             }
-            variants.push((variant, value.clone()));
+            variants.push((variant, value.value.clone()));
         }
         let mut unknown = "Unknown".to_string();
         while variants.iter().any(|(v, _)| *v == unknown) {
@@ -274,8 +274,19 @@ impl ServiceGen<'_> {
     }
 }
 
-/// (member name, wire value) of an `enum` or `intEnum` shape, or of a string with the legacy `@enum` trait.
-pub(crate) fn enum_values(shape: &ShapeDef) -> Result<Vec<(String, String)>, Error> {
+/// One value of an `enum` or `intEnum` shape, or of a string with the legacy `@enum` trait.
+pub(crate) struct EnumValue {
+    /// The member (or `@enum` entry) name.
+    pub name: String,
+    /// The wire value.
+    pub value: String,
+    /// `@internal` on the member, or the `internal` tag on an `@enum` entry: the value is
+    /// accepted but left out of the values a validation message lists.
+    pub internal: bool,
+}
+
+/// The values of an `enum` or `intEnum` shape, or of a string with the legacy `@enum` trait.
+pub(crate) fn enum_values(shape: &ShapeDef) -> Result<Vec<EnumValue>, Error> {
     if let Some(Node::Array(defs)) = shape.traits.get("smithy.api#enum") {
         return defs
             .iter()
@@ -284,8 +295,12 @@ pub(crate) fn enum_values(shape: &ShapeDef) -> Result<Vec<(String, String)>, Err
                     .get("value")
                     .and_then(Node::as_str)
                     .ok_or_else(|| Error::unsupported(&shape.id, "@enum entry without a value"))?;
-                let name = d.get("name").and_then(Node::as_str).unwrap_or(value);
-                Ok((name.to_string(), value.to_string()))
+                let internal = matches!(d.get("tags"), Some(Node::Array(tags)) if tags.iter().any(|t| t.as_str() == Some("internal")));
+                Ok(EnumValue {
+                    name: d.get("name").and_then(Node::as_str).unwrap_or(value).to_string(),
+                    value: value.to_string(),
+                    internal,
+                })
             })
             .collect();
     }
@@ -304,7 +319,11 @@ pub(crate) fn enum_values(shape: &ShapeDef) -> Result<Vec<(String, String)>, Err
                     ))
                 }
             };
-            Ok((m.name.clone(), value))
+            Ok(EnumValue {
+                name: m.name.clone(),
+                value,
+                internal: m.traits.contains_key("smithy.api#internal"),
+            })
         })
         .collect()
 }

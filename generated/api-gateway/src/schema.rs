@@ -2767,7 +2767,10 @@ pub static API_KEY: Shape = Shape {
         Member::plain("name", &STRING),
         Member::plain("customerId", &STRING),
         Member::plain("description", &STRING),
-        Member::plain("enabled", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("enabled", &BOOLEAN)
+        },
         Member::plain("createdDate", &TIMESTAMP),
         Member::plain("lastUpdatedDate", &TIMESTAMP),
         Member::plain("stageKeys", &LIST_OF_STRING),
@@ -2911,10 +2914,16 @@ pub static CACHE_CLUSTER_STATUS: Shape = Shape {
 };
 pub static CANARY_SETTINGS: Shape = Shape {
     members: &[
-        Member::plain("percentTraffic", &DOUBLE),
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("percentTraffic", &DOUBLE)
+        },
         Member::plain("deploymentId", &STRING),
         Member::plain("stageVariableOverrides", &MAP_OF_STRING_TO_STRING),
-        Member::plain("useStageCache", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("useStageCache", &BOOLEAN)
+        },
     ],
     ..Shape::simple("CanarySettings", ShapeType::Structure)
 };
@@ -2969,8 +2978,14 @@ pub static CREATE_API_KEY_REQUEST: Shape = Shape {
     members: &[
         Member::plain("name", &STRING),
         Member::plain("description", &STRING),
-        Member::plain("enabled", &BOOLEAN),
-        Member::plain("generateDistinctId", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("enabled", &BOOLEAN)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("generateDistinctId", &BOOLEAN)
+        },
         Member::plain("value", &STRING),
         Member::plain("stageKeys", &LIST_OF_STAGE_KEYS),
         Member::plain("customerId", &STRING),
@@ -3144,8 +3159,14 @@ pub static CREATE_REQUEST_VALIDATOR_REQUEST: Shape = Shape {
             ..Member::plain("restApiId", &STRING)
         },
         Member::plain("name", &STRING),
-        Member::plain("validateRequestBody", &BOOLEAN),
-        Member::plain("validateRequestParameters", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("validateRequestBody", &BOOLEAN)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("validateRequestParameters", &BOOLEAN)
+        },
     ],
     ..Shape::simple("CreateRequestValidatorRequest", ShapeType::Structure)
 };
@@ -3183,7 +3204,10 @@ pub static CREATE_REST_API_REQUEST: Shape = Shape {
         Member::plain("endpointConfiguration", &ENDPOINT_CONFIGURATION),
         Member::plain("policy", &STRING),
         Member::plain("tags", &MAP_OF_STRING_TO_STRING),
-        Member::plain("disableExecuteApiEndpoint", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("disableExecuteApiEndpoint", &BOOLEAN)
+        },
     ],
     ..Shape::simple("CreateRestApiRequest", ShapeType::Structure)
 };
@@ -3203,12 +3227,18 @@ pub static CREATE_STAGE_REQUEST: Shape = Shape {
             ..Member::plain("deploymentId", &STRING)
         },
         Member::plain("description", &STRING),
-        Member::plain("cacheClusterEnabled", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("cacheClusterEnabled", &BOOLEAN)
+        },
         Member::plain("cacheClusterSize", &CACHE_CLUSTER_SIZE),
         Member::plain("variables", &MAP_OF_STRING_TO_STRING),
         Member::plain("documentationVersion", &STRING),
         Member::plain("canarySettings", &CANARY_SETTINGS),
-        Member::plain("tracingEnabled", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("tracingEnabled", &BOOLEAN)
+        },
         Member::plain("tags", &MAP_OF_STRING_TO_STRING),
     ],
     ..Shape::simple("CreateStageRequest", ShapeType::Structure)
@@ -3592,9 +3622,15 @@ pub static DEPLOYMENT: Shape = Shape {
 };
 pub static DEPLOYMENT_CANARY_SETTINGS: Shape = Shape {
     members: &[
-        Member::plain("percentTraffic", &DOUBLE),
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("percentTraffic", &DOUBLE)
+        },
         Member::plain("stageVariableOverrides", &MAP_OF_STRING_TO_STRING),
-        Member::plain("useStageCache", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("useStageCache", &BOOLEAN)
+        },
     ],
     ..Shape::simple("DeploymentCanarySettings", ShapeType::Structure)
 };
@@ -3847,7 +3883,10 @@ pub static GATEWAY_RESPONSE: Shape = Shape {
         Member::plain("statusCode", &STATUS_CODE),
         Member::plain("responseParameters", &MAP_OF_STRING_TO_STRING),
         Member::plain("responseTemplates", &MAP_OF_STRING_TO_STRING),
-        Member::plain("defaultResponse", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("defaultResponse", &BOOLEAN)
+        },
     ],
     ..Shape::simple("GatewayResponse", ShapeType::Structure)
 };
@@ -4369,6 +4408,7 @@ pub static GET_MODEL_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("flatten"),
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("flatten", &BOOLEAN)
         },
     ],
@@ -4723,6 +4763,7 @@ pub static IMPORT_API_KEYS_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("failonwarnings"),
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("failOnWarnings", &BOOLEAN)
         },
     ],
@@ -4741,6 +4782,7 @@ pub static IMPORT_DOCUMENTATION_PARTS_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("failonwarnings"),
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("failOnWarnings", &BOOLEAN)
         },
         Member {
@@ -4755,6 +4797,7 @@ pub static IMPORT_REST_API_REQUEST: Shape = Shape {
     members: &[
         Member {
             http: HttpBinding::Query("failonwarnings"),
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("failOnWarnings", &BOOLEAN)
         },
         Member {
@@ -4784,7 +4827,10 @@ pub static INTEGRATION: Shape = Shape {
         Member::plain("requestTemplates", &MAP_OF_STRING_TO_STRING),
         Member::plain("passthroughBehavior", &STRING),
         Member::plain("contentHandling", &CONTENT_HANDLING_STRATEGY),
-        Member::plain("timeoutInMillis", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("timeoutInMillis", &INTEGER)
+        },
         Member::plain("cacheNamespace", &STRING),
         Member::plain("cacheKeyParameters", &LIST_OF_STRING),
         Member::plain("integrationResponses", &MAP_OF_INTEGRATION_RESPONSE),
@@ -5025,15 +5071,39 @@ pub static METHOD_RESPONSE: Shape = Shape {
 };
 pub static METHOD_SETTING: Shape = Shape {
     members: &[
-        Member::plain("metricsEnabled", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("metricsEnabled", &BOOLEAN)
+        },
         Member::plain("loggingLevel", &STRING),
-        Member::plain("dataTraceEnabled", &BOOLEAN),
-        Member::plain("throttlingBurstLimit", &INTEGER),
-        Member::plain("throttlingRateLimit", &DOUBLE),
-        Member::plain("cachingEnabled", &BOOLEAN),
-        Member::plain("cacheTtlInSeconds", &INTEGER),
-        Member::plain("cacheDataEncrypted", &BOOLEAN),
-        Member::plain("requireAuthorizationForCacheControl", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("dataTraceEnabled", &BOOLEAN)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("throttlingBurstLimit", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("throttlingRateLimit", &DOUBLE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("cachingEnabled", &BOOLEAN)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("cacheTtlInSeconds", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("cacheDataEncrypted", &BOOLEAN)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("requireAuthorizationForCacheControl", &BOOLEAN)
+        },
         Member::plain(
             "unauthorizedCacheControlHeaderStrategy",
             &UNAUTHORIZED_CACHE_CONTROL_HEADER_STRATEGY,
@@ -5044,7 +5114,10 @@ pub static METHOD_SETTING: Shape = Shape {
 pub static METHOD_SNAPSHOT: Shape = Shape {
     members: &[
         Member::plain("authorizationType", &STRING),
-        Member::plain("apiKeyRequired", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("apiKeyRequired", &BOOLEAN)
+        },
     ],
     ..Shape::simple("MethodSnapshot", ShapeType::Structure)
 };
@@ -5237,7 +5310,10 @@ pub static PUT_METHOD_REQUEST: Shape = Shape {
             ..Member::plain("authorizationType", &STRING)
         },
         Member::plain("authorizerId", &STRING),
-        Member::plain("apiKeyRequired", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("apiKeyRequired", &BOOLEAN)
+        },
         Member::plain("operationName", &STRING),
         Member::plain("requestParameters", &MAP_OF_STRING_TO_BOOLEAN),
         Member::plain("requestModels", &MAP_OF_STRING_TO_STRING),
@@ -5293,6 +5369,7 @@ pub static PUT_REST_API_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("failonwarnings"),
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("failOnWarnings", &BOOLEAN)
         },
         Member {
@@ -5316,8 +5393,14 @@ pub static QUOTA_PERIOD_TYPE: Shape = Shape {
 };
 pub static QUOTA_SETTINGS: Shape = Shape {
     members: &[
-        Member::plain("limit", &INTEGER),
-        Member::plain("offset", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("limit", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("offset", &INTEGER)
+        },
         Member::plain("period", &QUOTA_PERIOD_TYPE),
     ],
     ..Shape::simple("QuotaSettings", ShapeType::Structure)
@@ -5341,8 +5424,14 @@ pub static REQUEST_VALIDATOR: Shape = Shape {
     members: &[
         Member::plain("id", &STRING),
         Member::plain("name", &STRING),
-        Member::plain("validateRequestBody", &BOOLEAN),
-        Member::plain("validateRequestParameters", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("validateRequestBody", &BOOLEAN)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("validateRequestParameters", &BOOLEAN)
+        },
     ],
     ..Shape::simple("RequestValidator", ShapeType::Structure)
 };
@@ -5403,7 +5492,10 @@ pub static REST_API: Shape = Shape {
         Member::plain("endpointConfiguration", &ENDPOINT_CONFIGURATION),
         Member::plain("policy", &STRING),
         Member::plain("tags", &MAP_OF_STRING_TO_STRING),
-        Member::plain("disableExecuteApiEndpoint", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("disableExecuteApiEndpoint", &BOOLEAN)
+        },
         Member::plain("rootResourceId", &STRING),
     ],
     ..Shape::simple("RestApi", ShapeType::Structure)
@@ -5437,7 +5529,10 @@ pub static SDK_CONFIGURATION_PROPERTY: Shape = Shape {
         Member::plain("name", &STRING),
         Member::plain("friendlyName", &STRING),
         Member::plain("description", &STRING),
-        Member::plain("required", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("required", &BOOLEAN)
+        },
         Member::plain("defaultValue", &STRING),
     ],
     ..Shape::simple("SdkConfigurationProperty", ShapeType::Structure)
@@ -5503,7 +5598,10 @@ pub static STAGE: Shape = Shape {
         Member::plain("clientCertificateId", &STRING),
         Member::plain("stageName", &STRING),
         Member::plain("description", &STRING),
-        Member::plain("cacheClusterEnabled", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("cacheClusterEnabled", &BOOLEAN)
+        },
         Member::plain("cacheClusterSize", &CACHE_CLUSTER_SIZE),
         Member::plain("cacheClusterStatus", &CACHE_CLUSTER_STATUS),
         Member::plain("methodSettings", &MAP_OF_METHOD_SETTINGS),
@@ -5511,7 +5609,10 @@ pub static STAGE: Shape = Shape {
         Member::plain("documentationVersion", &STRING),
         Member::plain("accessLogSettings", &ACCESS_LOG_SETTINGS),
         Member::plain("canarySettings", &CANARY_SETTINGS),
-        Member::plain("tracingEnabled", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("tracingEnabled", &BOOLEAN)
+        },
         Member::plain("webAclArn", &STRING),
         Member::plain("tags", &MAP_OF_STRING_TO_STRING),
         Member::plain("createdDate", &TIMESTAMP),
@@ -5582,9 +5683,15 @@ pub static TEST_INVOKE_AUTHORIZER_REQUEST: Shape = Shape {
 };
 pub static TEST_INVOKE_AUTHORIZER_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("clientStatus", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("clientStatus", &INTEGER)
+        },
         Member::plain("log", &STRING),
-        Member::plain("latency", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("latency", &LONG)
+        },
         Member::plain("principalId", &STRING),
         Member::plain("policy", &STRING),
         Member::plain("authorization", &MAP_OF_STRING_TO_LIST),
@@ -5620,19 +5727,31 @@ pub static TEST_INVOKE_METHOD_REQUEST: Shape = Shape {
 };
 pub static TEST_INVOKE_METHOD_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("status", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("status", &INTEGER)
+        },
         Member::plain("body", &STRING),
         Member::plain("headers", &MAP_OF_STRING_TO_STRING),
         Member::plain("multiValueHeaders", &MAP_OF_STRING_TO_LIST),
         Member::plain("log", &STRING),
-        Member::plain("latency", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("latency", &LONG)
+        },
     ],
     ..Shape::simple("TestInvokeMethodResponse", ShapeType::Structure)
 };
 pub static THROTTLE_SETTINGS: Shape = Shape {
     members: &[
-        Member::plain("burstLimit", &INTEGER),
-        Member::plain("rateLimit", &DOUBLE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("burstLimit", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("rateLimit", &DOUBLE)
+        },
     ],
     ..Shape::simple("ThrottleSettings", ShapeType::Structure)
 };
@@ -5640,7 +5759,10 @@ pub static TIMESTAMP: Shape = Shape {
     ..Shape::simple("Timestamp", ShapeType::Timestamp)
 };
 pub static TLS_CONFIG: Shape = Shape {
-    members: &[Member::plain("insecureSkipVerification", &BOOLEAN)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("insecureSkipVerification", &BOOLEAN)
+    }],
     ..Shape::simple("TlsConfig", ShapeType::Structure)
 };
 pub static TOO_MANY_REQUESTS_EXCEPTION: Shape = Shape {

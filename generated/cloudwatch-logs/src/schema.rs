@@ -1234,7 +1234,10 @@ pub static ADD_KEY_ENTRY: Shape = Shape {
             required: true,
             ..Member::plain("value", &ADD_KEY_VALUE)
         },
-        Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS)
+        },
     ],
     ..Shape::simple("AddKeyEntry", ShapeType::Structure)
 };
@@ -1297,10 +1300,12 @@ pub static ANOMALY: Shape = Shape {
         Member::plain("priority", &PRIORITY),
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("firstSeen", &EPOCH_MILLIS)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("lastSeen", &EPOCH_MILLIS)
         },
         Member {
@@ -1332,8 +1337,14 @@ pub static ANOMALY: Shape = Shape {
             ..Member::plain("logGroupArnList", &LOG_GROUP_ARN_LIST)
         },
         Member::plain("suppressed", &BOOLEAN),
-        Member::plain("suppressedDate", &EPOCH_MILLIS),
-        Member::plain("suppressedUntil", &EPOCH_MILLIS),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("suppressedDate", &EPOCH_MILLIS)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("suppressedUntil", &EPOCH_MILLIS)
+        },
         Member::plain("isPatternLevelSuppression", &BOOLEAN),
     ],
     ..Shape::simple("Anomaly", ShapeType::Structure)
@@ -1347,8 +1358,14 @@ pub static ANOMALY_DETECTOR: Shape = Shape {
         Member::plain("filterPattern", &FILTER_PATTERN),
         Member::plain("anomalyDetectorStatus", &ANOMALY_DETECTOR_STATUS),
         Member::plain("kmsKeyId", &KMS_KEY_ID),
-        Member::plain("creationTimeStamp", &EPOCH_MILLIS),
-        Member::plain("lastModifiedTimeStamp", &EPOCH_MILLIS),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("creationTimeStamp", &EPOCH_MILLIS)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("lastModifiedTimeStamp", &EPOCH_MILLIS)
+        },
         Member::plain("anomalyVisibilityTime", &ANOMALY_VISIBILITY_TIME),
     ],
     ..Shape::simple("AnomalyDetector", ShapeType::Structure)
@@ -1522,7 +1539,10 @@ pub static COPY_VALUE_ENTRY: Shape = Shape {
             required: true,
             ..Member::plain("target", &TARGET)
         },
-        Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS)
+        },
     ],
     ..Shape::simple("CopyValueEntry", ShapeType::Structure)
 };
@@ -1749,7 +1769,10 @@ pub static DELETE_INTEGRATION_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("integrationName", &INTEGRATION_NAME)
         },
-        Member::plain("force", &FORCE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("force", &FORCE)
+        },
     ],
     ..Shape::simple("DeleteIntegrationRequest", ShapeType::Structure)
 };
@@ -1811,7 +1834,10 @@ pub static DELETE_QUERY_DEFINITION_REQUEST: Shape = Shape {
     ..Shape::simple("DeleteQueryDefinitionRequest", ShapeType::Structure)
 };
 pub static DELETE_QUERY_DEFINITION_RESPONSE: Shape = Shape {
-    members: &[Member::plain("success", &SUCCESS)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("success", &SUCCESS)
+    }],
     ..Shape::simple("DeleteQueryDefinitionResponse", ShapeType::Structure)
 };
 pub static DELETE_RESOURCE_POLICY_REQUEST: Shape = Shape {
@@ -2666,7 +2692,10 @@ pub static FILTER_LOG_EVENTS_REQUEST: Shape = Shape {
         Member::plain("nextToken", &NEXT_TOKEN),
         Member::plain("limit", &EVENTS_LIMIT),
         Member::plain("interleaved", &INTERLEAVED),
-        Member::plain("unmask", &UNMASK),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("unmask", &UNMASK)
+        },
     ],
     ..Shape::simple("FilterLogEventsRequest", ShapeType::Structure)
 };
@@ -2820,8 +2849,14 @@ pub static GET_LOG_ANOMALY_DETECTOR_RESPONSE: Shape = Shape {
         Member::plain("filterPattern", &FILTER_PATTERN),
         Member::plain("anomalyDetectorStatus", &ANOMALY_DETECTOR_STATUS),
         Member::plain("kmsKeyId", &KMS_KEY_ID),
-        Member::plain("creationTimeStamp", &EPOCH_MILLIS),
-        Member::plain("lastModifiedTimeStamp", &EPOCH_MILLIS),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("creationTimeStamp", &EPOCH_MILLIS)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("lastModifiedTimeStamp", &EPOCH_MILLIS)
+        },
         Member::plain("anomalyVisibilityTime", &ANOMALY_VISIBILITY_TIME),
     ],
     ..Shape::simple("GetLogAnomalyDetectorResponse", ShapeType::Structure)
@@ -2839,7 +2874,10 @@ pub static GET_LOG_EVENTS_REQUEST: Shape = Shape {
         Member::plain("nextToken", &NEXT_TOKEN),
         Member::plain("limit", &EVENTS_LIMIT),
         Member::plain("startFromHead", &START_FROM_HEAD),
-        Member::plain("unmask", &UNMASK),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("unmask", &UNMASK)
+        },
     ],
     ..Shape::simple("GetLogEventsRequest", ShapeType::Structure)
 };
@@ -2865,7 +2903,10 @@ pub static GET_LOG_GROUP_FIELDS_RESPONSE: Shape = Shape {
 };
 pub static GET_LOG_OBJECT_REQUEST: Shape = Shape {
     members: &[
-        Member::plain("unmask", &UNMASK),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("unmask", &UNMASK)
+        },
         Member {
             required: true,
             ..Member::plain("logObjectPointer", &LOG_OBJECT_POINTER)
@@ -2891,7 +2932,10 @@ pub static GET_LOG_RECORD_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("logRecordPointer", &LOG_RECORD_POINTER)
         },
-        Member::plain("unmask", &UNMASK),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("unmask", &UNMASK)
+        },
     ],
     ..Shape::simple("GetLogRecordRequest", ShapeType::Structure)
 };
@@ -3306,7 +3350,10 @@ pub static LIST_TO_MAP: Shape = Shape {
         },
         Member::plain("valueKey", &VALUE_KEY),
         Member::plain("target", &TARGET),
-        Member::plain("flatten", &FLATTEN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("flatten", &FLATTEN)
+        },
         Member::plain("flattenedElement", &FLATTENED_ELEMENT),
     ],
     ..Shape::simple("ListToMap", ShapeType::Structure)
@@ -3322,7 +3369,10 @@ pub static LIVE_TAIL_SESSION_LOG_EVENT: Shape = Shape {
     ..Shape::simple("LiveTailSessionLogEvent", ShapeType::Structure)
 };
 pub static LIVE_TAIL_SESSION_METADATA: Shape = Shape {
-    members: &[Member::plain("sampled", &IS_SAMPLED)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("sampled", &IS_SAMPLED)
+    }],
     ..Shape::simple("LiveTailSessionMetadata", ShapeType::Structure)
 };
 pub static LIVE_TAIL_SESSION_RESULTS: Shape = Shape {
@@ -3400,7 +3450,13 @@ pub static LOG_GROUP_CLASS: Shape = Shape {
     ..Shape::simple("LogGroupClass", ShapeType::Enum)
 };
 pub static LOG_GROUP_FIELD: Shape = Shape {
-    members: &[Member::plain("name", &FIELD), Member::plain("percent", &PERCENTAGE)],
+    members: &[
+        Member::plain("name", &FIELD),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("percent", &PERCENTAGE)
+        },
+    ],
     ..Shape::simple("LogGroupField", ShapeType::Structure)
 };
 pub static LOG_GROUP_FIELD_LIST: Shape = Shape {
@@ -3577,7 +3633,10 @@ pub static METRIC_FILTER: Shape = Shape {
         Member::plain("metricTransformations", &METRIC_TRANSFORMATIONS),
         Member::plain("creationTime", &TIMESTAMP),
         Member::plain("logGroupName", &LOG_GROUP_NAME),
-        Member::plain("applyOnTransformedLogs", &APPLY_ON_TRANSFORMED_LOGS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("applyOnTransformedLogs", &APPLY_ON_TRANSFORMED_LOGS)
+        },
         Member::plain("fieldSelectionCriteria", &FIELD_SELECTION_CRITERIA),
         Member::plain("emitSystemFieldDimensions", &EMIT_SYSTEM_FIELDS),
     ],
@@ -3585,7 +3644,10 @@ pub static METRIC_FILTER: Shape = Shape {
 };
 pub static METRIC_FILTER_MATCH_RECORD: Shape = Shape {
     members: &[
-        Member::plain("eventNumber", &EVENT_NUMBER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("eventNumber", &EVENT_NUMBER)
+        },
         Member::plain("eventMessage", &EVENT_MESSAGE),
         Member::plain("extractedValues", &EXTRACTED_VALUES),
     ],
@@ -3668,7 +3730,10 @@ pub static MOVE_KEY_ENTRY: Shape = Shape {
             required: true,
             ..Member::plain("target", &TARGET)
         },
-        Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS)
+        },
     ],
     ..Shape::simple("MoveKeyEntry", ShapeType::Structure)
 };
@@ -3914,7 +3979,10 @@ pub static PARSE_KEY_VALUE: Shape = Shape {
         Member::plain("keyValueDelimiter", &KEY_VALUE_DELIMITER),
         Member::plain("keyPrefix", &KEY_PREFIX),
         Member::plain("nonMatchValue", &NON_MATCH_VALUE),
-        Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS)
+        },
     ],
     ..Shape::simple("ParseKeyValue", ShapeType::Structure)
 };
@@ -3978,7 +4046,10 @@ pub static PATTERN_STRING: Shape = Shape {
 };
 pub static PATTERN_TOKEN: Shape = Shape {
     members: &[
-        Member::plain("dynamicTokenPosition", &DYNAMIC_TOKEN_POSITION),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("dynamicTokenPosition", &DYNAMIC_TOKEN_POSITION)
+        },
         Member::plain("isDynamic", &BOOLEAN),
         Member::plain("tokenString", &TOKEN_STRING),
         Member::plain("enumerations", &ENUMERATIONS),
@@ -4296,7 +4367,10 @@ pub static PUT_METRIC_FILTER_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("metricTransformations", &METRIC_TRANSFORMATIONS)
         },
-        Member::plain("applyOnTransformedLogs", &APPLY_ON_TRANSFORMED_LOGS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("applyOnTransformedLogs", &APPLY_ON_TRANSFORMED_LOGS)
+        },
         Member::plain("fieldSelectionCriteria", &FIELD_SELECTION_CRITERIA),
         Member::plain("emitSystemFieldDimensions", &EMIT_SYSTEM_FIELDS),
     ],
@@ -4375,7 +4449,10 @@ pub static PUT_SUBSCRIPTION_FILTER_REQUEST: Shape = Shape {
         },
         Member::plain("roleArn", &ROLE_ARN),
         Member::plain("distribution", &DISTRIBUTION),
-        Member::plain("applyOnTransformedLogs", &APPLY_ON_TRANSFORMED_LOGS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("applyOnTransformedLogs", &APPLY_ON_TRANSFORMED_LOGS)
+        },
         Member::plain("fieldSelectionCriteria", &FIELD_SELECTION_CRITERIA),
         Member::plain("emitSystemFields", &EMIT_SYSTEM_FIELDS),
     ],
@@ -4482,12 +4559,30 @@ pub static QUERY_RESULTS: Shape = Shape {
 };
 pub static QUERY_STATISTICS: Shape = Shape {
     members: &[
-        Member::plain("recordsMatched", &STATS_VALUE),
-        Member::plain("recordsScanned", &STATS_VALUE),
-        Member::plain("estimatedRecordsSkipped", &STATS_VALUE),
-        Member::plain("bytesScanned", &STATS_VALUE),
-        Member::plain("estimatedBytesSkipped", &STATS_VALUE),
-        Member::plain("logGroupsScanned", &STATS_VALUE),
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("recordsMatched", &STATS_VALUE)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("recordsScanned", &STATS_VALUE)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("estimatedRecordsSkipped", &STATS_VALUE)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("bytesScanned", &STATS_VALUE)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("estimatedBytesSkipped", &STATS_VALUE)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("logGroupsScanned", &STATS_VALUE)
+        },
     ],
     ..Shape::simple("QueryStatistics", ShapeType::Structure)
 };
@@ -4568,7 +4663,10 @@ pub static RENAME_KEY_ENTRY: Shape = Shape {
             required: true,
             ..Member::plain("renameTo", &RENAME_TO)
         },
-        Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("overwriteIfExists", &OVERWRITE_IF_EXISTS)
+        },
     ],
     ..Shape::simple("RenameKeyEntry", ShapeType::Structure)
 };
@@ -4924,7 +5022,10 @@ pub static STOP_QUERY_REQUEST: Shape = Shape {
     ..Shape::simple("StopQueryRequest", ShapeType::Structure)
 };
 pub static STOP_QUERY_RESPONSE: Shape = Shape {
-    members: &[Member::plain("success", &SUCCESS)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("success", &SUCCESS)
+    }],
     ..Shape::simple("StopQueryResponse", ShapeType::Structure)
 };
 pub static STORED_BYTES: Shape = Shape {
@@ -4942,7 +5043,10 @@ pub static SUBSCRIPTION_FILTER: Shape = Shape {
         Member::plain("destinationArn", &DESTINATION_ARN),
         Member::plain("roleArn", &ROLE_ARN),
         Member::plain("distribution", &DISTRIBUTION),
-        Member::plain("applyOnTransformedLogs", &APPLY_ON_TRANSFORMED_LOGS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("applyOnTransformedLogs", &APPLY_ON_TRANSFORMED_LOGS)
+        },
         Member::plain("creationTime", &TIMESTAMP),
         Member::plain("fieldSelectionCriteria", &FIELD_SELECTION_CRITERIA),
         Member::plain("emitSystemFields", &EMIT_SYSTEM_FIELDS),
@@ -4990,7 +5094,10 @@ pub static SUCCESS: Shape = Shape {
 };
 pub static SUPPRESSION_PERIOD: Shape = Shape {
     members: &[
-        Member::plain("value", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("value", &INTEGER)
+        },
         Member::plain("suppressionUnit", &SUPPRESSION_UNIT),
     ],
     ..Shape::simple("SuppressionPeriod", ShapeType::Structure)
@@ -5219,7 +5326,10 @@ pub static TRANSFORMED_EVENT_MESSAGE: Shape = Shape {
 };
 pub static TRANSFORMED_LOG_RECORD: Shape = Shape {
     members: &[
-        Member::plain("eventNumber", &EVENT_NUMBER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("eventNumber", &EVENT_NUMBER)
+        },
         Member::plain("eventMessage", &EVENT_MESSAGE),
         Member::plain("transformedEventMessage", &TRANSFORMED_EVENT_MESSAGE),
     ],

@@ -1958,6 +1958,7 @@ pub static ENDPOINT: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("CachePeriodInMinutes", &LONG)
         },
     ],
@@ -2558,7 +2559,10 @@ pub static IMPORT_TABLE_DESCRIPTION: Shape = Shape {
         Member::plain("TableId", &TABLE_ID),
         Member::plain("ClientToken", &CLIENT_TOKEN),
         Member::plain("S3BucketSource", &S3_BUCKET_SOURCE),
-        Member::plain("ErrorCount", &ERROR_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ErrorCount", &ERROR_COUNT)
+        },
         Member::plain("CloudWatchLogGroupArn", &CLOUD_WATCH_LOG_GROUP_ARN),
         Member::plain("InputFormat", &INPUT_FORMAT),
         Member::plain("InputFormatOptions", &INPUT_FORMAT_OPTIONS),
@@ -2567,8 +2571,14 @@ pub static IMPORT_TABLE_DESCRIPTION: Shape = Shape {
         Member::plain("StartTime", &IMPORT_START_TIME),
         Member::plain("EndTime", &IMPORT_END_TIME),
         Member::plain("ProcessedSizeBytes", &LONG_OBJECT),
-        Member::plain("ProcessedItemCount", &PROCESSED_ITEM_COUNT),
-        Member::plain("ImportedItemCount", &IMPORTED_ITEM_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ProcessedItemCount", &PROCESSED_ITEM_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ImportedItemCount", &IMPORTED_ITEM_COUNT)
+        },
         Member::plain("FailureCode", &FAILURE_CODE),
         Member::plain("FailureMessage", &FAILURE_MESSAGE),
     ],
@@ -2929,7 +2939,10 @@ pub static LIST_CONTRIBUTOR_INSIGHTS_INPUT: Shape = Shape {
     members: &[
         Member::plain("TableName", &TABLE_ARN),
         Member::plain("NextToken", &NEXT_TOKEN_STRING),
-        Member::plain("MaxResults", &LIST_CONTRIBUTOR_INSIGHTS_LIMIT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("MaxResults", &LIST_CONTRIBUTOR_INSIGHTS_LIMIT)
+        },
     ],
     ..Shape::simple("ListContributorInsightsInput", ShapeType::Structure)
 };
@@ -3422,6 +3435,7 @@ pub static PUT_RESOURCE_POLICY_INPUT: Shape = Shape {
         Member::plain("ExpectedRevisionId", &POLICY_REVISION_ID),
         Member {
             http: HttpBinding::Header("x-amz-confirm-remove-self-resource-access"),
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("ConfirmRemoveSelfResourceAccess", &CONFIRM_REMOVE_SELF_RESOURCE_ACCESS)
         },
     ],
@@ -3459,8 +3473,14 @@ pub static QUERY_INPUT: Shape = Shape {
 pub static QUERY_OUTPUT: Shape = Shape {
     members: &[
         Member::plain("Items", &ITEM_LIST),
-        Member::plain("Count", &INTEGER),
-        Member::plain("ScannedCount", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Count", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ScannedCount", &INTEGER)
+        },
         Member::plain("LastEvaluatedKey", &KEY),
         Member::plain("ConsumedCapacity", &CONSUMED_CAPACITY),
     ],
@@ -4066,8 +4086,14 @@ pub static SCAN_INPUT: Shape = Shape {
 pub static SCAN_OUTPUT: Shape = Shape {
     members: &[
         Member::plain("Items", &ITEM_LIST),
-        Member::plain("Count", &INTEGER),
-        Member::plain("ScannedCount", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Count", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ScannedCount", &INTEGER)
+        },
         Member::plain("LastEvaluatedKey", &KEY),
         Member::plain("ConsumedCapacity", &CONSUMED_CAPACITY),
     ],

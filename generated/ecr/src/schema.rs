@@ -986,7 +986,10 @@ pub static CUSTOM_ROLE_ARN: Shape = Shape {
 };
 pub static CVSS_SCORE: Shape = Shape {
     members: &[
-        Member::plain("baseScore", &BASE_SCORE),
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("baseScore", &BASE_SCORE)
+        },
         Member::plain("scoringVector", &SCORING_VECTOR),
         Member::plain("source", &SOURCE),
         Member::plain("version", &VERSION),
@@ -1004,7 +1007,10 @@ pub static CVSS_SCORE_ADJUSTMENT_LIST: Shape = Shape {
 pub static CVSS_SCORE_DETAILS: Shape = Shape {
     members: &[
         Member::plain("adjustments", &CVSS_SCORE_ADJUSTMENT_LIST),
-        Member::plain("score", &SCORE),
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("score", &SCORE)
+        },
         Member::plain("scoreSource", &SOURCE),
         Member::plain("scoringVector", &SCORING_VECTOR),
         Member::plain("version", &VERSION),
@@ -1108,7 +1114,10 @@ pub static DELETE_REPOSITORY_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("repositoryName", &REPOSITORY_NAME)
         },
-        Member::plain("force", &FORCE_FLAG),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("force", &FORCE_FLAG)
+        },
     ],
     ..Shape::simple("DeleteRepositoryRequest", ShapeType::Structure)
 };
@@ -1297,7 +1306,10 @@ pub static ENHANCED_IMAGE_SCAN_FINDING: Shape = Shape {
         Member::plain("packageVulnerabilityDetails", &PACKAGE_VULNERABILITY_DETAILS),
         Member::plain("remediation", &REMEDIATION),
         Member::plain("resources", &RESOURCE_LIST),
-        Member::plain("score", &SCORE),
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("score", &SCORE)
+        },
         Member::plain("scoreDetails", &SCORE_DETAILS),
         Member::plain("severity", &SEVERITY),
         Member::plain("status", &STATUS),
@@ -1683,7 +1695,10 @@ pub static IMAGE_SCAN_STATUS: Shape = Shape {
     ..Shape::simple("ImageScanStatus", ShapeType::Structure)
 };
 pub static IMAGE_SCANNING_CONFIGURATION: Shape = Shape {
-    members: &[Member::plain("scanOnPush", &SCAN_ON_PUSH_FLAG)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("scanOnPush", &SCAN_ON_PUSH_FLAG)
+    }],
     ..Shape::simple("ImageScanningConfiguration", ShapeType::Structure)
 };
 pub static IMAGE_SIZE_IN_BYTES: Shape = Shape {
@@ -2690,7 +2705,10 @@ pub static REPOSITORY_SCANNING_CONFIGURATION: Shape = Shape {
     members: &[
         Member::plain("repositoryArn", &ARN),
         Member::plain("repositoryName", &REPOSITORY_NAME),
-        Member::plain("scanOnPush", &SCAN_ON_PUSH_FLAG),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("scanOnPush", &SCAN_ON_PUSH_FLAG)
+        },
         Member::plain("scanFrequency", &SCAN_FREQUENCY),
         Member::plain("appliedScanFilters", &SCANNING_REPOSITORY_FILTER_LIST),
     ],
@@ -2881,7 +2899,10 @@ pub static SET_REPOSITORY_POLICY_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("policyText", &REPOSITORY_POLICY_TEXT)
         },
-        Member::plain("force", &FORCE_FLAG),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("force", &FORCE_FLAG)
+        },
     ],
     ..Shape::simple("SetRepositoryPolicyRequest", ShapeType::Structure)
 };
@@ -3260,7 +3281,10 @@ pub static VALIDATE_PULL_THROUGH_CACHE_RULE_RESPONSE: Shape = Shape {
         Member::plain("credentialArn", &CREDENTIAL_ARN),
         Member::plain("customRoleArn", &CUSTOM_ROLE_ARN),
         Member::plain("upstreamRepositoryPrefix", &PULL_THROUGH_CACHE_RULE_REPOSITORY_PREFIX),
-        Member::plain("isValid", &IS_PTC_RULE_VALID),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("isValid", &IS_PTC_RULE_VALID)
+        },
         Member::plain("failure", &PTC_VALIDATE_FAILURE),
     ],
     ..Shape::simple("ValidatePullThroughCacheRuleResponse", ShapeType::Structure)

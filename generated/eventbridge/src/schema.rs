@@ -863,8 +863,14 @@ pub static ARCHIVE: Shape = Shape {
         Member::plain("State", &ARCHIVE_STATE),
         Member::plain("StateReason", &ARCHIVE_STATE_REASON),
         Member::plain("RetentionDays", &RETENTION_DAYS),
-        Member::plain("SizeBytes", &LONG),
-        Member::plain("EventCount", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("SizeBytes", &LONG)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("EventCount", &LONG)
+        },
         Member::plain("CreationTime", &TIMESTAMP),
     ],
     ..Shape::simple("Archive", ShapeType::Structure)
@@ -961,7 +967,10 @@ pub static AWS_VPC_CONFIGURATION: Shape = Shape {
     ..Shape::simple("AwsVpcConfiguration", ShapeType::Structure)
 };
 pub static BATCH_ARRAY_PROPERTIES: Shape = Shape {
-    members: &[Member::plain("Size", &INTEGER)],
+    members: &[Member {
+        default: Some(DefaultValue::Int(0)),
+        ..Member::plain("Size", &INTEGER)
+    }],
     ..Shape::simple("BatchArrayProperties", ShapeType::Structure)
 };
 pub static BATCH_PARAMETERS: Shape = Shape {
@@ -980,7 +989,10 @@ pub static BATCH_PARAMETERS: Shape = Shape {
     ..Shape::simple("BatchParameters", ShapeType::Structure)
 };
 pub static BATCH_RETRY_STRATEGY: Shape = Shape {
-    members: &[Member::plain("Attempts", &INTEGER)],
+    members: &[Member {
+        default: Some(DefaultValue::Int(0)),
+        ..Member::plain("Attempts", &INTEGER)
+    }],
     ..Shape::simple("BatchRetryStrategy", ShapeType::Structure)
 };
 pub static BOOLEAN: Shape = Shape {
@@ -1022,8 +1034,14 @@ pub static CAPACITY_PROVIDER_STRATEGY_ITEM: Shape = Shape {
             required: true,
             ..Member::plain("capacityProvider", &CAPACITY_PROVIDER)
         },
-        Member::plain("weight", &CAPACITY_PROVIDER_STRATEGY_ITEM_WEIGHT),
-        Member::plain("base", &CAPACITY_PROVIDER_STRATEGY_ITEM_BASE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("weight", &CAPACITY_PROVIDER_STRATEGY_ITEM_WEIGHT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("base", &CAPACITY_PROVIDER_STRATEGY_ITEM_BASE)
+        },
     ],
     ..Shape::simple("CapacityProviderStrategyItem", ShapeType::Structure)
 };
@@ -1117,7 +1135,10 @@ pub static CONNECTION_BODY_PARAMETER: Shape = Shape {
     members: &[
         Member::plain("Key", &STRING),
         Member::plain("Value", &SENSITIVE_STRING),
-        Member::plain("IsValueSecret", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsValueSecret", &BOOLEAN)
+        },
     ],
     ..Shape::simple("ConnectionBodyParameter", ShapeType::Structure)
 };
@@ -1141,7 +1162,10 @@ pub static CONNECTION_HEADER_PARAMETER: Shape = Shape {
     members: &[
         Member::plain("Key", &HEADER_KEY),
         Member::plain("Value", &HEADER_VALUE_SENSITIVE),
-        Member::plain("IsValueSecret", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsValueSecret", &BOOLEAN)
+        },
     ],
     ..Shape::simple("ConnectionHeaderParameter", ShapeType::Structure)
 };
@@ -1193,7 +1217,10 @@ pub static CONNECTION_QUERY_STRING_PARAMETER: Shape = Shape {
     members: &[
         Member::plain("Key", &QUERY_STRING_KEY),
         Member::plain("Value", &QUERY_STRING_VALUE_SENSITIVE),
-        Member::plain("IsValueSecret", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsValueSecret", &BOOLEAN)
+        },
     ],
     ..Shape::simple("ConnectionQueryStringParameter", ShapeType::Structure)
 };
@@ -1605,7 +1632,10 @@ pub static DELETE_RULE_REQUEST: Shape = Shape {
             ..Member::plain("Name", &RULE_NAME)
         },
         Member::plain("EventBusName", &EVENT_BUS_NAME_OR_ARN),
-        Member::plain("Force", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Force", &BOOLEAN)
+        },
     ],
     ..Shape::simple("DeleteRuleRequest", ShapeType::Structure)
 };
@@ -1652,8 +1682,14 @@ pub static DESCRIBE_ARCHIVE_RESPONSE: Shape = Shape {
         Member::plain("StateReason", &ARCHIVE_STATE_REASON),
         Member::plain("KmsKeyIdentifier", &KMS_KEY_IDENTIFIER),
         Member::plain("RetentionDays", &RETENTION_DAYS),
-        Member::plain("SizeBytes", &LONG),
-        Member::plain("EventCount", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("SizeBytes", &LONG)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("EventCount", &LONG)
+        },
         Member::plain("CreationTime", &TIMESTAMP),
     ],
     ..Shape::simple("DescribeArchiveResponse", ShapeType::Structure)
@@ -1852,8 +1888,14 @@ pub static ECS_PARAMETERS: Shape = Shape {
         Member::plain("PlatformVersion", &STRING),
         Member::plain("Group", &STRING),
         Member::plain("CapacityProviderStrategy", &CAPACITY_PROVIDER_STRATEGY),
-        Member::plain("EnableECSManagedTags", &BOOLEAN),
-        Member::plain("EnableExecuteCommand", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("EnableECSManagedTags", &BOOLEAN)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("EnableExecuteCommand", &BOOLEAN)
+        },
         Member::plain("PlacementConstraints", &PLACEMENT_CONSTRAINTS),
         Member::plain("PlacementStrategy", &PLACEMENT_STRATEGIES),
         Member::plain("PropagateTags", &PROPAGATE_TAGS),
@@ -2759,7 +2801,10 @@ pub static PUT_EVENTS_REQUEST_ENTRY_LIST: Shape = Shape {
 };
 pub static PUT_EVENTS_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("FailedEntryCount", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("FailedEntryCount", &INTEGER)
+        },
         Member::plain("Entries", &PUT_EVENTS_RESULT_ENTRY_LIST),
     ],
     ..Shape::simple("PutEventsResponse", ShapeType::Structure)
@@ -2803,7 +2848,10 @@ pub static PUT_PARTNER_EVENTS_REQUEST_ENTRY_LIST: Shape = Shape {
 };
 pub static PUT_PARTNER_EVENTS_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("FailedEntryCount", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("FailedEntryCount", &INTEGER)
+        },
         Member::plain("Entries", &PUT_PARTNER_EVENTS_RESULT_ENTRY_LIST),
     ],
     ..Shape::simple("PutPartnerEventsResponse", ShapeType::Structure)
@@ -2867,7 +2915,10 @@ pub static PUT_TARGETS_REQUEST: Shape = Shape {
 };
 pub static PUT_TARGETS_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("FailedEntryCount", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("FailedEntryCount", &INTEGER)
+        },
         Member::plain("FailedEntries", &PUT_TARGETS_RESULT_ENTRY_LIST),
     ],
     ..Shape::simple("PutTargetsResponse", ShapeType::Structure)
@@ -2925,7 +2976,10 @@ pub static REDSHIFT_DATA_PARAMETERS: Shape = Shape {
         Member::plain("DbUser", &DB_USER),
         Member::plain("Sql", &SQL),
         Member::plain("StatementName", &STATEMENT_NAME),
-        Member::plain("WithEvent", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("WithEvent", &BOOLEAN)
+        },
         Member::plain("Sqls", &SQLS),
     ],
     ..Shape::simple("RedshiftDataParameters", ShapeType::Structure)
@@ -2948,7 +3002,10 @@ pub static REFERENCE_ID: Shape = Shape {
 pub static REMOVE_PERMISSION_REQUEST: Shape = Shape {
     members: &[
         Member::plain("StatementId", &STATEMENT_ID),
-        Member::plain("RemoveAllPermissions", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("RemoveAllPermissions", &BOOLEAN)
+        },
         Member::plain("EventBusName", &NON_PARTNER_EVENT_BUS_NAME),
     ],
     ..Shape::simple("RemovePermissionRequest", ShapeType::Structure)
@@ -2964,13 +3021,19 @@ pub static REMOVE_TARGETS_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("Ids", &TARGET_ID_LIST)
         },
-        Member::plain("Force", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Force", &BOOLEAN)
+        },
     ],
     ..Shape::simple("RemoveTargetsRequest", ShapeType::Structure)
 };
 pub static REMOVE_TARGETS_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("FailedEntryCount", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("FailedEntryCount", &INTEGER)
+        },
         Member::plain("FailedEntries", &REMOVE_TARGETS_RESULT_ENTRY_LIST),
     ],
     ..Shape::simple("RemoveTargetsResponse", ShapeType::Structure)
@@ -3537,7 +3600,10 @@ pub static TEST_EVENT_PATTERN_REQUEST: Shape = Shape {
     ..Shape::simple("TestEventPatternRequest", ShapeType::Structure)
 };
 pub static TEST_EVENT_PATTERN_RESPONSE: Shape = Shape {
-    members: &[Member::plain("Result", &BOOLEAN)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("Result", &BOOLEAN)
+    }],
     ..Shape::simple("TestEventPatternResponse", ShapeType::Structure)
 };
 pub static THROTTLING_EXCEPTION: Shape = Shape {

@@ -2200,7 +2200,10 @@ pub static CREATE_LOGIN_PROFILE_REQUEST: Shape = Shape {
     members: &[
         Member::plain("UserName", &USER_NAME_TYPE),
         Member::plain("Password", &PASSWORD_TYPE),
-        Member::plain("PasswordResetRequired", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("PasswordResetRequired", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("CreateLoginProfileRequest", ShapeType::Structure)
 };
@@ -2260,7 +2263,10 @@ pub static CREATE_POLICY_VERSION_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("PolicyDocument", &POLICY_DOCUMENT_TYPE)
         },
-        Member::plain("SetAsDefault", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("SetAsDefault", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("CreatePolicyVersionRequest", ShapeType::Structure)
 };
@@ -2968,7 +2974,10 @@ pub static GET_ACCOUNT_AUTHORIZATION_DETAILS_RESPONSE: Shape = Shape {
         Member::plain("GroupDetailList", &GROUP_DETAIL_LIST_TYPE),
         Member::plain("RoleDetailList", &ROLE_DETAIL_LIST_TYPE),
         Member::plain("Policies", &MANAGED_POLICY_DETAIL_LIST_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("GetAccountAuthorizationDetailsResponse", ShapeType::Structure)
@@ -3064,7 +3073,10 @@ pub static GET_GROUP_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Users", &USER_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("GetGroupResponse", ShapeType::Structure)
@@ -3159,7 +3171,10 @@ pub static GET_ORGANIZATIONS_ACCESS_REPORT_RESPONSE: Shape = Shape {
         Member::plain("NumberOfServicesAccessible", &INTEGER_TYPE),
         Member::plain("NumberOfServicesNotAccessed", &INTEGER_TYPE),
         Member::plain("AccessDetails", &ACCESS_DETAILS),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &MARKER_TYPE),
         Member::plain("ErrorDetails", &ERROR_DETAILS),
     ],
@@ -3321,7 +3336,10 @@ pub static GET_SERVICE_LAST_ACCESSED_DETAILS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("JobCompletionDate", &DATE_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
         Member::plain("Error", &ERROR_DETAILS),
     ],
@@ -3360,7 +3378,10 @@ pub static GET_SERVICE_LAST_ACCESSED_DETAILS_WITH_ENTITIES_RESPONSE: Shape = Sha
             required: true,
             ..Member::plain("EntityDetailsList", &ENTITY_DETAILS_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
         Member::plain("Error", &ERROR_DETAILS),
     ],
@@ -3574,7 +3595,10 @@ pub static LIST_ACCESS_KEYS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("AccessKeyMetadata", &ACCESS_KEY_METADATA_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListAccessKeysResponse", ShapeType::Structure)
@@ -3592,7 +3616,10 @@ pub static LIST_ACCOUNT_ALIASES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("AccountAliases", &ACCOUNT_ALIAS_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListAccountAliasesResponse", ShapeType::Structure)
@@ -3612,7 +3639,10 @@ pub static LIST_ATTACHED_GROUP_POLICIES_REQUEST: Shape = Shape {
 pub static LIST_ATTACHED_GROUP_POLICIES_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("AttachedPolicies", &ATTACHED_POLICIES_LIST_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListAttachedGroupPoliciesResponse", ShapeType::Structure)
@@ -3632,7 +3662,10 @@ pub static LIST_ATTACHED_ROLE_POLICIES_REQUEST: Shape = Shape {
 pub static LIST_ATTACHED_ROLE_POLICIES_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("AttachedPolicies", &ATTACHED_POLICIES_LIST_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListAttachedRolePoliciesResponse", ShapeType::Structure)
@@ -3652,7 +3685,10 @@ pub static LIST_ATTACHED_USER_POLICIES_REQUEST: Shape = Shape {
 pub static LIST_ATTACHED_USER_POLICIES_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("AttachedPolicies", &ATTACHED_POLICIES_LIST_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListAttachedUserPoliciesResponse", ShapeType::Structure)
@@ -3676,7 +3712,10 @@ pub static LIST_ENTITIES_FOR_POLICY_RESPONSE: Shape = Shape {
         Member::plain("PolicyGroups", &POLICY_GROUP_LIST_TYPE),
         Member::plain("PolicyUsers", &POLICY_USER_LIST_TYPE),
         Member::plain("PolicyRoles", &POLICY_ROLE_LIST_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListEntitiesForPolicyResponse", ShapeType::Structure)
@@ -3698,7 +3737,10 @@ pub static LIST_GROUP_POLICIES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("PolicyNames", &POLICY_NAME_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListGroupPoliciesResponse", ShapeType::Structure)
@@ -3720,7 +3762,10 @@ pub static LIST_GROUPS_FOR_USER_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Groups", &GROUP_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListGroupsForUserResponse", ShapeType::Structure)
@@ -3739,7 +3784,10 @@ pub static LIST_GROUPS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Groups", &GROUP_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListGroupsResponse", ShapeType::Structure)
@@ -3761,7 +3809,10 @@ pub static LIST_INSTANCE_PROFILE_TAGS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Tags", &TAG_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListInstanceProfileTagsResponse", ShapeType::Structure)
@@ -3783,7 +3834,10 @@ pub static LIST_INSTANCE_PROFILES_FOR_ROLE_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("InstanceProfiles", &INSTANCE_PROFILE_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListInstanceProfilesForRoleResponse", ShapeType::Structure)
@@ -3802,7 +3856,10 @@ pub static LIST_INSTANCE_PROFILES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("InstanceProfiles", &INSTANCE_PROFILE_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListInstanceProfilesResponse", ShapeType::Structure)
@@ -3824,7 +3881,10 @@ pub static LIST_MFA_DEVICE_TAGS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Tags", &TAG_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListMFADeviceTagsResponse", ShapeType::Structure)
@@ -3843,7 +3903,10 @@ pub static LIST_MFA_DEVICES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("MFADevices", &MFA_DEVICE_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListMFADevicesResponse", ShapeType::Structure)
@@ -3865,7 +3928,10 @@ pub static LIST_OPEN_ID_CONNECT_PROVIDER_TAGS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Tags", &TAG_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListOpenIDConnectProviderTagsResponse", ShapeType::Structure)
@@ -3920,7 +3986,10 @@ pub static LIST_POLICIES_GRANTING_SERVICE_ACCESS_RESPONSE: Shape = Shape {
                 &LIST_POLICY_GRANTING_SERVICE_ACCESS_RESPONSE_LIST_TYPE,
             )
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListPoliciesGrantingServiceAccessResponse", ShapeType::Structure)
@@ -3928,7 +3997,10 @@ pub static LIST_POLICIES_GRANTING_SERVICE_ACCESS_RESPONSE: Shape = Shape {
 pub static LIST_POLICIES_REQUEST: Shape = Shape {
     members: &[
         Member::plain("Scope", &POLICY_SCOPE_TYPE),
-        Member::plain("OnlyAttached", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("OnlyAttached", &BOOLEAN_TYPE)
+        },
         Member::plain("PathPrefix", &POLICY_PATH_TYPE),
         Member::plain("PolicyUsageFilter", &POLICY_USAGE_TYPE),
         Member::plain("Marker", &MARKER_TYPE),
@@ -3939,7 +4011,10 @@ pub static LIST_POLICIES_REQUEST: Shape = Shape {
 pub static LIST_POLICIES_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("Policies", &POLICY_LIST_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListPoliciesResponse", ShapeType::Structure)
@@ -3961,7 +4036,10 @@ pub static LIST_POLICY_TAGS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Tags", &TAG_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListPolicyTagsResponse", ShapeType::Structure)
@@ -3980,7 +4058,10 @@ pub static LIST_POLICY_VERSIONS_REQUEST: Shape = Shape {
 pub static LIST_POLICY_VERSIONS_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("Versions", &POLICY_DOCUMENT_VERSION_LIST_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListPolicyVersionsResponse", ShapeType::Structure)
@@ -4002,7 +4083,10 @@ pub static LIST_ROLE_POLICIES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("PolicyNames", &POLICY_NAME_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListRolePoliciesResponse", ShapeType::Structure)
@@ -4024,7 +4108,10 @@ pub static LIST_ROLE_TAGS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Tags", &TAG_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListRoleTagsResponse", ShapeType::Structure)
@@ -4043,7 +4130,10 @@ pub static LIST_ROLES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Roles", &ROLE_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListRolesResponse", ShapeType::Structure)
@@ -4065,7 +4155,10 @@ pub static LIST_SAML_PROVIDER_TAGS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Tags", &TAG_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListSAMLProviderTagsResponse", ShapeType::Structure)
@@ -4088,7 +4181,10 @@ pub static LIST_SSH_PUBLIC_KEYS_REQUEST: Shape = Shape {
 pub static LIST_SSH_PUBLIC_KEYS_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("SSHPublicKeys", &SSH_PUBLIC_KEY_LIST_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListSSHPublicKeysResponse", ShapeType::Structure)
@@ -4110,7 +4206,10 @@ pub static LIST_SERVER_CERTIFICATE_TAGS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Tags", &TAG_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListServerCertificateTagsResponse", ShapeType::Structure)
@@ -4129,7 +4228,10 @@ pub static LIST_SERVER_CERTIFICATES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("ServerCertificateMetadataList", &SERVER_CERTIFICATE_METADATA_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListServerCertificatesResponse", ShapeType::Structure)
@@ -4148,7 +4250,10 @@ pub static LIST_SERVICE_SPECIFIC_CREDENTIALS_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("ServiceSpecificCredentials", &SERVICE_SPECIFIC_CREDENTIALS_LIST_TYPE),
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("ListServiceSpecificCredentialsResponse", ShapeType::Structure)
 };
@@ -4166,7 +4271,10 @@ pub static LIST_SIGNING_CERTIFICATES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Certificates", &CERTIFICATE_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListSigningCertificatesResponse", ShapeType::Structure)
@@ -4188,7 +4296,10 @@ pub static LIST_USER_POLICIES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("PolicyNames", &POLICY_NAME_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListUserPoliciesResponse", ShapeType::Structure)
@@ -4210,7 +4321,10 @@ pub static LIST_USER_TAGS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Tags", &TAG_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListUserTagsResponse", ShapeType::Structure)
@@ -4229,7 +4343,10 @@ pub static LIST_USERS_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("Users", &USER_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListUsersResponse", ShapeType::Structure)
@@ -4248,7 +4365,10 @@ pub static LIST_VIRTUAL_MFA_DEVICES_RESPONSE: Shape = Shape {
             required: true,
             ..Member::plain("VirtualMFADevices", &VIRTUAL_MFA_DEVICE_LIST_TYPE)
         },
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListVirtualMFADevicesResponse", ShapeType::Structure)
@@ -4263,7 +4383,10 @@ pub static LOGIN_PROFILE: Shape = Shape {
             required: true,
             ..Member::plain("CreateDate", &DATE_TYPE)
         },
-        Member::plain("PasswordResetRequired", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("PasswordResetRequired", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("LoginProfile", ShapeType::Structure)
 };
@@ -4311,7 +4434,10 @@ pub static MANAGED_POLICY_DETAIL: Shape = Shape {
         Member::plain("DefaultVersionId", &POLICY_VERSION_ID_TYPE),
         Member::plain("AttachmentCount", &ATTACHMENT_COUNT_TYPE),
         Member::plain("PermissionsBoundaryUsageCount", &ATTACHMENT_COUNT_TYPE),
-        Member::plain("IsAttachable", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsAttachable", &BOOLEAN_TYPE)
+        },
         Member::plain("Description", &POLICY_DESCRIPTION_TYPE),
         Member::plain("CreateDate", &DATE_TYPE),
         Member::plain("UpdateDate", &DATE_TYPE),
@@ -4386,18 +4512,39 @@ pub static ORGANIZATION_NOT_IN_ALL_FEATURES_MODE_EXCEPTION: Shape = Shape {
     ..Shape::simple("OrganizationNotInAllFeaturesModeException", ShapeType::Structure)
 };
 pub static ORGANIZATIONS_DECISION_DETAIL: Shape = Shape {
-    members: &[Member::plain("AllowedByOrganizations", &BOOLEAN_TYPE)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("AllowedByOrganizations", &BOOLEAN_TYPE)
+    }],
     ..Shape::simple("OrganizationsDecisionDetail", ShapeType::Structure)
 };
 pub static PASSWORD_POLICY: Shape = Shape {
     members: &[
         Member::plain("MinimumPasswordLength", &MINIMUM_PASSWORD_LENGTH_TYPE),
-        Member::plain("RequireSymbols", &BOOLEAN_TYPE),
-        Member::plain("RequireNumbers", &BOOLEAN_TYPE),
-        Member::plain("RequireUppercaseCharacters", &BOOLEAN_TYPE),
-        Member::plain("RequireLowercaseCharacters", &BOOLEAN_TYPE),
-        Member::plain("AllowUsersToChangePassword", &BOOLEAN_TYPE),
-        Member::plain("ExpirePasswords", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("RequireSymbols", &BOOLEAN_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("RequireNumbers", &BOOLEAN_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("RequireUppercaseCharacters", &BOOLEAN_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("RequireLowercaseCharacters", &BOOLEAN_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("AllowUsersToChangePassword", &BOOLEAN_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ExpirePasswords", &BOOLEAN_TYPE)
+        },
         Member::plain("MaxPasswordAge", &MAX_PASSWORD_AGE_TYPE),
         Member::plain("PasswordReusePrevention", &PASSWORD_REUSE_PREVENTION_TYPE),
         Member::plain("HardExpiry", &BOOLEAN_OBJECT_TYPE),
@@ -4421,7 +4568,10 @@ pub static PERMISSIONS_BOUNDARY_ATTACHMENT_TYPE: Shape = Shape {
     ..Shape::simple("PermissionsBoundaryAttachmentType", ShapeType::Enum)
 };
 pub static PERMISSIONS_BOUNDARY_DECISION_DETAIL: Shape = Shape {
-    members: &[Member::plain("AllowedByPermissionsBoundary", &BOOLEAN_TYPE)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("AllowedByPermissionsBoundary", &BOOLEAN_TYPE)
+    }],
     ..Shape::simple("PermissionsBoundaryDecisionDetail", ShapeType::Structure)
 };
 pub static POLICY: Shape = Shape {
@@ -4433,7 +4583,10 @@ pub static POLICY: Shape = Shape {
         Member::plain("DefaultVersionId", &POLICY_VERSION_ID_TYPE),
         Member::plain("AttachmentCount", &ATTACHMENT_COUNT_TYPE),
         Member::plain("PermissionsBoundaryUsageCount", &ATTACHMENT_COUNT_TYPE),
-        Member::plain("IsAttachable", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsAttachable", &BOOLEAN_TYPE)
+        },
         Member::plain("Description", &POLICY_DESCRIPTION_TYPE),
         Member::plain("CreateDate", &DATE_TYPE),
         Member::plain("UpdateDate", &DATE_TYPE),
@@ -4551,15 +4704,24 @@ pub static POLICY_VERSION: Shape = Shape {
     members: &[
         Member::plain("Document", &POLICY_DOCUMENT_TYPE),
         Member::plain("VersionId", &POLICY_VERSION_ID_TYPE),
-        Member::plain("IsDefaultVersion", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsDefaultVersion", &BOOLEAN_TYPE)
+        },
         Member::plain("CreateDate", &DATE_TYPE),
     ],
     ..Shape::simple("PolicyVersion", ShapeType::Structure)
 };
 pub static POSITION: Shape = Shape {
     members: &[
-        Member::plain("Line", &LINE_NUMBER),
-        Member::plain("Column", &COLUMN_NUMBER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Line", &LINE_NUMBER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Column", &COLUMN_NUMBER)
+        },
     ],
     ..Shape::simple("Position", ShapeType::Structure)
 };
@@ -5044,8 +5206,14 @@ pub static SERVICE_SPECIFIC_CREDENTIAL: Shape = Shape {
             required: true,
             ..Member::plain("ServiceName", &SERVICE_NAME)
         },
-        Member::plain("ServiceUserName", &SERVICE_USER_NAME),
-        Member::plain("ServicePassword", &SERVICE_PASSWORD),
+        Member {
+            default: Some(DefaultValue::String("")),
+            ..Member::plain("ServiceUserName", &SERVICE_USER_NAME)
+        },
+        Member {
+            default: Some(DefaultValue::String("")),
+            ..Member::plain("ServicePassword", &SERVICE_PASSWORD)
+        },
         Member::plain("ServiceCredentialAlias", &SERVICE_CREDENTIAL_ALIAS),
         Member::plain("ServiceCredentialSecret", &SERVICE_CREDENTIAL_SECRET),
         Member {
@@ -5073,7 +5241,10 @@ pub static SERVICE_SPECIFIC_CREDENTIAL_METADATA: Shape = Shape {
             required: true,
             ..Member::plain("Status", &STATUS_TYPE)
         },
-        Member::plain("ServiceUserName", &SERVICE_USER_NAME),
+        Member {
+            default: Some(DefaultValue::String("")),
+            ..Member::plain("ServiceUserName", &SERVICE_USER_NAME)
+        },
         Member::plain("ServiceCredentialAlias", &SERVICE_CREDENTIAL_ALIAS),
         Member {
             required: true,
@@ -5166,7 +5337,10 @@ pub static SIMULATE_CUSTOM_POLICY_REQUEST: Shape = Shape {
 pub static SIMULATE_POLICY_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("EvaluationResults", &EVALUATION_RESULTS_LIST_TYPE),
-        Member::plain("IsTruncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &BOOLEAN_TYPE)
+        },
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("SimulatePolicyResponse", ShapeType::Structure)
@@ -5480,11 +5654,26 @@ pub static UPDATE_ACCESS_KEY_REQUEST: Shape = Shape {
 pub static UPDATE_ACCOUNT_PASSWORD_POLICY_REQUEST: Shape = Shape {
     members: &[
         Member::plain("MinimumPasswordLength", &MINIMUM_PASSWORD_LENGTH_TYPE),
-        Member::plain("RequireSymbols", &BOOLEAN_TYPE),
-        Member::plain("RequireNumbers", &BOOLEAN_TYPE),
-        Member::plain("RequireUppercaseCharacters", &BOOLEAN_TYPE),
-        Member::plain("RequireLowercaseCharacters", &BOOLEAN_TYPE),
-        Member::plain("AllowUsersToChangePassword", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("RequireSymbols", &BOOLEAN_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("RequireNumbers", &BOOLEAN_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("RequireUppercaseCharacters", &BOOLEAN_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("RequireLowercaseCharacters", &BOOLEAN_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("AllowUsersToChangePassword", &BOOLEAN_TYPE)
+        },
         Member::plain("MaxPasswordAge", &MAX_PASSWORD_AGE_TYPE),
         Member::plain("PasswordReusePrevention", &PASSWORD_REUSE_PREVENTION_TYPE),
         Member::plain("HardExpiry", &BOOLEAN_OBJECT_TYPE),

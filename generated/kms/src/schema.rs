@@ -1187,7 +1187,10 @@ pub static CREATE_KEY_REQUEST: Shape = Shape {
         Member::plain("KeySpec", &KEY_SPEC),
         Member::plain("Origin", &ORIGIN_TYPE),
         Member::plain("CustomKeyStoreId", &CUSTOM_KEY_STORE_ID_TYPE),
-        Member::plain("BypassPolicyLockoutSafetyCheck", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("BypassPolicyLockoutSafetyCheck", &BOOLEAN_TYPE)
+        },
         Member::plain("Tags", &TAG_LIST),
         Member::plain("MultiRegion", &NULLABLE_BOOLEAN_TYPE),
         Member::plain("XksKeyId", &XKS_KEY_ID_TYPE),
@@ -1431,7 +1434,10 @@ pub static DESCRIBE_CUSTOM_KEY_STORES_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("CustomKeyStores", &CUSTOM_KEY_STORES_LIST),
         Member::plain("NextMarker", &MARKER_TYPE),
-        Member::plain("Truncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Truncated", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("DescribeCustomKeyStoresResponse", ShapeType::Structure)
 };
@@ -1753,7 +1759,10 @@ pub static GET_KEY_ROTATION_STATUS_REQUEST: Shape = Shape {
 };
 pub static GET_KEY_ROTATION_STATUS_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("KeyRotationEnabled", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("KeyRotationEnabled", &BOOLEAN_TYPE)
+        },
         Member::plain("KeyId", &KEY_ID_TYPE),
         Member::plain("RotationPeriodInDays", &ROTATION_PERIOD_IN_DAYS_TYPE),
         Member::plain("NextRotationDate", &DATE_TYPE),
@@ -2143,7 +2152,10 @@ pub static KEY_METADATA: Shape = Shape {
         },
         Member::plain("Arn", &ARN_TYPE),
         Member::plain("CreationDate", &DATE_TYPE),
-        Member::plain("Enabled", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Enabled", &BOOLEAN_TYPE)
+        },
         Member::plain("Description", &DESCRIPTION_TYPE),
         Member::plain("KeyUsage", &KEY_USAGE_TYPE),
         Member::plain("KeyState", &KEY_STATE),
@@ -2259,7 +2271,10 @@ pub static LIST_ALIASES_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("Aliases", &ALIAS_LIST),
         Member::plain("NextMarker", &MARKER_TYPE),
-        Member::plain("Truncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Truncated", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("ListAliasesResponse", ShapeType::Structure)
 };
@@ -2280,7 +2295,10 @@ pub static LIST_GRANTS_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("Grants", &GRANT_LIST),
         Member::plain("NextMarker", &MARKER_TYPE),
-        Member::plain("Truncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Truncated", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("ListGrantsResponse", ShapeType::Structure)
 };
@@ -2299,7 +2317,10 @@ pub static LIST_KEY_POLICIES_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("PolicyNames", &POLICY_NAME_LIST),
         Member::plain("NextMarker", &MARKER_TYPE),
-        Member::plain("Truncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Truncated", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("ListKeyPoliciesResponse", ShapeType::Structure)
 };
@@ -2319,7 +2340,10 @@ pub static LIST_KEY_ROTATIONS_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("Rotations", &ROTATIONS_LIST),
         Member::plain("NextMarker", &MARKER_TYPE),
-        Member::plain("Truncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Truncated", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("ListKeyRotationsResponse", ShapeType::Structure)
 };
@@ -2334,7 +2358,10 @@ pub static LIST_KEYS_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("Keys", &KEY_LIST),
         Member::plain("NextMarker", &MARKER_TYPE),
-        Member::plain("Truncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Truncated", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("ListKeysResponse", ShapeType::Structure)
 };
@@ -2353,7 +2380,10 @@ pub static LIST_RESOURCE_TAGS_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("Tags", &TAG_LIST),
         Member::plain("NextMarker", &MARKER_TYPE),
-        Member::plain("Truncated", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Truncated", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("ListResourceTagsResponse", ShapeType::Structure)
 };
@@ -2512,7 +2542,10 @@ pub static PUT_KEY_POLICY_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("Policy", &POLICY_TYPE)
         },
-        Member::plain("BypassPolicyLockoutSafetyCheck", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("BypassPolicyLockoutSafetyCheck", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("PutKeyPolicyRequest", ShapeType::Structure)
 };
@@ -2574,7 +2607,10 @@ pub static REPLICATE_KEY_REQUEST: Shape = Shape {
             ..Member::plain("ReplicaRegion", &REGION_TYPE)
         },
         Member::plain("Policy", &POLICY_TYPE),
-        Member::plain("BypassPolicyLockoutSafetyCheck", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("BypassPolicyLockoutSafetyCheck", &BOOLEAN_TYPE)
+        },
         Member::plain("Description", &DESCRIPTION_TYPE),
         Member::plain("Tags", &TAG_LIST),
     ],
@@ -2901,7 +2937,10 @@ pub static VERIFY_MAC_REQUEST: Shape = Shape {
 pub static VERIFY_MAC_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("KeyId", &KEY_ID_TYPE),
-        Member::plain("MacValid", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("MacValid", &BOOLEAN_TYPE)
+        },
         Member::plain("MacAlgorithm", &MAC_ALGORITHM_SPEC),
     ],
     ..Shape::simple("VerifyMacResponse", ShapeType::Structure)
@@ -2933,7 +2972,10 @@ pub static VERIFY_REQUEST: Shape = Shape {
 pub static VERIFY_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("KeyId", &KEY_ID_TYPE),
-        Member::plain("SignatureValid", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("SignatureValid", &BOOLEAN_TYPE)
+        },
         Member::plain("SigningAlgorithm", &SIGNING_ALGORITHM_SPEC),
     ],
     ..Shape::simple("VerifyResponse", ShapeType::Structure)

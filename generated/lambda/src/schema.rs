@@ -1757,18 +1757,36 @@ static P_45: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
 
 pub static ACCOUNT_LIMIT: Shape = Shape {
     members: &[
-        Member::plain("TotalCodeSize", &LONG),
-        Member::plain("CodeSizeUnzipped", &LONG),
-        Member::plain("CodeSizeZipped", &LONG),
-        Member::plain("ConcurrentExecutions", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("TotalCodeSize", &LONG)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CodeSizeUnzipped", &LONG)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CodeSizeZipped", &LONG)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ConcurrentExecutions", &INTEGER)
+        },
         Member::plain("UnreservedConcurrentExecutions", &UNRESERVED_CONCURRENT_EXECUTIONS),
     ],
     ..Shape::simple("AccountLimit", ShapeType::Structure)
 };
 pub static ACCOUNT_USAGE: Shape = Shape {
     members: &[
-        Member::plain("TotalCodeSize", &LONG),
-        Member::plain("FunctionCount", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("TotalCodeSize", &LONG)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("FunctionCount", &LONG)
+        },
     ],
     ..Shape::simple("AccountUsage", ShapeType::Structure)
 };
@@ -2202,7 +2220,10 @@ pub static CREATE_FUNCTION_REQUEST: Shape = Shape {
         Member::plain("Description", &DESCRIPTION),
         Member::plain("Timeout", &TIMEOUT),
         Member::plain("MemorySize", &MEMORY_SIZE),
-        Member::plain("Publish", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Publish", &BOOLEAN)
+        },
         Member::plain("VpcConfig", &VPC_CONFIG),
         Member::plain("PackageType", &PACKAGE_TYPE),
         Member::plain("DeadLetterConfig", &DEAD_LETTER_CONFIG),
@@ -2792,7 +2813,10 @@ pub static FUNCTION_CONFIGURATION: Shape = Shape {
         Member::plain("Runtime", &RUNTIME),
         Member::plain("Role", &ROLE_ARN),
         Member::plain("Handler", &HANDLER),
-        Member::plain("CodeSize", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CodeSize", &LONG)
+        },
         Member::plain("Description", &DESCRIPTION),
         Member::plain("Timeout", &TIMEOUT),
         Member::plain("MemorySize", &MEMORY_SIZE),
@@ -3165,7 +3189,10 @@ pub static GET_LAYER_VERSION_RESPONSE: Shape = Shape {
         Member::plain("LayerVersionArn", &LAYER_VERSION_ARN),
         Member::plain("Description", &DESCRIPTION),
         Member::plain("CreatedDate", &TIMESTAMP),
-        Member::plain("Version", &LAYER_VERSION_NUMBER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Version", &LAYER_VERSION_NUMBER)
+        },
         Member::plain("CompatibleRuntimes", &COMPATIBLE_RUNTIMES),
         Member::plain("LicenseInfo", &LICENSE_INFO),
         Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
@@ -3387,6 +3414,7 @@ pub static INVOCATION_RESPONSE: Shape = Shape {
     members: &[
         Member {
             http: HttpBinding::ResponseCode,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("StatusCode", &INTEGER)
         },
         Member {
@@ -3433,6 +3461,7 @@ pub static INVOKE_ASYNC_REQUEST: Shape = Shape {
 pub static INVOKE_ASYNC_RESPONSE: Shape = Shape {
     members: &[Member {
         http: HttpBinding::ResponseCode,
+        default: Some(DefaultValue::Int(0)),
         ..Member::plain("Status", &HTTP_STATUS)
     }],
     ..Shape::simple("InvokeAsyncResponse", ShapeType::Structure)
@@ -3490,6 +3519,7 @@ pub static INVOKE_WITH_RESPONSE_STREAM_RESPONSE: Shape = Shape {
     members: &[
         Member {
             http: HttpBinding::ResponseCode,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("StatusCode", &INTEGER)
         },
         Member {
@@ -3646,7 +3676,10 @@ pub static LAST_UPDATE_STATUS_REASON_CODE: Shape = Shape {
 pub static LAYER: Shape = Shape {
     members: &[
         Member::plain("Arn", &LAYER_VERSION_ARN),
-        Member::plain("CodeSize", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CodeSize", &LONG)
+        },
         Member::plain("SigningProfileVersionArn", &ARN),
         Member::plain("SigningJobArn", &ARN),
     ],
@@ -3708,7 +3741,10 @@ pub static LAYER_VERSION_CONTENT_OUTPUT: Shape = Shape {
     members: &[
         Member::plain("Location", &STRING),
         Member::plain("CodeSha256", &STRING),
-        Member::plain("CodeSize", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CodeSize", &LONG)
+        },
         Member::plain("SigningProfileVersionArn", &STRING),
         Member::plain("SigningJobArn", &STRING),
     ],
@@ -3724,7 +3760,10 @@ pub static LAYER_VERSIONS_LIST: Shape = Shape {
 pub static LAYER_VERSIONS_LIST_ITEM: Shape = Shape {
     members: &[
         Member::plain("LayerVersionArn", &LAYER_VERSION_ARN),
-        Member::plain("Version", &LAYER_VERSION_NUMBER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Version", &LAYER_VERSION_NUMBER)
+        },
         Member::plain("Description", &DESCRIPTION),
         Member::plain("CreatedDate", &TIMESTAMP),
         Member::plain("CompatibleRuntimes", &COMPATIBLE_RUNTIMES),
@@ -4407,7 +4446,10 @@ pub static PUBLISH_LAYER_VERSION_RESPONSE: Shape = Shape {
         Member::plain("LayerVersionArn", &LAYER_VERSION_ARN),
         Member::plain("Description", &DESCRIPTION),
         Member::plain("CreatedDate", &TIMESTAMP),
-        Member::plain("Version", &LAYER_VERSION_NUMBER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Version", &LAYER_VERSION_NUMBER)
+        },
         Member::plain("CompatibleRuntimes", &COMPATIBLE_RUNTIMES),
         Member::plain("LicenseInfo", &LICENSE_INFO),
         Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
@@ -5334,8 +5376,14 @@ pub static UPDATE_FUNCTION_CODE_REQUEST: Shape = Shape {
         Member::plain("S3Key", &S3_KEY),
         Member::plain("S3ObjectVersion", &S3_OBJECT_VERSION),
         Member::plain("ImageUri", &STRING),
-        Member::plain("Publish", &BOOLEAN),
-        Member::plain("DryRun", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Publish", &BOOLEAN)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("DryRun", &BOOLEAN)
+        },
         Member::plain("RevisionId", &STRING),
         Member::plain("Architectures", &ARCHITECTURES_LIST),
         Member::plain("SourceKMSKeyArn", &KMS_KEY_ARN),

@@ -1464,6 +1464,7 @@ pub static ALIAS_TARGET: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("EvaluateTargetHealth", &ALIAS_HEALTH_ENABLED)
         },
     ],
@@ -2737,6 +2738,7 @@ pub static GET_ACCOUNT_LIMIT_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("Count", &USAGE_COUNT)
         },
     ],
@@ -2900,6 +2902,7 @@ pub static GET_HOSTED_ZONE_LIMIT_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("Count", &USAGE_COUNT)
         },
     ],
@@ -2962,6 +2965,7 @@ pub static GET_REUSABLE_DELEGATION_SET_LIMIT_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("Count", &USAGE_COUNT)
         },
     ],
@@ -3234,7 +3238,10 @@ pub static HOSTED_ZONE_ALREADY_EXISTS: Shape = Shape {
 pub static HOSTED_ZONE_CONFIG: Shape = Shape {
     members: &[
         Member::plain("Comment", &RESOURCE_DESCRIPTION),
-        Member::plain("PrivateZone", &IS_PRIVATE_ZONE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("PrivateZone", &IS_PRIVATE_ZONE)
+        },
     ],
     ..Shape::simple("HostedZoneConfig", ShapeType::Structure)
 };
@@ -3500,12 +3507,24 @@ pub static KEY_SIGNING_KEY: Shape = Shape {
     members: &[
         Member::plain("Name", &SIGNING_KEY_NAME),
         Member::plain("KmsArn", &SIGNING_KEY_STRING),
-        Member::plain("Flag", &SIGNING_KEY_INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Flag", &SIGNING_KEY_INTEGER)
+        },
         Member::plain("SigningAlgorithmMnemonic", &SIGNING_KEY_STRING),
-        Member::plain("SigningAlgorithmType", &SIGNING_KEY_INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("SigningAlgorithmType", &SIGNING_KEY_INTEGER)
+        },
         Member::plain("DigestAlgorithmMnemonic", &SIGNING_KEY_STRING),
-        Member::plain("DigestAlgorithmType", &SIGNING_KEY_INTEGER),
-        Member::plain("KeyTag", &SIGNING_KEY_TAG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("DigestAlgorithmType", &SIGNING_KEY_INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("KeyTag", &SIGNING_KEY_TAG)
+        },
         Member::plain("DigestValue", &SIGNING_KEY_STRING),
         Member::plain("PublicKey", &SIGNING_KEY_STRING),
         Member::plain("DSRecord", &SIGNING_KEY_STRING),
@@ -3700,6 +3719,7 @@ pub static LIST_GEO_LOCATIONS_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member::plain("NextContinentCode", &GEO_LOCATION_CONTINENT_CODE),
@@ -3737,6 +3757,7 @@ pub static LIST_HEALTH_CHECKS_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member::plain("NextMarker", &PAGE_MARKER),
@@ -3774,6 +3795,7 @@ pub static LIST_HOSTED_ZONES_BY_NAME_RESPONSE: Shape = Shape {
         Member::plain("HostedZoneId", &RESOURCE_ID),
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member::plain("NextDNSName", &DNS_NAME),
@@ -3855,6 +3877,7 @@ pub static LIST_HOSTED_ZONES_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member::plain("NextMarker", &PAGE_MARKER),
@@ -3926,6 +3949,7 @@ pub static LIST_RESOURCE_RECORD_SETS_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member::plain("NextRecordName", &DNS_NAME),
@@ -3963,6 +3987,7 @@ pub static LIST_REUSABLE_DELEGATION_SETS_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member::plain("NextMarker", &PAGE_MARKER),
@@ -4037,6 +4062,7 @@ pub static LIST_TRAFFIC_POLICIES_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member {
@@ -4082,6 +4108,7 @@ pub static LIST_TRAFFIC_POLICY_INSTANCES_BY_HOSTED_ZONE_RESPONSE: Shape = Shape 
         Member::plain("TrafficPolicyInstanceTypeMarker", &RR_TYPE),
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member {
@@ -4133,6 +4160,7 @@ pub static LIST_TRAFFIC_POLICY_INSTANCES_BY_POLICY_RESPONSE: Shape = Shape {
         Member::plain("TrafficPolicyInstanceTypeMarker", &RR_TYPE),
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member {
@@ -4174,6 +4202,7 @@ pub static LIST_TRAFFIC_POLICY_INSTANCES_RESPONSE: Shape = Shape {
         Member::plain("TrafficPolicyInstanceTypeMarker", &RR_TYPE),
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member {
@@ -4209,6 +4238,7 @@ pub static LIST_TRAFFIC_POLICY_VERSIONS_RESPONSE: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("IsTruncated", &PAGE_TRUNCATED)
         },
         Member {

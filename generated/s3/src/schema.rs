@@ -1469,14 +1469,14 @@ pub static ANALYTICS_S3_BUCKET_DESTINATION: Shape = Shape {
 };
 pub static ANALYTICS_S3_EXPORT_FILE_FORMAT: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["CSV"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("AnalyticsS3ExportFileFormat", ShapeType::Enum)
 };
 pub static ARCHIVE_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["ARCHIVE_ACCESS", "DEEP_ARCHIVE_ACCESS"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ArchiveStatus", ShapeType::Enum)
@@ -1495,7 +1495,7 @@ pub static BUCKET: Shape = Shape {
 };
 pub static BUCKET_ACCELERATE_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Suspended"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("BucketAccelerateStatus", ShapeType::Enum)
@@ -1518,7 +1518,7 @@ pub static BUCKET_ALREADY_OWNED_BY_YOU: Shape = Shape {
 };
 pub static BUCKET_CANNED_ACL: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["private", "public-read", "public-read-write", "authenticated-read"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("BucketCannedACL", ShapeType::Enum)
@@ -1544,41 +1544,7 @@ pub static BUCKET_LIFECYCLE_CONFIGURATION: Shape = Shape {
 };
 pub static BUCKET_LOCATION_CONSTRAINT: Shape = Shape {
     constraints: Constraints {
-        enum_values: &[
-            "af-south-1",
-            "ap-east-1",
-            "ap-northeast-1",
-            "ap-northeast-2",
-            "ap-northeast-3",
-            "ap-south-1",
-            "ap-south-2",
-            "ap-southeast-1",
-            "ap-southeast-2",
-            "ap-southeast-3",
-            "ap-southeast-4",
-            "ap-southeast-5",
-            "ca-central-1",
-            "cn-north-1",
-            "cn-northwest-1",
-            "EU",
-            "eu-central-1",
-            "eu-central-2",
-            "eu-north-1",
-            "eu-south-1",
-            "eu-south-2",
-            "eu-west-1",
-            "eu-west-2",
-            "eu-west-3",
-            "il-central-1",
-            "me-central-1",
-            "me-south-1",
-            "sa-east-1",
-            "us-east-2",
-            "us-gov-east-1",
-            "us-gov-west-1",
-            "us-west-1",
-            "us-west-2",
-        ],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("BucketLocationConstraint", ShapeType::Enum)
@@ -1592,7 +1558,7 @@ pub static BUCKET_LOGGING_STATUS: Shape = Shape {
 };
 pub static BUCKET_LOGS_PERMISSION: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["FULL_CONTROL", "READ", "WRITE"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("BucketLogsPermission", ShapeType::Enum)
@@ -1605,14 +1571,14 @@ pub static BUCKET_REGION: Shape = Shape {
 };
 pub static BUCKET_TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Directory"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("BucketType", ShapeType::Enum)
 };
 pub static BUCKET_VERSIONING_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Suspended"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("BucketVersioningStatus", ShapeType::Enum)
@@ -1716,7 +1682,7 @@ pub static CHECKSUM: Shape = Shape {
 };
 pub static CHECKSUM_ALGORITHM: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["CRC32", "CRC32C", "SHA1", "SHA256", "CRC64NVME"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ChecksumAlgorithm", ShapeType::Enum)
@@ -1736,7 +1702,7 @@ pub static CHECKSUM_CRC64_NVME: Shape = Shape {
 };
 pub static CHECKSUM_MODE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["ENABLED"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ChecksumMode", ShapeType::Enum)
@@ -1749,7 +1715,7 @@ pub static CHECKSUM_SHA256: Shape = Shape {
 };
 pub static CHECKSUM_TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["COMPOSITE", "FULL_OBJECT"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ChecksumType", ShapeType::Enum)
@@ -1918,7 +1884,7 @@ pub static COMPLETED_PART_LIST: Shape = Shape {
 };
 pub static COMPRESSION_TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["NONE", "GZIP", "BZIP2"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("CompressionType", ShapeType::Enum)
@@ -2611,7 +2577,7 @@ pub static CREATION_DATE: Shape = Shape {
 };
 pub static DATA_REDUNDANCY: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["SingleAvailabilityZone", "SingleLocalZone"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("DataRedundancy", ShapeType::Enum)
@@ -2898,7 +2864,7 @@ pub static DELETE_MARKER_REPLICATION: Shape = Shape {
 };
 pub static DELETE_MARKER_REPLICATION_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("DeleteMarkerReplicationStatus", ShapeType::Enum)
@@ -3136,7 +3102,7 @@ pub static ENABLE_REQUEST_PROGRESS: Shape = Shape {
 };
 pub static ENCODING_TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["url"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("EncodingType", ShapeType::Enum)
@@ -3205,35 +3171,7 @@ pub static ERRORS: Shape = Shape {
 };
 pub static EVENT: Shape = Shape {
     constraints: Constraints {
-        enum_values: &[
-            "s3:ReducedRedundancyLostObject",
-            "s3:ObjectCreated:*",
-            "s3:ObjectCreated:Put",
-            "s3:ObjectCreated:Post",
-            "s3:ObjectCreated:Copy",
-            "s3:ObjectCreated:CompleteMultipartUpload",
-            "s3:ObjectRemoved:*",
-            "s3:ObjectRemoved:Delete",
-            "s3:ObjectRemoved:DeleteMarkerCreated",
-            "s3:ObjectRestore:*",
-            "s3:ObjectRestore:Post",
-            "s3:ObjectRestore:Completed",
-            "s3:Replication:*",
-            "s3:Replication:OperationFailedReplication",
-            "s3:Replication:OperationNotTracked",
-            "s3:Replication:OperationMissedThreshold",
-            "s3:Replication:OperationReplicatedAfterThreshold",
-            "s3:ObjectRestore:Delete",
-            "s3:LifecycleTransition",
-            "s3:IntelligentTiering",
-            "s3:ObjectAcl:Put",
-            "s3:LifecycleExpiration:*",
-            "s3:LifecycleExpiration:Delete",
-            "s3:LifecycleExpiration:DeleteMarkerCreated",
-            "s3:ObjectTagging:*",
-            "s3:ObjectTagging:Put",
-            "s3:ObjectTagging:Delete",
-        ],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("Event", ShapeType::Enum)
@@ -3254,7 +3192,7 @@ pub static EXISTING_OBJECT_REPLICATION: Shape = Shape {
 };
 pub static EXISTING_OBJECT_REPLICATION_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ExistingObjectReplicationStatus", ShapeType::Enum)
@@ -3264,14 +3202,14 @@ pub static EXPIRATION: Shape = Shape {
 };
 pub static EXPIRATION_STATE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["ENABLED", "DISABLED"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ExpirationState", ShapeType::Enum)
 };
 pub static EXPIRATION_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ExpirationStatus", ShapeType::Enum)
@@ -3294,7 +3232,7 @@ pub static EXPRESSION: Shape = Shape {
 };
 pub static EXPRESSION_TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["SQL"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ExpressionType", ShapeType::Enum)
@@ -3307,7 +3245,7 @@ pub static FIELD_DELIMITER: Shape = Shape {
 };
 pub static FILE_HEADER_INFO: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["USE", "IGNORE", "NONE"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("FileHeaderInfo", ShapeType::Enum)
@@ -3325,7 +3263,7 @@ pub static FILTER_RULE_LIST: Shape = Shape {
 };
 pub static FILTER_RULE_NAME: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["prefix", "suffix"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("FilterRuleName", ShapeType::Enum)
@@ -4856,7 +4794,7 @@ pub static INPUT_SERIALIZATION: Shape = Shape {
 };
 pub static INTELLIGENT_TIERING_ACCESS_TIER: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["ARCHIVE_ACCESS", "DEEP_ARCHIVE_ACCESS"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("IntelligentTieringAccessTier", ShapeType::Enum)
@@ -4912,7 +4850,7 @@ pub static INTELLIGENT_TIERING_ID: Shape = Shape {
 };
 pub static INTELLIGENT_TIERING_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("IntelligentTieringStatus", ShapeType::Enum)
@@ -4978,7 +4916,7 @@ pub static INVENTORY_CONFIGURATION_LIST: Shape = Shape {
 };
 pub static INVENTORY_CONFIGURATION_STATE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["ENABLED", "DISABLED"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("InventoryConfigurationState", ShapeType::Enum)
@@ -5012,14 +4950,14 @@ pub static INVENTORY_FILTER: Shape = Shape {
 };
 pub static INVENTORY_FORMAT: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["CSV", "ORC", "Parquet"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("InventoryFormat", ShapeType::Enum)
 };
 pub static INVENTORY_FREQUENCY: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Daily", "Weekly"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("InventoryFrequency", ShapeType::Enum)
@@ -5029,30 +4967,14 @@ pub static INVENTORY_ID: Shape = Shape {
 };
 pub static INVENTORY_INCLUDED_OBJECT_VERSIONS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["All", "Current"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("InventoryIncludedObjectVersions", ShapeType::Enum)
 };
 pub static INVENTORY_OPTIONAL_FIELD: Shape = Shape {
     constraints: Constraints {
-        enum_values: &[
-            "Size",
-            "LastModifiedDate",
-            "StorageClass",
-            "ETag",
-            "IsMultipartUploaded",
-            "ReplicationStatus",
-            "EncryptionStatus",
-            "ObjectLockRetainUntilDate",
-            "ObjectLockMode",
-            "ObjectLockLegalHoldStatus",
-            "IntelligentTieringAccessTier",
-            "BucketKeyStatus",
-            "ChecksumAlgorithm",
-            "ObjectAccessControlList",
-            "ObjectOwner",
-        ],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("InventoryOptionalField", ShapeType::Enum)
@@ -5145,7 +5067,7 @@ pub static JSON_OUTPUT: Shape = Shape {
 };
 pub static JSON_TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["DOCUMENT", "LINES"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("JSONType", ShapeType::Enum)
@@ -5876,7 +5798,7 @@ pub static LOCATION_PREFIX: Shape = Shape {
 };
 pub static LOCATION_TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["AvailabilityZone", "LocalZone"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("LocationType", ShapeType::Enum)
@@ -5901,14 +5823,14 @@ pub static MFA: Shape = Shape {
 };
 pub static MFA_DELETE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("MFADelete", ShapeType::Enum)
 };
 pub static MFA_DELETE_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("MFADeleteStatus", ShapeType::Enum)
@@ -5978,7 +5900,7 @@ pub static METADATA_CONFIGURATION_RESULT: Shape = Shape {
 };
 pub static METADATA_DIRECTIVE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["COPY", "REPLACE"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("MetadataDirective", ShapeType::Enum)
@@ -6073,7 +5995,7 @@ pub static METRICS_ID: Shape = Shape {
 };
 pub static METRICS_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("MetricsStatus", ShapeType::Enum)
@@ -6234,7 +6156,7 @@ pub static OBJECT_ALREADY_IN_ACTIVE_TIER_ERROR: Shape = Shape {
 };
 pub static OBJECT_ATTRIBUTES: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["ETag", "Checksum", "ObjectParts", "StorageClass", "ObjectSize"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ObjectAttributes", ShapeType::Enum)
@@ -6245,15 +6167,7 @@ pub static OBJECT_ATTRIBUTES_LIST: Shape = Shape {
 };
 pub static OBJECT_CANNED_ACL: Shape = Shape {
     constraints: Constraints {
-        enum_values: &[
-            "private",
-            "public-read",
-            "public-read-write",
-            "authenticated-read",
-            "aws-exec-read",
-            "bucket-owner-read",
-            "bucket-owner-full-control",
-        ],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ObjectCannedACL", ShapeType::Enum)
@@ -6295,7 +6209,7 @@ pub static OBJECT_LOCK_CONFIGURATION: Shape = Shape {
 };
 pub static OBJECT_LOCK_ENABLED: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ObjectLockEnabled", ShapeType::Enum)
@@ -6309,14 +6223,14 @@ pub static OBJECT_LOCK_LEGAL_HOLD: Shape = Shape {
 };
 pub static OBJECT_LOCK_LEGAL_HOLD_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["ON", "OFF"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ObjectLockLegalHoldStatus", ShapeType::Enum)
 };
 pub static OBJECT_LOCK_MODE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["GOVERNANCE", "COMPLIANCE"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ObjectLockMode", ShapeType::Enum)
@@ -6334,7 +6248,7 @@ pub static OBJECT_LOCK_RETENTION: Shape = Shape {
 };
 pub static OBJECT_LOCK_RETENTION_MODE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["GOVERNANCE", "COMPLIANCE"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ObjectLockRetentionMode", ShapeType::Enum)
@@ -6356,7 +6270,7 @@ pub static OBJECT_NOT_IN_ACTIVE_TIER_ERROR: Shape = Shape {
 };
 pub static OBJECT_OWNERSHIP: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["BucketOwnerPreferred", "ObjectWriter", "BucketOwnerEnforced"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ObjectOwnership", ShapeType::Enum)
@@ -6384,20 +6298,7 @@ pub static OBJECT_SIZE_LESS_THAN_BYTES: Shape = Shape {
 };
 pub static OBJECT_STORAGE_CLASS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &[
-            "STANDARD",
-            "REDUCED_REDUNDANCY",
-            "GLACIER",
-            "STANDARD_IA",
-            "ONEZONE_IA",
-            "INTELLIGENT_TIERING",
-            "DEEP_ARCHIVE",
-            "OUTPOSTS",
-            "GLACIER_IR",
-            "SNOW",
-            "EXPRESS_ONEZONE",
-            "FSX_OPENZFS",
-        ],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ObjectStorageClass", ShapeType::Enum)
@@ -6430,14 +6331,14 @@ pub static OBJECT_VERSION_LIST: Shape = Shape {
 };
 pub static OBJECT_VERSION_STORAGE_CLASS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["STANDARD"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ObjectVersionStorageClass", ShapeType::Enum)
 };
 pub static OPTIONAL_OBJECT_ATTRIBUTES: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["RestoreStatus"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("OptionalObjectAttributes", ShapeType::Enum)
@@ -6460,7 +6361,7 @@ pub static OWNER: Shape = Shape {
 };
 pub static OWNER_OVERRIDE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Destination"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("OwnerOverride", ShapeType::Enum)
@@ -6510,7 +6411,7 @@ pub static PART_NUMBER_MARKER: Shape = Shape {
 };
 pub static PARTITION_DATE_SOURCE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["EventTime", "DeliveryTime"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("PartitionDateSource", ShapeType::Enum)
@@ -6533,14 +6434,14 @@ pub static PARTS_LIST: Shape = Shape {
 };
 pub static PAYER: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Requester", "BucketOwner"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("Payer", ShapeType::Enum)
 };
 pub static PERMISSION: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["FULL_CONTROL", "WRITE", "WRITE_ACP", "READ", "READ_ACP"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("Permission", ShapeType::Enum)
@@ -6575,7 +6476,7 @@ pub static PROGRESS_EVENT: Shape = Shape {
 };
 pub static PROTOCOL: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["http", "https"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("Protocol", ShapeType::Enum)
@@ -7701,7 +7602,7 @@ pub static QUOTE_ESCAPE_CHARACTER: Shape = Shape {
 };
 pub static QUOTE_FIELDS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["ALWAYS", "ASNEEDED"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("QuoteFields", ShapeType::Enum)
@@ -7855,7 +7756,7 @@ pub static REPLICA_MODIFICATIONS: Shape = Shape {
 };
 pub static REPLICA_MODIFICATIONS_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ReplicaModificationsStatus", ShapeType::Enum)
@@ -7916,7 +7817,7 @@ pub static REPLICATION_RULE_FILTER: Shape = Shape {
 };
 pub static REPLICATION_RULE_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ReplicationRuleStatus", ShapeType::Enum)
@@ -7927,7 +7828,7 @@ pub static REPLICATION_RULES: Shape = Shape {
 };
 pub static REPLICATION_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["COMPLETE", "PENDING", "FAILED", "REPLICA", "COMPLETED"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ReplicationStatus", ShapeType::Enum)
@@ -7947,7 +7848,7 @@ pub static REPLICATION_TIME: Shape = Shape {
 };
 pub static REPLICATION_TIME_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ReplicationTimeStatus", ShapeType::Enum)
@@ -7958,14 +7859,14 @@ pub static REPLICATION_TIME_VALUE: Shape = Shape {
 };
 pub static REQUEST_CHARGED: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["requester"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("RequestCharged", ShapeType::Enum)
 };
 pub static REQUEST_PAYER: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["requester"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("RequestPayer", ShapeType::Enum)
@@ -8078,7 +7979,7 @@ pub static RESTORE_REQUEST: Shape = Shape {
 };
 pub static RESTORE_REQUEST_TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["SELECT"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("RestoreRequestType", ShapeType::Enum)
@@ -8153,7 +8054,7 @@ pub static S3_TABLES_BUCKET_ARN: Shape = Shape {
 };
 pub static S3_TABLES_BUCKET_TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["aws", "customer"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("S3TablesBucketType", ShapeType::Enum)
@@ -8319,7 +8220,7 @@ pub static SELECT_PARAMETERS: Shape = Shape {
 };
 pub static SERVER_SIDE_ENCRYPTION: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["AES256", "aws:fsx", "aws:kms", "aws:kms:dsse"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ServerSideEncryption", ShapeType::Enum)
@@ -8387,7 +8288,7 @@ pub static SESSION_EXPIRATION: Shape = Shape {
 };
 pub static SESSION_MODE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["ReadOnly", "ReadWrite"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("SessionMode", ShapeType::Enum)
@@ -8421,7 +8322,7 @@ pub static SSE_KMS_ENCRYPTED_OBJECTS: Shape = Shape {
 };
 pub static SSE_KMS_ENCRYPTED_OBJECTS_STATUS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Enabled", "Disabled"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("SseKmsEncryptedObjectsStatus", ShapeType::Enum)
@@ -8446,20 +8347,7 @@ pub static STATS_EVENT: Shape = Shape {
 };
 pub static STORAGE_CLASS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &[
-            "STANDARD",
-            "REDUCED_REDUNDANCY",
-            "STANDARD_IA",
-            "ONEZONE_IA",
-            "INTELLIGENT_TIERING",
-            "GLACIER",
-            "DEEP_ARCHIVE",
-            "OUTPOSTS",
-            "GLACIER_IR",
-            "SNOW",
-            "EXPRESS_ONEZONE",
-            "FSX_OPENZFS",
-        ],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("StorageClass", ShapeType::Enum)
@@ -8483,7 +8371,7 @@ pub static STORAGE_CLASS_ANALYSIS_DATA_EXPORT: Shape = Shape {
 };
 pub static STORAGE_CLASS_ANALYSIS_SCHEMA_VERSION: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["V_1"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("StorageClassAnalysisSchemaVersion", ShapeType::Enum)
@@ -8497,7 +8385,7 @@ pub static SUFFIX: Shape = Shape {
 };
 pub static TABLE_SSE_ALGORITHM: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["aws:kms", "AES256"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("TableSseAlgorithm", ShapeType::Enum)
@@ -8534,7 +8422,7 @@ pub static TAGGING: Shape = Shape {
 };
 pub static TAGGING_DIRECTIVE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["COPY", "REPLACE"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("TaggingDirective", ShapeType::Enum)
@@ -8583,7 +8471,7 @@ pub static TARGET_PREFIX: Shape = Shape {
 };
 pub static TIER: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Standard", "Bulk", "Expedited"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("Tier", ShapeType::Enum)
@@ -8651,7 +8539,7 @@ pub static TRANSITION: Shape = Shape {
 };
 pub static TRANSITION_DEFAULT_MINIMUM_OBJECT_SIZE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["varies_by_storage_class", "all_storage_classes_128K"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("TransitionDefaultMinimumObjectSize", ShapeType::Enum)
@@ -8662,21 +8550,14 @@ pub static TRANSITION_LIST: Shape = Shape {
 };
 pub static TRANSITION_STORAGE_CLASS: Shape = Shape {
     constraints: Constraints {
-        enum_values: &[
-            "GLACIER",
-            "STANDARD_IA",
-            "ONEZONE_IA",
-            "INTELLIGENT_TIERING",
-            "DEEP_ARCHIVE",
-            "GLACIER_IR",
-        ],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("TransitionStorageClass", ShapeType::Enum)
 };
 pub static TYPE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["CanonicalUser", "AmazonCustomerByEmail", "Group"],
+        enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("Type", ShapeType::Enum)

@@ -342,8 +342,14 @@ pub static CAPACITY_PROVIDER_STRATEGY_ITEM: Shape = Shape {
             required: true,
             ..Member::plain("capacityProvider", &CAPACITY_PROVIDER)
         },
-        Member::plain("weight", &CAPACITY_PROVIDER_STRATEGY_ITEM_WEIGHT),
-        Member::plain("base", &CAPACITY_PROVIDER_STRATEGY_ITEM_BASE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("weight", &CAPACITY_PROVIDER_STRATEGY_ITEM_WEIGHT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("base", &CAPACITY_PROVIDER_STRATEGY_ITEM_BASE)
+        },
     ],
     ..Shape::simple("CapacityProviderStrategyItem", ShapeType::Structure)
 };

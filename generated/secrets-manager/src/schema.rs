@@ -432,7 +432,10 @@ pub static CREATE_SECRET_REQUEST: Shape = Shape {
         Member::plain("SecretString", &SECRET_STRING_TYPE),
         Member::plain("Tags", &TAG_LIST_TYPE),
         Member::plain("AddReplicaRegions", &ADD_REPLICA_REGION_LIST_TYPE),
-        Member::plain("ForceOverwriteReplicaSecret", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ForceOverwriteReplicaSecret", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("CreateSecretRequest", ShapeType::Structure)
 };
@@ -971,7 +974,10 @@ pub static REPLICATE_SECRET_TO_REGIONS_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("AddReplicaRegions", &ADD_REPLICA_REGION_LIST_TYPE)
         },
-        Member::plain("ForceOverwriteReplicaSecret", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ForceOverwriteReplicaSecret", &BOOLEAN_TYPE)
+        },
     ],
     ..Shape::simple("ReplicateSecretToRegionsRequest", ShapeType::Structure)
 };
@@ -1366,7 +1372,10 @@ pub static VALIDATE_RESOURCE_POLICY_REQUEST: Shape = Shape {
 };
 pub static VALIDATE_RESOURCE_POLICY_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("PolicyValidationPassed", &BOOLEAN_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("PolicyValidationPassed", &BOOLEAN_TYPE)
+        },
         Member::plain("ValidationErrors", &VALIDATION_ERRORS_TYPE),
     ],
     ..Shape::simple("ValidateResourcePolicyResponse", ShapeType::Structure)

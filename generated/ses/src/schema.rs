@@ -1389,7 +1389,10 @@ pub static EVENT_DESTINATION: Shape = Shape {
             required: true,
             ..Member::plain("Name", &EVENT_DESTINATION_NAME)
         },
-        Member::plain("Enabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Enabled", &ENABLED)
+        },
         Member {
             required: true,
             ..Member::plain("MatchingEventTypes", &EVENT_TYPES)
@@ -1498,7 +1501,10 @@ pub static FROM_EMAIL_ADDRESS_NOT_VERIFIED_EXCEPTION: Shape = Shape {
     ..Shape::simple("FromEmailAddressNotVerifiedException", ShapeType::Structure)
 };
 pub static GET_ACCOUNT_SENDING_ENABLED_RESPONSE: Shape = Shape {
-    members: &[Member::plain("Enabled", &ENABLED)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("Enabled", &ENABLED)
+    }],
     ..Shape::simple("GetAccountSendingEnabledResponse", ShapeType::Structure)
 };
 pub static GET_CUSTOM_VERIFICATION_EMAIL_TEMPLATE_REQUEST: Shape = Shape {
@@ -1597,9 +1603,18 @@ pub static GET_IDENTITY_VERIFICATION_ATTRIBUTES_RESPONSE: Shape = Shape {
 };
 pub static GET_SEND_QUOTA_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("Max24HourSend", &MAX24_HOUR_SEND),
-        Member::plain("MaxSendRate", &MAX_SEND_RATE),
-        Member::plain("SentLast24Hours", &SENT_LAST24_HOURS),
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("Max24HourSend", &MAX24_HOUR_SEND)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("MaxSendRate", &MAX_SEND_RATE)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("SentLast24Hours", &SENT_LAST24_HOURS)
+        },
     ],
     ..Shape::simple("GetSendQuotaResponse", ShapeType::Structure)
 };
@@ -1642,6 +1657,7 @@ pub static IDENTITY_DKIM_ATTRIBUTES: Shape = Shape {
     members: &[
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("DkimEnabled", &ENABLED)
         },
         Member {
@@ -1689,11 +1705,21 @@ pub static IDENTITY_NOTIFICATION_ATTRIBUTES: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("ForwardingEnabled", &ENABLED)
         },
-        Member::plain("HeadersInBounceNotificationsEnabled", &ENABLED),
-        Member::plain("HeadersInComplaintNotificationsEnabled", &ENABLED),
-        Member::plain("HeadersInDeliveryNotificationsEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("HeadersInBounceNotificationsEnabled", &ENABLED)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("HeadersInComplaintNotificationsEnabled", &ENABLED)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("HeadersInDeliveryNotificationsEnabled", &ENABLED)
+        },
     ],
     ..Shape::simple("IdentityNotificationAttributes", ShapeType::Structure)
 };
@@ -2257,11 +2283,17 @@ pub static RECEIPT_RULE: Shape = Shape {
             required: true,
             ..Member::plain("Name", &RECEIPT_RULE_NAME)
         },
-        Member::plain("Enabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Enabled", &ENABLED)
+        },
         Member::plain("TlsPolicy", &TLS_POLICY),
         Member::plain("Recipients", &RECIPIENTS_LIST),
         Member::plain("Actions", &RECEIPT_ACTIONS_LIST),
-        Member::plain("ScanEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ScanEnabled", &ENABLED)
+        },
     ],
     ..Shape::simple("ReceiptRule", ShapeType::Structure)
 };
@@ -2342,8 +2374,14 @@ pub static REPORTING_MTA: Shape = Shape {
 };
 pub static REPUTATION_OPTIONS: Shape = Shape {
     members: &[
-        Member::plain("SendingEnabled", &ENABLED),
-        Member::plain("ReputationMetricsEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("SendingEnabled", &ENABLED)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ReputationMetricsEnabled", &ENABLED)
+        },
         Member::plain("LastFreshStart", &LAST_FRESH_START),
     ],
     ..Shape::simple("ReputationOptions", ShapeType::Structure)
@@ -2498,10 +2536,22 @@ pub static SEND_CUSTOM_VERIFICATION_EMAIL_RESPONSE: Shape = Shape {
 pub static SEND_DATA_POINT: Shape = Shape {
     members: &[
         Member::plain("Timestamp", &TIMESTAMP),
-        Member::plain("DeliveryAttempts", &COUNTER),
-        Member::plain("Bounces", &COUNTER),
-        Member::plain("Complaints", &COUNTER),
-        Member::plain("Rejects", &COUNTER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("DeliveryAttempts", &COUNTER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Bounces", &COUNTER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Complaints", &COUNTER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Rejects", &COUNTER)
+        },
     ],
     ..Shape::simple("SendDataPoint", ShapeType::Structure)
 };
@@ -2615,6 +2665,7 @@ pub static SET_IDENTITY_DKIM_ENABLED_REQUEST: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("DkimEnabled", &ENABLED)
         },
     ],
@@ -2631,6 +2682,7 @@ pub static SET_IDENTITY_FEEDBACK_FORWARDING_ENABLED_REQUEST: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("ForwardingEnabled", &ENABLED)
         },
     ],
@@ -2651,6 +2703,7 @@ pub static SET_IDENTITY_HEADERS_IN_NOTIFICATIONS_ENABLED_REQUEST: Shape = Shape 
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("Enabled", &ENABLED)
         },
     ],
@@ -2840,7 +2893,10 @@ pub static TRACKING_OPTIONS_DOES_NOT_EXIST_EXCEPTION: Shape = Shape {
     ..Shape::simple("TrackingOptionsDoesNotExistException", ShapeType::Structure)
 };
 pub static UPDATE_ACCOUNT_SENDING_ENABLED_REQUEST: Shape = Shape {
-    members: &[Member::plain("Enabled", &ENABLED)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("Enabled", &ENABLED)
+    }],
     ..Shape::simple("UpdateAccountSendingEnabledRequest", ShapeType::Structure)
 };
 pub static UPDATE_CONFIGURATION_SET_EVENT_DESTINATION_REQUEST: Shape = Shape {
@@ -2867,6 +2923,7 @@ pub static UPDATE_CONFIGURATION_SET_REPUTATION_METRICS_ENABLED_REQUEST: Shape = 
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("Enabled", &ENABLED)
         },
     ],
@@ -2883,6 +2940,7 @@ pub static UPDATE_CONFIGURATION_SET_SENDING_ENABLED_REQUEST: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("Enabled", &ENABLED)
         },
     ],

@@ -2753,7 +2753,10 @@ pub static CONTACT: Shape = Shape {
         Member::plain("EmailAddress", &EMAIL_ADDRESS),
         Member::plain("TopicPreferences", &TOPIC_PREFERENCE_LIST),
         Member::plain("TopicDefaultPreferences", &TOPIC_PREFERENCE_LIST),
-        Member::plain("UnsubscribeAll", &UNSUBSCRIBE_ALL),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("UnsubscribeAll", &UNSUBSCRIBE_ALL)
+        },
         Member::plain("LastUpdatedTimestamp", &TIMESTAMP),
     ],
     ..Shape::simple("Contact", ShapeType::Structure)
@@ -2876,7 +2879,10 @@ pub static CREATE_CONTACT_REQUEST: Shape = Shape {
             ..Member::plain("EmailAddress", &EMAIL_ADDRESS)
         },
         Member::plain("TopicPreferences", &TOPIC_PREFERENCE_LIST),
-        Member::plain("UnsubscribeAll", &UNSUBSCRIBE_ALL),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("UnsubscribeAll", &UNSUBSCRIBE_ALL)
+        },
         Member::plain("AttributesData", &ATTRIBUTES_DATA),
     ],
     ..Shape::simple("CreateContactRequest", ShapeType::Structure)
@@ -2995,7 +3001,10 @@ pub static CREATE_EMAIL_IDENTITY_REQUEST: Shape = Shape {
 pub static CREATE_EMAIL_IDENTITY_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("IdentityType", &IDENTITY_TYPE),
-        Member::plain("VerifiedForSendingStatus", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("VerifiedForSendingStatus", &ENABLED)
+        },
         Member::plain("DkimAttributes", &DKIM_ATTRIBUTES),
     ],
     ..Shape::simple("CreateEmailIdentityResponse", ShapeType::Structure)
@@ -3460,7 +3469,10 @@ pub static DISPLAY_NAME: Shape = Shape {
 };
 pub static DKIM_ATTRIBUTES: Shape = Shape {
     members: &[
-        Member::plain("SigningEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("SigningEnabled", &ENABLED)
+        },
         Member::plain("Status", &DKIM_STATUS),
         Member::plain("Tokens", &DNS_TOKEN_LIST),
         Member::plain("SigningAttributesOrigin", &DKIM_SIGNING_ATTRIBUTES_ORIGIN),
@@ -3726,7 +3738,10 @@ pub static EVENT_DESTINATION: Shape = Shape {
             required: true,
             ..Member::plain("Name", &EVENT_DESTINATION_NAME)
         },
-        Member::plain("Enabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Enabled", &ENABLED)
+        },
         Member {
             required: true,
             ..Member::plain("MatchingEventTypes", &EVENT_TYPES)
@@ -3741,7 +3756,10 @@ pub static EVENT_DESTINATION: Shape = Shape {
 };
 pub static EVENT_DESTINATION_DEFINITION: Shape = Shape {
     members: &[
-        Member::plain("Enabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Enabled", &ENABLED)
+        },
         Member::plain("MatchingEventTypes", &EVENT_TYPES),
         Member::plain("KinesisFirehoseDestination", &KINESIS_FIREHOSE_DESTINATION),
         Member::plain("CloudWatchDestination", &CLOUD_WATCH_DESTINATION),
@@ -3900,11 +3918,20 @@ pub static GET_ACCOUNT_REQUEST: Shape = Shape {
 };
 pub static GET_ACCOUNT_RESPONSE: Shape = Shape {
     members: &[
-        Member::plain("DedicatedIpAutoWarmupEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("DedicatedIpAutoWarmupEnabled", &ENABLED)
+        },
         Member::plain("EnforcementStatus", &GENERAL_ENFORCEMENT_STATUS),
-        Member::plain("ProductionAccessEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ProductionAccessEnabled", &ENABLED)
+        },
         Member::plain("SendQuota", &SEND_QUOTA),
-        Member::plain("SendingEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("SendingEnabled", &ENABLED)
+        },
         Member::plain("SuppressionAttributes", &SUPPRESSION_ATTRIBUTES),
         Member::plain("Details", &ACCOUNT_DETAILS),
         Member::plain("VdmAttributes", &VDM_ATTRIBUTES),
@@ -4000,7 +4027,10 @@ pub static GET_CONTACT_RESPONSE: Shape = Shape {
         Member::plain("EmailAddress", &EMAIL_ADDRESS),
         Member::plain("TopicPreferences", &TOPIC_PREFERENCE_LIST),
         Member::plain("TopicDefaultPreferences", &TOPIC_PREFERENCE_LIST),
-        Member::plain("UnsubscribeAll", &UNSUBSCRIBE_ALL),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("UnsubscribeAll", &UNSUBSCRIBE_ALL)
+        },
         Member::plain("AttributesData", &ATTRIBUTES_DATA),
         Member::plain("CreatedTimestamp", &TIMESTAMP),
         Member::plain("LastUpdatedTimestamp", &TIMESTAMP),
@@ -4081,6 +4111,7 @@ pub static GET_DELIVERABILITY_DASHBOARD_OPTIONS_RESPONSE: Shape = Shape {
     members: &[
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("DashboardEnabled", &ENABLED)
         },
         Member::plain("SubscriptionExpiryDate", &TIMESTAMP),
@@ -4191,8 +4222,14 @@ pub static GET_EMAIL_IDENTITY_REQUEST: Shape = Shape {
 pub static GET_EMAIL_IDENTITY_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("IdentityType", &IDENTITY_TYPE),
-        Member::plain("FeedbackForwardingStatus", &ENABLED),
-        Member::plain("VerifiedForSendingStatus", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("FeedbackForwardingStatus", &ENABLED)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("VerifiedForSendingStatus", &ENABLED)
+        },
         Member::plain("DkimAttributes", &DKIM_ATTRIBUTES),
         Member::plain("MailFromAttributes", &MAIL_FROM_ATTRIBUTES),
         Member::plain("Policies", &POLICY_MAP),
@@ -4376,7 +4413,10 @@ pub static IDENTITY_INFO: Shape = Shape {
     members: &[
         Member::plain("IdentityType", &IDENTITY_TYPE),
         Member::plain("IdentityName", &IDENTITY),
-        Member::plain("SendingEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("SendingEnabled", &ENABLED)
+        },
         Member::plain("VerificationStatus", &VERIFICATION_STATUS),
     ],
     ..Shape::simple("IdentityInfo", ShapeType::Structure)
@@ -4439,7 +4479,10 @@ pub static IMPORT_JOB_SUMMARY_LIST: Shape = Shape {
 };
 pub static INBOX_PLACEMENT_TRACKING_OPTION: Shape = Shape {
     members: &[
-        Member::plain("Global", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Global", &ENABLED)
+        },
         Member::plain("TrackedIsps", &ISP_NAME_LIST),
     ],
     ..Shape::simple("InboxPlacementTrackingOption", ShapeType::Structure)
@@ -5417,7 +5460,10 @@ pub static PROCESSED_RECORDS_COUNT: Shape = Shape {
     ..Shape::simple("ProcessedRecordsCount", ShapeType::Integer)
 };
 pub static PUT_ACCOUNT_DEDICATED_IP_WARMUP_ATTRIBUTES_REQUEST: Shape = Shape {
-    members: &[Member::plain("AutoWarmupEnabled", &ENABLED)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("AutoWarmupEnabled", &ENABLED)
+    }],
     ..Shape::simple("PutAccountDedicatedIpWarmupAttributesRequest", ShapeType::Structure)
 };
 pub static PUT_ACCOUNT_DEDICATED_IP_WARMUP_ATTRIBUTES_RESPONSE: Shape = Shape {
@@ -5444,7 +5490,10 @@ pub static PUT_ACCOUNT_DETAILS_RESPONSE: Shape = Shape {
     ..Shape::simple("PutAccountDetailsResponse", ShapeType::Structure)
 };
 pub static PUT_ACCOUNT_SENDING_ATTRIBUTES_REQUEST: Shape = Shape {
-    members: &[Member::plain("SendingEnabled", &ENABLED)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("SendingEnabled", &ENABLED)
+    }],
     ..Shape::simple("PutAccountSendingAttributesRequest", ShapeType::Structure)
 };
 pub static PUT_ACCOUNT_SENDING_ATTRIBUTES_RESPONSE: Shape = Shape {
@@ -5504,7 +5553,10 @@ pub static PUT_CONFIGURATION_SET_REPUTATION_OPTIONS_REQUEST: Shape = Shape {
             http: HttpBinding::Label,
             ..Member::plain("ConfigurationSetName", &CONFIGURATION_SET_NAME)
         },
-        Member::plain("ReputationMetricsEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ReputationMetricsEnabled", &ENABLED)
+        },
     ],
     ..Shape::simple("PutConfigurationSetReputationOptionsRequest", ShapeType::Structure)
 };
@@ -5518,7 +5570,10 @@ pub static PUT_CONFIGURATION_SET_SENDING_OPTIONS_REQUEST: Shape = Shape {
             http: HttpBinding::Label,
             ..Member::plain("ConfigurationSetName", &CONFIGURATION_SET_NAME)
         },
-        Member::plain("SendingEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("SendingEnabled", &ENABLED)
+        },
     ],
     ..Shape::simple("PutConfigurationSetSendingOptionsRequest", ShapeType::Structure)
 };
@@ -5623,6 +5678,7 @@ pub static PUT_DELIVERABILITY_DASHBOARD_OPTION_REQUEST: Shape = Shape {
     members: &[
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("DashboardEnabled", &ENABLED)
         },
         Member::plain("SubscribedDomains", &DOMAIN_DELIVERABILITY_TRACKING_OPTIONS),
@@ -5659,7 +5715,10 @@ pub static PUT_EMAIL_IDENTITY_DKIM_ATTRIBUTES_REQUEST: Shape = Shape {
             http: HttpBinding::Label,
             ..Member::plain("EmailIdentity", &IDENTITY)
         },
-        Member::plain("SigningEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("SigningEnabled", &ENABLED)
+        },
     ],
     ..Shape::simple("PutEmailIdentityDkimAttributesRequest", ShapeType::Structure)
 };
@@ -5695,7 +5754,10 @@ pub static PUT_EMAIL_IDENTITY_FEEDBACK_ATTRIBUTES_REQUEST: Shape = Shape {
             http: HttpBinding::Label,
             ..Member::plain("EmailIdentity", &IDENTITY)
         },
-        Member::plain("EmailForwardingEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("EmailForwardingEnabled", &ENABLED)
+        },
     ],
     ..Shape::simple("PutEmailIdentityFeedbackAttributesRequest", ShapeType::Structure)
 };
@@ -5897,7 +5959,10 @@ pub static REPUTATION_ENTITY_TYPE: Shape = Shape {
 };
 pub static REPUTATION_OPTIONS: Shape = Shape {
     members: &[
-        Member::plain("ReputationMetricsEnabled", &ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ReputationMetricsEnabled", &ENABLED)
+        },
         Member::plain("LastFreshStart", &LAST_FRESH_START),
     ],
     ..Shape::simple("ReputationOptions", ShapeType::Structure)
@@ -5969,7 +6034,10 @@ pub static SOA_RECORD: Shape = Shape {
     members: &[
         Member::plain("PrimaryNameServer", &PRIMARY_NAME_SERVER),
         Member::plain("AdminEmail", &ADMIN_EMAIL),
-        Member::plain("SerialNumber", &SERIAL_NUMBER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("SerialNumber", &SERIAL_NUMBER)
+        },
     ],
     ..Shape::simple("SOARecord", ShapeType::Structure)
 };
@@ -6061,14 +6129,26 @@ pub static SEND_EMAIL_RESPONSE: Shape = Shape {
 };
 pub static SEND_QUOTA: Shape = Shape {
     members: &[
-        Member::plain("Max24HourSend", &MAX24_HOUR_SEND),
-        Member::plain("MaxSendRate", &MAX_SEND_RATE),
-        Member::plain("SentLast24Hours", &SENT_LAST24_HOURS),
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("Max24HourSend", &MAX24_HOUR_SEND)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("MaxSendRate", &MAX_SEND_RATE)
+        },
+        Member {
+            default: Some(DefaultValue::Float(0.0)),
+            ..Member::plain("SentLast24Hours", &SENT_LAST24_HOURS)
+        },
     ],
     ..Shape::simple("SendQuota", ShapeType::Structure)
 };
 pub static SENDING_OPTIONS: Shape = Shape {
-    members: &[Member::plain("SendingEnabled", &ENABLED)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("SendingEnabled", &ENABLED)
+    }],
     ..Shape::simple("SendingOptions", ShapeType::Structure)
 };
 pub static SENDING_PAUSED_EXCEPTION: Shape = Shape {
@@ -6384,10 +6464,13 @@ pub static TOPIC: Shape = Shape {
 pub static TOPIC_FILTER: Shape = Shape {
     members: &[
         Member::plain("TopicName", &TOPIC_NAME),
-        Member::plain(
-            "UseDefaultIfPreferenceUnavailable",
-            &USE_DEFAULT_IF_PREFERENCE_UNAVAILABLE,
-        ),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain(
+                "UseDefaultIfPreferenceUnavailable",
+                &USE_DEFAULT_IF_PREFERENCE_UNAVAILABLE,
+            )
+        },
     ],
     ..Shape::simple("TopicFilter", ShapeType::Structure)
 };
@@ -6496,7 +6579,10 @@ pub static UPDATE_CONTACT_REQUEST: Shape = Shape {
             ..Member::plain("EmailAddress", &EMAIL_ADDRESS)
         },
         Member::plain("TopicPreferences", &TOPIC_PREFERENCE_LIST),
-        Member::plain("UnsubscribeAll", &UNSUBSCRIBE_ALL),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("UnsubscribeAll", &UNSUBSCRIBE_ALL)
+        },
         Member::plain("AttributesData", &ATTRIBUTES_DATA),
     ],
     ..Shape::simple("UpdateContactRequest", ShapeType::Structure)

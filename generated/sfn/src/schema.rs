@@ -594,7 +594,10 @@ pub static ASSIGNED_VARIABLES: Shape = Shape {
     ..Shape::simple("AssignedVariables", ShapeType::Map)
 };
 pub static ASSIGNED_VARIABLES_DETAILS: Shape = Shape {
-    members: &[Member::plain("truncated", &TRUNCATED)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("truncated", &TRUNCATED)
+    }],
     ..Shape::simple("AssignedVariablesDetails", ShapeType::Structure)
 };
 pub static BILLED_DURATION: Shape = Shape {
@@ -613,8 +616,14 @@ pub static BILLED_MEMORY_USED: Shape = Shape {
 };
 pub static BILLING_DETAILS: Shape = Shape {
     members: &[
-        Member::plain("billedMemoryUsedInMB", &BILLED_MEMORY_USED),
-        Member::plain("billedDurationInMilliseconds", &BILLED_DURATION),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("billedMemoryUsedInMB", &BILLED_MEMORY_USED)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("billedDurationInMilliseconds", &BILLED_DURATION)
+        },
     ],
     ..Shape::simple("BillingDetails", ShapeType::Structure)
 };
@@ -635,7 +644,10 @@ pub static CLIENT_TOKEN: Shape = Shape {
     ..Shape::simple("ClientToken", ShapeType::String)
 };
 pub static CLOUD_WATCH_EVENTS_EXECUTION_DATA_DETAILS: Shape = Shape {
-    members: &[Member::plain("included", &INCLUDED_DETAILS)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("included", &INCLUDED_DETAILS)
+    }],
     ..Shape::simple("CloudWatchEventsExecutionDataDetails", ShapeType::Structure)
 };
 pub static CLOUD_WATCH_LOGS_LOG_GROUP: Shape = Shape {
@@ -727,7 +739,10 @@ pub static CREATE_STATE_MACHINE_INPUT: Shape = Shape {
         Member::plain("loggingConfiguration", &LOGGING_CONFIGURATION),
         Member::plain("tags", &TAG_LIST),
         Member::plain("tracingConfiguration", &TRACING_CONFIGURATION),
-        Member::plain("publish", &PUBLISH),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("publish", &PUBLISH)
+        },
         Member::plain("versionDescription", &VERSION_DESCRIPTION),
         Member::plain("encryptionConfiguration", &ENCRYPTION_CONFIGURATION),
     ],
@@ -894,14 +909,17 @@ pub static DESCRIBE_MAP_RUN_OUTPUT: Shape = Shape {
         Member::plain("stopDate", &TIMESTAMP),
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("maxConcurrency", &MAX_CONCURRENCY)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Float(0.0)),
             ..Member::plain("toleratedFailurePercentage", &TOLERATED_FAILURE_PERCENTAGE)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("toleratedFailureCount", &TOLERATED_FAILURE_COUNT)
         },
         Member {
@@ -1235,8 +1253,14 @@ pub static GET_EXECUTION_HISTORY_INPUT: Shape = Shape {
             required: true,
             ..Member::plain("executionArn", &ARN)
         },
-        Member::plain("maxResults", &PAGE_SIZE),
-        Member::plain("reverseOrder", &REVERSE_ORDER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("maxResults", &PAGE_SIZE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("reverseOrder", &REVERSE_ORDER)
+        },
         Member::plain("nextToken", &PAGE_TOKEN),
         Member::plain("includeExecutionData", &INCLUDE_EXECUTION_DATA_GET_EXECUTION_HISTORY),
     ],
@@ -1282,9 +1306,13 @@ pub static HISTORY_EVENT: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("id", &EVENT_ID)
         },
-        Member::plain("previousEventId", &EVENT_ID),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("previousEventId", &EVENT_ID)
+        },
         Member::plain("activityFailedEventDetails", &ACTIVITY_FAILED_EVENT_DETAILS),
         Member::plain(
             "activityScheduleFailedEventDetails",
@@ -1347,7 +1375,10 @@ pub static HISTORY_EVENT: Shape = Shape {
     ..Shape::simple("HistoryEvent", ShapeType::Structure)
 };
 pub static HISTORY_EVENT_EXECUTION_DATA_DETAILS: Shape = Shape {
-    members: &[Member::plain("truncated", &TRUNCATED)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("truncated", &TRUNCATED)
+    }],
     ..Shape::simple("HistoryEventExecutionDataDetails", ShapeType::Structure)
 };
 pub static HISTORY_EVENT_LIST: Shape = Shape {
@@ -1674,7 +1705,10 @@ pub static LAMBDA_FUNCTION_TIMED_OUT_EVENT_DETAILS: Shape = Shape {
 };
 pub static LIST_ACTIVITIES_INPUT: Shape = Shape {
     members: &[
-        Member::plain("maxResults", &PAGE_SIZE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("maxResults", &PAGE_SIZE)
+        },
         Member::plain("nextToken", &PAGE_TOKEN),
     ],
     ..Shape::simple("ListActivitiesInput", ShapeType::Structure)
@@ -1693,7 +1727,10 @@ pub static LIST_EXECUTIONS_INPUT: Shape = Shape {
     members: &[
         Member::plain("stateMachineArn", &ARN),
         Member::plain("statusFilter", &EXECUTION_STATUS),
-        Member::plain("maxResults", &PAGE_SIZE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("maxResults", &PAGE_SIZE)
+        },
         Member::plain("nextToken", &LIST_EXECUTIONS_PAGE_TOKEN),
         Member::plain("mapRunArn", &LONG_ARN),
         Member::plain("redriveFilter", &EXECUTION_REDRIVE_FILTER),
@@ -1723,7 +1760,10 @@ pub static LIST_MAP_RUNS_INPUT: Shape = Shape {
             required: true,
             ..Member::plain("executionArn", &ARN)
         },
-        Member::plain("maxResults", &PAGE_SIZE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("maxResults", &PAGE_SIZE)
+        },
         Member::plain("nextToken", &PAGE_TOKEN),
     ],
     ..Shape::simple("ListMapRunsInput", ShapeType::Structure)
@@ -1745,7 +1785,10 @@ pub static LIST_STATE_MACHINE_ALIASES_INPUT: Shape = Shape {
             ..Member::plain("stateMachineArn", &ARN)
         },
         Member::plain("nextToken", &PAGE_TOKEN),
-        Member::plain("maxResults", &PAGE_SIZE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("maxResults", &PAGE_SIZE)
+        },
     ],
     ..Shape::simple("ListStateMachineAliasesInput", ShapeType::Structure)
 };
@@ -1766,7 +1809,10 @@ pub static LIST_STATE_MACHINE_VERSIONS_INPUT: Shape = Shape {
             ..Member::plain("stateMachineArn", &ARN)
         },
         Member::plain("nextToken", &PAGE_TOKEN),
-        Member::plain("maxResults", &PAGE_SIZE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("maxResults", &PAGE_SIZE)
+        },
     ],
     ..Shape::simple("ListStateMachineVersionsInput", ShapeType::Structure)
 };
@@ -1782,7 +1828,10 @@ pub static LIST_STATE_MACHINE_VERSIONS_OUTPUT: Shape = Shape {
 };
 pub static LIST_STATE_MACHINES_INPUT: Shape = Shape {
     members: &[
-        Member::plain("maxResults", &PAGE_SIZE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("maxResults", &PAGE_SIZE)
+        },
         Member::plain("nextToken", &PAGE_TOKEN),
     ],
     ..Shape::simple("ListStateMachinesInput", ShapeType::Structure)
@@ -1826,7 +1875,10 @@ pub static LOG_LEVEL: Shape = Shape {
 pub static LOGGING_CONFIGURATION: Shape = Shape {
     members: &[
         Member::plain("level", &LOG_LEVEL),
-        Member::plain("includeExecutionData", &INCLUDE_EXECUTION_DATA),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("includeExecutionData", &INCLUDE_EXECUTION_DATA)
+        },
         Member::plain("destinations", &LOG_DESTINATION_LIST),
     ],
     ..Shape::simple("LoggingConfiguration", ShapeType::Structure)
@@ -1842,41 +1894,55 @@ pub static LONG_OBJECT: Shape = Shape {
     ..Shape::simple("LongObject", ShapeType::Long)
 };
 pub static MAP_ITERATION_EVENT_DETAILS: Shape = Shape {
-    members: &[Member::plain("name", &NAME), Member::plain("index", &UNSIGNED_INTEGER)],
+    members: &[
+        Member::plain("name", &NAME),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("index", &UNSIGNED_INTEGER)
+        },
+    ],
     ..Shape::simple("MapIterationEventDetails", ShapeType::Structure)
 };
 pub static MAP_RUN_EXECUTION_COUNTS: Shape = Shape {
     members: &[
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("pending", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("running", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("succeeded", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("failed", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("timedOut", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("aborted", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("total", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("resultsWritten", &UNSIGNED_LONG)
         },
         Member::plain("failuresNotRedrivable", &LONG_OBJECT),
@@ -1895,34 +1961,42 @@ pub static MAP_RUN_ITEM_COUNTS: Shape = Shape {
     members: &[
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("pending", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("running", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("succeeded", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("failed", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("timedOut", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("aborted", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("total", &UNSIGNED_LONG)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("resultsWritten", &UNSIGNED_LONG)
         },
         Member::plain("failuresNotRedrivable", &LONG_OBJECT),
@@ -1978,7 +2052,10 @@ pub static MAP_RUN_STATUS: Shape = Shape {
     ..Shape::simple("MapRunStatus", ShapeType::Enum)
 };
 pub static MAP_STATE_STARTED_EVENT_DETAILS: Shape = Shape {
-    members: &[Member::plain("length", &UNSIGNED_INTEGER)],
+    members: &[Member {
+        default: Some(DefaultValue::Int(0)),
+        ..Member::plain("length", &UNSIGNED_INTEGER)
+    }],
     ..Shape::simple("MapStateStartedEventDetails", ShapeType::Structure)
 };
 pub static MAX_CONCURRENCY: Shape = Shape {
@@ -2105,6 +2182,7 @@ pub static ROUTING_CONFIGURATION_LIST_ITEM: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("weight", &VERSION_WEIGHT)
         },
     ],
@@ -2644,7 +2722,10 @@ pub static TEST_STATE_INPUT: Shape = Shape {
         Member::plain("roleArn", &ARN),
         Member::plain("input", &SENSITIVE_DATA),
         Member::plain("inspectionLevel", &INSPECTION_LEVEL),
-        Member::plain("revealSecrets", &REVEAL_SECRETS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("revealSecrets", &REVEAL_SECRETS)
+        },
         Member::plain("variables", &SENSITIVE_DATA),
     ],
     ..Shape::simple("TestStateInput", ShapeType::Structure)
@@ -2701,7 +2782,10 @@ pub static TRACE_HEADER: Shape = Shape {
     ..Shape::simple("TraceHeader", ShapeType::String)
 };
 pub static TRACING_CONFIGURATION: Shape = Shape {
-    members: &[Member::plain("enabled", &ENABLED)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("enabled", &ENABLED)
+    }],
     ..Shape::simple("TracingConfiguration", ShapeType::Structure)
 };
 pub static URL: Shape = Shape {
@@ -2780,7 +2864,10 @@ pub static UPDATE_STATE_MACHINE_INPUT: Shape = Shape {
         Member::plain("roleArn", &ARN),
         Member::plain("loggingConfiguration", &LOGGING_CONFIGURATION),
         Member::plain("tracingConfiguration", &TRACING_CONFIGURATION),
-        Member::plain("publish", &PUBLISH),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("publish", &PUBLISH)
+        },
         Member::plain("versionDescription", &VERSION_DESCRIPTION),
         Member::plain("encryptionConfiguration", &ENCRYPTION_CONFIGURATION),
     ],
@@ -2830,7 +2917,10 @@ pub static VALIDATE_STATE_MACHINE_DEFINITION_INPUT: Shape = Shape {
         },
         Member::plain("type", &STATE_MACHINE_TYPE),
         Member::plain("severity", &VALIDATE_STATE_MACHINE_DEFINITION_SEVERITY),
-        Member::plain("maxResults", &VALIDATE_STATE_MACHINE_DEFINITION_MAX_RESULT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("maxResults", &VALIDATE_STATE_MACHINE_DEFINITION_MAX_RESULT)
+        },
     ],
     ..Shape::simple("ValidateStateMachineDefinitionInput", ShapeType::Structure)
 };

@@ -674,6 +674,7 @@ pub static BATCH_RESULT_ERROR_ENTRY: Shape = Shape {
         Member::plain("Message", &STRING),
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("SenderFault", &BOOLEAN)
         },
     ],
@@ -694,7 +695,10 @@ pub static CHECK_IF_PHONE_NUMBER_IS_OPTED_OUT_INPUT: Shape = Shape {
     ..Shape::simple("CheckIfPhoneNumberIsOptedOutInput", ShapeType::Structure)
 };
 pub static CHECK_IF_PHONE_NUMBER_IS_OPTED_OUT_RESPONSE: Shape = Shape {
-    members: &[Member::plain("isOptedOut", &BOOLEAN)],
+    members: &[Member {
+        default: Some(DefaultValue::Bool(false)),
+        ..Member::plain("isOptedOut", &BOOLEAN)
+    }],
     ..Shape::simple("CheckIfPhoneNumberIsOptedOutResponse", ShapeType::Structure)
 };
 pub static CONCURRENT_ACCESS_EXCEPTION: Shape = Shape {
@@ -912,6 +916,7 @@ pub static GET_SMS_SANDBOX_ACCOUNT_STATUS_INPUT: Shape = Shape {
 pub static GET_SMS_SANDBOX_ACCOUNT_STATUS_RESULT: Shape = Shape {
     members: &[Member {
         required: true,
+        default: Some(DefaultValue::Bool(false)),
         ..Member::plain("IsInSandbox", &BOOLEAN)
     }],
     ..Shape::simple("GetSMSSandboxAccountStatusResult", ShapeType::Structure)
@@ -1566,7 +1571,10 @@ pub static SUBSCRIBE_INPUT: Shape = Shape {
         },
         Member::plain("Endpoint", &ENDPOINT2),
         Member::plain("Attributes", &SUBSCRIPTION_ATTRIBUTES_MAP),
-        Member::plain("ReturnSubscriptionArn", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ReturnSubscriptionArn", &BOOLEAN)
+        },
     ],
     ..Shape::simple("SubscribeInput", ShapeType::Structure)
 };

@@ -440,6 +440,7 @@ pub static BATCH_RESULT_ERROR_ENTRY: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain("SenderFault", &BOOLEAN)
         },
         Member {
@@ -478,7 +479,10 @@ pub static CANCEL_MESSAGE_MOVE_TASK_REQUEST: Shape = Shape {
     ..Shape::simple("CancelMessageMoveTaskRequest", ShapeType::Structure)
 };
 pub static CANCEL_MESSAGE_MOVE_TASK_RESULT: Shape = Shape {
-    members: &[Member::plain("ApproximateNumberOfMessagesMoved", &LONG)],
+    members: &[Member {
+        default: Some(DefaultValue::Int(0)),
+        ..Member::plain("ApproximateNumberOfMessagesMoved", &LONG)
+    }],
     ..Shape::simple("CancelMessageMoveTaskResult", ShapeType::Structure)
 };
 pub static CHANGE_MESSAGE_VISIBILITY_BATCH_REQUEST: Shape = Shape {
@@ -884,10 +888,16 @@ pub static LIST_MESSAGE_MOVE_TASKS_RESULT_ENTRY: Shape = Shape {
         Member::plain("SourceArn", &STRING),
         Member::plain("DestinationArn", &STRING),
         Member::plain("MaxNumberOfMessagesPerSecond", &NULLABLE_INTEGER),
-        Member::plain("ApproximateNumberOfMessagesMoved", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ApproximateNumberOfMessagesMoved", &LONG)
+        },
         Member::plain("ApproximateNumberOfMessagesToMove", &NULLABLE_LONG),
         Member::plain("FailureReason", &STRING),
-        Member::plain("StartedTimestamp", &LONG),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("StartedTimestamp", &LONG)
+        },
     ],
     ..Shape::simple("ListMessageMoveTasksResultEntry", ShapeType::Structure)
 };

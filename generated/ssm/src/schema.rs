@@ -1883,7 +1883,10 @@ pub static ACTIVATION: Shape = Shape {
         Member::plain("RegistrationLimit", &REGISTRATION_LIMIT),
         Member::plain("RegistrationsCount", &REGISTRATIONS_COUNT),
         Member::plain("ExpirationDate", &EXPIRATION_DATE),
-        Member::plain("Expired", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Expired", &BOOLEAN)
+        },
         Member::plain("CreatedDate", &CREATED_DATE),
         Member::plain("Tags", &TAG_LIST),
     ],
@@ -1967,7 +1970,10 @@ pub static ALARM: Shape = Shape {
 };
 pub static ALARM_CONFIGURATION: Shape = Shape {
     members: &[
-        Member::plain("IgnorePollAlarmFailure", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IgnorePollAlarmFailure", &BOOLEAN)
+        },
         Member {
             required: true,
             ..Member::plain("Alarms", &ALARM_LIST)
@@ -2134,7 +2140,10 @@ pub static ASSOCIATION_DESCRIPTION: Shape = Shape {
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
         Member::plain("ComplianceSeverity", &ASSOCIATION_COMPLIANCE_SEVERITY),
         Member::plain("SyncCompliance", &ASSOCIATION_SYNC_COMPLIANCE),
-        Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL)
+        },
         Member::plain("CalendarNames", &CALENDAR_NAME_OR_ARN_LIST),
         Member::plain("TargetLocations", &TARGET_LOCATIONS),
         Member::plain("ScheduleOffset", &SCHEDULE_OFFSET),
@@ -2475,7 +2484,10 @@ pub static ASSOCIATION_VERSION_INFO: Shape = Shape {
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
         Member::plain("ComplianceSeverity", &ASSOCIATION_COMPLIANCE_SEVERITY),
         Member::plain("SyncCompliance", &ASSOCIATION_SYNC_COMPLIANCE),
-        Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL)
+        },
         Member::plain("CalendarNames", &CALENDAR_NAME_OR_ARN_LIST),
         Member::plain("TargetLocations", &TARGET_LOCATIONS),
         Member::plain("ScheduleOffset", &SCHEDULE_OFFSET),
@@ -2504,7 +2516,10 @@ pub static ASSOCIATION_VERSION_LIST: Shape = Shape {
 pub static ATTACHMENT_CONTENT: Shape = Shape {
     members: &[
         Member::plain("Name", &ATTACHMENT_NAME),
-        Member::plain("Size", &CONTENT_LENGTH),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Size", &CONTENT_LENGTH)
+        },
         Member::plain("Hash", &ATTACHMENT_HASH),
         Member::plain("HashType", &ATTACHMENT_HASH_TYPE),
         Member::plain("Url", &ATTACHMENT_URL),
@@ -2655,7 +2670,10 @@ pub static AUTOMATION_EXECUTION: Shape = Shape {
         Member::plain("ExecutionEndTime", &DATE_TIME),
         Member::plain("AutomationExecutionStatus", &AUTOMATION_EXECUTION_STATUS),
         Member::plain("StepExecutions", &STEP_EXECUTION_LIST),
-        Member::plain("StepExecutionsTruncated", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("StepExecutionsTruncated", &BOOLEAN)
+        },
         Member::plain("Parameters", &AUTOMATION_PARAMETER_MAP),
         Member::plain("Outputs", &AUTOMATION_PARAMETER_MAP),
         Member::plain("FailureMessage", &STRING),
@@ -2823,7 +2841,10 @@ pub static AUTOMATION_EXECUTION_PREVIEW: Shape = Shape {
         Member::plain("StepPreviews", &STEP_PREVIEW_MAP),
         Member::plain("Regions", &REGION_LIST),
         Member::plain("TargetPreviews", &TARGET_PREVIEW_LIST),
-        Member::plain("TotalAccounts", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("TotalAccounts", &INTEGER)
+        },
     ],
     ..Shape::simple("AutomationExecutionPreview", ShapeType::Structure)
 };
@@ -2949,7 +2970,10 @@ pub static BASELINE_OVERRIDE: Shape = Shape {
         Member::plain("ApprovedPatchesComplianceLevel", &PATCH_COMPLIANCE_LEVEL),
         Member::plain("RejectedPatches", &PATCH_ID_LIST),
         Member::plain("RejectedPatchesAction", &PATCH_ACTION),
-        Member::plain("ApprovedPatchesEnableNonSecurity", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ApprovedPatchesEnableNonSecurity", &BOOLEAN)
+        },
         Member::plain("Sources", &PATCH_SOURCE_LIST),
         Member::plain("AvailableSecurityUpdatesComplianceStatus", &PATCH_COMPLIANCE_STATUS),
     ],
@@ -3053,7 +3077,10 @@ pub static CLOUD_WATCH_LOG_GROUP_NAME: Shape = Shape {
 pub static CLOUD_WATCH_OUTPUT_CONFIG: Shape = Shape {
     members: &[
         Member::plain("CloudWatchLogGroupName", &CLOUD_WATCH_LOG_GROUP_NAME),
-        Member::plain("CloudWatchOutputEnabled", &CLOUD_WATCH_OUTPUT_ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("CloudWatchOutputEnabled", &CLOUD_WATCH_OUTPUT_ENABLED)
+        },
     ],
     ..Shape::simple("CloudWatchOutputConfig", ShapeType::Structure)
 };
@@ -3078,10 +3105,22 @@ pub static COMMAND: Shape = Shape {
         Member::plain("OutputS3KeyPrefix", &S3_KEY_PREFIX),
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
         Member::plain("MaxErrors", &MAX_ERRORS),
-        Member::plain("TargetCount", &TARGET_COUNT),
-        Member::plain("CompletedCount", &COMPLETED_COUNT),
-        Member::plain("ErrorCount", &ERROR_COUNT),
-        Member::plain("DeliveryTimedOutCount", &DELIVERY_TIMED_OUT_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("TargetCount", &TARGET_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CompletedCount", &COMPLETED_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ErrorCount", &ERROR_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("DeliveryTimedOutCount", &DELIVERY_TIMED_OUT_COUNT)
+        },
         Member::plain("ServiceRole", &SERVICE_ROLE),
         Member::plain("NotificationConfig", &NOTIFICATION_CONFIG),
         Member::plain("CloudWatchOutputConfig", &CLOUD_WATCH_OUTPUT_CONFIG),
@@ -3196,7 +3235,10 @@ pub static COMMAND_PLUGIN: Shape = Shape {
         Member::plain("Name", &COMMAND_PLUGIN_NAME),
         Member::plain("Status", &COMMAND_PLUGIN_STATUS),
         Member::plain("StatusDetails", &STATUS_DETAILS),
-        Member::plain("ResponseCode", &RESPONSE_CODE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ResponseCode", &RESPONSE_CODE)
+        },
         Member::plain("ResponseStartDateTime", &DATE_TIME),
         Member::plain("ResponseFinishDateTime", &DATE_TIME),
         Member::plain("Output", &COMMAND_PLUGIN_OUTPUT),
@@ -3483,7 +3525,10 @@ pub static COMPLIANCE_UPLOAD_TYPE: Shape = Shape {
 };
 pub static COMPLIANT_SUMMARY: Shape = Shape {
     members: &[
-        Member::plain("CompliantCount", &COMPLIANCE_SUMMARY_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CompliantCount", &COMPLIANCE_SUMMARY_COUNT)
+        },
         Member::plain("SeveritySummary", &SEVERITY_SUMMARY),
     ],
     ..Shape::simple("CompliantSummary", ShapeType::Structure)
@@ -3563,7 +3608,10 @@ pub static CREATE_ASSOCIATION_BATCH_REQUEST_ENTRY: Shape = Shape {
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
         Member::plain("ComplianceSeverity", &ASSOCIATION_COMPLIANCE_SEVERITY),
         Member::plain("SyncCompliance", &ASSOCIATION_SYNC_COMPLIANCE),
-        Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL)
+        },
         Member::plain("CalendarNames", &CALENDAR_NAME_OR_ARN_LIST),
         Member::plain("TargetLocations", &TARGET_LOCATIONS),
         Member::plain("ScheduleOffset", &SCHEDULE_OFFSET),
@@ -3598,7 +3646,10 @@ pub static CREATE_ASSOCIATION_REQUEST: Shape = Shape {
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
         Member::plain("ComplianceSeverity", &ASSOCIATION_COMPLIANCE_SEVERITY),
         Member::plain("SyncCompliance", &ASSOCIATION_SYNC_COMPLIANCE),
-        Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL)
+        },
         Member::plain("CalendarNames", &CALENDAR_NAME_OR_ARN_LIST),
         Member::plain("TargetLocations", &TARGET_LOCATIONS),
         Member::plain("ScheduleOffset", &SCHEDULE_OFFSET),
@@ -3659,10 +3710,12 @@ pub static CREATE_MAINTENANCE_WINDOW_REQUEST: Shape = Shape {
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Int(0)),
             ..Member::plain("Cutoff", &MAINTENANCE_WINDOW_CUTOFF)
         },
         Member {
             required: true,
+            default: Some(DefaultValue::Bool(false)),
             ..Member::plain(
                 "AllowUnassociatedTargets",
                 &MAINTENANCE_WINDOW_ALLOW_UNASSOCIATED_TARGETS,
@@ -3852,7 +3905,10 @@ pub static DELETE_DOCUMENT_REQUEST: Shape = Shape {
         },
         Member::plain("DocumentVersion", &DOCUMENT_VERSION),
         Member::plain("VersionName", &DOCUMENT_VERSION_NAME),
-        Member::plain("Force", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Force", &BOOLEAN)
+        },
     ],
     ..Shape::simple("DeleteDocumentRequest", ShapeType::Structure)
 };
@@ -3866,7 +3922,10 @@ pub static DELETE_INVENTORY_REQUEST: Shape = Shape {
             ..Member::plain("TypeName", &INVENTORY_ITEM_TYPE_NAME)
         },
         Member::plain("SchemaDeleteOption", &INVENTORY_SCHEMA_DELETE_OPTION),
-        Member::plain("DryRun", &DRY_RUN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("DryRun", &DRY_RUN)
+        },
         Member {
             idempotency_token: true,
             ..Member::plain("ClientToken", &UUID)
@@ -4617,14 +4676,32 @@ pub static DESCRIBE_PATCH_GROUP_STATE_REQUEST: Shape = Shape {
 };
 pub static DESCRIBE_PATCH_GROUP_STATE_RESULT: Shape = Shape {
     members: &[
-        Member::plain("Instances", &INTEGER),
-        Member::plain("InstancesWithInstalledPatches", &INTEGER),
-        Member::plain("InstancesWithInstalledOtherPatches", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Instances", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("InstancesWithInstalledPatches", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("InstancesWithInstalledOtherPatches", &INTEGER)
+        },
         Member::plain("InstancesWithInstalledPendingRebootPatches", &INSTANCES_COUNT),
         Member::plain("InstancesWithInstalledRejectedPatches", &INSTANCES_COUNT),
-        Member::plain("InstancesWithMissingPatches", &INTEGER),
-        Member::plain("InstancesWithFailedPatches", &INTEGER),
-        Member::plain("InstancesWithNotApplicablePatches", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("InstancesWithMissingPatches", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("InstancesWithFailedPatches", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("InstancesWithNotApplicablePatches", &INTEGER)
+        },
         Member::plain("InstancesWithUnreportedNotApplicablePatches", &INTEGER),
         Member::plain("InstancesWithCriticalNonCompliantPatches", &INSTANCES_COUNT),
         Member::plain("InstancesWithSecurityNonCompliantPatches", &INSTANCES_COUNT),
@@ -5130,7 +5207,10 @@ pub static DOCUMENT_VERSION_INFO: Shape = Shape {
         Member::plain("DocumentVersion", &DOCUMENT_VERSION),
         Member::plain("VersionName", &DOCUMENT_VERSION_NAME),
         Member::plain("CreatedDate", &DATE_TIME),
-        Member::plain("IsDefaultVersion", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsDefaultVersion", &BOOLEAN)
+        },
         Member::plain("DocumentFormat", &DOCUMENT_FORMAT),
         Member::plain("Status", &DOCUMENT_STATUS),
         Member::plain("StatusInformation", &DOCUMENT_STATUS_INFORMATION),
@@ -5403,7 +5483,10 @@ pub static GET_COMMAND_INVOCATION_RESULT: Shape = Shape {
         Member::plain("DocumentName", &DOCUMENT_NAME),
         Member::plain("DocumentVersion", &DOCUMENT_VERSION),
         Member::plain("PluginName", &COMMAND_PLUGIN_NAME),
-        Member::plain("ResponseCode", &RESPONSE_CODE),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ResponseCode", &RESPONSE_CODE)
+        },
         Member::plain("ExecutionStartDateTime", &STRING_DATE_TIME),
         Member::plain("ExecutionElapsedTime", &STRING_DATE_TIME),
         Member::plain("ExecutionEndDateTime", &STRING_DATE_TIME),
@@ -5541,7 +5624,10 @@ pub static GET_INVENTORY_SCHEMA_REQUEST: Shape = Shape {
         Member::plain("TypeName", &INVENTORY_ITEM_TYPE_NAME_FILTER),
         Member::plain("NextToken", &NEXT_TOKEN),
         Member::plain("MaxResults", &GET_INVENTORY_SCHEMA_MAX_RESULTS),
-        Member::plain("Aggregator", &AGGREGATOR_SCHEMA_ONLY),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Aggregator", &AGGREGATOR_SCHEMA_ONLY)
+        },
         Member::plain("SubType", &IS_SUB_TYPE_SCHEMA),
     ],
     ..Shape::simple("GetInventorySchemaRequest", ShapeType::Structure)
@@ -5632,7 +5718,10 @@ pub static GET_MAINTENANCE_WINDOW_EXECUTION_TASK_RESULT: Shape = Shape {
         Member::plain("ServiceRole", &SERVICE_ROLE),
         Member::plain("Type", &MAINTENANCE_WINDOW_TASK_TYPE),
         Member::plain("TaskParameters", &MAINTENANCE_WINDOW_TASK_PARAMETERS_LIST),
-        Member::plain("Priority", &MAINTENANCE_WINDOW_TASK_PRIORITY),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Priority", &MAINTENANCE_WINDOW_TASK_PRIORITY)
+        },
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
         Member::plain("MaxErrors", &MAX_ERRORS),
         Member::plain("Status", &MAINTENANCE_WINDOW_EXECUTION_STATUS),
@@ -5663,12 +5752,21 @@ pub static GET_MAINTENANCE_WINDOW_RESULT: Shape = Shape {
         Member::plain("ScheduleOffset", &MAINTENANCE_WINDOW_OFFSET),
         Member::plain("NextExecutionTime", &MAINTENANCE_WINDOW_STRING_DATE_TIME),
         Member::plain("Duration", &MAINTENANCE_WINDOW_DURATION_HOURS),
-        Member::plain("Cutoff", &MAINTENANCE_WINDOW_CUTOFF),
-        Member::plain(
-            "AllowUnassociatedTargets",
-            &MAINTENANCE_WINDOW_ALLOW_UNASSOCIATED_TARGETS,
-        ),
-        Member::plain("Enabled", &MAINTENANCE_WINDOW_ENABLED),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Cutoff", &MAINTENANCE_WINDOW_CUTOFF)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain(
+                "AllowUnassociatedTargets",
+                &MAINTENANCE_WINDOW_ALLOW_UNASSOCIATED_TARGETS,
+            )
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Enabled", &MAINTENANCE_WINDOW_ENABLED)
+        },
         Member::plain("CreatedDate", &DATE_TIME),
         Member::plain("ModifiedDate", &DATE_TIME),
     ],
@@ -5700,7 +5798,10 @@ pub static GET_MAINTENANCE_WINDOW_TASK_RESULT: Shape = Shape {
             "TaskInvocationParameters",
             &MAINTENANCE_WINDOW_TASK_INVOCATION_PARAMETERS,
         ),
-        Member::plain("Priority", &MAINTENANCE_WINDOW_TASK_PRIORITY),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Priority", &MAINTENANCE_WINDOW_TASK_PRIORITY)
+        },
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
         Member::plain("MaxErrors", &MAX_ERRORS),
         Member::plain("LoggingInfo", &LOGGING_INFO),
@@ -6255,14 +6356,29 @@ pub static INSTANCE_PATCH_STATE: Shape = Shape {
         Member::plain("SnapshotId", &SNAPSHOT_ID),
         Member::plain("InstallOverrideList", &INSTALL_OVERRIDE_LIST),
         Member::plain("OwnerInformation", &OWNER_INFORMATION),
-        Member::plain("InstalledCount", &PATCH_INSTALLED_COUNT),
-        Member::plain("InstalledOtherCount", &PATCH_INSTALLED_OTHER_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("InstalledCount", &PATCH_INSTALLED_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("InstalledOtherCount", &PATCH_INSTALLED_OTHER_COUNT)
+        },
         Member::plain("InstalledPendingRebootCount", &PATCH_INSTALLED_PENDING_REBOOT_COUNT),
         Member::plain("InstalledRejectedCount", &PATCH_INSTALLED_REJECTED_COUNT),
-        Member::plain("MissingCount", &PATCH_MISSING_COUNT),
-        Member::plain("FailedCount", &PATCH_FAILED_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("MissingCount", &PATCH_MISSING_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("FailedCount", &PATCH_FAILED_COUNT)
+        },
         Member::plain("UnreportedNotApplicableCount", &PATCH_UNREPORTED_NOT_APPLICABLE_COUNT),
-        Member::plain("NotApplicableCount", &PATCH_NOT_APPLICABLE_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("NotApplicableCount", &PATCH_NOT_APPLICABLE_COUNT)
+        },
         Member::plain("AvailableSecurityUpdateCount", &PATCH_AVAILABLE_SECURITY_UPDATE_COUNT),
         Member {
             required: true,
@@ -7043,8 +7159,14 @@ pub static INVENTORY_DELETION_STATUS_ITEM: Shape = Shape {
 };
 pub static INVENTORY_DELETION_SUMMARY: Shape = Shape {
     members: &[
-        Member::plain("TotalCount", &TOTAL_COUNT),
-        Member::plain("RemainingCount", &REMAINING_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("TotalCount", &TOTAL_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("RemainingCount", &REMAINING_COUNT)
+        },
         Member::plain("SummaryItems", &INVENTORY_DELETION_SUMMARY_ITEMS),
     ],
     ..Shape::simple("InventoryDeletionSummary", ShapeType::Structure)
@@ -7052,8 +7174,14 @@ pub static INVENTORY_DELETION_SUMMARY: Shape = Shape {
 pub static INVENTORY_DELETION_SUMMARY_ITEM: Shape = Shape {
     members: &[
         Member::plain("Version", &INVENTORY_ITEM_SCHEMA_VERSION),
-        Member::plain("Count", &RESOURCE_COUNT),
-        Member::plain("RemainingCount", &REMAINING_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Count", &RESOURCE_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("RemainingCount", &REMAINING_COUNT)
+        },
     ],
     ..Shape::simple("InventoryDeletionSummaryItem", ShapeType::Structure)
 };
@@ -7418,7 +7546,10 @@ pub static LABEL_PARAMETER_VERSION_REQUEST: Shape = Shape {
 pub static LABEL_PARAMETER_VERSION_RESULT: Shape = Shape {
     members: &[
         Member::plain("InvalidLabels", &PARAMETER_LABEL_LIST),
-        Member::plain("ParameterVersion", &PS_PARAMETER_VERSION),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("ParameterVersion", &PS_PARAMETER_VERSION)
+        },
     ],
     ..Shape::simple("LabelParameterVersionResult", ShapeType::Structure)
 };
@@ -7478,7 +7609,10 @@ pub static LIST_COMMAND_INVOCATIONS_REQUEST: Shape = Shape {
         Member::plain("MaxResults", &COMMAND_MAX_RESULTS),
         Member::plain("NextToken", &NEXT_TOKEN),
         Member::plain("Filters", &COMMAND_FILTER_LIST),
-        Member::plain("Details", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Details", &BOOLEAN)
+        },
     ],
     ..Shape::simple("ListCommandInvocationsRequest", ShapeType::Structure)
 };
@@ -7973,9 +8107,15 @@ pub static MAINTENANCE_WINDOW_IDENTITY: Shape = Shape {
         Member::plain("WindowId", &MAINTENANCE_WINDOW_ID),
         Member::plain("Name", &MAINTENANCE_WINDOW_NAME),
         Member::plain("Description", &MAINTENANCE_WINDOW_DESCRIPTION),
-        Member::plain("Enabled", &MAINTENANCE_WINDOW_ENABLED),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Enabled", &MAINTENANCE_WINDOW_ENABLED)
+        },
         Member::plain("Duration", &MAINTENANCE_WINDOW_DURATION_HOURS),
-        Member::plain("Cutoff", &MAINTENANCE_WINDOW_CUTOFF),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Cutoff", &MAINTENANCE_WINDOW_CUTOFF)
+        },
         Member::plain("Schedule", &MAINTENANCE_WINDOW_SCHEDULE),
         Member::plain("ScheduleTimezone", &MAINTENANCE_WINDOW_TIMEZONE),
         Member::plain("ScheduleOffset", &MAINTENANCE_WINDOW_OFFSET),
@@ -8140,7 +8280,10 @@ pub static MAINTENANCE_WINDOW_TASK: Shape = Shape {
         Member::plain("Type", &MAINTENANCE_WINDOW_TASK_TYPE),
         Member::plain("Targets", &TARGETS),
         Member::plain("TaskParameters", &MAINTENANCE_WINDOW_TASK_PARAMETERS),
-        Member::plain("Priority", &MAINTENANCE_WINDOW_TASK_PRIORITY),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Priority", &MAINTENANCE_WINDOW_TASK_PRIORITY)
+        },
         Member::plain("LoggingInfo", &LOGGING_INFO),
         Member::plain("ServiceRoleArn", &SERVICE_ROLE),
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
@@ -8600,7 +8743,10 @@ pub static NODE_TYPE_NAME: Shape = Shape {
 };
 pub static NON_COMPLIANT_SUMMARY: Shape = Shape {
     members: &[
-        Member::plain("NonCompliantCount", &COMPLIANCE_SUMMARY_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("NonCompliantCount", &COMPLIANCE_SUMMARY_COUNT)
+        },
         Member::plain("SeveritySummary", &SEVERITY_SUMMARY),
     ],
     ..Shape::simple("NonCompliantSummary", ShapeType::Structure)
@@ -9138,7 +9284,10 @@ pub static OPS_ITEM_INVALID_PARAMETER_EXCEPTION: Shape = Shape {
 pub static OPS_ITEM_LIMIT_EXCEEDED_EXCEPTION: Shape = Shape {
     members: &[
         Member::plain("ResourceTypes", &OPS_ITEM_PARAMETER_NAMES_LIST),
-        Member::plain("Limit", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Limit", &INTEGER)
+        },
         Member::plain("LimitType", &STRING),
         Member::plain("Message", &STRING),
     ],
@@ -9576,7 +9725,10 @@ pub static PARAMETER: Shape = Shape {
         Member::plain("Name", &PS_PARAMETER_NAME),
         Member::plain("Type", &PARAMETER_TYPE),
         Member::plain("Value", &PS_PARAMETER_VALUE),
-        Member::plain("Version", &PS_PARAMETER_VERSION),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Version", &PS_PARAMETER_VERSION)
+        },
         Member::plain("Selector", &PS_PARAMETER_SELECTOR),
         Member::plain("SourceResult", &STRING),
         Member::plain("LastModifiedDate", &DATE_TIME),
@@ -9618,7 +9770,10 @@ pub static PARAMETER_HISTORY: Shape = Shape {
         Member::plain("Description", &PARAMETER_DESCRIPTION),
         Member::plain("Value", &PS_PARAMETER_VALUE),
         Member::plain("AllowedPattern", &ALLOWED_PATTERN),
-        Member::plain("Version", &PS_PARAMETER_VERSION),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Version", &PS_PARAMETER_VERSION)
+        },
         Member::plain("Labels", &PARAMETER_LABEL_LIST),
         Member::plain("Tier", &PARAMETER_TIER),
         Member::plain("Policies", &PARAMETER_POLICY_LIST),
@@ -9693,7 +9848,10 @@ pub static PARAMETER_METADATA: Shape = Shape {
         Member::plain("LastModifiedUser", &STRING),
         Member::plain("Description", &PARAMETER_DESCRIPTION),
         Member::plain("AllowedPattern", &ALLOWED_PATTERN),
-        Member::plain("Version", &PS_PARAMETER_VERSION),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Version", &PS_PARAMETER_VERSION)
+        },
         Member::plain("Tier", &PARAMETER_TIER),
         Member::plain("Policies", &PARAMETER_POLICY_LIST),
         Member::plain("DataType", &PARAMETER_DATA_TYPE),
@@ -9903,7 +10061,10 @@ pub static PATCH: Shape = Shape {
         Member::plain("BugzillaIds", &PATCH_BUGZILLA_ID_LIST),
         Member::plain("CVEIds", &PATCH_CVE_ID_LIST),
         Member::plain("Name", &PATCH_NAME),
-        Member::plain("Epoch", &PATCH_EPOCH),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Epoch", &PATCH_EPOCH)
+        },
         Member::plain("Version", &PATCH_VERSION),
         Member::plain("Release", &PATCH_RELEASE),
         Member::plain("Arch", &PATCH_ARCH),
@@ -9938,7 +10099,10 @@ pub static PATCH_BASELINE_IDENTITY: Shape = Shape {
         Member::plain("BaselineName", &BASELINE_NAME),
         Member::plain("OperatingSystem", &OPERATING_SYSTEM),
         Member::plain("BaselineDescription", &BASELINE_DESCRIPTION),
-        Member::plain("DefaultBaseline", &DEFAULT_BASELINE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("DefaultBaseline", &DEFAULT_BASELINE)
+        },
     ],
     ..Shape::simple("PatchBaselineIdentity", ShapeType::Structure)
 };
@@ -10475,11 +10639,26 @@ pub static PRODUCT: Shape = Shape {
 };
 pub static PROGRESS_COUNTERS: Shape = Shape {
     members: &[
-        Member::plain("TotalSteps", &INTEGER),
-        Member::plain("SuccessSteps", &INTEGER),
-        Member::plain("FailedSteps", &INTEGER),
-        Member::plain("CancelledSteps", &INTEGER),
-        Member::plain("TimedOutSteps", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("TotalSteps", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("SuccessSteps", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("FailedSteps", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CancelledSteps", &INTEGER)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("TimedOutSteps", &INTEGER)
+        },
     ],
     ..Shape::simple("ProgressCounters", ShapeType::Structure)
 };
@@ -10557,7 +10736,10 @@ pub static PUT_PARAMETER_REQUEST: Shape = Shape {
 };
 pub static PUT_PARAMETER_RESULT: Shape = Shape {
     members: &[
-        Member::plain("Version", &PS_PARAMETER_VERSION),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Version", &PS_PARAMETER_VERSION)
+        },
         Member::plain("Tier", &PARAMETER_TIER),
     ],
     ..Shape::simple("PutParameterResult", ShapeType::Structure)
@@ -10812,7 +10994,10 @@ pub static RESET_SERVICE_SETTING_RESULT: Shape = Shape {
 pub static RESOLVED_TARGETS: Shape = Shape {
     members: &[
         Member::plain("ParameterValues", &TARGET_PARAMETER_LIST),
-        Member::plain("Truncated", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Truncated", &BOOLEAN)
+        },
     ],
     ..Shape::simple("ResolvedTargets", ShapeType::Structure)
 };
@@ -11057,11 +11242,17 @@ pub static RESOURCE_DATA_SYNC_SOURCE: Shape = Shape {
             required: true,
             ..Member::plain("SourceRegions", &RESOURCE_DATA_SYNC_SOURCE_REGION_LIST)
         },
-        Member::plain("IncludeFutureRegions", &RESOURCE_DATA_SYNC_INCLUDE_FUTURE_REGIONS),
-        Member::plain(
-            "EnableAllOpsDataSources",
-            &RESOURCE_DATA_SYNC_ENABLE_ALL_OPS_DATA_SOURCES,
-        ),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IncludeFutureRegions", &RESOURCE_DATA_SYNC_INCLUDE_FUTURE_REGIONS)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain(
+                "EnableAllOpsDataSources",
+                &RESOURCE_DATA_SYNC_ENABLE_ALL_OPS_DATA_SOURCES,
+            )
+        },
     ],
     ..Shape::simple("ResourceDataSyncSource", ShapeType::Structure)
 };
@@ -11088,12 +11279,18 @@ pub static RESOURCE_DATA_SYNC_SOURCE_WITH_STATE: Shape = Shape {
         Member::plain("SourceType", &RESOURCE_DATA_SYNC_SOURCE_TYPE),
         Member::plain("AwsOrganizationsSource", &RESOURCE_DATA_SYNC_AWS_ORGANIZATIONS_SOURCE),
         Member::plain("SourceRegions", &RESOURCE_DATA_SYNC_SOURCE_REGION_LIST),
-        Member::plain("IncludeFutureRegions", &RESOURCE_DATA_SYNC_INCLUDE_FUTURE_REGIONS),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IncludeFutureRegions", &RESOURCE_DATA_SYNC_INCLUDE_FUTURE_REGIONS)
+        },
         Member::plain("State", &RESOURCE_DATA_SYNC_STATE),
-        Member::plain(
-            "EnableAllOpsDataSources",
-            &RESOURCE_DATA_SYNC_ENABLE_ALL_OPS_DATA_SOURCES,
-        ),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain(
+                "EnableAllOpsDataSources",
+                &RESOURCE_DATA_SYNC_ENABLE_ALL_OPS_DATA_SOURCES,
+            )
+        },
     ],
     ..Shape::simple("ResourceDataSyncSourceWithState", ShapeType::Structure)
 };
@@ -11164,7 +11361,10 @@ pub static RESOURCE_POLICY_INVALID_PARAMETER_EXCEPTION: Shape = Shape {
 };
 pub static RESOURCE_POLICY_LIMIT_EXCEEDED_EXCEPTION: Shape = Shape {
     members: &[
-        Member::plain("Limit", &INTEGER),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Limit", &INTEGER)
+        },
         Member::plain("LimitType", &STRING),
         Member::plain("Message", &STRING),
     ],
@@ -11660,12 +11860,30 @@ pub static SESSION_TOKEN_TYPE: Shape = Shape {
 };
 pub static SEVERITY_SUMMARY: Shape = Shape {
     members: &[
-        Member::plain("CriticalCount", &COMPLIANCE_SUMMARY_COUNT),
-        Member::plain("HighCount", &COMPLIANCE_SUMMARY_COUNT),
-        Member::plain("MediumCount", &COMPLIANCE_SUMMARY_COUNT),
-        Member::plain("LowCount", &COMPLIANCE_SUMMARY_COUNT),
-        Member::plain("InformationalCount", &COMPLIANCE_SUMMARY_COUNT),
-        Member::plain("UnspecifiedCount", &COMPLIANCE_SUMMARY_COUNT),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CriticalCount", &COMPLIANCE_SUMMARY_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("HighCount", &COMPLIANCE_SUMMARY_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("MediumCount", &COMPLIANCE_SUMMARY_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("LowCount", &COMPLIANCE_SUMMARY_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("InformationalCount", &COMPLIANCE_SUMMARY_COUNT)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("UnspecifiedCount", &COMPLIANCE_SUMMARY_COUNT)
+        },
     ],
     ..Shape::simple("SeveritySummary", ShapeType::Structure)
 };
@@ -11789,7 +12007,10 @@ pub static START_CHANGE_REQUEST_EXECUTION_REQUEST: Shape = Shape {
         Member::plain("Parameters", &AUTOMATION_PARAMETER_MAP),
         Member::plain("ChangeRequestName", &CHANGE_REQUEST_NAME),
         Member::plain("ClientToken", &IDEMPOTENCY_TOKEN),
-        Member::plain("AutoApprove", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("AutoApprove", &BOOLEAN)
+        },
         Member {
             required: true,
             ..Member::plain("Runbooks", &RUNBOOKS)
@@ -12086,7 +12307,10 @@ pub static TARGET_LOCATION: Shape = Shape {
         Member::plain("TargetLocationMaxErrors", &MAX_ERRORS),
         Member::plain("ExecutionRoleName", &EXECUTION_ROLE_NAME),
         Member::plain("TargetLocationAlarmConfiguration", &ALARM_CONFIGURATION),
-        Member::plain("IncludeChildOrganizationUnits", &BOOLEAN),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IncludeChildOrganizationUnits", &BOOLEAN)
+        },
         Member::plain("ExcludeAccounts", &EXCLUDE_ACCOUNTS),
         Member::plain("Targets", &TARGETS),
         Member::plain("TargetsMaxConcurrency", &MAX_CONCURRENCY),
@@ -12164,7 +12388,13 @@ pub static TARGET_PARAMETER_LIST: Shape = Shape {
     ..Shape::simple("TargetParameterList", ShapeType::List)
 };
 pub static TARGET_PREVIEW: Shape = Shape {
-    members: &[Member::plain("Count", &INTEGER), Member::plain("TargetType", &STRING)],
+    members: &[
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Count", &INTEGER)
+        },
+        Member::plain("TargetType", &STRING),
+    ],
     ..Shape::simple("TargetPreview", ShapeType::Structure)
 };
 pub static TARGET_PREVIEW_LIST: Shape = Shape {
@@ -12397,7 +12627,10 @@ pub static UPDATE_ASSOCIATION_REQUEST: Shape = Shape {
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
         Member::plain("ComplianceSeverity", &ASSOCIATION_COMPLIANCE_SEVERITY),
         Member::plain("SyncCompliance", &ASSOCIATION_SYNC_COMPLIANCE),
-        Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("ApplyOnlyAtCronInterval", &APPLY_ONLY_AT_CRON_INTERVAL)
+        },
         Member::plain("CalendarNames", &CALENDAR_NAME_OR_ARN_LIST),
         Member::plain("TargetLocations", &TARGET_LOCATIONS),
         Member::plain("ScheduleOffset", &SCHEDULE_OFFSET),
@@ -12524,12 +12757,21 @@ pub static UPDATE_MAINTENANCE_WINDOW_RESULT: Shape = Shape {
         Member::plain("ScheduleTimezone", &MAINTENANCE_WINDOW_TIMEZONE),
         Member::plain("ScheduleOffset", &MAINTENANCE_WINDOW_OFFSET),
         Member::plain("Duration", &MAINTENANCE_WINDOW_DURATION_HOURS),
-        Member::plain("Cutoff", &MAINTENANCE_WINDOW_CUTOFF),
-        Member::plain(
-            "AllowUnassociatedTargets",
-            &MAINTENANCE_WINDOW_ALLOW_UNASSOCIATED_TARGETS,
-        ),
-        Member::plain("Enabled", &MAINTENANCE_WINDOW_ENABLED),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Cutoff", &MAINTENANCE_WINDOW_CUTOFF)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain(
+                "AllowUnassociatedTargets",
+                &MAINTENANCE_WINDOW_ALLOW_UNASSOCIATED_TARGETS,
+            )
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("Enabled", &MAINTENANCE_WINDOW_ENABLED)
+        },
     ],
     ..Shape::simple("UpdateMaintenanceWindowResult", ShapeType::Structure)
 };
@@ -12604,7 +12846,10 @@ pub static UPDATE_MAINTENANCE_WINDOW_TASK_RESULT: Shape = Shape {
             "TaskInvocationParameters",
             &MAINTENANCE_WINDOW_TASK_INVOCATION_PARAMETERS,
         ),
-        Member::plain("Priority", &MAINTENANCE_WINDOW_TASK_PRIORITY),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Priority", &MAINTENANCE_WINDOW_TASK_PRIORITY)
+        },
         Member::plain("MaxConcurrency", &MAX_CONCURRENCY),
         Member::plain("MaxErrors", &MAX_ERRORS),
         Member::plain("LoggingInfo", &LOGGING_INFO),

@@ -1,8 +1,10 @@
 //! JSON documents ↔ [`Value`], guided by a shape.
 //!
 //! Used by the JSON protocols and by `stratus validate`. Keys are matched against member
-//! names or, for restJson1, `@jsonName`; unknown keys are skipped as AWS's services do.
-//! Timestamps are epoch seconds (or, leniently, date-time strings), blobs are base64.
+//! names or, for restJson1, `@jsonName`; unknown keys are skipped as AWS's services do, except
+//! in a union, where one is a second member set. Nulls in dense lists and maps are refused.
+//! Timestamps must be in their member's `@timestampFormat` (epoch-seconds numbers by default,
+//! strings for the text formats); blobs are base64.
 //! [`encode`] writes the other direction with the same rules.
 //!
 //! ```
@@ -18,7 +20,7 @@ use aws_smithy_json::deserialize::{json_token_iter, JsonTokenIterator, Token};
 use aws_smithy_types::date_time::Format;
 use aws_smithy_types::Number;
 
-use crate::schema::{HttpBinding, Member, Shape, ShapeType};
+use crate::schema::{HttpBinding, Member, Shape, ShapeType, TimestampFormat};
 use crate::value::{DateTime, Document, Value};
 
 mod encode;
@@ -58,7 +60,7 @@ pub fn decode(shape: &'static Shape, bytes: &[u8], names: KeyNames) -> Result<Va
         return Ok(Value::empty_struct(shape.members.len()));
     }
     let mut tokens = json_token_iter(bytes).peekable();
-    let value = decode_value(&mut tokens, shape, names, 0)?;
+    let value = decode_value(&mut tokens, shape, None, names, 0)?;
     match tokens.next() {
         None => Ok(value),
         Some(Ok(_)) => err("unexpected data after the JSON value"),
@@ -74,9 +76,11 @@ fn next<'a>(tokens: &mut Tokens<'a>) -> Result<Token<'a>, JsonError> {
     }
 }
 
+/// Decodes a value of `shape`, reached through `member` (whose traits format timestamps).
 fn decode_value(
     tokens: &mut Tokens<'_>,
     shape: &'static Shape,
+    member: Option<&'static Member>,
     names: KeyNames,
     depth: usize,
 ) -> Result<Value, JsonError> {
@@ -103,10 +107,11 @@ fn decode_value(
                     tokens.next();
                     return Ok(Value::List(items));
                 }
-                let item = decode_value(tokens, member.target, names, depth + 1)?;
-                if item != Value::Null || shape.sparse {
-                    items.push(item);
+                let item = decode_value(tokens, member.target, Some(member), names, depth + 1)?;
+                if item == Value::Null && !shape.sparse {
+                    return err(format!("null entry in the dense list {}", shape.name));
                 }
+                items.push(item);
             }
         }
         ShapeType::Map => {
@@ -118,17 +123,18 @@ fn decode_value(
                     Token::EndObject { .. } => return Ok(Value::Map(entries)),
                     Token::ObjectKey { key, .. } => {
                         let key = unescape(key)?;
-                        let v = decode_value(tokens, value.target, names, depth + 1)?;
-                        if v != Value::Null || shape.sparse {
-                            entries.push((key, v));
+                        let v = decode_value(tokens, value.target, Some(value), names, depth + 1)?;
+                        if v == Value::Null && !shape.sparse {
+                            return err(format!("null value in the dense map {}", shape.name));
                         }
+                        entries.push((key, v));
                     }
                     _ => return err("expected an object key"),
                 }
             }
         }
         ShapeType::Document => decode_document(tokens, token, depth).map(|d| Value::Document(Box::new(d))),
-        _ => decode_scalar(token, shape, None),
+        _ => decode_scalar(token, shape, member),
     }
 }
 
@@ -139,17 +145,26 @@ fn expect_start_object(token: &Token<'_>, shape: &Shape) -> Result<(), JsonError
     }
 }
 
-/// The key a member travels under, or `None` when it is not in the body at all.
-fn wire_name(member: &Member, names: KeyNames) -> Option<&'static str> {
+/// The key a member travels under, or `None` when it is not in the body at all. Labels and
+/// query parameters exist only in requests: in a `response`, members bound so are body members.
+fn wire_name(member: &Member, names: KeyNames, response: bool) -> Option<&'static str> {
+    let in_body = if response {
+        member.http.in_response_body()
+    } else {
+        member.http == HttpBinding::Body
+    };
     match names {
         KeyNames::Member => Some(member.name),
-        KeyNames::JsonName if member.http == HttpBinding::Body => Some(member.json_name.unwrap_or(member.name)),
+        KeyNames::JsonName if in_body => Some(member.json_name.unwrap_or(member.name)),
         KeyNames::JsonName => None,
     }
 }
 
 fn member_index(shape: &Shape, key: &str, names: KeyNames) -> Option<usize> {
-    shape.members.iter().position(|m| wire_name(m, names) == Some(key))
+    shape
+        .members
+        .iter()
+        .position(|m| wire_name(m, names, false) == Some(key))
 }
 
 fn decode_struct(
@@ -159,6 +174,7 @@ fn decode_struct(
     depth: usize,
 ) -> Result<Value, JsonError> {
     let mut slots: Vec<Option<Value>> = vec![None; shape.members.len()];
+    let mut unknown_keys = false;
     loop {
         match next(tokens)? {
             Token::EndObject { .. } => break,
@@ -167,22 +183,15 @@ fn decode_struct(
                 match member_index(shape, &key, names) {
                     Some(i) => {
                         let member = &shape.members[i];
-                        let v = match member.target.kind {
-                            ShapeType::Timestamp | ShapeType::Blob => {
-                                let token = next(tokens)?;
-                                if let Token::ValueNull { .. } = token {
-                                    Value::Null
-                                } else {
-                                    decode_scalar(token, member.target, Some(member))?
-                                }
-                            }
-                            _ => decode_value(tokens, member.target, names, depth + 1)?,
-                        };
+                        let v = decode_value(tokens, member.target, Some(member), names, depth + 1)?;
                         if v != Value::Null {
                             slots[i] = Some(v);
                         }
                     }
-                    None => skip_value(tokens, depth)?,
+                    None => {
+                        unknown_keys = true;
+                        skip_value(tokens, depth)?;
+                    }
                 }
             }
             _ => return err("expected an object key"),
@@ -191,7 +200,8 @@ fn decode_struct(
     if shape.kind == ShapeType::Union {
         let mut set = slots.into_iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v)));
         return match (set.next(), set.next()) {
-            (Some((i, v)), None) => Ok(Value::Union(i, Box::new(v))),
+            // A member this model does not know is one more member set.
+            (Some((i, v)), None) if !unknown_keys => Ok(Value::Union(i, Box::new(v))),
             (None, _) => err(format!("union {} has no member set", shape.name)),
             _ => err(format!("union {} has more than one member set", shape.name)),
         };
@@ -234,22 +244,34 @@ fn decode_scalar(token: Token<'_>, shape: &Shape, member: Option<&Member>) -> Re
         (ShapeType::Blob, Token::ValueString { value, .. }) => aws_smithy_types::base64::decode(value.as_escaped_str())
             .map(Value::Blob)
             .or_else(|_| err(format!("invalid base64 for {}", shape.name))),
-        (ShapeType::Timestamp, Token::ValueNumber { value, .. }) => {
-            let secs = value.to_f64_lossy();
-            if !secs.is_finite() {
-                return mismatch();
+        // A timestamp must come in its member's format: a number for epoch seconds (the
+        // default), a string for the text formats.
+        (ShapeType::Timestamp, token) => {
+            let format = member
+                .and_then(Member::timestamp_format)
+                .or(shape.timestamp_format)
+                .unwrap_or(TimestampFormat::EpochSeconds);
+            match (format, token) {
+                (TimestampFormat::EpochSeconds, Token::ValueNumber { value, .. }) => {
+                    let secs = value.to_f64_lossy();
+                    if !secs.is_finite() {
+                        return mismatch();
+                    }
+                    Ok(Value::Timestamp(DateTime::from_secs_f64(secs)))
+                }
+                (TimestampFormat::DateTime | TimestampFormat::HttpDate, Token::ValueString { value, .. }) => {
+                    let text = unescape(value)?;
+                    let format = if format == TimestampFormat::HttpDate {
+                        Format::HttpDate
+                    } else {
+                        Format::DateTime
+                    };
+                    DateTime::from_str(&text, format)
+                        .map(Value::Timestamp)
+                        .or_else(|_| err(format!("invalid timestamp {text:?}")))
+                }
+                _ => mismatch(),
             }
-            Ok(Value::Timestamp(DateTime::from_secs_f64(secs)))
-        }
-        (ShapeType::Timestamp, Token::ValueString { value, .. }) => {
-            let text = unescape(value)?;
-            let format = match member.and_then(Member::timestamp_format) {
-                Some(crate::schema::TimestampFormat::HttpDate) => Format::HttpDate,
-                _ => Format::DateTime,
-            };
-            DateTime::from_str(&text, format)
-                .map(Value::Timestamp)
-                .or_else(|_| err(format!("invalid timestamp {text:?}")))
         }
         _ => mismatch(),
     }
@@ -347,6 +369,29 @@ mod tests {
                 Some(Value::List(vec![Value::String("t".into())])),
             ])
         );
+    }
+
+    #[test]
+    fn refuses_nulls_in_dense_lists_and_timestamps_in_another_format() {
+        assert!(decode(&INPUT, br#"{"Tags":["a",null]}"#, KeyNames::Member).is_err());
+        static STAMPED: Shape = Shape {
+            members: &[
+                Member::plain("Epoch", &crate::prelude_shapes::TIMESTAMP),
+                Member {
+                    timestamp_format: Some(TimestampFormat::DateTime),
+                    ..Member::plain("Text", &crate::prelude_shapes::TIMESTAMP)
+                },
+            ],
+            ..Shape::simple("Stamped", ShapeType::Structure)
+        };
+        assert!(decode(
+            &STAMPED,
+            br#"{"Epoch":1.5,"Text":"1970-01-01T00:00:00Z"}"#,
+            KeyNames::Member
+        )
+        .is_ok());
+        assert!(decode(&STAMPED, br#"{"Epoch":"1970-01-01T00:00:00Z"}"#, KeyNames::Member).is_err());
+        assert!(decode(&STAMPED, br#"{"Text":0}"#, KeyNames::Member).is_err());
     }
 
     #[test]

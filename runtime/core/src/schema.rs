@@ -73,6 +73,8 @@ pub struct Constraints {
     pub pattern: Option<&'static Pattern>,
     /// Wire values of an `enum` shape (or of the legacy `@enum` trait), in model order.
     pub enum_values: &'static [&'static str],
+    /// The `@internal` ones among `enum_values`: accepted, but not listed in messages.
+    pub internal_enum_values: &'static [&'static str],
     /// Values of an `intEnum` shape.
     pub int_enum_values: &'static [i32],
     /// `@uniqueItems` on a list.
@@ -86,6 +88,7 @@ impl Constraints {
         range: None,
         pattern: None,
         enum_values: &[],
+        internal_enum_values: &[],
         int_enum_values: &[],
         unique_items: false,
     };
@@ -127,6 +130,17 @@ pub enum HttpBinding {
     ResponseCode,
 }
 
+impl HttpBinding {
+    /// Whether a member bound this way travels in a response body: labels and query
+    /// parameters exist only in requests, so on an output they bind nothing.
+    pub fn in_response_body(self) -> bool {
+        matches!(
+            self,
+            HttpBinding::Body | HttpBinding::Label | HttpBinding::Query(_) | HttpBinding::QueryParams
+        )
+    }
+}
+
 /// Whether an error is the caller's fault or the service's (`@error`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
@@ -162,6 +176,25 @@ pub struct Member {
     pub host_label: bool,
     /// Constraint traits applied on the member itself, already merged over its target's.
     pub constraints: Option<&'static Constraints>,
+    /// `@default` (a null default is none).
+    pub default: Option<DefaultValue>,
+}
+
+/// A member's `@default`, as static data; [`crate::value::fill_defaults`] makes values of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DefaultValue {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// The text of a string, enum or big number (or a string document).
+    String(&'static str),
+    Blob(&'static [u8]),
+    /// Epoch seconds.
+    Timestamp(i64),
+    /// An empty list (or list document).
+    EmptyList,
+    /// An empty map (or map document).
+    EmptyMap,
 }
 
 impl Member {
@@ -181,6 +214,7 @@ impl Member {
             idempotency_token: false,
             host_label: false,
             constraints: None,
+            default: None,
         }
     }
 

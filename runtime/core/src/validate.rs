@@ -199,7 +199,8 @@ enum Rule {
         too_small: bool,
     },
     Pattern(&'static str),
-    EnumSet(&'static [&'static str]),
+    /// The enum's values (its `Constraints`, which also tell the internal ones).
+    EnumSet(&'static Constraints),
     IntEnumSet(&'static [i32]),
     UniqueItems,
     /// Every constraint of a collection's elements, keys or values (Coral only).
@@ -270,12 +271,9 @@ impl Checker<'_> {
             Value::Map(entries) if shape.kind == ShapeType::Map => {
                 let (key, val) = shape.map_members();
                 if self.framework() {
+                    // The framework reports a bad key at the map itself.
                     for (k, _) in entries.iter().filter(|(k, _)| !key_ok(key.constraints(), k)) {
-                        let here = Path {
-                            parent: path,
-                            step: Step::Key(k),
-                        };
-                        self.value(key.constraints(), key.target, &Value::String(k.clone()), Some(&here));
+                        self.value(key.constraints(), key.target, &Value::String(k.clone()), path);
                     }
                 } else if entries.iter().any(|(k, _)| !key_ok(key.constraints(), k)) {
                     let rule = Rule::Elements("Map keys", key.constraints(), key.target.kind);
@@ -424,7 +422,7 @@ fn string_violations(c: &'static Constraints, s: &str, mut violated: impl FnMut(
         }
     }
     if !c.enum_values.is_empty() && !c.enum_values.contains(&s) {
-        violated(Rule::EnumSet(c.enum_values));
+        violated(Rule::EnumSet(c));
     }
 }
 
@@ -519,9 +517,15 @@ fn render_rule(out: &mut String, rule: &Rule, framework: bool) {
             out.push_str("Member must satisfy regular expression pattern: ");
             out.push_str(p);
         }
-        Rule::EnumSet(values) => {
+        Rule::EnumSet(c) => {
             out.push_str("Member must satisfy enum value set: [");
-            out.push_str(&values.join(", "));
+            let listed = c.enum_values.iter().filter(|v| !c.internal_enum_values.contains(v));
+            for (i, value) in listed.enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(value);
+            }
             out.push(']');
         }
         Rule::IntEnumSet(values) => {
@@ -579,7 +583,7 @@ fn render_rule(out: &mut String, rule: &Rule, framework: bool) {
                 each(Rule::Pattern(p.source()));
             }
             if !c.enum_values.is_empty() {
-                each(Rule::EnumSet(c.enum_values));
+                each(Rule::EnumSet(c));
             }
             if !c.int_enum_values.is_empty() {
                 each(Rule::IntEnumSet(c.int_enum_values));

@@ -18,6 +18,8 @@ use std::collections::BTreeMap;
 
 pub use aws_smithy_types::DateTime;
 
+use crate::schema::{DefaultValue, Shape, ShapeType};
+
 /// A decoded value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -52,6 +54,76 @@ pub enum Document {
     String(String),
     List(Vec<Document>),
     Map(Vec<(String, Document)>),
+}
+
+/// Fills every absent member of the structures in `value` (a value of `shape`) that has a
+/// `@default` with that default, at any depth: what a server hands its handler and sends back
+/// when the client or the handler left such a member out.
+///
+/// ```
+/// use stratus_core::prelude_shapes::{BOOLEAN, STRING};
+/// use stratus_core::schema::{DefaultValue, Member, Shape, ShapeType};
+/// use stratus_core::value::{fill_defaults, Value};
+/// static INPUT: Shape = Shape {
+///     members: &[
+///         Member { default: Some(DefaultValue::Bool(true)), ..Member::plain("Enabled", &BOOLEAN) },
+///         Member::plain("Name", &STRING),
+///     ],
+///     ..Shape::simple("Input", ShapeType::Structure)
+/// };
+/// let mut v = Value::empty_struct(2);
+/// fill_defaults(&INPUT, &mut v);
+/// assert_eq!(v, Value::Struct(vec![Some(Value::Bool(true)), None]));
+/// ```
+pub fn fill_defaults(shape: &Shape, value: &mut Value) {
+    match value {
+        Value::Struct(slots) => {
+            for (member, slot) in shape.members.iter().zip(slots) {
+                match (slot.as_mut(), member.default) {
+                    (Some(v), _) => fill_defaults(member.target, v),
+                    (None, Some(default)) => *slot = Some(default_value(member.target, default)),
+                    (None, None) => {}
+                }
+            }
+        }
+        Value::Union(i, v) => {
+            if let Some(member) = shape.members.get(*i) {
+                fill_defaults(member.target, v);
+            }
+        }
+        Value::List(items) => {
+            if let Some(member) = shape.members.first() {
+                items.iter_mut().for_each(|v| fill_defaults(member.target, v));
+            }
+        }
+        Value::Map(entries) => {
+            if let Some(member) = shape.members.get(1) {
+                entries.iter_mut().for_each(|(_, v)| fill_defaults(member.target, v));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value of a `@default` for a member targeting `target`.
+fn default_value(target: &Shape, default: DefaultValue) -> Value {
+    let document = |d| Value::Document(Box::new(d));
+    match (default, target.kind == ShapeType::Document) {
+        (DefaultValue::Bool(b), true) => document(Document::Bool(b)),
+        (DefaultValue::Int(n), true) => document(Document::Int(n)),
+        (DefaultValue::Float(x), true) => document(Document::Float(x)),
+        (DefaultValue::String(s), true) => document(Document::String(s.to_owned())),
+        (DefaultValue::EmptyList, true) => document(Document::List(Vec::new())),
+        (DefaultValue::EmptyMap, true) => document(Document::Map(Vec::new())),
+        (DefaultValue::Bool(b), _) => Value::Bool(b),
+        (DefaultValue::Int(n), _) => Value::Int(n),
+        (DefaultValue::Float(x), _) => Value::Float(x),
+        (DefaultValue::String(s), _) => Value::String(s.to_owned()),
+        (DefaultValue::EmptyList, _) => Value::List(Vec::new()),
+        (DefaultValue::EmptyMap, _) => Value::Map(Vec::new()),
+        (DefaultValue::Blob(b), _) => Value::Blob(b.to_vec()),
+        (DefaultValue::Timestamp(secs), _) => Value::Timestamp(DateTime::from_secs(secs)),
+    }
 }
 
 impl Value {

@@ -1,7 +1,8 @@
 //! awsJson1_0 and awsJson1_1: `POST /` with `X-Amz-Target: <ServiceShape>.<Operation>` and a
 //! JSON body keyed by member names; JSON answers.
 //!
-//! Errors are `{"__type":"<namespace>#<Code>","message":"…"}` plus the modelled error's members,
+//! Errors are `{"__type":"<namespace>#<Code>","message":"…"}` (awsJson1_1: the bare `<Code>`)
+//! plus the modelled error's members,
 //! with the status of the error's `@httpError`. Services with `@awsQueryCompatible` (SQS) also
 //! send `x-amzn-query-error: <QueryCode>;<Sender|Receiver>`, so that SDKs that used to speak
 //! Query see the codes they know.
@@ -13,6 +14,7 @@
 //! ```
 
 use stratus_core::json::{self, KeyNames};
+use stratus_core::prelude_shapes::UNIT;
 use stratus_core::schema::{Operation, Protocol, Service};
 use stratus_core::{OperationError, Value};
 
@@ -49,8 +51,14 @@ pub(crate) fn decode(protocol: Protocol, op: &'static Operation, req: &Request) 
     })
 }
 
+/// An operation without output (`Unit`) answers with no body at all; any modelled output,
+/// even an empty one, with a JSON object.
 pub(crate) fn encode_output(protocol: Protocol, op: &'static Operation, output: &Value, request_id: &str) -> Response {
-    let body = json::encode(op.output, output, KeyNames::Member);
+    let body = if std::ptr::eq(op.output, &UNIT) {
+        String::new()
+    } else {
+        json::encode(op.output, output, KeyNames::Member)
+    };
     json_response(protocol, 200, body, request_id)
 }
 
@@ -61,7 +69,7 @@ pub(crate) fn encode_error(
     request_id: &str,
 ) -> Response {
     let failure = Failure::of(error);
-    let body = error_body(service, &failure);
+    let body = error_body(protocol, service, &failure);
     let mut response = json_response(protocol, failure.status, body, request_id);
     if service.query_compatible {
         let value = format!("{};{}", failure.query_code, failure.sender_or_receiver());
@@ -70,12 +78,18 @@ pub(crate) fn encode_error(
     response
 }
 
-/// `{"__type":"<namespace>#<Code>", …}`: the modelled error's members, or `message` for a
-/// common error.
-fn error_body(service: &Service, failure: &Failure) -> String {
+/// `{"__type":…}` and the modelled error's members, or `message` for a common error. The type
+/// is `<namespace>#<Code>` under awsJson1_0 and the bare code under awsJson1_1, as AWS's
+/// services answer (DynamoDB and SQS namespace it; KMS, CloudWatch Logs, Kinesis and SSM do
+/// not).
+fn error_body(protocol: Protocol, service: &Service, failure: &Failure) -> String {
+    let error_type = match protocol {
+        Protocol::AwsJson1_1 => failure.code.to_owned(),
+        _ => format!("{}#{}", service.namespace, failure.code),
+    };
     let type_field = json::encode(
         &stratus_core::prelude_shapes::STRING,
-        &Value::String(format!("{}#{}", service.namespace, failure.code)),
+        &Value::String(error_type),
         KeyNames::Member,
     );
     let members = match failure.modeled {

@@ -16,6 +16,7 @@ use stratus_core::AwsError;
 /// | `MalformedBody` | `SerializationException` 400 | `MalformedXML` 400 | `MalformedQueryString` 404 |
 /// | `MalformedParameter` | `SerializationException` 400 | `InvalidArgument` 400 | `InvalidQueryParameter` 400 |
 /// | `UnsupportedMediaType` | `UnsupportedMediaTypeException` 415 | same | same |
+/// | `NotAcceptable` | `NotAcceptableException` 406 | same | same |
 ///
 /// Sources: the Query codes and statuses are AWS's list of common errors
 /// (awsdocs, e.g. `doc_source/CommonErrors.md` of the Lambda and GuardDuty guides:
@@ -24,7 +25,8 @@ use stratus_core::AwsError;
 /// `UnknownOperationException` and 400; the Smithy server frameworks answer an unroutable REST
 /// or rpcv2 request with `UnknownOperationException` 404, an unreadable body with
 /// `SerializationException` 400 and a wrong `Content-Type` with
-/// `UnsupportedMediaTypeException` 415 (smithy-typescript's server `$frameworkError`s,
+/// `UnsupportedMediaTypeException` 415, an `Accept` they cannot satisfy with
+/// `NotAcceptableException` 406 (smithy-typescript's server `$frameworkError`s,
 /// smithy-rs `aws-smithy-http-server` `RuntimeError`); S3 answers XML it cannot read with
 /// `MalformedXML` and a bad header or parameter value with `InvalidArgument`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,6 +50,9 @@ pub enum ProtocolError {
     /// The body comes with a `Content-Type` the protocol does not read.
     #[error("unsupported media type {found:?}; expected {expected}")]
     UnsupportedMediaType { expected: &'static str, found: String },
+    /// The request's `Accept` excludes the media type of the operation's response.
+    #[error("cannot answer {found:?}; the response is {expected}")]
+    NotAcceptable { expected: &'static str, found: String },
 }
 
 impl ProtocolError {
@@ -100,6 +105,11 @@ impl ProtocolError {
                 "UnsupportedMediaTypeException",
                 format!("Unsupported Content-Type {found:?}; this operation reads {expected}"),
                 415,
+            ),
+            ProtocolError::NotAcceptable { expected, found } => AwsError::new(
+                "NotAcceptableException",
+                format!("Cannot satisfy Accept {found:?}; this operation answers {expected}"),
+                406,
             ),
         }
     }

@@ -8,8 +8,8 @@
 //!   query parameters, then no greedy label). S3's `x-id` query hint is optional, since
 //!   not every SDK sends it. A trailing slash is ignored except in a greedy label.
 //! - Labels are percent-decoded; query strings also decode `+` as a space.
-//! - `@httpQuery` lists are repeated parameters; `@httpQueryParams` collects the parameters no
-//!   other member binds.
+//! - `@httpQuery` lists are repeated parameters; `@httpQueryParams` collects every parameter,
+//!   bound ones included.
 //! - `@httpHeader` lists are comma-separated (quoted items may hold commas; http-date lists
 //!   are split after every second comma); timestamps are http-date by default in headers and
 //!   date-time in labels and query strings; strings with a `@mediaType` are base64 in headers.
@@ -51,8 +51,10 @@ pub(crate) trait BodyCodec {
     const EMPTY_BODY: Option<&'static [u8]>;
     /// Reads a body as a value of `shape` (only its body-bound members, for a structure).
     fn read(shape: &'static Shape, body: &[u8]) -> Result<Value, String>;
-    /// Writes `value` as a body; `namespace` is the service's, for formats that declare one.
-    fn write(shape: &'static Shape, value: &Value, namespace: Option<XmlNamespace>) -> Vec<u8>;
+    /// Writes `value` as a body; `member` is the payload member it is bound to, if any (its
+    /// `@xmlName` names the root), and `namespace` the service's, for formats that declare one.
+    fn write(shape: &'static Shape, member: Option<&Member>, value: &Value, namespace: Option<XmlNamespace>)
+        -> Vec<u8>;
 }
 
 /// The labels of `path` under `route`, percent-decoded, or `None` when the path does not
@@ -123,6 +125,11 @@ fn query_pairs(protocol: Protocol, req: &Request) -> Result<Vec<(String, String)
     })
 }
 
+/// How well a route matches, compared in order: literal path segments, literal query
+/// parameters, required headers and query parameters present, and a route without a greedy
+/// label.
+type RouteScore = (usize, usize, (bool, usize), bool);
+
 /// The operation whose route matches the request best.
 pub(crate) fn operation_for(
     protocol: Protocol,
@@ -131,7 +138,7 @@ pub(crate) fn operation_for(
 ) -> Result<&'static Operation, ProtocolError> {
     let query = query_pairs(protocol, req)?;
     let path = req.uri.path();
-    let mut best: Option<((usize, usize, bool), &'static Operation)> = None;
+    let mut best: Option<(RouteScore, &'static Operation)> = None;
     for op in service.operations {
         let Some(route) = &op.http else { continue };
         if route.method != req.method.as_str() || labels(route, path).is_none() {
@@ -146,7 +153,7 @@ pub(crate) fn operation_for(
             .filter(|s| matches!(s, PathSegment::Literal(_)))
             .count();
         let greedy = route.path.iter().any(|s| matches!(s, PathSegment::Greedy(_)));
-        let score = (literals, query_literals, !greedy);
+        let score = (literals, query_literals, required_bindings(op, req, &query), !greedy);
         if best.is_none_or(|(b, _)| score > b) {
             best = Some((score, op));
         }
@@ -155,6 +162,26 @@ pub(crate) fn operation_for(
         protocol,
         name: format!("{} {path}", req.method),
     })
+}
+
+/// Whether the request carries every header and query parameter `op` requires, and how
+/// many: what tells apart routes that are otherwise the same when the client sends no `x-id`
+/// (S3's `PutObject` and `CopyObject`, which requires `x-amz-copy-source`; `DeleteObject` and
+/// `AbortMultipartUpload`, which requires `uploadId`).
+fn required_bindings(op: &Operation, req: &Request, query: &[(String, String)]) -> (bool, usize) {
+    let mut present = 0;
+    for m in op.input.members.iter().filter(|m| m.required) {
+        let found = match m.http {
+            HttpBinding::Header(name) => req.headers.contains_key(name),
+            HttpBinding::Query(name) => query.iter().any(|(k, _)| k == name),
+            _ => continue,
+        };
+        if !found {
+            return (false, present);
+        }
+        present += 1;
+    }
+    (true, present)
 }
 
 /// Decodes a REST request into a value of `op.input`.
@@ -194,7 +221,7 @@ pub(crate) fn decode<C: BodyCodec>(op: &'static Operation, req: &Request) -> Res
                     .collect();
                 (!values.is_empty()).then(|| read_query(m, &values))
             }
-            HttpBinding::QueryParams => read_query_params(shape, m, &query),
+            HttpBinding::QueryParams => read_query_params(m, &query),
             HttpBinding::Header(name) => {
                 let values: Vec<&str> = req
                     .headers
@@ -262,18 +289,12 @@ fn read_query(m: &'static Member, values: &[&str]) -> Result<Value, String> {
     }
 }
 
-/// `@httpQueryParams`: every parameter no `@httpQuery` member binds, as a map of strings or
-/// of lists of strings.
-fn read_query_params(shape: &Shape, m: &'static Member, query: &[(String, String)]) -> Option<Result<Value, String>> {
-    let bound = |k: &str| {
-        shape
-            .members
-            .iter()
-            .any(|o| matches!(o.http, HttpBinding::Query(name) if name == k))
-    };
+/// `@httpQueryParams`: every query parameter, those `@httpQuery` members also bind included
+/// (servers put them all in the map), as a map of strings or of lists of strings.
+fn read_query_params(m: &'static Member, query: &[(String, String)]) -> Option<Result<Value, String>> {
     let (_, value) = m.target.map_members();
     let mut entries: Vec<(String, Value)> = Vec::new();
-    for (k, v) in query.iter().filter(|(k, _)| !bound(k)) {
+    for (k, v) in query {
         let item = match value.target.kind {
             ShapeType::List => {
                 let item = value.target.list_member();
@@ -391,8 +412,8 @@ pub(crate) fn encode<C: BodyCodec>(
             Some(Some(v)) => write_payload::<C>(&shape.members[i], v, namespace),
             _ => (Vec::new(), None),
         },
-        None if shape.members.iter().any(|m| m.http == HttpBinding::Body) => {
-            (C::write(shape, value, namespace), Some(C::MEDIA_TYPE))
+        None if shape.members.iter().any(|m| m.http.in_response_body()) => {
+            (C::write(shape, None, value, namespace), Some(C::MEDIA_TYPE))
         }
         // A structure without body members is an empty body; `Unit` and 204 are no body.
         None => match C::EMPTY_BODY.filter(|_| status != 204 && !std::ptr::eq(shape, &UNIT)) {
@@ -410,17 +431,46 @@ fn write_payload<C: BodyCodec>(
     value: &Value,
     namespace: Option<XmlNamespace>,
 ) -> (Vec<u8>, Option<&'static str>) {
+    let media_type = Some(payload_media_type::<C>(m));
     match value {
-        Value::Blob(bytes) => (
-            bytes.clone(),
-            Some(m.target.media_type.unwrap_or("application/octet-stream")),
-        ),
-        Value::String(text) => (
-            text.clone().into_bytes(),
-            Some(m.target.media_type.unwrap_or("text/plain")),
-        ),
-        _ => (C::write(m.target, value, namespace), Some(C::MEDIA_TYPE)),
+        Value::Blob(bytes) => (bytes.clone(), media_type),
+        Value::String(text) => (text.clone().into_bytes(), media_type),
+        _ => (C::write(m.target, Some(m), value, namespace), media_type),
     }
+}
+
+/// The media type of an `@httpPayload` member's body: its `@mediaType`, else what its type
+/// implies.
+fn payload_media_type<C: BodyCodec>(m: &Member) -> &'static str {
+    match m.target.kind {
+        ShapeType::Blob => m.target.media_type.unwrap_or("application/octet-stream"),
+        ShapeType::String | ShapeType::Enum => m.target.media_type.unwrap_or("text/plain"),
+        _ => C::MEDIA_TYPE,
+    }
+}
+
+/// The media type of a body carrying `shape` (an input or output), `None` when nothing is
+/// bound to the body.
+pub(crate) fn body_media_type<C: BodyCodec>(shape: &Shape) -> Option<&'static str> {
+    match payload_member(shape) {
+        Some(m) => Some(payload_media_type::<C>(m)),
+        None if shape.members.iter().any(|m| m.http == HttpBinding::Body) => Some(C::MEDIA_TYPE),
+        None => None,
+    }
+}
+
+/// The `@httpPayload` member of `shape`.
+pub(crate) fn payload_member(shape: &Shape) -> Option<&'static Member> {
+    shape.members.iter().find(|m| m.http == HttpBinding::Payload)
+}
+
+/// Whether some member of `shape` is bound to header `name` (its value is then data, not a
+/// statement about the message).
+pub(crate) fn binds_header(shape: &Shape, name: &str) -> bool {
+    shape
+        .members
+        .iter()
+        .any(|m| matches!(m.http, HttpBinding::Header(h) if h.eq_ignore_ascii_case(name)))
 }
 
 /// Sets the status and headers that `value`'s members bind (`@httpResponseCode`,

@@ -65,7 +65,8 @@
 //!
 //! let response = encode_output(Protocol::AwsJson1_0, &SERVICE, op, Value::Struct(vec![]), "req-1");
 //! assert_eq!(response.headers()["content-type"], "application/x-amz-json-1.0");
-//! assert_eq!(response.body(), b"{}");
+//! // An operation without output answers with no body.
+//! assert!(response.body().is_empty());
 //! ```
 
 pub mod aws_json;
@@ -77,6 +78,7 @@ pub mod query;
 mod reply;
 pub mod rest_json;
 pub mod rest_xml;
+mod s3;
 mod text;
 mod timestamp;
 mod urlencoded;
@@ -86,6 +88,7 @@ pub use error::ProtocolError;
 pub use http;
 
 use stratus_core::schema::{Operation, Protocol, Service};
+use stratus_core::value::fill_defaults;
 use stratus_core::{OperationError, Value};
 
 /// Deeper nesting than this is refused by every decoder rather than risking the stack.
@@ -124,34 +127,44 @@ pub fn operation_for(
     }
 }
 
-/// Decodes the request into a value of `op.input`.
+/// Decodes the request into a value of `op.input`, with the `@default` of every member the
+/// request leaves out filled in.
 pub fn decode(
     protocol: Protocol,
     _service: &'static Service,
     op: &'static Operation,
     req: &Request,
 ) -> Result<Value, ProtocolError> {
-    match protocol {
+    let mut input = match protocol {
         Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::decode(protocol, op, req),
         Protocol::AwsQuery | Protocol::Ec2Query => query::decode(protocol, op, req),
-        Protocol::RestJson1 => http_binding::decode::<rest_json::Json>(op, req),
+        Protocol::RestJson1 => rest_json::decode(op, req),
         Protocol::RestXml => http_binding::decode::<rest_xml::Xml>(op, req),
         Protocol::RpcV2Cbor => cbor::decode(op, req),
-    }
+    }?;
+    fill_defaults(op.input, &mut input);
+    Ok(input)
 }
 
-/// Encodes `output`, a value of `op.output`, as the operation's successful response.
+/// Encodes `output`, a value of `op.output`, as the operation's successful response; members
+/// left out that have a `@default` are sent with it.
 pub fn encode_output(
     protocol: Protocol,
     service: &'static Service,
     op: &'static Operation,
-    output: Value,
+    mut output: Value,
     request_id: &str,
 ) -> Response {
+    fill_defaults(op.output, &mut output);
     match protocol {
         Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_output(protocol, op, &output, request_id),
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_output(service, op, &output, request_id),
         Protocol::RestJson1 => rest_json::encode_output(op, &output, request_id),
+        Protocol::RestXml if s3::is_s3(service) => {
+            let mut response = rest_xml::encode_output(service, op, &output, request_id);
+            s3::finish_output(service, op, &output, &mut response);
+            response
+        }
         Protocol::RestXml => rest_xml::encode_output(service, op, &output, request_id),
         Protocol::RpcV2Cbor => cbor::encode_output(op, &output, request_id),
     }
@@ -170,6 +183,11 @@ pub fn encode_error(
         Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_error(protocol, service, error, request_id),
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_error(service, error, request_id),
         Protocol::RestJson1 => rest_json::encode_error(error, request_id),
+        Protocol::RestXml if s3::is_s3(service) => {
+            let mut response = rest_xml::encode_error(service, error, request_id, rest_xml::ErrorStyle::Bare);
+            s3::host_id(&mut response);
+            response
+        }
         Protocol::RestXml => rest_xml::encode_error(service, error, request_id, rest_xml::ErrorStyle::Wrapped),
         Protocol::RpcV2Cbor => cbor::encode_error(service, error, request_id),
     }

@@ -1,15 +1,23 @@
 //! Building responses without ever failing: a header value that HTTP cannot carry is left
 //! out rather than turned into a panic or a 500.
 
-use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
 use http::StatusCode;
 
 use crate::Response;
 
-/// A response with `status` and `body`, and `Content-Type` when given.
+/// A response with `status` and `body`, its `Content-Length` (stated even when zero, as
+/// clients may require, unless the status allows no body) and `Content-Type` when given. A
+/// member bound to `Content-Length` (S3's `HeadObject`) overrides it afterwards.
 pub(crate) fn respond(status: u16, content_type: Option<&str>, body: Vec<u8>) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let bodiless = status.is_informational() || status == StatusCode::NO_CONTENT || status == StatusCode::NOT_MODIFIED;
+    let length = HeaderValue::from(body.len());
     let mut response = Response::new(body);
-    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if !bodiless {
+        response.headers_mut().insert(CONTENT_LENGTH, length);
+    }
+    *response.status_mut() = status;
     if let Some(ct) = content_type {
         set_header(&mut response, CONTENT_TYPE.as_str(), ct);
     }

@@ -25,7 +25,7 @@
 //! ```
 
 use aws_smithy_xml::encode::XmlWriter;
-use stratus_core::schema::{Operation, Protocol, Service, Shape, XmlNamespace};
+use stratus_core::schema::{Member, Operation, Protocol, Service, Shape, XmlNamespace};
 use stratus_core::{OperationError, Value};
 
 use crate::failure::Failure;
@@ -45,8 +45,14 @@ impl BodyCodec for Xml {
         xml::from_document(shape, body)
     }
 
-    fn write(shape: &'static Shape, value: &Value, namespace: Option<XmlNamespace>) -> Vec<u8> {
-        xml::to_document(xml::root_name(shape), shape.xml_namespace.or(namespace), shape, value).into_bytes()
+    fn write(
+        shape: &'static Shape,
+        member: Option<&Member>,
+        value: &Value,
+        namespace: Option<XmlNamespace>,
+    ) -> Vec<u8> {
+        let root = member.and_then(|m| m.xml_name).unwrap_or_else(|| xml::root_name(shape));
+        xml::to_document(root, shape.xml_namespace.or(namespace), shape, value).into_bytes()
     }
 }
 

@@ -13,11 +13,12 @@ pub(crate) fn format_of(member: Option<&Member>, default: TimestampFormat) -> Ti
     member.and_then(Member::timestamp_format).unwrap_or(default)
 }
 
-/// Parses timestamp text. Date-times may carry an offset; epoch seconds may be fractional.
+/// Parses timestamp text. Date-times must be in UTC (`Z`), as servers require; epoch seconds
+/// may be fractional.
 pub(crate) fn parse(text: &str, format: TimestampFormat) -> Option<DateTime> {
     let text = text.trim();
     match format {
-        TimestampFormat::DateTime => DateTime::from_str(text, Format::DateTimeWithOffset).ok(),
+        TimestampFormat::DateTime => DateTime::from_str(text, Format::DateTime).ok(),
         TimestampFormat::HttpDate => DateTime::from_str(text, Format::HttpDate).ok(),
         TimestampFormat::EpochSeconds => DateTime::from_str(text, Format::EpochSeconds).ok(),
     }
@@ -49,7 +50,7 @@ mod tests {
             assert_eq!(format(&t, f), text);
             assert_eq!(parse(text, f), Some(t));
         }
-        assert_eq!(parse("2019-12-16T23:48:18+00:00", TimestampFormat::DateTime), Some(t));
+        assert_eq!(parse("2019-12-16T23:48:18+00:00", TimestampFormat::DateTime), None);
         assert_eq!(
             parse("1576540098.5", TimestampFormat::EpochSeconds),
             Some(DateTime::from_secs_f64(1_576_540_098.5))

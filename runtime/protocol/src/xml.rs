@@ -43,8 +43,14 @@ pub fn root_name(shape: &Shape) -> &'static str {
     shape.xml_name.unwrap_or(shape.name)
 }
 
-fn in_body(member: &Member) -> bool {
-    member.http == HttpBinding::Body
+/// Whether a member travels in the body of a request, or of a `response` (where request-only
+/// bindings such as `@httpQuery` bind nothing).
+fn in_body(member: &Member, response: bool) -> bool {
+    if response {
+        member.http.in_response_body()
+    } else {
+        member.http == HttpBinding::Body
+    }
 }
 
 fn ts_format(member: Option<&Member>) -> TimestampFormat {
@@ -74,7 +80,7 @@ pub(crate) fn write_members(scope: &mut ScopeWriter<'_, '_>, shape: &'static Sha
     match value {
         Value::Struct(slots) => {
             for (m, v) in shape.members.iter().zip(slots) {
-                if let (Some(v), true, false) = (v, in_body(m), m.xml_attribute) {
+                if let (Some(v), true, false) = (v, in_body(m, true), m.xml_attribute) {
                     write_member(scope, m, v);
                 }
             }
@@ -94,9 +100,11 @@ pub(crate) fn write_member(scope: &mut ScopeWriter<'_, '_>, member: &'static Mem
     match (member.target.kind, value) {
         (ShapeType::List, Value::List(items)) if member.xml_flattened => {
             let item = member.target.members.first();
+            // Flattened items stand in for the list's members, and so take their namespace.
+            let namespace = member.xml_namespace.or(item.and_then(|i| i.xml_namespace));
             for v in items {
                 let target = item.map_or(member.target, |i| i.target);
-                write_element(scope, name, member.xml_namespace, target, item, v);
+                write_element(scope, name, namespace, target, item, v);
             }
         }
         (ShapeType::Map, Value::Map(entries)) if member.xml_flattened => {
@@ -122,7 +130,8 @@ fn write_element(
     value: &Value,
 ) {
     let mut el = scope.start_el(name);
-    if let Some(ns) = namespace.or(shape.xml_namespace) {
+    // A structure's own `@xmlNamespace` counts only at the root; below it, the member's does.
+    if let Some(ns) = namespace {
         el = el.write_ns(ns.uri, ns.prefix);
     }
     fill(el, shape, member, value);
@@ -199,7 +208,7 @@ pub(crate) fn write_error_fields(scope: &mut ScopeWriter<'_, '_>, failure: &Fail
     if let Some((shape, Value::Struct(slots))) = failure.modeled {
         let message = message_index(shape);
         for (i, (m, v)) in shape.members.iter().zip(slots).enumerate() {
-            if let (Some(v), true, false) = (v, in_body(m), Some(i) == message) {
+            if let (Some(v), true, false) = (v, in_body(m, true), Some(i) == message) {
                 write_member(scope, m, v);
             }
         }
@@ -266,7 +275,7 @@ fn read_struct(dec: &mut ScopedDecoder<'_, '_>, shape: &'static Shape, depth: us
         let found = shape
             .members
             .iter()
-            .position(|m| in_body(m) && !m.xml_attribute && is_named(&child, member_name(m)));
+            .position(|m| in_body(m, false) && !m.xml_attribute && is_named(&child, member_name(m)));
         let Some(i) = found else { continue };
         let m = &shape.members[i];
         match m.target.kind {

@@ -72,6 +72,7 @@ fn cases() -> Vec<Case> {
         ("content-type", "application/x-amz-json-1.0"),
     ];
     const FORM: &[(&str, &str)] = &[("content-type", "application/x-www-form-urlencoded")];
+    const JSON: &[(&str, &str)] = &[("content-type", "application/json")];
     const CBOR: &[(&str, &str)] = &[("smithy-protocol", "rpc-v2-cbor"), ("content-type", "application/cbor")];
     const INVOKE: &[(&str, &str)] = &[
         ("x-amz-invocation-type", "Event"),
@@ -135,7 +136,7 @@ fn cases() -> Vec<Case> {
             service: &stratus_gen_lambda::SERVICE,
             method: "POST",
             uri: "/2015-03-31/functions",
-            headers: &[],
+            headers: JSON,
             body: br#"{"FunctionName":"f","Code":{"ZipFile":"UEsDBA=="},"Timeout":3,"Environment":{"Variables":{"A":"1"}},"Layers":["l"],"MemorySize":128}"#.to_vec(),
         },
         Case {

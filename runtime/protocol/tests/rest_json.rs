@@ -95,11 +95,39 @@ fn lambda_create_function_reads_the_json_body() {
     let response = encode_output(P, service, op, output, "RID");
     assert_eq!(response.status(), 201);
     assert_eq!(response.headers()["content-type"], "application/json");
-    assert_eq!(body_text(&response), r#"{"FunctionName":"my-fn","Timeout":30}"#);
+    // CodeSize is left out, and sent with its modelled default.
+    assert_eq!(
+        body_text(&response),
+        r#"{"FunctionName":"my-fn","CodeSize":0,"Timeout":30}"#
+    );
 
-    let bad = Owned::new("POST", "/2015-03-31/functions", &[], r#"{"Timeout":"long"}"#);
+    let json = [("content-type", "application/json")];
+    let bad = Owned::new("POST", "/2015-03-31/functions", &json, r#"{"Timeout":"long"}"#);
     let e = decode(P, service, op, &bad.req()).unwrap_err().to_aws_error();
     assert_eq!((e.code.as_str(), e.http_status), ("SerializationException", 400));
+
+    // A JSON body must say so, and the client must accept JSON back.
+    let untyped = Owned::new("POST", "/2015-03-31/functions", &[], "{}");
+    let e = decode(P, service, op, &untyped.req()).unwrap_err().to_aws_error();
+    assert_eq!((e.code.as_str(), e.http_status), ("UnsupportedMediaTypeException", 415));
+    let picky = Owned::new(
+        "POST",
+        "/2015-03-31/functions",
+        &[("content-type", "application/json"), ("accept", "text/html")],
+        "{}",
+    );
+    let e = decode(P, service, op, &picky.req()).unwrap_err().to_aws_error();
+    assert_eq!((e.code.as_str(), e.http_status), ("NotAcceptableException", 406));
+    let lenient = Owned::new(
+        "POST",
+        "/2015-03-31/functions",
+        &[
+            ("content-type", "application/json; charset=utf-8"),
+            ("accept", "application/*"),
+        ],
+        "{}",
+    );
+    assert!(decode(P, service, op, &lenient.req()).is_ok());
 }
 
 #[test]

@@ -80,7 +80,11 @@ async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, re
     let refuse = |error: OperationError| {
         stratus_protocol::encode_error(route.protocol, service, Some(route.operation), &error, request_id)
     };
-    let input = match stratus_protocol::decode(route.protocol, service, route.operation, &req) {
+    let addressed = Request {
+        uri: route.uri.as_ref().unwrap_or(req.uri),
+        ..req
+    };
+    let input = match stratus_protocol::decode(route.protocol, service, route.operation, &addressed) {
         Ok(input) => input,
         Err(e) => return refuse(AwsError::from(e).into()),
     };

@@ -14,12 +14,16 @@ use stratus_core::AwsError;
 use stratus_protocol::Request;
 
 use crate::sigv4::Signer;
+use crate::virtual_host;
 
 /// A request's destination.
 pub struct Route {
     pub handler: Arc<dyn ServiceHandler>,
     pub protocol: Protocol,
     pub operation: &'static Operation,
+    /// The path-style URI the request stands for, when it addressed an S3 bucket by host
+    /// (decode with this one).
+    pub uri: Option<http::Uri>,
 }
 
 /// Why a request could not be routed, with the service when that much was known (so the
@@ -112,11 +116,20 @@ impl Services {
                         handler: h.clone(),
                         protocol,
                         operation,
+                        uri: None,
                     });
                 }
             }
         }
         if let Some(s3) = self.matching(|h| h.schema().signing_name == "s3").first() {
+            let bucket = header("host").and_then(virtual_host::bucket_of);
+            if let Some(uri) = bucket.and_then(|b| virtual_host::path_style(req.uri, b)) {
+                let path_style = Request { uri: &uri, ..*req };
+                return resolve(s3, Protocol::RestXml, &path_style).map(|route| Route {
+                    uri: Some(uri.clone()),
+                    ..route
+                });
+            }
             return resolve(s3, Protocol::RestXml, req);
         }
         Err(Unrouted {
@@ -137,6 +150,7 @@ fn resolve(h: &Arc<dyn ServiceHandler>, protocol: Protocol, req: &Request<'_>) -
             handler: h.clone(),
             protocol,
             operation,
+            uri: None,
         }),
         Err(e) => Err(Unrouted {
             error: e.into(),

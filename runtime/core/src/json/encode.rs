@@ -2,7 +2,9 @@
 //!
 //! Structures become objects keyed like the decoder reads them ([`KeyNames`]), absent members
 //! are left out, blobs are base64, timestamps follow `@timestampFormat` (epoch seconds by
-//! default), non-finite floats are the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+//! default), non-finite floats are the strings `"NaN"`, `"Infinity"` and `"-Infinity"`. What
+//! is written is a response: with `@jsonName` keys, members bound to headers are left out, but
+//! those bound to labels or query parameters, which only requests have, are body members.
 //! The value drives the output and the shape only names and formats it, so a value that does
 //! not fit its shape still encodes (as what it is) rather than failing.
 
@@ -66,7 +68,7 @@ fn write_value(w: JsonValueWriter<'_>, shape: &'static Shape, member: Option<&Me
         Value::Struct(slots) => {
             let mut object = w.start_object();
             for (m, v) in shape.members.iter().zip(slots) {
-                if let (Some(v), Some(key)) = (v, wire_name(m, names)) {
+                if let (Some(v), Some(key)) = (v, wire_name(m, names, true)) {
                     write_value(object.key(key), m.target, Some(m), v, names);
                 }
             }
@@ -76,7 +78,7 @@ fn write_value(w: JsonValueWriter<'_>, shape: &'static Shape, member: Option<&Me
             let mut object = w.start_object();
             if let Some(m) = shape.members.get(*i) {
                 write_value(
-                    object.key(wire_name(m, names).unwrap_or(m.name)),
+                    object.key(wire_name(m, names, true).unwrap_or(m.name)),
                     m.target,
                     Some(m),
                     v,

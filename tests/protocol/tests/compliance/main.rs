@@ -7,6 +7,9 @@
 //! - malformed-request cases, once per `testParameters` index: the request is refused as
 //!   specified.
 //!
+//! Cases that test only a client although not marked so (endpoint resolution, request
+//! compression: see `build.rs`) are counted as client-only and not run.
+//!
 //! `expected-failures.txt` lists the cases known to fail, each with its reason. The run fails
 //! on an unlisted failure and on a listed case that passes, so the list only ever shrinks.
 
@@ -39,6 +42,8 @@ struct Case<'a> {
     operation: &'static Operation,
     /// The error shape a response case encodes, by name.
     error: Option<&'a str>,
+    /// Why the case tests only a client (it is then counted, not run).
+    client_only: Option<&'a str>,
     kind: &'a str,
     test: Json,
 }
@@ -57,7 +62,8 @@ fn main() {
         .collect();
     // Panics inside the body comparisons are reported as the case's failure.
     std::panic::set_hook(Box::new(|_| {}));
-    let mut table: BTreeMap<&str, [usize; 3]> = BTreeMap::new();
+    // passed, expected failures, failed, client-only (not run)
+    let mut table: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
     let mut problems = Vec::new();
     let mut seen = BTreeSet::new();
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
@@ -65,9 +71,13 @@ fn main() {
         if filter.as_ref().is_some_and(|f| !case.key.contains(f.as_str())) {
             continue;
         }
+        let row = table.entry(case.protocol.name()).or_default();
+        if case.client_only.is_some() {
+            row[3] += 1;
+            continue;
+        }
         seen.insert(case.key.clone());
         let result = run(&case);
-        let row = table.entry(case.protocol.name()).or_default();
         match (result, expected.contains_key(case.key.as_str())) {
             (Ok(()), false) => row[0] += 1,
             (Err(_), true) => row[1] += 1,
@@ -90,11 +100,11 @@ fn main() {
         println!("FAIL {p}");
     }
     println!(
-        "\n{:<12} {:>8} {:>10} {:>8}",
-        "protocol", "passed", "expected", "failed"
+        "\n{:<12} {:>8} {:>10} {:>8} {:>12}",
+        "protocol", "passed", "expected", "failed", "client-only"
     );
-    for (protocol, [p, x, f]) in &table {
-        println!("{protocol:<12} {p:>8} {x:>10} {f:>8}");
+    for (protocol, [p, x, f, c]) in &table {
+        println!("{protocol:<12} {p:>8} {x:>10} {f:>8} {c:>12}");
     }
     let passed: usize = table.values().map(|r| r[0]).sum();
     let failed = problems.len();
@@ -124,6 +134,7 @@ fn expand(entry: &Json) -> Vec<Case<'_>> {
         protocol,
         operation,
         error: entry["error"].as_str(),
+        client_only: entry["client_only"].as_str(),
         kind,
         test,
     };
@@ -143,20 +154,12 @@ fn expand(entry: &Json) -> Vec<Case<'_>> {
     }
 }
 
-/// `test` with every `$name:L` (the value as is) and `$name:S` (the value as a JSON string) in
-/// its strings replaced by parameter `name`'s value at `index`.
+/// `test` with its strings formatted as Smithy's `CodeWriter` does: `$name:L` (the value as is)
+/// and `$name:S` (the value as a JSON string) become parameter `name`'s value at `index`, and
+/// `$$` a literal `$`.
 fn substitute(test: &Json, parameters: &serde_json::Map<String, Json>, index: usize) -> Json {
     match test {
-        Json::String(s) => {
-            let mut s = s.clone();
-            for (name, values) in parameters {
-                let value = values[index].as_str().unwrap_or_default();
-                s = s
-                    .replace(&format!("${name}:L"), value)
-                    .replace(&format!("${name}:S"), &Json::from(value).to_string());
-            }
-            Json::String(s)
-        }
+        Json::String(s) => Json::String(format_template(s, parameters, index)),
         Json::Array(a) => Json::Array(a.iter().map(|v| substitute(v, parameters, index)).collect()),
         Json::Object(o) => Json::Object(
             o.iter()
@@ -166,6 +169,38 @@ fn substitute(test: &Json, parameters: &serde_json::Map<String, Json>, index: us
         ),
         other => other.clone(),
     }
+}
+
+fn format_template(template: &str, parameters: &serde_json::Map<String, Json>, index: usize) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + 1..];
+        if let Some(tail) = rest.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+            continue;
+        }
+        let parameter = parameters.iter().find_map(|(name, values)| {
+            let tail = rest.strip_prefix(name.as_str())?.strip_prefix(':')?;
+            let value = values[index].as_str().unwrap_or_default();
+            match tail.as_bytes().first() {
+                Some(b'L') => Some((value.to_string(), &tail[1..])),
+                Some(b'S') => Some((Json::from(value).to_string(), &tail[1..])),
+                _ => None,
+            }
+        });
+        match parameter {
+            Some((value, tail)) => {
+                out.push_str(&value);
+                rest = tail;
+            }
+            None => out.push('$'),
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn run(case: &Case) -> Result<(), String> {
@@ -338,7 +373,7 @@ fn check_response(case: &Case, response: &Response, expected: &Json) -> Result<(
             .map(|a| a.iter().filter_map(Json::as_str).collect())
             .unwrap_or_default()
     };
-    validate_headers(response.headers(), headers).map_err(|e| e.to_string())?;
+    validate_headers(response.headers(), headers.iter().copied()).map_err(|e| e.to_string())?;
     forbid_headers(response.headers(), &names("forbidHeaders")).map_err(|e| e.to_string())?;
     require_headers(response.headers(), &names("requireHeaders")).map_err(|e| e.to_string())?;
     // Malformed-request cases nest the body: `{ mediaType, assertion: { contents | messageRegex } }`.
@@ -358,7 +393,12 @@ fn check_response(case: &Case, response: &Response, expected: &Json) -> Result<(
             Err(format!("body {}, expected none", body_text()))
         };
     }
-    let media_type = media_type.unwrap_or(match case.protocol {
+    // Without a stated media type, the expected Content-Type tells (a text payload is no JSON).
+    let content_type = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| comparison_media_type(v));
+    let media_type = media_type.or(content_type).unwrap_or(match case.protocol {
         Protocol::AwsJson1_0 | Protocol::AwsJson1_1 | Protocol::RestJson1 => "application/json",
         Protocol::AwsQuery | Protocol::Ec2Query | Protocol::RestXml => "application/xml",
         Protocol::RpcV2Cbor => "application/cbor",
@@ -383,4 +423,15 @@ fn check_response(case: &Case, response: &Response, expected: &Json) -> Result<(
             .map_err(|_| format!("expected body is not {media_type_name}: {body}"))?
             .map_err(|e| e.to_string()),
     }
+}
+
+/// The media type whose comparison fits a body of `content_type`: the JSON, XML and CBOR
+/// families compare structurally, anything else literally.
+fn comparison_media_type(content_type: &str) -> &str {
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    ["json", "xml", "cbor"]
+        .into_iter()
+        .zip(["application/json", "application/xml", "application/cbor"])
+        .find(|(family, _)| essence.contains(family))
+        .map_or(essence, |(_, media_type)| media_type)
 }

@@ -1,0 +1,110 @@
+//! S3's refusals: AWS's code, HTTP status and message, answered as common errors (S3 writes
+//! every error as the same `<Error>` document, modelled or not).
+
+use stratus_core::AwsError;
+use stratus_storage::StorageError;
+
+/// Builds S3 errors with AWS's codes and statuses.
+pub struct S3Error;
+
+impl S3Error {
+    pub fn no_such_bucket() -> AwsError {
+        AwsError::new("NoSuchBucket", "The specified bucket does not exist", 404)
+    }
+
+    pub fn no_such_key() -> AwsError {
+        AwsError::new("NoSuchKey", "The specified key does not exist.", 404)
+    }
+
+    pub fn invalid_bucket_name() -> AwsError {
+        AwsError::new("InvalidBucketName", "The specified bucket is not valid.", 400)
+    }
+
+    pub fn bucket_exists() -> AwsError {
+        AwsError::new(
+            "BucketAlreadyExists",
+            "The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again.",
+            409,
+        )
+    }
+
+    pub fn bucket_owned() -> AwsError {
+        AwsError::new(
+            "BucketAlreadyOwnedByYou",
+            "Your previous request to create the named bucket succeeded and you already own it.",
+            409,
+        )
+    }
+
+    pub fn bucket_not_empty() -> AwsError {
+        AwsError::new("BucketNotEmpty", "The bucket you tried to delete is not empty", 409)
+    }
+
+    pub fn invalid_argument(message: impl Into<String>) -> AwsError {
+        AwsError::new("InvalidArgument", message, 400)
+    }
+
+    pub fn invalid_request(message: impl Into<String>) -> AwsError {
+        AwsError::new("InvalidRequest", message, 400)
+    }
+
+    pub fn precondition_failed() -> AwsError {
+        AwsError::new(
+            "PreconditionFailed",
+            "At least one of the pre-conditions you specified did not hold",
+            412,
+        )
+    }
+
+    pub fn not_modified() -> AwsError {
+        AwsError::new("NotModified", "Not Modified", 304)
+    }
+
+    pub fn invalid_range() -> AwsError {
+        AwsError::new("InvalidRange", "The requested range is not satisfiable", 416)
+    }
+
+    pub fn bad_digest() -> AwsError {
+        AwsError::new(
+            "BadDigest",
+            "The Content-MD5 you specified did not match what we received.",
+            400,
+        )
+    }
+
+    pub fn invalid_digest() -> AwsError {
+        AwsError::new("InvalidDigest", "The Content-MD5 you specified was invalid.", 400)
+    }
+
+    pub fn no_such_tag_set() -> AwsError {
+        AwsError::new("NoSuchTagSet", "The TagSet does not exist", 404)
+    }
+
+    pub fn invalid_tag(message: impl Into<String>) -> AwsError {
+        AwsError::new("InvalidTag", message, 400)
+    }
+
+    pub fn malformed_xml() -> AwsError {
+        AwsError::new(
+            "MalformedXML",
+            "The XML you provided was not well-formed or did not validate against our published schema",
+            400,
+        )
+    }
+
+    /// A HEAD request's refusal: a missing bucket or key is a bodiless `404 NotFound`.
+    pub fn head(e: AwsError) -> AwsError {
+        match e.code.as_str() {
+            "NoSuchBucket" | "NoSuchKey" => AwsError::new("NotFound", "Not Found", 404),
+            _ => e,
+        }
+    }
+
+    pub fn storage(e: StorageError) -> AwsError {
+        AwsError::internal(format!("object store: {e}"))
+    }
+
+    pub fn corrupt(e: serde_json::Error) -> AwsError {
+        AwsError::internal(format!("corrupt object record: {e}"))
+    }
+}

@@ -1,0 +1,566 @@
+//! Multipart uploads: create, upload parts (or copy them), complete, abort, list.
+//!
+//! An upload is an [`UploadRecord`] in the `uploads` table (by bucket, a zero byte and upload
+//! id) and its parts [`PartRecord`]s in `parts` (by bucket, upload id and part number,
+//! big-endian), each part's body a blob of its own. Completing streams the parts' blobs, in
+//! order, into the object's blob (memory does not grow with the object) and computes AWS's
+//! ETag: the MD5 of the parts' binary MD5s, a dash, and the number of parts.
+
+use std::io::Read;
+
+use md5::{Digest, Md5};
+use serde::{Deserialize, Serialize};
+use stratus_core::{id, AwsError, DateTime};
+use stratus_gen_s3::*;
+use stratus_storage::{Direction, KeyRange, Tx};
+
+use crate::error::S3Error;
+use crate::object::{self, ContentHeaders, ObjectRecord};
+use crate::{load_bucket, load_object, now_ms, object_key, owner, S3Service, OBJECTS};
+
+const UPLOADS: &str = "uploads";
+const PARTS: &str = "parts";
+/// AWS's smallest part, except the last.
+const MIN_PART_SIZE: u64 = 5 * 1024 * 1024;
+const MAX_PART_NUMBER: i32 = 10_000;
+
+/// An upload in progress.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct UploadRecord {
+    pub key: String,
+    pub upload_id: String,
+    pub initiated_ms: i64,
+    pub owner: String,
+    pub headers: ContentHeaders,
+    pub metadata: std::collections::BTreeMap<String, String>,
+    pub tags: std::collections::BTreeMap<String, String>,
+    pub storage_class: Option<String>,
+}
+
+/// One uploaded part.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct PartRecord {
+    pub number: i32,
+    pub etag: String,
+    pub size: u64,
+    pub blob: String,
+    pub last_modified_ms: i64,
+}
+
+fn upload_key(bucket: &str, upload_id: &str) -> Vec<u8> {
+    object_key(bucket, upload_id)
+}
+
+fn parts_prefix(bucket: &str, upload_id: &str) -> Vec<u8> {
+    let mut k = upload_key(bucket, upload_id);
+    k.push(0);
+    k
+}
+
+fn part_key(bucket: &str, upload_id: &str, number: i32) -> Vec<u8> {
+    let mut k = parts_prefix(bucket, upload_id);
+    k.extend_from_slice(&number.to_be_bytes());
+    k
+}
+
+fn no_such_upload() -> AwsError {
+    AwsError::new(
+        "NoSuchUpload",
+        "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.",
+        404,
+    )
+}
+
+fn load_upload(tx: &Tx<'_>, bucket: &str, upload_id: &str, key: &str) -> Result<UploadRecord, AwsError> {
+    load_bucket(tx, bucket)?;
+    let bytes = tx
+        .get(UPLOADS, &upload_key(bucket, upload_id))
+        .map_err(S3Error::storage)?
+        .ok_or_else(no_such_upload)?;
+    let upload: UploadRecord = serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?;
+    if upload.key != key {
+        return Err(no_such_upload());
+    }
+    Ok(upload)
+}
+
+fn load_parts(tx: &Tx<'_>, bucket: &str, upload_id: &str) -> Result<Vec<PartRecord>, AwsError> {
+    tx.scan(
+        PARTS,
+        &KeyRange::prefix(&parts_prefix(bucket, upload_id)),
+        Direction::Forward,
+        None,
+    )
+    .map_err(S3Error::storage)?
+    .into_iter()
+    .map(|(_, bytes)| serde_json::from_slice(&bytes).map_err(S3Error::corrupt))
+    .collect()
+}
+
+fn check_part_number(n: i32) -> Result<(), AwsError> {
+    if (1..=MAX_PART_NUMBER).contains(&n) {
+        Ok(())
+    } else {
+        Err(S3Error::invalid_argument(
+            "Part number must be an integer between 1 and 10000, inclusive",
+        ))
+    }
+}
+
+/// AWS's ETag of a multipart object: the MD5 of the parts' MD5s, `-`, the part count.
+pub fn multipart_etag(part_etags: &[&str]) -> Result<String, AwsError> {
+    let mut digests = Md5::new();
+    for etag in part_etags {
+        let hex = etag.trim_matches('"');
+        let bytes: Option<Vec<u8>> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+            .collect();
+        digests.update(bytes.ok_or_else(|| AwsError::internal(format!("part ETag {etag} is not hex")))?);
+    }
+    let hex: String = digests.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("\"{hex}-{}\"", part_etags.len()))
+}
+
+/// The parts a CompleteMultipartUpload names, checked against those uploaded: ascending,
+/// present with matching ETags, all but the last at least 5 MiB.
+pub fn chosen_parts(requested: &[(i32, String)], uploaded: &[PartRecord]) -> Result<Vec<PartRecord>, AwsError> {
+    if requested.is_empty() {
+        return Err(S3Error::malformed_xml());
+    }
+    if requested.windows(2).any(|w| w[0].0 >= w[1].0) {
+        return Err(AwsError::new(
+            "InvalidPartOrder",
+            "The list of parts was not in ascending order. Parts must be ordered by part number.",
+            400,
+        ));
+    }
+    let mut chosen = Vec::with_capacity(requested.len());
+    for (number, etag) in requested {
+        let part = uploaded
+            .iter()
+            .find(|p| p.number == *number && object::etag_matches(etag, &p.etag))
+            .ok_or_else(|| {
+                AwsError::new(
+                    "InvalidPart",
+                    "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+                    400,
+                )
+            })?;
+        chosen.push(part.clone());
+    }
+    if chosen[..chosen.len() - 1].iter().any(|p| p.size < MIN_PART_SIZE) {
+        return Err(AwsError::new(
+            "EntityTooSmall",
+            "Your proposed upload is smaller than the minimum allowed size",
+            400,
+        ));
+    }
+    Ok(chosen)
+}
+
+/// Reads several readers one after the other.
+struct Concat<R> {
+    readers: std::collections::VecDeque<R>,
+}
+
+impl<R: Read> Read for Concat<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while let Some(current) = self.readers.front_mut() {
+            let n = current.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            self.readers.pop_front();
+        }
+        Ok(0)
+    }
+}
+
+impl S3Service {
+    pub(crate) async fn create_upload(
+        &self,
+        ctx_account: String,
+        input: CreateMultipartUploadRequest,
+    ) -> Result<CreateMultipartUploadOutput, AwsError> {
+        crate::check_storage_class(input.storage_class.as_ref())?;
+        let tags = match &input.tagging {
+            Some(header) => object::parse_tagging_header(header)?,
+            None => Default::default(),
+        };
+        let upload = UploadRecord {
+            key: input.key.clone(),
+            upload_id: id::uuid().replace('-', ""),
+            initiated_ms: now_ms(),
+            owner: ctx_account,
+            headers: ContentHeaders {
+                content_type: Some(input.content_type.unwrap_or_else(|| "binary/octet-stream".into())),
+                cache_control: input.cache_control,
+                content_disposition: input.content_disposition,
+                content_encoding: input.content_encoding,
+                content_language: input.content_language,
+                expires: input.expires,
+            },
+            metadata: input.metadata.unwrap_or_default(),
+            tags,
+            storage_class: input.storage_class.map(|c| c.as_str().to_owned()),
+        };
+        let bucket = input.bucket.clone();
+        let upload_id = upload.upload_id.clone();
+        self.write(move |tx| {
+            load_bucket(tx, &bucket)?;
+            tx.put(
+                UPLOADS,
+                upload_key(&bucket, &upload.upload_id),
+                serde_json::to_vec(&upload).map_err(S3Error::corrupt)?,
+            );
+            Ok(())
+        })
+        .await?;
+        Ok(CreateMultipartUploadOutput {
+            bucket: Some(input.bucket),
+            key: Some(input.key),
+            upload_id: Some(upload_id),
+            ..CreateMultipartUploadOutput::default()
+        })
+    }
+
+    /// Stores `body` as part `number` of the upload, replacing an earlier part of that number.
+    pub(crate) async fn store_part(
+        &self,
+        bucket: String,
+        key: String,
+        upload_id: String,
+        number: i32,
+        body: Vec<u8>,
+    ) -> Result<PartRecord, AwsError> {
+        check_part_number(number)?;
+        let part = PartRecord {
+            number,
+            etag: object::etag(&body),
+            size: body.len() as u64,
+            blob: format!("part-{}", id::uuid()),
+            last_modified_ms: now_ms(),
+        };
+        let blob = part.blob.clone();
+        self.blocking(move |store| {
+            store
+                .put_blob(&blob, &mut body.as_slice())
+                .map(|_| ())
+                .map_err(S3Error::storage)
+        })
+        .await?;
+        let stored = part.clone();
+        let outcome = self
+            .write(move |tx| {
+                load_upload(tx, &bucket, &upload_id, &key)?;
+                let k = part_key(&bucket, &upload_id, number);
+                let previous: Option<PartRecord> = match tx.get(PARTS, &k).map_err(S3Error::storage)? {
+                    Some(bytes) => Some(serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?),
+                    None => None,
+                };
+                tx.put(PARTS, k, serde_json::to_vec(&part).map_err(S3Error::corrupt)?);
+                Ok(previous)
+            })
+            .await;
+        let orphan = match &outcome {
+            Ok(previous) => previous.as_ref().map(|p| p.blob.clone()),
+            Err(_) => Some(stored.blob.clone()),
+        };
+        if let Some(orphan) = orphan {
+            self.blocking(move |store| store.delete_blob(&orphan).map(|_| ()).map_err(S3Error::storage))
+                .await?;
+        }
+        outcome.map(|_| stored)
+    }
+
+    pub(crate) async fn complete_upload(
+        &self,
+        input: CompleteMultipartUploadRequest,
+    ) -> Result<CompleteMultipartUploadOutput, AwsError> {
+        let requested: Vec<(i32, String)> = input
+            .multipart_upload
+            .and_then(|m| m.parts)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| (p.part_number.unwrap_or(0), p.e_tag.unwrap_or_default()))
+            .collect();
+        let (bucket, key, upload_id) = (input.bucket.clone(), input.key.clone(), input.upload_id.clone());
+        let (b, k, u) = (bucket.clone(), key.clone(), upload_id.clone());
+        let (upload, parts) = self
+            .write(move |tx| Ok((load_upload(tx, &b, &u, &k)?, load_parts(tx, &b, &u)?)))
+            .await?;
+        let chosen = chosen_parts(&requested, &parts)?;
+        let etags: Vec<&str> = chosen.iter().map(|p| p.etag.as_str()).collect();
+        let etag = multipart_etag(&etags)?;
+        let record = ObjectRecord {
+            key: key.clone(),
+            size: chosen.iter().map(|p| p.size).sum(),
+            etag: etag.clone(),
+            last_modified_ms: now_ms(),
+            blob: format!("obj-{}", id::uuid()),
+            headers: upload.headers,
+            metadata: upload.metadata,
+            tags: upload.tags,
+            storage_class: upload.storage_class,
+        };
+        let blobs: Vec<String> = chosen.iter().map(|p| p.blob.clone()).collect();
+        let target = record.blob.clone();
+        self.blocking(move |store| {
+            let readers = blobs
+                .iter()
+                .map(|b| {
+                    store
+                        .open_blob(b)
+                        .map_err(S3Error::storage)?
+                        .ok_or_else(|| AwsError::internal(format!("part body {b} is missing")))
+                })
+                .collect::<Result<_, AwsError>>()?;
+            store
+                .put_blob(&target, &mut Concat { readers })
+                .map(|_| ())
+                .map_err(S3Error::storage)
+        })
+        .await?;
+        let (if_match, if_none_match) = (input.if_match, input.if_none_match);
+        let committed = record.clone();
+        let outcome = self
+            .write(move |tx| {
+                load_upload(tx, &bucket, &upload_id, &key)?;
+                let k = object_key(&bucket, &key);
+                let previous = load_object(tx, &k)?;
+                crate::conditional_write(previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
+                let mut orphans: Vec<String> = previous.into_iter().map(|p| p.blob).collect();
+                for part in load_parts(tx, &bucket, &upload_id)? {
+                    tx.delete(PARTS, part_key(&bucket, &upload_id, part.number));
+                    orphans.push(part.blob);
+                }
+                tx.delete(UPLOADS, upload_key(&bucket, &upload_id));
+                tx.put(OBJECTS, k, serde_json::to_vec(&committed).map_err(S3Error::corrupt)?);
+                Ok(orphans)
+            })
+            .await;
+        let orphans = match &outcome {
+            Ok(orphans) => orphans.clone(),
+            Err(_) => vec![record.blob.clone()],
+        };
+        self.blocking(move |store| {
+            for blob in orphans {
+                store.delete_blob(&blob).map_err(S3Error::storage)?;
+            }
+            Ok(())
+        })
+        .await?;
+        outcome?;
+        Ok(CompleteMultipartUploadOutput {
+            location: Some(format!("/{}/{}", input.bucket, input.key)),
+            bucket: Some(input.bucket),
+            key: Some(input.key),
+            e_tag: Some(etag),
+            ..CompleteMultipartUploadOutput::default()
+        })
+    }
+
+    pub(crate) async fn abort_upload(&self, bucket: String, key: String, upload_id: String) -> Result<(), AwsError> {
+        let orphans = self
+            .write(move |tx| {
+                load_upload(tx, &bucket, &upload_id, &key)?;
+                let mut orphans = Vec::new();
+                for part in load_parts(tx, &bucket, &upload_id)? {
+                    tx.delete(PARTS, part_key(&bucket, &upload_id, part.number));
+                    orphans.push(part.blob);
+                }
+                tx.delete(UPLOADS, upload_key(&bucket, &upload_id));
+                Ok(orphans)
+            })
+            .await?;
+        self.blocking(move |store| {
+            for blob in orphans {
+                store.delete_blob(&blob).map_err(S3Error::storage)?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    pub(crate) async fn list_parts_of(&self, input: ListPartsRequest) -> Result<ListPartsOutput, AwsError> {
+        let max = match input.max_parts {
+            None => 1000,
+            Some(n) if n < 0 => {
+                return Err(S3Error::invalid_argument(
+                    "Argument max-parts must be an integer between 0 and 2147483647",
+                ))
+            }
+            Some(n) => (n as usize).min(1000),
+        };
+        let marker: i32 = match input.part_number_marker.as_deref() {
+            None | Some("") => 0,
+            Some(m) => m.parse().map_err(|_| {
+                S3Error::invalid_argument("Argument part-number-marker must be an integer between 0 and 2147483647")
+            })?,
+        };
+        let (b, k, u) = (input.bucket.clone(), input.key.clone(), input.upload_id.clone());
+        let (upload, parts) = self
+            .write(move |tx| Ok((load_upload(tx, &b, &u, &k)?, load_parts(tx, &b, &u)?)))
+            .await?;
+        let after: Vec<&PartRecord> = parts.iter().filter(|p| p.number > marker).collect();
+        let truncated = after.len() > max;
+        let page = &after[..after.len().min(max)];
+        Ok(ListPartsOutput {
+            bucket: Some(input.bucket),
+            key: Some(input.key),
+            upload_id: Some(input.upload_id),
+            part_number_marker: Some(marker.to_string()),
+            next_part_number_marker: page.last().map(|p| p.number.to_string()),
+            max_parts: Some(max as i32),
+            is_truncated: Some(truncated),
+            parts: Some(
+                page.iter()
+                    .map(|p| Part {
+                        part_number: Some(p.number),
+                        last_modified: Some(DateTime::from_secs(p.last_modified_ms.div_euclid(1000))),
+                        e_tag: Some(p.etag.clone()),
+                        size: Some(p.size as i64),
+                        ..Part::default()
+                    })
+                    .collect(),
+            ),
+            initiator: Some(Initiator {
+                id: owner(&upload.owner).id,
+                display_name: owner(&upload.owner).display_name,
+            }),
+            owner: Some(owner(&upload.owner)),
+            storage_class: Some(StorageClass::from_wire(
+                upload.storage_class.as_deref().unwrap_or("STANDARD"),
+            )),
+            ..ListPartsOutput::default()
+        })
+    }
+
+    pub(crate) fn list_uploads_of(
+        &self,
+        input: ListMultipartUploadsRequest,
+    ) -> Result<ListMultipartUploadsOutput, AwsError> {
+        let max = match input.max_uploads {
+            None => 1000,
+            Some(n) if n < 0 => {
+                return Err(S3Error::invalid_argument(
+                    "Argument max-uploads must be an integer between 0 and 2147483647",
+                ))
+            }
+            Some(n) => (n as usize).min(1000),
+        };
+        self.bucket(&input.bucket)?;
+        let prefix = input.prefix.clone().unwrap_or_default();
+        let mut uploads: Vec<UploadRecord> = self
+            .store()?
+            .scan(
+                UPLOADS,
+                &KeyRange::prefix(&object_key(&input.bucket, "")),
+                Direction::Forward,
+                None,
+            )
+            .map_err(S3Error::storage)?
+            .into_iter()
+            .map(|(_, bytes)| serde_json::from_slice(&bytes).map_err(S3Error::corrupt))
+            .collect::<Result<_, AwsError>>()?;
+        uploads.retain(|u| u.key.starts_with(&prefix));
+        uploads.sort_by(|a, b| (&a.key, a.initiated_ms).cmp(&(&b.key, b.initiated_ms)));
+        if let Some(marker) = input.key_marker.as_deref().filter(|m| !m.is_empty()) {
+            let upload_marker = input.upload_id_marker.as_deref().filter(|m| !m.is_empty());
+            uploads.retain(|u| match upload_marker {
+                Some(id) => u.key.as_str() > marker || (u.key == marker && u.upload_id.as_str() > id),
+                None => u.key.as_str() > marker,
+            });
+        }
+        let truncated = uploads.len() > max;
+        uploads.truncate(max);
+        Ok(ListMultipartUploadsOutput {
+            bucket: Some(input.bucket),
+            key_marker: Some(input.key_marker.unwrap_or_default()),
+            upload_id_marker: Some(input.upload_id_marker.unwrap_or_default()),
+            next_key_marker: uploads.last().map(|u| u.key.clone()),
+            next_upload_id_marker: uploads.last().map(|u| u.upload_id.clone()),
+            prefix: Some(prefix),
+            delimiter: input.delimiter,
+            max_uploads: Some(max as i32),
+            is_truncated: Some(truncated),
+            uploads: (!uploads.is_empty()).then(|| {
+                uploads
+                    .iter()
+                    .map(|u| MultipartUpload {
+                        upload_id: Some(u.upload_id.clone()),
+                        key: Some(u.key.clone()),
+                        initiated: Some(DateTime::from_secs(u.initiated_ms.div_euclid(1000))),
+                        storage_class: Some(StorageClass::from_wire(
+                            u.storage_class.as_deref().unwrap_or("STANDARD"),
+                        )),
+                        owner: Some(owner(&u.owner)),
+                        initiator: Some(Initiator {
+                            id: owner(&u.owner).id,
+                            display_name: owner(&u.owner).display_name,
+                        }),
+                        ..MultipartUpload::default()
+                    })
+                    .collect()
+            }),
+            encoding_type: input.encoding_type,
+            ..ListMultipartUploadsOutput::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(number: i32, etag: &str, size: u64) -> PartRecord {
+        PartRecord {
+            number,
+            etag: etag.into(),
+            size,
+            blob: String::new(),
+            last_modified_ms: 0,
+        }
+    }
+
+    // The composite ETag as AWS computes it (MD5 of the concatenated binary part MD5s).
+    #[test]
+    fn composite_etag() {
+        let a = object::etag(b"a");
+        let b = object::etag(b"b");
+        let mut joined = Md5::digest(b"a").to_vec();
+        joined.extend_from_slice(&Md5::digest(b"b"));
+        let expected: String = Md5::digest(&joined).iter().map(|x| format!("{x:02x}")).collect();
+        assert_eq!(multipart_etag(&[&a, &b]).unwrap(), format!("\"{expected}-2\""));
+    }
+
+    #[test]
+    fn completion_rules() {
+        let big = MIN_PART_SIZE;
+        let uploaded = [part(1, "\"aa\"", big), part(2, "\"bb\"", 1), part(3, "\"cc\"", 1)];
+        assert!(chosen_parts(&[(1, "aa".into()), (2, "\"bb\"".into())], &uploaded).is_ok());
+        let code = |r: Result<Vec<PartRecord>, AwsError>| r.unwrap_err().code;
+        assert_eq!(
+            code(chosen_parts(&[(2, "bb".into()), (1, "aa".into())], &uploaded)),
+            "InvalidPartOrder"
+        );
+        assert_eq!(code(chosen_parts(&[(1, "zz".into())], &uploaded)), "InvalidPart");
+        assert_eq!(
+            code(chosen_parts(&[(2, "bb".into()), (3, "cc".into())], &uploaded)),
+            "EntityTooSmall"
+        );
+        assert_eq!(code(chosen_parts(&[], &uploaded)), "MalformedXML");
+    }
+
+    #[test]
+    fn concat_reads_in_order() {
+        let mut all = String::new();
+        Concat {
+            readers: [&b"ab"[..], &b""[..], &b"cd"[..]].into_iter().collect(),
+        }
+        .read_to_string(&mut all)
+        .unwrap();
+        assert_eq!(all, "abcd");
+    }
+}

@@ -1,0 +1,303 @@
+//! Objects: the record an object is stored as, ETags, byte ranges and conditional requests.
+//!
+//! An object's body is a blob in the S3 store, named by the object record (a fresh name for
+//! every write, so a reader holding the old record still finds the old body until the writer
+//! deletes it after committing).
+
+use std::collections::BTreeMap;
+
+use md5::{Digest, Md5};
+use serde::{Deserialize, Serialize};
+use stratus_core::{AwsError, DateTime};
+
+use crate::error::S3Error;
+
+/// An object as stored.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ObjectRecord {
+    pub key: String,
+    pub size: u64,
+    /// The ETag with its quotes, as S3 sends it.
+    pub etag: String,
+    /// Milliseconds since the epoch.
+    pub last_modified_ms: i64,
+    pub blob: String,
+    #[serde(default)]
+    pub headers: ContentHeaders,
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+    #[serde(default)]
+    pub storage_class: Option<String>,
+}
+
+/// The content headers an object keeps and returns.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct ContentHeaders {
+    pub content_type: Option<String>,
+    pub cache_control: Option<String>,
+    pub content_disposition: Option<String>,
+    pub content_encoding: Option<String>,
+    pub content_language: Option<String>,
+    pub expires: Option<String>,
+}
+
+impl ObjectRecord {
+    pub fn last_modified(&self) -> DateTime {
+        // S3 reports modification times to the second.
+        DateTime::from_secs(self.last_modified_ms.div_euclid(1000))
+    }
+}
+
+/// The ETag of a body uploaded whole: its MD5 in hex, quoted.
+pub fn etag(body: &[u8]) -> String {
+    let hex: String = Md5::digest(body).iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+/// Checks a `Content-MD5` header (base64 of the body's MD5) against the body.
+pub fn check_content_md5(header: &str, body: &[u8]) -> Result<(), AwsError> {
+    let given = base64_decode(header.trim()).ok_or_else(S3Error::invalid_digest)?;
+    if given.len() != 16 {
+        return Err(S3Error::invalid_digest());
+    }
+    if given.as_slice() != Md5::digest(body).as_slice() {
+        return Err(S3Error::bad_digest());
+    }
+    Ok(())
+}
+
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let text = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let value = ALPHABET.iter().position(|&a| a == c)? as u32;
+        buffer = (buffer << 6) | value;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+            buffer &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// The byte range a `Range` header asks of an object of `size` bytes: `Ok(None)` for the
+/// whole object (no header, or one S3 ignores), `InvalidRange` for an unsatisfiable one.
+pub fn byte_range(header: Option<&str>, size: u64) -> Result<Option<(u64, u64)>, AwsError> {
+    let Some(spec) = header.and_then(|h| h.trim().strip_prefix("bytes=")) else {
+        return Ok(None);
+    };
+    // S3 ignores a header asking for several ranges and sends the whole object.
+    if spec.contains(',') {
+        return Ok(None);
+    }
+    let Some((first, last)) = spec.split_once('-') else {
+        return Ok(None);
+    };
+    let (first, last) = (first.trim(), last.trim());
+    let range = match (first.parse::<u64>(), last.parse::<u64>()) {
+        (Ok(start), Ok(end)) if start <= end => (start, end.min(size.saturating_sub(1))),
+        (Ok(_), Ok(_)) => return Ok(None),
+        (Ok(start), Err(_)) if last.is_empty() => (start, size.saturating_sub(1)),
+        (Err(_), Ok(suffix)) if first.is_empty() => {
+            if suffix == 0 {
+                return Err(S3Error::invalid_range());
+            }
+            (size.saturating_sub(suffix), size.saturating_sub(1))
+        }
+        _ => return Ok(None),
+    };
+    if range.0 >= size {
+        return Err(S3Error::invalid_range());
+    }
+    Ok(Some(range))
+}
+
+/// The conditions of a read (`If-Match`, `If-None-Match`, `If-Modified-Since`,
+/// `If-Unmodified-Since`).
+pub struct ReadConditions<'a> {
+    pub if_match: Option<&'a str>,
+    pub if_none_match: Option<&'a str>,
+    pub if_modified_since: Option<&'a DateTime>,
+    pub if_unmodified_since: Option<&'a DateTime>,
+}
+
+impl ReadConditions<'_> {
+    /// RFC 7232's evaluation order, as S3 applies it: `If-Match` then `If-Unmodified-Since`
+    /// (412), `If-None-Match` then `If-Modified-Since` (304).
+    pub fn check(&self, object: &ObjectRecord) -> Result<(), AwsError> {
+        let modified = object.last_modified().secs();
+        match self.if_match {
+            Some(tags) if !etag_matches(tags, &object.etag) => return Err(S3Error::precondition_failed()),
+            Some(_) => {}
+            None => {
+                if self.if_unmodified_since.is_some_and(|t| modified > t.secs()) {
+                    return Err(S3Error::precondition_failed());
+                }
+            }
+        }
+        match self.if_none_match {
+            Some(tags) if etag_matches(tags, &object.etag) => return Err(S3Error::not_modified()),
+            Some(_) => {}
+            None => {
+                if self.if_modified_since.is_some_and(|t| modified <= t.secs()) {
+                    return Err(S3Error::not_modified());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether an `If-Match`/`If-None-Match` list (`*`, or ETags quoted or not) names `etag`.
+pub fn etag_matches(list: &str, etag: &str) -> bool {
+    let bare = etag.trim_matches('"');
+    list.split(',')
+        .map(|t| t.trim().trim_start_matches("W/").trim_matches('"'))
+        .any(|t| t == "*" || t == bare)
+}
+
+/// Parses an `x-amz-tagging` header (URL-encoded `k=v&k2=v2`).
+pub fn parse_tagging_header(header: &str) -> Result<BTreeMap<String, String>, AwsError> {
+    let mut tags = BTreeMap::new();
+    for pair in header.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = percent_decode(k).ok_or_else(|| S3Error::invalid_argument("The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates."))?;
+        let value = percent_decode(v).ok_or_else(|| S3Error::invalid_argument("The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates."))?;
+        if tags.insert(key, value).is_some() {
+            return Err(S3Error::invalid_argument(
+                "The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates.",
+            ));
+        }
+    }
+    check_tags(&tags, 10)?;
+    Ok(tags)
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// S3's tag rules: at most `max` tags (10 on objects, 50 on buckets), keys of 1 to 128 and
+/// values of at most 256 characters.
+pub fn check_tags(tags: &BTreeMap<String, String>, max: usize) -> Result<(), AwsError> {
+    if tags.len() > max {
+        return Err(S3Error::invalid_tag(format!(
+            "Object tags cannot be greater than {max}"
+        )));
+    }
+    for (k, v) in tags {
+        if k.is_empty() || k.chars().count() > 128 {
+            return Err(S3Error::invalid_tag("The TagKey you have provided is invalid"));
+        }
+        if v.chars().count() > 256 {
+            return Err(S3Error::invalid_tag("The TagValue you have provided is invalid"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(etag: &str, modified_secs: i64) -> ObjectRecord {
+        ObjectRecord {
+            key: "k".into(),
+            size: 10,
+            etag: etag.into(),
+            last_modified_ms: modified_secs * 1000,
+            blob: "b".into(),
+            headers: ContentHeaders::default(),
+            metadata: BTreeMap::new(),
+            tags: BTreeMap::new(),
+            storage_class: None,
+        }
+    }
+
+    #[test]
+    fn etags_and_digests() {
+        assert_eq!(etag(b""), "\"d41d8cd98f00b204e9800998ecf8427e\"");
+        // base64 of the MD5 of "hello".
+        assert!(check_content_md5("XUFAKrxLKna5cZ2REBfFkg==", b"hello").is_ok());
+        assert_eq!(
+            check_content_md5("XUFAKrxLKna5cZ2REBfFkg==", b"hellO")
+                .unwrap_err()
+                .code,
+            "BadDigest"
+        );
+        assert_eq!(
+            check_content_md5("not base64!", b"x").unwrap_err().code,
+            "InvalidDigest"
+        );
+    }
+
+    // RFC 7233 byte ranges as S3 serves them, suffix ranges included.
+    #[test]
+    fn ranges() {
+        assert_eq!(byte_range(None, 10).unwrap(), None);
+        assert_eq!(byte_range(Some("bytes=0-4"), 10).unwrap(), Some((0, 4)));
+        assert_eq!(byte_range(Some("bytes=5-"), 10).unwrap(), Some((5, 9)));
+        assert_eq!(byte_range(Some("bytes=-3"), 10).unwrap(), Some((7, 9)));
+        assert_eq!(byte_range(Some("bytes=-30"), 10).unwrap(), Some((0, 9)));
+        assert_eq!(byte_range(Some("bytes=2-100"), 10).unwrap(), Some((2, 9)));
+        assert_eq!(byte_range(Some("bytes=10-"), 10).unwrap_err().code, "InvalidRange");
+        assert_eq!(byte_range(Some("bytes=0-1,3-4"), 10).unwrap(), None);
+        assert_eq!(byte_range(Some("items=0-1"), 10).unwrap(), None);
+    }
+
+    #[test]
+    fn conditions() {
+        let o = object("\"abc\"", 1000);
+        let at = |s| DateTime::from_secs(s);
+        let check = |m: Option<&str>, n: Option<&str>, ms: Option<i64>, us: Option<i64>| {
+            let (ms, us) = (ms.map(at), us.map(at));
+            ReadConditions {
+                if_match: m,
+                if_none_match: n,
+                if_modified_since: ms.as_ref(),
+                if_unmodified_since: us.as_ref(),
+            }
+            .check(&o)
+            .map_err(|e| e.http_status)
+        };
+        assert_eq!(check(Some("\"abc\""), None, None, None), Ok(()));
+        assert_eq!(check(Some("abc"), None, None, None), Ok(()));
+        assert_eq!(check(Some("\"xyz\""), None, None, None), Err(412));
+        assert_eq!(check(None, Some("*"), None, None), Err(304));
+        assert_eq!(check(None, None, Some(1000), None), Err(304));
+        assert_eq!(check(None, None, Some(999), None), Ok(()));
+        assert_eq!(check(None, None, None, Some(999)), Err(412));
+        // If-Match that holds overrides If-Unmodified-Since.
+        assert_eq!(check(Some("*"), None, None, Some(999)), Ok(()));
+    }
+
+    #[test]
+    fn tagging_header() {
+        let tags = parse_tagging_header("a=1&b%20c=d+e").unwrap();
+        assert_eq!(tags["a"], "1");
+        assert_eq!(tags["b c"], "d e");
+        assert!(parse_tagging_header("a=1&a=2").is_err());
+    }
+}
