@@ -100,13 +100,18 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn Servi
             continue;
         }
         let handler: Arc<dyn ServiceHandler> = match *id {
-            "s3" => Arc::new(stratus_gen_s3::Handler(stratus_service_s3::S3Service::new(storage.clone()))),
+            "s3" => Arc::new(stratus_gen_s3::Handler(stratus_service_s3::S3Service::new(
+                storage.clone(),
+            ))),
             "sts" => Arc::new(stratus_gen_sts::Handler(stratus_service_sts::StsService::new(
                 storage.clone(),
             ))),
             "sqs" => Arc::new(stratus_gen_sqs::Handler(stratus_service_sqs::SqsService::new(
                 storage.clone(),
             ))),
+            "dynamodb" => Arc::new(stratus_gen_dynamodb::Handler(
+                stratus_service_dynamodb::DynamoDbService::new(storage.clone()),
+            )),
             _ => stratus_gen_registry::not_implemented(id).context("registry lists a service it cannot build")?,
         };
         handlers.push(handler);

@@ -41,8 +41,10 @@ class Stratus:
         ahead of botocore's own (see `query_models`)."""
         credentials.setdefault("aws_access_key_id", "AKIAIOSFODNN7EXAMPLE")
         credentials.setdefault("aws_secret_access_key", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
-        session = boto3.session.Session()
+        # The default session caches the models it loads; one with its own data path cannot.
+        session = boto3.DEFAULT_SESSION or boto3.setup_default_session() or boto3.DEFAULT_SESSION
         if data_path:
+            session = boto3.session.Session()
             session._session.get_component("data_loader").search_paths.insert(0, str(data_path))
         return session.client(
             service,

@@ -20,20 +20,20 @@ def get_json(url):
 def test_health_endpoints(stratus):
     own = get_json(stratus.endpoint + "/_stratus/health")
     assert own["services"]["sts"] in ("available", "running")
-    assert own["services"]["dynamodb"] == "not_implemented"
+    assert own["services"]["kinesis"] == "not_implemented"
     localstack = get_json(stratus.endpoint + "/_localstack/health")
     assert localstack["services"]["sts"] in ("available", "running")
-    assert "dynamodb" not in localstack["services"]
+    assert "kinesis" not in localstack["services"]
     assert "version" in localstack
 
 
 def test_unimplemented_service_validates_then_answers_not_implemented(stratus):
-    ddb = stratus.client("dynamodb")
+    kinesis = stratus.client("kinesis")
     with pytest.raises(ClientError) as err:
-        ddb.describe_global_table(GlobalTableName="ab")
+        kinesis.describe_stream(StreamName="")
     assert err.value.response["Error"]["Code"] == "ValidationException"
     with pytest.raises(ClientError) as err:
-        ddb.list_tables()
+        kinesis.list_streams()
     assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
 
 

@@ -24,7 +24,7 @@ use crate::number::{Number, NumberError};
 use crate::AttributeValue;
 
 /// The three types a key attribute may have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum KeyType {
     S,
     N,

@@ -1,19 +1,40 @@
-//! Amazon DynamoDB for Stratus: the data model and the expression languages, without the
-//! operations (which wire these into the storage engine).
+//! Amazon DynamoDB for Stratus: the data model, the expression languages and the
+//! operations that wire them into the storage engine.
 //!
 //! - [`number`]: exact decimal numbers with DynamoDB's precision, range and printed form;
 //! - [`key`]: an order-preserving byte encoding of key attributes for byte-ordered scans;
 //! - [`size`]: item sizes computed as AWS computes them, and the 400 KB limit;
 //! - [`value`]: input validation, equality and ordering of attribute values;
 //! - [`expr`]: condition, filter, key condition, projection and update expressions —
-//!   parsed and validated with AWS's messages, then evaluated against items.
+//!   parsed and validated with AWS's messages, then evaluated against items;
+//! - [`codec`]: the compact binary encoding items are stored in;
+//! - [`stream`]: DynamoDB Streams records, written with each item change;
+//! - the operations ([`DynamoDbService`]): tables (`control`), single items (`items`),
+//!   queries and scans (`query`), batches (`batch`) and transactions (`transact`), sharing
+//!   request checks (`request`, `keys`) and capacity arithmetic (`capacity`), all over the
+//!   storage layout described in `db`.
 
+mod batch;
+mod capacity;
+pub mod codec;
+mod control;
+mod db;
+mod error;
 pub mod expr;
+mod items;
 pub mod key;
+mod keys;
 pub mod number;
+mod query;
+mod request;
+mod service;
 pub mod size;
+pub mod stream;
+mod table;
+mod transact;
 pub mod value;
 
+pub use service::DynamoDbService;
 pub use stratus_gen_dynamodb::AttributeValue;
 
 /// An item: attribute names to values.

@@ -39,18 +39,24 @@ pub fn parse_projection<'a>(
     let mut deferred = parser.deferred;
     overlapping_paths(&paths.iter().collect::<Vec<_>>(), &mut deferred);
     deferred.into_result(kind)?;
-    let mut tree = Node::default();
-    for path in &paths {
-        let leaf = path.0.iter().fold(&mut tree, |node, element| match element {
-            Element::Name(name) => node.names.entry(name).or_default(),
-            Element::Index(index) => node.indexes.entry(*index).or_default(),
-        });
-        leaf.keep_all = true;
-    }
-    Ok(Projection { paths, tree })
+    Ok(Projection::of_paths(paths))
 }
 
 impl<'a> Projection<'a> {
+    /// The projection onto paths already checked not to overlap (those an update
+    /// expression writes, for `UPDATED_OLD` and `UPDATED_NEW`).
+    pub fn of_paths(paths: Vec<Path<'a>>) -> Projection<'a> {
+        let mut tree = Node::default();
+        for path in &paths {
+            let leaf = path.0.iter().fold(&mut tree, |node, element| match element {
+                Element::Name(name) => node.names.entry(name).or_default(),
+                Element::Index(index) => node.indexes.entry(*index).or_default(),
+            });
+            leaf.keep_all = true;
+        }
+        Projection { paths, tree }
+    }
+
     pub fn paths(&self) -> &[Path<'a>] {
         &self.paths
     }

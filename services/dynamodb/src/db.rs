@@ -1,0 +1,163 @@
+//! The storage tables behind DynamoDB and the one write path every item change takes.
+//!
+//! - `tables`: [`TableRecord`] (JSON) by table name;
+//! - `items`: [`codec`]-encoded items by [`keys::item_key`];
+//! - `indexes`: the projected item by [`keys::index_entry_key`], for every GSI and LSI;
+//! - `stats`: item count and size (two big-endian `u64`s) by table name, and by
+//!   [`keys::index_prefix`] for each index;
+//! - `tokens`: TransactWriteItems client request tokens (see `transact`);
+//! - `streams`: stream records (see [`crate::stream`]).
+
+use stratus_storage::{Direction, KeyRange, StorageError, Store, Tx};
+
+use crate::codec;
+use crate::error::DdbError;
+use crate::keys;
+use crate::stream;
+use crate::table::{Stats, TableRecord};
+use crate::Item;
+
+/// What an operation runs against: the account and region's store.
+pub struct Scope {
+    pub store: std::sync::Arc<dyn Store>,
+    pub account: String,
+    pub region: String,
+}
+
+pub const TABLES: &str = "tables";
+pub const ITEMS: &str = "items";
+pub const INDEXES: &str = "indexes";
+pub const STATS: &str = "stats";
+pub const TOKENS: &str = "tokens";
+
+/// Point reads shared by a store and a write transaction, so lookups work in both.
+pub trait Read {
+    fn get(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError>;
+}
+
+impl Read for dyn Store + '_ {
+    fn get(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
+        Store::get(self, table, key)
+    }
+}
+
+impl Read for Tx<'_> {
+    fn get(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
+        Tx::get(self, table, key)
+    }
+}
+
+/// The table named `name`, if it exists.
+pub fn find_table(db: &(impl Read + ?Sized), name: &str) -> Result<Option<TableRecord>, DdbError> {
+    db.get(TABLES, name.as_bytes())?
+        .map(|bytes| {
+            serde_json::from_slice(&bytes).map_err(|e| DdbError::Internal(format!("corrupt table record: {e}")))
+        })
+        .transpose()
+}
+
+/// The table named `name`, or the item operations' ResourceNotFoundException.
+pub fn table(db: &(impl Read + ?Sized), name: &str) -> Result<TableRecord, DdbError> {
+    find_table(db, name)?.ok_or_else(DdbError::resource_not_found)
+}
+
+/// The table as it is inside a write transaction: refuses a table deleted (or deleted and
+/// re-created) since the request was checked against `checked`, and picks up indexes added
+/// meanwhile, so no write lands in a dropped table or misses a new index.
+pub fn current(tx: &Tx<'_>, checked: &TableRecord) -> Result<TableRecord, DdbError> {
+    match find_table(tx, &checked.name)? {
+        Some(table) if table.id == checked.id => Ok(table),
+        _ => Err(DdbError::resource_not_found()),
+    }
+}
+
+pub fn save_table(tx: &mut Tx<'_>, record: &TableRecord) {
+    let bytes = serde_json::to_vec(record).expect("table records serialize");
+    tx.put(TABLES, record.name.as_bytes(), bytes);
+}
+
+/// The statistics under `key`: a table's name, or an index's [`keys::index_prefix`].
+pub fn stats(db: &(impl Read + ?Sized), key: &[u8]) -> Result<Stats, DdbError> {
+    Ok(match db.get(STATS, key)? {
+        Some(bytes) if bytes.len() == 16 => Stats {
+            items: u64::from_be_bytes(bytes[..8].try_into().expect("8 bytes")),
+            bytes: u64::from_be_bytes(bytes[8..].try_into().expect("8 bytes")),
+        },
+        _ => Stats::default(),
+    })
+}
+
+pub fn save_stats(tx: &mut Tx<'_>, key: &[u8], stats: Stats) {
+    let mut bytes = stats.items.to_be_bytes().to_vec();
+    bytes.extend_from_slice(&stats.bytes.to_be_bytes());
+    tx.put(STATS, key, bytes);
+}
+
+/// The stored item under `key`.
+pub fn get_item(db: &(impl Read + ?Sized), key: &[u8]) -> Result<Option<Item>, DdbError> {
+    Ok(db.get(ITEMS, key)?.map(|bytes| codec::decode(&bytes)).transpose()?)
+}
+
+/// Replaces the item under `key` (`old` is what is stored now) with `new`, or deletes it,
+/// keeping every index entry and the table's statistics in step.
+pub fn write_item(
+    tx: &mut Tx<'_>,
+    table: &TableRecord,
+    key: &[u8],
+    old: Option<&Item>,
+    new: Option<&Item>,
+) -> Result<(), DdbError> {
+    for index in &table.indexes {
+        let old_entry = old.and_then(|item| keys::index_entry_key(table, index, item).map(|k| (k, item)));
+        let new_entry = new.and_then(|item| keys::index_entry_key(table, index, item).map(|k| (k, item)));
+        if old_entry.is_none() && new_entry.is_none() {
+            continue;
+        }
+        let old_projected = old_entry.as_ref().map(|(_, item)| index.project(item, &table.key));
+        let new_projected = new_entry.as_ref().map(|(_, item)| index.project(item, &table.key));
+        let stats_key = keys::index_prefix(&table.name, &index.name);
+        let mut index_stats = stats(tx, &stats_key)?;
+        index_stats.replace(old_projected.as_ref(), new_projected.as_ref());
+        save_stats(tx, &stats_key, index_stats);
+        if let Some((old_key, _)) = &old_entry {
+            if new_entry.as_ref().is_none_or(|(k, _)| k != old_key) {
+                tx.delete(INDEXES, old_key.clone());
+            }
+        }
+        if let (Some((new_key, _)), Some(projected)) = (new_entry, &new_projected) {
+            tx.put(INDEXES, new_key, codec::encode(projected));
+        }
+    }
+    let mut table_stats = stats(tx, table.name.as_bytes())?;
+    table_stats.replace(old, new);
+    save_stats(tx, table.name.as_bytes(), table_stats);
+    match new {
+        Some(new) => tx.put(ITEMS, key.to_vec(), codec::encode(new)),
+        None => tx.delete(ITEMS, key.to_vec()),
+    }
+    stream::append(tx, table, old, new, crate::control::now_ms()).map_err(|e| DdbError::Internal(e.to_string()))
+}
+
+/// Deletes every key under `prefix` in `table`, a chunk at a time.
+pub fn delete_prefix(tx: &mut Tx<'_>, table: &str, prefix: &[u8]) -> Result<(), DdbError> {
+    loop {
+        let chunk = tx.scan(table, &KeyRange::prefix(prefix), Direction::Forward, Some(1024))?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        for (key, _) in chunk {
+            tx.delete(table, key);
+        }
+    }
+}
+
+/// Drops a table: its record, statistics, items, index entries and stream records.
+pub fn drop_table(tx: &mut Tx<'_>, name: &str) -> Result<(), DdbError> {
+    tx.delete(TABLES, name.as_bytes());
+    tx.delete(STATS, name.as_bytes());
+    let prefix = keys::table_prefix(name);
+    delete_prefix(tx, STATS, &prefix)?;
+    delete_prefix(tx, ITEMS, &prefix)?;
+    delete_prefix(tx, INDEXES, &prefix)?;
+    delete_prefix(tx, stream::STREAMS, &prefix)
+}

@@ -1,0 +1,777 @@
+//! Table records: what CreateTable accepts (checked with AWS's messages, in the order AWS
+//! checks them — dynalite's validations/createTable.js records the answers), how a table is
+//! stored, and the `TableDescription` it is described with.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use stratus_core::DateTime;
+use stratus_gen_dynamodb::{
+    AttributeDefinition, BillingMode, BillingModeSummary, CreateTableInput, GlobalSecondaryIndexDescription,
+    IndexStatus, KeySchemaElement, KeyType as SchemaKeyType, LocalSecondaryIndexDescription,
+    Projection as ProjectionShape, ProjectionType, ProvisionedThroughput, ProvisionedThroughputDescription,
+    ScalarAttributeType, StreamSpecification, StreamViewType, TableClass, TableClassSummary, TableDescription,
+    TableStatus,
+};
+
+use crate::error::DdbError;
+use crate::key::KeyType;
+use crate::size::item_size;
+use crate::{AttributeValue, Item};
+
+/// AWS's upper bound on capacity units.
+const MAX_CAPACITY: i64 = 1_000_000_000_000;
+const MAX_LOCAL_INDEXES: usize = 5;
+const MAX_GLOBAL_INDEXES: usize = 20;
+
+/// A key attribute: its name and type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyAttr {
+    pub name: String,
+    pub kind: KeyType,
+}
+
+/// A table's or index's key: a partition key and perhaps a sort key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeySchema {
+    pub hash: KeyAttr,
+    pub range: Option<KeyAttr>,
+}
+
+impl KeySchema {
+    pub fn attrs(&self) -> impl Iterator<Item = &KeyAttr> {
+        std::iter::once(&self.hash).chain(&self.range)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.attrs().any(|a| a.name == name)
+    }
+
+    fn describe(&self) -> Vec<KeySchemaElement> {
+        let element = |attr: &KeyAttr, key_type| KeySchemaElement {
+            attribute_name: attr.name.clone(),
+            key_type,
+        };
+        std::iter::once(element(&self.hash, SchemaKeyType::Hash))
+            .chain(self.range.iter().map(|r| element(r, SchemaKeyType::Range)))
+            .collect()
+    }
+}
+
+/// Which attributes an index copies from the table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum IndexProjection {
+    All,
+    KeysOnly,
+    Include(Vec<String>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Throughput {
+    pub read: i64,
+    pub write: i64,
+}
+
+/// A secondary index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexRecord {
+    pub name: String,
+    pub global: bool,
+    pub key: KeySchema,
+    pub projection: IndexProjection,
+    pub throughput: Option<Throughput>,
+}
+
+impl IndexRecord {
+    /// The item as the index stores it: its projected attributes plus every key attribute
+    /// of the index and the table.
+    pub fn project(&self, item: &Item, table_key: &KeySchema) -> Item {
+        let keep = |name: &str| {
+            self.key.contains(name)
+                || table_key.contains(name)
+                || match &self.projection {
+                    IndexProjection::All => true,
+                    IndexProjection::KeysOnly => false,
+                    IndexProjection::Include(names) => names.iter().any(|n| n == name),
+                }
+        };
+        item.iter()
+            .filter(|(name, _)| keep(name))
+            .map(|(n, v)| (n.clone(), v.clone()))
+            .collect()
+    }
+
+    fn describe_projection(&self) -> ProjectionShape {
+        let (projection_type, non_key_attributes) = match &self.projection {
+            IndexProjection::All => (ProjectionType::All, None),
+            IndexProjection::KeysOnly => (ProjectionType::KeysOnly, None),
+            IndexProjection::Include(names) => (ProjectionType::Include, Some(names.clone())),
+        };
+        ProjectionShape {
+            projection_type: Some(projection_type),
+            non_key_attributes,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stream {
+    pub view_type: String,
+    pub label: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ttl {
+    pub attribute: String,
+    pub enabled: bool,
+}
+
+/// A table as stored in the `tables` storage table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TableRecord {
+    pub name: String,
+    pub id: String,
+    pub created_ms: i64,
+    pub attributes: Vec<KeyAttr>,
+    pub key: KeySchema,
+    /// `None` for on-demand (PAY_PER_REQUEST) tables.
+    pub throughput: Option<Throughput>,
+    /// When the table last switched to on-demand.
+    pub on_demand_since_ms: Option<i64>,
+    pub indexes: Vec<IndexRecord>,
+    pub stream: Option<Stream>,
+    pub tags: Vec<(String, String)>,
+    pub table_class: Option<String>,
+    pub deletion_protection: bool,
+    pub ttl: Option<Ttl>,
+    /// Point-in-time recovery, when enabled.
+    #[serde(default)]
+    pub recovery: Option<Recovery>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recovery {
+    pub since_ms: i64,
+    pub days: i32,
+}
+
+/// The item count and size the description reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub items: u64,
+    pub bytes: u64,
+}
+
+impl Stats {
+    /// Accounts for `old` (if any) replaced by `new` (if any).
+    pub fn replace(&mut self, old: Option<&Item>, new: Option<&Item>) {
+        if let Some(old) = old {
+            self.items = self.items.saturating_sub(1);
+            self.bytes = self.bytes.saturating_sub(item_size(old) as u64);
+        }
+        if let Some(new) = new {
+            self.items += 1;
+            self.bytes += item_size(new) as u64;
+        }
+    }
+}
+
+fn key_type(t: &ScalarAttributeType) -> KeyType {
+    match t {
+        ScalarAttributeType::N => KeyType::N,
+        ScalarAttributeType::B => KeyType::B,
+        _ => KeyType::S,
+    }
+}
+
+pub fn type_letter(t: KeyType) -> &'static str {
+    match t {
+        KeyType::S => "S",
+        KeyType::N => "N",
+        KeyType::B => "B",
+    }
+}
+
+fn check_throughput(t: &ProvisionedThroughput) -> Result<Throughput, DdbError> {
+    for (name, value) in [
+        ("ReadCapacityUnits", t.read_capacity_units),
+        ("WriteCapacityUnits", t.write_capacity_units),
+    ] {
+        if value > MAX_CAPACITY {
+            return Err(DdbError::validation(format!(
+                "Given value {value} for {name} is out of bounds"
+            )));
+        }
+    }
+    Ok(Throughput {
+        read: t.read_capacity_units,
+        write: t.write_capacity_units,
+    })
+}
+
+/// The attribute definitions as key attributes, refusing a name defined twice.
+pub fn definitions(defs: &[AttributeDefinition]) -> Result<Vec<KeyAttr>, DdbError> {
+    let mut out: Vec<KeyAttr> = Vec::with_capacity(defs.len());
+    for def in defs {
+        if out.iter().any(|a| a.name == def.attribute_name) {
+            return Err(DdbError::validation("Cannot have two attributes with the same name"));
+        }
+        out.push(KeyAttr {
+            name: def.attribute_name.clone(),
+            kind: key_type(&def.attribute_type),
+        });
+    }
+    Ok(out)
+}
+
+/// Checks an index's (or the table's) key schema against the definitions.
+fn index_key(elements: &[KeySchemaElement], defs: &[KeyAttr], table: bool) -> Result<KeySchema, DdbError> {
+    let names: Vec<&str> = elements.iter().map(|e| e.attribute_name.as_str()).collect();
+    let defined = |name: &str| defs.iter().find(|a| a.name == name);
+    let undefined = names.iter().any(|n| defined(n).is_none());
+    let def_names: Vec<&str> = defs.iter().map(|a| a.name.as_str()).collect();
+    if table && names.len() == 2 && (undefined || (names[0] == names[1] && defs.len() == 1)) {
+        return Err(DdbError::validation(
+            "Invalid KeySchema: Some index key attribute have no definition",
+        ));
+    }
+    if undefined {
+        return Err(DdbError::invalid(format!(
+            "Some index key attributes are not defined in AttributeDefinitions. Keys: [{}], AttributeDefinitions: [{}]",
+            names.join(", "),
+            def_names.join(", ")
+        )));
+    }
+    if names.len() == 2 && names[0] == names[1] {
+        return Err(DdbError::validation(
+            "Both the Hash Key and the Range Key element in the KeySchema have the same name",
+        ));
+    }
+    if elements[0].key_type != SchemaKeyType::Hash {
+        return Err(DdbError::validation(
+            "Invalid KeySchema: The first KeySchemaElement is not a HASH key type",
+        ));
+    }
+    if elements.get(1).is_some_and(|e| e.key_type != SchemaKeyType::Range) {
+        return Err(DdbError::validation(
+            "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type",
+        ));
+    }
+    let attr = |name: &str| defined(name).cloned().expect("checked above");
+    Ok(KeySchema {
+        hash: attr(names[0]),
+        range: names.get(1).map(|n| attr(n)),
+    })
+}
+
+fn projection(name: &str, shape: &ProjectionShape) -> Result<IndexProjection, DdbError> {
+    let kind = shape
+        .projection_type
+        .as_ref()
+        .ok_or_else(|| DdbError::invalid("Unknown ProjectionType: null"))?;
+    if shape.non_key_attributes.is_some() && *kind != ProjectionType::Include {
+        return Err(DdbError::invalid(format!(
+            "ProjectionType is {}, but NonKeyAttributes is specified",
+            kind.as_str()
+        )));
+    }
+    Ok(match kind {
+        ProjectionType::All => IndexProjection::All,
+        ProjectionType::KeysOnly => IndexProjection::KeysOnly,
+        _ => IndexProjection::Include(shape.non_key_attributes.clone().ok_or_else(|| {
+            DdbError::invalid(format!(
+                "NonKeyAttributes must be specified for INCLUDE projection of index: {name}"
+            ))
+        })?),
+    })
+}
+
+/// A new GSI: its key, projection and throughput, checked against the table's billing.
+pub fn global_index(
+    name: &str,
+    key: &[KeySchemaElement],
+    shape: &ProjectionShape,
+    throughput: Option<&ProvisionedThroughput>,
+    defs: &[KeyAttr],
+    on_demand: bool,
+) -> Result<IndexRecord, DdbError> {
+    let key = index_key(key, defs, false)?;
+    let projection = projection(name, shape)?;
+    let throughput = match (throughput, on_demand) {
+        (Some(_), true) => {
+            return Err(DdbError::invalid(format!(
+                "ProvisionedThroughput should not be specified for index: {name} when BillingMode is PAY_PER_REQUEST"
+            )))
+        }
+        (None, false) => {
+            return Err(DdbError::invalid(format!(
+                "ProvisionedThroughput must be specified for index: {name}"
+            )))
+        }
+        (Some(t), false) => Some(check_throughput(t)?),
+        (None, true) => None,
+    };
+    Ok(IndexRecord {
+        name: name.to_owned(),
+        global: true,
+        key,
+        projection,
+        throughput,
+    })
+}
+
+/// The billing mode and throughput a request asks for.
+pub fn billing(
+    mode: Option<&BillingMode>,
+    throughput: Option<&ProvisionedThroughput>,
+) -> Result<Option<Throughput>, DdbError> {
+    match (mode, throughput) {
+        (Some(BillingMode::PayPerRequest), Some(_)) => Err(DdbError::invalid(
+            "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST",
+        )),
+        (Some(BillingMode::PayPerRequest), None) => Ok(None),
+        (_, None) => Err(DdbError::invalid(
+            "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED",
+        )),
+        (_, Some(t)) => check_throughput(t).map(Some),
+    }
+}
+
+/// Refuses attribute definitions no key uses.
+pub fn check_definitions_used(record: &TableRecord, has_indexes: bool) -> Result<(), DdbError> {
+    let used = |a: &KeyAttr| record.is_key_attribute(&a.name);
+    if record.attributes.iter().all(used) {
+        return Ok(());
+    }
+    if !has_indexes {
+        return Err(DdbError::invalid(
+            "Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions",
+        ));
+    }
+    let names = |attrs: Vec<&KeyAttr>| attrs.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ");
+    let keys: Vec<&KeyAttr> = record.attributes.iter().filter(|a| used(a)).collect();
+    Err(DdbError::invalid(format!(
+        "Some AttributeDefinitions are not used. AttributeDefinitions: [{}], keys used: [{}]",
+        names(record.attributes.iter().collect()),
+        names(keys)
+    )))
+}
+
+pub fn stream(spec: &StreamSpecification, now_ms: i64) -> Result<Option<Stream>, DdbError> {
+    if !spec.stream_enabled {
+        if spec.stream_view_type.is_some() {
+            return Err(DdbError::validation(
+                "One or more parameter values were invalid: StreamViewType is specified but StreamEnabled is false",
+            ));
+        }
+        return Ok(None);
+    }
+    let view_type = spec
+        .stream_view_type
+        .as_ref()
+        .ok_or_else(|| DdbError::invalid("StreamViewType is required when StreamEnabled is true"))?;
+    Ok(Some(Stream {
+        view_type: view_type.as_str().to_owned(),
+        label: stream_label(now_ms),
+    }))
+}
+
+/// A stream label: the creation time as `YYYY-MM-DDTHH:MM:SS.mmm`.
+fn stream_label(now_ms: i64) -> String {
+    let formatted = DateTime::from_millis(now_ms)
+        .fmt(aws_smithy_types::date_time::Format::DateTime)
+        .unwrap_or_default();
+    // `2024-01-02T03:04:05.678Z` or without fraction; AWS's label always has milliseconds.
+    let trimmed = formatted.trim_end_matches('Z');
+    let (seconds, fraction) = trimmed.split_once('.').unwrap_or((trimmed, ""));
+    format!("{seconds}.{:0<3}", &fraction[..fraction.len().min(3)])
+}
+
+impl TableRecord {
+    /// Checks a CreateTable request and builds the record.
+    pub fn create(input: &CreateTableInput, id: String, now_ms: i64) -> Result<TableRecord, DdbError> {
+        let on_demand = input.billing_mode == Some(BillingMode::PayPerRequest);
+        let throughput = billing(input.billing_mode.as_ref(), input.provisioned_throughput.as_ref())?;
+        let attributes = definitions(&input.attribute_definitions)?;
+        let key = index_key(&input.key_schema, &attributes, true)?;
+        let mut indexes = Vec::new();
+        if let Some(lsis) = &input.local_secondary_indexes {
+            if lsis.is_empty() {
+                return Err(DdbError::invalid("List of LocalSecondaryIndexes is empty"));
+            }
+            if key.range.is_none() {
+                return Err(DdbError::invalid(
+                    "Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex",
+                ));
+            }
+            for lsi in lsis {
+                let index_key = index_key(&lsi.key_schema, &attributes, false)?;
+                if index_key.range.is_none() {
+                    return Err(DdbError::invalid(format!(
+                        "Index KeySchema does not have a range key for index: {}",
+                        lsi.index_name
+                    )));
+                }
+                if index_key.hash != key.hash {
+                    return Err(DdbError::invalid(format!(
+                        "Index KeySchema does not have the same leading hash key as table KeySchema for index: {}. index hash key: {}, table hash key: {}",
+                        lsi.index_name, index_key.hash.name, key.hash.name
+                    )));
+                }
+                let projection = projection(&lsi.index_name, &lsi.projection)?;
+                push_index(
+                    &mut indexes,
+                    IndexRecord {
+                        name: lsi.index_name.clone(),
+                        global: false,
+                        key: index_key,
+                        projection,
+                        throughput: None,
+                    },
+                )?;
+            }
+            if lsis.len() > MAX_LOCAL_INDEXES {
+                return Err(DdbError::invalid(
+                    "Number of LocalSecondaryIndexes exceeds per-table limit of 5",
+                ));
+            }
+        }
+        if let Some(gsis) = &input.global_secondary_indexes {
+            if gsis.is_empty() {
+                return Err(DdbError::invalid("List of GlobalSecondaryIndexes is empty"));
+            }
+            for gsi in gsis {
+                let index = global_index(
+                    &gsi.index_name,
+                    &gsi.key_schema,
+                    &gsi.projection,
+                    gsi.provisioned_throughput.as_ref(),
+                    &attributes,
+                    on_demand,
+                )?;
+                push_index(&mut indexes, index)?;
+            }
+            if gsis.len() > MAX_GLOBAL_INDEXES {
+                return Err(DdbError::invalid(
+                    "GlobalSecondaryIndex count exceeds the per-table limit of 20",
+                ));
+            }
+        }
+        let stream = match &input.stream_specification {
+            Some(spec) => stream(spec, now_ms)?,
+            None => None,
+        };
+        let record = TableRecord {
+            name: input.table_name.clone(),
+            id,
+            created_ms: now_ms,
+            attributes,
+            key,
+            throughput,
+            on_demand_since_ms: on_demand.then_some(now_ms),
+            indexes,
+            stream,
+            tags: Vec::new(),
+            table_class: input.table_class.as_ref().map(|c| c.as_str().to_owned()),
+            deletion_protection: input.deletion_protection_enabled.unwrap_or(false),
+            ttl: None,
+            recovery: None,
+        };
+        let has_indexes = input.local_secondary_indexes.is_some() || input.global_secondary_indexes.is_some();
+        check_definitions_used(&record, has_indexes)?;
+        Ok(record)
+    }
+
+    pub fn arn(&self, region: &str, account: &str) -> String {
+        format!("arn:aws:dynamodb:{region}:{account}:table/{}", self.name)
+    }
+
+    /// Whether the table's or an index's key uses the attribute.
+    pub fn is_key_attribute(&self, name: &str) -> bool {
+        self.key.contains(name) || self.indexes.iter().any(|i| i.key.contains(name))
+    }
+
+    pub fn index(&self, name: &str) -> Option<&IndexRecord> {
+        self.indexes.iter().find(|i| i.name == name)
+    }
+
+    /// The primary key attributes of an item (or a key map), by schema.
+    pub fn key_of(&self, item: &Item) -> Item {
+        self.key
+            .attrs()
+            .filter_map(|a| item.get(&a.name).map(|v| (a.name.clone(), v.clone())))
+            .collect()
+    }
+
+    /// The description, given the table's statistics and each index's by name.
+    pub fn describe(
+        &self,
+        region: &str,
+        account: &str,
+        stats: Stats,
+        index_stats: &BTreeMap<String, Stats>,
+        status: TableStatus,
+    ) -> TableDescription {
+        let index_stats = |i: &IndexRecord| index_stats.get(&i.name).copied().unwrap_or_default();
+        let arn = self.arn(region, account);
+        let throughput = |t: Option<Throughput>| ProvisionedThroughputDescription {
+            last_increase_date_time: None,
+            last_decrease_date_time: None,
+            number_of_decreases_today: Some(0),
+            read_capacity_units: Some(t.map_or(0, |t| t.read)),
+            write_capacity_units: Some(t.map_or(0, |t| t.write)),
+        };
+        let (globals, locals): (Vec<&IndexRecord>, Vec<&IndexRecord>) = self.indexes.iter().partition(|i| i.global);
+        let index_arn = |i: &IndexRecord| format!("{arn}/index/{}", i.name);
+        let gsis: Vec<GlobalSecondaryIndexDescription> = globals
+            .iter()
+            .map(|i| GlobalSecondaryIndexDescription {
+                index_name: Some(i.name.clone()),
+                key_schema: Some(i.key.describe()),
+                projection: Some(i.describe_projection()),
+                index_status: Some(IndexStatus::Active),
+                backfilling: None,
+                provisioned_throughput: Some(throughput(i.throughput)),
+                index_size_bytes: Some(index_stats(i).bytes as i64),
+                item_count: Some(index_stats(i).items as i64),
+                index_arn: Some(index_arn(i)),
+                on_demand_throughput: None,
+                warm_throughput: None,
+            })
+            .collect();
+        let lsis: Vec<LocalSecondaryIndexDescription> = locals
+            .iter()
+            .map(|i| LocalSecondaryIndexDescription {
+                index_name: Some(i.name.clone()),
+                key_schema: Some(i.key.describe()),
+                projection: Some(i.describe_projection()),
+                index_size_bytes: Some(index_stats(i).bytes as i64),
+                item_count: Some(index_stats(i).items as i64),
+                index_arn: Some(index_arn(i)),
+            })
+            .collect();
+        TableDescription {
+            attribute_definitions: Some(
+                self.attributes
+                    .iter()
+                    .map(|a| AttributeDefinition {
+                        attribute_name: a.name.clone(),
+                        attribute_type: ScalarAttributeType::from_wire(type_letter(a.kind)),
+                    })
+                    .collect(),
+            ),
+            table_name: Some(self.name.clone()),
+            key_schema: Some(self.key.describe()),
+            table_status: Some(status),
+            creation_date_time: Some(DateTime::from_millis(self.created_ms)),
+            provisioned_throughput: Some(throughput(self.throughput)),
+            table_size_bytes: Some(stats.bytes as i64),
+            item_count: Some(stats.items as i64),
+            table_arn: Some(arn.clone()),
+            table_id: Some(self.id.clone()),
+            billing_mode_summary: Some(BillingModeSummary {
+                billing_mode: Some(if self.throughput.is_some() {
+                    BillingMode::Provisioned
+                } else {
+                    BillingMode::PayPerRequest
+                }),
+                last_update_to_pay_per_request_date_time: self.on_demand_since_ms.map(DateTime::from_millis),
+            }),
+            local_secondary_indexes: (!lsis.is_empty()).then_some(lsis),
+            global_secondary_indexes: (!gsis.is_empty()).then_some(gsis),
+            stream_specification: self.stream.as_ref().map(|s| StreamSpecification {
+                stream_enabled: true,
+                stream_view_type: Some(StreamViewType::from_wire(&s.view_type)),
+            }),
+            latest_stream_label: self.stream.as_ref().map(|s| s.label.clone()),
+            latest_stream_arn: self.stream.as_ref().map(|s| format!("{arn}/stream/{}", s.label)),
+            global_table_version: None,
+            replicas: None,
+            global_table_witnesses: None,
+            restore_summary: None,
+            sse_description: None,
+            archival_summary: None,
+            table_class_summary: self.table_class.as_ref().map(|c| TableClassSummary {
+                table_class: Some(TableClass::from_wire(c)),
+                last_update_date_time: None,
+            }),
+            deletion_protection_enabled: Some(self.deletion_protection),
+            on_demand_throughput: None,
+            warm_throughput: None,
+            multi_region_consistency: None,
+        }
+    }
+}
+
+fn push_index(indexes: &mut Vec<IndexRecord>, index: IndexRecord) -> Result<(), DdbError> {
+    if indexes.iter().any(|i| i.name == index.name) {
+        return Err(DdbError::invalid(format!("Duplicate index name: {}", index.name)));
+    }
+    indexes.push(index);
+    Ok(())
+}
+
+pub fn matches_type(value: &AttributeValue, kind: KeyType) -> bool {
+    matches!(
+        (value, kind),
+        (AttributeValue::S(_), KeyType::S) | (AttributeValue::N(_), KeyType::N) | (AttributeValue::B(_), KeyType::B)
+    )
+}
+
+/// Sorted tag list after applying `tags` (a later value for a key replaces the earlier).
+pub fn merge_tags(existing: &mut Vec<(String, String)>, tags: impl IntoIterator<Item = (String, String)>) {
+    let mut map: BTreeMap<String, String> = existing.drain(..).collect();
+    map.extend(tags);
+    existing.extend(map);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stratus_gen_dynamodb::{GlobalSecondaryIndex, LocalSecondaryIndex};
+
+    fn def(name: &str, t: ScalarAttributeType) -> AttributeDefinition {
+        AttributeDefinition {
+            attribute_name: name.into(),
+            attribute_type: t,
+        }
+    }
+
+    fn key(name: &str, key_type: SchemaKeyType) -> KeySchemaElement {
+        KeySchemaElement {
+            attribute_name: name.into(),
+            key_type,
+        }
+    }
+
+    fn input(defs: Vec<AttributeDefinition>, schema: Vec<KeySchemaElement>) -> CreateTableInput {
+        CreateTableInput {
+            attribute_definitions: defs,
+            table_name: "t".into(),
+            key_schema: schema,
+            billing_mode: Some(BillingMode::PayPerRequest),
+            ..Default::default()
+        }
+    }
+
+    fn message(input: &CreateTableInput) -> String {
+        match TableRecord::create(input, "id".into(), 0) {
+            Err(DdbError::Validation(m)) => m,
+            other => panic!("expected a ValidationException, got {other:?}"),
+        }
+    }
+
+    fn projection(kind: ProjectionType, non_key: Option<Vec<&str>>) -> ProjectionShape {
+        ProjectionShape {
+            projection_type: Some(kind),
+            non_key_attributes: non_key.map(|n| n.into_iter().map(String::from).collect()),
+        }
+    }
+
+    #[test]
+    fn key_schema_checks_follow_aws_order() {
+        let s = ScalarAttributeType::S;
+        let two = input(
+            vec![def("a", s.clone())],
+            vec![key("a", SchemaKeyType::Hash), key("b", SchemaKeyType::Range)],
+        );
+        assert_eq!(
+            message(&two),
+            "Invalid KeySchema: Some index key attribute have no definition"
+        );
+        let same = input(
+            vec![def("a", s.clone()), def("b", s.clone())],
+            vec![key("a", SchemaKeyType::Hash), key("a", SchemaKeyType::Range)],
+        );
+        assert_eq!(
+            message(&same),
+            "Both the Hash Key and the Range Key element in the KeySchema have the same name"
+        );
+        let order = input(
+            vec![def("a", s.clone()), def("b", s.clone())],
+            vec![key("a", SchemaKeyType::Range), key("b", SchemaKeyType::Hash)],
+        );
+        assert_eq!(
+            message(&order),
+            "Invalid KeySchema: The first KeySchemaElement is not a HASH key type"
+        );
+        let dup = input(
+            vec![def("a", s.clone()), def("a", s)],
+            vec![key("a", SchemaKeyType::Hash)],
+        );
+        assert_eq!(message(&dup), "Cannot have two attributes with the same name");
+    }
+
+    #[test]
+    fn indexes_are_checked() {
+        let s = ScalarAttributeType::S;
+        let mut create = input(
+            vec![def("a", s.clone()), def("b", s.clone()), def("c", s.clone())],
+            vec![key("a", SchemaKeyType::Hash), key("b", SchemaKeyType::Range)],
+        );
+        create.local_secondary_indexes = Some(vec![LocalSecondaryIndex {
+            index_name: "lsi".into(),
+            key_schema: vec![key("c", SchemaKeyType::Hash), key("b", SchemaKeyType::Range)],
+            projection: projection(ProjectionType::All, None),
+        }]);
+        assert_eq!(
+            message(&create),
+            "One or more parameter values were invalid: Index KeySchema does not have the same leading hash key as table KeySchema for index: lsi. index hash key: c, table hash key: a"
+        );
+        create.local_secondary_indexes = None;
+        create.global_secondary_indexes = Some(vec![GlobalSecondaryIndex {
+            index_name: "gsi".into(),
+            key_schema: vec![key("c", SchemaKeyType::Hash)],
+            projection: projection(ProjectionType::KeysOnly, Some(vec!["x"])),
+            ..Default::default()
+        }]);
+        assert_eq!(
+            message(&create),
+            "One or more parameter values were invalid: ProjectionType is KEYS_ONLY, but NonKeyAttributes is specified"
+        );
+        create.global_secondary_indexes.as_mut().unwrap()[0].projection =
+            projection(ProjectionType::Include, Some(vec!["x"]));
+        let record = TableRecord::create(&create, "id".into(), 0).unwrap();
+        let index = record.index("gsi").unwrap();
+        assert_eq!(index.projection, IndexProjection::Include(vec!["x".into()]));
+        assert!(index.throughput.is_none());
+        let item: Item = [("a", "1"), ("b", "2"), ("c", "3"), ("x", "4"), ("y", "5")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), AttributeValue::S(v.into())))
+            .collect();
+        assert_eq!(
+            index.project(&item, &record.key).keys().collect::<Vec<_>>(),
+            ["a", "b", "c", "x"]
+        );
+    }
+
+    #[test]
+    fn billing_rules() {
+        let mut create = input(
+            vec![def("a", ScalarAttributeType::S)],
+            vec![key("a", SchemaKeyType::Hash)],
+        );
+        create.billing_mode = None;
+        assert!(message(&create).contains("must both be specified when BillingMode is PROVISIONED"));
+        create.provisioned_throughput = Some(ProvisionedThroughput {
+            read_capacity_units: 1_000_000_000_001,
+            write_capacity_units: 1,
+        });
+        assert_eq!(
+            message(&create),
+            "Given value 1000000000001 for ReadCapacityUnits is out of bounds"
+        );
+        create.provisioned_throughput = Some(ProvisionedThroughput {
+            read_capacity_units: 5,
+            write_capacity_units: 5,
+        });
+        let record = TableRecord::create(&create, "id".into(), 0).unwrap();
+        assert_eq!(record.throughput, Some(Throughput { read: 5, write: 5 }));
+    }
+
+    #[test]
+    fn stream_labels_have_milliseconds() {
+        assert_eq!(stream_label(1_700_000_000_000), "2023-11-14T22:13:20.000");
+        assert_eq!(stream_label(1_700_000_000_123), "2023-11-14T22:13:20.123");
+    }
+}
