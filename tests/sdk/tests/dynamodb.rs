@@ -1,0 +1,135 @@
+//! DynamoDB through the AWS SDK for Rust (awsJson1_0) against the real binary.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+};
+use aws_sdk_dynamodb::Client;
+use stratus_sdk_tests::{long_term, Stratus};
+
+fn client(stratus: &Stratus) -> Client {
+    Client::new(&stratus.config(long_term()))
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_string())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+async fn create_table(ddb: &Client, name: &str) {
+    ddb.create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("sk")
+                .attribute_type(ScalarAttributeType::N)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("sk")
+                .key_type(KeyType::Range)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .expect("CreateTable");
+}
+
+#[tokio::test]
+async fn items_queries_and_conditions() {
+    let stratus = Stratus::start();
+    let ddb = client(&stratus);
+    create_table(&ddb, "sdk-orders").await;
+    for i in 0..10 {
+        ddb.put_item()
+            .table_name("sdk-orders")
+            .item("pk", s("customer-1"))
+            .item("sk", n(&i.to_string()))
+            .item("amount", n(&format!("{}.50", i * 10)))
+            .send()
+            .await
+            .expect("PutItem");
+    }
+    let got = ddb
+        .get_item()
+        .table_name("sdk-orders")
+        .key("pk", s("customer-1"))
+        .key("sk", n("3"))
+        .send()
+        .await
+        .expect("GetItem");
+    assert_eq!(got.item().unwrap()["amount"], n("30.5"), "numbers come back normalised");
+
+    let page = ddb
+        .query()
+        .table_name("sdk-orders")
+        .key_condition_expression("pk = :p AND sk BETWEEN :lo AND :hi")
+        .expression_attribute_values(":p", s("customer-1"))
+        .expression_attribute_values(":lo", n("2"))
+        .expression_attribute_values(":hi", n("6"))
+        .scan_index_forward(false)
+        .limit(3)
+        .send()
+        .await
+        .expect("Query");
+    let keys: Vec<&AttributeValue> = page.items().iter().map(|i| &i["sk"]).collect();
+    assert_eq!(keys, vec![&n("6"), &n("5"), &n("4")]);
+    assert!(page.last_evaluated_key().is_some());
+
+    let updated = ddb
+        .update_item()
+        .table_name("sdk-orders")
+        .key("pk", s("customer-1"))
+        .key("sk", n("3"))
+        .update_expression("SET amount = amount + :d")
+        .condition_expression("attribute_exists(pk)")
+        .expression_attribute_values(":d", n("0.5"))
+        .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
+        .send()
+        .await
+        .expect("UpdateItem");
+    assert_eq!(updated.attributes().unwrap()["amount"], n("31"));
+
+    let err = ddb
+        .put_item()
+        .table_name("sdk-orders")
+        .set_item(Some(HashMap::from([
+            ("pk".to_string(), s("customer-1")),
+            ("sk".to_string(), n("3")),
+        ])))
+        .condition_expression("attribute_not_exists(pk)")
+        .send()
+        .await
+        .expect_err("the item exists");
+    assert!(err.into_service_error().is_conditional_check_failed_exception());
+
+    let err = ddb
+        .describe_table()
+        .table_name("absent")
+        .send()
+        .await
+        .expect_err("no such table");
+    assert!(err.into_service_error().is_resource_not_found_exception());
+}
