@@ -11,6 +11,7 @@
 
 pub mod context;
 pub mod error;
+pub mod hex;
 pub mod id;
 pub mod json;
 pub mod prelude_shapes;

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use stratus_core::{id, AwsError, DateTime, RequestContext, Unit};
+use stratus_core::{hex, id, AwsError, DateTime, RequestContext, Unit};
 use stratus_gen_s3::*;
 use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
 
@@ -116,38 +116,21 @@ impl S3Service {
         precondition: impl FnOnce(Option<&ObjectRecord>) -> Result<(), AwsError> + Send + 'static,
     ) -> Result<ObjectRecord, AwsError> {
         record.blob = format!("obj-{}", id::uuid());
-        let blob = record.blob.clone();
-        self.blocking(move |store| {
-            store
-                .put_blob(&blob, &mut body.as_slice())
-                .map(|_| ())
-                .map_err(S3Error::storage)
+        self.put_body(&record.blob, body).await?;
+        let stored = record.clone();
+        self.commit_blob(record.blob.clone(), move |tx| {
+            load_bucket(tx, &bucket)?;
+            let key = object_key(&bucket, &record.key);
+            let previous = load_object(tx, &key)?;
+            precondition(previous.as_ref())?;
+            tx.put(OBJECTS, key, serde_json::to_vec(&record).map_err(S3Error::corrupt)?);
+            Ok(((), previous.map(|p| p.blob).into_iter().collect()))
         })
         .await?;
-        let stored = record.clone();
-        let outcome = self
-            .write(move |tx| {
-                load_bucket(tx, &bucket)?;
-                let key = object_key(&bucket, &record.key);
-                let previous = load_object(tx, &key)?;
-                precondition(previous.as_ref())?;
-                tx.put(OBJECTS, key, serde_json::to_vec(&record).map_err(S3Error::corrupt)?);
-                Ok(previous)
-            })
-            .await;
-        // The blob no record names any more: the old body, or the new one if refused.
-        let orphan = match &outcome {
-            Ok(previous) => previous.as_ref().map(|p| p.blob.clone()),
-            Err(_) => Some(stored.blob.clone()),
-        };
-        if let Some(orphan) = orphan {
-            self.blocking(move |store| store.delete_blob(&orphan).map(|_| ()).map_err(S3Error::storage))
-                .await?;
-        }
-        outcome.map(|_| stored)
+        Ok(stored)
     }
 
-    /// Deletes the objects `keys` of `bucket`, returning the keys that existed.
+    /// Deletes the objects `keys` of `bucket`.
     async fn delete(&self, bucket: String, keys: Vec<String>) -> Result<(), AwsError> {
         let blobs = self
             .write(move |tx| {
@@ -163,6 +146,42 @@ impl S3Service {
                 Ok(blobs)
             })
             .await?;
+        self.delete_blobs(blobs).await
+    }
+
+    /// Writes `body` as blob `blob`, before any record names it.
+    async fn put_body(&self, blob: &str, body: Vec<u8>) -> Result<(), AwsError> {
+        let blob = blob.to_owned();
+        self.blocking(move |store| {
+            store
+                .put_blob(&blob, &mut body.as_slice())
+                .map(|_| ())
+                .map_err(S3Error::storage)
+        })
+        .await
+    }
+
+    /// Commits `commit`, after which records name `new_blob` (already written) and no longer
+    /// name the blobs `commit` returns; deletes those, or `new_blob` if `commit` refused.
+    async fn commit_blob<R, F>(&self, new_blob: String, commit: F) -> Result<R, AwsError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Tx<'_>) -> Result<(R, Vec<String>), AwsError> + Send + 'static,
+    {
+        let outcome = self.write(commit).await;
+        let orphans = match &outcome {
+            Ok((_, orphans)) => orphans.clone(),
+            Err(_) => vec![new_blob],
+        };
+        self.delete_blobs(orphans).await?;
+        outcome.map(|(result, _)| result)
+    }
+
+    /// Deletes blobs no record names any more.
+    async fn delete_blobs(&self, blobs: Vec<String>) -> Result<(), AwsError> {
+        if blobs.is_empty() {
+            return Ok(());
+        }
         self.blocking(move |store| {
             for blob in blobs {
                 store.delete_blob(&blob).map_err(S3Error::storage)?;
@@ -272,8 +291,7 @@ fn now_ms() -> i64 {
 
 /// The canonical user id S3 reports for an account: 64 hex digits.
 fn canonical_id(account: &str) -> String {
-    let hex: String = account.bytes().map(|b| format!("{b:02x}")).collect();
-    format!("{hex:0>64}")
+    format!("{:0>64}", hex::encode(account.as_bytes()))
 }
 
 fn owner(account: &str) -> Owner {
@@ -316,19 +334,11 @@ fn max_keys(given: Option<i32>) -> Result<usize, AwsError> {
 
 /// ListObjectsV2's continuation token: the hex of the last key or prefix listed.
 fn encode_token(last: &str) -> String {
-    last.bytes().map(|b| format!("{b:02x}")).collect()
+    hex::encode(last.as_bytes())
 }
 
 fn decode_token(token: &str) -> Result<String, AwsError> {
-    let invalid = || S3Error::invalid_argument("The continuation token provided is incorrect");
-    if !token.len().is_multiple_of(2) {
-        return Err(invalid());
-    }
-    let bytes: Option<Vec<u8>> = (0..token.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(token.get(i..i + 2)?, 16).ok())
-        .collect();
-    String::from_utf8(bytes.ok_or_else(invalid)?).map_err(|_| invalid())
+    hex::decode_str(token).ok_or_else(|| S3Error::invalid_argument("The continuation token provided is incorrect"))
 }
 
 fn listed(o: &ObjectRecord, owner_account: Option<&str>) -> Object {
@@ -349,29 +359,12 @@ fn listed(o: &ObjectRecord, owner_account: Option<&str>) -> Object {
 /// slash (a `?versionId=` suffix names the only version there is).
 fn copy_source(source: &str) -> Result<(String, String), AwsError> {
     let path = source.split_once("?versionId=").map_or(source, |(p, _)| p);
-    let decoded = percent_decode(path.trim_start_matches('/'))
+    let decoded = object::percent_decode(path.trim_start_matches('/'), false)
         .ok_or_else(|| S3Error::invalid_argument("Invalid copy source encoding"))?;
     match decoded.split_once('/') {
         Some((bucket, key)) if !bucket.is_empty() && !key.is_empty() => Ok((bucket.to_owned(), key.to_owned())),
         _ => Err(S3Error::invalid_argument("Invalid copy source object key")),
     }
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 impl S3 for S3Service {

@@ -10,7 +10,7 @@ use std::io::Read;
 
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
-use stratus_core::{id, AwsError, DateTime};
+use stratus_core::{hex, id, AwsError, DateTime};
 use stratus_gen_s3::*;
 use stratus_storage::{Direction, KeyRange, Tx};
 
@@ -97,6 +97,17 @@ fn load_parts(tx: &Tx<'_>, bucket: &str, upload_id: &str) -> Result<Vec<PartReco
     .collect()
 }
 
+/// Removes an upload and its parts, returning the parts' blobs.
+fn remove_upload(tx: &mut Tx<'_>, bucket: &str, upload_id: &str) -> Result<Vec<String>, AwsError> {
+    let mut blobs = Vec::new();
+    for part in load_parts(tx, bucket, upload_id)? {
+        tx.delete(PARTS, part_key(bucket, upload_id, part.number));
+        blobs.push(part.blob);
+    }
+    tx.delete(UPLOADS, upload_key(bucket, upload_id));
+    Ok(blobs)
+}
+
 fn check_part_number(n: i32) -> Result<(), AwsError> {
     if (1..=MAX_PART_NUMBER).contains(&n) {
         Ok(())
@@ -111,15 +122,11 @@ fn check_part_number(n: i32) -> Result<(), AwsError> {
 pub fn multipart_etag(part_etags: &[&str]) -> Result<String, AwsError> {
     let mut digests = Md5::new();
     for etag in part_etags {
-        let hex = etag.trim_matches('"');
-        let bytes: Option<Vec<u8>> = (0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-            .collect();
-        digests.update(bytes.ok_or_else(|| AwsError::internal(format!("part ETag {etag} is not hex")))?);
+        let digest = hex::decode(etag.trim_matches('"'))
+            .ok_or_else(|| AwsError::internal(format!("part ETag {etag} is not hex")))?;
+        digests.update(digest);
     }
-    let hex: String = digests.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    Ok(format!("\"{hex}-{}\"", part_etags.len()))
+    Ok(format!("\"{}-{}\"", hex::encode(&digests.finalize()), part_etags.len()))
 }
 
 /// The parts a CompleteMultipartUpload names, checked against those uploaded: ascending,
@@ -242,36 +249,20 @@ impl S3Service {
             blob: format!("part-{}", id::uuid()),
             last_modified_ms: now_ms(),
         };
-        let blob = part.blob.clone();
-        self.blocking(move |store| {
-            store
-                .put_blob(&blob, &mut body.as_slice())
-                .map(|_| ())
-                .map_err(S3Error::storage)
+        self.put_body(&part.blob, body).await?;
+        let stored = part.clone();
+        self.commit_blob(part.blob.clone(), move |tx| {
+            load_upload(tx, &bucket, &upload_id, &key)?;
+            let k = part_key(&bucket, &upload_id, number);
+            let previous: Option<PartRecord> = match tx.get(PARTS, &k).map_err(S3Error::storage)? {
+                Some(bytes) => Some(serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?),
+                None => None,
+            };
+            tx.put(PARTS, k, serde_json::to_vec(&part).map_err(S3Error::corrupt)?);
+            Ok(((), previous.map(|p| p.blob).into_iter().collect()))
         })
         .await?;
-        let stored = part.clone();
-        let outcome = self
-            .write(move |tx| {
-                load_upload(tx, &bucket, &upload_id, &key)?;
-                let k = part_key(&bucket, &upload_id, number);
-                let previous: Option<PartRecord> = match tx.get(PARTS, &k).map_err(S3Error::storage)? {
-                    Some(bytes) => Some(serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?),
-                    None => None,
-                };
-                tx.put(PARTS, k, serde_json::to_vec(&part).map_err(S3Error::corrupt)?);
-                Ok(previous)
-            })
-            .await;
-        let orphan = match &outcome {
-            Ok(previous) => previous.as_ref().map(|p| p.blob.clone()),
-            Err(_) => Some(stored.blob.clone()),
-        };
-        if let Some(orphan) = orphan {
-            self.blocking(move |store| store.delete_blob(&orphan).map(|_| ()).map_err(S3Error::storage))
-                .await?;
-        }
-        outcome.map(|_| stored)
+        Ok(stored)
     }
 
     pub(crate) async fn complete_upload(
@@ -323,35 +314,18 @@ impl S3Service {
         })
         .await?;
         let (if_match, if_none_match) = (input.if_match, input.if_none_match);
-        let committed = record.clone();
-        let outcome = self
-            .write(move |tx| {
-                load_upload(tx, &bucket, &upload_id, &key)?;
-                let k = object_key(&bucket, &key);
-                let previous = load_object(tx, &k)?;
-                crate::conditional_write(previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
-                let mut orphans: Vec<String> = previous.into_iter().map(|p| p.blob).collect();
-                for part in load_parts(tx, &bucket, &upload_id)? {
-                    tx.delete(PARTS, part_key(&bucket, &upload_id, part.number));
-                    orphans.push(part.blob);
-                }
-                tx.delete(UPLOADS, upload_key(&bucket, &upload_id));
-                tx.put(OBJECTS, k, serde_json::to_vec(&committed).map_err(S3Error::corrupt)?);
-                Ok(orphans)
-            })
-            .await;
-        let orphans = match &outcome {
-            Ok(orphans) => orphans.clone(),
-            Err(_) => vec![record.blob.clone()],
-        };
-        self.blocking(move |store| {
-            for blob in orphans {
-                store.delete_blob(&blob).map_err(S3Error::storage)?;
-            }
-            Ok(())
+        let new_blob = record.blob.clone();
+        self.commit_blob(new_blob, move |tx| {
+            load_upload(tx, &bucket, &upload_id, &key)?;
+            let k = object_key(&bucket, &key);
+            let previous = load_object(tx, &k)?;
+            crate::conditional_write(previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
+            let mut orphans = remove_upload(tx, &bucket, &upload_id)?;
+            orphans.extend(previous.map(|p| p.blob));
+            tx.put(OBJECTS, k, serde_json::to_vec(&record).map_err(S3Error::corrupt)?);
+            Ok(((), orphans))
         })
         .await?;
-        outcome?;
         Ok(CompleteMultipartUploadOutput {
             location: Some(format!("/{}/{}", input.bucket, input.key)),
             bucket: Some(input.bucket),
@@ -365,22 +339,10 @@ impl S3Service {
         let orphans = self
             .write(move |tx| {
                 load_upload(tx, &bucket, &upload_id, &key)?;
-                let mut orphans = Vec::new();
-                for part in load_parts(tx, &bucket, &upload_id)? {
-                    tx.delete(PARTS, part_key(&bucket, &upload_id, part.number));
-                    orphans.push(part.blob);
-                }
-                tx.delete(UPLOADS, upload_key(&bucket, &upload_id));
-                Ok(orphans)
+                remove_upload(tx, &bucket, &upload_id)
             })
             .await?;
-        self.blocking(move |store| {
-            for blob in orphans {
-                store.delete_blob(&blob).map_err(S3Error::storage)?;
-            }
-            Ok(())
-        })
-        .await
+        self.delete_blobs(orphans).await
     }
 
     pub(crate) async fn list_parts_of(&self, input: ListPartsRequest) -> Result<ListPartsOutput, AwsError> {
@@ -531,7 +493,7 @@ mod tests {
         let b = object::etag(b"b");
         let mut joined = Md5::digest(b"a").to_vec();
         joined.extend_from_slice(&Md5::digest(b"b"));
-        let expected: String = Md5::digest(&joined).iter().map(|x| format!("{x:02x}")).collect();
+        let expected = hex::encode(&Md5::digest(&joined));
         assert_eq!(multipart_etag(&[&a, &b]).unwrap(), format!("\"{expected}-2\""));
     }
 

@@ -52,8 +52,7 @@ impl ObjectRecord {
 
 /// The ETag of a body uploaded whole: its MD5 in hex, quoted.
 pub fn etag(body: &[u8]) -> String {
-    let hex: String = Md5::digest(body).iter().map(|b| format!("{b:02x}")).collect();
-    format!("\"{hex}\"")
+    format!("\"{}\"", stratus_core::hex::encode(&Md5::digest(body)))
 }
 
 /// Checks a `Content-MD5` header (base64 of the body's MD5) against the body.
@@ -168,8 +167,8 @@ pub fn parse_tagging_header(header: &str) -> Result<BTreeMap<String, String>, Aw
     let mut tags = BTreeMap::new();
     for pair in header.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        let key = percent_decode(k).ok_or_else(|| S3Error::invalid_argument("The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates."))?;
-        let value = percent_decode(v).ok_or_else(|| S3Error::invalid_argument("The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates."))?;
+        let key = percent_decode(k, true).ok_or_else(|| S3Error::invalid_argument("The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates."))?;
+        let value = percent_decode(v, true).ok_or_else(|| S3Error::invalid_argument("The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates."))?;
         if tags.insert(key, value).is_some() {
             return Err(S3Error::invalid_argument(
                 "The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates.",
@@ -180,13 +179,15 @@ pub fn parse_tagging_header(header: &str) -> Result<BTreeMap<String, String>, Aw
     Ok(tags)
 }
 
-fn percent_decode(text: &str) -> Option<String> {
+/// Decodes `%XX` escapes; `+` is a space where `form` (URL query encoding, as in
+/// `x-amz-tagging`), a plus sign elsewhere (paths, as in `x-amz-copy-source`).
+pub fn percent_decode(text: &str, form: bool) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'+' => out.push(b' '),
+            b'+' if form => out.push(b' '),
             b'%' => {
                 let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
                 out.push(u8::from_str_radix(hex, 16).ok()?);

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use sha2::Sha256;
-use stratus_core::{id, AwsError, RequestContext, Unit};
+use stratus_core::{hex, id, AwsError, RequestContext, Unit};
 use stratus_gen_sqs::*;
 use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
 
@@ -518,7 +518,7 @@ fn enqueue(tx: &mut Tx<'_>, queue: &mut QueueRecord, o: Outgoing, now: u64) -> R
             Some(id) => id,
             None if queue.attributes.get("ContentBasedDeduplication").is_some_and(|v| v == "true") => {
                 use sha2::Digest;
-                Sha256::digest(o.body.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+                hex::encode(&Sha256::digest(o.body.as_bytes()))
             }
             None => {
                 return Err(SqsError::invalid_parameter(
@@ -1413,20 +1413,13 @@ fn paginate(mut names: Vec<String>, limit: usize, paging: bool) -> (Vec<String>,
     (names, token)
 }
 
-/// ListQueues' continuation token: the hex of the last name listed.
+/// A listing's continuation token: the hex of the last name listed.
 fn encode_token(name: &str) -> String {
-    name.bytes().map(|b| format!("{b:02x}")).collect()
+    hex::encode(name.as_bytes())
 }
 
 fn decode_token(token: &str) -> Option<String> {
-    if !token.len().is_multiple_of(2) {
-        return None;
-    }
-    let bytes: Option<Vec<u8>> = (0..token.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(token.get(i..i + 2)?, 16).ok())
-        .collect();
-    String::from_utf8(bytes?).ok()
+    hex::decode_str(token)
 }
 
 #[cfg(test)]

@@ -163,7 +163,7 @@ pub fn parse_receipt_handle(handle: &str) -> Result<(u64, u64), SqsError> {
 
 /// Lower-case hex MD5 of `data`.
 pub fn md5_hex(data: &[u8]) -> String {
-    Md5::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+    stratus_core::hex::encode(&Md5::digest(data))
 }
 
 /// AWS's MD5 of message attributes; `None` when there are none.

@@ -130,10 +130,7 @@ impl MoveTask {
 
     /// The opaque handle CancelMessageMoveTask takes: the task id and source ARN, in hex.
     pub fn handle(&self) -> String {
-        format!("{}&{}", self.id, self.source_arn)
-            .bytes()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        stratus_core::hex::encode(format!("{}&{}", self.id, self.source_arn).as_bytes())
     }
 
     pub fn to_entry(&self) -> ListMessageMoveTasksResultEntry {
@@ -153,14 +150,7 @@ impl MoveTask {
 
 /// The task id and source ARN a handle carries.
 pub fn parse_handle(handle: &str) -> Option<(String, String)> {
-    if !handle.len().is_multiple_of(2) {
-        return None;
-    }
-    let bytes: Option<Vec<u8>> = (0..handle.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(handle.get(i..i + 2)?, 16).ok())
-        .collect();
-    let text = String::from_utf8(bytes?).ok()?;
+    let text = stratus_core::hex::decode_str(handle)?;
     let (id, arn) = text.split_once('&')?;
     Some((id.to_owned(), arn.to_owned()))
 }
