@@ -17,6 +17,15 @@ pub struct BucketRecord {
     pub created: i64,
     #[serde(default)]
     pub tags: BTreeMap<String, String>,
+    /// `Enabled` or `Suspended` once versioning has been configured; never unset again.
+    #[serde(default)]
+    pub versioning: Option<String>,
+    /// `Enabled` or `Disabled` once a versioning configuration has named it.
+    #[serde(default)]
+    pub mfa_delete: Option<String>,
+    /// Whether the bucket was created with Object Lock (which keeps versioning enabled).
+    #[serde(default)]
+    pub object_lock: bool,
 }
 
 impl BucketRecord {

@@ -76,6 +76,32 @@ impl S3Error {
         AwsError::new("InvalidDigest", "The Content-MD5 you specified was invalid.", 400)
     }
 
+    pub fn no_such_version() -> AwsError {
+        AwsError::new("NoSuchVersion", "The specified version does not exist.", 404)
+    }
+
+    /// A GET or HEAD of a delete marker by its version id.
+    pub fn method_not_allowed() -> AwsError {
+        AwsError::new(
+            "MethodNotAllowed",
+            "The specified method is not allowed against this resource.",
+            405,
+        )
+    }
+
+    pub fn invalid_bucket_acl_with_ownership() -> AwsError {
+        AwsError::new(
+            "InvalidBucketAclWithObjectOwnership",
+            "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting",
+            400,
+        )
+    }
+
+    /// A request that MFA delete protects, sent without `x-amz-mfa`.
+    pub fn mfa_required() -> AwsError {
+        AwsError::new("AccessDenied", "Mfa Authentication must be used for this request", 403)
+    }
+
     pub fn no_such_tag_set() -> AwsError {
         AwsError::new("NoSuchTagSet", "The TagSet does not exist", 404)
     }
@@ -95,7 +121,8 @@ impl S3Error {
     /// A HEAD request's refusal: a missing bucket or key is a bodiless `404 NotFound`.
     pub fn head(e: AwsError) -> AwsError {
         match e.code.as_str() {
-            "NoSuchBucket" | "NoSuchKey" => AwsError::new("NotFound", "Not Found", 404),
+            "NoSuchBucket" | "NoSuchKey" | "NoSuchVersion" => AwsError::new("NotFound", "Not Found", 404),
+            "MethodNotAllowed" => AwsError::new("MethodNotAllowed", "Method Not Allowed", 405),
             _ => e,
         }
     }

@@ -1,5 +1,78 @@
-//! ListObjects and ListObjectsV2: keys after a marker, under a prefix, rolled up into common
-//! prefixes at a delimiter, one page at a time.
+//! ListObjects, ListObjectsV2 and ListObjectVersions: keys after a marker, under a prefix,
+//! rolled up into common prefixes at a delimiter, one page at a time, read from the store a
+//! chunk at a time as the page fills (a page costs what it lists, not the bucket's size).
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+
+use stratus_core::AwsError;
+use stratus_storage::{Direction, KeyRange, KeyValue};
+
+use crate::error::S3Error;
+use crate::versioning::View;
+
+/// The first chunk a scan reads; later ones double, up to [`MAX_CHUNK`].
+const FIRST_CHUNK: usize = 64;
+const MAX_CHUNK: usize = 4096;
+
+/// The entries of `table` between two bounds, fetched lazily in growing chunks. A storage
+/// failure ends the iteration and is kept in `error`.
+pub struct Scan<'a, V: View + ?Sized> {
+    view: &'a V,
+    table: &'static str,
+    start: Bound<Vec<u8>>,
+    end: Bound<Vec<u8>>,
+    buffer: VecDeque<KeyValue>,
+    chunk: usize,
+    done: bool,
+    pub error: Option<AwsError>,
+}
+
+impl<'a, V: View + ?Sized> Scan<'a, V> {
+    pub fn new(view: &'a V, table: &'static str, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Self {
+        Scan {
+            view,
+            table,
+            start,
+            end,
+            buffer: VecDeque::new(),
+            chunk: FIRST_CHUNK,
+            done: false,
+            error: None,
+        }
+    }
+}
+
+impl<V: View + ?Sized> Iterator for Scan<'_, V> {
+    type Item = KeyValue;
+
+    fn next(&mut self) -> Option<KeyValue> {
+        if self.buffer.is_empty() && !self.done {
+            let range = KeyRange::between(
+                self.start.as_ref().map(Vec::as_slice),
+                self.end.as_ref().map(Vec::as_slice),
+            );
+            match self
+                .view
+                .scan_values(self.table, &range, Direction::Forward, Some(self.chunk))
+            {
+                Ok(batch) => {
+                    self.done = batch.len() < self.chunk;
+                    if let Some((last, _)) = batch.last() {
+                        self.start = Bound::Excluded(last.clone());
+                    }
+                    self.buffer.extend(batch);
+                    self.chunk = (self.chunk * 2).min(MAX_CHUNK);
+                }
+                Err(e) => {
+                    self.error = Some(S3Error::storage(e));
+                    self.done = true;
+                }
+            }
+        }
+        self.buffer.pop_front()
+    }
+}
 
 /// One page of a listing.
 #[derive(Debug, PartialEq, Eq)]
@@ -9,6 +82,8 @@ pub struct Page<T> {
     pub truncated: bool,
     /// The last key or common prefix on the page: where the next page starts after.
     pub last: Option<String>,
+    /// Whether `last` is a common prefix.
+    pub last_is_prefix: bool,
 }
 
 /// Lists `entries` (sorted by key, all after the marker and under `prefix`) as S3 does: a key
@@ -25,6 +100,7 @@ pub fn page<T>(
         common_prefixes: Vec::new(),
         truncated: false,
         last: None,
+        last_is_prefix: false,
     };
     for (key, entry) in entries {
         let rolled_up = delimiter.filter(|d| !d.is_empty()).and_then(|d| {
@@ -44,10 +120,12 @@ pub fn page<T>(
         match rolled_up {
             Some(common) => {
                 page.last = Some(common.clone());
+                page.last_is_prefix = true;
                 page.common_prefixes.push(common);
             }
             None => {
                 page.last = Some(key);
+                page.last_is_prefix = false;
                 page.contents.push(entry);
             }
         }
@@ -61,6 +139,49 @@ mod tests {
 
     fn keys(names: &[&str]) -> Vec<(String, String)> {
         names.iter().map(|k| ((*k).to_owned(), (*k).to_owned())).collect()
+    }
+
+    #[test]
+    fn scans_read_in_chunks_across_the_whole_range() {
+        use stratus_storage::{Durability, Namespace, Storage, StorageConfig, Store};
+        let store = Storage::open(StorageConfig::Ephemeral)
+            .unwrap()
+            .store(&Namespace::global("shared", "s3"), Durability::Strict)
+            .unwrap();
+        store
+            .transact(|tx| {
+                for i in 0..300u32 {
+                    tx.put("t", format!("k{i:04}").into_bytes(), Vec::new());
+                }
+                tx.put("t", b"z".to_vec(), Vec::new());
+                Ok::<_, stratus_storage::StorageError>(())
+            })
+            .unwrap();
+        let view: &dyn Store = store.as_ref();
+        let keys: Vec<Vec<u8>> = Scan::new(
+            view,
+            "t",
+            Bound::Excluded(b"k0009".to_vec()),
+            Bound::Excluded(b"l".to_vec()),
+        )
+        .map(|(k, _)| k)
+        .collect();
+        assert_eq!(keys.len(), 290);
+        assert_eq!(keys.first().unwrap(), b"k0010");
+        assert_eq!(keys.last().unwrap(), b"k0299");
+        // A page stops reading once it is full.
+        let mut scan = Scan::new(view, "t", Bound::Unbounded, Bound::Unbounded);
+        let p = page(
+            scan.by_ref().map(|(k, _)| (String::from_utf8(k).unwrap(), ())),
+            "",
+            None,
+            10,
+        );
+        assert!(p.truncated);
+        assert_eq!(p.last.as_deref(), Some("k0009"));
+        // One chunk read: the 11 entries looked at, the rest still buffered.
+        assert!(!scan.done);
+        assert_eq!(scan.buffer.len(), FIRST_CHUNK - 11);
     }
 
     #[test]

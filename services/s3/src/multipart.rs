@@ -16,7 +16,7 @@ use stratus_storage::{Direction, KeyRange, Tx};
 
 use crate::error::S3Error;
 use crate::object::{self, ContentHeaders, ObjectRecord};
-use crate::{load_bucket, load_object, now_ms, object_key, owner, S3Service, OBJECTS};
+use crate::{config, load_bucket, load_object, now_ms, object_key, owner, versioning, S3Service};
 
 const UPLOADS: &str = "uploads";
 const PARTS: &str = "parts";
@@ -35,6 +35,9 @@ pub struct UploadRecord {
     pub metadata: std::collections::BTreeMap<String, String>,
     pub tags: std::collections::BTreeMap<String, String>,
     pub storage_class: Option<String>,
+    /// The ACL the upload's object gets (JSON of the model's `Grants`), when one was set.
+    #[serde(default)]
+    pub acl: Option<String>,
 }
 
 /// One uploaded part.
@@ -195,6 +198,17 @@ impl S3Service {
             Some(header) => object::parse_tagging_header(header)?,
             None => Default::default(),
         };
+        let acl = self.object_acl_headers(
+            &input.bucket,
+            &ctx_account,
+            input.acl.as_ref(),
+            [
+                input.grant_full_control.as_ref(),
+                input.grant_read.as_ref(),
+                input.grant_read_acp.as_ref(),
+                input.grant_write_acp.as_ref(),
+            ],
+        )?;
         let upload = UploadRecord {
             key: input.key.clone(),
             upload_id: id::uuid().replace('-', ""),
@@ -211,11 +225,17 @@ impl S3Service {
             metadata: input.metadata.unwrap_or_default(),
             tags,
             storage_class: input.storage_class.map(|c| c.as_str().to_owned()),
+            acl,
         };
         let bucket = input.bucket.clone();
         let upload_id = upload.upload_id.clone();
         self.write(move |tx| {
-            load_bucket(tx, &bucket)?;
+            let b = load_bucket(tx, &bucket)?;
+            // An ACL the bucket refuses is refused when the upload starts.
+            if let Some(doc) = &upload.acl {
+                let grants: Vec<Grant> = config::decode(&schema::GRANTS, doc.as_bytes())?;
+                config::check_acl_allowed(tx, &b, &grants, &b.owner)?;
+            }
             tx.put(
                 UPLOADS,
                 upload_key(&bucket, &upload.upload_id),
@@ -294,6 +314,10 @@ impl S3Service {
             metadata: upload.metadata,
             tags: upload.tags,
             storage_class: upload.storage_class,
+            version_id: None,
+            delete_marker: false,
+            seq: 0,
+            acl: upload.acl,
         };
         let blobs: Vec<String> = chosen.iter().map(|p| p.blob.clone()).collect();
         let target = record.blob.clone();
@@ -315,22 +339,24 @@ impl S3Service {
         .await?;
         let (if_match, if_none_match) = (input.if_match, input.if_none_match);
         let new_blob = record.blob.clone();
-        self.commit_blob(new_blob, move |tx| {
-            load_upload(tx, &bucket, &upload_id, &key)?;
-            let k = object_key(&bucket, &key);
-            let previous = load_object(tx, &k)?;
-            crate::conditional_write(previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
-            let mut orphans = remove_upload(tx, &bucket, &upload_id)?;
-            orphans.extend(previous.map(|p| p.blob));
-            tx.put(OBJECTS, k, serde_json::to_vec(&record).map_err(S3Error::corrupt)?);
-            Ok(((), orphans))
-        })
-        .await?;
+        let stored = self
+            .commit_blob(new_blob, move |tx| {
+                load_upload(tx, &bucket, &upload_id, &key)?;
+                let b = load_bucket(tx, &bucket)?;
+                let previous = load_object(tx, &object_key(&bucket, &key))?;
+                crate::conditional_write(previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
+                let mut orphans = remove_upload(tx, &bucket, &upload_id)?;
+                let (stored, replaced) = versioning::put_version(tx, &b, record)?;
+                orphans.extend(replaced);
+                Ok((stored, orphans))
+            })
+            .await?;
         Ok(CompleteMultipartUploadOutput {
             location: Some(format!("/{}/{}", input.bucket, input.key)),
             bucket: Some(input.bucket),
             key: Some(input.key),
             e_tag: Some(etag),
+            version_id: stored.version_header(),
             ..CompleteMultipartUploadOutput::default()
         })
     }

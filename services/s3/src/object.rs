@@ -30,6 +30,20 @@ pub struct ObjectRecord {
     pub tags: BTreeMap<String, String>,
     #[serde(default)]
     pub storage_class: Option<String>,
+    /// The version id; `None` is the null version (every object of a never-versioned bucket,
+    /// and those written while versioning was suspended).
+    #[serde(default)]
+    pub version_id: Option<String>,
+    /// Whether this version is a delete marker (no body, no blob).
+    #[serde(default)]
+    pub delete_marker: bool,
+    /// The version's place among its key's versions (higher is newer); 0 while the bucket
+    /// has never been versioned.
+    #[serde(default)]
+    pub seq: u64,
+    /// The object's ACL grants as stored (JSON of the model's `Grants`), when set.
+    #[serde(default)]
+    pub acl: Option<String>,
 }
 
 /// The content headers an object keeps and returns.
@@ -44,6 +58,36 @@ pub struct ContentHeaders {
 }
 
 impl ObjectRecord {
+    /// The version id as S3 reports it: `null` for the null version.
+    pub fn version_label(&self) -> &str {
+        self.version_id.as_deref().unwrap_or("null")
+    }
+
+    /// The `x-amz-version-id` S3 answers with: only for objects of a bucket that has had
+    /// versioning configured.
+    pub fn version_header(&self) -> Option<String> {
+        (self.seq > 0).then(|| self.version_label().to_owned())
+    }
+
+    /// A delete marker for `key`.
+    pub fn marker(key: String, now_ms: i64) -> ObjectRecord {
+        ObjectRecord {
+            key,
+            size: 0,
+            etag: String::new(),
+            last_modified_ms: now_ms,
+            blob: String::new(),
+            headers: ContentHeaders::default(),
+            metadata: BTreeMap::new(),
+            tags: BTreeMap::new(),
+            storage_class: None,
+            version_id: None,
+            delete_marker: true,
+            seq: 0,
+            acl: None,
+        }
+    }
+
     pub fn last_modified(&self) -> DateTime {
         // S3 reports modification times to the second.
         DateTime::from_secs(self.last_modified_ms.div_euclid(1000))
@@ -234,6 +278,10 @@ mod tests {
             metadata: BTreeMap::new(),
             tags: BTreeMap::new(),
             storage_class: None,
+            version_id: None,
+            delete_marker: false,
+            seq: 0,
+            acl: None,
         }
     }
 
