@@ -58,7 +58,11 @@ pub fn mark_used(gateway: &Gateway, service: &'static Service) {
         .iter()
         .position(|h| std::ptr::eq(h.schema(), service))
     {
-        gateway.used()[i].store(true, Ordering::Relaxed);
+        // Read first: a store on every request would bounce the cache line between cores.
+        let used = &gateway.used()[i];
+        if !used.load(Ordering::Relaxed) {
+            used.store(true, Ordering::Relaxed);
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use stratus_core::schema::{Operation, Protocol};
 use stratus_core::service::ServiceHandler;
 use stratus_core::AwsError;
-use stratus_protocol::Request;
+use stratus_protocol::{ProtocolError, Request};
 
 use crate::sigv4::Signer;
 use crate::virtual_host;
@@ -100,7 +100,23 @@ impl Services {
                 candidates.retain(|h| h.schema().operation(action).is_some());
             }
             if let Some(h) = candidates.first() {
-                return resolve(h, Protocol::AwsQuery, req);
+                // The action is already parsed: no second pass over the form.
+                return match h.schema().operation(action) {
+                    Some(operation) => Ok(Route {
+                        handler: Arc::clone(h),
+                        protocol: Protocol::AwsQuery,
+                        operation,
+                        uri: None,
+                    }),
+                    None => Err(Unrouted {
+                        error: ProtocolError::UnknownOperation {
+                            protocol: Protocol::AwsQuery,
+                            name: action.to_string(),
+                        }
+                        .into(),
+                        target: Some((Arc::clone(h), Protocol::AwsQuery)),
+                    }),
+                };
             }
         }
 
