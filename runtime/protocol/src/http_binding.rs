@@ -31,6 +31,8 @@
 //! );
 //! ```
 
+use std::borrow::Cow;
+
 use stratus_core::prelude_shapes::UNIT;
 use stratus_core::schema::{
     HttpBinding, HttpRoute, Member, Operation, PathSegment, Protocol, Service, Shape, ShapeType, TimestampFormat,
@@ -516,7 +518,7 @@ fn header_text(m: &Member, value: &Value) -> Option<String> {
             let ts = timestamp::format_of(item, TimestampFormat::HttpDate);
             let texts: Vec<String> = items
                 .iter()
-                .filter_map(|v| text::format(v, ts))
+                .filter_map(|v| text::format(v, ts).map(Cow::into_owned))
                 .map(|t| match (is_text_item(item), t.contains([',', '"'])) {
                     (true, true) => format!("\"{}\"", t.replace('\\', "\\\\").replace('"', "\\\"")),
                     _ => t,
@@ -525,7 +527,7 @@ fn header_text(m: &Member, value: &Value) -> Option<String> {
             Some(texts.join(", "))
         }
         Value::String(s) if m.target.media_type.is_some() => Some(aws_smithy_types::base64::encode(s.as_bytes())),
-        v => text::format(v, ts),
+        v => text::format(v, ts).map(Cow::into_owned),
     }
 }
 

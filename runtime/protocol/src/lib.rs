@@ -83,6 +83,7 @@ mod text;
 mod timestamp;
 mod urlencoded;
 pub mod xml;
+mod xml_writer;
 
 pub use error::ProtocolError;
 pub use http;

@@ -30,7 +30,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use aws_smithy_xml::encode::XmlWriter;
+use crate::xml_writer::XmlWriter;
 use stratus_core::schema::{Member, Operation, Protocol, Service, Shape, ShapeType, TimestampFormat};
 use stratus_core::{OperationError, Value};
 
@@ -224,10 +224,10 @@ pub(crate) fn encode_output(
     output: &Value,
     request_id: &str,
 ) -> Response {
-    let response_name = format!("{}Response", op.name);
-    let result_name = format!("{}Result", op.name);
+    let response_name = [op.name, "Response"].concat();
+    let result_name = [op.name, "Result"].concat();
     let ns = namespace_uri(service);
-    let mut body = String::new();
+    let mut body = String::with_capacity(512);
     let mut writer = XmlWriter::new(&mut body);
     let mut root = writer.start_el(&response_name).write_ns(&ns, None).finish();
     if !std::ptr::eq(op.output, &stratus_core::prelude_shapes::UNIT) {

@@ -18,8 +18,8 @@ pub(crate) fn respond(status: u16, content_type: Option<&str>, body: Vec<u8>) ->
         response.headers_mut().insert(CONTENT_LENGTH, length);
     }
     *response.status_mut() = status;
-    if let Some(ct) = content_type {
-        set_header(&mut response, CONTENT_TYPE.as_str(), ct);
+    if let Some(Ok(ct)) = content_type.map(HeaderValue::from_str) {
+        response.headers_mut().insert(CONTENT_TYPE, ct);
     }
     response
 }

@@ -24,7 +24,7 @@
 //! );
 //! ```
 
-use aws_smithy_xml::encode::XmlWriter;
+use crate::xml_writer::XmlWriter;
 use stratus_core::schema::{Member, Operation, Protocol, Service, Shape, XmlNamespace};
 use stratus_core::{OperationError, Value};
 

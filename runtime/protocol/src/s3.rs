@@ -3,7 +3,7 @@
 //! `<LocationConstraint>` element (`s3UnwrappedXmlOutput`), `206 Partial Content` for a
 //! ranged read, and the `x-amz-id-2` header beside the request id.
 
-use aws_smithy_xml::encode::XmlWriter;
+use crate::xml_writer::XmlWriter;
 use stratus_core::schema::{Operation, Service};
 use stratus_core::Value;
 

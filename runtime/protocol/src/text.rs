@@ -1,6 +1,8 @@
 //! Scalars as text: how Query parameters, XML elements and attributes, HTTP headers, labels
 //! and query strings carry booleans, numbers, blobs and timestamps.
 
+use std::borrow::Cow;
+
 use aws_smithy_types::primitive::Encoder;
 use stratus_core::schema::{Shape, ShapeType, TimestampFormat};
 use stratus_core::Value;
@@ -67,15 +69,16 @@ fn expected(kind: ShapeType) -> &'static str {
     }
 }
 
-/// Writes a scalar value as text; `None` for lists, maps, structures and documents.
-pub(crate) fn format(value: &Value, ts: TimestampFormat) -> Option<String> {
+/// Writes a scalar value as text (borrowing a string's own); `None` for lists, maps,
+/// structures and documents.
+pub(crate) fn format(value: &Value, ts: TimestampFormat) -> Option<Cow<'_, str>> {
     Some(match value {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(n) => n.to_string(),
-        Value::Float(f) => Encoder::from(*f).encode().to_owned(),
-        Value::String(s) => s.clone(),
-        Value::Blob(b) => aws_smithy_types::base64::encode(b),
-        Value::Timestamp(t) => timestamp::format(t, ts),
+        Value::String(s) => Cow::Borrowed(s.as_str()),
+        Value::Bool(b) => Cow::Owned(b.to_string()),
+        Value::Int(n) => Cow::Owned(n.to_string()),
+        Value::Float(f) => Cow::Owned(Encoder::from(*f).encode().to_owned()),
+        Value::Blob(b) => Cow::Owned(aws_smithy_types::base64::encode(b)),
+        Value::Timestamp(t) => Cow::Owned(timestamp::format(t, ts)),
         _ => return None,
     })
 }

@@ -25,8 +25,8 @@
 //! assert_eq!(from_document(&GREETING, xml.as_bytes()).unwrap(), value);
 //! ```
 
+use crate::xml_writer::{ElWriter, ScopeWriter, XmlWriter};
 use aws_smithy_xml::decode::{try_data, Document, ScopedDecoder};
-use aws_smithy_xml::encode::{ElWriter, ScopeWriter, XmlWriter};
 use stratus_core::schema::{HttpBinding, Member, Shape, ShapeType, TimestampFormat, XmlNamespace};
 use stratus_core::Value;
 
