@@ -69,6 +69,22 @@ impl DataDir {
             .join(format!("{}.blobs", namespace.service))
     }
 
+    /// The regional namespaces of `service` that have a store on disk.
+    pub(crate) fn regional_namespaces(&self, service: &str) -> Result<Vec<Namespace>> {
+        let file = format!("{service}.redb");
+        let mut found = Vec::new();
+        for account in subdirectories(&self.root)? {
+            for region in subdirectories(&self.root.join(&account))? {
+                let namespace = Namespace::regional(&account, &region, service);
+                if namespace.validate().is_ok() && self.root.join(&account).join(&region).join(&file).is_file() {
+                    found.push(namespace);
+                }
+            }
+        }
+        found.sort_by(|a, b| (&a.account, &a.region).cmp(&(&b.account, &b.region)));
+        Ok(found)
+    }
+
     fn namespace_dir(&self, namespace: &Namespace) -> PathBuf {
         let account = self.root.join(&namespace.account);
         match &namespace.region {
@@ -76,6 +92,19 @@ impl DataDir {
             None => account,
         }
     }
+}
+
+/// The names of the directories in `dir` that are valid UTF-8.
+fn subdirectories(dir: &Path) -> Result<Vec<String>> {
+    let entries = fs::read_dir(dir).map_err(|err| StorageError::io("list the directory", dir, err))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|err| StorageError::io("list the directory", dir, err))?;
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            names.extend(entry.file_name().into_string().ok());
+        }
+    }
+    Ok(names)
 }
 
 /// Creates `dir` and its missing parents, fsyncing each new directory's parent so that the

@@ -74,6 +74,25 @@ impl Storage {
         }
     }
 
+    /// The regional namespaces of `service` that hold a store (written at least once, in
+    /// this process or an earlier one), in account and region order: for a service that must
+    /// resume work on its own after a restart, such as DynamoDB's time to live.
+    pub fn regional_namespaces(&self, service: &str) -> Result<Vec<Namespace>> {
+        match &self.backend {
+            Backend::Disk { dir, .. } => dir.regional_namespaces(service),
+            Backend::Memory { stores } => {
+                let stores = stores.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut found: Vec<Namespace> = stores
+                    .keys()
+                    .filter(|n| n.service == service && n.region.is_some())
+                    .cloned()
+                    .collect();
+                found.sort_by(|a, b| (&a.account, &a.region).cmp(&(&b.account, &b.region)));
+                Ok(found)
+            }
+        }
+    }
+
     /// The store of `namespace`, with the durability its service needs.
     ///
     /// An existing store is opened now (so a damaged or newer store is reported here); a new

@@ -193,3 +193,23 @@ fn store_directory_that_cannot_be_created_fails_that_write_only() {
     put("kept").unwrap();
     assert_eq!(store.get("t", b"k").unwrap(), Some(b"kept".to_vec()));
 }
+
+#[test]
+fn regional_namespaces_are_found_after_a_restart() {
+    let harness = Harness::open(Backend::Redb);
+    let ddb = |account: &str, region: &str| Namespace::regional(account, region, "dynamodb");
+    for namespace in [ddb("111111111111", "us-west-2"), ddb("000000000000", "eu-west-1")] {
+        let store = harness.storage.store(&namespace, Durability::Strict).unwrap();
+        write(&*store, "tables", &[("t", Some("1"))]);
+    }
+    // Opened but never written: no file, so not listed.
+    harness.storage.store(&ddb("000000000000", "ap-south-1"), Durability::Strict).unwrap();
+    let sqs = harness.storage.store(&Namespace::regional("000000000000", "eu-west-1", "sqs"), Durability::Strict);
+    write(&*sqs.unwrap(), "queues", &[("q", Some("1"))]);
+    let harness = harness.reopen();
+    assert_eq!(
+        harness.storage.regional_namespaces("dynamodb").unwrap(),
+        vec![ddb("000000000000", "eu-west-1"), ddb("111111111111", "us-west-2")]
+    );
+    assert!(harness.storage.regional_namespaces("kinesis").unwrap().is_empty());
+}
