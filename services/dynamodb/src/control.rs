@@ -50,13 +50,20 @@ pub fn create_table(scope: &Scope, input: CreateTableInput) -> Result<CreateTabl
         check_tag_count(tags.len())?;
         merge_tags(&mut record.tags, tags.into_iter().map(|t| (t.key, t.value)));
     }
-    let saved = record.clone();
-    scope.store.transact(|tx| {
-        if db::find_table(tx, &saved.name)?.is_some() {
-            return Err(DdbError::ResourceInUse(format!("Table already exists: {}", saved.name)));
+    let record = scope.store.transact(|tx| {
+        if db::find_table(tx, &record.name)?.is_some() {
+            return Err(DdbError::ResourceInUse(format!(
+                "Table already exists: {}",
+                record.name
+            )));
+        }
+        db::purge_streams(tx, now)?;
+        let mut saved = record.clone();
+        if let Some(stream) = saved.stream.as_mut() {
+            crate::stream::unique_label(tx, &record.name, stream).map_err(|e| DdbError::Internal(e.to_string()))?;
         }
         db::save_table(tx, &saved);
-        Ok(())
+        Ok(saved)
     })?;
     Ok(CreateTableOutput {
         table_description: Some(describe(scope, &record, TableStatus::Active)?),
@@ -98,7 +105,10 @@ pub fn delete_table(scope: &Scope, input: DeleteTableInput) -> Result<DeleteTabl
         ));
     }
     let description = describe(scope, &record, TableStatus::Deleting)?;
-    scope.store.transact(|tx| db::drop_table(tx, &name))?;
+    scope.store.transact(|tx| {
+        let current = db::find_table(tx, &name)?.ok_or_else(|| DdbError::table_not_found(&name))?;
+        db::drop_table(tx, &current)
+    })?;
     Ok(DeleteTableOutput {
         table_description: Some(description),
     })
@@ -123,7 +133,16 @@ pub fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<UpdateTabl
     let record = scope.store.transact(|tx| {
         let name = &input.table_name;
         let mut record = db::find_table(tx, name)?.ok_or_else(|| DdbError::table_not_found(name))?;
+        let stream_before = record.stream.clone();
         let (created, deleted) = apply_update(&mut record, &input)?;
+        if let Some(before) = stream_before.filter(|before| record.stream.as_ref() != Some(before)) {
+            let now = now_ms();
+            crate::stream::close(tx, name, &record.key, &before, now);
+            db::purge_streams(tx, now)?;
+        }
+        if let Some(stream) = record.stream.as_mut() {
+            crate::stream::unique_label(tx, name, stream).map_err(|e| DdbError::Internal(e.to_string()))?;
+        }
         for index in &deleted {
             let prefix = keys::index_prefix(name, index);
             db::delete_prefix(tx, INDEXES, &prefix)?;

@@ -6,7 +6,8 @@
 //! - `stats`: item count and size (two big-endian `u64`s) by table name, and by
 //!   [`keys::index_prefix`] for each index;
 //! - `tokens`: TransactWriteItems client request tokens (see `transact`);
-//! - `streams`: stream records (see [`crate::stream`]).
+//! - `streams`: stream records, and `closed_streams`: disabled streams kept readable for
+//!   24 hours (see [`crate::stream`]).
 
 use stratus_storage::{Direction, KeyRange, StorageError, Store, Tx};
 
@@ -99,13 +100,26 @@ pub fn get_item(db: &(impl Read + ?Sized), key: &[u8]) -> Result<Option<Item>, D
 }
 
 /// Replaces the item under `key` (`old` is what is stored now) with `new`, or deletes it,
-/// keeping every index entry and the table's statistics in step.
+/// keeping every index entry, the table's statistics and its stream in step.
 pub fn write_item(
     tx: &mut Tx<'_>,
     table: &TableRecord,
     key: &[u8],
     old: Option<&Item>,
     new: Option<&Item>,
+) -> Result<(), DdbError> {
+    write_item_by(tx, table, key, old, new, stream::Origin::Request)
+}
+
+/// [`write_item`] on behalf of `origin` (the time-to-live sweeper's deletions are marked as
+/// the service's in the stream).
+pub fn write_item_by(
+    tx: &mut Tx<'_>,
+    table: &TableRecord,
+    key: &[u8],
+    old: Option<&Item>,
+    new: Option<&Item>,
+    origin: stream::Origin,
 ) -> Result<(), DdbError> {
     for index in &table.indexes {
         let old_entry = old.and_then(|item| keys::index_entry_key(table, index, item).map(|k| (k, item)));
@@ -135,7 +149,7 @@ pub fn write_item(
         Some(new) => tx.put(ITEMS, key.to_vec(), codec::encode(new)),
         None => tx.delete(ITEMS, key.to_vec()),
     }
-    stream::append(tx, table, old, new, crate::control::now_ms()).map_err(|e| DdbError::Internal(e.to_string()))
+    stream::append(tx, table, old, new, crate::control::now_ms(), origin).map_err(|e| DdbError::Internal(e.to_string()))
 }
 
 /// Deletes every key under `prefix` in `table`, a chunk at a time.
@@ -151,13 +165,24 @@ pub fn delete_prefix(tx: &mut Tx<'_>, table: &str, prefix: &[u8]) -> Result<(), 
     }
 }
 
-/// Drops a table: its record, statistics, items, index entries and stream records.
-pub fn drop_table(tx: &mut Tx<'_>, name: &str) -> Result<(), DdbError> {
+/// Drops a table: its record, statistics, items and index entries. Its stream, if it has
+/// one, is closed and stays readable for 24 hours (as on AWS); streams closed longer ago go.
+pub fn drop_table(tx: &mut Tx<'_>, table: &TableRecord) -> Result<(), DdbError> {
+    let name = &table.name;
+    let now = crate::control::now_ms();
+    if let Some(open) = &table.stream {
+        stream::close(tx, name, &table.key, open, now);
+    }
     tx.delete(TABLES, name.as_bytes());
     tx.delete(STATS, name.as_bytes());
     let prefix = keys::table_prefix(name);
     delete_prefix(tx, STATS, &prefix)?;
     delete_prefix(tx, ITEMS, &prefix)?;
     delete_prefix(tx, INDEXES, &prefix)?;
-    delete_prefix(tx, stream::STREAMS, &prefix)
+    purge_streams(tx, now)
+}
+
+/// Drops the streams closed more than 24 hours ago, with their records.
+pub fn purge_streams(tx: &mut Tx<'_>, now_ms: i64) -> Result<(), DdbError> {
+    stream::purge_closed(tx, now_ms).map_err(|e| DdbError::Internal(e.to_string()))
 }

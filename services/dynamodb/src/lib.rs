@@ -12,7 +12,10 @@
 //! - the operations ([`DynamoDbService`]): tables (`control`), single items (`items`),
 //!   queries and scans (`query`), batches (`batch`) and transactions (`transact`), sharing
 //!   request checks (`request`, `keys`) and capacity arithmetic (`capacity`), all over the
-//!   storage layout described in `db`.
+//!   storage layout described in `db`;
+//! - [`ttl`]: the time-to-live sweeper, started only once TTL is enabled on some table;
+//! - the DynamoDB Streams service ([`DynamoDbStreamsService`], `streams_service`) over the
+//!   same stores, with its ARNs, shard ids and shard iterators in [`iterator`].
 
 mod batch;
 mod capacity;
@@ -22,6 +25,7 @@ mod db;
 mod error;
 pub mod expr;
 mod items;
+pub mod iterator;
 pub mod key;
 mod keys;
 pub mod number;
@@ -30,12 +34,15 @@ mod request;
 mod service;
 pub mod size;
 pub mod stream;
+mod streams_service;
 mod table;
 mod transact;
+pub mod ttl;
 pub mod value;
 
 pub use service::DynamoDbService;
 pub use stratus_gen_dynamodb::AttributeValue;
+pub use streams_service::DynamoDbStreamsService;
 
 /// An item: attribute names to values.
 pub type Item = std::collections::BTreeMap<String, AttributeValue>;

@@ -9,16 +9,23 @@ use stratus_storage::{Durability, Namespace, Storage};
 
 use crate::db::Scope;
 use crate::error::DdbError;
+use crate::ttl::TtlSweeper;
 use crate::{batch, control, items, query, transact};
 
 /// The DynamoDB service, backed by `storage`.
 pub struct DynamoDbService {
     storage: Arc<Storage>,
+    ttl: Arc<TtlSweeper>,
 }
 
 impl DynamoDbService {
+    /// The service; stored tables with time to live enabled are swept from now on (the sweep
+    /// interval is read from `STRATUS_DYNAMODB_TTL_INTERVAL`, see [`crate::ttl`]).
     pub fn new(storage: Arc<Storage>) -> DynamoDbService {
-        DynamoDbService { storage }
+        let interval = crate::ttl::interval_from(std::env::var(crate::ttl::INTERVAL_VAR).ok().as_deref());
+        let ttl = TtlSweeper::new(storage.clone(), interval);
+        ttl.discover();
+        DynamoDbService { storage, ttl }
     }
 
     async fn run<R, F>(&self, ctx: &RequestContext, body: F) -> Result<R, DdbError>
@@ -57,6 +64,19 @@ macro_rules! operations {
                 Ok(control::describe_limits())
             }
 
+            async fn update_time_to_live(
+                &self,
+                ctx: &RequestContext,
+                input: UpdateTimeToLiveInput,
+            ) -> Result<UpdateTimeToLiveOutput, UpdateTimeToLiveError> {
+                let enable = input.time_to_live_specification.enabled;
+                let output = self.run(ctx, move |scope| control::update_ttl(scope, input)).await?;
+                if enable {
+                    self.ttl.watch(&ctx.account_id, &ctx.region);
+                }
+                Ok(output)
+            }
+
             async fn describe_endpoints(
                 &self,
                 ctx: &RequestContext,
@@ -78,7 +98,6 @@ operations! {
     untag_resource(UntagResourceInput) -> Unit, UntagResourceError = control::untag_resource;
     list_tags_of_resource(ListTagsOfResourceInput) -> ListTagsOfResourceOutput, ListTagsOfResourceError =
         control::list_tags;
-    update_time_to_live(UpdateTimeToLiveInput) -> UpdateTimeToLiveOutput, UpdateTimeToLiveError = control::update_ttl;
     describe_time_to_live(DescribeTimeToLiveInput) -> DescribeTimeToLiveOutput, DescribeTimeToLiveError =
         control::describe_ttl;
     describe_continuous_backups(DescribeContinuousBackupsInput) -> DescribeContinuousBackupsOutput,

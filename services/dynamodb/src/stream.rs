@@ -1,19 +1,32 @@
 //! DynamoDB Streams records, appended in the same storage transaction as the item change
-//! they describe, for the DynamoDB Streams service to serve.
+//! they describe, and the streams themselves, for the DynamoDB Streams service to serve.
 //!
 //! Records live in the `streams` storage table under `table 00 label 00 sequence`, the
 //! sequence a big-endian `u64` counting from 1 per stream, so a stream reads in order and a
 //! re-enabled stream (a new label) starts afresh. Each record is an item in the
-//! [`crate::codec`] encoding: `eventName`, `created` (milliseconds), `Keys`, and the
-//! `OldImage`/`NewImage` the stream's view type asks for.
+//! [`crate::codec`] encoding: `eventName`, `created` (milliseconds), `Keys`, the
+//! `OldImage`/`NewImage` the stream's view type asks for, and `ttl` when the time-to-live
+//! sweeper made the change. Records older than 24 hours are trimmed as new ones arrive (the
+//! newest record always stays, so sequences never restart).
+//!
+//! An enabled stream is described by its table's record (`TableRecord::stream`). A stream that
+//! was disabled, or whose table was deleted, is *closed*: its description moves to the
+//! `closed_streams` storage table (same key as its records' prefix) and it stays readable for
+//! 24 hours, as on AWS; the next table-level change after that purges it with its records.
 
+use serde::{Deserialize, Serialize};
 use stratus_storage::{Direction, KeyRange, StorageError, Store, Tx};
 
 use crate::codec::{self, CodecError};
-use crate::table::TableRecord;
+use crate::table::{KeySchema, Stream, TableRecord};
 use crate::{AttributeValue, Item};
 
 pub(crate) const STREAMS: &str = "streams";
+pub(crate) const CLOSED: &str = "closed_streams";
+/// How long records, and closed streams, are kept: AWS's 24 hours.
+pub const RETENTION_MS: i64 = 24 * 60 * 60 * 1000;
+/// Trimming looks at the oldest records once every this many appends.
+const TRIM_EVERY: u64 = 64;
 
 /// What happened to the item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +46,13 @@ impl EventName {
     }
 }
 
+/// Who made a change: a request, or the time-to-live sweeper (a "service" deletion).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Request,
+    TimeToLive,
+}
+
 /// One change to one item.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamRecord {
@@ -42,6 +62,7 @@ pub struct StreamRecord {
     pub keys: Item,
     pub old_image: Option<Item>,
     pub new_image: Option<Item>,
+    pub origin: Origin,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +73,8 @@ pub enum StreamError {
     Codec(#[from] CodecError),
     #[error("corrupt stream record: missing {0}")]
     Missing(&'static str),
+    #[error("corrupt stream description: {0}")]
+    Json(#[from] serde_json::Error),
 }
 
 /// `table 00 label 00`: the prefix of one stream's records.
@@ -69,6 +92,7 @@ pub(crate) fn append(
     old: Option<&Item>,
     new: Option<&Item>,
     now_ms: i64,
+    origin: Origin,
 ) -> Result<(), StreamError> {
     let Some(stream) = &table.stream else { return Ok(()) };
     let event = match (old, new) {
@@ -100,9 +124,34 @@ pub(crate) fn append(
     if let Some(new) = new.filter(|_| with_new) {
         record.insert("NewImage".into(), AttributeValue::M(new.clone()));
     }
+    if origin == Origin::TimeToLive {
+        record.insert("ttl".into(), AttributeValue::Bool(true));
+    }
+    if sequence % TRIM_EVERY == 0 {
+        trim(tx, &prefix, now_ms - RETENTION_MS)?;
+    }
     let mut key = prefix;
     key.extend_from_slice(&sequence.to_be_bytes());
     tx.put(STREAMS, key, codec::encode(&record));
+    Ok(())
+}
+
+/// Deletes the stream's records created before `cutoff_ms`, a bounded number at a time (the
+/// caller appends a newer record in the same transaction, so the stream never empties).
+fn trim(tx: &mut Tx<'_>, prefix: &[u8], cutoff_ms: i64) -> Result<(), StreamError> {
+    let oldest = tx.scan(
+        STREAMS,
+        &KeyRange::prefix(prefix),
+        Direction::Forward,
+        Some(TRIM_EVERY as usize),
+    )?;
+    for (key, value) in oldest {
+        let record = codec::decode(&value)?;
+        match record.get("created") {
+            Some(AttributeValue::N(n)) if n.parse::<i64>().is_ok_and(|ms| ms < cutoff_ms) => tx.delete(STREAMS, key),
+            _ => break,
+        }
+    }
     Ok(())
 }
 
@@ -122,7 +171,7 @@ pub fn read(
 ) -> Result<Vec<StreamRecord>, StreamError> {
     let prefix = stream_prefix(table, label);
     let mut start = prefix.clone();
-    start.extend_from_slice(&(after + 1).to_be_bytes());
+    start.extend_from_slice(&after.saturating_add(1).to_be_bytes());
     let all = KeyRange::prefix(&prefix);
     let range = KeyRange::between(std::ops::Bound::Included(&start), all.end());
     store
@@ -145,6 +194,10 @@ pub fn read(
                 Some(AttributeValue::N(n)) => n.parse().map_err(|_| StreamError::Missing("created"))?,
                 _ => return Err(StreamError::Missing("created")),
             };
+            let origin = match record.get("ttl") {
+                Some(AttributeValue::Bool(true)) => Origin::TimeToLive,
+                _ => Origin::Request,
+            };
             Ok(StreamRecord {
                 sequence: sequence_of(&key[prefix.len()..])?,
                 event,
@@ -152,9 +205,166 @@ pub fn read(
                 keys: keys.ok_or(StreamError::Missing("Keys"))?,
                 old_image,
                 new_image,
+                origin,
             })
         })
         .collect()
+}
+
+/// The first and last sequence numbers the stream holds, if it holds any record.
+pub fn bounds(store: &dyn Store, table: &str, label: &str) -> Result<Option<(u64, u64)>, StreamError> {
+    let prefix = stream_prefix(table, label);
+    let range = KeyRange::prefix(&prefix);
+    let edge = |direction| -> Result<Option<u64>, StreamError> {
+        store
+            .scan(STREAMS, &range, direction, Some(1))?
+            .first()
+            .map(|(key, _)| sequence_of(&key[prefix.len()..]))
+            .transpose()
+    };
+    Ok(match (edge(Direction::Forward)?, edge(Direction::Backward)?) {
+        (Some(first), Some(last)) => Some((first, last)),
+        _ => None,
+    })
+}
+
+/// A closed stream's description, kept for 24 hours after it closed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Closed {
+    view_type: String,
+    key: KeySchema,
+    created_ms: i64,
+    closed_ms: i64,
+}
+
+/// A stream, enabled or closed, as the Streams service describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamInfo {
+    pub table: String,
+    pub label: String,
+    pub view_type: String,
+    pub key: KeySchema,
+    pub created_ms: i64,
+    /// When the stream was disabled (or its table deleted); `None` while enabled.
+    pub closed_ms: Option<i64>,
+}
+
+/// When a stream was created: its label is the creation time (UTC, milliseconds).
+fn label_ms(label: &str) -> Option<i64> {
+    let time =
+        aws_smithy_types::DateTime::from_str(&format!("{label}Z"), aws_smithy_types::date_time::Format::DateTime)
+            .ok()?;
+    time.to_millis().ok()
+}
+
+fn enabled(table: &TableRecord) -> Option<StreamInfo> {
+    let stream = table.stream.as_ref()?;
+    Some(StreamInfo {
+        table: table.name.clone(),
+        label: stream.label.clone(),
+        view_type: stream.view_type.clone(),
+        key: table.key.clone(),
+        created_ms: label_ms(&stream.label).unwrap_or(table.created_ms),
+        closed_ms: None,
+    })
+}
+
+fn closed(table: &str, label: &str, bytes: &[u8]) -> Result<StreamInfo, StreamError> {
+    let closed: Closed = serde_json::from_slice(bytes)?;
+    Ok(StreamInfo {
+        table: table.to_owned(),
+        label: label.to_owned(),
+        view_type: closed.view_type,
+        key: closed.key,
+        created_ms: closed.created_ms,
+        closed_ms: Some(closed.closed_ms),
+    })
+}
+
+/// The stream `label` of table `table`, if it is enabled or closed less than 24 hours ago.
+pub fn find(store: &dyn Store, table: &str, label: &str, now_ms: i64) -> Result<Option<StreamInfo>, StreamError> {
+    if let Some(bytes) = store.get(crate::db::TABLES, table.as_bytes())? {
+        let record: TableRecord = serde_json::from_slice(&bytes)?;
+        if let Some(info) = enabled(&record).filter(|s| s.label == label) {
+            return Ok(Some(info));
+        }
+    }
+    match store.get(CLOSED, &stream_prefix(table, label))? {
+        Some(bytes) => Ok(Some(closed(table, label, &bytes)?).filter(|s| live(s, now_ms))),
+        None => Ok(None),
+    }
+}
+
+fn live(stream: &StreamInfo, now_ms: i64) -> bool {
+    stream.closed_ms.is_none_or(|closed| now_ms - closed < RETENTION_MS)
+}
+
+/// Every stream of the store, enabled or closed less than 24 hours ago, in no set order.
+pub fn list(store: &dyn Store, now_ms: i64) -> Result<Vec<StreamInfo>, StreamError> {
+    let mut out = Vec::new();
+    for (_, bytes) in store.scan(crate::db::TABLES, &KeyRange::all(), Direction::Forward, None)? {
+        let table: TableRecord = serde_json::from_slice(&bytes)?;
+        out.extend(enabled(&table));
+    }
+    for (key, bytes) in store.scan(CLOSED, &KeyRange::all(), Direction::Forward, None)? {
+        let mut parts = key.split(|b| *b == 0);
+        let (Some(table), Some(label)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let info = closed(&String::from_utf8_lossy(table), &String::from_utf8_lossy(label), &bytes)?;
+        if live(&info, now_ms) {
+            out.push(info);
+        }
+    }
+    Ok(out)
+}
+
+/// Closes `stream` of the table `table` (keyed by `key`): it stays readable for 24 hours.
+pub(crate) fn close(tx: &mut Tx<'_>, table: &str, key: &KeySchema, stream: &Stream, now_ms: i64) {
+    let closed = Closed {
+        view_type: stream.view_type.clone(),
+        key: key.clone(),
+        created_ms: label_ms(&stream.label).unwrap_or(now_ms),
+        closed_ms: now_ms,
+    };
+    let bytes = serde_json::to_vec(&closed).expect("closed streams serialize");
+    tx.put(CLOSED, stream_prefix(table, &stream.label), bytes);
+}
+
+/// Gives a new stream of table `table` a label no closed stream of the table holds: labels
+/// are creation times in milliseconds, and a table re-created within the millisecond its
+/// stream closed would otherwise reuse one.
+pub(crate) fn unique_label(tx: &Tx<'_>, table: &str, stream: &mut Stream) -> Result<(), StreamError> {
+    while tx.get(CLOSED, &stream_prefix(table, &stream.label))?.is_some() {
+        let next = label_ms(&stream.label).unwrap_or(0) + 1;
+        stream.label = crate::table::stream_label(next);
+    }
+    Ok(())
+}
+
+/// Drops the streams closed more than 24 hours ago, with their records.
+pub(crate) fn purge_closed(tx: &mut Tx<'_>, now_ms: i64) -> Result<(), StreamError> {
+    let expired: Vec<Vec<u8>> = tx
+        .scan(CLOSED, &KeyRange::all(), Direction::Forward, None)?
+        .into_iter()
+        .filter(|(_, bytes)| {
+            serde_json::from_slice::<Closed>(bytes).map_or(true, |c| now_ms - c.closed_ms >= RETENTION_MS)
+        })
+        .map(|(key, _)| key)
+        .collect();
+    for prefix in expired {
+        loop {
+            let chunk = tx.scan(STREAMS, &KeyRange::prefix(&prefix), Direction::Forward, Some(1024))?;
+            if chunk.is_empty() {
+                break;
+            }
+            for (key, _) in chunk {
+                tx.delete(STREAMS, key);
+            }
+        }
+        tx.delete(CLOSED, prefix);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -214,10 +424,10 @@ mod tests {
         let (a, b) = (item("a"), item("b"));
         store
             .transact(|tx| {
-                append(tx, &t, None, Some(&a), 5)?;
-                append(tx, &t, Some(&a), Some(&a), 6)?;
-                append(tx, &t, Some(&a), Some(&b), 7)?;
-                append(tx, &t, Some(&b), None, 8)
+                append(tx, &t, None, Some(&a), 5, Origin::Request)?;
+                append(tx, &t, Some(&a), Some(&a), 6, Origin::Request)?;
+                append(tx, &t, Some(&a), Some(&b), 7, Origin::Request)?;
+                append(tx, &t, Some(&b), None, 8, Origin::TimeToLive)
             })
             .unwrap();
         let records = read(&*store, "t", "L", 0, 10).unwrap();
@@ -239,7 +449,9 @@ mod tests {
             .store(&Namespace::regional("1", "r", "dynamodb"), Durability::Strict)
             .unwrap();
         let t = table("KEYS_ONLY");
-        store.transact(|tx| append(tx, &t, None, Some(&item("a")), 1)).unwrap();
+        store
+            .transact(|tx| append(tx, &t, None, Some(&item("a")), 1, Origin::Request))
+            .unwrap();
         let records = read(&*store, "t", "L", 0, 10).unwrap();
         assert!(records[0].new_image.is_none() && records[0].old_image.is_none());
     }

@@ -377,7 +377,7 @@ pub fn stream(spec: &StreamSpecification, now_ms: i64) -> Result<Option<Stream>,
 }
 
 /// A stream label: the creation time as `YYYY-MM-DDTHH:MM:SS.mmm`.
-fn stream_label(now_ms: i64) -> String {
+pub(crate) fn stream_label(now_ms: i64) -> String {
     let formatted = DateTime::from_millis(now_ms)
         .fmt(aws_smithy_types::date_time::Format::DateTime)
         .unwrap_or_default();

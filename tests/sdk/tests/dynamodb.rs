@@ -133,3 +133,114 @@ async fn items_queries_and_conditions() {
         .expect_err("no such table");
     assert!(err.into_service_error().is_resource_not_found_exception());
 }
+
+#[tokio::test]
+async fn streams_serve_the_tables_changes() {
+    use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
+    use aws_sdk_dynamodbstreams::error::ProvideErrorMetadata;
+    use aws_sdk_dynamodbstreams::types::{OperationType, ShardIteratorType, StreamStatus};
+
+    let stratus = Stratus::start();
+    let config = stratus.config(long_term());
+    let ddb = Client::new(&config);
+    let streams = aws_sdk_dynamodbstreams::Client::new(&config);
+    create_table(&ddb, "sdk-streamed").await;
+    let table = ddb
+        .update_table()
+        .table_name("sdk-streamed")
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(StreamViewType::NewAndOldImages)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .expect("UpdateTable");
+    let arn = table
+        .table_description()
+        .unwrap()
+        .latest_stream_arn()
+        .unwrap()
+        .to_string();
+    for sk in ["1", "2"] {
+        ddb.put_item()
+            .table_name("sdk-streamed")
+            .item("pk", s("p"))
+            .item("sk", n(sk))
+            .send()
+            .await
+            .expect("PutItem");
+    }
+    ddb.delete_item()
+        .table_name("sdk-streamed")
+        .key("pk", s("p"))
+        .key("sk", n("1"))
+        .send()
+        .await
+        .expect("DeleteItem");
+
+    let listed = streams
+        .list_streams()
+        .table_name("sdk-streamed")
+        .send()
+        .await
+        .expect("ListStreams");
+    assert_eq!(listed.streams()[0].stream_arn(), Some(arn.as_str()));
+    let described = streams
+        .describe_stream()
+        .stream_arn(&arn)
+        .send()
+        .await
+        .expect("DescribeStream");
+    let description = described.stream_description().unwrap();
+    assert_eq!(description.stream_status(), Some(&StreamStatus::Enabled));
+    let shard = description.shards()[0].shard_id().unwrap().to_string();
+    let iterator = streams
+        .get_shard_iterator()
+        .stream_arn(&arn)
+        .shard_id(&shard)
+        .shard_iterator_type(ShardIteratorType::TrimHorizon)
+        .send()
+        .await
+        .expect("GetShardIterator");
+    let page = streams
+        .get_records()
+        .shard_iterator(iterator.shard_iterator().unwrap())
+        .send()
+        .await
+        .expect("GetRecords");
+    let names: Vec<_> = page.records().iter().map(|r| r.event_name().unwrap().clone()).collect();
+    assert_eq!(
+        names,
+        [OperationType::Insert, OperationType::Insert, OperationType::Remove]
+    );
+    let removed = page.records()[2].dynamodb().unwrap();
+    assert_eq!(
+        removed.old_image().unwrap()["sk"],
+        aws_sdk_dynamodbstreams::types::AttributeValue::N("1".into())
+    );
+    assert!(removed.new_image().is_none());
+    assert!(
+        page.next_shard_iterator().is_some(),
+        "an open shard always has a next iterator"
+    );
+
+    let err = streams
+        .get_records()
+        .shard_iterator("not-an-iterator")
+        .send()
+        .await
+        .expect_err("garbage iterator");
+    assert_eq!(err.code(), Some("ValidationException"));
+    let err = streams
+        .get_shard_iterator()
+        .stream_arn(&arn)
+        .shard_id(&shard)
+        .shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
+        .send()
+        .await
+        .expect_err("no sequence number");
+    assert_eq!(err.code(), Some("ValidationException"));
+}
