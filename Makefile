@@ -7,7 +7,7 @@ VENV := .venv
 PYTHON ?= python3
 CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
 
-.PHONY: help models generate check-generated run build test protocol-tests lint bench bench-sqs
+.PHONY: help models generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb
 
 help:
 	@echo "make run              build and run the emulator on 127.0.0.1:4566 (ARGS=... to pass flags)"
@@ -19,6 +19,7 @@ help:
 	@echo "make lint             rustfmt and clippy, warnings as errors"
 	@echo "make bench            criterion benchmarks"
 	@echo "make bench-sqs        SQS throughput: stratus (strict, ephemeral) and moto's server side by side"
+	@echo "make bench-dynamodb   DynamoDB throughput, the same way"
 
 models:
 	$(CODEGEN) sync --manifest models/manifest.toml --from $(AWS_MODELS_DIR) --to $(MODELS_JSON) $(if $(REPIN),--repin)
@@ -59,5 +60,5 @@ lint:
 bench:
 	$(CARGO) bench --workspace
 
-bench-sqs: $(VENV)/installed build
-	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/sqs_throughput.py $(ARGS)
+bench-sqs bench-dynamodb: bench-%: $(VENV)/installed build
+	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/$*_throughput.py $(ARGS)

@@ -4,19 +4,27 @@ import os
 import subprocess
 import sys
 
+import pytest
 from conftest import BIN
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 
 
-def test_sqs_throughput_script_runs():
+@pytest.mark.parametrize(
+    "script,workloads",
+    [
+        ("sqs_throughput.py", ["SendMessage", "ReceiveMessage+DeleteMessage", "SendMessageBatch(10)"]),
+        ("dynamodb_throughput.py", ["PutItem", "GetItem", "Query (100 of 10,000 items)", "Scan (10,000 items, one client)"]),
+    ],
+)
+def test_throughput_script_runs(script, workloads):
     done = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "benches", "sqs_throughput.py"), "--requests", "20", "--threads", "2", "--rounds", "1", "--stratus", BIN],
+        [sys.executable, os.path.join(ROOT, "benches", script), "--requests", "20", "--threads", "2", "--rounds", "1", "--stratus", BIN],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    for workload in ["SendMessage", "ReceiveMessage+DeleteMessage", "SendMessageBatch(10)"]:
+    for workload in workloads:
         assert any(line.startswith(workload) for line in lines), done.stdout

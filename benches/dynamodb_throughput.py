@@ -1,0 +1,115 @@
+"""DynamoDB throughput over a socket: Stratus (strict durability and --ephemeral) and moto's
+server, side by side, driven by the same client loop.
+
+The client speaks awsJson1_0 over keep-alive HTTP connections with request bodies built once,
+so the figures measure the servers rather than an SDK's per-call overhead. Before the timed
+workloads each server is loaded with 10,000 items (100 partitions of 100) through
+BatchWriteItem. Query reads one partition (100 of the 10,000 items); Scan reads all 10,000,
+following LastEvaluatedKey, on one connection, so 1000 / its rate is the time of one scan.
+
+    python benches/dynamodb_throughput.py [--requests N] [--threads T] [--rounds R]
+
+`make bench-dynamodb` runs it with the release binary and the test virtualenv (where moto is).
+"""
+
+import json
+import time
+
+from harness import JsonClient, arguments, compare, connect, run_threads
+
+DYNAMODB = JsonClient("dynamodb", "DynamoDB_20120810", "application/x-amz-json-1.0")
+PARTITIONS = 100
+PER_PARTITION = 100
+SCANS = 5
+
+
+def create_table(conn, name):
+    DYNAMODB.call(
+        conn,
+        "CreateTable",
+        {
+            "TableName": name,
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            "BillingMode": "PAY_PER_REQUEST",
+        },
+    )
+
+
+def item(partition, sort):
+    return {"pk": {"S": f"p{partition}"}, "sk": {"N": str(sort)}, "name": {"S": f"item {sort}"}, "n": {"N": "42"}, "flag": {"BOOL": True}}
+
+
+def load(conn, table):
+    """10,000 items, 25 to a BatchWriteItem."""
+    items = [item(p, s) for p in range(PARTITIONS) for s in range(PER_PARTITION)]
+    for i in range(0, len(items), 25):
+        batch = {"RequestItems": {table: [{"PutRequest": {"Item": it}} for it in items[i : i + 25]]}}
+        unprocessed = DYNAMODB.call(conn, "BatchWriteItem", batch).get("UnprocessedItems")
+        if unprocessed:
+            raise RuntimeError("BatchWriteItem left items unprocessed")
+
+
+def measure(server, args):
+    """Requests a second for each workload on `server`."""
+    conn = connect(server)
+    table, writes = f"bench-{time.monotonic_ns()}", f"bench-writes-{time.monotonic_ns()}"
+    create_table(conn, table)
+    create_table(conn, writes)
+    load(conn, table)
+    per_thread = args.requests // args.threads
+    queries_per_thread = max(1, per_thread // 4)
+
+    def puts(c, t):
+        for i in range(per_thread):
+            DYNAMODB.raw(c, "PutItem", json.dumps({"TableName": writes, "Item": item(t, i)}))
+
+    def gets(c, t):
+        for i in range(per_thread):
+            key = {"pk": {"S": f"p{(t * 7 + i) % PARTITIONS}"}, "sk": {"N": str(i % PER_PARTITION)}}
+            DYNAMODB.raw(c, "GetItem", json.dumps({"TableName": table, "Key": key}))
+
+    def queries(c, t):
+        for i in range(queries_per_thread):
+            body = {
+                "TableName": table,
+                "KeyConditionExpression": "pk = :p",
+                "ExpressionAttributeValues": {":p": {"S": f"p{(t + i) % PARTITIONS}"}},
+            }
+            got = DYNAMODB.call(c, "Query", body)
+            if got["Count"] != PER_PARTITION:
+                raise RuntimeError(f"Query returned {got['Count']} items")
+
+    def scans(c, _):
+        for _ in range(SCANS):
+            start, seen = None, 0
+            while True:
+                body = {"TableName": table, **({"ExclusiveStartKey": start} if start else {})}
+                page = DYNAMODB.call(c, "Scan", body)
+                seen += page["Count"]
+                start = page.get("LastEvaluatedKey")
+                if not start:
+                    break
+            if seen != PARTITIONS * PER_PARTITION:
+                raise RuntimeError(f"Scan returned {seen} items")
+
+    total = per_thread * args.threads
+    figures = {
+        "PutItem": total / run_threads(server.port, args.threads, puts),
+        "GetItem": total / run_threads(server.port, args.threads, gets),
+        "Query (100 of 10,000 items)": queries_per_thread * args.threads / run_threads(server.port, args.threads, queries),
+        "Scan (10,000 items, one client)": SCANS / run_threads(server.port, 1, scans),
+    }
+    conn.close()
+    return figures
+
+
+def main():
+    medians = compare(arguments(__doc__, requests=2000), measure)
+    print("one Scan of 10,000 items, ms:")
+    for name, figures in medians.items():
+        print(f"  {name}: {1000 / figures['Scan (10,000 items, one client)']:.1f}")
+
+
+if __name__ == "__main__":
+    main()
