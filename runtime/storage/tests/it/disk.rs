@@ -203,8 +203,14 @@ fn regional_namespaces_are_found_after_a_restart() {
         write(&*store, "tables", &[("t", Some("1"))]);
     }
     // Opened but never written: no file, so not listed.
-    harness.storage.store(&ddb("000000000000", "ap-south-1"), Durability::Strict).unwrap();
-    let sqs = harness.storage.store(&Namespace::regional("000000000000", "eu-west-1", "sqs"), Durability::Strict);
+    harness
+        .storage
+        .store(&ddb("000000000000", "ap-south-1"), Durability::Strict)
+        .unwrap();
+    let sqs = harness.storage.store(
+        &Namespace::regional("000000000000", "eu-west-1", "sqs"),
+        Durability::Strict,
+    );
     write(&*sqs.unwrap(), "queues", &[("q", Some("1"))]);
     let harness = harness.reopen();
     assert_eq!(
