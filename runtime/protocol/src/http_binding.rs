@@ -85,7 +85,7 @@ pub fn labels(route: &HttpRoute, path: &str) -> Option<Vec<(&'static str, String
             }
             PathSegment::Label(name) => {
                 let s = segments.get(i).filter(|s| !s.is_empty())?;
-                out.push((*name, urlencoded::decode(s, false)?));
+                out.push((*name, urlencoded::decode(s, false)?.into_owned()));
                 i += 1;
             }
             PathSegment::Greedy(name) => {
@@ -95,7 +95,7 @@ pub fn labels(route: &HttpRoute, path: &str) -> Option<Vec<(&'static str, String
                 if joined.is_empty() {
                     return None;
                 }
-                out.push((*name, urlencoded::decode(&joined, false)?));
+                out.push((*name, urlencoded::decode(&joined, false)?.into_owned()));
                 i = end;
             }
         }
@@ -120,11 +120,17 @@ fn query_matches(route: &HttpRoute, query: &[(String, String)]) -> Option<usize>
 }
 
 fn query_pairs(protocol: Protocol, req: &Request) -> Result<Vec<(String, String)>, ProtocolError> {
-    urlencoded::pairs(req.uri.query().unwrap_or_default()).map_err(|message| ProtocolError::MalformedParameter {
-        protocol,
-        name: "query string".into(),
-        message,
-    })
+    let pairs = urlencoded::pairs(req.uri.query().unwrap_or_default()).map_err(|message| {
+        ProtocolError::MalformedParameter {
+            protocol,
+            name: "query string".into(),
+            message,
+        }
+    })?;
+    Ok(pairs
+        .into_iter()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect())
 }
 
 /// How well a route matches, compared in order: literal path segments, literal query

@@ -38,8 +38,9 @@ use crate::failure::Failure;
 use crate::reply::{respond, set_header};
 use crate::{text, timestamp, urlencoded, xml, ProtocolError, Request, Response, MAX_DEPTH};
 
-/// The parameters of a Query request, by name.
-type Params = BTreeMap<String, String>;
+/// The parameters of a Query request, by name (borrowed from the request where nothing
+/// needed decoding).
+type Params<'r> = BTreeMap<Cow<'r, str>, Cow<'r, str>>;
 
 /// The namespace of the service's Query answers: its `@xmlNamespace`, else one made like
 /// AWS's from the endpoint prefix and API version.
@@ -54,7 +55,7 @@ pub fn namespace_uri(service: &Service) -> Cow<'static, str> {
 }
 
 /// The request's parameters: the query string's, then (overriding) a form body's.
-fn params(protocol: Protocol, req: &Request) -> Result<Params, ProtocolError> {
+fn params<'r>(protocol: Protocol, req: &Request<'r>) -> Result<Params<'r>, ProtocolError> {
     let malformed = |message| ProtocolError::MalformedBody { protocol, message };
     let mut params: Params = urlencoded::pairs(req.uri.query().unwrap_or_default())
         .map_err(malformed)?
@@ -79,7 +80,7 @@ pub(crate) fn operation_for(
         .operation(action)
         .ok_or_else(|| ProtocolError::UnknownOperation {
             protocol,
-            name: action.clone(),
+            name: action.to_string(),
         })
 }
 
@@ -95,7 +96,7 @@ pub(crate) fn decode(protocol: Protocol, op: &'static Operation, req: &Request) 
 /// A parameter that does not parse: its name and what is wrong.
 type ParamError = (String, String);
 
-fn has_prefix(params: &Params, prefix: &str) -> bool {
+fn has_prefix(params: &Params<'_>, prefix: &str) -> bool {
     params
         .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
         .next()
@@ -103,7 +104,7 @@ fn has_prefix(params: &Params, prefix: &str) -> bool {
 }
 
 /// The distinct indices `N` of parameters named `<base>N` or `<base>N.…`, in order.
-fn indices(params: &Params, base: &str) -> BTreeSet<u32> {
+fn indices(params: &Params<'_>, base: &str) -> BTreeSet<u32> {
     params
         .range::<str, _>((std::ops::Bound::Included(base), std::ops::Bound::Unbounded))
         .take_while(|(k, _)| k.starts_with(base))
@@ -112,7 +113,7 @@ fn indices(params: &Params, base: &str) -> BTreeSet<u32> {
         .collect()
 }
 
-fn read_struct(params: &Params, prefix: &str, shape: &'static Shape, depth: usize) -> Result<Value, ParamError> {
+fn read_struct(params: &Params<'_>, prefix: &str, shape: &'static Shape, depth: usize) -> Result<Value, ParamError> {
     let mut slots = Vec::with_capacity(shape.members.len());
     for m in shape.members {
         let key = format!("{prefix}{}", xml::member_name(m));
@@ -139,7 +140,12 @@ fn read_struct(params: &Params, prefix: &str, shape: &'static Shape, depth: usiz
 }
 
 /// The value of `member` at parameter `key`, `None` when no parameter mentions it.
-fn read_member(params: &Params, key: &str, member: &'static Member, depth: usize) -> Result<Option<Value>, ParamError> {
+fn read_member(
+    params: &Params<'_>,
+    key: &str,
+    member: &'static Member,
+    depth: usize,
+) -> Result<Option<Value>, ParamError> {
     if depth > MAX_DEPTH {
         return Err((key.to_owned(), "parameters are nested too deeply".into()));
     }
@@ -187,7 +193,7 @@ fn read_member(params: &Params, key: &str, member: &'static Member, depth: usize
             let mut entries = Vec::with_capacity(found.len());
             for n in found {
                 let key_param = format!("{base}{n}.{}", k.xml_name.unwrap_or("key"));
-                let Some(name) = params.get(&key_param) else {
+                let Some(name) = params.get(key_param.as_str()) else {
                     return Err((key_param, "a map entry needs a key".into()));
                 };
                 let value = read_member(
@@ -196,7 +202,7 @@ fn read_member(params: &Params, key: &str, member: &'static Member, depth: usize
                     v,
                     depth + 1,
                 )?;
-                entries.push((name.clone(), value.unwrap_or(Value::Null)));
+                entries.push((name.to_string(), value.unwrap_or(Value::Null)));
             }
             Ok(Some(Value::Map(entries)))
         }

@@ -1,10 +1,16 @@
 //! Percent-decoding of URI paths, query strings and `application/x-www-form-urlencoded`
 //! bodies.
 
-/// Decodes `%XX` escapes (and, in query strings and forms, `+` as a space). A `%` not
-/// followed by two hex digits stays as it is. `None` when the result is not UTF-8.
-pub(crate) fn decode(text: &str, plus_is_space: bool) -> Option<String> {
+use std::borrow::Cow;
+
+/// Decodes `%XX` escapes (and, in query strings and forms, `+` as a space), borrowing the
+/// text when it has none. A `%` not followed by two hex digits stays as it is. `None` when the
+/// result is not UTF-8.
+pub(crate) fn decode(text: &str, plus_is_space: bool) -> Option<Cow<'_, str>> {
     let bytes = text.as_bytes();
+    if !bytes.iter().any(|&b| b == b'%' || (plus_is_space && b == b'+')) {
+        return Some(Cow::Borrowed(text));
+    }
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
@@ -22,7 +28,7 @@ pub(crate) fn decode(text: &str, plus_is_space: bool) -> Option<String> {
         }
         i += 1;
     }
-    String::from_utf8(out).ok()
+    String::from_utf8(out).ok().map(Cow::Owned)
 }
 
 fn hex(b: &u8) -> Option<u8> {
@@ -31,7 +37,7 @@ fn hex(b: &u8) -> Option<u8> {
 
 /// The `name=value` pairs of a query string or form body, decoded, in order. A pair without
 /// `=` has an empty value. `Err` names the first pair that is not UTF-8 once decoded.
-pub(crate) fn pairs(text: &str) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn pairs(text: &str) -> Result<Vec<(Cow<'_, str>, Cow<'_, str>)>, String> {
     text.split('&')
         .filter(|pair| !pair.is_empty())
         .map(|pair| {
@@ -57,7 +63,7 @@ mod tests {
             pairs("Action=AssumeRole&flag&x=%E2%82%AC").unwrap(),
             vec![
                 ("Action".into(), "AssumeRole".into()),
-                ("flag".into(), String::new()),
+                ("flag".into(), "".into()),
                 ("x".into(), "€".into())
             ]
         );

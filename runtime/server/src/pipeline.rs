@@ -5,6 +5,7 @@
 //! the server keeps serving.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -124,11 +125,14 @@ fn request_host(req: &Request<'_>) -> Option<String> {
         .map(String::from)
 }
 
+/// A routing parameter, borrowed from the request unless it needed decoding.
+type FormParam<'r> = (Cow<'r, str>, Cow<'r, str>);
+
 /// The parameters routing and caller identity read; the protocol decodes the rest.
 const ROUTING_PARAMS: [&str; 4] = ["Action", "Version", "X-Amz-Credential", "AWSAccessKeyId"];
 
 /// The routing parameters of a Query request: from the urlencoded body, else the query string.
-fn form_params(req: &Request<'_>) -> Vec<(String, String)> {
+fn form_params<'r>(req: &Request<'r>) -> Vec<FormParam<'r>> {
     let is_form = req
         .headers
         .get(http::header::CONTENT_TYPE)
@@ -142,14 +146,13 @@ fn form_params(req: &Request<'_>) -> Vec<(String, String)> {
     routing_params(source)
 }
 
-fn routing_params(source: &[u8]) -> Vec<(String, String)> {
+fn routing_params(source: &[u8]) -> Vec<FormParam<'_>> {
     form_urlencoded::parse(source)
         .filter(|(k, _)| ROUTING_PARAMS.contains(&k.as_ref()))
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect()
 }
 
-fn signer(req: &Request<'_>, form: &[(String, String)]) -> Option<Signer> {
+fn signer(req: &Request<'_>, form: &[FormParam<'_>]) -> Option<Signer> {
     if let Some(auth) = req
         .headers
         .get(http::header::AUTHORIZATION)
@@ -158,7 +161,7 @@ fn signer(req: &Request<'_>, form: &[(String, String)]) -> Option<Signer> {
         return Signer::from_authorization(auth);
     }
     let query = routing_params(req.uri.query().unwrap_or("").as_bytes());
-    Signer::from_query(query.iter().chain(form).map(|(k, v)| (k.as_str(), v.as_str())))
+    Signer::from_query(query.iter().chain(form).map(|(k, v)| (k.as_ref(), v.as_ref())))
 }
 
 /// An error for a request no service could be found for, in the JSON protocols' shape.

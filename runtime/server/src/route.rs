@@ -6,6 +6,7 @@
 //! left. Where several services share a signal (DynamoDB and DynamoDB Streams sign as
 //! `dynamodb`; SES and SESv2 as `ses`), the protocol-specific signal decides.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use stratus_core::schema::{Operation, Protocol};
@@ -59,7 +60,7 @@ impl Services {
         &self,
         req: &Request<'_>,
         signer: Option<&Signer>,
-        form: &[(String, String)],
+        form: &[(Cow<'_, str>, Cow<'_, str>)],
     ) -> Result<Route, Unrouted> {
         let header = |name: &str| req.headers.get(name).and_then(|v| v.to_str().ok());
         let signed_for = |h: &dyn ServiceHandler| {
@@ -87,7 +88,7 @@ impl Services {
             }
         }
 
-        let param = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        let param = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_ref());
         if let Some(action) = param("Action") {
             let speaks_query = |h: &dyn ServiceHandler| h.schema().protocols.contains(&Protocol::AwsQuery);
             let mut candidates = self.matching(|h| speaks_query(h) && signed_for(h));
