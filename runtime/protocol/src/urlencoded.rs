@@ -3,6 +3,9 @@
 
 use std::borrow::Cow;
 
+/// A decoded `name=value` pair, borrowed from the text where nothing needed decoding.
+pub(crate) type Pair<'a> = (Cow<'a, str>, Cow<'a, str>);
+
 /// Decodes `%XX` escapes (and, in query strings and forms, `+` as a space), borrowing the
 /// text when it has none. A `%` not followed by two hex digits stays as it is. `None` when the
 /// result is not UTF-8.
@@ -37,7 +40,7 @@ fn hex(b: &u8) -> Option<u8> {
 
 /// The `name=value` pairs of a query string or form body, decoded, in order. A pair without
 /// `=` has an empty value. `Err` names the first pair that is not UTF-8 once decoded.
-pub(crate) fn pairs(text: &str) -> Result<Vec<(Cow<'_, str>, Cow<'_, str>)>, String> {
+pub(crate) fn pairs(text: &str) -> Result<Vec<Pair<'_>>, String> {
     text.split('&')
         .filter(|pair| !pair.is_empty())
         .map(|pair| {
