@@ -5,11 +5,12 @@
 use std::collections::VecDeque;
 use std::ops::Bound;
 
-use stratus_core::AwsError;
+use stratus_core::{hex, AwsError};
 use stratus_storage::{Direction, KeyRange, KeyValue};
 
 use crate::error::S3Error;
 use crate::versioning::View;
+use crate::MAX_KEYS;
 
 /// The first chunk a scan reads; later ones double, up to [`MAX_CHUNK`].
 const FIRST_CHUNK: usize = 64;
@@ -133,6 +134,40 @@ pub fn page<T>(
     page
 }
 
+/// A listing's `max-keys`: at most 1000, 1000 when not given.
+pub fn max_keys(given: Option<i32>) -> Result<usize, AwsError> {
+    match given {
+        None => Ok(MAX_KEYS),
+        Some(n) if n < 0 => Err(S3Error::invalid_argument(
+            "Argument maxKeys must be an integer between 0 and 2147483647",
+        )),
+        Some(n) => Ok((n as usize).min(MAX_KEYS)),
+    }
+}
+
+/// A key as a listing with `encoding-type=url` sends it: UTF-8 bytes percent-encoded except
+/// unreserved characters and `/`, a space as `+` (botocore decodes with `unquote_plus`).
+pub fn url_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => out.push(b as char),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// ListObjectsV2's continuation token: the hex of the last key or prefix listed.
+pub fn encode_token(last: &str) -> String {
+    hex::encode(last.as_bytes())
+}
+
+pub fn decode_token(token: &str) -> Result<String, AwsError> {
+    hex::decode_str(token).ok_or_else(|| S3Error::invalid_argument("The continuation token provided is incorrect"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +242,18 @@ mod tests {
         );
         assert!(p.truncated);
         assert_eq!(p.last.as_deref(), Some("b/"));
+    }
+
+    // Keys come back percent-encoded with `encoding-type=url` (botocore asks for it and
+    // decodes with unquote_plus).
+    #[test]
+    fn url_encoded_keys() {
+        assert_eq!(url_encode("a b+c/d%é"), "a+b%2Bc/d%25%C3%A9");
+    }
+
+    #[test]
+    fn tokens_round_trip() {
+        assert_eq!(decode_token(&encode_token("photos/a b")).unwrap(), "photos/a b");
+        assert!(decode_token("zz").is_err());
     }
 }

@@ -5,6 +5,11 @@
 //! big-endian), each part's body a blob of its own. Completing streams the parts' blobs, in
 //! order, into the object's blob (memory does not grow with the object) and computes AWS's
 //! ETag: the MD5 of the parts' binary MD5s, a dash, and the number of parts.
+//!
+//! An upload created with a checksum algorithm gives every part a checksum of it (verified
+//! when the part carries one) and the object a COMPOSITE or FULL_OBJECT checksum (see
+//! [`crate::checksum`]); one created without gets the default CRC64NVME of the whole object,
+//! computed while the parts are streamed together.
 
 use std::io::Read;
 
@@ -14,8 +19,10 @@ use stratus_core::{hex, id, AwsError, DateTime};
 use stratus_gen_s3::*;
 use stratus_storage::{Direction, KeyRange, Tx};
 
+use crate::checksum::{self, Algorithm, Checksum};
 use crate::error::S3Error;
-use crate::object::{self, ContentHeaders, ObjectRecord};
+use crate::lock;
+use crate::object::{self, ContentHeaders, ObjectRecord, StoredPart};
 use crate::{config, load_bucket, load_object, now_ms, object_key, owner, versioning, S3Service};
 
 const UPLOADS: &str = "uploads";
@@ -38,6 +45,15 @@ pub struct UploadRecord {
     /// The ACL the upload's object gets (JSON of the model's `Grants`), when one was set.
     #[serde(default)]
     pub acl: Option<String>,
+    /// The checksum algorithm the upload was created with.
+    #[serde(default)]
+    pub checksum_algorithm: Option<Algorithm>,
+    /// Whether that checksum is FULL_OBJECT (else COMPOSITE).
+    #[serde(default)]
+    pub full_object: bool,
+    /// The Object Lock settings the object gets on completion.
+    #[serde(default)]
+    pub lock: lock::Requested,
 }
 
 /// One uploaded part.
@@ -48,6 +64,9 @@ pub struct PartRecord {
     pub size: u64,
     pub blob: String,
     pub last_modified_ms: i64,
+    /// The part's checksum: in the upload's algorithm, or the one the part was sent with.
+    #[serde(default)]
+    pub checksum: Option<Checksum>,
 }
 
 fn upload_key(bucket: &str, upload_id: &str) -> Vec<u8> {
@@ -187,6 +206,107 @@ impl<R: Read> Read for Concat<R> {
     }
 }
 
+/// The part checksums a CompleteMultipartUpload lists: an upload with a COMPOSITE checksum
+/// needs each part's, and any given must be the part's as uploaded (`InvalidPart`).
+fn check_part_checksums(
+    upload: &UploadRecord,
+    completed: &[CompletedPart],
+    chosen: &[PartRecord],
+) -> Result<(), AwsError> {
+    for (given, part) in completed.iter().zip(chosen) {
+        let sent = checksum::checksum_members!(given);
+        let mut values = Algorithm::ALL
+            .into_iter()
+            .zip(sent)
+            .filter_map(|(a, v)| v.map(|v| (a, v)));
+        match (values.next(), upload.checksum_algorithm) {
+            (None, Some(a)) if !upload.full_object => {
+                return Err(AwsError::new(
+                    "InvalidRequest",
+                    format!(
+                        "The upload was created using a {} checksum. The complete request must include the checksum for each part. It was missing for part {} in the request.",
+                        a.name().to_ascii_lowercase(),
+                        part.number
+                    ),
+                    400,
+                ))
+            }
+            (Some((a, v)), _) if part.checksum.as_ref().is_none_or(|c| c.algorithm != a || c.value != v) => {
+                return Err(AwsError::new(
+                    "InvalidPart",
+                    "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+                    400,
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The whole-object checksum a CompleteMultipartUpload may carry must be the object's (a
+/// composite one compared without its part count).
+fn check_object_checksum(input: &CompleteMultipartUploadRequest, stored: Option<&Checksum>) -> Result<(), AwsError> {
+    let sent = checksum::checksum_members!(input);
+    for (a, v) in Algorithm::ALL.into_iter().zip(sent) {
+        let Some(v) = v else { continue };
+        let matches = stored
+            .is_some_and(|c| c.algorithm == a && c.value.split('-').next() == Some(v.split('-').next().unwrap_or(v)));
+        if !matches {
+            return Err(checksum::bad_digest(a));
+        }
+    }
+    Ok(())
+}
+
+/// The checksum type of an upload created with a checksum algorithm.
+fn upload_checksum_type(upload: &UploadRecord) -> ChecksumType {
+    if upload.full_object {
+        ChecksumType::FullObject
+    } else {
+        ChecksumType::Composite
+    }
+}
+
+/// Passes reads through, computing a checksum of what was read.
+struct Hashing<R> {
+    inner: R,
+    hasher: checksum::Hasher,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// The checksum a part gets: the one it was sent with (`sent`: algorithm and binary digest),
+/// verified, or the upload's algorithm's; none when neither names one.
+pub fn part_checksum(
+    upload: Option<Algorithm>,
+    sent: Option<(Algorithm, Vec<u8>)>,
+    body: &[u8],
+) -> Result<Option<Checksum>, AwsError> {
+    match (upload, sent) {
+        (Some(expected), Some((a, _))) if a != expected => Err(checksum::part_mismatch(expected, a)),
+        (_, Some((a, digest))) => {
+            let actual = a.digest(body);
+            if actual != digest {
+                return Err(checksum::bad_digest(a));
+            }
+            Ok(Some(Checksum {
+                algorithm: a,
+                value: checksum::encode(&actual),
+                composite: false,
+            }))
+        }
+        (Some(expected), None) => Ok(Some(Checksum::of(expected, body))),
+        (None, None) => Ok(None),
+    }
+}
+
 impl S3Service {
     pub(crate) async fn create_upload(
         &self,
@@ -198,6 +318,8 @@ impl S3Service {
             Some(header) => object::parse_tagging_header(header)?,
             None => Default::default(),
         };
+        let algorithm = checksum::sdk_algorithm(input.checksum_algorithm.as_ref())?;
+        let full_object = checksum::upload_type(algorithm, input.checksum_type.as_ref())?;
         let acl = self.object_acl_headers(
             &input.bucket,
             &ctx_account,
@@ -226,11 +348,23 @@ impl S3Service {
             tags,
             storage_class: input.storage_class.map(|c| c.as_str().to_owned()),
             acl,
+            checksum_algorithm: algorithm,
+            full_object: full_object.unwrap_or(false),
+            lock: lock::Requested::from_headers(
+                input.object_lock_mode.as_ref(),
+                input.object_lock_retain_until_date.as_ref(),
+                input.object_lock_legal_hold_status.as_ref(),
+                now_ms(),
+            )?,
         };
+        let checksum_type = algorithm.map(|_| upload_checksum_type(&upload));
         let bucket = input.bucket.clone();
         let upload_id = upload.upload_id.clone();
         self.write(move |tx| {
             let b = load_bucket(tx, &bucket)?;
+            if !b.object_lock && upload.lock != lock::Requested::default() {
+                return Err(lock::missing_configuration());
+            }
             // An ACL the bucket refuses is refused when the upload starts.
             if let Some(doc) = &upload.acl {
                 let grants: Vec<Grant> = config::decode(&schema::GRANTS, doc.as_bytes())?;
@@ -248,11 +382,14 @@ impl S3Service {
             bucket: Some(input.bucket),
             key: Some(input.key),
             upload_id: Some(upload_id),
+            checksum_algorithm: algorithm.map(Algorithm::to_model),
+            checksum_type,
             ..CreateMultipartUploadOutput::default()
         })
     }
 
     /// Stores `body` as part `number` of the upload, replacing an earlier part of that number.
+    /// `sent` is the checksum the request carried (algorithm and binary digest).
     pub(crate) async fn store_part(
         &self,
         bucket: String,
@@ -260,14 +397,19 @@ impl S3Service {
         upload_id: String,
         number: i32,
         body: Vec<u8>,
+        sent: Option<(Algorithm, Vec<u8>)>,
     ) -> Result<PartRecord, AwsError> {
         check_part_number(number)?;
+        let (b, k, u) = (bucket.clone(), key.clone(), upload_id.clone());
+        let upload = self.write(move |tx| load_upload(tx, &b, &u, &k)).await?;
+        let checksum = part_checksum(upload.checksum_algorithm, sent, &body)?;
         let part = PartRecord {
             number,
             etag: object::etag(&body),
             size: body.len() as u64,
             blob: format!("part-{}", id::uuid()),
             last_modified_ms: now_ms(),
+            checksum,
         };
         self.put_body(&part.blob, body).await?;
         let stored = part.clone();
@@ -289,12 +431,10 @@ impl S3Service {
         &self,
         input: CompleteMultipartUploadRequest,
     ) -> Result<CompleteMultipartUploadOutput, AwsError> {
-        let requested: Vec<(i32, String)> = input
-            .multipart_upload
-            .and_then(|m| m.parts)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|p| (p.part_number.unwrap_or(0), p.e_tag.unwrap_or_default()))
+        let completed = input.multipart_upload.clone().and_then(|m| m.parts).unwrap_or_default();
+        let requested: Vec<(i32, String)> = completed
+            .iter()
+            .map(|p| (p.part_number.unwrap_or(0), p.e_tag.clone().unwrap_or_default()))
             .collect();
         let (bucket, key, upload_id) = (input.bucket.clone(), input.key.clone(), input.upload_id.clone());
         let (b, k, u) = (bucket.clone(), key.clone(), upload_id.clone());
@@ -302,8 +442,38 @@ impl S3Service {
             .write(move |tx| Ok((load_upload(tx, &b, &u, &k)?, load_parts(tx, &b, &u)?)))
             .await?;
         let chosen = chosen_parts(&requested, &parts)?;
+        check_part_checksums(&upload, &completed, &chosen)?;
         let etags: Vec<&str> = chosen.iter().map(|p| p.etag.as_str()).collect();
         let etag = multipart_etag(&etags)?;
+        // A composite checksum comes from the parts'; a full-object one (the default CRC64NVME
+        // too) from the bytes, while they are streamed together below.
+        let composite = match upload.checksum_algorithm {
+            Some(a) if !upload.full_object => {
+                let values: Vec<&str> = chosen
+                    .iter()
+                    .map(|p| p.checksum.as_ref().map_or("", |c| c.value.as_str()))
+                    .collect();
+                Some(Checksum {
+                    algorithm: a,
+                    value: checksum::composite(a, &values)?,
+                    composite: true,
+                })
+            }
+            _ => None,
+        };
+        let full_algorithm = upload.checksum_algorithm.unwrap_or(Algorithm::Crc64Nvme);
+        let stored_parts: Vec<StoredPart> = chosen
+            .iter()
+            .map(|p| StoredPart {
+                number: p.number,
+                size: p.size,
+                checksum: p
+                    .checksum
+                    .as_ref()
+                    .filter(|c| Some(c.algorithm) == upload.checksum_algorithm)
+                    .map(|c| c.value.clone()),
+            })
+            .collect();
         let record = ObjectRecord {
             key: key.clone(),
             size: chosen.iter().map(|p| p.size).sum(),
@@ -318,25 +488,43 @@ impl S3Service {
             delete_marker: false,
             seq: 0,
             acl: upload.acl,
+            checksum: composite.clone(),
+            parts: stored_parts,
+            ..ObjectRecord::default()
         };
+        let upload_lock = upload.lock;
         let blobs: Vec<String> = chosen.iter().map(|p| p.blob.clone()).collect();
         let target = record.blob.clone();
-        self.blocking(move |store| {
-            let readers = blobs
-                .iter()
-                .map(|b| {
-                    store
-                        .open_blob(b)
-                        .map_err(S3Error::storage)?
-                        .ok_or_else(|| AwsError::internal(format!("part body {b} is missing")))
-                })
-                .collect::<Result<_, AwsError>>()?;
-            store
-                .put_blob(&target, &mut Concat { readers })
-                .map(|_| ())
-                .map_err(S3Error::storage)
-        })
-        .await?;
+        let digest = self
+            .blocking(move |store| {
+                let readers = blobs
+                    .iter()
+                    .map(|b| {
+                        store
+                            .open_blob(b)
+                            .map_err(S3Error::storage)?
+                            .ok_or_else(|| AwsError::internal(format!("part body {b} is missing")))
+                    })
+                    .collect::<Result<_, AwsError>>()?;
+                let mut reader = Hashing {
+                    inner: Concat { readers },
+                    hasher: full_algorithm.hasher(),
+                };
+                store.put_blob(&target, &mut reader).map_err(S3Error::storage)?;
+                Ok(reader.hasher.finish())
+            })
+            .await?;
+        let mut record = record;
+        let full = Checksum {
+            algorithm: full_algorithm,
+            value: checksum::encode(&digest),
+            composite: false,
+        };
+        record.checksum = Some(composite.unwrap_or(full));
+        if let Err(e) = check_object_checksum(&input, record.checksum.as_ref()) {
+            self.delete_blobs(vec![record.blob.clone()]).await?;
+            return Err(e);
+        }
         let (if_match, if_none_match) = (input.if_match, input.if_none_match);
         let new_blob = record.blob.clone();
         let stored = self
@@ -346,19 +534,24 @@ impl S3Service {
                 let previous = load_object(tx, &object_key(&bucket, &key))?;
                 crate::conditional_write(previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
                 let mut orphans = remove_upload(tx, &bucket, &upload_id)?;
+                let mut record = record;
+                upload_lock.apply(tx, &b, &mut record, now_ms())?;
                 let (stored, replaced) = versioning::put_version(tx, &b, record)?;
                 orphans.extend(replaced);
                 Ok((stored, orphans))
             })
             .await?;
-        Ok(CompleteMultipartUploadOutput {
+        let mut output = CompleteMultipartUploadOutput {
             location: Some(format!("/{}/{}", input.bucket, input.key)),
             bucket: Some(input.bucket),
             key: Some(input.key),
             e_tag: Some(etag),
             version_id: stored.version_header(),
+            checksum_type: stored.checksum.as_ref().map(Checksum::checksum_type),
             ..CompleteMultipartUploadOutput::default()
-        })
+        };
+        checksum::set_checksum_members!(output, stored.checksum.as_ref());
+        Ok(output)
     }
 
     pub(crate) async fn abort_upload(&self, bucket: String, key: String, upload_id: String) -> Result<(), AwsError> {
@@ -404,12 +597,16 @@ impl S3Service {
             is_truncated: Some(truncated),
             parts: Some(
                 page.iter()
-                    .map(|p| Part {
-                        part_number: Some(p.number),
-                        last_modified: Some(DateTime::from_secs(p.last_modified_ms.div_euclid(1000))),
-                        e_tag: Some(p.etag.clone()),
-                        size: Some(p.size as i64),
-                        ..Part::default()
+                    .map(|p| {
+                        let mut part = Part {
+                            part_number: Some(p.number),
+                            last_modified: Some(DateTime::from_secs(p.last_modified_ms.div_euclid(1000))),
+                            e_tag: Some(p.etag.clone()),
+                            size: Some(p.size as i64),
+                            ..Part::default()
+                        };
+                        checksum::set_checksum_members!(part, p.checksum.as_ref());
+                        part
                     })
                     .collect(),
             ),
@@ -421,6 +618,8 @@ impl S3Service {
             storage_class: Some(StorageClass::from_wire(
                 upload.storage_class.as_deref().unwrap_or("STANDARD"),
             )),
+            checksum_algorithm: upload.checksum_algorithm.map(Algorithm::to_model),
+            checksum_type: upload.checksum_algorithm.map(|_| upload_checksum_type(&upload)),
             ..ListPartsOutput::default()
         })
     }
@@ -488,7 +687,8 @@ impl S3Service {
                             id: owner(&u.owner).id,
                             display_name: owner(&u.owner).display_name,
                         }),
-                        ..MultipartUpload::default()
+                        checksum_algorithm: u.checksum_algorithm.map(Algorithm::to_model),
+                        checksum_type: u.checksum_algorithm.map(|_| upload_checksum_type(u)),
                     })
                     .collect()
             }),
@@ -509,6 +709,7 @@ mod tests {
             size,
             blob: String::new(),
             last_modified_ms: 0,
+            checksum: None,
         }
     }
 

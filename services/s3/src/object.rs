@@ -10,10 +10,11 @@ use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use stratus_core::{AwsError, DateTime};
 
+use crate::checksum::Checksum;
 use crate::error::S3Error;
 
 /// An object as stored.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 pub struct ObjectRecord {
     pub key: String,
     pub size: u64,
@@ -44,6 +45,31 @@ pub struct ObjectRecord {
     /// The object's ACL grants as stored (JSON of the model's `Grants`), when set.
     #[serde(default)]
     pub acl: Option<String>,
+    /// The object's additional checksum (none for objects stored before checksums were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<Checksum>,
+    /// The parts of an object completed from a multipart upload, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<StoredPart>,
+    /// Object Lock retention (`GOVERNANCE` or `COMPLIANCE`) and its end, milliseconds since
+    /// the epoch (see [`crate::lock`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_mode: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_until_ms: Option<i64>,
+    /// The legal hold: on, off, or never set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legal_hold: Option<bool>,
+}
+
+/// One part of a multipart object, as GetObjectAttributes lists it.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct StoredPart {
+    pub number: i32,
+    pub size: u64,
+    /// The part's checksum (base64) in the object's checksum algorithm, when it has one.
+    #[serde(default)]
+    pub checksum: Option<String>,
 }
 
 /// The content headers an object keeps and returns.
@@ -85,6 +111,7 @@ impl ObjectRecord {
             delete_marker: true,
             seq: 0,
             acl: None,
+            ..ObjectRecord::default()
         }
     }
 
@@ -263,6 +290,23 @@ pub fn check_tags(tags: &BTreeMap<String, String>, max: usize) -> Result<(), Aws
     Ok(())
 }
 
+/// The source bucket, key and version of a copy: `bucket/key`, URL-encoded, with an
+/// optional leading slash and an optional `?versionId=` suffix.
+pub fn copy_source(source: &str) -> Result<(String, String, Option<String>), AwsError> {
+    let (path, version_id) = match source.split_once("?versionId=") {
+        Some((p, v)) => (p, Some(v.to_owned())),
+        None => (source, None),
+    };
+    let decoded = percent_decode(path.trim_start_matches('/'), false)
+        .ok_or_else(|| S3Error::invalid_argument("Invalid copy source encoding"))?;
+    match decoded.split_once('/') {
+        Some((bucket, key)) if !bucket.is_empty() && !key.is_empty() => {
+            Ok((bucket.to_owned(), key.to_owned(), version_id))
+        }
+        _ => Err(S3Error::invalid_argument("Invalid copy source object key")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,6 +326,7 @@ mod tests {
             delete_marker: false,
             seq: 0,
             acl: None,
+            ..ObjectRecord::default()
         }
     }
 
@@ -348,5 +393,15 @@ mod tests {
         assert_eq!(tags["a"], "1");
         assert_eq!(tags["b c"], "d e");
         assert!(parse_tagging_header("a=1&a=2").is_err());
+    }
+
+    #[test]
+    fn copy_sources() {
+        assert_eq!(copy_source("b/k").unwrap(), ("b".into(), "k".into(), None));
+        assert_eq!(
+            copy_source("/b/a%20b/c?versionId=null").unwrap(),
+            ("b".into(), "a b/c".into(), Some("null".into()))
+        );
+        assert!(copy_source("b").is_err());
     }
 }

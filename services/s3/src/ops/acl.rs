@@ -1,0 +1,101 @@
+//! Bucket and object ACLs.
+
+use crate::*;
+
+pub(crate) async fn put_bucket_acl(
+    s3: &S3Service,
+    ctx: &RequestContext,
+    input: PutBucketAclRequest,
+) -> Result<Unit, PutBucketAclError> {
+    let bucket = s3.bucket(&input.bucket)?;
+    let headers = [
+        (Permission::FullControl, input.grant_full_control.as_ref()),
+        (Permission::Read, input.grant_read.as_ref()),
+        (Permission::ReadAcp, input.grant_read_acp.as_ref()),
+        (Permission::Write, input.grant_write.as_ref()),
+        (Permission::WriteAcp, input.grant_write_acp.as_ref()),
+    ];
+    let grants = config::requested_acl(
+        input.acl.as_ref().map(BucketCannedACL::as_str),
+        &headers,
+        input.access_control_policy,
+        &bucket.owner,
+        &bucket.owner,
+    )?
+    .ok_or_else(S3Error::malformed_xml)?;
+    let account = ctx.account_id.clone();
+    let doc = config::encode(&schema::GRANTS, grants.clone());
+    s3.change_config(input.bucket, config::ACL, Change::Set(doc), move |tx, bucket| {
+        config::check_acl_allowed(tx, bucket, &grants, &account)
+    })
+    .await?;
+    Ok(Unit {})
+}
+
+pub(crate) async fn get_bucket_acl(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: GetBucketAclRequest,
+) -> Result<GetBucketAclOutput, GetBucketAclError> {
+    let bucket = s3.bucket(&input.bucket)?;
+    let grants = match s3.typed_config(&input.bucket, config::ACL, &schema::GRANTS)? {
+        Some(grants) => grants,
+        None => config::canned("private", &bucket.owner, &bucket.owner)?,
+    };
+    Ok(GetBucketAclOutput {
+        owner: Some(owner(&bucket.owner)),
+        grants: Some(grants),
+    })
+}
+
+pub(crate) async fn put_object_acl(
+    s3: &S3Service,
+    ctx: &RequestContext,
+    input: PutObjectAclRequest,
+) -> Result<PutObjectAclOutput, PutObjectAclError> {
+    let bucket = s3.bucket(&input.bucket)?;
+    let headers = [
+        (Permission::FullControl, input.grant_full_control.as_ref()),
+        (Permission::Read, input.grant_read.as_ref()),
+        (Permission::ReadAcp, input.grant_read_acp.as_ref()),
+        (Permission::Write, input.grant_write.as_ref()),
+        (Permission::WriteAcp, input.grant_write_acp.as_ref()),
+    ];
+    let grants = config::requested_acl(
+        input.acl.as_ref().map(ObjectCannedACL::as_str),
+        &headers,
+        input.access_control_policy,
+        &ctx.account_id,
+        &bucket.owner,
+    )?
+    .ok_or_else(S3Error::malformed_xml)?;
+    let account = ctx.account_id.clone();
+    let (name, key, version_id) = (input.bucket, input.key, input.version_id);
+    s3.write(move |tx| {
+        let b = load_bucket(tx, &name)?;
+        config::check_acl_allowed(tx, &b, &grants, &account)?;
+        let doc = String::from_utf8(config::encode(&schema::GRANTS, grants))
+            .map_err(|e| AwsError::internal(e.to_string()))?;
+        versioning::update(tx, &b, &key, version_id.as_deref(), move |o| o.acl = Some(doc))
+    })
+    .await?;
+    Ok(PutObjectAclOutput::default())
+}
+
+pub(crate) async fn get_object_acl(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: GetObjectAclRequest,
+) -> Result<GetObjectAclOutput, GetObjectAclError> {
+    let bucket = s3.bucket(&input.bucket)?;
+    let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    let grants = match &record.acl {
+        Some(doc) => config::decode(&schema::GRANTS, doc.as_bytes())?,
+        None => config::canned("private", &bucket.owner, &bucket.owner)?,
+    };
+    Ok(GetObjectAclOutput {
+        owner: Some(owner(&bucket.owner)),
+        grants: Some(grants),
+        ..GetObjectAclOutput::default()
+    })
+}

@@ -1,0 +1,123 @@
+//! Multipart uploads: the wire side of [`crate::multipart`].
+
+use crate::checksum::{checksum_members, set_checksum_members};
+use crate::chunked::Payload;
+use crate::object::copy_source;
+use crate::*;
+
+pub(crate) async fn create_multipart_upload(
+    s3: &S3Service,
+    ctx: &RequestContext,
+    input: CreateMultipartUploadRequest,
+) -> Result<CreateMultipartUploadOutput, CreateMultipartUploadError> {
+    Ok(s3.create_upload(ctx.account_id.clone(), input).await?)
+}
+
+pub(crate) async fn upload_part(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    mut input: UploadPartRequest,
+) -> Result<UploadPartOutput, UploadPartError> {
+    // UploadPart's model has no Content-Encoding: an aws-chunked body is recognised by its
+    // signed first chunk, or by a checksum algorithm named without a value (a trailer).
+    let payload = Payload::new(
+        std::mem::take(&mut input.body),
+        false,
+        input.checksum_algorithm.is_some() && checksum_members!(input).iter().all(Option::is_none),
+    )?;
+    if let Some(md5) = &input.content_md5 {
+        object::check_content_md5(md5, &payload.body)?;
+    }
+    let sent = checksum::requested(
+        input.checksum_algorithm.as_ref(),
+        checksum_members!(input),
+        payload.trailer(),
+    )?;
+    let part = s3
+        .store_part(
+            input.bucket,
+            input.key,
+            input.upload_id,
+            input.part_number,
+            payload.body,
+            sent,
+        )
+        .await?;
+    let mut output = UploadPartOutput {
+        e_tag: Some(part.etag),
+        ..UploadPartOutput::default()
+    };
+    set_checksum_members!(output, part.checksum.as_ref());
+    Ok(output)
+}
+
+pub(crate) async fn upload_part_copy(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: UploadPartCopyRequest,
+) -> Result<UploadPartCopyOutput, UploadPartCopyError> {
+    let (source_bucket, source_key, source_version) = copy_source(&input.copy_source)?;
+    let source = s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref())?;
+    ReadConditions {
+        if_match: input.copy_source_if_match.as_deref(),
+        if_none_match: input.copy_source_if_none_match.as_deref(),
+        if_modified_since: input.copy_source_if_modified_since.as_ref(),
+        if_unmodified_since: input.copy_source_if_unmodified_since.as_ref(),
+    }
+    .check(&source)
+    .map_err(|_| S3Error::precondition_failed())?;
+    let range = match input.copy_source_range.as_deref() {
+        None => None,
+        Some(spec) => Some(object::byte_range(Some(spec), source.size)?.ok_or_else(|| {
+            S3Error::invalid_argument("The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy")
+        })?),
+    };
+    let body = s3.read_body(&source, range).await?;
+    let part = s3
+        .store_part(input.bucket, input.key, input.upload_id, input.part_number, body, None)
+        .await?;
+    let mut result = CopyPartResult {
+        e_tag: Some(part.etag),
+        last_modified: Some(DateTime::from_secs(part.last_modified_ms.div_euclid(1000))),
+        ..CopyPartResult::default()
+    };
+    set_checksum_members!(result, part.checksum.as_ref());
+    Ok(UploadPartCopyOutput {
+        copy_source_version_id: source.version_header(),
+        copy_part_result: Some(result),
+        ..UploadPartCopyOutput::default()
+    })
+}
+
+pub(crate) async fn complete_multipart_upload(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: CompleteMultipartUploadRequest,
+) -> Result<CompleteMultipartUploadOutput, CompleteMultipartUploadError> {
+    Ok(s3.complete_upload(input).await?)
+}
+
+pub(crate) async fn abort_multipart_upload(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: AbortMultipartUploadRequest,
+) -> Result<AbortMultipartUploadOutput, AbortMultipartUploadError> {
+    s3.abort_upload(input.bucket, input.key, input.upload_id).await?;
+    Ok(AbortMultipartUploadOutput::default())
+}
+
+pub(crate) async fn list_parts(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: ListPartsRequest,
+) -> Result<ListPartsOutput, ListPartsError> {
+    Ok(s3.list_parts_of(input).await?)
+}
+
+pub(crate) async fn list_multipart_uploads(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: ListMultipartUploadsRequest,
+) -> Result<ListMultipartUploadsOutput, ListMultipartUploadsError> {
+    Ok(s3.list_uploads_of(input)?)
+}

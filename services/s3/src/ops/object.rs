@@ -1,0 +1,518 @@
+//! Objects: put, get, head, delete (one or many), copy and object tagging.
+
+use crate::checksum::{checksum_members, set_checksum_members, Algorithm};
+use crate::chunked::{self, Payload};
+use crate::object::copy_source;
+use crate::*;
+
+pub(crate) async fn put_object(
+    s3: &S3Service,
+    ctx: &RequestContext,
+    mut input: PutObjectRequest,
+) -> Result<PutObjectOutput, PutObjectError> {
+    check_storage_class(input.storage_class.as_ref())?;
+    let payload = Payload::new(
+        std::mem::take(&mut input.body),
+        chunked::declared(input.content_encoding.as_deref()),
+        input.checksum_algorithm.is_some() && checksum_members!(input).iter().all(Option::is_none),
+    )?;
+    if let Some(md5) = &input.content_md5 {
+        object::check_content_md5(md5, &payload.body)?;
+    }
+    let checksum = checksum::verify(
+        input.checksum_algorithm.as_ref(),
+        checksum_members!(input),
+        payload.trailer(),
+        &payload.body,
+        Algorithm::Crc64Nvme,
+    )?;
+    let body = payload.body;
+    let lock = lock::Requested::from_headers(
+        input.object_lock_mode.as_ref(),
+        input.object_lock_retain_until_date.as_ref(),
+        input.object_lock_legal_hold_status.as_ref(),
+        now_ms(),
+    )?;
+    let tags = match &input.tagging {
+        Some(header) => object::parse_tagging_header(header)?,
+        None => BTreeMap::new(),
+    };
+    let acl = s3.object_acl_headers(
+        &input.bucket,
+        &ctx.account_id,
+        input.acl.as_ref(),
+        [
+            input.grant_full_control.as_ref(),
+            input.grant_read.as_ref(),
+            input.grant_read_acp.as_ref(),
+            input.grant_write_acp.as_ref(),
+        ],
+    )?;
+    let record = ObjectRecord {
+        key: input.key,
+        size: body.len() as u64,
+        etag: object::etag(&body),
+        last_modified_ms: now_ms(),
+        blob: String::new(),
+        headers: ContentHeaders {
+            content_type: Some(input.content_type.unwrap_or_else(|| "binary/octet-stream".into())),
+            cache_control: input.cache_control,
+            content_disposition: input.content_disposition,
+            content_encoding: chunked::stored_encoding(input.content_encoding),
+            content_language: input.content_language,
+            expires: input.expires,
+        },
+        metadata: input.metadata.unwrap_or_default(),
+        tags,
+        storage_class: input.storage_class.map(|c| c.as_str().to_owned()),
+        acl,
+        checksum: Some(checksum),
+        ..ObjectRecord::default()
+    };
+    let (if_match, if_none_match) = (input.if_match, input.if_none_match);
+    let stored = s3
+        .put(input.bucket, body, record, lock, move |previous| {
+            conditional_write(previous, if_match.as_deref(), if_none_match.as_deref())
+        })
+        .await?;
+    let mut output = PutObjectOutput {
+        version_id: stored.version_header(),
+        e_tag: Some(stored.etag.clone()),
+        checksum_type: stored.checksum.as_ref().map(checksum::Checksum::checksum_type),
+        ..PutObjectOutput::default()
+    };
+    set_checksum_members!(output, stored.checksum.as_ref());
+    Ok(output)
+}
+
+pub(crate) async fn get_object(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: GetObjectRequest,
+) -> Result<GetObjectOutput, GetObjectError> {
+    let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    ReadConditions {
+        if_match: input.if_match.as_deref(),
+        if_none_match: input.if_none_match.as_deref(),
+        if_modified_since: input.if_modified_since.as_ref(),
+        if_unmodified_since: input.if_unmodified_since.as_ref(),
+    }
+    .check(&record)?;
+    let range = object::byte_range(input.range.as_deref(), record.size)?;
+    let body = s3.read_body(&record, range).await?;
+    let headers = &record.headers;
+    let mut output = GetObjectOutput {
+        content_length: Some(body.len() as i64),
+        content_range: range.map(|(start, end)| format!("bytes {start}-{end}/{}", record.size)),
+        body,
+        accept_ranges: Some("bytes".into()),
+        last_modified: Some(record.last_modified()),
+        e_tag: Some(record.etag.clone()),
+        content_type: input.response_content_type.or_else(|| headers.content_type.clone()),
+        cache_control: input.response_cache_control.or_else(|| headers.cache_control.clone()),
+        content_disposition: input
+            .response_content_disposition
+            .or_else(|| headers.content_disposition.clone()),
+        content_encoding: input
+            .response_content_encoding
+            .or_else(|| headers.content_encoding.clone()),
+        content_language: input
+            .response_content_language
+            .or_else(|| headers.content_language.clone()),
+        expires: headers.expires.clone(),
+        metadata: (!record.metadata.is_empty()).then(|| record.metadata.clone()),
+        tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
+        storage_class: record.storage_class.clone().map(|c| StorageClass::from_wire(&c)),
+        version_id: record.version_header(),
+        checksum_type: returned_checksum(&record, input.checksum_mode.as_ref(), range).map(|c| c.checksum_type()),
+        object_lock_mode: record.lock_mode.as_deref().map(ObjectLockMode::from_wire),
+        object_lock_retain_until_date: record.lock_until_ms.map(DateTime::from_millis),
+        object_lock_legal_hold_status: record.legal_hold.map(lock::legal_hold_status),
+        ..GetObjectOutput::default()
+    };
+    set_checksum_members!(output, returned_checksum(&record, input.checksum_mode.as_ref(), range));
+    Ok(output)
+}
+
+/// The checksum a read returns: the object's, when asked with `x-amz-checksum-mode: ENABLED`
+/// for the whole object (a range has no stored checksum).
+fn returned_checksum<'a>(
+    record: &'a ObjectRecord,
+    mode: Option<&ChecksumMode>,
+    range: Option<(u64, u64)>,
+) -> Option<&'a checksum::Checksum> {
+    match (mode, range) {
+        (Some(ChecksumMode::Enabled), None) => record.checksum.as_ref(),
+        _ => None,
+    }
+}
+
+pub(crate) async fn head_object(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: HeadObjectRequest,
+) -> Result<HeadObjectOutput, HeadObjectError> {
+    let record = s3
+        .object_version(&input.bucket, &input.key, input.version_id.as_deref())
+        .map_err(S3Error::head)?;
+    ReadConditions {
+        if_match: input.if_match.as_deref(),
+        if_none_match: input.if_none_match.as_deref(),
+        if_modified_since: input.if_modified_since.as_ref(),
+        if_unmodified_since: input.if_unmodified_since.as_ref(),
+    }
+    .check(&record)?;
+    let range = object::byte_range(input.range.as_deref(), record.size)?;
+    let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range).cloned();
+    let headers = record.headers;
+    let version_id = (record.seq > 0).then(|| record.version_id.unwrap_or_else(|| "null".into()));
+    let mut output = HeadObjectOutput {
+        version_id,
+        content_length: Some(range.map_or(record.size, |(s, e)| e - s + 1) as i64),
+        content_range: range.map(|(start, end)| format!("bytes {start}-{end}/{}", record.size)),
+        accept_ranges: Some("bytes".into()),
+        last_modified: Some(DateTime::from_secs(record.last_modified_ms.div_euclid(1000))),
+        e_tag: Some(record.etag),
+        content_type: headers.content_type,
+        cache_control: headers.cache_control,
+        content_disposition: headers.content_disposition,
+        content_encoding: headers.content_encoding,
+        content_language: headers.content_language,
+        expires: headers.expires,
+        metadata: (!record.metadata.is_empty()).then_some(record.metadata),
+        tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
+        storage_class: record.storage_class.map(|c| StorageClass::from_wire(&c)),
+        checksum_type: checksum.as_ref().map(checksum::Checksum::checksum_type),
+        object_lock_mode: record.lock_mode.as_deref().map(ObjectLockMode::from_wire),
+        object_lock_retain_until_date: record.lock_until_ms.map(DateTime::from_millis),
+        object_lock_legal_hold_status: record.legal_hold.map(lock::legal_hold_status),
+        ..HeadObjectOutput::default()
+    };
+    set_checksum_members!(output, checksum.as_ref());
+    Ok(output)
+}
+
+pub(crate) async fn delete_object(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: DeleteObjectRequest,
+) -> Result<DeleteObjectOutput, DeleteObjectError> {
+    let mut outcomes = s3
+        .delete(
+            input.bucket,
+            vec![(input.key, input.version_id)],
+            input.mfa,
+            input.bypass_governance_retention.unwrap_or(false),
+        )
+        .await?;
+    let deleted = outcomes.pop().unwrap_or_else(|| Ok(Deleted::default()))?;
+    Ok(DeleteObjectOutput {
+        delete_marker: deleted.delete_marker.then_some(true),
+        version_id: deleted.version_id,
+        ..DeleteObjectOutput::default()
+    })
+}
+
+pub(crate) async fn delete_objects(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: DeleteObjectsRequest,
+) -> Result<DeleteObjectsOutput, DeleteObjectsError> {
+    let objects = input.delete.objects;
+    if objects.is_empty() || objects.len() > MAX_KEYS {
+        return Err(S3Error::malformed_xml().into());
+    }
+    let quiet = input.delete.quiet.unwrap_or(false);
+    let targets: Vec<(String, Option<String>)> = objects.into_iter().map(|o| (o.key, o.version_id)).collect();
+    let outcomes = s3
+        .delete(
+            input.bucket,
+            targets.clone(),
+            input.mfa,
+            input.bypass_governance_retention.unwrap_or(false),
+        )
+        .await?;
+    let (mut deleted, mut errors) = (Vec::new(), Vec::new());
+    for ((key, asked), outcome) in targets.into_iter().zip(outcomes) {
+        match outcome {
+            Ok(d) => deleted.push(DeletedObject {
+                key: Some(key),
+                // The version deleted, as asked; a new delete marker is named apart.
+                version_id: asked.clone(),
+                delete_marker: d.delete_marker.then_some(true),
+                delete_marker_version_id: d.version_id.filter(|_| d.delete_marker),
+            }),
+            // AWS reports a version id it cannot parse as a version that does not exist.
+            Err(e) => errors.push(Error {
+                key: Some(key),
+                version_id: asked,
+                code: Some(if e.code == "InvalidArgument" {
+                    "NoSuchVersion".into()
+                } else {
+                    e.code.clone()
+                }),
+                message: Some(if e.code == "InvalidArgument" {
+                    "The specified version does not exist.".into()
+                } else {
+                    e.message.clone()
+                }),
+            }),
+        }
+    }
+    Ok(DeleteObjectsOutput {
+        deleted: (!quiet && !deleted.is_empty()).then_some(deleted),
+        errors: (!errors.is_empty()).then_some(errors),
+        ..DeleteObjectsOutput::default()
+    })
+}
+
+pub(crate) async fn copy_object(
+    s3: &S3Service,
+    ctx: &RequestContext,
+    input: CopyObjectRequest,
+) -> Result<CopyObjectOutput, CopyObjectError> {
+    check_storage_class(input.storage_class.as_ref())?;
+    // A copy has the ACL its request sets (the source's is not copied).
+    let acl = s3.object_acl_headers(
+        &input.bucket,
+        &ctx.account_id,
+        input.acl.as_ref(),
+        [
+            input.grant_full_control.as_ref(),
+            input.grant_read.as_ref(),
+            input.grant_read_acp.as_ref(),
+            input.grant_write_acp.as_ref(),
+        ],
+    )?;
+    let (source_bucket, source_key, source_version) = copy_source(&input.copy_source)?;
+    let source = s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref())?;
+    let conditions = ReadConditions {
+        if_match: input.copy_source_if_match.as_deref(),
+        if_none_match: input.copy_source_if_none_match.as_deref(),
+        if_modified_since: input.copy_source_if_modified_since.as_ref(),
+        if_unmodified_since: input.copy_source_if_unmodified_since.as_ref(),
+    };
+    // A copy's failed conditions are all 412s.
+    conditions.check(&source).map_err(|_| S3Error::precondition_failed())?;
+    let replace = input
+        .metadata_directive
+        .as_ref()
+        .is_some_and(|d| d.as_str() == "REPLACE");
+    let replace_tags = input
+        .tagging_directive
+        .as_ref()
+        .is_some_and(|d| d.as_str() == "REPLACE");
+    // Copying a named version onto its own key is how a version is restored.
+    let same_place = source_bucket == input.bucket && source_key == input.key && source_version.is_none();
+    if same_place && !replace && input.storage_class.is_none() && input.website_redirect_location.is_none() {
+        return Err(S3Error::invalid_request(
+            "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
+        )
+        .into());
+    }
+    let (headers, metadata) = if replace {
+        (
+            ContentHeaders {
+                content_type: Some(input.content_type.unwrap_or_else(|| "binary/octet-stream".into())),
+                cache_control: input.cache_control,
+                content_disposition: input.content_disposition,
+                content_encoding: input.content_encoding,
+                content_language: input.content_language,
+                expires: input.expires,
+            },
+            input.metadata.unwrap_or_default(),
+        )
+    } else {
+        (source.headers.clone(), source.metadata.clone())
+    };
+    let tags = match (replace_tags, &input.tagging) {
+        (true, Some(header)) => object::parse_tagging_header(header)?,
+        (true, None) => BTreeMap::new(),
+        (false, _) => source.tags.clone(),
+    };
+    let body = s3.read_body(&source, None).await?;
+    // A copy's lock settings are the request's (or the bucket's default), never the source's.
+    let lock = lock::Requested::from_headers(
+        input.object_lock_mode.as_ref(),
+        input.object_lock_retain_until_date.as_ref(),
+        input.object_lock_legal_hold_status.as_ref(),
+        now_ms(),
+    )?;
+    // The copy keeps the source's full-object checksum unless asked for another algorithm; a
+    // composite one cannot describe the copy, which gets the default CRC64NVME.
+    let checksum = match checksum::sdk_algorithm(input.checksum_algorithm.as_ref())? {
+        Some(a) => checksum::Checksum::of(a, &body),
+        None => match &source.checksum {
+            Some(c) if !c.composite => c.clone(),
+            _ => checksum::Checksum::of(Algorithm::Crc64Nvme, &body),
+        },
+    };
+    let record = ObjectRecord {
+        key: input.key,
+        size: source.size,
+        etag: source.etag.clone(),
+        last_modified_ms: now_ms(),
+        blob: String::new(),
+        headers,
+        metadata,
+        tags,
+        storage_class: input
+            .storage_class
+            .map(|c| c.as_str().to_owned())
+            .or(source.storage_class.clone()),
+        acl,
+        checksum: Some(checksum),
+        ..ObjectRecord::default()
+    };
+    let stored = s3.put(input.bucket, body, record, lock, |_| Ok(())).await?;
+    let mut result = CopyObjectResult {
+        e_tag: Some(stored.etag.clone()),
+        last_modified: Some(stored.last_modified()),
+        checksum_type: stored.checksum.as_ref().map(checksum::Checksum::checksum_type),
+        ..CopyObjectResult::default()
+    };
+    set_checksum_members!(result, stored.checksum.as_ref());
+    Ok(CopyObjectOutput {
+        copy_source_version_id: source.version_header(),
+        version_id: stored.version_header(),
+        copy_object_result: Some(result),
+        ..CopyObjectOutput::default()
+    })
+}
+
+pub(crate) async fn put_object_tagging(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: PutObjectTaggingRequest,
+) -> Result<PutObjectTaggingOutput, PutObjectTaggingError> {
+    let tags = from_tags(input.tagging.tag_set, 10)?;
+    let updated = s3
+        .update_object(input.bucket, input.key, input.version_id, move |o| o.tags = tags)
+        .await?;
+    Ok(PutObjectTaggingOutput {
+        version_id: updated.version_header(),
+    })
+}
+
+pub(crate) async fn get_object_tagging(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: GetObjectTaggingRequest,
+) -> Result<GetObjectTaggingOutput, GetObjectTaggingError> {
+    let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    Ok(GetObjectTaggingOutput {
+        version_id: record.version_header(),
+        tag_set: to_tags(&record.tags),
+    })
+}
+
+pub(crate) async fn delete_object_tagging(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: DeleteObjectTaggingRequest,
+) -> Result<DeleteObjectTaggingOutput, DeleteObjectTaggingError> {
+    let updated = s3
+        .update_object(input.bucket, input.key, input.version_id, |o| o.tags.clear())
+        .await?;
+    Ok(DeleteObjectTaggingOutput {
+        version_id: updated.version_header(),
+    })
+}
+
+/// GetObjectAttributes: the attributes asked for, as AWS answers them — the ETag without its
+/// quotes, a composite checksum without its part count, and the parts (with paging) of a
+/// multipart object with a COMPOSITE checksum; a FULL_OBJECT one reports only the count.
+pub(crate) async fn get_object_attributes(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: GetObjectAttributesRequest,
+) -> Result<GetObjectAttributesOutput, GetObjectAttributesError> {
+    if input
+        .object_attributes
+        .iter()
+        .any(|a| matches!(a, ObjectAttributes::Unknown(_)))
+    {
+        return Err(S3Error::invalid_argument("Invalid attribute name specified.").into());
+    }
+    let max_parts = match input.max_parts {
+        None => 1000,
+        Some(n) if n < 0 => {
+            return Err(
+                S3Error::invalid_argument("Argument max-parts must be an integer between 0 and 2147483647").into(),
+            )
+        }
+        Some(n) => (n as usize).min(1000),
+    };
+    let marker: i32 = match input.part_number_marker.as_deref() {
+        None | Some("") => 0,
+        Some(m) => m.parse().map_err(|_| {
+            S3Error::invalid_argument("Argument part-number-marker must be an integer between 0 and 2147483647")
+        })?,
+    };
+    let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    let wants = |a: ObjectAttributes| input.object_attributes.contains(&a);
+    let checksum = record
+        .checksum
+        .as_ref()
+        .filter(|_| wants(ObjectAttributes::Checksum))
+        .map(|c| {
+            let mut out = Checksum {
+                checksum_type: Some(c.checksum_type()),
+                ..Checksum::default()
+            };
+            let value = c.value.split('-').next().unwrap_or_default().to_owned();
+            let whole = checksum::Checksum { value, ..c.clone() };
+            set_checksum_members!(out, Some(&whole));
+            out
+        });
+    let object_parts = (!record.parts.is_empty() && wants(ObjectAttributes::ObjectParts)).then(|| {
+        let total = Some(record.parts.len() as i32);
+        if !record.checksum.as_ref().is_some_and(|c| c.composite) {
+            return GetObjectAttributesParts {
+                total_parts_count: total,
+                ..GetObjectAttributesParts::default()
+            };
+        }
+        let after: Vec<_> = record.parts.iter().filter(|p| p.number > marker).collect();
+        let page = &after[..after.len().min(max_parts)];
+        let algorithm = record.checksum.as_ref().map(|c| c.algorithm);
+        GetObjectAttributesParts {
+            total_parts_count: total,
+            part_number_marker: Some(marker.to_string()),
+            next_part_number_marker: Some(page.last().map_or(0, |p| p.number).to_string()),
+            max_parts: Some(max_parts as i32),
+            is_truncated: Some(after.len() > page.len()),
+            parts: (!page.is_empty()).then(|| {
+                page.iter()
+                    .map(|p| {
+                        let mut part = ObjectPart {
+                            part_number: Some(p.number),
+                            size: Some(p.size as i64),
+                            ..ObjectPart::default()
+                        };
+                        let sum = algorithm
+                            .zip(p.checksum.clone())
+                            .map(|(algorithm, value)| checksum::Checksum {
+                                algorithm,
+                                value,
+                                composite: false,
+                            });
+                        set_checksum_members!(part, sum.as_ref());
+                        part
+                    })
+                    .collect()
+            }),
+        }
+    });
+    Ok(GetObjectAttributesOutput {
+        last_modified: Some(record.last_modified()),
+        version_id: record.version_header(),
+        e_tag: wants(ObjectAttributes::Etag).then(|| record.etag.trim_matches('"').to_owned()),
+        checksum,
+        object_parts,
+        storage_class: wants(ObjectAttributes::StorageClass)
+            .then(|| StorageClass::from_wire(record.storage_class.as_deref().unwrap_or("STANDARD"))),
+        object_size: wants(ObjectAttributes::ObjectSize).then(|| i64::try_from(record.size).unwrap_or(i64::MAX)),
+        ..GetObjectAttributesOutput::default()
+    })
+}
