@@ -1,7 +1,15 @@
 //! What a service handler knows about the request it is serving.
 
+use std::fmt;
+use std::io::Read;
+use std::sync::{Mutex, PoisonError};
+
+/// A body read as it arrives or as it is sent, rather than held in memory. It blocks while it
+/// waits for the network, so read it on a blocking thread (`tokio::task::spawn_blocking`).
+pub type BodyReader = Box<dyn Read + Send>;
+
 /// The request's account, region and identity.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct RequestContext {
     pub account_id: String,
     pub region: String,
@@ -11,4 +19,51 @@ pub struct RequestContext {
     /// The `Host` the client addressed (`127.0.0.1:4566`), so that URLs a service returns (SQS
     /// queue URLs) work as given.
     pub host: Option<String>,
+    /// Bodies that stream past the input and output values (S3 object bodies).
+    pub streams: Streams,
+}
+
+/// The streamed request payload, when the gateway streams it instead of decoding it into the
+/// input (the input's `@streaming` payload member is then empty), and the streamed response
+/// payload a service may set instead of its output's.
+#[derive(Default)]
+pub struct Streams {
+    request: Mutex<Option<BodyReader>>,
+    response: Mutex<Option<BodyReader>>,
+}
+
+impl Streams {
+    /// Streams whose request payload is `body`.
+    pub fn with_request(body: BodyReader) -> Streams {
+        Streams {
+            request: Mutex::new(Some(body)),
+            response: Mutex::default(),
+        }
+    }
+
+    /// The streamed request payload, once.
+    pub fn take_request(&self) -> Option<BodyReader> {
+        self.request.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    /// Answers with `body` as the payload; the output must bind its length to
+    /// `Content-Length`.
+    pub fn set_response(&self, body: BodyReader) {
+        *self.response.lock().unwrap_or_else(PoisonError::into_inner) = Some(body);
+    }
+
+    /// The streamed response payload, once.
+    pub fn take_response(&self) -> Option<BodyReader> {
+        self.response.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+
+impl fmt::Debug for Streams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let present = |slot: &Mutex<Option<BodyReader>>| slot.lock().is_ok_and(|s| s.is_some());
+        f.debug_struct("Streams")
+            .field("request", &present(&self.request))
+            .field("response", &present(&self.response))
+            .finish()
+    }
 }

@@ -20,6 +20,7 @@ pub mod health;
 pub mod pipeline;
 pub mod route;
 pub mod sigv4;
+pub mod streaming;
 pub mod virtual_host;
 
 use std::convert::Infallible;

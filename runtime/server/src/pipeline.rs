@@ -13,54 +13,93 @@ use std::task::{Context, Poll};
 
 use aws_smithy_json::serialize::JsonObjectWriter;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Incoming;
 use stratus_core::validate::validate_input;
-use stratus_core::{AwsError, OperationError, RequestContext};
+use stratus_core::{AwsError, BodyReader, OperationError, RequestContext, Streams};
 use stratus_protocol::{Request, Response};
 
 use crate::health;
 use crate::route::Unrouted;
 use crate::sigv4::Signer;
+use crate::streaming::{self, ChannelBody};
 use crate::Gateway;
 
+/// The body of a response: whole, or streamed from a service.
+pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
+
 /// Serves one HTTP request.
-pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::Response<Full<Bytes>> {
+pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::Response<GatewayBody> {
     let request_id = stratus_core::id::uuid();
     let (parts, body) = req.into_parts();
     if let Some(response) = health::answer(gateway, &parts) {
-        return into_hyper(response);
+        return into_hyper(response, None);
     }
-    let body = match Limited::new(body, gateway.config.max_body_bytes).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) => {
-            let too_large = e.downcast_ref::<http_body_util::LengthLimitError>().is_some();
-            let error = if too_large {
-                AwsError::new(
-                    "RequestEntityTooLarge",
-                    "Request body is larger than Stratus accepts",
-                    413,
-                )
-            } else {
-                AwsError::new("IncompleteBody", "The request body could not be read", 400)
-            };
-            return into_hyper(plain_json_error(&error, &request_id));
+    let (body, streams) = if streams_payload(gateway, &parts) {
+        (Bytes::new(), Streams::with_request(streaming::request_reader(body)))
+    } else {
+        match Limited::new(body, gateway.config.max_body_bytes).collect().await {
+            Ok(collected) => (collected.to_bytes(), Streams::default()),
+            Err(e) => {
+                let too_large = e.downcast_ref::<http_body_util::LengthLimitError>().is_some();
+                let error = if too_large {
+                    AwsError::new(
+                        "RequestEntityTooLarge",
+                        "Request body is larger than Stratus accepts",
+                        413,
+                    )
+                } else {
+                    AwsError::new("IncompleteBody", "The request body could not be read", 400)
+                };
+                return into_hyper(plain_json_error(&error, &request_id), None);
+            }
         }
     };
-    let served = CatchUnwind(Box::pin(serve(gateway, &parts, &body, &request_id))).await;
+    let served = CatchUnwind(Box::pin(serve(gateway, &parts, &body, &request_id, streams))).await;
     match served {
-        Ok(response) => into_hyper(response),
+        Ok((response, streamed)) => into_hyper(response, streamed),
         Err(panic) => {
             tracing::error!(request_id, panic = panic_message(&panic), "request handler panicked");
-            into_hyper(plain_json_error(
-                &AwsError::internal("We encountered an internal error. Please try again."),
-                &request_id,
-            ))
+            into_hyper(
+                plain_json_error(
+                    &AwsError::internal("We encountered an internal error. Please try again."),
+                    &request_id,
+                ),
+                None,
+            )
         }
     }
 }
 
-async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, request_id: &str) -> Response {
+/// Whether the request's payload streams to its service: a large body for an operation whose
+/// input payload is `@streaming` (which only REST routing, from the method, path, query and
+/// headers, can tell before the body is read).
+fn streams_payload(gateway: &Gateway, parts: &http::request::Parts) -> bool {
+    if !streaming::may_stream(&parts.headers) {
+        return false;
+    }
+    let req = Request {
+        method: &parts.method,
+        uri: &parts.uri,
+        headers: &parts.headers,
+        body: &[],
+    };
+    let signer = signer(&req, &[]);
+    gateway
+        .services
+        .route(&req, signer.as_ref(), &[])
+        .is_ok_and(|route| streaming::has_streaming_payload(route.operation))
+}
+
+/// Serves a request whose body is `body` (empty when it streams in `streams`); returns the
+/// response and the payload the service streams, if it streams one.
+async fn serve(
+    gateway: &Gateway,
+    parts: &http::request::Parts,
+    body: &Bytes,
+    request_id: &str,
+    streams: Streams,
+) -> (Response, Option<BodyReader>) {
     let req = Request {
         method: &parts.method,
         uri: &parts.uri,
@@ -74,8 +113,11 @@ async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, re
         Err(Unrouted {
             error,
             target: Some((handler, protocol)),
-        }) => return stratus_protocol::encode_error(protocol, handler.schema(), None, &error.into(), request_id),
-        Err(Unrouted { error, target: None }) => return plain_json_error(&error, request_id),
+        }) => {
+            let response = stratus_protocol::encode_error(protocol, handler.schema(), None, &error.into(), request_id);
+            return (response, None);
+        }
+        Err(Unrouted { error, target: None }) => return (plain_json_error(&error, request_id), None),
     };
     let service = route.handler.schema();
     let refuse = |error: OperationError| {
@@ -87,10 +129,10 @@ async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, re
     };
     let input = match stratus_protocol::decode(route.protocol, service, route.operation, &addressed) {
         Ok(input) => input,
-        Err(e) => return refuse(AwsError::from(e).into()),
+        Err(e) => return (refuse(AwsError::from(e).into()), None),
     };
     if let Err(e) = validate_input(service, route.operation, &input) {
-        return refuse(e);
+        return (refuse(e), None);
     }
     let ctx = RequestContext {
         account_id: gateway.config.account_for(signer.as_ref()),
@@ -101,17 +143,22 @@ async fn serve(gateway: &Gateway, parts: &http::request::Parts, body: &Bytes, re
         request_id: request_id.to_string(),
         access_key_id: signer.map(|s| s.access_key_id),
         host: request_host(&req),
+        streams,
     };
     health::mark_used(gateway, service);
     match route.handler.call(&ctx, route.operation, input).await {
-        Ok(output) => stratus_protocol::encode_output(route.protocol, service, route.operation, output, request_id),
+        Ok(output) => {
+            let response =
+                stratus_protocol::encode_output(route.protocol, service, route.operation, output, request_id);
+            (response, ctx.streams.take_response())
+        }
         Err(error) => {
             if let OperationError::Aws(e) = &error {
                 if e.http_status >= 500 && e.http_status != 501 {
                     tracing::error!(request_id, code = e.code, message = e.message, "service failed");
                 }
             }
-            refuse(error)
+            (refuse(error), None)
         }
     }
 }
@@ -180,8 +227,12 @@ fn plain_json_error(error: &AwsError, request_id: &str) -> Response {
         .unwrap_or_default()
 }
 
-fn into_hyper(response: Response) -> hyper::Response<Full<Bytes>> {
-    response.map(|body| Full::new(Bytes::from(body)))
+/// The hyper response: `response`, with `streamed` as its body when the service streams one.
+fn into_hyper(response: Response, streamed: Option<BodyReader>) -> hyper::Response<GatewayBody> {
+    match streamed {
+        Some(reader) => response.map(|_| Either::Right(streaming::response_body(reader))),
+        None => response.map(|body| Either::Left(Full::new(Bytes::from(body)))),
+    }
 }
 
 fn panic_message(panic: &Box<dyn Any + Send>) -> &str {

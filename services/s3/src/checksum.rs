@@ -107,6 +107,7 @@ impl Algorithm {
     }
 
     /// The binary digest of `data`.
+    #[cfg(test)]
     pub fn digest(self, data: &[u8]) -> Vec<u8> {
         let mut h = self.hasher();
         h.update(data);
@@ -158,6 +159,7 @@ pub struct Checksum {
 
 impl Checksum {
     /// The full-object checksum of `data`.
+    #[cfg(test)]
     pub fn of(algorithm: Algorithm, data: &[u8]) -> Checksum {
         Checksum {
             algorithm,
@@ -301,31 +303,6 @@ pub fn requested(
     Ok(Some((algorithm, digest)))
 }
 
-/// Checks `body` against the checksum the request carries and returns the checksum to store:
-/// that one, or `default`'s of the body when the request carried none.
-pub fn verify(
-    sdk: Option<&ChecksumAlgorithm>,
-    headers: [Option<&str>; 5],
-    trailer: Option<(Algorithm, &str)>,
-    body: &[u8],
-    default: Algorithm,
-) -> Result<Checksum, AwsError> {
-    match requested(sdk, headers, trailer)? {
-        Some((algorithm, expected)) => {
-            let actual = algorithm.digest(body);
-            if actual != expected {
-                return Err(bad_digest(algorithm));
-            }
-            Ok(Checksum {
-                algorithm,
-                value: encode(&actual),
-                composite: false,
-            })
-        }
-        None => Ok(Checksum::of(default, body)),
-    }
-}
-
 /// A multipart upload's composite checksum: `algorithm` over the concatenated binary part
 /// checksums (each given base64), base64, a dash and the number of parts.
 pub fn composite(algorithm: Algorithm, parts: &[&str]) -> Result<String, AwsError> {
@@ -396,65 +373,28 @@ mod tests {
     fn requests_are_checked() {
         let crc = Checksum::of(Algorithm::Crc32, b"abc").value;
         let none = [None; 5];
-        let code = |r: Result<Checksum, AwsError>| r.unwrap_err().code;
-        assert!(verify(
-            None,
-            [Some(&crc), None, None, None, None],
-            None,
-            b"abc",
-            Algorithm::Crc64Nvme
-        )
-        .is_ok());
+        let code = |r: Result<Option<(Algorithm, Vec<u8>)>, AwsError>| r.unwrap_err().code;
         assert_eq!(
-            code(verify(
-                None,
-                [Some(&crc), None, None, None, None],
-                None,
-                b"abd",
-                Algorithm::Crc64Nvme
-            )),
-            "BadDigest"
+            requested(None, [Some(&crc), None, None, None, None], None).unwrap(),
+            Some((Algorithm::Crc32, Algorithm::Crc32.digest(b"abc")))
         );
         assert_eq!(
-            code(verify(
-                None,
-                [Some("xx"), None, None, None, None],
-                None,
-                b"abc",
-                Algorithm::Crc64Nvme
-            )),
+            code(requested(None, [Some("xx"), None, None, None, None], None)),
             "InvalidRequest"
         );
         assert_eq!(
-            code(verify(
-                Some(&ChecksumAlgorithm::Crc32),
-                none,
-                None,
-                b"abc",
-                Algorithm::Crc64Nvme
-            )),
+            code(requested(Some(&ChecksumAlgorithm::Crc32), none, None)),
             "InvalidRequest"
         );
         assert_eq!(
-            code(verify(
-                None,
-                [Some(&crc), Some(&crc), None, None, None],
-                None,
-                b"abc",
-                Algorithm::Crc64Nvme
-            )),
+            code(requested(None, [Some(&crc), Some(&crc), None, None, None], None)),
             "InvalidRequest"
         );
-        assert!(verify(
-            Some(&ChecksumAlgorithm::Crc32),
-            none,
-            Some((Algorithm::Crc32, &crc)),
-            b"abc",
-            Algorithm::Crc64Nvme
-        )
-        .is_ok());
-        let default = verify(None, none, None, b"abc", Algorithm::Crc64Nvme).unwrap();
-        assert_eq!(default.algorithm, Algorithm::Crc64Nvme);
+        assert_eq!(
+            requested(Some(&ChecksumAlgorithm::Crc32), none, Some((Algorithm::Crc32, &crc))).unwrap(),
+            Some((Algorithm::Crc32, Algorithm::Crc32.digest(b"abc")))
+        );
+        assert_eq!(requested(None, none, None).unwrap(), None);
     }
 
     // The composite checksum as the AWS user guide describes it ("Checking object integrity":

@@ -163,10 +163,6 @@ impl Payload {
             trailer,
         })
     }
-
-    pub fn trailer(&self) -> Option<(Algorithm, &str)> {
-        self.trailer.as_ref().map(|(a, v)| (*a, v.as_str()))
-    }
 }
 
 #[cfg(test)]
@@ -218,7 +214,7 @@ mod tests {
     fn payloads() {
         let p = Payload::new(TRAILER.to_vec(), true, false).unwrap();
         assert_eq!(p.body, b"hello world");
-        assert_eq!(p.trailer(), Some((Algorithm::Crc32, "DUoRhQ==")));
+        assert_eq!(p.trailer, Some((Algorithm::Crc32, "DUoRhQ==".to_string())));
         // Detected without a Content-Encoding: a signed chunk, or a trailer the request expects.
         assert_eq!(
             Payload::new(SIGNED.to_vec(), false, false).unwrap().body,

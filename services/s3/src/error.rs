@@ -72,6 +72,14 @@ impl S3Error {
         )
     }
 
+    pub fn entity_too_large() -> AwsError {
+        AwsError::new(
+            "EntityTooLarge",
+            "Your proposed upload exceeds the maximum allowed size",
+            400,
+        )
+    }
+
     pub fn invalid_digest() -> AwsError {
         AwsError::new("InvalidDigest", "The Content-MD5 you specified was invalid.", 400)
     }

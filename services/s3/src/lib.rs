@@ -25,6 +25,7 @@
 //! the storage layout and the rules the operations share. Operations not in the table answer
 //! AWS's `NotImplemented`.
 
+mod body;
 mod bucket;
 mod checksum;
 mod chunked;
@@ -38,6 +39,7 @@ mod ops;
 mod versioning;
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::ops::Bound;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -54,6 +56,8 @@ use crate::versioning::{Deleted, State, VERSIONS};
 
 const BUCKETS: &str = "buckets";
 const OBJECTS: &str = "objects";
+/// Object bodies larger than this stream to the client rather than being read into memory.
+const STREAM_RESPONSES_ABOVE: u64 = 1 << 20;
 /// The most keys one listing page or DeleteObjects request may carry.
 const MAX_KEYS: usize = 1000;
 
@@ -153,18 +157,16 @@ impl S3Service {
             })
     }
 
-    /// Stores `body` as object `key` of `bucket` with `record`'s other fields, unless
-    /// `precondition` refuses the object it would replace. Returns the stored record.
+    /// Stores `record` as object `record.key` of `bucket`, its body already written as blob
+    /// `record.blob`, unless `precondition` refuses the object it would replace (the blob is
+    /// then deleted). Returns the stored record.
     async fn put(
         &self,
         bucket: String,
-        body: Vec<u8>,
         mut record: ObjectRecord,
         lock: lock::Requested,
         precondition: impl FnOnce(Option<&ObjectRecord>) -> Result<(), AwsError> + Send + 'static,
     ) -> Result<ObjectRecord, AwsError> {
-        record.blob = format!("obj-{}", id::uuid());
-        self.put_body(&record.blob, body).await?;
         self.commit_blob(record.blob.clone(), move |tx| {
             let b = load_bucket(tx, &bucket)?;
             lock.apply(tx, &b, &mut record, now_ms())?;
@@ -226,16 +228,37 @@ impl S3Service {
         Ok(outcomes)
     }
 
-    /// Writes `body` as blob `blob`, before any record names it.
-    async fn put_body(&self, blob: &str, body: Vec<u8>) -> Result<(), AwsError> {
-        let blob = blob.to_owned();
-        self.blocking(move |store| {
-            store
-                .put_blob(&blob, &mut body.as_slice())
-                .map(|_| ())
-                .map_err(S3Error::storage)
-        })
-        .await
+    /// Writes `source` as a new blob, before any record names it, measuring it (and its
+    /// `algorithm` checksum) on the way; refuses a body over `limit` bytes. Returns the blob's
+    /// name and the measures.
+    async fn write_body(
+        &self,
+        prefix: &str,
+        source: body::Source,
+        algorithm: Option<checksum::Algorithm>,
+        limit: u64,
+    ) -> Result<(String, body::Written), AwsError> {
+        let blob = format!("{prefix}-{}", id::uuid());
+        let name = blob.clone();
+        let written = self
+            .blocking(move |store| body::write(store, &name, source, algorithm, limit))
+            .await?;
+        Ok((blob, written))
+    }
+
+    /// Checks a written body against the request's digests; deletes its blob if it fails.
+    async fn verify_body(
+        &self,
+        blob: &str,
+        written: &body::Written,
+        content_md5: Option<&[u8]>,
+        checksum: Option<&(checksum::Algorithm, Vec<u8>)>,
+    ) -> Result<(), AwsError> {
+        if let Err(e) = written.verify(content_md5, checksum) {
+            self.delete_blobs(vec![blob.to_owned()]).await?;
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Commits `commit`, after which records name `new_blob` (already written) and no longer
@@ -270,29 +293,28 @@ impl S3Service {
         .await
     }
 
-    /// The body of `record`, or the bytes `range` of it.
-    async fn read_body(&self, record: &ObjectRecord, range: Option<(u64, u64)>) -> Result<Vec<u8>, AwsError> {
+    /// The body of `record`, or the bytes `range` of it: in memory when it is small, else
+    /// set to stream as the response's payload (and the returned body is empty).
+    async fn read_body(
+        &self,
+        ctx: &RequestContext,
+        record: &ObjectRecord,
+        range: Option<(u64, u64)>,
+    ) -> Result<Vec<u8>, AwsError> {
         let blob = record.blob.clone();
-        self.blocking(move |store| {
-            use std::io::{Read, Seek, SeekFrom};
-            let mut body = store
-                .open_blob(&blob)
-                .map_err(S3Error::storage)?
-                .ok_or_else(|| AwsError::internal(format!("object body {blob} is missing")))?;
-            let read = |body: &mut stratus_storage::Blob| -> std::io::Result<Vec<u8>> {
-                let mut out = Vec::new();
-                match range {
-                    None => {
-                        body.read_to_end(&mut out)?;
-                    }
-                    Some((start, end)) => {
-                        body.seek(SeekFrom::Start(start))?;
-                        body.take(end - start + 1).read_to_end(&mut out)?;
-                    }
-                }
-                Ok(out)
-            };
-            read(&mut body).map_err(|e| AwsError::internal(format!("reading object body: {e}")))
+        let length = range.map_or(record.size, |(start, end)| end - start + 1);
+        let reader = self.blocking(move |store| body::open(store, &blob, range)).await?;
+        if length > STREAM_RESPONSES_ABOVE {
+            ctx.streams.set_response(reader);
+            return Ok(Vec::new());
+        }
+        self.blocking(move |_| {
+            let mut out = Vec::with_capacity(length as usize);
+            let mut reader = reader;
+            reader
+                .read_to_end(&mut out)
+                .map_err(|e| AwsError::internal(format!("reading object body: {e}")))?;
+            Ok(out)
         })
         .await
     }

@@ -19,6 +19,7 @@ use stratus_core::{hex, id, AwsError, DateTime};
 use stratus_gen_s3::*;
 use stratus_storage::{Direction, KeyRange, Tx};
 
+use crate::body::{self, Source};
 use crate::checksum::{self, Algorithm, Checksum};
 use crate::error::S3Error;
 use crate::lock;
@@ -282,31 +283,6 @@ impl<R: Read> Read for Hashing<R> {
     }
 }
 
-/// The checksum a part gets: the one it was sent with (`sent`: algorithm and binary digest),
-/// verified, or the upload's algorithm's; none when neither names one.
-pub fn part_checksum(
-    upload: Option<Algorithm>,
-    sent: Option<(Algorithm, Vec<u8>)>,
-    body: &[u8],
-) -> Result<Option<Checksum>, AwsError> {
-    match (upload, sent) {
-        (Some(expected), Some((a, _))) if a != expected => Err(checksum::part_mismatch(expected, a)),
-        (_, Some((a, digest))) => {
-            let actual = a.digest(body);
-            if actual != digest {
-                return Err(checksum::bad_digest(a));
-            }
-            Ok(Some(Checksum {
-                algorithm: a,
-                value: checksum::encode(&actual),
-                composite: false,
-            }))
-        }
-        (Some(expected), None) => Ok(Some(Checksum::of(expected, body))),
-        (None, None) => Ok(None),
-    }
-}
-
 impl S3Service {
     pub(crate) async fn create_upload(
         &self,
@@ -388,30 +364,49 @@ impl S3Service {
         })
     }
 
-    /// Stores `body` as part `number` of the upload, replacing an earlier part of that number.
-    /// `sent` is the checksum the request carried (algorithm and binary digest).
+    /// Stores `source` as part `number` of the upload, replacing an earlier part of that
+    /// number, checked against the request's `content_md5` and checksum (`sent`: algorithm and
+    /// binary digest).
+    #[allow(clippy::too_many_arguments)] // the part's address, its body and its two digests
     pub(crate) async fn store_part(
         &self,
         bucket: String,
         key: String,
         upload_id: String,
         number: i32,
-        body: Vec<u8>,
+        source: Source,
+        content_md5: Option<Vec<u8>>,
         sent: Option<(Algorithm, Vec<u8>)>,
     ) -> Result<PartRecord, AwsError> {
         check_part_number(number)?;
         let (b, k, u) = (bucket.clone(), key.clone(), upload_id.clone());
         let upload = self.write(move |tx| load_upload(tx, &b, &u, &k)).await?;
-        let checksum = part_checksum(upload.checksum_algorithm, sent, &body)?;
+        if let (Some(expected), Some((a, _))) = (upload.checksum_algorithm, &sent) {
+            if *a != expected {
+                return Err(checksum::part_mismatch(expected, *a));
+            }
+        }
+        let algorithm = sent.as_ref().map(|(a, _)| *a).or(upload.checksum_algorithm);
+        let (blob, written) = self
+            .write_body("part", source, algorithm, body::MAX_SINGLE_UPLOAD)
+            .await?;
+        self.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref())
+            .await?;
+        let checksum = algorithm
+            .zip(written.checksum.as_ref())
+            .map(|(algorithm, digest)| Checksum {
+                algorithm,
+                value: checksum::encode(digest),
+                composite: false,
+            });
         let part = PartRecord {
             number,
-            etag: object::etag(&body),
-            size: body.len() as u64,
-            blob: format!("part-{}", id::uuid()),
+            etag: written.etag(),
+            size: written.size,
+            blob,
             last_modified_ms: now_ms(),
             checksum,
         };
-        self.put_body(&part.blob, body).await?;
         let stored = part.clone();
         self.commit_blob(part.blob.clone(), move |tx| {
             load_upload(tx, &bucket, &upload_id, &key)?;

@@ -1,7 +1,7 @@
 //! Multipart uploads: the wire side of [`crate::multipart`].
 
+use crate::body::{Incoming, Source};
 use crate::checksum::{checksum_members, set_checksum_members};
-use crate::chunked::Payload;
 use crate::object::copy_source;
 use crate::*;
 
@@ -15,23 +15,22 @@ pub(crate) async fn create_multipart_upload(
 
 pub(crate) async fn upload_part(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     mut input: UploadPartRequest,
 ) -> Result<UploadPartOutput, UploadPartError> {
     // UploadPart's model has no Content-Encoding: an aws-chunked body is recognised by its
     // signed first chunk, or by a checksum algorithm named without a value (a trailer).
-    let payload = Payload::new(
+    let incoming = Incoming::of(
+        ctx,
         std::mem::take(&mut input.body),
         false,
         input.checksum_algorithm.is_some() && checksum_members!(input).iter().all(Option::is_none),
     )?;
-    if let Some(md5) = &input.content_md5 {
-        object::check_content_md5(md5, &payload.body)?;
-    }
+    let content_md5 = input.content_md5.as_deref().map(object::content_md5).transpose()?;
     let sent = checksum::requested(
         input.checksum_algorithm.as_ref(),
         checksum_members!(input),
-        payload.trailer(),
+        incoming.trailer(),
     )?;
     let part = s3
         .store_part(
@@ -39,7 +38,8 @@ pub(crate) async fn upload_part(
             input.key,
             input.upload_id,
             input.part_number,
-            payload.body,
+            incoming.source,
+            content_md5,
             sent,
         )
         .await?;
@@ -72,9 +72,16 @@ pub(crate) async fn upload_part_copy(
             S3Error::invalid_argument("The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy")
         })?),
     };
-    let body = s3.read_body(&source, range).await?;
     let part = s3
-        .store_part(input.bucket, input.key, input.upload_id, input.part_number, body, None)
+        .store_part(
+            input.bucket,
+            input.key,
+            input.upload_id,
+            input.part_number,
+            Source::Blob(source.blob.clone(), range),
+            None,
+            None,
+        )
         .await?;
     let mut result = CopyPartResult {
         e_tag: Some(part.etag),

@@ -1,7 +1,8 @@
 //! Objects: put, get, head, delete (one or many), copy and object tagging.
 
+use crate::body::{self, Incoming, Source};
 use crate::checksum::{checksum_members, set_checksum_members, Algorithm};
-use crate::chunked::{self, Payload};
+use crate::chunked;
 use crate::object::copy_source;
 use crate::*;
 
@@ -11,22 +12,20 @@ pub(crate) async fn put_object(
     mut input: PutObjectRequest,
 ) -> Result<PutObjectOutput, PutObjectError> {
     check_storage_class(input.storage_class.as_ref())?;
-    let payload = Payload::new(
+    let incoming = Incoming::of(
+        ctx,
         std::mem::take(&mut input.body),
         chunked::declared(input.content_encoding.as_deref()),
         input.checksum_algorithm.is_some() && checksum_members!(input).iter().all(Option::is_none),
     )?;
-    if let Some(md5) = &input.content_md5 {
-        object::check_content_md5(md5, &payload.body)?;
-    }
-    let checksum = checksum::verify(
+    let content_md5 = input.content_md5.as_deref().map(object::content_md5).transpose()?;
+    let sent = checksum::requested(
         input.checksum_algorithm.as_ref(),
         checksum_members!(input),
-        payload.trailer(),
-        &payload.body,
-        Algorithm::Crc64Nvme,
+        incoming.trailer(),
     )?;
-    let body = payload.body;
+    // An object uploaded without a checksum gets CRC64NVME's.
+    let algorithm = sent.as_ref().map_or(Algorithm::Crc64Nvme, |(a, _)| *a);
     let lock = lock::Requested::from_headers(
         input.object_lock_mode.as_ref(),
         input.object_lock_retain_until_date.as_ref(),
@@ -48,12 +47,17 @@ pub(crate) async fn put_object(
             input.grant_write_acp.as_ref(),
         ],
     )?;
+    let (blob, written) = s3
+        .write_body("obj", incoming.source, Some(algorithm), body::MAX_SINGLE_UPLOAD)
+        .await?;
+    s3.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref())
+        .await?;
     let record = ObjectRecord {
         key: input.key,
-        size: body.len() as u64,
-        etag: object::etag(&body),
+        size: written.size,
+        etag: written.etag(),
         last_modified_ms: now_ms(),
-        blob: String::new(),
+        blob,
         headers: ContentHeaders {
             content_type: Some(input.content_type.unwrap_or_else(|| "binary/octet-stream".into())),
             cache_control: input.cache_control,
@@ -66,12 +70,16 @@ pub(crate) async fn put_object(
         tags,
         storage_class: input.storage_class.map(|c| c.as_str().to_owned()),
         acl,
-        checksum: Some(checksum),
+        checksum: Some(checksum::Checksum {
+            algorithm,
+            value: checksum::encode(written.checksum.as_deref().unwrap_or_default()),
+            composite: false,
+        }),
         ..ObjectRecord::default()
     };
     let (if_match, if_none_match) = (input.if_match, input.if_none_match);
     let stored = s3
-        .put(input.bucket, body, record, lock, move |previous| {
+        .put(input.bucket, record, lock, move |previous| {
             conditional_write(previous, if_match.as_deref(), if_none_match.as_deref())
         })
         .await?;
@@ -87,7 +95,7 @@ pub(crate) async fn put_object(
 
 pub(crate) async fn get_object(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: GetObjectRequest,
 ) -> Result<GetObjectOutput, GetObjectError> {
     let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
@@ -99,10 +107,10 @@ pub(crate) async fn get_object(
     }
     .check(&record)?;
     let range = object::byte_range(input.range.as_deref(), record.size)?;
-    let body = s3.read_body(&record, range).await?;
+    let body = s3.read_body(ctx, &record, range).await?;
     let headers = &record.headers;
     let mut output = GetObjectOutput {
-        content_length: Some(body.len() as i64),
+        content_length: Some(range.map_or(record.size, |(start, end)| end - start + 1) as i64),
         content_range: range.map(|(start, end)| format!("bytes {start}-{end}/{}", record.size)),
         body,
         accept_ranges: Some("bytes".into()),
@@ -330,7 +338,6 @@ pub(crate) async fn copy_object(
         (true, None) => BTreeMap::new(),
         (false, _) => source.tags.clone(),
     };
-    let body = s3.read_body(&source, None).await?;
     // A copy's lock settings are the request's (or the bucket's default), never the source's.
     let lock = lock::Requested::from_headers(
         input.object_lock_mode.as_ref(),
@@ -340,19 +347,29 @@ pub(crate) async fn copy_object(
     )?;
     // The copy keeps the source's full-object checksum unless asked for another algorithm; a
     // composite one cannot describe the copy, which gets the default CRC64NVME.
-    let checksum = match checksum::sdk_algorithm(input.checksum_algorithm.as_ref())? {
-        Some(a) => checksum::Checksum::of(a, &body),
-        None => match &source.checksum {
-            Some(c) if !c.composite => c.clone(),
-            _ => checksum::Checksum::of(Algorithm::Crc64Nvme, &body),
-        },
+    let kept = source.checksum.clone().filter(|c| !c.composite);
+    let algorithm = match checksum::sdk_algorithm(input.checksum_algorithm.as_ref())? {
+        Some(a) => Some(a),
+        None if kept.is_some() => None,
+        None => Some(Algorithm::Crc64Nvme),
+    };
+    let (blob, written) = s3
+        .write_body("obj", Source::Blob(source.blob.clone(), None), algorithm, u64::MAX)
+        .await?;
+    let checksum = match (algorithm, written.checksum) {
+        (Some(algorithm), Some(digest)) => Some(checksum::Checksum {
+            algorithm,
+            value: checksum::encode(&digest),
+            composite: false,
+        }),
+        _ => kept,
     };
     let record = ObjectRecord {
         key: input.key,
         size: source.size,
         etag: source.etag.clone(),
         last_modified_ms: now_ms(),
-        blob: String::new(),
+        blob,
         headers,
         metadata,
         tags,
@@ -361,10 +378,10 @@ pub(crate) async fn copy_object(
             .map(|c| c.as_str().to_owned())
             .or(source.storage_class.clone()),
         acl,
-        checksum: Some(checksum),
+        checksum,
         ..ObjectRecord::default()
     };
-    let stored = s3.put(input.bucket, body, record, lock, |_| Ok(())).await?;
+    let stored = s3.put(input.bucket, record, lock, |_| Ok(())).await?;
     let mut result = CopyObjectResult {
         e_tag: Some(stored.etag.clone()),
         last_modified: Some(stored.last_modified()),

@@ -1,0 +1,192 @@
+//! Bodies that stream between the socket and a service instead of being held in memory: the
+//! `@streaming` payloads of S3 uploads and downloads.
+//!
+//! Services read and write bodies with blocking I/O on blocking threads (the storage layer is
+//! synchronous), so each direction is a bounded channel between a task on the async side and a
+//! [`Read`] on the blocking side: at most [`CHANNEL_CHUNKS`] chunks are in flight, and a slow
+//! reader holds back the writer, whatever the size of the body.
+
+use std::io::{self, Read};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::{Body, Frame, Incoming};
+use stratus_core::schema::{HttpBinding, Operation};
+use stratus_core::BodyReader;
+use tokio::sync::mpsc;
+
+/// Chunks buffered between the two sides of a streamed body.
+const CHANNEL_CHUNKS: usize = 4;
+/// The size of the chunks a streamed response is read in.
+const RESPONSE_CHUNK: usize = 64 * 1024;
+/// Request bodies up to this size are read whole even when the payload may stream: small
+/// uploads are decoded like any other request.
+pub const STREAM_ABOVE_BYTES: u64 = 1 << 20;
+
+/// Whether `operation`'s input takes its HTTP payload as a `@streaming` blob.
+pub fn has_streaming_payload(operation: &Operation) -> bool {
+    operation
+        .input
+        .members
+        .iter()
+        .any(|m| matches!(m.http, HttpBinding::Payload) && m.target.streaming)
+}
+
+/// Whether a request's headers let its body stream to the service: a body larger than
+/// [`STREAM_ABOVE_BYTES`] (or of unknown length), sent as it is — not `aws-chunked`, whose
+/// framing and trailers the service decodes from the whole body.
+pub fn may_stream(headers: &http::HeaderMap) -> bool {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let large = match header("content-length") {
+        Some(length) => length.trim().parse::<u64>().is_ok_and(|n| n > STREAM_ABOVE_BYTES),
+        None => header("transfer-encoding").is_some_and(|te| te.to_ascii_lowercase().contains("chunked")),
+    };
+    let aws_chunked = header("content-encoding").is_some_and(|e| e.contains("aws-chunked"))
+        || header("x-amz-content-sha256").is_some_and(|h| h.starts_with("STREAMING-"));
+    large && !aws_chunked
+}
+
+/// A blocking reader of `body`, fed by a task that reads the socket.
+pub fn request_reader(mut body: Incoming) -> BodyReader {
+    let (sender, receiver) = mpsc::channel(CHANNEL_CHUNKS);
+    tokio::spawn(async move {
+        while let Some(frame) = body.frame().await {
+            let chunk = match frame {
+                Ok(frame) => match frame.into_data() {
+                    Ok(data) => Ok(data),
+                    Err(_) => continue, // trailers: nothing a service reads
+                },
+                Err(e) => Err(io::Error::other(e)),
+            };
+            let failed = chunk.is_err();
+            // A closed channel means the service stopped reading: drop the rest.
+            if sender.send(chunk).await.is_err() || failed {
+                return;
+            }
+        }
+    });
+    Box::new(ChannelReader {
+        receiver,
+        chunk: Bytes::new(),
+    })
+}
+
+struct ChannelReader {
+    receiver: mpsc::Receiver<io::Result<Bytes>>,
+    chunk: Bytes,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.chunk.is_empty() {
+            match self.receiver.blocking_recv() {
+                Some(chunk) => self.chunk = chunk?,
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len());
+        buf[..n].copy_from_slice(&self.chunk.split_to(n));
+        Ok(n)
+    }
+}
+
+/// A response body read from `reader` on a blocking thread as the client takes it.
+pub fn response_body(mut reader: BodyReader) -> ChannelBody {
+    let (sender, receiver) = mpsc::channel(CHANNEL_CHUNKS);
+    tokio::task::spawn_blocking(move || loop {
+        let mut buf = vec![0; RESPONSE_CHUNK];
+        let chunk = match reader.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                buf.truncate(n);
+                Ok(Bytes::from(buf))
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => Err(e),
+        };
+        let failed = chunk.is_err();
+        // A closed channel means the client went away.
+        if sender.blocking_send(chunk).is_err() || failed {
+            return;
+        }
+    });
+    ChannelBody(receiver)
+}
+
+/// The receiving end of [`response_body`], as an HTTP body. A read error ends the response
+/// early, so the client sees a short body rather than a wrong one.
+pub struct ChannelBody(mpsc::Receiver<io::Result<Bytes>>);
+
+impl Body for ChannelBody {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        self.0.poll_recv(cx).map(|chunk| chunk.map(|c| c.map(Frame::data)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> http::HeaderMap {
+        pairs
+            .iter()
+            .map(|(k, v)| {
+                (
+                    http::HeaderName::from_static(k),
+                    http::HeaderValue::from_str(v).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn only_large_plain_bodies_stream() {
+        assert!(may_stream(&headers(&[("content-length", "2000000")])));
+        assert!(may_stream(&headers(&[("transfer-encoding", "chunked")])));
+        assert!(!may_stream(&headers(&[("content-length", "1024")])));
+        assert!(!may_stream(&headers(&[])));
+        assert!(!may_stream(&headers(&[
+            ("content-length", "2000000"),
+            ("content-encoding", "aws-chunked")
+        ])));
+        assert!(!may_stream(&headers(&[
+            ("content-length", "2000000"),
+            ("x-amz-content-sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+        ])));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_response_body_carries_every_byte_in_order() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let body = response_body(Box::new(io::Cursor::new(data.clone())));
+        let received = body.collect().await.unwrap().to_bytes();
+        assert_eq!(received.as_ref(), data.as_slice());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_channel_reader_reads_chunks_across_boundaries() {
+        let (sender, receiver) = mpsc::channel(CHANNEL_CHUNKS);
+        let mut reader = ChannelReader {
+            receiver,
+            chunk: Bytes::new(),
+        };
+        tokio::spawn(async move {
+            for part in [&b"hello "[..], b"", b"streamed ", b"world"] {
+                sender.send(Ok(Bytes::from_static(part))).await.unwrap();
+            }
+        });
+        let text = tokio::task::spawn_blocking(move || {
+            let mut text = String::new();
+            reader.read_to_string(&mut text).map(|_| text)
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!(text, "hello streamed world");
+    }
+}
