@@ -7,7 +7,7 @@ VENV := .venv
 PYTHON ?= python3
 CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
 
-.PHONY: help models generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb
+.PHONY: help models generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-s3-large
 
 help:
 	@echo "make run              build and run the emulator on 127.0.0.1:4566 (ARGS=... to pass flags)"
@@ -20,6 +20,7 @@ help:
 	@echo "make bench            criterion benchmarks"
 	@echo "make bench-sqs        SQS throughput: stratus (strict, ephemeral) and moto's server side by side"
 	@echo "make bench-dynamodb   DynamoDB throughput, the same way"
+	@echo "make bench-s3-large   a 1 GiB S3 object up and down, with the server's peak memory"
 
 models:
 	$(CODEGEN) sync --manifest models/manifest.toml --from $(AWS_MODELS_DIR) --to $(MODELS_JSON) $(if $(REPIN),--repin)
@@ -62,3 +63,6 @@ bench:
 
 bench-sqs bench-dynamodb: bench-%: $(VENV)/installed build
 	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/$*_throughput.py $(ARGS)
+
+bench-s3-large: $(VENV)/installed build
+	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/s3_large_object.py $(ARGS)

@@ -28,3 +28,14 @@ def test_throughput_script_runs(script, workloads):
     lines = done.stdout.splitlines()
     for workload in workloads:
         assert any(line.startswith(workload) for line in lines), done.stdout
+
+
+def test_large_object_script_runs():
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "benches", "s3_large_object.py"), "--mib", "4", "--stratus", BIN],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "peak RSS after GET" in done.stdout, done.stdout
