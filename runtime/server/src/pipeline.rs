@@ -10,6 +10,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_smithy_json::serialize::JsonObjectWriter;
 use bytes::Bytes;
@@ -21,7 +22,7 @@ use stratus_protocol::{Request, Response};
 
 use crate::health;
 use crate::route::Unrouted;
-use crate::sigv4::Signer;
+use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
 use crate::Gateway;
 
@@ -84,7 +85,7 @@ fn streams_payload(gateway: &Gateway, parts: &http::request::Parts) -> bool {
         headers: &parts.headers,
         body: &[],
     };
-    let signer = signer(&req, &[]);
+    let signer = signer(&req, &[]).ok().flatten();
     gateway
         .services
         .route(&req, signer.as_ref(), &[])
@@ -107,7 +108,9 @@ async fn serve(
         body,
     };
     let form = form_params(&req);
-    let signer = signer(&req, &form);
+    let signed = signer(&req, &form);
+    let refusal = presign_refusal(&signed);
+    let signer = signed.ok().flatten();
     let route = match gateway.services.route(&req, signer.as_ref(), &form) {
         Ok(route) => route,
         Err(Unrouted {
@@ -123,6 +126,9 @@ async fn serve(
     let refuse = |error: OperationError| {
         stratus_protocol::encode_error(route.protocol, service, Some(route.operation), &error, request_id)
     };
+    if let Some(error) = refusal {
+        return (refuse(error.into()), None);
+    }
     let addressed = Request {
         uri: route.uri.as_ref().unwrap_or(req.uri),
         ..req
@@ -176,7 +182,15 @@ fn request_host(req: &Request<'_>) -> Option<String> {
 type FormParam<'r> = (Cow<'r, str>, Cow<'r, str>);
 
 /// The parameters routing and caller identity read; the protocol decodes the rest.
-const ROUTING_PARAMS: [&str; 4] = ["Action", "Version", "X-Amz-Credential", "AWSAccessKeyId"];
+const ROUTING_PARAMS: [&str; 7] = [
+    "Action",
+    "Version",
+    "X-Amz-Credential",
+    "X-Amz-Date",
+    "X-Amz-Expires",
+    "AWSAccessKeyId",
+    "Expires",
+];
 
 /// The routing parameters of a Query request: from the urlencoded body, else the query string.
 fn form_params<'r>(req: &Request<'r>) -> Vec<FormParam<'r>> {
@@ -199,16 +213,34 @@ fn routing_params(source: &[u8]) -> Vec<FormParam<'_>> {
         .collect()
 }
 
-fn signer(req: &Request<'_>, form: &[FormParam<'_>]) -> Option<Signer> {
+/// Who signed the request: its `Authorization` header, else presigned query parameters
+/// (`Err` when their expiry cannot be read).
+fn signer(req: &Request<'_>, form: &[FormParam<'_>]) -> Result<Option<Signer>, PresignError> {
     if let Some(auth) = req
         .headers
         .get(http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
     {
-        return Signer::from_authorization(auth);
+        return Ok(Signer::from_authorization(auth));
     }
     let query = routing_params(req.uri.query().unwrap_or("").as_bytes());
     Signer::from_query(query.iter().chain(form).map(|(k, v)| (k.as_ref(), v.as_ref())))
+}
+
+/// Why a presigned request is refused, if it is: unusable expiry parameters, or expired.
+fn presign_refusal(signer: &Result<Option<Signer>, PresignError>) -> Option<AwsError> {
+    match signer {
+        Err(PresignError(message)) => Some(AwsError::new("AuthorizationQueryParametersError", *message, 400)),
+        Ok(Some(signer)) => {
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64);
+            signer
+                .expired(now)
+                .then(|| AwsError::new("AccessDenied", "Request has expired", 403))
+        }
+        Ok(None) => None,
+    }
 }
 
 /// An error for a request no service could be found for, in the JSON protocols' shape.

@@ -1,6 +1,7 @@
 //! Who signed a request and for which service: the parts of AWS Signature Version 4 (and the
-//! access key of Version 2) that routing and caller identity need. Signatures are not
-//! verified — Stratus accepts any credentials, as the brief asks of a local AWS.
+//! access key of Version 2) that routing and caller identity need, and when a presigned
+//! request expires. Signatures are not verified — Stratus accepts any credentials, as the
+//! brief asks of a local AWS — but an expired presigned URL is refused, as AWS refuses it.
 //!
 //! ```
 //! use stratus_server::sigv4::Signer;
@@ -18,7 +19,17 @@ pub struct Signer {
     pub region: Option<String>,
     /// The credential scope's signing name, e.g. `sts` (SigV4 only).
     pub service: Option<String>,
+    /// When a presigned request stops being valid (seconds since the epoch): SigV4's
+    /// `X-Amz-Date` plus `X-Amz-Expires`, or SigV2's `Expires`.
+    pub expires_at: Option<i64>,
 }
+
+/// The longest a SigV4 presigned URL may be valid: a week.
+const MAX_PRESIGNED_SECONDS: i64 = 604_800;
+
+/// Why presigned query parameters cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PresignError(pub &'static str);
 
 impl Signer {
     /// Reads an `Authorization` header: `AWS4-HMAC-SHA256 Credential=KEY/DATE/REGION/SERVICE/aws4_request, …`
@@ -36,6 +47,7 @@ impl Signer {
             access_key_id: key.to_string(),
             region: None,
             service: None,
+            expires_at: None,
         })
     }
 
@@ -51,28 +63,95 @@ impl Signer {
             access_key_id: key.to_string(),
             region: Some(region.to_string()),
             service: Some(service.to_string()),
+            expires_at: None,
         })
     }
 
-    /// Reads the signer from query parameters: presigned SigV4 (`X-Amz-Credential`) or SigV2
-    /// (`AWSAccessKeyId`).
-    pub fn from_query<'a>(params: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Signer> {
-        let mut v2 = None;
+    /// Reads the signer from query parameters: presigned SigV4 (`X-Amz-Credential`, with
+    /// `X-Amz-Date` and `X-Amz-Expires`) or SigV2 (`AWSAccessKeyId`, with `Expires`). `Err`
+    /// when the expiry parameters are unusable, with AWS's message.
+    pub fn from_query<'a>(
+        params: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Option<Signer>, PresignError> {
+        let (mut v4, mut v2, mut date, mut expires, mut v2_expires) = (None, None, None, None, None);
         for (k, v) in params {
             match k {
-                "X-Amz-Credential" => return Signer::from_credential(v),
+                "X-Amz-Credential" => v4 = Signer::from_credential(v),
                 "AWSAccessKeyId" if !v.is_empty() => {
                     v2 = Some(Signer {
                         access_key_id: v.to_string(),
                         region: None,
                         service: None,
+                        expires_at: None,
                     })
                 }
+                "X-Amz-Date" => date = Some(v),
+                "X-Amz-Expires" => expires = Some(v),
+                "Expires" => v2_expires = Some(v),
                 _ => {}
             }
         }
-        v2
+        if let Some(mut signer) = v4 {
+            if let Some(expires) = expires {
+                let seconds: i64 = expires
+                    .parse()
+                    .map_err(|_| PresignError("X-Amz-Expires should be a number"))?;
+                if seconds < 0 {
+                    return Err(PresignError("X-Amz-Expires must be non-negative"));
+                }
+                if seconds > MAX_PRESIGNED_SECONDS {
+                    return Err(PresignError(
+                        "X-Amz-Expires must be less than a week (in seconds) that is 604800",
+                    ));
+                }
+                let signed = date.and_then(parse_amz_date).ok_or(PresignError(
+                    "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"",
+                ))?;
+                signer.expires_at = Some(signed + seconds);
+            }
+            return Ok(Some(signer));
+        }
+        Ok(v2.map(|mut signer| {
+            signer.expires_at = v2_expires.and_then(|e| e.parse().ok());
+            signer
+        }))
     }
+
+    /// Whether the request was presigned and has expired at `now` (seconds since the epoch).
+    pub fn expired(&self, now: i64) -> bool {
+        self.expires_at.is_some_and(|at| now > at)
+    }
+}
+
+/// `yyyyMMdd'T'HHmmss'Z'` as seconds since the epoch.
+fn parse_amz_date(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() != 16 || b[8] != b'T' || b[15] != b'Z' {
+        return None;
+    }
+    let number = |range: std::ops::Range<usize>| -> Option<i64> {
+        let digits = text.get(range)?;
+        digits
+            .bytes()
+            .all(|d| d.is_ascii_digit())
+            .then(|| digits.parse().ok())?
+    };
+    let (year, month, day) = (number(0..4)?, number(4..6)?, number(6..8)?);
+    let (hour, minute, second) = (number(9..11)?, number(11..13)?, number(13..15)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    Some(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
 }
 
 #[cfg(test)]
@@ -94,10 +173,58 @@ mod tests {
     fn sigv2_header_and_query() {
         let s = Signer::from_authorization("AWS AKIAEXAMPLE:frJIUN8DYpKDtOLCwo//yllqDzg=").unwrap();
         assert_eq!((s.access_key_id.as_str(), s.service), ("AKIAEXAMPLE", None));
-        let q = Signer::from_query([("Action", "ListUsers"), ("AWSAccessKeyId", "AKIA2")]).unwrap();
-        assert_eq!(q.access_key_id, "AKIA2");
-        let p = Signer::from_query([("X-Amz-Credential", "AKIA3/20240101/us-east-1/s3/aws4_request")]).unwrap();
+        let q = Signer::from_query([("Action", "ListUsers"), ("AWSAccessKeyId", "AKIA2")])
+            .unwrap()
+            .unwrap();
+        assert_eq!((q.access_key_id.as_str(), q.expires_at), ("AKIA2", None));
+        let p = Signer::from_query([("X-Amz-Credential", "AKIA3/20240101/us-east-1/s3/aws4_request")])
+            .unwrap()
+            .unwrap();
         assert_eq!(p.service.as_deref(), Some("s3"));
+        let v2 = Signer::from_query([("AWSAccessKeyId", "AKIA2"), ("Expires", "1700000000")])
+            .unwrap()
+            .unwrap();
+        assert_eq!(v2.expires_at, Some(1_700_000_000));
+        assert!(v2.expired(1_700_000_001) && !v2.expired(1_700_000_000));
+    }
+
+    // The limits of a SigV4 presigned URL (AWS S3 API reference, "Authenticating Requests:
+    // Using Query Parameters"): X-Amz-Expires from 1 second to 7 days after X-Amz-Date.
+    #[test]
+    fn presigned_expiry() {
+        let presigned = |expires: &str| {
+            Signer::from_query([
+                ("X-Amz-Credential", "AKIA/20260101/us-east-1/s3/aws4_request"),
+                ("X-Amz-Date", "20260101T000010Z"),
+                ("X-Amz-Expires", expires),
+            ])
+        };
+        // 2026-01-01T00:00:10Z is 1767225610 (date -d 2026-01-01T00:00:10Z +%s).
+        assert_eq!(
+            presigned("3600").unwrap().unwrap().expires_at,
+            Some(1_767_225_610 + 3600)
+        );
+        assert!(presigned("604800").is_ok());
+        assert_eq!(
+            presigned("604801").unwrap_err().0,
+            "X-Amz-Expires must be less than a week (in seconds) that is 604800"
+        );
+        assert_eq!(presigned("soon").unwrap_err().0, "X-Amz-Expires should be a number");
+        for date in [
+            "2026-01-01T00:00:10Z",
+            "20261301T000000Z",
+            "20260101T0000Z",
+            "2026010xT000000Z",
+        ] {
+            let bad = Signer::from_query([
+                ("X-Amz-Credential", "AKIA/20260101/us-east-1/s3/aws4_request"),
+                ("X-Amz-Date", date),
+                ("X-Amz-Expires", "60"),
+            ]);
+            assert!(bad.is_err(), "{date}");
+        }
+        assert_eq!(parse_amz_date("19700101T000000Z"), Some(0));
+        assert_eq!(parse_amz_date("20000301T000000Z"), Some(951_868_800));
     }
 
     #[test]

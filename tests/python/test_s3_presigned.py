@@ -1,0 +1,88 @@
+"""Presigned S3 URLs (SigV4 and SigV2) through boto3 and plain HTTP: they work until they
+expire, then AWS's refusal (S3 API reference, "Authenticating Requests: Using Query
+Parameters"; signatures themselves are not verified)."""
+
+import time
+import urllib.error
+import urllib.request
+import uuid
+from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
+
+import boto3
+import pytest
+from botocore.config import Config
+
+
+def client(stratus, signature_version):
+    return boto3.client(
+        "s3",
+        endpoint_url=stratus.endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="AKIAIOSFODNN7EXAMPLE",
+        aws_secret_access_key="secret",
+        config=Config(signature_version=signature_version),
+    )
+
+
+@pytest.fixture
+def s3(stratus):
+    return client(stratus, "s3v4")
+
+
+@pytest.fixture
+def bucket(s3):
+    name = f"presign-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=name)
+    s3.put_object(Bucket=name, Key="k", Body=b"presigned body")
+    return name
+
+
+def fetch(url, method="GET", data=None):
+    """The status and body of a request to `url`, error statuses included."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method=method, data=data)) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def with_query(url, **changes):
+    parts = urlparse(url)
+    query = dict(parse_qsl(parts.query))
+    query.update(changes)
+    return urlunparse(parts._replace(query=urlencode(query)))
+
+
+def test_sigv4_presigned_urls_work_until_they_expire(s3, bucket):
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "k"}, ExpiresIn=3600)
+    assert "X-Amz-Expires=3600" in url
+    assert fetch(url) == (200, b"presigned body")
+    short = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "k"}, ExpiresIn=1)
+    time.sleep(2.1)
+    status, body = fetch(short)
+    assert status == 403
+    assert b"<Code>AccessDenied</Code>" in body and b"Request has expired" in body
+
+
+def test_sigv2_presigned_urls_expire_too(stratus, bucket):
+    v2 = client(stratus, "s3")
+    url = v2.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "k"}, ExpiresIn=300)
+    assert "AWSAccessKeyId=" in url and "Expires=" in url
+    assert fetch(url) == (200, b"presigned body")
+    expired = with_query(url, Expires=str(int(time.time()) - 10))
+    status, body = fetch(expired)
+    assert (status, b"Request has expired" in body) == (403, True)
+
+
+def test_presigned_uploads_and_bad_expiry_parameters(s3, bucket):
+    put = s3.generate_presigned_url("put_object", Params={"Bucket": bucket, "Key": "up"}, ExpiresIn=60)
+    assert fetch(put, method="PUT", data=b"uploaded")[0] == 200
+    assert s3.get_object(Bucket=bucket, Key="up")["Body"].read() == b"uploaded"
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "k"}, ExpiresIn=60)
+    for value, message in [
+        ("604801", b"X-Amz-Expires must be less than a week (in seconds) that is 604800"),
+        ("soon", b"X-Amz-Expires should be a number"),
+    ]:
+        status, body = fetch(with_query(url, **{"X-Amz-Expires": value}))
+        assert status == 400
+        assert b"<Code>AuthorizationQueryParametersError</Code>" in body and message in body
