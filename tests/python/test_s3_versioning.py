@@ -104,16 +104,26 @@ def test_versions_and_delete_markers(s3, bucket):
     deleted = s3.delete_object(Bucket=bucket, Key="k")
     assert deleted["DeleteMarker"] is True
     marker = deleted["VersionId"]
+    # The 404 says a delete marker is why, and which (S3 user guide, "Working with delete
+    # markers": x-amz-delete-marker and x-amz-version-id on the answer).
+    def marker_headers(err):
+        headers = err.value.response["ResponseMetadata"]["HTTPHeaders"]
+        return headers.get("x-amz-delete-marker"), headers.get("x-amz-version-id")
+
     with pytest.raises(ClientError) as err:
         s3.get_object(Bucket=bucket, Key="k")
     assert (code(err), status(err)) == ("NoSuchKey", 404)
+    assert marker_headers(err) == ("true", marker)
     with pytest.raises(ClientError) as err:
         s3.head_object(Bucket=bucket, Key="k")
     assert status(err) == 404
+    assert marker_headers(err) == ("true", marker)
     # A delete marker named by version id: 405 (S3 user guide, "Working with delete markers").
     with pytest.raises(ClientError) as err:
         s3.get_object(Bucket=bucket, Key="k", VersionId=marker)
     assert (code(err), status(err)) == ("MethodNotAllowed", 405)
+    assert marker_headers(err) == ("true", marker)
+    assert err.value.response["ResponseMetadata"]["HTTPHeaders"]["allow"] == "DELETE"
     with pytest.raises(ClientError) as err:
         s3.head_object(Bucket=bucket, Key="k", VersionId=marker)
     assert status(err) == 405

@@ -13,6 +13,9 @@ pub struct AwsError {
     pub message: String,
     pub http_status: u16,
     pub fault: Fault,
+    /// Headers the answer carries besides the protocol's own (S3's `x-amz-delete-marker` on
+    /// the 404 for a deleted key).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl AwsError {
@@ -27,7 +30,14 @@ impl AwsError {
             } else {
                 Fault::Client
             },
+            headers: Vec::new(),
         }
+    }
+
+    /// The same error, answered with header `name: value` too.
+    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> AwsError {
+        self.headers.push((name, value.into()));
+        self
     }
 
     /// The answer for an operation Stratus does not implement (yet).

@@ -180,7 +180,7 @@ pub fn encode_error(
     error: &OperationError,
     request_id: &str,
 ) -> Response {
-    match protocol {
+    let mut response = match protocol {
         Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_error(protocol, service, error, request_id),
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_error(service, error, request_id),
         Protocol::RestJson1 => rest_json::encode_error(error, request_id),
@@ -191,5 +191,11 @@ pub fn encode_error(
         }
         Protocol::RestXml => rest_xml::encode_error(service, error, request_id, rest_xml::ErrorStyle::Wrapped),
         Protocol::RpcV2Cbor => cbor::encode_error(service, error, request_id),
+    };
+    if let OperationError::Aws(e) = error {
+        for (name, value) in &e.headers {
+            reply::set_header(&mut response, name, value);
+        }
     }
+    response
 }

@@ -88,13 +88,24 @@ impl S3Error {
         AwsError::new("NoSuchVersion", "The specified version does not exist.", 404)
     }
 
-    /// A GET or HEAD of a delete marker by its version id.
-    pub fn method_not_allowed() -> AwsError {
+    /// A GET or HEAD of delete marker `version_id` by its version id: AWS's 405 says what it
+    /// hit and that only DELETE applies.
+    pub fn method_not_allowed(version_id: &str) -> AwsError {
         AwsError::new(
             "MethodNotAllowed",
             "The specified method is not allowed against this resource.",
             405,
         )
+        .with_header("x-amz-delete-marker", "true")
+        .with_header("x-amz-version-id", version_id)
+        .with_header("allow", "DELETE")
+    }
+
+    /// A GET or HEAD of a key whose current version is delete marker `version_id`.
+    pub fn deleted_key(version_id: &str) -> AwsError {
+        S3Error::no_such_key()
+            .with_header("x-amz-delete-marker", "true")
+            .with_header("x-amz-version-id", version_id)
     }
 
     pub fn invalid_bucket_acl_with_ownership() -> AwsError {
@@ -128,10 +139,14 @@ impl S3Error {
 
     /// A HEAD request's refusal: a missing bucket or key is a bodiless `404 NotFound`.
     pub fn head(e: AwsError) -> AwsError {
-        match e.code.as_str() {
+        let bare = match e.code.as_str() {
             "NoSuchBucket" | "NoSuchKey" | "NoSuchVersion" => AwsError::new("NotFound", "Not Found", 404),
             "MethodNotAllowed" => AwsError::new("MethodNotAllowed", "Method Not Allowed", 405),
-            _ => e,
+            _ => return e,
+        };
+        AwsError {
+            headers: e.headers,
+            ..bare
         }
     }
 

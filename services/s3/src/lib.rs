@@ -134,13 +134,25 @@ impl S3Service {
     /// marker named by id is `MethodNotAllowed`, as AWS answers GET and HEAD).
     fn object_version(&self, bucket: &str, key: &str, version_id: Option<&str>) -> Result<ObjectRecord, AwsError> {
         let Some(id) = version_id else {
-            return self.object(bucket, key)?.ok_or_else(S3Error::no_such_key);
+            if let Some(current) = self.object(bucket, key)? {
+                return Ok(current);
+            }
+            // Gone: say so with the delete marker, if one is why.
+            let record = self.bucket(bucket)?;
+            let latest = match record.state() {
+                State::Unversioned => None,
+                _ => versioning::versions_of(self.store()?.as_ref(), bucket, key, Some(1))?.pop(),
+            };
+            return Err(match latest {
+                Some(marker) if marker.delete_marker => S3Error::deleted_key(marker.version_label()),
+                _ => S3Error::no_such_key(),
+            });
         };
         versioning::check_id(id)?;
         let record = self.bucket(bucket)?;
         let found = versioning::find(self.store()?.as_ref(), &record, key, id)?.ok_or_else(S3Error::no_such_version)?;
         if found.delete_marker {
-            return Err(S3Error::method_not_allowed());
+            return Err(S3Error::method_not_allowed(id));
         }
         Ok(found)
     }

@@ -332,7 +332,7 @@ pub fn update(
             check_id(id)?;
             let found = find(tx, bucket, key, id)?.ok_or_else(S3Error::no_such_version)?;
             if found.delete_marker {
-                return Err(S3Error::method_not_allowed());
+                return Err(S3Error::method_not_allowed(id));
             }
             found
         }
