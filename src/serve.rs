@@ -94,21 +94,29 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn Servi
                 .iter()
                 .any(|o| o.eq_ignore_ascii_case(id) || o.eq_ignore_ascii_case(sdk_id))
     };
+    // SQS is built first: S3 delivers event notifications into its queues.
+    let sqs = stratus_service_sqs::SqsService::new(storage.clone());
+    let sqs_runs = stratus_gen_registry::SERVICES
+        .iter()
+        .any(|(id, service)| *id == "sqs" && wanted(id, service.sdk_id));
     let mut handlers = Vec::new();
     for (id, service) in stratus_gen_registry::SERVICES {
         if !wanted(id, service.sdk_id) {
             continue;
         }
         let handler: Arc<dyn ServiceHandler> = match *id {
-            "s3" => Arc::new(stratus_gen_s3::Handler(stratus_service_s3::S3Service::new(
-                storage.clone(),
-            ))),
+            "s3" => {
+                let s3 = stratus_service_s3::S3Service::new(storage.clone());
+                let s3 = match sqs_runs {
+                    true => s3.with_queues(Arc::new(sqs.clone())),
+                    false => s3,
+                };
+                Arc::new(stratus_gen_s3::Handler(s3))
+            }
             "sts" => Arc::new(stratus_gen_sts::Handler(stratus_service_sts::StsService::new(
                 storage.clone(),
             ))),
-            "sqs" => Arc::new(stratus_gen_sqs::Handler(stratus_service_sqs::SqsService::new(
-                storage.clone(),
-            ))),
+            "sqs" => Arc::new(stratus_gen_sqs::Handler(sqs.clone())),
             "dynamodb" => Arc::new(stratus_gen_dynamodb::Handler(
                 stratus_service_dynamodb::DynamoDbService::new(storage.clone()),
             )),

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::context::RequestContext;
-use crate::error::OperationError;
+use crate::error::{AwsError, OperationError};
 use crate::schema::{Operation, Service};
 use crate::value::Value;
 
@@ -30,4 +30,15 @@ pub trait ServiceHandler: Send + Sync + 'static {
         operation: &'static Operation,
         input: Value,
     ) -> BoxFuture<'a, Result<Value, OperationError>>;
+}
+
+/// Where one service delivers messages into another's queues — S3 event notifications into
+/// SQS. The binary wires each producer to the queue service it runs, so services never depend
+/// on each other's crates.
+pub trait MessageSink: Send + Sync {
+    /// Whether the queue `queue_arn` exists.
+    fn exists<'a>(&'a self, queue_arn: &'a str) -> BoxFuture<'a, bool>;
+
+    /// Sends `body` to the queue `queue_arn` on behalf of `sender` (the message's `SenderId`).
+    fn send<'a>(&'a self, queue_arn: &'a str, sender: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>>;
 }

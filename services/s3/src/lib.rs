@@ -34,6 +34,7 @@ mod error;
 mod listing;
 mod lock;
 mod multipart;
+mod notify;
 mod object;
 mod ops;
 mod versioning;
@@ -44,6 +45,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use stratus_core::service::MessageSink;
 use stratus_core::{hex, id, AwsError, DateTime, RequestContext, Unit};
 use stratus_gen_s3::*;
 use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
@@ -64,11 +66,72 @@ const MAX_KEYS: usize = 1000;
 /// The S3 service, backed by `storage`.
 pub struct S3Service {
     storage: Arc<Storage>,
+    /// Where event notifications for SQS queues go, when SQS runs.
+    queues: Option<Arc<dyn MessageSink>>,
 }
 
 impl S3Service {
     pub fn new(storage: Arc<Storage>) -> S3Service {
-        S3Service { storage }
+        S3Service { storage, queues: None }
+    }
+
+    /// The same service, delivering event notifications for queues to `queues`.
+    pub fn with_queues(self, queues: Arc<dyn MessageSink>) -> S3Service {
+        S3Service {
+            queues: Some(queues),
+            ..self
+        }
+    }
+
+    /// Refuses a notification configuration whose queues cannot be delivered to: missing, FIFO
+    /// (S3 cannot send to those), or SQS not running — AWS's "Unable to validate".
+    async fn check_queues(&self, arns: &[String]) -> Result<(), AwsError> {
+        for arn in arns {
+            let deliverable = match &self.queues {
+                Some(queues) => !arn.ends_with(".fifo") && queues.exists(arn).await,
+                None => false,
+            };
+            if !deliverable {
+                return Err(S3Error::invalid_argument(
+                    "Unable to validate the following destination configurations",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The `s3:TestEvent` S3 sends each queue of a configuration it stores.
+    async fn send_test_events(&self, bucket: &str, arns: &[String], ctx: &RequestContext) {
+        let Some(queues) = &self.queues else { return };
+        for arn in arns {
+            let body = notify::test_message(bucket, &ctx.request_id, now_ms());
+            if let Err(e) = queues.send(arn, "s3.amazonaws.com", body).await {
+                tracing::warn!(queue = arn, error = e.message, "S3 test event not delivered");
+            }
+        }
+    }
+
+    /// Sends `event` to the queues the bucket's notification configuration names for it.
+    /// Delivery is after the change it reports and never fails it, as on AWS; a failed send is
+    /// logged.
+    async fn notify(&self, event: notify::Event<'_>) {
+        let Some(queues) = &self.queues else { return };
+        let config: Option<NotificationConfiguration> = self
+            .typed_config(event.bucket, config::NOTIFICATION, &schema::NOTIFICATION_CONFIGURATION)
+            .ok()
+            .flatten();
+        let Some(config) = config else { return };
+        let owner = self.bucket(event.bucket).map(|b| b.owner).unwrap_or_default();
+        for queue in notify::queues(&config, &event) {
+            let body = notify::message(&event, queue.id.as_deref().unwrap_or_default(), &owner);
+            if let Err(e) = queues.send(&queue.queue_arn, "s3.amazonaws.com", body).await {
+                tracing::warn!(
+                    queue = queue.queue_arn,
+                    error = e.message,
+                    "S3 event notification not delivered"
+                );
+            }
+        }
     }
 
     fn store(&self) -> Result<Arc<dyn Store>, AwsError> {

@@ -28,6 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use sha2::Sha256;
+use stratus_core::service::{BoxFuture, MessageSink};
 use stratus_core::{hex, id, AwsError, RequestContext, Unit};
 use stratus_gen_sqs::*;
 use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
@@ -51,7 +52,9 @@ const MAX_BATCH_BYTES: usize = 262_144;
 /// Messages read per storage scan while looking for deliverable ones.
 const SCAN_CHUNK: usize = 256;
 
-/// The SQS service, backed by `storage`.
+/// The SQS service, backed by `storage`. Clones share everything (other services deliver
+/// through a clone: see [`MessageSink`]).
+#[derive(Clone)]
 pub struct SqsService {
     shared: Arc<Shared>,
 }
@@ -178,6 +181,14 @@ impl SqsService {
                 running_moves: Default::default(),
             }),
         }
+    }
+
+    /// Whether `queue` exists.
+    async fn queue_exists(&self, queue: &QueueRef) -> bool {
+        let name = queue.name.clone();
+        self.write(queue, move |tx| Ok(tx.get(QUEUES, name.as_bytes())?.is_some()))
+            .await
+            .unwrap_or(false)
     }
 
     /// Runs `body` as a strict write transaction in `queue`'s namespace.
@@ -1420,6 +1431,40 @@ fn encode_token(name: &str) -> String {
 
 fn decode_token(token: &str) -> Option<String> {
     hex::decode_str(token)
+}
+
+/// Other services' deliveries into queues (S3 event notifications): a plain send, as its
+/// sender, with the queue's own delay and deduplication rules.
+impl MessageSink for SqsService {
+    fn exists<'a>(&'a self, queue_arn: &'a str) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            match QueueRef::from_arn(queue_arn) {
+                Some(queue) => self.queue_exists(&queue).await,
+                None => false,
+            }
+        })
+    }
+
+    fn send<'a>(&'a self, queue_arn: &'a str, sender: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>> {
+        Box::pin(async move {
+            let queue = QueueRef::from_arn(queue_arn)
+                .ok_or(SqsError::QueueDoesNotExist)
+                .map_err(SqsError::into_aws)?;
+            let outgoing = Outgoing {
+                body,
+                delay_seconds: None,
+                attributes: None,
+                system_attributes: None,
+                dedup_id: None,
+                group_id: None,
+                sender_id: sender.to_owned(),
+            };
+            for sent in self.send(&queue, vec![outgoing]).await.map_err(SqsError::into_aws)? {
+                sent.map_err(SqsError::into_aws)?;
+            }
+            Ok(())
+        })
+    }
 }
 
 #[cfg(test)]

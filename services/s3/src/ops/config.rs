@@ -455,10 +455,28 @@ pub(crate) async fn get_bucket_logging(
 
 pub(crate) async fn put_bucket_notification_configuration(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: PutBucketNotificationConfigurationRequest,
 ) -> Result<Unit, PutBucketNotificationConfigurationError> {
     let mut notification = input.notification_configuration;
+    let queues: Vec<String> = notification
+        .queue_configurations
+        .iter()
+        .flatten()
+        .map(|q| q.queue_arn.clone())
+        .collect();
+    if notification
+        .queue_configurations
+        .iter()
+        .flatten()
+        .flat_map(|q| &q.events)
+        .any(|e| matches!(e, Event::Unknown(_)))
+    {
+        return Err(S3Error::invalid_argument("The event is not supported for notifications").into());
+    }
+    if !input.skip_destination_validation.unwrap_or(false) {
+        s3.check_queues(&queues).await?;
+    }
     // AWS names each configuration that arrives without an id.
     let fresh = || Some(id::uuid());
     for c in notification.queue_configurations.iter_mut().flatten() {
@@ -471,8 +489,11 @@ pub(crate) async fn put_bucket_notification_configuration(
         c.id = c.id.take().or_else(fresh);
     }
     let doc = config::encode(&schema::NOTIFICATION_CONFIGURATION, notification);
-    s3.change_config(input.bucket, config::NOTIFICATION, Change::Set(doc), |_, _| Ok(()))
-        .await?;
+    s3.change_config(input.bucket.clone(), config::NOTIFICATION, Change::Set(doc), |_, _| {
+        Ok(())
+    })
+    .await?;
+    s3.send_test_events(&input.bucket, &queues, ctx).await;
     Ok(Unit {})
 }
 

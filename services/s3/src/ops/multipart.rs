@@ -2,6 +2,7 @@
 
 use crate::body::{Incoming, Source};
 use crate::checksum::{checksum_members, set_checksum_members};
+use crate::notify;
 use crate::object::copy_source;
 use crate::*;
 
@@ -98,10 +99,16 @@ pub(crate) async fn upload_part_copy(
 
 pub(crate) async fn complete_multipart_upload(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: CompleteMultipartUploadRequest,
 ) -> Result<CompleteMultipartUploadOutput, CompleteMultipartUploadError> {
-    Ok(s3.complete_upload(input).await?)
+    let (bucket, key) = (input.bucket.clone(), input.key.clone());
+    let output = s3.complete_upload(input).await?;
+    if let Ok(record) = s3.object_version(&bucket, &key, output.version_id.as_deref()) {
+        let event = notify::Event::created("ObjectCreated:CompleteMultipartUpload", &bucket, &record, ctx);
+        s3.notify(event).await;
+    }
+    Ok(output)
 }
 
 pub(crate) async fn abort_multipart_upload(

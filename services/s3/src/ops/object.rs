@@ -3,6 +3,7 @@
 use crate::body::{self, Incoming, Source};
 use crate::checksum::{checksum_members, set_checksum_members, Algorithm};
 use crate::chunked;
+use crate::notify;
 use crate::object::copy_source;
 use crate::*;
 
@@ -78,11 +79,14 @@ pub(crate) async fn put_object(
         ..ObjectRecord::default()
     };
     let (if_match, if_none_match) = (input.if_match, input.if_none_match);
+    let bucket = input.bucket.clone();
     let stored = s3
         .put(input.bucket, record, lock, move |previous| {
             conditional_write(previous, if_match.as_deref(), if_none_match.as_deref())
         })
         .await?;
+    s3.notify(notify::Event::created("ObjectCreated:Put", &bucket, &stored, ctx))
+        .await;
     let mut output = PutObjectOutput {
         version_id: stored.version_header(),
         e_tag: Some(stored.etag.clone()),
@@ -202,18 +206,19 @@ pub(crate) async fn head_object(
 
 pub(crate) async fn delete_object(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: DeleteObjectRequest,
 ) -> Result<DeleteObjectOutput, DeleteObjectError> {
     let mut outcomes = s3
         .delete(
-            input.bucket,
-            vec![(input.key, input.version_id)],
+            input.bucket.clone(),
+            vec![(input.key.clone(), input.version_id)],
             input.mfa,
             input.bypass_governance_retention.unwrap_or(false),
         )
         .await?;
     let deleted = outcomes.pop().unwrap_or_else(|| Ok(Deleted::default()))?;
+    s3.notify(removed_event(&input.bucket, &input.key, &deleted, ctx)).await;
     Ok(DeleteObjectOutput {
         delete_marker: deleted.delete_marker.then_some(true),
         version_id: deleted.version_id,
@@ -221,9 +226,24 @@ pub(crate) async fn delete_object(
     })
 }
 
+/// The event a successful delete of `key` reports: a delete marker created, or a deletion.
+fn removed_event<'a>(
+    bucket: &'a str,
+    key: &'a str,
+    deleted: &'a Deleted,
+    ctx: &'a RequestContext,
+) -> notify::Event<'a> {
+    let name = if deleted.delete_marker {
+        "ObjectRemoved:DeleteMarkerCreated"
+    } else {
+        "ObjectRemoved:Delete"
+    };
+    notify::Event::removed(name, bucket, key, deleted.version_id.as_deref(), ctx, now_ms())
+}
+
 pub(crate) async fn delete_objects(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: DeleteObjectsRequest,
 ) -> Result<DeleteObjectsOutput, DeleteObjectsError> {
     let objects = input.delete.objects;
@@ -234,7 +254,7 @@ pub(crate) async fn delete_objects(
     let targets: Vec<(String, Option<String>)> = objects.into_iter().map(|o| (o.key, o.version_id)).collect();
     let outcomes = s3
         .delete(
-            input.bucket,
+            input.bucket.clone(),
             targets.clone(),
             input.mfa,
             input.bypass_governance_retention.unwrap_or(false),
@@ -242,6 +262,9 @@ pub(crate) async fn delete_objects(
         .await?;
     let (mut deleted, mut errors) = (Vec::new(), Vec::new());
     for ((key, asked), outcome) in targets.into_iter().zip(outcomes) {
+        if let Ok(d) = &outcome {
+            s3.notify(removed_event(&input.bucket, &key, d, ctx)).await;
+        }
         match outcome {
             Ok(d) => deleted.push(DeletedObject {
                 key: Some(key),
@@ -381,7 +404,10 @@ pub(crate) async fn copy_object(
         checksum,
         ..ObjectRecord::default()
     };
+    let bucket = input.bucket.clone();
     let stored = s3.put(input.bucket, record, lock, |_| Ok(())).await?;
+    s3.notify(notify::Event::created("ObjectCreated:Copy", &bucket, &stored, ctx))
+        .await;
     let mut result = CopyObjectResult {
         e_tag: Some(stored.etag.clone()),
         last_modified: Some(stored.last_modified()),

@@ -1,0 +1,133 @@
+"""S3 event notifications delivered to SQS queues (S3 user guide, "Amazon S3 Event
+Notifications" and "Event message structure"), through boto3 against the real binary."""
+
+import json
+import uuid
+
+import pytest
+from botocore.exceptions import ClientError
+
+
+@pytest.fixture
+def s3(stratus):
+    return stratus.client("s3")
+
+
+@pytest.fixture
+def sqs(stratus):
+    return stratus.client("sqs")
+
+
+def queue(sqs, name=None):
+    url = sqs.create_queue(QueueName=name or f"events-{uuid.uuid4().hex[:10]}")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    return url, arn
+
+
+def drain(sqs, url):
+    """Every message body in the queue, decoded."""
+    bodies = []
+    while True:
+        got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+        if not got:
+            return bodies
+        for m in got:
+            bodies.append(json.loads(m["Body"]))
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+
+
+def records(bodies):
+    return [r for b in bodies for r in b.get("Records", [])]
+
+
+def test_object_events_reach_the_queue_with_aws_shape(s3, sqs):
+    bucket = f"events-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    url, arn = queue(sqs)
+    s3.put_bucket_notification_configuration(
+        Bucket=bucket,
+        NotificationConfiguration={
+            "QueueConfigurations": [
+                {
+                    "Id": "uploads",
+                    "QueueArn": arn,
+                    "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"],
+                    "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": "in/"}]}},
+                }
+            ]
+        },
+    )
+    # Storing the configuration sends a test event first.
+    test = drain(sqs, url)
+    assert [(b["Event"], b["Bucket"]) for b in test] == [("s3:TestEvent", bucket)]
+
+    put = s3.put_object(Bucket=bucket, Key="in/a b.txt", Body=b"hello")
+    s3.put_object(Bucket=bucket, Key="out/skipped.txt", Body=b"x")
+    s3.copy_object(Bucket=bucket, Key="in/copy.txt", CopySource={"Bucket": bucket, "Key": "in/a b.txt"})
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="in/mp")["UploadId"]
+    etag = s3.upload_part(Bucket=bucket, Key="in/mp", UploadId=upload, PartNumber=1, Body=b"part")["ETag"]
+    s3.complete_multipart_upload(
+        Bucket=bucket, Key="in/mp", UploadId=upload, MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": etag}]}
+    )
+    s3.delete_object(Bucket=bucket, Key="in/copy.txt")
+    s3.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": "in/mp"}, {"Key": "out/skipped.txt"}]})
+
+    got = records(drain(sqs, url))
+    assert [(r["eventName"], r["s3"]["object"]["key"]) for r in got] == [
+        ("ObjectCreated:Put", "in/a+b.txt"),
+        ("ObjectCreated:Copy", "in/copy.txt"),
+        ("ObjectCreated:CompleteMultipartUpload", "in/mp"),
+        ("ObjectRemoved:Delete", "in/copy.txt"),
+        ("ObjectRemoved:Delete", "in/mp"),
+    ]
+    first = got[0]
+    assert (first["eventVersion"], first["eventSource"], first["awsRegion"]) == ("2.1", "aws:s3", "us-east-1")
+    assert first["s3"]["configurationId"] == "uploads"
+    assert first["s3"]["bucket"]["name"] == bucket and first["s3"]["bucket"]["arn"] == f"arn:aws:s3:::{bucket}"
+    assert first["s3"]["object"]["size"] == 5
+    assert first["s3"]["object"]["eTag"] == put["ETag"].strip('"')
+    assert "size" not in got[3]["s3"]["object"]
+
+
+def test_delete_markers_have_their_own_event(s3, sqs):
+    bucket = f"events-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    url, arn = queue(sqs)
+    s3.put_bucket_notification_configuration(
+        Bucket=bucket,
+        NotificationConfiguration={
+            "QueueConfigurations": [{"QueueArn": arn, "Events": ["s3:ObjectRemoved:DeleteMarkerCreated"]}]
+        },
+    )
+    drain(sqs, url)
+    version = s3.put_object(Bucket=bucket, Key="k", Body=b"v1")["VersionId"]
+    marker = s3.delete_object(Bucket=bucket, Key="k")["VersionId"]
+    s3.delete_object(Bucket=bucket, Key="k", VersionId=version)  # ObjectRemoved:Delete: not configured
+    got = records(drain(sqs, url))
+    assert [(r["eventName"], r["s3"]["object"].get("versionId")) for r in got] == [
+        ("ObjectRemoved:DeleteMarkerCreated", marker)
+    ]
+
+
+def test_destinations_are_validated(s3, sqs):
+    bucket = f"events-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    missing = "arn:aws:sqs:us-east-1:000000000000:no-such-queue"
+    with pytest.raises(ClientError) as err:
+        s3.put_bucket_notification_configuration(
+            Bucket=bucket,
+            NotificationConfiguration={"QueueConfigurations": [{"QueueArn": missing, "Events": ["s3:ObjectCreated:*"]}]},
+        )
+    assert err.value.response["Error"]["Code"] == "InvalidArgument"
+    assert "Unable to validate the following destination configurations" in err.value.response["Error"]["Message"]
+    # x-amz-skip-destination-validation stores it anyway.
+    s3.put_bucket_notification_configuration(
+        Bucket=bucket,
+        NotificationConfiguration={"QueueConfigurations": [{"QueueArn": missing, "Events": ["s3:ObjectCreated:*"]}]},
+        SkipDestinationValidation=True,
+    )
+    config = s3.get_bucket_notification_configuration(Bucket=bucket)
+    assert config["QueueConfigurations"][0]["QueueArn"] == missing
+    # Delivery to a queue that is gone never fails the write.
+    s3.put_object(Bucket=bucket, Key="k", Body=b"x")
