@@ -6,7 +6,7 @@ use std::io::{self, Cursor, Read, Seek, SeekFrom};
 
 use md5::{Digest, Md5};
 use stratus_core::{AwsError, BodyReader, RequestContext};
-use stratus_storage::Store;
+use stratus_storage::{Blob, Store};
 
 use crate::checksum::{self, Algorithm, Hasher};
 use crate::chunked::Payload;
@@ -19,8 +19,9 @@ pub const MAX_SINGLE_UPLOAD: u64 = 5 << 30;
 pub enum Source {
     /// A request's payload.
     Request(BodyReader),
-    /// The bytes `range` (inclusive; all when `None`) of the blob of another object (copies).
-    Blob(String, Option<(u64, u64)>),
+    /// The bytes `range` (inclusive; all when `None`) of another object's body, opened
+    /// (copies).
+    Blob(Blob, Option<(u64, u64)>),
 }
 
 /// A request's payload and the checksum its aws-chunked trailer carried.
@@ -97,19 +98,7 @@ pub fn write(
 ) -> Result<Written, AwsError> {
     let reader: Box<dyn Read> = match source {
         Source::Request(reader) => reader,
-        Source::Blob(blob, range) => {
-            let mut body = store
-                .open_blob(&blob)
-                .map_err(S3Error::storage)?
-                .ok_or_else(|| AwsError::internal(format!("object body {blob} is missing")))?;
-            match range {
-                None => Box::new(body),
-                Some((start, end)) => {
-                    body.seek(SeekFrom::Start(start)).map_err(read_failed)?;
-                    Box::new(body.take(end - start + 1))
-                }
-            }
-        }
+        Source::Blob(blob, range) => reader(blob, range)?,
     };
     let mut measuring = Measuring {
         inner: reader,
@@ -132,12 +121,8 @@ pub fn write(
     })
 }
 
-/// Opens the bytes `range` (inclusive; all when `None`) of blob `name` for streaming.
-pub fn open(store: &dyn Store, name: &str, range: Option<(u64, u64)>) -> Result<BodyReader, AwsError> {
-    let mut body = store
-        .open_blob(name)
-        .map_err(S3Error::storage)?
-        .ok_or_else(|| AwsError::internal(format!("object body {name} is missing")))?;
+/// The bytes `range` (inclusive; all when `None`) of an opened body, as a reader.
+pub fn reader(mut body: Blob, range: Option<(u64, u64)>) -> Result<BodyReader, AwsError> {
     Ok(match range {
         None => Box::new(body),
         Some((start, end)) => {
@@ -213,14 +198,13 @@ mod tests {
         assert_eq!(written.checksum, Some(Algorithm::Crc32.digest(b"hello")));
         assert_eq!(store.get_blob("b").unwrap(), Some(b"hello".to_vec()));
         // A range of another blob.
-        let part = write(store.as_ref(), "c", Source::Blob("b".into(), Some((1, 3))), None, 100).unwrap();
+        let source = Source::Blob(store.open_blob("b").unwrap().unwrap(), Some((1, 3)));
+        let part = write(store.as_ref(), "c", source, None, 100).unwrap();
         assert_eq!((part.size, part.checksum), (3, None));
         assert_eq!(store.get_blob("c").unwrap(), Some(b"ell".to_vec()));
         let mut text = String::new();
-        open(store.as_ref(), "b", Some((2, 4)))
-            .unwrap()
-            .read_to_string(&mut text)
-            .unwrap();
+        let opened = store.open_blob("b").unwrap().unwrap();
+        reader(opened, Some((2, 4))).unwrap().read_to_string(&mut text).unwrap();
         assert_eq!(text, "llo");
     }
 

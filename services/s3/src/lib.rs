@@ -48,7 +48,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use stratus_core::service::MessageSink;
 use stratus_core::{hex, id, AwsError, DateTime, RequestContext, Unit};
 use stratus_gen_s3::*;
-use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
+use stratus_storage::{Blob, Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
 
 use crate::bucket::BucketRecord;
 use crate::config::Change;
@@ -58,6 +58,8 @@ use crate::versioning::{Deleted, State, VERSIONS};
 
 const BUCKETS: &str = "buckets";
 const OBJECTS: &str = "objects";
+/// How often a read retries an object whose body an overwrite deleted under it.
+const OPEN_ATTEMPTS: usize = 8;
 /// Object bodies larger than this stream to the client rather than being read into memory.
 const STREAM_RESPONSES_ABOVE: u64 = 1 << 20;
 /// The most keys one listing page or DeleteObjects request may carry.
@@ -368,17 +370,34 @@ impl S3Service {
         .await
     }
 
-    /// The body of `record`, or the bytes `range` of it: in memory when it is small, else
-    /// set to stream as the response's payload (and the returned body is empty).
+    /// The record `find` returns, with its body opened. An overwrite or delete committing
+    /// between reading a record and opening its body deletes that body, so the record is read
+    /// again; a body once open stays readable whatever happens to the object next.
+    fn open_object(&self, find: impl Fn() -> Result<ObjectRecord, AwsError>) -> Result<(ObjectRecord, Blob), AwsError> {
+        let store = self.store()?;
+        for _ in 0..OPEN_ATTEMPTS {
+            let record = find()?;
+            if let Some(body) = store.open_blob(&record.blob).map_err(S3Error::storage)? {
+                return Ok((record, body));
+            }
+        }
+        Err(AwsError::internal(
+            "the object was replaced faster than its body could be opened; try again",
+        ))
+    }
+
+    /// The bytes `range` of an opened `body` (all of it when `None`, `size` bytes): in memory
+    /// when small, else set to stream as the response's payload (and the returned body is
+    /// empty).
     async fn read_body(
         &self,
         ctx: &RequestContext,
-        record: &ObjectRecord,
+        body: Blob,
+        size: u64,
         range: Option<(u64, u64)>,
     ) -> Result<Vec<u8>, AwsError> {
-        let blob = record.blob.clone();
-        let length = range.map_or(record.size, |(start, end)| end - start + 1);
-        let reader = self.blocking(move |store| body::open(store, &blob, range)).await?;
+        let length = range.map_or(size, |(start, end)| end - start + 1);
+        let reader = body::reader(body, range)?;
         if length > STREAM_RESPONSES_ABOVE {
             ctx.streams.set_response(reader);
             return Ok(Vec::new());

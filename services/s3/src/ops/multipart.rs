@@ -58,7 +58,8 @@ pub(crate) async fn upload_part_copy(
     input: UploadPartCopyRequest,
 ) -> Result<UploadPartCopyOutput, UploadPartCopyError> {
     let (source_bucket, source_key, source_version) = copy_source(&input.copy_source)?;
-    let source = s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref())?;
+    let (source, source_body) =
+        s3.open_object(|| s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref()))?;
     ReadConditions {
         if_match: input.copy_source_if_match.as_deref(),
         if_none_match: input.copy_source_if_none_match.as_deref(),
@@ -79,7 +80,7 @@ pub(crate) async fn upload_part_copy(
             input.key,
             input.upload_id,
             input.part_number,
-            Source::Blob(source.blob.clone(), range),
+            Source::Blob(source_body, range),
             None,
             None,
         )

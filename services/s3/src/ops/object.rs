@@ -102,7 +102,8 @@ pub(crate) async fn get_object(
     ctx: &RequestContext,
     input: GetObjectRequest,
 ) -> Result<GetObjectOutput, GetObjectError> {
-    let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    let (record, body) =
+        s3.open_object(|| s3.object_version(&input.bucket, &input.key, input.version_id.as_deref()))?;
     ReadConditions {
         if_match: input.if_match.as_deref(),
         if_none_match: input.if_none_match.as_deref(),
@@ -111,7 +112,7 @@ pub(crate) async fn get_object(
     }
     .check(&record)?;
     let range = object::byte_range(input.range.as_deref(), record.size)?;
-    let body = s3.read_body(ctx, &record, range).await?;
+    let body = s3.read_body(ctx, body, record.size, range).await?;
     let headers = &record.headers;
     let mut output = GetObjectOutput {
         content_length: Some(range.map_or(record.size, |(start, end)| end - start + 1) as i64),
@@ -316,7 +317,8 @@ pub(crate) async fn copy_object(
         ],
     )?;
     let (source_bucket, source_key, source_version) = copy_source(&input.copy_source)?;
-    let source = s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref())?;
+    let (source, source_body) =
+        s3.open_object(|| s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref()))?;
     let conditions = ReadConditions {
         if_match: input.copy_source_if_match.as_deref(),
         if_none_match: input.copy_source_if_none_match.as_deref(),
@@ -377,7 +379,7 @@ pub(crate) async fn copy_object(
         None => Some(Algorithm::Crc64Nvme),
     };
     let (blob, written) = s3
-        .write_body("obj", Source::Blob(source.blob.clone(), None), algorithm, u64::MAX)
+        .write_body("obj", Source::Blob(source_body, None), algorithm, u64::MAX)
         .await?;
     let checksum = match (algorithm, written.checksum) {
         (Some(algorithm), Some(digest)) => Some(checksum::Checksum {
