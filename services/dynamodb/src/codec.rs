@@ -45,6 +45,59 @@ pub fn decode(bytes: &[u8]) -> Result<Item, CodecError> {
     Ok(item)
 }
 
+/// The AWS size ([`crate::size::item_size`]) of the item an [`encode`]d byte string holds,
+/// computed on the bytes without decoding them: what a scan that returns no items (a count
+/// without a filter) needs.
+pub fn encoded_item_size(bytes: &[u8]) -> Result<usize, CodecError> {
+    let mut reader = Reader { bytes, at: 0 };
+    let size = reader.map_size(0)?;
+    if reader.at != bytes.len() {
+        return Err(CodecError::Truncated);
+    }
+    Ok(size)
+}
+
+/// Writes the item an [`encode`]d byte string holds as DynamoDB's JSON wire form
+/// (`{"name":{"S":"x"},…}`, attributes in name order, binaries in base64) — the text the
+/// awsJson1_0 encoder writes for the decoded item — without decoding it. A scan can answer
+/// with this straight from storage once the gateway accepts pre-encoded JSON.
+pub fn write_json(bytes: &[u8], out: &mut String) -> Result<(), CodecError> {
+    let mut reader = Reader { bytes, at: 0 };
+    reader.map_json(out)?;
+    if reader.at != bytes.len() {
+        return Err(CodecError::Truncated);
+    }
+    Ok(())
+}
+
+/// `text` as a JSON string, escaped as `aws-smithy-json` escapes.
+fn json_string(text: &str, out: &mut String) {
+    out.push('"');
+    let mut plain = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&text[plain..at]);
+        if escape.is_empty() {
+            out.push_str(&format!("\\u{byte:04x}"));
+        } else {
+            out.push_str(escape);
+        }
+        plain = at + 1;
+    }
+    out.push_str(&text[plain..]);
+    out.push('"');
+}
+
 fn varint(mut n: usize, out: &mut Vec<u8>) {
     while n >= 0x80 {
         out.push((n as u8) | 0x80);
@@ -182,6 +235,118 @@ impl Reader<'_> {
         Ok(map)
     }
 
+    /// The size of a map: its names and values, each with `per_entry` bytes of overhead.
+    fn map_size(&mut self, per_entry: usize) -> Result<usize, CodecError> {
+        let len = self.varint()?;
+        let mut size = 0;
+        for _ in 0..len {
+            size += per_entry + self.raw()?.len() + self.value_size()?;
+        }
+        Ok(size)
+    }
+
+    fn number_size(&mut self) -> Result<usize, CodecError> {
+        let text = std::str::from_utf8(self.raw()?).map_err(|_| CodecError::Utf8)?;
+        Ok(crate::size::number_size(text))
+    }
+
+    fn value_size(&mut self) -> Result<usize, CodecError> {
+        let repeat = |reader: &mut Self, element: fn(&mut Self) -> Result<usize, CodecError>| {
+            let len = reader.varint()?;
+            (0..len).try_fold(0, |sum, _| Ok(sum + element(reader)?))
+        };
+        Ok(match self.byte()? {
+            S | B => self.raw()?.len(),
+            N => self.number_size()?,
+            SS | BS => repeat(self, |r| Ok(r.raw()?.len()))?,
+            NS => repeat(self, Self::number_size)?,
+            M => 3 + self.map_size(1)?,
+            L => 3 + repeat(self, |r| Ok(1 + r.value_size()?))?,
+            NULL | FALSE | TRUE => 1,
+            tag => return Err(CodecError::Tag(tag)),
+        })
+    }
+
+    fn str(&mut self) -> Result<&str, CodecError> {
+        std::str::from_utf8(self.raw()?).map_err(|_| CodecError::Utf8)
+    }
+
+    fn map_json(&mut self, out: &mut String) -> Result<(), CodecError> {
+        let len = self.varint()?;
+        out.push('{');
+        for i in 0..len {
+            if i > 0 {
+                out.push(',');
+            }
+            json_string(self.str()?, out);
+            out.push(':');
+            self.value_json(out)?;
+        }
+        out.push('}');
+        Ok(())
+    }
+
+    fn list_json(
+        &mut self,
+        out: &mut String,
+        element: fn(&mut Self, &mut String) -> Result<(), CodecError>,
+    ) -> Result<(), CodecError> {
+        let len = self.varint()?;
+        out.push('[');
+        for i in 0..len {
+            if i > 0 {
+                out.push(',');
+            }
+            element(self, out)?;
+        }
+        out.push(']');
+        Ok(())
+    }
+
+    fn string_json(&mut self, out: &mut String) -> Result<(), CodecError> {
+        json_string(self.str()?, out);
+        Ok(())
+    }
+
+    fn binary_json(&mut self, out: &mut String) -> Result<(), CodecError> {
+        out.push('"');
+        out.push_str(&aws_smithy_types::base64::encode(self.raw()?));
+        out.push('"');
+        Ok(())
+    }
+
+    fn value_json(&mut self, out: &mut String) -> Result<(), CodecError> {
+        let tag = self.byte()?;
+        let name = match tag {
+            S => "S",
+            N => "N",
+            B => "B",
+            SS => "SS",
+            NS => "NS",
+            BS => "BS",
+            M => "M",
+            L => "L",
+            NULL => "NULL",
+            FALSE | TRUE => "BOOL",
+            tag => return Err(CodecError::Tag(tag)),
+        };
+        out.push_str("{\"");
+        out.push_str(name);
+        out.push_str("\":");
+        match tag {
+            S | N => self.string_json(out)?,
+            B => self.binary_json(out)?,
+            SS | NS => self.list_json(out, Self::string_json)?,
+            BS => self.list_json(out, Self::binary_json)?,
+            M => self.map_json(out)?,
+            L => self.list_json(out, Self::value_json)?,
+            NULL | TRUE => out.push_str("true"),
+            _ => out.push_str("false"),
+        }
+        out.push('}');
+        Ok(())
+    }
+
     fn value(&mut self) -> Result<AttributeValue, CodecError> {
         Ok(match self.byte()? {
             S => AttributeValue::S(self.string()?),
@@ -259,12 +424,49 @@ mod tests {
     }
 
     #[test]
+    fn sizes_on_the_bytes_match_decoded_sizes() {
+        let mut rng = Rng(0x5eed);
+        for _ in 0..2000 {
+            let item = rng.item(0);
+            assert_eq!(encoded_item_size(&encode(&item)), Ok(crate::size::item_size(&item)));
+        }
+    }
+
+    #[test]
+    fn json_matches_the_protocol_encoder() {
+        use stratus_core::json::{encode as to_json, KeyNames};
+        use stratus_core::IntoValue;
+        let shape = stratus_gen_dynamodb::schema::SERVICE
+            .operation("GetItem")
+            .unwrap()
+            .output;
+        let mut rng = Rng(0x0150);
+        for _ in 0..500 {
+            // Numbers are stored normalised; compare with the normalised item.
+            let item = decode(&encode(&rng.item(0))).unwrap();
+            let output = stratus_gen_dynamodb::GetItemOutput {
+                item: Some(item.clone()),
+                consumed_capacity: None,
+            };
+            let expected = to_json(shape, &output.into_value(), KeyNames::Member);
+            let mut ours = String::from("{\"Item\":");
+            write_json(&encode(&item), &mut ours).unwrap();
+            ours.push('}');
+            assert_eq!(ours, expected);
+        }
+    }
+
+    #[test]
     fn truncations_are_errors_not_panics() {
         let mut rng = Rng(42);
-        for _ in 0..200 {
+        for round in 0..200 {
             let encoded = encode(&rng.item(0));
             for cut in 0..encoded.len() {
                 assert!(decode(&encoded[..cut]).is_err());
+                if round < 20 {
+                    assert!(encoded_item_size(&encoded[..cut]).is_err());
+                    assert!(write_json(&encoded[..cut], &mut String::new()).is_err());
+                }
             }
         }
     }

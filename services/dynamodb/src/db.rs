@@ -57,6 +57,16 @@ pub fn find_table(db: &(impl Read + ?Sized), name: &str) -> Result<Option<TableR
         .transpose()
 }
 
+/// Every table, in name order.
+pub fn all_tables(db: &dyn Store) -> Result<Vec<TableRecord>, DdbError> {
+    db.scan(TABLES, &KeyRange::all(), Direction::Forward, None)?
+        .into_iter()
+        .map(|(_, bytes)| {
+            serde_json::from_slice(&bytes).map_err(|e| DdbError::Internal(format!("corrupt table record: {e}")))
+        })
+        .collect()
+}
+
 /// The table named `name`, or the item operations' ResourceNotFoundException.
 pub fn table(db: &(impl Read + ?Sized), name: &str) -> Result<TableRecord, DdbError> {
     find_table(db, name)?.ok_or_else(DdbError::resource_not_found)

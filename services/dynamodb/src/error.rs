@@ -21,6 +21,9 @@ pub enum DdbError {
     LimitExceeded(String),
     /// The condition failed; the item is reported when the request asked for `ALL_OLD`.
     ConditionalCheckFailed(Option<Item>),
+    /// A PartiQL INSERT of a key that exists.
+    DuplicateItem(String),
+    PolicyNotFound(String),
     TransactionCanceled(Vec<CancellationReason>),
     IdempotentParameterMismatch(String),
     Internal(String),
@@ -55,7 +58,7 @@ impl DdbError {
         DdbError::ResourceNotFound("Requested resource not found".into())
     }
 
-    fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             DdbError::Validation(m)
             | DdbError::ResourceNotFound(m)
@@ -63,6 +66,8 @@ impl DdbError {
             | DdbError::ResourceInUse(m)
             | DdbError::LimitExceeded(m)
             | DdbError::IdempotentParameterMismatch(m)
+            | DdbError::DuplicateItem(m)
+            | DdbError::PolicyNotFound(m)
             | DdbError::Internal(m) => m.clone(),
             DdbError::ConditionalCheckFailed(_) => "The conditional request failed".into(),
             DdbError::TransactionCanceled(reasons) => cancellation_message(reasons),
@@ -79,6 +84,8 @@ impl DdbError {
             DdbError::ResourceInUse(_) => "ResourceInUseException",
             DdbError::LimitExceeded(_) => "LimitExceededException",
             DdbError::ConditionalCheckFailed(_) => "ConditionalCheckFailedException",
+            DdbError::DuplicateItem(_) => "DuplicateItemException",
+            DdbError::PolicyNotFound(_) => "PolicyNotFoundException",
             DdbError::TransactionCanceled(_) => "TransactionCanceledException",
             DdbError::IdempotentParameterMismatch(_) => "IdempotentParameterMismatchException",
         };
@@ -189,6 +196,51 @@ into_operation_error! {
     TransactWriteItemsError {
         ResourceNotFound => ResourceNotFoundException, TransactionCanceled => TransactionCanceledException,
         IdempotentParameterMismatch => IdempotentParameterMismatchException,
+    }
+    ExecuteStatementError {
+        ResourceNotFound => ResourceNotFoundException, ConditionalCheckFailed => ConditionalCheckFailedException,
+        DuplicateItem => DuplicateItemException,
+    }
+    ExecuteTransactionError {
+        ResourceNotFound => ResourceNotFoundException, TransactionCanceled => TransactionCanceledException,
+        IdempotentParameterMismatch => IdempotentParameterMismatchException,
+    }
+    UpdateContributorInsightsError { ResourceNotFound => ResourceNotFoundException }
+    DescribeContributorInsightsError { ResourceNotFound => ResourceNotFoundException }
+    PutResourcePolicyError {
+        ResourceNotFound => ResourceNotFoundException, PolicyNotFound => PolicyNotFoundException,
+        ResourceInUse => ResourceInUseException, LimitExceeded => LimitExceededException,
+    }
+    GetResourcePolicyError { ResourceNotFound => ResourceNotFoundException, PolicyNotFound => PolicyNotFoundException }
+    DeleteResourcePolicyError {
+        ResourceNotFound => ResourceNotFoundException, PolicyNotFound => PolicyNotFoundException,
+        ResourceInUse => ResourceInUseException, LimitExceeded => LimitExceededException,
+    }
+}
+
+/// Errors of operations whose model lists no error DdbError maps to.
+macro_rules! as_aws_error {
+    ($($op:ident)*) => {$(
+        impl From<DdbError> for $op {
+            fn from(e: DdbError) -> $op {
+                $op::Aws(e.into_aws())
+            }
+        }
+    )*};
+}
+
+as_aws_error!(BatchExecuteStatementError ListContributorInsightsError);
+
+impl From<DdbError> for DescribeKinesisStreamingDestinationError {
+    fn from(e: DdbError) -> DescribeKinesisStreamingDestinationError {
+        match e {
+            DdbError::ResourceNotFound(message) => {
+                DescribeKinesisStreamingDestinationError::ResourceNotFoundException(ResourceNotFoundException {
+                    message: Some(message),
+                })
+            }
+            other => DescribeKinesisStreamingDestinationError::Aws(other.into_aws()),
+        }
     }
 }
 

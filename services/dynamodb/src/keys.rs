@@ -209,6 +209,8 @@ mod tests {
             deletion_protection: false,
             ttl: None,
             recovery: None,
+            insights: Vec::new(),
+            policy: None,
         }
     }
 

@@ -13,6 +13,10 @@
 //!   queries and scans (`query`), batches (`batch`) and transactions (`transact`), sharing
 //!   request checks (`request`, `keys`) and capacity arithmetic (`capacity`), all over the
 //!   storage layout described in `db`;
+//! - [`partiql`]: ExecuteStatement, BatchExecuteStatement and ExecuteTransaction — a PartiQL
+//!   lexer and parser, and statements translated into the expressions above;
+//! - `settings`: contributor insights and resource policies kept on the table, and the empty
+//!   answers of backups, exports, imports and global tables;
 //! - [`ttl`]: the time-to-live sweeper, started only once TTL is enabled on some table;
 //! - the DynamoDB Streams service ([`DynamoDbStreamsService`], `streams_service`) over the
 //!   same stores, with its ARNs, shard ids and shard iterators in [`iterator`].
@@ -29,9 +33,11 @@ pub mod iterator;
 pub mod key;
 mod keys;
 pub mod number;
+pub mod partiql;
 mod query;
 mod request;
 mod service;
+mod settings;
 pub mod size;
 pub mod stream;
 mod streams_service;

@@ -24,28 +24,29 @@ const MAX_PAGE_BYTES: usize = 1024 * 1024;
 const CHUNK: usize = 256;
 
 /// What one Query or Scan page asks for, once checked.
-struct Plan<'a> {
-    table: &'a TableRecord,
-    index: Option<&'a IndexRecord>,
-    range: KeyRange,
-    direction: Direction,
-    limit: Option<usize>,
-    /// Items outside the key condition or segment, skipped without counting.
-    in_range: &'a dyn Fn(&Item) -> bool,
-    filter: Option<expr::Condition<'a>>,
-    selection: Selection<'a>,
-    count_only: bool,
+pub(crate) struct Plan<'a> {
+    pub table: &'a TableRecord,
+    pub index: Option<&'a IndexRecord>,
+    pub range: KeyRange,
+    pub direction: Direction,
+    pub limit: Option<usize>,
+    /// Items outside the scan's segment, skipped without counting (a key condition is
+    /// exactly the storage range, so a Query has none).
+    pub in_segment: Option<&'a dyn Fn(&Item) -> bool>,
+    pub filter: Option<expr::Condition<'a>>,
+    pub selection: Selection<'a>,
+    pub count_only: bool,
     /// Whether to read the table's item for each LSI entry (ALL_ATTRIBUTES on an LSI that
     /// projects fewer).
-    fetch_base: bool,
+    pub fetch_base: bool,
 }
 
-struct Page {
-    items: Vec<Item>,
-    count: usize,
-    scanned: usize,
-    bytes_read: usize,
-    last_key: Option<Item>,
+pub(crate) struct Page {
+    pub items: Vec<Item>,
+    pub count: usize,
+    pub scanned: usize,
+    pub bytes_read: usize,
+    pub last_key: Option<Item>,
 }
 
 fn invalid_start() -> DdbError {
@@ -53,7 +54,7 @@ fn invalid_start() -> DdbError {
 }
 
 /// The storage key an `ExclusiveStartKey` names.
-fn start_key(table: &TableRecord, index: Option<&IndexRecord>, start: &Item) -> Result<Vec<u8>, DdbError> {
+pub(crate) fn start_key(table: &TableRecord, index: Option<&IndexRecord>, start: &Item) -> Result<Vec<u8>, DdbError> {
     let attrs: Vec<&KeyAttr> = table
         .key
         .attrs()
@@ -72,7 +73,7 @@ fn start_key(table: &TableRecord, index: Option<&IndexRecord>, start: &Item) -> 
 }
 
 /// The range from `range` continuing after `key` in `direction`.
-fn continue_after(range: &KeyRange, key: &[u8], direction: Direction) -> KeyRange {
+pub(crate) fn continue_after(range: &KeyRange, key: &[u8], direction: Direction) -> KeyRange {
     match direction {
         Direction::Forward => KeyRange::between(Bound::Excluded(key), range.end()),
         Direction::Backward => KeyRange::between(range.start(), Bound::Excluded(key)),
@@ -91,7 +92,7 @@ fn after_prefix(prefix: &[u8]) -> Vec<u8> {
     out
 }
 
-fn run(scope: &Scope, plan: Plan<'_>) -> Result<Page, DdbError> {
+pub(crate) fn run(scope: &Scope, plan: Plan<'_>) -> Result<Page, DdbError> {
     let storage_table = if plan.index.is_some() { INDEXES } else { ITEMS };
     let mut range = plan.range.clone();
     let mut page = Page {
@@ -101,14 +102,27 @@ fn run(scope: &Scope, plan: Plan<'_>) -> Result<Page, DdbError> {
         bytes_read: 0,
         last_key: None,
     };
+    let counting_only = plan.count_only && plan.filter.is_none() && plan.in_segment.is_none() && !plan.fetch_base;
     'chunks: loop {
         let chunk = scope.store.scan(storage_table, &range, plan.direction, Some(CHUNK))?;
         let Some((last, _)) = chunk.last() else { break };
         range = continue_after(&range, last, plan.direction);
         let full_chunk = chunk.len() == CHUNK;
         for (_, value) in chunk {
+            if counting_only {
+                // Neither a filter nor a segment looks at the item, and none is returned: its
+                // size is read off the bytes, and only the last one read is decoded.
+                page.scanned += 1;
+                page.count += 1;
+                page.bytes_read += codec::encoded_item_size(&value)?;
+                if plan.limit.is_some_and(|l| page.scanned >= l) || page.bytes_read >= MAX_PAGE_BYTES {
+                    page.last_key = Some(last_key(plan.table, plan.index, &codec::decode(&value)?));
+                    break 'chunks;
+                }
+                continue;
+            }
             let mut item = codec::decode(&value)?;
-            if !(plan.in_range)(&item) {
+            if plan.in_segment.is_some_and(|in_segment| !in_segment(&item)) {
                 continue;
             }
             if plan.fetch_base {
@@ -354,11 +368,6 @@ pub fn query(scope: &Scope, input: QueryInput) -> Result<QueryOutput, DdbError> 
     if let Some(start) = &input.exclusive_start_key {
         range = continue_after(&range, &start_key(&table, index, start)?, direction);
     }
-    let sort_attr = schema.range.as_ref();
-    let in_range = |item: &Item| match (&condition.sort, sort_attr) {
-        (Some(sort), Some(attr)) => item.get(&attr.name).is_some_and(|v| sort.matches(v)),
-        _ => true,
-    };
     let page = run(
         scope,
         Plan {
@@ -367,7 +376,7 @@ pub fn query(scope: &Scope, input: QueryInput) -> Result<QueryOutput, DdbError> 
             range,
             direction,
             limit: limit(input.limit),
-            in_range: &in_range,
+            in_segment: None,
             filter,
             selection,
             count_only,
@@ -446,7 +455,7 @@ pub fn scan(scope: &Scope, input: ScanInput) -> Result<ScanOutput, DdbError> {
     if let Some(start) = &input.exclusive_start_key {
         range = continue_after(&range, &start_key(&table, index, start)?, Direction::Forward);
     }
-    let in_range = |item: &Item| segment.is_none_or(|(segment, total)| segment_of(&table, item, total) == segment);
+    let in_segment = |item: &Item| segment.is_none_or(|(segment, total)| segment_of(&table, item, total) == segment);
     let page = run(
         scope,
         Plan {
@@ -455,7 +464,7 @@ pub fn scan(scope: &Scope, input: ScanInput) -> Result<ScanOutput, DdbError> {
             range,
             direction: Direction::Forward,
             limit: limit(input.limit),
-            in_range: &in_range,
+            in_segment: segment.is_some().then_some(&in_segment as &dyn Fn(&Item) -> bool),
             filter,
             selection,
             count_only,

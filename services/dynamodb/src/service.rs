@@ -10,7 +10,7 @@ use stratus_storage::{Durability, Namespace, Storage};
 use crate::db::Scope;
 use crate::error::DdbError;
 use crate::ttl::TtlSweeper;
-use crate::{batch, control, items, query, transact};
+use crate::{batch, control, items, partiql, query, settings, transact};
 
 /// The DynamoDB service, backed by `storage`.
 pub struct DynamoDbService {
@@ -77,6 +77,64 @@ macro_rules! operations {
                 Ok(output)
             }
 
+            // Backups, exports, imports and global tables: Stratus makes none, so listings are
+            // empty and a lookup is AWS's not-found answer.
+            async fn list_backups(&self, _ctx: &RequestContext, _input: ListBackupsInput) -> Result<ListBackupsOutput, ListBackupsError> {
+                Ok(ListBackupsOutput { backup_summaries: Some(Vec::new()), last_evaluated_backup_arn: None })
+            }
+
+            async fn describe_backup(&self, _ctx: &RequestContext, input: DescribeBackupInput) -> Result<DescribeBackupOutput, DescribeBackupError> {
+                Err(DescribeBackupError::BackupNotFoundException(BackupNotFoundException {
+                    message: Some(format!("Backup not found for the given BackupARN: {}", input.backup_arn)),
+                }))
+            }
+
+            async fn delete_backup(&self, _ctx: &RequestContext, input: DeleteBackupInput) -> Result<DeleteBackupOutput, DeleteBackupError> {
+                Err(DeleteBackupError::BackupNotFoundException(BackupNotFoundException {
+                    message: Some(format!("Backup not found for the given BackupARN: {}", input.backup_arn)),
+                }))
+            }
+
+            async fn list_exports(&self, _ctx: &RequestContext, _input: ListExportsInput) -> Result<ListExportsOutput, ListExportsError> {
+                Ok(ListExportsOutput { export_summaries: Some(Vec::new()), next_token: None })
+            }
+
+            async fn describe_export(&self, _ctx: &RequestContext, input: DescribeExportInput) -> Result<DescribeExportOutput, DescribeExportError> {
+                Err(DescribeExportError::ExportNotFoundException(ExportNotFoundException {
+                    message: Some(format!("Export not found: {}", input.export_arn)),
+                }))
+            }
+
+            async fn list_imports(&self, _ctx: &RequestContext, _input: ListImportsInput) -> Result<ListImportsOutput, ListImportsError> {
+                Ok(ListImportsOutput { import_summary_list: Some(Vec::new()), next_token: None })
+            }
+
+            async fn describe_import(&self, _ctx: &RequestContext, input: DescribeImportInput) -> Result<DescribeImportOutput, DescribeImportError> {
+                Err(DescribeImportError::ImportNotFoundException(ImportNotFoundException {
+                    message: Some(format!("Import not found: {}", input.import_arn)),
+                }))
+            }
+
+            async fn list_global_tables(&self, _ctx: &RequestContext, _input: ListGlobalTablesInput) -> Result<ListGlobalTablesOutput, ListGlobalTablesError> {
+                Ok(ListGlobalTablesOutput { global_tables: Some(Vec::new()), last_evaluated_global_table_name: None })
+            }
+
+            async fn describe_global_table(&self, _ctx: &RequestContext, input: DescribeGlobalTableInput) -> Result<DescribeGlobalTableOutput, DescribeGlobalTableError> {
+                Err(DescribeGlobalTableError::GlobalTableNotFoundException(GlobalTableNotFoundException {
+                    message: Some(format!("Global table not found: {}", input.global_table_name)),
+                }))
+            }
+
+            async fn describe_global_table_settings(
+                &self,
+                _ctx: &RequestContext,
+                input: DescribeGlobalTableSettingsInput,
+            ) -> Result<DescribeGlobalTableSettingsOutput, DescribeGlobalTableSettingsError> {
+                Err(DescribeGlobalTableSettingsError::GlobalTableNotFoundException(GlobalTableNotFoundException {
+                    message: Some(format!("Global table not found: {}", input.global_table_name)),
+                }))
+            }
+
             async fn describe_endpoints(
                 &self,
                 ctx: &RequestContext,
@@ -116,4 +174,25 @@ operations! {
         transact::transact_write_items;
     transact_get_items(TransactGetItemsInput) -> TransactGetItemsOutput, TransactGetItemsError =
         transact::transact_get_items;
+    execute_statement(ExecuteStatementInput) -> ExecuteStatementOutput, ExecuteStatementError =
+        partiql::execute_statement;
+    batch_execute_statement(BatchExecuteStatementInput) -> BatchExecuteStatementOutput, BatchExecuteStatementError =
+        partiql::batch_execute_statement;
+    execute_transaction(ExecuteTransactionInput) -> ExecuteTransactionOutput, ExecuteTransactionError =
+        partiql::execute_transaction;
+    update_contributor_insights(UpdateContributorInsightsInput) -> UpdateContributorInsightsOutput,
+        UpdateContributorInsightsError = settings::update_contributor_insights;
+    describe_contributor_insights(DescribeContributorInsightsInput) -> DescribeContributorInsightsOutput,
+        DescribeContributorInsightsError = settings::describe_contributor_insights;
+    list_contributor_insights(ListContributorInsightsInput) -> ListContributorInsightsOutput,
+        ListContributorInsightsError = settings::list_contributor_insights;
+    put_resource_policy(PutResourcePolicyInput) -> PutResourcePolicyOutput, PutResourcePolicyError =
+        settings::put_resource_policy;
+    get_resource_policy(GetResourcePolicyInput) -> GetResourcePolicyOutput, GetResourcePolicyError =
+        settings::get_resource_policy;
+    delete_resource_policy(DeleteResourcePolicyInput) -> DeleteResourcePolicyOutput, DeleteResourcePolicyError =
+        settings::delete_resource_policy;
+    describe_kinesis_streaming_destination(DescribeKinesisStreamingDestinationInput)
+        -> DescribeKinesisStreamingDestinationOutput, DescribeKinesisStreamingDestinationError =
+        settings::describe_kinesis_streaming_destination;
 }

@@ -39,12 +39,49 @@ pub fn value_size(value: &AttributeValue) -> usize {
     }
 }
 
-fn number_size(text: &str) -> usize {
-    // An unparseable number is refused elsewhere; size it by its text meanwhile.
-    let digits = text
-        .parse::<Number>()
-        .map_or(text.len(), |n| n.significant_digits() as usize);
+/// The size of a number written as `text`: one byte per two significant digits, plus one.
+pub fn number_size(text: &str) -> usize {
+    let digits = match plain_significant_digits(text.as_bytes()) {
+        Some(digits) => digits,
+        // An unparseable number is refused elsewhere; size it by its text meanwhile.
+        None => text
+            .parse::<Number>()
+            .map_or(text.len(), |n| n.significant_digits() as usize),
+    };
     digits.div_ceil(2) + 1
+}
+
+/// The significant digits of a plain decimal (`-12.50`: 3), counted on the text; `None`
+/// for anything else (exponents, stray characters), which the full parser sizes. Stored
+/// numbers are plain decimals, so scans never parse them.
+fn plain_significant_digits(text: &[u8]) -> Option<usize> {
+    let body = match text.first()? {
+        b'-' | b'+' => &text[1..],
+        _ => text,
+    };
+    let mut first = None;
+    let mut last = 0;
+    let mut count = 0;
+    let mut dot = false;
+    for &b in body {
+        match b {
+            b'0'..=b'9' => {
+                if b != b'0' {
+                    first.get_or_insert(count);
+                    last = count + 1;
+                }
+                count += 1;
+            }
+            b'.' if !dot => dot = true,
+            _ => return None,
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    let digits = first.map_or(0, |first| last - first);
+    // Too precise to be a number: the parser decides.
+    (digits <= 38).then_some(digits)
 }
 
 /// Refuses an item over 400 KB with PutItem's message.
@@ -94,6 +131,33 @@ mod tests {
         assert_eq!(value_size(&AttributeValue::Ss(vec!["a".into(), "bc".into()])), 3);
         assert_eq!(value_size(&AttributeValue::Ns(vec!["1".into(), "22".into()])), 4);
         assert_eq!(item_size(&item(vec![("name", AttributeValue::S("abc".into()))])), 7);
+    }
+
+    #[test]
+    fn plain_numbers_are_sized_like_parsed_ones() {
+        for text in [
+            "0",
+            "-0",
+            "0.0",
+            "1",
+            "10",
+            "1000",
+            "-0.0012",
+            "12.50",
+            "+7",
+            "99999999999999999999999999999999999999",
+            "0.000000000000000000000000000000000000001",
+            "1.",
+            ".5",
+            "100.001",
+            "123456789.987654321",
+        ] {
+            let parsed = text.parse::<Number>().unwrap().significant_digits() as usize;
+            assert_eq!(plain_significant_digits(text.as_bytes()), Some(parsed), "{text}");
+        }
+        for text in ["1e5", "", "-", ".", "1.2.3", "abc"] {
+            assert_eq!(plain_significant_digits(text.as_bytes()), None, "{text}");
+        }
     }
 
     #[test]

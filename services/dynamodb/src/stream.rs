@@ -404,6 +404,8 @@ mod tests {
             deletion_protection: false,
             ttl: None,
             recovery: None,
+            insights: Vec::new(),
+            policy: None,
         }
     }
 

@@ -536,6 +536,8 @@ mod tests {
             deletion_protection: false,
             ttl: None,
             recovery: None,
+            insights: Vec::new(),
+            policy: None,
         };
         let item = crate::Item::from([("pk".to_string(), crate::AttributeValue::S("k".into()))]);
         let now = now_ms();

@@ -147,6 +147,28 @@ pub struct TableRecord {
     /// Point-in-time recovery, when enabled.
     #[serde(default)]
     pub recovery: Option<Recovery>,
+    /// Contributor insights settings of the table (index `None`) and its indexes.
+    #[serde(default)]
+    pub insights: Vec<Insights>,
+    /// The resource-based policy attached to the table.
+    #[serde(default)]
+    pub policy: Option<Policy>,
+}
+
+/// Contributor insights as last set by UpdateContributorInsights.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Insights {
+    pub index: Option<String>,
+    pub enabled: bool,
+    pub mode: String,
+    pub updated_ms: i64,
+}
+
+/// A resource-based policy document and its revision id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    pub document: String,
+    pub revision: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -476,6 +498,8 @@ impl TableRecord {
             deletion_protection: input.deletion_protection_enabled.unwrap_or(false),
             ttl: None,
             recovery: None,
+            insights: Vec::new(),
+            policy: None,
         };
         let has_indexes = input.local_secondary_indexes.is_some() || input.global_secondary_indexes.is_some();
         check_definitions_used(&record, has_indexes)?;

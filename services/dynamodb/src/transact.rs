@@ -23,7 +23,7 @@ use crate::{capacity, Item};
 
 /// Transactional reads and writes cost twice the plain ones.
 const TRANSACTION_COST: f64 = 2.0;
-const TOKEN_LIFETIME_MS: i64 = 10 * 60 * 1000;
+pub(crate) const TOKEN_LIFETIME_MS: i64 = 10 * 60 * 1000;
 
 enum Op<'a> {
     Check,
@@ -142,7 +142,12 @@ fn digest(input: &TransactWriteItemsInput) -> Vec<u8> {
 
 /// Whether the request repeats one already done under `token` (refusing another request
 /// under the same token).
-fn check_token(tx: &stratus_storage::Tx<'_>, token: &str, digest: &[u8], now: i64) -> Result<bool, DdbError> {
+pub(crate) fn check_token(
+    tx: &stratus_storage::Tx<'_>,
+    token: &str,
+    digest: &[u8],
+    now: i64,
+) -> Result<bool, DdbError> {
     let Some(stored) = tx.get(TOKENS, token.as_bytes())? else {
         return Ok(false);
     };

@@ -244,3 +244,84 @@ async fn streams_serve_the_tables_changes() {
         .expect_err("no sequence number");
     assert_eq!(err.code(), Some("ValidationException"));
 }
+
+#[tokio::test]
+async fn partiql_statements_batches_and_transactions() {
+    let stratus = Stratus::start();
+    let ddb = client(&stratus);
+    create_table(&ddb, "partiql").await;
+    ddb.execute_statement()
+        .statement(r#"INSERT INTO "partiql" VALUE {'pk': ?, 'sk': 1, 'v': 'one'}"#)
+        .parameters(s("a"))
+        .send()
+        .await
+        .expect("INSERT");
+    let duplicate = ddb
+        .execute_statement()
+        .statement(r#"INSERT INTO "partiql" VALUE {'pk': 'a', 'sk': 1}"#)
+        .send()
+        .await
+        .unwrap_err();
+    assert!(duplicate.into_service_error().is_duplicate_item_exception());
+    let updated = ddb
+        .execute_statement()
+        .statement(r#"UPDATE "partiql" SET v = 'uno' WHERE pk = 'a' AND sk = 1 RETURNING MODIFIED NEW *"#)
+        .send()
+        .await
+        .expect("UPDATE");
+    assert_eq!(updated.items()[0]["v"], s("uno"));
+    let batch = ddb
+        .batch_execute_statement()
+        .statements(
+            aws_sdk_dynamodb::types::BatchStatementRequest::builder()
+                .statement(r#"INSERT INTO "partiql" VALUE {'pk': 'b', 'sk': 2}"#)
+                .build()
+                .unwrap(),
+        )
+        .statements(
+            aws_sdk_dynamodb::types::BatchStatementRequest::builder()
+                .statement(r#"INSERT INTO "partiql" VALUE {'pk': 'a', 'sk': 1}"#)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .expect("BatchExecuteStatement");
+    assert!(batch.responses()[0].error().is_none());
+    assert_eq!(
+        batch.responses()[1].error().and_then(|e| e.code()),
+        Some(&aws_sdk_dynamodb::types::BatchStatementErrorCodeEnum::DuplicateItem)
+    );
+    let cancelled = ddb
+        .execute_transaction()
+        .transact_statements(
+            aws_sdk_dynamodb::types::ParameterizedStatement::builder()
+                .statement(r#"DELETE FROM "partiql" WHERE pk = 'b' AND sk = 2"#)
+                .build()
+                .unwrap(),
+        )
+        .transact_statements(
+            aws_sdk_dynamodb::types::ParameterizedStatement::builder()
+                .statement(r#"UPDATE "partiql" SET v = 'x' WHERE pk = 'a' AND sk = 1 AND v = 'wrong'"#)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    let aws_sdk_dynamodb::operation::execute_transaction::ExecuteTransactionError::TransactionCanceledException(e) =
+        cancelled
+    else {
+        panic!("expected a cancelled transaction, got {cancelled:?}");
+    };
+    let codes: Vec<_> = e.cancellation_reasons().iter().filter_map(|r| r.code()).collect();
+    assert_eq!(codes, ["None", "ConditionalCheckFailed"]);
+    let all = ddb
+        .execute_statement()
+        .statement(r#"SELECT pk, sk FROM "partiql""#)
+        .send()
+        .await
+        .expect("SELECT");
+    assert_eq!(all.items().len(), 2, "the cancelled DELETE left its item");
+}
