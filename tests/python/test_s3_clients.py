@@ -394,11 +394,6 @@ def two_part_object(s3, bucket, key):
     return first, second
 
 
-@pytest.mark.xfail(
-    reason="GetObject and HeadObject ignore partNumber: they answer 200 with the whole object, without "
-    "Content-Range or x-amz-mp-parts-count, where AWS answers 206 with the part alone",
-    strict=True,
-)
 def test_get_and_head_by_part_number(stratus, bucket):
     """Downloaders that fetch a multipart object part by part (`partNumber=N`, e.g. the AWS SDK
     for Java's multipart download) must get each part, not the whole object N times."""

@@ -154,6 +154,40 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The bytes a read asks for — a `Range` header or a `partNumber` — and, for a part of a
+/// multipart object, how many parts it has. AWS answers both with `206` and a `Content-Range`;
+/// a single-part object has one part (S3 API reference, GetObject: "partNumber").
+pub fn read_range(
+    range: Option<&str>,
+    part_number: Option<i32>,
+    record: &ObjectRecord,
+) -> Result<(Option<(u64, u64)>, Option<i32>), AwsError> {
+    let Some(number) = part_number else {
+        return Ok((byte_range(range, record.size)?, None));
+    };
+    if range.is_some() {
+        return Err(S3Error::invalid_request(
+            "Cannot specify both Range header and partNumber query parameter",
+        ));
+    }
+    let not_satisfiable = || AwsError::new("InvalidPartNumber", "The requested partnumber is not satisfiable", 416);
+    if record.parts.is_empty() {
+        return match number {
+            1 if record.size > 0 => Ok((Some((0, record.size - 1)), None)),
+            1 => Ok((None, None)),
+            _ => Err(not_satisfiable()),
+        };
+    }
+    let index = usize::try_from(number)
+        .ok()
+        .filter(|n| (1..=record.parts.len()).contains(n))
+        .ok_or_else(not_satisfiable)?;
+    let start: u64 = record.parts[..index - 1].iter().map(|p| p.size).sum();
+    let size = record.parts[index - 1].size;
+    let count = i32::try_from(record.parts.len()).unwrap_or(i32::MAX);
+    Ok((Some((start, start + size.max(1) - 1)), Some(count)))
+}
+
 /// The byte range a `Range` header asks of an object of `size` bytes: `Ok(None)` for the
 /// whole object (no header, or one S3 ignores), `InvalidRange` for an unsatisfiable one.
 pub fn byte_range(header: Option<&str>, size: u64) -> Result<Option<(u64, u64)>, AwsError> {
@@ -337,6 +371,50 @@ mod tests {
         );
         assert_eq!(content_md5("not base64!").unwrap_err().code, "InvalidDigest");
         assert_eq!(content_md5("AAAA").unwrap_err().code, "InvalidDigest");
+    }
+
+    // GetObject's partNumber (S3 API reference): a part's bytes and the part count; a
+    // single-part object is its own part 1; a part that does not exist is 416.
+    #[test]
+    fn part_ranges() {
+        let part = |number, size| StoredPart {
+            number,
+            size,
+            checksum: None,
+        };
+        let multipart = ObjectRecord {
+            size: 12,
+            parts: vec![part(1, 5), part(2, 5), part(3, 2)],
+            ..ObjectRecord::default()
+        };
+        assert_eq!(read_range(None, Some(2), &multipart).unwrap(), (Some((5, 9)), Some(3)));
+        assert_eq!(
+            read_range(None, Some(3), &multipart).unwrap(),
+            (Some((10, 11)), Some(3))
+        );
+        for wrong in [0, 4, -1] {
+            assert_eq!(
+                read_range(None, Some(wrong), &multipart).unwrap_err().code,
+                "InvalidPartNumber"
+            );
+        }
+        assert_eq!(
+            read_range(Some("bytes=0-1"), Some(1), &multipart).unwrap_err().code,
+            "InvalidRequest"
+        );
+        let single = ObjectRecord {
+            size: 7,
+            ..ObjectRecord::default()
+        };
+        assert_eq!(read_range(None, Some(1), &single).unwrap(), (Some((0, 6)), None));
+        assert_eq!(
+            read_range(None, Some(2), &single).unwrap_err().code,
+            "InvalidPartNumber"
+        );
+        assert_eq!(
+            read_range(Some("bytes=2-3"), None, &single).unwrap(),
+            (Some((2, 3)), None)
+        );
     }
 
     // RFC 7233 byte ranges as S3 serves them, suffix ranges included.

@@ -821,7 +821,6 @@ async fn awkward_keys_copies_batch_deletes_and_conditions_by_host() {
 }
 
 #[tokio::test]
-#[ignore = "GetObject and HeadObject ignore partNumber: 200 and the whole object, no Content-Range or x-amz-mp-parts-count"]
 async fn get_and_head_by_part_number() {
     let stratus = Stratus::start();
     let (s3, _) = client(&stratus, true);

@@ -111,7 +111,7 @@ pub(crate) async fn get_object(
         if_unmodified_since: input.if_unmodified_since.as_ref(),
     }
     .check(&record)?;
-    let range = object::byte_range(input.range.as_deref(), record.size)?;
+    let (range, parts_count) = object::read_range(input.range.as_deref(), input.part_number, &record)?;
     let body = s3.read_body(ctx, body, record.size, range).await?;
     let headers = &record.headers;
     let mut output = GetObjectOutput {
@@ -141,6 +141,7 @@ pub(crate) async fn get_object(
         object_lock_mode: record.lock_mode.as_deref().map(ObjectLockMode::from_wire),
         object_lock_retain_until_date: record.lock_until_ms.map(DateTime::from_millis),
         object_lock_legal_hold_status: record.legal_hold.map(lock::legal_hold_status),
+        parts_count,
         ..GetObjectOutput::default()
     };
     set_checksum_members!(output, returned_checksum(&record, input.checksum_mode.as_ref(), range));
@@ -175,12 +176,14 @@ pub(crate) async fn head_object(
         if_unmodified_since: input.if_unmodified_since.as_ref(),
     }
     .check(&record)?;
-    let range = object::byte_range(input.range.as_deref(), record.size)?;
+    let (range, parts_count) =
+        object::read_range(input.range.as_deref(), input.part_number, &record).map_err(S3Error::head)?;
     let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range).cloned();
     let headers = record.headers;
     let version_id = (record.seq > 0).then(|| record.version_id.unwrap_or_else(|| "null".into()));
     let mut output = HeadObjectOutput {
         version_id,
+        parts_count,
         content_length: Some(range.map_or(record.size, |(s, e)| e - s + 1) as i64),
         content_range: range.map(|(start, end)| format!("bytes {start}-{end}/{}", record.size)),
         accept_ranges: Some("bytes".into()),
