@@ -154,14 +154,14 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// An inclusive byte range of an object (all of it when `None`), and the object's part count
+/// when a part was asked for.
+pub type ReadRange = (Option<(u64, u64)>, Option<i32>);
+
 /// The bytes a read asks for — a `Range` header or a `partNumber` — and, for a part of a
 /// multipart object, how many parts it has. AWS answers both with `206` and a `Content-Range`;
 /// a single-part object has one part (S3 API reference, GetObject: "partNumber").
-pub fn read_range(
-    range: Option<&str>,
-    part_number: Option<i32>,
-    record: &ObjectRecord,
-) -> Result<(Option<(u64, u64)>, Option<i32>), AwsError> {
+pub fn read_range(range: Option<&str>, part_number: Option<i32>, record: &ObjectRecord) -> Result<ReadRange, AwsError> {
     let Some(number) = part_number else {
         return Ok((byte_range(range, record.size)?, None));
     };
