@@ -148,10 +148,17 @@ pub fn max_keys(given: Option<i32>) -> Result<usize, AwsError> {
 /// A key as a listing with `encoding-type=url` sends it: UTF-8 bytes percent-encoded except
 /// unreserved characters and `/`, a space as `+` (botocore decodes with `unquote_plus`).
 pub fn url_encode(text: &str) -> String {
+    plus_encode(text, b'~')
+}
+
+/// `text` percent-encoded as S3 writes keys into listings and event messages: every UTF-8 byte
+/// but ASCII letters, digits, `-`, `_`, `.`, `/` and `also_kept`, with a space as `+`.
+pub fn plus_encode(text: &str, also_kept: u8) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => out.push(b as char),
+            b if b == also_kept => out.push(b as char),
             b' ' => out.push('+'),
             _ => out.push_str(&format!("%{b:02X}")),
         }

@@ -9,6 +9,7 @@ use serde_json::json;
 use stratus_core::RequestContext;
 use stratus_gen_s3::{FilterRuleName, NotificationConfiguration, QueueConfiguration};
 
+use crate::listing::plus_encode;
 use crate::object::ObjectRecord;
 
 /// An object event, as S3 names it without the `s3:` prefix (`ObjectCreated:Put`).
@@ -164,19 +165,11 @@ fn timestamp(ms: i64) -> String {
         .unwrap_or_default()
 }
 
-/// A key as event messages carry it: URL-encoded with spaces as `+`, slashes kept (S3 user
-/// guide, "Event message structure": "The object key name value is URL encoded"; the
+/// A key as event messages carry it: URL-encoded with spaces as `+`, slashes and `*` kept
+/// (S3 user guide, "Event message structure": "The object key name value is URL encoded"; the
 /// documented examples keep the `/` of prefixes).
 fn form_encode(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    for b in key.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'*' | b'/' => out.push(b as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    plus_encode(key, b'*')
 }
 
 #[cfg(test)]

@@ -2,19 +2,32 @@
 
 use crate::*;
 
+/// An ACL request's grant headers — `x-amz-grant-full-control`, `-read`, `-read-acp`,
+/// `-write`, `-write-acp`, in that order — paired with the permission each grants.
+fn grant_headers(headers: [&Option<String>; 5]) -> [(Permission, Option<&String>); 5] {
+    let [full_control, read, read_acp, write, write_acp] = headers;
+    [
+        (Permission::FullControl, full_control.as_ref()),
+        (Permission::Read, read.as_ref()),
+        (Permission::ReadAcp, read_acp.as_ref()),
+        (Permission::Write, write.as_ref()),
+        (Permission::WriteAcp, write_acp.as_ref()),
+    ]
+}
+
 pub(crate) async fn put_bucket_acl(
     s3: &S3Service,
     ctx: &RequestContext,
     input: PutBucketAclRequest,
 ) -> Result<Unit, PutBucketAclError> {
     let bucket = s3.bucket(&input.bucket)?;
-    let headers = [
-        (Permission::FullControl, input.grant_full_control.as_ref()),
-        (Permission::Read, input.grant_read.as_ref()),
-        (Permission::ReadAcp, input.grant_read_acp.as_ref()),
-        (Permission::Write, input.grant_write.as_ref()),
-        (Permission::WriteAcp, input.grant_write_acp.as_ref()),
-    ];
+    let headers = grant_headers([
+        &input.grant_full_control,
+        &input.grant_read,
+        &input.grant_read_acp,
+        &input.grant_write,
+        &input.grant_write_acp,
+    ]);
     let grants = config::requested_acl(
         input.acl.as_ref().map(BucketCannedACL::as_str),
         &headers,
@@ -54,13 +67,13 @@ pub(crate) async fn put_object_acl(
     input: PutObjectAclRequest,
 ) -> Result<PutObjectAclOutput, PutObjectAclError> {
     let bucket = s3.bucket(&input.bucket)?;
-    let headers = [
-        (Permission::FullControl, input.grant_full_control.as_ref()),
-        (Permission::Read, input.grant_read.as_ref()),
-        (Permission::ReadAcp, input.grant_read_acp.as_ref()),
-        (Permission::Write, input.grant_write.as_ref()),
-        (Permission::WriteAcp, input.grant_write_acp.as_ref()),
-    ];
+    let headers = grant_headers([
+        &input.grant_full_control,
+        &input.grant_read,
+        &input.grant_read_acp,
+        &input.grant_write,
+        &input.grant_write_acp,
+    ]);
     let grants = config::requested_acl(
         input.acl.as_ref().map(ObjectCannedACL::as_str),
         &headers,

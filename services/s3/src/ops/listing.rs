@@ -19,7 +19,7 @@ pub(crate) async fn list_objects(
     )?;
     let owner_account = s3.bucket(&input.bucket)?.owner;
     let url = input.encoding_type.is_some();
-    let enc = |s: &str| if url { url_encode(s) } else { s.to_owned() };
+    let enc = key_encoder(url);
     Ok(ListObjectsOutput {
         is_truncated: Some(page.truncated),
         marker: Some(enc(input.marker.as_deref().unwrap_or_default())),
@@ -39,12 +39,7 @@ pub(crate) async fn list_objects(
         prefix: Some(enc(&prefix)),
         delimiter: input.delimiter.as_deref().map(enc),
         max_keys: Some(max as i32),
-        common_prefixes: (!page.common_prefixes.is_empty()).then(|| {
-            page.common_prefixes
-                .iter()
-                .map(|p| CommonPrefix { prefix: Some(enc(p)) })
-                .collect()
-        }),
+        common_prefixes: common_prefixes(&page.common_prefixes, &enc),
         encoding_type: input.encoding_type,
         ..ListObjectsOutput::default()
     })
@@ -80,7 +75,7 @@ pub(crate) async fn list_objects_v2(
         .transpose()?;
     let key_count = page.contents.len() + page.common_prefixes.len();
     let url = input.encoding_type.is_some();
-    let enc = |s: &str| if url { url_encode(s) } else { s.to_owned() };
+    let enc = key_encoder(url);
     Ok(ListObjectsV2Output {
         is_truncated: Some(page.truncated),
         next_continuation_token: page.last.as_deref().filter(|_| page.truncated).map(encode_token),
@@ -94,12 +89,7 @@ pub(crate) async fn list_objects_v2(
         prefix: Some(enc(&prefix)),
         delimiter: input.delimiter.as_deref().map(enc),
         max_keys: Some(max as i32),
-        common_prefixes: (!page.common_prefixes.is_empty()).then(|| {
-            page.common_prefixes
-                .iter()
-                .map(|p| CommonPrefix { prefix: Some(enc(p)) })
-                .collect()
-        }),
+        common_prefixes: common_prefixes(&page.common_prefixes, &enc),
         encoding_type: input.encoding_type,
         key_count: Some(key_count as i32),
         continuation_token: input.continuation_token,
@@ -144,7 +134,7 @@ fn list_versions(s3: &S3Service, input: ListObjectVersionsRequest) -> Result<Lis
         return Err(e);
     }
     let url = input.encoding_type.is_some();
-    let enc = |s: &str| if url { url_encode(s) } else { s.to_owned() };
+    let enc = key_encoder(url);
     let (mut versions, mut markers) = (Vec::new(), Vec::new());
     for entry in &page.contents {
         let r = &entry.record;
@@ -197,12 +187,7 @@ fn list_versions(s3: &S3Service, input: ListObjectVersionsRequest) -> Result<Lis
         prefix: Some(enc(&prefix)),
         delimiter: input.delimiter.as_deref().map(enc),
         max_keys: Some(max as i32),
-        common_prefixes: (!page.common_prefixes.is_empty()).then(|| {
-            page.common_prefixes
-                .iter()
-                .map(|p| CommonPrefix { prefix: Some(enc(p)) })
-                .collect()
-        }),
+        common_prefixes: common_prefixes(&page.common_prefixes, &enc),
         encoding_type: input.encoding_type,
         ..ListObjectVersionsOutput::default()
     })
@@ -222,4 +207,15 @@ fn listed(o: &ObjectRecord, owner_account: Option<&str>, url: bool) -> Object {
         checksum_type: o.checksum.as_ref().map(|c| c.checksum_type()),
         ..Object::default()
     }
+}
+
+/// How a listing writes keys and prefixes: URL-encoded when the request asked for
+/// `encoding-type=url`, else as they are.
+fn key_encoder(url: bool) -> impl Fn(&str) -> String + Copy {
+    move |s| if url { url_encode(s) } else { s.to_owned() }
+}
+
+/// A page's common prefixes as a listing answers them (absent when there are none).
+fn common_prefixes(prefixes: &[String], enc: &impl Fn(&str) -> String) -> Option<Vec<CommonPrefix>> {
+    (!prefixes.is_empty()).then(|| prefixes.iter().map(|p| CommonPrefix { prefix: Some(enc(p)) }).collect())
 }
