@@ -184,11 +184,13 @@ impl SqsService {
     }
 
     /// Whether `queue` exists.
-    async fn queue_exists(&self, queue: &QueueRef) -> bool {
-        let name = queue.name.clone();
-        self.write(queue, move |tx| Ok(tx.get(QUEUES, name.as_bytes())?.is_some()))
-            .await
-            .unwrap_or(false)
+    fn queue_exists(&self, queue: &QueueRef) -> bool {
+        // A point read needs no transaction (and no blocking thread).
+        self.shared
+            .storage
+            .store(&queue.namespace(), Durability::Strict)
+            .and_then(|store| store.get(QUEUES, queue.name.as_bytes()))
+            .is_ok_and(|found| found.is_some())
     }
 
     /// Runs `body` as a strict write transaction in `queue`'s namespace.
@@ -1439,7 +1441,7 @@ impl MessageSink for SqsService {
     fn exists<'a>(&'a self, queue_arn: &'a str) -> BoxFuture<'a, bool> {
         Box::pin(async move {
             match QueueRef::from_arn(queue_arn) {
-                Some(queue) => self.queue_exists(&queue).await,
+                Some(queue) => self.queue_exists(&queue),
                 None => false,
             }
         })
