@@ -117,9 +117,7 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn Servi
                 storage.clone(),
             ))),
             "sqs" => Arc::new(stratus_gen_sqs::Handler(sqs.clone())),
-            "dynamodb" => Arc::new(stratus_gen_dynamodb::Handler(
-                stratus_service_dynamodb::DynamoDbService::new(storage.clone()),
-            )),
+            "dynamodb" => stratus_service_dynamodb::DynamoDbService::new(storage.clone()).into_handler(),
             "dynamodb-streams" => stratus_service_dynamodb::DynamoDbStreamsService::handler(storage.clone()),
             _ => stratus_gen_registry::not_implemented(id).context("registry lists a service it cannot build")?,
         };

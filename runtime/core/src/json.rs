@@ -24,7 +24,9 @@ use crate::schema::{HttpBinding, Member, Shape, ShapeType, TimestampFormat};
 use crate::value::{DateTime, Document, Value};
 
 mod encode;
+mod writer;
 pub use encode::encode;
+pub use writer::{write_string, ValueWriter};
 
 /// Deeper nesting than this is refused rather than risking the stack.
 pub const MAX_DEPTH: usize = 128;
@@ -53,6 +55,13 @@ fn err<T>(message: impl Into<String>) -> Result<T, JsonError> {
 }
 
 type Tokens<'a> = Peekable<JsonTokenIterator<'a>>;
+
+/// The value a [`Value::EncodedJson`] of `shape` stands for, for the encoders of the other
+/// protocols. Services write that text themselves, from data they stored, so it decodes; text
+/// that does not is written as a null rather than failing a response that is being encoded.
+pub fn decode_encoded(shape: &'static Shape, text: &str) -> Value {
+    decode(shape, text.as_bytes(), KeyNames::Member).unwrap_or(Value::Null)
+}
 
 /// Decodes `bytes` as a value of `shape`. An empty body is an empty structure.
 pub fn decode(shape: &'static Shape, bytes: &[u8], names: KeyNames) -> Result<Value, JsonError> {

@@ -682,6 +682,7 @@ fn render_value(out: &mut String, value: &Value, shape: &Shape) {
         Value::Document(d) => {
             let _ = write!(out, "{d:?}");
         }
+        Value::EncodedJson(text) => out.push_str(text),
     }
 }
 

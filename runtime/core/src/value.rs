@@ -42,6 +42,13 @@ pub enum Value {
     Union(usize, Box<Value>),
     /// An untyped JSON-like document.
     Document(Box<Document>),
+    /// A value of its shape already written in the JSON protocols' wire form (`@jsonName` keys,
+    /// base64 blobs), which the JSON encoder copies verbatim: a service whose data is stored
+    /// in a form it can transcode straight to JSON (DynamoDB's items) answers without building
+    /// a tree. Other codecs decode it against the shape first
+    /// ([`json::decode_encoded`](crate::json::decode_encoded)); it stands only for body
+    /// members, never for ones bound to headers or XML attributes.
+    EncodedJson(String),
 }
 
 /// A `document` value.
@@ -147,6 +154,7 @@ impl Value {
             Value::Struct(_) => "structure",
             Value::Union(..) => "union",
             Value::Document(_) => "document",
+            Value::EncodedJson(_) => "encoded JSON",
         }
     }
 }

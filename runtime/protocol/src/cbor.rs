@@ -279,6 +279,7 @@ fn write_value(e: &mut Encoder, shape: &'static Shape, value: &Value) {
             }
         },
         Value::Document(d) => write_document(e, d),
+        Value::EncodedJson(text) => write_value(e, shape, &stratus_core::json::decode_encoded(shape, text)),
     }
 }
 

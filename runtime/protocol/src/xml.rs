@@ -27,6 +27,7 @@
 
 use crate::xml_writer::{ElWriter, ScopeWriter, XmlWriter};
 use aws_smithy_xml::decode::{try_data, Document, ScopedDecoder};
+use stratus_core::json;
 use stratus_core::schema::{HttpBinding, Member, Shape, ShapeType, TimestampFormat, XmlNamespace};
 use stratus_core::Value;
 
@@ -78,6 +79,7 @@ pub fn to_document(
 /// Writes the body members of a structure (or the member of a union) as children of `scope`.
 pub(crate) fn write_members(scope: &mut ScopeWriter<'_, '_>, shape: &'static Shape, value: &Value) {
     match value {
+        Value::EncodedJson(text) => write_members(scope, shape, &json::decode_encoded(shape, text)),
         Value::Struct(slots) => {
             for (m, v) in shape.members.iter().zip(slots) {
                 if let (Some(v), true, false) = (v, in_body(m, true), m.xml_attribute) {
@@ -98,6 +100,7 @@ pub(crate) fn write_members(scope: &mut ScopeWriter<'_, '_>, shape: &'static Sha
 pub(crate) fn write_member(scope: &mut ScopeWriter<'_, '_>, member: &'static Member, value: &Value) {
     let name = member_name(member);
     match (member.target.kind, value) {
+        (_, Value::EncodedJson(text)) => write_member(scope, member, &json::decode_encoded(member.target, text)),
         (ShapeType::List, Value::List(items)) if member.xml_flattened => {
             let item = member.target.members.first();
             // Flattened items stand in for the list's members, and so take their namespace.
@@ -139,6 +142,9 @@ fn write_element(
 
 /// Writes attributes and content of an element that has been opened for `value`.
 fn fill(mut el: ElWriter<'_, '_>, shape: &'static Shape, member: Option<&Member>, value: &Value) {
+    if let Value::EncodedJson(text) = value {
+        return fill(el, shape, member, &json::decode_encoded(shape, text));
+    }
     if let Value::Struct(slots) = value {
         for (m, v) in shape.members.iter().zip(slots) {
             if let (Some(v), true) = (v, m.xml_attribute) {
@@ -402,6 +408,22 @@ mod tests {
              <At>1970-01-01T00:00:00Z</At><Spaced xmlns:x=\"urn:x\">&lt;&amp;&gt;</Spaced></S>"
         );
         assert_eq!(from_document(&SHAPE, xml.as_bytes()).unwrap(), sample());
+    }
+
+    /// A value handed over as JSON (as DynamoDB hands its items) is written as the value it
+    /// stands for, whole or member by member, flattened members included.
+    #[test]
+    fn writes_encoded_json_as_the_value_it_stands_for() {
+        let expected = to_document("S", None, &SHAPE, &sample());
+        let as_json = |shape, value: &Value| Value::EncodedJson(json::encode(shape, value, json::KeyNames::Member));
+        assert_eq!(to_document("S", None, &SHAPE, &as_json(&SHAPE, &sample())), expected);
+        let mut members = sample();
+        if let Value::Struct(slots) = &mut members {
+            for (slot, member) in slots.iter_mut().zip(SHAPE.members).skip(1) {
+                *slot = slot.as_ref().map(|v| as_json(member.target, v));
+            }
+        }
+        assert_eq!(to_document("S", None, &SHAPE, &members), expected);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! The service runs over an ephemeral store (and, for the scan, a redb store in a temporary
 //! directory). "server" cases go the way the gateway does — the decoded input `Value` through
-//! the generated `Handler`, the output `Value` encoded as awsJson1_0 — so they measure what
+//! the service's handler, the output `Value` encoded as awsJson1_0 — so they measure what
 //! Stratus spends on a request apart from HTTP; the other cases call the operation directly.
 //! The table holds 10,000 items of five small attributes (100 partitions of 100 items).
 
@@ -121,7 +121,9 @@ fn input(operation: &str, body: &str) -> stratus_core::Value {
 
 fn bench(c: &mut Criterion) {
     let rt = runtime();
-    let handler = Handler(loaded(&rt, StorageConfig::Ephemeral));
+    let service = loaded(&rt, StorageConfig::Ephemeral);
+    let handler = service.clone().into_handler();
+    let handler = &*handler;
     let scan_all = input("Scan", r#"{"TableName":"t"}"#);
     let scan_count = input("Scan", r#"{"TableName":"t","Select":"COUNT"}"#);
     let scan_filter = input(
@@ -132,27 +134,18 @@ fn bench(c: &mut Criterion) {
         "Query",
         r#"{"TableName":"t","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p42"}}}"#,
     );
-    assert!(serve(&rt, &handler, "Scan", &scan_all) > 900_000);
+    assert!(serve(&rt, handler, "Scan", &scan_all) > 900_000);
     c.bench_function("server scan 10000 items", |b| {
-        b.iter(|| serve(&rt, &handler, "Scan", black_box(&scan_all)))
+        b.iter(|| serve(&rt, handler, "Scan", black_box(&scan_all)))
     });
     c.bench_function("server scan 10000 items Select=COUNT", |b| {
-        b.iter(|| serve(&rt, &handler, "Scan", black_box(&scan_count)))
+        b.iter(|| serve(&rt, handler, "Scan", black_box(&scan_count)))
     });
     c.bench_function("server scan 10000 items with a filter", |b| {
-        b.iter(|| serve(&rt, &handler, "Scan", black_box(&scan_filter)))
+        b.iter(|| serve(&rt, handler, "Scan", black_box(&scan_filter)))
     });
     c.bench_function("server query 100 of 10000 items", |b| {
-        b.iter(|| serve(&rt, &handler, "Query", black_box(&query)))
-    });
-    c.bench_function("service scan 10000 items", |b| {
-        b.iter(|| {
-            let input = ScanInput {
-                table_name: "t".into(),
-                ..Default::default()
-            };
-            rt.block_on(handler.0.scan(&ctx(), input)).unwrap().count
-        })
+        b.iter(|| serve(&rt, handler, "Query", black_box(&query)))
     });
     let mut next = 1_000_000;
     c.bench_function("service put item (ephemeral)", |b| {
@@ -163,18 +156,19 @@ fn bench(c: &mut Criterion) {
                 item: item(next),
                 ..Default::default()
             };
-            rt.block_on(handler.0.put_item(&ctx(), input)).unwrap()
+            rt.block_on(service.put_item(&ctx(), input)).unwrap()
         })
     });
 
     let dir = std::env::temp_dir().join(format!("stratus-dynamodb-bench-{}", std::process::id()));
     {
-        let disk = Handler(loaded(&rt, StorageConfig::DataDir(dir.clone())));
+        let disk = loaded(&rt, StorageConfig::DataDir(dir.clone())).into_handler();
+        let disk = &*disk;
         c.bench_function("server scan 10000 items (redb)", |b| {
-            b.iter(|| serve(&rt, &disk, "Scan", black_box(&scan_all)))
+            b.iter(|| serve(&rt, disk, "Scan", black_box(&scan_all)))
         });
         c.bench_function("server scan 10000 items Select=COUNT (redb)", |b| {
-            b.iter(|| serve(&rt, &disk, "Scan", black_box(&scan_count)))
+            b.iter(|| serve(&rt, disk, "Scan", black_box(&scan_count)))
         });
     }
     let _ = std::fs::remove_dir_all(&dir);

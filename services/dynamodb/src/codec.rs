@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use stratus_core::json::write_string;
+
 use crate::{AttributeValue, Item};
 
 const S: u8 = 0;
@@ -59,8 +61,8 @@ pub fn encoded_item_size(bytes: &[u8]) -> Result<usize, CodecError> {
 
 /// Writes the item an [`encode`]d byte string holds as DynamoDB's JSON wire form
 /// (`{"name":{"S":"x"},…}`, attributes in name order, binaries in base64) — the text the
-/// awsJson1_0 encoder writes for the decoded item — without decoding it. A scan can answer
-/// with this straight from storage once the gateway accepts pre-encoded JSON.
+/// awsJson1_0 encoder writes for the decoded item — without decoding it: what Query and Scan
+/// answer with.
 pub fn write_json(bytes: &[u8], out: &mut String) -> Result<(), CodecError> {
     let mut reader = Reader { bytes, at: 0 };
     reader.map_json(out)?;
@@ -68,34 +70,6 @@ pub fn write_json(bytes: &[u8], out: &mut String) -> Result<(), CodecError> {
         return Err(CodecError::Truncated);
     }
     Ok(())
-}
-
-/// `text` as a JSON string, escaped as `aws-smithy-json` escapes.
-fn json_string(text: &str, out: &mut String) {
-    out.push('"');
-    let mut plain = 0;
-    for (at, byte) in text.bytes().enumerate() {
-        let escape = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&text[plain..at]);
-        if escape.is_empty() {
-            out.push_str(&format!("\\u{byte:04x}"));
-        } else {
-            out.push_str(escape);
-        }
-        plain = at + 1;
-    }
-    out.push_str(&text[plain..]);
-    out.push('"');
 }
 
 fn varint(mut n: usize, out: &mut Vec<u8>) {
@@ -278,7 +252,7 @@ impl Reader<'_> {
             if i > 0 {
                 out.push(',');
             }
-            json_string(self.str()?, out);
+            write_string(out, self.str()?);
             out.push(':');
             self.value_json(out)?;
         }
@@ -304,7 +278,7 @@ impl Reader<'_> {
     }
 
     fn string_json(&mut self, out: &mut String) -> Result<(), CodecError> {
-        json_string(self.str()?, out);
+        write_string(out, self.str()?);
         Ok(())
     }
 

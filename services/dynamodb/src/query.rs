@@ -5,6 +5,8 @@
 use std::ops::Bound;
 
 use sha2::{Digest, Sha256};
+use stratus_core::schema::Shape;
+use stratus_core::{IntoValue, Value};
 use stratus_gen_dynamodb::*;
 use stratus_storage::{Direction, KeyRange};
 
@@ -41,8 +43,71 @@ pub(crate) struct Plan<'a> {
     pub fetch_base: bool,
 }
 
-pub(crate) struct Page {
-    pub items: Vec<Item>,
+/// Where a page puts the items it returns.
+pub(crate) trait ItemSink {
+    /// Whether items can go out as they are stored under `selection`, without decoding them.
+    fn takes_stored(selection: &Selection<'_>) -> bool;
+
+    /// Adds a returned item: `stored` is its stored encoding (absent when the item was read
+    /// from elsewhere), `item` the item if it was decoded; one of them is always there.
+    fn push(&mut self, selection: &Selection<'_>, stored: Option<&[u8]>, item: Option<Item>) -> Result<(), DdbError>;
+}
+
+fn decoded(stored: Option<&[u8]>, item: Option<Item>) -> Result<Item, DdbError> {
+    match (item, stored) {
+        (Some(item), _) => Ok(item),
+        (None, Some(bytes)) => Ok(codec::decode(bytes)?),
+        (None, None) => Err(DdbError::Internal("a page item was neither stored nor decoded".into())),
+    }
+}
+
+/// Decoded items, for callers that work on them (PartiQL).
+impl ItemSink for Vec<Item> {
+    fn takes_stored(_: &Selection<'_>) -> bool {
+        false
+    }
+
+    fn push(&mut self, selection: &Selection<'_>, stored: Option<&[u8]>, item: Option<Item>) -> Result<(), DdbError> {
+        self.push(selection.apply(decoded(stored, item)?));
+        Ok(())
+    }
+}
+
+/// The JSON array a Query or Scan answers as `Items`, transcoded from the stored encodings
+/// ([`codec::write_json`]) so that what is returned is never decoded when nothing needs it to
+/// be: the response carries it as [`Value::EncodedJson`].
+pub(crate) struct JsonItems(String);
+
+impl JsonItems {
+    fn new() -> JsonItems {
+        JsonItems(String::from("["))
+    }
+
+    fn finish(mut self) -> Value {
+        self.0.push(']');
+        Value::EncodedJson(self.0)
+    }
+}
+
+impl ItemSink for JsonItems {
+    fn takes_stored(selection: &Selection<'_>) -> bool {
+        matches!(selection, Selection::All)
+    }
+
+    fn push(&mut self, selection: &Selection<'_>, stored: Option<&[u8]>, item: Option<Item>) -> Result<(), DdbError> {
+        if self.0.len() > 1 {
+            self.0.push(',');
+        }
+        match (selection, stored) {
+            (Selection::All, Some(bytes)) => codec::write_json(bytes, &mut self.0)?,
+            _ => codec::write_json(&codec::encode(&selection.apply(decoded(stored, item)?)), &mut self.0)?,
+        }
+        Ok(())
+    }
+}
+
+pub(crate) struct Page<Items> {
+    pub items: Items,
     pub count: usize,
     pub scanned: usize,
     pub bytes_read: usize,
@@ -92,17 +157,22 @@ fn after_prefix(prefix: &[u8]) -> Vec<u8> {
     out
 }
 
-pub(crate) fn run(scope: &Scope, plan: Plan<'_>) -> Result<Page, DdbError> {
+pub(crate) fn run<Items: ItemSink>(scope: &Scope, plan: Plan<'_>, items: Items) -> Result<Page<Items>, DdbError> {
     let storage_table = if plan.index.is_some() { INDEXES } else { ITEMS };
     let mut range = plan.range.clone();
     let mut page = Page {
-        items: Vec::new(),
+        items,
         count: 0,
         scanned: 0,
         bytes_read: 0,
         last_key: None,
     };
     let counting_only = plan.count_only && plan.filter.is_none() && plan.in_segment.is_none() && !plan.fetch_base;
+    // Whether each item is decoded: something looks at it, or it does not go out as stored.
+    let decode_each = plan.in_segment.is_some()
+        || plan.fetch_base
+        || plan.filter.is_some()
+        || !(plan.count_only || Items::takes_stored(&plan.selection));
     'chunks: loop {
         let chunk = scope.store.scan(storage_table, &range, plan.direction, Some(CHUNK))?;
         let Some((last, _)) = chunk.last() else { break };
@@ -121,28 +191,45 @@ pub(crate) fn run(scope: &Scope, plan: Plan<'_>) -> Result<Page, DdbError> {
                 }
                 continue;
             }
-            let mut item = codec::decode(&value)?;
-            if plan.in_segment.is_some_and(|in_segment| !in_segment(&item)) {
-                continue;
+            let mut item = if decode_each {
+                Some(codec::decode(&value)?)
+            } else {
+                None
+            };
+            if let (Some(in_segment), Some(item)) = (plan.in_segment, &item) {
+                if !in_segment(item) {
+                    continue;
+                }
             }
-            if plan.fetch_base {
-                if let Some(base) = db::get_item(&*scope.store, &keys::item_key(plan.table, &item))? {
-                    item = base;
+            let mut stored = Some(value.as_slice());
+            if let (true, Some(entry)) = (plan.fetch_base, &item) {
+                if let Some(base) = db::get_item(&*scope.store, &keys::item_key(plan.table, entry))? {
+                    item = Some(base);
+                    stored = None;
                 }
             }
             page.scanned += 1;
-            page.bytes_read += item_size(&item);
-            let stop = plan.limit.is_some_and(|l| page.scanned >= l) || page.bytes_read >= MAX_PAGE_BYTES;
-            if stop {
-                page.last_key = Some(last_key(plan.table, plan.index, &item));
+            page.bytes_read += match stored {
+                Some(bytes) => codec::encoded_item_size(bytes)?,
+                None => item.as_ref().map_or(0, item_size),
+            };
+            if plan.limit.is_some_and(|l| page.scanned >= l) || page.bytes_read >= MAX_PAGE_BYTES {
+                let read = decoded(stored, item)?;
+                page.last_key = Some(last_key(plan.table, plan.index, &read));
+                item = Some(read);
             }
-            if plan.filter.as_ref().is_none_or(|f| f.evaluate(&item)) {
+            let returned = match (&plan.filter, &item) {
+                (None, _) => true,
+                (Some(filter), Some(item)) => filter.evaluate(item),
+                (Some(_), None) => false,
+            };
+            if returned {
                 page.count += 1;
                 if !plan.count_only {
-                    page.items.push(plan.selection.apply(item));
+                    page.items.push(&plan.selection, stored, item)?;
                 }
             }
-            if stop {
+            if page.last_key.is_some() {
                 break 'chunks;
             }
         }
@@ -299,7 +386,7 @@ fn check_sort_types(attr: &KeyAttr, sort: &SortCondition<'_>) -> Result<(), DdbE
     Ok(())
 }
 
-pub fn query(scope: &Scope, input: QueryInput) -> Result<QueryOutput, DdbError> {
+pub fn query(scope: &Scope, input: QueryInput) -> Result<Value, DdbError> {
     refuse_legacy(
         input.key_conditions.is_some(),
         "KeyConditions",
@@ -382,15 +469,21 @@ pub fn query(scope: &Scope, input: QueryInput) -> Result<QueryOutput, DdbError> 
             count_only,
             fetch_base,
         },
+        JsonItems::new(),
     )?;
     let units = capacity::read_units(page.bytes_read, input.consistent_read);
-    Ok(QueryOutput {
-        items: (!count_only).then_some(page.items),
+    let output = QueryOutput {
+        items: None,
         count: page.count as i32,
         scanned_count: page.scanned as i32,
         last_evaluated_key: page.last_key,
         consumed_capacity: capacity::consumed(input.return_consumed_capacity.as_ref(), &table.name, units, false),
-    })
+    };
+    Ok(with_items(
+        output.into_value(),
+        &schema::QUERY_OUTPUT,
+        (!count_only).then_some(page.items),
+    ))
 }
 
 /// Which of `total` segments an item belongs to, by a hash of its partition key.
@@ -419,7 +512,7 @@ fn segments(segment: Option<i32>, total: Option<i32>) -> Result<Option<(u32, u32
     }
 }
 
-pub fn scan(scope: &Scope, input: ScanInput) -> Result<ScanOutput, DdbError> {
+pub fn scan(scope: &Scope, input: ScanInput) -> Result<Value, DdbError> {
     refuse_legacy(input.scan_filter.is_some(), "ScanFilter", "FilterExpression")?;
     let table = db::table(&*scope.store, &input.table_name)?;
     let segment = segments(input.segment, input.total_segments)?;
@@ -470,15 +563,30 @@ pub fn scan(scope: &Scope, input: ScanInput) -> Result<ScanOutput, DdbError> {
             count_only,
             fetch_base,
         },
+        JsonItems::new(),
     )?;
     let units = capacity::read_units(page.bytes_read, input.consistent_read);
-    Ok(ScanOutput {
-        items: (!count_only).then_some(page.items),
+    let output = ScanOutput {
+        items: None,
         count: page.count as i32,
         scanned_count: page.scanned as i32,
         last_evaluated_key: page.last_key,
         consumed_capacity: capacity::consumed(input.return_consumed_capacity.as_ref(), &table.name, units, false),
-    })
+    };
+    Ok(with_items(
+        output.into_value(),
+        &schema::SCAN_OUTPUT,
+        (!count_only).then_some(page.items),
+    ))
+}
+
+/// A Query or Scan output value with `items` (unless the request counted only) in its
+/// `Items` member.
+fn with_items(mut output: Value, shape: &Shape, items: Option<JsonItems>) -> Value {
+    if let (Value::Struct(slots), Some(items), Some(at)) = (&mut output, items, shape.member_index("Items")) {
+        slots[at] = Some(items.finish());
+    }
+    output
 }
 
 #[cfg(test)]

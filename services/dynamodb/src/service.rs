@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use stratus_core::{RequestContext, Unit};
+use stratus_core::error::OperationError;
+use stratus_core::schema::{Operation, Service};
+use stratus_core::service::{BoxFuture, ServiceHandler};
+use stratus_core::{FromValue, RequestContext, Unit, Value};
 use stratus_gen_dynamodb::*;
 use stratus_storage::{Durability, Namespace, Storage};
 
@@ -13,6 +16,7 @@ use crate::ttl::TtlSweeper;
 use crate::{batch, control, items, partiql, query, settings, transact};
 
 /// The DynamoDB service, backed by `storage`.
+#[derive(Clone)]
 pub struct DynamoDbService {
     storage: Arc<Storage>,
     ttl: Arc<TtlSweeper>,
@@ -26,6 +30,11 @@ impl DynamoDbService {
         let ttl = TtlSweeper::new(storage.clone(), interval);
         ttl.discover();
         DynamoDbService { storage, ttl }
+    }
+
+    /// The service behind the gateway's type-erased handler.
+    pub fn into_handler(self) -> Arc<dyn ServiceHandler> {
+        Arc::new(DynamoDbHandler(Handler(self)))
     }
 
     async fn run<R, F>(&self, ctx: &RequestContext, body: F) -> Result<R, DdbError>
@@ -166,8 +175,7 @@ operations! {
     get_item(GetItemInput) -> GetItemOutput, GetItemError = items::get_item;
     delete_item(DeleteItemInput) -> DeleteItemOutput, DeleteItemError = items::delete_item;
     update_item(UpdateItemInput) -> UpdateItemOutput, UpdateItemError = items::update_item;
-    query(QueryInput) -> QueryOutput, QueryError = query::query;
-    scan(ScanInput) -> ScanOutput, ScanError = query::scan;
+    // Query and Scan are answered by `DynamoDbHandler`, with their items pre-encoded.
     batch_get_item(BatchGetItemInput) -> BatchGetItemOutput, BatchGetItemError = batch::batch_get_item;
     batch_write_item(BatchWriteItemInput) -> BatchWriteItemOutput, BatchWriteItemError = batch::batch_write_item;
     transact_write_items(TransactWriteItemsInput) -> TransactWriteItemsOutput, TransactWriteItemsError =
@@ -195,4 +203,53 @@ operations! {
     describe_kinesis_streaming_destination(DescribeKinesisStreamingDestinationInput)
         -> DescribeKinesisStreamingDestinationOutput, DescribeKinesisStreamingDestinationError =
         settings::describe_kinesis_streaming_destination;
+}
+
+/// The generated handler, except for Query and Scan: they return their items as JSON
+/// transcoded straight from storage ([`Value::EncodedJson`]), where the typed outputs would
+/// decode every item into `AttributeValue`s only for the encoder to write them out again.
+struct DynamoDbHandler(Handler<DynamoDbService>);
+
+impl DynamoDbHandler {
+    async fn answer<I, E>(
+        &self,
+        ctx: &RequestContext,
+        input: Value,
+        body: fn(&Scope, I) -> Result<Value, DdbError>,
+        into_error: fn(E) -> OperationError,
+    ) -> Result<Value, OperationError>
+    where
+        I: FromValue + Send + 'static,
+        E: From<DdbError>,
+    {
+        let input = I::from_value(input)?;
+        self.0
+             .0
+            .run(ctx, move |scope| body(scope, input))
+            .await
+            .map_err(|e| into_error(E::from(e)))
+    }
+}
+
+impl ServiceHandler for DynamoDbHandler {
+    fn schema(&self) -> &'static Service {
+        self.0.schema()
+    }
+
+    fn implemented(&self) -> bool {
+        true
+    }
+
+    fn call<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        operation: &'static Operation,
+        input: Value,
+    ) -> BoxFuture<'a, Result<Value, OperationError>> {
+        match operation.name {
+            "Query" => Box::pin(self.answer(ctx, input, query::query, QueryError::into_operation_error)),
+            "Scan" => Box::pin(self.answer(ctx, input, query::scan, ScanError::into_operation_error)),
+            _ => self.0.call(ctx, operation, input),
+        }
+    }
 }

@@ -8,10 +8,10 @@
 //! The value drives the output and the shape only names and formats it, so a value that does
 //! not fit its shape still encodes (as what it is) rather than failing.
 
-use aws_smithy_json::serialize::JsonValueWriter;
 use aws_smithy_types::date_time::Format;
 use aws_smithy_types::Number;
 
+use super::writer::ValueWriter;
 use super::{wire_name, KeyNames};
 use crate::schema::{Member, Shape, TimestampFormat};
 use crate::value::{DateTime, Document, Value};
@@ -26,11 +26,11 @@ use crate::value::{DateTime, Document, Value};
 /// ```
 pub fn encode(shape: &'static Shape, value: &Value, names: KeyNames) -> String {
     let mut out = String::new();
-    write_value(JsonValueWriter::new(&mut out), shape, None, value, names);
+    write_value(ValueWriter::new(&mut out), shape, None, value, names);
     out
 }
 
-fn write_value(w: JsonValueWriter<'_>, shape: &'static Shape, member: Option<&Member>, value: &Value, names: KeyNames) {
+fn write_value(w: ValueWriter<'_>, shape: &'static Shape, member: Option<&Member>, value: &Value, names: KeyNames) {
     match value {
         Value::Null => w.null(),
         Value::Bool(b) => w.boolean(*b),
@@ -88,6 +88,7 @@ fn write_value(w: JsonValueWriter<'_>, shape: &'static Shape, member: Option<&Me
             object.finish();
         }
         Value::Document(d) => write_document(w, d),
+        Value::EncodedJson(text) => w.raw(text),
     }
 }
 
@@ -98,7 +99,7 @@ fn int(n: i64) -> Number {
     }
 }
 
-fn write_timestamp(w: JsonValueWriter<'_>, t: &DateTime, format: Option<TimestampFormat>) {
+fn write_timestamp(w: ValueWriter<'_>, t: &DateTime, format: Option<TimestampFormat>) {
     let format = match format {
         Some(TimestampFormat::DateTime) => Format::DateTime,
         Some(TimestampFormat::HttpDate) => Format::HttpDate,
@@ -113,7 +114,7 @@ fn write_timestamp(w: JsonValueWriter<'_>, t: &DateTime, format: Option<Timestam
     }
 }
 
-fn write_document(w: JsonValueWriter<'_>, d: &Document) {
+fn write_document(w: ValueWriter<'_>, d: &Document) {
     match d {
         Document::Null => w.null(),
         Document::Bool(b) => w.boolean(*b),

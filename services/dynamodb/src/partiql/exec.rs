@@ -492,7 +492,7 @@ fn select(
         }
         range = query::continue_after(&range, &at, Direction::Forward);
     }
-    let page: Page = query::run(
+    let page: Page<Vec<Item>> = query::run(
         scope,
         Plan {
             table,
@@ -506,6 +506,7 @@ fn select(
             count_only: false,
             fetch_base: false,
         },
+        Vec::new(),
     )?;
     let units = capacity::read_units(page.bytes_read, input.consistent_read);
     Ok(ExecuteStatementOutput {
