@@ -291,6 +291,7 @@ pub(crate) async fn put_bucket_lifecycle_configuration(
         .map(|c| c.rules)
         .ok_or_else(S3Error::malformed_xml)?;
     config::check_lifecycle(&rules)?;
+    let sweep = lifecycle::has_expiration(&rules);
     let size = input
         .transition_default_minimum_object_size
         .map_or_else(|| "all_storage_classes_128K".to_owned(), |s| s.as_str().to_owned());
@@ -305,6 +306,9 @@ pub(crate) async fn put_bucket_lifecycle_configuration(
         |_, _| Ok(()),
     )
     .await?;
+    if sweep {
+        s3.lifecycle.watch(s3);
+    }
     Ok(PutBucketLifecycleConfigurationOutput {
         transition_default_minimum_object_size: Some(TransitionDefaultMinimumObjectSize::from_wire(&size)),
     })
