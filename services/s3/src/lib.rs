@@ -645,7 +645,9 @@ ops! {
     lock::get_object_retention(GetObjectRetentionRequest) -> GetObjectRetentionOutput, GetObjectRetentionError;
     lock::put_object_legal_hold(PutObjectLegalHoldRequest) -> PutObjectLegalHoldOutput, PutObjectLegalHoldError;
     lock::get_object_legal_hold(GetObjectLegalHoldRequest) -> GetObjectLegalHoldOutput, GetObjectLegalHoldError;
+    config::put_bucket_replication(PutBucketReplicationRequest) -> Unit, PutBucketReplicationError;
     config::get_bucket_replication(GetBucketReplicationRequest) -> GetBucketReplicationOutput, GetBucketReplicationError;
+    config::delete_bucket_replication(DeleteBucketReplicationRequest) -> Unit, DeleteBucketReplicationError;
     config::get_bucket_notification_configuration(GetBucketNotificationConfigurationRequest) -> NotificationConfiguration, GetBucketNotificationConfigurationError;
 }
 

@@ -501,18 +501,62 @@ pub(crate) async fn put_bucket_notification_configuration(
     Ok(Unit {})
 }
 
+pub(crate) async fn put_bucket_replication(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: PutBucketReplicationRequest,
+) -> Result<Unit, PutBucketReplicationError> {
+    let mut replication = input.replication_configuration;
+    let bucket = input.bucket;
+    let destinations = config::check_replication(&bucket, &mut replication);
+    let doc = config::encode(&schema::REPLICATION_CONFIGURATION, replication);
+    s3.change_config(bucket, config::REPLICATION, Change::Set(doc), move |tx, source| {
+        if source.state() != State::Enabled {
+            return Err(S3Error::invalid_request(
+                "Versioning must be 'Enabled' on the bucket to apply a replication configuration",
+            ));
+        }
+        for name in destinations? {
+            let destination =
+                load_bucket(tx, &name).map_err(|_| S3Error::invalid_request("Destination bucket must exist."))?;
+            if destination.state() != State::Enabled {
+                return Err(S3Error::invalid_request(
+                    "Destination bucket must have versioning enabled.",
+                ));
+            }
+        }
+        Ok(())
+    })
+    .await?;
+    Ok(Unit {})
+}
+
 pub(crate) async fn get_bucket_replication(
     s3: &S3Service,
     _ctx: &RequestContext,
     input: GetBucketReplicationRequest,
 ) -> Result<GetBucketReplicationOutput, GetBucketReplicationError> {
-    // PutBucketReplication is not implemented, so no bucket has a replication configuration.
-    s3.bucket(&input.bucket)?;
-    Err(config::not_found(
-        "ReplicationConfigurationNotFoundError",
-        "The replication configuration was not found",
-    )
-    .into())
+    let replication = s3
+        .typed_config(&input.bucket, config::REPLICATION, &schema::REPLICATION_CONFIGURATION)?
+        .ok_or_else(|| {
+            config::not_found(
+                "ReplicationConfigurationNotFoundError",
+                "The replication configuration was not found",
+            )
+        })?;
+    Ok(GetBucketReplicationOutput {
+        replication_configuration: Some(replication),
+    })
+}
+
+pub(crate) async fn delete_bucket_replication(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: DeleteBucketReplicationRequest,
+) -> Result<Unit, DeleteBucketReplicationError> {
+    s3.change_config(input.bucket, config::REPLICATION, Change::Remove, |_, _| Ok(()))
+        .await?;
+    Ok(Unit {})
 }
 
 pub(crate) async fn get_bucket_notification_configuration(
