@@ -33,7 +33,7 @@ pub struct Clock {
 
 impl Clock {
     /// `days` after `start_ms`, rounded up to the next midnight.
-    pub fn after_days(&self, start_ms: i64, days: i32) -> i64 {
+    fn after_days(&self, start_ms: i64, days: i32) -> i64 {
         let at = start_ms.saturating_add(i64::from(days).saturating_mul(self.day_ms));
         (at.div_euclid(self.day_ms) + 1).saturating_mul(self.day_ms)
     }
@@ -50,7 +50,7 @@ fn enabled(rule: &LifecycleRule) -> bool {
 
 /// Whether `rule`'s filter (or legacy top-level prefix) covers an object with this key, tags
 /// and size. Filter elements combine with AND; size bounds are strict.
-pub fn covers(rule: &LifecycleRule, key: &str, tags: &BTreeMap<String, String>, size: u64) -> bool {
+fn covers(rule: &LifecycleRule, key: &str, tags: &BTreeMap<String, String>, size: u64) -> bool {
     if let Some(prefix) = &rule.prefix {
         return key.starts_with(prefix.as_str());
     }
@@ -90,7 +90,7 @@ fn current_expiry(rule: &LifecycleRule, record: &ObjectRecord, clock: &Clock) ->
 
 /// The enabled rule that expires the current version `record` first, and when: what
 /// `x-amz-expiration` reports.
-pub fn expiration<'r>(
+fn expiration<'r>(
     rules: &'r [LifecycleRule],
     record: &ObjectRecord,
     clock: &Clock,
@@ -102,7 +102,7 @@ pub fn expiration<'r>(
 }
 
 /// The `x-amz-expiration` header value: `expiry-date="<HTTP date>", rule-id="<URL-encoded id>"`.
-pub fn expiration_header(at_ms: i64, rule: &LifecycleRule) -> String {
+fn expiration_header(at_ms: i64, rule: &LifecycleRule) -> String {
     let date = DateTime::from_millis(at_ms)
         .fmt(aws_smithy_types::date_time::Format::HttpDate)
         .unwrap_or_default();

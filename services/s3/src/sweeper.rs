@@ -40,7 +40,7 @@ const DAY: Duration = Duration::from_secs(86_400);
 const KEYS_PER_TRANSACTION: usize = 256;
 
 /// A positive number of seconds (fractions allowed, at most a day) from `value`, else `default`.
-pub fn seconds_from(value: Option<&str>, default: Duration) -> Duration {
+fn seconds_from(value: Option<&str>, default: Duration) -> Duration {
     value
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|secs| secs.is_finite() && *secs > 0.0)
