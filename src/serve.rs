@@ -111,7 +111,7 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn Servi
                     true => s3.with_queues(Arc::new(sqs.clone())),
                     false => s3,
                 };
-                Arc::new(stratus_gen_s3::Handler(s3))
+                Arc::new(stratus_gen_s3::Handler(s3.resume_lifecycle()))
             }
             "sts" => Arc::new(stratus_gen_sts::Handler(stratus_service_sts::StsService::new(
                 storage.clone(),

@@ -402,3 +402,87 @@ def test_object_lock_and_replication_answers(s3, bucket):
     )
     assert refused(s3.get_object_lock_configuration, Bucket=bucket) == ("ObjectLockConfigurationNotFoundError", 404)
     assert refused(s3.get_bucket_replication, Bucket=bucket) == ("ReplicationConfigurationNotFoundError", 404)
+
+
+def versioned_bucket(s3):
+    name = f"c-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=name)
+    s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
+    return name
+
+
+def refusal(call, **kwargs):
+    with pytest.raises(ClientError) as err:
+        call(**kwargs)
+    return code(err), err.value.response["Error"]["Message"]
+
+
+# PutBucketReplication's checks (S3 API reference; the versioning message as moto's AWS-checked
+# tests record it, the destination messages as AWS answers them in Terraform's reports). The
+# configuration is stored, not acted on: nothing is replicated.
+def test_replication_configuration_is_checked_stored_and_removed(s3, bucket):
+    role = "arn:aws:iam::000000000000:role/replication"
+    destination = versioned_bucket(s3)
+    rule = {"Prefix": "", "Status": "Enabled", "Destination": {"Bucket": f"arn:aws:s3:::{destination}"}}
+    v1 = {"Role": role, "Rules": [rule]}
+    assert refusal(s3.put_bucket_replication, Bucket=bucket, ReplicationConfiguration=v1) == (
+        "InvalidRequest",
+        "Versioning must be 'Enabled' on the bucket to apply a replication configuration",
+    )
+    source = versioned_bucket(s3)
+    unversioned = f"c-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=unversioned)
+
+    def with_destination(name):
+        return {**v1, "Rules": [{**v1["Rules"][0], "Destination": {"Bucket": f"arn:aws:s3:::{name}"}}]}
+
+    absent = with_destination(f"c-absent-{uuid.uuid4().hex[:8]}")
+    assert refusal(s3.put_bucket_replication, Bucket=source, ReplicationConfiguration=absent) == (
+        "InvalidRequest",
+        "Destination bucket must exist.",
+    )
+    assert refusal(s3.put_bucket_replication, Bucket=source, ReplicationConfiguration=with_destination(unversioned)) == (
+        "InvalidRequest",
+        "Destination bucket must have versioning enabled.",
+    )
+    onto_itself = with_destination(source)
+    assert refusal(s3.put_bucket_replication, Bucket=source, ReplicationConfiguration=onto_itself) == (
+        "InvalidRequest",
+        "Destination bucket cannot be the same as the source bucket.",
+    )
+    no_role = {"Rules": v1["Rules"]}
+    assert refusal(s3.put_bucket_replication, Bucket=source, ReplicationConfiguration=no_role)[0] == "InvalidArgument"
+    plain_name = {**v1, "Rules": [{**v1["Rules"][0], "Destination": {"Bucket": destination}}]}
+    assert refusal(s3.put_bucket_replication, Bucket=source, ReplicationConfiguration=plain_name) == (
+        "InvalidArgument",
+        "Invalid bucket ARN",
+    )
+    # The V2 schema (rules with a Filter) needs a Priority and DeleteMarkerReplication.
+    v2_rule = {"Filter": {"Prefix": "logs/"}, "Status": "Enabled", "Destination": rule["Destination"]}
+    no_priority = {"Role": role, "Rules": [v2_rule]}
+    refused_code, message = refusal(s3.put_bucket_replication, Bucket=source, ReplicationConfiguration=no_priority)
+    assert (refused_code, message.split(" for this version")[0]) == ("InvalidRequest", "Priority must be specified")
+
+    s3.put_bucket_replication(Bucket=source, ReplicationConfiguration=v1)
+    got = s3.get_bucket_replication(Bucket=source)["ReplicationConfiguration"]
+    assert got["Role"] == role
+    [stored] = got["Rules"]
+    assert stored["ID"], "S3 names a rule sent without an ID"
+    assert (stored["Prefix"], stored["Status"], stored["Destination"]) == ("", "Enabled", rule["Destination"])
+
+    v2 = {
+        "Role": role,
+        "Rules": [
+            {**v2_rule, "ID": "logs", "Priority": 1, "DeleteMarkerReplication": {"Status": "Disabled"}},
+            {**v2_rule, "ID": "all", "Priority": 2, "Filter": {}, "DeleteMarkerReplication": {"Status": "Enabled"}},
+        ],
+    }
+    s3.put_bucket_replication(Bucket=source, ReplicationConfiguration=v2)
+    got = s3.get_bucket_replication(Bucket=source)["ReplicationConfiguration"]["Rules"]
+    assert [(r["ID"], r["Priority"], r["DeleteMarkerReplication"]["Status"]) for r in got] == [
+        ("logs", 1, "Disabled"),
+        ("all", 2, "Enabled"),
+    ]
+
+    s3.delete_bucket_replication(Bucket=source)
+    assert refused(s3.get_bucket_replication, Bucket=source) == ("ReplicationConfigurationNotFoundError", 404)

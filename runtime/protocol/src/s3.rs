@@ -1,14 +1,17 @@
 //! Where S3 departs from restXml, beyond what its model says: errors as a bare `<Error>`
 //! document (its `noErrorWrapping`), GetBucketLocation's output as a lone
-//! `<LocationConstraint>` element (`s3UnwrappedXmlOutput`), `206 Partial Content` for a
-//! ranged read, and the `x-amz-id-2` header beside the request id.
+//! `<LocationConstraint>` element (`s3UnwrappedXmlOutput`), ListObjectVersions' versions and
+//! delete markers interleaved, `206 Partial Content` for a ranged read, and the `x-amz-id-2`
+//! header beside the request id.
+
+use std::cmp::Reverse;
 
 use crate::xml_writer::XmlWriter;
-use stratus_core::schema::{Operation, Service};
-use stratus_core::Value;
+use stratus_core::schema::{Member, Operation, Service, Shape, XmlNamespace};
+use stratus_core::{DateTime, Value};
 
 use crate::reply::{respond, set_header};
-use crate::Response;
+use crate::{urlencoded, xml, Response};
 
 /// Whether `service` is S3.
 pub(crate) fn is_s3(service: &Service) -> bool {
@@ -38,10 +41,11 @@ pub(crate) fn finish_output(service: &Service, op: &Operation, output: &Value, r
                     root.data(&region);
                 }
             }
-            let headers = std::mem::take(response.headers_mut());
-            *response = respond(200, Some("application/xml"), body.into_bytes());
-            for (name, value) in headers.iter().filter(|(n, _)| *n != http::header::CONTENT_LENGTH) {
-                response.headers_mut().insert(name.clone(), value.clone());
+            replace_body(response, body);
+        }
+        "ListObjectVersions" => {
+            if let Some(body) = interleaved_versions(service.xml_namespace, op.output, output) {
+                replace_body(response, body);
             }
         }
         _ => {}
@@ -49,7 +53,195 @@ pub(crate) fn finish_output(service: &Service, op: &Operation, output: &Value, r
     host_id(response);
 }
 
+/// Gives `response` a new XML body, keeping its other headers.
+fn replace_body(response: &mut Response, body: String) {
+    let headers = std::mem::take(response.headers_mut());
+    *response = respond(200, Some("application/xml"), body.into_bytes());
+    for (name, value) in headers.iter().filter(|(n, _)| *n != http::header::CONTENT_LENGTH) {
+        response.headers_mut().insert(name.clone(), value.clone());
+    }
+}
+
+/// ListObjectVersions' body with its `<Version>` and `<DeleteMarker>` elements in one sequence,
+/// in S3's listing order: by key, then newest first. The model makes them two flattened lists,
+/// which restXml writes one after the other; S3 interleaves them. The service fills
+/// `LastModified` to the millisecond so that one key's versions and delete markers merge in
+/// the order they were written; S3 writes it to the second, and so does this.
+fn interleaved_versions(namespace: Option<XmlNamespace>, shape: &'static Shape, output: &Value) -> Option<String> {
+    let (versions, markers) = (shape.member_index("Versions")?, shape.member_index("DeleteMarkers")?);
+    let url_keys = shape
+        .member_index("EncodingType")
+        .and_then(|i| match output {
+            Value::Struct(slots) => slots.get(i)?.as_ref(),
+            _ => None,
+        })
+        .is_some();
+    let mut entries: Vec<(&'static Member, Value)> = Vec::new();
+    for (i, member, value) in xml::body_members(shape, output) {
+        if let (true, Value::List(items)) = (i == versions || i == markers, value) {
+            entries.extend(items.iter().map(|item| (member, item.clone())));
+        }
+    }
+    entries.sort_by_cached_key(|(member, item)| listing_order(member.target.list_member().target, item, url_keys));
+    let mut body = String::new();
+    {
+        let mut writer = XmlWriter::new(&mut body);
+        let mut root = writer.start_el(xml::root_name(shape));
+        if let Some(ns) = shape.xml_namespace.or(namespace) {
+            root = root.write_ns(ns.uri, ns.prefix);
+        }
+        let mut scope = root.finish();
+        let mut merged = std::mem::take(&mut entries).into_iter();
+        for (i, member, value) in xml::body_members(shape, output) {
+            if i != versions && i != markers {
+                xml::write_member(&mut scope, member, value);
+                continue;
+            }
+            // All of them where the first of the two lists goes.
+            for (member, item) in merged.by_ref() {
+                let item = to_seconds(member.target.list_member().target, item);
+                xml::write_member(&mut scope, member, &Value::List(vec![item]));
+            }
+        }
+    }
+    Some(body)
+}
+
+/// Where a version or delete marker goes in a listing: its key (as stored, so decoded when
+/// the listing URL-encodes keys), the latest first, then newest first.
+fn listing_order(shape: &Shape, item: &Value, url_keys: bool) -> (String, bool, Reverse<(i64, u32)>) {
+    let field = |name: &str| match item {
+        Value::Struct(slots) => shape.member_index(name).and_then(|i| slots.get(i)?.as_ref()),
+        _ => None,
+    };
+    let key = match field("Key") {
+        Some(Value::String(key)) if url_keys => {
+            urlencoded::decode(key, true).map_or_else(|| key.clone(), |k| k.into_owned())
+        }
+        Some(Value::String(key)) => key.clone(),
+        _ => String::new(),
+    };
+    let latest = matches!(field("IsLatest"), Some(Value::Bool(true)));
+    let modified = match field("LastModified") {
+        Some(Value::Timestamp(t)) => (t.secs(), t.subsec_nanos()),
+        _ => (0, 0),
+    };
+    (key, !latest, Reverse(modified))
+}
+
+/// `item` with its `LastModified` cut to the second.
+fn to_seconds(shape: &Shape, mut item: Value) -> Value {
+    if let (Some(i), Value::Struct(slots)) = (shape.member_index("LastModified"), &mut item) {
+        if let Some(Some(Value::Timestamp(t))) = slots.get_mut(i) {
+            *t = DateTime::from_secs(t.secs());
+        }
+    }
+    item
+}
+
 /// S3's extended request id; Stratus has no hosts to name, so it is a fixed token.
 pub(crate) fn host_id(response: &mut Response) {
     set_header(response, "x-amz-id-2", "stratus");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stratus_core::prelude_shapes::{BOOLEAN, STRING, TIMESTAMP};
+    use stratus_core::schema::ShapeType;
+
+    const FIELDS: &[Member] = &[
+        Member::plain("Key", &STRING),
+        Member::plain("IsLatest", &BOOLEAN),
+        Member::plain("LastModified", &TIMESTAMP),
+    ];
+    static ENTRY: Shape = Shape {
+        members: FIELDS,
+        ..Shape::simple("Entry", ShapeType::Structure)
+    };
+    static ENTRIES: Shape = Shape {
+        members: &[Member::plain("member", &ENTRY)],
+        ..Shape::simple("Entries", ShapeType::List)
+    };
+    static OUTPUT: Shape = Shape {
+        members: &[
+            Member::plain("Name", &STRING),
+            Member {
+                xml_name: Some("Version"),
+                xml_flattened: true,
+                ..Member::plain("Versions", &ENTRIES)
+            },
+            Member {
+                xml_name: Some("DeleteMarker"),
+                xml_flattened: true,
+                ..Member::plain("DeleteMarkers", &ENTRIES)
+            },
+            Member::plain("EncodingType", &STRING),
+        ],
+        xml_name: Some("ListVersionsResult"),
+        ..Shape::simple("Output", ShapeType::Structure)
+    };
+
+    fn entry(key: &str, latest: bool, ms: i64) -> Value {
+        Value::Struct(vec![
+            Some(Value::String(key.into())),
+            Some(Value::Bool(latest)),
+            Some(Value::Timestamp(DateTime::from_millis(ms))),
+        ])
+    }
+
+    /// The keys of the entries, in document order.
+    fn keys(xml: &str) -> Vec<&str> {
+        xml.split("<Key>")
+            .skip(1)
+            .filter_map(|rest| rest.split_once("</Key>"))
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    /// The entries' element names, in document order.
+    fn elements(xml: &str) -> Vec<&str> {
+        xml.split('<')
+            .filter_map(|tag| {
+                ["Version>", "DeleteMarker>"]
+                    .into_iter()
+                    .find(|name| tag.starts_with(name))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn versions_and_delete_markers_interleave_by_key_then_newest_first() {
+        // Key "a": marker (latest, 3 ms), version (2 ms), marker (1 ms); key "b": version.
+        let output = Value::Struct(vec![
+            Some(Value::String("bucket".into())),
+            Some(Value::List(vec![entry("a", false, 2), entry("b", true, 0)])),
+            Some(Value::List(vec![entry("a", true, 3), entry("a", false, 1)])),
+            None,
+        ]);
+        let xml = interleaved_versions(None, &OUTPUT, &output).unwrap();
+        assert!(
+            xml.starts_with("<ListVersionsResult><Name>bucket</Name><DeleteMarker>"),
+            "{xml}"
+        );
+        assert_eq!(
+            elements(&xml),
+            ["DeleteMarker>", "Version>", "DeleteMarker>", "Version>"]
+        );
+        assert_eq!(keys(&xml), ["a", "a", "a", "b"]);
+        assert!(!xml.contains(".00"), "times are written to the second: {xml}");
+    }
+
+    #[test]
+    fn url_encoded_keys_order_as_stored() {
+        // "a b" sorts before "a!", though "a+b" sorts after "a%21".
+        let output = Value::Struct(vec![
+            None,
+            Some(Value::List(vec![entry("a%21", true, 0)])),
+            Some(Value::List(vec![entry("a+b", true, 0)])),
+            Some(Value::String("url".into())),
+        ]);
+        let xml = interleaved_versions(None, &OUTPUT, &output).unwrap();
+        assert_eq!(keys(&xml), ["a+b", "a%21"]);
+    }
 }

@@ -76,15 +76,34 @@ pub fn to_document(
     out
 }
 
+/// The members of structure `value` that a response writes as child elements, with their
+/// indexes in `shape`.
+pub(crate) fn body_members<'v>(
+    shape: &'static Shape,
+    value: &'v Value,
+) -> impl Iterator<Item = (usize, &'static Member, &'v Value)> {
+    let slots = match value {
+        Value::Struct(slots) => slots.as_slice(),
+        _ => &[],
+    };
+    shape
+        .members
+        .iter()
+        .zip(slots)
+        .enumerate()
+        .filter_map(|(i, (m, v))| match v {
+            Some(v) if in_body(m, true) && !m.xml_attribute => Some((i, m, v)),
+            _ => None,
+        })
+}
+
 /// Writes the body members of a structure (or the member of a union) as children of `scope`.
 pub(crate) fn write_members(scope: &mut ScopeWriter<'_, '_>, shape: &'static Shape, value: &Value) {
     match value {
         Value::EncodedJson(text) => write_members(scope, shape, &json::decode_encoded(shape, text)),
-        Value::Struct(slots) => {
-            for (m, v) in shape.members.iter().zip(slots) {
-                if let (Some(v), true, false) = (v, in_body(m, true), m.xml_attribute) {
-                    write_member(scope, m, v);
-                }
+        Value::Struct(_) => {
+            for (_, m, v) in body_members(shape, value) {
+                write_member(scope, m, v);
             }
         }
         Value::Union(i, v) => {

@@ -1,6 +1,6 @@
 //! Bucket configuration subresources: CORS, policy, default encryption, ownership controls,
-//! public access block, website, lifecycle, ACLs, accelerate, request payment, logging and
-//! notifications.
+//! public access block, website, lifecycle, ACLs, accelerate, request payment, logging,
+//! notifications and replication.
 //!
 //! Each document lives in the `configs` table under bucket name, zero byte and the
 //! subresource's name, as JSON written by `stratus_core::json` against the model's own shape
@@ -12,8 +12,11 @@
 //! What is stored is checked as AWS checks it, and the settings that refuse requests are
 //! enforced: ACLs on a `BucketOwnerEnforced` bucket (`AccessControlListNotSupported`), public
 //! ACLs under `BlockPublicAcls` and public policies under `BlockPublicPolicy`
-//! (`AccessDenied`). CORS preflight answers, lifecycle expiration, website hosting, access
-//! logs and notification delivery are not emulated yet.
+//! (`AccessDenied`). Lifecycle expiration is applied by [`crate::sweeper`]; CORS preflight
+//! answers, lifecycle transitions, website hosting, access logs and replication itself are not
+//! emulated yet.
+
+use std::collections::HashSet;
 
 use stratus_core::json::{self, KeyNames};
 use stratus_core::schema::Shape;
@@ -41,6 +44,7 @@ pub const ACCELERATE: &str = "accelerate";
 pub const REQUEST_PAYMENT: &str = "request-payment";
 pub const LOGGING: &str = "logging";
 pub const NOTIFICATION: &str = "notification";
+pub const REPLICATION: &str = "replication";
 
 pub fn config_key(bucket: &str, name: &str) -> Vec<u8> {
     object_key(bucket, name)
@@ -504,7 +508,7 @@ pub fn check_lifecycle(rules: &[LifecycleRule]) -> Result<(), AwsError> {
     if rules.is_empty() || rules.len() > 1000 {
         return Err(S3Error::malformed_xml());
     }
-    let mut ids = std::collections::HashSet::new();
+    let mut ids = HashSet::new();
     for rule in rules {
         if let Some(id) = &rule.id {
             if id.chars().count() > 255 {
@@ -571,6 +575,84 @@ pub fn check_lifecycle(rules: &[LifecycleRule]) -> Result<(), AwsError> {
         }
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Replication
+
+/// The "Cross Region Replication configuration schema" refusal for an element the rules'
+/// schema version (V2 when any rule has a `Filter`) requires or forbids.
+fn replication_schema(element: &str, required: bool) -> AwsError {
+    let rule = if required {
+        "must be specified"
+    } else {
+        "cannot be used"
+    };
+    S3Error::invalid_request(format!(
+        "{element} {rule} for this version of Cross Region Replication configuration schema. Please refer to S3 Developer Guide for more information."
+    ))
+}
+
+/// AWS's checks on the rules of bucket `source`'s replication configuration that need no
+/// other bucket; gives rules without an ID one. Returns the destination buckets' names.
+pub fn check_replication(source: &str, config: &mut ReplicationConfiguration) -> Result<Vec<String>, AwsError> {
+    if config.role.is_empty() {
+        return Err(S3Error::invalid_argument(
+            "Invalid Role specified in replication configuration",
+        ));
+    }
+    if config.rules.is_empty() || config.rules.len() > 1000 {
+        return Err(S3Error::malformed_xml());
+    }
+    // Rules with a Filter are the V2 schema: every rule then needs a Priority (unique) and
+    // DeleteMarkerReplication; the V1 schema allows neither, and one destination.
+    let v2 = config.rules.iter().any(|r| r.filter.is_some());
+    let (mut ids, mut priorities, mut destinations) = (HashSet::new(), HashSet::new(), Vec::new());
+    for rule in &mut config.rules {
+        if rule.filter.is_some() == rule.prefix.is_some() || matches!(rule.status, ReplicationRuleStatus::Unknown(_)) {
+            return Err(S3Error::malformed_xml());
+        }
+        let id = rule.id.get_or_insert_with(stratus_core::id::uuid);
+        if id.chars().count() > 255 {
+            return Err(S3Error::invalid_argument("Rule Id cannot be greater than 255"));
+        }
+        if !ids.insert(id.clone()) {
+            return Err(S3Error::invalid_argument("Rule Id must be unique"));
+        }
+        match (v2, rule.priority) {
+            (true, None) => return Err(replication_schema("Priority", true)),
+            (true, Some(p)) if !priorities.insert(p) => {
+                return Err(S3Error::invalid_request(format!("Found duplicate priority {p}.")))
+            }
+            (false, Some(_)) => return Err(replication_schema("Priority", false)),
+            _ => {}
+        }
+        match (v2, rule.delete_marker_replication.is_some()) {
+            (true, false) => return Err(replication_schema("DeleteMarkerReplication", true)),
+            (false, true) => return Err(replication_schema("DeleteMarkerReplication", false)),
+            _ => {}
+        }
+        let destination = rule
+            .destination
+            .bucket
+            .strip_prefix("arn:aws:s3:::")
+            .filter(|name| crate::bucket::valid_name(name))
+            .ok_or_else(|| S3Error::invalid_argument("Invalid bucket ARN"))?;
+        if destination == source {
+            return Err(S3Error::invalid_request(
+                "Destination bucket cannot be the same as the source bucket.",
+            ));
+        }
+        if !destinations.iter().any(|d| d == destination) {
+            destinations.push(destination.to_owned());
+        }
+    }
+    if !v2 && destinations.len() > 1 {
+        return Err(S3Error::invalid_request(
+            "Number of distinct destination bucket ARNs cannot exceed 1",
+        ));
+    }
+    Ok(destinations)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -746,6 +828,71 @@ mod tests {
         assert!(owner_only(&canned("private", "1", "1").unwrap(), "1"));
         assert!(owner_only(&canned("bucket-owner-full-control", "1", "1").unwrap(), "1"));
         assert!(canned("bogus", "1", "1").is_err());
+    }
+
+    fn replication(rules: Vec<ReplicationRule>) -> ReplicationConfiguration {
+        ReplicationConfiguration {
+            role: "arn:aws:iam::000000000000:role/r".into(),
+            rules,
+        }
+    }
+
+    fn rule(destination: &str, filter: Option<ReplicationRuleFilter>) -> ReplicationRule {
+        ReplicationRule {
+            id: None,
+            priority: None,
+            prefix: filter.is_none().then(String::new),
+            filter,
+            status: ReplicationRuleStatus::Enabled,
+            source_selection_criteria: None,
+            existing_object_replication: None,
+            destination: Destination {
+                bucket: format!("arn:aws:s3:::{destination}"),
+                ..Destination::default()
+            },
+            delete_marker_replication: None,
+        }
+    }
+
+    #[test]
+    fn replication_rules_follow_their_schema_version() {
+        let mut v1 = replication(vec![rule("dest", None)]);
+        assert_eq!(check_replication("src", &mut v1).unwrap(), ["dest"]);
+        assert!(v1.rules[0].id.is_some(), "a rule without an ID gets one");
+        let message = |mut config: ReplicationConfiguration| check_replication("src", &mut config).unwrap_err().message;
+        assert_eq!(
+            message(replication(vec![rule("dest", None), rule("other", None)])),
+            "Number of distinct destination bucket ARNs cannot exceed 1"
+        );
+        assert_eq!(
+            message(replication(vec![rule("src", None)])),
+            "Destination bucket cannot be the same as the source bucket."
+        );
+        let mut named = rule("dest", None);
+        named.destination.bucket = "dest".into();
+        assert_eq!(message(replication(vec![named])), "Invalid bucket ARN");
+        let v2 = |priority: Option<i32>| ReplicationRule {
+            priority,
+            delete_marker_replication: Some(DeleteMarkerReplication::default()),
+            ..rule("dest", Some(ReplicationRuleFilter::default()))
+        };
+        assert!(message(replication(vec![v2(None)])).starts_with("Priority must be specified for this version"));
+        assert_eq!(
+            message(replication(vec![v2(Some(1)), v2(Some(1))])),
+            "Found duplicate priority 1."
+        );
+        let mut two = replication(vec![
+            v2(Some(1)),
+            ReplicationRule {
+                id: Some("b".into()),
+                ..v2(Some(2))
+            },
+        ]);
+        two.rules[1].destination.bucket = "arn:aws:s3:::other".into();
+        assert_eq!(check_replication("src", &mut two).unwrap(), ["dest", "other"]);
+        let mut v1_with_priority = rule("dest", None);
+        v1_with_priority.priority = Some(1);
+        assert!(message(replication(vec![v1_with_priority])).starts_with("Priority cannot be used for this version"));
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //!
 //! Each object and part keeps its additional checksum ([`checksum`]); aws-chunked request
 //! bodies are decoded by [`chunked`]; Object Lock retention and legal holds live in the object
-//! records and are enforced on version deletes ([`lock`]).
+//! records and are enforced on version deletes ([`lock`]). Lifecycle rules ([`lifecycle`]) are
+//! applied in the background by [`sweeper`], through the same deletes as DeleteObject.
 //!
 //! Bodies are blobs in the same store, each write under a fresh name: the blob is written
 //! before the record that names it commits, and a blob no version names any more is deleted
@@ -31,12 +32,14 @@ mod checksum;
 mod chunked;
 mod config;
 mod error;
+mod lifecycle;
 mod listing;
 mod lock;
 mod multipart;
 mod notify;
 mod object;
 mod ops;
+mod sweeper;
 mod versioning;
 
 use std::collections::BTreeMap;
@@ -66,15 +69,32 @@ const STREAM_RESPONSES_ABOVE: u64 = 1 << 20;
 const MAX_KEYS: usize = 1000;
 
 /// The S3 service, backed by `storage`.
+#[derive(Clone)]
 pub struct S3Service {
     storage: Arc<Storage>,
     /// Where event notifications for SQS queues go, when SQS runs.
     queues: Option<Arc<dyn MessageSink>>,
+    /// Applies lifecycle expiration in the background while some bucket needs it.
+    lifecycle: Arc<sweeper::Sweeper>,
 }
 
 impl S3Service {
+    /// The service; lifecycle timing comes from `STRATUS_S3_LIFECYCLE_INTERVAL` and
+    /// `STRATUS_S3_LIFECYCLE_DAY_SECONDS` (see [`sweeper`]).
     pub fn new(storage: Arc<Storage>) -> S3Service {
-        S3Service { storage, queues: None }
+        S3Service {
+            storage,
+            queues: None,
+            lifecycle: Arc::new(sweeper::Sweeper::from_env()),
+        }
+    }
+
+    /// The same service, applying the lifecycle configurations of stored buckets (after a
+    /// restart) from now on. Called once the service is complete, since the sweeper works
+    /// through it (events included).
+    pub fn resume_lifecycle(self) -> S3Service {
+        self.lifecycle.discover(&self);
+        self
     }
 
     /// The same service, delivering event notifications for queues to `queues`.
@@ -284,15 +304,7 @@ impl S3Service {
                 let mut outcomes = Vec::with_capacity(targets.len());
                 let mut blobs = Vec::new();
                 for (key, version_id) in targets {
-                    let result = match version_id {
-                        None => versioning::delete_current(tx, &b, &key, now),
-                        Some(id) => versioning::check_id(&id)
-                            .and_then(|()| match versioning::find(tx, &b, &key, &id)? {
-                                Some(found) if b.object_lock => lock::check_delete(&found, bypass_governance, now),
-                                _ => Ok(()),
-                            })
-                            .and_then(|()| versioning::delete_version(tx, &b, &key, &id)),
-                    };
+                    let result = delete_target(tx, &b, &key, version_id.as_deref(), bypass_governance, now);
                     outcomes.push(result.map(|(deleted, orphans)| {
                         blobs.extend(orphans);
                         deleted
@@ -473,6 +485,29 @@ fn object_key(bucket: &str, key: &str) -> Vec<u8> {
     k
 }
 
+/// Deletes `key`'s current version (a delete marker in a versioned bucket) or version
+/// `version_id`, which Object Lock may refuse. User deletes and lifecycle expiration both come
+/// here. Returns what was done and the blobs no record names any more.
+fn delete_target(
+    tx: &mut Tx<'_>,
+    bucket: &BucketRecord,
+    key: &str,
+    version_id: Option<&str>,
+    bypass_governance: bool,
+    now_ms: i64,
+) -> Result<(Deleted, Vec<String>), AwsError> {
+    let Some(id) = version_id else {
+        return versioning::delete_current(tx, bucket, key, now_ms);
+    };
+    versioning::check_id(id)?;
+    if bucket.object_lock {
+        if let Some(found) = versioning::find(tx, bucket, key, id)? {
+            lock::check_delete(&found, bypass_governance, now_ms)?;
+        }
+    }
+    versioning::delete_version(tx, bucket, key, id)
+}
+
 fn load_bucket(tx: &Tx<'_>, name: &str) -> Result<BucketRecord, AwsError> {
     let bytes = tx
         .get(BUCKETS, name.as_bytes())
@@ -610,7 +645,9 @@ ops! {
     lock::get_object_retention(GetObjectRetentionRequest) -> GetObjectRetentionOutput, GetObjectRetentionError;
     lock::put_object_legal_hold(PutObjectLegalHoldRequest) -> PutObjectLegalHoldOutput, PutObjectLegalHoldError;
     lock::get_object_legal_hold(GetObjectLegalHoldRequest) -> GetObjectLegalHoldOutput, GetObjectLegalHoldError;
+    config::put_bucket_replication(PutBucketReplicationRequest) -> Unit, PutBucketReplicationError;
     config::get_bucket_replication(GetBucketReplicationRequest) -> GetBucketReplicationOutput, GetBucketReplicationError;
+    config::delete_bucket_replication(DeleteBucketReplicationRequest) -> Unit, DeleteBucketReplicationError;
     config::get_bucket_notification_configuration(GetBucketNotificationConfigurationRequest) -> NotificationConfiguration, GetBucketNotificationConfigurationError;
 }
 

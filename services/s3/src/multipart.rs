@@ -17,7 +17,7 @@ use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use stratus_core::{hex, id, AwsError, DateTime};
 use stratus_gen_s3::*;
-use stratus_storage::{Direction, KeyRange, Tx};
+use stratus_storage::{Direction, KeyRange, Store, Tx};
 
 use crate::body::{self, Source};
 use crate::checksum::{self, Algorithm, Checksum};
@@ -68,6 +68,21 @@ pub struct PartRecord {
     /// The part's checksum: in the upload's algorithm, or the one the part was sent with.
     #[serde(default)]
     pub checksum: Option<Checksum>,
+}
+
+/// Every upload in progress in `bucket`.
+pub fn uploads_of(store: &dyn Store, bucket: &str) -> Result<Vec<UploadRecord>, AwsError> {
+    store
+        .scan(
+            UPLOADS,
+            &KeyRange::prefix(&object_key(bucket, "")),
+            Direction::Forward,
+            None,
+        )
+        .map_err(S3Error::storage)?
+        .into_iter()
+        .map(|(_, bytes)| serde_json::from_slice(&bytes).map_err(S3Error::corrupt))
+        .collect()
 }
 
 fn upload_key(bucket: &str, upload_id: &str) -> Vec<u8> {
@@ -537,6 +552,7 @@ impl S3Service {
             })
             .await?;
         let mut output = CompleteMultipartUploadOutput {
+            expiration: self.expiration(&input.bucket, &stored),
             location: Some(format!("/{}/{}", input.bucket, input.key)),
             bucket: Some(input.bucket),
             key: Some(input.key),
@@ -634,18 +650,7 @@ impl S3Service {
         };
         self.bucket(&input.bucket)?;
         let prefix = input.prefix.clone().unwrap_or_default();
-        let mut uploads: Vec<UploadRecord> = self
-            .store()?
-            .scan(
-                UPLOADS,
-                &KeyRange::prefix(&object_key(&input.bucket, "")),
-                Direction::Forward,
-                None,
-            )
-            .map_err(S3Error::storage)?
-            .into_iter()
-            .map(|(_, bytes)| serde_json::from_slice(&bytes).map_err(S3Error::corrupt))
-            .collect::<Result<_, AwsError>>()?;
+        let mut uploads = uploads_of(self.store()?.as_ref(), &input.bucket)?;
         uploads.retain(|u| u.key.starts_with(&prefix));
         uploads.sort_by(|a, b| (&a.key, a.initiated_ms).cmp(&(&b.key, b.initiated_ms)));
         if let Some(marker) = input.key_marker.as_deref().filter(|m| !m.is_empty()) {

@@ -148,6 +148,23 @@ pub fn versions_of(
     .collect()
 }
 
+/// Every version of `key`, newest first, whatever the bucket's state: an unversioned bucket's
+/// object is its key's only version.
+pub fn all_versions(
+    view: &(impl View + ?Sized),
+    bucket: &BucketRecord,
+    key: &str,
+) -> Result<Vec<ObjectRecord>, AwsError> {
+    if bucket.state() != State::Unversioned {
+        return versions_of(view, &bucket.name, key, None);
+    }
+    view.get_value(OBJECTS, &object_key(&bucket.name, key))
+        .map_err(S3Error::storage)?
+        .map(|bytes| decode(&bytes))
+        .into_iter()
+        .collect()
+}
+
 /// The version `version_id` (`null` for the null version) of `key`, if there is one.
 pub fn find(
     view: &(impl View + ?Sized),
@@ -155,19 +172,7 @@ pub fn find(
     key: &str,
     version_id: &str,
 ) -> Result<Option<ObjectRecord>, AwsError> {
-    if bucket.state() == State::Unversioned {
-        if version_id != "null" {
-            return Ok(None);
-        }
-        return match view
-            .get_value(OBJECTS, &object_key(&bucket.name, key))
-            .map_err(S3Error::storage)?
-        {
-            Some(bytes) => Ok(Some(decode(&bytes)?)),
-            None => Ok(None),
-        };
-    }
-    Ok(versions_of(view, &bucket.name, key, None)?
+    Ok(all_versions(view, bucket, key)?
         .into_iter()
         .find(|v| v.version_label() == version_id))
 }

@@ -291,6 +291,7 @@ pub(crate) async fn put_bucket_lifecycle_configuration(
         .map(|c| c.rules)
         .ok_or_else(S3Error::malformed_xml)?;
     config::check_lifecycle(&rules)?;
+    let sweep = lifecycle::has_expiration(&rules);
     let size = input
         .transition_default_minimum_object_size
         .map_or_else(|| "all_storage_classes_128K".to_owned(), |s| s.as_str().to_owned());
@@ -305,6 +306,9 @@ pub(crate) async fn put_bucket_lifecycle_configuration(
         |_, _| Ok(()),
     )
     .await?;
+    if sweep {
+        s3.lifecycle.watch(s3);
+    }
     Ok(PutBucketLifecycleConfigurationOutput {
         transition_default_minimum_object_size: Some(TransitionDefaultMinimumObjectSize::from_wire(&size)),
     })
@@ -497,18 +501,62 @@ pub(crate) async fn put_bucket_notification_configuration(
     Ok(Unit {})
 }
 
+pub(crate) async fn put_bucket_replication(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: PutBucketReplicationRequest,
+) -> Result<Unit, PutBucketReplicationError> {
+    let mut replication = input.replication_configuration;
+    let bucket = input.bucket;
+    let destinations = config::check_replication(&bucket, &mut replication);
+    let doc = config::encode(&schema::REPLICATION_CONFIGURATION, replication);
+    s3.change_config(bucket, config::REPLICATION, Change::Set(doc), move |tx, source| {
+        if source.state() != State::Enabled {
+            return Err(S3Error::invalid_request(
+                "Versioning must be 'Enabled' on the bucket to apply a replication configuration",
+            ));
+        }
+        for name in destinations? {
+            let destination =
+                load_bucket(tx, &name).map_err(|_| S3Error::invalid_request("Destination bucket must exist."))?;
+            if destination.state() != State::Enabled {
+                return Err(S3Error::invalid_request(
+                    "Destination bucket must have versioning enabled.",
+                ));
+            }
+        }
+        Ok(())
+    })
+    .await?;
+    Ok(Unit {})
+}
+
 pub(crate) async fn get_bucket_replication(
     s3: &S3Service,
     _ctx: &RequestContext,
     input: GetBucketReplicationRequest,
 ) -> Result<GetBucketReplicationOutput, GetBucketReplicationError> {
-    // PutBucketReplication is not implemented, so no bucket has a replication configuration.
-    s3.bucket(&input.bucket)?;
-    Err(config::not_found(
-        "ReplicationConfigurationNotFoundError",
-        "The replication configuration was not found",
-    )
-    .into())
+    let replication = s3
+        .typed_config(&input.bucket, config::REPLICATION, &schema::REPLICATION_CONFIGURATION)?
+        .ok_or_else(|| {
+            config::not_found(
+                "ReplicationConfigurationNotFoundError",
+                "The replication configuration was not found",
+            )
+        })?;
+    Ok(GetBucketReplicationOutput {
+        replication_configuration: Some(replication),
+    })
+}
+
+pub(crate) async fn delete_bucket_replication(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: DeleteBucketReplicationRequest,
+) -> Result<Unit, DeleteBucketReplicationError> {
+    s3.change_config(input.bucket, config::REPLICATION, Change::Remove, |_, _| Ok(()))
+        .await?;
+    Ok(Unit {})
 }
 
 pub(crate) async fn get_bucket_notification_configuration(

@@ -138,13 +138,16 @@ fn list_versions(s3: &S3Service, input: ListObjectVersionsRequest) -> Result<Lis
     let (mut versions, mut markers) = (Vec::new(), Vec::new());
     for entry in &page.contents {
         let r = &entry.record;
+        // To the millisecond: the protocol layer interleaves versions and delete markers by
+        // it, and writes it to the second.
+        let last_modified = Some(DateTime::from_millis(r.last_modified_ms));
         if r.delete_marker {
             markers.push(DeleteMarkerEntry {
                 owner: Some(owner(&bucket.owner)),
                 key: Some(enc(&r.key)),
                 version_id: Some(r.version_label().to_owned()),
                 is_latest: Some(entry.is_latest),
-                last_modified: Some(r.last_modified()),
+                last_modified,
             });
         } else {
             versions.push(ObjectVersion {
@@ -156,7 +159,7 @@ fn list_versions(s3: &S3Service, input: ListObjectVersionsRequest) -> Result<Lis
                 key: Some(enc(&r.key)),
                 version_id: Some(r.version_label().to_owned()),
                 is_latest: Some(entry.is_latest),
-                last_modified: Some(r.last_modified()),
+                last_modified,
                 owner: Some(owner(&bucket.owner)),
                 checksum_algorithm: r.checksum.as_ref().map(|c| vec![c.algorithm.to_model()]),
                 checksum_type: r.checksum.as_ref().map(|c| c.checksum_type()),

@@ -88,6 +88,7 @@ pub(crate) async fn put_object(
     s3.notify(notify::Event::created("ObjectCreated:Put", &bucket, &stored, ctx))
         .await;
     let mut output = PutObjectOutput {
+        expiration: s3.expiration(&bucket, &stored),
         version_id: stored.version_header(),
         e_tag: Some(stored.etag.clone()),
         checksum_type: stored.checksum.as_ref().map(checksum::Checksum::checksum_type),
@@ -142,10 +143,16 @@ pub(crate) async fn get_object(
         object_lock_retain_until_date: record.lock_until_ms.map(DateTime::from_millis),
         object_lock_legal_hold_status: record.legal_hold.map(lock::legal_hold_status),
         parts_count,
+        expiration: current_expiration(s3, &input.bucket, &record, input.version_id.as_deref()),
         ..GetObjectOutput::default()
     };
     set_checksum_members!(output, returned_checksum(&record, input.checksum_mode.as_ref(), range));
     Ok(output)
+}
+
+/// The `x-amz-expiration` of a read: for the current version, read without a version id.
+fn current_expiration(s3: &S3Service, bucket: &str, record: &ObjectRecord, version_id: Option<&str>) -> Option<String> {
+    version_id.is_none().then(|| s3.expiration(bucket, record)).flatten()
 }
 
 /// The checksum a read returns: the object's, when asked with `x-amz-checksum-mode: ENABLED`
@@ -179,9 +186,11 @@ pub(crate) async fn head_object(
     let (range, parts_count) =
         object::read_range(input.range.as_deref(), input.part_number, &record).map_err(S3Error::head)?;
     let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range).cloned();
+    let expiration = current_expiration(s3, &input.bucket, &record, input.version_id.as_deref());
     let headers = record.headers;
     let version_id = (record.seq > 0).then(|| record.version_id.unwrap_or_else(|| "null".into()));
     let mut output = HeadObjectOutput {
+        expiration,
         version_id,
         parts_count,
         content_length: Some(range.map_or(record.size, |(s, e)| e - s + 1) as i64),
@@ -421,6 +430,7 @@ pub(crate) async fn copy_object(
     };
     set_checksum_members!(result, stored.checksum.as_ref());
     Ok(CopyObjectOutput {
+        expiration: s3.expiration(&bucket, &stored),
         copy_source_version_id: source.version_header(),
         version_id: stored.version_header(),
         copy_object_result: Some(result),

@@ -1,0 +1,299 @@
+//! Lifecycle expiration in the background, modelled on DynamoDB's time-to-live sweeper.
+//!
+//! Nothing runs until some bucket has a lifecycle configuration with an enabled expiration
+//! action (`Expiration`, `NoncurrentVersionExpiration`, `AbortIncompleteMultipartUpload`):
+//! [`Sweeper::watch`] — called by PutBucketLifecycleConfiguration, and at startup when a stored
+//! bucket has such a configuration — starts one thread, which sweeps every
+//! `STRATUS_S3_LIFECYCLE_INTERVAL` seconds (default 60, fractions allowed) and ends once a sweep
+//! finds no such bucket. `STRATUS_S3_LIFECYCLE_DAY_SECONDS` shortens the lifecycle "day" for
+//! tests (see [`crate::lifecycle`]).
+//!
+//! A sweep decides from a scan which keys [`lifecycle::plan`] has work for, then re-plans each
+//! of them inside the write transaction that carries it out (a write since the scan wins) and
+//! deletes through the same path as DeleteObject ([`crate::delete_target`]): a versioned bucket
+//! gets delete markers, Object Lock keeps retained or held versions, and the events are
+//! `s3:LifecycleExpiration:Delete` and `s3:LifecycleExpiration:DeleteMarkerCreated`. Incomplete
+//! multipart uploads are aborted as AbortMultipartUpload does. AWS acts once a day, some time
+//! after the due date; Stratus within one interval of it.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use stratus_core::{id, AwsError};
+use stratus_gen_s3::{schema, LifecycleRule};
+use stratus_storage::{Direction, KeyRange};
+
+use crate::config::{self, CONFIGS};
+use crate::error::S3Error;
+use crate::lifecycle::{self, Action, Clock};
+use crate::object::ObjectRecord;
+use crate::versioning::{self, Deleted};
+use crate::{delete_target, load_bucket, multipart, notify, now_ms, S3Service};
+
+/// The variable that sets the sweep interval, in seconds.
+pub const INTERVAL_VAR: &str = "STRATUS_S3_LIFECYCLE_INTERVAL";
+/// The variable that sets the length of a lifecycle day, in seconds.
+pub const DAY_VAR: &str = "STRATUS_S3_LIFECYCLE_DAY_SECONDS";
+const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
+const DAY: Duration = Duration::from_secs(86_400);
+/// Keys expired per write transaction.
+const KEYS_PER_TRANSACTION: usize = 256;
+
+/// A positive number of seconds (fractions allowed, at most a day) from `value`, else `default`.
+fn seconds_from(value: Option<&str>, default: Duration) -> Duration {
+    value
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|secs| secs.is_finite() && *secs > 0.0)
+        .map_or(default, |secs| Duration::from_secs_f64(secs.clamp(0.001, 86_400.0)))
+}
+
+/// The background sweeper of one process (see the module docs).
+pub struct Sweeper {
+    interval: Duration,
+    day_ms: i64,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    running: bool,
+    /// Counts `watch` calls, so a sweep that found nothing to do does not end the thread when
+    /// a configuration was stored while it ran.
+    epoch: u64,
+}
+
+impl Sweeper {
+    /// The sweeper the environment asks for ([`INTERVAL_VAR`], [`DAY_VAR`]).
+    pub fn from_env() -> Sweeper {
+        let var = |name| std::env::var(name).ok();
+        let day = seconds_from(var(DAY_VAR).as_deref(), DAY);
+        Sweeper {
+            interval: seconds_from(var(INTERVAL_VAR).as_deref(), DEFAULT_INTERVAL),
+            day_ms: i64::try_from(day.as_millis()).unwrap_or(lifecycle::DAY_MS).max(1),
+            state: Mutex::default(),
+        }
+    }
+
+    /// Now, with this process's length of a day.
+    pub fn clock(&self) -> Clock {
+        Clock {
+            now_ms: now_ms(),
+            day_ms: self.day_ms,
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sweeps from now on, starting the thread if it is not running.
+    pub fn watch(&self, s3: &S3Service) {
+        let mut state = self.state();
+        state.epoch += 1;
+        if state.running {
+            return;
+        }
+        let s3 = s3.clone();
+        state.running = std::thread::Builder::new()
+            .name("s3-lifecycle".into())
+            .spawn(move || run(s3))
+            .is_ok();
+    }
+
+    /// Watches if a stored bucket has a lifecycle configuration to apply (after a restart),
+    /// looked for on a thread of its own, and only when there is a data directory to look in.
+    pub fn discover(&self, s3: &S3Service) {
+        if s3.storage.data_dir().is_none() {
+            return;
+        }
+        let s3 = s3.clone();
+        let _ = std::thread::Builder::new()
+            .name("s3-lifecycle-discover".into())
+            .spawn(move || match s3.lifecycle_buckets() {
+                Ok(buckets) if !buckets.is_empty() => s3.lifecycle.watch(&s3),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = e.message, "lifecycle: cannot read the stored configurations"),
+            });
+    }
+}
+
+/// The sweeper thread: a sweep per interval until one finds nothing left to watch.
+fn run(s3: S3Service) {
+    let sweeper = s3.lifecycle.clone();
+    // The service's work is async (blocking storage calls, queue delivery); this thread drives
+    // it on a runtime of its own.
+    let runtime = match tokio::runtime::Builder::new_current_thread().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::warn!(error = %e, "lifecycle: cannot start the sweeper's runtime");
+            sweeper.state().running = false;
+            return;
+        }
+    };
+    loop {
+        std::thread::sleep(sweeper.interval);
+        let epoch = sweeper.state().epoch;
+        let active = runtime.block_on(s3.sweep_lifecycle(sweeper.clock()));
+        let mut state = sweeper.state();
+        // A failed sweep is tried again next time.
+        if matches!(active, Ok(false)) && state.epoch == epoch {
+            state.running = false;
+            return;
+        }
+    }
+}
+
+impl S3Service {
+    /// Every bucket whose lifecycle configuration has an enabled expiration action, with its rules.
+    fn lifecycle_buckets(&self) -> Result<Vec<(String, Vec<LifecycleRule>)>, AwsError> {
+        let suffix = [&[0u8][..], config::LIFECYCLE.as_bytes()].concat();
+        let mut found = Vec::new();
+        for (key, bytes) in self
+            .store()?
+            .scan(CONFIGS, &KeyRange::all(), Direction::Forward, None)
+            .map_err(S3Error::storage)?
+        {
+            let Some(bucket) = key.strip_suffix(suffix.as_slice()) else {
+                continue;
+            };
+            if bytes.is_empty() {
+                continue;
+            }
+            let rules: Vec<LifecycleRule> = config::decode(&schema::LIFECYCLE_RULES, &bytes)?;
+            if lifecycle::has_expiration(&rules) {
+                found.push((String::from_utf8_lossy(bucket).into_owned(), rules));
+            }
+        }
+        Ok(found)
+    }
+
+    /// One sweep at `clock`; returns whether any bucket has lifecycle expiration to apply.
+    async fn sweep_lifecycle(&self, clock: Clock) -> Result<bool, AwsError> {
+        let buckets = self.lifecycle_buckets()?;
+        for (bucket, rules) in &buckets {
+            if let Err(e) = self.sweep_bucket(bucket, rules, clock).await {
+                tracing::warn!(bucket, error = e.message, "lifecycle: sweep failed");
+            }
+        }
+        Ok(!buckets.is_empty())
+    }
+
+    async fn sweep_bucket(&self, bucket: &str, rules: &[LifecycleRule], clock: Clock) -> Result<(), AwsError> {
+        let record = self.bucket(bucket)?;
+        let store = self.store()?;
+        let mut versions = versioning::list(store.as_ref(), &record, "", None, None, None);
+        let due = keys_due(rules, &clock, versions.by_ref().map(|(_, listed)| listed));
+        if let Some(e) = versions.error() {
+            return Err(e);
+        }
+        for keys in due.chunks(KEYS_PER_TRANSACTION) {
+            self.expire(&record.name, &record.region, keys.to_vec(), clock).await?;
+        }
+        for upload in multipart::uploads_of(store.as_ref(), bucket)? {
+            if lifecycle::abort_due(rules, &upload.key, &upload.tags, upload.initiated_ms, &clock) {
+                match self.abort_upload(bucket.to_owned(), upload.key, upload.upload_id).await {
+                    Err(e) if e.code != "NoSuchUpload" => return Err(e),
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Carries out the plan for `keys` of `bucket` as it stands now, then deletes the orphaned
+    /// bodies and sends the events.
+    async fn expire(&self, bucket: &str, region: &str, keys: Vec<String>, clock: Clock) -> Result<(), AwsError> {
+        let name = bucket.to_owned();
+        let (expired, blobs) = self
+            .write(move |tx| {
+                let b = load_bucket(tx, &name)?;
+                let rules: Vec<LifecycleRule> =
+                    config::tx_config(tx, &name, config::LIFECYCLE, &schema::LIFECYCLE_RULES, || None)?
+                        .unwrap_or_default();
+                let (mut expired, mut blobs) = (Vec::new(), Vec::new());
+                for key in keys {
+                    let versions = versioning::all_versions(tx, &b, &key)?;
+                    // A version Object Lock keeps means the key's delete marker is not alone.
+                    let mut all_removed = true;
+                    for action in lifecycle::plan(&rules, &versions, &clock) {
+                        let version_id = match &action {
+                            Action::ExpireCurrent => None,
+                            Action::RemoveNoncurrent(id) => Some(id.as_str()),
+                            Action::RemoveMarker(id) if all_removed => Some(id.as_str()),
+                            Action::RemoveMarker(_) => continue,
+                        };
+                        match delete_target(tx, &b, &key, version_id, false, clock.now_ms) {
+                            Ok((deleted, orphans)) => {
+                                blobs.extend(orphans);
+                                expired.push((key.clone(), event_name(&action, &deleted), deleted.version_id));
+                            }
+                            Err(e) if e.code == "AccessDenied" => all_removed = false,
+                            Err(e) => return Err(e),
+                        }
+                    }
+                }
+                Ok((expired, blobs))
+            })
+            .await?;
+        self.delete_blobs(blobs).await?;
+        let request_id = id::uuid();
+        for (key, name, version_id) in &expired {
+            self.notify(notify::Event {
+                name,
+                bucket,
+                key,
+                created: None,
+                version_id: version_id.as_deref(),
+                region,
+                request_id: &request_id,
+                time_ms: clock.now_ms,
+            })
+            .await;
+        }
+        Ok(())
+    }
+}
+
+/// The keys, among `entries` (ListObjectVersions' order), that `rules` have work for.
+fn keys_due(rules: &[LifecycleRule], clock: &Clock, entries: impl Iterator<Item = versioning::Listed>) -> Vec<String> {
+    let mut due = Vec::new();
+    let mut close = |versions: &mut Vec<ObjectRecord>| {
+        if !versions.is_empty() && !lifecycle::plan(rules, versions, clock).is_empty() {
+            due.push(versions[0].key.clone());
+        }
+        versions.clear();
+    };
+    let mut versions = Vec::new();
+    for listed in entries {
+        if listed.is_latest {
+            close(&mut versions);
+        }
+        versions.push(listed.record);
+    }
+    close(&mut versions);
+    due
+}
+
+/// The event an expiration reports (S3 user guide, "Supported event types": expiring an object
+/// in a versioned bucket creates a delete marker; any other expiration deletes).
+fn event_name(action: &Action, deleted: &Deleted) -> &'static str {
+    match action {
+        Action::ExpireCurrent if deleted.delete_marker => "LifecycleExpiration:DeleteMarkerCreated",
+        _ => "LifecycleExpiration:Delete",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_come_from_the_variables() {
+        assert_eq!(seconds_from(None, DEFAULT_INTERVAL), DEFAULT_INTERVAL);
+        assert_eq!(seconds_from(Some("0.25"), DEFAULT_INTERVAL), Duration::from_millis(250));
+        assert_eq!(seconds_from(Some("2"), DAY), Duration::from_secs(2));
+        for bad in ["", "x", "0", "-1", "NaN", "inf"] {
+            assert_eq!(seconds_from(Some(bad), DEFAULT_INTERVAL), DEFAULT_INTERVAL, "{bad:?}");
+        }
+    }
+}
