@@ -12,8 +12,8 @@
 //! What is stored is checked as AWS checks it, and the settings that refuse requests are
 //! enforced: ACLs on a `BucketOwnerEnforced` bucket (`AccessControlListNotSupported`), public
 //! ACLs under `BlockPublicAcls` and public policies under `BlockPublicPolicy`
-//! (`AccessDenied`). CORS preflight answers, lifecycle expiration, website hosting, access
-//! logs and notification delivery are not emulated yet.
+//! (`AccessDenied`); CORS rules are evaluated by [`crate::cors`]. Lifecycle expiration,
+//! website hosting and access logs are not emulated yet.
 
 use stratus_core::json::{self, KeyNames};
 use stratus_core::schema::Shape;
