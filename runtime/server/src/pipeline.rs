@@ -25,8 +25,7 @@ use stratus_protocol::{Request, Response};
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
-use crate::Gateway;
-use crate::{cors, health};
+use crate::{cors, health, Gateway};
 
 /// The body of a response: whole, or streamed from a service.
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
