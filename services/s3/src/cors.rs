@@ -1,12 +1,13 @@
 //! CORS: which of a bucket's rules allows a browser's cross-origin request, and S3's answers to
 //! a preflight (`OPTIONS`) and to any request with an `Origin`.
 //!
-//! As the PutBucketCors reference says, the first rule wins whose `AllowedOrigins` match the
-//! `Origin` (one `*` wildcard; case matters), whose `AllowedMethods` hold the method and whose
-//! `AllowedHeaders` match every header of `Access-Control-Request-Headers` (one `*` wildcard;
-//! case does not matter). The refusals, their texts (AWS's own "evalution" among them) and the
-//! headers of an allowed request are AWS's recorded answers: LocalStack's AWS-validated
-//! snapshots (`tests/aws/services/s3/test_s3_cors.snapshot.json`).
+//! As the PutBucketCors reference and the user guide's "Elements of a CORS configuration" say,
+//! the first rule wins whose `AllowedOrigins` match the `Origin` (one `*` wildcard; case
+//! matters), whose `AllowedMethods` hold the method and whose `AllowedHeaders` match every
+//! header of `Access-Control-Request-Headers` (one `*` wildcard; case does not matter). The
+//! refusals, their texts (AWS's own "evalution" among them) and the headers of an allowed
+//! request are AWS's recorded answers: LocalStack's AWS-validated snapshots
+//! (`tests/aws/services/s3/test_s3_cors.snapshot.json`).
 
 use stratus_core::schema::Service;
 use stratus_core::service::{CrossOrigin, CrossOriginRequest, Headers};
