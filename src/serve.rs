@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use stratus_core::service::ServiceHandler;
+use stratus_core::service::{CrossOrigin, ServiceHandler};
 use stratus_server::{serve, Config, Gateway};
 use stratus_storage::{Storage, StorageConfig};
 
@@ -53,13 +53,13 @@ pub fn run(args: ServeArgs) -> Result<()> {
         })
         .with_context(|| format!("opening the data directory {}", args.data_dir.display()))?,
     );
-    let handlers = handlers(&args.services, &storage)?;
+    let (handlers, cross_origin) = handlers(&args.services, &storage)?;
     let config = Config {
         region: args.region,
         account_id: args.account_id,
         ..Config::default()
     };
-    let gateway = Arc::new(Gateway::new(config, handlers));
+    let gateway = Arc::new(Gateway::new(config, handlers).with_cross_origin(cross_origin));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_io()
@@ -80,9 +80,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
     })
 }
 
+/// Services, and the CORS rules of those that have them.
+type Served = (Vec<Arc<dyn ServiceHandler>>, Vec<Arc<dyn CrossOrigin>>);
+
 /// The services to serve: hand-written ones where they exist, the rest validating and
 /// answering not-implemented.
-fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn ServiceHandler>>> {
+fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Served> {
     for name in only {
         if stratus_gen_registry::find(name).is_none() {
             bail!("unknown service {name:?} in --services; `stratus models` lists them");
@@ -100,6 +103,7 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn Servi
         .iter()
         .any(|(id, service)| *id == "sqs" && wanted(id, service.sdk_id));
     let mut handlers = Vec::new();
+    let mut cross_origin: Vec<Arc<dyn CrossOrigin>> = Vec::new();
     for (id, service) in stratus_gen_registry::SERVICES {
         if !wanted(id, service.sdk_id) {
             continue;
@@ -111,7 +115,9 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn Servi
                     true => s3.with_queues(Arc::new(sqs.clone())),
                     false => s3,
                 };
-                Arc::new(stratus_gen_s3::Handler(s3.resume_lifecycle()))
+                let s3 = s3.resume_lifecycle();
+                cross_origin.push(Arc::new(s3.clone()));
+                Arc::new(stratus_gen_s3::Handler(s3))
             }
             "sts" => Arc::new(stratus_gen_sts::Handler(stratus_service_sts::StsService::new(
                 storage.clone(),
@@ -123,7 +129,7 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Vec<Arc<dyn Servi
         };
         handlers.push(handler);
     }
-    Ok(handlers)
+    Ok((handlers, cross_origin))
 }
 
 async fn shutdown_signal() {

@@ -16,6 +16,10 @@ pub struct AwsError {
     /// Headers the answer carries besides the protocol's own (S3's `x-amz-delete-marker` on
     /// the 404 for a deleted key).
     pub headers: Vec<(&'static str, String)>,
+    /// Elements an XML error document carries after its message (S3's `Method` and
+    /// `ResourceType` on a refused CORS preflight). A boxed slice, not a `Vec`: errors travel
+    /// in `Result`s everywhere, and few have details.
+    pub details: Box<[(&'static str, String)]>,
 }
 
 impl AwsError {
@@ -31,12 +35,21 @@ impl AwsError {
                 Fault::Client
             },
             headers: Vec::new(),
+            details: Box::default(),
         }
     }
 
     /// The same error, answered with header `name: value` too.
     pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> AwsError {
         self.headers.push((name, value.into()));
+        self
+    }
+
+    /// The same error, with element `name` holding `value` in its XML document.
+    pub fn with_detail(mut self, name: &'static str, value: impl Into<String>) -> AwsError {
+        let mut details = std::mem::take(&mut self.details).into_vec();
+        details.push((name, value.into()));
+        self.details = details.into_boxed_slice();
         self
     }
 

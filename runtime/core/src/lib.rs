@@ -4,7 +4,8 @@
 //! - [`value`]: the protocol-neutral value model and conversions to generated types;
 //! - [`validate`]: the constraint engine, answering in AWS's wording;
 //! - [`error`]: AWS errors and what an operation can fail with;
-//! - [`service`]: the type-erased service handler the gateway dispatches to.
+//! - [`service`]: the type-erased service handler the gateway dispatches to, and what
+//!   services offer beyond their operations (messages between services, CORS rules).
 //!
 //! It has no async runtime, HTTP or storage in its dependency tree, so any tool can use a
 //! generated crate's types and validators on their own.

@@ -3,6 +3,9 @@
 //! Each generated crate implements [`ServiceHandler`] for `Handler<S>` where `S` implements
 //! that crate's service trait; `Handler(NotImplemented)` serves a service nobody has written
 //! yet, answering every operation with AWS's not-implemented error after validation.
+//!
+//! Beside it: [`MessageSink`], which one service delivers into another through, and
+//! [`CrossOrigin`], a service's CORS rules for the requests no operation models.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -41,4 +44,35 @@ pub trait MessageSink: Send + Sync {
 
     /// Sends `body` to the queue `queue_arn` on behalf of `sender` (the message's `SenderId`).
     fn send<'a>(&'a self, queue_arn: &'a str, sender: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>>;
+}
+
+/// A browser's cross-origin request, as a service's CORS rules see it.
+#[derive(Debug, Clone, Copy)]
+pub struct CrossOriginRequest<'a> {
+    /// The path addressed, path-style (S3: `/bucket/key`, whatever the host named).
+    pub path: &'a str,
+    /// The request's own method.
+    pub method: &'a str,
+    pub origin: Option<&'a str>,
+    /// `Access-Control-Request-Method`: the method a preflight asks about.
+    pub request_method: Option<&'a str>,
+    /// `Access-Control-Request-Headers`, as sent (names separated by commas).
+    pub request_headers: Option<&'a str>,
+}
+
+/// Response headers a service adds to an answer.
+pub type Headers = Vec<(&'static str, String)>;
+
+/// A service's cross-origin resource sharing (CORS) rules, which its model has no operation
+/// for: the gateway hands it the preflight (`OPTIONS`) requests addressed to the service, and
+/// asks it for the `Access-Control-*` headers of its answers to requests with an `Origin`.
+pub trait CrossOrigin: Send + Sync {
+    /// The service whose requests the rules govern.
+    fn service(&self) -> &'static Service;
+
+    /// Answers a preflight: the headers of an empty `200`, or the refusal.
+    fn preflight(&self, req: &CrossOriginRequest<'_>) -> Result<Headers, AwsError>;
+
+    /// The headers of the answer, success or error, to `req`, which carries an `Origin`.
+    fn allowed(&self, req: &CrossOriginRequest<'_>) -> Headers;
 }

@@ -17,6 +17,8 @@ pub(crate) struct Failure<'e> {
     pub fault: Fault,
     /// The modelled error structure and its value.
     pub modeled: Option<(&'static Shape, &'e Value)>,
+    /// A common error's further elements, for XML documents.
+    pub details: &'e [(&'static str, String)],
 }
 
 impl<'e> Failure<'e> {
@@ -30,6 +32,7 @@ impl<'e> Failure<'e> {
                 query_status: e.http_status,
                 fault: e.fault,
                 modeled: None,
+                details: &e.details,
             },
             OperationError::Modeled { shape, value } => {
                 let info = shape.error;
@@ -43,6 +46,7 @@ impl<'e> Failure<'e> {
                     query_status: query.map_or(status, |(_, status)| status),
                     fault: info.map_or(Fault::Client, |i| i.fault),
                     modeled: Some((shape, value)),
+                    details: &[],
                 }
             }
         }

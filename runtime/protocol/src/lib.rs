@@ -171,6 +171,22 @@ pub fn encode_output(
     }
 }
 
+/// An empty `200` answer with the protocol's request id headers: an allowed CORS preflight's,
+/// which no operation of the model answers.
+pub fn encode_empty(protocol: Protocol, service: &'static Service, request_id: &str) -> Response {
+    let mut response = reply::respond(200, None, Vec::new());
+    match protocol {
+        Protocol::RestXml => {
+            rest_xml::request_ids(&mut response, request_id);
+            if s3::is_s3(service) {
+                s3::host_id(&mut response);
+            }
+        }
+        _ => reply::set_header(&mut response, "x-amzn-requestid", request_id),
+    }
+    response
+}
+
 /// Encodes `error` as the protocol's error response. `op` is the operation that failed, when
 /// the request got that far.
 pub fn encode_error(

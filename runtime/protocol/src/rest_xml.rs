@@ -111,7 +111,7 @@ pub fn encode_error(
     response
 }
 
-fn request_ids(response: &mut Response, request_id: &str) {
+pub(crate) fn request_ids(response: &mut Response, request_id: &str) {
     set_header(response, "x-amzn-requestid", request_id);
     set_header(response, "x-amz-request-id", request_id);
 }

@@ -220,8 +220,8 @@ fn write_entry(scope: &mut ScopeWriter<'_, '_>, map: &'static Shape, key: &str, 
     }
 }
 
-/// The children of an XML `<Error>`: `Type` (when `with_type`), `Code`, `Message`, then the
-/// modelled error's other body members.
+/// The children of an XML `<Error>`: `Type` (when `with_type`), `Code`, `Message`, then a
+/// common error's details or the modelled error's other body members.
 pub(crate) fn write_error_fields(scope: &mut ScopeWriter<'_, '_>, failure: &Failure, code: &str, with_type: bool) {
     if with_type {
         scope.start_el("Type").finish().data(failure.sender_or_receiver());
@@ -229,6 +229,9 @@ pub(crate) fn write_error_fields(scope: &mut ScopeWriter<'_, '_>, failure: &Fail
     scope.start_el("Code").finish().data(code);
     if let Some(message) = failure.message {
         scope.start_el("Message").finish().data(message);
+    }
+    for (name, value) in failure.details {
+        scope.start_el(name).finish().data(value);
     }
     if let Some((shape, Value::Struct(slots))) = failure.modeled {
         let message = message_index(shape);

@@ -4,9 +4,9 @@
 mod support;
 
 use stratus_core::schema::Protocol;
-use stratus_core::{DateTime, OperationError, Value};
+use stratus_core::{AwsError, DateTime, OperationError, Value};
 use stratus_protocol::rest_xml::{encode_error as encode_xml_error, ErrorStyle};
-use stratus_protocol::{decode, encode_error, encode_output, operation_for};
+use stratus_protocol::{decode, encode_empty, encode_error, encode_output, operation_for};
 use support::{at, body_text, build, s, Owned};
 
 const P: Protocol = Protocol::RestXml;
@@ -117,6 +117,30 @@ fn s3_errors_are_bare() {
         body_text(&response),
         "<Error><Code>NoSuchKey</Code><RequestId>RID</RequestId></Error>"
     );
+    assert!(response.headers().contains_key("x-amz-id-2"));
+}
+
+#[test]
+fn s3_error_details_follow_the_message() {
+    // A refused CORS preflight, as AWS answers it (LocalStack's AWS-validated snapshot).
+    let error = AwsError::new("AccessForbidden", "CORSResponse: Bucket not found", 403)
+        .with_detail("Method", "PUT")
+        .with_detail("ResourceType", "BUCKET");
+    let response = encode_error(P, &stratus_gen_s3::SERVICE, None, &error.into(), "RID");
+    assert_eq!(
+        body_text(&response),
+        "<Error><Code>AccessForbidden</Code><Message>CORSResponse: Bucket not found</Message>\
+         <Method>PUT</Method><ResourceType>BUCKET</ResourceType><RequestId>RID</RequestId></Error>"
+    );
+}
+
+#[test]
+fn s3_empty_answers_carry_its_request_ids() {
+    let response = encode_empty(P, &stratus_gen_s3::SERVICE, "RID");
+    assert_eq!(response.status(), 200);
+    assert!(response.body().is_empty());
+    assert_eq!(response.headers()["content-length"], "0");
+    assert_eq!(response.headers()["x-amz-request-id"], "RID");
     assert!(response.headers().contains_key("x-amz-id-2"));
 }
 

@@ -4,7 +4,8 @@
 //! [`pipeline`]: [`route`] finds the service, protocol and operation from the request's wire
 //! signals, `stratus-protocol` decodes it, `stratus-core` validates it, the service's
 //! [`ServiceHandler`](stratus_core::service::ServiceHandler) answers, and the answer is
-//! encoded in the same protocol. Shutdown finishes in-flight requests.
+//! encoded in the same protocol. Browsers' cross-origin requests are answered by the
+//! addressed service's CORS rules ([`cors`]). Shutdown finishes in-flight requests.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -16,6 +17,7 @@
 //! # }
 //! ```
 
+pub mod cors;
 pub mod health;
 pub mod pipeline;
 pub mod route;
@@ -32,7 +34,8 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
-use stratus_core::service::ServiceHandler;
+use stratus_core::schema::Service;
+use stratus_core::service::{CrossOrigin, ServiceHandler};
 use tokio::net::TcpListener;
 
 use crate::route::Services;
@@ -76,6 +79,8 @@ pub struct Gateway {
     pub services: Services,
     /// Per service (in `services` order): whether it has served a request yet.
     used: Vec<AtomicBool>,
+    /// The CORS rules of the services that have them.
+    cross_origin: Vec<Arc<dyn CrossOrigin>>,
 }
 
 impl Gateway {
@@ -85,7 +90,24 @@ impl Gateway {
             config,
             services: Services::new(handlers),
             used,
+            cross_origin: Vec::new(),
         }
+    }
+
+    /// The same gateway, answering cross-origin requests to each service of `rules` by them.
+    pub fn with_cross_origin(self, rules: Vec<Arc<dyn CrossOrigin>>) -> Gateway {
+        Gateway {
+            cross_origin: rules,
+            ..self
+        }
+    }
+
+    /// The CORS rules of `service`, if it has any.
+    pub fn cross_origin(&self, service: &'static Service) -> Option<&dyn CrossOrigin> {
+        self.cross_origin
+            .iter()
+            .find(|rules| std::ptr::eq(rules.service(), service))
+            .map(|rules| rules.as_ref())
     }
 
     /// Per service, in `services` order: whether it has served a request yet.

@@ -1,4 +1,6 @@
-//! One request, end to end: route, decode, validate, call the service, encode.
+//! One request, end to end: route, decode, validate, call the service, encode — or, for a
+//! CORS preflight, ask the service's CORS rules ([`cors`]), which also add their headers to
+//! the answer to any request with an `Origin`.
 //!
 //! Every failure becomes AWS's error in the request's protocol; a panic anywhere in the
 //! pipeline is caught, logged with the request id and answered as AWS's internal error, and
@@ -20,11 +22,10 @@ use stratus_core::validate::validate_input;
 use stratus_core::{AwsError, BodyReader, OperationError, RequestContext, Streams};
 use stratus_protocol::{Request, Response};
 
-use crate::health;
-use crate::route::Unrouted;
+use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
-use crate::Gateway;
+use crate::{cors, health, Gateway};
 
 /// The body of a response: whole, or streamed from a service.
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
@@ -107,11 +108,17 @@ async fn serve(
         headers: &parts.headers,
         body,
     };
+    if parts.method == http::Method::OPTIONS {
+        if let Some(response) = cors::preflight(gateway, &req, request_id) {
+            return (response, None);
+        }
+    }
     let form = form_params(&req);
     let signed = signer(&req, &form);
-    let refusal = presign_refusal(&signed);
-    let signer = signed.ok().flatten();
-    let route = match gateway.services.route(&req, signer.as_ref(), &form) {
+    let route = match gateway
+        .services
+        .route(&req, signed.as_ref().ok().and_then(Option::as_ref), &form)
+    {
         Ok(route) => route,
         Err(Unrouted {
             error,
@@ -122,6 +129,25 @@ async fn serve(
         }
         Err(Unrouted { error, target: None }) => return (plain_json_error(&error, request_id), None),
     };
+    let (mut response, streamed) = call(gateway, &req, &route, signed, request_id, streams).await;
+    if let Some(origin) = parts.headers.get(http::header::ORIGIN) {
+        cors::allow(gateway, &req, &route, origin, &mut response);
+    }
+    (response, streamed)
+}
+
+/// Calls the operation `route` found for `req`, signed as `signed` says; returns the response
+/// and the payload the service streams, if it streams one.
+async fn call(
+    gateway: &Gateway,
+    req: &Request<'_>,
+    route: &Route,
+    signed: Result<Option<Signer>, PresignError>,
+    request_id: &str,
+    streams: Streams,
+) -> (Response, Option<BodyReader>) {
+    let refusal = presign_refusal(&signed);
+    let signer = signed.ok().flatten();
     let service = route.handler.schema();
     let refuse = |error: OperationError| {
         stratus_protocol::encode_error(route.protocol, service, Some(route.operation), &error, request_id)
@@ -131,7 +157,7 @@ async fn serve(
     }
     let addressed = Request {
         uri: route.uri.as_ref().unwrap_or(req.uri),
-        ..req
+        ..*req
     };
     let input = match stratus_protocol::decode(route.protocol, service, route.operation, &addressed) {
         Ok(input) => input,
@@ -148,7 +174,7 @@ async fn serve(
             .unwrap_or_else(|| gateway.config.region.clone()),
         request_id: request_id.to_string(),
         access_key_id: signer.map(|s| s.access_key_id),
-        host: request_host(&req),
+        host: request_host(req),
         streams,
     };
     health::mark_used(gateway, service);

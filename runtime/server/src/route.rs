@@ -138,16 +138,17 @@ impl Services {
                 }
             }
         }
-        if let Some(s3) = self.matching(|h| h.schema().signing_name == "s3").first() {
-            let bucket = header("host").and_then(virtual_host::bucket_of);
-            if let Some(uri) = bucket.and_then(|b| virtual_host::path_style(req.uri, b)) {
-                let path_style = Request { uri: &uri, ..*req };
-                return resolve(s3, Protocol::RestXml, &path_style).map(|route| Route {
-                    uri: Some(uri.clone()),
-                    ..route
-                });
-            }
-            return resolve(s3, Protocol::RestXml, req);
+        if let Some(Fallback { handler, protocol, uri }) = self.fallback(req) {
+            return match uri {
+                Some(uri) => {
+                    let routed = resolve(handler, protocol, &Request { uri: &uri, ..*req });
+                    routed.map(|route| Route {
+                        uri: Some(uri),
+                        ..route
+                    })
+                }
+                None => resolve(handler, protocol, req),
+            };
         }
         Err(Unrouted {
             error: AwsError::new(
@@ -158,6 +159,30 @@ impl Services {
             target: None,
         })
     }
+
+    /// The service that takes the requests nothing else claims — S3 — with the path-style URI
+    /// of a request that names its bucket in the host. A browser's preflight (`OPTIONS`)
+    /// carries nothing else to route by.
+    pub fn fallback(&self, req: &Request<'_>) -> Option<Fallback<'_>> {
+        let handler = self.handlers.iter().find(|h| h.schema().signing_name == "s3")?;
+        let host = req.headers.get(http::header::HOST).and_then(|v| v.to_str().ok());
+        let uri = host
+            .and_then(virtual_host::bucket_of)
+            .and_then(|bucket| virtual_host::path_style(req.uri, bucket));
+        Some(Fallback {
+            handler,
+            protocol: Protocol::RestXml,
+            uri,
+        })
+    }
+}
+
+/// Where a request goes that no wire signal claims.
+pub struct Fallback<'s> {
+    pub handler: &'s Arc<dyn ServiceHandler>,
+    pub protocol: Protocol,
+    /// The path-style URI the request stands for, when it addressed an S3 bucket by host.
+    pub uri: Option<http::Uri>,
 }
 
 /// The operation of a request whose service and protocol are known.

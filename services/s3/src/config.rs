@@ -12,9 +12,9 @@
 //! What is stored is checked as AWS checks it, and the settings that refuse requests are
 //! enforced: ACLs on a `BucketOwnerEnforced` bucket (`AccessControlListNotSupported`), public
 //! ACLs under `BlockPublicAcls` and public policies under `BlockPublicPolicy`
-//! (`AccessDenied`). Lifecycle expiration is applied by [`crate::sweeper`]; CORS preflight
-//! answers, lifecycle transitions, website hosting, access logs and replication itself are not
-//! emulated yet.
+//! (`AccessDenied`); CORS rules are evaluated by [`crate::cors`]. Lifecycle expiration is
+//! applied by [`crate::sweeper`]; lifecycle transitions, website hosting, access logs and
+//! replication itself are not emulated yet.
 
 use std::collections::HashSet;
 

@@ -15,7 +15,9 @@
 //! Each object and part keeps its additional checksum ([`checksum`]); aws-chunked request
 //! bodies are decoded by [`chunked`]; Object Lock retention and legal holds live in the object
 //! records and are enforced on version deletes ([`lock`]). Lifecycle rules ([`lifecycle`]) are
-//! applied in the background by [`sweeper`], through the same deletes as DeleteObject.
+//! applied in the background by [`sweeper`], through the same deletes as DeleteObject. The
+//! bucket's CORS rules answer browsers' preflights and add their headers to answers to
+//! cross-origin requests ([`cors`]), through the gateway's `CrossOrigin` hook.
 //!
 //! Bodies are blobs in the same store, each write under a fresh name: the blob is written
 //! before the record that names it commits, and a blob no version names any more is deleted
@@ -31,6 +33,7 @@ mod bucket;
 mod checksum;
 mod chunked;
 mod config;
+mod cors;
 mod error;
 mod lifecycle;
 mod listing;
@@ -68,7 +71,7 @@ const STREAM_RESPONSES_ABOVE: u64 = 1 << 20;
 /// The most keys one listing page or DeleteObjects request may carry.
 const MAX_KEYS: usize = 1000;
 
-/// The S3 service, backed by `storage`.
+/// The S3 service, backed by `storage`. A clone shares its storage and queues.
 #[derive(Clone)]
 pub struct S3Service {
     storage: Arc<Storage>,
