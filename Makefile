@@ -63,7 +63,7 @@ bench:
 	$(CARGO) bench --workspace
 
 bench-sqs bench-dynamodb bench-s3: bench-%: $(VENV)/installed build
-	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/$*_throughput.py $(ARGS)
+	STRATUS_BIN=$(CURDIR)/target/release/stratus STRATUS_LOADGEN=$(CURDIR)/target/release/stratus-loadgen $(VENV)/bin/python benches/$*_throughput.py $(ARGS)
 
 bench-s3-large: $(VENV)/installed build
 	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/s3_large_object.py $(ARGS)

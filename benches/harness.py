@@ -3,7 +3,9 @@ keep-alive connections from several threads, rounds, medians and the report.
 
 A script defines its workloads as `measure(server, args) -> {workload: requests per second}`
 and calls `compare(...)`; every server runs the same client loop, one after the other in each
-round, and the report gives each workload's median over the rounds.
+round, and the report gives each workload's median over the rounds. Workloads that only send
+requests can hand them to `drive`, the compiled load generator (benches/loadgen), where the
+Python client would be the bottleneck.
 """
 
 import argparse
@@ -63,6 +65,12 @@ class JsonClient:
             "X-Amz-Date": "20240101T000000Z",
         }
 
+    def request(self, target, body):
+        """The whole HTTP/1.1 request for `body` (a str), as `drive` sends it."""
+        data = body.encode()
+        head = {**self.headers, "X-Amz-Target": f"{self.target_prefix}.{target}", "Host": "127.0.0.1", "Content-Length": len(data)}
+        return "POST / HTTP/1.1\r\n".encode() + "".join(f"{k}: {v}\r\n" for k, v in head.items()).encode() + b"\r\n" + data
+
     def raw(self, conn, target, body):
         """The answer's bytes; fails unless it is a 200."""
         conn.request("POST", "/", body=body, headers={**self.headers, "X-Amz-Target": f"{self.target_prefix}.{target}"})
@@ -111,12 +119,33 @@ def run_threads(port, threads, work):
     return elapsed
 
 
+def drive(server, args, requests):
+    """Sends `args.requests` requests (the byte strings `requests`, in turn; `@SEQUENCE@` is
+    replaced by each one's number) on `args.connections` keep-alive connections with the
+    compiled load generator; returns the elapsed seconds. Fails if any answer is not 2xx."""
+    with tempfile.TemporaryDirectory(prefix="stratus-loadgen-") as tmp:
+        files = []
+        for i, request in enumerate(requests):
+            path = os.path.join(tmp, f"{i}.http")
+            with open(path, "wb") as f:
+                f.write(request)
+            files.append(path)
+        argv = [args.loadgen, "--port", str(server.port), "--connections", str(args.connections), "--requests", str(args.requests)]
+        out = subprocess.run(argv + files, check=True, capture_output=True, text=True).stdout
+    result = json.loads(out)
+    if result["failed"]:
+        raise RuntimeError(f"{result['failed']} of {result['requests']} requests to {server.name} failed")
+    return result["seconds"] * args.requests / result["requests"]
+
+
 def arguments(doc, requests):
     """The command line every script takes; `requests` is its default request count."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=requests)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--connections", type=int, default=16, help="connections of the compiled load generator")
+    parser.add_argument("--loadgen", default=os.environ.get("STRATUS_LOADGEN", "target/release/stratus-loadgen"))
     parser.add_argument("--stratus", default=os.environ.get("STRATUS_BIN", "target/release/stratus"))
     parser.add_argument(
         "--moto",

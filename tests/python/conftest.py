@@ -17,6 +17,8 @@ import pytest
 from botocore.config import Config
 
 BIN = os.environ.get("STRATUS_BIN", os.path.join(os.path.dirname(__file__), "..", "..", "target", "release", "stratus"))
+# The benchmarks' compiled load generator (benches/loadgen), built beside the binary.
+LOADGEN = os.environ.get("STRATUS_LOADGEN", os.path.join(os.path.dirname(BIN), "stratus-loadgen"))
 ACCOUNT = "000000000000"
 
 

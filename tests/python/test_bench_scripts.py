@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import BIN
+from conftest import BIN, LOADGEN
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 
@@ -20,7 +20,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 )
 def test_throughput_script_runs(script, workloads):
     done = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "benches", script), "--requests", "20", "--threads", "2", "--rounds", "1", "--stratus", BIN],
+        [sys.executable, os.path.join(ROOT, "benches", script), "--requests", "20", "--threads", "2", "--rounds", "1", "--stratus", BIN, "--loadgen", LOADGEN],
         capture_output=True,
         text=True,
         timeout=300,
