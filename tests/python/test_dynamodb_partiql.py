@@ -234,6 +234,69 @@ def test_transaction_is_all_or_nothing(ddb):
     )
 
 
+def test_select_order_by_sort_key_pages_both_ways(ddb):
+    # Developer Guide, ql-reference.select: [ORDER BY key [DESC|ASC], ...].
+    t = table(ddb, sort=True)
+    for i in range(7):
+        ddb.put_item(TableName=t, Item={"pk": S("p"), "sk": N(i)})
+    ddb.put_item(TableName=t, Item={"pk": S("q"), "sk": N(0)})
+
+    def read_all(statement):
+        seen, token = [], None
+        while True:
+            kwargs = {"Limit": 3, **({"NextToken": token} if token else {})}
+            page = run(ddb, statement, **kwargs)
+            seen += [(i["pk"]["S"], int(i["sk"]["N"])) for i in page["Items"]]
+            token = page.get("NextToken")
+            if not token:
+                return seen
+
+    assert read_all(f"SELECT * FROM \"{t}\" WHERE pk = 'p' ORDER BY sk DESC") == [("p", i) for i in range(6, -1, -1)]
+    assert read_all(f"SELECT * FROM \"{t}\" WHERE pk = 'p' ORDER BY sk ASC") == [("p", i) for i in range(7)]
+    assert read_all(f"SELECT * FROM \"{t}\" WHERE pk = 'p' ORDER BY pk, sk desc")[0] == ("p", 6)
+    # Over several partitions the hash key leads and every key sorts the same way.
+    across = read_all(f"SELECT * FROM \"{t}\" WHERE pk IN ['p', 'q'] ORDER BY pk DESC, sk DESC")
+    assert across == [("q", 0)] + [("p", i) for i in range(6, -1, -1)]
+
+
+def test_select_order_by_refusals(ddb):
+    # The two AWS messages recorded at zenn.dev/orbitryota/scraps/4140559c9889e5.
+    t = table(ddb, sort=True)
+    refused(ddb, f'SELECT * FROM "{t}" ORDER BY sk', "ValidationException",
+            "Must have WHERE clause in the statement when using ORDER BY clause.")
+    refused(ddb, f"SELECT * FROM \"{t}\" WHERE pk = 'a' OR pk = 'b' ORDER BY sk", "ValidationException",
+            "Must have hash key in ORDER BY clause when more than one hash key condition specified in WHERE clause.")
+    refused(ddb, f"SELECT * FROM \"{t}\" WHERE pk = 'a' ORDER BY name", "ValidationException")
+
+
+def test_exists_is_a_transaction_condition_check(ddb):
+    # Developer Guide, ql-functions.exists: EXISTS does what ConditionCheck does in
+    # TransactWriteItems, names a full primary key, and only transactions can use it.
+    t = table(ddb, sort=True)
+    ddb.put_item(TableName=t, Item={"pk": S("a"), "sk": N(1), "state": S("open")})
+    ddb.execute_transaction(TransactStatements=[
+        {"Statement": f"EXISTS(SELECT * FROM \"{t}\" WHERE pk = 'a' AND sk = 1 AND state = 'open')"},
+        {"Statement": f"INSERT INTO \"{t}\" VALUE {{'pk': 'b', 'sk': 1}}"},
+    ])
+    assert "Item" in ddb.get_item(TableName=t, Key={"pk": S("b"), "sk": N(1)})
+    for check in ("pk = 'a' AND sk = 1 AND state = 'closed'", "pk = 'missing' AND sk = 1"):
+        with pytest.raises(ClientError) as err:
+            ddb.execute_transaction(TransactStatements=[
+                {"Statement": f"EXISTS(SELECT * FROM \"{t}\" WHERE {check})"},
+                {"Statement": f"INSERT INTO \"{t}\" VALUE {{'pk': 'c', 'sk': 1}}"},
+            ])
+        error = err.value.response
+        assert error["Error"]["Code"] == "TransactionCanceledException"
+        assert [r["Code"] for r in error["CancellationReasons"]] == ["ConditionalCheckFailed", "None"]
+    assert "Item" not in ddb.get_item(TableName=t, Key={"pk": S("c"), "sk": N(1)})
+    with pytest.raises(ClientError) as err:
+        ddb.execute_transaction(TransactStatements=[
+            {"Statement": f"EXISTS(SELECT * FROM \"{t}\" WHERE pk = 'a')"},
+        ])
+    assert err.value.response["Error"]["Message"].endswith("Where clause does not contain a mandatory equality on all key attributes")
+    refused(ddb, f"EXISTS(SELECT * FROM \"{t}\" WHERE pk = 'a' AND sk = 1)", "ValidationException")
+
+
 # ---- the model's other operations: configuration that round-trips, and honest empties ----
 
 

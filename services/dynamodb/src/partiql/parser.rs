@@ -68,6 +68,13 @@ pub struct Target {
     pub index: Option<String>,
 }
 
+/// One `ORDER BY` term: a key attribute and whether it sorts descending.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Order {
+    pub attribute: String,
+    pub descending: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Statement {
     Select {
@@ -75,7 +82,10 @@ pub enum Statement {
         projection: Option<Vec<Path>>,
         target: Target,
         filter: Option<Cond>,
+        order: Vec<Order>,
     },
+    /// `EXISTS(SELECT ... WHERE <full key> AND ...)`: a transaction's condition check.
+    Exists { target: Target, filter: Option<Cond> },
     Insert {
         target: Target,
         item: BTreeMap<String, AttributeValue>,
@@ -97,6 +107,7 @@ impl Statement {
     pub fn target(&self) -> &Target {
         match self {
             Statement::Select { target, .. }
+            | Statement::Exists { target, .. }
             | Statement::Insert { target, .. }
             | Statement::Update { target, .. }
             | Statement::Delete { target, .. } => target,
@@ -127,6 +138,14 @@ pub fn parse(text: &str, parameters: &[AttributeValue]) -> Result<Statement, Par
         return Err(malformed("Unexpected token after expression"));
     }
     Ok(statement)
+}
+
+/// What a `SELECT` says, alone or inside `EXISTS(...)`.
+struct SelectClauses {
+    projection: Option<Vec<Path>>,
+    target: Target,
+    filter: Option<Cond>,
+    order: Vec<Order>,
 }
 
 struct Parser<'p> {
@@ -184,22 +203,21 @@ impl Parser<'_> {
 
     fn statement(&mut self) -> Result<Statement, PartiqlError> {
         if self.eat_word("select") {
-            let projection = if self.eat_sym("*") {
-                None
-            } else {
-                let mut paths = vec![self.path()?];
-                while self.eat_sym(",") {
-                    paths.push(self.path()?);
-                }
-                Some(paths)
-            };
-            self.expect_word("from")?;
-            let target = self.target()?;
-            let filter = self.filter()?;
+            let select = self.select()?;
             Ok(Statement::Select {
-                projection,
-                target,
-                filter,
+                projection: select.projection,
+                target: select.target,
+                filter: select.filter,
+                order: select.order,
+            })
+        } else if self.eat_word("exists") {
+            self.expect_sym("(")?;
+            self.expect_word("select")?;
+            let select = self.select()?;
+            self.expect_sym(")")?;
+            Ok(Statement::Exists {
+                target: select.target,
+                filter: select.filter,
             })
         } else if self.eat_word("insert") {
             self.expect_word("into")?;
@@ -257,6 +275,43 @@ impl Parser<'_> {
         } else {
             Err(malformed("Expected data manipulation"))
         }
+    }
+
+    /// The rest of a `SELECT` statement, after its keyword.
+    fn select(&mut self) -> Result<SelectClauses, PartiqlError> {
+        let projection = if self.eat_sym("*") {
+            None
+        } else {
+            let mut paths = vec![self.path()?];
+            while self.eat_sym(",") {
+                paths.push(self.path()?);
+            }
+            Some(paths)
+        };
+        self.expect_word("from")?;
+        let target = self.target()?;
+        let filter = self.filter()?;
+        let mut order = Vec::new();
+        if self.eat_word("order") {
+            self.expect_word("by")?;
+            loop {
+                let attribute = self.name()?;
+                let descending = self.eat_word("desc");
+                if !descending {
+                    self.eat_word("asc");
+                }
+                order.push(Order { attribute, descending });
+                if !self.eat_sym(",") {
+                    break;
+                }
+            }
+        }
+        Ok(SelectClauses {
+            projection,
+            target,
+            filter,
+            order,
+        })
     }
 
     fn name(&mut self) -> Result<String, PartiqlError> {
@@ -635,6 +690,7 @@ mod tests {
             projection,
             target,
             filter,
+            order,
         } = select
         else {
             panic!()
@@ -642,6 +698,28 @@ mod tests {
         assert_eq!(projection.unwrap().len(), 2);
         assert_eq!(target.index.as_deref(), Some("byDate"));
         assert!(matches!(filter, Some(Cond::And(..))));
+        assert!(order.is_empty());
+
+        let ordered = parse(r#"SELECT * FROM t WHERE pk = 'a' ORDER BY pk, "sk" DESC"#, &[]).unwrap();
+        let Statement::Select { order, .. } = ordered else {
+            panic!()
+        };
+        let terms: Vec<(&str, bool)> = order.iter().map(|o| (o.attribute.as_str(), o.descending)).collect();
+        assert_eq!(terms, [("pk", false), ("sk", true)]);
+        assert!(parse("SELECT * FROM t ORDER BY", &[]).is_err());
+        assert!(parse("SELECT * FROM t ORDER sk", &[]).is_err());
+
+        let exists = parse("EXISTS(SELECT * FROM t WHERE pk = 'a' AND sk = 1)", &[]).unwrap();
+        assert!(matches!(
+            exists,
+            Statement::Exists {
+                filter: Some(Cond::And(..)),
+                ..
+            }
+        ));
+        assert!(!exists.is_read());
+        assert!(parse("EXISTS SELECT * FROM t", &[]).is_err());
+        assert!(parse("EXISTS(SELECT * FROM t", &[]).is_err());
 
         let insert = parse(
             "INSERT INTO t VALUE {'pk': 'a', 'tags': <<'x', 'y'>>, 'l': [1, true, null]}",
@@ -688,12 +766,14 @@ mod tests {
     /// The parser answers every input, however mangled, with a statement or an error.
     #[test]
     fn never_panics_on_mutated_statements() {
-        let seeds: [&[u8]; 5] = [
+        let seeds: [&[u8]; 7] = [
             br#"SELECT a, "b".c[1] FROM "T"."i" WHERE pk = ? AND n BETWEEN 1 AND 5 OR x IN ['a', ?]"#,
             b"INSERT INTO t VALUE {'pk': ?, 'm': {'a': [1, -2.5e3, <<'x'>>]}, 'b': true}",
             b"UPDATE t SET a = a + ?, b = list_append(b, [1]) REMOVE c[0] WHERE pk = 'k' RETURNING MODIFIED OLD *",
             b"DELETE FROM \"t\" WHERE pk = 'k' AND NOT begins_with(x, 'a') AND y IS NOT MISSING",
             b"select * from t where (a = 1 or b <> 2) and c >= 'it''s'",
+            b"SELECT * FROM t WHERE pk = 'a' ORDER BY pk ASC, sk DESC",
+            b"EXISTS(SELECT * FROM \"t\" WHERE pk = ? AND sk = 1 AND x <> 'y')",
         ];
         let tokens: [&[u8]; 14] = [
             b"'", b"\"", b"?", b"(", b")", b"[", b"]", b"{", b"}", b"<<", b">>", b" AND ", b".", b"-",
