@@ -144,7 +144,7 @@ def arguments(doc, requests):
     parser.add_argument("--requests", type=int, default=requests)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--connections", type=int, default=16, help="connections of the compiled load generator")
+    parser.add_argument("--connections", type=int, default=32, help="connections of the compiled load generator")
     parser.add_argument("--loadgen", default=os.environ.get("STRATUS_LOADGEN", "target/release/stratus-loadgen"))
     parser.add_argument("--stratus", default=os.environ.get("STRATUS_BIN", "target/release/stratus"))
     parser.add_argument(
