@@ -35,6 +35,7 @@ mod chunked;
 mod config;
 mod cors;
 mod error;
+mod id_configs;
 mod lifecycle;
 mod listing;
 mod lock;
@@ -652,6 +653,22 @@ ops! {
     config::get_bucket_replication(GetBucketReplicationRequest) -> GetBucketReplicationOutput, GetBucketReplicationError;
     config::delete_bucket_replication(DeleteBucketReplicationRequest) -> Unit, DeleteBucketReplicationError;
     config::get_bucket_notification_configuration(GetBucketNotificationConfigurationRequest) -> NotificationConfiguration, GetBucketNotificationConfigurationError;
+    id_configs::put_bucket_analytics_configuration(PutBucketAnalyticsConfigurationRequest) -> Unit, PutBucketAnalyticsConfigurationError;
+    id_configs::get_bucket_analytics_configuration(GetBucketAnalyticsConfigurationRequest) -> GetBucketAnalyticsConfigurationOutput, GetBucketAnalyticsConfigurationError;
+    id_configs::delete_bucket_analytics_configuration(DeleteBucketAnalyticsConfigurationRequest) -> Unit, DeleteBucketAnalyticsConfigurationError;
+    id_configs::list_bucket_analytics_configurations(ListBucketAnalyticsConfigurationsRequest) -> ListBucketAnalyticsConfigurationsOutput, ListBucketAnalyticsConfigurationsError;
+    id_configs::put_bucket_intelligent_tiering_configuration(PutBucketIntelligentTieringConfigurationRequest) -> Unit, PutBucketIntelligentTieringConfigurationError;
+    id_configs::get_bucket_intelligent_tiering_configuration(GetBucketIntelligentTieringConfigurationRequest) -> GetBucketIntelligentTieringConfigurationOutput, GetBucketIntelligentTieringConfigurationError;
+    id_configs::delete_bucket_intelligent_tiering_configuration(DeleteBucketIntelligentTieringConfigurationRequest) -> Unit, DeleteBucketIntelligentTieringConfigurationError;
+    id_configs::list_bucket_intelligent_tiering_configurations(ListBucketIntelligentTieringConfigurationsRequest) -> ListBucketIntelligentTieringConfigurationsOutput, ListBucketIntelligentTieringConfigurationsError;
+    id_configs::put_bucket_inventory_configuration(PutBucketInventoryConfigurationRequest) -> Unit, PutBucketInventoryConfigurationError;
+    id_configs::get_bucket_inventory_configuration(GetBucketInventoryConfigurationRequest) -> GetBucketInventoryConfigurationOutput, GetBucketInventoryConfigurationError;
+    id_configs::delete_bucket_inventory_configuration(DeleteBucketInventoryConfigurationRequest) -> Unit, DeleteBucketInventoryConfigurationError;
+    id_configs::list_bucket_inventory_configurations(ListBucketInventoryConfigurationsRequest) -> ListBucketInventoryConfigurationsOutput, ListBucketInventoryConfigurationsError;
+    id_configs::put_bucket_metrics_configuration(PutBucketMetricsConfigurationRequest) -> Unit, PutBucketMetricsConfigurationError;
+    id_configs::get_bucket_metrics_configuration(GetBucketMetricsConfigurationRequest) -> GetBucketMetricsConfigurationOutput, GetBucketMetricsConfigurationError;
+    id_configs::delete_bucket_metrics_configuration(DeleteBucketMetricsConfigurationRequest) -> Unit, DeleteBucketMetricsConfigurationError;
+    id_configs::list_bucket_metrics_configurations(ListBucketMetricsConfigurationsRequest) -> ListBucketMetricsConfigurationsOutput, ListBucketMetricsConfigurationsError;
 }
 
 impl S3Service {

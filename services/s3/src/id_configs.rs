@@ -1,0 +1,170 @@
+//! Bucket configurations kept by id — analytics, S3 Intelligent-Tiering, inventory and
+//! metrics — stored as JSON of the model's shapes under `<family>/<id>` in the `configs`
+//! table (so they go with the bucket). Each family holds at most 1,000 configurations per
+//! bucket (`TooManyConfigurations`); listings return them in id order, 100 a page, with an
+//! opaque continuation token; a missing one is `NoSuchConfiguration`. Nothing is analysed,
+//! tiered, inventoried or measured: these round-trip, as a client configuring them expects.
+//! (S3 API Reference: PutBucketAnalyticsConfiguration, PutBucketInventoryConfiguration,
+//! ListBucketMetricsConfigurations — "up to 1,000 configurations per bucket", "does not return
+//! more than 100 configurations at a time".)
+
+use stratus_core::schema::Shape;
+use stratus_core::{hex, AwsError, FromValue, IntoValue};
+use stratus_gen_s3::schema;
+use stratus_storage::{Direction, KeyRange};
+
+use crate::config::{self, config_key, CONFIGS};
+use crate::error::S3Error;
+use crate::{load_bucket, object_key, S3Service};
+
+/// One family of configurations kept by id.
+pub struct Family {
+    /// The key prefix of its documents.
+    name: &'static str,
+    shape: &'static Shape,
+}
+
+pub const ANALYTICS: Family = Family {
+    name: "analytics",
+    shape: &schema::ANALYTICS_CONFIGURATION,
+};
+pub const INTELLIGENT_TIERING: Family = Family {
+    name: "intelligent-tiering",
+    shape: &schema::INTELLIGENT_TIERING_CONFIGURATION,
+};
+pub const INVENTORY: Family = Family {
+    name: "inventory",
+    shape: &schema::INVENTORY_CONFIGURATION,
+};
+pub const METRICS: Family = Family {
+    name: "metrics",
+    shape: &schema::METRICS_CONFIGURATION,
+};
+
+/// The most configurations of one family a bucket holds.
+const MAX_PER_BUCKET: usize = 1000;
+/// The most configurations one listing page returns.
+const PAGE: usize = 100;
+
+/// One page of a family's configurations.
+pub struct Page<T> {
+    pub configurations: Vec<T>,
+    /// Where the next page starts, when there is one.
+    pub next_token: Option<String>,
+}
+
+fn no_such_configuration() -> AwsError {
+    config::not_found("NoSuchConfiguration", "The specified configuration does not exist.")
+}
+
+impl Family {
+    fn key(&self, bucket: &str, id: &str) -> Vec<u8> {
+        config_key(bucket, &format!("{}/{id}", self.name))
+    }
+
+    /// The key prefix of the family's documents in `bucket`.
+    fn prefix(&self, bucket: &str) -> Vec<u8> {
+        object_key(bucket, &format!("{}/", self.name))
+    }
+}
+
+impl S3Service {
+    /// Stores `configuration` as `family`'s `id` in `bucket`, replacing one of that id.
+    pub(crate) async fn put_id_config<T: IntoValue>(
+        &self,
+        bucket: String,
+        family: &'static Family,
+        id: String,
+        configuration: T,
+    ) -> Result<(), AwsError> {
+        let doc = config::encode(family.shape, configuration);
+        self.write(move |tx| {
+            load_bucket(tx, &bucket)?;
+            let key = family.key(&bucket, &id);
+            if tx.get(CONFIGS, &key).map_err(S3Error::storage)?.is_none() {
+                let held = tx
+                    .scan(CONFIGS, &KeyRange::prefix(&family.prefix(&bucket)), Direction::Forward, Some(MAX_PER_BUCKET))
+                    .map_err(S3Error::storage)?
+                    .len();
+                if held >= MAX_PER_BUCKET {
+                    return Err(AwsError::new(
+                        "TooManyConfigurations",
+                        "You are attempting to create a new configuration but have already reached the 1,000-configuration limit.",
+                        400,
+                    ));
+                }
+            }
+            tx.put(CONFIGS, key, doc);
+            Ok(())
+        })
+        .await
+    }
+
+    /// `family`'s configuration `id` in `bucket`.
+    pub(crate) fn get_id_config<T: FromValue>(&self, bucket: &str, family: &Family, id: &str) -> Result<T, AwsError> {
+        self.bucket(bucket)?;
+        let bytes = self
+            .store()?
+            .get(CONFIGS, &family.key(bucket, id))
+            .map_err(S3Error::storage)?
+            .ok_or_else(no_such_configuration)?;
+        config::decode(family.shape, &bytes)
+    }
+
+    /// Removes `family`'s configuration `id` from `bucket`.
+    pub(crate) async fn delete_id_config(
+        &self,
+        bucket: String,
+        family: &'static Family,
+        id: String,
+    ) -> Result<(), AwsError> {
+        self.write(move |tx| {
+            load_bucket(tx, &bucket)?;
+            let key = family.key(&bucket, &id);
+            if tx.get(CONFIGS, &key).map_err(S3Error::storage)?.is_none() {
+                return Err(no_such_configuration());
+            }
+            tx.delete(CONFIGS, key);
+            Ok(())
+        })
+        .await
+    }
+
+    /// A page of `family`'s configurations in `bucket`, in id order, after `token`'s.
+    pub(crate) fn list_id_configs<T: FromValue>(
+        &self,
+        bucket: &str,
+        family: &Family,
+        token: Option<&str>,
+    ) -> Result<Page<T>, AwsError> {
+        self.bucket(bucket)?;
+        let prefix = family.prefix(bucket);
+        let mut range = KeyRange::prefix(&prefix);
+        if let Some(token) = token {
+            let after = hex::decode(token)
+                .and_then(|id| String::from_utf8(id).ok())
+                .ok_or_else(|| S3Error::invalid_argument("The continuation token provided is incorrect"))?;
+            let mut start = prefix.clone();
+            start.extend_from_slice(after.as_bytes());
+            range = KeyRange::between(std::ops::Bound::Excluded(start.as_slice()), range.end());
+        }
+        let mut entries = self
+            .store()?
+            .scan(CONFIGS, &range, Direction::Forward, Some(PAGE + 1))
+            .map_err(S3Error::storage)?;
+        let truncated = entries.len() > PAGE;
+        entries.truncate(PAGE);
+        let next_token = match entries.last() {
+            Some((key, _)) if truncated => Some(hex::encode(&key[prefix.len()..])),
+            _ => None,
+        };
+        let configurations = entries
+            .iter()
+            .map(|(_, bytes)| config::decode(family.shape, bytes))
+            .collect::<Result<_, _>>()?;
+        Ok(Page {
+            configurations,
+            next_token,
+        })
+    }
+}
