@@ -1,13 +1,15 @@
 """S3 bodies stream between the socket and the blob store: uploads past the gateway's 16 MiB
-buffered-request limit, downloads read as the client takes them, and the server's memory does
-not grow with object size (the issue's bar: under 64 MB while moving a large object)."""
+buffered-request limit (plain and aws-chunked), downloads read as the client takes them, and
+the server's memory does not grow with object size (the issue's bar: under 64 MB while moving
+a large object)."""
 
 import base64
 import hashlib
 import http.client
 import socket
 import uuid
-from urllib.parse import urlparse
+import zlib
+from urllib.parse import quote, urlparse
 
 import pytest
 from botocore.exceptions import ClientError
@@ -148,6 +150,125 @@ def test_multipart_parts_stream_too(s3, bucket):
         MultipartUpload={"Parts": [{"PartNumber": n, "ETag": e} for n, e in zip([1, 2], etags)]},
     )
     assert s3.get_object(Bucket=bucket, Key="mp")["Body"].read() == part_one + part_two
+
+
+def chunk_pieces(size, chunk=64 * 1024):
+    """`size` bytes of `pattern` as the list of chunks an SDK frames (64 KiB each), sharing
+    one MiB of memory."""
+    block = pattern(MIB)
+    pieces = [block[i : i + chunk] for i in range(0, MIB, chunk)]
+    whole, rest = divmod(size, MIB)
+    pieces *= whole
+    if rest:
+        pieces.append(block[:rest])
+    return pieces
+
+
+def crc32(pieces):
+    value = 0
+    for piece in pieces:
+        value = zlib.crc32(piece, value)
+    return base64.b64encode(value.to_bytes(4, "big")).decode()
+
+
+def aws_chunked_put(server, bucket, key, pieces, checksum, decoded_length=None):
+    """PUTs `pieces` as botocore frames an upload over TLS: aws-chunked, each piece a chunk,
+    STREAMING-UNSIGNED-PAYLOAD-TRAILER with the CRC32 `checksum` in the trailer, streamed from
+    a generator. Returns the response status and body."""
+    headers = [b"%x\r\n" % len(piece) for piece in pieces]
+    final = b"0\r\nx-amz-checksum-crc32:%s\r\n\r\n" % checksum.encode()
+    length = sum(len(h) + len(p) + 2 for h, p in zip(headers, pieces)) + len(final)
+    decoded = sum(map(len, pieces))
+
+    def framed():
+        for header, piece in zip(headers, pieces):
+            yield header + piece + b"\r\n"
+        yield final
+
+    return raw_put(
+        server,
+        bucket,
+        key,
+        framed(),
+        length,
+        {
+            "Content-Encoding": "aws-chunked",
+            "x-amz-content-sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER",
+            "x-amz-decoded-content-length": str(decoded if decoded_length is None else decoded_length),
+            "x-amz-trailer": "x-amz-checksum-crc32",
+            "x-amz-sdk-checksum-algorithm": "CRC32",
+        },
+    )
+
+
+def sha256(pieces):
+    digest = hashlib.sha256()
+    for piece in pieces:
+        digest.update(piece)
+    return digest.digest()
+
+
+def stored_sha256(s3, bucket, key):
+    body = s3.get_object(Bucket=bucket, Key=key)["Body"]
+    digest = hashlib.sha256()
+    while data := body.read(MIB):
+        digest.update(data)
+    return digest.digest()
+
+
+def test_a_large_aws_chunked_upload_streams(server, s3, bucket):
+    pieces = chunk_pieces(40 * MIB + 123)
+    status, answer = aws_chunked_put(server, bucket, "chunked", pieces, crc32(pieces))
+    assert status == 200, answer
+    head = s3.head_object(Bucket=bucket, Key="chunked", ChecksumMode="ENABLED")
+    assert head["ContentLength"] == 40 * MIB + 123
+    assert head["ChecksumCRC32"] == crc32(pieces)
+    assert head["ETag"] == f'"{hashlib.md5(b"".join(pieces)).hexdigest()}"'
+    # aws-chunked is the transfer's framing, not the object's encoding.
+    assert "ContentEncoding" not in head
+    assert stored_sha256(s3, bucket, "chunked") == sha256(pieces)
+    assert peak_rss_mb(server) < 64
+
+
+def test_a_large_aws_chunked_part_streams(server, s3, bucket):
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp", ChecksumAlgorithm="CRC32")["UploadId"]
+    first = chunk_pieces(40 * MIB)
+    key = f"mp?partNumber=1&uploadId={quote(upload, safe='')}"
+    status, answer = aws_chunked_put(server, bucket, key, first, crc32(first))
+    assert status == 200, answer
+    last = pattern(MIB)[::-1]
+    s3.upload_part(Bucket=bucket, Key="mp", UploadId=upload, PartNumber=2, Body=last, ChecksumAlgorithm="CRC32")
+    parts = s3.list_parts(Bucket=bucket, Key="mp", UploadId=upload)["Parts"]
+    assert [(p["Size"], p["ChecksumCRC32"]) for p in parts] == [(40 * MIB, crc32(first)), (MIB, crc32([last]))]
+    s3.complete_multipart_upload(
+        Bucket=bucket,
+        Key="mp",
+        UploadId=upload,
+        MultipartUpload={
+            "Parts": [{k: p[k] for k in ("PartNumber", "ETag", "ChecksumCRC32")} for p in parts],
+        },
+    )
+    assert stored_sha256(s3, bucket, "mp") == sha256(first + [last])
+    assert peak_rss_mb(server) < 64
+
+
+def test_a_streamed_aws_chunked_upload_is_checked(server, s3, bucket):
+    pieces = chunk_pieces(3 * MIB)
+    wrong = base64.b64encode(b"\0\0\0\0").decode()
+    status, answer = aws_chunked_put(server, bucket, "wrong", pieces, wrong)
+    assert status == 400 and b"<Code>BadDigest</Code>" in answer, answer
+    assert b"The CRC32 you specified did not match the calculated checksum." in answer
+    # x-amz-decoded-content-length must be the size the chunks add up to.
+    status, answer = aws_chunked_put(server, bucket, "short", pieces, crc32(pieces), decoded_length=3 * MIB - 1)
+    assert status == 400 and b"<Code>IncompleteBody</Code>" in answer, answer
+    assert f"<NumberBytesExpected>{3 * MIB - 1}</NumberBytesExpected>".encode() in answer
+    # Nor does a refused part stay.
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp", ChecksumAlgorithm="CRC32")["UploadId"]
+    key = f"mp?partNumber=1&uploadId={quote(upload, safe='')}"
+    status, answer = aws_chunked_put(server, bucket, key, pieces, wrong)
+    assert status == 400 and b"<Code>BadDigest</Code>" in answer, answer
+    assert s3.list_parts(Bucket=bucket, Key="mp", UploadId=upload).get("Parts", []) == []
+    assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
 
 
 def test_memory_does_not_grow_with_object_size(server, bucket):

@@ -21,6 +21,24 @@ pub struct RequestContext {
     pub host: Option<String>,
     /// Bodies that stream past the input and output values (S3 object bodies).
     pub streams: Streams,
+    /// How the request's payload is framed, for an operation whose payload is `@streaming`.
+    pub framing: PayloadFraming,
+}
+
+/// The headers of an `aws-chunked` (SigV4 streaming) upload. They describe how the payload is
+/// framed on the wire rather than what the operation is asked to do, so no model binds them
+/// (UploadPart's does not even bind `Content-Encoding`); the gateway copies them for operations
+/// with a `@streaming` payload, and leaves them empty for every other request.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct PayloadFraming {
+    /// `Content-Encoding`: `aws-chunked`, possibly among others.
+    pub content_encoding: Option<String>,
+    /// `x-amz-content-sha256`: `STREAMING-…` for an aws-chunked payload.
+    pub content_sha256: Option<String>,
+    /// `x-amz-decoded-content-length`: the size of the payload once decoded.
+    pub decoded_content_length: Option<String>,
+    /// `x-amz-trailer`: the header the payload's trailer carries.
+    pub trailer: Option<String>,
 }
 
 /// The streamed request payload, when the gateway streams it instead of decoding it into the

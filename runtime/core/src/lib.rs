@@ -21,7 +21,7 @@ pub mod service;
 pub mod validate;
 pub mod value;
 
-pub use context::{BodyReader, RequestContext, Streams};
+pub use context::{BodyReader, PayloadFraming, RequestContext, Streams};
 pub use error::{AwsError, OperationError};
 pub use prelude_shapes::Unit;
 pub use stratus_pattern as pattern;

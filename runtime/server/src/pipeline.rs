@@ -19,7 +19,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Incoming;
 use stratus_core::validate::validate_input;
-use stratus_core::{AwsError, BodyReader, OperationError, RequestContext, Streams};
+use stratus_core::{AwsError, BodyReader, OperationError, PayloadFraming, RequestContext, Streams};
 use stratus_protocol::{Request, Response};
 
 use crate::route::{Route, Unrouted};
@@ -176,6 +176,11 @@ async fn call(
         access_key_id: signer.map(|s| s.access_key_id),
         host: request_host(req),
         streams,
+        framing: if streaming::has_streaming_payload(route.operation) {
+            streaming::framing(req.headers)
+        } else {
+            PayloadFraming::default()
+        },
     };
     health::mark_used(gateway, service);
     match route.handler.call(&ctx, route.operation, input).await {

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming};
 use stratus_core::schema::{HttpBinding, Operation};
-use stratus_core::BodyReader;
+use stratus_core::{BodyReader, PayloadFraming};
 use tokio::sync::mpsc;
 
 /// Chunks buffered between the two sides of a streamed body.
@@ -35,17 +35,25 @@ pub fn has_streaming_payload(operation: &Operation) -> bool {
 }
 
 /// Whether a request's headers let its body stream to the service: a body larger than
-/// [`STREAM_ABOVE_BYTES`] (or of unknown length), sent as it is — not `aws-chunked`, whose
-/// framing and trailers the service decodes from the whole body.
+/// [`STREAM_ABOVE_BYTES`], or of unknown length. `aws-chunked` bodies stream too: the service
+/// decodes their framing as it reads ([`framing`] tells it how they are framed).
 pub fn may_stream(headers: &http::HeaderMap) -> bool {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let large = match header("content-length") {
+    match header("content-length") {
         Some(length) => length.trim().parse::<u64>().is_ok_and(|n| n > STREAM_ABOVE_BYTES),
         None => header("transfer-encoding").is_some_and(|te| te.to_ascii_lowercase().contains("chunked")),
-    };
-    let aws_chunked = header("content-encoding").is_some_and(|e| e.contains("aws-chunked"))
-        || header("x-amz-content-sha256").is_some_and(|h| h.starts_with("STREAMING-"));
-    large && !aws_chunked
+    }
+}
+
+/// The framing headers of a request whose operation takes a `@streaming` payload.
+pub fn framing(headers: &http::HeaderMap) -> PayloadFraming {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(String::from);
+    PayloadFraming {
+        content_encoding: header("content-encoding"),
+        content_sha256: header("x-amz-content-sha256"),
+        decoded_content_length: header("x-amz-decoded-content-length"),
+        trailer: header("x-amz-trailer"),
+    }
 }
 
 /// A blocking reader of `body`, fed by a task that reads the socket.
@@ -145,19 +153,34 @@ mod tests {
     }
 
     #[test]
-    fn only_large_plain_bodies_stream() {
+    fn only_large_bodies_stream() {
         assert!(may_stream(&headers(&[("content-length", "2000000")])));
         assert!(may_stream(&headers(&[("transfer-encoding", "chunked")])));
         assert!(!may_stream(&headers(&[("content-length", "1024")])));
         assert!(!may_stream(&headers(&[])));
-        assert!(!may_stream(&headers(&[
+        assert!(may_stream(&headers(&[
             ("content-length", "2000000"),
-            ("content-encoding", "aws-chunked")
-        ])));
-        assert!(!may_stream(&headers(&[
-            ("content-length", "2000000"),
+            ("content-encoding", "aws-chunked"),
             ("x-amz-content-sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
         ])));
+    }
+
+    #[test]
+    fn framing_copies_the_aws_chunked_headers() {
+        let copied = framing(&headers(&[
+            ("content-encoding", "aws-chunked"),
+            ("x-amz-content-sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER"),
+            ("x-amz-decoded-content-length", "11"),
+            ("x-amz-trailer", "x-amz-checksum-crc32"),
+        ]));
+        assert_eq!(copied.content_encoding.as_deref(), Some("aws-chunked"));
+        assert_eq!(
+            copied.content_sha256.as_deref(),
+            Some("STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+        );
+        assert_eq!(copied.decoded_content_length.as_deref(), Some("11"));
+        assert_eq!(copied.trailer.as_deref(), Some("x-amz-checksum-crc32"));
+        assert_eq!(framing(&headers(&[])), PayloadFraming::default());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -26,6 +26,7 @@ fn ctx() -> RequestContext {
         access_key_id: None,
         host: None,
         streams: Default::default(),
+        framing: Default::default(),
     }
 }
 

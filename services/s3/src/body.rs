@@ -8,8 +8,8 @@ use md5::{Digest, Md5};
 use stratus_core::{AwsError, BodyReader, RequestContext};
 use stratus_storage::{Blob, Store};
 
-use crate::checksum::{self, Algorithm, Hasher};
-use crate::chunked::Payload;
+use crate::checksum::{self, Algorithm, Hasher, Sent};
+use crate::chunked::{Decoder, Framing};
 use crate::error::S3Error;
 
 /// The largest object a single PutObject, and the largest part an UploadPart, may carry.
@@ -17,45 +17,41 @@ pub const MAX_SINGLE_UPLOAD: u64 = 5 << 30;
 
 /// Where a body comes from.
 pub enum Source {
-    /// A request's payload.
+    /// A request's payload, as sent.
     Request(BodyReader),
+    /// A request's aws-chunked payload, decoded as it is read.
+    Chunked(Box<Decoder<BodyReader>>),
     /// The bytes `range` (inclusive; all when `None`) of another object's body, opened
     /// (copies).
     Blob(Blob, Option<(u64, u64)>),
 }
 
-/// A request's payload and the checksum its aws-chunked trailer carried.
+/// A request's payload, and the checksum its aws-chunked trailer will carry.
 pub struct Incoming {
     pub source: Source,
-    pub trailer: Option<(Algorithm, String)>,
+    /// The algorithm of the trailer's checksum, as `x-amz-trailer` announces it.
+    pub trailer: Option<Algorithm>,
 }
 
 impl Incoming {
     /// The payload of the request `ctx` serves: the stream the gateway hands over for a large
-    /// body, else `body` (the input's payload member), decoded if it is aws-chunked (`declared`
-    /// by its Content-Encoding, or `trailer_expected` because a checksum algorithm was named
-    /// without a value).
-    pub fn of(
-        ctx: &RequestContext,
-        body: Vec<u8>,
-        declared: bool,
-        trailer_expected: bool,
-    ) -> Result<Incoming, AwsError> {
-        if let Some(stream) = ctx.streams.take_request() {
-            return Ok(Incoming {
-                source: Source::Request(stream),
+    /// body, else `body` (the input's payload member), decoded as it is read if its headers
+    /// say it is aws-chunked.
+    pub fn of(ctx: &RequestContext, body: Vec<u8>) -> Result<Incoming, AwsError> {
+        let reader = ctx
+            .streams
+            .take_request()
+            .unwrap_or_else(|| Box::new(Cursor::new(body)));
+        Ok(match Framing::of(&ctx.framing)? {
+            Some(framing) => Incoming {
+                source: Source::Chunked(Box::new(Decoder::new(reader, framing))),
+                trailer: framing.trailer,
+            },
+            None => Incoming {
+                source: Source::Request(reader),
                 trailer: None,
-            });
-        }
-        let payload = Payload::new(body, declared, trailer_expected)?;
-        Ok(Incoming {
-            source: Source::Request(Box::new(Cursor::new(payload.body))),
-            trailer: payload.trailer,
+            },
         })
-    }
-
-    pub fn trailer(&self) -> Option<(Algorithm, &str)> {
-        self.trailer.as_ref().map(|(a, v)| (*a, v.as_str()))
     }
 }
 
@@ -65,6 +61,8 @@ pub struct Written {
     pub md5: Vec<u8>,
     /// The digest of the algorithm asked for, if one was.
     pub checksum: Option<Vec<u8>>,
+    /// The checksum an aws-chunked body's trailer carried: its algorithm and value as sent.
+    pub trailer: Option<(Algorithm, String)>,
 }
 
 impl Written {
@@ -73,14 +71,14 @@ impl Written {
         format!("\"{}\"", stratus_core::hex::encode(&self.md5))
     }
 
-    /// Checks the body against the request's `Content-MD5` (binary) and checksum.
-    pub fn verify(&self, content_md5: Option<&[u8]>, checksum: Option<&(Algorithm, Vec<u8>)>) -> Result<(), AwsError> {
+    /// Checks the body against the request's `Content-MD5` (binary) and the checksum it sent.
+    pub fn verify(&self, content_md5: Option<&[u8]>, sent: Option<&Sent>) -> Result<(), AwsError> {
         if content_md5.is_some_and(|expected| expected != self.md5.as_slice()) {
             return Err(S3Error::bad_digest());
         }
-        if let Some((algorithm, expected)) = checksum {
-            if self.checksum.as_ref() != Some(expected) {
-                return Err(checksum::bad_digest(*algorithm));
+        if let Some(sent) = sent {
+            if self.checksum.as_ref() != Some(&sent.digest(self.trailer.as_ref())?) {
+                return Err(checksum::bad_digest(sent.algorithm()));
             }
         }
         Ok(())
@@ -96,10 +94,29 @@ pub fn write(
     algorithm: Option<Algorithm>,
     limit: u64,
 ) -> Result<Written, AwsError> {
-    let reader: Box<dyn Read> = match source {
-        Source::Request(reader) => reader,
-        Source::Blob(blob, range) => reader(blob, range)?,
-    };
+    match source {
+        Source::Request(reader) => measure(store, name, reader, algorithm, limit).map(|(written, _)| written),
+        Source::Chunked(decoder) => {
+            let (written, decoder) = measure(store, name, decoder, algorithm, limit)?;
+            Ok(Written {
+                trailer: decoder.into_checksum(),
+                ..written
+            })
+        }
+        Source::Blob(blob, range) => {
+            measure(store, name, reader(blob, range)?, algorithm, limit).map(|(written, _)| written)
+        }
+    }
+}
+
+/// [`write`] from `reader`, which it returns when the body has been read to its end.
+fn measure<R: Read>(
+    store: &dyn Store,
+    name: &str,
+    reader: R,
+    algorithm: Option<Algorithm>,
+    limit: u64,
+) -> Result<(Written, R), AwsError> {
     let mut measuring = Measuring {
         inner: reader,
         size: 0,
@@ -114,11 +131,13 @@ pub fn write(
         let _ = store.delete_blob(name);
         return Err(measuring.failure.take().unwrap_or_else(|| S3Error::storage(e)));
     }
-    Ok(Written {
+    let written = Written {
         size: measuring.size,
         md5: measuring.md5.finalize().to_vec(),
         checksum: measuring.checksum.map(Hasher::finish),
-    })
+        trailer: None,
+    };
+    Ok((written, measuring.inner))
 }
 
 /// The bytes `range` (inclusive; all when `None`) of an opened body, as a reader.
@@ -152,11 +171,8 @@ impl<R: Read> Read for Measuring<R> {
         let n = match self.inner.read(buf) {
             Ok(n) => n,
             Err(e) => {
-                self.failure = Some(AwsError::new(
-                    "IncompleteBody",
-                    "You did not provide the number of bytes specified by the Content-Length HTTP header.",
-                    400,
-                ));
+                // A decoder's refusal, or the connection broken off.
+                self.failure = Some(S3Error::from_io(&e).unwrap_or_else(S3Error::body_length_mismatch));
                 return Err(e);
             }
         };
@@ -237,9 +253,46 @@ mod tests {
         let md5 = written.md5.clone();
         assert!(written.verify(Some(&md5), None).is_ok());
         assert_eq!(written.verify(Some(&[0; 16]), None).unwrap_err().code, "BadDigest");
-        let good = (Algorithm::Sha256, Algorithm::Sha256.digest(b"hello"));
+        let good = Sent::Header(Algorithm::Sha256, Algorithm::Sha256.digest(b"hello"));
         assert!(written.verify(None, Some(&good)).is_ok());
-        let bad = (Algorithm::Sha256, Algorithm::Sha256.digest(b"hellO"));
+        let bad = Sent::Header(Algorithm::Sha256, Algorithm::Sha256.digest(b"hellO"));
         assert_eq!(written.verify(None, Some(&bad)).unwrap_err().code, "BadDigest");
+    }
+
+    fn chunked(bytes: &'static [u8], trailer: Option<Algorithm>) -> Source {
+        let framing = Framing {
+            decoded_length: None,
+            trailer,
+        };
+        Source::Chunked(Box::new(Decoder::new(Box::new(bytes), framing)))
+    }
+
+    // An aws-chunked body is stored decoded, measured as decoded, and checked against the
+    // checksum its trailer carried.
+    #[test]
+    fn decodes_chunked_bodies_and_verifies_their_trailer() {
+        let store = store();
+        let crc32 = Some(Algorithm::Crc32);
+        let body = b"b\r\nhello world\r\n0\r\nx-amz-checksum-crc32:DUoRhQ==\r\n\r\n";
+        let written = write(store.as_ref(), "b", chunked(body, crc32), crc32, 100).unwrap();
+        assert_eq!(store.get_blob("b").unwrap(), Some(b"hello world".to_vec()));
+        assert_eq!(written.size, 11);
+        assert_eq!(written.trailer, Some((Algorithm::Crc32, "DUoRhQ==".to_string())));
+        assert!(written.verify(None, Some(&Sent::Trailer(Algorithm::Crc32))).is_ok());
+
+        let wrong = b"b\r\nhello world\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n";
+        let written = write(store.as_ref(), "w", chunked(wrong, crc32), crc32, 100).unwrap();
+        let refused = written.verify(None, Some(&Sent::Trailer(Algorithm::Crc32)));
+        assert_eq!(
+            refused.unwrap_err().message,
+            "The CRC32 you specified did not match the calculated checksum."
+        );
+
+        // The decoder's refusal is the body's, and nothing is left behind.
+        let cut = write(store.as_ref(), "cut", chunked(b"b\r\nhello", None), None, 100)
+            .err()
+            .unwrap();
+        assert_eq!(cut.message, "The request body terminated unexpectedly");
+        assert_eq!(store.get_blob("cut").unwrap(), None);
     }
 }

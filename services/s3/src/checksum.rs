@@ -1,8 +1,8 @@
 //! Additional checksums: CRC32, CRC32C, CRC64NVME, SHA1 and SHA256.
 //!
 //! A write may carry one checksum, in an `x-amz-checksum-<algorithm>` header or in an
-//! aws-chunked body's trailer (see [`crate::chunked`]), named by `x-amz-sdk-checksum-algorithm`;
-//! it is checked against the body and stored with the object. An object written without one
+//! aws-chunked body's trailer (see [`crate::chunked`]) announced by `x-amz-trailer`; it is
+//! checked against the body and stored with the object. An object written without one
 //! gets CRC64NVME, as on AWS since December 2024. Values are base64 of the digest, CRCs
 //! big-endian (as the SDKs compute them). Reads return the stored checksum when asked with
 //! `x-amz-checksum-mode: ENABLED`.
@@ -23,6 +23,8 @@ use sha1::Sha1;
 use sha2::{Digest, Sha256};
 use stratus_core::AwsError;
 use stratus_gen_s3::{ChecksumAlgorithm, ChecksumType};
+
+use crate::error::S3Error;
 
 static CRC32: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISO_HDLC);
 static CRC32C: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISCSI);
@@ -266,20 +268,58 @@ pub fn sdk_algorithm(given: Option<&ChecksumAlgorithm>) -> Result<Option<Algorit
     }
 }
 
-/// The checksum a request carries for its body: at most one value, in a header or a trailer,
-/// well-formed and of the algorithm `x-amz-sdk-checksum-algorithm` names. Returns the
-/// algorithm and the expected binary digest.
+/// Refuses a second checksum value for one body.
+pub fn multiple_values() -> AwsError {
+    invalid_request("Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.")
+}
+
+fn invalid_value(algorithm: Algorithm) -> AwsError {
+    invalid_request(format!("Value for {} header is invalid.", algorithm.header()))
+}
+
+/// The checksum a request sends for its body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sent {
+    /// In an `x-amz-checksum-*` header: the expected binary digest.
+    Header(Algorithm, Vec<u8>),
+    /// In the aws-chunked trailer `x-amz-trailer` announces, which comes after the body.
+    Trailer(Algorithm),
+}
+
+impl Sent {
+    pub fn algorithm(&self) -> Algorithm {
+        match self {
+            Sent::Header(a, _) | Sent::Trailer(a) => *a,
+        }
+    }
+
+    /// The expected binary digest, given the checksum the body's trailer carried (see
+    /// [`crate::chunked::Decoder::into_checksum`]).
+    pub fn digest(&self, trailer: Option<&(Algorithm, String)>) -> Result<Vec<u8>, AwsError> {
+        match (self, trailer) {
+            (Sent::Header(_, digest), _) => Ok(digest.clone()),
+            (Sent::Trailer(algorithm), Some((carried, value))) if carried == algorithm => {
+                decode_value(*algorithm, value).ok_or_else(|| invalid_value(*algorithm))
+            }
+            (Sent::Trailer(_), _) => Err(S3Error::malformed_trailer()),
+        }
+    }
+}
+
+/// The checksum a request sends for its body: at most one, in a header or in the trailer
+/// `x-amz-trailer` announces (`trailer`), a header's well-formed, and of the algorithm
+/// `x-amz-sdk-checksum-algorithm` names.
 pub fn requested(
     sdk: Option<&ChecksumAlgorithm>,
     headers: [Option<&str>; 5],
-    trailer: Option<(Algorithm, &str)>,
-) -> Result<Option<(Algorithm, Vec<u8>)>, AwsError> {
+    trailer: Option<Algorithm>,
+) -> Result<Option<Sent>, AwsError> {
     let sdk = sdk_algorithm(sdk)?;
     let mut given = Algorithm::ALL
         .into_iter()
         .zip(headers)
-        .filter_map(|(a, v)| v.map(|v| (a, v)))
-        .chain(trailer);
+        .filter_map(|(a, v)| v.map(|v| (a, Some(v))))
+        .chain(trailer.map(|a| (a, None)));
     let Some((algorithm, value)) = given.next() else {
         return match sdk {
             Some(_) => Err(invalid_request(
@@ -289,18 +329,21 @@ pub fn requested(
         };
     };
     if given.next().is_some() {
-        return Err(invalid_request(
-            "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.",
-        ));
+        return Err(multiple_values());
     }
-    let digest = decode_value(algorithm, value)
-        .ok_or_else(|| invalid_request(format!("Value for {} header is invalid.", algorithm.header())))?;
+    let sent = match value {
+        Some(value) => Sent::Header(
+            algorithm,
+            decode_value(algorithm, value).ok_or_else(|| invalid_value(algorithm))?,
+        ),
+        None => Sent::Trailer(algorithm),
+    };
     if sdk.is_some_and(|s| s != algorithm) {
         return Err(invalid_request(
             "Value for x-amz-sdk-checksum-algorithm header is invalid.",
         ));
     }
-    Ok(Some((algorithm, digest)))
+    Ok(Some(sent))
 }
 
 /// A multipart upload's composite checksum: `algorithm` over the concatenated binary part
@@ -373,10 +416,11 @@ mod tests {
     fn requests_are_checked() {
         let crc = Checksum::of(Algorithm::Crc32, b"abc").value;
         let none = [None; 5];
-        let code = |r: Result<Option<(Algorithm, Vec<u8>)>, AwsError>| r.unwrap_err().code;
+        let code = |r: Result<Option<Sent>, AwsError>| r.unwrap_err().code;
+        let header = Sent::Header(Algorithm::Crc32, Algorithm::Crc32.digest(b"abc"));
         assert_eq!(
             requested(None, [Some(&crc), None, None, None, None], None).unwrap(),
-            Some((Algorithm::Crc32, Algorithm::Crc32.digest(b"abc")))
+            Some(header.clone())
         );
         assert_eq!(
             code(requested(None, [Some("xx"), None, None, None, None], None)),
@@ -391,10 +435,31 @@ mod tests {
             "InvalidRequest"
         );
         assert_eq!(
-            requested(Some(&ChecksumAlgorithm::Crc32), none, Some((Algorithm::Crc32, &crc))).unwrap(),
-            Some((Algorithm::Crc32, Algorithm::Crc32.digest(b"abc")))
+            code(requested(
+                None,
+                [Some(&crc), None, None, None, None],
+                Some(Algorithm::Crc32)
+            )),
+            "InvalidRequest"
         );
+        assert_eq!(
+            code(requested(Some(&ChecksumAlgorithm::Sha1), none, Some(Algorithm::Crc32))),
+            "InvalidRequest"
+        );
+        let trailer = requested(Some(&ChecksumAlgorithm::Crc32), none, Some(Algorithm::Crc32))
+            .unwrap()
+            .unwrap();
+        assert_eq!(trailer, Sent::Trailer(Algorithm::Crc32));
         assert_eq!(requested(None, none, None).unwrap(), None);
+
+        // The digest: a header's, or the trailer's once the body has been read.
+        let digest = Algorithm::Crc32.digest(b"abc");
+        assert_eq!(header.digest(None).unwrap(), digest);
+        assert_eq!(trailer.digest(Some(&(Algorithm::Crc32, crc.clone()))).unwrap(), digest);
+        let error = |carried: Option<(Algorithm, String)>| trailer.digest(carried.as_ref()).unwrap_err().code;
+        assert_eq!(error(Some((Algorithm::Crc32, "xx".into()))), "InvalidRequest");
+        assert_eq!(error(Some((Algorithm::Sha1, crc.clone()))), "MalformedTrailerError");
+        assert_eq!(error(None), "MalformedTrailerError");
     }
 
     // The composite checksum as the AWS user guide describes it ("Checking object integrity":

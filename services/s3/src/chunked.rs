@@ -1,110 +1,43 @@
 //! aws-chunked bodies (`Content-Encoding: aws-chunked`, `x-amz-content-sha256:
 //! STREAMING-…`): the SDKs frame a streamed upload as chunks, each `<hex size>[;chunk-signature=
-//! <sig>]\r\n<data>\r\n`, ended by a zero-size chunk and optional trailer lines
+//! <sig>]\r\n<data>\r\n`, ended by a zero-size chunk, optional trailer lines
 //! (`x-amz-checksum-crc32:<base64>\r\n`, `x-amz-trailer-signature:<sig>\r\n`) and an empty line
 //! (AWS's "Signature Version 4 streaming" and "Checking object integrity" guides; botocore's
 //! `AwsChunkedWrapper` writes `0\r\nname:value\r\n\r\n`).
 //!
-//! The gateway hands S3 the whole body, so decoding is a pass over a slice: it never panics
-//! and never allocates more than the input's size, whatever the input. Chunk signatures are not
-//! verified (no request signature is).
+//! [`Decoder`] reads the framing as the body arrives and yields only the data, so a body of any
+//! size passes through in constant memory; it never panics, whatever the input. Chunk
+//! signatures are not verified (no request signature is). Refusals are AWS's, as S3's answers
+//! to malformed bodies are recorded by S3-compatible servers' parity tests (versity/versitygw
+//! issues 1161, 1656, 1666, 1684; scality/Arsenal pull request 2596): broken framing is
+//! `IncompleteBody`; a trailer that is malformed, that `x-amz-trailer` did not announce or that
+//! is missing when it did, `MalformedTrailerError`; a decoded size other than
+//! `x-amz-decoded-content-length`'s, `IncompleteBody` with both numbers.
 
-use stratus_core::AwsError;
+use std::io::{self, BufRead, BufReader, Read};
 
-use crate::checksum::Algorithm;
+use stratus_core::{AwsError, PayloadFraming};
 
-/// A decoded body and its trailer headers (names lower-cased).
-#[derive(Debug, PartialEq)]
-pub struct Decoded {
-    pub body: Vec<u8>,
-    pub trailers: Vec<(String, String)>,
-}
+use crate::checksum::{self, Algorithm};
+use crate::error::S3Error;
 
 /// The longest chunk header or trailer line accepted (a signature extension is ~100 bytes).
 const MAX_LINE: usize = 4096;
+/// The read-ahead over the raw body: the SDKs' chunks are 64 KiB.
+const BUFFER: usize = 64 * 1024;
 
 fn incomplete() -> AwsError {
     AwsError::new("IncompleteBody", "The request body terminated unexpectedly", 400)
 }
 
-fn malformed_trailer() -> AwsError {
-    AwsError::new(
-        "MalformedTrailerError",
-        "The request contained trailing data that was not well-formed or did not conform to our published schema.",
-        400,
-    )
-}
-
-/// The line at the start of `input` (without its CRLF) and what follows it.
-fn line(input: &[u8]) -> Option<(&[u8], &[u8])> {
-    let window = &input[..input.len().min(MAX_LINE + 2)];
-    let end = window.windows(2).position(|w| w == b"\r\n")?;
-    Some((&input[..end], &input[end + 2..]))
-}
-
-/// A chunk header's size: hex digits before an optional `;extension`.
-fn chunk_size(header: &[u8]) -> Option<usize> {
-    let digits = header.split(|&b| b == b';').next().unwrap_or_default();
-    if digits.is_empty() || digits.len() > 16 {
-        return None;
-    }
-    let text = std::str::from_utf8(digits).ok()?;
-    usize::from_str_radix(text, 16).ok()
-}
-
-/// Whether `body` starts as an aws-chunked body does: a chunk header with a hex size and a
-/// chunk signature. Used where the request's `Content-Encoding` is not modelled (UploadPart).
-pub fn looks_signed(body: &[u8]) -> bool {
-    line(body).is_some_and(|(header, _)| {
-        chunk_size(header).is_some() && header.windows(17).any(|w| w == b";chunk-signature=")
-    })
-}
-
-/// Decodes an aws-chunked body.
-pub fn decode(input: &[u8]) -> Result<Decoded, AwsError> {
-    let mut body = Vec::with_capacity(input.len());
-    let mut rest = input;
-    loop {
-        let (header, after) = line(rest).ok_or_else(incomplete)?;
-        let size = chunk_size(header).ok_or_else(incomplete)?;
-        if size == 0 {
-            rest = after;
-            break;
-        }
-        if after.len() < size || !after[size..].starts_with(b"\r\n") {
-            return Err(incomplete());
-        }
-        body.extend_from_slice(&after[..size]);
-        rest = &after[size + 2..];
-    }
-    let mut trailers = Vec::new();
-    // Trailer lines up to an empty line; a body that ends right after them is accepted too.
-    while !rest.is_empty() {
-        let (text, after) = match line(rest) {
-            Some(found) => found,
-            None if rest.len() <= MAX_LINE => (rest, &b""[..]),
-            None => return Err(malformed_trailer()),
-        };
-        rest = after;
-        if text.is_empty() {
-            if !rest.is_empty() {
-                return Err(malformed_trailer());
-            }
-            break;
-        }
-        let text = std::str::from_utf8(text).map_err(|_| malformed_trailer())?;
-        let (name, value) = text.split_once(':').ok_or_else(malformed_trailer)?;
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(malformed_trailer());
-        }
-        trailers.push((name.to_ascii_lowercase(), value.trim().to_owned()));
-    }
-    Ok(Decoded { body, trailers })
+fn length_mismatch(expected: u64, provided: u64) -> AwsError {
+    S3Error::body_length_mismatch()
+        .with_detail("NumberBytesExpected", expected.to_string())
+        .with_detail("NumberBytesProvided", provided.to_string())
 }
 
 /// Whether a `Content-Encoding` names aws-chunked.
-pub fn declared(content_encoding: Option<&str>) -> bool {
+fn declared(content_encoding: Option<&str>) -> bool {
     content_encoding.is_some_and(|e| e.split(',').any(|c| c.trim().eq_ignore_ascii_case("aws-chunked")))
 }
 
@@ -122,46 +55,236 @@ pub fn stored_encoding(content_encoding: Option<String>) -> Option<String> {
     (!rest.is_empty()).then(|| rest.join(","))
 }
 
-/// A write's payload: its body, decoded when it came aws-chunked, and the checksum its
-/// trailer carried.
-pub struct Payload {
-    pub body: Vec<u8>,
-    pub trailer: Option<(Algorithm, String)>,
+/// What a request's headers say about its aws-chunked body.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Framing {
+    /// `x-amz-decoded-content-length`.
+    pub decoded_length: Option<u64>,
+    /// The checksum `x-amz-trailer` announces.
+    pub trailer: Option<Algorithm>,
 }
 
-impl Payload {
-    /// The payload of a body that is aws-chunked when `declared` says so (its
-    /// `Content-Encoding`), when it starts with a signed chunk, or when the request names a
-    /// checksum algorithm but sends no value in a header (so the value must be in a trailer).
-    pub fn new(body: Vec<u8>, declared: bool, trailer_expected: bool) -> Result<Payload, AwsError> {
-        let decoded = if declared || looks_signed(&body) {
-            Some(decode(&body)?)
-        } else if trailer_expected {
-            decode(&body).ok()
-        } else {
-            None
+impl Framing {
+    /// The framing of a payload that is aws-chunked (by its `Content-Encoding` or its
+    /// `STREAMING-` content hash); `None` for one sent as it is.
+    pub fn of(headers: &PayloadFraming) -> Result<Option<Framing>, AwsError> {
+        let streaming = headers
+            .content_sha256
+            .as_deref()
+            .is_some_and(|h| h.starts_with("STREAMING-"));
+        if !streaming && !declared(headers.content_encoding.as_deref()) {
+            return Ok(None);
+        }
+        let decoded_length = match headers.decoded_content_length.as_deref() {
+            Some(value) => Some(value.trim().parse().map_err(|_| S3Error::missing_content_length())?),
+            None => None,
         };
-        let Some(decoded) = decoded else {
-            return Ok(Payload { body, trailer: None });
+        let trailer = match headers.trailer.as_deref() {
+            Some(name) => Some(trailer_algorithm(name).ok_or_else(|| {
+                S3Error::invalid_request("The value specified in the x-amz-trailer header is not supported")
+            })?),
+            None => None,
         };
-        let mut trailer = None;
-        for (name, value) in decoded.trailers {
-            let Some(algorithm) = name.strip_prefix("x-amz-checksum-") else {
-                continue;
-            };
-            let algorithm = Algorithm::from_name(algorithm).ok_or_else(malformed_trailer)?;
-            if trailer.replace((algorithm, value)).is_some() {
-                return Err(AwsError::new(
-                    "InvalidRequest",
-                    "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.",
-                    400,
-                ));
+        Ok(Some(Framing {
+            decoded_length,
+            trailer,
+        }))
+    }
+}
+
+/// The algorithm of a checksum header name, `x-amz-checksum-crc32`.
+fn trailer_algorithm(name: &str) -> Option<Algorithm> {
+    const PREFIX: &str = "x-amz-checksum-";
+    let (prefix, algorithm) = name.trim().split_at_checked(PREFIX.len())?;
+    prefix
+        .eq_ignore_ascii_case(PREFIX)
+        .then(|| Algorithm::from_name(algorithm))
+        .flatten()
+}
+
+/// A chunk header's size: hex digits before an optional `;extension`.
+fn chunk_size(header: &[u8]) -> Option<u64> {
+    let digits = header.split(|&b| b == b';').next().unwrap_or_default();
+    if digits.is_empty() || digits.len() > 16 || !digits.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u64::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    ChunkHeader,
+    /// Inside a chunk's data, with this many bytes of it left.
+    Data(u64),
+    /// After a chunk's data, before its CRLF.
+    DataEnd,
+    Trailer,
+    Done,
+}
+
+/// The data of an aws-chunked body, read from `inner` (the raw body) as it arrives. A refusal
+/// is an `io::Error` carrying the [`AwsError`] (see [`S3Error::from_io`]); once it has failed,
+/// every read fails the same way.
+pub struct Decoder<R> {
+    inner: BufReader<R>,
+    framing: Framing,
+    state: State,
+    line: Vec<u8>,
+    decoded: u64,
+    checksum: Option<(Algorithm, String)>,
+    failure: Option<AwsError>,
+}
+
+impl<R: Read> Decoder<R> {
+    pub fn new(inner: R, framing: Framing) -> Decoder<R> {
+        Decoder {
+            inner: BufReader::with_capacity(BUFFER, inner),
+            framing,
+            state: State::ChunkHeader,
+            line: Vec::new(),
+            decoded: 0,
+            checksum: None,
+            failure: None,
+        }
+    }
+
+    /// The checksum the trailer carried: `x-amz-trailer`'s algorithm and the value as sent.
+    /// Set once the body has been read to its end.
+    pub fn into_checksum(self) -> Option<(Algorithm, String)> {
+        self.checksum
+    }
+
+    fn decode(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.state {
+                State::ChunkHeader => {
+                    self.read_line(incomplete)?;
+                    self.state = match chunk_size(&self.line).ok_or_else(|| S3Error::in_io(incomplete()))? {
+                        0 => State::Trailer,
+                        size => State::Data(size),
+                    };
+                }
+                State::Data(left) => {
+                    if out.is_empty() {
+                        return Ok(0);
+                    }
+                    let want = usize::try_from(left).map_or(out.len(), |left| left.min(out.len()));
+                    let n = self.inner.read(&mut out[..want])?;
+                    if n == 0 {
+                        return Err(S3Error::in_io(incomplete()));
+                    }
+                    self.decoded += n as u64;
+                    self.state = match left - n as u64 {
+                        0 => State::DataEnd,
+                        left => State::Data(left),
+                    };
+                    return Ok(n);
+                }
+                State::DataEnd => {
+                    self.read_line(incomplete)?;
+                    if !self.line.is_empty() {
+                        return Err(S3Error::in_io(incomplete()));
+                    }
+                    self.state = State::ChunkHeader;
+                }
+                State::Trailer => {
+                    self.read_line(S3Error::malformed_trailer)?;
+                    if self.line.is_empty() {
+                        self.finish()?;
+                        self.state = State::Done;
+                    } else {
+                        self.trailer_line().map_err(S3Error::in_io)?;
+                    }
+                }
+                State::Done => return Ok(0),
             }
         }
-        Ok(Payload {
-            body: decoded.body,
-            trailer,
-        })
+    }
+
+    /// Reads the next line into `self.line`, without its CRLF. The body ending first is
+    /// `IncompleteBody`; a line over [`MAX_LINE`] or ended by a bare LF is `malformed`.
+    fn read_line(&mut self, malformed: fn() -> AwsError) -> io::Result<()> {
+        self.line.clear();
+        loop {
+            let available = match self.inner.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Err(S3Error::in_io(incomplete()));
+            }
+            let (take, ended) = match available.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (available.len(), false),
+            };
+            if self.line.len() + take > MAX_LINE + 2 {
+                return Err(S3Error::in_io(malformed()));
+            }
+            self.line.extend_from_slice(&available[..take]);
+            self.inner.consume(take);
+            if ended {
+                break;
+            }
+        }
+        if !self.line.ends_with(b"\r\n") {
+            return Err(S3Error::in_io(malformed()));
+        }
+        self.line.truncate(self.line.len() - 2);
+        Ok(())
+    }
+
+    /// One `name:value` trailer line; keeps the checksum, skips the rest (the signature).
+    fn trailer_line(&mut self) -> Result<(), AwsError> {
+        let text = std::str::from_utf8(&self.line).map_err(|_| S3Error::malformed_trailer())?;
+        let (name, value) = text.split_once(':').ok_or_else(S3Error::malformed_trailer)?;
+        let name = name.trim().to_ascii_lowercase();
+        if name.is_empty() {
+            return Err(S3Error::malformed_trailer());
+        }
+        if !name.starts_with("x-amz-checksum-") {
+            return Ok(());
+        }
+        let algorithm = trailer_algorithm(&name).ok_or_else(S3Error::malformed_trailer)?;
+        if self.checksum.replace((algorithm, value.trim().to_owned())).is_some() {
+            return Err(checksum::multiple_values());
+        }
+        Ok(())
+    }
+
+    /// After the final empty line: the body must end there, with the size and the trailer its
+    /// headers announced.
+    fn finish(&mut self) -> io::Result<()> {
+        loop {
+            match self.inner.fill_buf() {
+                Ok([]) => break,
+                Ok(_) => return Err(S3Error::in_io(S3Error::malformed_trailer())),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        if let Some(expected) = self.framing.decoded_length.filter(|&n| n != self.decoded) {
+            return Err(S3Error::in_io(length_mismatch(expected, self.decoded)));
+        }
+        if self.framing.trailer != self.checksum.as_ref().map(|(a, _)| *a) {
+            return Err(S3Error::in_io(S3Error::malformed_trailer()));
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for Decoder<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if let Some(e) = &self.failure {
+            return Err(S3Error::in_io(e.clone()));
+        }
+        let read = self.decode(out);
+        if let Err(e) = &read {
+            if e.kind() != io::ErrorKind::Interrupted {
+                self.failure = Some(S3Error::from_io(e).unwrap_or_else(incomplete));
+            }
+        }
+        read
     }
 }
 
@@ -171,28 +294,123 @@ mod tests {
     use stratus_test_support::{mutate, Rng};
 
     const SIGNED: &[u8] = b"5;chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648\r\nhello\r\n6;chunk-signature=0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497\r\n world\r\n0;chunk-signature=b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9\r\n\r\n";
+    // botocore's AwsChunkedWrapper framing (httpchecksum.py).
     const TRAILER: &[u8] = b"b\r\nhello world\r\n0\r\nx-amz-checksum-crc32:DUoRhQ==\r\n\r\n";
+
+    const PLAIN: Framing = Framing {
+        decoded_length: None,
+        trailer: None,
+    };
+    const CRC32: Framing = Framing {
+        decoded_length: None,
+        trailer: Some(Algorithm::Crc32),
+    };
+
+    /// Yields at most `step` bytes a read, as a network does.
+    struct Dribble<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Dribble<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    type Decoded = (Vec<u8>, Option<(Algorithm, String)>);
+
+    /// Decodes `input` fed `step` bytes at a time, read `read` bytes at a time.
+    fn decode_with(input: &[u8], framing: Framing, step: usize, read: usize) -> Result<Decoded, AwsError> {
+        let mut decoder = Decoder::new(Dribble { data: input, step }, framing);
+        let mut body = Vec::new();
+        let mut buf = vec![0; read];
+        loop {
+            match decoder.read(&mut buf) {
+                Ok(0) => return Ok((body, decoder.into_checksum())),
+                Ok(n) => body.extend_from_slice(&buf[..n]),
+                Err(e) => return Err(S3Error::from_io(&e).expect("refusals carry an AwsError")),
+            }
+        }
+    }
+
+    fn decode(input: &[u8], framing: Framing) -> Result<Decoded, AwsError> {
+        decode_with(input, framing, usize::MAX, 1 << 16)
+    }
+
+    fn code(result: Result<Decoded, AwsError>) -> String {
+        result.err().map(|e| e.code).unwrap_or_default()
+    }
+
+    /// An aws-chunked framing of `data` in chunks of `sizes` (cycled), with `trailers`.
+    fn frame(data: &[u8], sizes: &[usize], signed: bool, trailers: &[(&str, &str)]) -> Vec<u8> {
+        let extension = if signed {
+            format!(";chunk-signature={}", "0".repeat(64))
+        } else {
+            String::new()
+        };
+        let mut out = Vec::new();
+        let mut rest = data;
+        for &size in sizes.iter().cycle() {
+            if rest.is_empty() {
+                break;
+            }
+            let (chunk, after) = rest.split_at(size.clamp(1, rest.len()));
+            out.extend_from_slice(format!("{:x}{extension}\r\n", chunk.len()).as_bytes());
+            out.extend_from_slice(chunk);
+            out.extend_from_slice(b"\r\n");
+            rest = after;
+        }
+        out.extend_from_slice(format!("0{extension}\r\n").as_bytes());
+        for (name, value) in trailers {
+            out.extend_from_slice(format!("{name}:{value}\r\n").as_bytes());
+        }
+        out.extend_from_slice(b"\r\n");
+        out
+    }
 
     #[test]
     fn decodes_signed_chunks() {
-        let d = decode(SIGNED).unwrap();
-        assert_eq!(d.body, b"hello world");
-        assert!(d.trailers.is_empty());
-        assert!(looks_signed(SIGNED));
-        assert!(!looks_signed(TRAILER));
+        assert_eq!(decode(SIGNED, PLAIN).unwrap(), (b"hello world".to_vec(), None));
     }
 
-    // botocore's AwsChunkedWrapper framing (httpchecksum.py).
     #[test]
     fn decodes_trailers() {
-        let d = decode(TRAILER).unwrap();
-        assert_eq!(d.body, b"hello world");
-        assert_eq!(d.trailers, vec![("x-amz-checksum-crc32".into(), "DUoRhQ==".into())]);
+        let (body, checksum) = decode(TRAILER, CRC32).unwrap();
+        assert_eq!(body, b"hello world");
+        assert_eq!(checksum, Some((Algorithm::Crc32, "DUoRhQ==".to_string())));
         let signed_trailer = b"0\r\nx-amz-checksum-sha256:abc=\r\nx-amz-trailer-signature:123\r\n\r\n";
-        assert_eq!(decode(signed_trailer).unwrap().trailers.len(), 2);
-        // No final empty line.
-        assert_eq!(decode(b"0\r\nx-amz-checksum-crc32:AAAAAA==").unwrap().trailers.len(), 1);
-        assert_eq!(decode(b"0\r\n").unwrap().body, b"");
+        let sha256 = Framing {
+            trailer: Some(Algorithm::Sha256),
+            ..PLAIN
+        };
+        assert_eq!(decode(signed_trailer, sha256).unwrap().1.unwrap().1, "abc=");
+        assert_eq!(decode(b"0\r\n\r\n", PLAIN).unwrap(), (Vec::new(), None));
+    }
+
+    #[test]
+    fn checks_the_decoded_length() {
+        let eleven = Framing {
+            decoded_length: Some(11),
+            ..PLAIN
+        };
+        assert!(decode(SIGNED, eleven).is_ok());
+        let three = Framing {
+            decoded_length: Some(3),
+            ..PLAIN
+        };
+        let e = decode(SIGNED, three).unwrap_err();
+        assert_eq!(e.code, "IncompleteBody");
+        assert_eq!(
+            e.details.as_ref(),
+            [
+                ("NumberBytesExpected", "3".to_string()),
+                ("NumberBytesProvided", "11".to_string())
+            ]
+        );
     }
 
     #[test]
@@ -200,34 +418,156 @@ mod tests {
         for bad in [
             &b""[..],
             b"zz\r\nhello\r\n0\r\n\r\n",
+            b"+5\r\nhello\r\n0\r\n\r\n",
             b"5\r\nhel",
             b"5\r\nhelloXX0\r\n\r\n",
+            b"5\nhello\r\n0\r\n\r\n",
             b"ffffffffffffffffff\r\n",
-            b"0\r\nno-colon\r\n\r\n",
-            b"0\r\n\r\ngarbage",
+            b"0\r\n",
+            b"0\r\n\r",
         ] {
-            assert!(decode(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
+            assert_eq!(
+                code(decode(bad, PLAIN)),
+                "IncompleteBody",
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
         }
+        for bad in [
+            &b"0\r\nno-colon\r\n\r\n"[..],
+            b"0\r\n:value\r\n\r\n",
+            b"0\r\n\r\ngarbage",
+            b"0\r\nx-amz-checksum-crc32:DUoRhQ==\n\r\n",
+        ] {
+            assert_eq!(
+                code(decode(bad, PLAIN)),
+                "MalformedTrailerError",
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        let long = [b"0\r\nx-amz-meta:".as_slice(), &[b'a'; MAX_LINE], b"\r\n\r\n"].concat();
+        assert_eq!(code(decode(&long, PLAIN)), "MalformedTrailerError");
+        let long = [&[b'0'; MAX_LINE + 8][..], b"\r\n\r\n"].concat();
+        assert_eq!(code(decode(&long, PLAIN)), "IncompleteBody");
+    }
+
+    // scality/Arsenal pull request 2596: a trailer `x-amz-trailer` did not announce, one of
+    // another algorithm, or none where one was announced.
+    #[test]
+    fn the_trailer_must_be_the_announced_one() {
+        assert_eq!(code(decode(TRAILER, PLAIN)), "MalformedTrailerError");
+        let sha1 = Framing {
+            trailer: Some(Algorithm::Sha1),
+            ..PLAIN
+        };
+        assert_eq!(code(decode(TRAILER, sha1)), "MalformedTrailerError");
+        assert_eq!(code(decode(SIGNED, CRC32)), "MalformedTrailerError");
+        let unknown = b"0\r\nx-amz-checksum-md5:AAAA\r\n\r\n";
+        assert_eq!(code(decode(unknown, CRC32)), "MalformedTrailerError");
+        let twice = b"0\r\nx-amz-checksum-crc32:DUoRhQ==\r\nx-amz-checksum-crc32:DUoRhQ==\r\n\r\n";
+        assert_eq!(code(decode(twice, CRC32)), "InvalidRequest");
     }
 
     #[test]
-    fn payloads() {
-        let p = Payload::new(TRAILER.to_vec(), true, false).unwrap();
-        assert_eq!(p.body, b"hello world");
-        assert_eq!(p.trailer, Some((Algorithm::Crc32, "DUoRhQ==".to_string())));
-        // Detected without a Content-Encoding: a signed chunk, or a trailer the request expects.
+    fn framing_comes_from_the_headers() {
+        let headers = |encoding: Option<&str>, sha: Option<&str>, length: Option<&str>, trailer: Option<&str>| {
+            Framing::of(&PayloadFraming {
+                content_encoding: encoding.map(String::from),
+                content_sha256: sha.map(String::from),
+                decoded_content_length: length.map(String::from),
+                trailer: trailer.map(String::from),
+            })
+        };
+        assert_eq!(headers(None, Some("UNSIGNED-PAYLOAD"), Some("5"), None), Ok(None));
+        assert_eq!(headers(Some("gzip"), None, None, None), Ok(None));
+        assert_eq!(headers(Some("gzip, aws-chunked"), None, None, None), Ok(Some(PLAIN)));
         assert_eq!(
-            Payload::new(SIGNED.to_vec(), false, false).unwrap().body,
-            b"hello world"
+            headers(
+                None,
+                Some("STREAMING-UNSIGNED-PAYLOAD-TRAILER"),
+                Some("11"),
+                Some("x-amz-checksum-crc32")
+            ),
+            Ok(Some(Framing {
+                decoded_length: Some(11),
+                trailer: Some(Algorithm::Crc32)
+            }))
         );
+        let chunked = Some("STREAMING-AWS4-HMAC-SHA256-PAYLOAD");
         assert_eq!(
-            Payload::new(TRAILER.to_vec(), false, true).unwrap().body,
-            b"hello world"
+            headers(None, chunked, Some("abc"), None).unwrap_err().code,
+            "MissingContentLength"
         );
-        assert_eq!(Payload::new(TRAILER.to_vec(), false, false).unwrap().body, TRAILER);
+        for bad in ["x-amz-checksum-sha10", "x-amz-meta-a", "x-amz-checksum-"] {
+            assert_eq!(
+                headers(None, chunked, None, Some(bad)).unwrap_err().code,
+                "InvalidRequest"
+            );
+        }
         assert_eq!(stored_encoding(Some("aws-chunked".into())), None);
         assert_eq!(stored_encoding(Some("gzip, aws-chunked".into())), Some("gzip".into()));
         assert_eq!(stored_encoding(Some("gzip".into())), Some("gzip".into()));
+    }
+
+    // A network splits a body anywhere: fed one byte at a time, and read one byte at a time,
+    // the decoder gives what one read of the whole gives.
+    #[test]
+    fn any_split_decodes_alike() {
+        for (input, framing) in [(SIGNED, PLAIN), (TRAILER, CRC32)] {
+            let whole = decode(input, framing).unwrap();
+            for step in [1, 2, 3, 7, 64] {
+                for read in [1, 2, 5, 4096] {
+                    assert_eq!(decode_with(input, framing, step, read).unwrap(), whole);
+                }
+            }
+        }
+    }
+
+    // Every proper prefix of a body is refused, fed whole or a byte at a time.
+    #[test]
+    fn every_truncation_is_refused() {
+        for (input, framing) in [(SIGNED, PLAIN), (TRAILER, CRC32)] {
+            for end in 0..input.len() {
+                assert!(decode(&input[..end], framing).is_err(), "{end}");
+                assert!(decode_with(&input[..end], framing, 1, 3).is_err(), "{end}");
+            }
+        }
+    }
+
+    // Random bodies in random chunk sizes, signed or not, with a trailer or not, decode to
+    // their data however the network splits them; any truncation of them is refused.
+    #[test]
+    fn random_framings_round_trip() {
+        let mut rng = Rng(0xc4a7_2026);
+        for _ in 0..300 {
+            let data: Vec<u8> = (0..rng.below(3000)).map(|_| rng.next_u64() as u8).collect();
+            let sizes: Vec<usize> = (0..1 + rng.below(4)).map(|_| 1 + rng.below(700)).collect();
+            let algorithm = Algorithm::ALL[rng.below(5)];
+            let value = checksum::encode(&algorithm.digest(&data));
+            let header = algorithm.header();
+            let mut trailers = Vec::new();
+            let with_trailer = rng.below(2) == 0;
+            if with_trailer {
+                trailers.push((header.as_str(), value.as_str()));
+                if rng.below(2) == 0 {
+                    trailers.push(("x-amz-trailer-signature", "00ff"));
+                }
+            }
+            let framed = frame(&data, &sizes, rng.below(2) == 0, &trailers);
+            let framing = Framing {
+                decoded_length: (rng.below(2) == 0).then_some(data.len() as u64),
+                trailer: with_trailer.then_some(algorithm),
+            };
+            let expected = (data.clone(), with_trailer.then(|| (algorithm, value.clone())));
+            let step = 1 + rng.below(100);
+            assert_eq!(
+                decode_with(&framed, framing, step, 1 + rng.below(5000)).unwrap(),
+                expected
+            );
+            let end = rng.below(framed.len());
+            assert!(decode_with(&framed[..end], framing, step, 512).is_err());
+        }
     }
 
     // Seeded random mutations of real framings: the decoder answers every one without
@@ -237,12 +577,12 @@ mod tests {
         let tokens: &[&[u8]] = &[b"\r\n", b";", b":", b"0", b"ffffffff", b"chunk-signature=", b"\r\n\r\n"];
         let mut rng = Rng(0x5eed_c4a7);
         for i in 0..20_000 {
-            let seed = if i % 2 == 0 { SIGNED } else { TRAILER };
+            let (seed, framing) = if i % 2 == 0 { (SIGNED, PLAIN) } else { (TRAILER, CRC32) };
             let input = mutate(&mut rng, seed, tokens);
-            if let Ok(d) = decode(&input) {
-                assert!(d.body.len() <= input.len());
+            let step = 1 + rng.below(16);
+            if let Ok((body, _)) = decode_with(&input, framing, step, 1 + rng.below(64)) {
+                assert!(body.len() <= input.len());
             }
-            let _ = looks_signed(&input);
         }
     }
 }

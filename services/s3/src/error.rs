@@ -1,6 +1,8 @@
 //! S3's refusals: AWS's code, HTTP status and message, answered as common errors (S3 writes
 //! every error as the same `<Error>` document, modelled or not).
 
+use std::io;
+
 use stratus_core::AwsError;
 use stratus_storage::StorageError;
 
@@ -78,6 +80,41 @@ impl S3Error {
             "Your proposed upload exceeds the maximum allowed size",
             400,
         )
+    }
+
+    /// A body shorter or longer than its headers said (or cut off).
+    pub fn body_length_mismatch() -> AwsError {
+        AwsError::new(
+            "IncompleteBody",
+            "You did not provide the number of bytes specified by the Content-Length HTTP header",
+            400,
+        )
+    }
+
+    pub fn missing_content_length() -> AwsError {
+        AwsError::new(
+            "MissingContentLength",
+            "You must provide the Content-Length HTTP header.",
+            411,
+        )
+    }
+
+    pub fn malformed_trailer() -> AwsError {
+        AwsError::new(
+            "MalformedTrailerError",
+            "The request contained trailing data that was not well-formed or did not conform to our published schema.",
+            400,
+        )
+    }
+
+    /// A refusal raised inside a reader, carried through `std::io` to whoever reads it.
+    pub fn in_io(e: AwsError) -> io::Error {
+        io::Error::other(e)
+    }
+
+    /// The refusal an I/O error carries, if a reader raised one ([`S3Error::in_io`]).
+    pub fn from_io(e: &io::Error) -> Option<AwsError> {
+        e.get_ref()?.downcast_ref::<AwsError>().cloned()
     }
 
     pub fn invalid_digest() -> AwsError {

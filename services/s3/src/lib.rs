@@ -13,7 +13,7 @@
 //!   retention among them (see [`lock`]).
 //!
 //! Each object and part keeps its additional checksum ([`checksum`]); aws-chunked request
-//! bodies are decoded by [`chunked`]; Object Lock retention and legal holds live in the object
+//! bodies are decoded by [`chunked`] as they stream in; Object Lock retention and legal holds live in the object
 //! records and are enforced on version deletes ([`lock`]). Lifecycle rules ([`lifecycle`]) are
 //! applied in the background by [`sweeper`], through the same deletes as DeleteObject. The
 //! bucket's CORS rules answer browsers' preflights and add their headers to answers to
@@ -345,9 +345,9 @@ impl S3Service {
         blob: &str,
         written: &body::Written,
         content_md5: Option<&[u8]>,
-        checksum: Option<&(checksum::Algorithm, Vec<u8>)>,
+        sent: Option<&checksum::Sent>,
     ) -> Result<(), AwsError> {
-        if let Err(e) = written.verify(content_md5, checksum) {
+        if let Err(e) = written.verify(content_md5, sent) {
             self.delete_blobs(vec![blob.to_owned()]).await?;
             return Err(e);
         }

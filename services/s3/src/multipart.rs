@@ -20,7 +20,7 @@ use stratus_gen_s3::*;
 use stratus_storage::{Direction, KeyRange, Store, Tx};
 
 use crate::body::{self, Source};
-use crate::checksum::{self, Algorithm, Checksum};
+use crate::checksum::{self, Algorithm, Checksum, Sent};
 use crate::error::S3Error;
 use crate::lock;
 use crate::object::{self, ContentHeaders, ObjectRecord, StoredPart};
@@ -380,8 +380,7 @@ impl S3Service {
     }
 
     /// Stores `source` as part `number` of the upload, replacing an earlier part of that
-    /// number, checked against the request's `content_md5` and checksum (`sent`: algorithm and
-    /// binary digest).
+    /// number, checked against the request's `content_md5` and the checksum it `sent`.
     #[allow(clippy::too_many_arguments)] // the part's address, its body and its two digests
     pub(crate) async fn store_part(
         &self,
@@ -391,17 +390,17 @@ impl S3Service {
         number: i32,
         source: Source,
         content_md5: Option<Vec<u8>>,
-        sent: Option<(Algorithm, Vec<u8>)>,
+        sent: Option<Sent>,
     ) -> Result<PartRecord, AwsError> {
         check_part_number(number)?;
         let (b, k, u) = (bucket.clone(), key.clone(), upload_id.clone());
         let upload = self.write(move |tx| load_upload(tx, &b, &u, &k)).await?;
-        if let (Some(expected), Some((a, _))) = (upload.checksum_algorithm, &sent) {
-            if *a != expected {
-                return Err(checksum::part_mismatch(expected, *a));
+        if let (Some(expected), Some(sent)) = (upload.checksum_algorithm, &sent) {
+            if sent.algorithm() != expected {
+                return Err(checksum::part_mismatch(expected, sent.algorithm()));
             }
         }
-        let algorithm = sent.as_ref().map(|(a, _)| *a).or(upload.checksum_algorithm);
+        let algorithm = sent.as_ref().map(Sent::algorithm).or(upload.checksum_algorithm);
         let (blob, written) = self
             .write_body("part", source, algorithm, body::MAX_SINGLE_UPLOAD)
             .await?;

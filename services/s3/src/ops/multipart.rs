@@ -19,19 +19,12 @@ pub(crate) async fn upload_part(
     ctx: &RequestContext,
     mut input: UploadPartRequest,
 ) -> Result<UploadPartOutput, UploadPartError> {
-    // UploadPart's model has no Content-Encoding: an aws-chunked body is recognised by its
-    // signed first chunk, or by a checksum algorithm named without a value (a trailer).
-    let incoming = Incoming::of(
-        ctx,
-        std::mem::take(&mut input.body),
-        false,
-        input.checksum_algorithm.is_some() && checksum_members!(input).iter().all(Option::is_none),
-    )?;
+    let incoming = Incoming::of(ctx, std::mem::take(&mut input.body))?;
     let content_md5 = input.content_md5.as_deref().map(object::content_md5).transpose()?;
     let sent = checksum::requested(
         input.checksum_algorithm.as_ref(),
         checksum_members!(input),
-        incoming.trailer(),
+        incoming.trailer,
     )?;
     let part = s3
         .store_part(

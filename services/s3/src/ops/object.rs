@@ -1,7 +1,7 @@
 //! Objects: put, get, head, delete (one or many), copy and object tagging.
 
 use crate::body::{self, Incoming, Source};
-use crate::checksum::{checksum_members, set_checksum_members, Algorithm};
+use crate::checksum::{checksum_members, set_checksum_members, Algorithm, Sent};
 use crate::chunked;
 use crate::notify;
 use crate::object::copy_source;
@@ -13,20 +13,15 @@ pub(crate) async fn put_object(
     mut input: PutObjectRequest,
 ) -> Result<PutObjectOutput, PutObjectError> {
     check_storage_class(input.storage_class.as_ref())?;
-    let incoming = Incoming::of(
-        ctx,
-        std::mem::take(&mut input.body),
-        chunked::declared(input.content_encoding.as_deref()),
-        input.checksum_algorithm.is_some() && checksum_members!(input).iter().all(Option::is_none),
-    )?;
+    let incoming = Incoming::of(ctx, std::mem::take(&mut input.body))?;
     let content_md5 = input.content_md5.as_deref().map(object::content_md5).transpose()?;
     let sent = checksum::requested(
         input.checksum_algorithm.as_ref(),
         checksum_members!(input),
-        incoming.trailer(),
+        incoming.trailer,
     )?;
     // An object uploaded without a checksum gets CRC64NVME's.
-    let algorithm = sent.as_ref().map_or(Algorithm::Crc64Nvme, |(a, _)| *a);
+    let algorithm = sent.as_ref().map_or(Algorithm::Crc64Nvme, Sent::algorithm);
     let lock = lock::Requested::from_headers(
         input.object_lock_mode.as_ref(),
         input.object_lock_retain_until_date.as_ref(),
