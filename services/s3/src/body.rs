@@ -152,11 +152,9 @@ impl<R: Read> Read for Measuring<R> {
         let n = match self.inner.read(buf) {
             Ok(n) => n,
             Err(e) => {
-                self.failure = Some(AwsError::new(
-                    "IncompleteBody",
-                    "You did not provide the number of bytes specified by the Content-Length HTTP header.",
-                    400,
-                ));
+                // A reader may carry the refusal itself (a POST upload's form and size checks).
+                let carried = e.get_ref().and_then(|inner| inner.downcast_ref::<AwsError>());
+                self.failure = Some(carried.cloned().unwrap_or_else(S3Error::incomplete_body));
                 return Err(e);
             }
         };
@@ -228,6 +226,17 @@ mod tests {
             .unwrap();
         assert_eq!(broken.code, "IncompleteBody");
         assert_eq!(store.get_blob("cut").unwrap(), None);
+
+        struct Refusing;
+        impl Read for Refusing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other(S3Error::invalid_argument("no")))
+            }
+        }
+        let refused = write(store.as_ref(), "r", Source::Request(Box::new(Refusing)), None, 100)
+            .err()
+            .unwrap();
+        assert_eq!(refused.code, "InvalidArgument");
     }
 
     #[test]

@@ -80,6 +80,23 @@ impl S3Error {
         )
     }
 
+    /// A request body that ended (or broke) before it was complete.
+    pub fn incomplete_body() -> AwsError {
+        AwsError::new(
+            "IncompleteBody",
+            "You did not provide the number of bytes specified by the Content-Length HTTP header.",
+            400,
+        )
+    }
+
+    pub fn entity_too_small() -> AwsError {
+        AwsError::new(
+            "EntityTooSmall",
+            "Your proposed upload is smaller than the minimum allowed size",
+            400,
+        )
+    }
+
     pub fn invalid_digest() -> AwsError {
         AwsError::new("InvalidDigest", "The Content-MD5 you specified was invalid.", 400)
     }
