@@ -82,13 +82,14 @@ pub fn read<R: Read>(body: R, boundary: &str) -> Result<Form<R>, FormError> {
     let mut reader = Reader {
         body,
         buf: b"\r\n".to_vec(),
+        start: 0,
         scratch: vec![0; CHUNK].into_boxed_slice(),
         taken: 0,
         eof: false,
         delimiter: format!("\r\n--{boundary}").into_bytes(),
     };
     let first = reader.find_delimiter()?;
-    reader.take(first + reader.delimiter.len());
+    reader.skip(first + reader.delimiter.len());
     let mut fields = Vec::new();
     loop {
         let Some(part) = reader.part_headers()? else {
@@ -100,13 +101,14 @@ pub fn read<R: Read>(body: R, boundary: &str) -> Result<Form<R>, FormError> {
                 file: Some(FilePart {
                     filename: part.filename,
                     reader,
-                    done: false,
+                    content: 0,
+                    at_delimiter: false,
                 }),
             });
         }
         let end = reader.find_delimiter()?;
         let value = reader.take(end);
-        reader.take(reader.delimiter.len());
+        reader.skip(reader.delimiter.len());
         fields.push(Field {
             name: part.name,
             value: String::from_utf8(value).map_err(|_| FormError::Malformed)?,
@@ -121,30 +123,35 @@ pub struct FilePart<R> {
     /// The `filename` parameter, if the part has one.
     pub filename: Option<String>,
     reader: Reader<R>,
-    done: bool,
+    /// Pending bytes known to be content (no delimiter begins among them).
+    content: usize,
+    /// Whether the delimiter follows those bytes.
+    at_delimiter: bool,
 }
 
 impl<R: Read> Read for FilePart<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         loop {
-            if self.done || out.is_empty() {
+            if self.content > 0 {
+                let n = self.content.min(out.len());
+                out[..n].copy_from_slice(&self.reader.pending()[..n]);
+                self.reader.skip(n);
+                self.content -= n;
+                return Ok(n);
+            }
+            if self.at_delimiter || out.is_empty() {
                 return Ok(0);
             }
-            let buf = &self.reader.buf;
+            // Content up to the delimiter, or all but a tail that could begin one: each
+            // pending byte is searched once.
+            let pending = self.reader.pending();
             let delimiter = &self.reader.delimiter;
-            // Content up to the delimiter, or all but a tail that could begin one.
-            let ready = match find(buf, delimiter) {
-                Some(0) => {
-                    self.done = true;
-                    return Ok(0);
-                }
-                Some(at) => at,
-                None => buf.len().saturating_sub(delimiter.len() - 1),
-            };
-            if ready > 0 {
-                let n = ready.min(out.len());
-                out[..n].copy_from_slice(&self.reader.take(n));
-                return Ok(n);
+            match find(pending, delimiter) {
+                Some(at) => (self.content, self.at_delimiter) = (at, true),
+                None => self.content = pending.len().saturating_sub(delimiter.len() - 1),
+            }
+            if self.content > 0 || self.at_delimiter {
+                continue;
             }
             match self.reader.fill() {
                 Ok(true) => {}
@@ -171,10 +178,11 @@ impl PartHeaders {
     }
 }
 
-/// The body, buffered: `buf` holds what has been read and not yet taken.
+/// The body, buffered: `buf[start..]` holds what has been read and not yet taken.
 struct Reader<R> {
     body: R,
     buf: Vec<u8>,
+    start: usize,
     /// Where the body is read into before it joins `buf`.
     scratch: Box<[u8]>,
     /// Bytes taken from the front of `buf` so far.
@@ -189,6 +197,8 @@ impl<R: Read> Reader<R> {
         if self.eof {
             return Ok(false);
         }
+        self.buf.drain(..self.start);
+        self.start = 0;
         let n = loop {
             match self.body.read(&mut self.scratch) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -200,10 +210,22 @@ impl<R: Read> Reader<R> {
         Ok(n > 0)
     }
 
-    /// Takes the first `n` bytes of `buf`.
+    /// What has been read and not yet taken.
+    fn pending(&self) -> &[u8] {
+        &self.buf[self.start..]
+    }
+
+    /// Takes the first `n` pending bytes.
     fn take(&mut self, n: usize) -> Vec<u8> {
+        let taken = self.pending()[..n].to_vec();
+        self.skip(n);
+        taken
+    }
+
+    /// Drops the first `n` pending bytes.
+    fn skip(&mut self, n: usize) {
+        self.start += n;
         self.taken += n;
-        self.buf.drain(..n).collect()
     }
 
     /// Where the next delimiter begins in `buf`, as [`Reader::find_within_limit`] finds it.
@@ -217,13 +239,13 @@ impl<R: Read> Reader<R> {
     /// Where `needle` begins in `buf`, reading as needed, if it ends within the pre-data limit.
     fn find_within_limit(&mut self, needle: &[u8]) -> Result<usize, FormError> {
         loop {
-            if let Some(at) = find(&self.buf, needle) {
+            if let Some(at) = find(self.pending(), needle) {
                 if self.taken + at + needle.len() > MAX_PRE_DATA {
                     return Err(FormError::TooLarge);
                 }
                 return Ok(at);
             }
-            if self.taken + self.buf.len() > MAX_PRE_DATA {
+            if self.taken + self.pending().len() > MAX_PRE_DATA {
                 return Err(FormError::TooLarge);
             }
             if !self.fill()? {
@@ -234,8 +256,8 @@ impl<R: Read> Reader<R> {
 
     /// After a delimiter: the next part's headers, or `None` at the close delimiter.
     fn part_headers(&mut self) -> Result<Option<PartHeaders>, FormError> {
-        while self.buf.len() < 2 && self.fill()? {}
-        if self.buf.starts_with(b"--") {
+        while self.pending().len() < 2 && self.fill()? {}
+        if self.pending().starts_with(b"--") {
             return Ok(None);
         }
         // The rest of the delimiter line (transport padding), the header lines, a blank line.
