@@ -142,8 +142,8 @@ impl<R: Read> Read for FilePart<R> {
             if self.at_delimiter || out.is_empty() {
                 return Ok(0);
             }
-            // Content up to the delimiter, or all but a tail that could begin one: each
-            // pending byte is searched once.
+            // Content up to the delimiter, or all but a tail that could begin one: a byte is
+            // searched again only while it could begin the delimiter.
             let pending = self.reader.pending();
             let delimiter = &self.reader.delimiter;
             match find(pending, delimiter) {
@@ -153,11 +153,8 @@ impl<R: Read> Read for FilePart<R> {
             if self.content > 0 || self.at_delimiter {
                 continue;
             }
-            match self.reader.fill() {
-                Ok(true) => {}
-                Ok(false) => return Err(io::Error::other(FormError::Malformed)),
-                Err(FormError::Read(e)) => return Err(e),
-                Err(e) => return Err(io::Error::other(e)),
+            if !self.reader.fill()? {
+                return Err(io::Error::other(FormError::Malformed));
             }
         }
     }
@@ -193,7 +190,7 @@ struct Reader<R> {
 
 impl<R: Read> Reader<R> {
     /// Reads more of the body into `buf`; false at its end.
-    fn fill(&mut self) -> Result<bool, FormError> {
+    fn fill(&mut self) -> io::Result<bool> {
         if self.eof {
             return Ok(false);
         }
@@ -202,7 +199,7 @@ impl<R: Read> Reader<R> {
         let n = loop {
             match self.body.read(&mut self.scratch) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                other => break other.map_err(FormError::Read)?,
+                other => break other?,
             }
         };
         self.buf.extend_from_slice(&self.scratch[..n]);
@@ -248,7 +245,7 @@ impl<R: Read> Reader<R> {
             if self.taken + self.pending().len() > MAX_PRE_DATA {
                 return Err(FormError::TooLarge);
             }
-            if !self.fill()? {
+            if !self.fill().map_err(FormError::Read)? {
                 return Err(FormError::Malformed);
             }
         }
@@ -256,7 +253,7 @@ impl<R: Read> Reader<R> {
 
     /// After a delimiter: the next part's headers, or `None` at the close delimiter.
     fn part_headers(&mut self) -> Result<Option<PartHeaders>, FormError> {
-        while self.pending().len() < 2 && self.fill()? {}
+        while self.pending().len() < 2 && self.fill().map_err(FormError::Read)? {}
         if self.pending().starts_with(b"--") {
             return Ok(None);
         }
