@@ -108,13 +108,13 @@ def test_upload_answers_204_and_stores_the_object(stratus, s3, bucket):
     assert got["Body"].read() == b"hello world"
     assert got["ETag"] == etag
     assert got["ContentType"] == "binary/octet-stream"
-    # The default checksum comes back as PutObject's does (LocalStack: test_post_object_default_checksum).
+    # The default checksum comes back as PutObject's does (LocalStack's recording of a 204).
     assert answer.headers["x-amz-checksum-type"] == "FULL_OBJECT"
     assert "x-amz-checksum-crc64nvme" in answer.headers
 
 
 def test_success_action_status_201_and_200(stratus, s3, bucket):
-    # LocalStack test_post_object_with_success_action_status_201: a PostResponse document.
+    # LocalStack's recording of success_action_status 201: a PostResponse document, this ETag.
     status = {"success_action_status": "201"}
     answer = upload(stratus, s3, bucket, "key-${filename}", status, [status], filename="my-file", file=b"something body")
     assert answer.status == 201
@@ -135,7 +135,7 @@ def test_success_action_status_201_and_200(stratus, s3, bucket):
 
 
 def test_success_action_redirect(stratus, s3, bucket):
-    # LocalStack test_post_object_with_success_action_redirect; the query as S3 appends it
+    # LocalStack's recording of a 303; the query as S3 appends it
     # (layervault issue 8: after any query the URL had, form-encoded, the ETag quoted).
     redirect = "http://app.example.com/done?upload=1"
     fields = {"success_action_redirect": redirect}
@@ -149,8 +149,7 @@ def test_success_action_redirect(stratus, s3, bucket):
 
 
 def test_metadata_content_headers_tags_and_storage_class(stratus, s3, bucket):
-    # LocalStack test_post_object_with_metadata, test_post_object_with_tags,
-    # test_post_object_with_storage_class.
+    # LocalStack's recordings of uploads with metadata, tags and a storage class.
     fields = {
         "Content-Type": "text/plain",
         "Cache-Control": "max-age=60",
@@ -175,7 +174,7 @@ def test_metadata_content_headers_tags_and_storage_class(stratus, s3, bucket):
 
 
 def test_expired_policy(stratus, s3, bucket):
-    # LocalStack test_post_request_expires.
+    # LocalStack's recording of an expired policy.
     url, fields = presigned(s3, bucket, "late.txt", expires=-10)
     answer = post(stratus, url, form_body(fields))
     assert answer.status == 403
@@ -183,7 +182,7 @@ def test_expired_policy(stratus, s3, bucket):
 
 
 def test_condition_failed(stratus, s3, bucket):
-    # LocalStack test_post_object_policy_conditions_validation_starts_with and _eq.
+    # LocalStack's recordings of failed starts-with and eq conditions.
     url, fields = presigned(s3, bucket, "uploads/${filename}")
     fields = [(n, "elsewhere/x" if n == "key" else v) for n, v in fields]
     answer = post(stratus, url, form_body(fields))
@@ -215,7 +214,7 @@ def test_extra_input_fields(stratus, s3, bucket):
 
 
 def test_content_length_range(stratus, s3, bucket):
-    # LocalStack test_post_object_policy_validation_size: bounds inclusive, ProposedSize.
+    # LocalStack's recording of content-length-range 5..10: bounds inclusive, ProposedSize.
     conditions = [["content-length-range", 5, 10]]
     large = upload(stratus, s3, bucket, "sized", conditions=conditions, file=b"x" * 12)
     assert large.status == 400
@@ -265,19 +264,19 @@ def test_missing_key_file_and_signature(stratus, s3, bucket):
         "ArgumentName": "file",
         "ArgumentValue": "0",
     }
-    # LocalStack test_post_request_missing_signature.
+    # LocalStack's recording of a form without its signature.
     answer = post(stratus, url, form_body([f for f in fields if f[0] != "x-amz-signature"]))
     assert answer.error()["Message"] == (
         "Bucket POST must contain a field named 'X-Amz-Signature'.  If it is specified, please check the order of the fields."
     )
-    # LocalStack test_post_request_missing_fields: the algorithm is named first.
+    # LocalStack's recording of a form without algorithm and credential: the algorithm is named.
     answer = post(stratus, url, form_body([f for f in fields if f[0] not in ("x-amz-algorithm", "x-amz-credential")]))
     assert answer.error()["ArgumentName"] == "X-Amz-Algorithm"
 
 
 def test_sigv2_forms(stratus, bucket):
-    # LocalStack test_post_request_missing_signature[s3] and test_post_object_policy_casing:
-    # SigV2 fields, in any case.
+    # LocalStack's SigV2 recordings (test_post_object_policy_casing[s3] among them): SigV2
+    # fields, in any case; a missing `signature` is named 'Signature'.
     s3 = client(stratus, "s3")
     url, fields = presigned(s3, bucket, "v2.txt")
     assert {name for name, _ in fields} == {"key", "AWSAccessKeyId", "policy", "signature"}

@@ -3,7 +3,7 @@
 //! `success_action_status` asks for — `200` or `204` empty, `201` with a `PostResponse`
 //! document, anything else `204`. Each carries the object's `ETag` and `Location`, and the
 //! headers PutObject answers with. The shapes follow S3's answers quoted in public issue
-//! threads: the `Location` key percent-encoded, `/` included (s3rver issue 504, ceph issue
+//! threads: the `Location` key percent-encoded, `/` included (s3rver #504, the ceph tracker's
 //! 20330), and the redirect's query form-encoded after any query it had (layervault issue 8,
 //! stackoverflow.com/q/18390253).
 

@@ -38,8 +38,8 @@ pub struct Fields {
 impl Fields {
     /// The fields `sent` to `bucket` with a file named `filename`: when the file part names
     /// a file, `${filename}` in any field becomes its name without a path; without a
-    /// `filename` parameter the variable stays as sent (LocalStack's AWS-validated
-    /// `test_post_object_with_file_as_string` records S3 keeping it).
+    /// `filename` parameter the variable stays as sent (LocalStack's AWS-validated recording
+    /// of a file part without one shows S3 keeping it).
     pub fn new(sent: Vec<Field>, bucket: &str, filename: Option<&str>) -> Fields {
         let base = filename.map(|name| name.rsplit(['/', '\\']).next().unwrap_or_default());
         let mut fields: Vec<Field> = Vec::with_capacity(sent.len());
@@ -81,9 +81,9 @@ impl Fields {
     }
 
     /// How the form authenticates: signed when it carries any signature field, in which case
-    /// it must carry all of them and the policy (LocalStack's AWS-validated
-    /// `test_post_request_missing_signature` and `test_post_request_missing_fields`: the
-    /// first missing field is named, the algorithm before the credential).
+    /// it must carry all of them and the policy (LocalStack's AWS-validated recordings of
+    /// forms missing signature fields: the first missing field is named, the algorithm before
+    /// the credential).
     pub fn auth(&self) -> Result<Auth, AwsError> {
         let complete = |names: &[&'static str]| match names.iter().find(|n| self.get(n).is_none()) {
             Some(name) => Err(missing(name)),

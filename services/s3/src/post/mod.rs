@@ -98,7 +98,7 @@ pub fn refused(refusal: policy::Refusal) -> AwsError {
 /// The file's content on its way to the blob: a form that ends before its closing delimiter
 /// is S3's `MalformedPOSTRequest`, and a policy's size range is enforced — `EntityTooLarge`
 /// and `EntityTooSmall` with `ProposedSize` and the bound, as LocalStack's AWS-validated
-/// `test_post_object_policy_validation_size` records them. The refusal travels inside the
+/// `TestS3PresignedPost` recordings of a `content-length-range` record them. The refusal travels inside the
 /// I/O error, for the body writer to answer with.
 pub struct Checked<R> {
     inner: R,

@@ -277,7 +277,7 @@ fn show(items: &[&Json]) -> String {
 }
 
 /// An ISO 8601 UTC time (`2013-08-01T12:00:00.000Z`, the fraction optional) in milliseconds;
-/// S3 refuses offsets and a space for the `T` (carrierwave_direct issues 2 and 189).
+/// S3 refuses offsets and a space for the `T` (carrierwave_direct issue 2, pull request 189).
 fn parse_expiration(text: &str) -> Option<i64> {
     if !text.ends_with('Z') || text.as_bytes().get(10) != Some(&b'T') {
         return None;
@@ -347,7 +347,7 @@ mod tests {
 
     #[test]
     fn failed_conditions_are_quoted_as_s3_quotes_them() {
-        // LocalStack test_post_object_policy_conditions_validation_eq and boto3 issue 4514.
+        // LocalStack's AWS-validated recordings of failed `eq` conditions; boto3 issue 4514.
         let p = policy(r#"[{"Key": "a\"b"}, ["eq", "$success_action_redirect", "http://x/"]]"#);
         let refused = p.check(&fields(&[("key", "other")]), NOW).unwrap_err();
         assert_eq!(

@@ -1,7 +1,7 @@
 //! The `tagging` field of a POST upload: a `<Tagging><TagSet><Tag><Key>…</Key><Value>…</Value>
 //! </Tag>…</TagSet></Tagging>` document (POST Object in the S3 API reference), read by a small
-//! XML reader that needs no schema. As LocalStack's AWS-validated
-//! `test_post_object_with_tags` records, a document that is not XML is `MalformedXML`, and a
+//! XML reader that needs no schema. As LocalStack's AWS-validated `TestS3PresignedPost`
+//! recordings of tagged uploads show, a document that is not XML is `MalformedXML`, and a
 //! well-formed one with another root element gives no tags.
 
 /// The tags the document holds, in order; `None` when it is not well-formed XML.
