@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use stratus_core::service::{CrossOrigin, ServiceHandler};
+use stratus_core::service::{CrossOrigin, FormUpload, ServiceHandler};
 use stratus_server::{serve, Config, Gateway};
 use stratus_storage::{Storage, StorageConfig};
 
@@ -53,13 +53,17 @@ pub fn run(args: ServeArgs) -> Result<()> {
         })
         .with_context(|| format!("opening the data directory {}", args.data_dir.display()))?,
     );
-    let (handlers, cross_origin) = handlers(&args.services, &storage)?;
+    let served = handlers(&args.services, &storage)?;
     let config = Config {
         region: args.region,
         account_id: args.account_id,
         ..Config::default()
     };
-    let gateway = Arc::new(Gateway::new(config, handlers).with_cross_origin(cross_origin));
+    let gateway = Arc::new(
+        Gateway::new(config, served.handlers)
+            .with_cross_origin(served.cross_origin)
+            .with_form_uploads(served.form_uploads),
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_io()
@@ -80,8 +84,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
     })
 }
 
-/// Services, and the CORS rules of those that have them.
-type Served = (Vec<Arc<dyn ServiceHandler>>, Vec<Arc<dyn CrossOrigin>>);
+/// Services, and the hooks for browsers' requests of those that take them.
+struct Served {
+    handlers: Vec<Arc<dyn ServiceHandler>>,
+    cross_origin: Vec<Arc<dyn CrossOrigin>>,
+    form_uploads: Vec<Arc<dyn FormUpload>>,
+}
 
 /// The services to serve: hand-written ones where they exist, the rest validating and
 /// answering not-implemented.
@@ -102,8 +110,11 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Served> {
     let sqs_runs = stratus_gen_registry::SERVICES
         .iter()
         .any(|(id, service)| *id == "sqs" && wanted(id, service.sdk_id));
-    let mut handlers = Vec::new();
-    let mut cross_origin: Vec<Arc<dyn CrossOrigin>> = Vec::new();
+    let mut served = Served {
+        handlers: Vec::new(),
+        cross_origin: Vec::new(),
+        form_uploads: Vec::new(),
+    };
     for (id, service) in stratus_gen_registry::SERVICES {
         if !wanted(id, service.sdk_id) {
             continue;
@@ -116,7 +127,8 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Served> {
                     false => s3,
                 };
                 let s3 = s3.resume_lifecycle();
-                cross_origin.push(Arc::new(s3.clone()));
+                served.cross_origin.push(Arc::new(s3.clone()));
+                served.form_uploads.push(Arc::new(s3.clone()));
                 Arc::new(stratus_gen_s3::Handler(s3))
             }
             "sts" => Arc::new(stratus_gen_sts::Handler(stratus_service_sts::StsService::new(
@@ -127,9 +139,9 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Served> {
             "dynamodb-streams" => stratus_service_dynamodb::DynamoDbStreamsService::handler(storage.clone()),
             _ => stratus_gen_registry::not_implemented(id).context("registry lists a service it cannot build")?,
         };
-        handlers.push(handler);
+        served.handlers.push(handler);
     }
-    Ok((handlers, cross_origin))
+    Ok(served)
 }
 
 async fn shutdown_signal() {

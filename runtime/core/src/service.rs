@@ -4,8 +4,9 @@
 //! that crate's service trait; `Handler(NotImplemented)` serves a service nobody has written
 //! yet, answering every operation with AWS's not-implemented error after validation.
 //!
-//! Beside it: [`MessageSink`], which one service delivers into another through, and
-//! [`CrossOrigin`], a service's CORS rules for the requests no operation models.
+//! Beside it: [`MessageSink`], which one service delivers into another through, and the hooks
+//! for what browsers send that no operation models: [`CrossOrigin`], a service's CORS rules,
+//! and [`FormUpload`], its HTML form uploads.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -75,4 +76,43 @@ pub trait CrossOrigin: Send + Sync {
 
     /// The headers of the answer, success or error, to `req`, which carries an `Origin`.
     fn allowed(&self, req: &CrossOriginRequest<'_>) -> Headers;
+}
+
+/// A browser's HTML form upload: a `POST` that no operation takes, its body
+/// (`multipart/form-data`, when the browser sent what it should) streaming in the context's
+/// [`Streams`](crate::context::Streams).
+#[derive(Debug, Clone, Copy)]
+pub struct FormPost<'a> {
+    /// The path addressed, path-style (S3: `/bucket`, whatever the host named).
+    pub path: &'a str,
+    /// The URL the client addressed, without its query, as `http://host/path`.
+    pub url: &'a str,
+    /// The request's `Content-Type`, if it has a readable one.
+    pub content_type: Option<&'a str>,
+}
+
+/// A service's answer to a form upload.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FormAnswer {
+    pub status: u16,
+    pub headers: Headers,
+    pub body: Vec<u8>,
+}
+
+/// A service's HTML form uploads (S3's browser-based POST uploads), which its model has no
+/// operation for: the gateway hands it the `POST` requests without a query string that no
+/// operation takes, when it accepts their path, and streams their bodies to it.
+pub trait FormUpload: Send + Sync {
+    /// The service the uploads are for.
+    fn service(&self) -> &'static Service;
+
+    /// Whether a `POST` to `path` (path-style) is one of the service's form uploads.
+    fn accepts(&self, path: &str) -> bool;
+
+    /// Answers the upload `form`, whose body is `ctx`'s streamed request.
+    fn upload<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        form: FormPost<'a>,
+    ) -> BoxFuture<'a, Result<FormAnswer, OperationError>>;
 }

@@ -6,10 +6,10 @@
 //! ([`CrossOrigin`](stratus_core::service::CrossOrigin)).
 
 use http::header::{HeaderName, HeaderValue, ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, ORIGIN};
+use stratus_core::schema::Service;
 use stratus_core::service::{CrossOriginRequest, Headers};
 use stratus_protocol::{Request, Response};
 
-use crate::route::Route;
 use crate::Gateway;
 
 /// The answer to `req`, an `OPTIONS` request, when the service it addresses has CORS rules.
@@ -28,11 +28,19 @@ pub fn preflight(gateway: &Gateway, req: &Request<'_>, request_id: &str) -> Opti
     })
 }
 
-/// Adds to `response` the headers that the CORS rules of the service `route` reached give the
-/// answer to `req`, which carries `origin`.
-pub fn allow(gateway: &Gateway, req: &Request<'_>, route: &Route, origin: &HeaderValue, response: &mut Response) {
-    if let Some(rules) = gateway.cross_origin(route.handler.schema()) {
-        add(response, rules.allowed(&asked(req, route.uri.as_ref(), Some(origin))));
+/// Adds to `response` the headers that the CORS rules of `service`, which `req` reached, give
+/// the answer to `req`, which carries `origin` (`path_style` is the URI `req` stands for when
+/// it addressed its bucket by host).
+pub fn allow(
+    gateway: &Gateway,
+    req: &Request<'_>,
+    service: &'static Service,
+    path_style: Option<&http::Uri>,
+    origin: &HeaderValue,
+    response: &mut Response,
+) {
+    if let Some(rules) = gateway.cross_origin(service) {
+        add(response, rules.allowed(&asked(req, path_style, Some(origin))));
     }
 }
 
@@ -55,7 +63,7 @@ fn asked<'r>(
 }
 
 /// Sets each of `headers` that HTTP can carry.
-fn add(response: &mut Response, headers: Headers) {
+pub(crate) fn add(response: &mut Response, headers: Headers) {
     for (name, value) in headers {
         if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::try_from(value)) {
             response.headers_mut().insert(name, value);

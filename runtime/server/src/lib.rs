@@ -5,7 +5,8 @@
 //! signals, `stratus-protocol` decodes it, `stratus-core` validates it, the service's
 //! [`ServiceHandler`](stratus_core::service::ServiceHandler) answers, and the answer is
 //! encoded in the same protocol. Browsers' cross-origin requests are answered by the
-//! addressed service's CORS rules ([`cors`]). Shutdown finishes in-flight requests.
+//! addressed service's CORS rules ([`cors`]), and their HTML form uploads by its form uploads
+//! ([`form`]). Shutdown finishes in-flight requests.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -18,6 +19,7 @@
 //! ```
 
 pub mod cors;
+pub mod form;
 pub mod health;
 pub mod pipeline;
 pub mod route;
@@ -35,7 +37,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use stratus_core::schema::Service;
-use stratus_core::service::{CrossOrigin, ServiceHandler};
+use stratus_core::service::{CrossOrigin, FormUpload, ServiceHandler};
 use tokio::net::TcpListener;
 
 use crate::route::Services;
@@ -81,6 +83,8 @@ pub struct Gateway {
     used: Vec<AtomicBool>,
     /// The CORS rules of the services that have them.
     cross_origin: Vec<Arc<dyn CrossOrigin>>,
+    /// The form uploads of the services that take them.
+    form_uploads: Vec<Arc<dyn FormUpload>>,
 }
 
 impl Gateway {
@@ -91,6 +95,7 @@ impl Gateway {
             services: Services::new(handlers),
             used,
             cross_origin: Vec::new(),
+            form_uploads: Vec::new(),
         }
     }
 
@@ -108,6 +113,22 @@ impl Gateway {
             .iter()
             .find(|rules| std::ptr::eq(rules.service(), service))
             .map(|rules| rules.as_ref())
+    }
+
+    /// The same gateway, handing each service of `uploads` its HTML form uploads.
+    pub fn with_form_uploads(self, uploads: Vec<Arc<dyn FormUpload>>) -> Gateway {
+        Gateway {
+            form_uploads: uploads,
+            ..self
+        }
+    }
+
+    /// The form uploads of `service`, if it takes any.
+    pub fn form_upload(&self, service: &'static Service) -> Option<&dyn FormUpload> {
+        self.form_uploads
+            .iter()
+            .find(|uploads| std::ptr::eq(uploads.service(), service))
+            .map(|uploads| uploads.as_ref())
     }
 
     /// Per service, in `services` order: whether it has served a request yet.

@@ -1,6 +1,7 @@
 //! One request, end to end: route, decode, validate, call the service, encode — or, for a
 //! CORS preflight, ask the service's CORS rules ([`cors`]), which also add their headers to
-//! the answer to any request with an `Origin`.
+//! the answer to any request with an `Origin`; or, for an HTML form upload, hand it to the
+//! service's form uploads ([`form`]).
 //!
 //! Every failure becomes AWS's error in the request's protocol; a panic anywhere in the
 //! pipeline is caught, logged with the request id and answered as AWS's internal error, and
@@ -25,7 +26,7 @@ use stratus_protocol::{Request, Response};
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
-use crate::{cors, health, Gateway};
+use crate::{cors, form, health, Gateway};
 
 /// The body of a response: whole, or streamed from a service.
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
@@ -36,6 +37,13 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::
     let (parts, body) = req.into_parts();
     if let Some(response) = health::answer(gateway, &parts) {
         return into_hyper(response, None);
+    }
+    if let Some(claim) = form::claim(gateway, &parts) {
+        let uploaded = form::upload(gateway, claim, &parts, body, &request_id);
+        return match CatchUnwind(Box::pin(uploaded)).await {
+            Ok(response) => into_hyper(response, None),
+            Err(panic) => panicked(&panic, &request_id),
+        };
     }
     let (body, streams) = if streams_payload(gateway, &parts) {
         (Bytes::new(), Streams::with_request(streaming::request_reader(body)))
@@ -60,17 +68,20 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::
     let served = CatchUnwind(Box::pin(serve(gateway, &parts, &body, &request_id, streams))).await;
     match served {
         Ok((response, streamed)) => into_hyper(response, streamed),
-        Err(panic) => {
-            tracing::error!(request_id, panic = panic_message(&panic), "request handler panicked");
-            into_hyper(
-                plain_json_error(
-                    &AwsError::internal("We encountered an internal error. Please try again."),
-                    &request_id,
-                ),
-                None,
-            )
-        }
+        Err(panic) => panicked(&panic, &request_id),
     }
+}
+
+/// The answer to a request whose handling panicked with `panic`, logged.
+fn panicked(panic: &Box<dyn Any + Send>, request_id: &str) -> hyper::Response<GatewayBody> {
+    tracing::error!(request_id, panic = panic_message(panic), "request handler panicked");
+    into_hyper(
+        plain_json_error(
+            &AwsError::internal("We encountered an internal error. Please try again."),
+            request_id,
+        ),
+        None,
+    )
 }
 
 /// Whether the request's payload streams to its service: a large body for an operation whose
@@ -131,7 +142,14 @@ async fn serve(
     };
     let (mut response, streamed) = call(gateway, &req, &route, signed, request_id, streams).await;
     if let Some(origin) = parts.headers.get(http::header::ORIGIN) {
-        cors::allow(gateway, &req, &route, origin, &mut response);
+        cors::allow(
+            gateway,
+            &req,
+            route.handler.schema(),
+            route.uri.as_ref(),
+            origin,
+            &mut response,
+        );
     }
     (response, streamed)
 }
@@ -166,22 +184,12 @@ async fn call(
     if let Err(e) = validate_input(service, route.operation, &input) {
         return (refuse(e), None);
     }
-    let ctx = RequestContext {
-        account_id: gateway.config.account_for(signer.as_ref()),
-        region: signer
-            .as_ref()
-            .and_then(|s| s.region.clone())
-            .unwrap_or_else(|| gateway.config.region.clone()),
-        request_id: request_id.to_string(),
-        access_key_id: signer.map(|s| s.access_key_id),
-        host: request_host(req),
-        streams,
-        framing: if streaming::has_streaming_payload(route.operation) {
-            streaming::framing(req.headers)
-        } else {
-            PayloadFraming::default()
-        },
+    let framing = if streaming::has_streaming_payload(route.operation) {
+        streaming::framing(req.headers)
+    } else {
+        PayloadFraming::default()
     };
+    let ctx = context(gateway, req, signer, request_id, streams, framing);
     health::mark_used(gateway, service);
     match route.handler.call(&ctx, route.operation, input).await {
         Ok(output) => {
@@ -197,6 +205,29 @@ async fn call(
             }
             (refuse(error), None)
         }
+    }
+}
+
+/// What the service serving `req`, signed by `signer`, knows about it.
+pub(crate) fn context(
+    gateway: &Gateway,
+    req: &Request<'_>,
+    signer: Option<Signer>,
+    request_id: &str,
+    streams: Streams,
+    framing: PayloadFraming,
+) -> RequestContext {
+    RequestContext {
+        account_id: gateway.config.account_for(signer.as_ref()),
+        region: signer
+            .as_ref()
+            .and_then(|s| s.region.clone())
+            .unwrap_or_else(|| gateway.config.region.clone()),
+        request_id: request_id.to_string(),
+        access_key_id: signer.map(|s| s.access_key_id),
+        host: request_host(req),
+        streams,
+        framing,
     }
 }
 
@@ -246,7 +277,7 @@ fn routing_params(source: &[u8]) -> Vec<FormParam<'_>> {
 
 /// Who signed the request: its `Authorization` header, else presigned query parameters
 /// (`Err` when their expiry cannot be read).
-fn signer(req: &Request<'_>, form: &[FormParam<'_>]) -> Result<Option<Signer>, PresignError> {
+pub(crate) fn signer(req: &Request<'_>, form: &[FormParam<'_>]) -> Result<Option<Signer>, PresignError> {
     if let Some(auth) = req
         .headers
         .get(http::header::AUTHORIZATION)

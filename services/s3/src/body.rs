@@ -244,6 +244,17 @@ mod tests {
             .unwrap();
         assert_eq!(broken.code, "IncompleteBody");
         assert_eq!(store.get_blob("cut").unwrap(), None);
+
+        struct Refusing;
+        impl Read for Refusing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other(S3Error::invalid_argument("no")))
+            }
+        }
+        let refused = write(store.as_ref(), "r", Source::Request(Box::new(Refusing)), None, 100)
+            .err()
+            .unwrap();
+        assert_eq!(refused.code, "InvalidArgument");
     }
 
     #[test]

@@ -91,6 +91,14 @@ impl S3Error {
         )
     }
 
+    pub fn entity_too_small() -> AwsError {
+        AwsError::new(
+            "EntityTooSmall",
+            "Your proposed upload is smaller than the minimum allowed size",
+            400,
+        )
+    }
+
     pub fn missing_content_length() -> AwsError {
         AwsError::new(
             "MissingContentLength",

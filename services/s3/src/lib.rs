@@ -17,7 +17,9 @@
 //! records and are enforced on version deletes ([`lock`]). Lifecycle rules ([`lifecycle`]) are
 //! applied in the background by [`sweeper`], through the same deletes as DeleteObject. The
 //! bucket's CORS rules answer browsers' preflights and add their headers to answers to
-//! cross-origin requests ([`cors`]), through the gateway's `CrossOrigin` hook.
+//! cross-origin requests ([`cors`]), through the gateway's `CrossOrigin` hook; browsers' HTML
+//! form uploads come through its `FormUpload` hook ([`post`]) and are stored by PutObject's
+//! write.
 //!
 //! Bodies are blobs in the same store, each write under a fresh name: the blob is written
 //! before the record that names it commits, and a blob no version names any more is deleted
@@ -43,6 +45,7 @@ mod multipart;
 mod notify;
 mod object;
 mod ops;
+mod post;
 mod sweeper;
 mod versioning;
 

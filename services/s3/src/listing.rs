@@ -154,12 +154,18 @@ pub fn url_encode(text: &str) -> String {
 /// `text` percent-encoded as S3 writes keys into listings and event messages: every UTF-8 byte
 /// but ASCII letters, digits, `-`, `_`, `.`, `/` and `also_kept`, with a space as `+`.
 pub fn plus_encode(text: &str, also_kept: u8) -> String {
+    escape(text, &[b'/', also_kept], "+")
+}
+
+/// `text` percent-encoded: every UTF-8 byte but ASCII letters, digits, `-`, `_`, `.` and
+/// `kept`, with a space as `space`.
+pub fn escape(text: &str, kept: &[u8], space: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => out.push(b as char),
-            b if b == also_kept => out.push(b as char),
-            b' ' => out.push('+'),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => out.push(b as char),
+            b if kept.contains(&b) => out.push(b as char),
+            b' ' => out.push_str(space),
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }

@@ -195,11 +195,7 @@ pub fn chosen_parts(requested: &[(i32, String)], uploaded: &[PartRecord]) -> Res
         chosen.push(part.clone());
     }
     if chosen[..chosen.len() - 1].iter().any(|p| p.size < MIN_PART_SIZE) {
-        return Err(AwsError::new(
-            "EntityTooSmall",
-            "Your proposed upload is smaller than the minimum allowed size",
-            400,
-        ));
+        return Err(S3Error::entity_too_small());
     }
     Ok(chosen)
 }

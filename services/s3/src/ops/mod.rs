@@ -2,7 +2,9 @@
 //! service and the typed input the gateway decoded, and returns the typed output or error;
 //! `lib.rs` wires them to the generated `S3` trait. The records, storage layout and rules they
 //! share live in the modules beside `ops` (`bucket`, `object`, `versioning`, `multipart`,
-//! `listing`, `config`, `id_configs`, `lock`, `checksum`, `chunked`).
+//! `listing`, `config`, `id_configs`, `lock`, `checksum`, `chunked`, `post`). `post` is the one
+//! that is no operation of the model: browser POST uploads, which the gateway's form-upload hook
+//! hands over.
 
 pub mod acl;
 pub mod bucket;
@@ -12,4 +14,5 @@ pub mod listing;
 pub mod lock;
 pub mod multipart;
 pub mod object;
+pub mod post;
 pub mod versioning;

@@ -10,7 +10,18 @@ use crate::*;
 pub(crate) async fn put_object(
     s3: &S3Service,
     ctx: &RequestContext,
+    input: PutObjectRequest,
+) -> Result<PutObjectOutput, PutObjectError> {
+    write_object(s3, ctx, input, "ObjectCreated:Put").await
+}
+
+/// Stores the object `input` describes, whose body is `ctx`'s request, and reports it as
+/// `event`: PutObject's write, which browser POST uploads share.
+pub(crate) async fn write_object(
+    s3: &S3Service,
+    ctx: &RequestContext,
     mut input: PutObjectRequest,
+    event: &'static str,
 ) -> Result<PutObjectOutput, PutObjectError> {
     check_storage_class(input.storage_class.as_ref())?;
     let incoming = Incoming::of(ctx, std::mem::take(&mut input.body))?;
@@ -80,8 +91,7 @@ pub(crate) async fn put_object(
             conditional_write(previous, if_match.as_deref(), if_none_match.as_deref())
         })
         .await?;
-    s3.notify(notify::Event::created("ObjectCreated:Put", &bucket, &stored, ctx))
-        .await;
+    s3.notify(notify::Event::created(event, &bucket, &stored, ctx)).await;
     let mut output = PutObjectOutput {
         expiration: s3.expiration(&bucket, &stored),
         version_id: stored.version_header(),
