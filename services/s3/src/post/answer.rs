@@ -99,17 +99,9 @@ fn xml_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::post::multipart::Field;
 
     fn fields(pairs: &[(&str, &str)]) -> Fields {
-        let sent = pairs
-            .iter()
-            .map(|(n, v)| Field {
-                name: n.to_string(),
-                value: v.to_string(),
-            })
-            .collect();
-        Fields::new(sent, "b", None)
+        Fields::of_pairs(pairs, "b", None)
     }
 
     fn output() -> PutObjectOutput {

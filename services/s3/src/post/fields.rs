@@ -196,12 +196,9 @@ fn tag_header(document: &str) -> Result<String, AwsError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::object::parse_tagging_header;
-    use crate::post::policy::Form;
-
-    fn fields(pairs: &[(&str, &str)], filename: Option<&str>) -> Fields {
+impl Fields {
+    /// The fields of a form that sent `pairs`, for tests.
+    pub(crate) fn of_pairs(pairs: &[(&str, &str)], bucket: &str, filename: Option<&str>) -> Fields {
         let sent = pairs
             .iter()
             .map(|(n, v)| Field {
@@ -209,7 +206,18 @@ mod tests {
                 value: v.to_string(),
             })
             .collect();
-        Fields::new(sent, "bucket", filename)
+        Fields::new(sent, bucket, filename)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::object::parse_tagging_header;
+    use crate::post::policy::Form;
+
+    fn fields(pairs: &[(&str, &str)], filename: Option<&str>) -> Fields {
+        Fields::of_pairs(pairs, "bucket", filename)
     }
 
     #[test]
