@@ -153,13 +153,18 @@ fn drive(port: u16, templates: &[Vec<u8>], first: usize, count: usize) -> std::i
 
 fn main() {
     let options = options();
-    let per_connection = options.requests / options.connections;
+    // Every request is sent: the first `requests % connections` connections take one more, and
+    // no connection is opened to send nothing.
+    let connections = options.connections.min(options.requests).max(1);
+    let (share, extra) = (options.requests / connections, options.requests % connections);
     let started = Instant::now();
     let outcomes: Vec<std::io::Result<usize>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..options.connections)
+        let workers: Vec<_> = (0..connections)
             .map(|c| {
                 let templates = &options.templates;
-                scope.spawn(move || drive(options.port, templates, c * per_connection, per_connection))
+                let first = c * share + c.min(extra);
+                let count = share + usize::from(c < extra);
+                scope.spawn(move || drive(options.port, templates, first, count))
             })
             .collect();
         workers
@@ -180,6 +185,6 @@ fn main() {
     }
     println!(
         "{{\"requests\":{},\"seconds\":{seconds:.6},\"failed\":{failed}}}",
-        per_connection * options.connections
+        options.requests
     );
 }
