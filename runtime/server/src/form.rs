@@ -24,7 +24,10 @@ pub struct Claim<'g> {
 
 /// The form uploads that take the request `parts` heads, if any do.
 pub fn claim<'g>(gateway: &'g Gateway, parts: &http::request::Parts) -> Option<Claim<'g>> {
-    if parts.method != http::Method::POST || parts.uri.query().is_some_and(|q| !q.is_empty()) {
+    if parts.method != http::Method::POST
+        || parts.uri.query().is_some_and(|q| !q.is_empty())
+        || sdk_call(&parts.headers)
+    {
         return None;
     }
     let req = Request {
@@ -47,6 +50,27 @@ pub fn claim<'g>(gateway: &'g Gateway, parts: &http::request::Parts) -> Option<C
         protocol: fallback.protocol,
         path_style: fallback.uri,
     })
+}
+
+/// Whether the headers mark an SDK's operation call, never a browser form: a target header, or
+/// the JSON, CBOR or urlencoded Query body that every other POST protocol sends. Checked first,
+/// so that those requests — most of all traffic — do not pay for routing twice.
+fn sdk_call(headers: &http::HeaderMap) -> bool {
+    if headers.contains_key("x-amz-target") {
+        return true;
+    }
+    let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    [
+        "application/x-www-form-urlencoded",
+        "application/json",
+        "application/cbor",
+    ]
+    .iter()
+    .any(|t| essence.eq_ignore_ascii_case(t))
+        || essence
+            .get(..18)
+            .is_some_and(|p| p.eq_ignore_ascii_case("application/x-amz-"))
 }
 
 /// Hands the claimed request `parts`, whose body is `body`, to its form uploads.
