@@ -2,7 +2,8 @@
 //!
 //! - one STS GetCallerIdentity (awsQuery, as the SDKs send it) against the real `stratus`
 //!   binary, side by side with the same request against `examples/bare_hyper.rs`, a hyper
-//!   server that only answers `ok`: the ratio is the gateway's cost over the HTTP floor;
+//!   server that only answers `ok`: the ratio is the gateway's cost over the HTTP floor, in
+//!   latency and in the servers' CPU time per request (Linux: `/proc/PID/task/*/schedstat`);
 //! - process start to the first successful GetCallerIdentity.
 //!
 //! The binary is `$STRATUS_BIN`, else `target/release/stratus` (run `cargo build --release`
@@ -125,7 +126,7 @@ fn get_caller_identity(c: &mut Criterion) {
         group.bench_function(name, |b| b.iter(|| conn.round_trip()));
     }
     group.finish();
-    paired(&stratus_addr, &bare_addr);
+    paired([(&stratus_addr, stratus.id()), (&bare_addr, bare.id())]);
     let _ = stratus.kill();
     let _ = bare.kill();
 }
@@ -134,10 +135,13 @@ fn get_caller_identity(c: &mut Criterion) {
 /// sent in turns, one to each server, each timed: both see the same conditions. The first
 /// request of a turn is measurably slower than the second (the client's core has just been
 /// idle), so who goes first alternates and each server's figure is the mean of its median
-/// going first and its median going second.
-fn paired(stratus: &str, bare: &str) {
+/// going first and its median going second. On an idle VM latency still depends on which
+/// server's vCPU has to wake, so the servers' CPU time over the same rounds is printed too:
+/// what each request costs its server, whatever the wake-ups.
+fn paired(servers: [(&str, u32); 2]) {
     const ROUNDS: usize = 20_000;
-    let mut conns = [Connection::open(stratus), Connection::open(bare)];
+    let mut conns = servers.map(|(addr, _)| Connection::open(addr));
+    let cpu_before = servers.map(|(_, pid)| cpu_ns(pid));
     // samples[server][position]
     let mut samples: [[Vec<Duration>; 2]; 2] = Default::default();
     for round in 0..ROUNDS {
@@ -148,6 +152,7 @@ fn paired(stratus: &str, bare: &str) {
             samples[server][position].push(t.elapsed());
         }
     }
+    let cpu = [0, 1].map(|i| (cpu_ns(servers[i].1) - cpu_before[i]) as f64 / ROUNDS as f64 / 1e3);
     let figure = |runs: &mut [Vec<Duration>; 2]| {
         runs.iter_mut()
             .map(|r| {
@@ -162,6 +167,26 @@ fn paired(stratus: &str, bare: &str) {
         "paired over {ROUNDS} rounds: stratus {s:.1} µs, bare hyper {b:.1} µs, ratio {:.3}",
         s / b
     );
+    println!(
+        "server CPU per request over the same rounds: stratus {:.1} µs, bare hyper {:.1} µs, ratio {:.3}",
+        cpu[0],
+        cpu[1],
+        cpu[0] / cpu[1]
+    );
+}
+
+/// The time all of process `pid`'s threads have run on a CPU, user and system
+/// (`/proc/PID/task/*/schedstat`, nanoseconds).
+fn cpu_ns(pid: u32) -> u64 {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|tasks| {
+            tasks
+                .flatten()
+                .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+                .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+                .sum()
+        })
+        .unwrap_or(0)
 }
 
 fn start_to_first_request(c: &mut Criterion) {
