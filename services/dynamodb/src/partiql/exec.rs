@@ -302,6 +302,23 @@ fn prepare(scope: &Scope, statement: &str, parameters: Option<&Vec<AttributeValu
     })
 }
 
+impl Prepared {
+    /// A read's `WHERE` as a filter and its projection.
+    fn read_clauses(&self) -> Result<(Option<Condition<'_>>, Selection<'_>), DdbError> {
+        let mut placeholders = self.text.placeholders()?;
+        let condition = self
+            .condition
+            .as_deref()
+            .map(|c| parse_condition(c, ExpressionKind::Filter, &mut placeholders))
+            .transpose()?;
+        let selection = match self.projection.as_deref() {
+            Some(text) => Selection::Expression(parse_projection(text, &mut placeholders)?),
+            None => Selection::All,
+        };
+        Ok((condition, selection))
+    }
+}
+
 /// A write, checked and ready to apply inside a storage transaction.
 struct Write<'a> {
     prepared: &'a Prepared,
@@ -420,16 +437,7 @@ fn get(scope: &Scope, prepared: &Prepared) -> Result<Option<Item>, DdbError> {
     let table = &prepared.table;
     let key_item = key_of(table, filter.as_ref())?;
     let key = keys::check_key(table, &key_item)?;
-    let mut placeholders = prepared.text.placeholders()?;
-    let condition = prepared
-        .condition
-        .as_deref()
-        .map(|c| parse_condition(c, ExpressionKind::Filter, &mut placeholders))
-        .transpose()?;
-    let selection = match prepared.projection.as_deref() {
-        Some(text) => Selection::Expression(parse_projection(text, &mut placeholders)?),
-        None => Selection::All,
-    };
+    let (condition, selection) = prepared.read_clauses()?;
     let item = db::get_item(&*scope.store, &key)?;
     Ok(item
         .filter(|item| condition.as_ref().is_none_or(|c| c.evaluate(item)))
@@ -514,16 +522,7 @@ fn select(
     let schema = index.map_or(&table.key, |i| &i.key);
     let one_partition = partition(filter.as_ref(), &schema.hash.name).filter(|v| matches_type(v, schema.hash.kind));
     let direction = direction(order, filter.is_some(), schema, one_partition.is_some())?;
-    let mut placeholders = prepared.text.placeholders()?;
-    let condition = prepared
-        .condition
-        .as_deref()
-        .map(|c| parse_condition(c, ExpressionKind::Filter, &mut placeholders))
-        .transpose()?;
-    let selection = match prepared.projection.as_deref() {
-        Some(text) => Selection::Expression(parse_projection(text, &mut placeholders)?),
-        None => Selection::All,
-    };
+    let (condition, selection) = prepared.read_clauses()?;
     let mut prefix = match index {
         Some(index) => keys::index_prefix(&table.name, &index.name),
         None => keys::table_prefix(&table.name),
