@@ -38,9 +38,10 @@ class Stratus:
             raise RuntimeError(f"stratus did not start: {line!r} {self.proc.stderr.read()}")
         self.endpoint = line.removeprefix("stratus listening on ")
 
-    def client(self, service, data_path=None, region="us-east-1", **credentials):
+    def client(self, service, data_path=None, region="us-east-1", signature_version=None, **credentials):
         """A boto3 client for `service`; `data_path` puts a directory of botocore models
-        ahead of botocore's own (see `query_models`)."""
+        ahead of botocore's own (see `query_models`); `signature_version` is botocore's (`s3v4`,
+        or `s3` for SigV2), which also decides how presigned URLs and POST policies are signed."""
         credentials.setdefault("aws_access_key_id", "AKIAIOSFODNN7EXAMPLE")
         credentials.setdefault("aws_secret_access_key", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
         # The default session caches the models it loads; one with its own data path cannot.
@@ -53,9 +54,22 @@ class Stratus:
             endpoint_url=self.endpoint,
             region_name=region,
             # Client-side checks off, so the server's own refusals are what the tests see.
-            config=Config(retries={"max_attempts": 1}, parameter_validation=False),
+            config=Config(
+                retries={"max_attempts": 1}, parameter_validation=False, signature_version=signature_version
+            ),
             **credentials,
         )
+
+    def thread_names(self):
+        """The names of the process's threads (Linux `/proc`)."""
+        names = []
+        for task in os.listdir(f"/proc/{self.proc.pid}/task"):
+            try:
+                with open(f"/proc/{self.proc.pid}/task/{task}/comm") as comm:
+                    names.append(comm.read().strip())
+            except FileNotFoundError:  # a thread that ended meanwhile
+                pass
+        return names
 
     def stop(self, sig=signal.SIGTERM):
         if self.proc.poll() is None:

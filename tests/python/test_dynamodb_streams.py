@@ -517,17 +517,6 @@ def test_ttl_resumes_after_a_restart(tmp_path):
         server.stop()
 
 
-def thread_names(server):
-    names = []
-    for task in os.listdir(f"/proc/{server.proc.pid}/task"):
-        try:
-            with open(f"/proc/{server.proc.pid}/task/{task}/comm") as comm:
-                names.append(comm.read().strip())
-        except FileNotFoundError:  # a thread that ended meanwhile
-            pass
-    return names
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
 def test_the_sweeper_runs_only_while_some_table_has_ttl():
     server = start("--ephemeral")
@@ -540,13 +529,13 @@ def test_the_sweeper_runs_only_while_some_table_has_ttl():
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             BillingMode="PAY_PER_REQUEST",
         )
-        assert "dynamodb-ttl" not in thread_names(server)
+        assert "dynamodb-ttl" not in server.thread_names()
         spec = {"Enabled": True, "AttributeName": "exp"}
         ddb.update_time_to_live(TableName=table, TimeToLiveSpecification=spec)
         # (A new thread names itself once it runs.)
-        assert wait_for(lambda: "dynamodb-ttl" in thread_names(server), timeout=5)
+        assert wait_for(lambda: "dynamodb-ttl" in server.thread_names(), timeout=5)
         ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={**spec, "Enabled": False})
         # The next sweep finds no TTL-enabled table and the thread ends.
-        assert wait_for(lambda: "dynamodb-ttl" not in thread_names(server), timeout=5)
+        assert wait_for(lambda: "dynamodb-ttl" not in server.thread_names(), timeout=5)
     finally:
         server.stop()

@@ -297,17 +297,6 @@ def test_lifecycle_resumes_after_a_restart(tmp_path):
         server.stop()
 
 
-def thread_names(server):
-    names = []
-    for task in os.listdir(f"/proc/{server.proc.pid}/task"):
-        try:
-            with open(f"/proc/{server.proc.pid}/task/{task}/comm") as comm:
-                names.append(comm.read().strip())
-        except FileNotFoundError:  # a thread that ended meanwhile
-            pass
-    return names
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
 def test_the_sweeper_runs_only_while_some_bucket_has_expiration():
     server = start("--ephemeral")
@@ -316,11 +305,11 @@ def test_the_sweeper_runs_only_while_some_bucket_has_expiration():
         bucket = new_bucket(s3)
         lifecycle(s3, bucket, rule("transition-only", Transitions=[{"Days": 30, "StorageClass": "GLACIER"}]))
         time.sleep(0.5)
-        assert "s3-lifecycle" not in thread_names(server)
+        assert "s3-lifecycle" not in server.thread_names()
         lifecycle(s3, bucket, rule("expire", Expiration={"Days": 30}))
-        assert wait_for(lambda: "s3-lifecycle" in thread_names(server), timeout=5)
+        assert wait_for(lambda: "s3-lifecycle" in server.thread_names(), timeout=5)
         s3.delete_bucket_lifecycle(Bucket=bucket)
         # The next sweep finds no configuration to apply and the thread ends.
-        assert wait_for(lambda: "s3-lifecycle" not in thread_names(server), timeout=5)
+        assert wait_for(lambda: "s3-lifecycle" not in server.thread_names(), timeout=5)
     finally:
         server.stop()

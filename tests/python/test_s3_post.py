@@ -12,28 +12,14 @@ import urllib.parse
 import uuid
 import xml.etree.ElementTree as ET
 
-import boto3
 import pytest
-from botocore.config import Config
 
 BOUNDARY = "----StratusFormBoundary7MA4YWxkTrZu0gW"
 
 
-def client(stratus, signature_version):
-    """boto3 signs POST policies with SigV4 (`s3v4`) or SigV2 (`s3`) fields."""
-    return boto3.client(
-        "s3",
-        endpoint_url=stratus.endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="AKIAIOSFODNN7EXAMPLE",
-        aws_secret_access_key="wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        config=Config(signature_version=signature_version),
-    )
-
-
 @pytest.fixture
 def s3(stratus):
-    return client(stratus, "s3v4")
+    return stratus.client("s3", signature_version="s3v4")
 
 
 @pytest.fixture
@@ -277,7 +263,7 @@ def test_missing_key_file_and_signature(stratus, s3, bucket):
 def test_sigv2_forms(stratus, bucket):
     # LocalStack's SigV2 recordings (test_post_object_policy_casing[s3] among them): SigV2
     # fields, in any case; a missing `signature` is named 'Signature'.
-    s3 = client(stratus, "s3")
+    s3 = stratus.client("s3", signature_version="s3")
     url, fields = presigned(s3, bucket, "v2.txt")
     assert {name for name, _ in fields} == {"key", "AWSAccessKeyId", "policy", "signature"}
     cased = [("awsaccesskeyid" if n == "AWSAccessKeyId" else n, v) for n, v in fields]

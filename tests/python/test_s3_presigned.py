@@ -8,25 +8,12 @@ import urllib.request
 import uuid
 from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 
-import boto3
 import pytest
-from botocore.config import Config
-
-
-def client(stratus, signature_version):
-    return boto3.client(
-        "s3",
-        endpoint_url=stratus.endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="AKIAIOSFODNN7EXAMPLE",
-        aws_secret_access_key="secret",
-        config=Config(signature_version=signature_version),
-    )
 
 
 @pytest.fixture
 def s3(stratus):
-    return client(stratus, "s3v4")
+    return stratus.client("s3", signature_version="s3v4")
 
 
 @pytest.fixture
@@ -65,7 +52,7 @@ def test_sigv4_presigned_urls_work_until_they_expire(s3, bucket):
 
 
 def test_sigv2_presigned_urls_expire_too(stratus, bucket):
-    v2 = client(stratus, "s3")
+    v2 = stratus.client("s3", signature_version="s3")
     url = v2.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "k"}, ExpiresIn=300)
     assert "AWSAccessKeyId=" in url and "Expires=" in url
     assert fetch(url) == (200, b"presigned body")
