@@ -1,18 +1,31 @@
 //! Random identifiers: request ids, access keys, resource ids.
 //!
-//! Randomness comes from the standard library's per-process random hash keys, mixed with a
-//! counter — unpredictable enough for an emulator's ids and secrets, and no extra dependency.
+//! Each thread draws from its own SplitMix64 sequence, seeded by the standard library's
+//! randomly keyed hasher: unpredictable enough for an emulator's ids
+//! and secrets, no extra dependency, and no hashing or shared counter on every request id.
 
+use std::cell::Cell;
 use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-static COUNTER: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    static STATE: Cell<u64> = Cell::new(seed());
+}
+
+/// A random start for a thread's sequence.
+fn seed() -> u64 {
+    std::hash::RandomState::new().build_hasher().finish()
+}
 
 /// 64 random bits.
 pub fn random_u64() -> u64 {
-    let mut h = std::hash::RandomState::new().build_hasher();
-    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    h.finish()
+    STATE.with(|state| {
+        let next = state.get().wrapping_add(0x9e37_79b9_7f4a_7c15);
+        state.set(next);
+        let mut z = next;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    })
 }
 
 /// A random string of `len` characters drawn from `alphabet` (ASCII).
@@ -56,6 +69,15 @@ mod tests {
         assert_eq!(a.len(), 36);
         assert_eq!(&a[14..15], "4");
         assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"));
+    }
+
+    #[test]
+    fn threads_draw_different_sequences() {
+        let here: Vec<u64> = (0..4).map(|_| random_u64()).collect();
+        let there = std::thread::spawn(|| (0..4).map(|_| random_u64()).collect::<Vec<u64>>())
+            .join()
+            .unwrap();
+        assert!(here.iter().all(|n| !there.contains(n)));
     }
 
     #[test]
