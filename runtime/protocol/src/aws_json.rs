@@ -19,7 +19,7 @@ use stratus_core::schema::{Operation, Protocol, Service};
 use stratus_core::{OperationError, Value};
 
 use crate::failure::Failure;
-use crate::reply::{respond, set_header};
+use crate::reply::{respond, set_header, set_request_id};
 use crate::{ProtocolError, Request, Response};
 
 /// The `Content-Type` of the protocol's requests and responses.
@@ -116,7 +116,7 @@ fn prepend_key(object: &str, key: &str, json: &str) -> String {
 
 fn json_response(protocol: Protocol, status: u16, body: String, request_id: &str) -> Response {
     let mut response = respond(status, Some(content_type(protocol)), body.into_bytes());
-    set_header(&mut response, "x-amzn-requestid", request_id);
+    set_request_id(&mut response, request_id);
     response
 }
 

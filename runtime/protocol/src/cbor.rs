@@ -24,7 +24,7 @@ use stratus_core::schema::{Operation, Protocol, Service, Shape, ShapeType};
 use stratus_core::{Document, OperationError, Value};
 
 use crate::failure::Failure;
-use crate::reply::{respond, set_header};
+use crate::reply::{respond, set_header, set_request_id};
 use crate::{ProtocolError, Request, Response, MAX_DEPTH};
 
 /// The `Content-Type` of CBOR bodies.
@@ -362,5 +362,5 @@ pub(crate) fn encode_error(service: &'static Service, error: &OperationError, re
 
 fn headers(response: &mut Response, request_id: &str) {
     set_header(response, "smithy-protocol", "rpc-v2-cbor");
-    set_header(response, "x-amzn-requestid", request_id);
+    set_request_id(response, request_id);
 }

@@ -182,7 +182,7 @@ pub fn encode_empty(protocol: Protocol, service: &'static Service, request_id: &
                 s3::host_id(&mut response);
             }
         }
-        _ => reply::set_header(&mut response, "x-amzn-requestid", request_id),
+        _ => reply::set_request_id(&mut response, request_id),
     }
     response
 }

@@ -35,7 +35,7 @@ use stratus_core::schema::{Member, Operation, Protocol, Service, Shape, ShapeTyp
 use stratus_core::{OperationError, Value};
 
 use crate::failure::Failure;
-use crate::reply::{respond, set_header};
+use crate::reply::{respond, set_request_id};
 use crate::{text, timestamp, urlencoded, xml, ProtocolError, Request, Response, MAX_DEPTH};
 
 /// The parameters of a Query request, by name (borrowed from the request where nothing
@@ -230,14 +230,15 @@ pub(crate) fn encode_output(
     output: &Value,
     request_id: &str,
 ) -> Response {
-    let response_name = [op.name, "Response"].concat();
-    let result_name = [op.name, "Result"].concat();
+    // `<Op>Response<Op>Result`, cut in two: one allocation for both names.
+    let names = [op.name, "Response", op.name, "Result"].concat();
+    let (response_name, result_name) = names.split_at(op.name.len() + "Response".len());
     let ns = namespace_uri(service);
     let mut body = String::with_capacity(512);
     let mut writer = XmlWriter::new(&mut body);
-    let mut root = writer.start_el(&response_name).write_ns(&ns, None).finish();
+    let mut root = writer.start_el(response_name).write_ns(&ns, None).finish();
     if !std::ptr::eq(op.output, &stratus_core::prelude_shapes::UNIT) {
-        let mut result = root.start_el(&result_name).finish();
+        let mut result = root.start_el(result_name).finish();
         xml::write_members(&mut result, op.output, output);
         result.finish();
     }
@@ -262,6 +263,6 @@ pub(crate) fn encode_error(service: &'static Service, error: &OperationError, re
 
 fn xml_response(status: u16, body: String, request_id: &str) -> Response {
     let mut response = respond(status, Some("text/xml"), body.into_bytes());
-    set_header(&mut response, "x-amzn-requestid", request_id);
+    set_request_id(&mut response, request_id);
     response
 }

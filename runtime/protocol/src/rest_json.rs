@@ -20,7 +20,7 @@ use stratus_core::{OperationError, Value};
 
 use crate::failure::Failure;
 use crate::http_binding::{self, BodyCodec};
-use crate::reply::{respond, set_header};
+use crate::reply::{respond, set_header, set_request_id};
 use crate::{ProtocolError, Request, Response};
 
 /// The restJson1 body codec.
@@ -116,7 +116,7 @@ fn check_accept(op: &'static Operation, req: &Request) -> Result<(), ProtocolErr
 pub(crate) fn encode_output(op: &'static Operation, output: &Value, request_id: &str) -> Response {
     let status = op.http.map_or(200, |r| r.code);
     let mut response = http_binding::encode::<Json>(op.output, output, status, None);
-    set_header(&mut response, "x-amzn-requestid", request_id);
+    set_request_id(&mut response, request_id);
     response
 }
 
@@ -131,6 +131,6 @@ pub(crate) fn encode_error(error: &OperationError, request_id: &str) -> Response
         }
     };
     set_header(&mut response, "x-amzn-errortype", failure.code);
-    set_header(&mut response, "x-amzn-requestid", request_id);
+    set_request_id(&mut response, request_id);
     response
 }

@@ -30,7 +30,7 @@ use stratus_core::{OperationError, Value};
 
 use crate::failure::Failure;
 use crate::http_binding::{self, BodyCodec};
-use crate::reply::{respond, set_header};
+use crate::reply::{respond, set_header, set_request_id};
 use crate::{xml, Response};
 
 /// The restXml body codec.
@@ -112,6 +112,6 @@ pub fn encode_error(
 }
 
 pub(crate) fn request_ids(response: &mut Response, request_id: &str) {
-    set_header(response, "x-amzn-requestid", request_id);
+    set_request_id(response, request_id);
     set_header(response, "x-amz-request-id", request_id);
 }

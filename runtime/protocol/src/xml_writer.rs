@@ -110,12 +110,26 @@ impl Drop for ScopeWriter<'_, '_> {
     }
 }
 
+/// Bytes that may start something to escape: the five entity characters, CR, LF, and the lead
+/// bytes of NEL (`C2 85`) and LINE SEPARATOR (`E2 80 A8`).
+const MAY_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let bytes = b"&<>\"'\r\n\xC2\xE2";
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// Appends `text` to `out`, escaped for element content and attribute values alike.
 fn escape_into(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     let mut clean_from = 0;
     let mut i = 0;
-    while i < bytes.len() {
+    while let Some(offset) = bytes[i..].iter().position(|&b| MAY_ESCAPE[usize::from(b)]) {
+        i += offset;
         let (replacement, width) = match bytes[i] {
             b'&' => ("&amp;", 1),
             b'<' => ("&lt;", 1),
