@@ -50,6 +50,19 @@ def test_unknown_query_action(stratus):
     assert b"<Code>InvalidAction</Code>" in err.value.read()
 
 
+def test_presigned_query_request_is_routed_and_signed_by_its_query(stratus):
+    """A presigned URL carries Action, Version and the SigV4 scope (percent-encoded) in its query
+    string alone: routing and caller identity come from there, as a GET."""
+    sts = stratus.client("sts", aws_access_key_id="123456789012")
+    url = sts.generate_presigned_url("get_caller_identity", ExpiresIn=300)
+    assert "X-Amz-Credential=123456789012%2F" in url
+    with urllib.request.urlopen(url, timeout=10) as response:
+        assert response.status == 200
+        body = response.read()
+    assert b"<Account>123456789012</Account>" in body
+    assert b"<Arn>arn:aws:iam::123456789012:root</Arn>" in body
+
+
 def test_sigterm_exits_cleanly():
     server = Stratus("--ephemeral")
     server.client("sts").get_caller_identity()

@@ -12,6 +12,7 @@ use stratus_core::service::{FormAnswer, FormPost, FormUpload};
 use stratus_core::{PayloadFraming, Streams};
 use stratus_protocol::{Request, Response};
 
+use crate::route::X_AMZ_TARGET;
 use crate::{cors, health, pipeline, streaming, Gateway};
 
 /// A request the form uploads of a service take.
@@ -41,8 +42,7 @@ pub fn claim<'g>(gateway: &'g Gateway, parts: &http::request::Parts) -> Option<C
     if !uploads.accepts(fallback.uri.as_ref().unwrap_or(req.uri).path()) {
         return None;
     }
-    let signer = pipeline::signer(&req, &[]).ok().flatten();
-    if gateway.services.route(&req, signer.as_ref(), &[]).is_ok() {
+    if pipeline::route_head(gateway, &req).is_ok() {
         return None;
     }
     Some(Claim {
@@ -56,7 +56,7 @@ pub fn claim<'g>(gateway: &'g Gateway, parts: &http::request::Parts) -> Option<C
 /// the JSON, CBOR or urlencoded Query body that every other POST protocol sends. Checked first,
 /// so that those requests — most of all traffic — do not pay for routing twice.
 fn sdk_call(headers: &http::HeaderMap) -> bool {
-    if headers.contains_key("x-amz-target") {
+    if headers.contains_key(&X_AMZ_TARGET) {
         return true;
     }
     let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -88,7 +88,8 @@ pub async fn upload(
         body: &[],
     };
     let service = claim.uploads.service();
-    let signer = pipeline::signer(&req, &[]).ok().flatten();
+    let params = pipeline::routing_params(&req);
+    let signer = pipeline::signer(&req, &params).ok().flatten();
     let streams = Streams::with_request(streaming::request_reader(body));
     let ctx = pipeline::context(gateway, &req, signer, request_id, streams, PayloadFraming::default());
     health::mark_used(gateway, service);

@@ -52,12 +52,7 @@ pub fn answer(gateway: &Gateway, parts: &http::request::Parts) -> Option<Respons
 
 /// Records that `service` has served a request.
 pub fn mark_used(gateway: &Gateway, service: &'static Service) {
-    if let Some(i) = gateway
-        .services
-        .all()
-        .iter()
-        .position(|h| std::ptr::eq(h.schema(), service))
-    {
+    if let Some(i) = gateway.services.position(service) {
         // Read first: a store on every request would bounce the cache line between cores.
         let used = &gateway.used()[i];
         if !used.load(Ordering::Relaxed) {

@@ -67,8 +67,8 @@ impl Default for Config {
 impl Config {
     /// The account a request is served in: an access key id of twelve digits names the
     /// account (as LocalStack does); any other key uses the configured account.
-    pub fn account_for(&self, signer: Option<&Signer>) -> String {
-        match signer.map(|s| s.access_key_id.as_str()) {
+    pub fn account_for(&self, signer: Option<Signer<'_>>) -> String {
+        match signer.map(|s| s.access_key_id) {
             Some(key) if key.len() == 12 && key.bytes().all(|b| b.is_ascii_digit()) => key.to_string(),
             _ => self.account_id.clone(),
         }

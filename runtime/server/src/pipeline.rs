@@ -40,7 +40,7 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::
     }
     if let Some(claim) = form::claim(gateway, &parts) {
         let uploaded = form::upload(gateway, claim, &parts, body, &request_id);
-        return match CatchUnwind(Box::pin(uploaded)).await {
+        return match CatchUnwind(std::pin::pin!(uploaded)).await {
             Ok(response) => into_hyper(response, None),
             Err(panic) => panicked(&panic, &request_id),
         };
@@ -65,7 +65,7 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::
             }
         }
     };
-    let served = CatchUnwind(Box::pin(serve(gateway, &parts, &body, &request_id, streams))).await;
+    let served = CatchUnwind(std::pin::pin!(serve(gateway, &parts, &body, &request_id, streams))).await;
     match served {
         Ok((response, streamed)) => into_hyper(response, streamed),
         Err(panic) => panicked(&panic, &request_id),
@@ -97,11 +97,14 @@ fn streams_payload(gateway: &Gateway, parts: &http::request::Parts) -> bool {
         headers: &parts.headers,
         body: &[],
     };
-    let signer = signer(&req, &[]).ok().flatten();
-    gateway
-        .services
-        .route(&req, signer.as_ref(), &[])
-        .is_ok_and(|route| streaming::has_streaming_payload(route.operation))
+    route_head(gateway, &req).is_ok_and(|route| streaming::has_streaming_payload(route.operation))
+}
+
+/// Routes `req` before its body is read: by its method, path, query string and headers.
+pub(crate) fn route_head(gateway: &Gateway, req: &Request<'_>) -> Result<Route, Unrouted> {
+    let params = routing_params(req);
+    let signer = signer(req, &params).ok().flatten();
+    gateway.services.route(req, signer.as_ref(), &params)
 }
 
 /// Serves a request whose body is `body` (empty when it streams in `streams`); returns the
@@ -124,11 +127,11 @@ async fn serve(
             return (response, None);
         }
     }
-    let form = form_params(&req);
-    let signed = signer(&req, &form);
+    let params = routing_params(&req);
+    let signed = signer(&req, &params);
     let route = match gateway
         .services
-        .route(&req, signed.as_ref().ok().and_then(Option::as_ref), &form)
+        .route(&req, signed.as_ref().ok().and_then(Option::as_ref), &params)
     {
         Ok(route) => route,
         Err(Unrouted {
@@ -160,7 +163,7 @@ async fn call(
     gateway: &Gateway,
     req: &Request<'_>,
     route: &Route,
-    signed: Result<Option<Signer>, PresignError>,
+    signed: Result<Option<Signer<'_>>, PresignError>,
     request_id: &str,
     streams: Streams,
 ) -> (Response, Option<BodyReader>) {
@@ -212,19 +215,19 @@ async fn call(
 pub(crate) fn context(
     gateway: &Gateway,
     req: &Request<'_>,
-    signer: Option<Signer>,
+    signer: Option<Signer<'_>>,
     request_id: &str,
     streams: Streams,
     framing: PayloadFraming,
 ) -> RequestContext {
     RequestContext {
-        account_id: gateway.config.account_for(signer.as_ref()),
+        account_id: gateway.config.account_for(signer),
         region: signer
-            .as_ref()
-            .and_then(|s| s.region.clone())
-            .unwrap_or_else(|| gateway.config.region.clone()),
+            .and_then(|s| s.region)
+            .unwrap_or(&gateway.config.region)
+            .to_string(),
         request_id: request_id.to_string(),
-        access_key_id: signer.map(|s| s.access_key_id),
+        access_key_id: signer.map(|s| s.access_key_id.to_string()),
         host: request_host(req),
         streams,
         framing,
@@ -254,30 +257,26 @@ const ROUTING_PARAMS: [&str; 7] = [
     "Expires",
 ];
 
-/// The routing parameters of a Query request: from the urlencoded body, else the query string.
-fn form_params<'r>(req: &Request<'r>) -> Vec<FormParam<'r>> {
+/// The routing parameters of a request: its query string's, then its urlencoded form body's
+/// (which a Query request's `Action` usually comes in).
+pub(crate) fn routing_params<'r>(req: &Request<'r>) -> Vec<FormParam<'r>> {
+    let routing =
+        |source: &'r [u8]| form_urlencoded::parse(source).filter(|(k, _)| ROUTING_PARAMS.contains(&k.as_ref()));
+    let mut params: Vec<FormParam<'r>> = routing(req.uri.query().unwrap_or("").as_bytes()).collect();
     let is_form = req
         .headers
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
-    let source = if is_form {
-        req.body
-    } else {
-        req.uri.query().unwrap_or("").as_bytes()
-    };
-    routing_params(source)
+    if is_form {
+        params.extend(routing(req.body));
+    }
+    params
 }
 
-fn routing_params(source: &[u8]) -> Vec<FormParam<'_>> {
-    form_urlencoded::parse(source)
-        .filter(|(k, _)| ROUTING_PARAMS.contains(&k.as_ref()))
-        .collect()
-}
-
-/// Who signed the request: its `Authorization` header, else presigned query parameters
-/// (`Err` when their expiry cannot be read).
-pub(crate) fn signer(req: &Request<'_>, form: &[FormParam<'_>]) -> Result<Option<Signer>, PresignError> {
+/// Who signed the request: its `Authorization` header, else presigned query parameters among
+/// `params` (`Err` when their expiry cannot be read).
+pub(crate) fn signer<'a>(req: &Request<'a>, params: &'a [FormParam<'_>]) -> Result<Option<Signer<'a>>, PresignError> {
     if let Some(auth) = req
         .headers
         .get(http::header::AUTHORIZATION)
@@ -285,15 +284,15 @@ pub(crate) fn signer(req: &Request<'_>, form: &[FormParam<'_>]) -> Result<Option
     {
         return Ok(Signer::from_authorization(auth));
     }
-    let query = routing_params(req.uri.query().unwrap_or("").as_bytes());
-    Signer::from_query(query.iter().chain(form).map(|(k, v)| (k.as_ref(), v.as_ref())))
+    Signer::from_query(params.iter().map(|(k, v)| (k.as_ref(), v.as_ref())))
 }
 
 /// Why a presigned request is refused, if it is: unusable expiry parameters, or expired.
-fn presign_refusal(signer: &Result<Option<Signer>, PresignError>) -> Option<AwsError> {
+fn presign_refusal(signer: &Result<Option<Signer<'_>>, PresignError>) -> Option<AwsError> {
     match signer {
         Err(PresignError(message)) => Some(AwsError::new("AuthorizationQueryParametersError", *message, 400)),
-        Ok(Some(signer)) => {
+        // Only a presigned request has an expiry: the clock is not read for any other.
+        Ok(Some(signer)) if signer.expires_at.is_some() => {
             let now = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs() as i64);
@@ -301,7 +300,7 @@ fn presign_refusal(signer: &Result<Option<Signer>, PresignError>) -> Option<AwsE
                 .expired(now)
                 .then(|| AwsError::new("AccessDenied", "Request has expired", 403))
         }
-        Ok(None) => None,
+        Ok(_) => None,
     }
 }
 
@@ -337,14 +336,14 @@ fn panic_message(panic: &Box<dyn Any + Send>) -> &str {
         .unwrap_or("(no message)")
 }
 
-/// Polls a boxed future, turning a panic into an error.
-struct CatchUnwind<'a, T>(Pin<Box<dyn Future<Output = T> + Send + 'a>>);
+/// Polls a pinned future, turning a panic into an error.
+struct CatchUnwind<F>(F);
 
-impl<T> Future for CatchUnwind<'_, T> {
-    type Output = Result<T, Box<dyn Any + Send>>;
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = self.0.as_mut();
+        let inner = Pin::new(&mut self.0);
         match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),

@@ -9,13 +9,19 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use stratus_core::schema::{Operation, Protocol};
+use http::HeaderName;
+use stratus_core::schema::{Operation, Protocol, Service};
 use stratus_core::service::ServiceHandler;
 use stratus_core::AwsError;
 use stratus_protocol::{ProtocolError, Request};
 
 use crate::sigv4::Signer;
 use crate::virtual_host;
+
+/// The JSON protocols' operation header.
+pub(crate) const X_AMZ_TARGET: HeaderName = HeaderName::from_static("x-amz-target");
+/// rpcv2's protocol header.
+const SMITHY_PROTOCOL: HeaderName = HeaderName::from_static("smithy-protocol");
 
 /// A request's destination.
 pub struct Route {
@@ -37,11 +43,14 @@ pub struct Unrouted {
 /// The services a gateway serves, with S3 kept apart as the fallback.
 pub struct Services {
     handlers: Vec<Arc<dyn ServiceHandler>>,
+    /// Each handler's schema, read once: routing looks at every service's on every request.
+    schemas: Vec<&'static Service>,
 }
 
 impl Services {
     pub fn new(handlers: Vec<Arc<dyn ServiceHandler>>) -> Services {
-        Services { handlers }
+        let schemas = handlers.iter().map(|h| h.schema()).collect();
+        Services { handlers, schemas }
     }
 
     /// Every service, in registration order.
@@ -49,49 +58,67 @@ impl Services {
         &self.handlers
     }
 
-    /// The services for which `pred` holds, in registration order.
-    fn matching(&self, pred: impl Fn(&dyn ServiceHandler) -> bool) -> Vec<&Arc<dyn ServiceHandler>> {
-        self.handlers.iter().filter(|h| pred(h.as_ref())).collect()
+    /// Where `service` is in registration order.
+    pub fn position(&self, service: &'static Service) -> Option<usize> {
+        self.schemas.iter().position(|schema| std::ptr::eq(*schema, service))
     }
 
-    /// Routes `req`, signed by `signer` if it was signed. `form` holds the request's form or
-    /// query parameters, for the Query protocol's `Action` and `Version`.
+    /// The service whose model shape is `shape_name` (what `X-Amz-Target` and rpcv2 paths name).
+    fn named(&self, shape_name: &str) -> Option<&Arc<dyn ServiceHandler>> {
+        let i = self.schemas.iter().position(|schema| schema.shape_name == shape_name)?;
+        Some(&self.handlers[i])
+    }
+
+    /// The services for which `pred` holds, in registration order.
+    fn matching<P: Fn(&'static Service) -> bool>(&self, pred: P) -> impl Iterator<Item = &Arc<dyn ServiceHandler>> {
+        self.handlers
+            .iter()
+            .zip(&self.schemas)
+            .filter(move |(_, schema)| pred(schema))
+            .map(|(handler, _)| handler)
+    }
+
+    /// Routes `req`, signed by `signer` if it was signed. `form` holds the request's query
+    /// parameters and then its form body's, for the Query protocol's `Action` and `Version`.
     pub fn route(
         &self,
         req: &Request<'_>,
-        signer: Option<&Signer>,
+        signer: Option<&Signer<'_>>,
         form: &[(Cow<'_, str>, Cow<'_, str>)],
     ) -> Result<Route, Unrouted> {
-        let header = |name: &str| req.headers.get(name).and_then(|v| v.to_str().ok());
-        let signed_for = |h: &dyn ServiceHandler| {
+        let header = |name: &HeaderName| req.headers.get(name).and_then(|v| v.to_str().ok());
+        let signed_for = |schema: &Service| {
             signer
-                .and_then(|s| s.service.as_deref())
-                .is_none_or(|name| h.schema().signing_name == name)
+                .and_then(|s| s.service)
+                .is_none_or(|name| schema.signing_name == name)
         };
 
-        if let Some(target) = header("x-amz-target") {
+        if let Some(target) = header(&X_AMZ_TARGET) {
             let prefix = target.split_once('.').map_or(target, |(p, _)| p);
-            if let Some(h) = self.matching(|h| h.schema().shape_name == prefix).first() {
-                let protocol = json_protocol(h.as_ref());
+            if let Some(h) = self.named(prefix) {
+                let protocol = json_protocol(h.schema());
                 return resolve(h, protocol, req);
             }
         }
 
-        if header("smithy-protocol") == Some("rpc-v2-cbor") {
+        if header(&SMITHY_PROTOCOL) == Some("rpc-v2-cbor") {
             let service = req
                 .uri
                 .path()
                 .strip_prefix("/service/")
                 .and_then(|rest| rest.split('/').next());
-            if let Some(h) = service.and_then(|s| self.matching(|h| h.schema().shape_name == s).first().copied()) {
+            if let Some(h) = service.and_then(|s| self.named(s)) {
                 return resolve(h, Protocol::RpcV2Cbor, req);
             }
         }
 
-        let param = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_ref());
+        // A form body's parameters come after the query string's, and override them.
+        let param = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_ref());
         if let Some(action) = param("Action") {
-            let speaks_query = |h: &dyn ServiceHandler| h.schema().protocols.contains(&Protocol::AwsQuery);
-            let mut candidates = self.matching(|h| speaks_query(h) && signed_for(h));
+            let speaks_query = |schema: &Service| schema.protocols.contains(&Protocol::AwsQuery);
+            let mut candidates: Vec<_> = self
+                .matching(|schema| speaks_query(schema) && signed_for(schema))
+                .collect();
             if candidates.len() > 1 {
                 if let Some(version) = param("Version") {
                     candidates.retain(|h| h.schema().version == version);
@@ -122,12 +149,12 @@ impl Services {
         }
 
         // REST services: those the signature names first, then every other, S3 last.
-        let rest = |h: &dyn ServiceHandler| rest_protocol(h).is_some() && h.schema().signing_name != "s3";
-        let signed_name = signer.and_then(|s| s.service.as_deref());
-        let signed = self.matching(|h| rest(h) && signed_name == Some(h.schema().signing_name));
-        let unsigned = self.matching(|h| rest(h) && signed_name != Some(h.schema().signing_name));
-        for h in signed.into_iter().chain(unsigned) {
-            if let Some(protocol) = rest_protocol(h.as_ref()) {
+        let rest = |schema: &Service| rest_protocol(schema).is_some() && schema.signing_name != "s3";
+        let signed_name = signer.and_then(|s| s.service);
+        let signed = self.matching(|schema| rest(schema) && signed_name == Some(schema.signing_name));
+        let unsigned = self.matching(|schema| rest(schema) && signed_name != Some(schema.signing_name));
+        for h in signed.chain(unsigned) {
+            if let Some(protocol) = rest_protocol(h.schema()) {
                 if let Ok(operation) = stratus_protocol::operation_for(protocol, h.schema(), req) {
                     return Ok(Route {
                         handler: h.clone(),
@@ -164,7 +191,7 @@ impl Services {
     /// of a request that names its bucket in the host. A browser's preflight (`OPTIONS`)
     /// carries nothing else to route by.
     pub fn fallback(&self, req: &Request<'_>) -> Option<Fallback<'_>> {
-        let handler = self.handlers.iter().find(|h| h.schema().signing_name == "s3")?;
+        let handler = self.matching(|schema| schema.signing_name == "s3").next()?;
         let host = req.headers.get(http::header::HOST).and_then(|v| v.to_str().ok());
         let uri = host
             .and_then(virtual_host::bucket_of)
@@ -201,16 +228,16 @@ fn resolve(h: &Arc<dyn ServiceHandler>, protocol: Protocol, req: &Request<'_>) -
     }
 }
 
-fn json_protocol(h: &dyn ServiceHandler) -> Protocol {
-    let protocols = h.schema().protocols;
+fn json_protocol(schema: &Service) -> Protocol {
+    let protocols = schema.protocols;
     [Protocol::AwsJson1_0, Protocol::AwsJson1_1]
         .into_iter()
         .find(|p| protocols.contains(p))
         .unwrap_or(protocols[0])
 }
 
-fn rest_protocol(h: &dyn ServiceHandler) -> Option<Protocol> {
-    h.schema()
+fn rest_protocol(schema: &Service) -> Option<Protocol> {
+    schema
         .protocols
         .iter()
         .copied()

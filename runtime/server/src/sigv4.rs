@@ -8,17 +8,17 @@
 //! let auth = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, \
 //!             SignedHeaders=host;x-amz-date, Signature=5d67";
 //! let signer = Signer::from_authorization(auth).unwrap();
-//! assert_eq!((signer.access_key_id.as_str(), signer.service.as_deref()), ("AKIDEXAMPLE", Some("iam")));
+//! assert_eq!((signer.access_key_id, signer.service), ("AKIDEXAMPLE", Some("iam")));
 //! ```
 
-/// The signer of a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Signer {
-    pub access_key_id: String,
+/// The signer of a request, borrowed from its header or query parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signer<'r> {
+    pub access_key_id: &'r str,
     /// The credential scope's region (SigV4 only).
-    pub region: Option<String>,
+    pub region: Option<&'r str>,
     /// The credential scope's signing name, e.g. `sts` (SigV4 only).
-    pub service: Option<String>,
+    pub service: Option<&'r str>,
     /// When a presigned request stops being valid (seconds since the epoch): SigV4's
     /// `X-Amz-Date` plus `X-Amz-Expires`, or SigV2's `Expires`.
     pub expires_at: Option<i64>,
@@ -31,10 +31,10 @@ const MAX_PRESIGNED_SECONDS: i64 = 604_800;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PresignError(pub &'static str);
 
-impl Signer {
+impl<'r> Signer<'r> {
     /// Reads an `Authorization` header: `AWS4-HMAC-SHA256 Credential=KEY/DATE/REGION/SERVICE/aws4_request, …`
     /// or SigV2's `AWS KEY:SIGNATURE`.
-    pub fn from_authorization(header: &str) -> Option<Signer> {
+    pub fn from_authorization(header: &'r str) -> Option<Signer<'r>> {
         if let Some(rest) = header.strip_prefix("AWS4-HMAC-SHA256") {
             let credential = rest
                 .split(',')
@@ -43,8 +43,8 @@ impl Signer {
             return Signer::from_credential(credential);
         }
         let key = header.strip_prefix("AWS ")?.split(':').next()?.trim();
-        (!key.is_empty()).then(|| Signer {
-            access_key_id: key.to_string(),
+        (!key.is_empty()).then_some(Signer {
+            access_key_id: key,
             region: None,
             service: None,
             expires_at: None,
@@ -53,16 +53,16 @@ impl Signer {
 
     /// Reads a credential scope `KEY/DATE/REGION/SERVICE/aws4_request` (also the presigned
     /// `X-Amz-Credential` query parameter, once percent-decoded).
-    pub fn from_credential(credential: &str) -> Option<Signer> {
+    pub fn from_credential(credential: &'r str) -> Option<Signer<'r>> {
         let mut parts = credential.split('/');
         let key = parts.next().filter(|k| !k.is_empty())?;
         let _date = parts.next()?;
         let region = parts.next()?;
         let service = parts.next()?;
         Some(Signer {
-            access_key_id: key.to_string(),
-            region: Some(region.to_string()),
-            service: Some(service.to_string()),
+            access_key_id: key,
+            region: Some(region),
+            service: Some(service),
             expires_at: None,
         })
     }
@@ -70,16 +70,16 @@ impl Signer {
     /// Reads the signer from query parameters: presigned SigV4 (`X-Amz-Credential`, with
     /// `X-Amz-Date` and `X-Amz-Expires`) or SigV2 (`AWSAccessKeyId`, with `Expires`). `Err`
     /// when the expiry parameters are unusable, with AWS's message.
-    pub fn from_query<'a>(
-        params: impl IntoIterator<Item = (&'a str, &'a str)>,
-    ) -> Result<Option<Signer>, PresignError> {
+    pub fn from_query(
+        params: impl IntoIterator<Item = (&'r str, &'r str)>,
+    ) -> Result<Option<Signer<'r>>, PresignError> {
         let (mut v4, mut v2, mut date, mut expires, mut v2_expires) = (None, None, None, None, None);
         for (k, v) in params {
             match k {
                 "X-Amz-Credential" => v4 = Signer::from_credential(v),
                 "AWSAccessKeyId" if !v.is_empty() => {
                     v2 = Some(Signer {
-                        access_key_id: v.to_string(),
+                        access_key_id: v,
                         region: None,
                         service: None,
                         expires_at: None,
@@ -165,22 +165,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.access_key_id, "ASIAXYZ");
-        assert_eq!(s.region.as_deref(), Some("eu-west-1"));
-        assert_eq!(s.service.as_deref(), Some("dynamodb"));
+        assert_eq!(s.region, Some("eu-west-1"));
+        assert_eq!(s.service, Some("dynamodb"));
     }
 
     #[test]
     fn sigv2_header_and_query() {
         let s = Signer::from_authorization("AWS AKIAEXAMPLE:frJIUN8DYpKDtOLCwo//yllqDzg=").unwrap();
-        assert_eq!((s.access_key_id.as_str(), s.service), ("AKIAEXAMPLE", None));
+        assert_eq!((s.access_key_id, s.service), ("AKIAEXAMPLE", None));
         let q = Signer::from_query([("Action", "ListUsers"), ("AWSAccessKeyId", "AKIA2")])
             .unwrap()
             .unwrap();
-        assert_eq!((q.access_key_id.as_str(), q.expires_at), ("AKIA2", None));
+        assert_eq!((q.access_key_id, q.expires_at), ("AKIA2", None));
         let p = Signer::from_query([("X-Amz-Credential", "AKIA3/20240101/us-east-1/s3/aws4_request")])
             .unwrap()
             .unwrap();
-        assert_eq!(p.service.as_deref(), Some("s3"));
+        assert_eq!(p.service, Some("s3"));
         let v2 = Signer::from_query([("AWSAccessKeyId", "AKIA2"), ("Expires", "1700000000")])
             .unwrap()
             .unwrap();
@@ -192,7 +192,7 @@ mod tests {
     // Using Query Parameters"): X-Amz-Expires from 1 second to 7 days after X-Amz-Date.
     #[test]
     fn presigned_expiry() {
-        let presigned = |expires: &str| {
+        let presigned = |expires: &'static str| {
             Signer::from_query([
                 ("X-Amz-Credential", "AKIA/20260101/us-east-1/s3/aws4_request"),
                 ("X-Amz-Date", "20260101T000010Z"),

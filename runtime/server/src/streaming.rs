@@ -38,10 +38,10 @@ pub fn has_streaming_payload(operation: &Operation) -> bool {
 /// [`STREAM_ABOVE_BYTES`], or of unknown length. `aws-chunked` bodies stream too: the service
 /// decodes their framing as it reads ([`framing`] tells it how they are framed).
 pub fn may_stream(headers: &http::HeaderMap) -> bool {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    match header("content-length") {
+    let header = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    match header(http::header::CONTENT_LENGTH) {
         Some(length) => length.trim().parse::<u64>().is_ok_and(|n| n > STREAM_ABOVE_BYTES),
-        None => header("transfer-encoding").is_some_and(|te| te.to_ascii_lowercase().contains("chunked")),
+        None => header(http::header::TRANSFER_ENCODING).is_some_and(|te| te.to_ascii_lowercase().contains("chunked")),
     }
 }
 
