@@ -6,6 +6,9 @@
 //!   latency and in the servers' CPU time per request (Linux: `/proc/PID/task/*/schedstat`);
 //! - process start to the first successful GetCallerIdentity.
 //!
+//! On Linux the client and both servers share one vCPU during the GetCallerIdentity
+//! measurements (see `pin_to_one_cpu`).
+//!
 //! The binary is `$STRATUS_BIN`, else `target/release/stratus` (run `cargo build --release`
 //! first); the floor server is built by cargo as this package's example.
 
@@ -114,11 +117,13 @@ impl Connection {
 }
 
 fn get_caller_identity(c: &mut Criterion) {
+    let floor = bare_bin();
+    let unpinned = pin_to_one_cpu();
     let (mut stratus, stratus_addr) = start(
         &stratus_bin(),
         &["--listen", "127.0.0.1:0", "--ephemeral", "--log-level", "error"],
     );
-    let (mut bare, bare_addr) = start(&bare_bin(), &[]);
+    let (mut bare, bare_addr) = start(&floor, &[]);
     let mut group = c.benchmark_group("GetCallerIdentity over a socket");
     for (name, addr) in [("stratus", &stratus_addr), ("bare hyper ok", &bare_addr)] {
         let mut conn = Connection::open(addr);
@@ -129,7 +134,52 @@ fn get_caller_identity(c: &mut Criterion) {
     paired([(&stratus_addr, stratus.id()), (&bare_addr, bare.id())]);
     let _ = stratus.kill();
     let _ = bare.kill();
+    restore_cpus(unpinned);
 }
+
+/// Pins this thread — the client — and so the servers it starts afterwards to one vCPU (the
+/// first it may use); returns the CPUs it could use before. On these VMs a request that wakes
+/// a thread on the other vCPU waits for that vCPU to come out of its halt, which costs more
+/// than the request itself and falls unevenly on the two servers (the separate and paired
+/// figures then scatter by 2×); on one vCPU both servers pay the same context switches and
+/// nothing else, and the figures repeat to within a few percent.
+#[cfg(target_os = "linux")]
+fn pin_to_one_cpu() -> Option<libc::cpu_set_t> {
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: cpu_set_t is plain data; the calls read and write only the sets passed, of `size`.
+    unsafe {
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
+            return None;
+        }
+        let first = (0..libc::CPU_SETSIZE as usize).find(|&cpu| libc::CPU_ISSET(cpu, &allowed))?;
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(first, &mut one);
+        if libc::sched_setaffinity(0, size, &one) != 0 {
+            return None;
+        }
+        println!("client and servers pinned to CPU {first}");
+        Some(allowed)
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn restore_cpus(allowed: Option<libc::cpu_set_t>) {
+    if let Some(allowed) = allowed {
+        // SAFETY: as in `pin_to_one_cpu`.
+        unsafe {
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &allowed);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pin_to_one_cpu() -> Option<()> {
+    None
+}
+
+#[cfg(not(target_os = "linux"))]
+fn restore_cpus(_: Option<()>) {}
 
 /// Criterion's separate runs drift on a shared machine, so the ratio comes from requests
 /// sent in turns, one to each server, each timed: both see the same conditions. The first
