@@ -18,6 +18,7 @@ pub mod json;
 pub mod prelude_shapes;
 pub mod schema;
 pub mod service;
+pub mod settings;
 pub mod validate;
 pub mod value;
 

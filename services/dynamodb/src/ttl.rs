@@ -35,12 +35,9 @@ const FIVE_YEARS_SECS: f64 = 5.0 * 365.25 * 24.0 * 60.0 * 60.0;
 /// Items examined per storage read while sweeping a table.
 const CHUNK: usize = 512;
 
-/// The sweep interval `STRATUS_DYNAMODB_TTL_INTERVAL` asks for (seconds), or the default.
+/// The sweep interval [`INTERVAL_VAR`] asks for (seconds), or the default.
 pub fn interval_from(value: Option<&str>) -> Duration {
-    value
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|secs| secs.is_finite() && *secs > 0.0)
-        .map_or(DEFAULT_INTERVAL, |secs| Duration::from_secs_f64(secs.min(86_400.0)))
+    stratus_core::settings::seconds(value, DEFAULT_INTERVAL)
 }
 
 /// Whether `item` has expired at `now_secs` under the TTL attribute `attribute`.
@@ -246,15 +243,5 @@ mod tests {
         assert!(!expired(&n("-5"), "exp", now));
         assert!(!expired(&item(AttributeValue::S("1".into())), "exp", now));
         assert!(!expired(&n("1"), "other", now));
-    }
-
-    #[test]
-    fn the_interval_comes_from_the_variable() {
-        assert_eq!(interval_from(None), DEFAULT_INTERVAL);
-        assert_eq!(interval_from(Some("0.25")), Duration::from_millis(250));
-        assert_eq!(interval_from(Some("5")), Duration::from_secs(5));
-        for bad in ["", "x", "0", "-1", "NaN", "inf"] {
-            assert_eq!(interval_from(Some(bad)), DEFAULT_INTERVAL, "{bad:?}");
-        }
     }
 }

@@ -19,6 +19,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use stratus_core::settings::seconds;
 use stratus_core::{id, AwsError};
 use stratus_gen_s3::{schema, LifecycleRule};
 use stratus_storage::{Direction, KeyRange};
@@ -39,14 +40,6 @@ const DAY: Duration = Duration::from_secs(86_400);
 /// Keys expired per write transaction.
 const KEYS_PER_TRANSACTION: usize = 256;
 
-/// A positive number of seconds (fractions allowed, at most a day) from `value`, else `default`.
-fn seconds_from(value: Option<&str>, default: Duration) -> Duration {
-    value
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|secs| secs.is_finite() && *secs > 0.0)
-        .map_or(default, |secs| Duration::from_secs_f64(secs.clamp(0.001, 86_400.0)))
-}
-
 /// The background sweeper of one process (see the module docs).
 pub struct Sweeper {
     interval: Duration,
@@ -66,9 +59,9 @@ impl Sweeper {
     /// The sweeper the environment asks for ([`INTERVAL_VAR`], [`DAY_VAR`]).
     pub fn from_env() -> Sweeper {
         let var = |name| std::env::var(name).ok();
-        let day = seconds_from(var(DAY_VAR).as_deref(), DAY);
+        let day = seconds(var(DAY_VAR).as_deref(), DAY);
         Sweeper {
-            interval: seconds_from(var(INTERVAL_VAR).as_deref(), DEFAULT_INTERVAL),
+            interval: seconds(var(INTERVAL_VAR).as_deref(), DEFAULT_INTERVAL),
             day_ms: i64::try_from(day.as_millis()).unwrap_or(lifecycle::DAY_MS).max(1),
             state: Mutex::default(),
         }
@@ -280,20 +273,5 @@ fn event_name(action: &Action, deleted: &Deleted) -> &'static str {
     match action {
         Action::ExpireCurrent if deleted.delete_marker => "LifecycleExpiration:DeleteMarkerCreated",
         _ => "LifecycleExpiration:Delete",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_come_from_the_variables() {
-        assert_eq!(seconds_from(None, DEFAULT_INTERVAL), DEFAULT_INTERVAL);
-        assert_eq!(seconds_from(Some("0.25"), DEFAULT_INTERVAL), Duration::from_millis(250));
-        assert_eq!(seconds_from(Some("2"), DAY), Duration::from_secs(2));
-        for bad in ["", "x", "0", "-1", "NaN", "inf"] {
-            assert_eq!(seconds_from(Some(bad), DEFAULT_INTERVAL), DEFAULT_INTERVAL, "{bad:?}");
-        }
     }
 }
