@@ -120,17 +120,14 @@ fn query_matches(route: &HttpRoute, query: &[(String, String)]) -> Option<usize>
 }
 
 fn query_pairs(protocol: Protocol, req: &Request) -> Result<Vec<(String, String)>, ProtocolError> {
-    let pairs = urlencoded::pairs(req.uri.query().unwrap_or_default()).map_err(|message| {
-        ProtocolError::MalformedParameter {
+    urlencoded::pairs(req.uri.query().unwrap_or_default())
+        .map(|pair| pair.map(|(k, v)| (k.into_owned(), v.into_owned())))
+        .collect::<Result<_, _>>()
+        .map_err(|message| ProtocolError::MalformedParameter {
             protocol,
             name: "query string".into(),
             message,
-        }
-    })?;
-    Ok(pairs
-        .into_iter()
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect())
+        })
 }
 
 /// How well a route matches, compared in order: literal path segments, literal query

@@ -81,7 +81,7 @@ pub mod rest_xml;
 mod s3;
 mod text;
 mod timestamp;
-mod urlencoded;
+pub mod urlencoded;
 pub mod xml;
 mod xml_writer;
 

@@ -57,13 +57,11 @@ pub fn namespace_uri(service: &Service) -> Cow<'static, str> {
 /// The request's parameters: the query string's, then (overriding) a form body's.
 fn params<'r>(protocol: Protocol, req: &Request<'r>) -> Result<Params<'r>, ProtocolError> {
     let malformed = |message| ProtocolError::MalformedBody { protocol, message };
-    let mut params: Params = urlencoded::pairs(req.uri.query().unwrap_or_default())
-        .map_err(malformed)?
-        .into_iter()
-        .collect();
-    if !req.body.is_empty() {
-        let body = std::str::from_utf8(req.body).map_err(|_| malformed("the body is not UTF-8".into()))?;
-        params.extend(urlencoded::pairs(body).map_err(malformed)?);
+    let body = std::str::from_utf8(req.body).map_err(|_| malformed("the body is not UTF-8".into()))?;
+    let mut params = Params::new();
+    for pair in urlencoded::pairs(req.uri.query().unwrap_or_default()).chain(urlencoded::pairs(body)) {
+        let (name, value) = pair.map_err(malformed)?;
+        params.insert(name, value);
     }
     Ok(params)
 }

@@ -8,7 +8,6 @@
 //! the server keeps serving.
 
 use std::any::Any;
-use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -18,10 +17,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use aws_smithy_json::serialize::JsonObjectWriter;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Either, Full, Limited};
+use hyper::body::Body as _;
 use hyper::body::Incoming;
 use stratus_core::validate::validate_input;
 use stratus_core::{AwsError, BodyReader, OperationError, PayloadFraming, RequestContext, Streams};
-use stratus_protocol::{Request, Response};
+use stratus_protocol::{urlencoded, Request, Response};
 
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
@@ -48,21 +48,9 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::
     let (body, streams) = if streams_payload(gateway, &parts) {
         (Bytes::new(), Streams::with_request(streaming::request_reader(body)))
     } else {
-        match Limited::new(body, gateway.config.max_body_bytes).collect().await {
-            Ok(collected) => (collected.to_bytes(), Streams::default()),
-            Err(e) => {
-                let too_large = e.downcast_ref::<http_body_util::LengthLimitError>().is_some();
-                let error = if too_large {
-                    AwsError::new(
-                        "RequestEntityTooLarge",
-                        "Request body is larger than Stratus accepts",
-                        413,
-                    )
-                } else {
-                    AwsError::new("IncompleteBody", "The request body could not be read", 400)
-                };
-                return into_hyper(plain_json_error(&error, &request_id), None);
-            }
+        match read_body(body, gateway.config.max_body_bytes).await {
+            Ok(body) => (body, Streams::default()),
+            Err(error) => return into_hyper(plain_json_error(&error, &request_id), None),
         }
     };
     let served = CatchUnwind(std::pin::pin!(serve(gateway, &parts, &body, &request_id, streams))).await;
@@ -70,6 +58,35 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::
         Ok((response, streamed)) => into_hyper(response, streamed),
         Err(panic) => panicked(&panic, &request_id),
     }
+}
+
+/// The whole of a request's body, refused past `limit` bytes. A body that arrives as one frame
+/// — every small request — is taken as it is, without collecting.
+async fn read_body(body: Incoming, limit: usize) -> Result<Bytes, AwsError> {
+    let unreadable = |e: Box<dyn std::error::Error + Send + Sync>| {
+        if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+            AwsError::new(
+                "RequestEntityTooLarge",
+                "Request body is larger than Stratus accepts",
+                413,
+            )
+        } else {
+            AwsError::new("IncompleteBody", "The request body could not be read", 400)
+        }
+    };
+    let mut body = Limited::new(body, limit);
+    let first = match body.frame().await {
+        None => return Ok(Bytes::new()),
+        Some(frame) => frame.map_err(unreadable)?.into_data().unwrap_or_default(),
+    };
+    if body.is_end_stream() {
+        return Ok(first);
+    }
+    let rest = body.collect().await.map_err(unreadable)?.to_bytes();
+    let mut whole = Vec::with_capacity(first.len() + rest.len());
+    whole.extend_from_slice(&first);
+    whole.extend_from_slice(&rest);
+    Ok(whole.into())
 }
 
 /// The answer to a request whose handling panicked with `panic`, logged.
@@ -244,7 +261,7 @@ fn request_host(req: &Request<'_>) -> Option<String> {
 }
 
 /// A routing parameter, borrowed from the request unless it needed decoding.
-type FormParam<'r> = (Cow<'r, str>, Cow<'r, str>);
+type FormParam<'r> = urlencoded::Pair<'r>;
 
 /// The parameters routing and caller identity read; the protocol decodes the rest.
 const ROUTING_PARAMS: [&str; 7] = [
@@ -258,20 +275,24 @@ const ROUTING_PARAMS: [&str; 7] = [
 ];
 
 /// The routing parameters of a request: its query string's, then its urlencoded form body's
-/// (which a Query request's `Action` usually comes in).
+/// (which a Query request's `Action` usually comes in). Decoded as the Query protocol decodes
+/// them; a pair that does not decode is left for the protocol to refuse.
 pub(crate) fn routing_params<'r>(req: &Request<'r>) -> Vec<FormParam<'r>> {
-    let routing =
-        |source: &'r [u8]| form_urlencoded::parse(source).filter(|(k, _)| ROUTING_PARAMS.contains(&k.as_ref()));
-    let mut params: Vec<FormParam<'r>> = routing(req.uri.query().unwrap_or("").as_bytes()).collect();
     let is_form = req
         .headers
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
-    if is_form {
-        params.extend(routing(req.body));
-    }
-    params
+    let body = if is_form {
+        std::str::from_utf8(req.body).unwrap_or_default()
+    } else {
+        ""
+    };
+    urlencoded::pairs(req.uri.query().unwrap_or_default())
+        .chain(urlencoded::pairs(body))
+        .filter_map(Result::ok)
+        .filter(|(k, _)| ROUTING_PARAMS.contains(&k.as_ref()))
+        .collect()
 }
 
 /// Who signed the request: its `Authorization` header, else presigned query parameters among
