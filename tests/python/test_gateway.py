@@ -1,5 +1,6 @@
 """The gateway: routing, health, errors for what no service implements, shutdown."""
 
+import http.client
 import json
 import os
 import signal
@@ -61,6 +62,25 @@ def test_presigned_query_request_is_routed_and_signed_by_its_query(stratus):
         body = response.read()
     assert b"<Account>123456789012</Account>" in body
     assert b"<Arn>arn:aws:iam::123456789012:root</Arn>" in body
+
+
+def test_body_in_several_chunks_is_read_whole(stratus):
+    """A body that arrives in pieces (chunked transfer encoding, two chunks) is joined before
+    it is decoded."""
+    host, port = stratus.endpoint.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.putrequest("POST", "/")
+    conn.putheader("Content-Type", "application/x-www-form-urlencoded")
+    conn.putheader("Transfer-Encoding", "chunked")
+    conn.putheader("Authorization", "AWS4-HMAC-SHA256 Credential=123456789012/20240101/us-east-1/sts/aws4_request, SignedHeaders=host, Signature=x")
+    conn.endheaders()
+    for piece in (b"Action=GetCallerIdentity&", b"Version=2011-06-15"):
+        conn.send(b"%x\r\n%s\r\n" % (len(piece), piece))
+    conn.send(b"0\r\n\r\n")
+    response = conn.getresponse()
+    body = response.read()
+    assert response.status == 200, body
+    assert b"<Account>123456789012</Account>" in body
 
 
 def test_sigterm_exits_cleanly():
