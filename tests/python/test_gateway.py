@@ -83,6 +83,24 @@ def test_body_in_several_chunks_is_read_whole(stratus):
     assert b"<Account>123456789012</Account>" in body
 
 
+def test_form_body_with_bytes_that_are_not_utf8_is_refused_by_its_service(stratus):
+    """One pair that is not UTF-8 does not hide the Action beside it: the request reaches STS,
+    whose Query protocol refuses the body in its own error shape."""
+    request = urllib.request.Request(
+        stratus.endpoint + "/",
+        data=b"Action=GetCallerIdentity&Version=2011-06-15&Bad=\xff\xfe",
+        headers={"Content-Type": "application/x-www-form-urlencoded",
+                 "Authorization": "AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/sts/aws4_request, SignedHeaders=host, Signature=x"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=10)
+    body = err.value.read()
+    # AWS's common errors list MalformedQueryString with HTTP status 404.
+    assert err.value.code == 404, body
+    assert b'<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">' in body
+    assert b"<Code>MalformedQueryString</Code>" in body
+
+
 def test_sigterm_exits_cleanly():
     server = Stratus("--ephemeral")
     server.client("sts").get_caller_identity()

@@ -283,13 +283,15 @@ pub(crate) fn routing_params<'r>(req: &Request<'r>) -> Vec<FormParam<'r>> {
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
-    let body = if is_form {
-        std::str::from_utf8(req.body).unwrap_or_default()
-    } else {
-        ""
-    };
+    let body: &[u8] = if is_form { req.body } else { &[] };
+    // Pair by pair: bytes that are not UTF-8 in one pair (which the protocol refuses later, in
+    // the service's error shape) do not hide the others from routing.
+    let body_pairs = body
+        .split(|&b| b == b'&')
+        .filter_map(|pair| std::str::from_utf8(pair).ok())
+        .flat_map(urlencoded::pairs);
     urlencoded::pairs(req.uri.query().unwrap_or_default())
-        .chain(urlencoded::pairs(body))
+        .chain(body_pairs)
         .filter_map(Result::ok)
         .filter(|(k, _)| ROUTING_PARAMS.contains(&k.as_ref()))
         .collect()
