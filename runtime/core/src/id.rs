@@ -1,8 +1,8 @@
 //! Random identifiers: request ids, access keys, resource ids.
 //!
 //! Each thread draws from its own SplitMix64 sequence, seeded by the standard library's
-//! randomly keyed hasher: unpredictable enough for an emulator's ids
-//! and secrets, no extra dependency, and no hashing or shared counter on every request id.
+//! randomly keyed hasher: unpredictable enough for an emulator's ids and secrets, no extra
+//! dependency, and no hashing or shared counter on every request id.
 
 use std::cell::Cell;
 use std::hash::{BuildHasher, Hasher};

@@ -6,14 +6,13 @@
 //! left. Where several services share a signal (DynamoDB and DynamoDB Streams sign as
 //! `dynamodb`; SES and SESv2 as `ses`), the protocol-specific signal decides.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use http::HeaderName;
 use stratus_core::schema::{Operation, Protocol, Service};
 use stratus_core::service::ServiceHandler;
 use stratus_core::AwsError;
-use stratus_protocol::{ProtocolError, Request};
+use stratus_protocol::{urlencoded, ProtocolError, Request};
 
 use crate::sigv4::Signer;
 use crate::virtual_host;
@@ -84,7 +83,7 @@ impl Services {
         &self,
         req: &Request<'_>,
         signer: Option<&Signer<'_>>,
-        form: &[(Cow<'_, str>, Cow<'_, str>)],
+        form: &[urlencoded::Pair<'_>],
     ) -> Result<Route, Unrouted> {
         let header = |name: &HeaderName| req.headers.get(name).and_then(|v| v.to_str().ok());
         let signed_for = |schema: &Service| {
