@@ -1,6 +1,6 @@
 # Stratus — the commands a developer and CI run. `make help` lists them.
 
-AWS_MODELS_DIR ?= ../shared/aws-models
+AWS_MODELS_DIR ?= ../shared/aws-models-2026-08
 CARGO ?= cargo
 MODELS_JSON := models/json
 VENV := .venv

@@ -140,6 +140,7 @@ const IGNORED_TRAITS: &[&str] = &[
     "smithy.api#eventPayload",
     "smithy.api#httpChecksumRequired",
     "smithy.rules#endpointRuleSet",
+    "smithy.rules#endpointBdd",
     "smithy.rules#endpointTests",
     "smithy.rules#staticContextParams",
     "smithy.rules#contextParam",
@@ -163,6 +164,8 @@ const IGNORED_TRAITS: &[&str] = &[
     "aws.cloudformation#cfnResource",
     "aws.cloudformation#cfnExcludeProperty",
     "aws.auth#unsignedPayload",
+    // Signatures are not verified; SigV4a names the same signing name as the service's SigV4.
+    "aws.auth#sigv4a",
     // Behaviour S3's hand-written layer implements itself.
     "aws.protocols#httpChecksum",
     "aws.customizations#s3UnwrappedXmlOutput",

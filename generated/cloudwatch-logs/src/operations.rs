@@ -10,12 +10,17 @@ use crate::types::*;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OperationName {
     AssociateKmsKey,
+    AssociateSourceToS3TableIntegration,
     CancelExportTask,
+    CancelImportTask,
     CreateDelivery,
     CreateExportTask,
+    CreateImportTask,
     CreateLogAnomalyDetector,
     CreateLogGroup,
     CreateLogStream,
+    CreateLookupTable,
+    CreateScheduledQuery,
     DeleteAccountPolicy,
     DeleteDataProtectionPolicy,
     DeleteDelivery,
@@ -28,10 +33,12 @@ pub enum OperationName {
     DeleteLogAnomalyDetector,
     DeleteLogGroup,
     DeleteLogStream,
+    DeleteLookupTable,
     DeleteMetricFilter,
     DeleteQueryDefinition,
     DeleteResourcePolicy,
     DeleteRetentionPolicy,
+    DeleteScheduledQuery,
     DeleteSubscriptionFilter,
     DeleteTransformer,
     DescribeAccountPolicies,
@@ -42,15 +49,19 @@ pub enum OperationName {
     DescribeDestinations,
     DescribeExportTasks,
     DescribeFieldIndexes,
+    DescribeImportTaskBatches,
+    DescribeImportTasks,
     DescribeIndexPolicies,
     DescribeLogGroups,
     DescribeLogStreams,
+    DescribeLookupTables,
     DescribeMetricFilters,
     DescribeQueries,
     DescribeQueryDefinitions,
     DescribeResourcePolicies,
     DescribeSubscriptionFilters,
     DisassociateKmsKey,
+    DisassociateSourceFromS3TableIntegration,
     FilterLogEvents,
     GetDataProtectionPolicy,
     GetDelivery,
@@ -60,19 +71,27 @@ pub enum OperationName {
     GetIntegration,
     GetLogAnomalyDetector,
     GetLogEvents,
+    GetLogFields,
     GetLogGroupFields,
     GetLogObject,
     GetLogRecord,
+    GetLookupTable,
     GetQueryResults,
+    GetScheduledQuery,
+    GetScheduledQueryHistory,
     GetTransformer,
+    ListAggregateLogGroupSummaries,
     ListAnomalies,
     ListIntegrations,
     ListLogAnomalyDetectors,
     ListLogGroups,
     ListLogGroupsForQuery,
+    ListScheduledQueries,
+    ListSourcesForS3TableIntegration,
     ListTagsForResource,
     ListTagsLogGroup,
     PutAccountPolicy,
+    PutBearerTokenAuthentication,
     PutDataProtectionPolicy,
     PutDeliveryDestination,
     PutDeliveryDestinationPolicy,
@@ -82,6 +101,7 @@ pub enum OperationName {
     PutIndexPolicy,
     PutIntegration,
     PutLogEvents,
+    PutLogGroupDeletionProtection,
     PutMetricFilter,
     PutQueryDefinition,
     PutResourcePolicy,
@@ -100,17 +120,24 @@ pub enum OperationName {
     UpdateAnomaly,
     UpdateDeliveryConfiguration,
     UpdateLogAnomalyDetector,
+    UpdateLookupTable,
+    UpdateScheduledQuery,
 }
 
 impl OperationName {
     pub const ALL: &'static [OperationName] = &[
         OperationName::AssociateKmsKey,
+        OperationName::AssociateSourceToS3TableIntegration,
         OperationName::CancelExportTask,
+        OperationName::CancelImportTask,
         OperationName::CreateDelivery,
         OperationName::CreateExportTask,
+        OperationName::CreateImportTask,
         OperationName::CreateLogAnomalyDetector,
         OperationName::CreateLogGroup,
         OperationName::CreateLogStream,
+        OperationName::CreateLookupTable,
+        OperationName::CreateScheduledQuery,
         OperationName::DeleteAccountPolicy,
         OperationName::DeleteDataProtectionPolicy,
         OperationName::DeleteDelivery,
@@ -123,10 +150,12 @@ impl OperationName {
         OperationName::DeleteLogAnomalyDetector,
         OperationName::DeleteLogGroup,
         OperationName::DeleteLogStream,
+        OperationName::DeleteLookupTable,
         OperationName::DeleteMetricFilter,
         OperationName::DeleteQueryDefinition,
         OperationName::DeleteResourcePolicy,
         OperationName::DeleteRetentionPolicy,
+        OperationName::DeleteScheduledQuery,
         OperationName::DeleteSubscriptionFilter,
         OperationName::DeleteTransformer,
         OperationName::DescribeAccountPolicies,
@@ -137,15 +166,19 @@ impl OperationName {
         OperationName::DescribeDestinations,
         OperationName::DescribeExportTasks,
         OperationName::DescribeFieldIndexes,
+        OperationName::DescribeImportTaskBatches,
+        OperationName::DescribeImportTasks,
         OperationName::DescribeIndexPolicies,
         OperationName::DescribeLogGroups,
         OperationName::DescribeLogStreams,
+        OperationName::DescribeLookupTables,
         OperationName::DescribeMetricFilters,
         OperationName::DescribeQueries,
         OperationName::DescribeQueryDefinitions,
         OperationName::DescribeResourcePolicies,
         OperationName::DescribeSubscriptionFilters,
         OperationName::DisassociateKmsKey,
+        OperationName::DisassociateSourceFromS3TableIntegration,
         OperationName::FilterLogEvents,
         OperationName::GetDataProtectionPolicy,
         OperationName::GetDelivery,
@@ -155,19 +188,27 @@ impl OperationName {
         OperationName::GetIntegration,
         OperationName::GetLogAnomalyDetector,
         OperationName::GetLogEvents,
+        OperationName::GetLogFields,
         OperationName::GetLogGroupFields,
         OperationName::GetLogObject,
         OperationName::GetLogRecord,
+        OperationName::GetLookupTable,
         OperationName::GetQueryResults,
+        OperationName::GetScheduledQuery,
+        OperationName::GetScheduledQueryHistory,
         OperationName::GetTransformer,
+        OperationName::ListAggregateLogGroupSummaries,
         OperationName::ListAnomalies,
         OperationName::ListIntegrations,
         OperationName::ListLogAnomalyDetectors,
         OperationName::ListLogGroups,
         OperationName::ListLogGroupsForQuery,
+        OperationName::ListScheduledQueries,
+        OperationName::ListSourcesForS3TableIntegration,
         OperationName::ListTagsForResource,
         OperationName::ListTagsLogGroup,
         OperationName::PutAccountPolicy,
+        OperationName::PutBearerTokenAuthentication,
         OperationName::PutDataProtectionPolicy,
         OperationName::PutDeliveryDestination,
         OperationName::PutDeliveryDestinationPolicy,
@@ -177,6 +218,7 @@ impl OperationName {
         OperationName::PutIndexPolicy,
         OperationName::PutIntegration,
         OperationName::PutLogEvents,
+        OperationName::PutLogGroupDeletionProtection,
         OperationName::PutMetricFilter,
         OperationName::PutQueryDefinition,
         OperationName::PutResourcePolicy,
@@ -195,6 +237,8 @@ impl OperationName {
         OperationName::UpdateAnomaly,
         OperationName::UpdateDeliveryConfiguration,
         OperationName::UpdateLogAnomalyDetector,
+        OperationName::UpdateLookupTable,
+        OperationName::UpdateScheduledQuery,
     ];
 
     /// The operation's schema.
@@ -259,6 +303,53 @@ impl AssociateKmsKeyError {
     }
 }
 
+/// What AssociateSourceToS3TableIntegration can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssociateSourceToS3TableIntegrationError {
+    AccessDeniedException(AccessDeniedException),
+    InternalServerException(InternalServerException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for AssociateSourceToS3TableIntegrationError {
+    fn from(e: rt::AwsError) -> AssociateSourceToS3TableIntegrationError {
+        AssociateSourceToS3TableIntegrationError::Aws(e)
+    }
+}
+
+impl AssociateSourceToS3TableIntegrationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            AssociateSourceToS3TableIntegrationError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AssociateSourceToS3TableIntegrationError::InternalServerException(e) => rt::OperationError::Modeled {
+                shape: &schema::INTERNAL_SERVER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AssociateSourceToS3TableIntegrationError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AssociateSourceToS3TableIntegrationError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AssociateSourceToS3TableIntegrationError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AssociateSourceToS3TableIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What CancelExportTask can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CancelExportTaskError {
@@ -297,6 +388,53 @@ impl CancelExportTaskError {
                 value: rt::IntoValue::into_value(e),
             },
             CancelExportTaskError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What CancelImportTask can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CancelImportTaskError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidOperationException(InvalidOperationException),
+    InvalidParameterException(InvalidParameterException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for CancelImportTaskError {
+    fn from(e: rt::AwsError) -> CancelImportTaskError {
+        CancelImportTaskError::Aws(e)
+    }
+}
+
+impl CancelImportTaskError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            CancelImportTaskError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CancelImportTaskError::InvalidOperationException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_OPERATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CancelImportTaskError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CancelImportTaskError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CancelImportTaskError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CancelImportTaskError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -406,6 +544,63 @@ impl CreateExportTaskError {
                 value: rt::IntoValue::into_value(e),
             },
             CreateExportTaskError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What CreateImportTask can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateImportTaskError {
+    AccessDeniedException(AccessDeniedException),
+    ConflictException(ConflictException),
+    InvalidOperationException(InvalidOperationException),
+    InvalidParameterException(InvalidParameterException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for CreateImportTaskError {
+    fn from(e: rt::AwsError) -> CreateImportTaskError {
+        CreateImportTaskError::Aws(e)
+    }
+}
+
+impl CreateImportTaskError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            CreateImportTaskError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateImportTaskError::ConflictException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONFLICT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateImportTaskError::InvalidOperationException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_OPERATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateImportTaskError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateImportTaskError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateImportTaskError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateImportTaskError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateImportTaskError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -542,6 +737,115 @@ impl CreateLogStreamError {
                 value: rt::IntoValue::into_value(e),
             },
             CreateLogStreamError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What CreateLookupTable can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateLookupTableError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidParameterException(InvalidParameterException),
+    LimitExceededException(LimitExceededException),
+    ResourceAlreadyExistsException(ResourceAlreadyExistsException),
+    ServiceUnavailableException(ServiceUnavailableException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for CreateLookupTableError {
+    fn from(e: rt::AwsError) -> CreateLookupTableError {
+        CreateLookupTableError::Aws(e)
+    }
+}
+
+impl CreateLookupTableError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            CreateLookupTableError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateLookupTableError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateLookupTableError::LimitExceededException(e) => rt::OperationError::Modeled {
+                shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateLookupTableError::ResourceAlreadyExistsException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateLookupTableError::ServiceUnavailableException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateLookupTableError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateLookupTableError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What CreateScheduledQuery can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateScheduledQueryError {
+    AccessDeniedException(AccessDeniedException),
+    ConflictException(ConflictException),
+    InternalServerException(InternalServerException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceQuotaExceededException(ServiceQuotaExceededException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for CreateScheduledQueryError {
+    fn from(e: rt::AwsError) -> CreateScheduledQueryError {
+        CreateScheduledQueryError::Aws(e)
+    }
+}
+
+impl CreateScheduledQueryError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            CreateScheduledQueryError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateScheduledQueryError::ConflictException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONFLICT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateScheduledQueryError::InternalServerException(e) => rt::OperationError::Modeled {
+                shape: &schema::INTERNAL_SERVER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateScheduledQueryError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateScheduledQueryError::ServiceQuotaExceededException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateScheduledQueryError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateScheduledQueryError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateScheduledQueryError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -1008,6 +1312,7 @@ pub enum DeleteLogGroupError {
     OperationAbortedException(OperationAbortedException),
     ResourceNotFoundException(ResourceNotFoundException),
     ServiceUnavailableException(ServiceUnavailableException),
+    ValidationException(ValidationException),
     /// An error the model does not list (not implemented, throttling, validation, …).
     Aws(rt::AwsError),
 }
@@ -1038,6 +1343,10 @@ impl DeleteLogGroupError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            DeleteLogGroupError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             DeleteLogGroupError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
@@ -1050,6 +1359,7 @@ pub enum DeleteLogStreamError {
     OperationAbortedException(OperationAbortedException),
     ResourceNotFoundException(ResourceNotFoundException),
     ServiceUnavailableException(ServiceUnavailableException),
+    ValidationException(ValidationException),
     /// An error the model does not list (not implemented, throttling, validation, …).
     Aws(rt::AwsError),
 }
@@ -1080,7 +1390,53 @@ impl DeleteLogStreamError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            DeleteLogStreamError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             DeleteLogStreamError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What DeleteLookupTable can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeleteLookupTableError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidParameterException(InvalidParameterException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceUnavailableException(ServiceUnavailableException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for DeleteLookupTableError {
+    fn from(e: rt::AwsError) -> DeleteLookupTableError {
+        DeleteLookupTableError::Aws(e)
+    }
+}
+
+impl DeleteLookupTableError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            DeleteLookupTableError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteLookupTableError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteLookupTableError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteLookupTableError::ServiceUnavailableException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteLookupTableError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -1244,6 +1600,53 @@ impl DeleteRetentionPolicyError {
                 value: rt::IntoValue::into_value(e),
             },
             DeleteRetentionPolicyError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What DeleteScheduledQuery can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeleteScheduledQueryError {
+    AccessDeniedException(AccessDeniedException),
+    InternalServerException(InternalServerException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for DeleteScheduledQueryError {
+    fn from(e: rt::AwsError) -> DeleteScheduledQueryError {
+        DeleteScheduledQueryError::Aws(e)
+    }
+}
+
+impl DeleteScheduledQueryError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            DeleteScheduledQueryError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteScheduledQueryError::InternalServerException(e) => rt::OperationError::Modeled {
+                shape: &schema::INTERNAL_SERVER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteScheduledQueryError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteScheduledQueryError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteScheduledQueryError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteScheduledQueryError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -1658,6 +2061,100 @@ impl DescribeFieldIndexesError {
     }
 }
 
+/// What DescribeImportTaskBatches can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DescribeImportTaskBatchesError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidOperationException(InvalidOperationException),
+    InvalidParameterException(InvalidParameterException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for DescribeImportTaskBatchesError {
+    fn from(e: rt::AwsError) -> DescribeImportTaskBatchesError {
+        DescribeImportTaskBatchesError::Aws(e)
+    }
+}
+
+impl DescribeImportTaskBatchesError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            DescribeImportTaskBatchesError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTaskBatchesError::InvalidOperationException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_OPERATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTaskBatchesError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTaskBatchesError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTaskBatchesError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTaskBatchesError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What DescribeImportTasks can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DescribeImportTasksError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidOperationException(InvalidOperationException),
+    InvalidParameterException(InvalidParameterException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for DescribeImportTasksError {
+    fn from(e: rt::AwsError) -> DescribeImportTasksError {
+        DescribeImportTasksError::Aws(e)
+    }
+}
+
+impl DescribeImportTasksError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            DescribeImportTasksError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTasksError::InvalidOperationException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_OPERATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTasksError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTasksError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTasksError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeImportTasksError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What DescribeIndexPolicies can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DescribeIndexPoliciesError {
@@ -1770,6 +2267,48 @@ impl DescribeLogStreamsError {
                 value: rt::IntoValue::into_value(e),
             },
             DescribeLogStreamsError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What DescribeLookupTables can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DescribeLookupTablesError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidParameterException(InvalidParameterException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceUnavailableException(ServiceUnavailableException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for DescribeLookupTablesError {
+    fn from(e: rt::AwsError) -> DescribeLookupTablesError {
+        DescribeLookupTablesError::Aws(e)
+    }
+}
+
+impl DescribeLookupTablesError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            DescribeLookupTablesError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeLookupTablesError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeLookupTablesError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeLookupTablesError::ServiceUnavailableException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DescribeLookupTablesError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -1987,6 +2526,55 @@ impl DisassociateKmsKeyError {
                 value: rt::IntoValue::into_value(e),
             },
             DisassociateKmsKeyError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What DisassociateSourceFromS3TableIntegration can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DisassociateSourceFromS3TableIntegrationError {
+    AccessDeniedException(AccessDeniedException),
+    InternalServerException(InternalServerException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for DisassociateSourceFromS3TableIntegrationError {
+    fn from(e: rt::AwsError) -> DisassociateSourceFromS3TableIntegrationError {
+        DisassociateSourceFromS3TableIntegrationError::Aws(e)
+    }
+}
+
+impl DisassociateSourceFromS3TableIntegrationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            DisassociateSourceFromS3TableIntegrationError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DisassociateSourceFromS3TableIntegrationError::InternalServerException(e) => rt::OperationError::Modeled {
+                shape: &schema::INTERNAL_SERVER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DisassociateSourceFromS3TableIntegrationError::ResourceNotFoundException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
+            DisassociateSourceFromS3TableIntegrationError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DisassociateSourceFromS3TableIntegrationError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DisassociateSourceFromS3TableIntegrationError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -2364,6 +2952,48 @@ impl GetLogEventsError {
     }
 }
 
+/// What GetLogFields can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetLogFieldsError {
+    InvalidParameterException(InvalidParameterException),
+    OperationAbortedException(OperationAbortedException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceUnavailableException(ServiceUnavailableException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetLogFieldsError {
+    fn from(e: rt::AwsError) -> GetLogFieldsError {
+        GetLogFieldsError::Aws(e)
+    }
+}
+
+impl GetLogFieldsError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetLogFieldsError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetLogFieldsError::OperationAbortedException(e) => rt::OperationError::Modeled {
+                shape: &schema::OPERATION_ABORTED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetLogFieldsError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetLogFieldsError::ServiceUnavailableException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetLogFieldsError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What GetLogGroupFields can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetLogGroupFieldsError {
@@ -2495,6 +3125,48 @@ impl GetLogRecordError {
     }
 }
 
+/// What GetLookupTable can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetLookupTableError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidParameterException(InvalidParameterException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceUnavailableException(ServiceUnavailableException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetLookupTableError {
+    fn from(e: rt::AwsError) -> GetLookupTableError {
+        GetLookupTableError::Aws(e)
+    }
+}
+
+impl GetLookupTableError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetLookupTableError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetLookupTableError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetLookupTableError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetLookupTableError::ServiceUnavailableException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetLookupTableError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What GetQueryResults can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetQueryResultsError {
@@ -2528,6 +3200,100 @@ impl GetQueryResultsError {
                 value: rt::IntoValue::into_value(e),
             },
             GetQueryResultsError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetScheduledQuery can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetScheduledQueryError {
+    AccessDeniedException(AccessDeniedException),
+    InternalServerException(InternalServerException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetScheduledQueryError {
+    fn from(e: rt::AwsError) -> GetScheduledQueryError {
+        GetScheduledQueryError::Aws(e)
+    }
+}
+
+impl GetScheduledQueryError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetScheduledQueryError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryError::InternalServerException(e) => rt::OperationError::Modeled {
+                shape: &schema::INTERNAL_SERVER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetScheduledQueryHistory can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetScheduledQueryHistoryError {
+    AccessDeniedException(AccessDeniedException),
+    InternalServerException(InternalServerException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetScheduledQueryHistoryError {
+    fn from(e: rt::AwsError) -> GetScheduledQueryHistoryError {
+        GetScheduledQueryHistoryError::Aws(e)
+    }
+}
+
+impl GetScheduledQueryHistoryError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetScheduledQueryHistoryError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryHistoryError::InternalServerException(e) => rt::OperationError::Modeled {
+                shape: &schema::INTERNAL_SERVER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryHistoryError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryHistoryError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryHistoryError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetScheduledQueryHistoryError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -2570,6 +3336,43 @@ impl GetTransformerError {
                 value: rt::IntoValue::into_value(e),
             },
             GetTransformerError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What ListAggregateLogGroupSummaries can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListAggregateLogGroupSummariesError {
+    InvalidParameterException(InvalidParameterException),
+    ServiceUnavailableException(ServiceUnavailableException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for ListAggregateLogGroupSummariesError {
+    fn from(e: rt::AwsError) -> ListAggregateLogGroupSummariesError {
+        ListAggregateLogGroupSummariesError::Aws(e)
+    }
+}
+
+impl ListAggregateLogGroupSummariesError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            ListAggregateLogGroupSummariesError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListAggregateLogGroupSummariesError::ServiceUnavailableException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListAggregateLogGroupSummariesError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListAggregateLogGroupSummariesError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -2764,6 +3567,95 @@ impl ListLogGroupsForQueryError {
     }
 }
 
+/// What ListScheduledQueries can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListScheduledQueriesError {
+    AccessDeniedException(AccessDeniedException),
+    InternalServerException(InternalServerException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for ListScheduledQueriesError {
+    fn from(e: rt::AwsError) -> ListScheduledQueriesError {
+        ListScheduledQueriesError::Aws(e)
+    }
+}
+
+impl ListScheduledQueriesError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            ListScheduledQueriesError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListScheduledQueriesError::InternalServerException(e) => rt::OperationError::Modeled {
+                shape: &schema::INTERNAL_SERVER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListScheduledQueriesError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListScheduledQueriesError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListScheduledQueriesError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What ListSourcesForS3TableIntegration can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListSourcesForS3TableIntegrationError {
+    AccessDeniedException(AccessDeniedException),
+    InternalServerException(InternalServerException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for ListSourcesForS3TableIntegrationError {
+    fn from(e: rt::AwsError) -> ListSourcesForS3TableIntegrationError {
+        ListSourcesForS3TableIntegrationError::Aws(e)
+    }
+}
+
+impl ListSourcesForS3TableIntegrationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            ListSourcesForS3TableIntegrationError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListSourcesForS3TableIntegrationError::InternalServerException(e) => rt::OperationError::Modeled {
+                shape: &schema::INTERNAL_SERVER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListSourcesForS3TableIntegrationError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListSourcesForS3TableIntegrationError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListSourcesForS3TableIntegrationError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListSourcesForS3TableIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What ListTagsForResource can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListTagsForResourceError {
@@ -2871,6 +3763,58 @@ impl PutAccountPolicyError {
                 value: rt::IntoValue::into_value(e),
             },
             PutAccountPolicyError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What PutBearerTokenAuthentication can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PutBearerTokenAuthenticationError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidOperationException(InvalidOperationException),
+    InvalidParameterException(InvalidParameterException),
+    OperationAbortedException(OperationAbortedException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceUnavailableException(ServiceUnavailableException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for PutBearerTokenAuthenticationError {
+    fn from(e: rt::AwsError) -> PutBearerTokenAuthenticationError {
+        PutBearerTokenAuthenticationError::Aws(e)
+    }
+}
+
+impl PutBearerTokenAuthenticationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            PutBearerTokenAuthenticationError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutBearerTokenAuthenticationError::InvalidOperationException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_OPERATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutBearerTokenAuthenticationError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutBearerTokenAuthenticationError::OperationAbortedException(e) => rt::OperationError::Modeled {
+                shape: &schema::OPERATION_ABORTED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutBearerTokenAuthenticationError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutBearerTokenAuthenticationError::ServiceUnavailableException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutBearerTokenAuthenticationError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -3279,6 +4223,58 @@ impl PutLogEventsError {
                 value: rt::IntoValue::into_value(e),
             },
             PutLogEventsError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What PutLogGroupDeletionProtection can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PutLogGroupDeletionProtectionError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidOperationException(InvalidOperationException),
+    InvalidParameterException(InvalidParameterException),
+    OperationAbortedException(OperationAbortedException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceUnavailableException(ServiceUnavailableException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for PutLogGroupDeletionProtectionError {
+    fn from(e: rt::AwsError) -> PutLogGroupDeletionProtectionError {
+        PutLogGroupDeletionProtectionError::Aws(e)
+    }
+}
+
+impl PutLogGroupDeletionProtectionError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            PutLogGroupDeletionProtectionError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutLogGroupDeletionProtectionError::InvalidOperationException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_OPERATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutLogGroupDeletionProtectionError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutLogGroupDeletionProtectionError::OperationAbortedException(e) => rt::OperationError::Modeled {
+                shape: &schema::OPERATION_ABORTED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutLogGroupDeletionProtectionError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutLogGroupDeletionProtectionError::ServiceUnavailableException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutLogGroupDeletionProtectionError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -4044,6 +5040,105 @@ impl UpdateLogAnomalyDetectorError {
     }
 }
 
+/// What UpdateLookupTable can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateLookupTableError {
+    AccessDeniedException(AccessDeniedException),
+    InvalidParameterException(InvalidParameterException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceUnavailableException(ServiceUnavailableException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for UpdateLookupTableError {
+    fn from(e: rt::AwsError) -> UpdateLookupTableError {
+        UpdateLookupTableError::Aws(e)
+    }
+}
+
+impl UpdateLookupTableError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            UpdateLookupTableError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateLookupTableError::InvalidParameterException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateLookupTableError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateLookupTableError::ServiceUnavailableException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateLookupTableError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateLookupTableError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What UpdateScheduledQuery can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateScheduledQueryError {
+    AccessDeniedException(AccessDeniedException),
+    ConflictException(ConflictException),
+    InternalServerException(InternalServerException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ThrottlingException(ThrottlingException),
+    ValidationException(ValidationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for UpdateScheduledQueryError {
+    fn from(e: rt::AwsError) -> UpdateScheduledQueryError {
+        UpdateScheduledQueryError::Aws(e)
+    }
+}
+
+impl UpdateScheduledQueryError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            UpdateScheduledQueryError::AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateScheduledQueryError::ConflictException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONFLICT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateScheduledQueryError::InternalServerException(e) => rt::OperationError::Modeled {
+                shape: &schema::INTERNAL_SERVER_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateScheduledQueryError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateScheduledQueryError::ThrottlingException(e) => rt::OperationError::Modeled {
+                shape: &schema::THROTTLING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateScheduledQueryError::ValidationException(e) => rt::OperationError::Modeled {
+                shape: &schema::VALIDATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateScheduledQueryError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// The CloudWatch Logs service. Every method answers AWS's not-implemented error until a service
 /// implements it.
 pub trait CloudWatchLogs: Send + Sync + 'static {
@@ -4055,6 +5150,16 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("AssociateKmsKey").into()) }
     }
+    fn associate_source_to_s3_table_integration(
+        &self,
+        ctx: &rt::RequestContext,
+        input: AssociateSourceToS3TableIntegrationRequest,
+    ) -> impl std::future::Future<
+        Output = Result<AssociateSourceToS3TableIntegrationResponse, AssociateSourceToS3TableIntegrationError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("AssociateSourceToS3TableIntegration").into()) }
+    }
     fn cancel_export_task(
         &self,
         ctx: &rt::RequestContext,
@@ -4062,6 +5167,14 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<rt::Unit, CancelExportTaskError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("CancelExportTask").into()) }
+    }
+    fn cancel_import_task(
+        &self,
+        ctx: &rt::RequestContext,
+        input: CancelImportTaskRequest,
+    ) -> impl std::future::Future<Output = Result<CancelImportTaskResponse, CancelImportTaskError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("CancelImportTask").into()) }
     }
     fn create_delivery(
         &self,
@@ -4078,6 +5191,14 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<CreateExportTaskResponse, CreateExportTaskError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("CreateExportTask").into()) }
+    }
+    fn create_import_task(
+        &self,
+        ctx: &rt::RequestContext,
+        input: CreateImportTaskRequest,
+    ) -> impl std::future::Future<Output = Result<CreateImportTaskResponse, CreateImportTaskError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("CreateImportTask").into()) }
     }
     fn create_log_anomaly_detector(
         &self,
@@ -4103,6 +5224,22 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<rt::Unit, CreateLogStreamError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("CreateLogStream").into()) }
+    }
+    fn create_lookup_table(
+        &self,
+        ctx: &rt::RequestContext,
+        input: CreateLookupTableRequest,
+    ) -> impl std::future::Future<Output = Result<CreateLookupTableResponse, CreateLookupTableError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("CreateLookupTable").into()) }
+    }
+    fn create_scheduled_query(
+        &self,
+        ctx: &rt::RequestContext,
+        input: CreateScheduledQueryRequest,
+    ) -> impl std::future::Future<Output = Result<CreateScheduledQueryResponse, CreateScheduledQueryError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("CreateScheduledQuery").into()) }
     }
     fn delete_account_policy(
         &self,
@@ -4200,6 +5337,14 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DeleteLogStream").into()) }
     }
+    fn delete_lookup_table(
+        &self,
+        ctx: &rt::RequestContext,
+        input: DeleteLookupTableRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, DeleteLookupTableError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("DeleteLookupTable").into()) }
+    }
     fn delete_metric_filter(
         &self,
         ctx: &rt::RequestContext,
@@ -4232,6 +5377,14 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<rt::Unit, DeleteRetentionPolicyError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DeleteRetentionPolicy").into()) }
+    }
+    fn delete_scheduled_query(
+        &self,
+        ctx: &rt::RequestContext,
+        input: DeleteScheduledQueryRequest,
+    ) -> impl std::future::Future<Output = Result<DeleteScheduledQueryResponse, DeleteScheduledQueryError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("DeleteScheduledQuery").into()) }
     }
     fn delete_subscription_filter(
         &self,
@@ -4318,6 +5471,23 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DescribeFieldIndexes").into()) }
     }
+    fn describe_import_task_batches(
+        &self,
+        ctx: &rt::RequestContext,
+        input: DescribeImportTaskBatchesRequest,
+    ) -> impl std::future::Future<Output = Result<DescribeImportTaskBatchesResponse, DescribeImportTaskBatchesError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("DescribeImportTaskBatches").into()) }
+    }
+    fn describe_import_tasks(
+        &self,
+        ctx: &rt::RequestContext,
+        input: DescribeImportTasksRequest,
+    ) -> impl std::future::Future<Output = Result<DescribeImportTasksResponse, DescribeImportTasksError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("DescribeImportTasks").into()) }
+    }
     fn describe_index_policies(
         &self,
         ctx: &rt::RequestContext,
@@ -4342,6 +5512,14 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<DescribeLogStreamsResponse, DescribeLogStreamsError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DescribeLogStreams").into()) }
+    }
+    fn describe_lookup_tables(
+        &self,
+        ctx: &rt::RequestContext,
+        input: DescribeLookupTablesRequest,
+    ) -> impl std::future::Future<Output = Result<DescribeLookupTablesResponse, DescribeLookupTablesError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("DescribeLookupTables").into()) }
     }
     fn describe_metric_filters(
         &self,
@@ -4394,6 +5572,19 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<rt::Unit, DisassociateKmsKeyError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DisassociateKmsKey").into()) }
+    }
+    fn disassociate_source_from_s3_table_integration(
+        &self,
+        ctx: &rt::RequestContext,
+        input: DisassociateSourceFromS3TableIntegrationRequest,
+    ) -> impl std::future::Future<
+        Output = Result<
+            DisassociateSourceFromS3TableIntegrationResponse,
+            DisassociateSourceFromS3TableIntegrationError,
+        >,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("DisassociateSourceFromS3TableIntegration").into()) }
     }
     fn filter_log_events(
         &self,
@@ -4471,6 +5662,14 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetLogEvents").into()) }
     }
+    fn get_log_fields(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetLogFieldsRequest,
+    ) -> impl std::future::Future<Output = Result<GetLogFieldsResponse, GetLogFieldsError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetLogFields").into()) }
+    }
     fn get_log_group_fields(
         &self,
         ctx: &rt::RequestContext,
@@ -4495,6 +5694,14 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetLogRecord").into()) }
     }
+    fn get_lookup_table(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetLookupTableRequest,
+    ) -> impl std::future::Future<Output = Result<GetLookupTableResponse, GetLookupTableError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetLookupTable").into()) }
+    }
     fn get_query_results(
         &self,
         ctx: &rt::RequestContext,
@@ -4503,6 +5710,23 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetQueryResults").into()) }
     }
+    fn get_scheduled_query(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetScheduledQueryRequest,
+    ) -> impl std::future::Future<Output = Result<GetScheduledQueryResponse, GetScheduledQueryError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetScheduledQuery").into()) }
+    }
+    fn get_scheduled_query_history(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetScheduledQueryHistoryRequest,
+    ) -> impl std::future::Future<Output = Result<GetScheduledQueryHistoryResponse, GetScheduledQueryHistoryError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetScheduledQueryHistory").into()) }
+    }
     fn get_transformer(
         &self,
         ctx: &rt::RequestContext,
@@ -4510,6 +5734,16 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<GetTransformerResponse, GetTransformerError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetTransformer").into()) }
+    }
+    fn list_aggregate_log_group_summaries(
+        &self,
+        ctx: &rt::RequestContext,
+        input: ListAggregateLogGroupSummariesRequest,
+    ) -> impl std::future::Future<
+        Output = Result<ListAggregateLogGroupSummariesResponse, ListAggregateLogGroupSummariesError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("ListAggregateLogGroupSummaries").into()) }
     }
     fn list_anomalies(
         &self,
@@ -4553,6 +5787,24 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ListLogGroupsForQuery").into()) }
     }
+    fn list_scheduled_queries(
+        &self,
+        ctx: &rt::RequestContext,
+        input: ListScheduledQueriesRequest,
+    ) -> impl std::future::Future<Output = Result<ListScheduledQueriesResponse, ListScheduledQueriesError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("ListScheduledQueries").into()) }
+    }
+    fn list_sources_for_s3_table_integration(
+        &self,
+        ctx: &rt::RequestContext,
+        input: ListSourcesForS3TableIntegrationRequest,
+    ) -> impl std::future::Future<
+        Output = Result<ListSourcesForS3TableIntegrationResponse, ListSourcesForS3TableIntegrationError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("ListSourcesForS3TableIntegration").into()) }
+    }
     fn list_tags_for_resource(
         &self,
         ctx: &rt::RequestContext,
@@ -4576,6 +5828,14 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<PutAccountPolicyResponse, PutAccountPolicyError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("PutAccountPolicy").into()) }
+    }
+    fn put_bearer_token_authentication(
+        &self,
+        ctx: &rt::RequestContext,
+        input: PutBearerTokenAuthenticationRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, PutBearerTokenAuthenticationError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("PutBearerTokenAuthentication").into()) }
     }
     fn put_data_protection_policy(
         &self,
@@ -4651,6 +5911,14 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<PutLogEventsResponse, PutLogEventsError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("PutLogEvents").into()) }
+    }
+    fn put_log_group_deletion_protection(
+        &self,
+        ctx: &rt::RequestContext,
+        input: PutLogGroupDeletionProtectionRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, PutLogGroupDeletionProtectionError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("PutLogGroupDeletionProtection").into()) }
     }
     fn put_metric_filter(
         &self,
@@ -4797,6 +6065,22 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateLogAnomalyDetector").into()) }
     }
+    fn update_lookup_table(
+        &self,
+        ctx: &rt::RequestContext,
+        input: UpdateLookupTableRequest,
+    ) -> impl std::future::Future<Output = Result<UpdateLookupTableResponse, UpdateLookupTableError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("UpdateLookupTable").into()) }
+    }
+    fn update_scheduled_query(
+        &self,
+        ctx: &rt::RequestContext,
+        input: UpdateScheduledQueryRequest,
+    ) -> impl std::future::Future<Output = Result<UpdateScheduledQueryResponse, UpdateScheduledQueryError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("UpdateScheduledQuery").into()) }
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -4813,11 +6097,21 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(AssociateKmsKeyError::into_operation_error),
+        OperationName::AssociateSourceToS3TableIntegration => service
+            .associate_source_to_s3_table_integration(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(AssociateSourceToS3TableIntegrationError::into_operation_error),
         OperationName::CancelExportTask => service
             .cancel_export_task(ctx, rt::FromValue::from_value(input)?)
             .await
             .map(rt::IntoValue::into_value)
             .map_err(CancelExportTaskError::into_operation_error),
+        OperationName::CancelImportTask => service
+            .cancel_import_task(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(CancelImportTaskError::into_operation_error),
         OperationName::CreateDelivery => service
             .create_delivery(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4828,6 +6122,11 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(CreateExportTaskError::into_operation_error),
+        OperationName::CreateImportTask => service
+            .create_import_task(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(CreateImportTaskError::into_operation_error),
         OperationName::CreateLogAnomalyDetector => service
             .create_log_anomaly_detector(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4843,6 +6142,16 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(CreateLogStreamError::into_operation_error),
+        OperationName::CreateLookupTable => service
+            .create_lookup_table(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(CreateLookupTableError::into_operation_error),
+        OperationName::CreateScheduledQuery => service
+            .create_scheduled_query(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(CreateScheduledQueryError::into_operation_error),
         OperationName::DeleteAccountPolicy => service
             .delete_account_policy(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4903,6 +6212,11 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(DeleteLogStreamError::into_operation_error),
+        OperationName::DeleteLookupTable => service
+            .delete_lookup_table(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(DeleteLookupTableError::into_operation_error),
         OperationName::DeleteMetricFilter => service
             .delete_metric_filter(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4923,6 +6237,11 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(DeleteRetentionPolicyError::into_operation_error),
+        OperationName::DeleteScheduledQuery => service
+            .delete_scheduled_query(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(DeleteScheduledQueryError::into_operation_error),
         OperationName::DeleteSubscriptionFilter => service
             .delete_subscription_filter(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4973,6 +6292,16 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(DescribeFieldIndexesError::into_operation_error),
+        OperationName::DescribeImportTaskBatches => service
+            .describe_import_task_batches(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(DescribeImportTaskBatchesError::into_operation_error),
+        OperationName::DescribeImportTasks => service
+            .describe_import_tasks(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(DescribeImportTasksError::into_operation_error),
         OperationName::DescribeIndexPolicies => service
             .describe_index_policies(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4988,6 +6317,11 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(DescribeLogStreamsError::into_operation_error),
+        OperationName::DescribeLookupTables => service
+            .describe_lookup_tables(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(DescribeLookupTablesError::into_operation_error),
         OperationName::DescribeMetricFilters => service
             .describe_metric_filters(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -5018,6 +6352,11 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(DisassociateKmsKeyError::into_operation_error),
+        OperationName::DisassociateSourceFromS3TableIntegration => service
+            .disassociate_source_from_s3_table_integration(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(DisassociateSourceFromS3TableIntegrationError::into_operation_error),
         OperationName::FilterLogEvents => service
             .filter_log_events(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -5063,6 +6402,11 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetLogEventsError::into_operation_error),
+        OperationName::GetLogFields => service
+            .get_log_fields(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetLogFieldsError::into_operation_error),
         OperationName::GetLogGroupFields => service
             .get_log_group_fields(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -5078,16 +6422,36 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetLogRecordError::into_operation_error),
+        OperationName::GetLookupTable => service
+            .get_lookup_table(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetLookupTableError::into_operation_error),
         OperationName::GetQueryResults => service
             .get_query_results(ctx, rt::FromValue::from_value(input)?)
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetQueryResultsError::into_operation_error),
+        OperationName::GetScheduledQuery => service
+            .get_scheduled_query(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetScheduledQueryError::into_operation_error),
+        OperationName::GetScheduledQueryHistory => service
+            .get_scheduled_query_history(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetScheduledQueryHistoryError::into_operation_error),
         OperationName::GetTransformer => service
             .get_transformer(ctx, rt::FromValue::from_value(input)?)
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetTransformerError::into_operation_error),
+        OperationName::ListAggregateLogGroupSummaries => service
+            .list_aggregate_log_group_summaries(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(ListAggregateLogGroupSummariesError::into_operation_error),
         OperationName::ListAnomalies => service
             .list_anomalies(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -5113,6 +6477,16 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(ListLogGroupsForQueryError::into_operation_error),
+        OperationName::ListScheduledQueries => service
+            .list_scheduled_queries(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(ListScheduledQueriesError::into_operation_error),
+        OperationName::ListSourcesForS3TableIntegration => service
+            .list_sources_for_s3_table_integration(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(ListSourcesForS3TableIntegrationError::into_operation_error),
         OperationName::ListTagsForResource => service
             .list_tags_for_resource(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -5128,6 +6502,11 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(PutAccountPolicyError::into_operation_error),
+        OperationName::PutBearerTokenAuthentication => service
+            .put_bearer_token_authentication(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(PutBearerTokenAuthenticationError::into_operation_error),
         OperationName::PutDataProtectionPolicy => service
             .put_data_protection_policy(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -5173,6 +6552,11 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(PutLogEventsError::into_operation_error),
+        OperationName::PutLogGroupDeletionProtection => service
+            .put_log_group_deletion_protection(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(PutLogGroupDeletionProtectionError::into_operation_error),
         OperationName::PutMetricFilter => service
             .put_metric_filter(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -5263,6 +6647,16 @@ pub async fn dispatch<S: CloudWatchLogs>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(UpdateLogAnomalyDetectorError::into_operation_error),
+        OperationName::UpdateLookupTable => service
+            .update_lookup_table(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(UpdateLookupTableError::into_operation_error),
+        OperationName::UpdateScheduledQuery => service
+            .update_scheduled_query(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(UpdateScheduledQueryError::into_operation_error),
     }
 }
 

@@ -32,6 +32,19 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "AssociateSourceToS3TableIntegration",
+            input: &ASSOCIATE_SOURCE_TO_S3_TABLE_INTEGRATION_REQUEST,
+            output: &ASSOCIATE_SOURCE_TO_S3_TABLE_INTEGRATION_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INTERNAL_SERVER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "CancelExportTask",
             input: &CANCEL_EXPORT_TASK_REQUEST,
             output: &rt::prelude_shapes::UNIT,
@@ -40,6 +53,19 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "CancelImportTask",
+            input: &CANCEL_IMPORT_TASK_REQUEST,
+            output: &CANCEL_IMPORT_TASK_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INVALID_OPERATION_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
             ],
             http: None,
         },
@@ -69,6 +95,21 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_ALREADY_EXISTS_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "CreateImportTask",
+            input: &CREATE_IMPORT_TASK_REQUEST,
+            output: &CREATE_IMPORT_TASK_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &CONFLICT_EXCEPTION,
+                &INVALID_OPERATION_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
             ],
             http: None,
         },
@@ -107,6 +148,35 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_ALREADY_EXISTS_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "CreateLookupTable",
+            input: &CREATE_LOOKUP_TABLE_REQUEST,
+            output: &CREATE_LOOKUP_TABLE_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
+                &LIMIT_EXCEEDED_EXCEPTION,
+                &RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                &SERVICE_UNAVAILABLE_EXCEPTION,
+                &VALIDATION_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "CreateScheduledQuery",
+            input: &CREATE_SCHEDULED_QUERY_REQUEST,
+            output: &CREATE_SCHEDULED_QUERY_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &CONFLICT_EXCEPTION,
+                &INTERNAL_SERVER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
             ],
             http: None,
         },
@@ -246,6 +316,7 @@ pub static SERVICE: Service = Service {
                 &OPERATION_ABORTED_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
+                &VALIDATION_EXCEPTION,
             ],
             http: None,
         },
@@ -256,6 +327,19 @@ pub static SERVICE: Service = Service {
             errors: &[
                 &INVALID_PARAMETER_EXCEPTION,
                 &OPERATION_ABORTED_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_UNAVAILABLE_EXCEPTION,
+                &VALIDATION_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "DeleteLookupTable",
+            input: &DELETE_LOOKUP_TABLE_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
@@ -305,6 +389,19 @@ pub static SERVICE: Service = Service {
                 &OPERATION_ABORTED_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "DeleteScheduledQuery",
+            input: &DELETE_SCHEDULED_QUERY_REQUEST,
+            output: &DELETE_SCHEDULED_QUERY_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INTERNAL_SERVER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
             ],
             http: None,
         },
@@ -421,6 +518,32 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "DescribeImportTaskBatches",
+            input: &DESCRIBE_IMPORT_TASK_BATCHES_REQUEST,
+            output: &DESCRIBE_IMPORT_TASK_BATCHES_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INVALID_OPERATION_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "DescribeImportTasks",
+            input: &DESCRIBE_IMPORT_TASKS_REQUEST,
+            output: &DESCRIBE_IMPORT_TASKS_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INVALID_OPERATION_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "DescribeIndexPolicies",
             input: &DESCRIBE_INDEX_POLICIES_REQUEST,
             output: &DESCRIBE_INDEX_POLICIES_RESPONSE,
@@ -445,6 +568,18 @@ pub static SERVICE: Service = Service {
             input: &DESCRIBE_LOG_STREAMS_REQUEST,
             output: &DESCRIBE_LOG_STREAMS_RESPONSE,
             errors: &[
+                &INVALID_PARAMETER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "DescribeLookupTables",
+            input: &DESCRIBE_LOOKUP_TABLES_REQUEST,
+            output: &DESCRIBE_LOOKUP_TABLES_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
                 &INVALID_PARAMETER_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
@@ -507,6 +642,19 @@ pub static SERVICE: Service = Service {
                 &OPERATION_ABORTED_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "DisassociateSourceFromS3TableIntegration",
+            input: &DISASSOCIATE_SOURCE_FROM_S3_TABLE_INTEGRATION_REQUEST,
+            output: &DISASSOCIATE_SOURCE_FROM_S3_TABLE_INTEGRATION_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INTERNAL_SERVER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
             ],
             http: None,
         },
@@ -618,6 +766,18 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "GetLogFields",
+            input: &GET_LOG_FIELDS_REQUEST,
+            output: &GET_LOG_FIELDS_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_EXCEPTION,
+                &OPERATION_ABORTED_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "GetLogGroupFields",
             input: &GET_LOG_GROUP_FIELDS_REQUEST,
             output: &GET_LOG_GROUP_FIELDS_RESPONSE,
@@ -655,6 +815,18 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "GetLookupTable",
+            input: &GET_LOOKUP_TABLE_REQUEST,
+            output: &GET_LOOKUP_TABLE_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "GetQueryResults",
             input: &GET_QUERY_RESULTS_REQUEST,
             output: &GET_QUERY_RESULTS_RESPONSE,
@@ -662,6 +834,32 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "GetScheduledQuery",
+            input: &GET_SCHEDULED_QUERY_REQUEST,
+            output: &GET_SCHEDULED_QUERY_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INTERNAL_SERVER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "GetScheduledQueryHistory",
+            input: &GET_SCHEDULED_QUERY_HISTORY_REQUEST,
+            output: &GET_SCHEDULED_QUERY_HISTORY_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INTERNAL_SERVER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
             ],
             http: None,
         },
@@ -674,6 +872,17 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "ListAggregateLogGroupSummaries",
+            input: &LIST_AGGREGATE_LOG_GROUP_SUMMARIES_REQUEST,
+            output: &LIST_AGGREGATE_LOG_GROUP_SUMMARIES_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_EXCEPTION,
+                &SERVICE_UNAVAILABLE_EXCEPTION,
+                &VALIDATION_EXCEPTION,
             ],
             http: None,
         },
@@ -728,6 +937,31 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "ListScheduledQueries",
+            input: &LIST_SCHEDULED_QUERIES_REQUEST,
+            output: &LIST_SCHEDULED_QUERIES_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INTERNAL_SERVER_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "ListSourcesForS3TableIntegration",
+            input: &LIST_SOURCES_FOR_S3_TABLE_INTEGRATION_REQUEST,
+            output: &LIST_SOURCES_FOR_S3_TABLE_INTEGRATION_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INTERNAL_SERVER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "ListTagsForResource",
             input: &LIST_TAGS_FOR_RESOURCE_REQUEST,
             output: &LIST_TAGS_FOR_RESOURCE_RESPONSE,
@@ -753,6 +987,20 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
                 &LIMIT_EXCEEDED_EXCEPTION,
                 &OPERATION_ABORTED_EXCEPTION,
+                &SERVICE_UNAVAILABLE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "PutBearerTokenAuthentication",
+            input: &PUT_BEARER_TOKEN_AUTHENTICATION_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INVALID_OPERATION_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
+                &OPERATION_ABORTED_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
@@ -868,6 +1116,20 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_UNAVAILABLE_EXCEPTION,
                 &UNRECOGNIZED_CLIENT_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "PutLogGroupDeletionProtection",
+            input: &PUT_LOG_GROUP_DELETION_PROTECTION_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INVALID_OPERATION_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
+                &OPERATION_ABORTED_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
         },
@@ -1080,6 +1342,33 @@ pub static SERVICE: Service = Service {
             ],
             http: None,
         },
+        Operation {
+            name: "UpdateLookupTable",
+            input: &UPDATE_LOOKUP_TABLE_REQUEST,
+            output: &UPDATE_LOOKUP_TABLE_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &INVALID_PARAMETER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_UNAVAILABLE_EXCEPTION,
+                &VALIDATION_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "UpdateScheduledQuery",
+            input: &UPDATE_SCHEDULED_QUERY_REQUEST,
+            output: &UPDATE_SCHEDULED_QUERY_RESPONSE,
+            errors: &[
+                &ACCESS_DENIED_EXCEPTION,
+                &CONFLICT_EXCEPTION,
+                &INTERNAL_SERVER_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &THROTTLING_EXCEPTION,
+                &VALIDATION_EXCEPTION,
+            ],
+            http: None,
+        },
     ],
     validation: ValidationStyle {
         code: "InvalidParameterException",
@@ -1088,7 +1377,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
-    model_sha256: "0a2fb152425ae61710f6edf0ff5d17dee774fa1d18c00f9dce33aaaba567fbbd",
+    model_sha256: "a994ed18fadb199e6ad5bee8a0998f8150451c797f91e7914ca328d0a545bc3f",
 };
 
 static P_0: ::stratus_pattern::Pattern =
@@ -1124,42 +1413,65 @@ static P_8: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     ::stratus_pattern::Engine::Regex,
 );
 static P_9: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[\\-a-zA-Z0-9]+$",
+    "^^[\\-0-9A-Za-z]+$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_10: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\.\\-_/#A-Za-z0-9]*$",
     "^^[\\#\\--9A-Z_a-z]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_10: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_11: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^(\\^?[\\.\\-_\\/#A-Za-z0-9]{3,24})(\\|\\^?[\\.\\-_\\/#A-Za-z0-9]{3,24}){0,4}$",
     "^^\\^?[\\#\\--9A-Z_a-z]{3,24}(?:\\|\\^?[\\#\\--9A-Z_a-z]{3,24}){0,4}$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_11: ::stratus_pattern::Pattern =
+static P_12: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[\\w]*$", "^^[0-9A-Z_a-z]*$$", ::stratus_pattern::Engine::Regex);
-static P_12: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_13: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^[a-zA-Z0-9_]+$", "^^[0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+static P_14: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^\\d+\\.\\d+(\\.\\d+)?$",
+    "^^[0-9]+\\.[0-9]+(?:\\.[0-9]+)?$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_15: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[^:*$]*$",
     "^^[\\x{0}-\\#%-\\)\\+-9;-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_13: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_16: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^https://[\\.\\-_/#:A-Za-z0-9]+\\.com$",
     "^^https://[\\#\\--:A-Z_a-z]+\\.com$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_14: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_17: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[a-zA-Z_][a-zA-Z0-9_]*$",
+    "^^[A-Z_a-z][0-9A-Z_a-z]*$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_18: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\w+=/:,.@\\-\\*]*$",
     "^^[\\*-:=@-Z_a-z]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_15: ::stratus_pattern::Pattern =
+static P_19: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[\\w-_]*$", "^^[\\-0-9A-Z_a-z]*$$", ::stratus_pattern::Engine::Regex);
-static P_16: ::stratus_pattern::Pattern =
+static P_20: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^s3://[a-z0-9][\\.\\-a-z0-9]{1,61}[a-z0-9](/.*)?$", "^^s3://[0-9a-z][\\-\\.0-9a-z]{1,61}[0-9a-z](?:/[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*)?$$", ::stratus_pattern::Engine::Regex);
+static P_21: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[\\w_-]*$", "^^[\\-0-9A-Z_a-z]*$$", ::stratus_pattern::Engine::Regex);
-static P_17: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_22: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]+)$",
     "^^[\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_18: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_23: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^!?\\*?([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)\\*?$",
+    "^^!?\\*?[\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]*\\*?$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_24: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$",
     "^^[\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]*$$",
     ::stratus_pattern::Engine::Regex,
@@ -1216,6 +1528,13 @@ pub static ACCOUNT_POLICY: Shape = Shape {
 pub static ACCOUNT_POLICY_DOCUMENT: Shape = Shape {
     ..Shape::simple("AccountPolicyDocument", ShapeType::String)
 };
+pub static ACTION_STATUS: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["IN_PROGRESS", "CLIENT_ERROR", "FAILED", "COMPLETE"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ActionStatus", ShapeType::Enum)
+};
 pub static ADD_KEY_ENTRIES: Shape = Shape {
     members: &[Member::plain("member", &ADD_KEY_ENTRY)],
     constraints: Constraints {
@@ -1254,6 +1573,17 @@ pub static ADD_KEYS: Shape = Shape {
         ..Member::plain("entries", &ADD_KEY_ENTRIES)
     }],
     ..Shape::simple("AddKeys", ShapeType::Structure)
+};
+pub static AGGREGATE_LOG_GROUP_SUMMARIES: Shape = Shape {
+    members: &[Member::plain("member", &AGGREGATE_LOG_GROUP_SUMMARY)],
+    ..Shape::simple("AggregateLogGroupSummaries", ShapeType::List)
+};
+pub static AGGREGATE_LOG_GROUP_SUMMARY: Shape = Shape {
+    members: &[
+        Member::plain("logGroupCount", &LOG_GROUP_COUNT),
+        Member::plain("groupingIdentifiers", &GROUPING_IDENTIFIERS),
+    ],
+    ..Shape::simple("AggregateLogGroupSummary", ShapeType::Structure)
 };
 pub static ALLOWED_ACTION_FOR_ALLOW_VENDED_LOGS_DELIVERY_FOR_RESOURCE: Shape = Shape {
     ..Shape::simple("AllowedActionForAllowVendedLogsDeliveryForResource", ShapeType::String)
@@ -1420,11 +1750,41 @@ pub static ASSOCIATE_KMS_KEY_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("AssociateKmsKeyRequest", ShapeType::Structure)
 };
+pub static ASSOCIATE_SOURCE_TO_S3_TABLE_INTEGRATION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("integrationArn", &ARN)
+        },
+        Member {
+            required: true,
+            ..Member::plain("dataSource", &DATA_SOURCE)
+        },
+    ],
+    ..Shape::simple("AssociateSourceToS3TableIntegrationRequest", ShapeType::Structure)
+};
+pub static ASSOCIATE_SOURCE_TO_S3_TABLE_INTEGRATION_RESPONSE: Shape = Shape {
+    members: &[Member::plain("identifier", &S3_TABLE_INTEGRATION_SOURCE_IDENTIFIER)],
+    ..Shape::simple("AssociateSourceToS3TableIntegrationResponse", ShapeType::Structure)
+};
 pub static BASELINE: Shape = Shape {
     ..Shape::simple("Baseline", ShapeType::Boolean)
 };
+pub static BATCH_ID: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(256))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("BatchId", ShapeType::String)
+};
+pub static BEARER_TOKEN_AUTHENTICATION_ENABLED: Shape = Shape {
+    ..Shape::simple("BearerTokenAuthenticationEnabled", ShapeType::Boolean)
+};
 pub static BOOLEAN: Shape = Shape {
     ..Shape::simple("Boolean", ShapeType::Boolean)
+};
+pub static BYTES_SCANNED_VALUE: Shape = Shape {
+    ..Shape::simple("BytesScannedValue", ShapeType::Double)
 };
 pub static CSV: Shape = Shape {
     members: &[
@@ -1432,6 +1792,7 @@ pub static CSV: Shape = Shape {
         Member::plain("delimiter", &DELIMITER),
         Member::plain("columns", &COLUMNS),
         Member::plain("source", &SOURCE),
+        Member::plain("destination", &DESTINATION_FIELD),
     ],
     ..Shape::simple("CSV", ShapeType::Structure)
 };
@@ -1441,6 +1802,23 @@ pub static CANCEL_EXPORT_TASK_REQUEST: Shape = Shape {
         ..Member::plain("taskId", &EXPORT_TASK_ID)
     }],
     ..Shape::simple("CancelExportTaskRequest", ShapeType::Structure)
+};
+pub static CANCEL_IMPORT_TASK_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("importId", &IMPORT_ID)
+    }],
+    ..Shape::simple("CancelImportTaskRequest", ShapeType::Structure)
+};
+pub static CANCEL_IMPORT_TASK_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("importId", &IMPORT_ID),
+        Member::plain("importStatistics", &IMPORT_STATISTICS),
+        Member::plain("importStatus", &IMPORT_STATUS),
+        Member::plain("creationTime", &TIMESTAMP),
+        Member::plain("lastUpdatedTime", &TIMESTAMP),
+    ],
+    ..Shape::simple("CancelImportTaskResponse", ShapeType::Structure)
 };
 pub static CLIENT_TOKEN: Shape = Shape {
     constraints: Constraints {
@@ -1490,6 +1868,8 @@ pub static CONFIGURATION_TEMPLATE: Shape = Shape {
         ),
         Member::plain("allowedFieldDelimiters", &ALLOWED_FIELD_DELIMITERS),
         Member::plain("allowedSuffixPathFields", &RECORD_FIELDS),
+        Member::plain("deliverySourceConfiguration", &DELIVERY_SOURCE_CONFIGURATION_SCHEMAS),
+        Member::plain("s3TablesIntegration", &S3_TABLES_INTEGRATION),
     ],
     ..Shape::simple("ConfigurationTemplate", ShapeType::Structure)
 };
@@ -1598,6 +1978,28 @@ pub static CREATE_EXPORT_TASK_RESPONSE: Shape = Shape {
     members: &[Member::plain("taskId", &EXPORT_TASK_ID)],
     ..Shape::simple("CreateExportTaskResponse", ShapeType::Structure)
 };
+pub static CREATE_IMPORT_TASK_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("importSourceArn", &ARN)
+        },
+        Member {
+            required: true,
+            ..Member::plain("importRoleArn", &ROLE_ARN)
+        },
+        Member::plain("importFilter", &IMPORT_FILTER),
+    ],
+    ..Shape::simple("CreateImportTaskRequest", ShapeType::Structure)
+};
+pub static CREATE_IMPORT_TASK_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("importId", &IMPORT_ID),
+        Member::plain("importDestinationArn", &ARN),
+        Member::plain("creationTime", &TIMESTAMP),
+    ],
+    ..Shape::simple("CreateImportTaskResponse", ShapeType::Structure)
+};
 pub static CREATE_LOG_ANOMALY_DETECTOR_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -1626,6 +2028,7 @@ pub static CREATE_LOG_GROUP_REQUEST: Shape = Shape {
         Member::plain("kmsKeyId", &KMS_KEY_ID),
         Member::plain("tags", &TAGS),
         Member::plain("logGroupClass", &LOG_GROUP_CLASS),
+        Member::plain("deletionProtectionEnabled", &DELETION_PROTECTION_ENABLED),
     ],
     ..Shape::simple("CreateLogGroupRequest", ShapeType::Structure)
 };
@@ -1641,6 +2044,71 @@ pub static CREATE_LOG_STREAM_REQUEST: Shape = Shape {
         },
     ],
     ..Shape::simple("CreateLogStreamRequest", ShapeType::Structure)
+};
+pub static CREATE_LOOKUP_TABLE_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("lookupTableName", &LOOKUP_TABLE_NAME)
+        },
+        Member::plain("description", &LOOKUP_TABLE_DESCRIPTION),
+        Member {
+            required: true,
+            ..Member::plain("tableBody", &TABLE_BODY)
+        },
+        Member::plain("kmsKeyId", &KMS_KEY_ID),
+        Member::plain("tags", &TAGS),
+    ],
+    ..Shape::simple("CreateLookupTableRequest", ShapeType::Structure)
+};
+pub static CREATE_LOOKUP_TABLE_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("lookupTableArn", &ARN),
+        Member::plain("createdAt", &TIMESTAMP),
+    ],
+    ..Shape::simple("CreateLookupTableResponse", ShapeType::Structure)
+};
+pub static CREATE_SCHEDULED_QUERY_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("name", &SCHEDULED_QUERY_NAME)
+        },
+        Member::plain("description", &SCHEDULED_QUERY_DESCRIPTION),
+        Member {
+            required: true,
+            ..Member::plain("queryLanguage", &QUERY_LANGUAGE)
+        },
+        Member {
+            required: true,
+            ..Member::plain("queryString", &QUERY_STRING)
+        },
+        Member::plain("logGroupIdentifiers", &SCHEDULED_QUERY_LOG_GROUP_IDENTIFIERS),
+        Member {
+            required: true,
+            ..Member::plain("scheduleExpression", &SCHEDULE_EXPRESSION)
+        },
+        Member::plain("timezone", &SCHEDULE_TIMEZONE),
+        Member::plain("startTimeOffset", &START_TIME_OFFSET),
+        Member::plain("endTimeOffset", &END_TIME_OFFSET),
+        Member::plain("destinationConfiguration", &DESTINATION_CONFIGURATION),
+        Member::plain("scheduleStartTime", &TIMESTAMP),
+        Member::plain("scheduleEndTime", &TIMESTAMP),
+        Member {
+            required: true,
+            ..Member::plain("executionRoleArn", &ROLE_ARN)
+        },
+        Member::plain("state", &SCHEDULED_QUERY_STATE),
+        Member::plain("tags", &TAGS),
+    ],
+    ..Shape::simple("CreateScheduledQueryRequest", ShapeType::Structure)
+};
+pub static CREATE_SCHEDULED_QUERY_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("scheduledQueryArn", &ARN),
+        Member::plain("state", &SCHEDULED_QUERY_STATE),
+    ],
+    ..Shape::simple("CreateScheduledQueryResponse", ShapeType::Structure)
 };
 pub static DASHBOARD_VIEWER_PRINCIPALS: Shape = Shape {
     members: &[Member::plain("member", &ARN)],
@@ -1670,6 +2138,43 @@ pub static DATA_PROTECTION_STATUS: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("DataProtectionStatus", ShapeType::Enum)
+};
+pub static DATA_SOURCE: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("name", &DATA_SOURCE_NAME)
+        },
+        Member::plain("type", &DATA_SOURCE_TYPE),
+    ],
+    ..Shape::simple("DataSource", ShapeType::Structure)
+};
+pub static DATA_SOURCE_FILTER: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("name", &DATA_SOURCE_NAME)
+        },
+        Member::plain("type", &DATA_SOURCE_TYPE),
+    ],
+    ..Shape::simple("DataSourceFilter", ShapeType::Structure)
+};
+pub static DATA_SOURCE_FILTERS: Shape = Shape {
+    members: &[Member::plain("member", &DATA_SOURCE_FILTER)],
+    constraints: Constraints {
+        length: Some((Some(1), Some(5))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DataSourceFilters", ShapeType::List)
+};
+pub static DATA_SOURCE_NAME: Shape = Shape {
+    ..Shape::simple("DataSourceName", ShapeType::String)
+};
+pub static DATA_SOURCE_TYPE: Shape = Shape {
+    ..Shape::simple("DataSourceType", ShapeType::String)
+};
+pub static DATA_TYPE: Shape = Shape {
+    ..Shape::simple("DataType", ShapeType::String)
 };
 pub static DATE_TIME_CONVERTER: Shape = Shape {
     members: &[
@@ -1813,6 +2318,13 @@ pub static DELETE_LOG_STREAM_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("DeleteLogStreamRequest", ShapeType::Structure)
 };
+pub static DELETE_LOOKUP_TABLE_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("lookupTableArn", &ARN)
+    }],
+    ..Shape::simple("DeleteLookupTableRequest", ShapeType::Structure)
+};
 pub static DELETE_METRIC_FILTER_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -1855,6 +2367,16 @@ pub static DELETE_RETENTION_POLICY_REQUEST: Shape = Shape {
     }],
     ..Shape::simple("DeleteRetentionPolicyRequest", ShapeType::Structure)
 };
+pub static DELETE_SCHEDULED_QUERY_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("identifier", &SCHEDULED_QUERY_IDENTIFIER)
+    }],
+    ..Shape::simple("DeleteScheduledQueryRequest", ShapeType::Structure)
+};
+pub static DELETE_SCHEDULED_QUERY_RESPONSE: Shape = Shape {
+    ..Shape::simple("DeleteScheduledQueryResponse", ShapeType::Structure)
+};
 pub static DELETE_SUBSCRIPTION_FILTER_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -1882,6 +2404,9 @@ pub static DELETE_WITH_KEYS: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("DeleteWithKeys", ShapeType::List)
+};
+pub static DELETION_PROTECTION_ENABLED: Shape = Shape {
+    ..Shape::simple("DeletionProtectionEnabled", ShapeType::Boolean)
 };
 pub static DELIMITER: Shape = Shape {
     constraints: Constraints {
@@ -1976,8 +2501,77 @@ pub static DELIVERY_SOURCE: Shape = Shape {
         Member::plain("service", &SERVICE_),
         Member::plain("logType", &LOG_TYPE),
         Member::plain("tags", &TAGS),
+        Member::plain("deliverySourceConfiguration", &DELIVERY_SOURCE_CONFIGURATION),
+        Member::plain("status", &DELIVERY_SOURCE_STATUS),
+        Member::plain("statusReason", &DELIVERY_SOURCE_STATUS_REASON),
     ],
     ..Shape::simple("DeliverySource", ShapeType::Structure)
+};
+pub static DELIVERY_SOURCE_CONFIGURATION: Shape = Shape {
+    members: &[
+        Member::plain("key", &DELIVERY_SOURCE_CONFIGURATION_KEY),
+        Member::plain("value", &DELIVERY_SOURCE_CONFIGURATION_VALUE),
+    ],
+    ..Shape::simple("DeliverySourceConfiguration", ShapeType::Map)
+};
+pub static DELIVERY_SOURCE_CONFIGURATION_KEY: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(255))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DeliverySourceConfigurationKey", ShapeType::String)
+};
+pub static DELIVERY_SOURCE_CONFIGURATION_NUMERIC_VALUE: Shape = Shape {
+    ..Shape::simple("DeliverySourceConfigurationNumericValue", ShapeType::Double)
+};
+pub static DELIVERY_SOURCE_CONFIGURATION_SCHEMA: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("keyName", &DELIVERY_SOURCE_CONFIGURATION_SCHEMA_FIELD)
+        },
+        Member {
+            required: true,
+            ..Member::plain("valueType", &DELIVERY_SOURCE_CONFIGURATION_SCHEMA_VALUE_TYPE)
+        },
+        Member {
+            required: true,
+            ..Member::plain("defaultValue", &DELIVERY_SOURCE_CONFIGURATION_SCHEMA_FIELD)
+        },
+        Member::plain("supportedValues", &DELIVERY_SOURCE_CONFIGURATION_SUPPORTED_VALUES),
+        Member::plain("minValue", &DELIVERY_SOURCE_CONFIGURATION_NUMERIC_VALUE),
+        Member::plain("maxValue", &DELIVERY_SOURCE_CONFIGURATION_NUMERIC_VALUE),
+    ],
+    ..Shape::simple("DeliverySourceConfigurationSchema", ShapeType::Structure)
+};
+pub static DELIVERY_SOURCE_CONFIGURATION_SCHEMA_FIELD: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(256))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DeliverySourceConfigurationSchemaField", ShapeType::String)
+};
+pub static DELIVERY_SOURCE_CONFIGURATION_SCHEMA_VALUE_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["string", "boolean", "int", "double", "long"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DeliverySourceConfigurationSchemaValueType", ShapeType::Enum)
+};
+pub static DELIVERY_SOURCE_CONFIGURATION_SCHEMAS: Shape = Shape {
+    members: &[Member::plain("member", &DELIVERY_SOURCE_CONFIGURATION_SCHEMA)],
+    ..Shape::simple("DeliverySourceConfigurationSchemas", ShapeType::List)
+};
+pub static DELIVERY_SOURCE_CONFIGURATION_SUPPORTED_VALUES: Shape = Shape {
+    members: &[Member::plain("member", &DELIVERY_SOURCE_CONFIGURATION_SCHEMA_FIELD)],
+    ..Shape::simple("DeliverySourceConfigurationSupportedValues", ShapeType::List)
+};
+pub static DELIVERY_SOURCE_CONFIGURATION_VALUE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(255))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DeliverySourceConfigurationValue", ShapeType::String)
 };
 pub static DELIVERY_SOURCE_NAME: Shape = Shape {
     constraints: Constraints {
@@ -1986,6 +2580,20 @@ pub static DELIVERY_SOURCE_NAME: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("DeliverySourceName", ShapeType::String)
+};
+pub static DELIVERY_SOURCE_STATUS: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["ACTIVE", "INACTIVE"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DeliverySourceStatus", ShapeType::Enum)
+};
+pub static DELIVERY_SOURCE_STATUS_REASON: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["RESOURCE_DELETED"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DeliverySourceStatusReason", ShapeType::Enum)
 };
 pub static DELIVERY_SOURCES: Shape = Shape {
     members: &[Member::plain("member", &DELIVERY_SOURCE)],
@@ -2136,6 +2744,44 @@ pub static DESCRIBE_FIELD_INDEXES_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("DescribeFieldIndexesResponse", ShapeType::Structure)
 };
+pub static DESCRIBE_IMPORT_TASK_BATCHES_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("importId", &IMPORT_ID)
+        },
+        Member::plain("batchImportStatus", &IMPORT_STATUS_LIST),
+        Member::plain("limit", &DESCRIBE_LIMIT),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("DescribeImportTaskBatchesRequest", ShapeType::Structure)
+};
+pub static DESCRIBE_IMPORT_TASK_BATCHES_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("importSourceArn", &ARN),
+        Member::plain("importId", &IMPORT_ID),
+        Member::plain("importBatches", &IMPORT_BATCH_LIST),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("DescribeImportTaskBatchesResponse", ShapeType::Structure)
+};
+pub static DESCRIBE_IMPORT_TASKS_REQUEST: Shape = Shape {
+    members: &[
+        Member::plain("importId", &IMPORT_ID),
+        Member::plain("importStatus", &IMPORT_STATUS),
+        Member::plain("importSourceArn", &ARN),
+        Member::plain("limit", &DESCRIBE_LIMIT),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("DescribeImportTasksRequest", ShapeType::Structure)
+};
+pub static DESCRIBE_IMPORT_TASKS_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("imports", &IMPORT_LIST),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("DescribeImportTasksResponse", ShapeType::Structure)
+};
 pub static DESCRIBE_INDEX_POLICIES_LOG_GROUP_IDENTIFIERS: Shape = Shape {
     members: &[Member::plain("member", &LOG_GROUP_IDENTIFIER)],
     constraints: Constraints {
@@ -2214,6 +2860,31 @@ pub static DESCRIBE_LOG_STREAMS_RESPONSE: Shape = Shape {
         Member::plain("nextToken", &NEXT_TOKEN),
     ],
     ..Shape::simple("DescribeLogStreamsResponse", ShapeType::Structure)
+};
+pub static DESCRIBE_LOOKUP_TABLES_MAX_RESULTS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((None, Some(100.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DescribeLookupTablesMaxResults", ShapeType::Integer)
+};
+pub static DESCRIBE_LOOKUP_TABLES_REQUEST: Shape = Shape {
+    members: &[
+        Member::plain("lookupTableNamePrefix", &LOOKUP_TABLE_NAME),
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("maxResults", &DESCRIBE_LOOKUP_TABLES_MAX_RESULTS)
+        },
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("DescribeLookupTablesRequest", ShapeType::Structure)
+};
+pub static DESCRIBE_LOOKUP_TABLES_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("lookupTables", &LOOKUP_TABLES),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("DescribeLookupTablesResponse", ShapeType::Structure)
 };
 pub static DESCRIBE_METRIC_FILTERS_REQUEST: Shape = Shape {
     members: &[
@@ -2333,6 +3004,13 @@ pub static DESTINATION_ARN: Shape = Shape {
     },
     ..Shape::simple("DestinationArn", ShapeType::String)
 };
+pub static DESTINATION_CONFIGURATION: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("s3Configuration", &S3_CONFIGURATION)
+    }],
+    ..Shape::simple("DestinationConfiguration", ShapeType::Structure)
+};
 pub static DESTINATION_FIELD: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
@@ -2395,6 +3073,17 @@ pub static DISASSOCIATE_KMS_KEY_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("DisassociateKmsKeyRequest", ShapeType::Structure)
 };
+pub static DISASSOCIATE_SOURCE_FROM_S3_TABLE_INTEGRATION_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("identifier", &S3_TABLE_INTEGRATION_SOURCE_IDENTIFIER)
+    }],
+    ..Shape::simple("DisassociateSourceFromS3TableIntegrationRequest", ShapeType::Structure)
+};
+pub static DISASSOCIATE_SOURCE_FROM_S3_TABLE_INTEGRATION_RESPONSE: Shape = Shape {
+    members: &[Member::plain("identifier", &S3_TABLE_INTEGRATION_SOURCE_IDENTIFIER)],
+    ..Shape::simple("DisassociateSourceFromS3TableIntegrationResponse", ShapeType::Structure)
+};
 pub static DISTRIBUTION: Shape = Shape {
     constraints: Constraints {
         enum_values: &["Random", "ByLogStream"],
@@ -2415,6 +3104,9 @@ pub static ENCRYPTION_KEY: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("EncryptionKey", ShapeType::String)
+};
+pub static END_TIME_OFFSET: Shape = Shape {
+    ..Shape::simple("EndTimeOffset", ShapeType::Long)
 };
 pub static ENTITY: Shape = Shape {
     members: &[
@@ -2502,6 +3194,9 @@ pub static EPOCH_MILLIS: Shape = Shape {
     },
     ..Shape::simple("EpochMillis", ShapeType::Long)
 };
+pub static ERROR_MESSAGE: Shape = Shape {
+    ..Shape::simple("ErrorMessage", ShapeType::String)
+};
 pub static EVALUATION_FREQUENCY: Shape = Shape {
     constraints: Constraints {
         enum_values: &[
@@ -2542,6 +3237,24 @@ pub static EVENTS_LIMIT: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("EventsLimit", ShapeType::Integer)
+};
+pub static EVENTS_LIMIT_START_QUERY: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(100000.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("EventsLimitStartQuery", ShapeType::Integer)
+};
+pub static EXECUTION_STATUS: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["Running", "InvalidQuery", "Complete", "Failed", "Timeout"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ExecutionStatus", ShapeType::Enum)
+};
+pub static EXECUTION_STATUS_LIST: Shape = Shape {
+    members: &[Member::plain("member", &EXECUTION_STATUS)],
+    ..Shape::simple("ExecutionStatusList", ShapeType::List)
 };
 pub static EXPECTED_REVISION_ID: Shape = Shape {
     constraints: Constraints {
@@ -2651,6 +3364,7 @@ pub static FIELD_INDEX: Shape = Shape {
         Member::plain("lastScanTime", &TIMESTAMP),
         Member::plain("firstEventTime", &TIMESTAMP),
         Member::plain("lastEventTime", &TIMESTAMP),
+        Member::plain("type", &INDEX_TYPE),
     ],
     ..Shape::simple("FieldIndex", ShapeType::Structure)
 };
@@ -2661,6 +3375,14 @@ pub static FIELD_INDEX_NAME: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("FieldIndexName", ShapeType::String)
+};
+pub static FIELD_INDEX_NAMES: Shape = Shape {
+    members: &[Member::plain("member", &FIELD_INDEX_NAME)],
+    constraints: Constraints {
+        length: Some((Some(1), Some(20))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("FieldIndexNames", ShapeType::List)
 };
 pub static FIELD_INDEXES: Shape = Shape {
     members: &[Member::plain("member", &FIELD_INDEX)],
@@ -2691,6 +3413,7 @@ pub static FILTER_LOG_EVENTS_REQUEST: Shape = Shape {
         Member::plain("filterPattern", &FILTER_PATTERN),
         Member::plain("nextToken", &NEXT_TOKEN),
         Member::plain("limit", &EVENTS_LIMIT),
+        Member::plain("startFromHead", &START_FROM_HEAD),
         Member::plain("interleaved", &INTERLEAVED),
         Member {
             default: Some(DefaultValue::Bool(false)),
@@ -2889,6 +3612,23 @@ pub static GET_LOG_EVENTS_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("GetLogEventsResponse", ShapeType::Structure)
 };
+pub static GET_LOG_FIELDS_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("dataSourceName", &DATA_SOURCE_NAME)
+        },
+        Member {
+            required: true,
+            ..Member::plain("dataSourceType", &DATA_SOURCE_TYPE)
+        },
+    ],
+    ..Shape::simple("GetLogFieldsRequest", ShapeType::Structure)
+};
+pub static GET_LOG_FIELDS_RESPONSE: Shape = Shape {
+    members: &[Member::plain("logFields", &LOG_FIELDS_LIST)],
+    ..Shape::simple("GetLogFieldsResponse", ShapeType::Structure)
+};
 pub static GET_LOG_GROUP_FIELDS_REQUEST: Shape = Shape {
     members: &[
         Member::plain("logGroupName", &LOG_GROUP_NAME),
@@ -2943,11 +3683,48 @@ pub static GET_LOG_RECORD_RESPONSE: Shape = Shape {
     members: &[Member::plain("logRecord", &LOG_RECORD)],
     ..Shape::simple("GetLogRecordResponse", ShapeType::Structure)
 };
-pub static GET_QUERY_RESULTS_REQUEST: Shape = Shape {
+pub static GET_LOOKUP_TABLE_REQUEST: Shape = Shape {
     members: &[Member {
         required: true,
-        ..Member::plain("queryId", &QUERY_ID)
+        ..Member::plain("lookupTableArn", &ARN)
     }],
+    ..Shape::simple("GetLookupTableRequest", ShapeType::Structure)
+};
+pub static GET_LOOKUP_TABLE_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("lookupTableArn", &ARN),
+        Member::plain("lookupTableName", &LOOKUP_TABLE_NAME),
+        Member::plain("description", &LOOKUP_TABLE_DESCRIPTION),
+        Member::plain("tableBody", &TABLE_BODY),
+        Member::plain("sizeBytes", &STORED_BYTES),
+        Member::plain("lastUpdatedTime", &TIMESTAMP),
+        Member::plain("kmsKeyId", &KMS_KEY_ID),
+    ],
+    ..Shape::simple("GetLookupTableResponse", ShapeType::Structure)
+};
+pub static GET_QUERY_RESULTS_MAX_ITEMS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(0.0), Some(10000.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("GetQueryResultsMaxItems", ShapeType::Integer)
+};
+pub static GET_QUERY_RESULTS_NEXT_TOKEN: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(1024))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("GetQueryResultsNextToken", ShapeType::String)
+};
+pub static GET_QUERY_RESULTS_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("queryId", &QUERY_ID)
+        },
+        Member::plain("nextToken", &GET_QUERY_RESULTS_NEXT_TOKEN),
+        Member::plain("maxItems", &GET_QUERY_RESULTS_MAX_ITEMS),
+    ],
     ..Shape::simple("GetQueryResultsRequest", ShapeType::Structure)
 };
 pub static GET_QUERY_RESULTS_RESPONSE: Shape = Shape {
@@ -2957,8 +3734,77 @@ pub static GET_QUERY_RESULTS_RESPONSE: Shape = Shape {
         Member::plain("statistics", &QUERY_STATISTICS),
         Member::plain("status", &QUERY_STATUS),
         Member::plain("encryptionKey", &ENCRYPTION_KEY),
+        Member::plain("nextToken", &GET_QUERY_RESULTS_NEXT_TOKEN),
     ],
     ..Shape::simple("GetQueryResultsResponse", ShapeType::Structure)
+};
+pub static GET_SCHEDULED_QUERY_HISTORY_MAX_RESULTS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(1000.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("GetScheduledQueryHistoryMaxResults", ShapeType::Integer)
+};
+pub static GET_SCHEDULED_QUERY_HISTORY_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("identifier", &SCHEDULED_QUERY_IDENTIFIER)
+        },
+        Member {
+            required: true,
+            ..Member::plain("startTime", &TIMESTAMP)
+        },
+        Member {
+            required: true,
+            ..Member::plain("endTime", &TIMESTAMP)
+        },
+        Member::plain("executionStatuses", &EXECUTION_STATUS_LIST),
+        Member::plain("maxResults", &GET_SCHEDULED_QUERY_HISTORY_MAX_RESULTS),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("GetScheduledQueryHistoryRequest", ShapeType::Structure)
+};
+pub static GET_SCHEDULED_QUERY_HISTORY_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("name", &SCHEDULED_QUERY_NAME),
+        Member::plain("scheduledQueryArn", &ARN),
+        Member::plain("triggerHistory", &TRIGGER_HISTORY_RECORD_LIST),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("GetScheduledQueryHistoryResponse", ShapeType::Structure)
+};
+pub static GET_SCHEDULED_QUERY_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("identifier", &SCHEDULED_QUERY_IDENTIFIER)
+    }],
+    ..Shape::simple("GetScheduledQueryRequest", ShapeType::Structure)
+};
+pub static GET_SCHEDULED_QUERY_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("scheduledQueryArn", &ARN),
+        Member::plain("name", &SCHEDULED_QUERY_NAME),
+        Member::plain("description", &SCHEDULED_QUERY_DESCRIPTION),
+        Member::plain("queryLanguage", &QUERY_LANGUAGE),
+        Member::plain("queryString", &QUERY_STRING),
+        Member::plain("logGroupIdentifiers", &SCHEDULED_QUERY_LOG_GROUP_IDENTIFIERS),
+        Member::plain("scheduleExpression", &SCHEDULE_EXPRESSION),
+        Member::plain("timezone", &SCHEDULE_TIMEZONE),
+        Member::plain("startTimeOffset", &START_TIME_OFFSET),
+        Member::plain("endTimeOffset", &END_TIME_OFFSET),
+        Member::plain("destinationConfiguration", &DESTINATION_CONFIGURATION),
+        Member::plain("state", &SCHEDULED_QUERY_STATE),
+        Member::plain("scheduleType", &SCHEDULE_TYPE),
+        Member::plain("lastTriggeredTime", &TIMESTAMP),
+        Member::plain("lastExecutionStatus", &EXECUTION_STATUS),
+        Member::plain("scheduleStartTime", &TIMESTAMP),
+        Member::plain("scheduleEndTime", &TIMESTAMP),
+        Member::plain("executionRoleArn", &ROLE_ARN),
+        Member::plain("creationTime", &TIMESTAMP),
+        Member::plain("lastUpdatedTime", &TIMESTAMP),
+    ],
+    ..Shape::simple("GetScheduledQueryResponse", ShapeType::Structure)
 };
 pub static GET_TRANSFORMER_REQUEST: Shape = Shape {
     members: &[Member {
@@ -2993,9 +3839,92 @@ pub static GROK_MATCH: Shape = Shape {
     },
     ..Shape::simple("GrokMatch", ShapeType::String)
 };
+pub static GROUPING_IDENTIFIER: Shape = Shape {
+    members: &[
+        Member::plain("key", &GROUPING_IDENTIFIER_KEY),
+        Member::plain("value", &GROUPING_IDENTIFIER_VALUE),
+    ],
+    ..Shape::simple("GroupingIdentifier", ShapeType::Structure)
+};
+pub static GROUPING_IDENTIFIER_KEY: Shape = Shape {
+    ..Shape::simple("GroupingIdentifierKey", ShapeType::String)
+};
+pub static GROUPING_IDENTIFIER_VALUE: Shape = Shape {
+    ..Shape::simple("GroupingIdentifierValue", ShapeType::String)
+};
+pub static GROUPING_IDENTIFIERS: Shape = Shape {
+    members: &[Member::plain("member", &GROUPING_IDENTIFIER)],
+    ..Shape::simple("GroupingIdentifiers", ShapeType::List)
+};
 pub static HISTOGRAM: Shape = Shape {
     members: &[Member::plain("key", &TIME), Member::plain("value", &COUNT)],
     ..Shape::simple("Histogram", ShapeType::Map)
+};
+pub static IMPORT: Shape = Shape {
+    members: &[
+        Member::plain("importId", &IMPORT_ID),
+        Member::plain("importSourceArn", &ARN),
+        Member::plain("importStatus", &IMPORT_STATUS),
+        Member::plain("importDestinationArn", &ARN),
+        Member::plain("importStatistics", &IMPORT_STATISTICS),
+        Member::plain("importFilter", &IMPORT_FILTER),
+        Member::plain("creationTime", &TIMESTAMP),
+        Member::plain("lastUpdatedTime", &TIMESTAMP),
+        Member::plain("errorMessage", &ERROR_MESSAGE),
+    ],
+    ..Shape::simple("Import", ShapeType::Structure)
+};
+pub static IMPORT_BATCH: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("batchId", &BATCH_ID)
+        },
+        Member {
+            required: true,
+            ..Member::plain("status", &IMPORT_STATUS)
+        },
+        Member::plain("errorMessage", &ERROR_MESSAGE),
+    ],
+    ..Shape::simple("ImportBatch", ShapeType::Structure)
+};
+pub static IMPORT_BATCH_LIST: Shape = Shape {
+    members: &[Member::plain("member", &IMPORT_BATCH)],
+    ..Shape::simple("ImportBatchList", ShapeType::List)
+};
+pub static IMPORT_FILTER: Shape = Shape {
+    members: &[
+        Member::plain("startEventTime", &TIMESTAMP),
+        Member::plain("endEventTime", &TIMESTAMP),
+    ],
+    ..Shape::simple("ImportFilter", ShapeType::Structure)
+};
+pub static IMPORT_ID: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(256))),
+        pattern: Some(&P_9),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ImportId", ShapeType::String)
+};
+pub static IMPORT_LIST: Shape = Shape {
+    members: &[Member::plain("member", &IMPORT)],
+    ..Shape::simple("ImportList", ShapeType::List)
+};
+pub static IMPORT_STATISTICS: Shape = Shape {
+    members: &[Member::plain("bytesImported", &STORED_BYTES)],
+    ..Shape::simple("ImportStatistics", ShapeType::Structure)
+};
+pub static IMPORT_STATUS: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["IN_PROGRESS", "CANCELLED", "COMPLETED", "FAILED"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ImportStatus", ShapeType::Enum)
+};
+pub static IMPORT_STATUS_LIST: Shape = Shape {
+    members: &[Member::plain("member", &IMPORT_STATUS)],
+    ..Shape::simple("ImportStatusList", ShapeType::List)
 };
 pub static INCLUDE_LINKED_ACCOUNTS: Shape = Shape {
     ..Shape::simple("IncludeLinkedAccounts", ShapeType::Boolean)
@@ -3020,6 +3949,13 @@ pub static INDEX_SOURCE: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("IndexSource", ShapeType::Enum)
+};
+pub static INDEX_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["FACET", "FIELD_INDEX"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("IndexType", ShapeType::Enum)
 };
 pub static INFERRED_TOKEN_NAME: Shape = Shape {
     constraints: Constraints {
@@ -3130,6 +4066,15 @@ pub static INTEGRATION_TYPE: Shape = Shape {
 pub static INTERLEAVED: Shape = Shape {
     ..Shape::simple("Interleaved", ShapeType::Boolean)
 };
+pub static INTERNAL_SERVER_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("message", &MESSAGE)],
+    error: Some(ErrorInfo {
+        fault: Fault::Server,
+        http_status: 500,
+        query_error: None,
+    }),
+    ..Shape::simple("InternalServerException", ShapeType::Structure)
+};
 pub static INTERNAL_STREAMING_EXCEPTION: Shape = Shape {
     members: &[Member::plain("message", &MESSAGE)],
     error: Some(ErrorInfo {
@@ -3208,6 +4153,36 @@ pub static LIMIT_EXCEEDED_EXCEPTION: Shape = Shape {
         query_error: None,
     }),
     ..Shape::simple("LimitExceededException", ShapeType::Structure)
+};
+pub static LIST_AGGREGATE_LOG_GROUP_SUMMARIES_GROUP_BY: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["DATA_SOURCE_NAME_TYPE_AND_FORMAT", "DATA_SOURCE_NAME_AND_TYPE"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ListAggregateLogGroupSummariesGroupBy", ShapeType::Enum)
+};
+pub static LIST_AGGREGATE_LOG_GROUP_SUMMARIES_REQUEST: Shape = Shape {
+    members: &[
+        Member::plain("accountIdentifiers", &ACCOUNT_IDS),
+        Member::plain("includeLinkedAccounts", &INCLUDE_LINKED_ACCOUNTS),
+        Member::plain("logGroupClass", &LOG_GROUP_CLASS),
+        Member::plain("logGroupNamePattern", &LOG_GROUP_NAME_REGEX_PATTERN),
+        Member::plain("dataSources", &DATA_SOURCE_FILTERS),
+        Member {
+            required: true,
+            ..Member::plain("groupBy", &LIST_AGGREGATE_LOG_GROUP_SUMMARIES_GROUP_BY)
+        },
+        Member::plain("nextToken", &NEXT_TOKEN),
+        Member::plain("limit", &LIST_LOG_GROUPS_REQUEST_LIMIT),
+    ],
+    ..Shape::simple("ListAggregateLogGroupSummariesRequest", ShapeType::Structure)
+};
+pub static LIST_AGGREGATE_LOG_GROUP_SUMMARIES_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("aggregateLogGroupSummaries", &AGGREGATE_LOG_GROUP_SUMMARIES),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("ListAggregateLogGroupSummariesResponse", ShapeType::Structure)
 };
 pub static LIST_ANOMALIES_LIMIT: Shape = Shape {
     constraints: Constraints {
@@ -3306,8 +4281,18 @@ pub static LIST_LOG_GROUPS_REQUEST: Shape = Shape {
         Member::plain("accountIdentifiers", &ACCOUNT_IDS),
         Member::plain("nextToken", &NEXT_TOKEN),
         Member::plain("limit", &LIST_LIMIT),
+        Member::plain("dataSources", &DATA_SOURCE_FILTERS),
+        Member::plain("fieldIndexNames", &FIELD_INDEX_NAMES),
+        Member::plain("logGroupTags", &TAG_FILTERS),
     ],
     ..Shape::simple("ListLogGroupsRequest", ShapeType::Structure)
+};
+pub static LIST_LOG_GROUPS_REQUEST_LIMIT: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(50.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ListLogGroupsRequestLimit", ShapeType::Integer)
 };
 pub static LIST_LOG_GROUPS_RESPONSE: Shape = Shape {
     members: &[
@@ -3315,6 +4300,54 @@ pub static LIST_LOG_GROUPS_RESPONSE: Shape = Shape {
         Member::plain("nextToken", &NEXT_TOKEN),
     ],
     ..Shape::simple("ListLogGroupsResponse", ShapeType::Structure)
+};
+pub static LIST_SCHEDULED_QUERIES_MAX_RESULTS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(1000.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ListScheduledQueriesMaxResults", ShapeType::Integer)
+};
+pub static LIST_SCHEDULED_QUERIES_REQUEST: Shape = Shape {
+    members: &[
+        Member::plain("maxResults", &LIST_SCHEDULED_QUERIES_MAX_RESULTS),
+        Member::plain("nextToken", &NEXT_TOKEN),
+        Member::plain("state", &SCHEDULED_QUERY_STATE),
+        Member::plain("scheduleType", &SCHEDULE_TYPE),
+    ],
+    ..Shape::simple("ListScheduledQueriesRequest", ShapeType::Structure)
+};
+pub static LIST_SCHEDULED_QUERIES_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("nextToken", &NEXT_TOKEN),
+        Member::plain("scheduledQueries", &SCHEDULED_QUERY_SUMMARY_LIST),
+    ],
+    ..Shape::simple("ListScheduledQueriesResponse", ShapeType::Structure)
+};
+pub static LIST_SOURCES_FOR_S3_TABLE_INTEGRATION_MAX_RESULTS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(100.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ListSourcesForS3TableIntegrationMaxResults", ShapeType::Integer)
+};
+pub static LIST_SOURCES_FOR_S3_TABLE_INTEGRATION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("integrationArn", &ARN)
+        },
+        Member::plain("maxResults", &LIST_SOURCES_FOR_S3_TABLE_INTEGRATION_MAX_RESULTS),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("ListSourcesForS3TableIntegrationRequest", ShapeType::Structure)
+};
+pub static LIST_SOURCES_FOR_S3_TABLE_INTEGRATION_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("sources", &S3_TABLE_INTEGRATION_SOURCES),
+        Member::plain("nextToken", &NEXT_TOKEN),
+    ],
+    ..Shape::simple("ListSourcesForS3TableIntegrationResponse", ShapeType::Structure)
 };
 pub static LIST_TAGS_FOR_RESOURCE_REQUEST: Shape = Shape {
     members: &[Member {
@@ -3414,6 +4447,32 @@ pub static LOG_EVENT: Shape = Shape {
 pub static LOG_EVENT_INDEX: Shape = Shape {
     ..Shape::simple("LogEventIndex", ShapeType::Integer)
 };
+pub static LOG_FIELD_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(256))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("LogFieldName", ShapeType::String)
+};
+pub static LOG_FIELD_TYPE: Shape = Shape {
+    members: &[
+        Member::plain("type", &DATA_TYPE),
+        Member::plain("element", &LOG_FIELD_TYPE),
+        Member::plain("fields", &LOG_FIELDS_LIST),
+    ],
+    ..Shape::simple("LogFieldType", ShapeType::Structure)
+};
+pub static LOG_FIELDS_LIST: Shape = Shape {
+    members: &[Member::plain("member", &LOG_FIELDS_LIST_ITEM)],
+    ..Shape::simple("LogFieldsList", ShapeType::List)
+};
+pub static LOG_FIELDS_LIST_ITEM: Shape = Shape {
+    members: &[
+        Member::plain("logFieldName", &LOG_FIELD_NAME),
+        Member::plain("logFieldType", &LOG_FIELD_TYPE),
+    ],
+    ..Shape::simple("LogFieldsListItem", ShapeType::Structure)
+};
 pub static LOG_GROUP: Shape = Shape {
     members: &[
         Member::plain("logGroupName", &LOG_GROUP_NAME),
@@ -3427,6 +4486,8 @@ pub static LOG_GROUP: Shape = Shape {
         Member::plain("inheritedProperties", &INHERITED_PROPERTIES),
         Member::plain("logGroupClass", &LOG_GROUP_CLASS),
         Member::plain("logGroupArn", &ARN),
+        Member::plain("deletionProtectionEnabled", &DELETION_PROTECTION_ENABLED),
+        Member::plain("bearerTokenAuthenticationEnabled", &BEARER_TOKEN_AUTHENTICATION_ENABLED),
     ],
     ..Shape::simple("LogGroup", ShapeType::Structure)
 };
@@ -3448,6 +4509,9 @@ pub static LOG_GROUP_CLASS: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("LogGroupClass", ShapeType::Enum)
+};
+pub static LOG_GROUP_COUNT: Shape = Shape {
+    ..Shape::simple("LogGroupCount", ShapeType::Integer)
 };
 pub static LOG_GROUP_FIELD: Shape = Shape {
     members: &[
@@ -3486,7 +4550,7 @@ pub static LOG_GROUP_NAME: Shape = Shape {
 pub static LOG_GROUP_NAME_PATTERN: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(512))),
-        pattern: Some(&P_9),
+        pattern: Some(&P_10),
         ..Constraints::NONE
     },
     ..Shape::simple("LogGroupNamePattern", ShapeType::String)
@@ -3494,7 +4558,7 @@ pub static LOG_GROUP_NAME_PATTERN: Shape = Shape {
 pub static LOG_GROUP_NAME_REGEX_PATTERN: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(3), Some(129))),
-        pattern: Some(&P_10),
+        pattern: Some(&P_11),
         ..Constraints::NONE
     },
     ..Shape::simple("LogGroupNameRegexPattern", ShapeType::String)
@@ -3568,7 +4632,7 @@ pub static LOG_STREAMS: Shape = Shape {
 pub static LOG_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(255))),
-        pattern: Some(&P_11),
+        pattern: Some(&P_12),
         ..Constraints::NONE
     },
     ..Shape::simple("LogType", ShapeType::String)
@@ -3580,6 +4644,38 @@ pub static LOG_TYPES: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("LogTypes", ShapeType::List)
+};
+pub static LOOKUP_TABLE: Shape = Shape {
+    members: &[
+        Member::plain("lookupTableArn", &ARN),
+        Member::plain("lookupTableName", &LOOKUP_TABLE_NAME),
+        Member::plain("description", &LOOKUP_TABLE_DESCRIPTION),
+        Member::plain("tableFields", &TABLE_FIELDS),
+        Member::plain("recordsCount", &RECORDS_COUNT),
+        Member::plain("sizeBytes", &STORED_BYTES),
+        Member::plain("lastUpdatedTime", &TIMESTAMP),
+        Member::plain("kmsKeyId", &KMS_KEY_ID),
+    ],
+    ..Shape::simple("LookupTable", ShapeType::Structure)
+};
+pub static LOOKUP_TABLE_DESCRIPTION: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(1024))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("LookupTableDescription", ShapeType::String)
+};
+pub static LOOKUP_TABLE_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(256))),
+        pattern: Some(&P_13),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("LookupTableName", ShapeType::String)
+};
+pub static LOOKUP_TABLES: Shape = Shape {
+    members: &[Member::plain("member", &LOOKUP_TABLE)],
+    ..Shape::simple("LookupTables", ShapeType::List)
 };
 pub static LOWER_CASE_STRING: Shape = Shape {
     members: &[Member {
@@ -3607,6 +4703,14 @@ pub static MALFORMED_QUERY_EXCEPTION: Shape = Shape {
         query_error: None,
     }),
     ..Shape::simple("MalformedQueryException", ShapeType::Structure)
+};
+pub static MAPPING_VERSION: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(10))),
+        pattern: Some(&P_14),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("MappingVersion", ShapeType::String)
 };
 pub static MATCH_PATTERN: Shape = Shape {
     constraints: Constraints {
@@ -3664,7 +4768,7 @@ pub static METRIC_FILTERS: Shape = Shape {
 pub static METRIC_NAME: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(255))),
-        pattern: Some(&P_12),
+        pattern: Some(&P_15),
         ..Constraints::NONE
     },
     ..Shape::simple("MetricName", ShapeType::String)
@@ -3672,7 +4776,7 @@ pub static METRIC_NAME: Shape = Shape {
 pub static METRIC_NAMESPACE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(255))),
-        pattern: Some(&P_12),
+        pattern: Some(&P_15),
         ..Constraints::NONE
     },
     ..Shape::simple("MetricNamespace", ShapeType::String)
@@ -3760,7 +4864,7 @@ pub static NON_MATCH_VALUE: Shape = Shape {
 };
 pub static OCSF_VERSION: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["V1.1"],
+        enum_values: &["V1.1", "V1.5"],
         ..Constraints::NONE
     },
     ..Shape::simple("OCSFVersion", ShapeType::Enum)
@@ -3777,7 +4881,7 @@ pub static OPEN_SEARCH_APPLICATION: Shape = Shape {
 pub static OPEN_SEARCH_APPLICATION_ENDPOINT: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(1024))),
-        pattern: Some(&P_13),
+        pattern: Some(&P_16),
         ..Constraints::NONE
     },
     ..Shape::simple("OpenSearchApplicationEndpoint", ShapeType::String)
@@ -3801,7 +4905,7 @@ pub static OPEN_SEARCH_COLLECTION: Shape = Shape {
 pub static OPEN_SEARCH_COLLECTION_ENDPOINT: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(1024))),
-        pattern: Some(&P_13),
+        pattern: Some(&P_16),
         ..Constraints::NONE
     },
     ..Shape::simple("OpenSearchCollectionEndpoint", ShapeType::String)
@@ -4005,6 +5109,7 @@ pub static PARSE_TO_OCSF: Shape = Shape {
             required: true,
             ..Member::plain("ocsfVersion", &OCSF_VERSION)
         },
+        Member::plain("mappingVersion", &MAPPING_VERSION),
     ],
     ..Shape::simple("ParseToOCSF", ShapeType::Structure)
 };
@@ -4074,7 +5179,7 @@ pub static POLICY: Shape = Shape {
 };
 pub static POLICY_DOCUMENT: Shape = Shape {
     constraints: Constraints {
-        length: Some((Some(1), Some(5120))),
+        length: Some((Some(1), Some(51200))),
         ..Constraints::NONE
     },
     ..Shape::simple("PolicyDocument", ShapeType::String)
@@ -4168,6 +5273,19 @@ pub static PUT_ACCOUNT_POLICY_RESPONSE: Shape = Shape {
     members: &[Member::plain("accountPolicy", &ACCOUNT_POLICY)],
     ..Shape::simple("PutAccountPolicyResponse", ShapeType::Structure)
 };
+pub static PUT_BEARER_TOKEN_AUTHENTICATION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("logGroupIdentifier", &LOG_GROUP_IDENTIFIER)
+        },
+        Member {
+            required: true,
+            ..Member::plain("bearerTokenAuthenticationEnabled", &BEARER_TOKEN_AUTHENTICATION_ENABLED)
+        },
+    ],
+    ..Shape::simple("PutBearerTokenAuthenticationRequest", ShapeType::Structure)
+};
 pub static PUT_DATA_PROTECTION_POLICY_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -4238,6 +5356,7 @@ pub static PUT_DELIVERY_SOURCE_REQUEST: Shape = Shape {
             ..Member::plain("logType", &LOG_TYPE)
         },
         Member::plain("tags", &TAGS),
+        Member::plain("deliverySourceConfiguration", &DELIVERY_SOURCE_CONFIGURATION),
     ],
     ..Shape::simple("PutDeliverySourceRequest", ShapeType::Structure)
 };
@@ -4349,6 +5468,19 @@ pub static PUT_LOG_EVENTS_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("PutLogEventsResponse", ShapeType::Structure)
 };
+pub static PUT_LOG_GROUP_DELETION_PROTECTION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("logGroupIdentifier", &LOG_GROUP_IDENTIFIER)
+        },
+        Member {
+            required: true,
+            ..Member::plain("deletionProtectionEnabled", &DELETION_PROTECTION_ENABLED)
+        },
+    ],
+    ..Shape::simple("PutLogGroupDeletionProtectionRequest", ShapeType::Structure)
+};
 pub static PUT_METRIC_FILTER_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -4393,6 +5525,7 @@ pub static PUT_QUERY_DEFINITION_REQUEST: Shape = Shape {
             idempotency_token: true,
             ..Member::plain("clientToken", &CLIENT_TOKEN)
         },
+        Member::plain("parameters", &QUERY_PARAMETER_LIST),
     ],
     ..Shape::simple("PutQueryDefinitionRequest", ShapeType::Structure)
 };
@@ -4496,6 +5629,7 @@ pub static QUERY_DEFINITION: Shape = Shape {
         Member::plain("queryString", &QUERY_DEFINITION_STRING),
         Member::plain("lastModified", &TIMESTAMP),
         Member::plain("logGroupNames", &LOG_GROUP_NAMES),
+        Member::plain("parameters", &QUERY_PARAMETER_LIST),
     ],
     ..Shape::simple("QueryDefinition", ShapeType::Structure)
 };
@@ -4517,6 +5651,9 @@ pub static QUERY_DEFINITION_STRING: Shape = Shape {
     },
     ..Shape::simple("QueryDefinitionString", ShapeType::String)
 };
+pub static QUERY_DURATION: Shape = Shape {
+    ..Shape::simple("QueryDuration", ShapeType::Long)
+};
 pub static QUERY_ID: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(256))),
@@ -4532,6 +5669,9 @@ pub static QUERY_INFO: Shape = Shape {
         Member::plain("status", &QUERY_STATUS),
         Member::plain("createTime", &TIMESTAMP),
         Member::plain("logGroupName", &LOG_GROUP_NAME),
+        Member::plain("queryDuration", &QUERY_DURATION),
+        Member::plain("bytesScanned", &BYTES_SCANNED_VALUE),
+        Member::plain("userIdentity", &USER_IDENTITY),
     ],
     ..Shape::simple("QueryInfo", ShapeType::Structure)
 };
@@ -4552,6 +5692,47 @@ pub static QUERY_LIST_MAX_RESULTS: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("QueryListMaxResults", ShapeType::Integer)
+};
+pub static QUERY_PARAMETER: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("name", &QUERY_PARAMETER_NAME)
+        },
+        Member::plain("defaultValue", &QUERY_PARAMETER_DEFAULT_VALUE),
+        Member::plain("description", &QUERY_PARAMETER_DESCRIPTION),
+    ],
+    ..Shape::simple("QueryParameter", ShapeType::Structure)
+};
+pub static QUERY_PARAMETER_DEFAULT_VALUE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(1024))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("QueryParameterDefaultValue", ShapeType::String)
+};
+pub static QUERY_PARAMETER_DESCRIPTION: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(512))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("QueryParameterDescription", ShapeType::String)
+};
+pub static QUERY_PARAMETER_LIST: Shape = Shape {
+    members: &[Member::plain("member", &QUERY_PARAMETER)],
+    constraints: Constraints {
+        length: Some((Some(0), Some(20))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("QueryParameterList", ShapeType::List)
+};
+pub static QUERY_PARAMETER_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(128))),
+        pattern: Some(&P_17),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("QueryParameterName", ShapeType::String)
 };
 pub static QUERY_RESULTS: Shape = Shape {
     members: &[Member::plain("member", &RESULT_ROWS)],
@@ -4629,6 +5810,13 @@ pub static RECORD_FIELDS: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("RecordFields", ShapeType::List)
+};
+pub static RECORDS_COUNT: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(0.0), None)),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("RecordsCount", ShapeType::Long)
 };
 pub static REJECTED_ENTITY_INFO: Shape = Shape {
     members: &[Member {
@@ -4711,7 +5899,7 @@ pub static RESOURCE_CONFIG: Shape = Shape {
 pub static RESOURCE_IDENTIFIER: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(2048))),
-        pattern: Some(&P_14),
+        pattern: Some(&P_18),
         ..Constraints::NONE
     },
     ..Shape::simple("ResourceIdentifier", ShapeType::String)
@@ -4743,7 +5931,7 @@ pub static RESOURCE_POLICY: Shape = Shape {
 pub static RESOURCE_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(255))),
-        pattern: Some(&P_15),
+        pattern: Some(&P_19),
         ..Constraints::NONE
     },
     ..Shape::simple("ResourceType", ShapeType::String)
@@ -4771,12 +5959,190 @@ pub static ROLE_ARN: Shape = Shape {
     },
     ..Shape::simple("RoleArn", ShapeType::String)
 };
+pub static S3_CONFIGURATION: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("destinationIdentifier", &S3_URI)
+        },
+        Member {
+            required: true,
+            ..Member::plain("roleArn", &ROLE_ARN)
+        },
+        Member::plain("ownerAccountId", &ACCOUNT_ID),
+        Member::plain("kmsKeyId", &KMS_KEY_ID),
+    ],
+    ..Shape::simple("S3Configuration", ShapeType::Structure)
+};
 pub static S3_DELIVERY_CONFIGURATION: Shape = Shape {
     members: &[
         Member::plain("suffixPath", &DELIVERY_SUFFIX_PATH),
         Member::plain("enableHiveCompatiblePath", &BOOLEAN),
     ],
     ..Shape::simple("S3DeliveryConfiguration", ShapeType::Structure)
+};
+pub static S3_TABLE_INTEGRATION_SOURCE: Shape = Shape {
+    members: &[
+        Member::plain("identifier", &S3_TABLE_INTEGRATION_SOURCE_IDENTIFIER),
+        Member::plain("dataSource", &DATA_SOURCE),
+        Member::plain("status", &S3_TABLE_INTEGRATION_SOURCE_STATUS),
+        Member::plain("statusReason", &S3_TABLE_INTEGRATION_SOURCE_STATUS_REASON),
+        Member::plain("createdTimeStamp", &TIMESTAMP),
+        Member::plain("parentSourceIdentifier", &S3_TABLE_INTEGRATION_SOURCE_IDENTIFIER),
+    ],
+    ..Shape::simple("S3TableIntegrationSource", ShapeType::Structure)
+};
+pub static S3_TABLE_INTEGRATION_SOURCE_IDENTIFIER: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(2048))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("S3TableIntegrationSourceIdentifier", ShapeType::String)
+};
+pub static S3_TABLE_INTEGRATION_SOURCE_STATUS: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["ACTIVE", "UNHEALTHY", "FAILED", "DATA_SOURCE_DELETE_IN_PROGRESS"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("S3TableIntegrationSourceStatus", ShapeType::Enum)
+};
+pub static S3_TABLE_INTEGRATION_SOURCE_STATUS_REASON: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), None)),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("S3TableIntegrationSourceStatusReason", ShapeType::String)
+};
+pub static S3_TABLE_INTEGRATION_SOURCES: Shape = Shape {
+    members: &[Member::plain("member", &S3_TABLE_INTEGRATION_SOURCE)],
+    ..Shape::simple("S3TableIntegrationSources", ShapeType::List)
+};
+pub static S3_TABLES_DATASOURCE_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(256))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("S3TablesDatasourceName", ShapeType::String)
+};
+pub static S3_TABLES_DATASOURCE_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(256))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("S3TablesDatasourceType", ShapeType::String)
+};
+pub static S3_TABLES_INTEGRATION: Shape = Shape {
+    members: &[
+        Member::plain("datasourceName", &S3_TABLES_DATASOURCE_NAME),
+        Member::plain("datasourceType", &S3_TABLES_DATASOURCE_TYPE),
+    ],
+    ..Shape::simple("S3TablesIntegration", ShapeType::Structure)
+};
+pub static S3_URI: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(1024))),
+        pattern: Some(&P_20),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("S3Uri", ShapeType::String)
+};
+pub static SCHEDULE_EXPRESSION: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(256))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ScheduleExpression", ShapeType::String)
+};
+pub static SCHEDULE_TIMEZONE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), None)),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ScheduleTimezone", ShapeType::String)
+};
+pub static SCHEDULE_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["CUSTOMER_MANAGED", "AWS_MANAGED"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ScheduleType", ShapeType::Enum)
+};
+pub static SCHEDULED_QUERY_DESCRIPTION: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(1024))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ScheduledQueryDescription", ShapeType::String)
+};
+pub static SCHEDULED_QUERY_DESTINATION: Shape = Shape {
+    members: &[
+        Member::plain("destinationType", &SCHEDULED_QUERY_DESTINATION_TYPE),
+        Member::plain("destinationIdentifier", &STRING),
+        Member::plain("status", &ACTION_STATUS),
+        Member::plain("processedIdentifier", &STRING),
+        Member::plain("errorMessage", &STRING),
+    ],
+    ..Shape::simple("ScheduledQueryDestination", ShapeType::Structure)
+};
+pub static SCHEDULED_QUERY_DESTINATION_LIST: Shape = Shape {
+    members: &[Member::plain("member", &SCHEDULED_QUERY_DESTINATION)],
+    ..Shape::simple("ScheduledQueryDestinationList", ShapeType::List)
+};
+pub static SCHEDULED_QUERY_DESTINATION_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["S3"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ScheduledQueryDestinationType", ShapeType::Enum)
+};
+pub static SCHEDULED_QUERY_IDENTIFIER: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(300))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ScheduledQueryIdentifier", ShapeType::String)
+};
+pub static SCHEDULED_QUERY_LOG_GROUP_IDENTIFIERS: Shape = Shape {
+    members: &[Member::plain("member", &LOG_GROUP_IDENTIFIER)],
+    constraints: Constraints {
+        length: Some((Some(1), Some(50))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ScheduledQueryLogGroupIdentifiers", ShapeType::List)
+};
+pub static SCHEDULED_QUERY_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(300))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ScheduledQueryName", ShapeType::String)
+};
+pub static SCHEDULED_QUERY_STATE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["ENABLED", "DISABLED"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ScheduledQueryState", ShapeType::Enum)
+};
+pub static SCHEDULED_QUERY_SUMMARY: Shape = Shape {
+    members: &[
+        Member::plain("scheduledQueryArn", &ARN),
+        Member::plain("name", &SCHEDULED_QUERY_NAME),
+        Member::plain("state", &SCHEDULED_QUERY_STATE),
+        Member::plain("scheduleType", &SCHEDULE_TYPE),
+        Member::plain("lastTriggeredTime", &TIMESTAMP),
+        Member::plain("lastExecutionStatus", &EXECUTION_STATUS),
+        Member::plain("scheduleExpression", &SCHEDULE_EXPRESSION),
+        Member::plain("timezone", &SCHEDULE_TIMEZONE),
+        Member::plain("destinationConfiguration", &DESTINATION_CONFIGURATION),
+        Member::plain("creationTime", &TIMESTAMP),
+        Member::plain("lastUpdatedTime", &TIMESTAMP),
+    ],
+    ..Shape::simple("ScheduledQuerySummary", ShapeType::Structure)
+};
+pub static SCHEDULED_QUERY_SUMMARY_LIST: Shape = Shape {
+    members: &[Member::plain("member", &SCHEDULED_QUERY_SUMMARY)],
+    ..Shape::simple("ScheduledQuerySummaryList", ShapeType::List)
 };
 pub static SCOPE: Shape = Shape {
     constraints: Constraints {
@@ -4809,7 +6175,7 @@ pub static SEQUENCE_TOKEN: Shape = Shape {
 pub static SERVICE_: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(255))),
-        pattern: Some(&P_16),
+        pattern: Some(&P_21),
         ..Constraints::NONE
     },
     ..Shape::simple("Service", ShapeType::String)
@@ -4996,13 +6362,16 @@ pub static START_QUERY_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("queryString", &QUERY_STRING)
         },
-        Member::plain("limit", &EVENTS_LIMIT),
+        Member::plain("limit", &EVENTS_LIMIT_START_QUERY),
     ],
     ..Shape::simple("StartQueryRequest", ShapeType::Structure)
 };
 pub static START_QUERY_RESPONSE: Shape = Shape {
     members: &[Member::plain("queryId", &QUERY_ID)],
     ..Shape::simple("StartQueryResponse", ShapeType::Structure)
+};
+pub static START_TIME_OFFSET: Shape = Shape {
+    ..Shape::simple("StartTimeOffset", ShapeType::Long)
 };
 pub static STATE: Shape = Shape {
     constraints: Constraints {
@@ -5034,6 +6403,9 @@ pub static STORED_BYTES: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("StoredBytes", ShapeType::Long)
+};
+pub static STRING: Shape = Shape {
+    ..Shape::simple("String", ShapeType::String)
 };
 pub static SUBSCRIPTION_FILTER: Shape = Shape {
     members: &[
@@ -5126,10 +6498,63 @@ pub static SUPPRESSION_UNIT: Shape = Shape {
 pub static SYSTEM_FIELD: Shape = Shape {
     ..Shape::simple("SystemField", ShapeType::String)
 };
+pub static TABLE_BODY: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(10485760))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("TableBody", ShapeType::String)
+};
+pub static TABLE_FIELDS: Shape = Shape {
+    members: &[Member::plain("member", &STRING)],
+    ..Shape::simple("TableFields", ShapeType::List)
+};
+pub static TAG_FILTER: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("key", &TAG_FILTER_KEY)
+        },
+        Member::plain("values", &TAG_FILTER_VALUES),
+    ],
+    ..Shape::simple("TagFilter", ShapeType::Structure)
+};
+pub static TAG_FILTER_KEY: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(128))),
+        pattern: Some(&P_22),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("TagFilterKey", ShapeType::String)
+};
+pub static TAG_FILTER_VALUE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(259))),
+        pattern: Some(&P_23),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("TagFilterValue", ShapeType::String)
+};
+pub static TAG_FILTER_VALUES: Shape = Shape {
+    members: &[Member::plain("member", &TAG_FILTER_VALUE)],
+    constraints: Constraints {
+        length: Some((Some(0), Some(5))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("TagFilterValues", ShapeType::List)
+};
+pub static TAG_FILTERS: Shape = Shape {
+    members: &[Member::plain("member", &TAG_FILTER)],
+    constraints: Constraints {
+        length: Some((Some(1), Some(5))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("TagFilters", ShapeType::List)
+};
 pub static TAG_KEY: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_17),
+        pattern: Some(&P_22),
         ..Constraints::NONE
     },
     ..Shape::simple("TagKey", ShapeType::String)
@@ -5179,7 +6604,7 @@ pub static TAG_RESOURCE_REQUEST: Shape = Shape {
 pub static TAG_VALUE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(256))),
-        pattern: Some(&P_18),
+        pattern: Some(&P_24),
         ..Constraints::NONE
     },
     ..Shape::simple("TagValue", ShapeType::String)
@@ -5339,6 +6764,20 @@ pub static TRANSFORMED_LOGS: Shape = Shape {
     members: &[Member::plain("member", &TRANSFORMED_LOG_RECORD)],
     ..Shape::simple("TransformedLogs", ShapeType::List)
 };
+pub static TRIGGER_HISTORY_RECORD: Shape = Shape {
+    members: &[
+        Member::plain("queryId", &QUERY_ID),
+        Member::plain("executionStatus", &EXECUTION_STATUS),
+        Member::plain("triggeredTimestamp", &TIMESTAMP),
+        Member::plain("errorMessage", &STRING),
+        Member::plain("destinations", &SCHEDULED_QUERY_DESTINATION_LIST),
+    ],
+    ..Shape::simple("TriggerHistoryRecord", ShapeType::Structure)
+};
+pub static TRIGGER_HISTORY_RECORD_LIST: Shape = Shape {
+    members: &[Member::plain("member", &TRIGGER_HISTORY_RECORD)],
+    ..Shape::simple("TriggerHistoryRecordList", ShapeType::List)
+};
 pub static TRIM_STRING: Shape = Shape {
     members: &[Member {
         required: true,
@@ -5472,6 +6911,87 @@ pub static UPDATE_LOG_ANOMALY_DETECTOR_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("UpdateLogAnomalyDetectorRequest", ShapeType::Structure)
 };
+pub static UPDATE_LOOKUP_TABLE_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("lookupTableArn", &ARN)
+        },
+        Member::plain("description", &LOOKUP_TABLE_DESCRIPTION),
+        Member {
+            required: true,
+            ..Member::plain("tableBody", &TABLE_BODY)
+        },
+        Member::plain("kmsKeyId", &KMS_KEY_ID),
+    ],
+    ..Shape::simple("UpdateLookupTableRequest", ShapeType::Structure)
+};
+pub static UPDATE_LOOKUP_TABLE_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("lookupTableArn", &ARN),
+        Member::plain("lastUpdatedTime", &TIMESTAMP),
+    ],
+    ..Shape::simple("UpdateLookupTableResponse", ShapeType::Structure)
+};
+pub static UPDATE_SCHEDULED_QUERY_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("identifier", &SCHEDULED_QUERY_IDENTIFIER)
+        },
+        Member::plain("description", &SCHEDULED_QUERY_DESCRIPTION),
+        Member {
+            required: true,
+            ..Member::plain("queryLanguage", &QUERY_LANGUAGE)
+        },
+        Member {
+            required: true,
+            ..Member::plain("queryString", &QUERY_STRING)
+        },
+        Member::plain("logGroupIdentifiers", &SCHEDULED_QUERY_LOG_GROUP_IDENTIFIERS),
+        Member {
+            required: true,
+            ..Member::plain("scheduleExpression", &SCHEDULE_EXPRESSION)
+        },
+        Member::plain("timezone", &SCHEDULE_TIMEZONE),
+        Member::plain("startTimeOffset", &START_TIME_OFFSET),
+        Member::plain("endTimeOffset", &END_TIME_OFFSET),
+        Member::plain("destinationConfiguration", &DESTINATION_CONFIGURATION),
+        Member::plain("scheduleStartTime", &TIMESTAMP),
+        Member::plain("scheduleEndTime", &TIMESTAMP),
+        Member {
+            required: true,
+            ..Member::plain("executionRoleArn", &ROLE_ARN)
+        },
+        Member::plain("state", &SCHEDULED_QUERY_STATE),
+    ],
+    ..Shape::simple("UpdateScheduledQueryRequest", ShapeType::Structure)
+};
+pub static UPDATE_SCHEDULED_QUERY_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("scheduledQueryArn", &ARN),
+        Member::plain("name", &SCHEDULED_QUERY_NAME),
+        Member::plain("description", &SCHEDULED_QUERY_DESCRIPTION),
+        Member::plain("queryLanguage", &QUERY_LANGUAGE),
+        Member::plain("queryString", &QUERY_STRING),
+        Member::plain("logGroupIdentifiers", &SCHEDULED_QUERY_LOG_GROUP_IDENTIFIERS),
+        Member::plain("scheduleExpression", &SCHEDULE_EXPRESSION),
+        Member::plain("timezone", &SCHEDULE_TIMEZONE),
+        Member::plain("startTimeOffset", &START_TIME_OFFSET),
+        Member::plain("endTimeOffset", &END_TIME_OFFSET),
+        Member::plain("destinationConfiguration", &DESTINATION_CONFIGURATION),
+        Member::plain("state", &SCHEDULED_QUERY_STATE),
+        Member::plain("scheduleType", &SCHEDULE_TYPE),
+        Member::plain("lastTriggeredTime", &TIMESTAMP),
+        Member::plain("lastExecutionStatus", &EXECUTION_STATUS),
+        Member::plain("scheduleStartTime", &TIMESTAMP),
+        Member::plain("scheduleEndTime", &TIMESTAMP),
+        Member::plain("executionRoleArn", &ROLE_ARN),
+        Member::plain("creationTime", &TIMESTAMP),
+        Member::plain("lastUpdatedTime", &TIMESTAMP),
+    ],
+    ..Shape::simple("UpdateScheduledQueryResponse", ShapeType::Structure)
+};
 pub static UPPER_CASE_STRING: Shape = Shape {
     members: &[Member {
         required: true,
@@ -5486,6 +7006,13 @@ pub static UPPER_CASE_STRING_WITH_KEYS: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("UpperCaseStringWithKeys", ShapeType::List)
+};
+pub static USER_IDENTITY: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(2048))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("UserIdentity", ShapeType::String)
 };
 pub static VALIDATION_EXCEPTION: Shape = Shape {
     members: &[Member::plain("message", &MESSAGE)],

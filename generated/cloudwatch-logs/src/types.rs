@@ -39,6 +39,61 @@ impl rt::IntoValue for AccountPolicy {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ActionStatus {
+    InProgress,
+    ClientError,
+    Failed,
+    Complete,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl ActionStatus {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["IN_PROGRESS", "CLIENT_ERROR", "FAILED", "COMPLETE"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ActionStatus::InProgress => "IN_PROGRESS",
+            ActionStatus::ClientError => "CLIENT_ERROR",
+            ActionStatus::Failed => "FAILED",
+            ActionStatus::Complete => "COMPLETE",
+            ActionStatus::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> ActionStatus {
+        match s {
+            "IN_PROGRESS" => ActionStatus::InProgress,
+            "CLIENT_ERROR" => ActionStatus::ClientError,
+            "FAILED" => ActionStatus::Failed,
+            "COMPLETE" => ActionStatus::Complete,
+            other => ActionStatus::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for ActionStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(ActionStatus::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for ActionStatus {
+    fn into_value(self) -> rt::Value {
+        match self {
+            ActionStatus::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AddKeyEntry {
     pub key: String,
@@ -82,6 +137,21 @@ impl rt::FromValue for AddKeys {
 impl rt::IntoValue for AddKeys {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(1).push(self.entries).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AggregateLogGroupSummary {
+    pub log_group_count: Option<i32>,
+    pub grouping_identifiers: Option<Vec<GroupingIdentifier>>,
+}
+
+impl rt::IntoValue for AggregateLogGroupSummary {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.log_group_count)
+            .push_optional(self.grouping_identifiers)
+            .build()
     }
 }
 
@@ -246,32 +316,62 @@ impl rt::FromValue for AssociateKmsKeyRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct AssociateSourceToS3TableIntegrationRequest {
+    pub integration_arn: String,
+    pub data_source: DataSource,
+}
+
+impl rt::FromValue for AssociateSourceToS3TableIntegrationRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(AssociateSourceToS3TableIntegrationRequest {
+            integration_arn: f.required()?,
+            data_source: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AssociateSourceToS3TableIntegrationResponse {
+    pub identifier: Option<String>,
+}
+
+impl rt::IntoValue for AssociateSourceToS3TableIntegrationResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.identifier).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CSV {
     pub quote_character: Option<String>,
     pub delimiter: Option<String>,
     pub columns: Option<Vec<String>>,
     pub source: Option<String>,
+    pub destination: Option<String>,
 }
 
 impl rt::FromValue for CSV {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 4)?;
+        let mut f = rt::Fields::open(value, 5)?;
         Ok(CSV {
             quote_character: f.optional()?,
             delimiter: f.optional()?,
             columns: f.optional()?,
             source: f.optional()?,
+            destination: f.optional()?,
         })
     }
 }
 
 impl rt::IntoValue for CSV {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(4)
+        rt::StructBuilder::new(5)
             .push_optional(self.quote_character)
             .push_optional(self.delimiter)
             .push_optional(self.columns)
             .push_optional(self.source)
+            .push_optional(self.destination)
             .build()
     }
 }
@@ -289,6 +389,41 @@ impl rt::FromValue for CancelExportTaskRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct CancelImportTaskRequest {
+    pub import_id: String,
+}
+
+impl rt::FromValue for CancelImportTaskRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(CancelImportTaskRequest {
+            import_id: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CancelImportTaskResponse {
+    pub import_id: Option<String>,
+    pub import_statistics: Option<ImportStatistics>,
+    pub import_status: Option<ImportStatus>,
+    pub creation_time: Option<i64>,
+    pub last_updated_time: Option<i64>,
+}
+
+impl rt::IntoValue for CancelImportTaskResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(5)
+            .push_optional(self.import_id)
+            .push_optional(self.import_statistics)
+            .push_optional(self.import_status)
+            .push_optional(self.creation_time)
+            .push_optional(self.last_updated_time)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfigurationTemplate {
     pub service: Option<String>,
     pub log_type: Option<String>,
@@ -300,11 +435,13 @@ pub struct ConfigurationTemplate {
     pub allowed_action_for_allow_vended_logs_delivery_for_resource: Option<String>,
     pub allowed_field_delimiters: Option<Vec<String>>,
     pub allowed_suffix_path_fields: Option<Vec<String>>,
+    pub delivery_source_configuration: Option<Vec<DeliverySourceConfigurationSchema>>,
+    pub s3_tables_integration: Option<S3TablesIntegration>,
 }
 
 impl rt::IntoValue for ConfigurationTemplate {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(10)
+        rt::StructBuilder::new(12)
             .push_optional(self.service)
             .push_optional(self.log_type)
             .push_optional(self.resource_type)
@@ -315,6 +452,8 @@ impl rt::IntoValue for ConfigurationTemplate {
             .push_optional(self.allowed_action_for_allow_vended_logs_delivery_for_resource)
             .push_optional(self.allowed_field_delimiters)
             .push_optional(self.allowed_suffix_path_fields)
+            .push_optional(self.delivery_source_configuration)
+            .push_optional(self.s3_tables_integration)
             .build()
     }
 }
@@ -466,6 +605,41 @@ impl rt::IntoValue for CreateExportTaskResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct CreateImportTaskRequest {
+    pub import_source_arn: String,
+    pub import_role_arn: String,
+    pub import_filter: Option<ImportFilter>,
+}
+
+impl rt::FromValue for CreateImportTaskRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(CreateImportTaskRequest {
+            import_source_arn: f.required()?,
+            import_role_arn: f.required()?,
+            import_filter: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CreateImportTaskResponse {
+    pub import_id: Option<String>,
+    pub import_destination_arn: Option<String>,
+    pub creation_time: Option<i64>,
+}
+
+impl rt::IntoValue for CreateImportTaskResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.import_id)
+            .push_optional(self.import_destination_arn)
+            .push_optional(self.creation_time)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateLogAnomalyDetectorRequest {
     pub log_group_arn_list: Vec<String>,
     pub detector_name: Option<String>,
@@ -510,16 +684,18 @@ pub struct CreateLogGroupRequest {
     pub kms_key_id: Option<String>,
     pub tags: Option<std::collections::BTreeMap<String, String>>,
     pub log_group_class: Option<LogGroupClass>,
+    pub deletion_protection_enabled: Option<bool>,
 }
 
 impl rt::FromValue for CreateLogGroupRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 4)?;
+        let mut f = rt::Fields::open(value, 5)?;
         Ok(CreateLogGroupRequest {
             log_group_name: f.required()?,
             kms_key_id: f.optional()?,
             tags: f.optional()?,
             log_group_class: f.optional()?,
+            deletion_protection_enabled: f.optional()?,
         })
     }
 }
@@ -537,6 +713,100 @@ impl rt::FromValue for CreateLogStreamRequest {
             log_group_name: f.required()?,
             log_stream_name: f.required()?,
         })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CreateLookupTableRequest {
+    pub lookup_table_name: String,
+    pub description: Option<String>,
+    pub table_body: String,
+    pub kms_key_id: Option<String>,
+    pub tags: Option<std::collections::BTreeMap<String, String>>,
+}
+
+impl rt::FromValue for CreateLookupTableRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 5)?;
+        Ok(CreateLookupTableRequest {
+            lookup_table_name: f.required()?,
+            description: f.optional()?,
+            table_body: f.required()?,
+            kms_key_id: f.optional()?,
+            tags: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CreateLookupTableResponse {
+    pub lookup_table_arn: Option<String>,
+    pub created_at: Option<i64>,
+}
+
+impl rt::IntoValue for CreateLookupTableResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.lookup_table_arn)
+            .push_optional(self.created_at)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateScheduledQueryRequest {
+    pub name: String,
+    pub description: Option<String>,
+    pub query_language: QueryLanguage,
+    pub query_string: String,
+    pub log_group_identifiers: Option<Vec<String>>,
+    pub schedule_expression: String,
+    pub timezone: Option<String>,
+    pub start_time_offset: Option<i64>,
+    pub end_time_offset: Option<i64>,
+    pub destination_configuration: Option<DestinationConfiguration>,
+    pub schedule_start_time: Option<i64>,
+    pub schedule_end_time: Option<i64>,
+    pub execution_role_arn: String,
+    pub state: Option<ScheduledQueryState>,
+    pub tags: Option<std::collections::BTreeMap<String, String>>,
+}
+
+impl rt::FromValue for CreateScheduledQueryRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 15)?;
+        Ok(CreateScheduledQueryRequest {
+            name: f.required()?,
+            description: f.optional()?,
+            query_language: f.required()?,
+            query_string: f.required()?,
+            log_group_identifiers: f.optional()?,
+            schedule_expression: f.required()?,
+            timezone: f.optional()?,
+            start_time_offset: f.optional()?,
+            end_time_offset: f.optional()?,
+            destination_configuration: f.optional()?,
+            schedule_start_time: f.optional()?,
+            schedule_end_time: f.optional()?,
+            execution_role_arn: f.required()?,
+            state: f.optional()?,
+            tags: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CreateScheduledQueryResponse {
+    pub scheduled_query_arn: Option<String>,
+    pub state: Option<ScheduledQueryState>,
+}
+
+impl rt::IntoValue for CreateScheduledQueryResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.scheduled_query_arn)
+            .push_optional(self.state)
+            .build()
     }
 }
 
@@ -607,6 +877,47 @@ impl rt::IntoValue for DataProtectionStatus {
             DataProtectionStatus::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
         }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DataSource {
+    pub name: String,
+    pub r#type: Option<String>,
+}
+
+impl rt::FromValue for DataSource {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(DataSource {
+            name: f.required()?,
+            r#type: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for DataSource {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.name)
+            .push_optional(self.r#type)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DataSourceFilter {
+    pub name: String,
+    pub r#type: Option<String>,
+}
+
+impl rt::FromValue for DataSourceFilter {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(DataSourceFilter {
+            name: f.required()?,
+            r#type: f.optional()?,
+        })
     }
 }
 
@@ -857,6 +1168,20 @@ impl rt::FromValue for DeleteLogStreamRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeleteLookupTableRequest {
+    pub lookup_table_arn: String,
+}
+
+impl rt::FromValue for DeleteLookupTableRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(DeleteLookupTableRequest {
+            lookup_table_arn: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteMetricFilterRequest {
     pub log_group_name: String,
     pub filter_name: String,
@@ -926,6 +1251,29 @@ impl rt::FromValue for DeleteRetentionPolicyRequest {
         Ok(DeleteRetentionPolicyRequest {
             log_group_name: f.required()?,
         })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeleteScheduledQueryRequest {
+    pub identifier: String,
+}
+
+impl rt::FromValue for DeleteScheduledQueryRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(DeleteScheduledQueryRequest {
+            identifier: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeleteScheduledQueryResponse {}
+
+impl rt::IntoValue for DeleteScheduledQueryResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
     }
 }
 
@@ -1094,18 +1442,200 @@ pub struct DeliverySource {
     pub service: Option<String>,
     pub log_type: Option<String>,
     pub tags: Option<std::collections::BTreeMap<String, String>>,
+    pub delivery_source_configuration: Option<std::collections::BTreeMap<String, String>>,
+    pub status: Option<DeliverySourceStatus>,
+    pub status_reason: Option<DeliverySourceStatusReason>,
 }
 
 impl rt::IntoValue for DeliverySource {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(6)
+        rt::StructBuilder::new(9)
             .push_optional(self.name)
             .push_optional(self.arn)
             .push_optional(self.resource_arns)
             .push_optional(self.service)
             .push_optional(self.log_type)
             .push_optional(self.tags)
+            .push_optional(self.delivery_source_configuration)
+            .push_optional(self.status)
+            .push_optional(self.status_reason)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeliverySourceConfigurationSchema {
+    pub key_name: String,
+    pub value_type: DeliverySourceConfigurationSchemaValueType,
+    pub default_value: String,
+    pub supported_values: Option<Vec<String>>,
+    pub min_value: Option<f64>,
+    pub max_value: Option<f64>,
+}
+
+impl rt::IntoValue for DeliverySourceConfigurationSchema {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(6)
+            .push(self.key_name)
+            .push(self.value_type)
+            .push(self.default_value)
+            .push_optional(self.supported_values)
+            .push_optional(self.min_value)
+            .push_optional(self.max_value)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeliverySourceConfigurationSchemaValueType {
+    String,
+    Boolean,
+    Int,
+    Double,
+    Long,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl DeliverySourceConfigurationSchemaValueType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["string", "boolean", "int", "double", "long"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            DeliverySourceConfigurationSchemaValueType::String => "string",
+            DeliverySourceConfigurationSchemaValueType::Boolean => "boolean",
+            DeliverySourceConfigurationSchemaValueType::Int => "int",
+            DeliverySourceConfigurationSchemaValueType::Double => "double",
+            DeliverySourceConfigurationSchemaValueType::Long => "long",
+            DeliverySourceConfigurationSchemaValueType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> DeliverySourceConfigurationSchemaValueType {
+        match s {
+            "string" => DeliverySourceConfigurationSchemaValueType::String,
+            "boolean" => DeliverySourceConfigurationSchemaValueType::Boolean,
+            "int" => DeliverySourceConfigurationSchemaValueType::Int,
+            "double" => DeliverySourceConfigurationSchemaValueType::Double,
+            "long" => DeliverySourceConfigurationSchemaValueType::Long,
+            other => DeliverySourceConfigurationSchemaValueType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for DeliverySourceConfigurationSchemaValueType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(DeliverySourceConfigurationSchemaValueType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for DeliverySourceConfigurationSchemaValueType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            DeliverySourceConfigurationSchemaValueType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeliverySourceStatus {
+    Active,
+    Inactive,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl DeliverySourceStatus {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["ACTIVE", "INACTIVE"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            DeliverySourceStatus::Active => "ACTIVE",
+            DeliverySourceStatus::Inactive => "INACTIVE",
+            DeliverySourceStatus::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> DeliverySourceStatus {
+        match s {
+            "ACTIVE" => DeliverySourceStatus::Active,
+            "INACTIVE" => DeliverySourceStatus::Inactive,
+            other => DeliverySourceStatus::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for DeliverySourceStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(DeliverySourceStatus::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for DeliverySourceStatus {
+    fn into_value(self) -> rt::Value {
+        match self {
+            DeliverySourceStatus::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeliverySourceStatusReason {
+    ResourceDeleted,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl DeliverySourceStatusReason {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["RESOURCE_DELETED"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            DeliverySourceStatusReason::ResourceDeleted => "RESOURCE_DELETED",
+            DeliverySourceStatusReason::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> DeliverySourceStatusReason {
+        match s {
+            "RESOURCE_DELETED" => DeliverySourceStatusReason::ResourceDeleted,
+            other => DeliverySourceStatusReason::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for DeliverySourceStatusReason {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(DeliverySourceStatusReason::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for DeliverySourceStatusReason {
+    fn into_value(self) -> rt::Value {
+        match self {
+            DeliverySourceStatusReason::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
     }
 }
 
@@ -1376,6 +1906,82 @@ impl rt::IntoValue for DescribeFieldIndexesResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct DescribeImportTaskBatchesRequest {
+    pub import_id: String,
+    pub batch_import_status: Option<Vec<ImportStatus>>,
+    pub limit: Option<i32>,
+    pub next_token: Option<String>,
+}
+
+impl rt::FromValue for DescribeImportTaskBatchesRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 4)?;
+        Ok(DescribeImportTaskBatchesRequest {
+            import_id: f.required()?,
+            batch_import_status: f.optional()?,
+            limit: f.optional()?,
+            next_token: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DescribeImportTaskBatchesResponse {
+    pub import_source_arn: Option<String>,
+    pub import_id: Option<String>,
+    pub import_batches: Option<Vec<ImportBatch>>,
+    pub next_token: Option<String>,
+}
+
+impl rt::IntoValue for DescribeImportTaskBatchesResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(4)
+            .push_optional(self.import_source_arn)
+            .push_optional(self.import_id)
+            .push_optional(self.import_batches)
+            .push_optional(self.next_token)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DescribeImportTasksRequest {
+    pub import_id: Option<String>,
+    pub import_status: Option<ImportStatus>,
+    pub import_source_arn: Option<String>,
+    pub limit: Option<i32>,
+    pub next_token: Option<String>,
+}
+
+impl rt::FromValue for DescribeImportTasksRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 5)?;
+        Ok(DescribeImportTasksRequest {
+            import_id: f.optional()?,
+            import_status: f.optional()?,
+            import_source_arn: f.optional()?,
+            limit: f.optional()?,
+            next_token: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DescribeImportTasksResponse {
+    pub imports: Option<Vec<Import>>,
+    pub next_token: Option<String>,
+}
+
+impl rt::IntoValue for DescribeImportTasksResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.imports)
+            .push_optional(self.next_token)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeIndexPoliciesRequest {
     pub log_group_identifiers: Vec<String>,
     pub next_token: Option<String>,
@@ -1485,6 +2091,39 @@ impl rt::IntoValue for DescribeLogStreamsResponse {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(2)
             .push_optional(self.log_streams)
+            .push_optional(self.next_token)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DescribeLookupTablesRequest {
+    pub lookup_table_name_prefix: Option<String>,
+    pub max_results: i32,
+    pub next_token: Option<String>,
+}
+
+impl rt::FromValue for DescribeLookupTablesRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(DescribeLookupTablesRequest {
+            lookup_table_name_prefix: f.optional()?,
+            max_results: f.or_else(|| 0)?,
+            next_token: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DescribeLookupTablesResponse {
+    pub lookup_tables: Option<Vec<LookupTable>>,
+    pub next_token: Option<String>,
+}
+
+impl rt::IntoValue for DescribeLookupTablesResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.lookup_tables)
             .push_optional(self.next_token)
             .build()
     }
@@ -1695,6 +2334,26 @@ impl rt::IntoValue for Destination {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct DestinationConfiguration {
+    pub s3_configuration: S3Configuration,
+}
+
+impl rt::FromValue for DestinationConfiguration {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(DestinationConfiguration {
+            s3_configuration: f.required()?,
+        })
+    }
+}
+
+impl rt::IntoValue for DestinationConfiguration {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.s3_configuration).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct DisassociateKmsKeyRequest {
     pub log_group_name: Option<String>,
     pub resource_identifier: Option<String>,
@@ -1707,6 +2366,31 @@ impl rt::FromValue for DisassociateKmsKeyRequest {
             log_group_name: f.optional()?,
             resource_identifier: f.optional()?,
         })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DisassociateSourceFromS3TableIntegrationRequest {
+    pub identifier: String,
+}
+
+impl rt::FromValue for DisassociateSourceFromS3TableIntegrationRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(DisassociateSourceFromS3TableIntegrationRequest {
+            identifier: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DisassociateSourceFromS3TableIntegrationResponse {
+    pub identifier: Option<String>,
+}
+
+impl rt::IntoValue for DisassociateSourceFromS3TableIntegrationResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.identifier).build()
     }
 }
 
@@ -1973,6 +2657,64 @@ impl rt::IntoValue for EventSource {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ExecutionStatus {
+    Running,
+    InvalidQuery,
+    Complete,
+    Failed,
+    Timeout,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl ExecutionStatus {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["Running", "InvalidQuery", "Complete", "Failed", "Timeout"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ExecutionStatus::Running => "Running",
+            ExecutionStatus::InvalidQuery => "InvalidQuery",
+            ExecutionStatus::Complete => "Complete",
+            ExecutionStatus::Failed => "Failed",
+            ExecutionStatus::Timeout => "Timeout",
+            ExecutionStatus::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> ExecutionStatus {
+        match s {
+            "Running" => ExecutionStatus::Running,
+            "InvalidQuery" => ExecutionStatus::InvalidQuery,
+            "Complete" => ExecutionStatus::Complete,
+            "Failed" => ExecutionStatus::Failed,
+            "Timeout" => ExecutionStatus::Timeout,
+            other => ExecutionStatus::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for ExecutionStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(ExecutionStatus::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for ExecutionStatus {
+    fn into_value(self) -> rt::Value {
+        match self {
+            ExecutionStatus::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExportTask {
     pub task_id: Option<String>,
@@ -2107,16 +2849,18 @@ pub struct FieldIndex {
     pub last_scan_time: Option<i64>,
     pub first_event_time: Option<i64>,
     pub last_event_time: Option<i64>,
+    pub r#type: Option<IndexType>,
 }
 
 impl rt::IntoValue for FieldIndex {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(5)
+        rt::StructBuilder::new(6)
             .push_optional(self.log_group_identifier)
             .push_optional(self.field_index_name)
             .push_optional(self.last_scan_time)
             .push_optional(self.first_event_time)
             .push_optional(self.last_event_time)
+            .push_optional(self.r#type)
             .build()
     }
 }
@@ -2143,13 +2887,14 @@ pub struct FilterLogEventsRequest {
     pub filter_pattern: Option<String>,
     pub next_token: Option<String>,
     pub limit: Option<i32>,
+    pub start_from_head: Option<bool>,
     pub interleaved: Option<bool>,
     pub unmask: bool,
 }
 
 impl rt::FromValue for FilterLogEventsRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 11)?;
+        let mut f = rt::Fields::open(value, 12)?;
         Ok(FilterLogEventsRequest {
             log_group_name: f.optional()?,
             log_group_identifier: f.optional()?,
@@ -2160,6 +2905,7 @@ impl rt::FromValue for FilterLogEventsRequest {
             filter_pattern: f.optional()?,
             next_token: f.optional()?,
             limit: f.optional()?,
+            start_from_head: f.optional()?,
             interleaved: f.optional()?,
             unmask: f.or_else(|| false)?,
         })
@@ -2504,6 +3250,33 @@ impl rt::IntoValue for GetLogEventsResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetLogFieldsRequest {
+    pub data_source_name: String,
+    pub data_source_type: String,
+}
+
+impl rt::FromValue for GetLogFieldsRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(GetLogFieldsRequest {
+            data_source_name: f.required()?,
+            data_source_type: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetLogFieldsResponse {
+    pub log_fields: Option<Vec<LogFieldsListItem>>,
+}
+
+impl rt::IntoValue for GetLogFieldsResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.log_fields).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetLogGroupFieldsRequest {
     pub log_group_name: Option<String>,
     pub time: Option<i64>,
@@ -2604,15 +3377,58 @@ impl rt::IntoValue for GetLogRecordResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetLookupTableRequest {
+    pub lookup_table_arn: String,
+}
+
+impl rt::FromValue for GetLookupTableRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(GetLookupTableRequest {
+            lookup_table_arn: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetLookupTableResponse {
+    pub lookup_table_arn: Option<String>,
+    pub lookup_table_name: Option<String>,
+    pub description: Option<String>,
+    pub table_body: Option<String>,
+    pub size_bytes: Option<i64>,
+    pub last_updated_time: Option<i64>,
+    pub kms_key_id: Option<String>,
+}
+
+impl rt::IntoValue for GetLookupTableResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(7)
+            .push_optional(self.lookup_table_arn)
+            .push_optional(self.lookup_table_name)
+            .push_optional(self.description)
+            .push_optional(self.table_body)
+            .push_optional(self.size_bytes)
+            .push_optional(self.last_updated_time)
+            .push_optional(self.kms_key_id)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetQueryResultsRequest {
     pub query_id: String,
+    pub next_token: Option<String>,
+    pub max_items: Option<i32>,
 }
 
 impl rt::FromValue for GetQueryResultsRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 1)?;
+        let mut f = rt::Fields::open(value, 3)?;
         Ok(GetQueryResultsRequest {
             query_id: f.required()?,
+            next_token: f.optional()?,
+            max_items: f.optional()?,
         })
     }
 }
@@ -2624,16 +3440,126 @@ pub struct GetQueryResultsResponse {
     pub statistics: Option<QueryStatistics>,
     pub status: Option<QueryStatus>,
     pub encryption_key: Option<String>,
+    pub next_token: Option<String>,
 }
 
 impl rt::IntoValue for GetQueryResultsResponse {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(5)
+        rt::StructBuilder::new(6)
             .push_optional(self.query_language)
             .push_optional(self.results)
             .push_optional(self.statistics)
             .push_optional(self.status)
             .push_optional(self.encryption_key)
+            .push_optional(self.next_token)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetScheduledQueryHistoryRequest {
+    pub identifier: String,
+    pub start_time: i64,
+    pub end_time: i64,
+    pub execution_statuses: Option<Vec<ExecutionStatus>>,
+    pub max_results: Option<i32>,
+    pub next_token: Option<String>,
+}
+
+impl rt::FromValue for GetScheduledQueryHistoryRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 6)?;
+        Ok(GetScheduledQueryHistoryRequest {
+            identifier: f.required()?,
+            start_time: f.required()?,
+            end_time: f.required()?,
+            execution_statuses: f.optional()?,
+            max_results: f.optional()?,
+            next_token: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetScheduledQueryHistoryResponse {
+    pub name: Option<String>,
+    pub scheduled_query_arn: Option<String>,
+    pub trigger_history: Option<Vec<TriggerHistoryRecord>>,
+    pub next_token: Option<String>,
+}
+
+impl rt::IntoValue for GetScheduledQueryHistoryResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(4)
+            .push_optional(self.name)
+            .push_optional(self.scheduled_query_arn)
+            .push_optional(self.trigger_history)
+            .push_optional(self.next_token)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetScheduledQueryRequest {
+    pub identifier: String,
+}
+
+impl rt::FromValue for GetScheduledQueryRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(GetScheduledQueryRequest {
+            identifier: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetScheduledQueryResponse {
+    pub scheduled_query_arn: Option<String>,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub query_language: Option<QueryLanguage>,
+    pub query_string: Option<String>,
+    pub log_group_identifiers: Option<Vec<String>>,
+    pub schedule_expression: Option<String>,
+    pub timezone: Option<String>,
+    pub start_time_offset: Option<i64>,
+    pub end_time_offset: Option<i64>,
+    pub destination_configuration: Option<DestinationConfiguration>,
+    pub state: Option<ScheduledQueryState>,
+    pub schedule_type: Option<ScheduleType>,
+    pub last_triggered_time: Option<i64>,
+    pub last_execution_status: Option<ExecutionStatus>,
+    pub schedule_start_time: Option<i64>,
+    pub schedule_end_time: Option<i64>,
+    pub execution_role_arn: Option<String>,
+    pub creation_time: Option<i64>,
+    pub last_updated_time: Option<i64>,
+}
+
+impl rt::IntoValue for GetScheduledQueryResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(20)
+            .push_optional(self.scheduled_query_arn)
+            .push_optional(self.name)
+            .push_optional(self.description)
+            .push_optional(self.query_language)
+            .push_optional(self.query_string)
+            .push_optional(self.log_group_identifiers)
+            .push_optional(self.schedule_expression)
+            .push_optional(self.timezone)
+            .push_optional(self.start_time_offset)
+            .push_optional(self.end_time_offset)
+            .push_optional(self.destination_configuration)
+            .push_optional(self.state)
+            .push_optional(self.schedule_type)
+            .push_optional(self.last_triggered_time)
+            .push_optional(self.last_execution_status)
+            .push_optional(self.schedule_start_time)
+            .push_optional(self.schedule_end_time)
+            .push_optional(self.execution_role_arn)
+            .push_optional(self.creation_time)
+            .push_optional(self.last_updated_time)
             .build()
     }
 }
@@ -2693,6 +3619,158 @@ impl rt::IntoValue for Grok {
             .push_optional(self.source)
             .push(self.r#match)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GroupingIdentifier {
+    pub key: Option<String>,
+    pub value: Option<String>,
+}
+
+impl rt::IntoValue for GroupingIdentifier {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.key)
+            .push_optional(self.value)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Import {
+    pub import_id: Option<String>,
+    pub import_source_arn: Option<String>,
+    pub import_status: Option<ImportStatus>,
+    pub import_destination_arn: Option<String>,
+    pub import_statistics: Option<ImportStatistics>,
+    pub import_filter: Option<ImportFilter>,
+    pub creation_time: Option<i64>,
+    pub last_updated_time: Option<i64>,
+    pub error_message: Option<String>,
+}
+
+impl rt::IntoValue for Import {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(9)
+            .push_optional(self.import_id)
+            .push_optional(self.import_source_arn)
+            .push_optional(self.import_status)
+            .push_optional(self.import_destination_arn)
+            .push_optional(self.import_statistics)
+            .push_optional(self.import_filter)
+            .push_optional(self.creation_time)
+            .push_optional(self.last_updated_time)
+            .push_optional(self.error_message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportBatch {
+    pub batch_id: String,
+    pub status: ImportStatus,
+    pub error_message: Option<String>,
+}
+
+impl rt::IntoValue for ImportBatch {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push(self.batch_id)
+            .push(self.status)
+            .push_optional(self.error_message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ImportFilter {
+    pub start_event_time: Option<i64>,
+    pub end_event_time: Option<i64>,
+}
+
+impl rt::FromValue for ImportFilter {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(ImportFilter {
+            start_event_time: f.optional()?,
+            end_event_time: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for ImportFilter {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.start_event_time)
+            .push_optional(self.end_event_time)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ImportStatistics {
+    pub bytes_imported: Option<i64>,
+}
+
+impl rt::IntoValue for ImportStatistics {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.bytes_imported).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ImportStatus {
+    InProgress,
+    Cancelled,
+    Completed,
+    Failed,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl ImportStatus {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["IN_PROGRESS", "CANCELLED", "COMPLETED", "FAILED"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ImportStatus::InProgress => "IN_PROGRESS",
+            ImportStatus::Cancelled => "CANCELLED",
+            ImportStatus::Completed => "COMPLETED",
+            ImportStatus::Failed => "FAILED",
+            ImportStatus::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> ImportStatus {
+        match s {
+            "IN_PROGRESS" => ImportStatus::InProgress,
+            "CANCELLED" => ImportStatus::Cancelled,
+            "COMPLETED" => ImportStatus::Completed,
+            "FAILED" => ImportStatus::Failed,
+            other => ImportStatus::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for ImportStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(ImportStatus::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for ImportStatus {
+    fn into_value(self) -> rt::Value {
+        match self {
+            ImportStatus::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
     }
 }
 
@@ -2761,6 +3839,55 @@ impl rt::IntoValue for IndexSource {
     fn into_value(self) -> rt::Value {
         match self {
             IndexSource::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IndexType {
+    Facet,
+    FieldIndex,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl IndexType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["FACET", "FIELD_INDEX"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            IndexType::Facet => "FACET",
+            IndexType::FieldIndex => "FIELD_INDEX",
+            IndexType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> IndexType {
+        match s {
+            "FACET" => IndexType::Facet,
+            "FIELD_INDEX" => IndexType::FieldIndex,
+            other => IndexType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for IndexType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(IndexType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for IndexType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            IndexType::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
         }
     }
@@ -2959,6 +4086,17 @@ impl rt::IntoValue for IntegrationType {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct InternalServerException {
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for InternalServerException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.message).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InternalStreamingException {
     pub message: Option<String>,
 }
@@ -3014,6 +4152,98 @@ pub struct LimitExceededException {
 impl rt::IntoValue for LimitExceededException {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(1).push_optional(self.message).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ListAggregateLogGroupSummariesGroupBy {
+    DataSourceNameTypeAndFormat,
+    DataSourceNameAndType,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl ListAggregateLogGroupSummariesGroupBy {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["DATA_SOURCE_NAME_TYPE_AND_FORMAT", "DATA_SOURCE_NAME_AND_TYPE"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ListAggregateLogGroupSummariesGroupBy::DataSourceNameTypeAndFormat => "DATA_SOURCE_NAME_TYPE_AND_FORMAT",
+            ListAggregateLogGroupSummariesGroupBy::DataSourceNameAndType => "DATA_SOURCE_NAME_AND_TYPE",
+            ListAggregateLogGroupSummariesGroupBy::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> ListAggregateLogGroupSummariesGroupBy {
+        match s {
+            "DATA_SOURCE_NAME_TYPE_AND_FORMAT" => ListAggregateLogGroupSummariesGroupBy::DataSourceNameTypeAndFormat,
+            "DATA_SOURCE_NAME_AND_TYPE" => ListAggregateLogGroupSummariesGroupBy::DataSourceNameAndType,
+            other => ListAggregateLogGroupSummariesGroupBy::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for ListAggregateLogGroupSummariesGroupBy {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(ListAggregateLogGroupSummariesGroupBy::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for ListAggregateLogGroupSummariesGroupBy {
+    fn into_value(self) -> rt::Value {
+        match self {
+            ListAggregateLogGroupSummariesGroupBy::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListAggregateLogGroupSummariesRequest {
+    pub account_identifiers: Option<Vec<String>>,
+    pub include_linked_accounts: Option<bool>,
+    pub log_group_class: Option<LogGroupClass>,
+    pub log_group_name_pattern: Option<String>,
+    pub data_sources: Option<Vec<DataSourceFilter>>,
+    pub group_by: ListAggregateLogGroupSummariesGroupBy,
+    pub next_token: Option<String>,
+    pub limit: Option<i32>,
+}
+
+impl rt::FromValue for ListAggregateLogGroupSummariesRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 8)?;
+        Ok(ListAggregateLogGroupSummariesRequest {
+            account_identifiers: f.optional()?,
+            include_linked_accounts: f.optional()?,
+            log_group_class: f.optional()?,
+            log_group_name_pattern: f.optional()?,
+            data_sources: f.optional()?,
+            group_by: f.required()?,
+            next_token: f.optional()?,
+            limit: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListAggregateLogGroupSummariesResponse {
+    pub aggregate_log_group_summaries: Option<Vec<AggregateLogGroupSummary>>,
+    pub next_token: Option<String>,
+}
+
+impl rt::IntoValue for ListAggregateLogGroupSummariesResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.aggregate_log_group_summaries)
+            .push_optional(self.next_token)
+            .build()
     }
 }
 
@@ -3157,11 +4387,14 @@ pub struct ListLogGroupsRequest {
     pub account_identifiers: Option<Vec<String>>,
     pub next_token: Option<String>,
     pub limit: Option<i32>,
+    pub data_sources: Option<Vec<DataSourceFilter>>,
+    pub field_index_names: Option<Vec<String>>,
+    pub log_group_tags: Option<Vec<TagFilter>>,
 }
 
 impl rt::FromValue for ListLogGroupsRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 6)?;
+        let mut f = rt::Fields::open(value, 9)?;
         Ok(ListLogGroupsRequest {
             log_group_name_pattern: f.optional()?,
             log_group_class: f.optional()?,
@@ -3169,6 +4402,9 @@ impl rt::FromValue for ListLogGroupsRequest {
             account_identifiers: f.optional()?,
             next_token: f.optional()?,
             limit: f.optional()?,
+            data_sources: f.optional()?,
+            field_index_names: f.optional()?,
+            log_group_tags: f.optional()?,
         })
     }
 }
@@ -3183,6 +4419,74 @@ impl rt::IntoValue for ListLogGroupsResponse {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(2)
             .push_optional(self.log_groups)
+            .push_optional(self.next_token)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListScheduledQueriesRequest {
+    pub max_results: Option<i32>,
+    pub next_token: Option<String>,
+    pub state: Option<ScheduledQueryState>,
+    pub schedule_type: Option<ScheduleType>,
+}
+
+impl rt::FromValue for ListScheduledQueriesRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 4)?;
+        Ok(ListScheduledQueriesRequest {
+            max_results: f.optional()?,
+            next_token: f.optional()?,
+            state: f.optional()?,
+            schedule_type: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListScheduledQueriesResponse {
+    pub next_token: Option<String>,
+    pub scheduled_queries: Option<Vec<ScheduledQuerySummary>>,
+}
+
+impl rt::IntoValue for ListScheduledQueriesResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.next_token)
+            .push_optional(self.scheduled_queries)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListSourcesForS3TableIntegrationRequest {
+    pub integration_arn: String,
+    pub max_results: Option<i32>,
+    pub next_token: Option<String>,
+}
+
+impl rt::FromValue for ListSourcesForS3TableIntegrationRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(ListSourcesForS3TableIntegrationRequest {
+            integration_arn: f.required()?,
+            max_results: f.optional()?,
+            next_token: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListSourcesForS3TableIntegrationResponse {
+    pub sources: Option<Vec<S3TableIntegrationSource>>,
+    pub next_token: Option<String>,
+}
+
+impl rt::IntoValue for ListSourcesForS3TableIntegrationResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.sources)
             .push_optional(self.next_token)
             .build()
     }
@@ -3361,6 +4665,38 @@ impl rt::IntoValue for LogEvent {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct LogFieldType {
+    pub r#type: Option<String>,
+    pub element: Option<Box<LogFieldType>>,
+    pub fields: Option<Vec<LogFieldsListItem>>,
+}
+
+impl rt::IntoValue for LogFieldType {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.r#type)
+            .push_optional(self.element)
+            .push_optional(self.fields)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LogFieldsListItem {
+    pub log_field_name: Option<String>,
+    pub log_field_type: Option<LogFieldType>,
+}
+
+impl rt::IntoValue for LogFieldsListItem {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.log_field_name)
+            .push_optional(self.log_field_type)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LogGroup {
     pub log_group_name: Option<String>,
     pub creation_time: Option<i64>,
@@ -3373,11 +4709,13 @@ pub struct LogGroup {
     pub inherited_properties: Option<Vec<InheritedProperty>>,
     pub log_group_class: Option<LogGroupClass>,
     pub log_group_arn: Option<String>,
+    pub deletion_protection_enabled: Option<bool>,
+    pub bearer_token_authentication_enabled: Option<bool>,
 }
 
 impl rt::IntoValue for LogGroup {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(11)
+        rt::StructBuilder::new(13)
             .push_optional(self.log_group_name)
             .push_optional(self.creation_time)
             .push_optional(self.retention_in_days)
@@ -3389,6 +4727,8 @@ impl rt::IntoValue for LogGroup {
             .push_optional(self.inherited_properties)
             .push_optional(self.log_group_class)
             .push_optional(self.log_group_arn)
+            .push_optional(self.deletion_protection_enabled)
+            .push_optional(self.bearer_token_authentication_enabled)
             .build()
     }
 }
@@ -3500,6 +4840,33 @@ impl rt::IntoValue for LogStream {
             .push_optional(self.upload_sequence_token)
             .push_optional(self.arn)
             .push_optional(self.stored_bytes)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LookupTable {
+    pub lookup_table_arn: Option<String>,
+    pub lookup_table_name: Option<String>,
+    pub description: Option<String>,
+    pub table_fields: Option<Vec<String>>,
+    pub records_count: Option<i64>,
+    pub size_bytes: Option<i64>,
+    pub last_updated_time: Option<i64>,
+    pub kms_key_id: Option<String>,
+}
+
+impl rt::IntoValue for LookupTable {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(8)
+            .push_optional(self.lookup_table_arn)
+            .push_optional(self.lookup_table_name)
+            .push_optional(self.description)
+            .push_optional(self.table_fields)
+            .push_optional(self.records_count)
+            .push_optional(self.size_bytes)
+            .push_optional(self.last_updated_time)
+            .push_optional(self.kms_key_id)
             .build()
     }
 }
@@ -3669,18 +5036,20 @@ impl rt::IntoValue for MoveKeys {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OCSFVersion {
     V11,
+    V15,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
 
 impl OCSFVersion {
     /// The wire values the model lists, in model order.
-    pub const VALUES: &'static [&'static str] = &["V1.1"];
+    pub const VALUES: &'static [&'static str] = &["V1.1", "V1.5"];
 
     /// The wire value.
     pub fn as_str(&self) -> &str {
         match self {
             OCSFVersion::V11 => "V1.1",
+            OCSFVersion::V15 => "V1.5",
             OCSFVersion::Unknown(s) => s,
         }
     }
@@ -3689,6 +5058,7 @@ impl OCSFVersion {
     pub fn from_wire(s: &str) -> OCSFVersion {
         match s {
             "V1.1" => OCSFVersion::V11,
+            "V1.5" => OCSFVersion::V15,
             other => OCSFVersion::Unknown(other.to_string()),
         }
     }
@@ -4213,25 +5583,28 @@ pub struct ParseToOCSF {
     pub source: Option<String>,
     pub event_source: EventSource,
     pub ocsf_version: OCSFVersion,
+    pub mapping_version: Option<String>,
 }
 
 impl rt::FromValue for ParseToOCSF {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 3)?;
+        let mut f = rt::Fields::open(value, 4)?;
         Ok(ParseToOCSF {
             source: f.optional()?,
             event_source: f.required()?,
             ocsf_version: f.required()?,
+            mapping_version: f.optional()?,
         })
     }
 }
 
 impl rt::IntoValue for ParseToOCSF {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(3)
+        rt::StructBuilder::new(4)
             .push_optional(self.source)
             .push(self.event_source)
             .push(self.ocsf_version)
+            .push_optional(self.mapping_version)
             .build()
     }
 }
@@ -4541,6 +5914,22 @@ impl rt::IntoValue for PutAccountPolicyResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct PutBearerTokenAuthenticationRequest {
+    pub log_group_identifier: String,
+    pub bearer_token_authentication_enabled: bool,
+}
+
+impl rt::FromValue for PutBearerTokenAuthenticationRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(PutBearerTokenAuthenticationRequest {
+            log_group_identifier: f.required()?,
+            bearer_token_authentication_enabled: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PutDataProtectionPolicyRequest {
     pub log_group_identifier: String,
     pub policy_document: String,
@@ -4641,16 +6030,18 @@ pub struct PutDeliverySourceRequest {
     pub resource_arn: String,
     pub log_type: String,
     pub tags: Option<std::collections::BTreeMap<String, String>>,
+    pub delivery_source_configuration: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl rt::FromValue for PutDeliverySourceRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 4)?;
+        let mut f = rt::Fields::open(value, 5)?;
         Ok(PutDeliverySourceRequest {
             name: f.required()?,
             resource_arn: f.required()?,
             log_type: f.required()?,
             tags: f.optional()?,
+            delivery_source_configuration: f.optional()?,
         })
     }
 }
@@ -4815,6 +6206,22 @@ impl rt::IntoValue for PutLogEventsResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct PutLogGroupDeletionProtectionRequest {
+    pub log_group_identifier: String,
+    pub deletion_protection_enabled: bool,
+}
+
+impl rt::FromValue for PutLogGroupDeletionProtectionRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(PutLogGroupDeletionProtectionRequest {
+            log_group_identifier: f.required()?,
+            deletion_protection_enabled: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PutMetricFilterRequest {
     pub log_group_name: String,
     pub filter_name: String,
@@ -4848,11 +6255,12 @@ pub struct PutQueryDefinitionRequest {
     pub log_group_names: Option<Vec<String>>,
     pub query_string: String,
     pub client_token: Option<String>,
+    pub parameters: Option<Vec<QueryParameter>>,
 }
 
 impl rt::FromValue for PutQueryDefinitionRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 6)?;
+        let mut f = rt::Fields::open(value, 7)?;
         Ok(PutQueryDefinitionRequest {
             query_language: f.optional()?,
             name: f.required()?,
@@ -4860,6 +6268,7 @@ impl rt::FromValue for PutQueryDefinitionRequest {
             log_group_names: f.optional()?,
             query_string: f.required()?,
             client_token: f.optional()?,
+            parameters: f.optional()?,
         })
     }
 }
@@ -5012,17 +6421,19 @@ pub struct QueryDefinition {
     pub query_string: Option<String>,
     pub last_modified: Option<i64>,
     pub log_group_names: Option<Vec<String>>,
+    pub parameters: Option<Vec<QueryParameter>>,
 }
 
 impl rt::IntoValue for QueryDefinition {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(6)
+        rt::StructBuilder::new(7)
             .push_optional(self.query_language)
             .push_optional(self.query_definition_id)
             .push_optional(self.name)
             .push_optional(self.query_string)
             .push_optional(self.last_modified)
             .push_optional(self.log_group_names)
+            .push_optional(self.parameters)
             .build()
     }
 }
@@ -5035,17 +6446,23 @@ pub struct QueryInfo {
     pub status: Option<QueryStatus>,
     pub create_time: Option<i64>,
     pub log_group_name: Option<String>,
+    pub query_duration: Option<i64>,
+    pub bytes_scanned: Option<f64>,
+    pub user_identity: Option<String>,
 }
 
 impl rt::IntoValue for QueryInfo {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(6)
+        rt::StructBuilder::new(9)
             .push_optional(self.query_language)
             .push_optional(self.query_id)
             .push_optional(self.query_string)
             .push_optional(self.status)
             .push_optional(self.create_time)
             .push_optional(self.log_group_name)
+            .push_optional(self.query_duration)
+            .push_optional(self.bytes_scanned)
+            .push_optional(self.user_identity)
             .build()
     }
 }
@@ -5099,6 +6516,34 @@ impl rt::IntoValue for QueryLanguage {
             QueryLanguage::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
         }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QueryParameter {
+    pub name: String,
+    pub default_value: Option<String>,
+    pub description: Option<String>,
+}
+
+impl rt::FromValue for QueryParameter {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(QueryParameter {
+            name: f.required()?,
+            default_value: f.optional()?,
+            description: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for QueryParameter {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push(self.name)
+            .push_optional(self.default_value)
+            .push_optional(self.description)
+            .build()
     }
 }
 
@@ -5369,6 +6814,37 @@ impl rt::IntoValue for ResultField {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct S3Configuration {
+    pub destination_identifier: String,
+    pub role_arn: String,
+    pub owner_account_id: Option<String>,
+    pub kms_key_id: Option<String>,
+}
+
+impl rt::FromValue for S3Configuration {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 4)?;
+        Ok(S3Configuration {
+            destination_identifier: f.required()?,
+            role_arn: f.required()?,
+            owner_account_id: f.optional()?,
+            kms_key_id: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for S3Configuration {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(4)
+            .push(self.destination_identifier)
+            .push(self.role_arn)
+            .push_optional(self.owner_account_id)
+            .push_optional(self.kms_key_id)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct S3DeliveryConfiguration {
     pub suffix_path: Option<String>,
     pub enable_hive_compatible_path: Option<bool>,
@@ -5389,6 +6865,297 @@ impl rt::IntoValue for S3DeliveryConfiguration {
         rt::StructBuilder::new(2)
             .push_optional(self.suffix_path)
             .push_optional(self.enable_hive_compatible_path)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct S3TableIntegrationSource {
+    pub identifier: Option<String>,
+    pub data_source: Option<DataSource>,
+    pub status: Option<S3TableIntegrationSourceStatus>,
+    pub status_reason: Option<String>,
+    pub created_time_stamp: Option<i64>,
+    pub parent_source_identifier: Option<String>,
+}
+
+impl rt::IntoValue for S3TableIntegrationSource {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(6)
+            .push_optional(self.identifier)
+            .push_optional(self.data_source)
+            .push_optional(self.status)
+            .push_optional(self.status_reason)
+            .push_optional(self.created_time_stamp)
+            .push_optional(self.parent_source_identifier)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum S3TableIntegrationSourceStatus {
+    Active,
+    Unhealthy,
+    Failed,
+    DataSourceDeleteInProgress,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl S3TableIntegrationSourceStatus {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["ACTIVE", "UNHEALTHY", "FAILED", "DATA_SOURCE_DELETE_IN_PROGRESS"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            S3TableIntegrationSourceStatus::Active => "ACTIVE",
+            S3TableIntegrationSourceStatus::Unhealthy => "UNHEALTHY",
+            S3TableIntegrationSourceStatus::Failed => "FAILED",
+            S3TableIntegrationSourceStatus::DataSourceDeleteInProgress => "DATA_SOURCE_DELETE_IN_PROGRESS",
+            S3TableIntegrationSourceStatus::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> S3TableIntegrationSourceStatus {
+        match s {
+            "ACTIVE" => S3TableIntegrationSourceStatus::Active,
+            "UNHEALTHY" => S3TableIntegrationSourceStatus::Unhealthy,
+            "FAILED" => S3TableIntegrationSourceStatus::Failed,
+            "DATA_SOURCE_DELETE_IN_PROGRESS" => S3TableIntegrationSourceStatus::DataSourceDeleteInProgress,
+            other => S3TableIntegrationSourceStatus::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for S3TableIntegrationSourceStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(S3TableIntegrationSourceStatus::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for S3TableIntegrationSourceStatus {
+    fn into_value(self) -> rt::Value {
+        match self {
+            S3TableIntegrationSourceStatus::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct S3TablesIntegration {
+    pub datasource_name: Option<String>,
+    pub datasource_type: Option<String>,
+}
+
+impl rt::IntoValue for S3TablesIntegration {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.datasource_name)
+            .push_optional(self.datasource_type)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScheduleType {
+    CustomerManaged,
+    AwsManaged,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl ScheduleType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["CUSTOMER_MANAGED", "AWS_MANAGED"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ScheduleType::CustomerManaged => "CUSTOMER_MANAGED",
+            ScheduleType::AwsManaged => "AWS_MANAGED",
+            ScheduleType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> ScheduleType {
+        match s {
+            "CUSTOMER_MANAGED" => ScheduleType::CustomerManaged,
+            "AWS_MANAGED" => ScheduleType::AwsManaged,
+            other => ScheduleType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for ScheduleType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(ScheduleType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for ScheduleType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            ScheduleType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ScheduledQueryDestination {
+    pub destination_type: Option<ScheduledQueryDestinationType>,
+    pub destination_identifier: Option<String>,
+    pub status: Option<ActionStatus>,
+    pub processed_identifier: Option<String>,
+    pub error_message: Option<String>,
+}
+
+impl rt::IntoValue for ScheduledQueryDestination {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(5)
+            .push_optional(self.destination_type)
+            .push_optional(self.destination_identifier)
+            .push_optional(self.status)
+            .push_optional(self.processed_identifier)
+            .push_optional(self.error_message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScheduledQueryDestinationType {
+    S3,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl ScheduledQueryDestinationType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["S3"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ScheduledQueryDestinationType::S3 => "S3",
+            ScheduledQueryDestinationType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> ScheduledQueryDestinationType {
+        match s {
+            "S3" => ScheduledQueryDestinationType::S3,
+            other => ScheduledQueryDestinationType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for ScheduledQueryDestinationType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(ScheduledQueryDestinationType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for ScheduledQueryDestinationType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            ScheduledQueryDestinationType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScheduledQueryState {
+    Enabled,
+    Disabled,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl ScheduledQueryState {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["ENABLED", "DISABLED"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ScheduledQueryState::Enabled => "ENABLED",
+            ScheduledQueryState::Disabled => "DISABLED",
+            ScheduledQueryState::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> ScheduledQueryState {
+        match s {
+            "ENABLED" => ScheduledQueryState::Enabled,
+            "DISABLED" => ScheduledQueryState::Disabled,
+            other => ScheduledQueryState::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for ScheduledQueryState {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(ScheduledQueryState::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for ScheduledQueryState {
+    fn into_value(self) -> rt::Value {
+        match self {
+            ScheduledQueryState::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ScheduledQuerySummary {
+    pub scheduled_query_arn: Option<String>,
+    pub name: Option<String>,
+    pub state: Option<ScheduledQueryState>,
+    pub schedule_type: Option<ScheduleType>,
+    pub last_triggered_time: Option<i64>,
+    pub last_execution_status: Option<ExecutionStatus>,
+    pub schedule_expression: Option<String>,
+    pub timezone: Option<String>,
+    pub destination_configuration: Option<DestinationConfiguration>,
+    pub creation_time: Option<i64>,
+    pub last_updated_time: Option<i64>,
+}
+
+impl rt::IntoValue for ScheduledQuerySummary {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(11)
+            .push_optional(self.scheduled_query_arn)
+            .push_optional(self.name)
+            .push_optional(self.state)
+            .push_optional(self.schedule_type)
+            .push_optional(self.last_triggered_time)
+            .push_optional(self.last_execution_status)
+            .push_optional(self.schedule_expression)
+            .push_optional(self.timezone)
+            .push_optional(self.destination_configuration)
+            .push_optional(self.creation_time)
+            .push_optional(self.last_updated_time)
             .build()
     }
 }
@@ -6106,6 +7873,22 @@ impl rt::IntoValue for SuppressionUnit {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct TagFilter {
+    pub key: String,
+    pub values: Option<Vec<String>>,
+}
+
+impl rt::FromValue for TagFilter {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(TagFilter {
+            key: f.required()?,
+            values: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TagLogGroupRequest {
     pub log_group_name: String,
     pub tags: std::collections::BTreeMap<String, String>,
@@ -6230,6 +8013,27 @@ impl rt::IntoValue for TransformedLogRecord {
             .push(self.event_number)
             .push_optional(self.event_message)
             .push_optional(self.transformed_event_message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TriggerHistoryRecord {
+    pub query_id: Option<String>,
+    pub execution_status: Option<ExecutionStatus>,
+    pub triggered_timestamp: Option<i64>,
+    pub error_message: Option<String>,
+    pub destinations: Option<Vec<ScheduledQueryDestination>>,
+}
+
+impl rt::IntoValue for TriggerHistoryRecord {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(5)
+            .push_optional(self.query_id)
+            .push_optional(self.execution_status)
+            .push_optional(self.triggered_timestamp)
+            .push_optional(self.error_message)
+            .push_optional(self.destinations)
             .build()
     }
 }
@@ -6464,6 +8268,132 @@ impl rt::FromValue for UpdateLogAnomalyDetectorRequest {
             anomaly_visibility_time: f.optional()?,
             enabled: f.required()?,
         })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateLookupTableRequest {
+    pub lookup_table_arn: String,
+    pub description: Option<String>,
+    pub table_body: String,
+    pub kms_key_id: Option<String>,
+}
+
+impl rt::FromValue for UpdateLookupTableRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 4)?;
+        Ok(UpdateLookupTableRequest {
+            lookup_table_arn: f.required()?,
+            description: f.optional()?,
+            table_body: f.required()?,
+            kms_key_id: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateLookupTableResponse {
+    pub lookup_table_arn: Option<String>,
+    pub last_updated_time: Option<i64>,
+}
+
+impl rt::IntoValue for UpdateLookupTableResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.lookup_table_arn)
+            .push_optional(self.last_updated_time)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateScheduledQueryRequest {
+    pub identifier: String,
+    pub description: Option<String>,
+    pub query_language: QueryLanguage,
+    pub query_string: String,
+    pub log_group_identifiers: Option<Vec<String>>,
+    pub schedule_expression: String,
+    pub timezone: Option<String>,
+    pub start_time_offset: Option<i64>,
+    pub end_time_offset: Option<i64>,
+    pub destination_configuration: Option<DestinationConfiguration>,
+    pub schedule_start_time: Option<i64>,
+    pub schedule_end_time: Option<i64>,
+    pub execution_role_arn: String,
+    pub state: Option<ScheduledQueryState>,
+}
+
+impl rt::FromValue for UpdateScheduledQueryRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 14)?;
+        Ok(UpdateScheduledQueryRequest {
+            identifier: f.required()?,
+            description: f.optional()?,
+            query_language: f.required()?,
+            query_string: f.required()?,
+            log_group_identifiers: f.optional()?,
+            schedule_expression: f.required()?,
+            timezone: f.optional()?,
+            start_time_offset: f.optional()?,
+            end_time_offset: f.optional()?,
+            destination_configuration: f.optional()?,
+            schedule_start_time: f.optional()?,
+            schedule_end_time: f.optional()?,
+            execution_role_arn: f.required()?,
+            state: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateScheduledQueryResponse {
+    pub scheduled_query_arn: Option<String>,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub query_language: Option<QueryLanguage>,
+    pub query_string: Option<String>,
+    pub log_group_identifiers: Option<Vec<String>>,
+    pub schedule_expression: Option<String>,
+    pub timezone: Option<String>,
+    pub start_time_offset: Option<i64>,
+    pub end_time_offset: Option<i64>,
+    pub destination_configuration: Option<DestinationConfiguration>,
+    pub state: Option<ScheduledQueryState>,
+    pub schedule_type: Option<ScheduleType>,
+    pub last_triggered_time: Option<i64>,
+    pub last_execution_status: Option<ExecutionStatus>,
+    pub schedule_start_time: Option<i64>,
+    pub schedule_end_time: Option<i64>,
+    pub execution_role_arn: Option<String>,
+    pub creation_time: Option<i64>,
+    pub last_updated_time: Option<i64>,
+}
+
+impl rt::IntoValue for UpdateScheduledQueryResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(20)
+            .push_optional(self.scheduled_query_arn)
+            .push_optional(self.name)
+            .push_optional(self.description)
+            .push_optional(self.query_language)
+            .push_optional(self.query_string)
+            .push_optional(self.log_group_identifiers)
+            .push_optional(self.schedule_expression)
+            .push_optional(self.timezone)
+            .push_optional(self.start_time_offset)
+            .push_optional(self.end_time_offset)
+            .push_optional(self.destination_configuration)
+            .push_optional(self.state)
+            .push_optional(self.schedule_type)
+            .push_optional(self.last_triggered_time)
+            .push_optional(self.last_execution_status)
+            .push_optional(self.schedule_start_time)
+            .push_optional(self.schedule_end_time)
+            .push_optional(self.execution_role_arn)
+            .push_optional(self.creation_time)
+            .push_optional(self.last_updated_time)
+            .build()
     }
 }
 

@@ -714,7 +714,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
-    model_sha256: "b17488ebc3df967295c35fdbaa1b571c1623af6694575136e968346984535028",
+    model_sha256: "08614bd289841fc18b631a7fe626e6471abb705101fe88eaebaaf93ca0f48319",
 };
 
 static P_0: ::stratus_pattern::Pattern =
@@ -1556,18 +1556,12 @@ pub static CREATE_REPLICATION_GROUP_MEMBER_ACTION: Shape = Shape {
 };
 pub static CREATE_TABLE_INPUT: Shape = Shape {
     members: &[
-        Member {
-            required: true,
-            ..Member::plain("AttributeDefinitions", &ATTRIBUTE_DEFINITIONS)
-        },
+        Member::plain("AttributeDefinitions", &ATTRIBUTE_DEFINITIONS),
         Member {
             required: true,
             ..Member::plain("TableName", &TABLE_ARN)
         },
-        Member {
-            required: true,
-            ..Member::plain("KeySchema", &KEY_SCHEMA)
-        },
+        Member::plain("KeySchema", &KEY_SCHEMA),
         Member::plain("LocalSecondaryIndexes", &LOCAL_SECONDARY_INDEX_LIST),
         Member::plain("GlobalSecondaryIndexes", &GLOBAL_SECONDARY_INDEX_LIST),
         Member::plain("BillingMode", &BILLING_MODE),
@@ -1580,6 +1574,11 @@ pub static CREATE_TABLE_INPUT: Shape = Shape {
         Member::plain("WarmThroughput", &WARM_THROUGHPUT),
         Member::plain("ResourcePolicy", &RESOURCE_POLICY),
         Member::plain("OnDemandThroughput", &ON_DEMAND_THROUGHPUT),
+        Member::plain("GlobalTableSourceArn", &TABLE_ARN),
+        Member::plain(
+            "GlobalTableSettingsReplicationMode",
+            &GLOBAL_TABLE_SETTINGS_REPLICATION_MODE,
+        ),
     ],
     ..Shape::simple("CreateTableInput", ShapeType::Structure)
 };
@@ -2446,6 +2445,13 @@ pub static GLOBAL_TABLE_NOT_FOUND_EXCEPTION: Shape = Shape {
     }),
     ..Shape::simple("GlobalTableNotFoundException", ShapeType::Structure)
 };
+pub static GLOBAL_TABLE_SETTINGS_REPLICATION_MODE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["ENABLED", "DISABLED", "ENABLED_WITH_OVERRIDES"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("GlobalTableSettingsReplicationMode", ShapeType::Enum)
+};
 pub static GLOBAL_TABLE_STATUS: Shape = Shape {
     constraints: Constraints {
         enum_values: &["CREATING", "ACTIVE", "DELETING", "UPDATING"],
@@ -2811,7 +2817,7 @@ pub static KEY_LIST: Shape = Shape {
 pub static KEY_SCHEMA: Shape = Shape {
     members: &[Member::plain("member", &KEY_SCHEMA_ELEMENT)],
     constraints: Constraints {
-        length: Some((Some(1), Some(2))),
+        length: Some((Some(1), None)),
         ..Constraints::NONE
     },
     ..Shape::simple("KeySchema", ShapeType::List)
@@ -3564,6 +3570,7 @@ pub static REPLICA_DESCRIPTION: Shape = Shape {
     members: &[
         Member::plain("RegionName", &REGION_NAME),
         Member::plain("ReplicaStatus", &REPLICA_STATUS),
+        Member::plain("ReplicaArn", &STRING),
         Member::plain("ReplicaStatusDescription", &REPLICA_STATUS_DESCRIPTION),
         Member::plain("ReplicaStatusPercentProgress", &REPLICA_STATUS_PERCENT_PROGRESS),
         Member::plain("KMSMasterKeyId", &KMS_MASTER_KEY_ID),
@@ -3576,6 +3583,10 @@ pub static REPLICA_DESCRIPTION: Shape = Shape {
         ),
         Member::plain("ReplicaInaccessibleDateTime", &DATE),
         Member::plain("ReplicaTableClassSummary", &TABLE_CLASS_SUMMARY),
+        Member::plain(
+            "GlobalTableSettingsReplicationMode",
+            &GLOBAL_TABLE_SETTINGS_REPLICATION_MODE,
+        ),
     ],
     ..Shape::simple("ReplicaDescription", ShapeType::Structure)
 };
@@ -4290,6 +4301,10 @@ pub static TABLE_DESCRIPTION: Shape = Shape {
         Member::plain("GlobalTableVersion", &STRING),
         Member::plain("Replicas", &REPLICA_DESCRIPTION_LIST),
         Member::plain("GlobalTableWitnesses", &GLOBAL_TABLE_WITNESS_DESCRIPTION_LIST),
+        Member::plain(
+            "GlobalTableSettingsReplicationMode",
+            &GLOBAL_TABLE_SETTINGS_REPLICATION_MODE,
+        ),
         Member::plain("RestoreSummary", &RESTORE_SUMMARY),
         Member::plain("SSEDescription", &SSE_DESCRIPTION),
         Member::plain("ArchivalSummary", &ARCHIVAL_SUMMARY),
@@ -4821,6 +4836,10 @@ pub static UPDATE_TABLE_INPUT: Shape = Shape {
         Member::plain("GlobalTableWitnessUpdates", &GLOBAL_TABLE_WITNESS_GROUP_UPDATE_LIST),
         Member::plain("OnDemandThroughput", &ON_DEMAND_THROUGHPUT),
         Member::plain("WarmThroughput", &WARM_THROUGHPUT),
+        Member::plain(
+            "GlobalTableSettingsReplicationMode",
+            &GLOBAL_TABLE_SETTINGS_REPLICATION_MODE,
+        ),
     ],
     ..Shape::simple("UpdateTableInput", ShapeType::Structure)
 };

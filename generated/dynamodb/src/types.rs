@@ -1533,9 +1533,9 @@ impl rt::FromValue for CreateReplicationGroupMemberAction {
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateTableInput {
-    pub attribute_definitions: Vec<AttributeDefinition>,
+    pub attribute_definitions: Option<Vec<AttributeDefinition>>,
     pub table_name: String,
-    pub key_schema: Vec<KeySchemaElement>,
+    pub key_schema: Option<Vec<KeySchemaElement>>,
     pub local_secondary_indexes: Option<Vec<LocalSecondaryIndex>>,
     pub global_secondary_indexes: Option<Vec<GlobalSecondaryIndex>>,
     pub billing_mode: Option<BillingMode>,
@@ -1548,15 +1548,17 @@ pub struct CreateTableInput {
     pub warm_throughput: Option<WarmThroughput>,
     pub resource_policy: Option<String>,
     pub on_demand_throughput: Option<OnDemandThroughput>,
+    pub global_table_source_arn: Option<String>,
+    pub global_table_settings_replication_mode: Option<GlobalTableSettingsReplicationMode>,
 }
 
 impl rt::FromValue for CreateTableInput {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 15)?;
+        let mut f = rt::Fields::open(value, 17)?;
         Ok(CreateTableInput {
-            attribute_definitions: f.required()?,
+            attribute_definitions: f.optional()?,
             table_name: f.required()?,
-            key_schema: f.required()?,
+            key_schema: f.optional()?,
             local_secondary_indexes: f.optional()?,
             global_secondary_indexes: f.optional()?,
             billing_mode: f.optional()?,
@@ -1569,6 +1571,8 @@ impl rt::FromValue for CreateTableInput {
             warm_throughput: f.optional()?,
             resource_policy: f.optional()?,
             on_demand_throughput: f.optional()?,
+            global_table_source_arn: f.optional()?,
+            global_table_settings_replication_mode: f.optional()?,
         })
     }
 }
@@ -3062,6 +3066,58 @@ pub struct GlobalTableNotFoundException {
 impl rt::IntoValue for GlobalTableNotFoundException {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(1).push_optional(self.message).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GlobalTableSettingsReplicationMode {
+    Enabled,
+    Disabled,
+    EnabledWithOverrides,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl GlobalTableSettingsReplicationMode {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["ENABLED", "DISABLED", "ENABLED_WITH_OVERRIDES"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            GlobalTableSettingsReplicationMode::Enabled => "ENABLED",
+            GlobalTableSettingsReplicationMode::Disabled => "DISABLED",
+            GlobalTableSettingsReplicationMode::EnabledWithOverrides => "ENABLED_WITH_OVERRIDES",
+            GlobalTableSettingsReplicationMode::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> GlobalTableSettingsReplicationMode {
+        match s {
+            "ENABLED" => GlobalTableSettingsReplicationMode::Enabled,
+            "DISABLED" => GlobalTableSettingsReplicationMode::Disabled,
+            "ENABLED_WITH_OVERRIDES" => GlobalTableSettingsReplicationMode::EnabledWithOverrides,
+            other => GlobalTableSettingsReplicationMode::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for GlobalTableSettingsReplicationMode {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(GlobalTableSettingsReplicationMode::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for GlobalTableSettingsReplicationMode {
+    fn into_value(self) -> rt::Value {
+        match self {
+            GlobalTableSettingsReplicationMode::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
     }
 }
 
@@ -4761,6 +4817,7 @@ impl rt::FromValue for ReplicaAutoScalingUpdate {
 pub struct ReplicaDescription {
     pub region_name: Option<String>,
     pub replica_status: Option<ReplicaStatus>,
+    pub replica_arn: Option<String>,
     pub replica_status_description: Option<String>,
     pub replica_status_percent_progress: Option<String>,
     pub kms_master_key_id: Option<String>,
@@ -4770,13 +4827,15 @@ pub struct ReplicaDescription {
     pub global_secondary_indexes: Option<Vec<ReplicaGlobalSecondaryIndexDescription>>,
     pub replica_inaccessible_date_time: Option<rt::DateTime>,
     pub replica_table_class_summary: Option<TableClassSummary>,
+    pub global_table_settings_replication_mode: Option<GlobalTableSettingsReplicationMode>,
 }
 
 impl rt::IntoValue for ReplicaDescription {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(11)
+        rt::StructBuilder::new(13)
             .push_optional(self.region_name)
             .push_optional(self.replica_status)
+            .push_optional(self.replica_arn)
             .push_optional(self.replica_status_description)
             .push_optional(self.replica_status_percent_progress)
             .push_optional(self.kms_master_key_id)
@@ -4786,6 +4845,7 @@ impl rt::IntoValue for ReplicaDescription {
             .push_optional(self.global_secondary_indexes)
             .push_optional(self.replica_inaccessible_date_time)
             .push_optional(self.replica_table_class_summary)
+            .push_optional(self.global_table_settings_replication_mode)
             .build()
     }
 }
@@ -6138,6 +6198,7 @@ pub struct TableDescription {
     pub global_table_version: Option<String>,
     pub replicas: Option<Vec<ReplicaDescription>>,
     pub global_table_witnesses: Option<Vec<GlobalTableWitnessDescription>>,
+    pub global_table_settings_replication_mode: Option<GlobalTableSettingsReplicationMode>,
     pub restore_summary: Option<RestoreSummary>,
     pub sse_description: Option<SSEDescription>,
     pub archival_summary: Option<ArchivalSummary>,
@@ -6150,7 +6211,7 @@ pub struct TableDescription {
 
 impl rt::IntoValue for TableDescription {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(27)
+        rt::StructBuilder::new(28)
             .push_optional(self.attribute_definitions)
             .push_optional(self.table_name)
             .push_optional(self.key_schema)
@@ -6170,6 +6231,7 @@ impl rt::IntoValue for TableDescription {
             .push_optional(self.global_table_version)
             .push_optional(self.replicas)
             .push_optional(self.global_table_witnesses)
+            .push_optional(self.global_table_settings_replication_mode)
             .push_optional(self.restore_summary)
             .push_optional(self.sse_description)
             .push_optional(self.archival_summary)
@@ -6947,11 +7009,12 @@ pub struct UpdateTableInput {
     pub global_table_witness_updates: Option<Vec<GlobalTableWitnessGroupUpdate>>,
     pub on_demand_throughput: Option<OnDemandThroughput>,
     pub warm_throughput: Option<WarmThroughput>,
+    pub global_table_settings_replication_mode: Option<GlobalTableSettingsReplicationMode>,
 }
 
 impl rt::FromValue for UpdateTableInput {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 14)?;
+        let mut f = rt::Fields::open(value, 15)?;
         Ok(UpdateTableInput {
             attribute_definitions: f.optional()?,
             table_name: f.required()?,
@@ -6967,6 +7030,7 @@ impl rt::FromValue for UpdateTableInput {
             global_table_witness_updates: f.optional()?,
             on_demand_throughput: f.optional()?,
             warm_throughput: f.optional()?,
+            global_table_settings_replication_mode: f.optional()?,
         })
     }
 }

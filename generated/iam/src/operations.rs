@@ -9,15 +9,18 @@ use crate::types::*;
 /// Every operation of the service, in the order of `SERVICE.operations`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OperationName {
+    AcceptDelegationRequest,
     AddClientIDToOpenIDConnectProvider,
     AddRoleToInstanceProfile,
     AddUserToGroup,
+    AssociateDelegationRequest,
     AttachGroupPolicy,
     AttachRolePolicy,
     AttachUserPolicy,
     ChangePassword,
     CreateAccessKey,
     CreateAccountAlias,
+    CreateDelegationRequest,
     CreateGroup,
     CreateInstanceProfile,
     CreateLoginProfile,
@@ -59,9 +62,11 @@ pub enum OperationName {
     DetachUserPolicy,
     DisableOrganizationsRootCredentialsManagement,
     DisableOrganizationsRootSessions,
+    DisableOutboundWebIdentityFederation,
     EnableMFADevice,
     EnableOrganizationsRootCredentialsManagement,
     EnableOrganizationsRootSessions,
+    EnableOutboundWebIdentityFederation,
     GenerateCredentialReport,
     GenerateOrganizationsAccessReport,
     GenerateServiceLastAccessedDetails,
@@ -72,13 +77,16 @@ pub enum OperationName {
     GetContextKeysForCustomPolicy,
     GetContextKeysForPrincipalPolicy,
     GetCredentialReport,
+    GetDelegationRequest,
     GetGroup,
     GetGroupPolicy,
+    GetHumanReadableSummary,
     GetInstanceProfile,
     GetLoginProfile,
     GetMFADevice,
     GetOpenIDConnectProvider,
     GetOrganizationsAccessReport,
+    GetOutboundWebIdentityFederationInfo,
     GetPolicy,
     GetPolicyVersion,
     GetRole,
@@ -96,6 +104,7 @@ pub enum OperationName {
     ListAttachedGroupPolicies,
     ListAttachedRolePolicies,
     ListAttachedUserPolicies,
+    ListDelegationRequests,
     ListEntitiesForPolicy,
     ListGroupPolicies,
     ListGroups,
@@ -131,11 +140,13 @@ pub enum OperationName {
     PutRolePolicy,
     PutUserPermissionsBoundary,
     PutUserPolicy,
+    RejectDelegationRequest,
     RemoveClientIDFromOpenIDConnectProvider,
     RemoveRoleFromInstanceProfile,
     RemoveUserFromGroup,
     ResetServiceSpecificCredential,
     ResyncMFADevice,
+    SendDelegationToken,
     SetDefaultPolicyVersion,
     SetSecurityTokenServicePreferences,
     SimulateCustomPolicy,
@@ -159,6 +170,7 @@ pub enum OperationName {
     UpdateAccessKey,
     UpdateAccountPasswordPolicy,
     UpdateAssumeRolePolicy,
+    UpdateDelegationRequest,
     UpdateGroup,
     UpdateLoginProfile,
     UpdateOpenIDConnectProviderThumbprint,
@@ -177,15 +189,18 @@ pub enum OperationName {
 
 impl OperationName {
     pub const ALL: &'static [OperationName] = &[
+        OperationName::AcceptDelegationRequest,
         OperationName::AddClientIDToOpenIDConnectProvider,
         OperationName::AddRoleToInstanceProfile,
         OperationName::AddUserToGroup,
+        OperationName::AssociateDelegationRequest,
         OperationName::AttachGroupPolicy,
         OperationName::AttachRolePolicy,
         OperationName::AttachUserPolicy,
         OperationName::ChangePassword,
         OperationName::CreateAccessKey,
         OperationName::CreateAccountAlias,
+        OperationName::CreateDelegationRequest,
         OperationName::CreateGroup,
         OperationName::CreateInstanceProfile,
         OperationName::CreateLoginProfile,
@@ -227,9 +242,11 @@ impl OperationName {
         OperationName::DetachUserPolicy,
         OperationName::DisableOrganizationsRootCredentialsManagement,
         OperationName::DisableOrganizationsRootSessions,
+        OperationName::DisableOutboundWebIdentityFederation,
         OperationName::EnableMFADevice,
         OperationName::EnableOrganizationsRootCredentialsManagement,
         OperationName::EnableOrganizationsRootSessions,
+        OperationName::EnableOutboundWebIdentityFederation,
         OperationName::GenerateCredentialReport,
         OperationName::GenerateOrganizationsAccessReport,
         OperationName::GenerateServiceLastAccessedDetails,
@@ -240,13 +257,16 @@ impl OperationName {
         OperationName::GetContextKeysForCustomPolicy,
         OperationName::GetContextKeysForPrincipalPolicy,
         OperationName::GetCredentialReport,
+        OperationName::GetDelegationRequest,
         OperationName::GetGroup,
         OperationName::GetGroupPolicy,
+        OperationName::GetHumanReadableSummary,
         OperationName::GetInstanceProfile,
         OperationName::GetLoginProfile,
         OperationName::GetMFADevice,
         OperationName::GetOpenIDConnectProvider,
         OperationName::GetOrganizationsAccessReport,
+        OperationName::GetOutboundWebIdentityFederationInfo,
         OperationName::GetPolicy,
         OperationName::GetPolicyVersion,
         OperationName::GetRole,
@@ -264,6 +284,7 @@ impl OperationName {
         OperationName::ListAttachedGroupPolicies,
         OperationName::ListAttachedRolePolicies,
         OperationName::ListAttachedUserPolicies,
+        OperationName::ListDelegationRequests,
         OperationName::ListEntitiesForPolicy,
         OperationName::ListGroupPolicies,
         OperationName::ListGroups,
@@ -299,11 +320,13 @@ impl OperationName {
         OperationName::PutRolePolicy,
         OperationName::PutUserPermissionsBoundary,
         OperationName::PutUserPolicy,
+        OperationName::RejectDelegationRequest,
         OperationName::RemoveClientIDFromOpenIDConnectProvider,
         OperationName::RemoveRoleFromInstanceProfile,
         OperationName::RemoveUserFromGroup,
         OperationName::ResetServiceSpecificCredential,
         OperationName::ResyncMFADevice,
+        OperationName::SendDelegationToken,
         OperationName::SetDefaultPolicyVersion,
         OperationName::SetSecurityTokenServicePreferences,
         OperationName::SimulateCustomPolicy,
@@ -327,6 +350,7 @@ impl OperationName {
         OperationName::UpdateAccessKey,
         OperationName::UpdateAccountPasswordPolicy,
         OperationName::UpdateAssumeRolePolicy,
+        OperationName::UpdateDelegationRequest,
         OperationName::UpdateGroup,
         OperationName::UpdateLoginProfile,
         OperationName::UpdateOpenIDConnectProviderThumbprint,
@@ -363,9 +387,47 @@ impl OperationName {
     }
 }
 
+/// What AcceptDelegationRequest can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AcceptDelegationRequestError {
+    ConcurrentModificationException(ConcurrentModificationException),
+    NoSuchEntityException(NoSuchEntityException),
+    ServiceFailureException(ServiceFailureException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for AcceptDelegationRequestError {
+    fn from(e: rt::AwsError) -> AcceptDelegationRequestError {
+        AcceptDelegationRequestError::Aws(e)
+    }
+}
+
+impl AcceptDelegationRequestError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            AcceptDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AcceptDelegationRequestError::NoSuchEntityException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AcceptDelegationRequestError::ServiceFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AcceptDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What AddClientIDToOpenIDConnectProvider can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AddClientIDToOpenIDConnectProviderError {
+    ConcurrentModificationException(ConcurrentModificationException),
     InvalidInputException(InvalidInputException),
     LimitExceededException(LimitExceededException),
     NoSuchEntityException(NoSuchEntityException),
@@ -384,6 +446,12 @@ impl AddClientIDToOpenIDConnectProviderError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            AddClientIDToOpenIDConnectProviderError::ConcurrentModificationException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
             AddClientIDToOpenIDConnectProviderError::InvalidInputException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -485,6 +553,48 @@ impl AddUserToGroupError {
                 value: rt::IntoValue::into_value(e),
             },
             AddUserToGroupError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What AssociateDelegationRequest can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssociateDelegationRequestError {
+    ConcurrentModificationException(ConcurrentModificationException),
+    InvalidInputException(InvalidInputException),
+    NoSuchEntityException(NoSuchEntityException),
+    ServiceFailureException(ServiceFailureException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for AssociateDelegationRequestError {
+    fn from(e: rt::AwsError) -> AssociateDelegationRequestError {
+        AssociateDelegationRequestError::Aws(e)
+    }
+}
+
+impl AssociateDelegationRequestError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            AssociateDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AssociateDelegationRequestError::InvalidInputException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_INPUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AssociateDelegationRequestError::NoSuchEntityException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AssociateDelegationRequestError::ServiceFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            AssociateDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -762,6 +872,53 @@ impl CreateAccountAliasError {
                 value: rt::IntoValue::into_value(e),
             },
             CreateAccountAliasError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What CreateDelegationRequest can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateDelegationRequestError {
+    ConcurrentModificationException(ConcurrentModificationException),
+    EntityAlreadyExistsException(EntityAlreadyExistsException),
+    InvalidInputException(InvalidInputException),
+    LimitExceededException(LimitExceededException),
+    ServiceFailureException(ServiceFailureException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for CreateDelegationRequestError {
+    fn from(e: rt::AwsError) -> CreateDelegationRequestError {
+        CreateDelegationRequestError::Aws(e)
+    }
+}
+
+impl CreateDelegationRequestError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            CreateDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateDelegationRequestError::EntityAlreadyExistsException(e) => rt::OperationError::Modeled {
+                shape: &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateDelegationRequestError::InvalidInputException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_INPUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateDelegationRequestError::LimitExceededException(e) => rt::OperationError::Modeled {
+                shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateDelegationRequestError::ServiceFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -2505,6 +2662,33 @@ impl DisableOrganizationsRootSessionsError {
     }
 }
 
+/// What DisableOutboundWebIdentityFederation can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DisableOutboundWebIdentityFederationError {
+    FeatureDisabledException(FeatureDisabledException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for DisableOutboundWebIdentityFederationError {
+    fn from(e: rt::AwsError) -> DisableOutboundWebIdentityFederationError {
+        DisableOutboundWebIdentityFederationError::Aws(e)
+    }
+}
+
+impl DisableOutboundWebIdentityFederationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            DisableOutboundWebIdentityFederationError::FeatureDisabledException(e) => rt::OperationError::Modeled {
+                shape: &schema::FEATURE_DISABLED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DisableOutboundWebIdentityFederationError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What EnableMFADevice can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EnableMFADeviceError {
@@ -2643,6 +2827,33 @@ impl EnableOrganizationsRootSessionsError {
                 value: rt::IntoValue::into_value(e),
             },
             EnableOrganizationsRootSessionsError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What EnableOutboundWebIdentityFederation can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EnableOutboundWebIdentityFederationError {
+    FeatureEnabledException(FeatureEnabledException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for EnableOutboundWebIdentityFederationError {
+    fn from(e: rt::AwsError) -> EnableOutboundWebIdentityFederationError {
+        EnableOutboundWebIdentityFederationError::Aws(e)
+    }
+}
+
+impl EnableOutboundWebIdentityFederationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            EnableOutboundWebIdentityFederationError::FeatureEnabledException(e) => rt::OperationError::Modeled {
+                shape: &schema::FEATURE_ENABLED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            EnableOutboundWebIdentityFederationError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -2949,6 +3160,38 @@ impl GetCredentialReportError {
     }
 }
 
+/// What GetDelegationRequest can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetDelegationRequestError {
+    NoSuchEntityException(NoSuchEntityException),
+    ServiceFailureException(ServiceFailureException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetDelegationRequestError {
+    fn from(e: rt::AwsError) -> GetDelegationRequestError {
+        GetDelegationRequestError::Aws(e)
+    }
+}
+
+impl GetDelegationRequestError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetDelegationRequestError::NoSuchEntityException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDelegationRequestError::ServiceFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What GetGroup can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetGroupError {
@@ -3009,6 +3252,43 @@ impl GetGroupPolicyError {
                 value: rt::IntoValue::into_value(e),
             },
             GetGroupPolicyError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetHumanReadableSummary can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetHumanReadableSummaryError {
+    InvalidInputException(InvalidInputException),
+    NoSuchEntityException(NoSuchEntityException),
+    ServiceFailureException(ServiceFailureException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetHumanReadableSummaryError {
+    fn from(e: rt::AwsError) -> GetHumanReadableSummaryError {
+        GetHumanReadableSummaryError::Aws(e)
+    }
+}
+
+impl GetHumanReadableSummaryError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetHumanReadableSummaryError::InvalidInputException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_INPUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetHumanReadableSummaryError::NoSuchEntityException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetHumanReadableSummaryError::ServiceFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetHumanReadableSummaryError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -3169,6 +3449,33 @@ impl GetOrganizationsAccessReportError {
                 value: rt::IntoValue::into_value(e),
             },
             GetOrganizationsAccessReportError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetOutboundWebIdentityFederationInfo can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetOutboundWebIdentityFederationInfoError {
+    FeatureDisabledException(FeatureDisabledException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetOutboundWebIdentityFederationInfoError {
+    fn from(e: rt::AwsError) -> GetOutboundWebIdentityFederationInfoError {
+        GetOutboundWebIdentityFederationInfoError::Aws(e)
+    }
+}
+
+impl GetOutboundWebIdentityFederationInfoError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetOutboundWebIdentityFederationInfoError::FeatureDisabledException(e) => rt::OperationError::Modeled {
+                shape: &schema::FEATURE_DISABLED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetOutboundWebIdentityFederationInfoError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -3743,6 +4050,43 @@ impl ListAttachedUserPoliciesError {
                 value: rt::IntoValue::into_value(e),
             },
             ListAttachedUserPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What ListDelegationRequests can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListDelegationRequestsError {
+    InvalidInputException(InvalidInputException),
+    NoSuchEntityException(NoSuchEntityException),
+    ServiceFailureException(ServiceFailureException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for ListDelegationRequestsError {
+    fn from(e: rt::AwsError) -> ListDelegationRequestsError {
+        ListDelegationRequestsError::Aws(e)
+    }
+}
+
+impl ListDelegationRequestsError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            ListDelegationRequestsError::InvalidInputException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_INPUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListDelegationRequestsError::NoSuchEntityException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListDelegationRequestsError::ServiceFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListDelegationRequestsError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -4916,9 +5260,52 @@ impl PutUserPolicyError {
     }
 }
 
+/// What RejectDelegationRequest can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RejectDelegationRequestError {
+    ConcurrentModificationException(ConcurrentModificationException),
+    InvalidInputException(InvalidInputException),
+    NoSuchEntityException(NoSuchEntityException),
+    ServiceFailureException(ServiceFailureException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for RejectDelegationRequestError {
+    fn from(e: rt::AwsError) -> RejectDelegationRequestError {
+        RejectDelegationRequestError::Aws(e)
+    }
+}
+
+impl RejectDelegationRequestError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            RejectDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            RejectDelegationRequestError::InvalidInputException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_INPUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            RejectDelegationRequestError::NoSuchEntityException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            RejectDelegationRequestError::ServiceFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            RejectDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What RemoveClientIDFromOpenIDConnectProvider can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RemoveClientIDFromOpenIDConnectProviderError {
+    ConcurrentModificationException(ConcurrentModificationException),
     InvalidInputException(InvalidInputException),
     NoSuchEntityException(NoSuchEntityException),
     ServiceFailureException(ServiceFailureException),
@@ -4936,6 +5323,12 @@ impl RemoveClientIDFromOpenIDConnectProviderError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            RemoveClientIDFromOpenIDConnectProviderError::ConcurrentModificationException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
             RemoveClientIDFromOpenIDConnectProviderError::InvalidInputException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -5102,6 +5495,48 @@ impl ResyncMFADeviceError {
                 value: rt::IntoValue::into_value(e),
             },
             ResyncMFADeviceError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What SendDelegationToken can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendDelegationTokenError {
+    ConcurrentModificationException(ConcurrentModificationException),
+    InvalidInputException(InvalidInputException),
+    NoSuchEntityException(NoSuchEntityException),
+    ServiceFailureException(ServiceFailureException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for SendDelegationTokenError {
+    fn from(e: rt::AwsError) -> SendDelegationTokenError {
+        SendDelegationTokenError::Aws(e)
+    }
+}
+
+impl SendDelegationTokenError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            SendDelegationTokenError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDelegationTokenError::InvalidInputException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_INPUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDelegationTokenError::NoSuchEntityException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDelegationTokenError::ServiceFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDelegationTokenError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -6077,6 +6512,48 @@ impl UpdateAssumeRolePolicyError {
     }
 }
 
+/// What UpdateDelegationRequest can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateDelegationRequestError {
+    ConcurrentModificationException(ConcurrentModificationException),
+    InvalidInputException(InvalidInputException),
+    NoSuchEntityException(NoSuchEntityException),
+    ServiceFailureException(ServiceFailureException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for UpdateDelegationRequestError {
+    fn from(e: rt::AwsError) -> UpdateDelegationRequestError {
+        UpdateDelegationRequestError::Aws(e)
+    }
+}
+
+impl UpdateDelegationRequestError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            UpdateDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateDelegationRequestError::InvalidInputException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_INPUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateDelegationRequestError::NoSuchEntityException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateDelegationRequestError::ServiceFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What UpdateGroup can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateGroupError {
@@ -6169,6 +6646,7 @@ impl UpdateLoginProfileError {
 /// What UpdateOpenIDConnectProviderThumbprint can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateOpenIDConnectProviderThumbprintError {
+    ConcurrentModificationException(ConcurrentModificationException),
     InvalidInputException(InvalidInputException),
     NoSuchEntityException(NoSuchEntityException),
     ServiceFailureException(ServiceFailureException),
@@ -6186,6 +6664,12 @@ impl UpdateOpenIDConnectProviderThumbprintError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            UpdateOpenIDConnectProviderThumbprintError::ConcurrentModificationException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
             UpdateOpenIDConnectProviderThumbprintError::InvalidInputException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -6280,6 +6764,7 @@ impl UpdateRoleDescriptionError {
 /// What UpdateSAMLProvider can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateSAMLProviderError {
+    ConcurrentModificationException(ConcurrentModificationException),
     InvalidInputException(InvalidInputException),
     LimitExceededException(LimitExceededException),
     NoSuchEntityException(NoSuchEntityException),
@@ -6298,6 +6783,10 @@ impl UpdateSAMLProviderError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            UpdateSAMLProviderError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
+                shape: &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             UpdateSAMLProviderError::InvalidInputException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -6683,6 +7172,14 @@ impl UploadSigningCertificateError {
 /// The IAM service. Every method answers AWS's not-implemented error until a service
 /// implements it.
 pub trait Iam: Send + Sync + 'static {
+    fn accept_delegation_request(
+        &self,
+        ctx: &rt::RequestContext,
+        input: AcceptDelegationRequestRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, AcceptDelegationRequestError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("AcceptDelegationRequest").into()) }
+    }
     fn add_client_id_to_open_id_connect_provider(
         &self,
         ctx: &rt::RequestContext,
@@ -6706,6 +7203,14 @@ pub trait Iam: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<rt::Unit, AddUserToGroupError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("AddUserToGroup").into()) }
+    }
+    fn associate_delegation_request(
+        &self,
+        ctx: &rt::RequestContext,
+        input: AssociateDelegationRequestRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, AssociateDelegationRequestError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("AssociateDelegationRequest").into()) }
     }
     fn attach_group_policy(
         &self,
@@ -6754,6 +7259,15 @@ pub trait Iam: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<rt::Unit, CreateAccountAliasError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("CreateAccountAlias").into()) }
+    }
+    fn create_delegation_request(
+        &self,
+        ctx: &rt::RequestContext,
+        input: CreateDelegationRequestRequest,
+    ) -> impl std::future::Future<Output = Result<CreateDelegationRequestResponse, CreateDelegationRequestError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("CreateDelegationRequest").into()) }
     }
     fn create_group(
         &self,
@@ -7097,6 +7611,14 @@ pub trait Iam: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DisableOrganizationsRootSessions").into()) }
     }
+    fn disable_outbound_web_identity_federation(
+        &self,
+        ctx: &rt::RequestContext,
+        input: rt::Unit,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, DisableOutboundWebIdentityFederationError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("DisableOutboundWebIdentityFederation").into()) }
+    }
     fn enable_mfa_device(
         &self,
         ctx: &rt::RequestContext,
@@ -7127,6 +7649,16 @@ pub trait Iam: Send + Sync + 'static {
     > + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("EnableOrganizationsRootSessions").into()) }
+    }
+    fn enable_outbound_web_identity_federation(
+        &self,
+        ctx: &rt::RequestContext,
+        input: rt::Unit,
+    ) -> impl std::future::Future<
+        Output = Result<EnableOutboundWebIdentityFederationResponse, EnableOutboundWebIdentityFederationError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("EnableOutboundWebIdentityFederation").into()) }
     }
     fn generate_credential_report(
         &self,
@@ -7218,6 +7750,14 @@ pub trait Iam: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetCredentialReport").into()) }
     }
+    fn get_delegation_request(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetDelegationRequestRequest,
+    ) -> impl std::future::Future<Output = Result<GetDelegationRequestResponse, GetDelegationRequestError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetDelegationRequest").into()) }
+    }
     fn get_group(
         &self,
         ctx: &rt::RequestContext,
@@ -7233,6 +7773,15 @@ pub trait Iam: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<GetGroupPolicyResponse, GetGroupPolicyError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetGroupPolicy").into()) }
+    }
+    fn get_human_readable_summary(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetHumanReadableSummaryRequest,
+    ) -> impl std::future::Future<Output = Result<GetHumanReadableSummaryResponse, GetHumanReadableSummaryError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetHumanReadableSummary").into()) }
     }
     fn get_instance_profile(
         &self,
@@ -7275,6 +7824,16 @@ pub trait Iam: Send + Sync + 'static {
            + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetOrganizationsAccessReport").into()) }
+    }
+    fn get_outbound_web_identity_federation_info(
+        &self,
+        ctx: &rt::RequestContext,
+        input: rt::Unit,
+    ) -> impl std::future::Future<
+        Output = Result<GetOutboundWebIdentityFederationInfoResponse, GetOutboundWebIdentityFederationInfoError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetOutboundWebIdentityFederationInfo").into()) }
     }
     fn get_policy(
         &self,
@@ -7423,6 +7982,15 @@ pub trait Iam: Send + Sync + 'static {
     {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ListAttachedUserPolicies").into()) }
+    }
+    fn list_delegation_requests(
+        &self,
+        ctx: &rt::RequestContext,
+        input: ListDelegationRequestsRequest,
+    ) -> impl std::future::Future<Output = Result<ListDelegationRequestsResponse, ListDelegationRequestsError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("ListDelegationRequests").into()) }
     }
     fn list_entities_for_policy(
         &self,
@@ -7719,6 +8287,14 @@ pub trait Iam: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("PutUserPolicy").into()) }
     }
+    fn reject_delegation_request(
+        &self,
+        ctx: &rt::RequestContext,
+        input: RejectDelegationRequestRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, RejectDelegationRequestError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("RejectDelegationRequest").into()) }
+    }
     fn remove_client_id_from_open_id_connect_provider(
         &self,
         ctx: &rt::RequestContext,
@@ -7760,6 +8336,14 @@ pub trait Iam: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<rt::Unit, ResyncMFADeviceError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ResyncMFADevice").into()) }
+    }
+    fn send_delegation_token(
+        &self,
+        ctx: &rt::RequestContext,
+        input: SendDelegationTokenRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, SendDelegationTokenError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("SendDelegationToken").into()) }
     }
     fn set_default_policy_version(
         &self,
@@ -7945,6 +8529,14 @@ pub trait Iam: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateAssumeRolePolicy").into()) }
     }
+    fn update_delegation_request(
+        &self,
+        ctx: &rt::RequestContext,
+        input: UpdateDelegationRequestRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, UpdateDelegationRequestError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("UpdateDelegationRequest").into()) }
+    }
     fn update_group(
         &self,
         ctx: &rt::RequestContext,
@@ -8071,6 +8663,11 @@ pub async fn dispatch<S: Iam>(
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
     match operation {
+        OperationName::AcceptDelegationRequest => service
+            .accept_delegation_request(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(AcceptDelegationRequestError::into_operation_error),
         OperationName::AddClientIDToOpenIDConnectProvider => service
             .add_client_id_to_open_id_connect_provider(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8086,6 +8683,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(AddUserToGroupError::into_operation_error),
+        OperationName::AssociateDelegationRequest => service
+            .associate_delegation_request(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(AssociateDelegationRequestError::into_operation_error),
         OperationName::AttachGroupPolicy => service
             .attach_group_policy(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8116,6 +8718,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(CreateAccountAliasError::into_operation_error),
+        OperationName::CreateDelegationRequest => service
+            .create_delegation_request(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(CreateDelegationRequestError::into_operation_error),
         OperationName::CreateGroup => service
             .create_group(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8321,6 +8928,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(DisableOrganizationsRootSessionsError::into_operation_error),
+        OperationName::DisableOutboundWebIdentityFederation => service
+            .disable_outbound_web_identity_federation(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(DisableOutboundWebIdentityFederationError::into_operation_error),
         OperationName::EnableMFADevice => service
             .enable_mfa_device(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8336,6 +8948,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(EnableOrganizationsRootSessionsError::into_operation_error),
+        OperationName::EnableOutboundWebIdentityFederation => service
+            .enable_outbound_web_identity_federation(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(EnableOutboundWebIdentityFederationError::into_operation_error),
         OperationName::GenerateCredentialReport => service
             .generate_credential_report(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8386,6 +9003,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetCredentialReportError::into_operation_error),
+        OperationName::GetDelegationRequest => service
+            .get_delegation_request(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetDelegationRequestError::into_operation_error),
         OperationName::GetGroup => service
             .get_group(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8396,6 +9018,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetGroupPolicyError::into_operation_error),
+        OperationName::GetHumanReadableSummary => service
+            .get_human_readable_summary(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetHumanReadableSummaryError::into_operation_error),
         OperationName::GetInstanceProfile => service
             .get_instance_profile(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8421,6 +9048,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetOrganizationsAccessReportError::into_operation_error),
+        OperationName::GetOutboundWebIdentityFederationInfo => service
+            .get_outbound_web_identity_federation_info(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetOutboundWebIdentityFederationInfoError::into_operation_error),
         OperationName::GetPolicy => service
             .get_policy(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8506,6 +9138,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(ListAttachedUserPoliciesError::into_operation_error),
+        OperationName::ListDelegationRequests => service
+            .list_delegation_requests(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(ListDelegationRequestsError::into_operation_error),
         OperationName::ListEntitiesForPolicy => service
             .list_entities_for_policy(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8681,6 +9318,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(PutUserPolicyError::into_operation_error),
+        OperationName::RejectDelegationRequest => service
+            .reject_delegation_request(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(RejectDelegationRequestError::into_operation_error),
         OperationName::RemoveClientIDFromOpenIDConnectProvider => service
             .remove_client_id_from_open_id_connect_provider(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8706,6 +9348,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(ResyncMFADeviceError::into_operation_error),
+        OperationName::SendDelegationToken => service
+            .send_delegation_token(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(SendDelegationTokenError::into_operation_error),
         OperationName::SetDefaultPolicyVersion => service
             .set_default_policy_version(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -8821,6 +9468,11 @@ pub async fn dispatch<S: Iam>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(UpdateAssumeRolePolicyError::into_operation_error),
+        OperationName::UpdateDelegationRequest => service
+            .update_delegation_request(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(UpdateDelegationRequestError::into_operation_error),
         OperationName::UpdateGroup => service
             .update_group(ctx, rt::FromValue::from_value(input)?)
             .await

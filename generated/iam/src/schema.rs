@@ -20,10 +20,22 @@ pub static SERVICE: Service = Service {
     }),
     operations: &[
         Operation {
+            name: "AcceptDelegationRequest",
+            input: &ACCEPT_DELEGATION_REQUEST_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
+                &NO_SUCH_ENTITY_EXCEPTION,
+                &SERVICE_FAILURE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "AddClientIDToOpenIDConnectProvider",
             input: &ADD_CLIENT_ID_TO_OPEN_ID_CONNECT_PROVIDER_REQUEST,
             output: &rt::prelude_shapes::UNIT,
             errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
                 &INVALID_INPUT_EXCEPTION,
                 &LIMIT_EXCEEDED_EXCEPTION,
                 &NO_SUCH_ENTITY_EXCEPTION,
@@ -50,6 +62,18 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[
                 &LIMIT_EXCEEDED_EXCEPTION,
+                &NO_SUCH_ENTITY_EXCEPTION,
+                &SERVICE_FAILURE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "AssociateDelegationRequest",
+            input: &ASSOCIATE_DELEGATION_REQUEST_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
+                &INVALID_INPUT_EXCEPTION,
                 &NO_SUCH_ENTITY_EXCEPTION,
                 &SERVICE_FAILURE_EXCEPTION,
             ],
@@ -127,6 +151,19 @@ pub static SERVICE: Service = Service {
             errors: &[
                 &CONCURRENT_MODIFICATION_EXCEPTION,
                 &ENTITY_ALREADY_EXISTS_EXCEPTION,
+                &LIMIT_EXCEEDED_EXCEPTION,
+                &SERVICE_FAILURE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "CreateDelegationRequest",
+            input: &CREATE_DELEGATION_REQUEST_REQUEST,
+            output: &CREATE_DELEGATION_REQUEST_RESPONSE,
+            errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
+                &ENTITY_ALREADY_EXISTS_EXCEPTION,
+                &INVALID_INPUT_EXCEPTION,
                 &LIMIT_EXCEEDED_EXCEPTION,
                 &SERVICE_FAILURE_EXCEPTION,
             ],
@@ -623,6 +660,13 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "DisableOutboundWebIdentityFederation",
+            input: &rt::prelude_shapes::UNIT,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[&FEATURE_DISABLED_EXCEPTION],
+            http: None,
+        },
+        Operation {
             name: "EnableMFADevice",
             input: &ENABLE_MFA_DEVICE_REQUEST,
             output: &rt::prelude_shapes::UNIT,
@@ -661,6 +705,13 @@ pub static SERVICE: Service = Service {
                 &ORGANIZATION_NOT_IN_ALL_FEATURES_MODE_EXCEPTION,
                 &SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
             ],
+            http: None,
+        },
+        Operation {
+            name: "EnableOutboundWebIdentityFederation",
+            input: &rt::prelude_shapes::UNIT,
+            output: &ENABLE_OUTBOUND_WEB_IDENTITY_FEDERATION_RESPONSE,
+            errors: &[&FEATURE_ENABLED_EXCEPTION],
             http: None,
         },
         Operation {
@@ -739,6 +790,13 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "GetDelegationRequest",
+            input: &GET_DELEGATION_REQUEST_REQUEST,
+            output: &GET_DELEGATION_REQUEST_RESPONSE,
+            errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
+            http: None,
+        },
+        Operation {
             name: "GetGroup",
             input: &GET_GROUP_REQUEST,
             output: &GET_GROUP_RESPONSE,
@@ -750,6 +808,17 @@ pub static SERVICE: Service = Service {
             input: &GET_GROUP_POLICY_REQUEST,
             output: &GET_GROUP_POLICY_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
+            http: None,
+        },
+        Operation {
+            name: "GetHumanReadableSummary",
+            input: &GET_HUMAN_READABLE_SUMMARY_REQUEST,
+            output: &GET_HUMAN_READABLE_SUMMARY_RESPONSE,
+            errors: &[
+                &INVALID_INPUT_EXCEPTION,
+                &NO_SUCH_ENTITY_EXCEPTION,
+                &SERVICE_FAILURE_EXCEPTION,
+            ],
             http: None,
         },
         Operation {
@@ -789,6 +858,13 @@ pub static SERVICE: Service = Service {
             input: &GET_ORGANIZATIONS_ACCESS_REPORT_REQUEST,
             output: &GET_ORGANIZATIONS_ACCESS_REPORT_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION],
+            http: None,
+        },
+        Operation {
+            name: "GetOutboundWebIdentityFederationInfo",
+            input: &rt::prelude_shapes::UNIT,
+            output: &GET_OUTBOUND_WEB_IDENTITY_FEDERATION_INFO_RESPONSE,
+            errors: &[&FEATURE_DISABLED_EXCEPTION],
             http: None,
         },
         Operation {
@@ -931,6 +1007,17 @@ pub static SERVICE: Service = Service {
             name: "ListAttachedUserPolicies",
             input: &LIST_ATTACHED_USER_POLICIES_REQUEST,
             output: &LIST_ATTACHED_USER_POLICIES_RESPONSE,
+            errors: &[
+                &INVALID_INPUT_EXCEPTION,
+                &NO_SUCH_ENTITY_EXCEPTION,
+                &SERVICE_FAILURE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "ListDelegationRequests",
+            input: &LIST_DELEGATION_REQUESTS_REQUEST,
+            output: &LIST_DELEGATION_REQUESTS_RESPONSE,
             errors: &[
                 &INVALID_INPUT_EXCEPTION,
                 &NO_SUCH_ENTITY_EXCEPTION,
@@ -1240,10 +1327,23 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "RejectDelegationRequest",
+            input: &REJECT_DELEGATION_REQUEST_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
+                &INVALID_INPUT_EXCEPTION,
+                &NO_SUCH_ENTITY_EXCEPTION,
+                &SERVICE_FAILURE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "RemoveClientIDFromOpenIDConnectProvider",
             input: &REMOVE_CLIENT_ID_FROM_OPEN_ID_CONNECT_PROVIDER_REQUEST,
             output: &rt::prelude_shapes::UNIT,
             errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
                 &INVALID_INPUT_EXCEPTION,
                 &NO_SUCH_ENTITY_EXCEPTION,
                 &SERVICE_FAILURE_EXCEPTION,
@@ -1288,6 +1388,18 @@ pub static SERVICE: Service = Service {
                 &CONCURRENT_MODIFICATION_EXCEPTION,
                 &INVALID_AUTHENTICATION_CODE_EXCEPTION,
                 &LIMIT_EXCEEDED_EXCEPTION,
+                &NO_SUCH_ENTITY_EXCEPTION,
+                &SERVICE_FAILURE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
+            name: "SendDelegationToken",
+            input: &SEND_DELEGATION_TOKEN_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
+                &INVALID_INPUT_EXCEPTION,
                 &NO_SUCH_ENTITY_EXCEPTION,
                 &SERVICE_FAILURE_EXCEPTION,
             ],
@@ -1566,6 +1678,18 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "UpdateDelegationRequest",
+            input: &UPDATE_DELEGATION_REQUEST_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
+                &INVALID_INPUT_EXCEPTION,
+                &NO_SUCH_ENTITY_EXCEPTION,
+                &SERVICE_FAILURE_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "UpdateGroup",
             input: &UPDATE_GROUP_REQUEST,
             output: &rt::prelude_shapes::UNIT,
@@ -1595,6 +1719,7 @@ pub static SERVICE: Service = Service {
             input: &UPDATE_OPEN_ID_CONNECT_PROVIDER_THUMBPRINT_REQUEST,
             output: &rt::prelude_shapes::UNIT,
             errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
                 &INVALID_INPUT_EXCEPTION,
                 &NO_SUCH_ENTITY_EXCEPTION,
                 &SERVICE_FAILURE_EXCEPTION,
@@ -1628,6 +1753,7 @@ pub static SERVICE: Service = Service {
             input: &UPDATE_SAML_PROVIDER_REQUEST,
             output: &UPDATE_SAML_PROVIDER_RESPONSE,
             errors: &[
+                &CONCURRENT_MODIFICATION_EXCEPTION,
                 &INVALID_INPUT_EXCEPTION,
                 &LIMIT_EXCEEDED_EXCEPTION,
                 &NO_SUCH_ENTITY_EXCEPTION,
@@ -1739,7 +1865,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
-    model_sha256: "05c7d6f08d5b0ad49f9ad4df3c2e6f14e9bf97299a8d00a957c5efd7778a2283",
+    model_sha256: "e1d56568a5bb1e17ea757e47b7830cc7dc447767f98ab08d8430bc440e1ce817",
 };
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
@@ -1765,79 +1891,112 @@ static P_4: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     ::stratus_pattern::Engine::Fancy,
 );
 static P_5: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^\\d{12}$", "^^[0-9]{12}$$", ::stratus_pattern::Engine::Regex);
+static P_6: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[\\d]+$", "^^[0-9]+$$", ::stratus_pattern::Engine::Regex);
-static P_6: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_7: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\u0009\\u000A\\u000D\\u0020-\\u00FF]+$",
     "^^[\\x{9}\\x{A}\\x{D}\\x{20}-\\x{FF}]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_7: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_8: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\w+=,.@-]+$",
     "^^[\\+-\\.0-9=@-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_8: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^o-[0-9a-z]{10,32}\\/r-[0-9a-z]{4,32}[0-9a-z-\\/]*$",
-    "^^o\\-[0-9a-z]{10,32}/r\\-[0-9a-z]{4,32}[\\-/-9a-z]*$$",
-    ::stratus_pattern::Engine::Regex,
-);
 static P_9: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^p-[0-9a-zA-Z_]{8,128}$",
-    "^^p\\-[0-9A-Z_a-z]{8,128}$$",
-    ::stratus_pattern::Engine::Regex,
-);
-static P_10: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^\\u002F[\\u0021-\\u007F]*$",
-    "^^/[!-\\x{7F}]*$$",
-    ::stratus_pattern::Engine::Regex,
-);
-static P_11: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^(\\u002F)|(\\u002F[\\u0021-\\u007E]+\\u002F)$",
-    "^(?:^/|/[!-\\~]+/$)$",
-    ::stratus_pattern::Engine::Regex,
-);
-static P_12: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^((/[A-Za-z0-9\\.,\\+@=_-]+)*)/$",
-    "^^(?:/[\\+-\\.0-9=@-Z_a-z]+)*/$$",
-    ::stratus_pattern::Engine::Regex,
-);
-static P_13: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^v[1-9][0-9]*(\\.[A-Za-z0-9-]*)?$",
-    "^^v[1-9][0-9]*(?:\\.[\\-0-9A-Za-z]*)?$$",
-    ::stratus_pattern::Engine::Regex,
-);
-static P_14: ::stratus_pattern::Pattern =
-    ::stratus_pattern::Pattern::new("^[A-Z0-9]+$", "^^[0-9A-Z]+$$", ::stratus_pattern::Engine::Regex);
-static P_15: ::stratus_pattern::Pattern =
-    ::stratus_pattern::Pattern::new("^[:\\w]+$", "^^[0-:A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
-static P_16: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\u0009\\u000A\\u000D\\u0020-\\u007E\\u00A1-\\u00FF]*$",
     "^^[\\x{9}\\x{A}\\x{D}\\x{20}-\\~\\x{A1}-\\x{FF}]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_17: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_10: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^[\\w-]+$", "^^[\\-0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+static P_11: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[a-zA-Z0-9:_.-]+$",
+    "^^[\\-\\.0-:A-Z_a-z]+$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_12: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^o-[0-9a-z]{10,32}\\/r-[0-9a-z]{4,32}[0-9a-z-\\/]*$",
+    "^^o\\-[0-9a-z]{10,32}/r\\-[0-9a-z]{4,32}[\\-/-9a-z]*$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_13: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^p-[0-9a-zA-Z_]{8,128}$",
+    "^^p\\-[0-9A-Z_a-z]{8,128}$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_14: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[a-zA-Z0-9:/+=,.@_-]+$",
+    "^^[\\+-:=@-Z_a-z]+$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_15: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^\\u002F[\\u0021-\\u007F]*$",
+    "^^/[!-\\x{7F}]*$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_16: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^(\\u002F)|(\\u002F[\\u0021-\\u007E]+\\u002F)$",
+    "^(?:^/|/[!-\\~]+/$)$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_17: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^[ -~]+$", "^^[\\x{20}-\\~]+$$", ::stratus_pattern::Engine::Regex);
+static P_18: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^((/[A-Za-z0-9\\.,\\+@=_-]+)*)/$",
+    "^^(?:/[\\+-\\.0-9=@-Z_a-z]+)*/$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_19: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^v[1-9][0-9]*(\\.[A-Za-z0-9-]*)?$",
+    "^^v[1-9][0-9]*(?:\\.[\\-0-9A-Za-z]*)?$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_20: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^[A-Z0-9]+$", "^^[0-9A-Z]+$$", ::stratus_pattern::Engine::Regex);
+static P_21: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^[:\\w]+$", "^^[0-:A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+static P_22: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^http(s?)://[a-zA-Z0-9._/-]*(\\?[a-zA-Z0-9._=&-]*)?(#[a-zA-Z0-9._/-]*)?$",
+    "^^https?://[\\--9A-Z_a-z]*(?:\\?[\\&\\-\\.0-9=A-Z_a-z]*)?(?:\\#[\\--9A-Z_a-z]*)?$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_23: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[\\u0009\\u000A\\u000D\\u0020-\\u007E\\u00A1-\\u00FF]+$",
+    "^^[\\x{9}\\x{A}\\x{D}\\x{20}-\\~\\x{A1}-\\x{FF}]+$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_24: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\w+=/:,.@-]+$",
     "^^[\\+-:=@-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_18: ::stratus_pattern::Pattern =
+static P_25: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[\\w-]*$", "^^[\\-0-9A-Z_a-z]*$$", ::stratus_pattern::Engine::Regex);
-static P_19: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_26: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\w+=,.@-]*$",
     "^^[\\+-\\.0-9=@-Z_a-z]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_20: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_27: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]+$",
     "^^[\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_21: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_28: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*$",
     "^^[\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]*$$",
     ::stratus_pattern::Engine::Regex,
 );
 
+pub static ACCEPT_DELEGATION_REQUEST_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("DelegationRequestId", &DELEGATION_REQUEST_ID_TYPE)
+    }],
+    ..Shape::simple("AcceptDelegationRequestRequest", ShapeType::Structure)
+};
 pub static ACCESS_ADVISOR_USAGE_GRANULARITY_TYPE: Shape = Shape {
     constraints: Constraints {
         enum_values: &["SERVICE_LEVEL", "ACTION_LEVEL"],
@@ -1976,6 +2135,13 @@ pub static ADD_USER_TO_GROUP_REQUEST: Shape = Shape {
 pub static ARN_LIST_TYPE: Shape = Shape {
     members: &[Member::plain("member", &ARN_TYPE)],
     ..Shape::simple("ArnListType", ShapeType::List)
+};
+pub static ASSOCIATE_DELEGATION_REQUEST_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("DelegationRequestId", &DELEGATION_REQUEST_ID_TYPE)
+    }],
+    ..Shape::simple("AssociateDelegationRequestRequest", ShapeType::Structure)
 };
 pub static ATTACH_GROUP_POLICY_REQUEST: Shape = Shape {
     members: &[
@@ -2160,6 +2326,45 @@ pub static CREATE_ACCOUNT_ALIAS_REQUEST: Shape = Shape {
         ..Member::plain("AccountAlias", &ACCOUNT_ALIAS_TYPE)
     }],
     ..Shape::simple("CreateAccountAliasRequest", ShapeType::Structure)
+};
+pub static CREATE_DELEGATION_REQUEST_REQUEST: Shape = Shape {
+    members: &[
+        Member::plain("OwnerAccountId", &ACCOUNT_ID_TYPE),
+        Member {
+            required: true,
+            ..Member::plain("Description", &DELEGATION_REQUEST_DESCRIPTION_TYPE)
+        },
+        Member {
+            required: true,
+            ..Member::plain("Permissions", &DELEGATION_PERMISSION)
+        },
+        Member::plain("RequestMessage", &REQUEST_MESSAGE_TYPE),
+        Member {
+            required: true,
+            ..Member::plain("RequestorWorkflowId", &REQUESTOR_WORKFLOW_ID_TYPE)
+        },
+        Member::plain("RedirectUrl", &REDIRECT_URL_TYPE),
+        Member {
+            required: true,
+            ..Member::plain("NotificationChannel", &NOTIFICATION_CHANNEL_TYPE)
+        },
+        Member {
+            required: true,
+            ..Member::plain("SessionDuration", &SESSION_DURATION_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("OnlySendByOwner", &BOOLEAN_TYPE)
+        },
+    ],
+    ..Shape::simple("CreateDelegationRequestRequest", ShapeType::Structure)
+};
+pub static CREATE_DELEGATION_REQUEST_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("ConsoleDeepLink", &CONSOLE_DEEP_LINK_TYPE),
+        Member::plain("DelegationRequestId", &DELEGATION_REQUEST_ID_TYPE),
+    ],
+    ..Shape::simple("CreateDelegationRequestResponse", ShapeType::Structure)
 };
 pub static CREATE_GROUP_REQUEST: Shape = Shape {
     members: &[
@@ -2428,6 +2633,44 @@ pub static DEACTIVATE_MFA_DEVICE_REQUEST: Shape = Shape {
         },
     ],
     ..Shape::simple("DeactivateMFADeviceRequest", ShapeType::Structure)
+};
+pub static DELEGATION_PERMISSION: Shape = Shape {
+    members: &[
+        Member::plain("PolicyTemplateArn", &ARN_TYPE),
+        Member::plain("Parameters", &POLICY_PARAMETER_LIST_TYPE),
+    ],
+    ..Shape::simple("DelegationPermission", ShapeType::Structure)
+};
+pub static DELEGATION_REQUEST: Shape = Shape {
+    members: &[
+        Member::plain("DelegationRequestId", &DELEGATION_REQUEST_ID_TYPE),
+        Member::plain("OwnerAccountId", &ACCOUNT_ID_TYPE),
+        Member::plain("Description", &DELEGATION_REQUEST_DESCRIPTION_TYPE),
+        Member::plain("RequestMessage", &REQUEST_MESSAGE_TYPE),
+        Member::plain("Permissions", &DELEGATION_PERMISSION),
+        Member::plain("PermissionPolicy", &PERMISSION_TYPE),
+        Member::plain(
+            "RolePermissionRestrictionArns",
+            &ROLE_PERMISSION_RESTRICTION_ARN_LIST_TYPE,
+        ),
+        Member::plain("OwnerId", &OWNER_ID_TYPE),
+        Member::plain("ApproverId", &ARN_TYPE),
+        Member::plain("State", &STATE_TYPE),
+        Member::plain("ExpirationTime", &DATE_TYPE),
+        Member::plain("RequestorId", &ACCOUNT_ID_TYPE),
+        Member::plain("RequestorName", &REQUESTOR_NAME_TYPE),
+        Member::plain("CreateDate", &DATE_TYPE),
+        Member::plain("SessionDuration", &SESSION_DURATION_TYPE),
+        Member::plain("RedirectUrl", &REDIRECT_URL_TYPE),
+        Member::plain("Notes", &NOTES_TYPE),
+        Member::plain("RejectionReason", &NOTES_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("OnlySendByOwner", &BOOLEAN_TYPE)
+        },
+        Member::plain("UpdatedTime", &DATE_TYPE),
+    ],
+    ..Shape::simple("DelegationRequest", ShapeType::Structure)
 };
 pub static DELETE_ACCESS_KEY_REQUEST: Shape = Shape {
     members: &[
@@ -2786,6 +3029,10 @@ pub static ENABLE_ORGANIZATIONS_ROOT_SESSIONS_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("EnableOrganizationsRootSessionsResponse", ShapeType::Structure)
 };
+pub static ENABLE_OUTBOUND_WEB_IDENTITY_FEDERATION_RESPONSE: Shape = Shape {
+    members: &[Member::plain("IssuerIdentifier", &STRING_TYPE)],
+    ..Shape::simple("EnableOutboundWebIdentityFederationResponse", ShapeType::Structure)
+};
 pub static ENTITY_ALREADY_EXISTS_EXCEPTION: Shape = Shape {
     members: &[Member::plain("message", &ENTITY_ALREADY_EXISTS_MESSAGE)],
     error: Some(ErrorInfo {
@@ -2899,6 +3146,30 @@ pub static EVALUATION_RESULTS_LIST_TYPE: Shape = Shape {
 };
 pub static EXCEPTION_MESSAGE: Shape = Shape {
     ..Shape::simple("ExceptionMessage", ShapeType::String)
+};
+pub static FEATURE_DISABLED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("message", &FEATURE_DISABLED_MESSAGE)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 404,
+        query_error: Some(("FeatureDisabled", 404)),
+    }),
+    ..Shape::simple("FeatureDisabledException", ShapeType::Structure)
+};
+pub static FEATURE_DISABLED_MESSAGE: Shape = Shape {
+    ..Shape::simple("FeatureDisabledMessage", ShapeType::String)
+};
+pub static FEATURE_ENABLED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("message", &FEATURE_ENABLED_MESSAGE)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 409,
+        query_error: Some(("FeatureEnabled", 409)),
+    }),
+    ..Shape::simple("FeatureEnabledException", ShapeType::Structure)
+};
+pub static FEATURE_ENABLED_MESSAGE: Shape = Shape {
+    ..Shape::simple("FeatureEnabledMessage", ShapeType::String)
 };
 pub static FEATURE_TYPE: Shape = Shape {
     constraints: Constraints {
@@ -3022,6 +3293,27 @@ pub static GET_CREDENTIAL_REPORT_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("GetCredentialReportResponse", ShapeType::Structure)
 };
+pub static GET_DELEGATION_REQUEST_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("DelegationRequestId", &DELEGATION_REQUEST_ID_TYPE)
+        },
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("DelegationPermissionCheck", &BOOLEAN_TYPE)
+        },
+    ],
+    ..Shape::simple("GetDelegationRequestRequest", ShapeType::Structure)
+};
+pub static GET_DELEGATION_REQUEST_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("DelegationRequest", &DELEGATION_REQUEST),
+        Member::plain("PermissionCheckStatus", &PERMISSION_CHECK_STATUS_TYPE),
+        Member::plain("PermissionCheckResult", &PERMISSION_CHECK_RESULT_TYPE),
+    ],
+    ..Shape::simple("GetDelegationRequestResponse", ShapeType::Structure)
+};
 pub static GET_GROUP_POLICY_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -3080,6 +3372,24 @@ pub static GET_GROUP_RESPONSE: Shape = Shape {
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("GetGroupResponse", ShapeType::Structure)
+};
+pub static GET_HUMAN_READABLE_SUMMARY_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("EntityArn", &ARN_TYPE)
+        },
+        Member::plain("Locale", &LOCALE_TYPE),
+    ],
+    ..Shape::simple("GetHumanReadableSummaryRequest", ShapeType::Structure)
+};
+pub static GET_HUMAN_READABLE_SUMMARY_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("SummaryContent", &SUMMARY_CONTENT_TYPE),
+        Member::plain("Locale", &LOCALE_TYPE),
+        Member::plain("SummaryState", &SUMMARY_STATE_TYPE),
+    ],
+    ..Shape::simple("GetHumanReadableSummaryResponse", ShapeType::Structure)
 };
 pub static GET_INSTANCE_PROFILE_REQUEST: Shape = Shape {
     members: &[Member {
@@ -3179,6 +3489,16 @@ pub static GET_ORGANIZATIONS_ACCESS_REPORT_RESPONSE: Shape = Shape {
         Member::plain("ErrorDetails", &ERROR_DETAILS),
     ],
     ..Shape::simple("GetOrganizationsAccessReportResponse", ShapeType::Structure)
+};
+pub static GET_OUTBOUND_WEB_IDENTITY_FEDERATION_INFO_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("IssuerIdentifier", &STRING_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("JwtVendingEnabled", &BOOLEAN_TYPE)
+        },
+    ],
+    ..Shape::simple("GetOutboundWebIdentityFederationInfoResponse", ShapeType::Structure)
 };
 pub static GET_POLICY_REQUEST: Shape = Shape {
     members: &[Member {
@@ -3692,6 +4012,25 @@ pub static LIST_ATTACHED_USER_POLICIES_RESPONSE: Shape = Shape {
         Member::plain("Marker", &RESPONSE_MARKER_TYPE),
     ],
     ..Shape::simple("ListAttachedUserPoliciesResponse", ShapeType::Structure)
+};
+pub static LIST_DELEGATION_REQUESTS_REQUEST: Shape = Shape {
+    members: &[
+        Member::plain("OwnerId", &OWNER_ID_TYPE),
+        Member::plain("Marker", &MARKER_TYPE),
+        Member::plain("MaxItems", &MAX_ITEMS_TYPE),
+    ],
+    ..Shape::simple("ListDelegationRequestsRequest", ShapeType::Structure)
+};
+pub static LIST_DELEGATION_REQUESTS_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("DelegationRequests", &DELEGATION_REQUESTS_LIST_TYPE),
+        Member::plain("Marker", &MARKER_TYPE),
+        Member {
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("isTruncated", &BOOLEAN_TYPE)
+        },
+    ],
+    ..Shape::simple("ListDelegationRequestsResponse", ShapeType::Structure)
 };
 pub static LIST_ENTITIES_FOR_POLICY_REQUEST: Shape = Shape {
     members: &[
@@ -4656,6 +4995,21 @@ pub static POLICY_NOT_ATTACHABLE_EXCEPTION: Shape = Shape {
     }),
     ..Shape::simple("PolicyNotAttachableException", ShapeType::Structure)
 };
+pub static POLICY_PARAMETER: Shape = Shape {
+    members: &[
+        Member::plain("Name", &POLICY_PARAMETER_NAME_TYPE),
+        Member::plain("Values", &POLICY_PARAMETER_VALUES_LIST_TYPE),
+        Member::plain("Type", &POLICY_PARAMETER_TYPE_ENUM),
+    ],
+    ..Shape::simple("PolicyParameter", ShapeType::Structure)
+};
+pub static POLICY_PARAMETER_TYPE_ENUM: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["string", "stringList"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("PolicyParameterTypeEnum", ShapeType::Enum)
+};
 pub static POLICY_ROLE: Shape = Shape {
     members: &[
         Member::plain("RoleName", &ROLE_NAME_TYPE),
@@ -4815,6 +5169,16 @@ pub static REGION_NAME_TYPE: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("RegionNameType", ShapeType::String)
+};
+pub static REJECT_DELEGATION_REQUEST_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("DelegationRequestId", &DELEGATION_REQUEST_ID_TYPE)
+        },
+        Member::plain("Notes", &NOTES_TYPE),
+    ],
+    ..Shape::simple("RejectDelegationRequestRequest", ShapeType::Structure)
 };
 pub static REMOVE_CLIENT_ID_FROM_OPEN_ID_CONNECT_PROVIDER_REQUEST: Shape = Shape {
     members: &[
@@ -5111,6 +5475,13 @@ pub static SSH_PUBLIC_KEY_METADATA: Shape = Shape {
         },
     ],
     ..Shape::simple("SSHPublicKeyMetadata", ShapeType::Structure)
+};
+pub static SEND_DELEGATION_TOKEN_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("DelegationRequestId", &DELEGATION_REQUEST_ID_TYPE)
+    }],
+    ..Shape::simple("SendDelegationTokenRequest", ShapeType::Structure)
 };
 pub static SERVER_CERTIFICATE: Shape = Shape {
     members: &[
@@ -5693,6 +6064,16 @@ pub static UPDATE_ASSUME_ROLE_POLICY_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("UpdateAssumeRolePolicyRequest", ShapeType::Structure)
 };
+pub static UPDATE_DELEGATION_REQUEST_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("DelegationRequestId", &DELEGATION_REQUEST_ID_TYPE)
+        },
+        Member::plain("Notes", &NOTES_TYPE),
+    ],
+    ..Shape::simple("UpdateDelegationRequestRequest", ShapeType::Structure)
+};
 pub static UPDATE_GROUP_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -5988,6 +6369,13 @@ pub static ACCOUNT_ALIAS_TYPE: Shape = Shape {
     },
     ..Shape::simple("accountAliasType", ShapeType::String)
 };
+pub static ACCOUNT_ID_TYPE: Shape = Shape {
+    constraints: Constraints {
+        pattern: Some(&P_5),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("accountIdType", ShapeType::String)
+};
 pub static ALL_USERS: Shape = Shape {
     ..Shape::simple("allUsers", ShapeType::Boolean)
 };
@@ -6022,7 +6410,7 @@ pub static ATTACHMENT_COUNT_TYPE: Shape = Shape {
 pub static AUTHENTICATION_CODE_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(6), Some(6))),
-        pattern: Some(&P_5),
+        pattern: Some(&P_6),
         ..Constraints::NONE
     },
     ..Shape::simple("authenticationCodeType", ShapeType::String)
@@ -6036,7 +6424,7 @@ pub static BOOLEAN_TYPE: Shape = Shape {
 pub static CERTIFICATE_BODY_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(16384))),
-        pattern: Some(&P_6),
+        pattern: Some(&P_7),
         ..Constraints::NONE
     },
     ..Shape::simple("certificateBodyType", ShapeType::String)
@@ -6044,7 +6432,7 @@ pub static CERTIFICATE_BODY_TYPE: Shape = Shape {
 pub static CERTIFICATE_CHAIN_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(2097152))),
-        pattern: Some(&P_6),
+        pattern: Some(&P_7),
         ..Constraints::NONE
     },
     ..Shape::simple("certificateChainType", ShapeType::String)
@@ -6072,6 +6460,13 @@ pub static CLIENT_ID_TYPE: Shape = Shape {
     },
     ..Shape::simple("clientIDType", ShapeType::String)
 };
+pub static CONSOLE_DEEP_LINK_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(255))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("consoleDeepLinkType", ShapeType::String)
+};
 pub static CREDENTIAL_AGE_DAYS: Shape = Shape {
     constraints: Constraints {
         range: Some((Some(1.0), Some(36600.0))),
@@ -6091,13 +6486,33 @@ pub static CREDENTIAL_REPORT_NOT_READY_EXCEPTION_MESSAGE: Shape = Shape {
 pub static CUSTOM_SUFFIX_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(64))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("customSuffixType", ShapeType::String)
 };
 pub static DATE_TYPE: Shape = Shape {
     ..Shape::simple("dateType", ShapeType::Timestamp)
+};
+pub static DELEGATION_REQUEST_DESCRIPTION_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(1000))),
+        pattern: Some(&P_9),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("delegationRequestDescriptionType", ShapeType::String)
+};
+pub static DELEGATION_REQUEST_ID_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(16), Some(128))),
+        pattern: Some(&P_10),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("delegationRequestIdType", ShapeType::String)
+};
+pub static DELEGATION_REQUESTS_LIST_TYPE: Shape = Shape {
+    members: &[Member::plain("member", &DELEGATION_REQUEST)],
+    ..Shape::simple("delegationRequestsListType", ShapeType::List)
 };
 pub static DELETE_CONFLICT_MESSAGE: Shape = Shape {
     ..Shape::simple("deleteConflictMessage", ShapeType::String)
@@ -6129,7 +6544,7 @@ pub static ENTITY_LIST_TYPE: Shape = Shape {
 pub static ENTITY_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("entityNameType", ShapeType::String)
@@ -6140,7 +6555,7 @@ pub static ENTITY_TEMPORARILY_UNMODIFIABLE_MESSAGE: Shape = Shape {
 pub static EXISTING_USER_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("existingUserNameType", ShapeType::String)
@@ -6167,7 +6582,7 @@ pub static GROUP_NAME_LIST_TYPE: Shape = Shape {
 pub static GROUP_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("groupNameType", ShapeType::String)
@@ -6187,7 +6602,7 @@ pub static INSTANCE_PROFILE_LIST_TYPE: Shape = Shape {
 pub static INSTANCE_PROFILE_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("instanceProfileNameType", ShapeType::String)
@@ -6234,6 +6649,13 @@ pub static LIST_POLICY_GRANTING_SERVICE_ACCESS_RESPONSE_LIST_TYPE: Shape = Shape
     members: &[Member::plain("member", &LIST_POLICIES_GRANTING_SERVICE_ACCESS_ENTRY)],
     ..Shape::simple("listPolicyGrantingServiceAccessResponseListType", ShapeType::List)
 };
+pub static LOCALE_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(2), Some(12))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("localeType", ShapeType::String)
+};
 pub static MALFORMED_CERTIFICATE_MESSAGE: Shape = Shape {
     ..Shape::simple("malformedCertificateMessage", ShapeType::String)
 };
@@ -6276,23 +6698,47 @@ pub static MINIMUM_PASSWORD_LENGTH_TYPE: Shape = Shape {
 pub static NO_SUCH_ENTITY_MESSAGE: Shape = Shape {
     ..Shape::simple("noSuchEntityMessage", ShapeType::String)
 };
+pub static NOTES_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(500))),
+        pattern: Some(&P_9),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("notesType", ShapeType::String)
+};
+pub static NOTIFICATION_CHANNEL_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(2), Some(400))),
+        pattern: Some(&P_11),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("notificationChannelType", ShapeType::String)
+};
 pub static OPEN_ID_IDP_COMMUNICATION_ERROR_EXCEPTION_MESSAGE: Shape = Shape {
     ..Shape::simple("openIdIdpCommunicationErrorExceptionMessage", ShapeType::String)
 };
 pub static ORGANIZATIONS_ENTITY_PATH_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(19), Some(427))),
-        pattern: Some(&P_8),
+        pattern: Some(&P_12),
         ..Constraints::NONE
     },
     ..Shape::simple("organizationsEntityPathType", ShapeType::String)
 };
 pub static ORGANIZATIONS_POLICY_ID_TYPE: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_9),
+        pattern: Some(&P_13),
         ..Constraints::NONE
     },
     ..Shape::simple("organizationsPolicyIdType", ShapeType::String)
+};
+pub static OWNER_ID_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(20), Some(2048))),
+        pattern: Some(&P_14),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ownerIdType", ShapeType::String)
 };
 pub static PASSWORD_POLICY_VIOLATION_MESSAGE: Shape = Shape {
     ..Shape::simple("passwordPolicyViolationMessage", ShapeType::String)
@@ -6307,7 +6753,7 @@ pub static PASSWORD_REUSE_PREVENTION_TYPE: Shape = Shape {
 pub static PASSWORD_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_6),
+        pattern: Some(&P_7),
         ..Constraints::NONE
     },
     ..Shape::simple("passwordType", ShapeType::String)
@@ -6315,7 +6761,7 @@ pub static PASSWORD_TYPE: Shape = Shape {
 pub static PATH_PREFIX_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(512))),
-        pattern: Some(&P_10),
+        pattern: Some(&P_15),
         ..Constraints::NONE
     },
     ..Shape::simple("pathPrefixType", ShapeType::String)
@@ -6323,10 +6769,27 @@ pub static PATH_PREFIX_TYPE: Shape = Shape {
 pub static PATH_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(512))),
-        pattern: Some(&P_11),
+        pattern: Some(&P_16),
         ..Constraints::NONE
     },
     ..Shape::simple("pathType", ShapeType::String)
+};
+pub static PERMISSION_CHECK_RESULT_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["ALLOWED", "DENIED", "UNSURE"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("permissionCheckResultType", ShapeType::Enum)
+};
+pub static PERMISSION_CHECK_STATUS_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["COMPLETE", "IN_PROGRESS", "FAILED"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("permissionCheckStatusType", ShapeType::Enum)
+};
+pub static PERMISSION_TYPE: Shape = Shape {
+    ..Shape::simple("permissionType", ShapeType::String)
 };
 pub static POLICY_DESCRIPTION_TYPE: Shape = Shape {
     constraints: Constraints {
@@ -6342,7 +6805,7 @@ pub static POLICY_DETAIL_LIST_TYPE: Shape = Shape {
 pub static POLICY_DOCUMENT_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(131072))),
-        pattern: Some(&P_6),
+        pattern: Some(&P_7),
         ..Constraints::NONE
     },
     ..Shape::simple("policyDocumentType", ShapeType::String)
@@ -6369,7 +6832,7 @@ pub static POLICY_NAME_LIST_TYPE: Shape = Shape {
 pub static POLICY_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("policyNameType", ShapeType::String)
@@ -6384,10 +6847,37 @@ pub static POLICY_OWNER_ENTITY_TYPE: Shape = Shape {
     },
     ..Shape::simple("policyOwnerEntityType", ShapeType::Enum)
 };
+pub static POLICY_PARAMETER_LIST_TYPE: Shape = Shape {
+    members: &[Member::plain("member", &POLICY_PARAMETER)],
+    constraints: Constraints {
+        length: Some((Some(0), Some(50))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("policyParameterListType", ShapeType::List)
+};
+pub static POLICY_PARAMETER_NAME_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(5), Some(256))),
+        pattern: Some(&P_17),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("policyParameterNameType", ShapeType::String)
+};
+pub static POLICY_PARAMETER_VALUE_TYPE: Shape = Shape {
+    constraints: Constraints {
+        pattern: Some(&P_17),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("policyParameterValueType", ShapeType::String)
+};
+pub static POLICY_PARAMETER_VALUES_LIST_TYPE: Shape = Shape {
+    members: &[Member::plain("member", &POLICY_PARAMETER_VALUE_TYPE)],
+    ..Shape::simple("policyParameterValuesListType", ShapeType::List)
+};
 pub static POLICY_PATH_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(512))),
-        pattern: Some(&P_12),
+        pattern: Some(&P_18),
         ..Constraints::NONE
     },
     ..Shape::simple("policyPathType", ShapeType::String)
@@ -6408,7 +6898,7 @@ pub static POLICY_TYPE: Shape = Shape {
 };
 pub static POLICY_VERSION_ID_TYPE: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_13),
+        pattern: Some(&P_19),
         ..Constraints::NONE
     },
     ..Shape::simple("policyVersionIdType", ShapeType::String)
@@ -6416,7 +6906,7 @@ pub static POLICY_VERSION_ID_TYPE: Shape = Shape {
 pub static PRIVATE_KEY_ID_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(22), Some(64))),
-        pattern: Some(&P_14),
+        pattern: Some(&P_20),
         ..Constraints::NONE
     },
     ..Shape::simple("privateKeyIdType", ShapeType::String)
@@ -6432,7 +6922,7 @@ pub static PRIVATE_KEY_LIST: Shape = Shape {
 pub static PRIVATE_KEY_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(16384))),
-        pattern: Some(&P_6),
+        pattern: Some(&P_7),
         ..Constraints::NONE
     },
     ..Shape::simple("privateKeyType", ShapeType::String)
@@ -6440,7 +6930,7 @@ pub static PRIVATE_KEY_TYPE: Shape = Shape {
 pub static PUBLIC_KEY_FINGERPRINT_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(48), Some(48))),
-        pattern: Some(&P_15),
+        pattern: Some(&P_21),
         ..Constraints::NONE
     },
     ..Shape::simple("publicKeyFingerprintType", ShapeType::String)
@@ -6456,13 +6946,45 @@ pub static PUBLIC_KEY_ID_TYPE: Shape = Shape {
 pub static PUBLIC_KEY_MATERIAL_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(16384))),
-        pattern: Some(&P_6),
+        pattern: Some(&P_7),
         ..Constraints::NONE
     },
     ..Shape::simple("publicKeyMaterialType", ShapeType::String)
 };
+pub static REDIRECT_URL_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(255))),
+        pattern: Some(&P_22),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("redirectUrlType", ShapeType::String)
+};
 pub static REPORT_GENERATION_LIMIT_EXCEEDED_MESSAGE: Shape = Shape {
     ..Shape::simple("reportGenerationLimitExceededMessage", ShapeType::String)
+};
+pub static REQUEST_MESSAGE_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(200))),
+        pattern: Some(&P_9),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("requestMessageType", ShapeType::String)
+};
+pub static REQUESTOR_NAME_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(30))),
+        pattern: Some(&P_9),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("requestorNameType", ShapeType::String)
+};
+pub static REQUESTOR_WORKFLOW_ID_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(5), Some(400))),
+        pattern: Some(&P_23),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("requestorWorkflowIdType", ShapeType::String)
 };
 pub static RESPONSE_MARKER_TYPE: Shape = Shape {
     ..Shape::simple("responseMarkerType", ShapeType::String)
@@ -6470,7 +6992,7 @@ pub static RESPONSE_MARKER_TYPE: Shape = Shape {
 pub static ROLE_DESCRIPTION_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(1000))),
-        pattern: Some(&P_16),
+        pattern: Some(&P_9),
         ..Constraints::NONE
     },
     ..Shape::simple("roleDescriptionType", ShapeType::String)
@@ -6493,15 +7015,19 @@ pub static ROLE_MAX_SESSION_DURATION_TYPE: Shape = Shape {
 pub static ROLE_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(64))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("roleNameType", ShapeType::String)
 };
+pub static ROLE_PERMISSION_RESTRICTION_ARN_LIST_TYPE: Shape = Shape {
+    members: &[Member::plain("member", &ARN_TYPE)],
+    ..Shape::simple("rolePermissionRestrictionArnListType", ShapeType::List)
+};
 pub static SERIAL_NUMBER_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(9), Some(256))),
-        pattern: Some(&P_17),
+        pattern: Some(&P_24),
         ..Constraints::NONE
     },
     ..Shape::simple("serialNumberType", ShapeType::String)
@@ -6513,7 +7039,7 @@ pub static SERVER_CERTIFICATE_METADATA_LIST_TYPE: Shape = Shape {
 pub static SERVER_CERTIFICATE_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("serverCertificateNameType", ShapeType::String)
@@ -6521,7 +7047,7 @@ pub static SERVER_CERTIFICATE_NAME_TYPE: Shape = Shape {
 pub static SERVICE_CREDENTIAL_ALIAS: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(200))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("serviceCredentialAlias", ShapeType::String)
@@ -6549,7 +7075,7 @@ pub static SERVICE_NAMESPACE_LIST_TYPE: Shape = Shape {
 pub static SERVICE_NAMESPACE_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(64))),
-        pattern: Some(&P_18),
+        pattern: Some(&P_25),
         ..Constraints::NONE
     },
     ..Shape::simple("serviceNamespaceType", ShapeType::String)
@@ -6571,10 +7097,17 @@ pub static SERVICE_SPECIFIC_CREDENTIAL_ID: Shape = Shape {
 pub static SERVICE_USER_NAME: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(200))),
-        pattern: Some(&P_19),
+        pattern: Some(&P_26),
         ..Constraints::NONE
     },
     ..Shape::simple("serviceUserName", ShapeType::String)
+};
+pub static SESSION_DURATION_TYPE: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(300.0), Some(43200.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("sessionDurationType", ShapeType::Integer)
 };
 pub static SORT_KEY_TYPE: Shape = Shape {
     constraints: Constraints {
@@ -6588,6 +7121,21 @@ pub static SORT_KEY_TYPE: Shape = Shape {
     },
     ..Shape::simple("sortKeyType", ShapeType::Enum)
 };
+pub static STATE_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[
+            "UNASSIGNED",
+            "ASSIGNED",
+            "PENDING_APPROVAL",
+            "FINALIZED",
+            "ACCEPTED",
+            "REJECTED",
+            "EXPIRED",
+        ],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("stateType", ShapeType::Enum)
+};
 pub static STATUS_TYPE: Shape = Shape {
     constraints: Constraints {
         enum_values: &["Active", "Inactive", "Expired"],
@@ -6597,6 +7145,13 @@ pub static STATUS_TYPE: Shape = Shape {
 };
 pub static STRING_TYPE: Shape = Shape {
     ..Shape::simple("stringType", ShapeType::String)
+};
+pub static SUMMARY_CONTENT_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(10000))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("summaryContentType", ShapeType::String)
 };
 pub static SUMMARY_KEY_TYPE: Shape = Shape {
     constraints: Constraints {
@@ -6628,6 +7183,13 @@ pub static SUMMARY_KEY_TYPE: Shape = Shape {
             "PolicyVersionsInUseQuota",
             "VersionsPerPolicyQuota",
             "GlobalEndpointTokenVersion",
+            "AssumeRolePolicySizeQuota",
+            "InstanceProfiles",
+            "InstanceProfilesQuota",
+            "Providers",
+            "RolePolicySizeQuota",
+            "Roles",
+            "RolesQuota",
         ],
         ..Constraints::NONE
     },
@@ -6639,6 +7201,13 @@ pub static SUMMARY_MAP_TYPE: Shape = Shape {
         Member::plain("value", &SUMMARY_VALUE_TYPE),
     ],
     ..Shape::simple("summaryMapType", ShapeType::Map)
+};
+pub static SUMMARY_STATE_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["AVAILABLE", "NOT_AVAILABLE", "NOT_SUPPORTED", "FAILED"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("summaryStateType", ShapeType::Enum)
 };
 pub static SUMMARY_VALUE_TYPE: Shape = Shape {
     ..Shape::simple("summaryValueType", ShapeType::Integer)
@@ -6654,7 +7223,7 @@ pub static TAG_KEY_LIST_TYPE: Shape = Shape {
 pub static TAG_KEY_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_20),
+        pattern: Some(&P_27),
         ..Constraints::NONE
     },
     ..Shape::simple("tagKeyType", ShapeType::String)
@@ -6670,7 +7239,7 @@ pub static TAG_LIST_TYPE: Shape = Shape {
 pub static TAG_VALUE_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(256))),
-        pattern: Some(&P_21),
+        pattern: Some(&P_28),
         ..Constraints::NONE
     },
     ..Shape::simple("tagValueType", ShapeType::String)
@@ -6703,7 +7272,7 @@ pub static USER_LIST_TYPE: Shape = Shape {
 pub static USER_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(64))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("userNameType", ShapeType::String)
@@ -6715,7 +7284,7 @@ pub static VIRTUAL_MFA_DEVICE_LIST_TYPE: Shape = Shape {
 pub static VIRTUAL_MFA_DEVICE_NAME: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), None)),
-        pattern: Some(&P_7),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("virtualMFADeviceName", ShapeType::String)

@@ -3,6 +3,20 @@
 
 use stratus_core as rt;
 
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AcceptDelegationRequestRequest {
+    pub delegation_request_id: String,
+}
+
+impl rt::FromValue for AcceptDelegationRequestRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(AcceptDelegationRequestRequest {
+            delegation_request_id: f.required()?,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AccessAdvisorUsageGranularityType {
     ServiceLevel,
@@ -187,6 +201,20 @@ impl rt::FromValue for AddUserToGroupRequest {
         Ok(AddUserToGroupRequest {
             group_name: f.required()?,
             user_name: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AssociateDelegationRequestRequest {
+    pub delegation_request_id: String,
+}
+
+impl rt::FromValue for AssociateDelegationRequestRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(AssociateDelegationRequestRequest {
+            delegation_request_id: f.required()?,
         })
     }
 }
@@ -453,6 +481,51 @@ impl rt::FromValue for CreateAccountAliasRequest {
         Ok(CreateAccountAliasRequest {
             account_alias: f.required()?,
         })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CreateDelegationRequestRequest {
+    pub owner_account_id: Option<String>,
+    pub description: String,
+    pub permissions: DelegationPermission,
+    pub request_message: Option<String>,
+    pub requestor_workflow_id: String,
+    pub redirect_url: Option<String>,
+    pub notification_channel: String,
+    pub session_duration: i32,
+    pub only_send_by_owner: bool,
+}
+
+impl rt::FromValue for CreateDelegationRequestRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 9)?;
+        Ok(CreateDelegationRequestRequest {
+            owner_account_id: f.optional()?,
+            description: f.required()?,
+            permissions: f.required()?,
+            request_message: f.optional()?,
+            requestor_workflow_id: f.required()?,
+            redirect_url: f.optional()?,
+            notification_channel: f.required()?,
+            session_duration: f.required()?,
+            only_send_by_owner: f.or_else(|| false)?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CreateDelegationRequestResponse {
+    pub console_deep_link: Option<String>,
+    pub delegation_request_id: Option<String>,
+}
+
+impl rt::IntoValue for CreateDelegationRequestResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.console_deep_link)
+            .push_optional(self.delegation_request_id)
+            .build()
     }
 }
 
@@ -878,6 +951,82 @@ impl rt::FromValue for DeactivateMFADeviceRequest {
             user_name: f.optional()?,
             serial_number: f.required()?,
         })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DelegationPermission {
+    pub policy_template_arn: Option<String>,
+    pub parameters: Option<Vec<PolicyParameter>>,
+}
+
+impl rt::FromValue for DelegationPermission {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(DelegationPermission {
+            policy_template_arn: f.optional()?,
+            parameters: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for DelegationPermission {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.policy_template_arn)
+            .push_optional(self.parameters)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DelegationRequest {
+    pub delegation_request_id: Option<String>,
+    pub owner_account_id: Option<String>,
+    pub description: Option<String>,
+    pub request_message: Option<String>,
+    pub permissions: Option<DelegationPermission>,
+    pub permission_policy: Option<String>,
+    pub role_permission_restriction_arns: Option<Vec<String>>,
+    pub owner_id: Option<String>,
+    pub approver_id: Option<String>,
+    pub state: Option<StateType>,
+    pub expiration_time: Option<rt::DateTime>,
+    pub requestor_id: Option<String>,
+    pub requestor_name: Option<String>,
+    pub create_date: Option<rt::DateTime>,
+    pub session_duration: Option<i32>,
+    pub redirect_url: Option<String>,
+    pub notes: Option<String>,
+    pub rejection_reason: Option<String>,
+    pub only_send_by_owner: bool,
+    pub updated_time: Option<rt::DateTime>,
+}
+
+impl rt::IntoValue for DelegationRequest {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(20)
+            .push_optional(self.delegation_request_id)
+            .push_optional(self.owner_account_id)
+            .push_optional(self.description)
+            .push_optional(self.request_message)
+            .push_optional(self.permissions)
+            .push_optional(self.permission_policy)
+            .push_optional(self.role_permission_restriction_arns)
+            .push_optional(self.owner_id)
+            .push_optional(self.approver_id)
+            .push_optional(self.state)
+            .push_optional(self.expiration_time)
+            .push_optional(self.requestor_id)
+            .push_optional(self.requestor_name)
+            .push_optional(self.create_date)
+            .push_optional(self.session_duration)
+            .push_optional(self.redirect_url)
+            .push_optional(self.notes)
+            .push_optional(self.rejection_reason)
+            .push(self.only_send_by_owner)
+            .push_optional(self.updated_time)
+            .build()
     }
 }
 
@@ -1488,6 +1637,17 @@ impl rt::IntoValue for EnableOrganizationsRootSessionsResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct EnableOutboundWebIdentityFederationResponse {
+    pub issuer_identifier: Option<String>,
+}
+
+impl rt::IntoValue for EnableOutboundWebIdentityFederationResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.issuer_identifier).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct EntityAlreadyExistsException {
     pub message: Option<String>,
 }
@@ -1641,6 +1801,28 @@ impl rt::IntoValue for EvaluationResult {
             .push_optional(self.eval_decision_details)
             .push_optional(self.resource_specific_results)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FeatureDisabledException {
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for FeatureDisabledException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.message).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FeatureEnabledException {
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for FeatureEnabledException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.message).build()
     }
 }
 
@@ -1913,6 +2095,39 @@ impl rt::IntoValue for GetCredentialReportResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetDelegationRequestRequest {
+    pub delegation_request_id: String,
+    pub delegation_permission_check: bool,
+}
+
+impl rt::FromValue for GetDelegationRequestRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(GetDelegationRequestRequest {
+            delegation_request_id: f.required()?,
+            delegation_permission_check: f.or_else(|| false)?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetDelegationRequestResponse {
+    pub delegation_request: Option<DelegationRequest>,
+    pub permission_check_status: Option<PermissionCheckStatusType>,
+    pub permission_check_result: Option<PermissionCheckResultType>,
+}
+
+impl rt::IntoValue for GetDelegationRequestResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.delegation_request)
+            .push_optional(self.permission_check_status)
+            .push_optional(self.permission_check_result)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetGroupPolicyRequest {
     pub group_name: String,
     pub policy_name: String,
@@ -1978,6 +2193,39 @@ impl rt::IntoValue for GetGroupResponse {
             .push(self.users)
             .push(self.is_truncated)
             .push_optional(self.marker)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetHumanReadableSummaryRequest {
+    pub entity_arn: String,
+    pub locale: Option<String>,
+}
+
+impl rt::FromValue for GetHumanReadableSummaryRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(GetHumanReadableSummaryRequest {
+            entity_arn: f.required()?,
+            locale: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetHumanReadableSummaryResponse {
+    pub summary_content: Option<String>,
+    pub locale: Option<String>,
+    pub summary_state: Option<SummaryStateType>,
+}
+
+impl rt::IntoValue for GetHumanReadableSummaryResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.summary_content)
+            .push_optional(self.locale)
+            .push_optional(self.summary_state)
             .build()
     }
 }
@@ -2147,6 +2395,21 @@ impl rt::IntoValue for GetOrganizationsAccessReportResponse {
             .push(self.is_truncated)
             .push_optional(self.marker)
             .push_optional(self.error_details)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetOutboundWebIdentityFederationInfoResponse {
+    pub issuer_identifier: Option<String>,
+    pub jwt_vending_enabled: bool,
+}
+
+impl rt::IntoValue for GetOutboundWebIdentityFederationInfoResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.issuer_identifier)
+            .push(self.jwt_vending_enabled)
             .build()
     }
 }
@@ -2854,6 +3117,41 @@ impl rt::IntoValue for ListAttachedUserPoliciesResponse {
             .push_optional(self.attached_policies)
             .push(self.is_truncated)
             .push_optional(self.marker)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListDelegationRequestsRequest {
+    pub owner_id: Option<String>,
+    pub marker: Option<String>,
+    pub max_items: Option<i32>,
+}
+
+impl rt::FromValue for ListDelegationRequestsRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(ListDelegationRequestsRequest {
+            owner_id: f.optional()?,
+            marker: f.optional()?,
+            max_items: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListDelegationRequestsResponse {
+    pub delegation_requests: Option<Vec<DelegationRequest>>,
+    pub marker: Option<String>,
+    pub is_truncated: bool,
+}
+
+impl rt::IntoValue for ListDelegationRequestsResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.delegation_requests)
+            .push_optional(self.marker)
+            .push(self.is_truncated)
             .build()
     }
 }
@@ -4326,6 +4624,83 @@ impl rt::IntoValue for PolicyNotAttachableException {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct PolicyParameter {
+    pub name: Option<String>,
+    pub values: Option<Vec<String>>,
+    pub r#type: Option<PolicyParameterTypeEnum>,
+}
+
+impl rt::FromValue for PolicyParameter {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(PolicyParameter {
+            name: f.optional()?,
+            values: f.optional()?,
+            r#type: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for PolicyParameter {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.name)
+            .push_optional(self.values)
+            .push_optional(self.r#type)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PolicyParameterTypeEnum {
+    String,
+    StringList,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl PolicyParameterTypeEnum {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["string", "stringList"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            PolicyParameterTypeEnum::String => "string",
+            PolicyParameterTypeEnum::StringList => "stringList",
+            PolicyParameterTypeEnum::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> PolicyParameterTypeEnum {
+        match s {
+            "string" => PolicyParameterTypeEnum::String,
+            "stringList" => PolicyParameterTypeEnum::StringList,
+            other => PolicyParameterTypeEnum::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for PolicyParameterTypeEnum {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(PolicyParameterTypeEnum::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for PolicyParameterTypeEnum {
+    fn into_value(self) -> rt::Value {
+        match self {
+            PolicyParameterTypeEnum::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PolicyRole {
     pub role_name: Option<String>,
     pub role_id: Option<String>,
@@ -4589,6 +4964,22 @@ impl rt::FromValue for PutUserPolicyRequest {
             user_name: f.required()?,
             policy_name: f.required()?,
             policy_document: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RejectDelegationRequestRequest {
+    pub delegation_request_id: String,
+    pub notes: Option<String>,
+}
+
+impl rt::FromValue for RejectDelegationRequestRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(RejectDelegationRequestRequest {
+            delegation_request_id: f.required()?,
+            notes: f.optional()?,
         })
     }
 }
@@ -4991,6 +5382,20 @@ impl rt::IntoValue for SSHPublicKeyMetadata {
             .push(self.status)
             .push(self.upload_date)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SendDelegationTokenRequest {
+    pub delegation_request_id: String,
+}
+
+impl rt::FromValue for SendDelegationTokenRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(SendDelegationTokenRequest {
+            delegation_request_id: f.required()?,
+        })
     }
 }
 
@@ -5693,6 +6098,22 @@ impl rt::FromValue for UpdateAssumeRolePolicyRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateDelegationRequestRequest {
+    pub delegation_request_id: String,
+    pub notes: Option<String>,
+}
+
+impl rt::FromValue for UpdateDelegationRequestRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(UpdateDelegationRequestRequest {
+            delegation_request_id: f.required()?,
+            notes: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UpdateGroupRequest {
     pub group_name: String,
     pub new_path: Option<String>,
@@ -6347,6 +6768,110 @@ impl rt::IntoValue for JobStatusType {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PermissionCheckResultType {
+    Allowed,
+    Denied,
+    Unsure,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl PermissionCheckResultType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["ALLOWED", "DENIED", "UNSURE"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            PermissionCheckResultType::Allowed => "ALLOWED",
+            PermissionCheckResultType::Denied => "DENIED",
+            PermissionCheckResultType::Unsure => "UNSURE",
+            PermissionCheckResultType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> PermissionCheckResultType {
+        match s {
+            "ALLOWED" => PermissionCheckResultType::Allowed,
+            "DENIED" => PermissionCheckResultType::Denied,
+            "UNSURE" => PermissionCheckResultType::Unsure,
+            other => PermissionCheckResultType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for PermissionCheckResultType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(PermissionCheckResultType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for PermissionCheckResultType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            PermissionCheckResultType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PermissionCheckStatusType {
+    Complete,
+    InProgress,
+    Failed,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl PermissionCheckStatusType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["COMPLETE", "IN_PROGRESS", "FAILED"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            PermissionCheckStatusType::Complete => "COMPLETE",
+            PermissionCheckStatusType::InProgress => "IN_PROGRESS",
+            PermissionCheckStatusType::Failed => "FAILED",
+            PermissionCheckStatusType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> PermissionCheckStatusType {
+        match s {
+            "COMPLETE" => PermissionCheckStatusType::Complete,
+            "IN_PROGRESS" => PermissionCheckStatusType::InProgress,
+            "FAILED" => PermissionCheckStatusType::Failed,
+            other => PermissionCheckStatusType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for PermissionCheckStatusType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(PermissionCheckStatusType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for PermissionCheckStatusType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            PermissionCheckStatusType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PolicyOwnerEntityType {
     User,
     Role,
@@ -6560,6 +7085,78 @@ impl rt::IntoValue for SortKeyType {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StateType {
+    Unassigned,
+    Assigned,
+    PendingApproval,
+    Finalized,
+    Accepted,
+    Rejected,
+    Expired,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl StateType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &[
+        "UNASSIGNED",
+        "ASSIGNED",
+        "PENDING_APPROVAL",
+        "FINALIZED",
+        "ACCEPTED",
+        "REJECTED",
+        "EXPIRED",
+    ];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            StateType::Unassigned => "UNASSIGNED",
+            StateType::Assigned => "ASSIGNED",
+            StateType::PendingApproval => "PENDING_APPROVAL",
+            StateType::Finalized => "FINALIZED",
+            StateType::Accepted => "ACCEPTED",
+            StateType::Rejected => "REJECTED",
+            StateType::Expired => "EXPIRED",
+            StateType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> StateType {
+        match s {
+            "UNASSIGNED" => StateType::Unassigned,
+            "ASSIGNED" => StateType::Assigned,
+            "PENDING_APPROVAL" => StateType::PendingApproval,
+            "FINALIZED" => StateType::Finalized,
+            "ACCEPTED" => StateType::Accepted,
+            "REJECTED" => StateType::Rejected,
+            "EXPIRED" => StateType::Expired,
+            other => StateType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for StateType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(StateType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for StateType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            StateType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StatusType {
     Active,
     Inactive,
@@ -6640,6 +7237,13 @@ pub enum SummaryKeyType {
     PolicyVersionsInUseQuota,
     VersionsPerPolicyQuota,
     GlobalEndpointTokenVersion,
+    AssumeRolePolicySizeQuota,
+    InstanceProfiles,
+    InstanceProfilesQuota,
+    Providers,
+    RolePolicySizeQuota,
+    Roles,
+    RolesQuota,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -6674,6 +7278,13 @@ impl SummaryKeyType {
         "PolicyVersionsInUseQuota",
         "VersionsPerPolicyQuota",
         "GlobalEndpointTokenVersion",
+        "AssumeRolePolicySizeQuota",
+        "InstanceProfiles",
+        "InstanceProfilesQuota",
+        "Providers",
+        "RolePolicySizeQuota",
+        "Roles",
+        "RolesQuota",
     ];
 
     /// The wire value.
@@ -6706,6 +7317,13 @@ impl SummaryKeyType {
             SummaryKeyType::PolicyVersionsInUseQuota => "PolicyVersionsInUseQuota",
             SummaryKeyType::VersionsPerPolicyQuota => "VersionsPerPolicyQuota",
             SummaryKeyType::GlobalEndpointTokenVersion => "GlobalEndpointTokenVersion",
+            SummaryKeyType::AssumeRolePolicySizeQuota => "AssumeRolePolicySizeQuota",
+            SummaryKeyType::InstanceProfiles => "InstanceProfiles",
+            SummaryKeyType::InstanceProfilesQuota => "InstanceProfilesQuota",
+            SummaryKeyType::Providers => "Providers",
+            SummaryKeyType::RolePolicySizeQuota => "RolePolicySizeQuota",
+            SummaryKeyType::Roles => "Roles",
+            SummaryKeyType::RolesQuota => "RolesQuota",
             SummaryKeyType::Unknown(s) => s,
         }
     }
@@ -6740,6 +7358,13 @@ impl SummaryKeyType {
             "PolicyVersionsInUseQuota" => SummaryKeyType::PolicyVersionsInUseQuota,
             "VersionsPerPolicyQuota" => SummaryKeyType::VersionsPerPolicyQuota,
             "GlobalEndpointTokenVersion" => SummaryKeyType::GlobalEndpointTokenVersion,
+            "AssumeRolePolicySizeQuota" => SummaryKeyType::AssumeRolePolicySizeQuota,
+            "InstanceProfiles" => SummaryKeyType::InstanceProfiles,
+            "InstanceProfilesQuota" => SummaryKeyType::InstanceProfilesQuota,
+            "Providers" => SummaryKeyType::Providers,
+            "RolePolicySizeQuota" => SummaryKeyType::RolePolicySizeQuota,
+            "Roles" => SummaryKeyType::Roles,
+            "RolesQuota" => SummaryKeyType::RolesQuota,
             other => SummaryKeyType::Unknown(other.to_string()),
         }
     }
@@ -6758,6 +7383,61 @@ impl rt::IntoValue for SummaryKeyType {
     fn into_value(self) -> rt::Value {
         match self {
             SummaryKeyType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SummaryStateType {
+    Available,
+    NotAvailable,
+    NotSupported,
+    Failed,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl SummaryStateType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["AVAILABLE", "NOT_AVAILABLE", "NOT_SUPPORTED", "FAILED"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            SummaryStateType::Available => "AVAILABLE",
+            SummaryStateType::NotAvailable => "NOT_AVAILABLE",
+            SummaryStateType::NotSupported => "NOT_SUPPORTED",
+            SummaryStateType::Failed => "FAILED",
+            SummaryStateType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> SummaryStateType {
+        match s {
+            "AVAILABLE" => SummaryStateType::Available,
+            "NOT_AVAILABLE" => SummaryStateType::NotAvailable,
+            "NOT_SUPPORTED" => SummaryStateType::NotSupported,
+            "FAILED" => SummaryStateType::Failed,
+            other => SummaryStateType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for SummaryStateType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(SummaryStateType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for SummaryStateType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            SummaryStateType::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
         }
     }

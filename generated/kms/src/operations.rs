@@ -34,6 +34,7 @@ pub enum OperationName {
     GenerateDataKeyWithoutPlaintext,
     GenerateMac,
     GenerateRandom,
+    GetKeyLastUsage,
     GetKeyPolicy,
     GetKeyRotationStatus,
     GetParametersForImport,
@@ -91,6 +92,7 @@ impl OperationName {
         OperationName::GenerateDataKeyWithoutPlaintext,
         OperationName::GenerateMac,
         OperationName::GenerateRandom,
+        OperationName::GetKeyLastUsage,
         OperationName::GetKeyPolicy,
         OperationName::GetKeyRotationStatus,
         OperationName::GetParametersForImport,
@@ -1618,6 +1620,48 @@ impl GenerateRandomError {
                 value: rt::IntoValue::into_value(e),
             },
             GenerateRandomError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetKeyLastUsage can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetKeyLastUsageError {
+    DependencyTimeoutException(DependencyTimeoutException),
+    InvalidArnException(InvalidArnException),
+    KMSInternalException(KMSInternalException),
+    NotFoundException(NotFoundException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetKeyLastUsageError {
+    fn from(e: rt::AwsError) -> GetKeyLastUsageError {
+        GetKeyLastUsageError::Aws(e)
+    }
+}
+
+impl GetKeyLastUsageError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetKeyLastUsageError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
+                shape: &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetKeyLastUsageError::InvalidArnException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_ARN_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetKeyLastUsageError::KMSInternalException(e) => rt::OperationError::Modeled {
+                shape: &schema::KMS_INTERNAL_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetKeyLastUsageError::NotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetKeyLastUsageError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -3463,6 +3507,14 @@ pub trait Kms: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GenerateRandom").into()) }
     }
+    fn get_key_last_usage(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetKeyLastUsageRequest,
+    ) -> impl std::future::Future<Output = Result<GetKeyLastUsageResponse, GetKeyLastUsageError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetKeyLastUsage").into()) }
+    }
     fn get_key_policy(
         &self,
         ctx: &rt::RequestContext,
@@ -3824,6 +3876,11 @@ pub async fn dispatch<S: Kms>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GenerateRandomError::into_operation_error),
+        OperationName::GetKeyLastUsage => service
+            .get_key_last_usage(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetKeyLastUsageError::into_operation_error),
         OperationName::GetKeyPolicy => service
             .get_key_policy(ctx, rt::FromValue::from_value(input)?)
             .await

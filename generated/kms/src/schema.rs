@@ -405,6 +405,18 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "GetKeyLastUsage",
+            input: &GET_KEY_LAST_USAGE_REQUEST,
+            output: &GET_KEY_LAST_USAGE_RESPONSE,
+            errors: &[
+                &DEPENDENCY_TIMEOUT_EXCEPTION,
+                &INVALID_ARN_EXCEPTION,
+                &KMS_INTERNAL_EXCEPTION,
+                &NOT_FOUND_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "GetKeyPolicy",
             input: &GET_KEY_POLICY_REQUEST,
             output: &GET_KEY_POLICY_RESPONSE,
@@ -838,74 +850,90 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
-    model_sha256: "434a7dfd88b7872877f309eb30337122667b299333dbf1e33d4e78d2f9e72adc",
+    model_sha256: "7cfc98f4547c5431437a938d69a7b86d58d858ecadc79964fdc9de9d7eeb2f25",
 };
 
-static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_0: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^[0-9]{12}$", "^^[0-9]{12}$$", ::stratus_pattern::Engine::Regex);
+static P_1: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z0-9:/_-]+$",
     "^^[\\-/-:A-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_1: ::stratus_pattern::Pattern =
+static P_2: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[a-f0-9]+$", "^^[0-9a-f]+$$", ::stratus_pattern::Engine::Regex);
-static P_2: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_3: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^cluster-[2-7a-zA-Z]{11,16}$",
     "^^cluster\\-[2-7A-Za-z]{11,16}$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_3: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^[a-zA-Z0-9:/_\\s.-]+$", "^^[\\x{9}-\\x{D}\\x{20}\\--:A-Z_a-z\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]+$$", ::stratus_pattern::Engine::Regex);
-static P_4: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_4: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:aws[a-z0-9-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]{12}:.+$", "^^arn:aws[\\-0-9a-z]*:[\\-0-9a-z]+:[\\-0-9a-z]*:[0-9]{12}:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+$$", ::stratus_pattern::Engine::Regex);
+static P_5: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^[a-zA-Z0-9:/_\\s.-]+$", "^^[\\x{9}-\\x{D}\\x{20}\\--:A-Z_a-z\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]+$$", ::stratus_pattern::Engine::Regex);
+static P_6: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\u0020-\\u00FF]*$",
     "^^[\\x{20}-\\x{FF}]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_5: ::stratus_pattern::Pattern =
+static P_7: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[\\w]+$", "^^[0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
-static P_6: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_8: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\u0009\\u000A\\u000D\\u0020-\\u00FF]+$",
     "^^[\\x{9}\\x{A}\\x{D}\\x{20}-\\x{FF}]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_7: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_9: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\w+=,.@:/-]+$",
     "^^[\\+-:=@-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_8: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_10: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^([a-z]+-){2,3}\\d+$",
     "^^(?:[a-z]+\\-){2,3}[0-9]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_9: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_11: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^([A-Za-z0-9\\-]+)\\.([A-Za-z0-9\\-]+)(\\.[A-Za-z0-9\\-]+)+$",
+    "^^[\\-0-9A-Za-z]+\\.[\\-0-9A-Za-z]+(?:\\.[\\-0-9A-Za-z]+)+$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_12: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z0-9-_.]+$",
     "^^[\\-\\.0-9A-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_10: ::stratus_pattern::Pattern =
+static P_13: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[A-Z2-7]+$", "^^[2-7A-Z]+$$", ::stratus_pattern::Engine::Regex);
-static P_11: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_14: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z0-9\\/+=]+$",
     "^^[\\+/-9=A-Za-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_12: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_15: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^https://[a-zA-Z0-9.-]+$",
     "^^https://[\\-\\.0-9A-Za-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_13: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_16: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^(/[a-zA-Z0-9\\/_-]+/kms/xks/v\\d{1,2})$|^(/kms/xks/v\\d{1,2})$",
     "^(?:^/[\\-/-9A-Z_a-z]+/kms/xks/v[0-9]{1,2}$|^/kms/xks/v[0-9]{1,2}$)$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_14: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^com\\.amazonaws\\.vpce\\.([a-z]+-){2,3}\\d+\\.vpce-svc-[0-9a-z]+$",
-    "^^com\\.amazonaws\\.vpce\\.(?:[a-z]+\\-){2,3}[0-9]+\\.vpce\\-svc\\-[0-9a-z]+$$",
+static P_17: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^(com|eu)\\.amazonaws\\.vpce\\.([a-z]+-){2,3}\\d+\\.vpce-svc-[0-9a-z]+$",
+    "^^(?:com|eu)\\.amazonaws\\.vpce\\.(?:[a-z]+\\-){2,3}[0-9]+\\.vpce\\-svc\\-[0-9a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
 
 pub static AWS_ACCOUNT_ID_TYPE: Shape = Shape {
     ..Shape::simple("AWSAccountIdType", ShapeType::String)
+};
+pub static ACCOUNT_ID_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(12), Some(12))),
+        pattern: Some(&P_0),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("AccountIdType", ShapeType::String)
 };
 pub static ALGORITHM_SPEC: Shape = Shape {
     constraints: Constraints {
@@ -938,7 +966,7 @@ pub static ALIAS_LIST_ENTRY: Shape = Shape {
 pub static ALIAS_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(256))),
-        pattern: Some(&P_0),
+        pattern: Some(&P_1),
         ..Constraints::NONE
     },
     ..Shape::simple("AliasNameType", ShapeType::String)
@@ -969,7 +997,7 @@ pub static ATTESTATION_DOCUMENT_TYPE: Shape = Shape {
 pub static BACKING_KEY_ID_RESPONSE_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(64))),
-        pattern: Some(&P_1),
+        pattern: Some(&P_2),
         ..Constraints::NONE
     },
     ..Shape::simple("BackingKeyIdResponseType", ShapeType::String)
@@ -977,7 +1005,7 @@ pub static BACKING_KEY_ID_RESPONSE_TYPE: Shape = Shape {
 pub static BACKING_KEY_ID_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(64), Some(64))),
-        pattern: Some(&P_1),
+        pattern: Some(&P_2),
         ..Constraints::NONE
     },
     ..Shape::simple("BackingKeyIdType", ShapeType::String)
@@ -1006,7 +1034,7 @@ pub static CIPHERTEXT_TYPE: Shape = Shape {
 pub static CLOUD_HSM_CLUSTER_ID_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(19), Some(24))),
-        pattern: Some(&P_2),
+        pattern: Some(&P_3),
         ..Constraints::NONE
     },
     ..Shape::simple("CloudHsmClusterIdType", ShapeType::String)
@@ -1055,6 +1083,9 @@ pub static CLOUD_HSM_CLUSTER_NOT_RELATED_EXCEPTION: Shape = Shape {
         query_error: Some(("CloudHsmClusterNotRelatedException", 400)),
     }),
     ..Shape::simple("CloudHsmClusterNotRelatedException", ShapeType::Structure)
+};
+pub static CLOUD_TRAIL_EVENT_ID_TYPE: Shape = Shape {
+    ..Shape::simple("CloudTrailEventIdType", ShapeType::String)
 };
 pub static CONFLICT_EXCEPTION: Shape = Shape {
     members: &[Member::plain("message", &ERROR_MESSAGE_TYPE)],
@@ -1137,6 +1168,7 @@ pub static CREATE_CUSTOM_KEY_STORE_REQUEST: Shape = Shape {
             "XksProxyVpcEndpointServiceName",
             &XKS_PROXY_VPC_ENDPOINT_SERVICE_NAME_TYPE,
         ),
+        Member::plain("XksProxyVpcEndpointServiceOwner", &ACCOUNT_ID_TYPE),
         Member::plain(
             "XksProxyAuthenticationCredential",
             &XKS_PROXY_AUTHENTICATION_CREDENTIAL_TYPE,
@@ -1155,10 +1187,7 @@ pub static CREATE_GRANT_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("KeyId", &KEY_ID_TYPE)
         },
-        Member {
-            required: true,
-            ..Member::plain("GranteePrincipal", &PRINCIPAL_ID_TYPE)
-        },
+        Member::plain("GranteePrincipal", &PRINCIPAL_ID_TYPE),
         Member::plain("RetiringPrincipal", &PRINCIPAL_ID_TYPE),
         Member {
             required: true,
@@ -1168,6 +1197,8 @@ pub static CREATE_GRANT_REQUEST: Shape = Shape {
         Member::plain("GrantTokens", &GRANT_TOKEN_LIST),
         Member::plain("Name", &GRANT_NAME_TYPE),
         Member::plain("DryRun", &NULLABLE_BOOLEAN_TYPE),
+        Member::plain("GranteeServicePrincipal", &SERVICE_PRINCIPAL_TYPE),
+        Member::plain("RetiringServicePrincipal", &SERVICE_PRINCIPAL_TYPE),
     ],
     ..Shape::simple("CreateGrantRequest", ShapeType::Structure)
 };
@@ -1308,6 +1339,7 @@ pub static DATA_KEY_PAIR_SPEC: Shape = Shape {
             "ECC_NIST_P521",
             "ECC_SECG_P256K1",
             "SM2",
+            "ECC_NIST_EDWARDS25519",
         ],
         ..Constraints::NONE
     },
@@ -1325,16 +1357,14 @@ pub static DATE_TYPE: Shape = Shape {
 };
 pub static DECRYPT_REQUEST: Shape = Shape {
     members: &[
-        Member {
-            required: true,
-            ..Member::plain("CiphertextBlob", &CIPHERTEXT_TYPE)
-        },
+        Member::plain("CiphertextBlob", &CIPHERTEXT_TYPE),
         Member::plain("EncryptionContext", &ENCRYPTION_CONTEXT_TYPE),
         Member::plain("GrantTokens", &GRANT_TOKEN_LIST),
         Member::plain("KeyId", &KEY_ID_TYPE),
         Member::plain("EncryptionAlgorithm", &ENCRYPTION_ALGORITHM_SPEC),
         Member::plain("Recipient", &RECIPIENT_INFO),
         Member::plain("DryRun", &NULLABLE_BOOLEAN_TYPE),
+        Member::plain("DryRunModifiers", &DRY_RUN_MODIFIER_LIST),
     ],
     ..Shape::simple("DecryptRequest", ShapeType::Structure)
 };
@@ -1494,6 +1524,17 @@ pub static DISCONNECT_CUSTOM_KEY_STORE_REQUEST: Shape = Shape {
 };
 pub static DISCONNECT_CUSTOM_KEY_STORE_RESPONSE: Shape = Shape {
     ..Shape::simple("DisconnectCustomKeyStoreResponse", ShapeType::Structure)
+};
+pub static DRY_RUN_MODIFIER_LIST: Shape = Shape {
+    members: &[Member::plain("member", &DRY_RUN_MODIFIER_TYPE)],
+    ..Shape::simple("DryRunModifierList", ShapeType::List)
+};
+pub static DRY_RUN_MODIFIER_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["IGNORE_CIPHERTEXT"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DryRunModifierType", ShapeType::Enum)
 };
 pub static DRY_RUN_OPERATION_EXCEPTION: Shape = Shape {
     members: &[Member::plain("message", &ERROR_MESSAGE_TYPE)],
@@ -1733,6 +1774,22 @@ pub static GENERATE_RANDOM_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("GenerateRandomResponse", ShapeType::Structure)
 };
+pub static GET_KEY_LAST_USAGE_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("KeyId", &KEY_ID_TYPE)
+    }],
+    ..Shape::simple("GetKeyLastUsageRequest", ShapeType::Structure)
+};
+pub static GET_KEY_LAST_USAGE_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("KeyId", &KEY_ID_TYPE),
+        Member::plain("KeyLastUsage", &KEY_LAST_USAGE_DATA),
+        Member::plain("TrackingStartDate", &DATE_TYPE),
+        Member::plain("KeyCreationDate", &DATE_TYPE),
+    ],
+    ..Shape::simple("GetKeyLastUsageResponse", ShapeType::Structure)
+};
 pub static GET_KEY_POLICY_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -1819,10 +1876,19 @@ pub static GET_PUBLIC_KEY_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("GetPublicKeyResponse", ShapeType::Structure)
 };
+pub static GRANT_CONSTRAINT_SOURCE_ARN_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(20), Some(512))),
+        pattern: Some(&P_4),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("GrantConstraintSourceArnType", ShapeType::String)
+};
 pub static GRANT_CONSTRAINTS: Shape = Shape {
     members: &[
         Member::plain("EncryptionContextSubset", &ENCRYPTION_CONTEXT_TYPE),
         Member::plain("EncryptionContextEquals", &ENCRYPTION_CONTEXT_TYPE),
+        Member::plain("SourceArn", &GRANT_CONSTRAINT_SOURCE_ARN_TYPE),
     ],
     ..Shape::simple("GrantConstraints", ShapeType::Structure)
 };
@@ -1848,13 +1914,15 @@ pub static GRANT_LIST_ENTRY: Shape = Shape {
         Member::plain("IssuingAccount", &PRINCIPAL_ID_TYPE),
         Member::plain("Operations", &GRANT_OPERATION_LIST),
         Member::plain("Constraints", &GRANT_CONSTRAINTS),
+        Member::plain("GranteeServicePrincipal", &SERVICE_PRINCIPAL_TYPE),
+        Member::plain("RetiringServicePrincipal", &SERVICE_PRINCIPAL_TYPE),
     ],
     ..Shape::simple("GrantListEntry", ShapeType::Structure)
 };
 pub static GRANT_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(256))),
-        pattern: Some(&P_0),
+        pattern: Some(&P_1),
         ..Constraints::NONE
     },
     ..Shape::simple("GrantNameType", ShapeType::String)
@@ -2113,6 +2181,35 @@ pub static KEY_ID_TYPE: Shape = Shape {
     },
     ..Shape::simple("KeyIdType", ShapeType::String)
 };
+pub static KEY_LAST_USAGE_DATA: Shape = Shape {
+    members: &[
+        Member::plain("Operation", &KEY_LAST_USAGE_TRACKING_OPERATION),
+        Member::plain("Timestamp", &DATE_TYPE),
+        Member::plain("CloudTrailEventId", &CLOUD_TRAIL_EVENT_ID_TYPE),
+        Member::plain("KmsRequestId", &KMS_REQUEST_ID_TYPE),
+    ],
+    ..Shape::simple("KeyLastUsageData", ShapeType::Structure)
+};
+pub static KEY_LAST_USAGE_TRACKING_OPERATION: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[
+            "Decrypt",
+            "DeriveSharedSecret",
+            "Encrypt",
+            "GenerateDataKey",
+            "GenerateDataKeyPair",
+            "GenerateDataKeyPairWithoutPlaintext",
+            "GenerateDataKeyWithoutPlaintext",
+            "GenerateMac",
+            "ReEncrypt",
+            "Sign",
+            "Verify",
+            "VerifyMac",
+        ],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("KeyLastUsageTrackingOperation", ShapeType::Enum)
+};
 pub static KEY_LIST: Shape = Shape {
     members: &[Member::plain("member", &KEY_LIST_ENTRY)],
     ..Shape::simple("KeyList", ShapeType::List)
@@ -2131,14 +2228,19 @@ pub static KEY_MANAGER_TYPE: Shape = Shape {
 pub static KEY_MATERIAL_DESCRIPTION_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(256))),
-        pattern: Some(&P_3),
+        pattern: Some(&P_5),
         ..Constraints::NONE
     },
     ..Shape::simple("KeyMaterialDescriptionType", ShapeType::String)
 };
 pub static KEY_MATERIAL_STATE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["NON_CURRENT", "CURRENT", "PENDING_ROTATION"],
+        enum_values: &[
+            "NON_CURRENT",
+            "CURRENT",
+            "PENDING_ROTATION",
+            "PENDING_MULTI_REGION_IMPORT_AND_ROTATION",
+        ],
         ..Constraints::NONE
     },
     ..Shape::simple("KeyMaterialState", ShapeType::Enum)
@@ -2199,6 +2301,7 @@ pub static KEY_SPEC: Shape = Shape {
             "ML_DSA_44",
             "ML_DSA_65",
             "ML_DSA_87",
+            "ECC_NIST_EDWARDS25519",
         ],
         ..Constraints::NONE
     },
@@ -2242,6 +2345,9 @@ pub static KEY_USAGE_TYPE: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("KeyUsageType", ShapeType::Enum)
+};
+pub static KMS_REQUEST_ID_TYPE: Shape = Shape {
+    ..Shape::simple("KmsRequestIdType", ShapeType::String)
 };
 pub static LIMIT_EXCEEDED_EXCEPTION: Shape = Shape {
     members: &[Member::plain("message", &ERROR_MESSAGE_TYPE)],
@@ -2288,6 +2394,7 @@ pub static LIST_GRANTS_REQUEST: Shape = Shape {
         },
         Member::plain("GrantId", &GRANT_ID_TYPE),
         Member::plain("GranteePrincipal", &PRINCIPAL_ID_TYPE),
+        Member::plain("GranteeServicePrincipal", &SERVICE_PRINCIPAL_TYPE),
     ],
     ..Shape::simple("ListGrantsRequest", ShapeType::Structure)
 };
@@ -2391,10 +2498,8 @@ pub static LIST_RETIRABLE_GRANTS_REQUEST: Shape = Shape {
     members: &[
         Member::plain("Limit", &LIMIT_TYPE),
         Member::plain("Marker", &MARKER_TYPE),
-        Member {
-            required: true,
-            ..Member::plain("RetiringPrincipal", &PRINCIPAL_ID_TYPE)
-        },
+        Member::plain("RetiringPrincipal", &PRINCIPAL_ID_TYPE),
+        Member::plain("RetiringServicePrincipal", &SERVICE_PRINCIPAL_TYPE),
     ],
     ..Shape::simple("ListRetirableGrantsRequest", ShapeType::Structure)
 };
@@ -2421,7 +2526,7 @@ pub static MALFORMED_POLICY_DOCUMENT_EXCEPTION: Shape = Shape {
 pub static MARKER_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(1024))),
-        pattern: Some(&P_4),
+        pattern: Some(&P_6),
         ..Constraints::NONE
     },
     ..Shape::simple("MarkerType", ShapeType::String)
@@ -2503,7 +2608,7 @@ pub static POLICY_NAME_LIST: Shape = Shape {
 pub static POLICY_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_5),
+        pattern: Some(&P_7),
         ..Constraints::NONE
     },
     ..Shape::simple("PolicyNameType", ShapeType::String)
@@ -2511,7 +2616,7 @@ pub static POLICY_NAME_TYPE: Shape = Shape {
 pub static POLICY_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(131072))),
-        pattern: Some(&P_6),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("PolicyType", ShapeType::String)
@@ -2519,7 +2624,7 @@ pub static POLICY_TYPE: Shape = Shape {
 pub static PRINCIPAL_ID_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(256))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_9),
         ..Constraints::NONE
     },
     ..Shape::simple("PrincipalIdType", ShapeType::String)
@@ -2551,10 +2656,7 @@ pub static PUT_KEY_POLICY_REQUEST: Shape = Shape {
 };
 pub static RE_ENCRYPT_REQUEST: Shape = Shape {
     members: &[
-        Member {
-            required: true,
-            ..Member::plain("CiphertextBlob", &CIPHERTEXT_TYPE)
-        },
+        Member::plain("CiphertextBlob", &CIPHERTEXT_TYPE),
         Member::plain("SourceEncryptionContext", &ENCRYPTION_CONTEXT_TYPE),
         Member::plain("SourceKeyId", &KEY_ID_TYPE),
         Member {
@@ -2566,6 +2668,7 @@ pub static RE_ENCRYPT_REQUEST: Shape = Shape {
         Member::plain("DestinationEncryptionAlgorithm", &ENCRYPTION_ALGORITHM_SPEC),
         Member::plain("GrantTokens", &GRANT_TOKEN_LIST),
         Member::plain("DryRun", &NULLABLE_BOOLEAN_TYPE),
+        Member::plain("DryRunModifiers", &DRY_RUN_MODIFIER_LIST),
     ],
     ..Shape::simple("ReEncryptRequest", ShapeType::Structure)
 };
@@ -2591,7 +2694,7 @@ pub static RECIPIENT_INFO: Shape = Shape {
 pub static REGION_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(32))),
-        pattern: Some(&P_8),
+        pattern: Some(&P_10),
         ..Constraints::NONE
     },
     ..Shape::simple("RegionType", ShapeType::String)
@@ -2709,6 +2812,14 @@ pub static SCHEDULE_KEY_DELETION_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("ScheduleKeyDeletionResponse", ShapeType::Structure)
 };
+pub static SERVICE_PRINCIPAL_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(128))),
+        pattern: Some(&P_11),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ServicePrincipalType", ShapeType::String)
+};
 pub static SIGN_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -2751,6 +2862,8 @@ pub static SIGNING_ALGORITHM_SPEC: Shape = Shape {
             "ECDSA_SHA_512",
             "SM2DSA",
             "ML_DSA_SHAKE_256",
+            "ED25519_SHA_512",
+            "ED25519_PH_SHA_512",
         ],
         ..Constraints::NONE
     },
@@ -2874,6 +2987,7 @@ pub static UPDATE_CUSTOM_KEY_STORE_REQUEST: Shape = Shape {
             "XksProxyVpcEndpointServiceName",
             &XKS_PROXY_VPC_ENDPOINT_SERVICE_NAME_TYPE,
         ),
+        Member::plain("XksProxyVpcEndpointServiceOwner", &ACCOUNT_ID_TYPE),
         Member::plain(
             "XksProxyAuthenticationCredential",
             &XKS_PROXY_AUTHENTICATION_CREDENTIAL_TYPE,
@@ -3003,7 +3117,7 @@ pub static XKS_KEY_CONFIGURATION_TYPE: Shape = Shape {
 pub static XKS_KEY_ID_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_9),
+        pattern: Some(&P_12),
         ..Constraints::NONE
     },
     ..Shape::simple("XksKeyIdType", ShapeType::String)
@@ -3029,7 +3143,7 @@ pub static XKS_KEY_NOT_FOUND_EXCEPTION: Shape = Shape {
 pub static XKS_PROXY_AUTHENTICATION_ACCESS_KEY_ID_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(20), Some(30))),
-        pattern: Some(&P_10),
+        pattern: Some(&P_13),
         ..Constraints::NONE
     },
     ..Shape::simple("XksProxyAuthenticationAccessKeyIdType", ShapeType::String)
@@ -3053,7 +3167,7 @@ pub static XKS_PROXY_AUTHENTICATION_CREDENTIAL_TYPE: Shape = Shape {
 pub static XKS_PROXY_AUTHENTICATION_RAW_SECRET_ACCESS_KEY_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(43), Some(64))),
-        pattern: Some(&P_11),
+        pattern: Some(&P_14),
         ..Constraints::NONE
     },
     ..Shape::simple("XksProxyAuthenticationRawSecretAccessKeyType", ShapeType::String)
@@ -3065,6 +3179,7 @@ pub static XKS_PROXY_CONFIGURATION_TYPE: Shape = Shape {
         Member::plain("UriEndpoint", &XKS_PROXY_URI_ENDPOINT_TYPE),
         Member::plain("UriPath", &XKS_PROXY_URI_PATH_TYPE),
         Member::plain("VpcEndpointServiceName", &XKS_PROXY_VPC_ENDPOINT_SERVICE_NAME_TYPE),
+        Member::plain("VpcEndpointServiceOwner", &ACCOUNT_ID_TYPE),
     ],
     ..Shape::simple("XksProxyConfigurationType", ShapeType::Structure)
 };
@@ -3117,7 +3232,7 @@ pub static XKS_PROXY_URI_ENDPOINT_IN_USE_EXCEPTION: Shape = Shape {
 pub static XKS_PROXY_URI_ENDPOINT_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(10), Some(128))),
-        pattern: Some(&P_12),
+        pattern: Some(&P_15),
         ..Constraints::NONE
     },
     ..Shape::simple("XksProxyUriEndpointType", ShapeType::String)
@@ -3134,7 +3249,7 @@ pub static XKS_PROXY_URI_IN_USE_EXCEPTION: Shape = Shape {
 pub static XKS_PROXY_URI_PATH_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(10), Some(128))),
-        pattern: Some(&P_13),
+        pattern: Some(&P_16),
         ..Constraints::NONE
     },
     ..Shape::simple("XksProxyUriPathType", ShapeType::String)
@@ -3172,7 +3287,7 @@ pub static XKS_PROXY_VPC_ENDPOINT_SERVICE_INVALID_CONFIGURATION_EXCEPTION: Shape
 pub static XKS_PROXY_VPC_ENDPOINT_SERVICE_NAME_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(20), Some(64))),
-        pattern: Some(&P_14),
+        pattern: Some(&P_17),
         ..Constraints::NONE
     },
     ..Shape::simple("XksProxyVpcEndpointServiceNameType", ShapeType::String)

@@ -419,13 +419,14 @@ pub struct CreateCustomKeyStoreRequest {
     pub xks_proxy_uri_endpoint: Option<String>,
     pub xks_proxy_uri_path: Option<String>,
     pub xks_proxy_vpc_endpoint_service_name: Option<String>,
+    pub xks_proxy_vpc_endpoint_service_owner: Option<String>,
     pub xks_proxy_authentication_credential: Option<XksProxyAuthenticationCredentialType>,
     pub xks_proxy_connectivity: Option<XksProxyConnectivityType>,
 }
 
 impl rt::FromValue for CreateCustomKeyStoreRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 10)?;
+        let mut f = rt::Fields::open(value, 11)?;
         Ok(CreateCustomKeyStoreRequest {
             custom_key_store_name: f.required()?,
             cloud_hsm_cluster_id: f.optional()?,
@@ -435,6 +436,7 @@ impl rt::FromValue for CreateCustomKeyStoreRequest {
             xks_proxy_uri_endpoint: f.optional()?,
             xks_proxy_uri_path: f.optional()?,
             xks_proxy_vpc_endpoint_service_name: f.optional()?,
+            xks_proxy_vpc_endpoint_service_owner: f.optional()?,
             xks_proxy_authentication_credential: f.optional()?,
             xks_proxy_connectivity: f.optional()?,
         })
@@ -457,27 +459,31 @@ impl rt::IntoValue for CreateCustomKeyStoreResponse {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateGrantRequest {
     pub key_id: String,
-    pub grantee_principal: String,
+    pub grantee_principal: Option<String>,
     pub retiring_principal: Option<String>,
     pub operations: Vec<GrantOperation>,
     pub constraints: Option<GrantConstraints>,
     pub grant_tokens: Option<Vec<String>>,
     pub name: Option<String>,
     pub dry_run: Option<bool>,
+    pub grantee_service_principal: Option<String>,
+    pub retiring_service_principal: Option<String>,
 }
 
 impl rt::FromValue for CreateGrantRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 8)?;
+        let mut f = rt::Fields::open(value, 10)?;
         Ok(CreateGrantRequest {
             key_id: f.required()?,
-            grantee_principal: f.required()?,
+            grantee_principal: f.optional()?,
             retiring_principal: f.optional()?,
             operations: f.required()?,
             constraints: f.optional()?,
             grant_tokens: f.optional()?,
             name: f.optional()?,
             dry_run: f.optional()?,
+            grantee_service_principal: f.optional()?,
+            retiring_service_principal: f.optional()?,
         })
     }
 }
@@ -770,6 +776,7 @@ pub enum DataKeyPairSpec {
     EccNistP521,
     EccSecgP256K1,
     Sm2,
+    EccNistEdwards25519,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -785,6 +792,7 @@ impl DataKeyPairSpec {
         "ECC_NIST_P521",
         "ECC_SECG_P256K1",
         "SM2",
+        "ECC_NIST_EDWARDS25519",
     ];
 
     /// The wire value.
@@ -798,6 +806,7 @@ impl DataKeyPairSpec {
             DataKeyPairSpec::EccNistP521 => "ECC_NIST_P521",
             DataKeyPairSpec::EccSecgP256K1 => "ECC_SECG_P256K1",
             DataKeyPairSpec::Sm2 => "SM2",
+            DataKeyPairSpec::EccNistEdwards25519 => "ECC_NIST_EDWARDS25519",
             DataKeyPairSpec::Unknown(s) => s,
         }
     }
@@ -813,6 +822,7 @@ impl DataKeyPairSpec {
             "ECC_NIST_P521" => DataKeyPairSpec::EccNistP521,
             "ECC_SECG_P256K1" => DataKeyPairSpec::EccSecgP256K1,
             "SM2" => DataKeyPairSpec::Sm2,
+            "ECC_NIST_EDWARDS25519" => DataKeyPairSpec::EccNistEdwards25519,
             other => DataKeyPairSpec::Unknown(other.to_string()),
         }
     }
@@ -887,26 +897,28 @@ impl rt::IntoValue for DataKeySpec {
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DecryptRequest {
-    pub ciphertext_blob: Vec<u8>,
+    pub ciphertext_blob: Option<Vec<u8>>,
     pub encryption_context: Option<std::collections::BTreeMap<String, String>>,
     pub grant_tokens: Option<Vec<String>>,
     pub key_id: Option<String>,
     pub encryption_algorithm: Option<EncryptionAlgorithmSpec>,
     pub recipient: Option<RecipientInfo>,
     pub dry_run: Option<bool>,
+    pub dry_run_modifiers: Option<Vec<DryRunModifierType>>,
 }
 
 impl rt::FromValue for DecryptRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 7)?;
+        let mut f = rt::Fields::open(value, 8)?;
         Ok(DecryptRequest {
-            ciphertext_blob: f.required()?,
+            ciphertext_blob: f.optional()?,
             encryption_context: f.optional()?,
             grant_tokens: f.optional()?,
             key_id: f.optional()?,
             encryption_algorithm: f.optional()?,
             recipient: f.optional()?,
             dry_run: f.optional()?,
+            dry_run_modifiers: f.optional()?,
         })
     }
 }
@@ -1175,6 +1187,52 @@ pub struct DisconnectCustomKeyStoreResponse {}
 impl rt::IntoValue for DisconnectCustomKeyStoreResponse {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DryRunModifierType {
+    IgnoreCiphertext,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl DryRunModifierType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["IGNORE_CIPHERTEXT"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            DryRunModifierType::IgnoreCiphertext => "IGNORE_CIPHERTEXT",
+            DryRunModifierType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> DryRunModifierType {
+        match s {
+            "IGNORE_CIPHERTEXT" => DryRunModifierType::IgnoreCiphertext,
+            other => DryRunModifierType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for DryRunModifierType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(DryRunModifierType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for DryRunModifierType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            DryRunModifierType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
     }
 }
 
@@ -1627,6 +1685,37 @@ impl rt::IntoValue for GenerateRandomResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetKeyLastUsageRequest {
+    pub key_id: String,
+}
+
+impl rt::FromValue for GetKeyLastUsageRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(GetKeyLastUsageRequest { key_id: f.required()? })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetKeyLastUsageResponse {
+    pub key_id: Option<String>,
+    pub key_last_usage: Option<KeyLastUsageData>,
+    pub tracking_start_date: Option<rt::DateTime>,
+    pub key_creation_date: Option<rt::DateTime>,
+}
+
+impl rt::IntoValue for GetKeyLastUsageResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(4)
+            .push_optional(self.key_id)
+            .push_optional(self.key_last_usage)
+            .push_optional(self.tracking_start_date)
+            .push_optional(self.key_creation_date)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetKeyPolicyRequest {
     pub key_id: String,
     pub policy_name: Option<String>,
@@ -1774,23 +1863,26 @@ impl rt::IntoValue for GetPublicKeyResponse {
 pub struct GrantConstraints {
     pub encryption_context_subset: Option<std::collections::BTreeMap<String, String>>,
     pub encryption_context_equals: Option<std::collections::BTreeMap<String, String>>,
+    pub source_arn: Option<String>,
 }
 
 impl rt::FromValue for GrantConstraints {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 2)?;
+        let mut f = rt::Fields::open(value, 3)?;
         Ok(GrantConstraints {
             encryption_context_subset: f.optional()?,
             encryption_context_equals: f.optional()?,
+            source_arn: f.optional()?,
         })
     }
 }
 
 impl rt::IntoValue for GrantConstraints {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(2)
+        rt::StructBuilder::new(3)
             .push_optional(self.encryption_context_subset)
             .push_optional(self.encryption_context_equals)
+            .push_optional(self.source_arn)
             .build()
     }
 }
@@ -1806,11 +1898,13 @@ pub struct GrantListEntry {
     pub issuing_account: Option<String>,
     pub operations: Option<Vec<GrantOperation>>,
     pub constraints: Option<GrantConstraints>,
+    pub grantee_service_principal: Option<String>,
+    pub retiring_service_principal: Option<String>,
 }
 
 impl rt::IntoValue for GrantListEntry {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(9)
+        rt::StructBuilder::new(11)
             .push_optional(self.key_id)
             .push_optional(self.grant_id)
             .push_optional(self.name)
@@ -1820,6 +1914,8 @@ impl rt::IntoValue for GrantListEntry {
             .push_optional(self.issuing_account)
             .push_optional(self.operations)
             .push_optional(self.constraints)
+            .push_optional(self.grantee_service_principal)
+            .push_optional(self.retiring_service_principal)
             .build()
     }
 }
@@ -2384,6 +2480,117 @@ impl rt::IntoValue for KeyEncryptionMechanism {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct KeyLastUsageData {
+    pub operation: Option<KeyLastUsageTrackingOperation>,
+    pub timestamp: Option<rt::DateTime>,
+    pub cloud_trail_event_id: Option<String>,
+    pub kms_request_id: Option<String>,
+}
+
+impl rt::IntoValue for KeyLastUsageData {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(4)
+            .push_optional(self.operation)
+            .push_optional(self.timestamp)
+            .push_optional(self.cloud_trail_event_id)
+            .push_optional(self.kms_request_id)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyLastUsageTrackingOperation {
+    Decrypt,
+    DeriveSharedSecret,
+    Encrypt,
+    GenerateDataKey,
+    GenerateDataKeyPair,
+    GenerateDataKeyPairWithoutPlaintext,
+    GenerateDataKeyWithoutPlaintext,
+    GenerateMac,
+    ReEncrypt,
+    Sign,
+    Verify,
+    VerifyMac,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl KeyLastUsageTrackingOperation {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &[
+        "Decrypt",
+        "DeriveSharedSecret",
+        "Encrypt",
+        "GenerateDataKey",
+        "GenerateDataKeyPair",
+        "GenerateDataKeyPairWithoutPlaintext",
+        "GenerateDataKeyWithoutPlaintext",
+        "GenerateMac",
+        "ReEncrypt",
+        "Sign",
+        "Verify",
+        "VerifyMac",
+    ];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            KeyLastUsageTrackingOperation::Decrypt => "Decrypt",
+            KeyLastUsageTrackingOperation::DeriveSharedSecret => "DeriveSharedSecret",
+            KeyLastUsageTrackingOperation::Encrypt => "Encrypt",
+            KeyLastUsageTrackingOperation::GenerateDataKey => "GenerateDataKey",
+            KeyLastUsageTrackingOperation::GenerateDataKeyPair => "GenerateDataKeyPair",
+            KeyLastUsageTrackingOperation::GenerateDataKeyPairWithoutPlaintext => "GenerateDataKeyPairWithoutPlaintext",
+            KeyLastUsageTrackingOperation::GenerateDataKeyWithoutPlaintext => "GenerateDataKeyWithoutPlaintext",
+            KeyLastUsageTrackingOperation::GenerateMac => "GenerateMac",
+            KeyLastUsageTrackingOperation::ReEncrypt => "ReEncrypt",
+            KeyLastUsageTrackingOperation::Sign => "Sign",
+            KeyLastUsageTrackingOperation::Verify => "Verify",
+            KeyLastUsageTrackingOperation::VerifyMac => "VerifyMac",
+            KeyLastUsageTrackingOperation::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> KeyLastUsageTrackingOperation {
+        match s {
+            "Decrypt" => KeyLastUsageTrackingOperation::Decrypt,
+            "DeriveSharedSecret" => KeyLastUsageTrackingOperation::DeriveSharedSecret,
+            "Encrypt" => KeyLastUsageTrackingOperation::Encrypt,
+            "GenerateDataKey" => KeyLastUsageTrackingOperation::GenerateDataKey,
+            "GenerateDataKeyPair" => KeyLastUsageTrackingOperation::GenerateDataKeyPair,
+            "GenerateDataKeyPairWithoutPlaintext" => KeyLastUsageTrackingOperation::GenerateDataKeyPairWithoutPlaintext,
+            "GenerateDataKeyWithoutPlaintext" => KeyLastUsageTrackingOperation::GenerateDataKeyWithoutPlaintext,
+            "GenerateMac" => KeyLastUsageTrackingOperation::GenerateMac,
+            "ReEncrypt" => KeyLastUsageTrackingOperation::ReEncrypt,
+            "Sign" => KeyLastUsageTrackingOperation::Sign,
+            "Verify" => KeyLastUsageTrackingOperation::Verify,
+            "VerifyMac" => KeyLastUsageTrackingOperation::VerifyMac,
+            other => KeyLastUsageTrackingOperation::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for KeyLastUsageTrackingOperation {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(KeyLastUsageTrackingOperation::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for KeyLastUsageTrackingOperation {
+    fn into_value(self) -> rt::Value {
+        match self {
+            KeyLastUsageTrackingOperation::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct KeyListEntry {
     pub key_id: Option<String>,
     pub key_arn: Option<String>,
@@ -2452,13 +2659,19 @@ pub enum KeyMaterialState {
     NonCurrent,
     Current,
     PendingRotation,
+    PendingMultiRegionImportAndRotation,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
 
 impl KeyMaterialState {
     /// The wire values the model lists, in model order.
-    pub const VALUES: &'static [&'static str] = &["NON_CURRENT", "CURRENT", "PENDING_ROTATION"];
+    pub const VALUES: &'static [&'static str] = &[
+        "NON_CURRENT",
+        "CURRENT",
+        "PENDING_ROTATION",
+        "PENDING_MULTI_REGION_IMPORT_AND_ROTATION",
+    ];
 
     /// The wire value.
     pub fn as_str(&self) -> &str {
@@ -2466,6 +2679,7 @@ impl KeyMaterialState {
             KeyMaterialState::NonCurrent => "NON_CURRENT",
             KeyMaterialState::Current => "CURRENT",
             KeyMaterialState::PendingRotation => "PENDING_ROTATION",
+            KeyMaterialState::PendingMultiRegionImportAndRotation => "PENDING_MULTI_REGION_IMPORT_AND_ROTATION",
             KeyMaterialState::Unknown(s) => s,
         }
     }
@@ -2476,6 +2690,7 @@ impl KeyMaterialState {
             "NON_CURRENT" => KeyMaterialState::NonCurrent,
             "CURRENT" => KeyMaterialState::Current,
             "PENDING_ROTATION" => KeyMaterialState::PendingRotation,
+            "PENDING_MULTI_REGION_IMPORT_AND_ROTATION" => KeyMaterialState::PendingMultiRegionImportAndRotation,
             other => KeyMaterialState::Unknown(other.to_string()),
         }
     }
@@ -2580,6 +2795,7 @@ pub enum KeySpec {
     MlDsa44,
     MlDsa65,
     MlDsa87,
+    EccNistEdwards25519,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -2603,6 +2819,7 @@ impl KeySpec {
         "ML_DSA_44",
         "ML_DSA_65",
         "ML_DSA_87",
+        "ECC_NIST_EDWARDS25519",
     ];
 
     /// The wire value.
@@ -2624,6 +2841,7 @@ impl KeySpec {
             KeySpec::MlDsa44 => "ML_DSA_44",
             KeySpec::MlDsa65 => "ML_DSA_65",
             KeySpec::MlDsa87 => "ML_DSA_87",
+            KeySpec::EccNistEdwards25519 => "ECC_NIST_EDWARDS25519",
             KeySpec::Unknown(s) => s,
         }
     }
@@ -2647,6 +2865,7 @@ impl KeySpec {
             "ML_DSA_44" => KeySpec::MlDsa44,
             "ML_DSA_65" => KeySpec::MlDsa65,
             "ML_DSA_87" => KeySpec::MlDsa87,
+            "ECC_NIST_EDWARDS25519" => KeySpec::EccNistEdwards25519,
             other => KeySpec::Unknown(other.to_string()),
         }
     }
@@ -2866,17 +3085,19 @@ pub struct ListGrantsRequest {
     pub key_id: String,
     pub grant_id: Option<String>,
     pub grantee_principal: Option<String>,
+    pub grantee_service_principal: Option<String>,
 }
 
 impl rt::FromValue for ListGrantsRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 5)?;
+        let mut f = rt::Fields::open(value, 6)?;
         Ok(ListGrantsRequest {
             limit: f.optional()?,
             marker: f.optional()?,
             key_id: f.required()?,
             grant_id: f.optional()?,
             grantee_principal: f.optional()?,
+            grantee_service_principal: f.optional()?,
         })
     }
 }
@@ -3042,16 +3263,18 @@ impl rt::IntoValue for ListResourceTagsResponse {
 pub struct ListRetirableGrantsRequest {
     pub limit: Option<i32>,
     pub marker: Option<String>,
-    pub retiring_principal: String,
+    pub retiring_principal: Option<String>,
+    pub retiring_service_principal: Option<String>,
 }
 
 impl rt::FromValue for ListRetirableGrantsRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 3)?;
+        let mut f = rt::Fields::open(value, 4)?;
         Ok(ListRetirableGrantsRequest {
             limit: f.optional()?,
             marker: f.optional()?,
-            retiring_principal: f.required()?,
+            retiring_principal: f.optional()?,
+            retiring_service_principal: f.optional()?,
         })
     }
 }
@@ -3343,7 +3566,7 @@ impl rt::FromValue for PutKeyPolicyRequest {
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReEncryptRequest {
-    pub ciphertext_blob: Vec<u8>,
+    pub ciphertext_blob: Option<Vec<u8>>,
     pub source_encryption_context: Option<std::collections::BTreeMap<String, String>>,
     pub source_key_id: Option<String>,
     pub destination_key_id: String,
@@ -3352,13 +3575,14 @@ pub struct ReEncryptRequest {
     pub destination_encryption_algorithm: Option<EncryptionAlgorithmSpec>,
     pub grant_tokens: Option<Vec<String>>,
     pub dry_run: Option<bool>,
+    pub dry_run_modifiers: Option<Vec<DryRunModifierType>>,
 }
 
 impl rt::FromValue for ReEncryptRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 9)?;
+        let mut f = rt::Fields::open(value, 10)?;
         Ok(ReEncryptRequest {
-            ciphertext_blob: f.required()?,
+            ciphertext_blob: f.optional()?,
             source_encryption_context: f.optional()?,
             source_key_id: f.optional()?,
             destination_key_id: f.required()?,
@@ -3367,6 +3591,7 @@ impl rt::FromValue for ReEncryptRequest {
             destination_encryption_algorithm: f.optional()?,
             grant_tokens: f.optional()?,
             dry_run: f.optional()?,
+            dry_run_modifiers: f.optional()?,
         })
     }
 }
@@ -3681,6 +3906,8 @@ pub enum SigningAlgorithmSpec {
     EcdsaSha512,
     Sm2Dsa,
     MlDsaShake256,
+    Ed25519Sha512,
+    Ed25519PhSha512,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -3699,6 +3926,8 @@ impl SigningAlgorithmSpec {
         "ECDSA_SHA_512",
         "SM2DSA",
         "ML_DSA_SHAKE_256",
+        "ED25519_SHA_512",
+        "ED25519_PH_SHA_512",
     ];
 
     /// The wire value.
@@ -3715,6 +3944,8 @@ impl SigningAlgorithmSpec {
             SigningAlgorithmSpec::EcdsaSha512 => "ECDSA_SHA_512",
             SigningAlgorithmSpec::Sm2Dsa => "SM2DSA",
             SigningAlgorithmSpec::MlDsaShake256 => "ML_DSA_SHAKE_256",
+            SigningAlgorithmSpec::Ed25519Sha512 => "ED25519_SHA_512",
+            SigningAlgorithmSpec::Ed25519PhSha512 => "ED25519_PH_SHA_512",
             SigningAlgorithmSpec::Unknown(s) => s,
         }
     }
@@ -3733,6 +3964,8 @@ impl SigningAlgorithmSpec {
             "ECDSA_SHA_512" => SigningAlgorithmSpec::EcdsaSha512,
             "SM2DSA" => SigningAlgorithmSpec::Sm2Dsa,
             "ML_DSA_SHAKE_256" => SigningAlgorithmSpec::MlDsaShake256,
+            "ED25519_SHA_512" => SigningAlgorithmSpec::Ed25519Sha512,
+            "ED25519_PH_SHA_512" => SigningAlgorithmSpec::Ed25519PhSha512,
             other => SigningAlgorithmSpec::Unknown(other.to_string()),
         }
     }
@@ -3860,13 +4093,14 @@ pub struct UpdateCustomKeyStoreRequest {
     pub xks_proxy_uri_endpoint: Option<String>,
     pub xks_proxy_uri_path: Option<String>,
     pub xks_proxy_vpc_endpoint_service_name: Option<String>,
+    pub xks_proxy_vpc_endpoint_service_owner: Option<String>,
     pub xks_proxy_authentication_credential: Option<XksProxyAuthenticationCredentialType>,
     pub xks_proxy_connectivity: Option<XksProxyConnectivityType>,
 }
 
 impl rt::FromValue for UpdateCustomKeyStoreRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 9)?;
+        let mut f = rt::Fields::open(value, 10)?;
         Ok(UpdateCustomKeyStoreRequest {
             custom_key_store_id: f.required()?,
             new_custom_key_store_name: f.optional()?,
@@ -3875,6 +4109,7 @@ impl rt::FromValue for UpdateCustomKeyStoreRequest {
             xks_proxy_uri_endpoint: f.optional()?,
             xks_proxy_uri_path: f.optional()?,
             xks_proxy_vpc_endpoint_service_name: f.optional()?,
+            xks_proxy_vpc_endpoint_service_owner: f.optional()?,
             xks_proxy_authentication_credential: f.optional()?,
             xks_proxy_connectivity: f.optional()?,
         })
@@ -4128,16 +4363,18 @@ pub struct XksProxyConfigurationType {
     pub uri_endpoint: Option<String>,
     pub uri_path: Option<String>,
     pub vpc_endpoint_service_name: Option<String>,
+    pub vpc_endpoint_service_owner: Option<String>,
 }
 
 impl rt::IntoValue for XksProxyConfigurationType {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(5)
+        rt::StructBuilder::new(6)
             .push_optional(self.connectivity)
             .push_optional(self.access_key_id)
             .push_optional(self.uri_endpoint)
             .push_optional(self.uri_path)
             .push_optional(self.vpc_endpoint_service_name)
+            .push_optional(self.vpc_endpoint_service_owner)
             .build()
     }
 }

@@ -11,12 +11,15 @@ use crate::types::*;
 pub enum OperationName {
     AddLayerVersionPermission,
     AddPermission,
+    CheckpointDurableExecution,
     CreateAlias,
+    CreateCapacityProvider,
     CreateCodeSigningConfig,
     CreateEventSourceMapping,
     CreateFunction,
     CreateFunctionUrlConfig,
     DeleteAlias,
+    DeleteCapacityProvider,
     DeleteCodeSigningConfig,
     DeleteEventSourceMapping,
     DeleteFunction,
@@ -28,7 +31,11 @@ pub enum OperationName {
     DeleteProvisionedConcurrencyConfig,
     GetAccountSettings,
     GetAlias,
+    GetCapacityProvider,
     GetCodeSigningConfig,
+    GetDurableExecution,
+    GetDurableExecutionHistory,
+    GetDurableExecutionState,
     GetEventSourceMapping,
     GetFunction,
     GetFunctionCodeSigningConfig,
@@ -36,6 +43,7 @@ pub enum OperationName {
     GetFunctionConfiguration,
     GetFunctionEventInvokeConfig,
     GetFunctionRecursionConfig,
+    GetFunctionScalingConfig,
     GetFunctionUrlConfig,
     GetLayerVersion,
     GetLayerVersionByArn,
@@ -47,10 +55,13 @@ pub enum OperationName {
     InvokeAsync,
     InvokeWithResponseStream,
     ListAliases,
+    ListCapacityProviders,
     ListCodeSigningConfigs,
+    ListDurableExecutionsByFunction,
     ListEventSourceMappings,
     ListFunctionEventInvokeConfigs,
     ListFunctionUrlConfigs,
+    ListFunctionVersionsByCapacityProvider,
     ListFunctions,
     ListFunctionsByCodeSigningConfig,
     ListLayerVersions,
@@ -64,13 +75,19 @@ pub enum OperationName {
     PutFunctionConcurrency,
     PutFunctionEventInvokeConfig,
     PutFunctionRecursionConfig,
+    PutFunctionScalingConfig,
     PutProvisionedConcurrencyConfig,
     PutRuntimeManagementConfig,
     RemoveLayerVersionPermission,
     RemovePermission,
+    SendDurableExecutionCallbackFailure,
+    SendDurableExecutionCallbackHeartbeat,
+    SendDurableExecutionCallbackSuccess,
+    StopDurableExecution,
     TagResource,
     UntagResource,
     UpdateAlias,
+    UpdateCapacityProvider,
     UpdateCodeSigningConfig,
     UpdateEventSourceMapping,
     UpdateFunctionCode,
@@ -83,12 +100,15 @@ impl OperationName {
     pub const ALL: &'static [OperationName] = &[
         OperationName::AddLayerVersionPermission,
         OperationName::AddPermission,
+        OperationName::CheckpointDurableExecution,
         OperationName::CreateAlias,
+        OperationName::CreateCapacityProvider,
         OperationName::CreateCodeSigningConfig,
         OperationName::CreateEventSourceMapping,
         OperationName::CreateFunction,
         OperationName::CreateFunctionUrlConfig,
         OperationName::DeleteAlias,
+        OperationName::DeleteCapacityProvider,
         OperationName::DeleteCodeSigningConfig,
         OperationName::DeleteEventSourceMapping,
         OperationName::DeleteFunction,
@@ -100,7 +120,11 @@ impl OperationName {
         OperationName::DeleteProvisionedConcurrencyConfig,
         OperationName::GetAccountSettings,
         OperationName::GetAlias,
+        OperationName::GetCapacityProvider,
         OperationName::GetCodeSigningConfig,
+        OperationName::GetDurableExecution,
+        OperationName::GetDurableExecutionHistory,
+        OperationName::GetDurableExecutionState,
         OperationName::GetEventSourceMapping,
         OperationName::GetFunction,
         OperationName::GetFunctionCodeSigningConfig,
@@ -108,6 +132,7 @@ impl OperationName {
         OperationName::GetFunctionConfiguration,
         OperationName::GetFunctionEventInvokeConfig,
         OperationName::GetFunctionRecursionConfig,
+        OperationName::GetFunctionScalingConfig,
         OperationName::GetFunctionUrlConfig,
         OperationName::GetLayerVersion,
         OperationName::GetLayerVersionByArn,
@@ -119,10 +144,13 @@ impl OperationName {
         OperationName::InvokeAsync,
         OperationName::InvokeWithResponseStream,
         OperationName::ListAliases,
+        OperationName::ListCapacityProviders,
         OperationName::ListCodeSigningConfigs,
+        OperationName::ListDurableExecutionsByFunction,
         OperationName::ListEventSourceMappings,
         OperationName::ListFunctionEventInvokeConfigs,
         OperationName::ListFunctionUrlConfigs,
+        OperationName::ListFunctionVersionsByCapacityProvider,
         OperationName::ListFunctions,
         OperationName::ListFunctionsByCodeSigningConfig,
         OperationName::ListLayerVersions,
@@ -136,13 +164,19 @@ impl OperationName {
         OperationName::PutFunctionConcurrency,
         OperationName::PutFunctionEventInvokeConfig,
         OperationName::PutFunctionRecursionConfig,
+        OperationName::PutFunctionScalingConfig,
         OperationName::PutProvisionedConcurrencyConfig,
         OperationName::PutRuntimeManagementConfig,
         OperationName::RemoveLayerVersionPermission,
         OperationName::RemovePermission,
+        OperationName::SendDurableExecutionCallbackFailure,
+        OperationName::SendDurableExecutionCallbackHeartbeat,
+        OperationName::SendDurableExecutionCallbackSuccess,
+        OperationName::StopDurableExecution,
         OperationName::TagResource,
         OperationName::UntagResource,
         OperationName::UpdateAlias,
+        OperationName::UpdateCapacityProvider,
         OperationName::UpdateCodeSigningConfig,
         OperationName::UpdateEventSourceMapping,
         OperationName::UpdateFunctionCode,
@@ -234,6 +268,7 @@ pub enum AddPermissionError {
     InvalidParameterValueException(InvalidParameterValueException),
     PolicyLengthExceededException(PolicyLengthExceededException),
     PreconditionFailedException(PreconditionFailedException),
+    PublicPolicyException(PublicPolicyException),
     ResourceConflictException(ResourceConflictException),
     ResourceNotFoundException(ResourceNotFoundException),
     ServiceException(ServiceException),
@@ -264,6 +299,10 @@ impl AddPermissionError {
                 shape: &schema::PRECONDITION_FAILED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            AddPermissionError::PublicPolicyException(e) => rt::OperationError::Modeled {
+                shape: &schema::PUBLIC_POLICY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             AddPermissionError::ResourceConflictException(e) => rt::OperationError::Modeled {
                 shape: &schema::RESOURCE_CONFLICT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -285,9 +324,47 @@ impl AddPermissionError {
     }
 }
 
+/// What CheckpointDurableExecution can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckpointDurableExecutionError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for CheckpointDurableExecutionError {
+    fn from(e: rt::AwsError) -> CheckpointDurableExecutionError {
+        CheckpointDurableExecutionError::Aws(e)
+    }
+}
+
+impl CheckpointDurableExecutionError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            CheckpointDurableExecutionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CheckpointDurableExecutionError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CheckpointDurableExecutionError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CheckpointDurableExecutionError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What CreateAlias can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateAliasError {
+    AliasLimitExceededException(AliasLimitExceededException),
     InvalidParameterValueException(InvalidParameterValueException),
     ResourceConflictException(ResourceConflictException),
     ResourceNotFoundException(ResourceNotFoundException),
@@ -307,6 +384,10 @@ impl CreateAliasError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            CreateAliasError::AliasLimitExceededException(e) => rt::OperationError::Modeled {
+                shape: &schema::ALIAS_LIMIT_EXCEEDED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             CreateAliasError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -328,6 +409,53 @@ impl CreateAliasError {
                 value: rt::IntoValue::into_value(e),
             },
             CreateAliasError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What CreateCapacityProvider can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateCapacityProviderError {
+    CapacityProviderLimitExceededException(CapacityProviderLimitExceededException),
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceConflictException(ResourceConflictException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for CreateCapacityProviderError {
+    fn from(e: rt::AwsError) -> CreateCapacityProviderError {
+        CreateCapacityProviderError::Aws(e)
+    }
+}
+
+impl CreateCapacityProviderError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            CreateCapacityProviderError::CapacityProviderLimitExceededException(e) => rt::OperationError::Modeled {
+                shape: &schema::CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateCapacityProviderError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateCapacityProviderError::ResourceConflictException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_CONFLICT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateCapacityProviderError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateCapacityProviderError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            CreateCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -417,6 +545,9 @@ pub enum CreateFunctionError {
     CodeSigningConfigNotFoundException(CodeSigningConfigNotFoundException),
     CodeStorageExceededException(CodeStorageExceededException),
     CodeVerificationFailedException(CodeVerificationFailedException),
+    FunctionVersionsPerCapacityProviderLimitExceededException(
+        FunctionVersionsPerCapacityProviderLimitExceededException,
+    ),
     InvalidCodeSignatureException(InvalidCodeSignatureException),
     InvalidParameterValueException(InvalidParameterValueException),
     ResourceConflictException(ResourceConflictException),
@@ -449,6 +580,12 @@ impl CreateFunctionError {
                 shape: &schema::CODE_VERIFICATION_FAILED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            CreateFunctionError::FunctionVersionsPerCapacityProviderLimitExceededException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::FUNCTION_VERSIONS_PER_CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
             CreateFunctionError::InvalidCodeSignatureException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_CODE_SIGNATURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -530,6 +667,7 @@ impl CreateFunctionUrlConfigError {
 pub enum DeleteAliasError {
     InvalidParameterValueException(InvalidParameterValueException),
     ResourceConflictException(ResourceConflictException),
+    ResourceNotFoundException(ResourceNotFoundException),
     ServiceException(ServiceException),
     TooManyRequestsException(TooManyRequestsException),
     /// An error the model does not list (not implemented, throttling, validation, …).
@@ -554,6 +692,10 @@ impl DeleteAliasError {
                 shape: &schema::RESOURCE_CONFLICT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            DeleteAliasError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             DeleteAliasError::ServiceException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -563,6 +705,53 @@ impl DeleteAliasError {
                 value: rt::IntoValue::into_value(e),
             },
             DeleteAliasError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What DeleteCapacityProvider can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeleteCapacityProviderError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceConflictException(ResourceConflictException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for DeleteCapacityProviderError {
+    fn from(e: rt::AwsError) -> DeleteCapacityProviderError {
+        DeleteCapacityProviderError::Aws(e)
+    }
+}
+
+impl DeleteCapacityProviderError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            DeleteCapacityProviderError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteCapacityProviderError::ResourceConflictException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_CONFLICT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteCapacityProviderError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteCapacityProviderError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteCapacityProviderError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -859,6 +1048,7 @@ impl DeleteFunctionEventInvokeConfigError {
 /// What DeleteFunctionUrlConfig can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteFunctionUrlConfigError {
+    InvalidParameterValueException(InvalidParameterValueException),
     ResourceConflictException(ResourceConflictException),
     ResourceNotFoundException(ResourceNotFoundException),
     ServiceException(ServiceException),
@@ -877,6 +1067,10 @@ impl DeleteFunctionUrlConfigError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            DeleteFunctionUrlConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             DeleteFunctionUrlConfigError::ResourceConflictException(e) => rt::OperationError::Modeled {
                 shape: &schema::RESOURCE_CONFLICT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -901,6 +1095,8 @@ impl DeleteFunctionUrlConfigError {
 /// What DeleteLayerVersion can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteLayerVersionError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
     ServiceException(ServiceException),
     TooManyRequestsException(TooManyRequestsException),
     /// An error the model does not list (not implemented, throttling, validation, …).
@@ -917,6 +1113,14 @@ impl DeleteLayerVersionError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            DeleteLayerVersionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteLayerVersionError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             DeleteLayerVersionError::ServiceException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -1051,6 +1255,48 @@ impl GetAliasError {
     }
 }
 
+/// What GetCapacityProvider can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetCapacityProviderError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetCapacityProviderError {
+    fn from(e: rt::AwsError) -> GetCapacityProviderError {
+        GetCapacityProviderError::Aws(e)
+    }
+}
+
+impl GetCapacityProviderError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetCapacityProviderError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetCapacityProviderError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetCapacityProviderError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetCapacityProviderError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What GetCodeSigningConfig can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetCodeSigningConfigError {
@@ -1084,6 +1330,127 @@ impl GetCodeSigningConfigError {
                 value: rt::IntoValue::into_value(e),
             },
             GetCodeSigningConfigError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetDurableExecution can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetDurableExecutionError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetDurableExecutionError {
+    fn from(e: rt::AwsError) -> GetDurableExecutionError {
+        GetDurableExecutionError::Aws(e)
+    }
+}
+
+impl GetDurableExecutionError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetDurableExecutionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetDurableExecutionHistory can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetDurableExecutionHistoryError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetDurableExecutionHistoryError {
+    fn from(e: rt::AwsError) -> GetDurableExecutionHistoryError {
+        GetDurableExecutionHistoryError::Aws(e)
+    }
+}
+
+impl GetDurableExecutionHistoryError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetDurableExecutionHistoryError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionHistoryError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionHistoryError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionHistoryError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionHistoryError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetDurableExecutionState can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetDurableExecutionStateError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetDurableExecutionStateError {
+    fn from(e: rt::AwsError) -> GetDurableExecutionStateError {
+        GetDurableExecutionStateError::Aws(e)
+    }
+}
+
+impl GetDurableExecutionStateError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetDurableExecutionStateError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionStateError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionStateError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDurableExecutionStateError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -1175,6 +1542,7 @@ impl GetFunctionError {
 /// What GetFunctionCodeSigningConfig can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetFunctionCodeSigningConfigError {
+    CodeSigningConfigNotFoundException(CodeSigningConfigNotFoundException),
     InvalidParameterValueException(InvalidParameterValueException),
     ResourceNotFoundException(ResourceNotFoundException),
     ServiceException(ServiceException),
@@ -1193,6 +1561,10 @@ impl GetFunctionCodeSigningConfigError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            GetFunctionCodeSigningConfigError::CodeSigningConfigNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::CODE_SIGNING_CONFIG_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             GetFunctionCodeSigningConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -1378,6 +1750,48 @@ impl GetFunctionRecursionConfigError {
                 value: rt::IntoValue::into_value(e),
             },
             GetFunctionRecursionConfigError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetFunctionScalingConfig can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetFunctionScalingConfigError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetFunctionScalingConfigError {
+    fn from(e: rt::AwsError) -> GetFunctionScalingConfigError {
+        GetFunctionScalingConfigError::Aws(e)
+    }
+}
+
+impl GetFunctionScalingConfigError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetFunctionScalingConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetFunctionScalingConfigError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetFunctionScalingConfigError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetFunctionScalingConfigError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetFunctionScalingConfigError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -1686,6 +2100,10 @@ impl GetRuntimeManagementConfigError {
 /// What Invoke can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InvokeError {
+    CodeArtifactUserDeletedException(CodeArtifactUserDeletedException),
+    CodeArtifactUserFailedException(CodeArtifactUserFailedException),
+    CodeArtifactUserPendingException(CodeArtifactUserPendingException),
+    DurableExecutionAlreadyStartedException(DurableExecutionAlreadyStartedException),
     EC2AccessDeniedException(EC2AccessDeniedException),
     EC2ThrottledException(EC2ThrottledException),
     EC2UnexpectedException(EC2UnexpectedException),
@@ -1694,6 +2112,7 @@ pub enum InvokeError {
     EFSMountFailureException(EFSMountFailureException),
     EFSMountTimeoutException(EFSMountTimeoutException),
     ENILimitReachedException(ENILimitReachedException),
+    ENINotReadyException(ENINotReadyException),
     InvalidParameterValueException(InvalidParameterValueException),
     InvalidRequestContentException(InvalidRequestContentException),
     InvalidRuntimeException(InvalidRuntimeException),
@@ -1704,14 +2123,22 @@ pub enum InvokeError {
     KMSDisabledException(KMSDisabledException),
     KMSInvalidStateException(KMSInvalidStateException),
     KMSNotFoundException(KMSNotFoundException),
+    ModeNotSupportedException(ModeNotSupportedException),
+    NoPublishedVersionException(NoPublishedVersionException),
     RecursiveInvocationException(RecursiveInvocationException),
     RequestTooLargeException(RequestTooLargeException),
     ResourceConflictException(ResourceConflictException),
     ResourceNotFoundException(ResourceNotFoundException),
     ResourceNotReadyException(ResourceNotReadyException),
+    S3FilesMountConnectivityException(S3FilesMountConnectivityException),
+    S3FilesMountFailureException(S3FilesMountFailureException),
+    S3FilesMountTimeoutException(S3FilesMountTimeoutException),
+    SerializedRequestEntityTooLargeException(SerializedRequestEntityTooLargeException),
     ServiceException(ServiceException),
+    ServiceQuotaExceededException(ServiceQuotaExceededException),
     SnapStartException(SnapStartException),
     SnapStartNotReadyException(SnapStartNotReadyException),
+    SnapStartRegenerationFailureException(SnapStartRegenerationFailureException),
     SnapStartTimeoutException(SnapStartTimeoutException),
     SubnetIPAddressLimitReachedException(SubnetIPAddressLimitReachedException),
     TooManyRequestsException(TooManyRequestsException),
@@ -1730,6 +2157,22 @@ impl InvokeError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            InvokeError::CodeArtifactUserDeletedException(e) => rt::OperationError::Modeled {
+                shape: &schema::CODE_ARTIFACT_USER_DELETED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::CodeArtifactUserFailedException(e) => rt::OperationError::Modeled {
+                shape: &schema::CODE_ARTIFACT_USER_FAILED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::CodeArtifactUserPendingException(e) => rt::OperationError::Modeled {
+                shape: &schema::CODE_ARTIFACT_USER_PENDING_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::DurableExecutionAlreadyStartedException(e) => rt::OperationError::Modeled {
+                shape: &schema::DURABLE_EXECUTION_ALREADY_STARTED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             InvokeError::EC2AccessDeniedException(e) => rt::OperationError::Modeled {
                 shape: &schema::EC2_ACCESS_DENIED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -1760,6 +2203,10 @@ impl InvokeError {
             },
             InvokeError::ENILimitReachedException(e) => rt::OperationError::Modeled {
                 shape: &schema::ENI_LIMIT_REACHED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::ENINotReadyException(e) => rt::OperationError::Modeled {
+                shape: &schema::ENI_NOT_READY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
             InvokeError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1802,6 +2249,14 @@ impl InvokeError {
                 shape: &schema::KMS_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            InvokeError::ModeNotSupportedException(e) => rt::OperationError::Modeled {
+                shape: &schema::MODE_NOT_SUPPORTED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::NoPublishedVersionException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_PUBLISHED_VERSION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             InvokeError::RecursiveInvocationException(e) => rt::OperationError::Modeled {
                 shape: &schema::RECURSIVE_INVOCATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -1822,8 +2277,28 @@ impl InvokeError {
                 shape: &schema::RESOURCE_NOT_READY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            InvokeError::S3FilesMountConnectivityException(e) => rt::OperationError::Modeled {
+                shape: &schema::S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::S3FilesMountFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::S3_FILES_MOUNT_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::S3FilesMountTimeoutException(e) => rt::OperationError::Modeled {
+                shape: &schema::S3_FILES_MOUNT_TIMEOUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::SerializedRequestEntityTooLargeException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERIALIZED_REQUEST_ENTITY_TOO_LARGE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             InvokeError::ServiceException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::ServiceQuotaExceededException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
             InvokeError::SnapStartException(e) => rt::OperationError::Modeled {
@@ -1832,6 +2307,10 @@ impl InvokeError {
             },
             InvokeError::SnapStartNotReadyException(e) => rt::OperationError::Modeled {
                 shape: &schema::SNAP_START_NOT_READY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeError::SnapStartRegenerationFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SNAP_START_REGENERATION_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
             InvokeError::SnapStartTimeoutException(e) => rt::OperationError::Modeled {
@@ -1858,11 +2337,35 @@ impl InvokeError {
 /// What InvokeAsync can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InvokeAsyncError {
+    EC2AccessDeniedException(EC2AccessDeniedException),
+    EC2ThrottledException(EC2ThrottledException),
+    EC2UnexpectedException(EC2UnexpectedException),
+    EFSIOException(EFSIOException),
+    EFSMountConnectivityException(EFSMountConnectivityException),
+    EFSMountFailureException(EFSMountFailureException),
+    EFSMountTimeoutException(EFSMountTimeoutException),
+    ENILimitReachedException(ENILimitReachedException),
     InvalidRequestContentException(InvalidRequestContentException),
     InvalidRuntimeException(InvalidRuntimeException),
+    InvalidSecurityGroupIDException(InvalidSecurityGroupIDException),
+    InvalidSubnetIDException(InvalidSubnetIDException),
+    KMSAccessDeniedException(KMSAccessDeniedException),
+    KMSDisabledException(KMSDisabledException),
+    KMSInvalidStateException(KMSInvalidStateException),
+    KMSNotFoundException(KMSNotFoundException),
+    ModeNotSupportedException(ModeNotSupportedException),
     ResourceConflictException(ResourceConflictException),
     ResourceNotFoundException(ResourceNotFoundException),
+    S3FilesMountConnectivityException(S3FilesMountConnectivityException),
+    S3FilesMountFailureException(S3FilesMountFailureException),
+    S3FilesMountTimeoutException(S3FilesMountTimeoutException),
     ServiceException(ServiceException),
+    ServiceQuotaExceededException(ServiceQuotaExceededException),
+    SnapStartException(SnapStartException),
+    SnapStartNotReadyException(SnapStartNotReadyException),
+    SnapStartRegenerationFailureException(SnapStartRegenerationFailureException),
+    SnapStartTimeoutException(SnapStartTimeoutException),
+    SubnetIPAddressLimitReachedException(SubnetIPAddressLimitReachedException),
     /// An error the model does not list (not implemented, throttling, validation, …).
     Aws(rt::AwsError),
 }
@@ -1877,12 +2380,72 @@ impl InvokeAsyncError {
     /// The error with its schema, ready to encode.
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
+            InvokeAsyncError::EC2AccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::EC2_ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::EC2ThrottledException(e) => rt::OperationError::Modeled {
+                shape: &schema::EC2_THROTTLED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::EC2UnexpectedException(e) => rt::OperationError::Modeled {
+                shape: &schema::EC2_UNEXPECTED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::EFSIOException(e) => rt::OperationError::Modeled {
+                shape: &schema::EFSIO_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::EFSMountConnectivityException(e) => rt::OperationError::Modeled {
+                shape: &schema::EFS_MOUNT_CONNECTIVITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::EFSMountFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::EFS_MOUNT_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::EFSMountTimeoutException(e) => rt::OperationError::Modeled {
+                shape: &schema::EFS_MOUNT_TIMEOUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::ENILimitReachedException(e) => rt::OperationError::Modeled {
+                shape: &schema::ENI_LIMIT_REACHED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             InvokeAsyncError::InvalidRequestContentException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_REQUEST_CONTENT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
             InvokeAsyncError::InvalidRuntimeException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_RUNTIME_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::InvalidSecurityGroupIDException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_SECURITY_GROUP_ID_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::InvalidSubnetIDException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_SUBNET_ID_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::KMSAccessDeniedException(e) => rt::OperationError::Modeled {
+                shape: &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::KMSDisabledException(e) => rt::OperationError::Modeled {
+                shape: &schema::KMS_DISABLED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::KMSInvalidStateException(e) => rt::OperationError::Modeled {
+                shape: &schema::KMS_INVALID_STATE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::KMSNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::KMS_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::ModeNotSupportedException(e) => rt::OperationError::Modeled {
+                shape: &schema::MODE_NOT_SUPPORTED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
             InvokeAsyncError::ResourceConflictException(e) => rt::OperationError::Modeled {
@@ -1893,8 +2456,44 @@ impl InvokeAsyncError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            InvokeAsyncError::S3FilesMountConnectivityException(e) => rt::OperationError::Modeled {
+                shape: &schema::S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::S3FilesMountFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::S3_FILES_MOUNT_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::S3FilesMountTimeoutException(e) => rt::OperationError::Modeled {
+                shape: &schema::S3_FILES_MOUNT_TIMEOUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             InvokeAsyncError::ServiceException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::ServiceQuotaExceededException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::SnapStartException(e) => rt::OperationError::Modeled {
+                shape: &schema::SNAP_START_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::SnapStartNotReadyException(e) => rt::OperationError::Modeled {
+                shape: &schema::SNAP_START_NOT_READY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::SnapStartRegenerationFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SNAP_START_REGENERATION_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::SnapStartTimeoutException(e) => rt::OperationError::Modeled {
+                shape: &schema::SNAP_START_TIMEOUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeAsyncError::SubnetIPAddressLimitReachedException(e) => rt::OperationError::Modeled {
+                shape: &schema::SUBNET_IP_ADDRESS_LIMIT_REACHED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
             InvokeAsyncError::Aws(e) => rt::OperationError::Aws(e),
@@ -1923,14 +2522,21 @@ pub enum InvokeWithResponseStreamError {
     KMSDisabledException(KMSDisabledException),
     KMSInvalidStateException(KMSInvalidStateException),
     KMSNotFoundException(KMSNotFoundException),
+    NoPublishedVersionException(NoPublishedVersionException),
     RecursiveInvocationException(RecursiveInvocationException),
     RequestTooLargeException(RequestTooLargeException),
     ResourceConflictException(ResourceConflictException),
     ResourceNotFoundException(ResourceNotFoundException),
     ResourceNotReadyException(ResourceNotReadyException),
+    S3FilesMountConnectivityException(S3FilesMountConnectivityException),
+    S3FilesMountFailureException(S3FilesMountFailureException),
+    S3FilesMountTimeoutException(S3FilesMountTimeoutException),
+    SerializedRequestEntityTooLargeException(SerializedRequestEntityTooLargeException),
     ServiceException(ServiceException),
+    ServiceQuotaExceededException(ServiceQuotaExceededException),
     SnapStartException(SnapStartException),
     SnapStartNotReadyException(SnapStartNotReadyException),
+    SnapStartRegenerationFailureException(SnapStartRegenerationFailureException),
     SnapStartTimeoutException(SnapStartTimeoutException),
     SubnetIPAddressLimitReachedException(SubnetIPAddressLimitReachedException),
     TooManyRequestsException(TooManyRequestsException),
@@ -2021,6 +2627,10 @@ impl InvokeWithResponseStreamError {
                 shape: &schema::KMS_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            InvokeWithResponseStreamError::NoPublishedVersionException(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_PUBLISHED_VERSION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             InvokeWithResponseStreamError::RecursiveInvocationException(e) => rt::OperationError::Modeled {
                 shape: &schema::RECURSIVE_INVOCATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -2041,8 +2651,28 @@ impl InvokeWithResponseStreamError {
                 shape: &schema::RESOURCE_NOT_READY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            InvokeWithResponseStreamError::S3FilesMountConnectivityException(e) => rt::OperationError::Modeled {
+                shape: &schema::S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeWithResponseStreamError::S3FilesMountFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::S3_FILES_MOUNT_FAILURE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeWithResponseStreamError::S3FilesMountTimeoutException(e) => rt::OperationError::Modeled {
+                shape: &schema::S3_FILES_MOUNT_TIMEOUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeWithResponseStreamError::SerializedRequestEntityTooLargeException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERIALIZED_REQUEST_ENTITY_TOO_LARGE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             InvokeWithResponseStreamError::ServiceException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeWithResponseStreamError::ServiceQuotaExceededException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
             InvokeWithResponseStreamError::SnapStartException(e) => rt::OperationError::Modeled {
@@ -2051,6 +2681,10 @@ impl InvokeWithResponseStreamError {
             },
             InvokeWithResponseStreamError::SnapStartNotReadyException(e) => rt::OperationError::Modeled {
                 shape: &schema::SNAP_START_NOT_READY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            InvokeWithResponseStreamError::SnapStartRegenerationFailureException(e) => rt::OperationError::Modeled {
+                shape: &schema::SNAP_START_REGENERATION_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
             InvokeWithResponseStreamError::SnapStartTimeoutException(e) => rt::OperationError::Modeled {
@@ -2116,6 +2750,43 @@ impl ListAliasesError {
     }
 }
 
+/// What ListCapacityProviders can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListCapacityProvidersError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for ListCapacityProvidersError {
+    fn from(e: rt::AwsError) -> ListCapacityProvidersError {
+        ListCapacityProvidersError::Aws(e)
+    }
+}
+
+impl ListCapacityProvidersError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            ListCapacityProvidersError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListCapacityProvidersError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListCapacityProvidersError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListCapacityProvidersError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What ListCodeSigningConfigs can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListCodeSigningConfigsError {
@@ -2144,6 +2815,48 @@ impl ListCodeSigningConfigsError {
                 value: rt::IntoValue::into_value(e),
             },
             ListCodeSigningConfigsError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What ListDurableExecutionsByFunction can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListDurableExecutionsByFunctionError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for ListDurableExecutionsByFunctionError {
+    fn from(e: rt::AwsError) -> ListDurableExecutionsByFunctionError {
+        ListDurableExecutionsByFunctionError::Aws(e)
+    }
+}
+
+impl ListDurableExecutionsByFunctionError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            ListDurableExecutionsByFunctionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListDurableExecutionsByFunctionError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListDurableExecutionsByFunctionError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListDurableExecutionsByFunctionError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListDurableExecutionsByFunctionError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -2270,6 +2983,50 @@ impl ListFunctionUrlConfigsError {
                 value: rt::IntoValue::into_value(e),
             },
             ListFunctionUrlConfigsError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What ListFunctionVersionsByCapacityProvider can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListFunctionVersionsByCapacityProviderError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for ListFunctionVersionsByCapacityProviderError {
+    fn from(e: rt::AwsError) -> ListFunctionVersionsByCapacityProviderError {
+        ListFunctionVersionsByCapacityProviderError::Aws(e)
+    }
+}
+
+impl ListFunctionVersionsByCapacityProviderError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            ListFunctionVersionsByCapacityProviderError::InvalidParameterValueException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
+            ListFunctionVersionsByCapacityProviderError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListFunctionVersionsByCapacityProviderError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListFunctionVersionsByCapacityProviderError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListFunctionVersionsByCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -2604,6 +3361,9 @@ impl PublishLayerVersionError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PublishVersionError {
     CodeStorageExceededException(CodeStorageExceededException),
+    FunctionVersionsPerCapacityProviderLimitExceededException(
+        FunctionVersionsPerCapacityProviderLimitExceededException,
+    ),
     InvalidParameterValueException(InvalidParameterValueException),
     PreconditionFailedException(PreconditionFailedException),
     ResourceConflictException(ResourceConflictException),
@@ -2628,6 +3388,12 @@ impl PublishVersionError {
                 shape: &schema::CODE_STORAGE_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            PublishVersionError::FunctionVersionsPerCapacityProviderLimitExceededException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::FUNCTION_VERSIONS_PER_CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
             PublishVersionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -2850,6 +3616,53 @@ impl PutFunctionRecursionConfigError {
     }
 }
 
+/// What PutFunctionScalingConfig can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PutFunctionScalingConfigError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceConflictException(ResourceConflictException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for PutFunctionScalingConfigError {
+    fn from(e: rt::AwsError) -> PutFunctionScalingConfigError {
+        PutFunctionScalingConfigError::Aws(e)
+    }
+}
+
+impl PutFunctionScalingConfigError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            PutFunctionScalingConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutFunctionScalingConfigError::ResourceConflictException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_CONFLICT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutFunctionScalingConfigError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutFunctionScalingConfigError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutFunctionScalingConfigError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutFunctionScalingConfigError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What PutProvisionedConcurrencyConfig can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PutProvisionedConcurrencyConfigError {
@@ -2996,6 +3809,7 @@ impl RemoveLayerVersionPermissionError {
 pub enum RemovePermissionError {
     InvalidParameterValueException(InvalidParameterValueException),
     PreconditionFailedException(PreconditionFailedException),
+    PublicPolicyException(PublicPolicyException),
     ResourceNotFoundException(ResourceNotFoundException),
     ServiceException(ServiceException),
     TooManyRequestsException(TooManyRequestsException),
@@ -3021,6 +3835,10 @@ impl RemovePermissionError {
                 shape: &schema::PRECONDITION_FAILED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
+            RemovePermissionError::PublicPolicyException(e) => rt::OperationError::Modeled {
+                shape: &schema::PUBLIC_POLICY_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
             RemovePermissionError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
@@ -3034,6 +3852,195 @@ impl RemovePermissionError {
                 value: rt::IntoValue::into_value(e),
             },
             RemovePermissionError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What SendDurableExecutionCallbackFailure can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendDurableExecutionCallbackFailureError {
+    CallbackTimeoutException(CallbackTimeoutException),
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for SendDurableExecutionCallbackFailureError {
+    fn from(e: rt::AwsError) -> SendDurableExecutionCallbackFailureError {
+        SendDurableExecutionCallbackFailureError::Aws(e)
+    }
+}
+
+impl SendDurableExecutionCallbackFailureError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            SendDurableExecutionCallbackFailureError::CallbackTimeoutException(e) => rt::OperationError::Modeled {
+                shape: &schema::CALLBACK_TIMEOUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackFailureError::InvalidParameterValueException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
+            SendDurableExecutionCallbackFailureError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackFailureError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackFailureError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackFailureError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What SendDurableExecutionCallbackHeartbeat can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendDurableExecutionCallbackHeartbeatError {
+    CallbackTimeoutException(CallbackTimeoutException),
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for SendDurableExecutionCallbackHeartbeatError {
+    fn from(e: rt::AwsError) -> SendDurableExecutionCallbackHeartbeatError {
+        SendDurableExecutionCallbackHeartbeatError::Aws(e)
+    }
+}
+
+impl SendDurableExecutionCallbackHeartbeatError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            SendDurableExecutionCallbackHeartbeatError::CallbackTimeoutException(e) => rt::OperationError::Modeled {
+                shape: &schema::CALLBACK_TIMEOUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackHeartbeatError::InvalidParameterValueException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
+            SendDurableExecutionCallbackHeartbeatError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackHeartbeatError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackHeartbeatError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackHeartbeatError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What SendDurableExecutionCallbackSuccess can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendDurableExecutionCallbackSuccessError {
+    CallbackTimeoutException(CallbackTimeoutException),
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for SendDurableExecutionCallbackSuccessError {
+    fn from(e: rt::AwsError) -> SendDurableExecutionCallbackSuccessError {
+        SendDurableExecutionCallbackSuccessError::Aws(e)
+    }
+}
+
+impl SendDurableExecutionCallbackSuccessError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            SendDurableExecutionCallbackSuccessError::CallbackTimeoutException(e) => rt::OperationError::Modeled {
+                shape: &schema::CALLBACK_TIMEOUT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackSuccessError::InvalidParameterValueException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
+            SendDurableExecutionCallbackSuccessError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackSuccessError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackSuccessError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            SendDurableExecutionCallbackSuccessError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What StopDurableExecution can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StopDurableExecutionError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for StopDurableExecutionError {
+    fn from(e: rt::AwsError) -> StopDurableExecutionError {
+        StopDurableExecutionError::Aws(e)
+    }
+}
+
+impl StopDurableExecutionError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            StopDurableExecutionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            StopDurableExecutionError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            StopDurableExecutionError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            StopDurableExecutionError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            StopDurableExecutionError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -3180,6 +4187,53 @@ impl UpdateAliasError {
                 value: rt::IntoValue::into_value(e),
             },
             UpdateAliasError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What UpdateCapacityProvider can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateCapacityProviderError {
+    InvalidParameterValueException(InvalidParameterValueException),
+    ResourceConflictException(ResourceConflictException),
+    ResourceNotFoundException(ResourceNotFoundException),
+    ServiceException(ServiceException),
+    TooManyRequestsException(TooManyRequestsException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for UpdateCapacityProviderError {
+    fn from(e: rt::AwsError) -> UpdateCapacityProviderError {
+        UpdateCapacityProviderError::Aws(e)
+    }
+}
+
+impl UpdateCapacityProviderError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            UpdateCapacityProviderError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateCapacityProviderError::ResourceConflictException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_CONFLICT_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateCapacityProviderError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
+                shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateCapacityProviderError::ServiceException(e) => rt::OperationError::Modeled {
+                shape: &schema::SERVICE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateCapacityProviderError::TooManyRequestsException(e) => rt::OperationError::Modeled {
+                shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -3526,6 +4580,15 @@ pub trait Lambda: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("AddPermission").into()) }
     }
+    fn checkpoint_durable_execution(
+        &self,
+        ctx: &rt::RequestContext,
+        input: CheckpointDurableExecutionRequest,
+    ) -> impl std::future::Future<Output = Result<CheckpointDurableExecutionResponse, CheckpointDurableExecutionError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("CheckpointDurableExecution").into()) }
+    }
     fn create_alias(
         &self,
         ctx: &rt::RequestContext,
@@ -3533,6 +4596,15 @@ pub trait Lambda: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<AliasConfiguration, CreateAliasError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("CreateAlias").into()) }
+    }
+    fn create_capacity_provider(
+        &self,
+        ctx: &rt::RequestContext,
+        input: CreateCapacityProviderRequest,
+    ) -> impl std::future::Future<Output = Result<CreateCapacityProviderResponse, CreateCapacityProviderError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("CreateCapacityProvider").into()) }
     }
     fn create_code_signing_config(
         &self,
@@ -3577,6 +4649,15 @@ pub trait Lambda: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DeleteAlias").into()) }
     }
+    fn delete_capacity_provider(
+        &self,
+        ctx: &rt::RequestContext,
+        input: DeleteCapacityProviderRequest,
+    ) -> impl std::future::Future<Output = Result<DeleteCapacityProviderResponse, DeleteCapacityProviderError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("DeleteCapacityProvider").into()) }
+    }
     fn delete_code_signing_config(
         &self,
         ctx: &rt::RequestContext,
@@ -3599,7 +4680,7 @@ pub trait Lambda: Send + Sync + 'static {
         &self,
         ctx: &rt::RequestContext,
         input: DeleteFunctionRequest,
-    ) -> impl std::future::Future<Output = Result<rt::Unit, DeleteFunctionError>> + Send {
+    ) -> impl std::future::Future<Output = Result<DeleteFunctionResponse, DeleteFunctionError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DeleteFunction").into()) }
     }
@@ -3667,6 +4748,14 @@ pub trait Lambda: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetAlias").into()) }
     }
+    fn get_capacity_provider(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetCapacityProviderRequest,
+    ) -> impl std::future::Future<Output = Result<GetCapacityProviderResponse, GetCapacityProviderError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetCapacityProvider").into()) }
+    }
     fn get_code_signing_config(
         &self,
         ctx: &rt::RequestContext,
@@ -3674,6 +4763,32 @@ pub trait Lambda: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<GetCodeSigningConfigResponse, GetCodeSigningConfigError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetCodeSigningConfig").into()) }
+    }
+    fn get_durable_execution(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetDurableExecutionRequest,
+    ) -> impl std::future::Future<Output = Result<GetDurableExecutionResponse, GetDurableExecutionError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetDurableExecution").into()) }
+    }
+    fn get_durable_execution_history(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetDurableExecutionHistoryRequest,
+    ) -> impl std::future::Future<Output = Result<GetDurableExecutionHistoryResponse, GetDurableExecutionHistoryError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetDurableExecutionHistory").into()) }
+    }
+    fn get_durable_execution_state(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetDurableExecutionStateRequest,
+    ) -> impl std::future::Future<Output = Result<GetDurableExecutionStateResponse, GetDurableExecutionStateError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetDurableExecutionState").into()) }
     }
     fn get_event_source_mapping(
         &self,
@@ -3735,6 +4850,15 @@ pub trait Lambda: Send + Sync + 'static {
     {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetFunctionRecursionConfig").into()) }
+    }
+    fn get_function_scaling_config(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetFunctionScalingConfigRequest,
+    ) -> impl std::future::Future<Output = Result<GetFunctionScalingConfigResponse, GetFunctionScalingConfigError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetFunctionScalingConfig").into()) }
     }
     fn get_function_url_config(
         &self,
@@ -3829,6 +4953,15 @@ pub trait Lambda: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ListAliases").into()) }
     }
+    fn list_capacity_providers(
+        &self,
+        ctx: &rt::RequestContext,
+        input: ListCapacityProvidersRequest,
+    ) -> impl std::future::Future<Output = Result<ListCapacityProvidersResponse, ListCapacityProvidersError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("ListCapacityProviders").into()) }
+    }
     fn list_code_signing_configs(
         &self,
         ctx: &rt::RequestContext,
@@ -3837,6 +4970,16 @@ pub trait Lambda: Send + Sync + 'static {
     {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ListCodeSigningConfigs").into()) }
+    }
+    fn list_durable_executions_by_function(
+        &self,
+        ctx: &rt::RequestContext,
+        input: ListDurableExecutionsByFunctionRequest,
+    ) -> impl std::future::Future<
+        Output = Result<ListDurableExecutionsByFunctionResponse, ListDurableExecutionsByFunctionError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("ListDurableExecutionsByFunction").into()) }
     }
     fn list_event_source_mappings(
         &self,
@@ -3865,6 +5008,16 @@ pub trait Lambda: Send + Sync + 'static {
     {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ListFunctionUrlConfigs").into()) }
+    }
+    fn list_function_versions_by_capacity_provider(
+        &self,
+        ctx: &rt::RequestContext,
+        input: ListFunctionVersionsByCapacityProviderRequest,
+    ) -> impl std::future::Future<
+        Output = Result<ListFunctionVersionsByCapacityProviderResponse, ListFunctionVersionsByCapacityProviderError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("ListFunctionVersionsByCapacityProvider").into()) }
     }
     fn list_functions(
         &self,
@@ -3978,6 +5131,15 @@ pub trait Lambda: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("PutFunctionRecursionConfig").into()) }
     }
+    fn put_function_scaling_config(
+        &self,
+        ctx: &rt::RequestContext,
+        input: PutFunctionScalingConfigRequest,
+    ) -> impl std::future::Future<Output = Result<PutFunctionScalingConfigResponse, PutFunctionScalingConfigError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("PutFunctionScalingConfig").into()) }
+    }
     fn put_provisioned_concurrency_config(
         &self,
         ctx: &rt::RequestContext,
@@ -4013,6 +5175,44 @@ pub trait Lambda: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("RemovePermission").into()) }
     }
+    fn send_durable_execution_callback_failure(
+        &self,
+        ctx: &rt::RequestContext,
+        input: SendDurableExecutionCallbackFailureRequest,
+    ) -> impl std::future::Future<
+        Output = Result<SendDurableExecutionCallbackFailureResponse, SendDurableExecutionCallbackFailureError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("SendDurableExecutionCallbackFailure").into()) }
+    }
+    fn send_durable_execution_callback_heartbeat(
+        &self,
+        ctx: &rt::RequestContext,
+        input: SendDurableExecutionCallbackHeartbeatRequest,
+    ) -> impl std::future::Future<
+        Output = Result<SendDurableExecutionCallbackHeartbeatResponse, SendDurableExecutionCallbackHeartbeatError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("SendDurableExecutionCallbackHeartbeat").into()) }
+    }
+    fn send_durable_execution_callback_success(
+        &self,
+        ctx: &rt::RequestContext,
+        input: SendDurableExecutionCallbackSuccessRequest,
+    ) -> impl std::future::Future<
+        Output = Result<SendDurableExecutionCallbackSuccessResponse, SendDurableExecutionCallbackSuccessError>,
+    > + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("SendDurableExecutionCallbackSuccess").into()) }
+    }
+    fn stop_durable_execution(
+        &self,
+        ctx: &rt::RequestContext,
+        input: StopDurableExecutionRequest,
+    ) -> impl std::future::Future<Output = Result<StopDurableExecutionResponse, StopDurableExecutionError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("StopDurableExecution").into()) }
+    }
     fn tag_resource(
         &self,
         ctx: &rt::RequestContext,
@@ -4036,6 +5236,15 @@ pub trait Lambda: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<AliasConfiguration, UpdateAliasError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateAlias").into()) }
+    }
+    fn update_capacity_provider(
+        &self,
+        ctx: &rt::RequestContext,
+        input: UpdateCapacityProviderRequest,
+    ) -> impl std::future::Future<Output = Result<UpdateCapacityProviderResponse, UpdateCapacityProviderError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("UpdateCapacityProvider").into()) }
     }
     fn update_code_signing_config(
         &self,
@@ -4110,11 +5319,21 @@ pub async fn dispatch<S: Lambda>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(AddPermissionError::into_operation_error),
+        OperationName::CheckpointDurableExecution => service
+            .checkpoint_durable_execution(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(CheckpointDurableExecutionError::into_operation_error),
         OperationName::CreateAlias => service
             .create_alias(ctx, rt::FromValue::from_value(input)?)
             .await
             .map(rt::IntoValue::into_value)
             .map_err(CreateAliasError::into_operation_error),
+        OperationName::CreateCapacityProvider => service
+            .create_capacity_provider(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(CreateCapacityProviderError::into_operation_error),
         OperationName::CreateCodeSigningConfig => service
             .create_code_signing_config(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4140,6 +5359,11 @@ pub async fn dispatch<S: Lambda>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(DeleteAliasError::into_operation_error),
+        OperationName::DeleteCapacityProvider => service
+            .delete_capacity_provider(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(DeleteCapacityProviderError::into_operation_error),
         OperationName::DeleteCodeSigningConfig => service
             .delete_code_signing_config(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4195,11 +5419,31 @@ pub async fn dispatch<S: Lambda>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetAliasError::into_operation_error),
+        OperationName::GetCapacityProvider => service
+            .get_capacity_provider(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetCapacityProviderError::into_operation_error),
         OperationName::GetCodeSigningConfig => service
             .get_code_signing_config(ctx, rt::FromValue::from_value(input)?)
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetCodeSigningConfigError::into_operation_error),
+        OperationName::GetDurableExecution => service
+            .get_durable_execution(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetDurableExecutionError::into_operation_error),
+        OperationName::GetDurableExecutionHistory => service
+            .get_durable_execution_history(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetDurableExecutionHistoryError::into_operation_error),
+        OperationName::GetDurableExecutionState => service
+            .get_durable_execution_state(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetDurableExecutionStateError::into_operation_error),
         OperationName::GetEventSourceMapping => service
             .get_event_source_mapping(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4235,6 +5479,11 @@ pub async fn dispatch<S: Lambda>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetFunctionRecursionConfigError::into_operation_error),
+        OperationName::GetFunctionScalingConfig => service
+            .get_function_scaling_config(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetFunctionScalingConfigError::into_operation_error),
         OperationName::GetFunctionUrlConfig => service
             .get_function_url_config(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4290,11 +5539,21 @@ pub async fn dispatch<S: Lambda>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(ListAliasesError::into_operation_error),
+        OperationName::ListCapacityProviders => service
+            .list_capacity_providers(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(ListCapacityProvidersError::into_operation_error),
         OperationName::ListCodeSigningConfigs => service
             .list_code_signing_configs(ctx, rt::FromValue::from_value(input)?)
             .await
             .map(rt::IntoValue::into_value)
             .map_err(ListCodeSigningConfigsError::into_operation_error),
+        OperationName::ListDurableExecutionsByFunction => service
+            .list_durable_executions_by_function(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(ListDurableExecutionsByFunctionError::into_operation_error),
         OperationName::ListEventSourceMappings => service
             .list_event_source_mappings(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4310,6 +5569,11 @@ pub async fn dispatch<S: Lambda>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(ListFunctionUrlConfigsError::into_operation_error),
+        OperationName::ListFunctionVersionsByCapacityProvider => service
+            .list_function_versions_by_capacity_provider(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(ListFunctionVersionsByCapacityProviderError::into_operation_error),
         OperationName::ListFunctions => service
             .list_functions(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4375,6 +5639,11 @@ pub async fn dispatch<S: Lambda>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(PutFunctionRecursionConfigError::into_operation_error),
+        OperationName::PutFunctionScalingConfig => service
+            .put_function_scaling_config(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(PutFunctionScalingConfigError::into_operation_error),
         OperationName::PutProvisionedConcurrencyConfig => service
             .put_provisioned_concurrency_config(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4395,6 +5664,26 @@ pub async fn dispatch<S: Lambda>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(RemovePermissionError::into_operation_error),
+        OperationName::SendDurableExecutionCallbackFailure => service
+            .send_durable_execution_callback_failure(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(SendDurableExecutionCallbackFailureError::into_operation_error),
+        OperationName::SendDurableExecutionCallbackHeartbeat => service
+            .send_durable_execution_callback_heartbeat(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(SendDurableExecutionCallbackHeartbeatError::into_operation_error),
+        OperationName::SendDurableExecutionCallbackSuccess => service
+            .send_durable_execution_callback_success(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(SendDurableExecutionCallbackSuccessError::into_operation_error),
+        OperationName::StopDurableExecution => service
+            .stop_durable_execution(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(StopDurableExecutionError::into_operation_error),
         OperationName::TagResource => service
             .tag_resource(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4410,6 +5699,11 @@ pub async fn dispatch<S: Lambda>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(UpdateAliasError::into_operation_error),
+        OperationName::UpdateCapacityProvider => service
+            .update_capacity_provider(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(UpdateCapacityProviderError::into_operation_error),
         OperationName::UpdateCodeSigningConfig => service
             .update_code_signing_config(ctx, rt::FromValue::from_value(input)?)
             .await

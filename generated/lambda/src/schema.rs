@@ -51,6 +51,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &POLICY_LENGTH_EXCEEDED_EXCEPTION,
                 &PRECONDITION_FAILED_EXCEPTION,
+                &PUBLIC_POLICY_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_EXCEPTION,
@@ -69,10 +70,32 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "CheckpointDurableExecution",
+            input: &CHECKPOINT_DURABLE_EXECUTION_REQUEST,
+            output: &CHECKPOINT_DURABLE_EXECUTION_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "POST",
+                path: &[
+                    PathSegment::Literal("2025-12-01"),
+                    PathSegment::Literal("durable-executions"),
+                    PathSegment::Label("DurableExecutionArn"),
+                    PathSegment::Literal("checkpoint"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
             name: "CreateAlias",
             input: &CREATE_ALIAS_REQUEST,
             output: &ALIAS_CONFIGURATION,
             errors: &[
+                &ALIAS_LIMIT_EXCEEDED_EXCEPTION,
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
@@ -89,6 +112,27 @@ pub static SERVICE: Service = Service {
                 ],
                 query: &[],
                 code: 201,
+            }),
+        },
+        Operation {
+            name: "CreateCapacityProvider",
+            input: &CREATE_CAPACITY_PROVIDER_REQUEST,
+            output: &CREATE_CAPACITY_PROVIDER_RESPONSE,
+            errors: &[
+                &CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION,
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_CONFLICT_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "POST",
+                path: &[
+                    PathSegment::Literal("2025-11-30"),
+                    PathSegment::Literal("capacity-providers"),
+                ],
+                query: &[],
+                code: 202,
             }),
         },
         Operation {
@@ -135,6 +179,7 @@ pub static SERVICE: Service = Service {
                 &CODE_SIGNING_CONFIG_NOT_FOUND_EXCEPTION,
                 &CODE_STORAGE_EXCEEDED_EXCEPTION,
                 &CODE_VERIFICATION_FAILED_EXCEPTION,
+                &FUNCTION_VERSIONS_PER_CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION,
                 &INVALID_CODE_SIGNATURE_EXCEPTION,
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
@@ -179,6 +224,7 @@ pub static SERVICE: Service = Service {
             errors: &[
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_EXCEPTION,
                 &TOO_MANY_REQUESTS_EXCEPTION,
             ],
@@ -193,6 +239,28 @@ pub static SERVICE: Service = Service {
                 ],
                 query: &[],
                 code: 204,
+            }),
+        },
+        Operation {
+            name: "DeleteCapacityProvider",
+            input: &DELETE_CAPACITY_PROVIDER_REQUEST,
+            output: &DELETE_CAPACITY_PROVIDER_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_CONFLICT_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "DELETE",
+                path: &[
+                    PathSegment::Literal("2025-11-30"),
+                    PathSegment::Literal("capacity-providers"),
+                    PathSegment::Label("CapacityProviderName"),
+                ],
+                query: &[],
+                code: 202,
             }),
         },
         Operation {
@@ -242,7 +310,7 @@ pub static SERVICE: Service = Service {
         Operation {
             name: "DeleteFunction",
             input: &DELETE_FUNCTION_REQUEST,
-            output: &rt::prelude_shapes::UNIT,
+            output: &DELETE_FUNCTION_RESPONSE,
             errors: &[
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
@@ -258,7 +326,7 @@ pub static SERVICE: Service = Service {
                     PathSegment::Label("FunctionName"),
                 ],
                 query: &[],
-                code: 204,
+                code: 200,
             }),
         },
         Operation {
@@ -336,6 +404,7 @@ pub static SERVICE: Service = Service {
             input: &DELETE_FUNCTION_URL_CONFIG_REQUEST,
             output: &rt::prelude_shapes::UNIT,
             errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_EXCEPTION,
@@ -357,7 +426,12 @@ pub static SERVICE: Service = Service {
             name: "DeleteLayerVersion",
             input: &DELETE_LAYER_VERSION_REQUEST,
             output: &rt::prelude_shapes::UNIT,
-            errors: &[&SERVICE_EXCEPTION, &TOO_MANY_REQUESTS_EXCEPTION],
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
             http: Some(HttpRoute {
                 method: "DELETE",
                 path: &[
@@ -433,6 +507,27 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "GetCapacityProvider",
+            input: &GET_CAPACITY_PROVIDER_REQUEST,
+            output: &GET_CAPACITY_PROVIDER_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[
+                    PathSegment::Literal("2025-11-30"),
+                    PathSegment::Literal("capacity-providers"),
+                    PathSegment::Label("CapacityProviderName"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
             name: "GetCodeSigningConfig",
             input: &GET_CODE_SIGNING_CONFIG_REQUEST,
             output: &GET_CODE_SIGNING_CONFIG_RESPONSE,
@@ -447,6 +542,70 @@ pub static SERVICE: Service = Service {
                     PathSegment::Literal("2020-04-22"),
                     PathSegment::Literal("code-signing-configs"),
                     PathSegment::Label("CodeSigningConfigArn"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "GetDurableExecution",
+            input: &GET_DURABLE_EXECUTION_REQUEST,
+            output: &GET_DURABLE_EXECUTION_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[
+                    PathSegment::Literal("2025-12-01"),
+                    PathSegment::Literal("durable-executions"),
+                    PathSegment::Label("DurableExecutionArn"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "GetDurableExecutionHistory",
+            input: &GET_DURABLE_EXECUTION_HISTORY_REQUEST,
+            output: &GET_DURABLE_EXECUTION_HISTORY_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[
+                    PathSegment::Literal("2025-12-01"),
+                    PathSegment::Literal("durable-executions"),
+                    PathSegment::Label("DurableExecutionArn"),
+                    PathSegment::Literal("history"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "GetDurableExecutionState",
+            input: &GET_DURABLE_EXECUTION_STATE_REQUEST,
+            output: &GET_DURABLE_EXECUTION_STATE_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[
+                    PathSegment::Literal("2025-12-01"),
+                    PathSegment::Literal("durable-executions"),
+                    PathSegment::Label("DurableExecutionArn"),
+                    PathSegment::Literal("state"),
                 ],
                 query: &[],
                 code: 200,
@@ -499,6 +658,7 @@ pub static SERVICE: Service = Service {
             input: &GET_FUNCTION_CODE_SIGNING_CONFIG_REQUEST,
             output: &GET_FUNCTION_CODE_SIGNING_CONFIG_RESPONSE,
             errors: &[
+                &CODE_SIGNING_CONFIG_NOT_FOUND_EXCEPTION,
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_EXCEPTION,
@@ -599,6 +759,28 @@ pub static SERVICE: Service = Service {
                     PathSegment::Literal("functions"),
                     PathSegment::Label("FunctionName"),
                     PathSegment::Literal("recursion-config"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "GetFunctionScalingConfig",
+            input: &GET_FUNCTION_SCALING_CONFIG_REQUEST,
+            output: &GET_FUNCTION_SCALING_CONFIG_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[
+                    PathSegment::Literal("2025-11-30"),
+                    PathSegment::Literal("functions"),
+                    PathSegment::Label("FunctionName"),
+                    PathSegment::Literal("function-scaling-config"),
                 ],
                 query: &[],
                 code: 200,
@@ -762,6 +944,10 @@ pub static SERVICE: Service = Service {
             input: &INVOCATION_REQUEST,
             output: &INVOCATION_RESPONSE,
             errors: &[
+                &CODE_ARTIFACT_USER_DELETED_EXCEPTION,
+                &CODE_ARTIFACT_USER_FAILED_EXCEPTION,
+                &CODE_ARTIFACT_USER_PENDING_EXCEPTION,
+                &DURABLE_EXECUTION_ALREADY_STARTED_EXCEPTION,
                 &EC2_ACCESS_DENIED_EXCEPTION,
                 &EC2_THROTTLED_EXCEPTION,
                 &EC2_UNEXPECTED_EXCEPTION,
@@ -770,6 +956,7 @@ pub static SERVICE: Service = Service {
                 &EFS_MOUNT_FAILURE_EXCEPTION,
                 &EFS_MOUNT_TIMEOUT_EXCEPTION,
                 &ENI_LIMIT_REACHED_EXCEPTION,
+                &ENI_NOT_READY_EXCEPTION,
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &INVALID_REQUEST_CONTENT_EXCEPTION,
                 &INVALID_RUNTIME_EXCEPTION,
@@ -780,14 +967,22 @@ pub static SERVICE: Service = Service {
                 &KMS_DISABLED_EXCEPTION,
                 &KMS_INVALID_STATE_EXCEPTION,
                 &KMS_NOT_FOUND_EXCEPTION,
+                &MODE_NOT_SUPPORTED_EXCEPTION,
+                &NO_PUBLISHED_VERSION_EXCEPTION,
                 &RECURSIVE_INVOCATION_EXCEPTION,
                 &REQUEST_TOO_LARGE_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &RESOURCE_NOT_READY_EXCEPTION,
+                &S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION,
+                &S3_FILES_MOUNT_FAILURE_EXCEPTION,
+                &S3_FILES_MOUNT_TIMEOUT_EXCEPTION,
+                &SERIALIZED_REQUEST_ENTITY_TOO_LARGE_EXCEPTION,
                 &SERVICE_EXCEPTION,
+                &SERVICE_QUOTA_EXCEEDED_EXCEPTION,
                 &SNAP_START_EXCEPTION,
                 &SNAP_START_NOT_READY_EXCEPTION,
+                &SNAP_START_REGENERATION_FAILURE_EXCEPTION,
                 &SNAP_START_TIMEOUT_EXCEPTION,
                 &SUBNET_IP_ADDRESS_LIMIT_REACHED_EXCEPTION,
                 &TOO_MANY_REQUESTS_EXCEPTION,
@@ -810,11 +1005,35 @@ pub static SERVICE: Service = Service {
             input: &INVOKE_ASYNC_REQUEST,
             output: &INVOKE_ASYNC_RESPONSE,
             errors: &[
+                &EC2_ACCESS_DENIED_EXCEPTION,
+                &EC2_THROTTLED_EXCEPTION,
+                &EC2_UNEXPECTED_EXCEPTION,
+                &EFSIO_EXCEPTION,
+                &EFS_MOUNT_CONNECTIVITY_EXCEPTION,
+                &EFS_MOUNT_FAILURE_EXCEPTION,
+                &EFS_MOUNT_TIMEOUT_EXCEPTION,
+                &ENI_LIMIT_REACHED_EXCEPTION,
                 &INVALID_REQUEST_CONTENT_EXCEPTION,
                 &INVALID_RUNTIME_EXCEPTION,
+                &INVALID_SECURITY_GROUP_ID_EXCEPTION,
+                &INVALID_SUBNET_ID_EXCEPTION,
+                &KMS_ACCESS_DENIED_EXCEPTION,
+                &KMS_DISABLED_EXCEPTION,
+                &KMS_INVALID_STATE_EXCEPTION,
+                &KMS_NOT_FOUND_EXCEPTION,
+                &MODE_NOT_SUPPORTED_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
+                &S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION,
+                &S3_FILES_MOUNT_FAILURE_EXCEPTION,
+                &S3_FILES_MOUNT_TIMEOUT_EXCEPTION,
                 &SERVICE_EXCEPTION,
+                &SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                &SNAP_START_EXCEPTION,
+                &SNAP_START_NOT_READY_EXCEPTION,
+                &SNAP_START_REGENERATION_FAILURE_EXCEPTION,
+                &SNAP_START_TIMEOUT_EXCEPTION,
+                &SUBNET_IP_ADDRESS_LIMIT_REACHED_EXCEPTION,
             ],
             http: Some(HttpRoute {
                 method: "POST",
@@ -851,14 +1070,21 @@ pub static SERVICE: Service = Service {
                 &KMS_DISABLED_EXCEPTION,
                 &KMS_INVALID_STATE_EXCEPTION,
                 &KMS_NOT_FOUND_EXCEPTION,
+                &NO_PUBLISHED_VERSION_EXCEPTION,
                 &RECURSIVE_INVOCATION_EXCEPTION,
                 &REQUEST_TOO_LARGE_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &RESOURCE_NOT_READY_EXCEPTION,
+                &S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION,
+                &S3_FILES_MOUNT_FAILURE_EXCEPTION,
+                &S3_FILES_MOUNT_TIMEOUT_EXCEPTION,
+                &SERIALIZED_REQUEST_ENTITY_TOO_LARGE_EXCEPTION,
                 &SERVICE_EXCEPTION,
+                &SERVICE_QUOTA_EXCEEDED_EXCEPTION,
                 &SNAP_START_EXCEPTION,
                 &SNAP_START_NOT_READY_EXCEPTION,
+                &SNAP_START_REGENERATION_FAILURE_EXCEPTION,
                 &SNAP_START_TIMEOUT_EXCEPTION,
                 &SUBNET_IP_ADDRESS_LIMIT_REACHED_EXCEPTION,
                 &TOO_MANY_REQUESTS_EXCEPTION,
@@ -899,6 +1125,25 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "ListCapacityProviders",
+            input: &LIST_CAPACITY_PROVIDERS_REQUEST,
+            output: &LIST_CAPACITY_PROVIDERS_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[
+                    PathSegment::Literal("2025-11-30"),
+                    PathSegment::Literal("capacity-providers"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
             name: "ListCodeSigningConfigs",
             input: &LIST_CODE_SIGNING_CONFIGS_REQUEST,
             output: &LIST_CODE_SIGNING_CONFIGS_RESPONSE,
@@ -908,6 +1153,28 @@ pub static SERVICE: Service = Service {
                 path: &[
                     PathSegment::Literal("2020-04-22"),
                     PathSegment::Literal("code-signing-configs"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "ListDurableExecutionsByFunction",
+            input: &LIST_DURABLE_EXECUTIONS_BY_FUNCTION_REQUEST,
+            output: &LIST_DURABLE_EXECUTIONS_BY_FUNCTION_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[
+                    PathSegment::Literal("2025-12-01"),
+                    PathSegment::Literal("functions"),
+                    PathSegment::Label("FunctionName"),
+                    PathSegment::Literal("durable-executions"),
                 ],
                 query: &[],
                 code: 200,
@@ -973,6 +1240,28 @@ pub static SERVICE: Service = Service {
                     PathSegment::Literal("functions"),
                     PathSegment::Label("FunctionName"),
                     PathSegment::Literal("urls"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "ListFunctionVersionsByCapacityProvider",
+            input: &LIST_FUNCTION_VERSIONS_BY_CAPACITY_PROVIDER_REQUEST,
+            output: &LIST_FUNCTION_VERSIONS_BY_CAPACITY_PROVIDER_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[
+                    PathSegment::Literal("2025-11-30"),
+                    PathSegment::Literal("capacity-providers"),
+                    PathSegment::Label("CapacityProviderName"),
+                    PathSegment::Literal("function-versions"),
                 ],
                 query: &[],
                 code: 200,
@@ -1147,6 +1436,7 @@ pub static SERVICE: Service = Service {
             output: &FUNCTION_CONFIGURATION,
             errors: &[
                 &CODE_STORAGE_EXCEEDED_EXCEPTION,
+                &FUNCTION_VERSIONS_PER_CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION,
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &PRECONDITION_FAILED_EXCEPTION,
                 &RESOURCE_CONFLICT_EXCEPTION,
@@ -1260,6 +1550,29 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "PutFunctionScalingConfig",
+            input: &PUT_FUNCTION_SCALING_CONFIG_REQUEST,
+            output: &PUT_FUNCTION_SCALING_CONFIG_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_CONFLICT_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "PUT",
+                path: &[
+                    PathSegment::Literal("2025-11-30"),
+                    PathSegment::Literal("functions"),
+                    PathSegment::Label("FunctionName"),
+                    PathSegment::Literal("function-scaling-config"),
+                ],
+                query: &[],
+                code: 202,
+            }),
+        },
+        Operation {
             name: "PutProvisionedConcurrencyConfig",
             input: &PUT_PROVISIONED_CONCURRENCY_CONFIG_REQUEST,
             output: &PUT_PROVISIONED_CONCURRENCY_CONFIG_RESPONSE,
@@ -1338,6 +1651,7 @@ pub static SERVICE: Service = Service {
             errors: &[
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
                 &PRECONDITION_FAILED_EXCEPTION,
+                &PUBLIC_POLICY_EXCEPTION,
                 &RESOURCE_NOT_FOUND_EXCEPTION,
                 &SERVICE_EXCEPTION,
                 &TOO_MANY_REQUESTS_EXCEPTION,
@@ -1353,6 +1667,97 @@ pub static SERVICE: Service = Service {
                 ],
                 query: &[],
                 code: 204,
+            }),
+        },
+        Operation {
+            name: "SendDurableExecutionCallbackFailure",
+            input: &SEND_DURABLE_EXECUTION_CALLBACK_FAILURE_REQUEST,
+            output: &SEND_DURABLE_EXECUTION_CALLBACK_FAILURE_RESPONSE,
+            errors: &[
+                &CALLBACK_TIMEOUT_EXCEPTION,
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "POST",
+                path: &[
+                    PathSegment::Literal("2025-12-01"),
+                    PathSegment::Literal("durable-execution-callbacks"),
+                    PathSegment::Label("CallbackId"),
+                    PathSegment::Literal("fail"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "SendDurableExecutionCallbackHeartbeat",
+            input: &SEND_DURABLE_EXECUTION_CALLBACK_HEARTBEAT_REQUEST,
+            output: &SEND_DURABLE_EXECUTION_CALLBACK_HEARTBEAT_RESPONSE,
+            errors: &[
+                &CALLBACK_TIMEOUT_EXCEPTION,
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "POST",
+                path: &[
+                    PathSegment::Literal("2025-12-01"),
+                    PathSegment::Literal("durable-execution-callbacks"),
+                    PathSegment::Label("CallbackId"),
+                    PathSegment::Literal("heartbeat"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "SendDurableExecutionCallbackSuccess",
+            input: &SEND_DURABLE_EXECUTION_CALLBACK_SUCCESS_REQUEST,
+            output: &SEND_DURABLE_EXECUTION_CALLBACK_SUCCESS_RESPONSE,
+            errors: &[
+                &CALLBACK_TIMEOUT_EXCEPTION,
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "POST",
+                path: &[
+                    PathSegment::Literal("2025-12-01"),
+                    PathSegment::Literal("durable-execution-callbacks"),
+                    PathSegment::Label("CallbackId"),
+                    PathSegment::Literal("succeed"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "StopDurableExecution",
+            input: &STOP_DURABLE_EXECUTION_REQUEST,
+            output: &STOP_DURABLE_EXECUTION_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "POST",
+                path: &[
+                    PathSegment::Literal("2025-12-01"),
+                    PathSegment::Literal("durable-executions"),
+                    PathSegment::Label("DurableExecutionArn"),
+                    PathSegment::Literal("stop"),
+                ],
+                query: &[],
+                code: 200,
             }),
         },
         Operation {
@@ -1422,6 +1827,28 @@ pub static SERVICE: Service = Service {
                 ],
                 query: &[],
                 code: 200,
+            }),
+        },
+        Operation {
+            name: "UpdateCapacityProvider",
+            input: &UPDATE_CAPACITY_PROVIDER_REQUEST,
+            output: &UPDATE_CAPACITY_PROVIDER_RESPONSE,
+            errors: &[
+                &INVALID_PARAMETER_VALUE_EXCEPTION,
+                &RESOURCE_CONFLICT_EXCEPTION,
+                &RESOURCE_NOT_FOUND_EXCEPTION,
+                &SERVICE_EXCEPTION,
+                &TOO_MANY_REQUESTS_EXCEPTION,
+            ],
+            http: Some(HttpRoute {
+                method: "PUT",
+                path: &[
+                    PathSegment::Literal("2025-11-30"),
+                    PathSegment::Literal("capacity-providers"),
+                    PathSegment::Label("CapacityProviderName"),
+                ],
+                query: &[],
+                code: 202,
             }),
         },
         Operation {
@@ -1576,7 +2003,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
-    model_sha256: "74762e6553b9dee168c010f32647cb8f34a971aca11cadb3cb160f27941c6818",
+    model_sha256: "dc3c2c5336fcdd93047e0783b4e2cc259b4f198041d4dbaf0e5cdc7e92a4fdf0",
 };
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
@@ -1593,167 +2020,245 @@ static P_2: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of(
         ::stratus_pattern::Check::Rejects("^^[0-9]+$"),
     ]],
 );
-static P_3: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z0-9-]*):([a-zA-Z0-9\\-])+:([a-z]{2}(-gov)?-[a-z]+-\\d{1})?:(\\d{12})?:(.*)$", "^^arn:aws[\\-0-9A-Za-z]*:[\\-0-9A-Za-z]+:(?:[a-z]{2}(?:\\-gov)?\\-[a-z]+\\-[0-9])?:(?:[0-9]{12})?:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$", ::stratus_pattern::Engine::Regex);
-static P_4: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:lambda:[a-z]{2}((-gov)|(-iso(b?)))?-[a-z]+-\\d{1}:\\d{12}:code-signing-config:csc-[a-z0-9]{17}$", "^^arn:(?:aws[\\-A-Za-z]*)?:lambda:[a-z]{2}(?:\\-gov|\\-isob?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:code\\-signing\\-config:csc\\-[0-9a-z]{17}$$", ::stratus_pattern::Engine::Regex);
-static P_5: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_3: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z0-9-]*):([a-zA-Z0-9\\-])+:((eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1})?:(\\d{12})?:(.*)$", "^^arn:aws[\\-0-9A-Za-z]*:[\\-0-9A-Za-z]+:(?:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9])?:(?:[0-9]{12})?:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$", ::stratus_pattern::Engine::Regex);
+static P_4: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[A-Za-z0-9+/]+={0,2}$",
+    "^^[\\+/-9A-Za-z]+={0,2}$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_5: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:aws[a-zA-Z-]*:lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:capacity-provider:[a-zA-Z0-9-_]+$", "^^arn:aws[\\-A-Za-z]*:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:capacity\\-provider:[\\-0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+static P_6: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:aws[a-zA-Z-]*:lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:capacity-provider:[a-zA-Z0-9-_]+)|[a-zA-Z0-9-_]+$", "^(?:^arn:aws[\\-A-Za-z]*:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:capacity\\-provider:[\\-0-9A-Z_a-z]+|[\\-0-9A-Z_a-z]+$)$", ::stratus_pattern::Engine::Regex);
+static P_7: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^[\\x21-\\x7E]+$", "^^[!-\\~]+$$", ::stratus_pattern::Engine::Regex);
+static P_8: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:code-signing-config:csc-[a-z0-9]{17}$", "^^arn:(?:aws[\\-A-Za-z]*)?:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:code\\-signing\\-config:csc\\-[0-9a-z]{17}$$", ::stratus_pattern::Engine::Regex);
+static P_9: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^csc-[a-zA-Z0-9-_\\.]{17}$",
     "^^csc\\-[\\-\\.0-9A-Z_a-z]{17}$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_6: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of(
+static P_10: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of(
     "^(^(?!(system\\x2e)))(^[_a-zA-Z0-9])([^$]*)$",
     &[&[
         ::stratus_pattern::Check::Matches("^^^^[0-9A-Z_a-z][\\x{0}-\\#%-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$"),
         ::stratus_pattern::Check::Rejects("^system\\."),
     ]],
 );
-static P_7: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_11: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[^ /\\.$\\x22]*$",
     "^^[\\x{0}-\\x{1F}!\\#%-\\-0-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_8: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^$|arn:(aws[a-zA-Z0-9-]*):([a-zA-Z0-9\\-])+:([a-z]{2}(-gov)?-[a-z]+-\\d{1})?:(\\d{12})?:(.*)$", "^(?:^$|arn:aws[\\-0-9A-Za-z]*:[\\-0-9A-Za-z]+:(?:[a-z]{2}(?:\\-gov)?\\-[a-z]+\\-[0-9])?:(?:[0-9]{12})?:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$)$", ::stratus_pattern::Engine::Regex);
-static P_9: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\\-]*[a-zA-Z0-9])\\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\\-]*[A-Za-z0-9]):[0-9]{1,5}$", "^^(?:(?:[0-9A-Za-z]|[0-9A-Za-z][\\-0-9A-Za-z]*[0-9A-Za-z])\\.)*(?:[0-9A-Za-z]|[0-9A-Za-z][\\-0-9A-Za-z]*[0-9A-Za-z]):[0-9]{1,5}$$", ::stratus_pattern::Engine::Regex);
-static P_10: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_12: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^$|kafka://([^.]([a-zA-Z0-9\\-_.]{0,248}))|arn:(aws[a-zA-Z0-9-]*):([a-zA-Z0-9\\-])+:((eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1})?:(\\d{12})?:(.*)$", "^(?:^$|kafka://[\\x{0}-\\-/-\\x{D7FF}\\x{E000}-\\x{10FFFF}][\\-\\.0-9A-Z_a-z]{0,248}|arn:aws[\\-0-9A-Za-z]*:[\\-0-9A-Za-z]+:(?:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9])?:(?:[0-9]{12})?:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$)$", ::stratus_pattern::Engine::Regex);
+static P_13: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:([a-zA-Z0-9-]+):lambda:([a-zA-Z0-9-]+):(\\d{12}):function:([a-zA-Z0-9_-]+):(\\$LATEST(?:\\.PUBLISHED)?|[0-9]+)/durable-execution/([a-zA-Z0-9_-]+)/([a-zA-Z0-9_-]+)$", "^^arn:[\\-0-9A-Za-z]+:lambda:[\\-0-9A-Za-z]+:[0-9]{12}:function:[\\-0-9A-Z_a-z]+:(?:\\$LATEST(?:\\.PUBLISHED)?|[0-9]+)/durable\\-execution/[\\-0-9A-Z_a-z]+/[\\-0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+static P_14: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[a-zA-Z0-9-_]+$",
+    "^^[\\-0-9A-Z_a-z]+$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_15: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\\-]*[a-zA-Z0-9])\\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\\-]*[A-Za-z0-9]):[0-9]{1,5}$", "^^(?:(?:[0-9A-Za-z]|[0-9A-Za-z][\\-0-9A-Za-z]*[0-9A-Za-z])\\.)*(?:[0-9A-Za-z]|[0-9A-Za-z][\\-0-9A-Za-z]*[0-9A-Za-z]):[0-9]{1,5}$$", ::stratus_pattern::Engine::Regex);
+static P_16: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z]([a-zA-Z0-9_])+$",
     "^^[A-Za-z][0-9A-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_11: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:lambda:[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:event-source-mapping:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", "^^arn:(?:aws[\\-A-Za-z]*)?:lambda:[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:event\\-source\\-mapping:[0-9A-Fa-f]{8}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{12}$$", ::stratus_pattern::Engine::Regex);
-static P_12: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_17: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:event-source-mapping:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", "^^arn:(?:aws[\\-A-Za-z]*)?:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:event\\-source\\-mapping:[0-9A-Fa-f]{8}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{12}$$", ::stratus_pattern::Engine::Regex);
+static P_18: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z0-9._\\-]+$",
     "^^[\\-\\.0-9A-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_13: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:aws[a-zA-Z-]*:elasticfilesystem:[a-z]{2}((-gov)|(-iso(b?)))?-[a-z]+-\\d{1}:\\d{12}:access-point/fsap-[a-f0-9]{17}$", "^^arn:aws[\\-A-Za-z]*:elasticfilesystem:[a-z]{2}(?:\\-gov|\\-isob?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:access\\-point/fsap\\-[0-9a-f]{17}$$", ::stratus_pattern::Engine::Regex);
-static P_14: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_19: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:aws[a-zA-Z-]*:elasticfilesystem:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:access-point/fsap-[a-f0-9]{17}$|^arn:aws[-a-z]*:s3files:[0-9a-z-:]+:file-system/fs-[0-9a-f]{17,40}/access-point/fsap-[0-9a-f]{17,40}$", "^(?:^arn:aws[\\-A-Za-z]*:elasticfilesystem:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:access\\-point/fsap\\-[0-9a-f]{17}$|^arn:aws[\\-a-z]*:s3files:[\\-0-:a-z]+:file\\-system/fs\\-[0-9a-f]{17,40}/access\\-point/fsap\\-[0-9a-f]{17,40}$)$", ::stratus_pattern::Engine::Regex);
+static P_20: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[A-Za-z]+Exception$",
     "^^[A-Za-z]+Exception$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_15: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_21: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     ".*",
     "^[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_16: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:lambda:[a-z]{2}(-gov)?-[a-z]+-\\d{1}:\\d{12}:function:[a-zA-Z0-9-_]+(:(\\$LATEST|[a-zA-Z0-9-_]+))?$", "^^arn:(?:aws[\\-A-Za-z]*)?:lambda:[a-z]{2}(?:\\-gov)?\\-[a-z]+\\-[0-9]:[0-9]{12}:function:[\\-0-9A-Z_a-z]+(?::(?:\\$LATEST|[\\-0-9A-Z_a-z]+))?$$", ::stratus_pattern::Engine::Regex);
-static P_17: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}(-gov)?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_]+)(:(\\$LATEST|[a-zA-Z0-9-_]+))?$", "^^(?:arn:(?:aws[\\-A-Za-z]*)?:lambda:)?(?:[a-z]{2}(?:\\-gov)?\\-[a-z]+\\-[0-9]:)?(?:[0-9]{12}:)?(?:function:)?[\\-0-9A-Z_a-z]+(?::(?:\\$LATEST|[\\-0-9A-Z_a-z]+))?$$", ::stratus_pattern::Engine::Regex);
-static P_18: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of(
-    "^(^\\$LATEST$)|((?!^[0-9]+$)([a-zA-Z0-9-_]+))$",
-    &[
-        &[::stratus_pattern::Check::Matches("^^^\\$LATEST$$")],
-        &[
-            ::stratus_pattern::Check::Matches("^[\\-0-9A-Z_a-z]+$$"),
-            ::stratus_pattern::Check::Rejects("^^[0-9]+$"),
-        ],
-    ],
+static P_22: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:function:[a-zA-Z0-9-_]+(:(\\$LATEST|[a-zA-Z0-9-_]+))?$", "^^arn:(?:aws[\\-A-Za-z]*)?:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:function:[\\-0-9A-Z_a-z]+(?::(?:\\$LATEST|[\\-0-9A-Z_a-z]+))?$$", ::stratus_pattern::Engine::Regex);
+static P_23: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:lambda:)?((eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_]+)(:(\\$LATEST|[a-zA-Z0-9-_]+))?$", "^^(?:arn:(?:aws[\\-A-Za-z]*)?:lambda:)?(?:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:)?(?:[0-9]{12}:)?(?:function:)?[\\-0-9A-Z_a-z]+(?::(?:\\$LATEST|[\\-0-9A-Z_a-z]+))?$$", ::stratus_pattern::Engine::Regex);
+static P_24: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:lambda:)?((eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_]{1,64})(:((?!\\d+$)[0-9a-zA-Z-_]+))?$", "^^(?:arn:(?:aws[\\-A-Za-z]*)?:lambda:)?(?:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:)?(?:[0-9]{12}:)?(?:function:)?[\\-0-9A-Z_a-z]{1,64}(?::(?![0-9]+$)[\\-0-9A-Z_a-z]+)?$$", ::stratus_pattern::Engine::Fancy);
+static P_25: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of(
+    "^((?!^\\d+$)^[0-9a-zA-Z-_]+$)$",
+    &[&[
+        ::stratus_pattern::Check::Matches("^^^[\\-0-9A-Z_a-z]+$$$"),
+        ::stratus_pattern::Check::Rejects("^^[0-9]+$"),
+    ]],
 );
-static P_19: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^[^\\s]+$", "^^[\\x{0}-\\x{8}\\x{E}-\\x{1F}!-\\x{9F}\\x{A1}-\\x{167F}\\x{1681}-\\x{1FFF}\\x{200B}-\\x{2027}\\x{202A}-\\x{202E}\\x{2030}-\\x{205E}\\x{2060}-\\x{2FFF}\\x{3001}-\\x{D7FF}\\x{E000}-\\x{FEFE}\\x{FF00}-\\x{10FFFF}]+$$", ::stratus_pattern::Engine::Regex);
-static P_20: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:[a-z0-9-.]+:.*)|()$", "^(?:^arn:(?:aws[\\-A-Za-z]*)?:[\\-\\.0-9a-z]+:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*|$)$", ::stratus_pattern::Engine::Regex);
-static P_21: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^arn:[a-zA-Z0-9-]+:lambda:[a-zA-Z0-9-]+:\\d{12}:layer:[a-zA-Z0-9-_]+$",
-    "^^arn:[\\-0-9A-Za-z]+:lambda:[\\-0-9A-Za-z]+:[0-9]{12}:layer:[\\-0-9A-Z_a-z]+$$",
+static P_26: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^[^\\s]+$", "^^[\\x{0}-\\x{8}\\x{E}-\\x{1F}!-\\x{9F}\\x{A1}-\\x{167F}\\x{1681}-\\x{1FFF}\\x{200B}-\\x{2027}\\x{202A}-\\x{202E}\\x{2030}-\\x{205E}\\x{2060}-\\x{2FFF}\\x{3001}-\\x{D7FF}\\x{E000}-\\x{FEFE}\\x{FF00}-\\x{10FFFF}]+$$", ::stratus_pattern::Engine::Regex);
+static P_27: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[a-zA-Z0-9\\.\\*\\-]+$",
+    "^^[\\*\\-\\.0-9A-Za-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_22: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^(arn:[a-zA-Z0-9-]+:lambda:[a-zA-Z0-9-]+:\\d{12}:layer:[a-zA-Z0-9-_]+)|[a-zA-Z0-9-_]+$",
-    "^(?:^arn:[\\-0-9A-Za-z]+:lambda:[\\-0-9A-Za-z]+:[0-9]{12}:layer:[\\-0-9A-Z_a-z]+|[\\-0-9A-Z_a-z]+$)$",
-    ::stratus_pattern::Engine::Regex,
-);
-static P_23: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_28: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:[a-z0-9-.]+:.*)|()$", "^(?:^arn:(?:aws[\\-A-Za-z]*)?:[\\-\\.0-9a-z]+:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*|$)$", ::stratus_pattern::Engine::Regex);
+static P_29: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:[a-z0-9-.]+:.*$", "^^arn:(?:aws[\\-A-Za-z]*)?:[\\-\\.0-9a-z]+:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$", ::stratus_pattern::Engine::Regex);
+static P_30: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:layer:[a-zA-Z0-9-_]+$", "^^arn:(?:aws[\\-A-Za-z]*)?:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:layer:[\\-0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+static P_31: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:layer:[a-zA-Z0-9-_]+)|[a-zA-Z0-9-_]+$", "^(?:^arn:(?:aws[\\-A-Za-z]*)?:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:layer:[\\-0-9A-Z_a-z]+|[\\-0-9A-Z_a-z]+$)$", ::stratus_pattern::Engine::Regex);
+static P_32: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^lambda:GetLayerVersion$",
     "^^lambda:GetLayerVersion$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_24: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_33: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^\\d{12}|\\*|arn:(aws[a-zA-Z-]*):iam::\\d{12}:root$",
     "^(?:^[0-9]{12}|\\*|arn:aws[\\-A-Za-z]*:iam::[0-9]{12}:root$)$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_25: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^arn:[a-zA-Z0-9-]+:lambda:[a-zA-Z0-9-]+:\\d{12}:layer:[a-zA-Z0-9-_]+:[0-9]+$",
-    "^^arn:[\\-0-9A-Za-z]+:lambda:[\\-0-9A-Za-z]+:[0-9]{12}:layer:[\\-0-9A-Z_a-z]+:[0-9]+$$",
+static P_34: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^((arn:(aws[a-zA-Z-]*)?:lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:layer:[a-zA-Z0-9-_]+:[0-9]+)|(arn:[a-zA-Z0-9-]+:lambda:::awslayer:[a-zA-Z0-9-_]+))$", "^^(?:arn:(?:aws[\\-A-Za-z]*)?:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:layer:[\\-0-9A-Z_a-z]+:[0-9]+|arn:[\\-0-9A-Za-z]+:lambda:::awslayer:[\\-0-9A-Z_a-z]+)$$", ::stratus_pattern::Engine::Regex);
+static P_35: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^.*$",
+    "^^[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_26: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_36: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^/mnt/[a-zA-Z0-9-_.]+$",
     "^^/mnt/[\\-\\.0-9A-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_27: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_37: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\.\\-_/#A-Za-z0-9]+$",
     "^^[\\#\\--9A-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_28: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^ALL|[a-z]{2}(-gov)?-[a-z]+-\\d{1}$",
-    "^(?:^ALL|[a-z]{2}(?:\\-gov)?\\-[a-z]+\\-[0-9]$)$",
+static P_38: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^ALL|(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}$",
+    "^(?:^ALL|(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]$)$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_29: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:lambda:[a-z]{2}(-gov)?-[a-z]+-\\d{1}:\\d{12}:function:[a-zA-Z0-9-_\\.]+(:(\\$LATEST|[a-zA-Z0-9-_]+))?$", "^^arn:(?:aws[\\-A-Za-z]*)?:lambda:[a-z]{2}(?:\\-gov)?\\-[a-z]+\\-[0-9]:[0-9]{12}:function:[\\-\\.0-9A-Z_a-z]+(?::(?:\\$LATEST|[\\-0-9A-Z_a-z]+))?$$", ::stratus_pattern::Engine::Regex);
-static P_30: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}(-gov)?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_\\.]+)(:(\\$LATEST|[a-zA-Z0-9-_]+))?$", "^^(?:arn:(?:aws[\\-A-Za-z]*)?:lambda:)?(?:[a-z]{2}(?:\\-gov)?\\-[a-z]+\\-[0-9]:)?(?:[0-9]{12}:)?(?:function:)?[\\-\\.0-9A-Z_a-z]+(?::(?:\\$LATEST|[\\-0-9A-Z_a-z]+))?$$", ::stratus_pattern::Engine::Regex);
-static P_31: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_39: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*)?:lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:function:[a-zA-Z0-9-_\\.]+(:(\\$LATEST(\\.PUBLISHED)?|[a-zA-Z0-9-_]+))?$", "^^arn:(?:aws[\\-A-Za-z]*)?:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:function:[\\-\\.0-9A-Z_a-z]+(?::(?:\\$LATEST(?:\\.PUBLISHED)?|[\\-0-9A-Z_a-z]+))?$$", ::stratus_pattern::Engine::Regex);
+static P_40: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:lambda:)?((eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_\\.]+)(:(\\$LATEST(\\.PUBLISHED)?|[a-zA-Z0-9-_]+))?$", "^^(?:arn:(?:aws[\\-A-Za-z]*)?:lambda:)?(?:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:)?(?:[0-9]{12}:)?(?:function:)?[\\-\\.0-9A-Z_a-z]+(?::(?:\\$LATEST(?:\\.PUBLISHED)?|[\\-0-9A-Z_a-z]+))?$$", ::stratus_pattern::Engine::Regex);
+static P_41: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^([a-zA-Z0-9-_.]+)$",
     "^^[\\-\\.0-9A-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_32: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_42: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^\\$(LATEST(\\.PUBLISHED)?)|[a-zA-Z0-9-_$]+$",
+    "^(?:^\\$LATEST(?:\\.PUBLISHED)?|[\\$\\-0-9A-Z_a-z]+$)$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_43: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[\\x20-\\x7E]+$",
+    "^^[\\x{20}-\\~]+$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_44: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^o-[a-z0-9]{10,32}$",
     "^^o\\-[0-9a-z]{10,32}$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_33: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^(|[a-zA-Z0-9$_-]+)$",
-    "^^(?:|[\\$\\-0-9A-Z_a-z]+)$$",
-    ::stratus_pattern::Engine::Regex,
-);
-static P_34: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_45: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\s\\S]*$",
     "^^[\\x{0}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_35: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_46: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[a-zA-Z0-9-_]*$",
+    "^^[\\-0-9A-Z_a-z]*$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_47: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^(\\$LATEST\\.PUBLISHED|[0-9]+)$",
+    "^^(?:\\$LATEST\\.PUBLISHED|[0-9]+)$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_48: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^(|[a-zA-Z0-9$_-]+)$",
+    "^^(?:|[\\$\\-0-9A-Z_a-z]+)$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_49: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^arn:(aws[a-zA-Z-]*)?:iam::\\d{12}:role/?[a-zA-Z_0-9+=,.@\\-_/]+$",
     "^^arn:(?:aws[\\-A-Za-z]*)?:iam::[0-9]{12}:role/?[\\+-9=@-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_36: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*):lambda:[a-z]{2}((-gov)|(-iso(b?)))?-[a-z]+-\\d{1}::runtime:.+$", "^^arn:aws[\\-A-Za-z]*:lambda:[a-z]{2}(?:\\-gov|\\-isob?)?\\-[a-z]+\\-[0-9]::runtime:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+$$", ::stratus_pattern::Engine::Regex);
-static P_37: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of(
+static P_50: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*):lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}::runtime:.+$", "^^arn:aws[\\-A-Za-z]*:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]::runtime:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+$$", ::stratus_pattern::Engine::Regex);
+static P_51: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of(
     "^[0-9A-Za-z\\.\\-_]*(?<!\\.)$",
     &[&[
         ::stratus_pattern::Check::Matches("^^[\\-\\.0-9A-Z_a-z]*$$"),
         ::stratus_pattern::Check::Rejects("\\.$"),
     ]],
 );
-static P_38: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_52: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z0-9-\\/*:_+=.@-]*$",
     "^^[\\*\\+\\--:=@-Z_a-z]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_39: ::stratus_pattern::Pattern =
+static P_53: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^sg-[0-9a-zA-Z]*$",
+    "^^sg\\-[0-9A-Za-z]*$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_54: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^\\d{12}$", "^^[0-9]{12}$$", ::stratus_pattern::Engine::Regex);
-static P_40: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_55: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^([a-zA-Z0-9-_]+)$",
     "^^[\\-0-9A-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_41: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*):lambda:[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:(function:[a-zA-Z0-9-_]+(:(\\$LATEST|[a-zA-Z0-9-_]+))?|code-signing-config:csc-[a-z0-9]{17}|event-source-mapping:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$", "^^arn:aws[\\-A-Za-z]*:lambda:[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:(?:function:[\\-0-9A-Z_a-z]+(?::(?:\\$LATEST|[\\-0-9A-Z_a-z]+))?|code\\-signing\\-config:csc\\-[0-9a-z]{17}|event\\-source\\-mapping:[0-9A-Fa-f]{8}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{12})$$", ::stratus_pattern::Engine::Regex);
-static P_42: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^.*$",
-    "^^[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$",
+static P_56: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^subnet-[0-9a-z]*$",
+    "^^subnet\\-[0-9a-z]*$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_43: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_57: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$",
+    "^^[\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]*$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_58: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:(aws[a-zA-Z-]*):lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:(function:[a-zA-Z0-9-_]+(:(\\$LATEST|[a-zA-Z0-9-_]+))?|code-signing-config:csc-[a-z0-9]{17}|event-source-mapping:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|capacity-provider:[a-zA-Z0-9-_]{1,64})$", "^^arn:aws[\\-A-Za-z]*:lambda:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:[0-9]{12}:(?:function:[\\-0-9A-Z_a-z]+(?::(?:\\$LATEST|[\\-0-9A-Z_a-z]+))?|code\\-signing\\-config:csc\\-[0-9a-z]{17}|event\\-source\\-mapping:[0-9A-Fa-f]{8}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{12}|capacity\\-provider:[\\-0-9A-Z_a-z]{1,64})$$", ::stratus_pattern::Engine::Regex);
+static P_59: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[a-zA-Z0-9\\._:\\/=+\\-@ ]+$",
+    "^^[\\x{20}\\+\\--:=@-Z_a-z]+$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_60: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[^.]([a-zA-Z0-9\\-_.]+)$",
     "^^[\\x{0}-\\-/-\\x{D7FF}\\x{E000}-\\x{10FFFF}][\\-\\.0-9A-Z_a-z]+$$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_44: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_]+)$", "^^(?:arn:(?:aws[\\-A-Za-z]*)?:lambda:)?(?:[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:)?(?:[0-9]{12}:)?(?:function:)?[\\-0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
-static P_45: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+static P_61: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^[ a-zA-Z0-9-\\/*:_+=.@-]*$",
+    "^^[\\x{20}\\*\\+\\--:=@-Z_a-z]*$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_62: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn:(aws[a-zA-Z-]*)?:lambda:)?((eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_]+)$", "^^(?:arn:(?:aws[\\-A-Za-z]*)?:lambda:)?(?:(?:eusc\\-)?[a-z]{2}(?:\\-gov|\\-iso[a-z]?)?\\-[a-z]+\\-[0-9]:)?(?:[0-9]{12}:)?(?:function:)?[\\-0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+static P_63: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^(\\$LATEST|[0-9]+)$",
     "^^(?:\\$LATEST|[0-9]+)$$",
     ::stratus_pattern::Engine::Regex,
 );
+static P_64: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^(\\$LATEST(\\.PUBLISHED)?|[0-9]+)$",
+    "^^(?:\\$LATEST(?:\\.PUBLISHED)?|[0-9]+)$$",
+    ::stratus_pattern::Engine::Regex,
+);
+
+static C_0: Constraints = Constraints {
+    range: Some((Some(0.0), Some(99999999.0))),
+    ..Constraints::NONE
+};
+static C_1: Constraints = Constraints {
+    range: Some((Some(0.0), Some(99999999.0))),
+    ..Constraints::NONE
+};
+static C_2: Constraints = Constraints {
+    length: Some((Some(0), Some(40))),
+    ..Constraints::NONE
+};
+static C_3: Constraints = Constraints {
+    range: Some((Some(1.0), Some(31622400.0))),
+    ..Constraints::NONE
+};
+static C_4: Constraints = Constraints {
+    range: Some((Some(1.0), Some(31622400.0))),
+    ..Constraints::NONE
+};
 
 pub static ACCOUNT_LIMIT: Shape = Shape {
     members: &[
@@ -1792,6 +2297,7 @@ pub static ACCOUNT_USAGE: Shape = Shape {
 };
 pub static ACTION: Shape = Shape {
     constraints: Constraints {
+        length: Some((Some(0), Some(10000))),
         pattern: Some(&P_0),
         ..Constraints::NONE
     },
@@ -1841,7 +2347,7 @@ pub static ADD_PERMISSION_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             required: true,
@@ -1856,15 +2362,16 @@ pub static ADD_PERMISSION_REQUEST: Shape = Shape {
             ..Member::plain("Principal", &PRINCIPAL)
         },
         Member::plain("SourceArn", &ARN),
+        Member::plain("FunctionUrlAuthType", &FUNCTION_URL_AUTH_TYPE),
+        Member::plain("InvokedViaFunctionUrl", &INVOKED_VIA_FUNCTION_URL),
         Member::plain("SourceAccount", &SOURCE_OWNER),
         Member::plain("EventSourceToken", &EVENT_SOURCE_TOKEN),
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
         Member::plain("RevisionId", &STRING),
         Member::plain("PrincipalOrgID", &PRINCIPAL_ORG_ID),
-        Member::plain("FunctionUrlAuthType", &FUNCTION_URL_AUTH_TYPE),
     ],
     ..Shape::simple("AddPermissionRequest", ShapeType::Structure)
 };
@@ -1905,6 +2412,15 @@ pub static ALIAS_CONFIGURATION: Shape = Shape {
         Member::plain("RevisionId", &STRING),
     ],
     ..Shape::simple("AliasConfiguration", ShapeType::Structure)
+};
+pub static ALIAS_LIMIT_EXCEEDED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("AliasLimitExceededException", ShapeType::Structure)
 };
 pub static ALIAS_LIST: Shape = Shape {
     members: &[Member::plain("member", &ALIAS_CONFIGURATION)],
@@ -1971,10 +2487,18 @@ pub static ARCHITECTURES_LIST: Shape = Shape {
 };
 pub static ARN: Shape = Shape {
     constraints: Constraints {
+        length: Some((Some(0), Some(10000))),
         pattern: Some(&P_3),
         ..Constraints::NONE
     },
     ..Shape::simple("Arn", ShapeType::String)
+};
+pub static ATTEMPT_COUNT: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(0.0), None)),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("AttemptCount", ShapeType::Integer)
 };
 pub static BATCH_SIZE: Shape = Shape {
     constraints: Constraints {
@@ -1982,6 +2506,13 @@ pub static BATCH_SIZE: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("BatchSize", ShapeType::Integer)
+};
+pub static BINARY_OPERATION_PAYLOAD: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(262144))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("BinaryOperationPayload", ShapeType::Blob)
 };
 pub static BISECT_BATCH_ON_FUNCTION_ERROR: Shape = Shape {
     ..Shape::simple("BisectBatchOnFunctionError", ShapeType::Boolean)
@@ -1995,6 +2526,364 @@ pub static BLOB_STREAM: Shape = Shape {
 };
 pub static BOOLEAN: Shape = Shape {
     ..Shape::simple("Boolean", ShapeType::Boolean)
+};
+pub static CALLBACK_DETAILS: Shape = Shape {
+    members: &[
+        Member::plain("CallbackId", &CALLBACK_ID),
+        Member::plain("Result", &OPERATION_PAYLOAD),
+        Member::plain("Error", &ERROR_OBJECT),
+    ],
+    ..Shape::simple("CallbackDetails", ShapeType::Structure)
+};
+pub static CALLBACK_FAILED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Error", &EVENT_ERROR)
+    }],
+    ..Shape::simple("CallbackFailedDetails", ShapeType::Structure)
+};
+pub static CALLBACK_ID: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(1024))),
+        pattern: Some(&P_4),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CallbackId", ShapeType::String)
+};
+pub static CALLBACK_OPTIONS: Shape = Shape {
+    members: &[
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            constraints: Some(&C_0),
+            ..Member::plain("TimeoutSeconds", &DURATION_SECONDS)
+        },
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            constraints: Some(&C_1),
+            ..Member::plain("HeartbeatTimeoutSeconds", &DURATION_SECONDS)
+        },
+    ],
+    ..Shape::simple("CallbackOptions", ShapeType::Structure)
+};
+pub static CALLBACK_STARTED_DETAILS: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("CallbackId", &CALLBACK_ID)
+        },
+        Member::plain("HeartbeatTimeout", &DURATION_SECONDS),
+        Member::plain("Timeout", &DURATION_SECONDS),
+    ],
+    ..Shape::simple("CallbackStartedDetails", ShapeType::Structure)
+};
+pub static CALLBACK_SUCCEEDED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Result", &EVENT_RESULT)
+    }],
+    ..Shape::simple("CallbackSucceededDetails", ShapeType::Structure)
+};
+pub static CALLBACK_TIMED_OUT_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Error", &EVENT_ERROR)
+    }],
+    ..Shape::simple("CallbackTimedOutDetails", ShapeType::Structure)
+};
+pub static CALLBACK_TIMEOUT_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("CallbackTimeoutException", ShapeType::Structure)
+};
+pub static CAPACITY_PROVIDER: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("CapacityProviderArn", &CAPACITY_PROVIDER_ARN)
+        },
+        Member {
+            required: true,
+            ..Member::plain("State", &CAPACITY_PROVIDER_STATE)
+        },
+        Member {
+            required: true,
+            ..Member::plain("VpcConfig", &CAPACITY_PROVIDER_VPC_CONFIG)
+        },
+        Member {
+            required: true,
+            ..Member::plain("PermissionsConfig", &CAPACITY_PROVIDER_PERMISSIONS_CONFIG)
+        },
+        Member::plain("InstanceRequirements", &INSTANCE_REQUIREMENTS),
+        Member::plain("CapacityProviderScalingConfig", &CAPACITY_PROVIDER_SCALING_CONFIG),
+        Member::plain("KmsKeyArn", &KMS_KEY_ARN),
+        Member::plain("LastModified", &TIMESTAMP),
+        Member::plain("PropagateTags", &PROPAGATE_TAGS),
+    ],
+    ..Shape::simple("CapacityProvider", ShapeType::Structure)
+};
+pub static CAPACITY_PROVIDER_ARN: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(140))),
+        pattern: Some(&P_5),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProviderArn", ShapeType::String)
+};
+pub static CAPACITY_PROVIDER_CONFIG: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain(
+            "LambdaManagedInstancesCapacityProviderConfig",
+            &LAMBDA_MANAGED_INSTANCES_CAPACITY_PROVIDER_CONFIG,
+        )
+    }],
+    ..Shape::simple("CapacityProviderConfig", ShapeType::Structure)
+};
+pub static CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("CapacityProviderLimitExceededException", ShapeType::Structure)
+};
+pub static CAPACITY_PROVIDER_MAX_V_CPU_COUNT: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(2.0), Some(15000.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProviderMaxVCpuCount", ShapeType::Integer)
+};
+pub static CAPACITY_PROVIDER_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(140))),
+        pattern: Some(&P_6),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProviderName", ShapeType::String)
+};
+pub static CAPACITY_PROVIDER_PERMISSIONS_CONFIG: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("CapacityProviderOperatorRoleArn", &ROLE_ARN)
+    }],
+    ..Shape::simple("CapacityProviderPermissionsConfig", ShapeType::Structure)
+};
+pub static CAPACITY_PROVIDER_PREDEFINED_METRIC_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["LambdaCapacityProviderAverageCPUUtilization"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProviderPredefinedMetricType", ShapeType::Enum)
+};
+pub static CAPACITY_PROVIDER_SCALING_CONFIG: Shape = Shape {
+    members: &[
+        Member::plain("MaxVCpuCount", &CAPACITY_PROVIDER_MAX_V_CPU_COUNT),
+        Member::plain("ScalingMode", &CAPACITY_PROVIDER_SCALING_MODE),
+        Member::plain("ScalingPolicies", &CAPACITY_PROVIDER_SCALING_POLICIES_LIST),
+    ],
+    ..Shape::simple("CapacityProviderScalingConfig", ShapeType::Structure)
+};
+pub static CAPACITY_PROVIDER_SCALING_MODE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["Auto", "Manual"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProviderScalingMode", ShapeType::Enum)
+};
+pub static CAPACITY_PROVIDER_SCALING_POLICIES_LIST: Shape = Shape {
+    members: &[Member::plain("member", &TARGET_TRACKING_SCALING_POLICY)],
+    constraints: Constraints {
+        length: Some((Some(1), Some(10))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProviderScalingPoliciesList", ShapeType::List)
+};
+pub static CAPACITY_PROVIDER_SECURITY_GROUP_IDS: Shape = Shape {
+    members: &[Member::plain("member", &SECURITY_GROUP_ID)],
+    constraints: Constraints {
+        length: Some((Some(0), Some(5))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProviderSecurityGroupIds", ShapeType::List)
+};
+pub static CAPACITY_PROVIDER_STATE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["Pending", "Active", "Failed", "Deleting"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProviderState", ShapeType::Enum)
+};
+pub static CAPACITY_PROVIDER_SUBNET_IDS: Shape = Shape {
+    members: &[Member::plain("member", &SUBNET_ID)],
+    constraints: Constraints {
+        length: Some((Some(1), Some(16))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProviderSubnetIds", ShapeType::List)
+};
+pub static CAPACITY_PROVIDER_VPC_CONFIG: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("SubnetIds", &CAPACITY_PROVIDER_SUBNET_IDS)
+        },
+        Member {
+            required: true,
+            ..Member::plain("SecurityGroupIds", &CAPACITY_PROVIDER_SECURITY_GROUP_IDS)
+        },
+    ],
+    ..Shape::simple("CapacityProviderVpcConfig", ShapeType::Structure)
+};
+pub static CAPACITY_PROVIDERS_LIST: Shape = Shape {
+    members: &[Member::plain("member", &CAPACITY_PROVIDER)],
+    constraints: Constraints {
+        length: Some((Some(0), Some(50))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CapacityProvidersList", ShapeType::List)
+};
+pub static CHAINED_INVOKE_DETAILS: Shape = Shape {
+    members: &[
+        Member::plain("Result", &OPERATION_PAYLOAD),
+        Member::plain("Error", &ERROR_OBJECT),
+    ],
+    ..Shape::simple("ChainedInvokeDetails", ShapeType::Structure)
+};
+pub static CHAINED_INVOKE_FAILED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Error", &EVENT_ERROR)
+    }],
+    ..Shape::simple("ChainedInvokeFailedDetails", ShapeType::Structure)
+};
+pub static CHAINED_INVOKE_OPTIONS: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
+        },
+        Member::plain("TenantId", &TENANT_ID),
+    ],
+    ..Shape::simple("ChainedInvokeOptions", ShapeType::Structure)
+};
+pub static CHAINED_INVOKE_STARTED_DETAILS: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
+        },
+        Member::plain("TenantId", &TENANT_ID),
+        Member::plain("Input", &EVENT_INPUT),
+        Member::plain("ExecutedVersion", &VERSION_WITH_LATEST_PUBLISHED),
+        Member::plain("DurableExecutionArn", &DURABLE_EXECUTION_ARN),
+    ],
+    ..Shape::simple("ChainedInvokeStartedDetails", ShapeType::Structure)
+};
+pub static CHAINED_INVOKE_STOPPED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Error", &EVENT_ERROR)
+    }],
+    ..Shape::simple("ChainedInvokeStoppedDetails", ShapeType::Structure)
+};
+pub static CHAINED_INVOKE_SUCCEEDED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Result", &EVENT_RESULT)
+    }],
+    ..Shape::simple("ChainedInvokeSucceededDetails", ShapeType::Structure)
+};
+pub static CHAINED_INVOKE_TIMED_OUT_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Error", &EVENT_ERROR)
+    }],
+    ..Shape::simple("ChainedInvokeTimedOutDetails", ShapeType::Structure)
+};
+pub static CHECKPOINT_DURABLE_EXECUTION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("DurableExecutionArn", &DURABLE_EXECUTION_ARN)
+        },
+        Member {
+            required: true,
+            ..Member::plain("CheckpointToken", &CHECKPOINT_TOKEN)
+        },
+        Member::plain("Updates", &OPERATION_UPDATES),
+        Member {
+            idempotency_token: true,
+            ..Member::plain("ClientToken", &CLIENT_TOKEN)
+        },
+    ],
+    ..Shape::simple("CheckpointDurableExecutionRequest", ShapeType::Structure)
+};
+pub static CHECKPOINT_DURABLE_EXECUTION_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("CheckpointToken", &CHECKPOINT_TOKEN),
+        Member {
+            required: true,
+            ..Member::plain("NewExecutionState", &CHECKPOINT_UPDATED_EXECUTION_STATE)
+        },
+    ],
+    ..Shape::simple("CheckpointDurableExecutionResponse", ShapeType::Structure)
+};
+pub static CHECKPOINT_TOKEN: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(2048))),
+        pattern: Some(&P_4),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("CheckpointToken", ShapeType::String)
+};
+pub static CHECKPOINT_UPDATED_EXECUTION_STATE: Shape = Shape {
+    members: &[
+        Member::plain("Operations", &OPERATIONS),
+        Member::plain("NextMarker", &STRING),
+    ],
+    ..Shape::simple("CheckpointUpdatedExecutionState", ShapeType::Structure)
+};
+pub static CLIENT_TOKEN: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(64))),
+        pattern: Some(&P_7),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ClientToken", ShapeType::String)
+};
+pub static CODE_ARTIFACT_USER_DELETED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 409,
+        query_error: None,
+    }),
+    ..Shape::simple("CodeArtifactUserDeletedException", ShapeType::Structure)
+};
+pub static CODE_ARTIFACT_USER_FAILED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 409,
+        query_error: None,
+    }),
+    ..Shape::simple("CodeArtifactUserFailedException", ShapeType::Structure)
+};
+pub static CODE_ARTIFACT_USER_PENDING_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 409,
+        query_error: None,
+    }),
+    ..Shape::simple("CodeArtifactUserPendingException", ShapeType::Structure)
 };
 pub static CODE_SIGNING_CONFIG: Shape = Shape {
     members: &[
@@ -2025,14 +2914,14 @@ pub static CODE_SIGNING_CONFIG: Shape = Shape {
 pub static CODE_SIGNING_CONFIG_ARN: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(200))),
-        pattern: Some(&P_4),
+        pattern: Some(&P_8),
         ..Constraints::NONE
     },
     ..Shape::simple("CodeSigningConfigArn", ShapeType::String)
 };
 pub static CODE_SIGNING_CONFIG_ID: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_5),
+        pattern: Some(&P_9),
         ..Constraints::NONE
     },
     ..Shape::simple("CodeSigningConfigId", ShapeType::String)
@@ -2082,7 +2971,7 @@ pub static CODE_VERIFICATION_FAILED_EXCEPTION: Shape = Shape {
 pub static COLLECTION_NAME: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(57))),
-        pattern: Some(&P_6),
+        pattern: Some(&P_10),
         ..Constraints::NONE
     },
     ..Shape::simple("CollectionName", ShapeType::String)
@@ -2110,6 +2999,35 @@ pub static CONCURRENCY: Shape = Shape {
     )],
     ..Shape::simple("Concurrency", ShapeType::Structure)
 };
+pub static CONTEXT_DETAILS: Shape = Shape {
+    members: &[
+        Member::plain("ReplayChildren", &REPLAY_CHILDREN),
+        Member::plain("Result", &OPERATION_PAYLOAD),
+        Member::plain("Error", &ERROR_OBJECT),
+    ],
+    ..Shape::simple("ContextDetails", ShapeType::Structure)
+};
+pub static CONTEXT_FAILED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Error", &EVENT_ERROR)
+    }],
+    ..Shape::simple("ContextFailedDetails", ShapeType::Structure)
+};
+pub static CONTEXT_OPTIONS: Shape = Shape {
+    members: &[Member::plain("ReplayChildren", &REPLAY_CHILDREN)],
+    ..Shape::simple("ContextOptions", ShapeType::Structure)
+};
+pub static CONTEXT_STARTED_DETAILS: Shape = Shape {
+    ..Shape::simple("ContextStartedDetails", ShapeType::Structure)
+};
+pub static CONTEXT_SUCCEEDED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Result", &EVENT_RESULT)
+    }],
+    ..Shape::simple("ContextSucceededDetails", ShapeType::Structure)
+};
 pub static CORS: Shape = Shape {
     members: &[
         Member::plain("AllowCredentials", &ALLOW_CREDENTIALS),
@@ -2134,12 +3052,41 @@ pub static CREATE_ALIAS_REQUEST: Shape = Shape {
         },
         Member {
             required: true,
-            ..Member::plain("FunctionVersion", &VERSION)
+            ..Member::plain("FunctionVersion", &VERSION_WITH_LATEST_PUBLISHED)
         },
         Member::plain("Description", &DESCRIPTION),
         Member::plain("RoutingConfig", &ALIAS_ROUTING_CONFIGURATION),
     ],
     ..Shape::simple("CreateAliasRequest", ShapeType::Structure)
+};
+pub static CREATE_CAPACITY_PROVIDER_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("CapacityProviderName", &CAPACITY_PROVIDER_NAME)
+        },
+        Member {
+            required: true,
+            ..Member::plain("VpcConfig", &CAPACITY_PROVIDER_VPC_CONFIG)
+        },
+        Member {
+            required: true,
+            ..Member::plain("PermissionsConfig", &CAPACITY_PROVIDER_PERMISSIONS_CONFIG)
+        },
+        Member::plain("InstanceRequirements", &INSTANCE_REQUIREMENTS),
+        Member::plain("CapacityProviderScalingConfig", &CAPACITY_PROVIDER_SCALING_CONFIG),
+        Member::plain("KmsKeyArn", &KMS_KEY_ARN_NON_EMPTY),
+        Member::plain("Tags", &TAGS),
+        Member::plain("PropagateTags", &PROPAGATE_TAGS),
+    ],
+    ..Shape::simple("CreateCapacityProviderRequest", ShapeType::Structure)
+};
+pub static CREATE_CAPACITY_PROVIDER_RESPONSE: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("CapacityProvider", &CAPACITY_PROVIDER)
+    }],
+    ..Shape::simple("CreateCapacityProviderResponse", ShapeType::Structure)
 };
 pub static CREATE_CODE_SIGNING_CONFIG_REQUEST: Shape = Shape {
     members: &[
@@ -2165,11 +3112,15 @@ pub static CREATE_EVENT_SOURCE_MAPPING_REQUEST: Shape = Shape {
         Member::plain("EventSourceArn", &ARN),
         Member {
             required: true,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member::plain("Enabled", &ENABLED),
         Member::plain("BatchSize", &BATCH_SIZE),
         Member::plain("FilterCriteria", &FILTER_CRITERIA),
+        Member::plain("KMSKeyArn", &KMS_KEY_ARN),
+        Member::plain("MetricsConfig", &EVENT_SOURCE_MAPPING_METRICS_CONFIG),
+        Member::plain("LoggingConfig", &EVENT_SOURCE_MAPPING_LOGGING_CONFIG),
+        Member::plain("ScalingConfig", &SCALING_CONFIG),
         Member::plain("MaximumBatchingWindowInSeconds", &MAXIMUM_BATCHING_WINDOW_IN_SECONDS),
         Member::plain("ParallelizationFactor", &PARALLELIZATION_FACTOR),
         Member::plain("StartingPosition", &EVENT_SOURCE_POSITION),
@@ -2193,10 +3144,7 @@ pub static CREATE_EVENT_SOURCE_MAPPING_REQUEST: Shape = Shape {
             "SelfManagedKafkaEventSourceConfig",
             &SELF_MANAGED_KAFKA_EVENT_SOURCE_CONFIG,
         ),
-        Member::plain("ScalingConfig", &SCALING_CONFIG),
         Member::plain("DocumentDBEventSourceConfig", &DOCUMENT_DB_EVENT_SOURCE_CONFIG),
-        Member::plain("KMSKeyArn", &KMS_KEY_ARN),
-        Member::plain("MetricsConfig", &EVENT_SOURCE_MAPPING_METRICS_CONFIG),
         Member::plain("ProvisionedPollerConfig", &PROVISIONED_POLLER_CONFIG),
     ],
     ..Shape::simple("CreateEventSourceMappingRequest", ShapeType::Structure)
@@ -2224,6 +3172,7 @@ pub static CREATE_FUNCTION_REQUEST: Shape = Shape {
             default: Some(DefaultValue::Bool(false)),
             ..Member::plain("Publish", &BOOLEAN)
         },
+        Member::plain("PublishTo", &FUNCTION_VERSION_LATEST_PUBLISHED),
         Member::plain("VpcConfig", &VPC_CONFIG),
         Member::plain("PackageType", &PACKAGE_TYPE),
         Member::plain("DeadLetterConfig", &DEAD_LETTER_CONFIG),
@@ -2233,12 +3182,15 @@ pub static CREATE_FUNCTION_REQUEST: Shape = Shape {
         Member::plain("Tags", &TAGS),
         Member::plain("Layers", &LAYER_LIST),
         Member::plain("FileSystemConfigs", &FILE_SYSTEM_CONFIG_LIST),
-        Member::plain("ImageConfig", &IMAGE_CONFIG),
         Member::plain("CodeSigningConfigArn", &CODE_SIGNING_CONFIG_ARN),
+        Member::plain("ImageConfig", &IMAGE_CONFIG),
         Member::plain("Architectures", &ARCHITECTURES_LIST),
         Member::plain("EphemeralStorage", &EPHEMERAL_STORAGE),
         Member::plain("SnapStart", &SNAP_START),
         Member::plain("LoggingConfig", &LOGGING_CONFIG),
+        Member::plain("TenancyConfig", &TENANCY_CONFIG),
+        Member::plain("CapacityProviderConfig", &CAPACITY_PROVIDER_CONFIG),
+        Member::plain("DurableConfig", &DURABLE_CONFIG),
     ],
     ..Shape::simple("CreateFunctionRequest", ShapeType::Structure)
 };
@@ -2247,7 +3199,7 @@ pub static CREATE_FUNCTION_URL_CONFIG_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &FUNCTION_URL_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
@@ -2288,7 +3240,7 @@ pub static CREATE_FUNCTION_URL_CONFIG_RESPONSE: Shape = Shape {
 pub static DATABASE_NAME: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(63))),
-        pattern: Some(&P_7),
+        pattern: Some(&P_11),
         ..Constraints::NONE
     },
     ..Shape::simple("DatabaseName", ShapeType::String)
@@ -2315,6 +3267,21 @@ pub static DELETE_ALIAS_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("DeleteAliasRequest", ShapeType::Structure)
 };
+pub static DELETE_CAPACITY_PROVIDER_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        http: HttpBinding::Label,
+        ..Member::plain("CapacityProviderName", &CAPACITY_PROVIDER_NAME)
+    }],
+    ..Shape::simple("DeleteCapacityProviderRequest", ShapeType::Structure)
+};
+pub static DELETE_CAPACITY_PROVIDER_RESPONSE: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("CapacityProvider", &CAPACITY_PROVIDER)
+    }],
+    ..Shape::simple("DeleteCapacityProviderResponse", ShapeType::Structure)
+};
 pub static DELETE_CODE_SIGNING_CONFIG_REQUEST: Shape = Shape {
     members: &[Member {
         required: true,
@@ -2330,7 +3297,7 @@ pub static DELETE_EVENT_SOURCE_MAPPING_REQUEST: Shape = Shape {
     members: &[Member {
         required: true,
         http: HttpBinding::Label,
-        ..Member::plain("UUID", &STRING)
+        ..Member::plain("UUID", &UUID_STRING)
     }],
     ..Shape::simple("DeleteEventSourceMappingRequest", ShapeType::Structure)
 };
@@ -2338,7 +3305,7 @@ pub static DELETE_FUNCTION_CODE_SIGNING_CONFIG_REQUEST: Shape = Shape {
     members: &[Member {
         required: true,
         http: HttpBinding::Label,
-        ..Member::plain("FunctionName", &FUNCTION_NAME)
+        ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
     }],
     ..Shape::simple("DeleteFunctionCodeSigningConfigRequest", ShapeType::Structure)
 };
@@ -2355,11 +3322,11 @@ pub static DELETE_FUNCTION_EVENT_INVOKE_CONFIG_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
     ],
     ..Shape::simple("DeleteFunctionEventInvokeConfigRequest", ShapeType::Structure)
@@ -2369,21 +3336,29 @@ pub static DELETE_FUNCTION_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
     ],
     ..Shape::simple("DeleteFunctionRequest", ShapeType::Structure)
+};
+pub static DELETE_FUNCTION_RESPONSE: Shape = Shape {
+    members: &[Member {
+        http: HttpBinding::ResponseCode,
+        default: Some(DefaultValue::Int(0)),
+        ..Member::plain("StatusCode", &INTEGER)
+    }],
+    ..Shape::simple("DeleteFunctionResponse", ShapeType::Structure)
 };
 pub static DELETE_FUNCTION_URL_CONFIG_REQUEST: Shape = Shape {
     members: &[
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &FUNCTION_URL_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
@@ -2432,7 +3407,7 @@ pub static DESCRIPTION: Shape = Shape {
 pub static DESTINATION_ARN: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(350))),
-        pattern: Some(&P_8),
+        pattern: Some(&P_12),
         ..Constraints::NONE
     },
     ..Shape::simple("DestinationArn", ShapeType::String)
@@ -2451,6 +3426,49 @@ pub static DOCUMENT_DB_EVENT_SOURCE_CONFIG: Shape = Shape {
         Member::plain("FullDocument", &FULL_DOCUMENT),
     ],
     ..Shape::simple("DocumentDBEventSourceConfig", ShapeType::Structure)
+};
+pub static DURABLE_CONFIG: Shape = Shape {
+    members: &[
+        Member::plain("RetentionPeriodInDays", &RETENTION_PERIOD_IN_DAYS),
+        Member::plain("ExecutionTimeout", &EXECUTION_TIMEOUT),
+    ],
+    ..Shape::simple("DurableConfig", ShapeType::Structure)
+};
+pub static DURABLE_EXECUTION_ALREADY_STARTED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 409,
+        query_error: None,
+    }),
+    ..Shape::simple("DurableExecutionAlreadyStartedException", ShapeType::Structure)
+};
+pub static DURABLE_EXECUTION_ARN: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(1024))),
+        pattern: Some(&P_13),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DurableExecutionArn", ShapeType::String)
+};
+pub static DURABLE_EXECUTION_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(64))),
+        pattern: Some(&P_14),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DurableExecutionName", ShapeType::String)
+};
+pub static DURABLE_EXECUTIONS: Shape = Shape {
+    members: &[Member::plain("member", &EXECUTION)],
+    ..Shape::simple("DurableExecutions", ShapeType::List)
+};
+pub static DURATION_SECONDS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(0.0), None)),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("DurationSeconds", ShapeType::Integer)
 };
 pub static EC2_ACCESS_DENIED_EXCEPTION: Shape = Shape {
     members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
@@ -2528,6 +3546,15 @@ pub static ENI_LIMIT_REACHED_EXCEPTION: Shape = Shape {
     }),
     ..Shape::simple("ENILimitReachedException", ShapeType::Structure)
 };
+pub static ENI_NOT_READY_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Server,
+        http_status: 502,
+        query_error: None,
+    }),
+    ..Shape::simple("ENINotReadyException", ShapeType::Structure)
+};
 pub static ENABLED: Shape = Shape {
     ..Shape::simple("Enabled", ShapeType::Boolean)
 };
@@ -2541,7 +3568,7 @@ pub static END_POINT_TYPE: Shape = Shape {
 pub static ENDPOINT: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(300))),
-        pattern: Some(&P_9),
+        pattern: Some(&P_15),
         ..Constraints::NONE
     },
     ..Shape::simple("Endpoint", ShapeType::String)
@@ -2585,7 +3612,7 @@ pub static ENVIRONMENT_RESPONSE: Shape = Shape {
 };
 pub static ENVIRONMENT_VARIABLE_NAME: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_10),
+        pattern: Some(&P_16),
         ..Constraints::NONE
     },
     ..Shape::simple("EnvironmentVariableName", ShapeType::String)
@@ -2614,17 +3641,102 @@ pub static EPHEMERAL_STORAGE_SIZE: Shape = Shape {
     },
     ..Shape::simple("EphemeralStorageSize", ShapeType::Integer)
 };
+pub static ERROR_DATA: Shape = Shape {
+    ..Shape::simple("ErrorData", ShapeType::String)
+};
+pub static ERROR_MESSAGE: Shape = Shape {
+    ..Shape::simple("ErrorMessage", ShapeType::String)
+};
+pub static ERROR_OBJECT: Shape = Shape {
+    members: &[
+        Member::plain("ErrorMessage", &ERROR_MESSAGE),
+        Member::plain("ErrorType", &ERROR_TYPE),
+        Member::plain("ErrorData", &ERROR_DATA),
+        Member::plain("StackTrace", &STACK_TRACE_ENTRIES),
+    ],
+    ..Shape::simple("ErrorObject", ShapeType::Structure)
+};
+pub static ERROR_TYPE: Shape = Shape {
+    ..Shape::simple("ErrorType", ShapeType::String)
+};
+pub static EVENT: Shape = Shape {
+    members: &[
+        Member::plain("EventType", &EVENT_TYPE),
+        Member::plain("SubType", &OPERATION_SUB_TYPE),
+        Member {
+            default: Some(DefaultValue::Int(1)),
+            ..Member::plain("EventId", &EVENT_ID)
+        },
+        Member::plain("Id", &OPERATION_ID),
+        Member::plain("Name", &OPERATION_NAME),
+        Member::plain("EventTimestamp", &EXECUTION_TIMESTAMP),
+        Member::plain("ParentId", &OPERATION_ID),
+        Member::plain("ExecutionStartedDetails", &EXECUTION_STARTED_DETAILS),
+        Member::plain("ExecutionSucceededDetails", &EXECUTION_SUCCEEDED_DETAILS),
+        Member::plain("ExecutionFailedDetails", &EXECUTION_FAILED_DETAILS),
+        Member::plain("ExecutionTimedOutDetails", &EXECUTION_TIMED_OUT_DETAILS),
+        Member::plain("ExecutionStoppedDetails", &EXECUTION_STOPPED_DETAILS),
+        Member::plain("ContextStartedDetails", &CONTEXT_STARTED_DETAILS),
+        Member::plain("ContextSucceededDetails", &CONTEXT_SUCCEEDED_DETAILS),
+        Member::plain("ContextFailedDetails", &CONTEXT_FAILED_DETAILS),
+        Member::plain("WaitStartedDetails", &WAIT_STARTED_DETAILS),
+        Member::plain("WaitSucceededDetails", &WAIT_SUCCEEDED_DETAILS),
+        Member::plain("WaitCancelledDetails", &WAIT_CANCELLED_DETAILS),
+        Member::plain("StepStartedDetails", &STEP_STARTED_DETAILS),
+        Member::plain("StepSucceededDetails", &STEP_SUCCEEDED_DETAILS),
+        Member::plain("StepFailedDetails", &STEP_FAILED_DETAILS),
+        Member::plain("ChainedInvokeStartedDetails", &CHAINED_INVOKE_STARTED_DETAILS),
+        Member::plain("ChainedInvokeSucceededDetails", &CHAINED_INVOKE_SUCCEEDED_DETAILS),
+        Member::plain("ChainedInvokeFailedDetails", &CHAINED_INVOKE_FAILED_DETAILS),
+        Member::plain("ChainedInvokeTimedOutDetails", &CHAINED_INVOKE_TIMED_OUT_DETAILS),
+        Member::plain("ChainedInvokeStoppedDetails", &CHAINED_INVOKE_STOPPED_DETAILS),
+        Member::plain("CallbackStartedDetails", &CALLBACK_STARTED_DETAILS),
+        Member::plain("CallbackSucceededDetails", &CALLBACK_SUCCEEDED_DETAILS),
+        Member::plain("CallbackFailedDetails", &CALLBACK_FAILED_DETAILS),
+        Member::plain("CallbackTimedOutDetails", &CALLBACK_TIMED_OUT_DETAILS),
+        Member::plain("InvocationCompletedDetails", &INVOCATION_COMPLETED_DETAILS),
+    ],
+    ..Shape::simple("Event", ShapeType::Structure)
+};
+pub static EVENT_ERROR: Shape = Shape {
+    members: &[
+        Member::plain("Payload", &ERROR_OBJECT),
+        Member::plain("Truncated", &TRUNCATED),
+    ],
+    ..Shape::simple("EventError", ShapeType::Structure)
+};
+pub static EVENT_ID: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), None)),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("EventId", ShapeType::Integer)
+};
+pub static EVENT_INPUT: Shape = Shape {
+    members: &[
+        Member::plain("Payload", &INPUT_PAYLOAD),
+        Member::plain("Truncated", &TRUNCATED),
+    ],
+    ..Shape::simple("EventInput", ShapeType::Structure)
+};
+pub static EVENT_RESULT: Shape = Shape {
+    members: &[
+        Member::plain("Payload", &OPERATION_PAYLOAD),
+        Member::plain("Truncated", &TRUNCATED),
+    ],
+    ..Shape::simple("EventResult", ShapeType::Structure)
+};
 pub static EVENT_SOURCE_MAPPING_ARN: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(85), Some(120))),
-        pattern: Some(&P_11),
+        pattern: Some(&P_17),
         ..Constraints::NONE
     },
     ..Shape::simple("EventSourceMappingArn", ShapeType::String)
 };
 pub static EVENT_SOURCE_MAPPING_CONFIGURATION: Shape = Shape {
     members: &[
-        Member::plain("UUID", &STRING),
+        Member::plain("UUID", &UUID_STRING),
         Member::plain("StartingPosition", &EVENT_SOURCE_POSITION),
         Member::plain("StartingPositionTimestamp", &DATE),
         Member::plain("BatchSize", &BATCH_SIZE),
@@ -2632,6 +3744,11 @@ pub static EVENT_SOURCE_MAPPING_CONFIGURATION: Shape = Shape {
         Member::plain("ParallelizationFactor", &PARALLELIZATION_FACTOR),
         Member::plain("EventSourceArn", &ARN),
         Member::plain("FilterCriteria", &FILTER_CRITERIA),
+        Member::plain("FilterCriteriaError", &FILTER_CRITERIA_ERROR),
+        Member::plain("KMSKeyArn", &KMS_KEY_ARN),
+        Member::plain("MetricsConfig", &EVENT_SOURCE_MAPPING_METRICS_CONFIG),
+        Member::plain("LoggingConfig", &EVENT_SOURCE_MAPPING_LOGGING_CONFIG),
+        Member::plain("ScalingConfig", &SCALING_CONFIG),
         Member::plain("FunctionArn", &FUNCTION_ARN),
         Member::plain("LastModified", &DATE),
         Member::plain("LastProcessingResult", &STRING),
@@ -2655,19 +3772,19 @@ pub static EVENT_SOURCE_MAPPING_CONFIGURATION: Shape = Shape {
             "SelfManagedKafkaEventSourceConfig",
             &SELF_MANAGED_KAFKA_EVENT_SOURCE_CONFIG,
         ),
-        Member::plain("ScalingConfig", &SCALING_CONFIG),
         Member::plain("DocumentDBEventSourceConfig", &DOCUMENT_DB_EVENT_SOURCE_CONFIG),
-        Member::plain("KMSKeyArn", &KMS_KEY_ARN),
-        Member::plain("FilterCriteriaError", &FILTER_CRITERIA_ERROR),
         Member::plain("EventSourceMappingArn", &EVENT_SOURCE_MAPPING_ARN),
-        Member::plain("MetricsConfig", &EVENT_SOURCE_MAPPING_METRICS_CONFIG),
         Member::plain("ProvisionedPollerConfig", &PROVISIONED_POLLER_CONFIG),
     ],
     ..Shape::simple("EventSourceMappingConfiguration", ShapeType::Structure)
 };
+pub static EVENT_SOURCE_MAPPING_LOGGING_CONFIG: Shape = Shape {
+    members: &[Member::plain("SystemLogLevel", &EVENT_SOURCE_MAPPING_SYSTEM_LOG_LEVEL)],
+    ..Shape::simple("EventSourceMappingLoggingConfig", ShapeType::Structure)
+};
 pub static EVENT_SOURCE_MAPPING_METRIC: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["EventCount"],
+        enum_values: &["EventCount", "ErrorCount", "KafkaMetrics"],
         ..Constraints::NONE
     },
     ..Shape::simple("EventSourceMappingMetric", ShapeType::Enum)
@@ -2675,7 +3792,7 @@ pub static EVENT_SOURCE_MAPPING_METRIC: Shape = Shape {
 pub static EVENT_SOURCE_MAPPING_METRIC_LIST: Shape = Shape {
     members: &[Member::plain("member", &EVENT_SOURCE_MAPPING_METRIC)],
     constraints: Constraints {
-        length: Some((Some(0), Some(1))),
+        length: Some((Some(0), Some(3))),
         ..Constraints::NONE
     },
     ..Shape::simple("EventSourceMappingMetricList", ShapeType::List)
@@ -2683,6 +3800,13 @@ pub static EVENT_SOURCE_MAPPING_METRIC_LIST: Shape = Shape {
 pub static EVENT_SOURCE_MAPPING_METRICS_CONFIG: Shape = Shape {
     members: &[Member::plain("Metrics", &EVENT_SOURCE_MAPPING_METRIC_LIST)],
     ..Shape::simple("EventSourceMappingMetricsConfig", ShapeType::Structure)
+};
+pub static EVENT_SOURCE_MAPPING_SYSTEM_LOG_LEVEL: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["DEBUG", "INFO", "WARN"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("EventSourceMappingSystemLogLevel", ShapeType::Enum)
 };
 pub static EVENT_SOURCE_MAPPINGS_LIST: Shape = Shape {
     members: &[Member::plain("member", &EVENT_SOURCE_MAPPING_CONFIGURATION)],
@@ -2698,15 +3822,151 @@ pub static EVENT_SOURCE_POSITION: Shape = Shape {
 pub static EVENT_SOURCE_TOKEN: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(256))),
-        pattern: Some(&P_12),
+        pattern: Some(&P_18),
         ..Constraints::NONE
     },
     ..Shape::simple("EventSourceToken", ShapeType::String)
 };
+pub static EVENT_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[
+            "ExecutionStarted",
+            "ExecutionSucceeded",
+            "ExecutionFailed",
+            "ExecutionTimedOut",
+            "ExecutionStopped",
+            "ContextStarted",
+            "ContextSucceeded",
+            "ContextFailed",
+            "WaitStarted",
+            "WaitSucceeded",
+            "WaitCancelled",
+            "StepStarted",
+            "StepSucceeded",
+            "StepFailed",
+            "ChainedInvokeStarted",
+            "ChainedInvokeSucceeded",
+            "ChainedInvokeFailed",
+            "ChainedInvokeTimedOut",
+            "ChainedInvokeStopped",
+            "CallbackStarted",
+            "CallbackSucceeded",
+            "CallbackFailed",
+            "CallbackTimedOut",
+            "InvocationCompleted",
+        ],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("EventType", ShapeType::Enum)
+};
+pub static EVENTS: Shape = Shape {
+    members: &[Member::plain("member", &EVENT)],
+    ..Shape::simple("Events", ShapeType::List)
+};
+pub static EXECUTION: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("DurableExecutionArn", &DURABLE_EXECUTION_ARN)
+        },
+        Member {
+            required: true,
+            ..Member::plain("DurableExecutionName", &DURABLE_EXECUTION_NAME)
+        },
+        Member {
+            required: true,
+            ..Member::plain("FunctionArn", &NAME_SPACED_FUNCTION_ARN)
+        },
+        Member {
+            required: true,
+            ..Member::plain("Status", &EXECUTION_STATUS)
+        },
+        Member {
+            required: true,
+            ..Member::plain("StartTimestamp", &EXECUTION_TIMESTAMP)
+        },
+        Member::plain("EndTimestamp", &EXECUTION_TIMESTAMP),
+    ],
+    ..Shape::simple("Execution", ShapeType::Structure)
+};
+pub static EXECUTION_DETAILS: Shape = Shape {
+    members: &[Member::plain("InputPayload", &INPUT_PAYLOAD)],
+    ..Shape::simple("ExecutionDetails", ShapeType::Structure)
+};
+pub static EXECUTION_ENVIRONMENT_MEMORY_GI_B_PER_V_CPU: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(2.0), Some(8.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ExecutionEnvironmentMemoryGiBPerVCpu", ShapeType::Double)
+};
+pub static EXECUTION_FAILED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Error", &EVENT_ERROR)
+    }],
+    ..Shape::simple("ExecutionFailedDetails", ShapeType::Structure)
+};
+pub static EXECUTION_STARTED_DETAILS: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("Input", &EVENT_INPUT)
+        },
+        Member {
+            required: true,
+            ..Member::plain("ExecutionTimeout", &DURATION_SECONDS)
+        },
+    ],
+    ..Shape::simple("ExecutionStartedDetails", ShapeType::Structure)
+};
+pub static EXECUTION_STATUS: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "STOPPED"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ExecutionStatus", ShapeType::Enum)
+};
+pub static EXECUTION_STATUS_LIST: Shape = Shape {
+    members: &[Member::plain("member", &EXECUTION_STATUS)],
+    constraints: Constraints {
+        length: Some((Some(1), Some(10))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ExecutionStatusList", ShapeType::List)
+};
+pub static EXECUTION_STOPPED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Error", &EVENT_ERROR)
+    }],
+    ..Shape::simple("ExecutionStoppedDetails", ShapeType::Structure)
+};
+pub static EXECUTION_SUCCEEDED_DETAILS: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("Result", &EVENT_RESULT)
+    }],
+    ..Shape::simple("ExecutionSucceededDetails", ShapeType::Structure)
+};
+pub static EXECUTION_TIMED_OUT_DETAILS: Shape = Shape {
+    members: &[Member::plain("Error", &EVENT_ERROR)],
+    ..Shape::simple("ExecutionTimedOutDetails", ShapeType::Structure)
+};
+pub static EXECUTION_TIMEOUT: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(31622400.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ExecutionTimeout", ShapeType::Integer)
+};
+pub static EXECUTION_TIMESTAMP: Shape = Shape {
+    ..Shape::simple("ExecutionTimestamp", ShapeType::Timestamp)
+};
 pub static FILE_SYSTEM_ARN: Shape = Shape {
     constraints: Constraints {
-        length: Some((Some(0), Some(200))),
-        pattern: Some(&P_13),
+        length: Some((Some(0), Some(256))),
+        pattern: Some(&P_19),
         ..Constraints::NONE
     },
     ..Shape::simple("FileSystemArn", ShapeType::String)
@@ -2750,7 +4010,7 @@ pub static FILTER_CRITERIA_ERROR: Shape = Shape {
 pub static FILTER_CRITERIA_ERROR_CODE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(10), Some(50))),
-        pattern: Some(&P_14),
+        pattern: Some(&P_20),
         ..Constraints::NONE
     },
     ..Shape::simple("FilterCriteriaErrorCode", ShapeType::String)
@@ -2758,7 +4018,7 @@ pub static FILTER_CRITERIA_ERROR_CODE: Shape = Shape {
 pub static FILTER_CRITERIA_ERROR_MESSAGE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(10), Some(2048))),
-        pattern: Some(&P_15),
+        pattern: Some(&P_21),
         ..Constraints::NONE
     },
     ..Shape::simple("FilterCriteriaErrorMessage", ShapeType::String)
@@ -2776,7 +4036,8 @@ pub static FULL_DOCUMENT: Shape = Shape {
 };
 pub static FUNCTION_ARN: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_16),
+        length: Some((Some(0), Some(10000))),
+        pattern: Some(&P_22),
         ..Constraints::NONE
     },
     ..Shape::simple("FunctionArn", ShapeType::String)
@@ -2799,10 +4060,10 @@ pub static FUNCTION_CODE: Shape = Shape {
 pub static FUNCTION_CODE_LOCATION: Shape = Shape {
     members: &[
         Member::plain("RepositoryType", &STRING),
-        Member::plain("Location", &STRING),
+        Member::plain("Location", &SENSITIVE_STRING_ON_SERVER_ONLY),
         Member::plain("ImageUri", &STRING),
         Member::plain("ResolvedImageUri", &STRING),
-        Member::plain("SourceKMSKeyArn", &STRING),
+        Member::plain("SourceKMSKeyArn", &KMS_KEY_ARN),
     ],
     ..Shape::simple("FunctionCodeLocation", ShapeType::Structure)
 };
@@ -2838,15 +4099,19 @@ pub static FUNCTION_CONFIGURATION: Shape = Shape {
         Member::plain("LastUpdateStatusReason", &LAST_UPDATE_STATUS_REASON),
         Member::plain("LastUpdateStatusReasonCode", &LAST_UPDATE_STATUS_REASON_CODE),
         Member::plain("FileSystemConfigs", &FILE_SYSTEM_CONFIG_LIST),
-        Member::plain("PackageType", &PACKAGE_TYPE),
-        Member::plain("ImageConfigResponse", &IMAGE_CONFIG_RESPONSE),
         Member::plain("SigningProfileVersionArn", &ARN),
         Member::plain("SigningJobArn", &ARN),
+        Member::plain("PackageType", &PACKAGE_TYPE),
+        Member::plain("ImageConfigResponse", &IMAGE_CONFIG_RESPONSE),
         Member::plain("Architectures", &ARCHITECTURES_LIST),
         Member::plain("EphemeralStorage", &EPHEMERAL_STORAGE),
         Member::plain("SnapStart", &SNAP_START_RESPONSE),
         Member::plain("RuntimeVersionConfig", &RUNTIME_VERSION_CONFIG),
         Member::plain("LoggingConfig", &LOGGING_CONFIG),
+        Member::plain("TenancyConfig", &TENANCY_CONFIG),
+        Member::plain("CapacityProviderConfig", &CAPACITY_PROVIDER_CONFIG),
+        Member::plain("ConfigSha256", &STRING),
+        Member::plain("DurableConfig", &DURABLE_CONFIG),
     ],
     ..Shape::simple("FunctionConfiguration", ShapeType::Structure)
 };
@@ -2871,7 +4136,7 @@ pub static FUNCTION_LIST: Shape = Shape {
 pub static FUNCTION_NAME: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(140))),
-        pattern: Some(&P_17),
+        pattern: Some(&P_23),
         ..Constraints::NONE
     },
     ..Shape::simple("FunctionName", ShapeType::String)
@@ -2890,6 +4155,26 @@ pub static FUNCTION_RESPONSE_TYPE_LIST: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("FunctionResponseTypeList", ShapeType::List)
+};
+pub static FUNCTION_SCALING_CONFIG: Shape = Shape {
+    members: &[
+        Member::plain(
+            "MinExecutionEnvironments",
+            &FUNCTION_SCALING_CONFIG_EXECUTION_ENVIRONMENTS,
+        ),
+        Member::plain(
+            "MaxExecutionEnvironments",
+            &FUNCTION_SCALING_CONFIG_EXECUTION_ENVIRONMENTS,
+        ),
+    ],
+    ..Shape::simple("FunctionScalingConfig", ShapeType::Structure)
+};
+pub static FUNCTION_SCALING_CONFIG_EXECUTION_ENVIRONMENTS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(0.0), Some(15000.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("FunctionScalingConfigExecutionEnvironments", ShapeType::Integer)
 };
 pub static FUNCTION_URL: Shape = Shape {
     constraints: Constraints {
@@ -2936,10 +4221,18 @@ pub static FUNCTION_URL_CONFIG_LIST: Shape = Shape {
     members: &[Member::plain("member", &FUNCTION_URL_CONFIG)],
     ..Shape::simple("FunctionUrlConfigList", ShapeType::List)
 };
+pub static FUNCTION_URL_FUNCTION_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(140))),
+        pattern: Some(&P_24),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("FunctionUrlFunctionName", ShapeType::String)
+};
 pub static FUNCTION_URL_QUALIFIER: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_18),
+        pattern: Some(&P_25),
         ..Constraints::NONE
     },
     ..Shape::simple("FunctionUrlQualifier", ShapeType::String)
@@ -2950,6 +4243,49 @@ pub static FUNCTION_VERSION: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("FunctionVersion", ShapeType::Enum)
+};
+pub static FUNCTION_VERSION_LATEST_PUBLISHED: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["LATEST_PUBLISHED"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("FunctionVersionLatestPublished", ShapeType::Enum)
+};
+pub static FUNCTION_VERSIONS_BY_CAPACITY_PROVIDER_LIST: Shape = Shape {
+    members: &[Member::plain(
+        "member",
+        &FUNCTION_VERSIONS_BY_CAPACITY_PROVIDER_LIST_ITEM,
+    )],
+    constraints: Constraints {
+        length: Some((Some(0), Some(50))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("FunctionVersionsByCapacityProviderList", ShapeType::List)
+};
+pub static FUNCTION_VERSIONS_BY_CAPACITY_PROVIDER_LIST_ITEM: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("FunctionArn", &NAME_SPACED_FUNCTION_ARN)
+        },
+        Member {
+            required: true,
+            ..Member::plain("State", &STATE)
+        },
+    ],
+    ..Shape::simple("FunctionVersionsByCapacityProviderListItem", ShapeType::Structure)
+};
+pub static FUNCTION_VERSIONS_PER_CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple(
+        "FunctionVersionsPerCapacityProviderLimitExceededException",
+        ShapeType::Structure,
+    )
 };
 pub static GET_ACCOUNT_SETTINGS_REQUEST: Shape = Shape {
     ..Shape::simple("GetAccountSettingsRequest", ShapeType::Structure)
@@ -2976,6 +4312,21 @@ pub static GET_ALIAS_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("GetAliasRequest", ShapeType::Structure)
 };
+pub static GET_CAPACITY_PROVIDER_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        http: HttpBinding::Label,
+        ..Member::plain("CapacityProviderName", &CAPACITY_PROVIDER_NAME)
+    }],
+    ..Shape::simple("GetCapacityProviderRequest", ShapeType::Structure)
+};
+pub static GET_CAPACITY_PROVIDER_RESPONSE: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("CapacityProvider", &CAPACITY_PROVIDER)
+    }],
+    ..Shape::simple("GetCapacityProviderResponse", ShapeType::Structure)
+};
 pub static GET_CODE_SIGNING_CONFIG_REQUEST: Shape = Shape {
     members: &[Member {
         required: true,
@@ -2991,11 +4342,121 @@ pub static GET_CODE_SIGNING_CONFIG_RESPONSE: Shape = Shape {
     }],
     ..Shape::simple("GetCodeSigningConfigResponse", ShapeType::Structure)
 };
+pub static GET_DURABLE_EXECUTION_HISTORY_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("DurableExecutionArn", &DURABLE_EXECUTION_ARN)
+        },
+        Member {
+            http: HttpBinding::Query("IncludeExecutionData"),
+            ..Member::plain("IncludeExecutionData", &INCLUDE_EXECUTION_DATA)
+        },
+        Member {
+            http: HttpBinding::Query("MaxItems"),
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("MaxItems", &ITEM_COUNT)
+        },
+        Member {
+            http: HttpBinding::Query("Marker"),
+            ..Member::plain("Marker", &STRING)
+        },
+        Member {
+            http: HttpBinding::Query("ReverseOrder"),
+            ..Member::plain("ReverseOrder", &REVERSE_ORDER)
+        },
+    ],
+    ..Shape::simple("GetDurableExecutionHistoryRequest", ShapeType::Structure)
+};
+pub static GET_DURABLE_EXECUTION_HISTORY_RESPONSE: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("Events", &EVENTS)
+        },
+        Member::plain("NextMarker", &STRING),
+    ],
+    ..Shape::simple("GetDurableExecutionHistoryResponse", ShapeType::Structure)
+};
+pub static GET_DURABLE_EXECUTION_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        http: HttpBinding::Label,
+        ..Member::plain("DurableExecutionArn", &DURABLE_EXECUTION_ARN)
+    }],
+    ..Shape::simple("GetDurableExecutionRequest", ShapeType::Structure)
+};
+pub static GET_DURABLE_EXECUTION_RESPONSE: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("DurableExecutionArn", &DURABLE_EXECUTION_ARN)
+        },
+        Member {
+            required: true,
+            ..Member::plain("DurableExecutionName", &DURABLE_EXECUTION_NAME)
+        },
+        Member {
+            required: true,
+            ..Member::plain("FunctionArn", &NAME_SPACED_FUNCTION_ARN)
+        },
+        Member::plain("InputPayload", &INPUT_PAYLOAD),
+        Member::plain("Result", &OUTPUT_PAYLOAD),
+        Member::plain("Error", &ERROR_OBJECT),
+        Member {
+            required: true,
+            ..Member::plain("StartTimestamp", &EXECUTION_TIMESTAMP)
+        },
+        Member {
+            required: true,
+            ..Member::plain("Status", &EXECUTION_STATUS)
+        },
+        Member::plain("EndTimestamp", &EXECUTION_TIMESTAMP),
+        Member::plain("Version", &VERSION_WITH_LATEST_PUBLISHED),
+        Member::plain("TraceHeader", &TRACE_HEADER),
+    ],
+    ..Shape::simple("GetDurableExecutionResponse", ShapeType::Structure)
+};
+pub static GET_DURABLE_EXECUTION_STATE_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("DurableExecutionArn", &DURABLE_EXECUTION_ARN)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Query("CheckpointToken"),
+            ..Member::plain("CheckpointToken", &CHECKPOINT_TOKEN)
+        },
+        Member {
+            http: HttpBinding::Query("Marker"),
+            ..Member::plain("Marker", &STRING)
+        },
+        Member {
+            http: HttpBinding::Query("MaxItems"),
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("MaxItems", &ITEM_COUNT)
+        },
+    ],
+    ..Shape::simple("GetDurableExecutionStateRequest", ShapeType::Structure)
+};
+pub static GET_DURABLE_EXECUTION_STATE_RESPONSE: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("Operations", &OPERATIONS)
+        },
+        Member::plain("NextMarker", &STRING),
+    ],
+    ..Shape::simple("GetDurableExecutionStateResponse", ShapeType::Structure)
+};
 pub static GET_EVENT_SOURCE_MAPPING_REQUEST: Shape = Shape {
     members: &[Member {
         required: true,
         http: HttpBinding::Label,
-        ..Member::plain("UUID", &STRING)
+        ..Member::plain("UUID", &UUID_STRING)
     }],
     ..Shape::simple("GetEventSourceMappingRequest", ShapeType::Structure)
 };
@@ -3003,7 +4464,7 @@ pub static GET_FUNCTION_CODE_SIGNING_CONFIG_REQUEST: Shape = Shape {
     members: &[Member {
         required: true,
         http: HttpBinding::Label,
-        ..Member::plain("FunctionName", &FUNCTION_NAME)
+        ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
     }],
     ..Shape::simple("GetFunctionCodeSigningConfigRequest", ShapeType::Structure)
 };
@@ -3044,7 +4505,7 @@ pub static GET_FUNCTION_CONFIGURATION_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
     ],
     ..Shape::simple("GetFunctionConfigurationRequest", ShapeType::Structure)
@@ -3054,11 +4515,11 @@ pub static GET_FUNCTION_EVENT_INVOKE_CONFIG_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
     ],
     ..Shape::simple("GetFunctionEventInvokeConfigRequest", ShapeType::Structure)
@@ -3084,7 +4545,7 @@ pub static GET_FUNCTION_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
     ],
     ..Shape::simple("GetFunctionRequest", ShapeType::Structure)
@@ -3099,12 +4560,35 @@ pub static GET_FUNCTION_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("GetFunctionResponse", ShapeType::Structure)
 };
+pub static GET_FUNCTION_SCALING_CONFIG_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("FunctionName", &UNQUALIFIED_FUNCTION_NAME)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Query("Qualifier"),
+            ..Member::plain("Qualifier", &PUBLISHED_FUNCTION_QUALIFIER)
+        },
+    ],
+    ..Shape::simple("GetFunctionScalingConfigRequest", ShapeType::Structure)
+};
+pub static GET_FUNCTION_SCALING_CONFIG_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("FunctionArn", &FUNCTION_ARN),
+        Member::plain("AppliedFunctionScalingConfig", &FUNCTION_SCALING_CONFIG),
+        Member::plain("RequestedFunctionScalingConfig", &FUNCTION_SCALING_CONFIG),
+    ],
+    ..Shape::simple("GetFunctionScalingConfigResponse", ShapeType::Structure)
+};
 pub static GET_FUNCTION_URL_CONFIG_REQUEST: Shape = Shape {
     members: &[
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &FUNCTION_URL_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
@@ -3193,9 +4677,9 @@ pub static GET_LAYER_VERSION_RESPONSE: Shape = Shape {
             default: Some(DefaultValue::Int(0)),
             ..Member::plain("Version", &LAYER_VERSION_NUMBER)
         },
+        Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
         Member::plain("CompatibleRuntimes", &COMPATIBLE_RUNTIMES),
         Member::plain("LicenseInfo", &LICENSE_INFO),
-        Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
     ],
     ..Shape::simple("GetLayerVersionResponse", ShapeType::Structure)
 };
@@ -3208,7 +4692,7 @@ pub static GET_POLICY_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
     ],
     ..Shape::simple("GetPolicyRequest", ShapeType::Structure)
@@ -3252,7 +4736,7 @@ pub static GET_RUNTIME_MANAGEMENT_CONFIG_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
     ],
     ..Shape::simple("GetRuntimeManagementConfigRequest", ShapeType::Structure)
@@ -3260,15 +4744,15 @@ pub static GET_RUNTIME_MANAGEMENT_CONFIG_REQUEST: Shape = Shape {
 pub static GET_RUNTIME_MANAGEMENT_CONFIG_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("UpdateRuntimeOn", &UPDATE_RUNTIME_ON),
-        Member::plain("RuntimeVersionArn", &RUNTIME_VERSION_ARN),
         Member::plain("FunctionArn", &NAME_SPACED_FUNCTION_ARN),
+        Member::plain("RuntimeVersionArn", &RUNTIME_VERSION_ARN),
     ],
     ..Shape::simple("GetRuntimeManagementConfigResponse", ShapeType::Structure)
 };
 pub static HANDLER: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(128))),
-        pattern: Some(&P_19),
+        pattern: Some(&P_26),
         ..Constraints::NONE
     },
     ..Shape::simple("Handler", ShapeType::String)
@@ -3276,7 +4760,7 @@ pub static HANDLER: Shape = Shape {
 pub static HEADER: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(1024))),
-        pattern: Some(&P_15),
+        pattern: Some(&P_21),
         ..Constraints::NONE
     },
     ..Shape::simple("Header", ShapeType::String)
@@ -3313,6 +4797,40 @@ pub static IMAGE_CONFIG_RESPONSE: Shape = Shape {
         Member::plain("Error", &IMAGE_CONFIG_ERROR),
     ],
     ..Shape::simple("ImageConfigResponse", ShapeType::Structure)
+};
+pub static INCLUDE_EXECUTION_DATA: Shape = Shape {
+    ..Shape::simple("IncludeExecutionData", ShapeType::Boolean)
+};
+pub static INPUT_PAYLOAD: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(6291456))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("InputPayload", ShapeType::String)
+};
+pub static INSTANCE_REQUIREMENTS: Shape = Shape {
+    members: &[
+        Member::plain("Architectures", &ARCHITECTURES_LIST),
+        Member::plain("AllowedInstanceTypes", &INSTANCE_TYPE_SET),
+        Member::plain("ExcludedInstanceTypes", &INSTANCE_TYPE_SET),
+    ],
+    ..Shape::simple("InstanceRequirements", ShapeType::Structure)
+};
+pub static INSTANCE_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(30))),
+        pattern: Some(&P_27),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("InstanceType", ShapeType::String)
+};
+pub static INSTANCE_TYPE_SET: Shape = Shape {
+    members: &[Member::plain("member", &INSTANCE_TYPE)],
+    constraints: Constraints {
+        length: Some((Some(0), Some(400))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("InstanceTypeSet", ShapeType::List)
 };
 pub static INTEGER: Shape = Shape {
     ..Shape::simple("Integer", ShapeType::Integer)
@@ -3380,6 +4898,24 @@ pub static INVALID_ZIP_FILE_EXCEPTION: Shape = Shape {
     }),
     ..Shape::simple("InvalidZipFileException", ShapeType::Structure)
 };
+pub static INVOCATION_COMPLETED_DETAILS: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("StartTimestamp", &EXECUTION_TIMESTAMP)
+        },
+        Member {
+            required: true,
+            ..Member::plain("EndTimestamp", &EXECUTION_TIMESTAMP)
+        },
+        Member {
+            required: true,
+            ..Member::plain("RequestId", &STRING)
+        },
+        Member::plain("Error", &EVENT_ERROR),
+    ],
+    ..Shape::simple("InvocationCompletedDetails", ShapeType::Structure)
+};
 pub static INVOCATION_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -3400,12 +4936,20 @@ pub static INVOCATION_REQUEST: Shape = Shape {
             ..Member::plain("ClientContext", &STRING)
         },
         Member {
+            http: HttpBinding::Header("X-Amz-Durable-Execution-Name"),
+            ..Member::plain("DurableExecutionName", &DURABLE_EXECUTION_NAME)
+        },
+        Member {
             http: HttpBinding::Payload,
             ..Member::plain("Payload", &BLOB)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
+        },
+        Member {
+            http: HttpBinding::Header("X-Amz-Tenant-Id"),
+            ..Member::plain("TenantId", &TENANT_ID)
         },
     ],
     ..Shape::simple("InvocationRequest", ShapeType::Structure)
@@ -3432,6 +4976,10 @@ pub static INVOCATION_RESPONSE: Shape = Shape {
         Member {
             http: HttpBinding::Header("X-Amz-Executed-Version"),
             ..Member::plain("ExecutedVersion", &VERSION)
+        },
+        Member {
+            http: HttpBinding::Header("X-Amz-Durable-Execution-Arn"),
+            ..Member::plain("DurableExecutionArn", &DURABLE_EXECUTION_ARN)
         },
     ],
     ..Shape::simple("InvocationResponse", ShapeType::Structure)
@@ -3506,11 +5054,15 @@ pub static INVOKE_WITH_RESPONSE_STREAM_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
         Member {
             http: HttpBinding::Payload,
             ..Member::plain("Payload", &BLOB)
+        },
+        Member {
+            http: HttpBinding::Header("X-Amz-Tenant-Id"),
+            ..Member::plain("TenantId", &TENANT_ID)
         },
     ],
     ..Shape::simple("InvokeWithResponseStreamRequest", ShapeType::Structure)
@@ -3545,6 +5097,16 @@ pub static INVOKE_WITH_RESPONSE_STREAM_RESPONSE_EVENT: Shape = Shape {
     streaming: true,
     ..Shape::simple("InvokeWithResponseStreamResponseEvent", ShapeType::Union)
 };
+pub static INVOKED_VIA_FUNCTION_URL: Shape = Shape {
+    ..Shape::simple("InvokedViaFunctionUrl", ShapeType::Boolean)
+};
+pub static ITEM_COUNT: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(0.0), Some(1000.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ItemCount", ShapeType::Integer)
+};
 pub static KMS_ACCESS_DENIED_EXCEPTION: Shape = Shape {
     members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
     error: Some(ErrorInfo {
@@ -3574,10 +5136,19 @@ pub static KMS_INVALID_STATE_EXCEPTION: Shape = Shape {
 };
 pub static KMS_KEY_ARN: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_20),
+        length: Some((Some(0), Some(10000))),
+        pattern: Some(&P_28),
         ..Constraints::NONE
     },
     ..Shape::simple("KMSKeyArn", ShapeType::String)
+};
+pub static KMS_KEY_ARN_NON_EMPTY: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(10000))),
+        pattern: Some(&P_29),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("KMSKeyArnNonEmpty", ShapeType::String)
 };
 pub static KMS_NOT_FOUND_EXCEPTION: Shape = Shape {
     members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
@@ -3634,6 +5205,23 @@ pub static KAFKA_SCHEMA_VALIDATION_CONFIG_LIST: Shape = Shape {
     members: &[Member::plain("member", &KAFKA_SCHEMA_VALIDATION_CONFIG)],
     ..Shape::simple("KafkaSchemaValidationConfigList", ShapeType::List)
 };
+pub static LAMBDA_MANAGED_INSTANCES_CAPACITY_PROVIDER_CONFIG: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("CapacityProviderArn", &CAPACITY_PROVIDER_ARN)
+        },
+        Member::plain(
+            "PerExecutionEnvironmentMaxConcurrency",
+            &PER_EXECUTION_ENVIRONMENT_MAX_CONCURRENCY,
+        ),
+        Member::plain(
+            "ExecutionEnvironmentMemoryGiBPerVCpu",
+            &EXECUTION_ENVIRONMENT_MEMORY_GI_B_PER_V_CPU,
+        ),
+    ],
+    ..Shape::simple("LambdaManagedInstancesCapacityProviderConfig", ShapeType::Structure)
+};
 pub static LAST_UPDATE_STATUS: Shape = Shape {
     constraints: Constraints {
         enum_values: &["Successful", "Failed", "InProgress"],
@@ -3668,6 +5256,20 @@ pub static LAST_UPDATE_STATUS_REASON_CODE: Shape = Shape {
             "InvalidRuntime",
             "InvalidZipFileException",
             "FunctionError",
+            "ServiceQuotaExceededException",
+            "VcpuLimitExceeded",
+            "CapacityProviderScalingLimitExceeded",
+            "InsufficientCapacity",
+            "EC2RequestLimitExceeded",
+            "FunctionError.InitTimeout",
+            "FunctionError.RuntimeInitError",
+            "FunctionError.ExtensionInitError",
+            "FunctionError.InvalidEntryPoint",
+            "FunctionError.InvalidWorkingDirectory",
+            "FunctionError.PermissionDenied",
+            "FunctionError.TooManyExtensions",
+            "FunctionError.InitResourceExhausted",
+            "DisallowedByVpcEncryptionControl",
         ],
         ..Constraints::NONE
     },
@@ -3687,8 +5289,8 @@ pub static LAYER: Shape = Shape {
 };
 pub static LAYER_ARN: Shape = Shape {
     constraints: Constraints {
-        length: Some((Some(1), Some(140))),
-        pattern: Some(&P_21),
+        length: Some((Some(1), Some(2048))),
+        pattern: Some(&P_30),
         ..Constraints::NONE
     },
     ..Shape::simple("LayerArn", ShapeType::String)
@@ -3700,7 +5302,7 @@ pub static LAYER_LIST: Shape = Shape {
 pub static LAYER_NAME: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(140))),
-        pattern: Some(&P_22),
+        pattern: Some(&P_31),
         ..Constraints::NONE
     },
     ..Shape::simple("LayerName", ShapeType::String)
@@ -3708,22 +5310,23 @@ pub static LAYER_NAME: Shape = Shape {
 pub static LAYER_PERMISSION_ALLOWED_ACTION: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(22))),
-        pattern: Some(&P_23),
+        pattern: Some(&P_32),
         ..Constraints::NONE
     },
     ..Shape::simple("LayerPermissionAllowedAction", ShapeType::String)
 };
 pub static LAYER_PERMISSION_ALLOWED_PRINCIPAL: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_24),
+        length: Some((Some(0), Some(10000))),
+        pattern: Some(&P_33),
         ..Constraints::NONE
     },
     ..Shape::simple("LayerPermissionAllowedPrincipal", ShapeType::String)
 };
 pub static LAYER_VERSION_ARN: Shape = Shape {
     constraints: Constraints {
-        length: Some((Some(1), Some(140))),
-        pattern: Some(&P_25),
+        length: Some((Some(1), Some(2048))),
+        pattern: Some(&P_34),
         ..Constraints::NONE
     },
     ..Shape::simple("LayerVersionArn", ShapeType::String)
@@ -3739,14 +5342,14 @@ pub static LAYER_VERSION_CONTENT_INPUT: Shape = Shape {
 };
 pub static LAYER_VERSION_CONTENT_OUTPUT: Shape = Shape {
     members: &[
-        Member::plain("Location", &STRING),
+        Member::plain("Location", &SENSITIVE_STRING_ON_SERVER_ONLY),
         Member::plain("CodeSha256", &STRING),
         Member {
             default: Some(DefaultValue::Int(0)),
             ..Member::plain("CodeSize", &LONG)
         },
-        Member::plain("SigningProfileVersionArn", &STRING),
-        Member::plain("SigningJobArn", &STRING),
+        Member::plain("SigningProfileVersionArn", &ARN),
+        Member::plain("SigningJobArn", &ARN),
     ],
     ..Shape::simple("LayerVersionContentOutput", ShapeType::Structure)
 };
@@ -3766,9 +5369,9 @@ pub static LAYER_VERSIONS_LIST_ITEM: Shape = Shape {
         },
         Member::plain("Description", &DESCRIPTION),
         Member::plain("CreatedDate", &TIMESTAMP),
+        Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
         Member::plain("CompatibleRuntimes", &COMPATIBLE_RUNTIMES),
         Member::plain("LicenseInfo", &LICENSE_INFO),
-        Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
     ],
     ..Shape::simple("LayerVersionsListItem", ShapeType::Structure)
 };
@@ -3791,6 +5394,7 @@ pub static LAYERS_REFERENCE_LIST: Shape = Shape {
 pub static LICENSE_INFO: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(512))),
+        pattern: Some(&P_35),
         ..Constraints::NONE
     },
     ..Shape::simple("LicenseInfo", ShapeType::String)
@@ -3804,7 +5408,7 @@ pub static LIST_ALIASES_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("FunctionVersion"),
-            ..Member::plain("FunctionVersion", &VERSION)
+            ..Member::plain("FunctionVersion", &VERSION_WITH_LATEST_PUBLISHED)
         },
         Member {
             http: HttpBinding::Query("Marker"),
@@ -3823,6 +5427,33 @@ pub static LIST_ALIASES_RESPONSE: Shape = Shape {
         Member::plain("Aliases", &ALIAS_LIST),
     ],
     ..Shape::simple("ListAliasesResponse", ShapeType::Structure)
+};
+pub static LIST_CAPACITY_PROVIDERS_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            http: HttpBinding::Query("State"),
+            ..Member::plain("State", &CAPACITY_PROVIDER_STATE)
+        },
+        Member {
+            http: HttpBinding::Query("Marker"),
+            ..Member::plain("Marker", &STRING)
+        },
+        Member {
+            http: HttpBinding::Query("MaxItems"),
+            ..Member::plain("MaxItems", &MAX_FIFTY_LIST_ITEMS)
+        },
+    ],
+    ..Shape::simple("ListCapacityProvidersRequest", ShapeType::Structure)
+};
+pub static LIST_CAPACITY_PROVIDERS_RESPONSE: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("CapacityProviders", &CAPACITY_PROVIDERS_LIST)
+        },
+        Member::plain("NextMarker", &STRING),
+    ],
+    ..Shape::simple("ListCapacityProvidersResponse", ShapeType::Structure)
 };
 pub static LIST_CODE_SIGNING_CONFIGS_REQUEST: Shape = Shape {
     members: &[
@@ -3844,6 +5475,56 @@ pub static LIST_CODE_SIGNING_CONFIGS_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("ListCodeSigningConfigsResponse", ShapeType::Structure)
 };
+pub static LIST_DURABLE_EXECUTIONS_BY_FUNCTION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
+        },
+        Member {
+            http: HttpBinding::Query("Qualifier"),
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
+        },
+        Member {
+            http: HttpBinding::Query("DurableExecutionName"),
+            ..Member::plain("DurableExecutionName", &DURABLE_EXECUTION_NAME)
+        },
+        Member {
+            http: HttpBinding::Query("Statuses"),
+            ..Member::plain("Statuses", &EXECUTION_STATUS_LIST)
+        },
+        Member {
+            http: HttpBinding::Query("StartedAfter"),
+            ..Member::plain("StartedAfter", &EXECUTION_TIMESTAMP)
+        },
+        Member {
+            http: HttpBinding::Query("StartedBefore"),
+            ..Member::plain("StartedBefore", &EXECUTION_TIMESTAMP)
+        },
+        Member {
+            http: HttpBinding::Query("ReverseOrder"),
+            ..Member::plain("ReverseOrder", &REVERSE_ORDER)
+        },
+        Member {
+            http: HttpBinding::Query("Marker"),
+            ..Member::plain("Marker", &STRING)
+        },
+        Member {
+            http: HttpBinding::Query("MaxItems"),
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("MaxItems", &ITEM_COUNT)
+        },
+    ],
+    ..Shape::simple("ListDurableExecutionsByFunctionRequest", ShapeType::Structure)
+};
+pub static LIST_DURABLE_EXECUTIONS_BY_FUNCTION_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("DurableExecutions", &DURABLE_EXECUTIONS),
+        Member::plain("NextMarker", &STRING),
+    ],
+    ..Shape::simple("ListDurableExecutionsByFunctionResponse", ShapeType::Structure)
+};
 pub static LIST_EVENT_SOURCE_MAPPINGS_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -3852,7 +5533,7 @@ pub static LIST_EVENT_SOURCE_MAPPINGS_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("FunctionName"),
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Marker"),
@@ -3877,7 +5558,7 @@ pub static LIST_FUNCTION_EVENT_INVOKE_CONFIGS_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Marker"),
@@ -3902,7 +5583,7 @@ pub static LIST_FUNCTION_URL_CONFIGS_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &FUNCTION_URL_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Marker"),
@@ -3924,6 +5605,38 @@ pub static LIST_FUNCTION_URL_CONFIGS_RESPONSE: Shape = Shape {
         Member::plain("NextMarker", &STRING),
     ],
     ..Shape::simple("ListFunctionUrlConfigsResponse", ShapeType::Structure)
+};
+pub static LIST_FUNCTION_VERSIONS_BY_CAPACITY_PROVIDER_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("CapacityProviderName", &CAPACITY_PROVIDER_NAME)
+        },
+        Member {
+            http: HttpBinding::Query("Marker"),
+            ..Member::plain("Marker", &STRING)
+        },
+        Member {
+            http: HttpBinding::Query("MaxItems"),
+            ..Member::plain("MaxItems", &MAX_FIFTY_LIST_ITEMS)
+        },
+    ],
+    ..Shape::simple("ListFunctionVersionsByCapacityProviderRequest", ShapeType::Structure)
+};
+pub static LIST_FUNCTION_VERSIONS_BY_CAPACITY_PROVIDER_RESPONSE: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("CapacityProviderArn", &CAPACITY_PROVIDER_ARN)
+        },
+        Member {
+            required: true,
+            ..Member::plain("FunctionVersions", &FUNCTION_VERSIONS_BY_CAPACITY_PROVIDER_LIST)
+        },
+        Member::plain("NextMarker", &STRING),
+    ],
+    ..Shape::simple("ListFunctionVersionsByCapacityProviderResponse", ShapeType::Structure)
 };
 pub static LIST_FUNCTIONS_BY_CODE_SIGNING_CONFIG_REQUEST: Shape = Shape {
     members: &[
@@ -3981,6 +5694,10 @@ pub static LIST_FUNCTIONS_RESPONSE: Shape = Shape {
 pub static LIST_LAYER_VERSIONS_REQUEST: Shape = Shape {
     members: &[
         Member {
+            http: HttpBinding::Query("CompatibleArchitecture"),
+            ..Member::plain("CompatibleArchitecture", &ARCHITECTURE)
+        },
+        Member {
             http: HttpBinding::Query("CompatibleRuntime"),
             ..Member::plain("CompatibleRuntime", &RUNTIME)
         },
@@ -3997,10 +5714,6 @@ pub static LIST_LAYER_VERSIONS_REQUEST: Shape = Shape {
             http: HttpBinding::Query("MaxItems"),
             ..Member::plain("MaxItems", &MAX_LAYER_LIST_ITEMS)
         },
-        Member {
-            http: HttpBinding::Query("CompatibleArchitecture"),
-            ..Member::plain("CompatibleArchitecture", &ARCHITECTURE)
-        },
     ],
     ..Shape::simple("ListLayerVersionsRequest", ShapeType::Structure)
 };
@@ -4014,6 +5727,10 @@ pub static LIST_LAYER_VERSIONS_RESPONSE: Shape = Shape {
 pub static LIST_LAYERS_REQUEST: Shape = Shape {
     members: &[
         Member {
+            http: HttpBinding::Query("CompatibleArchitecture"),
+            ..Member::plain("CompatibleArchitecture", &ARCHITECTURE)
+        },
+        Member {
             http: HttpBinding::Query("CompatibleRuntime"),
             ..Member::plain("CompatibleRuntime", &RUNTIME)
         },
@@ -4024,10 +5741,6 @@ pub static LIST_LAYERS_REQUEST: Shape = Shape {
         Member {
             http: HttpBinding::Query("MaxItems"),
             ..Member::plain("MaxItems", &MAX_LAYER_LIST_ITEMS)
-        },
-        Member {
-            http: HttpBinding::Query("CompatibleArchitecture"),
-            ..Member::plain("CompatibleArchitecture", &ARCHITECTURE)
         },
     ],
     ..Shape::simple("ListLayersRequest", ShapeType::Structure)
@@ -4104,7 +5817,7 @@ pub static LIST_VERSIONS_BY_FUNCTION_RESPONSE: Shape = Shape {
 pub static LOCAL_MOUNT_PATH: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(160))),
-        pattern: Some(&P_26),
+        pattern: Some(&P_36),
         ..Constraints::NONE
     },
     ..Shape::simple("LocalMountPath", ShapeType::String)
@@ -4119,7 +5832,7 @@ pub static LOG_FORMAT: Shape = Shape {
 pub static LOG_GROUP: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(512))),
-        pattern: Some(&P_27),
+        pattern: Some(&P_37),
         ..Constraints::NONE
     },
     ..Shape::simple("LogGroup", ShapeType::String)
@@ -4145,7 +5858,8 @@ pub static LONG: Shape = Shape {
 };
 pub static MASTER_REGION: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_28),
+        length: Some((Some(1), Some(50))),
+        pattern: Some(&P_38),
         ..Constraints::NONE
     },
     ..Shape::simple("MasterRegion", ShapeType::String)
@@ -4156,6 +5870,13 @@ pub static MAX_AGE: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("MaxAge", ShapeType::Integer)
+};
+pub static MAX_FIFTY_LIST_ITEMS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(50.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("MaxFiftyListItems", ShapeType::Integer)
 };
 pub static MAX_FUNCTION_EVENT_INVOKE_CONFIG_LIST_ITEMS: Shape = Shape {
     constraints: Constraints {
@@ -4215,7 +5936,7 @@ pub static MAXIMUM_EVENT_AGE_IN_SECONDS: Shape = Shape {
 };
 pub static MAXIMUM_NUMBER_OF_POLLERS: Shape = Shape {
     constraints: Constraints {
-        range: Some((Some(1.0), Some(2000.0))),
+        range: Some((Some(1.0), Some(10000.0))),
         ..Constraints::NONE
     },
     ..Shape::simple("MaximumNumberOfPollers", ShapeType::Integer)
@@ -4243,7 +5964,7 @@ pub static MAXIMUM_RETRY_ATTEMPTS_EVENT_SOURCE_MAPPING: Shape = Shape {
 };
 pub static MEMORY_SIZE: Shape = Shape {
     constraints: Constraints {
-        range: Some((Some(128.0), Some(10240.0))),
+        range: Some((Some(128.0), Some(32768.0))),
         ..Constraints::NONE
     },
     ..Shape::simple("MemorySize", ShapeType::Integer)
@@ -4251,10 +5972,17 @@ pub static MEMORY_SIZE: Shape = Shape {
 pub static METHOD: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(6))),
-        pattern: Some(&P_15),
+        pattern: Some(&P_21),
         ..Constraints::NONE
     },
     ..Shape::simple("Method", ShapeType::String)
+};
+pub static METRIC_TARGET_VALUE: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(0.0), Some(100.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("MetricTargetValue", ShapeType::Double)
 };
 pub static MINIMUM_NUMBER_OF_POLLERS: Shape = Shape {
     constraints: Constraints {
@@ -4263,17 +5991,27 @@ pub static MINIMUM_NUMBER_OF_POLLERS: Shape = Shape {
     },
     ..Shape::simple("MinimumNumberOfPollers", ShapeType::Integer)
 };
+pub static MODE_NOT_SUPPORTED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("ModeNotSupportedException", ShapeType::Structure)
+};
 pub static NAME_SPACED_FUNCTION_ARN: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_29),
+        length: Some((Some(0), Some(10000))),
+        pattern: Some(&P_39),
         ..Constraints::NONE
     },
     ..Shape::simple("NameSpacedFunctionArn", ShapeType::String)
 };
 pub static NAMESPACED_FUNCTION_NAME: Shape = Shape {
     constraints: Constraints {
-        length: Some((Some(1), Some(170))),
-        pattern: Some(&P_30),
+        length: Some((Some(1), Some(256))),
+        pattern: Some(&P_40),
         ..Constraints::NONE
     },
     ..Shape::simple("NamespacedFunctionName", ShapeType::String)
@@ -4281,10 +6019,19 @@ pub static NAMESPACED_FUNCTION_NAME: Shape = Shape {
 pub static NAMESPACED_STATEMENT_ID: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(100))),
-        pattern: Some(&P_31),
+        pattern: Some(&P_41),
         ..Constraints::NONE
     },
     ..Shape::simple("NamespacedStatementId", ShapeType::String)
+};
+pub static NO_PUBLISHED_VERSION_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("NoPublishedVersionException", ShapeType::Structure)
 };
 pub static NON_NEGATIVE_INTEGER: Shape = Shape {
     constraints: Constraints {
@@ -4296,6 +6043,14 @@ pub static NON_NEGATIVE_INTEGER: Shape = Shape {
 pub static NULLABLE_BOOLEAN: Shape = Shape {
     ..Shape::simple("NullableBoolean", ShapeType::Boolean)
 };
+pub static NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(128))),
+        pattern: Some(&P_42),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("NumericLatestPublishedOrAliasQualifier", ShapeType::String)
+};
 pub static ON_FAILURE: Shape = Shape {
     members: &[Member::plain("Destination", &DESTINATION_ARN)],
     ..Shape::simple("OnFailure", ShapeType::Structure)
@@ -4304,10 +6059,137 @@ pub static ON_SUCCESS: Shape = Shape {
     members: &[Member::plain("Destination", &DESTINATION_ARN)],
     ..Shape::simple("OnSuccess", ShapeType::Structure)
 };
+pub static OPERATION: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("Id", &OPERATION_ID)
+        },
+        Member::plain("ParentId", &OPERATION_ID),
+        Member::plain("Name", &OPERATION_NAME),
+        Member {
+            required: true,
+            ..Member::plain("Type", &OPERATION_TYPE)
+        },
+        Member::plain("SubType", &OPERATION_SUB_TYPE),
+        Member {
+            required: true,
+            ..Member::plain("StartTimestamp", &EXECUTION_TIMESTAMP)
+        },
+        Member::plain("EndTimestamp", &EXECUTION_TIMESTAMP),
+        Member {
+            required: true,
+            ..Member::plain("Status", &OPERATION_STATUS)
+        },
+        Member::plain("ExecutionDetails", &EXECUTION_DETAILS),
+        Member::plain("ContextDetails", &CONTEXT_DETAILS),
+        Member::plain("StepDetails", &STEP_DETAILS),
+        Member::plain("WaitDetails", &WAIT_DETAILS),
+        Member::plain("CallbackDetails", &CALLBACK_DETAILS),
+        Member::plain("ChainedInvokeDetails", &CHAINED_INVOKE_DETAILS),
+    ],
+    ..Shape::simple("Operation", ShapeType::Structure)
+};
+pub static OPERATION_ACTION: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["START", "SUCCEED", "FAIL", "RETRY", "CANCEL"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("OperationAction", ShapeType::Enum)
+};
+pub static OPERATION_ID: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(64))),
+        pattern: Some(&P_14),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("OperationId", ShapeType::String)
+};
+pub static OPERATION_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(256))),
+        pattern: Some(&P_43),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("OperationName", ShapeType::String)
+};
+pub static OPERATION_PAYLOAD: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(6291456))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("OperationPayload", ShapeType::String)
+};
+pub static OPERATION_STATUS: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[
+            "STARTED",
+            "PENDING",
+            "READY",
+            "SUCCEEDED",
+            "FAILED",
+            "CANCELLED",
+            "TIMED_OUT",
+            "STOPPED",
+        ],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("OperationStatus", ShapeType::Enum)
+};
+pub static OPERATION_SUB_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(32))),
+        pattern: Some(&P_14),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("OperationSubType", ShapeType::String)
+};
+pub static OPERATION_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["EXECUTION", "CONTEXT", "STEP", "WAIT", "CALLBACK", "CHAINED_INVOKE"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("OperationType", ShapeType::Enum)
+};
+pub static OPERATION_UPDATE: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("Id", &OPERATION_ID)
+        },
+        Member::plain("ParentId", &OPERATION_ID),
+        Member::plain("Name", &OPERATION_NAME),
+        Member {
+            required: true,
+            ..Member::plain("Type", &OPERATION_TYPE)
+        },
+        Member::plain("SubType", &OPERATION_SUB_TYPE),
+        Member {
+            required: true,
+            ..Member::plain("Action", &OPERATION_ACTION)
+        },
+        Member::plain("Payload", &OPERATION_PAYLOAD),
+        Member::plain("Error", &ERROR_OBJECT),
+        Member::plain("ContextOptions", &CONTEXT_OPTIONS),
+        Member::plain("StepOptions", &STEP_OPTIONS),
+        Member::plain("WaitOptions", &WAIT_OPTIONS),
+        Member::plain("CallbackOptions", &CALLBACK_OPTIONS),
+        Member::plain("ChainedInvokeOptions", &CHAINED_INVOKE_OPTIONS),
+    ],
+    ..Shape::simple("OperationUpdate", ShapeType::Structure)
+};
+pub static OPERATION_UPDATES: Shape = Shape {
+    members: &[Member::plain("member", &OPERATION_UPDATE)],
+    ..Shape::simple("OperationUpdates", ShapeType::List)
+};
+pub static OPERATIONS: Shape = Shape {
+    members: &[Member::plain("member", &OPERATION)],
+    ..Shape::simple("Operations", ShapeType::List)
+};
 pub static ORGANIZATION_ID: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(34))),
-        pattern: Some(&P_32),
+        pattern: Some(&P_44),
         ..Constraints::NONE
     },
     ..Shape::simple("OrganizationId", ShapeType::String)
@@ -4315,10 +6197,17 @@ pub static ORGANIZATION_ID: Shape = Shape {
 pub static ORIGIN: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(253))),
-        pattern: Some(&P_15),
+        pattern: Some(&P_21),
         ..Constraints::NONE
     },
     ..Shape::simple("Origin", ShapeType::String)
+};
+pub static OUTPUT_PAYLOAD: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(6291456))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("OutputPayload", ShapeType::String)
 };
 pub static PACKAGE_TYPE: Shape = Shape {
     constraints: Constraints {
@@ -4337,10 +6226,17 @@ pub static PARALLELIZATION_FACTOR: Shape = Shape {
 pub static PATTERN: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(4096))),
-        pattern: Some(&P_15),
+        pattern: Some(&P_45),
         ..Constraints::NONE
     },
     ..Shape::simple("Pattern", ShapeType::String)
+};
+pub static PER_EXECUTION_ENVIRONMENT_MAX_CONCURRENCY: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(1600.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("PerExecutionEnvironmentMaxConcurrency", ShapeType::Integer)
 };
 pub static POLICY_LENGTH_EXCEEDED_EXCEPTION: Shape = Shape {
     members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
@@ -4369,7 +6265,8 @@ pub static PRECONDITION_FAILED_EXCEPTION: Shape = Shape {
 };
 pub static PRINCIPAL: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_19),
+        length: Some((Some(0), Some(2048))),
+        pattern: Some(&P_26),
         ..Constraints::NONE
     },
     ..Shape::simple("Principal", ShapeType::String)
@@ -4377,10 +6274,27 @@ pub static PRINCIPAL: Shape = Shape {
 pub static PRINCIPAL_ORG_ID: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(12), Some(34))),
-        pattern: Some(&P_32),
+        pattern: Some(&P_44),
         ..Constraints::NONE
     },
     ..Shape::simple("PrincipalOrgID", ShapeType::String)
+};
+pub static PROPAGATE_TAGS: Shape = Shape {
+    members: &[
+        Member::plain("Mode", &PROPAGATE_TAGS_MODE),
+        Member {
+            constraints: Some(&C_2),
+            ..Member::plain("ExplicitTags", &TAGS)
+        },
+    ],
+    ..Shape::simple("PropagateTags", ShapeType::Structure)
+};
+pub static PROPAGATE_TAGS_MODE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["None", "Explicit"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("PropagateTagsMode", ShapeType::Enum)
 };
 pub static PROVISIONED_CONCURRENCY_CONFIG_LIST: Shape = Shape {
     members: &[Member::plain("member", &PROVISIONED_CONCURRENCY_CONFIG_LIST_ITEM)],
@@ -4418,8 +6332,26 @@ pub static PROVISIONED_POLLER_CONFIG: Shape = Shape {
     members: &[
         Member::plain("MinimumPollers", &MINIMUM_NUMBER_OF_POLLERS),
         Member::plain("MaximumPollers", &MAXIMUM_NUMBER_OF_POLLERS),
+        Member::plain("PollerGroupName", &PROVISIONED_POLLER_GROUP_NAME),
     ],
     ..Shape::simple("ProvisionedPollerConfig", ShapeType::Structure)
+};
+pub static PROVISIONED_POLLER_GROUP_NAME: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(128))),
+        pattern: Some(&P_46),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("ProvisionedPollerGroupName", ShapeType::String)
+};
+pub static PUBLIC_POLICY_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("PublicPolicyException", ShapeType::Structure)
 };
 pub static PUBLISH_LAYER_VERSION_REQUEST: Shape = Shape {
     members: &[
@@ -4433,9 +6365,9 @@ pub static PUBLISH_LAYER_VERSION_REQUEST: Shape = Shape {
             required: true,
             ..Member::plain("Content", &LAYER_VERSION_CONTENT_INPUT)
         },
+        Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
         Member::plain("CompatibleRuntimes", &COMPATIBLE_RUNTIMES),
         Member::plain("LicenseInfo", &LICENSE_INFO),
-        Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
     ],
     ..Shape::simple("PublishLayerVersionRequest", ShapeType::Structure)
 };
@@ -4450,9 +6382,9 @@ pub static PUBLISH_LAYER_VERSION_RESPONSE: Shape = Shape {
             default: Some(DefaultValue::Int(0)),
             ..Member::plain("Version", &LAYER_VERSION_NUMBER)
         },
+        Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
         Member::plain("CompatibleRuntimes", &COMPATIBLE_RUNTIMES),
         Member::plain("LicenseInfo", &LICENSE_INFO),
-        Member::plain("CompatibleArchitectures", &COMPATIBLE_ARCHITECTURES),
     ],
     ..Shape::simple("PublishLayerVersionResponse", ShapeType::Structure)
 };
@@ -4466,8 +6398,17 @@ pub static PUBLISH_VERSION_REQUEST: Shape = Shape {
         Member::plain("CodeSha256", &STRING),
         Member::plain("Description", &DESCRIPTION),
         Member::plain("RevisionId", &STRING),
+        Member::plain("PublishTo", &FUNCTION_VERSION_LATEST_PUBLISHED),
     ],
     ..Shape::simple("PublishVersionRequest", ShapeType::Structure)
+};
+pub static PUBLISHED_FUNCTION_QUALIFIER: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(128))),
+        pattern: Some(&P_47),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("PublishedFunctionQualifier", ShapeType::String)
 };
 pub static PUT_FUNCTION_CODE_SIGNING_CONFIG_REQUEST: Shape = Shape {
     members: &[
@@ -4478,7 +6419,7 @@ pub static PUT_FUNCTION_CODE_SIGNING_CONFIG_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
     ],
     ..Shape::simple("PutFunctionCodeSigningConfigRequest", ShapeType::Structure)
@@ -4515,11 +6456,11 @@ pub static PUT_FUNCTION_EVENT_INVOKE_CONFIG_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
         Member::plain("MaximumRetryAttempts", &MAXIMUM_RETRY_ATTEMPTS),
         Member::plain("MaximumEventAgeInSeconds", &MAXIMUM_EVENT_AGE_IN_SECONDS),
@@ -4545,6 +6486,26 @@ pub static PUT_FUNCTION_RECURSION_CONFIG_RESPONSE: Shape = Shape {
     members: &[Member::plain("RecursiveLoop", &RECURSIVE_LOOP)],
     ..Shape::simple("PutFunctionRecursionConfigResponse", ShapeType::Structure)
 };
+pub static PUT_FUNCTION_SCALING_CONFIG_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("FunctionName", &UNQUALIFIED_FUNCTION_NAME)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Query("Qualifier"),
+            ..Member::plain("Qualifier", &PUBLISHED_FUNCTION_QUALIFIER)
+        },
+        Member::plain("FunctionScalingConfig", &FUNCTION_SCALING_CONFIG),
+    ],
+    ..Shape::simple("PutFunctionScalingConfigRequest", ShapeType::Structure)
+};
+pub static PUT_FUNCTION_SCALING_CONFIG_RESPONSE: Shape = Shape {
+    members: &[Member::plain("FunctionState", &STATE)],
+    ..Shape::simple("PutFunctionScalingConfigResponse", ShapeType::Structure)
+};
 pub static PUT_PROVISIONED_CONCURRENCY_CONFIG_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -4567,8 +6528,8 @@ pub static PUT_PROVISIONED_CONCURRENCY_CONFIG_REQUEST: Shape = Shape {
 pub static PUT_PROVISIONED_CONCURRENCY_CONFIG_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("RequestedProvisionedConcurrentExecutions", &POSITIVE_INTEGER),
-        Member::plain("AvailableProvisionedConcurrentExecutions", &NON_NEGATIVE_INTEGER),
         Member::plain("AllocatedProvisionedConcurrentExecutions", &NON_NEGATIVE_INTEGER),
+        Member::plain("AvailableProvisionedConcurrentExecutions", &NON_NEGATIVE_INTEGER),
         Member::plain("Status", &PROVISIONED_CONCURRENCY_STATUS_ENUM),
         Member::plain("StatusReason", &STRING),
         Member::plain("LastModified", &TIMESTAMP),
@@ -4580,11 +6541,11 @@ pub static PUT_RUNTIME_MANAGEMENT_CONFIG_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
         Member {
             required: true,
@@ -4611,7 +6572,7 @@ pub static PUT_RUNTIME_MANAGEMENT_CONFIG_RESPONSE: Shape = Shape {
 pub static QUALIFIER: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_33),
+        pattern: Some(&P_48),
         ..Constraints::NONE
     },
     ..Shape::simple("Qualifier", ShapeType::String)
@@ -4619,7 +6580,7 @@ pub static QUALIFIER: Shape = Shape {
 pub static QUEUE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(1000))),
-        pattern: Some(&P_34),
+        pattern: Some(&P_45),
         ..Constraints::NONE
     },
     ..Shape::simple("Queue", ShapeType::String)
@@ -4677,7 +6638,7 @@ pub static REMOVE_PERMISSION_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             required: true,
@@ -4686,7 +6647,7 @@ pub static REMOVE_PERMISSION_REQUEST: Shape = Shape {
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
         Member {
             http: HttpBinding::Query("RevisionId"),
@@ -4694,6 +6655,9 @@ pub static REMOVE_PERMISSION_REQUEST: Shape = Shape {
         },
     ],
     ..Shape::simple("RemovePermissionRequest", ShapeType::Structure)
+};
+pub static REPLAY_CHILDREN: Shape = Shape {
+    ..Shape::simple("ReplayChildren", ShapeType::Boolean)
 };
 pub static REQUEST_TOO_LARGE_EXCEPTION: Shape = Shape {
     members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
@@ -4713,7 +6677,8 @@ pub static RESERVED_CONCURRENT_EXECUTIONS: Shape = Shape {
 };
 pub static RESOURCE_ARN: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_20),
+        length: Some((Some(0), Some(10000))),
+        pattern: Some(&P_28),
         ..Constraints::NONE
     },
     ..Shape::simple("ResourceArn", ShapeType::String)
@@ -4761,9 +6726,30 @@ pub static RESPONSE_STREAMING_INVOCATION_TYPE: Shape = Shape {
     },
     ..Shape::simple("ResponseStreamingInvocationType", ShapeType::Enum)
 };
+pub static RETENTION_PERIOD_IN_DAYS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(90.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("RetentionPeriodInDays", ShapeType::Integer)
+};
+pub static RETRY_DETAILS: Shape = Shape {
+    members: &[
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("CurrentAttempt", &ATTEMPT_COUNT)
+        },
+        Member::plain("NextAttemptDelaySeconds", &DURATION_SECONDS),
+    ],
+    ..Shape::simple("RetryDetails", ShapeType::Structure)
+};
+pub static REVERSE_ORDER: Shape = Shape {
+    ..Shape::simple("ReverseOrder", ShapeType::Boolean)
+};
 pub static ROLE_ARN: Shape = Shape {
     constraints: Constraints {
-        pattern: Some(&P_35),
+        length: Some((Some(0), Some(10000))),
+        pattern: Some(&P_49),
         ..Constraints::NONE
     },
     ..Shape::simple("RoleArn", ShapeType::String)
@@ -4779,39 +6765,44 @@ pub static RUNTIME: Shape = Shape {
             "nodejs12.x",
             "nodejs14.x",
             "nodejs16.x",
+            "nodejs18.x",
+            "nodejs20.x",
+            "nodejs22.x",
+            "nodejs24.x",
             "java8",
             "java8.al2",
             "java11",
+            "java17",
+            "java21",
+            "java25",
             "python2.7",
             "python3.6",
             "python3.7",
             "python3.8",
             "python3.9",
+            "python3.10",
+            "python3.11",
+            "python3.12",
+            "python3.13",
+            "python3.14",
             "dotnetcore1.0",
             "dotnetcore2.0",
             "dotnetcore2.1",
             "dotnetcore3.1",
             "dotnet6",
             "dotnet8",
+            "dotnet10",
             "nodejs4.3-edge",
             "go1.x",
             "ruby2.5",
             "ruby2.7",
-            "provided",
-            "provided.al2",
-            "nodejs18.x",
-            "python3.10",
-            "java17",
             "ruby3.2",
             "ruby3.3",
             "ruby3.4",
-            "python3.11",
-            "nodejs20.x",
+            "ruby4.0",
+            "provided",
+            "provided.al2",
             "provided.al2023",
-            "python3.12",
-            "java21",
-            "python3.13",
-            "nodejs22.x",
         ],
         ..Constraints::NONE
     },
@@ -4820,7 +6811,7 @@ pub static RUNTIME: Shape = Shape {
 pub static RUNTIME_VERSION_ARN: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(26), Some(2048))),
-        pattern: Some(&P_36),
+        pattern: Some(&P_50),
         ..Constraints::NONE
     },
     ..Shape::simple("RuntimeVersionArn", ShapeType::String)
@@ -4842,14 +6833,42 @@ pub static RUNTIME_VERSION_ERROR: Shape = Shape {
 pub static S3_BUCKET: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(3), Some(63))),
-        pattern: Some(&P_37),
+        pattern: Some(&P_51),
         ..Constraints::NONE
     },
     ..Shape::simple("S3Bucket", ShapeType::String)
 };
+pub static S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 408,
+        query_error: None,
+    }),
+    ..Shape::simple("S3FilesMountConnectivityException", ShapeType::Structure)
+};
+pub static S3_FILES_MOUNT_FAILURE_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 403,
+        query_error: None,
+    }),
+    ..Shape::simple("S3FilesMountFailureException", ShapeType::Structure)
+};
+pub static S3_FILES_MOUNT_TIMEOUT_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 408,
+        query_error: None,
+    }),
+    ..Shape::simple("S3FilesMountTimeoutException", ShapeType::Structure)
+};
 pub static S3_KEY: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(1024))),
+        pattern: Some(&P_35),
         ..Constraints::NONE
     },
     ..Shape::simple("S3Key", ShapeType::String)
@@ -4857,6 +6876,7 @@ pub static S3_KEY: Shape = Shape {
 pub static S3_OBJECT_VERSION: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(1024))),
+        pattern: Some(&P_35),
         ..Constraints::NONE
     },
     ..Shape::simple("S3ObjectVersion", ShapeType::String)
@@ -4875,12 +6895,17 @@ pub static SCHEMA_REGISTRY_EVENT_RECORD_FORMAT: Shape = Shape {
 pub static SCHEMA_REGISTRY_URI: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(10000))),
-        pattern: Some(&P_38),
+        pattern: Some(&P_52),
         ..Constraints::NONE
     },
     ..Shape::simple("SchemaRegistryUri", ShapeType::String)
 };
 pub static SECURITY_GROUP_ID: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(1024))),
+        pattern: Some(&P_53),
+        ..Constraints::NONE
+    },
     ..Shape::simple("SecurityGroupId", ShapeType::String)
 };
 pub static SECURITY_GROUP_IDS: Shape = Shape {
@@ -4902,8 +6927,69 @@ pub static SELF_MANAGED_KAFKA_EVENT_SOURCE_CONFIG: Shape = Shape {
     ],
     ..Shape::simple("SelfManagedKafkaEventSourceConfig", ShapeType::Structure)
 };
+pub static SEND_DURABLE_EXECUTION_CALLBACK_FAILURE_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("CallbackId", &CALLBACK_ID)
+        },
+        Member {
+            http: HttpBinding::Payload,
+            ..Member::plain("Error", &ERROR_OBJECT)
+        },
+    ],
+    ..Shape::simple("SendDurableExecutionCallbackFailureRequest", ShapeType::Structure)
+};
+pub static SEND_DURABLE_EXECUTION_CALLBACK_FAILURE_RESPONSE: Shape = Shape {
+    ..Shape::simple("SendDurableExecutionCallbackFailureResponse", ShapeType::Structure)
+};
+pub static SEND_DURABLE_EXECUTION_CALLBACK_HEARTBEAT_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        http: HttpBinding::Label,
+        ..Member::plain("CallbackId", &CALLBACK_ID)
+    }],
+    ..Shape::simple("SendDurableExecutionCallbackHeartbeatRequest", ShapeType::Structure)
+};
+pub static SEND_DURABLE_EXECUTION_CALLBACK_HEARTBEAT_RESPONSE: Shape = Shape {
+    ..Shape::simple("SendDurableExecutionCallbackHeartbeatResponse", ShapeType::Structure)
+};
+pub static SEND_DURABLE_EXECUTION_CALLBACK_SUCCESS_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("CallbackId", &CALLBACK_ID)
+        },
+        Member {
+            http: HttpBinding::Payload,
+            ..Member::plain("Result", &BINARY_OPERATION_PAYLOAD)
+        },
+    ],
+    ..Shape::simple("SendDurableExecutionCallbackSuccessRequest", ShapeType::Structure)
+};
+pub static SEND_DURABLE_EXECUTION_CALLBACK_SUCCESS_RESPONSE: Shape = Shape {
+    ..Shape::simple("SendDurableExecutionCallbackSuccessResponse", ShapeType::Structure)
+};
 pub static SENSITIVE_STRING: Shape = Shape {
     ..Shape::simple("SensitiveString", ShapeType::String)
+};
+pub static SENSITIVE_STRING_ON_SERVER_ONLY: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(10000))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("SensitiveStringOnServerOnly", ShapeType::String)
+};
+pub static SERIALIZED_REQUEST_ENTITY_TOO_LARGE_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 413,
+        query_error: None,
+    }),
+    ..Shape::simple("SerializedRequestEntityTooLargeException", ShapeType::Structure)
 };
 pub static SERVICE_EXCEPTION: Shape = Shape {
     members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
@@ -4913,6 +6999,15 @@ pub static SERVICE_EXCEPTION: Shape = Shape {
         query_error: None,
     }),
     ..Shape::simple("ServiceException", ShapeType::Structure)
+};
+pub static SERVICE_QUOTA_EXCEEDED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 402,
+        query_error: None,
+    }),
+    ..Shape::simple("ServiceQuotaExceededException", ShapeType::Structure)
 };
 pub static SIGNING_PROFILE_VERSION_ARNS: Shape = Shape {
     members: &[Member::plain("member", &ARN)],
@@ -4958,6 +7053,15 @@ pub static SNAP_START_OPTIMIZATION_STATUS: Shape = Shape {
     },
     ..Shape::simple("SnapStartOptimizationStatus", ShapeType::Enum)
 };
+pub static SNAP_START_REGENERATION_FAILURE_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("Type", &STRING), Member::plain("Message", &STRING)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 409,
+        query_error: None,
+    }),
+    ..Shape::simple("SnapStartRegenerationFailureException", ShapeType::Structure)
+};
 pub static SNAP_START_RESPONSE: Shape = Shape {
     members: &[
         Member::plain("ApplyOn", &SNAP_START_APPLY_ON),
@@ -4981,7 +7085,7 @@ pub static SOURCE_ACCESS_CONFIGURATION: Shape = Shape {
 pub static SOURCE_ACCESS_CONFIGURATIONS: Shape = Shape {
     members: &[Member::plain("member", &SOURCE_ACCESS_CONFIGURATION)],
     constraints: Constraints {
-        length: Some((Some(0), Some(22))),
+        length: Some((Some(0), Some(23))),
         ..Constraints::NONE
     },
     ..Shape::simple("SourceAccessConfigurations", ShapeType::List)
@@ -5005,14 +7109,30 @@ pub static SOURCE_ACCESS_TYPE: Shape = Shape {
 pub static SOURCE_OWNER: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(0), Some(12))),
-        pattern: Some(&P_39),
+        pattern: Some(&P_54),
         ..Constraints::NONE
     },
     ..Shape::simple("SourceOwner", ShapeType::String)
 };
+pub static STACK_TRACE_ENTRIES: Shape = Shape {
+    members: &[Member::plain("member", &STACK_TRACE_ENTRY)],
+    ..Shape::simple("StackTraceEntries", ShapeType::List)
+};
+pub static STACK_TRACE_ENTRY: Shape = Shape {
+    ..Shape::simple("StackTraceEntry", ShapeType::String)
+};
 pub static STATE: Shape = Shape {
     constraints: Constraints {
-        enum_values: &["Pending", "Active", "Inactive", "Failed"],
+        enum_values: &[
+            "Pending",
+            "Active",
+            "Inactive",
+            "Failed",
+            "Deactivating",
+            "Deactivated",
+            "ActiveNonInvocable",
+            "Deleting",
+        ],
         ..Constraints::NONE
     },
     ..Shape::simple("State", ShapeType::Enum)
@@ -5047,6 +7167,21 @@ pub static STATE_REASON_CODE: Shape = Shape {
             "InvalidRuntime",
             "InvalidZipFileException",
             "FunctionError",
+            "ServiceQuotaExceededException",
+            "VcpuLimitExceeded",
+            "CapacityProviderScalingLimitExceeded",
+            "InsufficientCapacity",
+            "EC2RequestLimitExceeded",
+            "FunctionError.InitTimeout",
+            "FunctionError.RuntimeInitError",
+            "FunctionError.ExtensionInitError",
+            "FunctionError.InvalidEntryPoint",
+            "FunctionError.InvalidWorkingDirectory",
+            "FunctionError.PermissionDenied",
+            "FunctionError.TooManyExtensions",
+            "FunctionError.InitResourceExhausted",
+            "DisallowedByVpcEncryptionControl",
+            "DrainingDurableExecutions",
         ],
         ..Constraints::NONE
     },
@@ -5055,10 +7190,79 @@ pub static STATE_REASON_CODE: Shape = Shape {
 pub static STATEMENT_ID: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(100))),
-        pattern: Some(&P_40),
+        pattern: Some(&P_55),
         ..Constraints::NONE
     },
     ..Shape::simple("StatementId", ShapeType::String)
+};
+pub static STEP_DETAILS: Shape = Shape {
+    members: &[
+        Member {
+            default: Some(DefaultValue::Int(0)),
+            ..Member::plain("Attempt", &ATTEMPT_COUNT)
+        },
+        Member::plain("NextAttemptTimestamp", &EXECUTION_TIMESTAMP),
+        Member::plain("Result", &OPERATION_PAYLOAD),
+        Member::plain("Error", &ERROR_OBJECT),
+    ],
+    ..Shape::simple("StepDetails", ShapeType::Structure)
+};
+pub static STEP_FAILED_DETAILS: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("Error", &EVENT_ERROR)
+        },
+        Member {
+            required: true,
+            ..Member::plain("RetryDetails", &RETRY_DETAILS)
+        },
+    ],
+    ..Shape::simple("StepFailedDetails", ShapeType::Structure)
+};
+pub static STEP_OPTIONS: Shape = Shape {
+    members: &[Member {
+        constraints: Some(&C_3),
+        ..Member::plain("NextAttemptDelaySeconds", &DURATION_SECONDS)
+    }],
+    ..Shape::simple("StepOptions", ShapeType::Structure)
+};
+pub static STEP_STARTED_DETAILS: Shape = Shape {
+    ..Shape::simple("StepStartedDetails", ShapeType::Structure)
+};
+pub static STEP_SUCCEEDED_DETAILS: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("Result", &EVENT_RESULT)
+        },
+        Member {
+            required: true,
+            ..Member::plain("RetryDetails", &RETRY_DETAILS)
+        },
+    ],
+    ..Shape::simple("StepSucceededDetails", ShapeType::Structure)
+};
+pub static STOP_DURABLE_EXECUTION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("DurableExecutionArn", &DURABLE_EXECUTION_ARN)
+        },
+        Member {
+            http: HttpBinding::Payload,
+            ..Member::plain("Error", &ERROR_OBJECT)
+        },
+    ],
+    ..Shape::simple("StopDurableExecutionRequest", ShapeType::Structure)
+};
+pub static STOP_DURABLE_EXECUTION_RESPONSE: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("StopTimestamp", &EXECUTION_TIMESTAMP)
+    }],
+    ..Shape::simple("StopDurableExecutionResponse", ShapeType::Structure)
 };
 pub static STRING: Shape = Shape {
     ..Shape::simple("String", ShapeType::String)
@@ -5081,6 +7285,11 @@ pub static SUBNET_IP_ADDRESS_LIMIT_REACHED_EXCEPTION: Shape = Shape {
     ..Shape::simple("SubnetIPAddressLimitReachedException", ShapeType::Structure)
 };
 pub static SUBNET_ID: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(1024))),
+        pattern: Some(&P_56),
+        ..Constraints::NONE
+    },
     ..Shape::simple("SubnetId", ShapeType::String)
 };
 pub static SUBNET_IDS: Shape = Shape {
@@ -5099,10 +7308,18 @@ pub static SYSTEM_LOG_LEVEL: Shape = Shape {
     ..Shape::simple("SystemLogLevel", ShapeType::Enum)
 };
 pub static TAG_KEY: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(128))),
+        pattern: Some(&P_57),
+        ..Constraints::NONE
+    },
     ..Shape::simple("TagKey", ShapeType::String)
 };
 pub static TAG_KEY_LIST: Shape = Shape {
-    members: &[Member::plain("member", &TAG_KEY)],
+    members: &[Member {
+        xml_name: Some("Key"),
+        ..Member::plain("member", &TAG_KEY)
+    }],
     ..Shape::simple("TagKeyList", ShapeType::List)
 };
 pub static TAG_RESOURCE_REQUEST: Shape = Shape {
@@ -5120,12 +7337,17 @@ pub static TAG_RESOURCE_REQUEST: Shape = Shape {
     ..Shape::simple("TagResourceRequest", ShapeType::Structure)
 };
 pub static TAG_VALUE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(256))),
+        pattern: Some(&P_57),
+        ..Constraints::NONE
+    },
     ..Shape::simple("TagValue", ShapeType::String)
 };
 pub static TAGGABLE_RESOURCE: Shape = Shape {
     constraints: Constraints {
-        length: Some((Some(1), Some(256))),
-        pattern: Some(&P_41),
+        length: Some((Some(1), Some(10000))),
+        pattern: Some(&P_58),
         ..Constraints::NONE
     },
     ..Shape::simple("TaggableResource", ShapeType::String)
@@ -5150,7 +7372,7 @@ pub static TAGS_ERROR: Shape = Shape {
 pub static TAGS_ERROR_CODE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(10), Some(21))),
-        pattern: Some(&P_14),
+        pattern: Some(&P_20),
         ..Constraints::NONE
     },
     ..Shape::simple("TagsErrorCode", ShapeType::String)
@@ -5158,10 +7380,45 @@ pub static TAGS_ERROR_CODE: Shape = Shape {
 pub static TAGS_ERROR_MESSAGE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(84), Some(1000))),
-        pattern: Some(&P_42),
+        pattern: Some(&P_35),
         ..Constraints::NONE
     },
     ..Shape::simple("TagsErrorMessage", ShapeType::String)
+};
+pub static TARGET_TRACKING_SCALING_POLICY: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("PredefinedMetricType", &CAPACITY_PROVIDER_PREDEFINED_METRIC_TYPE)
+        },
+        Member {
+            required: true,
+            ..Member::plain("TargetValue", &METRIC_TARGET_VALUE)
+        },
+    ],
+    ..Shape::simple("TargetTrackingScalingPolicy", ShapeType::Structure)
+};
+pub static TENANCY_CONFIG: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("TenantIsolationMode", &TENANT_ISOLATION_MODE)
+    }],
+    ..Shape::simple("TenancyConfig", ShapeType::Structure)
+};
+pub static TENANT_ID: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(256))),
+        pattern: Some(&P_59),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("TenantId", ShapeType::String)
+};
+pub static TENANT_ISOLATION_MODE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &["PER_TENANT"],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("TenantIsolationMode", ShapeType::Enum)
 };
 pub static THROTTLE_REASON: Shape = Shape {
     constraints: Constraints {
@@ -5179,12 +7436,17 @@ pub static THROTTLE_REASON: Shape = Shape {
 };
 pub static TIMEOUT: Shape = Shape {
     constraints: Constraints {
-        range: Some((Some(1.0), None)),
+        range: Some((Some(1.0), Some(5400.0))),
         ..Constraints::NONE
     },
     ..Shape::simple("Timeout", ShapeType::Integer)
 };
 pub static TIMESTAMP: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(100))),
+        pattern: Some(&P_35),
+        ..Constraints::NONE
+    },
     ..Shape::simple("Timestamp", ShapeType::String)
 };
 pub static TOO_MANY_REQUESTS_EXCEPTION: Shape = Shape {
@@ -5207,7 +7469,7 @@ pub static TOO_MANY_REQUESTS_EXCEPTION: Shape = Shape {
 pub static TOPIC: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(249))),
-        pattern: Some(&P_43),
+        pattern: Some(&P_60),
         ..Constraints::NONE
     },
     ..Shape::simple("Topic", ShapeType::String)
@@ -5219,6 +7481,10 @@ pub static TOPICS: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("Topics", ShapeType::List)
+};
+pub static TRACE_HEADER: Shape = Shape {
+    members: &[Member::plain("XAmznTraceId", &X_AMZN_TRACE_ID)],
+    ..Shape::simple("TraceHeader", ShapeType::Structure)
 };
 pub static TRACING_CONFIG: Shape = Shape {
     members: &[Member::plain("Mode", &TRACING_MODE)],
@@ -5235,6 +7501,9 @@ pub static TRACING_MODE: Shape = Shape {
     },
     ..Shape::simple("TracingMode", ShapeType::Enum)
 };
+pub static TRUNCATED: Shape = Shape {
+    ..Shape::simple("Truncated", ShapeType::Boolean)
+};
 pub static TUMBLING_WINDOW_IN_SECONDS: Shape = Shape {
     constraints: Constraints {
         range: Some((Some(0.0), Some(900.0))),
@@ -5245,15 +7514,22 @@ pub static TUMBLING_WINDOW_IN_SECONDS: Shape = Shape {
 pub static URI: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(200))),
-        pattern: Some(&P_38),
+        pattern: Some(&P_61),
         ..Constraints::NONE
     },
     ..Shape::simple("URI", ShapeType::String)
 };
+pub static UUID_STRING: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(36), Some(36))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("UUIDString", ShapeType::String)
+};
 pub static UNQUALIFIED_FUNCTION_NAME: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(140))),
-        pattern: Some(&P_44),
+        pattern: Some(&P_62),
         ..Constraints::NONE
     },
     ..Shape::simple("UnqualifiedFunctionName", ShapeType::String)
@@ -5301,12 +7577,31 @@ pub static UPDATE_ALIAS_REQUEST: Shape = Shape {
             http: HttpBinding::Label,
             ..Member::plain("Name", &ALIAS)
         },
-        Member::plain("FunctionVersion", &VERSION),
+        Member::plain("FunctionVersion", &VERSION_WITH_LATEST_PUBLISHED),
         Member::plain("Description", &DESCRIPTION),
         Member::plain("RoutingConfig", &ALIAS_ROUTING_CONFIGURATION),
         Member::plain("RevisionId", &STRING),
     ],
     ..Shape::simple("UpdateAliasRequest", ShapeType::Structure)
+};
+pub static UPDATE_CAPACITY_PROVIDER_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("CapacityProviderName", &CAPACITY_PROVIDER_NAME)
+        },
+        Member::plain("CapacityProviderScalingConfig", &CAPACITY_PROVIDER_SCALING_CONFIG),
+        Member::plain("PropagateTags", &PROPAGATE_TAGS),
+    ],
+    ..Shape::simple("UpdateCapacityProviderRequest", ShapeType::Structure)
+};
+pub static UPDATE_CAPACITY_PROVIDER_RESPONSE: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("CapacityProvider", &CAPACITY_PROVIDER)
+    }],
+    ..Shape::simple("UpdateCapacityProviderResponse", ShapeType::Structure)
 };
 pub static UPDATE_CODE_SIGNING_CONFIG_REQUEST: Shape = Shape {
     members: &[
@@ -5333,22 +7628,25 @@ pub static UPDATE_EVENT_SOURCE_MAPPING_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("UUID", &STRING)
+            ..Member::plain("UUID", &UUID_STRING)
         },
-        Member::plain("FunctionName", &FUNCTION_NAME),
+        Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME),
         Member::plain("Enabled", &ENABLED),
         Member::plain("BatchSize", &BATCH_SIZE),
         Member::plain("FilterCriteria", &FILTER_CRITERIA),
+        Member::plain("KMSKeyArn", &KMS_KEY_ARN),
+        Member::plain("MetricsConfig", &EVENT_SOURCE_MAPPING_METRICS_CONFIG),
+        Member::plain("LoggingConfig", &EVENT_SOURCE_MAPPING_LOGGING_CONFIG),
+        Member::plain("ScalingConfig", &SCALING_CONFIG),
         Member::plain("MaximumBatchingWindowInSeconds", &MAXIMUM_BATCHING_WINDOW_IN_SECONDS),
+        Member::plain("ParallelizationFactor", &PARALLELIZATION_FACTOR),
         Member::plain("DestinationConfig", &DESTINATION_CONFIG),
         Member::plain("MaximumRecordAgeInSeconds", &MAXIMUM_RECORD_AGE_IN_SECONDS),
         Member::plain("BisectBatchOnFunctionError", &BISECT_BATCH_ON_FUNCTION_ERROR),
         Member::plain("MaximumRetryAttempts", &MAXIMUM_RETRY_ATTEMPTS_EVENT_SOURCE_MAPPING),
-        Member::plain("ParallelizationFactor", &PARALLELIZATION_FACTOR),
-        Member::plain("SourceAccessConfigurations", &SOURCE_ACCESS_CONFIGURATIONS),
         Member::plain("TumblingWindowInSeconds", &TUMBLING_WINDOW_IN_SECONDS),
+        Member::plain("SourceAccessConfigurations", &SOURCE_ACCESS_CONFIGURATIONS),
         Member::plain("FunctionResponseTypes", &FUNCTION_RESPONSE_TYPE_LIST),
-        Member::plain("ScalingConfig", &SCALING_CONFIG),
         Member::plain(
             "AmazonManagedKafkaEventSourceConfig",
             &AMAZON_MANAGED_KAFKA_EVENT_SOURCE_CONFIG,
@@ -5358,8 +7656,6 @@ pub static UPDATE_EVENT_SOURCE_MAPPING_REQUEST: Shape = Shape {
             &SELF_MANAGED_KAFKA_EVENT_SOURCE_CONFIG,
         ),
         Member::plain("DocumentDBEventSourceConfig", &DOCUMENT_DB_EVENT_SOURCE_CONFIG),
-        Member::plain("KMSKeyArn", &KMS_KEY_ARN),
-        Member::plain("MetricsConfig", &EVENT_SOURCE_MAPPING_METRICS_CONFIG),
         Member::plain("ProvisionedPollerConfig", &PROVISIONED_POLLER_CONFIG),
     ],
     ..Shape::simple("UpdateEventSourceMappingRequest", ShapeType::Structure)
@@ -5376,16 +7672,17 @@ pub static UPDATE_FUNCTION_CODE_REQUEST: Shape = Shape {
         Member::plain("S3Key", &S3_KEY),
         Member::plain("S3ObjectVersion", &S3_OBJECT_VERSION),
         Member::plain("ImageUri", &STRING),
+        Member::plain("Architectures", &ARCHITECTURES_LIST),
         Member {
             default: Some(DefaultValue::Bool(false)),
             ..Member::plain("Publish", &BOOLEAN)
         },
+        Member::plain("PublishTo", &FUNCTION_VERSION_LATEST_PUBLISHED),
         Member {
             default: Some(DefaultValue::Bool(false)),
             ..Member::plain("DryRun", &BOOLEAN)
         },
         Member::plain("RevisionId", &STRING),
-        Member::plain("Architectures", &ARCHITECTURES_LIST),
         Member::plain("SourceKMSKeyArn", &KMS_KEY_ARN),
     ],
     ..Shape::simple("UpdateFunctionCodeRequest", ShapeType::Structure)
@@ -5415,6 +7712,8 @@ pub static UPDATE_FUNCTION_CONFIGURATION_REQUEST: Shape = Shape {
         Member::plain("EphemeralStorage", &EPHEMERAL_STORAGE),
         Member::plain("SnapStart", &SNAP_START),
         Member::plain("LoggingConfig", &LOGGING_CONFIG),
+        Member::plain("CapacityProviderConfig", &CAPACITY_PROVIDER_CONFIG),
+        Member::plain("DurableConfig", &DURABLE_CONFIG),
     ],
     ..Shape::simple("UpdateFunctionConfigurationRequest", ShapeType::Structure)
 };
@@ -5423,11 +7722,11 @@ pub static UPDATE_FUNCTION_EVENT_INVOKE_CONFIG_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &NAMESPACED_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
-            ..Member::plain("Qualifier", &QUALIFIER)
+            ..Member::plain("Qualifier", &NUMERIC_LATEST_PUBLISHED_OR_ALIAS_QUALIFIER)
         },
         Member::plain("MaximumRetryAttempts", &MAXIMUM_RETRY_ATTEMPTS),
         Member::plain("MaximumEventAgeInSeconds", &MAXIMUM_EVENT_AGE_IN_SECONDS),
@@ -5440,7 +7739,7 @@ pub static UPDATE_FUNCTION_URL_CONFIG_REQUEST: Shape = Shape {
         Member {
             required: true,
             http: HttpBinding::Label,
-            ..Member::plain("FunctionName", &FUNCTION_NAME)
+            ..Member::plain("FunctionName", &FUNCTION_URL_FUNCTION_NAME)
         },
         Member {
             http: HttpBinding::Query("Qualifier"),
@@ -5489,10 +7788,18 @@ pub static UPDATE_RUNTIME_ON: Shape = Shape {
 pub static VERSION: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(1024))),
-        pattern: Some(&P_45),
+        pattern: Some(&P_63),
         ..Constraints::NONE
     },
     ..Shape::simple("Version", ShapeType::String)
+};
+pub static VERSION_WITH_LATEST_PUBLISHED: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(1024))),
+        pattern: Some(&P_64),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("VersionWithLatestPublished", ShapeType::String)
 };
 pub static VPC_CONFIG: Shape = Shape {
     members: &[
@@ -5514,6 +7821,38 @@ pub static VPC_CONFIG_RESPONSE: Shape = Shape {
 pub static VPC_ID: Shape = Shape {
     ..Shape::simple("VpcId", ShapeType::String)
 };
+pub static WAIT_CANCELLED_DETAILS: Shape = Shape {
+    members: &[Member::plain("Error", &EVENT_ERROR)],
+    ..Shape::simple("WaitCancelledDetails", ShapeType::Structure)
+};
+pub static WAIT_DETAILS: Shape = Shape {
+    members: &[Member::plain("ScheduledEndTimestamp", &EXECUTION_TIMESTAMP)],
+    ..Shape::simple("WaitDetails", ShapeType::Structure)
+};
+pub static WAIT_OPTIONS: Shape = Shape {
+    members: &[Member {
+        constraints: Some(&C_4),
+        ..Member::plain("WaitSeconds", &DURATION_SECONDS)
+    }],
+    ..Shape::simple("WaitOptions", ShapeType::Structure)
+};
+pub static WAIT_STARTED_DETAILS: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("Duration", &DURATION_SECONDS)
+        },
+        Member {
+            required: true,
+            ..Member::plain("ScheduledEndTimestamp", &EXECUTION_TIMESTAMP)
+        },
+    ],
+    ..Shape::simple("WaitStartedDetails", ShapeType::Structure)
+};
+pub static WAIT_SUCCEEDED_DETAILS: Shape = Shape {
+    members: &[Member::plain("Duration", &DURATION_SECONDS)],
+    ..Shape::simple("WaitSucceededDetails", ShapeType::Structure)
+};
 pub static WEIGHT: Shape = Shape {
     constraints: Constraints {
         range: Some((Some(0.0), Some(1.0))),
@@ -5527,4 +7866,11 @@ pub static WORKING_DIRECTORY: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("WorkingDirectory", ShapeType::String)
+};
+pub static X_AMZN_TRACE_ID: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(0), Some(8192))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("XAmznTraceId", ShapeType::String)
 };

@@ -87,29 +87,31 @@ pub struct AddPermissionRequest {
     pub action: String,
     pub principal: String,
     pub source_arn: Option<String>,
+    pub function_url_auth_type: Option<FunctionUrlAuthType>,
+    pub invoked_via_function_url: Option<bool>,
     pub source_account: Option<String>,
     pub event_source_token: Option<String>,
     pub qualifier: Option<String>,
     pub revision_id: Option<String>,
     pub principal_org_id: Option<String>,
-    pub function_url_auth_type: Option<FunctionUrlAuthType>,
 }
 
 impl rt::FromValue for AddPermissionRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 11)?;
+        let mut f = rt::Fields::open(value, 12)?;
         Ok(AddPermissionRequest {
             function_name: f.required()?,
             statement_id: f.required()?,
             action: f.required()?,
             principal: f.required()?,
             source_arn: f.optional()?,
+            function_url_auth_type: f.optional()?,
+            invoked_via_function_url: f.optional()?,
             source_account: f.optional()?,
             event_source_token: f.optional()?,
             qualifier: f.optional()?,
             revision_id: f.optional()?,
             principal_org_id: f.optional()?,
-            function_url_auth_type: f.optional()?,
         })
     }
 }
@@ -144,6 +146,21 @@ impl rt::IntoValue for AliasConfiguration {
             .push_optional(self.description)
             .push_optional(self.routing_config)
             .push_optional(self.revision_id)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AliasLimitExceededException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for AliasLimitExceededException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
             .build()
     }
 }
@@ -328,6 +345,590 @@ impl rt::IntoValue for Architecture {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallbackDetails {
+    pub callback_id: Option<String>,
+    pub result: Option<String>,
+    pub error: Option<ErrorObject>,
+}
+
+impl rt::IntoValue for CallbackDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.callback_id)
+            .push_optional(self.result)
+            .push_optional(self.error)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallbackFailedDetails {
+    pub error: EventError,
+}
+
+impl rt::IntoValue for CallbackFailedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.error).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallbackOptions {
+    pub timeout_seconds: i32,
+    pub heartbeat_timeout_seconds: i32,
+}
+
+impl rt::FromValue for CallbackOptions {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(CallbackOptions {
+            timeout_seconds: f.or_else(|| 0)?,
+            heartbeat_timeout_seconds: f.or_else(|| 0)?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallbackStartedDetails {
+    pub callback_id: String,
+    pub heartbeat_timeout: Option<i32>,
+    pub timeout: Option<i32>,
+}
+
+impl rt::IntoValue for CallbackStartedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push(self.callback_id)
+            .push_optional(self.heartbeat_timeout)
+            .push_optional(self.timeout)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallbackSucceededDetails {
+    pub result: EventResult,
+}
+
+impl rt::IntoValue for CallbackSucceededDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.result).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallbackTimedOutDetails {
+    pub error: EventError,
+}
+
+impl rt::IntoValue for CallbackTimedOutDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.error).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallbackTimeoutException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for CallbackTimeoutException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityProvider {
+    pub capacity_provider_arn: String,
+    pub state: CapacityProviderState,
+    pub vpc_config: CapacityProviderVpcConfig,
+    pub permissions_config: CapacityProviderPermissionsConfig,
+    pub instance_requirements: Option<InstanceRequirements>,
+    pub capacity_provider_scaling_config: Option<CapacityProviderScalingConfig>,
+    pub kms_key_arn: Option<String>,
+    pub last_modified: Option<String>,
+    pub propagate_tags: Option<PropagateTags>,
+}
+
+impl rt::IntoValue for CapacityProvider {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(9)
+            .push(self.capacity_provider_arn)
+            .push(self.state)
+            .push(self.vpc_config)
+            .push(self.permissions_config)
+            .push_optional(self.instance_requirements)
+            .push_optional(self.capacity_provider_scaling_config)
+            .push_optional(self.kms_key_arn)
+            .push_optional(self.last_modified)
+            .push_optional(self.propagate_tags)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CapacityProviderConfig {
+    pub lambda_managed_instances_capacity_provider_config: LambdaManagedInstancesCapacityProviderConfig,
+}
+
+impl rt::FromValue for CapacityProviderConfig {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(CapacityProviderConfig {
+            lambda_managed_instances_capacity_provider_config: f.required()?,
+        })
+    }
+}
+
+impl rt::IntoValue for CapacityProviderConfig {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1)
+            .push(self.lambda_managed_instances_capacity_provider_config)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CapacityProviderLimitExceededException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for CapacityProviderLimitExceededException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CapacityProviderPermissionsConfig {
+    pub capacity_provider_operator_role_arn: String,
+}
+
+impl rt::FromValue for CapacityProviderPermissionsConfig {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(CapacityProviderPermissionsConfig {
+            capacity_provider_operator_role_arn: f.required()?,
+        })
+    }
+}
+
+impl rt::IntoValue for CapacityProviderPermissionsConfig {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1)
+            .push(self.capacity_provider_operator_role_arn)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CapacityProviderPredefinedMetricType {
+    LambdaCapacityProviderAverageCpuUtilization,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl CapacityProviderPredefinedMetricType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["LambdaCapacityProviderAverageCPUUtilization"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            CapacityProviderPredefinedMetricType::LambdaCapacityProviderAverageCpuUtilization => {
+                "LambdaCapacityProviderAverageCPUUtilization"
+            }
+            CapacityProviderPredefinedMetricType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> CapacityProviderPredefinedMetricType {
+        match s {
+            "LambdaCapacityProviderAverageCPUUtilization" => {
+                CapacityProviderPredefinedMetricType::LambdaCapacityProviderAverageCpuUtilization
+            }
+            other => CapacityProviderPredefinedMetricType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for CapacityProviderPredefinedMetricType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(CapacityProviderPredefinedMetricType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for CapacityProviderPredefinedMetricType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            CapacityProviderPredefinedMetricType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CapacityProviderScalingConfig {
+    pub max_v_cpu_count: Option<i32>,
+    pub scaling_mode: Option<CapacityProviderScalingMode>,
+    pub scaling_policies: Option<Vec<TargetTrackingScalingPolicy>>,
+}
+
+impl rt::FromValue for CapacityProviderScalingConfig {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(CapacityProviderScalingConfig {
+            max_v_cpu_count: f.optional()?,
+            scaling_mode: f.optional()?,
+            scaling_policies: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for CapacityProviderScalingConfig {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.max_v_cpu_count)
+            .push_optional(self.scaling_mode)
+            .push_optional(self.scaling_policies)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CapacityProviderScalingMode {
+    Auto,
+    Manual,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl CapacityProviderScalingMode {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["Auto", "Manual"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            CapacityProviderScalingMode::Auto => "Auto",
+            CapacityProviderScalingMode::Manual => "Manual",
+            CapacityProviderScalingMode::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> CapacityProviderScalingMode {
+        match s {
+            "Auto" => CapacityProviderScalingMode::Auto,
+            "Manual" => CapacityProviderScalingMode::Manual,
+            other => CapacityProviderScalingMode::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for CapacityProviderScalingMode {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(CapacityProviderScalingMode::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for CapacityProviderScalingMode {
+    fn into_value(self) -> rt::Value {
+        match self {
+            CapacityProviderScalingMode::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CapacityProviderState {
+    Pending,
+    Active,
+    Failed,
+    Deleting,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl CapacityProviderState {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["Pending", "Active", "Failed", "Deleting"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            CapacityProviderState::Pending => "Pending",
+            CapacityProviderState::Active => "Active",
+            CapacityProviderState::Failed => "Failed",
+            CapacityProviderState::Deleting => "Deleting",
+            CapacityProviderState::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> CapacityProviderState {
+        match s {
+            "Pending" => CapacityProviderState::Pending,
+            "Active" => CapacityProviderState::Active,
+            "Failed" => CapacityProviderState::Failed,
+            "Deleting" => CapacityProviderState::Deleting,
+            other => CapacityProviderState::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for CapacityProviderState {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(CapacityProviderState::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for CapacityProviderState {
+    fn into_value(self) -> rt::Value {
+        match self {
+            CapacityProviderState::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CapacityProviderVpcConfig {
+    pub subnet_ids: Vec<String>,
+    pub security_group_ids: Vec<String>,
+}
+
+impl rt::FromValue for CapacityProviderVpcConfig {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(CapacityProviderVpcConfig {
+            subnet_ids: f.required()?,
+            security_group_ids: f.required()?,
+        })
+    }
+}
+
+impl rt::IntoValue for CapacityProviderVpcConfig {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.subnet_ids)
+            .push(self.security_group_ids)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChainedInvokeDetails {
+    pub result: Option<String>,
+    pub error: Option<ErrorObject>,
+}
+
+impl rt::IntoValue for ChainedInvokeDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.result)
+            .push_optional(self.error)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChainedInvokeFailedDetails {
+    pub error: EventError,
+}
+
+impl rt::IntoValue for ChainedInvokeFailedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.error).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChainedInvokeOptions {
+    pub function_name: String,
+    pub tenant_id: Option<String>,
+}
+
+impl rt::FromValue for ChainedInvokeOptions {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(ChainedInvokeOptions {
+            function_name: f.required()?,
+            tenant_id: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChainedInvokeStartedDetails {
+    pub function_name: String,
+    pub tenant_id: Option<String>,
+    pub input: Option<EventInput>,
+    pub executed_version: Option<String>,
+    pub durable_execution_arn: Option<String>,
+}
+
+impl rt::IntoValue for ChainedInvokeStartedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(5)
+            .push(self.function_name)
+            .push_optional(self.tenant_id)
+            .push_optional(self.input)
+            .push_optional(self.executed_version)
+            .push_optional(self.durable_execution_arn)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChainedInvokeStoppedDetails {
+    pub error: EventError,
+}
+
+impl rt::IntoValue for ChainedInvokeStoppedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.error).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChainedInvokeSucceededDetails {
+    pub result: EventResult,
+}
+
+impl rt::IntoValue for ChainedInvokeSucceededDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.result).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChainedInvokeTimedOutDetails {
+    pub error: EventError,
+}
+
+impl rt::IntoValue for ChainedInvokeTimedOutDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.error).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CheckpointDurableExecutionRequest {
+    pub durable_execution_arn: String,
+    pub checkpoint_token: String,
+    pub updates: Option<Vec<OperationUpdate>>,
+    pub client_token: Option<String>,
+}
+
+impl rt::FromValue for CheckpointDurableExecutionRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 4)?;
+        Ok(CheckpointDurableExecutionRequest {
+            durable_execution_arn: f.required()?,
+            checkpoint_token: f.required()?,
+            updates: f.optional()?,
+            client_token: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CheckpointDurableExecutionResponse {
+    pub checkpoint_token: Option<String>,
+    pub new_execution_state: CheckpointUpdatedExecutionState,
+}
+
+impl rt::IntoValue for CheckpointDurableExecutionResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.checkpoint_token)
+            .push(self.new_execution_state)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CheckpointUpdatedExecutionState {
+    pub operations: Option<Vec<Operation>>,
+    pub next_marker: Option<String>,
+}
+
+impl rt::IntoValue for CheckpointUpdatedExecutionState {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.operations)
+            .push_optional(self.next_marker)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CodeArtifactUserDeletedException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for CodeArtifactUserDeletedException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CodeArtifactUserFailedException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for CodeArtifactUserFailedException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CodeArtifactUserPendingException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for CodeArtifactUserPendingException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CodeSigningConfig {
     pub code_signing_config_id: String,
     pub code_signing_config_arn: String,
@@ -480,6 +1081,68 @@ impl rt::IntoValue for Concurrency {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContextDetails {
+    pub replay_children: Option<bool>,
+    pub result: Option<String>,
+    pub error: Option<ErrorObject>,
+}
+
+impl rt::IntoValue for ContextDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.replay_children)
+            .push_optional(self.result)
+            .push_optional(self.error)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContextFailedDetails {
+    pub error: EventError,
+}
+
+impl rt::IntoValue for ContextFailedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.error).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContextOptions {
+    pub replay_children: Option<bool>,
+}
+
+impl rt::FromValue for ContextOptions {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(ContextOptions {
+            replay_children: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContextStartedDetails {}
+
+impl rt::IntoValue for ContextStartedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContextSucceededDetails {
+    pub result: EventResult,
+}
+
+impl rt::IntoValue for ContextSucceededDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.result).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Cors {
     pub allow_credentials: Option<bool>,
     pub allow_headers: Option<Vec<String>>,
@@ -539,6 +1202,45 @@ impl rt::FromValue for CreateAliasRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct CreateCapacityProviderRequest {
+    pub capacity_provider_name: String,
+    pub vpc_config: CapacityProviderVpcConfig,
+    pub permissions_config: CapacityProviderPermissionsConfig,
+    pub instance_requirements: Option<InstanceRequirements>,
+    pub capacity_provider_scaling_config: Option<CapacityProviderScalingConfig>,
+    pub kms_key_arn: Option<String>,
+    pub tags: Option<std::collections::BTreeMap<String, String>>,
+    pub propagate_tags: Option<PropagateTags>,
+}
+
+impl rt::FromValue for CreateCapacityProviderRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 8)?;
+        Ok(CreateCapacityProviderRequest {
+            capacity_provider_name: f.required()?,
+            vpc_config: f.required()?,
+            permissions_config: f.required()?,
+            instance_requirements: f.optional()?,
+            capacity_provider_scaling_config: f.optional()?,
+            kms_key_arn: f.optional()?,
+            tags: f.optional()?,
+            propagate_tags: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateCapacityProviderResponse {
+    pub capacity_provider: CapacityProvider,
+}
+
+impl rt::IntoValue for CreateCapacityProviderResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.capacity_provider).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateCodeSigningConfigRequest {
     pub description: Option<String>,
     pub allowed_publishers: AllowedPublishers,
@@ -576,6 +1278,10 @@ pub struct CreateEventSourceMappingRequest {
     pub enabled: Option<bool>,
     pub batch_size: Option<i32>,
     pub filter_criteria: Option<FilterCriteria>,
+    pub kms_key_arn: Option<String>,
+    pub metrics_config: Option<EventSourceMappingMetricsConfig>,
+    pub logging_config: Option<EventSourceMappingLoggingConfig>,
+    pub scaling_config: Option<ScalingConfig>,
     pub maximum_batching_window_in_seconds: Option<i32>,
     pub parallelization_factor: Option<i32>,
     pub starting_position: Option<EventSourcePosition>,
@@ -593,22 +1299,23 @@ pub struct CreateEventSourceMappingRequest {
     pub function_response_types: Option<Vec<FunctionResponseType>>,
     pub amazon_managed_kafka_event_source_config: Option<AmazonManagedKafkaEventSourceConfig>,
     pub self_managed_kafka_event_source_config: Option<SelfManagedKafkaEventSourceConfig>,
-    pub scaling_config: Option<ScalingConfig>,
     pub document_db_event_source_config: Option<DocumentDBEventSourceConfig>,
-    pub kms_key_arn: Option<String>,
-    pub metrics_config: Option<EventSourceMappingMetricsConfig>,
     pub provisioned_poller_config: Option<ProvisionedPollerConfig>,
 }
 
 impl rt::FromValue for CreateEventSourceMappingRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 27)?;
+        let mut f = rt::Fields::open(value, 28)?;
         Ok(CreateEventSourceMappingRequest {
             event_source_arn: f.optional()?,
             function_name: f.required()?,
             enabled: f.optional()?,
             batch_size: f.optional()?,
             filter_criteria: f.optional()?,
+            kms_key_arn: f.optional()?,
+            metrics_config: f.optional()?,
+            logging_config: f.optional()?,
+            scaling_config: f.optional()?,
             maximum_batching_window_in_seconds: f.optional()?,
             parallelization_factor: f.optional()?,
             starting_position: f.optional()?,
@@ -626,10 +1333,7 @@ impl rt::FromValue for CreateEventSourceMappingRequest {
             function_response_types: f.optional()?,
             amazon_managed_kafka_event_source_config: f.optional()?,
             self_managed_kafka_event_source_config: f.optional()?,
-            scaling_config: f.optional()?,
             document_db_event_source_config: f.optional()?,
-            kms_key_arn: f.optional()?,
-            metrics_config: f.optional()?,
             provisioned_poller_config: f.optional()?,
         })
     }
@@ -646,6 +1350,7 @@ pub struct CreateFunctionRequest {
     pub timeout: Option<i32>,
     pub memory_size: Option<i32>,
     pub publish: bool,
+    pub publish_to: Option<FunctionVersionLatestPublished>,
     pub vpc_config: Option<VpcConfig>,
     pub package_type: Option<PackageType>,
     pub dead_letter_config: Option<DeadLetterConfig>,
@@ -655,17 +1360,20 @@ pub struct CreateFunctionRequest {
     pub tags: Option<std::collections::BTreeMap<String, String>>,
     pub layers: Option<Vec<String>>,
     pub file_system_configs: Option<Vec<FileSystemConfig>>,
-    pub image_config: Option<ImageConfig>,
     pub code_signing_config_arn: Option<String>,
+    pub image_config: Option<ImageConfig>,
     pub architectures: Option<Vec<Architecture>>,
     pub ephemeral_storage: Option<EphemeralStorage>,
     pub snap_start: Option<SnapStart>,
     pub logging_config: Option<LoggingConfig>,
+    pub tenancy_config: Option<TenancyConfig>,
+    pub capacity_provider_config: Option<CapacityProviderConfig>,
+    pub durable_config: Option<DurableConfig>,
 }
 
 impl rt::FromValue for CreateFunctionRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 24)?;
+        let mut f = rt::Fields::open(value, 28)?;
         Ok(CreateFunctionRequest {
             function_name: f.required()?,
             runtime: f.optional()?,
@@ -676,6 +1384,7 @@ impl rt::FromValue for CreateFunctionRequest {
             timeout: f.optional()?,
             memory_size: f.optional()?,
             publish: f.or_else(|| false)?,
+            publish_to: f.optional()?,
             vpc_config: f.optional()?,
             package_type: f.optional()?,
             dead_letter_config: f.optional()?,
@@ -685,12 +1394,15 @@ impl rt::FromValue for CreateFunctionRequest {
             tags: f.optional()?,
             layers: f.optional()?,
             file_system_configs: f.optional()?,
-            image_config: f.optional()?,
             code_signing_config_arn: f.optional()?,
+            image_config: f.optional()?,
             architectures: f.optional()?,
             ephemeral_storage: f.optional()?,
             snap_start: f.optional()?,
             logging_config: f.optional()?,
+            tenancy_config: f.optional()?,
+            capacity_provider_config: f.optional()?,
+            durable_config: f.optional()?,
         })
     }
 }
@@ -773,6 +1485,31 @@ impl rt::FromValue for DeleteAliasRequest {
             function_name: f.required()?,
             name: f.required()?,
         })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeleteCapacityProviderRequest {
+    pub capacity_provider_name: String,
+}
+
+impl rt::FromValue for DeleteCapacityProviderRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(DeleteCapacityProviderRequest {
+            capacity_provider_name: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeleteCapacityProviderResponse {
+    pub capacity_provider: CapacityProvider,
+}
+
+impl rt::IntoValue for DeleteCapacityProviderResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.capacity_provider).build()
     }
 }
 
@@ -868,6 +1605,17 @@ impl rt::FromValue for DeleteFunctionRequest {
             function_name: f.required()?,
             qualifier: f.optional()?,
         })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeleteFunctionResponse {
+    pub status_code: i32,
+}
+
+impl rt::IntoValue for DeleteFunctionResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.status_code).build()
     }
 }
 
@@ -968,6 +1716,46 @@ impl rt::IntoValue for DocumentDBEventSourceConfig {
             .push_optional(self.database_name)
             .push_optional(self.collection_name)
             .push_optional(self.full_document)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DurableConfig {
+    pub retention_period_in_days: Option<i32>,
+    pub execution_timeout: Option<i32>,
+}
+
+impl rt::FromValue for DurableConfig {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(DurableConfig {
+            retention_period_in_days: f.optional()?,
+            execution_timeout: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for DurableConfig {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.retention_period_in_days)
+            .push_optional(self.execution_timeout)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DurableExecutionAlreadyStartedException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for DurableExecutionAlreadyStartedException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
             .build()
     }
 }
@@ -1094,6 +1882,21 @@ impl rt::IntoValue for ENILimitReachedException {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ENINotReadyException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for ENINotReadyException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EndPointType {
     KafkaBootstrapServers,
@@ -1203,6 +2006,155 @@ impl rt::IntoValue for EphemeralStorage {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct ErrorObject {
+    pub error_message: Option<String>,
+    pub error_type: Option<String>,
+    pub error_data: Option<String>,
+    pub stack_trace: Option<Vec<String>>,
+}
+
+impl rt::FromValue for ErrorObject {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 4)?;
+        Ok(ErrorObject {
+            error_message: f.optional()?,
+            error_type: f.optional()?,
+            error_data: f.optional()?,
+            stack_trace: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for ErrorObject {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(4)
+            .push_optional(self.error_message)
+            .push_optional(self.error_type)
+            .push_optional(self.error_data)
+            .push_optional(self.stack_trace)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Event {
+    pub event_type: Option<EventType>,
+    pub sub_type: Option<String>,
+    pub event_id: i32,
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub event_timestamp: Option<rt::DateTime>,
+    pub parent_id: Option<String>,
+    pub execution_started_details: Option<ExecutionStartedDetails>,
+    pub execution_succeeded_details: Option<ExecutionSucceededDetails>,
+    pub execution_failed_details: Option<ExecutionFailedDetails>,
+    pub execution_timed_out_details: Option<ExecutionTimedOutDetails>,
+    pub execution_stopped_details: Option<ExecutionStoppedDetails>,
+    pub context_started_details: Option<ContextStartedDetails>,
+    pub context_succeeded_details: Option<ContextSucceededDetails>,
+    pub context_failed_details: Option<ContextFailedDetails>,
+    pub wait_started_details: Option<WaitStartedDetails>,
+    pub wait_succeeded_details: Option<WaitSucceededDetails>,
+    pub wait_cancelled_details: Option<WaitCancelledDetails>,
+    pub step_started_details: Option<StepStartedDetails>,
+    pub step_succeeded_details: Option<StepSucceededDetails>,
+    pub step_failed_details: Option<StepFailedDetails>,
+    pub chained_invoke_started_details: Option<ChainedInvokeStartedDetails>,
+    pub chained_invoke_succeeded_details: Option<ChainedInvokeSucceededDetails>,
+    pub chained_invoke_failed_details: Option<ChainedInvokeFailedDetails>,
+    pub chained_invoke_timed_out_details: Option<ChainedInvokeTimedOutDetails>,
+    pub chained_invoke_stopped_details: Option<ChainedInvokeStoppedDetails>,
+    pub callback_started_details: Option<CallbackStartedDetails>,
+    pub callback_succeeded_details: Option<CallbackSucceededDetails>,
+    pub callback_failed_details: Option<CallbackFailedDetails>,
+    pub callback_timed_out_details: Option<CallbackTimedOutDetails>,
+    pub invocation_completed_details: Option<InvocationCompletedDetails>,
+}
+
+impl rt::IntoValue for Event {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(31)
+            .push_optional(self.event_type)
+            .push_optional(self.sub_type)
+            .push(self.event_id)
+            .push_optional(self.id)
+            .push_optional(self.name)
+            .push_optional(self.event_timestamp)
+            .push_optional(self.parent_id)
+            .push_optional(self.execution_started_details)
+            .push_optional(self.execution_succeeded_details)
+            .push_optional(self.execution_failed_details)
+            .push_optional(self.execution_timed_out_details)
+            .push_optional(self.execution_stopped_details)
+            .push_optional(self.context_started_details)
+            .push_optional(self.context_succeeded_details)
+            .push_optional(self.context_failed_details)
+            .push_optional(self.wait_started_details)
+            .push_optional(self.wait_succeeded_details)
+            .push_optional(self.wait_cancelled_details)
+            .push_optional(self.step_started_details)
+            .push_optional(self.step_succeeded_details)
+            .push_optional(self.step_failed_details)
+            .push_optional(self.chained_invoke_started_details)
+            .push_optional(self.chained_invoke_succeeded_details)
+            .push_optional(self.chained_invoke_failed_details)
+            .push_optional(self.chained_invoke_timed_out_details)
+            .push_optional(self.chained_invoke_stopped_details)
+            .push_optional(self.callback_started_details)
+            .push_optional(self.callback_succeeded_details)
+            .push_optional(self.callback_failed_details)
+            .push_optional(self.callback_timed_out_details)
+            .push_optional(self.invocation_completed_details)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EventError {
+    pub payload: Option<ErrorObject>,
+    pub truncated: Option<bool>,
+}
+
+impl rt::IntoValue for EventError {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.payload)
+            .push_optional(self.truncated)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EventInput {
+    pub payload: Option<String>,
+    pub truncated: Option<bool>,
+}
+
+impl rt::IntoValue for EventInput {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.payload)
+            .push_optional(self.truncated)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EventResult {
+    pub payload: Option<String>,
+    pub truncated: Option<bool>,
+}
+
+impl rt::IntoValue for EventResult {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.payload)
+            .push_optional(self.truncated)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventSourceMappingConfiguration {
     pub uuid: Option<String>,
     pub starting_position: Option<EventSourcePosition>,
@@ -1212,6 +2164,11 @@ pub struct EventSourceMappingConfiguration {
     pub parallelization_factor: Option<i32>,
     pub event_source_arn: Option<String>,
     pub filter_criteria: Option<FilterCriteria>,
+    pub filter_criteria_error: Option<FilterCriteriaError>,
+    pub kms_key_arn: Option<String>,
+    pub metrics_config: Option<EventSourceMappingMetricsConfig>,
+    pub logging_config: Option<EventSourceMappingLoggingConfig>,
+    pub scaling_config: Option<ScalingConfig>,
     pub function_arn: Option<String>,
     pub last_modified: Option<rt::DateTime>,
     pub last_processing_result: Option<String>,
@@ -1229,18 +2186,14 @@ pub struct EventSourceMappingConfiguration {
     pub function_response_types: Option<Vec<FunctionResponseType>>,
     pub amazon_managed_kafka_event_source_config: Option<AmazonManagedKafkaEventSourceConfig>,
     pub self_managed_kafka_event_source_config: Option<SelfManagedKafkaEventSourceConfig>,
-    pub scaling_config: Option<ScalingConfig>,
     pub document_db_event_source_config: Option<DocumentDBEventSourceConfig>,
-    pub kms_key_arn: Option<String>,
-    pub filter_criteria_error: Option<FilterCriteriaError>,
     pub event_source_mapping_arn: Option<String>,
-    pub metrics_config: Option<EventSourceMappingMetricsConfig>,
     pub provisioned_poller_config: Option<ProvisionedPollerConfig>,
 }
 
 impl rt::IntoValue for EventSourceMappingConfiguration {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(32)
+        rt::StructBuilder::new(33)
             .push_optional(self.uuid)
             .push_optional(self.starting_position)
             .push_optional(self.starting_position_timestamp)
@@ -1249,6 +2202,11 @@ impl rt::IntoValue for EventSourceMappingConfiguration {
             .push_optional(self.parallelization_factor)
             .push_optional(self.event_source_arn)
             .push_optional(self.filter_criteria)
+            .push_optional(self.filter_criteria_error)
+            .push_optional(self.kms_key_arn)
+            .push_optional(self.metrics_config)
+            .push_optional(self.logging_config)
+            .push_optional(self.scaling_config)
             .push_optional(self.function_arn)
             .push_optional(self.last_modified)
             .push_optional(self.last_processing_result)
@@ -1266,32 +2224,52 @@ impl rt::IntoValue for EventSourceMappingConfiguration {
             .push_optional(self.function_response_types)
             .push_optional(self.amazon_managed_kafka_event_source_config)
             .push_optional(self.self_managed_kafka_event_source_config)
-            .push_optional(self.scaling_config)
             .push_optional(self.document_db_event_source_config)
-            .push_optional(self.kms_key_arn)
-            .push_optional(self.filter_criteria_error)
             .push_optional(self.event_source_mapping_arn)
-            .push_optional(self.metrics_config)
             .push_optional(self.provisioned_poller_config)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EventSourceMappingLoggingConfig {
+    pub system_log_level: Option<EventSourceMappingSystemLogLevel>,
+}
+
+impl rt::FromValue for EventSourceMappingLoggingConfig {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(EventSourceMappingLoggingConfig {
+            system_log_level: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for EventSourceMappingLoggingConfig {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.system_log_level).build()
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventSourceMappingMetric {
     EventCount,
+    ErrorCount,
+    KafkaMetrics,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
 
 impl EventSourceMappingMetric {
     /// The wire values the model lists, in model order.
-    pub const VALUES: &'static [&'static str] = &["EventCount"];
+    pub const VALUES: &'static [&'static str] = &["EventCount", "ErrorCount", "KafkaMetrics"];
 
     /// The wire value.
     pub fn as_str(&self) -> &str {
         match self {
             EventSourceMappingMetric::EventCount => "EventCount",
+            EventSourceMappingMetric::ErrorCount => "ErrorCount",
+            EventSourceMappingMetric::KafkaMetrics => "KafkaMetrics",
             EventSourceMappingMetric::Unknown(s) => s,
         }
     }
@@ -1300,6 +2278,8 @@ impl EventSourceMappingMetric {
     pub fn from_wire(s: &str) -> EventSourceMappingMetric {
         match s {
             "EventCount" => EventSourceMappingMetric::EventCount,
+            "ErrorCount" => EventSourceMappingMetric::ErrorCount,
+            "KafkaMetrics" => EventSourceMappingMetric::KafkaMetrics,
             other => EventSourceMappingMetric::Unknown(other.to_string()),
         }
     }
@@ -1338,6 +2318,58 @@ impl rt::FromValue for EventSourceMappingMetricsConfig {
 impl rt::IntoValue for EventSourceMappingMetricsConfig {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(1).push_optional(self.metrics).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventSourceMappingSystemLogLevel {
+    Debug,
+    Info,
+    Warn,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl EventSourceMappingSystemLogLevel {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["DEBUG", "INFO", "WARN"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventSourceMappingSystemLogLevel::Debug => "DEBUG",
+            EventSourceMappingSystemLogLevel::Info => "INFO",
+            EventSourceMappingSystemLogLevel::Warn => "WARN",
+            EventSourceMappingSystemLogLevel::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> EventSourceMappingSystemLogLevel {
+        match s {
+            "DEBUG" => EventSourceMappingSystemLogLevel::Debug,
+            "INFO" => EventSourceMappingSystemLogLevel::Info,
+            "WARN" => EventSourceMappingSystemLogLevel::Warn,
+            other => EventSourceMappingSystemLogLevel::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for EventSourceMappingSystemLogLevel {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(EventSourceMappingSystemLogLevel::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for EventSourceMappingSystemLogLevel {
+    fn into_value(self) -> rt::Value {
+        match self {
+            EventSourceMappingSystemLogLevel::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
     }
 }
 
@@ -1390,6 +2422,297 @@ impl rt::IntoValue for EventSourcePosition {
             EventSourcePosition::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
         }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventType {
+    ExecutionStarted,
+    ExecutionSucceeded,
+    ExecutionFailed,
+    ExecutionTimedOut,
+    ExecutionStopped,
+    ContextStarted,
+    ContextSucceeded,
+    ContextFailed,
+    WaitStarted,
+    WaitSucceeded,
+    WaitCancelled,
+    StepStarted,
+    StepSucceeded,
+    StepFailed,
+    ChainedInvokeStarted,
+    ChainedInvokeSucceeded,
+    ChainedInvokeFailed,
+    ChainedInvokeTimedOut,
+    ChainedInvokeStopped,
+    CallbackStarted,
+    CallbackSucceeded,
+    CallbackFailed,
+    CallbackTimedOut,
+    InvocationCompleted,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl EventType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &[
+        "ExecutionStarted",
+        "ExecutionSucceeded",
+        "ExecutionFailed",
+        "ExecutionTimedOut",
+        "ExecutionStopped",
+        "ContextStarted",
+        "ContextSucceeded",
+        "ContextFailed",
+        "WaitStarted",
+        "WaitSucceeded",
+        "WaitCancelled",
+        "StepStarted",
+        "StepSucceeded",
+        "StepFailed",
+        "ChainedInvokeStarted",
+        "ChainedInvokeSucceeded",
+        "ChainedInvokeFailed",
+        "ChainedInvokeTimedOut",
+        "ChainedInvokeStopped",
+        "CallbackStarted",
+        "CallbackSucceeded",
+        "CallbackFailed",
+        "CallbackTimedOut",
+        "InvocationCompleted",
+    ];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventType::ExecutionStarted => "ExecutionStarted",
+            EventType::ExecutionSucceeded => "ExecutionSucceeded",
+            EventType::ExecutionFailed => "ExecutionFailed",
+            EventType::ExecutionTimedOut => "ExecutionTimedOut",
+            EventType::ExecutionStopped => "ExecutionStopped",
+            EventType::ContextStarted => "ContextStarted",
+            EventType::ContextSucceeded => "ContextSucceeded",
+            EventType::ContextFailed => "ContextFailed",
+            EventType::WaitStarted => "WaitStarted",
+            EventType::WaitSucceeded => "WaitSucceeded",
+            EventType::WaitCancelled => "WaitCancelled",
+            EventType::StepStarted => "StepStarted",
+            EventType::StepSucceeded => "StepSucceeded",
+            EventType::StepFailed => "StepFailed",
+            EventType::ChainedInvokeStarted => "ChainedInvokeStarted",
+            EventType::ChainedInvokeSucceeded => "ChainedInvokeSucceeded",
+            EventType::ChainedInvokeFailed => "ChainedInvokeFailed",
+            EventType::ChainedInvokeTimedOut => "ChainedInvokeTimedOut",
+            EventType::ChainedInvokeStopped => "ChainedInvokeStopped",
+            EventType::CallbackStarted => "CallbackStarted",
+            EventType::CallbackSucceeded => "CallbackSucceeded",
+            EventType::CallbackFailed => "CallbackFailed",
+            EventType::CallbackTimedOut => "CallbackTimedOut",
+            EventType::InvocationCompleted => "InvocationCompleted",
+            EventType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> EventType {
+        match s {
+            "ExecutionStarted" => EventType::ExecutionStarted,
+            "ExecutionSucceeded" => EventType::ExecutionSucceeded,
+            "ExecutionFailed" => EventType::ExecutionFailed,
+            "ExecutionTimedOut" => EventType::ExecutionTimedOut,
+            "ExecutionStopped" => EventType::ExecutionStopped,
+            "ContextStarted" => EventType::ContextStarted,
+            "ContextSucceeded" => EventType::ContextSucceeded,
+            "ContextFailed" => EventType::ContextFailed,
+            "WaitStarted" => EventType::WaitStarted,
+            "WaitSucceeded" => EventType::WaitSucceeded,
+            "WaitCancelled" => EventType::WaitCancelled,
+            "StepStarted" => EventType::StepStarted,
+            "StepSucceeded" => EventType::StepSucceeded,
+            "StepFailed" => EventType::StepFailed,
+            "ChainedInvokeStarted" => EventType::ChainedInvokeStarted,
+            "ChainedInvokeSucceeded" => EventType::ChainedInvokeSucceeded,
+            "ChainedInvokeFailed" => EventType::ChainedInvokeFailed,
+            "ChainedInvokeTimedOut" => EventType::ChainedInvokeTimedOut,
+            "ChainedInvokeStopped" => EventType::ChainedInvokeStopped,
+            "CallbackStarted" => EventType::CallbackStarted,
+            "CallbackSucceeded" => EventType::CallbackSucceeded,
+            "CallbackFailed" => EventType::CallbackFailed,
+            "CallbackTimedOut" => EventType::CallbackTimedOut,
+            "InvocationCompleted" => EventType::InvocationCompleted,
+            other => EventType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for EventType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(EventType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for EventType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            EventType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Execution {
+    pub durable_execution_arn: String,
+    pub durable_execution_name: String,
+    pub function_arn: String,
+    pub status: ExecutionStatus,
+    pub start_timestamp: rt::DateTime,
+    pub end_timestamp: Option<rt::DateTime>,
+}
+
+impl rt::IntoValue for Execution {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(6)
+            .push(self.durable_execution_arn)
+            .push(self.durable_execution_name)
+            .push(self.function_arn)
+            .push(self.status)
+            .push(self.start_timestamp)
+            .push_optional(self.end_timestamp)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExecutionDetails {
+    pub input_payload: Option<String>,
+}
+
+impl rt::IntoValue for ExecutionDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.input_payload).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExecutionFailedDetails {
+    pub error: EventError,
+}
+
+impl rt::IntoValue for ExecutionFailedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.error).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExecutionStartedDetails {
+    pub input: EventInput,
+    pub execution_timeout: i32,
+}
+
+impl rt::IntoValue for ExecutionStartedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.input)
+            .push(self.execution_timeout)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ExecutionStatus {
+    Running,
+    Succeeded,
+    Failed,
+    TimedOut,
+    Stopped,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl ExecutionStatus {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "STOPPED"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ExecutionStatus::Running => "RUNNING",
+            ExecutionStatus::Succeeded => "SUCCEEDED",
+            ExecutionStatus::Failed => "FAILED",
+            ExecutionStatus::TimedOut => "TIMED_OUT",
+            ExecutionStatus::Stopped => "STOPPED",
+            ExecutionStatus::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> ExecutionStatus {
+        match s {
+            "RUNNING" => ExecutionStatus::Running,
+            "SUCCEEDED" => ExecutionStatus::Succeeded,
+            "FAILED" => ExecutionStatus::Failed,
+            "TIMED_OUT" => ExecutionStatus::TimedOut,
+            "STOPPED" => ExecutionStatus::Stopped,
+            other => ExecutionStatus::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for ExecutionStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(ExecutionStatus::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for ExecutionStatus {
+    fn into_value(self) -> rt::Value {
+        match self {
+            ExecutionStatus::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExecutionStoppedDetails {
+    pub error: EventError,
+}
+
+impl rt::IntoValue for ExecutionStoppedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.error).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExecutionSucceededDetails {
+    pub result: EventResult,
+}
+
+impl rt::IntoValue for ExecutionSucceededDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.result).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExecutionTimedOutDetails {
+    pub error: Option<EventError>,
+}
+
+impl rt::IntoValue for ExecutionTimedOutDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.error).build()
     }
 }
 
@@ -1592,20 +2915,24 @@ pub struct FunctionConfiguration {
     pub last_update_status_reason: Option<String>,
     pub last_update_status_reason_code: Option<LastUpdateStatusReasonCode>,
     pub file_system_configs: Option<Vec<FileSystemConfig>>,
-    pub package_type: Option<PackageType>,
-    pub image_config_response: Option<ImageConfigResponse>,
     pub signing_profile_version_arn: Option<String>,
     pub signing_job_arn: Option<String>,
+    pub package_type: Option<PackageType>,
+    pub image_config_response: Option<ImageConfigResponse>,
     pub architectures: Option<Vec<Architecture>>,
     pub ephemeral_storage: Option<EphemeralStorage>,
     pub snap_start: Option<SnapStartResponse>,
     pub runtime_version_config: Option<RuntimeVersionConfig>,
     pub logging_config: Option<LoggingConfig>,
+    pub tenancy_config: Option<TenancyConfig>,
+    pub capacity_provider_config: Option<CapacityProviderConfig>,
+    pub config_sha256: Option<String>,
+    pub durable_config: Option<DurableConfig>,
 }
 
 impl rt::IntoValue for FunctionConfiguration {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(36)
+        rt::StructBuilder::new(40)
             .push_optional(self.function_name)
             .push_optional(self.function_arn)
             .push_optional(self.runtime)
@@ -1633,15 +2960,19 @@ impl rt::IntoValue for FunctionConfiguration {
             .push_optional(self.last_update_status_reason)
             .push_optional(self.last_update_status_reason_code)
             .push_optional(self.file_system_configs)
-            .push_optional(self.package_type)
-            .push_optional(self.image_config_response)
             .push_optional(self.signing_profile_version_arn)
             .push_optional(self.signing_job_arn)
+            .push_optional(self.package_type)
+            .push_optional(self.image_config_response)
             .push_optional(self.architectures)
             .push_optional(self.ephemeral_storage)
             .push_optional(self.snap_start)
             .push_optional(self.runtime_version_config)
             .push_optional(self.logging_config)
+            .push_optional(self.tenancy_config)
+            .push_optional(self.capacity_provider_config)
+            .push_optional(self.config_sha256)
+            .push_optional(self.durable_config)
             .build()
     }
 }
@@ -1710,6 +3041,31 @@ impl rt::IntoValue for FunctionResponseType {
             FunctionResponseType::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
         }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FunctionScalingConfig {
+    pub min_execution_environments: Option<i32>,
+    pub max_execution_environments: Option<i32>,
+}
+
+impl rt::FromValue for FunctionScalingConfig {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(FunctionScalingConfig {
+            min_execution_environments: f.optional()?,
+            max_execution_environments: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for FunctionScalingConfig {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.min_execution_environments)
+            .push_optional(self.max_execution_environments)
+            .build()
     }
 }
 
@@ -1833,6 +3189,82 @@ impl rt::IntoValue for FunctionVersion {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FunctionVersionLatestPublished {
+    LatestPublished,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl FunctionVersionLatestPublished {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["LATEST_PUBLISHED"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            FunctionVersionLatestPublished::LatestPublished => "LATEST_PUBLISHED",
+            FunctionVersionLatestPublished::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> FunctionVersionLatestPublished {
+        match s {
+            "LATEST_PUBLISHED" => FunctionVersionLatestPublished::LatestPublished,
+            other => FunctionVersionLatestPublished::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for FunctionVersionLatestPublished {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(FunctionVersionLatestPublished::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for FunctionVersionLatestPublished {
+    fn into_value(self) -> rt::Value {
+        match self {
+            FunctionVersionLatestPublished::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionVersionsByCapacityProviderListItem {
+    pub function_arn: String,
+    pub state: State,
+}
+
+impl rt::IntoValue for FunctionVersionsByCapacityProviderListItem {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.function_arn)
+            .push(self.state)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FunctionVersionsPerCapacityProviderLimitExceededException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for FunctionVersionsPerCapacityProviderLimitExceededException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetAccountSettingsRequest {}
 
@@ -1875,6 +3307,31 @@ impl rt::FromValue for GetAliasRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetCapacityProviderRequest {
+    pub capacity_provider_name: String,
+}
+
+impl rt::FromValue for GetCapacityProviderRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(GetCapacityProviderRequest {
+            capacity_provider_name: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetCapacityProviderResponse {
+    pub capacity_provider: CapacityProvider,
+}
+
+impl rt::IntoValue for GetCapacityProviderResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.capacity_provider).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetCodeSigningConfigRequest {
     pub code_signing_config_arn: String,
 }
@@ -1896,6 +3353,125 @@ pub struct GetCodeSigningConfigResponse {
 impl rt::IntoValue for GetCodeSigningConfigResponse {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(1).push(self.code_signing_config).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetDurableExecutionHistoryRequest {
+    pub durable_execution_arn: String,
+    pub include_execution_data: Option<bool>,
+    pub max_items: i32,
+    pub marker: Option<String>,
+    pub reverse_order: Option<bool>,
+}
+
+impl rt::FromValue for GetDurableExecutionHistoryRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 5)?;
+        Ok(GetDurableExecutionHistoryRequest {
+            durable_execution_arn: f.required()?,
+            include_execution_data: f.optional()?,
+            max_items: f.or_else(|| 0)?,
+            marker: f.optional()?,
+            reverse_order: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetDurableExecutionHistoryResponse {
+    pub events: Vec<Event>,
+    pub next_marker: Option<String>,
+}
+
+impl rt::IntoValue for GetDurableExecutionHistoryResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.events)
+            .push_optional(self.next_marker)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetDurableExecutionRequest {
+    pub durable_execution_arn: String,
+}
+
+impl rt::FromValue for GetDurableExecutionRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(GetDurableExecutionRequest {
+            durable_execution_arn: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetDurableExecutionResponse {
+    pub durable_execution_arn: String,
+    pub durable_execution_name: String,
+    pub function_arn: String,
+    pub input_payload: Option<String>,
+    pub result: Option<String>,
+    pub error: Option<ErrorObject>,
+    pub start_timestamp: rt::DateTime,
+    pub status: ExecutionStatus,
+    pub end_timestamp: Option<rt::DateTime>,
+    pub version: Option<String>,
+    pub trace_header: Option<TraceHeader>,
+}
+
+impl rt::IntoValue for GetDurableExecutionResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(11)
+            .push(self.durable_execution_arn)
+            .push(self.durable_execution_name)
+            .push(self.function_arn)
+            .push_optional(self.input_payload)
+            .push_optional(self.result)
+            .push_optional(self.error)
+            .push(self.start_timestamp)
+            .push(self.status)
+            .push_optional(self.end_timestamp)
+            .push_optional(self.version)
+            .push_optional(self.trace_header)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetDurableExecutionStateRequest {
+    pub durable_execution_arn: String,
+    pub checkpoint_token: String,
+    pub marker: Option<String>,
+    pub max_items: i32,
+}
+
+impl rt::FromValue for GetDurableExecutionStateRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 4)?;
+        Ok(GetDurableExecutionStateRequest {
+            durable_execution_arn: f.required()?,
+            checkpoint_token: f.required()?,
+            marker: f.optional()?,
+            max_items: f.or_else(|| 0)?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetDurableExecutionStateResponse {
+    pub operations: Vec<Operation>,
+    pub next_marker: Option<String>,
+}
+
+impl rt::IntoValue for GetDurableExecutionStateResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.operations)
+            .push_optional(self.next_marker)
+            .build()
     }
 }
 
@@ -2062,6 +3638,39 @@ impl rt::IntoValue for GetFunctionResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetFunctionScalingConfigRequest {
+    pub function_name: String,
+    pub qualifier: String,
+}
+
+impl rt::FromValue for GetFunctionScalingConfigRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(GetFunctionScalingConfigRequest {
+            function_name: f.required()?,
+            qualifier: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetFunctionScalingConfigResponse {
+    pub function_arn: Option<String>,
+    pub applied_function_scaling_config: Option<FunctionScalingConfig>,
+    pub requested_function_scaling_config: Option<FunctionScalingConfig>,
+}
+
+impl rt::IntoValue for GetFunctionScalingConfigResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.function_arn)
+            .push_optional(self.applied_function_scaling_config)
+            .push_optional(self.requested_function_scaling_config)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetFunctionUrlConfigRequest {
     pub function_name: String,
     pub qualifier: Option<String>,
@@ -2169,9 +3778,9 @@ pub struct GetLayerVersionResponse {
     pub description: Option<String>,
     pub created_date: Option<String>,
     pub version: i64,
+    pub compatible_architectures: Option<Vec<Architecture>>,
     pub compatible_runtimes: Option<Vec<Runtime>>,
     pub license_info: Option<String>,
-    pub compatible_architectures: Option<Vec<Architecture>>,
 }
 
 impl rt::IntoValue for GetLayerVersionResponse {
@@ -2183,9 +3792,9 @@ impl rt::IntoValue for GetLayerVersionResponse {
             .push_optional(self.description)
             .push_optional(self.created_date)
             .push(self.version)
+            .push_optional(self.compatible_architectures)
             .push_optional(self.compatible_runtimes)
             .push_optional(self.license_info)
-            .push_optional(self.compatible_architectures)
             .build()
     }
 }
@@ -2279,16 +3888,16 @@ impl rt::FromValue for GetRuntimeManagementConfigRequest {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetRuntimeManagementConfigResponse {
     pub update_runtime_on: Option<UpdateRuntimeOn>,
-    pub runtime_version_arn: Option<String>,
     pub function_arn: Option<String>,
+    pub runtime_version_arn: Option<String>,
 }
 
 impl rt::IntoValue for GetRuntimeManagementConfigResponse {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(3)
             .push_optional(self.update_runtime_on)
-            .push_optional(self.runtime_version_arn)
             .push_optional(self.function_arn)
+            .push_optional(self.runtime_version_arn)
             .build()
     }
 }
@@ -2347,6 +3956,34 @@ impl rt::IntoValue for ImageConfigResponse {
         rt::StructBuilder::new(2)
             .push_optional(self.image_config)
             .push_optional(self.error)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InstanceRequirements {
+    pub architectures: Option<Vec<Architecture>>,
+    pub allowed_instance_types: Option<Vec<String>>,
+    pub excluded_instance_types: Option<Vec<String>>,
+}
+
+impl rt::FromValue for InstanceRequirements {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(InstanceRequirements {
+            architectures: f.optional()?,
+            allowed_instance_types: f.optional()?,
+            excluded_instance_types: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for InstanceRequirements {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.architectures)
+            .push_optional(self.allowed_instance_types)
+            .push_optional(self.excluded_instance_types)
             .build()
     }
 }
@@ -2456,26 +4093,49 @@ impl rt::IntoValue for InvalidZipFileException {
     }
 }
 
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvocationCompletedDetails {
+    pub start_timestamp: rt::DateTime,
+    pub end_timestamp: rt::DateTime,
+    pub request_id: String,
+    pub error: Option<EventError>,
+}
+
+impl rt::IntoValue for InvocationCompletedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(4)
+            .push(self.start_timestamp)
+            .push(self.end_timestamp)
+            .push(self.request_id)
+            .push_optional(self.error)
+            .build()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InvocationRequest {
     pub function_name: String,
     pub invocation_type: Option<InvocationType>,
     pub log_type: Option<LogType>,
     pub client_context: Option<String>,
+    pub durable_execution_name: Option<String>,
     pub payload: Option<Vec<u8>>,
     pub qualifier: Option<String>,
+    pub tenant_id: Option<String>,
 }
 
 impl rt::FromValue for InvocationRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 6)?;
+        let mut f = rt::Fields::open(value, 8)?;
         Ok(InvocationRequest {
             function_name: f.required()?,
             invocation_type: f.optional()?,
             log_type: f.optional()?,
             client_context: f.optional()?,
+            durable_execution_name: f.optional()?,
             payload: f.optional()?,
             qualifier: f.optional()?,
+            tenant_id: f.optional()?,
         })
     }
 }
@@ -2487,16 +4147,18 @@ pub struct InvocationResponse {
     pub log_result: Option<String>,
     pub payload: Option<Vec<u8>>,
     pub executed_version: Option<String>,
+    pub durable_execution_arn: Option<String>,
 }
 
 impl rt::IntoValue for InvocationResponse {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(5)
+        rt::StructBuilder::new(6)
             .push(self.status_code)
             .push_optional(self.function_error)
             .push_optional(self.log_result)
             .push_optional(self.payload)
             .push_optional(self.executed_version)
+            .push_optional(self.durable_execution_arn)
             .build()
     }
 }
@@ -2665,11 +4327,12 @@ pub struct InvokeWithResponseStreamRequest {
     pub client_context: Option<String>,
     pub qualifier: Option<String>,
     pub payload: Option<Vec<u8>>,
+    pub tenant_id: Option<String>,
 }
 
 impl rt::FromValue for InvokeWithResponseStreamRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 6)?;
+        let mut f = rt::Fields::open(value, 7)?;
         Ok(InvokeWithResponseStreamRequest {
             function_name: f.required()?,
             invocation_type: f.optional()?,
@@ -2677,6 +4340,7 @@ impl rt::FromValue for InvokeWithResponseStreamRequest {
             client_context: f.optional()?,
             qualifier: f.optional()?,
             payload: f.optional()?,
+            tenant_id: f.optional()?,
         })
     }
 }
@@ -2960,6 +4624,34 @@ impl rt::IntoValue for KafkaSchemaValidationConfig {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LambdaManagedInstancesCapacityProviderConfig {
+    pub capacity_provider_arn: String,
+    pub per_execution_environment_max_concurrency: Option<i32>,
+    pub execution_environment_memory_gi_b_per_v_cpu: Option<f64>,
+}
+
+impl rt::FromValue for LambdaManagedInstancesCapacityProviderConfig {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(LambdaManagedInstancesCapacityProviderConfig {
+            capacity_provider_arn: f.required()?,
+            per_execution_environment_max_concurrency: f.optional()?,
+            execution_environment_memory_gi_b_per_v_cpu: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for LambdaManagedInstancesCapacityProviderConfig {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push(self.capacity_provider_arn)
+            .push_optional(self.per_execution_environment_max_concurrency)
+            .push_optional(self.execution_environment_memory_gi_b_per_v_cpu)
+            .build()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LastUpdateStatus {
     Successful,
@@ -3035,6 +4727,20 @@ pub enum LastUpdateStatusReasonCode {
     InvalidRuntime,
     InvalidZipFileException,
     FunctionError,
+    ServiceQuotaExceededException,
+    VcpuLimitExceeded,
+    CapacityProviderScalingLimitExceeded,
+    InsufficientCapacity,
+    Ec2RequestLimitExceeded,
+    FunctionErrorInitTimeout,
+    FunctionErrorRuntimeInitError,
+    FunctionErrorExtensionInitError,
+    FunctionErrorInvalidEntryPoint,
+    FunctionErrorInvalidWorkingDirectory,
+    FunctionErrorPermissionDenied,
+    FunctionErrorTooManyExtensions,
+    FunctionErrorInitResourceExhausted,
+    DisallowedByVpcEncryptionControl,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -3063,6 +4769,20 @@ impl LastUpdateStatusReasonCode {
         "InvalidRuntime",
         "InvalidZipFileException",
         "FunctionError",
+        "ServiceQuotaExceededException",
+        "VcpuLimitExceeded",
+        "CapacityProviderScalingLimitExceeded",
+        "InsufficientCapacity",
+        "EC2RequestLimitExceeded",
+        "FunctionError.InitTimeout",
+        "FunctionError.RuntimeInitError",
+        "FunctionError.ExtensionInitError",
+        "FunctionError.InvalidEntryPoint",
+        "FunctionError.InvalidWorkingDirectory",
+        "FunctionError.PermissionDenied",
+        "FunctionError.TooManyExtensions",
+        "FunctionError.InitResourceExhausted",
+        "DisallowedByVpcEncryptionControl",
     ];
 
     /// The wire value.
@@ -3089,6 +4809,20 @@ impl LastUpdateStatusReasonCode {
             LastUpdateStatusReasonCode::InvalidRuntime => "InvalidRuntime",
             LastUpdateStatusReasonCode::InvalidZipFileException => "InvalidZipFileException",
             LastUpdateStatusReasonCode::FunctionError => "FunctionError",
+            LastUpdateStatusReasonCode::ServiceQuotaExceededException => "ServiceQuotaExceededException",
+            LastUpdateStatusReasonCode::VcpuLimitExceeded => "VcpuLimitExceeded",
+            LastUpdateStatusReasonCode::CapacityProviderScalingLimitExceeded => "CapacityProviderScalingLimitExceeded",
+            LastUpdateStatusReasonCode::InsufficientCapacity => "InsufficientCapacity",
+            LastUpdateStatusReasonCode::Ec2RequestLimitExceeded => "EC2RequestLimitExceeded",
+            LastUpdateStatusReasonCode::FunctionErrorInitTimeout => "FunctionError.InitTimeout",
+            LastUpdateStatusReasonCode::FunctionErrorRuntimeInitError => "FunctionError.RuntimeInitError",
+            LastUpdateStatusReasonCode::FunctionErrorExtensionInitError => "FunctionError.ExtensionInitError",
+            LastUpdateStatusReasonCode::FunctionErrorInvalidEntryPoint => "FunctionError.InvalidEntryPoint",
+            LastUpdateStatusReasonCode::FunctionErrorInvalidWorkingDirectory => "FunctionError.InvalidWorkingDirectory",
+            LastUpdateStatusReasonCode::FunctionErrorPermissionDenied => "FunctionError.PermissionDenied",
+            LastUpdateStatusReasonCode::FunctionErrorTooManyExtensions => "FunctionError.TooManyExtensions",
+            LastUpdateStatusReasonCode::FunctionErrorInitResourceExhausted => "FunctionError.InitResourceExhausted",
+            LastUpdateStatusReasonCode::DisallowedByVpcEncryptionControl => "DisallowedByVpcEncryptionControl",
             LastUpdateStatusReasonCode::Unknown(s) => s,
         }
     }
@@ -3117,6 +4851,20 @@ impl LastUpdateStatusReasonCode {
             "InvalidRuntime" => LastUpdateStatusReasonCode::InvalidRuntime,
             "InvalidZipFileException" => LastUpdateStatusReasonCode::InvalidZipFileException,
             "FunctionError" => LastUpdateStatusReasonCode::FunctionError,
+            "ServiceQuotaExceededException" => LastUpdateStatusReasonCode::ServiceQuotaExceededException,
+            "VcpuLimitExceeded" => LastUpdateStatusReasonCode::VcpuLimitExceeded,
+            "CapacityProviderScalingLimitExceeded" => LastUpdateStatusReasonCode::CapacityProviderScalingLimitExceeded,
+            "InsufficientCapacity" => LastUpdateStatusReasonCode::InsufficientCapacity,
+            "EC2RequestLimitExceeded" => LastUpdateStatusReasonCode::Ec2RequestLimitExceeded,
+            "FunctionError.InitTimeout" => LastUpdateStatusReasonCode::FunctionErrorInitTimeout,
+            "FunctionError.RuntimeInitError" => LastUpdateStatusReasonCode::FunctionErrorRuntimeInitError,
+            "FunctionError.ExtensionInitError" => LastUpdateStatusReasonCode::FunctionErrorExtensionInitError,
+            "FunctionError.InvalidEntryPoint" => LastUpdateStatusReasonCode::FunctionErrorInvalidEntryPoint,
+            "FunctionError.InvalidWorkingDirectory" => LastUpdateStatusReasonCode::FunctionErrorInvalidWorkingDirectory,
+            "FunctionError.PermissionDenied" => LastUpdateStatusReasonCode::FunctionErrorPermissionDenied,
+            "FunctionError.TooManyExtensions" => LastUpdateStatusReasonCode::FunctionErrorTooManyExtensions,
+            "FunctionError.InitResourceExhausted" => LastUpdateStatusReasonCode::FunctionErrorInitResourceExhausted,
+            "DisallowedByVpcEncryptionControl" => LastUpdateStatusReasonCode::DisallowedByVpcEncryptionControl,
             other => LastUpdateStatusReasonCode::Unknown(other.to_string()),
         }
     }
@@ -3206,9 +4954,9 @@ pub struct LayerVersionsListItem {
     pub version: i64,
     pub description: Option<String>,
     pub created_date: Option<String>,
+    pub compatible_architectures: Option<Vec<Architecture>>,
     pub compatible_runtimes: Option<Vec<Runtime>>,
     pub license_info: Option<String>,
-    pub compatible_architectures: Option<Vec<Architecture>>,
 }
 
 impl rt::IntoValue for LayerVersionsListItem {
@@ -3218,9 +4966,9 @@ impl rt::IntoValue for LayerVersionsListItem {
             .push(self.version)
             .push_optional(self.description)
             .push_optional(self.created_date)
+            .push_optional(self.compatible_architectures)
             .push_optional(self.compatible_runtimes)
             .push_optional(self.license_info)
-            .push_optional(self.compatible_architectures)
             .build()
     }
 }
@@ -3278,6 +5026,39 @@ impl rt::IntoValue for ListAliasesResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListCapacityProvidersRequest {
+    pub state: Option<CapacityProviderState>,
+    pub marker: Option<String>,
+    pub max_items: Option<i32>,
+}
+
+impl rt::FromValue for ListCapacityProvidersRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(ListCapacityProvidersRequest {
+            state: f.optional()?,
+            marker: f.optional()?,
+            max_items: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListCapacityProvidersResponse {
+    pub capacity_providers: Vec<CapacityProvider>,
+    pub next_marker: Option<String>,
+}
+
+impl rt::IntoValue for ListCapacityProvidersResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.capacity_providers)
+            .push_optional(self.next_marker)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListCodeSigningConfigsRequest {
     pub marker: Option<String>,
     pub max_items: Option<i32>,
@@ -3304,6 +5085,51 @@ impl rt::IntoValue for ListCodeSigningConfigsResponse {
         rt::StructBuilder::new(2)
             .push_optional(self.next_marker)
             .push_optional(self.code_signing_configs)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListDurableExecutionsByFunctionRequest {
+    pub function_name: String,
+    pub qualifier: Option<String>,
+    pub durable_execution_name: Option<String>,
+    pub statuses: Option<Vec<ExecutionStatus>>,
+    pub started_after: Option<rt::DateTime>,
+    pub started_before: Option<rt::DateTime>,
+    pub reverse_order: Option<bool>,
+    pub marker: Option<String>,
+    pub max_items: i32,
+}
+
+impl rt::FromValue for ListDurableExecutionsByFunctionRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 9)?;
+        Ok(ListDurableExecutionsByFunctionRequest {
+            function_name: f.required()?,
+            qualifier: f.optional()?,
+            durable_execution_name: f.optional()?,
+            statuses: f.optional()?,
+            started_after: f.optional()?,
+            started_before: f.optional()?,
+            reverse_order: f.optional()?,
+            marker: f.optional()?,
+            max_items: f.or_else(|| 0)?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListDurableExecutionsByFunctionResponse {
+    pub durable_executions: Option<Vec<Execution>>,
+    pub next_marker: Option<String>,
+}
+
+impl rt::IntoValue for ListDurableExecutionsByFunctionResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.durable_executions)
+            .push_optional(self.next_marker)
             .build()
     }
 }
@@ -3410,6 +5236,41 @@ impl rt::IntoValue for ListFunctionUrlConfigsResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListFunctionVersionsByCapacityProviderRequest {
+    pub capacity_provider_name: String,
+    pub marker: Option<String>,
+    pub max_items: Option<i32>,
+}
+
+impl rt::FromValue for ListFunctionVersionsByCapacityProviderRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(ListFunctionVersionsByCapacityProviderRequest {
+            capacity_provider_name: f.required()?,
+            marker: f.optional()?,
+            max_items: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListFunctionVersionsByCapacityProviderResponse {
+    pub capacity_provider_arn: String,
+    pub function_versions: Vec<FunctionVersionsByCapacityProviderListItem>,
+    pub next_marker: Option<String>,
+}
+
+impl rt::IntoValue for ListFunctionVersionsByCapacityProviderResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push(self.capacity_provider_arn)
+            .push(self.function_versions)
+            .push_optional(self.next_marker)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListFunctionsByCodeSigningConfigRequest {
     pub code_signing_config_arn: String,
     pub marker: Option<String>,
@@ -3479,22 +5340,22 @@ impl rt::IntoValue for ListFunctionsResponse {
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListLayerVersionsRequest {
+    pub compatible_architecture: Option<Architecture>,
     pub compatible_runtime: Option<Runtime>,
     pub layer_name: String,
     pub marker: Option<String>,
     pub max_items: Option<i32>,
-    pub compatible_architecture: Option<Architecture>,
 }
 
 impl rt::FromValue for ListLayerVersionsRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
         let mut f = rt::Fields::open(value, 5)?;
         Ok(ListLayerVersionsRequest {
+            compatible_architecture: f.optional()?,
             compatible_runtime: f.optional()?,
             layer_name: f.required()?,
             marker: f.optional()?,
             max_items: f.optional()?,
-            compatible_architecture: f.optional()?,
         })
     }
 }
@@ -3516,20 +5377,20 @@ impl rt::IntoValue for ListLayerVersionsResponse {
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListLayersRequest {
+    pub compatible_architecture: Option<Architecture>,
     pub compatible_runtime: Option<Runtime>,
     pub marker: Option<String>,
     pub max_items: Option<i32>,
-    pub compatible_architecture: Option<Architecture>,
 }
 
 impl rt::FromValue for ListLayersRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
         let mut f = rt::Fields::open(value, 4)?;
         Ok(ListLayersRequest {
+            compatible_architecture: f.optional()?,
             compatible_runtime: f.optional()?,
             marker: f.optional()?,
             max_items: f.optional()?,
-            compatible_architecture: f.optional()?,
         })
     }
 }
@@ -3770,6 +5631,36 @@ impl rt::IntoValue for LoggingConfig {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModeNotSupportedException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for ModeNotSupportedException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NoPublishedVersionException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for NoPublishedVersionException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct OnFailure {
     pub destination: Option<String>,
 }
@@ -3806,6 +5697,278 @@ impl rt::FromValue for OnSuccess {
 impl rt::IntoValue for OnSuccess {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(1).push_optional(self.destination).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operation {
+    pub id: String,
+    pub parent_id: Option<String>,
+    pub name: Option<String>,
+    pub r#type: OperationType,
+    pub sub_type: Option<String>,
+    pub start_timestamp: rt::DateTime,
+    pub end_timestamp: Option<rt::DateTime>,
+    pub status: OperationStatus,
+    pub execution_details: Option<ExecutionDetails>,
+    pub context_details: Option<ContextDetails>,
+    pub step_details: Option<StepDetails>,
+    pub wait_details: Option<WaitDetails>,
+    pub callback_details: Option<CallbackDetails>,
+    pub chained_invoke_details: Option<ChainedInvokeDetails>,
+}
+
+impl rt::IntoValue for Operation {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(14)
+            .push(self.id)
+            .push_optional(self.parent_id)
+            .push_optional(self.name)
+            .push(self.r#type)
+            .push_optional(self.sub_type)
+            .push(self.start_timestamp)
+            .push_optional(self.end_timestamp)
+            .push(self.status)
+            .push_optional(self.execution_details)
+            .push_optional(self.context_details)
+            .push_optional(self.step_details)
+            .push_optional(self.wait_details)
+            .push_optional(self.callback_details)
+            .push_optional(self.chained_invoke_details)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OperationAction {
+    Start,
+    Succeed,
+    Fail,
+    Retry,
+    Cancel,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl OperationAction {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["START", "SUCCEED", "FAIL", "RETRY", "CANCEL"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            OperationAction::Start => "START",
+            OperationAction::Succeed => "SUCCEED",
+            OperationAction::Fail => "FAIL",
+            OperationAction::Retry => "RETRY",
+            OperationAction::Cancel => "CANCEL",
+            OperationAction::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> OperationAction {
+        match s {
+            "START" => OperationAction::Start,
+            "SUCCEED" => OperationAction::Succeed,
+            "FAIL" => OperationAction::Fail,
+            "RETRY" => OperationAction::Retry,
+            "CANCEL" => OperationAction::Cancel,
+            other => OperationAction::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for OperationAction {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(OperationAction::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for OperationAction {
+    fn into_value(self) -> rt::Value {
+        match self {
+            OperationAction::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OperationStatus {
+    Started,
+    Pending,
+    Ready,
+    Succeeded,
+    Failed,
+    Cancelled,
+    TimedOut,
+    Stopped,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl OperationStatus {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &[
+        "STARTED",
+        "PENDING",
+        "READY",
+        "SUCCEEDED",
+        "FAILED",
+        "CANCELLED",
+        "TIMED_OUT",
+        "STOPPED",
+    ];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            OperationStatus::Started => "STARTED",
+            OperationStatus::Pending => "PENDING",
+            OperationStatus::Ready => "READY",
+            OperationStatus::Succeeded => "SUCCEEDED",
+            OperationStatus::Failed => "FAILED",
+            OperationStatus::Cancelled => "CANCELLED",
+            OperationStatus::TimedOut => "TIMED_OUT",
+            OperationStatus::Stopped => "STOPPED",
+            OperationStatus::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> OperationStatus {
+        match s {
+            "STARTED" => OperationStatus::Started,
+            "PENDING" => OperationStatus::Pending,
+            "READY" => OperationStatus::Ready,
+            "SUCCEEDED" => OperationStatus::Succeeded,
+            "FAILED" => OperationStatus::Failed,
+            "CANCELLED" => OperationStatus::Cancelled,
+            "TIMED_OUT" => OperationStatus::TimedOut,
+            "STOPPED" => OperationStatus::Stopped,
+            other => OperationStatus::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for OperationStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(OperationStatus::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for OperationStatus {
+    fn into_value(self) -> rt::Value {
+        match self {
+            OperationStatus::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OperationType {
+    Execution,
+    Context,
+    Step,
+    Wait,
+    Callback,
+    ChainedInvoke,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl OperationType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["EXECUTION", "CONTEXT", "STEP", "WAIT", "CALLBACK", "CHAINED_INVOKE"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            OperationType::Execution => "EXECUTION",
+            OperationType::Context => "CONTEXT",
+            OperationType::Step => "STEP",
+            OperationType::Wait => "WAIT",
+            OperationType::Callback => "CALLBACK",
+            OperationType::ChainedInvoke => "CHAINED_INVOKE",
+            OperationType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> OperationType {
+        match s {
+            "EXECUTION" => OperationType::Execution,
+            "CONTEXT" => OperationType::Context,
+            "STEP" => OperationType::Step,
+            "WAIT" => OperationType::Wait,
+            "CALLBACK" => OperationType::Callback,
+            "CHAINED_INVOKE" => OperationType::ChainedInvoke,
+            other => OperationType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for OperationType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(OperationType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for OperationType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            OperationType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OperationUpdate {
+    pub id: String,
+    pub parent_id: Option<String>,
+    pub name: Option<String>,
+    pub r#type: OperationType,
+    pub sub_type: Option<String>,
+    pub action: OperationAction,
+    pub payload: Option<String>,
+    pub error: Option<ErrorObject>,
+    pub context_options: Option<ContextOptions>,
+    pub step_options: Option<StepOptions>,
+    pub wait_options: Option<WaitOptions>,
+    pub callback_options: Option<CallbackOptions>,
+    pub chained_invoke_options: Option<ChainedInvokeOptions>,
+}
+
+impl rt::FromValue for OperationUpdate {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 13)?;
+        Ok(OperationUpdate {
+            id: f.required()?,
+            parent_id: f.optional()?,
+            name: f.optional()?,
+            r#type: f.required()?,
+            sub_type: f.optional()?,
+            action: f.required()?,
+            payload: f.optional()?,
+            error: f.optional()?,
+            context_options: f.optional()?,
+            step_options: f.optional()?,
+            wait_options: f.optional()?,
+            callback_options: f.optional()?,
+            chained_invoke_options: f.optional()?,
+        })
     }
 }
 
@@ -3885,6 +6048,80 @@ impl rt::IntoValue for PreconditionFailedException {
             .push_optional(self.r#type)
             .push_optional(self.message)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PropagateTags {
+    pub mode: Option<PropagateTagsMode>,
+    pub explicit_tags: Option<std::collections::BTreeMap<String, String>>,
+}
+
+impl rt::FromValue for PropagateTags {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(PropagateTags {
+            mode: f.optional()?,
+            explicit_tags: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for PropagateTags {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.mode)
+            .push_optional(self.explicit_tags)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PropagateTagsMode {
+    None,
+    Explicit,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl PropagateTagsMode {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["None", "Explicit"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            PropagateTagsMode::None => "None",
+            PropagateTagsMode::Explicit => "Explicit",
+            PropagateTagsMode::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> PropagateTagsMode {
+        match s {
+            "None" => PropagateTagsMode::None,
+            "Explicit" => PropagateTagsMode::Explicit,
+            other => PropagateTagsMode::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for PropagateTagsMode {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(PropagateTagsMode::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for PropagateTagsMode {
+    fn into_value(self) -> rt::Value {
+        match self {
+            PropagateTagsMode::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
     }
 }
 
@@ -3984,23 +6221,41 @@ impl rt::IntoValue for ProvisionedConcurrencyStatusEnum {
 pub struct ProvisionedPollerConfig {
     pub minimum_pollers: Option<i32>,
     pub maximum_pollers: Option<i32>,
+    pub poller_group_name: Option<String>,
 }
 
 impl rt::FromValue for ProvisionedPollerConfig {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 2)?;
+        let mut f = rt::Fields::open(value, 3)?;
         Ok(ProvisionedPollerConfig {
             minimum_pollers: f.optional()?,
             maximum_pollers: f.optional()?,
+            poller_group_name: f.optional()?,
         })
     }
 }
 
 impl rt::IntoValue for ProvisionedPollerConfig {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(2)
+        rt::StructBuilder::new(3)
             .push_optional(self.minimum_pollers)
             .push_optional(self.maximum_pollers)
+            .push_optional(self.poller_group_name)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PublicPolicyException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for PublicPolicyException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
             .build()
     }
 }
@@ -4010,9 +6265,9 @@ pub struct PublishLayerVersionRequest {
     pub layer_name: String,
     pub description: Option<String>,
     pub content: LayerVersionContentInput,
+    pub compatible_architectures: Option<Vec<Architecture>>,
     pub compatible_runtimes: Option<Vec<Runtime>>,
     pub license_info: Option<String>,
-    pub compatible_architectures: Option<Vec<Architecture>>,
 }
 
 impl rt::FromValue for PublishLayerVersionRequest {
@@ -4022,9 +6277,9 @@ impl rt::FromValue for PublishLayerVersionRequest {
             layer_name: f.required()?,
             description: f.optional()?,
             content: f.required()?,
+            compatible_architectures: f.optional()?,
             compatible_runtimes: f.optional()?,
             license_info: f.optional()?,
-            compatible_architectures: f.optional()?,
         })
     }
 }
@@ -4037,9 +6292,9 @@ pub struct PublishLayerVersionResponse {
     pub description: Option<String>,
     pub created_date: Option<String>,
     pub version: i64,
+    pub compatible_architectures: Option<Vec<Architecture>>,
     pub compatible_runtimes: Option<Vec<Runtime>>,
     pub license_info: Option<String>,
-    pub compatible_architectures: Option<Vec<Architecture>>,
 }
 
 impl rt::IntoValue for PublishLayerVersionResponse {
@@ -4051,9 +6306,9 @@ impl rt::IntoValue for PublishLayerVersionResponse {
             .push_optional(self.description)
             .push_optional(self.created_date)
             .push(self.version)
+            .push_optional(self.compatible_architectures)
             .push_optional(self.compatible_runtimes)
             .push_optional(self.license_info)
-            .push_optional(self.compatible_architectures)
             .build()
     }
 }
@@ -4064,16 +6319,18 @@ pub struct PublishVersionRequest {
     pub code_sha256: Option<String>,
     pub description: Option<String>,
     pub revision_id: Option<String>,
+    pub publish_to: Option<FunctionVersionLatestPublished>,
 }
 
 impl rt::FromValue for PublishVersionRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 4)?;
+        let mut f = rt::Fields::open(value, 5)?;
         Ok(PublishVersionRequest {
             function_name: f.required()?,
             code_sha256: f.optional()?,
             description: f.optional()?,
             revision_id: f.optional()?,
+            publish_to: f.optional()?,
         })
     }
 }
@@ -4175,6 +6432,35 @@ impl rt::IntoValue for PutFunctionRecursionConfigResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct PutFunctionScalingConfigRequest {
+    pub function_name: String,
+    pub qualifier: String,
+    pub function_scaling_config: Option<FunctionScalingConfig>,
+}
+
+impl rt::FromValue for PutFunctionScalingConfigRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(PutFunctionScalingConfigRequest {
+            function_name: f.required()?,
+            qualifier: f.required()?,
+            function_scaling_config: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PutFunctionScalingConfigResponse {
+    pub function_state: Option<State>,
+}
+
+impl rt::IntoValue for PutFunctionScalingConfigResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.function_state).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PutProvisionedConcurrencyConfigRequest {
     pub function_name: String,
     pub qualifier: String,
@@ -4195,8 +6481,8 @@ impl rt::FromValue for PutProvisionedConcurrencyConfigRequest {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PutProvisionedConcurrencyConfigResponse {
     pub requested_provisioned_concurrent_executions: Option<i32>,
-    pub available_provisioned_concurrent_executions: Option<i32>,
     pub allocated_provisioned_concurrent_executions: Option<i32>,
+    pub available_provisioned_concurrent_executions: Option<i32>,
     pub status: Option<ProvisionedConcurrencyStatusEnum>,
     pub status_reason: Option<String>,
     pub last_modified: Option<String>,
@@ -4206,8 +6492,8 @@ impl rt::IntoValue for PutProvisionedConcurrencyConfigResponse {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(6)
             .push_optional(self.requested_provisioned_concurrent_executions)
-            .push_optional(self.available_provisioned_concurrent_executions)
             .push_optional(self.allocated_provisioned_concurrent_executions)
+            .push_optional(self.available_provisioned_concurrent_executions)
             .push_optional(self.status)
             .push_optional(self.status_reason)
             .push_optional(self.last_modified)
@@ -4480,6 +6766,21 @@ impl rt::IntoValue for ResponseStreamingInvocationType {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RetryDetails {
+    pub current_attempt: i32,
+    pub next_attempt_delay_seconds: Option<i32>,
+}
+
+impl rt::IntoValue for RetryDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.current_attempt)
+            .push_optional(self.next_attempt_delay_seconds)
+            .build()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Runtime {
     Nodejs,
@@ -4490,39 +6791,44 @@ pub enum Runtime {
     Nodejs12x,
     Nodejs14x,
     Nodejs16x,
+    Nodejs18x,
+    Nodejs20x,
+    Nodejs22x,
+    Nodejs24x,
     Java8,
     Java8al2,
     Java11,
+    Java17,
+    Java21,
+    Java25,
     Python27,
     Python36,
     Python37,
     Python38,
     Python39,
+    Python310,
+    Python311,
+    Python312,
+    Python313,
+    Python314,
     Dotnetcore10,
     Dotnetcore20,
     Dotnetcore21,
     Dotnetcore31,
     Dotnet6,
     Dotnet8,
+    Dotnet10,
     Nodejs43edge,
     Go1x,
     Ruby25,
     Ruby27,
-    Provided,
-    Providedal2,
-    Nodejs18x,
-    Python310,
-    Java17,
     Ruby32,
     Ruby33,
     Ruby34,
-    Python311,
-    Nodejs20x,
+    Ruby40,
+    Provided,
+    Providedal2,
     Providedal2023,
-    Python312,
-    Java21,
-    Python313,
-    Nodejs22x,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -4538,39 +6844,44 @@ impl Runtime {
         "nodejs12.x",
         "nodejs14.x",
         "nodejs16.x",
+        "nodejs18.x",
+        "nodejs20.x",
+        "nodejs22.x",
+        "nodejs24.x",
         "java8",
         "java8.al2",
         "java11",
+        "java17",
+        "java21",
+        "java25",
         "python2.7",
         "python3.6",
         "python3.7",
         "python3.8",
         "python3.9",
+        "python3.10",
+        "python3.11",
+        "python3.12",
+        "python3.13",
+        "python3.14",
         "dotnetcore1.0",
         "dotnetcore2.0",
         "dotnetcore2.1",
         "dotnetcore3.1",
         "dotnet6",
         "dotnet8",
+        "dotnet10",
         "nodejs4.3-edge",
         "go1.x",
         "ruby2.5",
         "ruby2.7",
-        "provided",
-        "provided.al2",
-        "nodejs18.x",
-        "python3.10",
-        "java17",
         "ruby3.2",
         "ruby3.3",
         "ruby3.4",
-        "python3.11",
-        "nodejs20.x",
+        "ruby4.0",
+        "provided",
+        "provided.al2",
         "provided.al2023",
-        "python3.12",
-        "java21",
-        "python3.13",
-        "nodejs22.x",
     ];
 
     /// The wire value.
@@ -4584,39 +6895,44 @@ impl Runtime {
             Runtime::Nodejs12x => "nodejs12.x",
             Runtime::Nodejs14x => "nodejs14.x",
             Runtime::Nodejs16x => "nodejs16.x",
+            Runtime::Nodejs18x => "nodejs18.x",
+            Runtime::Nodejs20x => "nodejs20.x",
+            Runtime::Nodejs22x => "nodejs22.x",
+            Runtime::Nodejs24x => "nodejs24.x",
             Runtime::Java8 => "java8",
             Runtime::Java8al2 => "java8.al2",
             Runtime::Java11 => "java11",
+            Runtime::Java17 => "java17",
+            Runtime::Java21 => "java21",
+            Runtime::Java25 => "java25",
             Runtime::Python27 => "python2.7",
             Runtime::Python36 => "python3.6",
             Runtime::Python37 => "python3.7",
             Runtime::Python38 => "python3.8",
             Runtime::Python39 => "python3.9",
+            Runtime::Python310 => "python3.10",
+            Runtime::Python311 => "python3.11",
+            Runtime::Python312 => "python3.12",
+            Runtime::Python313 => "python3.13",
+            Runtime::Python314 => "python3.14",
             Runtime::Dotnetcore10 => "dotnetcore1.0",
             Runtime::Dotnetcore20 => "dotnetcore2.0",
             Runtime::Dotnetcore21 => "dotnetcore2.1",
             Runtime::Dotnetcore31 => "dotnetcore3.1",
             Runtime::Dotnet6 => "dotnet6",
             Runtime::Dotnet8 => "dotnet8",
+            Runtime::Dotnet10 => "dotnet10",
             Runtime::Nodejs43edge => "nodejs4.3-edge",
             Runtime::Go1x => "go1.x",
             Runtime::Ruby25 => "ruby2.5",
             Runtime::Ruby27 => "ruby2.7",
-            Runtime::Provided => "provided",
-            Runtime::Providedal2 => "provided.al2",
-            Runtime::Nodejs18x => "nodejs18.x",
-            Runtime::Python310 => "python3.10",
-            Runtime::Java17 => "java17",
             Runtime::Ruby32 => "ruby3.2",
             Runtime::Ruby33 => "ruby3.3",
             Runtime::Ruby34 => "ruby3.4",
-            Runtime::Python311 => "python3.11",
-            Runtime::Nodejs20x => "nodejs20.x",
+            Runtime::Ruby40 => "ruby4.0",
+            Runtime::Provided => "provided",
+            Runtime::Providedal2 => "provided.al2",
             Runtime::Providedal2023 => "provided.al2023",
-            Runtime::Python312 => "python3.12",
-            Runtime::Java21 => "java21",
-            Runtime::Python313 => "python3.13",
-            Runtime::Nodejs22x => "nodejs22.x",
             Runtime::Unknown(s) => s,
         }
     }
@@ -4632,39 +6948,44 @@ impl Runtime {
             "nodejs12.x" => Runtime::Nodejs12x,
             "nodejs14.x" => Runtime::Nodejs14x,
             "nodejs16.x" => Runtime::Nodejs16x,
+            "nodejs18.x" => Runtime::Nodejs18x,
+            "nodejs20.x" => Runtime::Nodejs20x,
+            "nodejs22.x" => Runtime::Nodejs22x,
+            "nodejs24.x" => Runtime::Nodejs24x,
             "java8" => Runtime::Java8,
             "java8.al2" => Runtime::Java8al2,
             "java11" => Runtime::Java11,
+            "java17" => Runtime::Java17,
+            "java21" => Runtime::Java21,
+            "java25" => Runtime::Java25,
             "python2.7" => Runtime::Python27,
             "python3.6" => Runtime::Python36,
             "python3.7" => Runtime::Python37,
             "python3.8" => Runtime::Python38,
             "python3.9" => Runtime::Python39,
+            "python3.10" => Runtime::Python310,
+            "python3.11" => Runtime::Python311,
+            "python3.12" => Runtime::Python312,
+            "python3.13" => Runtime::Python313,
+            "python3.14" => Runtime::Python314,
             "dotnetcore1.0" => Runtime::Dotnetcore10,
             "dotnetcore2.0" => Runtime::Dotnetcore20,
             "dotnetcore2.1" => Runtime::Dotnetcore21,
             "dotnetcore3.1" => Runtime::Dotnetcore31,
             "dotnet6" => Runtime::Dotnet6,
             "dotnet8" => Runtime::Dotnet8,
+            "dotnet10" => Runtime::Dotnet10,
             "nodejs4.3-edge" => Runtime::Nodejs43edge,
             "go1.x" => Runtime::Go1x,
             "ruby2.5" => Runtime::Ruby25,
             "ruby2.7" => Runtime::Ruby27,
-            "provided" => Runtime::Provided,
-            "provided.al2" => Runtime::Providedal2,
-            "nodejs18.x" => Runtime::Nodejs18x,
-            "python3.10" => Runtime::Python310,
-            "java17" => Runtime::Java17,
             "ruby3.2" => Runtime::Ruby32,
             "ruby3.3" => Runtime::Ruby33,
             "ruby3.4" => Runtime::Ruby34,
-            "python3.11" => Runtime::Python311,
-            "nodejs20.x" => Runtime::Nodejs20x,
+            "ruby4.0" => Runtime::Ruby40,
+            "provided" => Runtime::Provided,
+            "provided.al2" => Runtime::Providedal2,
             "provided.al2023" => Runtime::Providedal2023,
-            "python3.12" => Runtime::Python312,
-            "java21" => Runtime::Java21,
-            "python3.13" => Runtime::Python313,
-            "nodejs22.x" => Runtime::Nodejs22x,
             other => Runtime::Unknown(other.to_string()),
         }
     }
@@ -4713,6 +7034,51 @@ impl rt::IntoValue for RuntimeVersionError {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(2)
             .push_optional(self.error_code)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct S3FilesMountConnectivityException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for S3FilesMountConnectivityException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct S3FilesMountFailureException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for S3FilesMountFailureException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct S3FilesMountTimeoutException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for S3FilesMountTimeoutException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
             .push_optional(self.message)
             .build()
     }
@@ -4835,12 +7201,115 @@ impl rt::IntoValue for SelfManagedKafkaEventSourceConfig {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct SendDurableExecutionCallbackFailureRequest {
+    pub callback_id: String,
+    pub error: Option<ErrorObject>,
+}
+
+impl rt::FromValue for SendDurableExecutionCallbackFailureRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(SendDurableExecutionCallbackFailureRequest {
+            callback_id: f.required()?,
+            error: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SendDurableExecutionCallbackFailureResponse {}
+
+impl rt::IntoValue for SendDurableExecutionCallbackFailureResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SendDurableExecutionCallbackHeartbeatRequest {
+    pub callback_id: String,
+}
+
+impl rt::FromValue for SendDurableExecutionCallbackHeartbeatRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(SendDurableExecutionCallbackHeartbeatRequest {
+            callback_id: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SendDurableExecutionCallbackHeartbeatResponse {}
+
+impl rt::IntoValue for SendDurableExecutionCallbackHeartbeatResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SendDurableExecutionCallbackSuccessRequest {
+    pub callback_id: String,
+    pub result: Option<Vec<u8>>,
+}
+
+impl rt::FromValue for SendDurableExecutionCallbackSuccessRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(SendDurableExecutionCallbackSuccessRequest {
+            callback_id: f.required()?,
+            result: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SendDurableExecutionCallbackSuccessResponse {}
+
+impl rt::IntoValue for SendDurableExecutionCallbackSuccessResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SerializedRequestEntityTooLargeException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for SerializedRequestEntityTooLargeException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServiceException {
     pub r#type: Option<String>,
     pub message: Option<String>,
 }
 
 impl rt::IntoValue for ServiceException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ServiceQuotaExceededException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for ServiceQuotaExceededException {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(2)
             .push_optional(self.r#type)
@@ -4992,6 +7461,21 @@ impl rt::IntoValue for SnapStartOptimizationStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct SnapStartRegenerationFailureException {
+    pub r#type: Option<String>,
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for SnapStartRegenerationFailureException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.r#type)
+            .push_optional(self.message)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SnapStartResponse {
     pub apply_on: Option<SnapStartApplyOn>,
     pub optimization_status: Option<SnapStartOptimizationStatus>,
@@ -5128,13 +7612,26 @@ pub enum State {
     Active,
     Inactive,
     Failed,
+    Deactivating,
+    Deactivated,
+    ActiveNonInvocable,
+    Deleting,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
 
 impl State {
     /// The wire values the model lists, in model order.
-    pub const VALUES: &'static [&'static str] = &["Pending", "Active", "Inactive", "Failed"];
+    pub const VALUES: &'static [&'static str] = &[
+        "Pending",
+        "Active",
+        "Inactive",
+        "Failed",
+        "Deactivating",
+        "Deactivated",
+        "ActiveNonInvocable",
+        "Deleting",
+    ];
 
     /// The wire value.
     pub fn as_str(&self) -> &str {
@@ -5143,6 +7640,10 @@ impl State {
             State::Active => "Active",
             State::Inactive => "Inactive",
             State::Failed => "Failed",
+            State::Deactivating => "Deactivating",
+            State::Deactivated => "Deactivated",
+            State::ActiveNonInvocable => "ActiveNonInvocable",
+            State::Deleting => "Deleting",
             State::Unknown(s) => s,
         }
     }
@@ -5154,6 +7655,10 @@ impl State {
             "Active" => State::Active,
             "Inactive" => State::Inactive,
             "Failed" => State::Failed,
+            "Deactivating" => State::Deactivating,
+            "Deactivated" => State::Deactivated,
+            "ActiveNonInvocable" => State::ActiveNonInvocable,
+            "Deleting" => State::Deleting,
             other => State::Unknown(other.to_string()),
         }
     }
@@ -5203,6 +7708,21 @@ pub enum StateReasonCode {
     InvalidRuntime,
     InvalidZipFileException,
     FunctionError,
+    ServiceQuotaExceededException,
+    VcpuLimitExceeded,
+    CapacityProviderScalingLimitExceeded,
+    InsufficientCapacity,
+    Ec2RequestLimitExceeded,
+    FunctionErrorInitTimeout,
+    FunctionErrorRuntimeInitError,
+    FunctionErrorExtensionInitError,
+    FunctionErrorInvalidEntryPoint,
+    FunctionErrorInvalidWorkingDirectory,
+    FunctionErrorPermissionDenied,
+    FunctionErrorTooManyExtensions,
+    FunctionErrorInitResourceExhausted,
+    DisallowedByVpcEncryptionControl,
+    DrainingDurableExecutions,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -5234,6 +7754,21 @@ impl StateReasonCode {
         "InvalidRuntime",
         "InvalidZipFileException",
         "FunctionError",
+        "ServiceQuotaExceededException",
+        "VcpuLimitExceeded",
+        "CapacityProviderScalingLimitExceeded",
+        "InsufficientCapacity",
+        "EC2RequestLimitExceeded",
+        "FunctionError.InitTimeout",
+        "FunctionError.RuntimeInitError",
+        "FunctionError.ExtensionInitError",
+        "FunctionError.InvalidEntryPoint",
+        "FunctionError.InvalidWorkingDirectory",
+        "FunctionError.PermissionDenied",
+        "FunctionError.TooManyExtensions",
+        "FunctionError.InitResourceExhausted",
+        "DisallowedByVpcEncryptionControl",
+        "DrainingDurableExecutions",
     ];
 
     /// The wire value.
@@ -5263,6 +7798,21 @@ impl StateReasonCode {
             StateReasonCode::InvalidRuntime => "InvalidRuntime",
             StateReasonCode::InvalidZipFileException => "InvalidZipFileException",
             StateReasonCode::FunctionError => "FunctionError",
+            StateReasonCode::ServiceQuotaExceededException => "ServiceQuotaExceededException",
+            StateReasonCode::VcpuLimitExceeded => "VcpuLimitExceeded",
+            StateReasonCode::CapacityProviderScalingLimitExceeded => "CapacityProviderScalingLimitExceeded",
+            StateReasonCode::InsufficientCapacity => "InsufficientCapacity",
+            StateReasonCode::Ec2RequestLimitExceeded => "EC2RequestLimitExceeded",
+            StateReasonCode::FunctionErrorInitTimeout => "FunctionError.InitTimeout",
+            StateReasonCode::FunctionErrorRuntimeInitError => "FunctionError.RuntimeInitError",
+            StateReasonCode::FunctionErrorExtensionInitError => "FunctionError.ExtensionInitError",
+            StateReasonCode::FunctionErrorInvalidEntryPoint => "FunctionError.InvalidEntryPoint",
+            StateReasonCode::FunctionErrorInvalidWorkingDirectory => "FunctionError.InvalidWorkingDirectory",
+            StateReasonCode::FunctionErrorPermissionDenied => "FunctionError.PermissionDenied",
+            StateReasonCode::FunctionErrorTooManyExtensions => "FunctionError.TooManyExtensions",
+            StateReasonCode::FunctionErrorInitResourceExhausted => "FunctionError.InitResourceExhausted",
+            StateReasonCode::DisallowedByVpcEncryptionControl => "DisallowedByVpcEncryptionControl",
+            StateReasonCode::DrainingDurableExecutions => "DrainingDurableExecutions",
             StateReasonCode::Unknown(s) => s,
         }
     }
@@ -5294,6 +7844,21 @@ impl StateReasonCode {
             "InvalidRuntime" => StateReasonCode::InvalidRuntime,
             "InvalidZipFileException" => StateReasonCode::InvalidZipFileException,
             "FunctionError" => StateReasonCode::FunctionError,
+            "ServiceQuotaExceededException" => StateReasonCode::ServiceQuotaExceededException,
+            "VcpuLimitExceeded" => StateReasonCode::VcpuLimitExceeded,
+            "CapacityProviderScalingLimitExceeded" => StateReasonCode::CapacityProviderScalingLimitExceeded,
+            "InsufficientCapacity" => StateReasonCode::InsufficientCapacity,
+            "EC2RequestLimitExceeded" => StateReasonCode::Ec2RequestLimitExceeded,
+            "FunctionError.InitTimeout" => StateReasonCode::FunctionErrorInitTimeout,
+            "FunctionError.RuntimeInitError" => StateReasonCode::FunctionErrorRuntimeInitError,
+            "FunctionError.ExtensionInitError" => StateReasonCode::FunctionErrorExtensionInitError,
+            "FunctionError.InvalidEntryPoint" => StateReasonCode::FunctionErrorInvalidEntryPoint,
+            "FunctionError.InvalidWorkingDirectory" => StateReasonCode::FunctionErrorInvalidWorkingDirectory,
+            "FunctionError.PermissionDenied" => StateReasonCode::FunctionErrorPermissionDenied,
+            "FunctionError.TooManyExtensions" => StateReasonCode::FunctionErrorTooManyExtensions,
+            "FunctionError.InitResourceExhausted" => StateReasonCode::FunctionErrorInitResourceExhausted,
+            "DisallowedByVpcEncryptionControl" => StateReasonCode::DisallowedByVpcEncryptionControl,
+            "DrainingDurableExecutions" => StateReasonCode::DrainingDurableExecutions,
             other => StateReasonCode::Unknown(other.to_string()),
         }
     }
@@ -5314,6 +7879,105 @@ impl rt::IntoValue for StateReasonCode {
             StateReasonCode::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
         }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepDetails {
+    pub attempt: i32,
+    pub next_attempt_timestamp: Option<rt::DateTime>,
+    pub result: Option<String>,
+    pub error: Option<ErrorObject>,
+}
+
+impl rt::IntoValue for StepDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(4)
+            .push(self.attempt)
+            .push_optional(self.next_attempt_timestamp)
+            .push_optional(self.result)
+            .push_optional(self.error)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepFailedDetails {
+    pub error: EventError,
+    pub retry_details: RetryDetails,
+}
+
+impl rt::IntoValue for StepFailedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.error)
+            .push(self.retry_details)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepOptions {
+    pub next_attempt_delay_seconds: Option<i32>,
+}
+
+impl rt::FromValue for StepOptions {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(StepOptions {
+            next_attempt_delay_seconds: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepStartedDetails {}
+
+impl rt::IntoValue for StepStartedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepSucceededDetails {
+    pub result: EventResult,
+    pub retry_details: RetryDetails,
+}
+
+impl rt::IntoValue for StepSucceededDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.result)
+            .push(self.retry_details)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StopDurableExecutionRequest {
+    pub durable_execution_arn: String,
+    pub error: Option<ErrorObject>,
+}
+
+impl rt::FromValue for StopDurableExecutionRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(StopDurableExecutionRequest {
+            durable_execution_arn: f.required()?,
+            error: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StopDurableExecutionResponse {
+    pub stop_timestamp: rt::DateTime,
+}
+
+impl rt::IntoValue for StopDurableExecutionResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.stop_timestamp).build()
     }
 }
 
@@ -5415,6 +8079,97 @@ impl rt::IntoValue for TagsError {
     }
 }
 
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetTrackingScalingPolicy {
+    pub predefined_metric_type: CapacityProviderPredefinedMetricType,
+    pub target_value: f64,
+}
+
+impl rt::FromValue for TargetTrackingScalingPolicy {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(TargetTrackingScalingPolicy {
+            predefined_metric_type: f.required()?,
+            target_value: f.required()?,
+        })
+    }
+}
+
+impl rt::IntoValue for TargetTrackingScalingPolicy {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.predefined_metric_type)
+            .push(self.target_value)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenancyConfig {
+    pub tenant_isolation_mode: TenantIsolationMode,
+}
+
+impl rt::FromValue for TenancyConfig {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(TenancyConfig {
+            tenant_isolation_mode: f.required()?,
+        })
+    }
+}
+
+impl rt::IntoValue for TenancyConfig {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.tenant_isolation_mode).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TenantIsolationMode {
+    PerTenant,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl TenantIsolationMode {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["PER_TENANT"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            TenantIsolationMode::PerTenant => "PER_TENANT",
+            TenantIsolationMode::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> TenantIsolationMode {
+        match s {
+            "PER_TENANT" => TenantIsolationMode::PerTenant,
+            other => TenantIsolationMode::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for TenantIsolationMode {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(TenantIsolationMode::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for TenantIsolationMode {
+    fn into_value(self) -> rt::Value {
+        match self {
+            TenantIsolationMode::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThrottleReason {
     ConcurrentInvocationLimitExceeded,
@@ -5507,6 +8262,17 @@ impl rt::IntoValue for TooManyRequestsException {
             .push_optional(self.message)
             .push_optional(self.reason)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TraceHeader {
+    pub x_amzn_trace_id: Option<String>,
+}
+
+impl rt::IntoValue for TraceHeader {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.x_amzn_trace_id).build()
     }
 }
 
@@ -5638,6 +8404,35 @@ impl rt::FromValue for UpdateAliasRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateCapacityProviderRequest {
+    pub capacity_provider_name: String,
+    pub capacity_provider_scaling_config: Option<CapacityProviderScalingConfig>,
+    pub propagate_tags: Option<PropagateTags>,
+}
+
+impl rt::FromValue for UpdateCapacityProviderRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(UpdateCapacityProviderRequest {
+            capacity_provider_name: f.required()?,
+            capacity_provider_scaling_config: f.optional()?,
+            propagate_tags: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateCapacityProviderResponse {
+    pub capacity_provider: CapacityProvider,
+}
+
+impl rt::IntoValue for UpdateCapacityProviderResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push(self.capacity_provider).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UpdateCodeSigningConfigRequest {
     pub code_signing_config_arn: String,
     pub description: Option<String>,
@@ -5675,48 +8470,50 @@ pub struct UpdateEventSourceMappingRequest {
     pub enabled: Option<bool>,
     pub batch_size: Option<i32>,
     pub filter_criteria: Option<FilterCriteria>,
+    pub kms_key_arn: Option<String>,
+    pub metrics_config: Option<EventSourceMappingMetricsConfig>,
+    pub logging_config: Option<EventSourceMappingLoggingConfig>,
+    pub scaling_config: Option<ScalingConfig>,
     pub maximum_batching_window_in_seconds: Option<i32>,
+    pub parallelization_factor: Option<i32>,
     pub destination_config: Option<DestinationConfig>,
     pub maximum_record_age_in_seconds: Option<i32>,
     pub bisect_batch_on_function_error: Option<bool>,
     pub maximum_retry_attempts: Option<i32>,
-    pub parallelization_factor: Option<i32>,
-    pub source_access_configurations: Option<Vec<SourceAccessConfiguration>>,
     pub tumbling_window_in_seconds: Option<i32>,
+    pub source_access_configurations: Option<Vec<SourceAccessConfiguration>>,
     pub function_response_types: Option<Vec<FunctionResponseType>>,
-    pub scaling_config: Option<ScalingConfig>,
     pub amazon_managed_kafka_event_source_config: Option<AmazonManagedKafkaEventSourceConfig>,
     pub self_managed_kafka_event_source_config: Option<SelfManagedKafkaEventSourceConfig>,
     pub document_db_event_source_config: Option<DocumentDBEventSourceConfig>,
-    pub kms_key_arn: Option<String>,
-    pub metrics_config: Option<EventSourceMappingMetricsConfig>,
     pub provisioned_poller_config: Option<ProvisionedPollerConfig>,
 }
 
 impl rt::FromValue for UpdateEventSourceMappingRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 21)?;
+        let mut f = rt::Fields::open(value, 22)?;
         Ok(UpdateEventSourceMappingRequest {
             uuid: f.required()?,
             function_name: f.optional()?,
             enabled: f.optional()?,
             batch_size: f.optional()?,
             filter_criteria: f.optional()?,
+            kms_key_arn: f.optional()?,
+            metrics_config: f.optional()?,
+            logging_config: f.optional()?,
+            scaling_config: f.optional()?,
             maximum_batching_window_in_seconds: f.optional()?,
+            parallelization_factor: f.optional()?,
             destination_config: f.optional()?,
             maximum_record_age_in_seconds: f.optional()?,
             bisect_batch_on_function_error: f.optional()?,
             maximum_retry_attempts: f.optional()?,
-            parallelization_factor: f.optional()?,
-            source_access_configurations: f.optional()?,
             tumbling_window_in_seconds: f.optional()?,
+            source_access_configurations: f.optional()?,
             function_response_types: f.optional()?,
-            scaling_config: f.optional()?,
             amazon_managed_kafka_event_source_config: f.optional()?,
             self_managed_kafka_event_source_config: f.optional()?,
             document_db_event_source_config: f.optional()?,
-            kms_key_arn: f.optional()?,
-            metrics_config: f.optional()?,
             provisioned_poller_config: f.optional()?,
         })
     }
@@ -5730,16 +8527,17 @@ pub struct UpdateFunctionCodeRequest {
     pub s3_key: Option<String>,
     pub s3_object_version: Option<String>,
     pub image_uri: Option<String>,
+    pub architectures: Option<Vec<Architecture>>,
     pub publish: bool,
+    pub publish_to: Option<FunctionVersionLatestPublished>,
     pub dry_run: bool,
     pub revision_id: Option<String>,
-    pub architectures: Option<Vec<Architecture>>,
     pub source_kms_key_arn: Option<String>,
 }
 
 impl rt::FromValue for UpdateFunctionCodeRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 11)?;
+        let mut f = rt::Fields::open(value, 12)?;
         Ok(UpdateFunctionCodeRequest {
             function_name: f.required()?,
             zip_file: f.optional()?,
@@ -5747,10 +8545,11 @@ impl rt::FromValue for UpdateFunctionCodeRequest {
             s3_key: f.optional()?,
             s3_object_version: f.optional()?,
             image_uri: f.optional()?,
+            architectures: f.optional()?,
             publish: f.or_else(|| false)?,
+            publish_to: f.optional()?,
             dry_run: f.or_else(|| false)?,
             revision_id: f.optional()?,
-            architectures: f.optional()?,
             source_kms_key_arn: f.optional()?,
         })
     }
@@ -5777,11 +8576,13 @@ pub struct UpdateFunctionConfigurationRequest {
     pub ephemeral_storage: Option<EphemeralStorage>,
     pub snap_start: Option<SnapStart>,
     pub logging_config: Option<LoggingConfig>,
+    pub capacity_provider_config: Option<CapacityProviderConfig>,
+    pub durable_config: Option<DurableConfig>,
 }
 
 impl rt::FromValue for UpdateFunctionConfigurationRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 19)?;
+        let mut f = rt::Fields::open(value, 21)?;
         Ok(UpdateFunctionConfigurationRequest {
             function_name: f.required()?,
             role: f.optional()?,
@@ -5802,6 +8603,8 @@ impl rt::FromValue for UpdateFunctionConfigurationRequest {
             ephemeral_storage: f.optional()?,
             snap_start: f.optional()?,
             logging_config: f.optional()?,
+            capacity_provider_config: f.optional()?,
+            durable_config: f.optional()?,
         })
     }
 }
@@ -5961,5 +8764,69 @@ impl rt::IntoValue for VpcConfigResponse {
             .push_optional(self.vpc_id)
             .push_optional(self.ipv6_allowed_for_dual_stack)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WaitCancelledDetails {
+    pub error: Option<EventError>,
+}
+
+impl rt::IntoValue for WaitCancelledDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.error).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WaitDetails {
+    pub scheduled_end_timestamp: Option<rt::DateTime>,
+}
+
+impl rt::IntoValue for WaitDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1)
+            .push_optional(self.scheduled_end_timestamp)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WaitOptions {
+    pub wait_seconds: Option<i32>,
+}
+
+impl rt::FromValue for WaitOptions {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(WaitOptions {
+            wait_seconds: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaitStartedDetails {
+    pub duration: i32,
+    pub scheduled_end_timestamp: rt::DateTime,
+}
+
+impl rt::IntoValue for WaitStartedDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push(self.duration)
+            .push(self.scheduled_end_timestamp)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WaitSucceededDetails {
+    pub duration: Option<i32>,
+}
+
+impl rt::IntoValue for WaitSucceededDetails {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.duration).build()
     }
 }

@@ -77,6 +77,7 @@ pub enum OperationName {
     TestDNSAnswer,
     UpdateHealthCheck,
     UpdateHostedZoneComment,
+    UpdateHostedZoneFeatures,
     UpdateTrafficPolicyComment,
     UpdateTrafficPolicyInstance,
 }
@@ -151,6 +152,7 @@ impl OperationName {
         OperationName::TestDNSAnswer,
         OperationName::UpdateHealthCheck,
         OperationName::UpdateHostedZoneComment,
+        OperationName::UpdateHostedZoneFeatures,
         OperationName::UpdateTrafficPolicyComment,
         OperationName::UpdateTrafficPolicyInstance,
     ];
@@ -2879,6 +2881,48 @@ impl UpdateHostedZoneCommentError {
     }
 }
 
+/// What UpdateHostedZoneFeatures can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateHostedZoneFeaturesError {
+    InvalidInput(InvalidInput),
+    LimitsExceeded(LimitsExceeded),
+    NoSuchHostedZone(NoSuchHostedZone),
+    PriorRequestNotComplete(PriorRequestNotComplete),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for UpdateHostedZoneFeaturesError {
+    fn from(e: rt::AwsError) -> UpdateHostedZoneFeaturesError {
+        UpdateHostedZoneFeaturesError::Aws(e)
+    }
+}
+
+impl UpdateHostedZoneFeaturesError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            UpdateHostedZoneFeaturesError::InvalidInput(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_INPUT,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateHostedZoneFeaturesError::LimitsExceeded(e) => rt::OperationError::Modeled {
+                shape: &schema::LIMITS_EXCEEDED,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateHostedZoneFeaturesError::NoSuchHostedZone(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_HOSTED_ZONE,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateHostedZoneFeaturesError::PriorRequestNotComplete(e) => rt::OperationError::Modeled {
+                shape: &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateHostedZoneFeaturesError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What UpdateTrafficPolicyComment can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateTrafficPolicyCommentError {
@@ -3552,6 +3596,15 @@ pub trait Route53: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateHostedZoneComment").into()) }
     }
+    fn update_hosted_zone_features(
+        &self,
+        ctx: &rt::RequestContext,
+        input: UpdateHostedZoneFeaturesRequest,
+    ) -> impl std::future::Future<Output = Result<UpdateHostedZoneFeaturesResponse, UpdateHostedZoneFeaturesError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("UpdateHostedZoneFeatures").into()) }
+    }
     fn update_traffic_policy_comment(
         &self,
         ctx: &rt::RequestContext,
@@ -3921,6 +3974,11 @@ pub async fn dispatch<S: Route53>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(UpdateHostedZoneCommentError::into_operation_error),
+        OperationName::UpdateHostedZoneFeatures => service
+            .update_hosted_zone_features(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(UpdateHostedZoneFeaturesError::into_operation_error),
         OperationName::UpdateTrafficPolicyComment => service
             .update_traffic_policy_comment(ctx, rt::FromValue::from_value(input)?)
             .await

@@ -1281,6 +1281,28 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "UpdateHostedZoneFeatures",
+            input: &UPDATE_HOSTED_ZONE_FEATURES_REQUEST,
+            output: &UPDATE_HOSTED_ZONE_FEATURES_RESPONSE,
+            errors: &[
+                &INVALID_INPUT,
+                &LIMITS_EXCEEDED,
+                &NO_SUCH_HOSTED_ZONE,
+                &PRIOR_REQUEST_NOT_COMPLETE,
+            ],
+            http: Some(HttpRoute {
+                method: "POST",
+                path: &[
+                    PathSegment::Literal("2013-04-01"),
+                    PathSegment::Literal("hostedzone"),
+                    PathSegment::Label("HostedZoneId"),
+                    PathSegment::Literal("features"),
+                ],
+                query: &[],
+                code: 200,
+            }),
+        },
+        Operation {
             name: "UpdateTrafficPolicyComment",
             input: &UPDATE_TRAFFIC_POLICY_COMMENT_REQUEST,
             output: &UPDATE_TRAFFIC_POLICY_COMMENT_RESPONSE,
@@ -1327,7 +1349,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
-    model_sha256: "03dc9782370998e43cb18c701f6bed5cc99a14d2b2e427d55550f09d019dc017",
+    model_sha256: "1760ae927fb5baed5c4e9ce09697738143e59110f7e2385bcb5c9dc9692e6022",
 };
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("\\S", "^[\\x{0}-\\x{8}\\x{E}-\\x{1F}!-\\x{9F}\\x{A1}-\\x{167F}\\x{1681}-\\x{1FFF}\\x{200B}-\\x{2027}\\x{202A}-\\x{202E}\\x{2030}-\\x{205E}\\x{2060}-\\x{2FFF}\\x{3001}-\\x{D7FF}\\x{E000}-\\x{FEFE}\\x{FF00}-\\x{10FFFF}]$", ::stratus_pattern::Engine::Regex);
@@ -1380,6 +1402,25 @@ pub static AWS_REGION: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("AWSRegion", ShapeType::String)
+};
+pub static ACCELERATED_RECOVERY_ENABLED: Shape = Shape {
+    ..Shape::simple("AcceleratedRecoveryEnabled", ShapeType::Boolean)
+};
+pub static ACCELERATED_RECOVERY_STATUS: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[
+            "ENABLING",
+            "ENABLE_FAILED",
+            "ENABLING_HOSTED_ZONE_LOCKED",
+            "ENABLED",
+            "DISABLING",
+            "DISABLE_FAILED",
+            "DISABLED",
+            "DISABLING_HOSTED_ZONE_LOCKED",
+        ],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("AcceleratedRecoveryStatus", ShapeType::Enum)
 };
 pub static ACCOUNT_LIMIT: Shape = Shape {
     members: &[
@@ -1882,6 +1923,8 @@ pub static CLOUD_WATCH_REGION: Shape = Shape {
             "ap-east-2",
             "eu-isoe-west-1",
             "ap-southeast-6",
+            "us-isob-west-1",
+            "eusc-de-east-1",
         ],
         ..Constraints::NONE
     },
@@ -2631,6 +2674,9 @@ pub static EVALUATION_PERIODS: Shape = Shape {
     },
     ..Shape::simple("EvaluationPeriods", ShapeType::Integer)
 };
+pub static FAILURE_REASON: Shape = Shape {
+    ..Shape::simple("FailureReason", ShapeType::String)
+};
 pub static FAILURE_THRESHOLD: Shape = Shape {
     constraints: Constraints {
         range: Some((Some(1.0), Some(10.0))),
@@ -3223,6 +3269,7 @@ pub static HOSTED_ZONE: Shape = Shape {
         Member::plain("Config", &HOSTED_ZONE_CONFIG),
         Member::plain("ResourceRecordSetCount", &HOSTED_ZONE_RR_SET_COUNT),
         Member::plain("LinkedService", &LINKED_SERVICE),
+        Member::plain("Features", &HOSTED_ZONE_FEATURES),
     ],
     ..Shape::simple("HostedZone", ShapeType::Structure)
 };
@@ -3247,6 +3294,17 @@ pub static HOSTED_ZONE_CONFIG: Shape = Shape {
 };
 pub static HOSTED_ZONE_COUNT: Shape = Shape {
     ..Shape::simple("HostedZoneCount", ShapeType::Long)
+};
+pub static HOSTED_ZONE_FAILURE_REASONS: Shape = Shape {
+    members: &[Member::plain("AcceleratedRecovery", &FAILURE_REASON)],
+    ..Shape::simple("HostedZoneFailureReasons", ShapeType::Structure)
+};
+pub static HOSTED_ZONE_FEATURES: Shape = Shape {
+    members: &[
+        Member::plain("AcceleratedRecoveryStatus", &ACCELERATED_RECOVERY_STATUS),
+        Member::plain("FailureReasons", &HOSTED_ZONE_FAILURE_REASONS),
+    ],
+    ..Shape::simple("HostedZoneFeatures", ShapeType::Structure)
 };
 pub static HOSTED_ZONE_LIMIT: Shape = Shape {
     members: &[
@@ -4726,6 +4784,7 @@ pub static RESOURCE_RECORD_SET_REGION: Shape = Shape {
             "us-gov-west-1",
             "ap-east-2",
             "ap-southeast-6",
+            "eusc-de-east-1",
         ],
         ..Constraints::NONE
     },
@@ -5351,6 +5410,20 @@ pub static UPDATE_HOSTED_ZONE_COMMENT_RESPONSE: Shape = Shape {
     }],
     ..Shape::simple("UpdateHostedZoneCommentResponse", ShapeType::Structure)
 };
+pub static UPDATE_HOSTED_ZONE_FEATURES_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("HostedZoneId", &RESOURCE_ID)
+        },
+        Member::plain("EnableAcceleratedRecovery", &ACCELERATED_RECOVERY_ENABLED),
+    ],
+    ..Shape::simple("UpdateHostedZoneFeaturesRequest", ShapeType::Structure)
+};
+pub static UPDATE_HOSTED_ZONE_FEATURES_RESPONSE: Shape = Shape {
+    ..Shape::simple("UpdateHostedZoneFeaturesResponse", ShapeType::Structure)
+};
 pub static UPDATE_TRAFFIC_POLICY_COMMENT_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -5490,6 +5563,8 @@ pub static VPC_REGION: Shape = Shape {
             "ap-east-2",
             "eu-isoe-west-1",
             "ap-southeast-6",
+            "us-isob-west-1",
+            "eusc-de-east-1",
         ],
         ..Constraints::NONE
     },

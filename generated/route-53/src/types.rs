@@ -3,6 +3,82 @@
 
 use stratus_core as rt;
 
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AcceleratedRecoveryStatus {
+    Enabling,
+    EnableFailed,
+    EnablingHostedZoneLocked,
+    Enabled,
+    Disabling,
+    DisableFailed,
+    Disabled,
+    DisablingHostedZoneLocked,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl AcceleratedRecoveryStatus {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &[
+        "ENABLING",
+        "ENABLE_FAILED",
+        "ENABLING_HOSTED_ZONE_LOCKED",
+        "ENABLED",
+        "DISABLING",
+        "DISABLE_FAILED",
+        "DISABLED",
+        "DISABLING_HOSTED_ZONE_LOCKED",
+    ];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            AcceleratedRecoveryStatus::Enabling => "ENABLING",
+            AcceleratedRecoveryStatus::EnableFailed => "ENABLE_FAILED",
+            AcceleratedRecoveryStatus::EnablingHostedZoneLocked => "ENABLING_HOSTED_ZONE_LOCKED",
+            AcceleratedRecoveryStatus::Enabled => "ENABLED",
+            AcceleratedRecoveryStatus::Disabling => "DISABLING",
+            AcceleratedRecoveryStatus::DisableFailed => "DISABLE_FAILED",
+            AcceleratedRecoveryStatus::Disabled => "DISABLED",
+            AcceleratedRecoveryStatus::DisablingHostedZoneLocked => "DISABLING_HOSTED_ZONE_LOCKED",
+            AcceleratedRecoveryStatus::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> AcceleratedRecoveryStatus {
+        match s {
+            "ENABLING" => AcceleratedRecoveryStatus::Enabling,
+            "ENABLE_FAILED" => AcceleratedRecoveryStatus::EnableFailed,
+            "ENABLING_HOSTED_ZONE_LOCKED" => AcceleratedRecoveryStatus::EnablingHostedZoneLocked,
+            "ENABLED" => AcceleratedRecoveryStatus::Enabled,
+            "DISABLING" => AcceleratedRecoveryStatus::Disabling,
+            "DISABLE_FAILED" => AcceleratedRecoveryStatus::DisableFailed,
+            "DISABLED" => AcceleratedRecoveryStatus::Disabled,
+            "DISABLING_HOSTED_ZONE_LOCKED" => AcceleratedRecoveryStatus::DisablingHostedZoneLocked,
+            other => AcceleratedRecoveryStatus::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for AcceleratedRecoveryStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(AcceleratedRecoveryStatus::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for AcceleratedRecoveryStatus {
+    fn into_value(self) -> rt::Value {
+        match self {
+            AcceleratedRecoveryStatus::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct AccountLimit {
     pub r#type: AccountLimitType,
@@ -665,6 +741,8 @@ pub enum CloudWatchRegion {
     ApEast2,
     EuIsoeWest1,
     ApSoutheast6,
+    UsIsobWest1,
+    EuscDeEast1,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -716,6 +794,8 @@ impl CloudWatchRegion {
         "ap-east-2",
         "eu-isoe-west-1",
         "ap-southeast-6",
+        "us-isob-west-1",
+        "eusc-de-east-1",
     ];
 
     /// The wire value.
@@ -765,6 +845,8 @@ impl CloudWatchRegion {
             CloudWatchRegion::ApEast2 => "ap-east-2",
             CloudWatchRegion::EuIsoeWest1 => "eu-isoe-west-1",
             CloudWatchRegion::ApSoutheast6 => "ap-southeast-6",
+            CloudWatchRegion::UsIsobWest1 => "us-isob-west-1",
+            CloudWatchRegion::EuscDeEast1 => "eusc-de-east-1",
             CloudWatchRegion::Unknown(s) => s,
         }
     }
@@ -816,6 +898,8 @@ impl CloudWatchRegion {
             "ap-east-2" => CloudWatchRegion::ApEast2,
             "eu-isoe-west-1" => CloudWatchRegion::EuIsoeWest1,
             "ap-southeast-6" => CloudWatchRegion::ApSoutheast6,
+            "us-isob-west-1" => CloudWatchRegion::UsIsobWest1,
+            "eusc-de-east-1" => CloudWatchRegion::EuscDeEast1,
             other => CloudWatchRegion::Unknown(other.to_string()),
         }
     }
@@ -2574,17 +2658,19 @@ pub struct HostedZone {
     pub config: Option<HostedZoneConfig>,
     pub resource_record_set_count: Option<i64>,
     pub linked_service: Option<LinkedService>,
+    pub features: Option<HostedZoneFeatures>,
 }
 
 impl rt::IntoValue for HostedZone {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(6)
+        rt::StructBuilder::new(7)
             .push(self.id)
             .push(self.name)
             .push(self.caller_reference)
             .push_optional(self.config)
             .push_optional(self.resource_record_set_count)
             .push_optional(self.linked_service)
+            .push_optional(self.features)
             .build()
     }
 }
@@ -2621,6 +2707,34 @@ impl rt::IntoValue for HostedZoneConfig {
         rt::StructBuilder::new(2)
             .push_optional(self.comment)
             .push(self.private_zone)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HostedZoneFailureReasons {
+    pub accelerated_recovery: Option<String>,
+}
+
+impl rt::IntoValue for HostedZoneFailureReasons {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1)
+            .push_optional(self.accelerated_recovery)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HostedZoneFeatures {
+    pub accelerated_recovery_status: Option<AcceleratedRecoveryStatus>,
+    pub failure_reasons: Option<HostedZoneFailureReasons>,
+}
+
+impl rt::IntoValue for HostedZoneFeatures {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.accelerated_recovery_status)
+            .push_optional(self.failure_reasons)
             .build()
     }
 }
@@ -4370,6 +4484,7 @@ pub enum ResourceRecordSetRegion {
     UsGovWest1,
     ApEast2,
     ApSoutheast6,
+    EuscDeEast1,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -4415,6 +4530,7 @@ impl ResourceRecordSetRegion {
         "us-gov-west-1",
         "ap-east-2",
         "ap-southeast-6",
+        "eusc-de-east-1",
     ];
 
     /// The wire value.
@@ -4458,6 +4574,7 @@ impl ResourceRecordSetRegion {
             ResourceRecordSetRegion::UsGovWest1 => "us-gov-west-1",
             ResourceRecordSetRegion::ApEast2 => "ap-east-2",
             ResourceRecordSetRegion::ApSoutheast6 => "ap-southeast-6",
+            ResourceRecordSetRegion::EuscDeEast1 => "eusc-de-east-1",
             ResourceRecordSetRegion::Unknown(s) => s,
         }
     }
@@ -4503,6 +4620,7 @@ impl ResourceRecordSetRegion {
             "us-gov-west-1" => ResourceRecordSetRegion::UsGovWest1,
             "ap-east-2" => ResourceRecordSetRegion::ApEast2,
             "ap-southeast-6" => ResourceRecordSetRegion::ApSoutheast6,
+            "eusc-de-east-1" => ResourceRecordSetRegion::EuscDeEast1,
             other => ResourceRecordSetRegion::Unknown(other.to_string()),
         }
     }
@@ -5074,6 +5192,31 @@ impl rt::IntoValue for UpdateHostedZoneCommentResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateHostedZoneFeaturesRequest {
+    pub hosted_zone_id: String,
+    pub enable_accelerated_recovery: Option<bool>,
+}
+
+impl rt::FromValue for UpdateHostedZoneFeaturesRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(UpdateHostedZoneFeaturesRequest {
+            hosted_zone_id: f.required()?,
+            enable_accelerated_recovery: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateHostedZoneFeaturesResponse {}
+
+impl rt::IntoValue for UpdateHostedZoneFeaturesResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UpdateTrafficPolicyCommentRequest {
     pub id: String,
     pub version: i32,
@@ -5226,6 +5369,8 @@ pub enum VPCRegion {
     ApEast2,
     EuIsoeWest1,
     ApSoutheast6,
+    UsIsobWest1,
+    EuscDeEast1,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -5277,6 +5422,8 @@ impl VPCRegion {
         "ap-east-2",
         "eu-isoe-west-1",
         "ap-southeast-6",
+        "us-isob-west-1",
+        "eusc-de-east-1",
     ];
 
     /// The wire value.
@@ -5326,6 +5473,8 @@ impl VPCRegion {
             VPCRegion::ApEast2 => "ap-east-2",
             VPCRegion::EuIsoeWest1 => "eu-isoe-west-1",
             VPCRegion::ApSoutheast6 => "ap-southeast-6",
+            VPCRegion::UsIsobWest1 => "us-isob-west-1",
+            VPCRegion::EuscDeEast1 => "eusc-de-east-1",
             VPCRegion::Unknown(s) => s,
         }
     }
@@ -5377,6 +5526,8 @@ impl VPCRegion {
             "ap-east-2" => VPCRegion::ApEast2,
             "eu-isoe-west-1" => VPCRegion::EuIsoeWest1,
             "ap-southeast-6" => VPCRegion::ApSoutheast6,
+            "us-isob-west-1" => VPCRegion::UsIsobWest1,
+            "eusc-de-east-1" => VPCRegion::EuscDeEast1,
             other => VPCRegion::Unknown(other.to_string()),
         }
     }

@@ -33,9 +33,11 @@ pub enum OperationName {
     DeleteBucketTagging,
     DeleteBucketWebsite,
     DeleteObject,
+    DeleteObjectAnnotation,
     DeleteObjectTagging,
     DeleteObjects,
     DeletePublicAccessBlock,
+    GetBucketAbac,
     GetBucketAccelerateConfiguration,
     GetBucketAcl,
     GetBucketAnalyticsConfiguration,
@@ -60,6 +62,7 @@ pub enum OperationName {
     GetBucketWebsite,
     GetObject,
     GetObjectAcl,
+    GetObjectAnnotation,
     GetObjectAttributes,
     GetObjectLegalHold,
     GetObjectLockConfiguration,
@@ -76,10 +79,12 @@ pub enum OperationName {
     ListBuckets,
     ListDirectoryBuckets,
     ListMultipartUploads,
+    ListObjectAnnotations,
     ListObjectVersions,
     ListObjects,
     ListObjectsV2,
     ListParts,
+    PutBucketAbac,
     PutBucketAccelerateConfiguration,
     PutBucketAcl,
     PutBucketAnalyticsConfiguration,
@@ -100,6 +105,7 @@ pub enum OperationName {
     PutBucketWebsite,
     PutObject,
     PutObjectAcl,
+    PutObjectAnnotation,
     PutObjectLegalHold,
     PutObjectLockConfiguration,
     PutObjectRetention,
@@ -108,8 +114,10 @@ pub enum OperationName {
     RenameObject,
     RestoreObject,
     SelectObjectContent,
+    UpdateBucketMetadataAnnotationTableConfiguration,
     UpdateBucketMetadataInventoryTableConfiguration,
     UpdateBucketMetadataJournalTableConfiguration,
+    UpdateObjectEncryption,
     UploadPart,
     UploadPartCopy,
     WriteGetObjectResponse,
@@ -141,9 +149,11 @@ impl OperationName {
         OperationName::DeleteBucketTagging,
         OperationName::DeleteBucketWebsite,
         OperationName::DeleteObject,
+        OperationName::DeleteObjectAnnotation,
         OperationName::DeleteObjectTagging,
         OperationName::DeleteObjects,
         OperationName::DeletePublicAccessBlock,
+        OperationName::GetBucketAbac,
         OperationName::GetBucketAccelerateConfiguration,
         OperationName::GetBucketAcl,
         OperationName::GetBucketAnalyticsConfiguration,
@@ -168,6 +178,7 @@ impl OperationName {
         OperationName::GetBucketWebsite,
         OperationName::GetObject,
         OperationName::GetObjectAcl,
+        OperationName::GetObjectAnnotation,
         OperationName::GetObjectAttributes,
         OperationName::GetObjectLegalHold,
         OperationName::GetObjectLockConfiguration,
@@ -184,10 +195,12 @@ impl OperationName {
         OperationName::ListBuckets,
         OperationName::ListDirectoryBuckets,
         OperationName::ListMultipartUploads,
+        OperationName::ListObjectAnnotations,
         OperationName::ListObjectVersions,
         OperationName::ListObjects,
         OperationName::ListObjectsV2,
         OperationName::ListParts,
+        OperationName::PutBucketAbac,
         OperationName::PutBucketAccelerateConfiguration,
         OperationName::PutBucketAcl,
         OperationName::PutBucketAnalyticsConfiguration,
@@ -208,6 +221,7 @@ impl OperationName {
         OperationName::PutBucketWebsite,
         OperationName::PutObject,
         OperationName::PutObjectAcl,
+        OperationName::PutObjectAnnotation,
         OperationName::PutObjectLegalHold,
         OperationName::PutObjectLockConfiguration,
         OperationName::PutObjectRetention,
@@ -216,8 +230,10 @@ impl OperationName {
         OperationName::RenameObject,
         OperationName::RestoreObject,
         OperationName::SelectObjectContent,
+        OperationName::UpdateBucketMetadataAnnotationTableConfiguration,
         OperationName::UpdateBucketMetadataInventoryTableConfiguration,
         OperationName::UpdateBucketMetadataJournalTableConfiguration,
+        OperationName::UpdateObjectEncryption,
         OperationName::UploadPart,
         OperationName::UploadPartCopy,
         OperationName::WriteGetObjectResponse,
@@ -796,6 +812,38 @@ impl DeleteObjectError {
     }
 }
 
+/// What DeleteObjectAnnotation can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeleteObjectAnnotationError {
+    NoSuchBucket(NoSuchBucket),
+    NoSuchKey(NoSuchKey),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for DeleteObjectAnnotationError {
+    fn from(e: rt::AwsError) -> DeleteObjectAnnotationError {
+        DeleteObjectAnnotationError::Aws(e)
+    }
+}
+
+impl DeleteObjectAnnotationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            DeleteObjectAnnotationError::NoSuchBucket(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_BUCKET,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteObjectAnnotationError::NoSuchKey(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_KEY,
+                value: rt::IntoValue::into_value(e),
+            },
+            DeleteObjectAnnotationError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What DeleteObjectTagging can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteObjectTaggingError {
@@ -858,6 +906,28 @@ impl DeletePublicAccessBlockError {
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeletePublicAccessBlockError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetBucketAbac can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetBucketAbacError {
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetBucketAbacError {
+    fn from(e: rt::AwsError) -> GetBucketAbacError {
+        GetBucketAbacError::Aws(e)
+    }
+}
+
+impl GetBucketAbacError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetBucketAbacError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -1405,6 +1475,43 @@ impl GetObjectAclError {
     }
 }
 
+/// What GetObjectAnnotation can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetObjectAnnotationError {
+    NoSuchAnnotation(NoSuchAnnotation),
+    NoSuchBucket(NoSuchBucket),
+    NoSuchKey(NoSuchKey),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetObjectAnnotationError {
+    fn from(e: rt::AwsError) -> GetObjectAnnotationError {
+        GetObjectAnnotationError::Aws(e)
+    }
+}
+
+impl GetObjectAnnotationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetObjectAnnotationError::NoSuchAnnotation(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_ANNOTATION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetObjectAnnotationError::NoSuchBucket(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_BUCKET,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetObjectAnnotationError::NoSuchKey(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_KEY,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetObjectAnnotationError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What GetObjectAttributes can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetObjectAttributesError {
@@ -1772,6 +1879,43 @@ impl ListMultipartUploadsError {
     }
 }
 
+/// What ListObjectAnnotations can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListObjectAnnotationsError {
+    InvalidPrefix(InvalidPrefix),
+    NoSuchBucket(NoSuchBucket),
+    NoSuchKey(NoSuchKey),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for ListObjectAnnotationsError {
+    fn from(e: rt::AwsError) -> ListObjectAnnotationsError {
+        ListObjectAnnotationsError::Aws(e)
+    }
+}
+
+impl ListObjectAnnotationsError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            ListObjectAnnotationsError::InvalidPrefix(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_PREFIX,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListObjectAnnotationsError::NoSuchBucket(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_BUCKET,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListObjectAnnotationsError::NoSuchKey(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_KEY,
+                value: rt::IntoValue::into_value(e),
+            },
+            ListObjectAnnotationsError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What ListObjectVersions can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListObjectVersionsError {
@@ -1866,6 +2010,28 @@ impl ListPartsError {
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListPartsError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What PutBucketAbac can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PutBucketAbacError {
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for PutBucketAbacError {
+    fn from(e: rt::AwsError) -> PutBucketAbacError {
+        PutBucketAbacError::Aws(e)
+    }
+}
+
+impl PutBucketAbacError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            PutBucketAbacError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -2335,6 +2501,63 @@ impl PutObjectAclError {
     }
 }
 
+/// What PutObjectAnnotation can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PutObjectAnnotationError {
+    AnnotationLimitExceeded(AnnotationLimitExceeded),
+    AnnotationNameTooLong(AnnotationNameTooLong),
+    InvalidAnnotationName(InvalidAnnotationName),
+    InvalidRequest(InvalidRequest),
+    NoSuchBucket(NoSuchBucket),
+    NoSuchKey(NoSuchKey),
+    UnsupportedMediaType(UnsupportedMediaType),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for PutObjectAnnotationError {
+    fn from(e: rt::AwsError) -> PutObjectAnnotationError {
+        PutObjectAnnotationError::Aws(e)
+    }
+}
+
+impl PutObjectAnnotationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            PutObjectAnnotationError::AnnotationLimitExceeded(e) => rt::OperationError::Modeled {
+                shape: &schema::ANNOTATION_LIMIT_EXCEEDED,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutObjectAnnotationError::AnnotationNameTooLong(e) => rt::OperationError::Modeled {
+                shape: &schema::ANNOTATION_NAME_TOO_LONG,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutObjectAnnotationError::InvalidAnnotationName(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_ANNOTATION_NAME,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutObjectAnnotationError::InvalidRequest(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_REQUEST,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutObjectAnnotationError::NoSuchBucket(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_BUCKET,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutObjectAnnotationError::NoSuchKey(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_KEY,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutObjectAnnotationError::UnsupportedMediaType(e) => rt::OperationError::Modeled {
+                shape: &schema::UNSUPPORTED_MEDIA_TYPE,
+                value: rt::IntoValue::into_value(e),
+            },
+            PutObjectAnnotationError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What PutObjectLegalHold can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PutObjectLegalHoldError {
@@ -2521,6 +2744,28 @@ impl SelectObjectContentError {
     }
 }
 
+/// What UpdateBucketMetadataAnnotationTableConfiguration can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateBucketMetadataAnnotationTableConfigurationError {
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for UpdateBucketMetadataAnnotationTableConfigurationError {
+    fn from(e: rt::AwsError) -> UpdateBucketMetadataAnnotationTableConfigurationError {
+        UpdateBucketMetadataAnnotationTableConfigurationError::Aws(e)
+    }
+}
+
+impl UpdateBucketMetadataAnnotationTableConfigurationError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            UpdateBucketMetadataAnnotationTableConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What UpdateBucketMetadataInventoryTableConfiguration can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateBucketMetadataInventoryTableConfigurationError {
@@ -2561,6 +2806,43 @@ impl UpdateBucketMetadataJournalTableConfigurationError {
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateBucketMetadataJournalTableConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What UpdateObjectEncryption can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateObjectEncryptionError {
+    AccessDenied(AccessDenied),
+    InvalidRequest(InvalidRequest),
+    NoSuchKey(NoSuchKey),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for UpdateObjectEncryptionError {
+    fn from(e: rt::AwsError) -> UpdateObjectEncryptionError {
+        UpdateObjectEncryptionError::Aws(e)
+    }
+}
+
+impl UpdateObjectEncryptionError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            UpdateObjectEncryptionError::AccessDenied(e) => rt::OperationError::Modeled {
+                shape: &schema::ACCESS_DENIED,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateObjectEncryptionError::InvalidRequest(e) => rt::OperationError::Modeled {
+                shape: &schema::INVALID_REQUEST,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateObjectEncryptionError::NoSuchKey(e) => rt::OperationError::Modeled {
+                shape: &schema::NO_SUCH_KEY,
+                value: rt::IntoValue::into_value(e),
+            },
+            UpdateObjectEncryptionError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -2828,6 +3110,15 @@ pub trait S3: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DeleteObject").into()) }
     }
+    fn delete_object_annotation(
+        &self,
+        ctx: &rt::RequestContext,
+        input: DeleteObjectAnnotationRequest,
+    ) -> impl std::future::Future<Output = Result<DeleteObjectAnnotationOutput, DeleteObjectAnnotationError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("DeleteObjectAnnotation").into()) }
+    }
     fn delete_object_tagging(
         &self,
         ctx: &rt::RequestContext,
@@ -2851,6 +3142,14 @@ pub trait S3: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<rt::Unit, DeletePublicAccessBlockError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("DeletePublicAccessBlock").into()) }
+    }
+    fn get_bucket_abac(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetBucketAbacRequest,
+    ) -> impl std::future::Future<Output = Result<GetBucketAbacOutput, GetBucketAbacError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetBucketAbac").into()) }
     }
     fn get_bucket_accelerate_configuration(
         &self,
@@ -3062,6 +3361,14 @@ pub trait S3: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetObjectAcl").into()) }
     }
+    fn get_object_annotation(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetObjectAnnotationRequest,
+    ) -> impl std::future::Future<Output = Result<GetObjectAnnotationOutput, GetObjectAnnotationError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetObjectAnnotation").into()) }
+    }
     fn get_object_attributes(
         &self,
         ctx: &rt::RequestContext,
@@ -3202,6 +3509,14 @@ pub trait S3: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ListMultipartUploads").into()) }
     }
+    fn list_object_annotations(
+        &self,
+        ctx: &rt::RequestContext,
+        input: ListObjectAnnotationsRequest,
+    ) -> impl std::future::Future<Output = Result<ListObjectAnnotationsOutput, ListObjectAnnotationsError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("ListObjectAnnotations").into()) }
+    }
     fn list_object_versions(
         &self,
         ctx: &rt::RequestContext,
@@ -3233,6 +3548,14 @@ pub trait S3: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<ListPartsOutput, ListPartsError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ListParts").into()) }
+    }
+    fn put_bucket_abac(
+        &self,
+        ctx: &rt::RequestContext,
+        input: PutBucketAbacRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, PutBucketAbacError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("PutBucketAbac").into()) }
     }
     fn put_bucket_accelerate_configuration(
         &self,
@@ -3396,6 +3719,14 @@ pub trait S3: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("PutObjectAcl").into()) }
     }
+    fn put_object_annotation(
+        &self,
+        ctx: &rt::RequestContext,
+        input: PutObjectAnnotationRequest,
+    ) -> impl std::future::Future<Output = Result<PutObjectAnnotationOutput, PutObjectAnnotationError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("PutObjectAnnotation").into()) }
+    }
     fn put_object_legal_hold(
         &self,
         ctx: &rt::RequestContext,
@@ -3461,6 +3792,15 @@ pub trait S3: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("SelectObjectContent").into()) }
     }
+    fn update_bucket_metadata_annotation_table_configuration(
+        &self,
+        ctx: &rt::RequestContext,
+        input: UpdateBucketMetadataAnnotationTableConfigurationRequest,
+    ) -> impl std::future::Future<Output = Result<rt::Unit, UpdateBucketMetadataAnnotationTableConfigurationError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("UpdateBucketMetadataAnnotationTableConfiguration").into()) }
+    }
     fn update_bucket_metadata_inventory_table_configuration(
         &self,
         ctx: &rt::RequestContext,
@@ -3478,6 +3818,15 @@ pub trait S3: Send + Sync + 'static {
     {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateBucketMetadataJournalTableConfiguration").into()) }
+    }
+    fn update_object_encryption(
+        &self,
+        ctx: &rt::RequestContext,
+        input: UpdateObjectEncryptionRequest,
+    ) -> impl std::future::Future<Output = Result<UpdateObjectEncryptionResponse, UpdateObjectEncryptionError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("UpdateObjectEncryption").into()) }
     }
     fn upload_part(
         &self,
@@ -3634,6 +3983,11 @@ pub async fn dispatch<S: S3>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(DeleteObjectError::into_operation_error),
+        OperationName::DeleteObjectAnnotation => service
+            .delete_object_annotation(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(DeleteObjectAnnotationError::into_operation_error),
         OperationName::DeleteObjectTagging => service
             .delete_object_tagging(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -3649,6 +4003,11 @@ pub async fn dispatch<S: S3>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(DeletePublicAccessBlockError::into_operation_error),
+        OperationName::GetBucketAbac => service
+            .get_bucket_abac(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetBucketAbacError::into_operation_error),
         OperationName::GetBucketAccelerateConfiguration => service
             .get_bucket_accelerate_configuration(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -3769,6 +4128,11 @@ pub async fn dispatch<S: S3>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetObjectAclError::into_operation_error),
+        OperationName::GetObjectAnnotation => service
+            .get_object_annotation(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetObjectAnnotationError::into_operation_error),
         OperationName::GetObjectAttributes => service
             .get_object_attributes(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -3849,6 +4213,11 @@ pub async fn dispatch<S: S3>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(ListMultipartUploadsError::into_operation_error),
+        OperationName::ListObjectAnnotations => service
+            .list_object_annotations(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(ListObjectAnnotationsError::into_operation_error),
         OperationName::ListObjectVersions => service
             .list_object_versions(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -3869,6 +4238,11 @@ pub async fn dispatch<S: S3>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(ListPartsError::into_operation_error),
+        OperationName::PutBucketAbac => service
+            .put_bucket_abac(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(PutBucketAbacError::into_operation_error),
         OperationName::PutBucketAccelerateConfiguration => service
             .put_bucket_accelerate_configuration(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -3969,6 +4343,11 @@ pub async fn dispatch<S: S3>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(PutObjectAclError::into_operation_error),
+        OperationName::PutObjectAnnotation => service
+            .put_object_annotation(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(PutObjectAnnotationError::into_operation_error),
         OperationName::PutObjectLegalHold => service
             .put_object_legal_hold(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4009,6 +4388,11 @@ pub async fn dispatch<S: S3>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(SelectObjectContentError::into_operation_error),
+        OperationName::UpdateBucketMetadataAnnotationTableConfiguration => service
+            .update_bucket_metadata_annotation_table_configuration(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(UpdateBucketMetadataAnnotationTableConfigurationError::into_operation_error),
         OperationName::UpdateBucketMetadataInventoryTableConfiguration => service
             .update_bucket_metadata_inventory_table_configuration(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -4019,6 +4403,11 @@ pub async fn dispatch<S: S3>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(UpdateBucketMetadataJournalTableConfigurationError::into_operation_error),
+        OperationName::UpdateObjectEncryption => service
+            .update_object_encryption(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(UpdateObjectEncryptionError::into_operation_error),
         OperationName::UploadPart => service
             .upload_part(ctx, rt::FromValue::from_value(input)?)
             .await

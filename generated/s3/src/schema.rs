@@ -308,6 +308,18 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "DeleteObjectAnnotation",
+            input: &DELETE_OBJECT_ANNOTATION_REQUEST,
+            output: &DELETE_OBJECT_ANNOTATION_OUTPUT,
+            errors: &[&NO_SUCH_BUCKET, &NO_SUCH_KEY],
+            http: Some(HttpRoute {
+                method: "DELETE",
+                path: &[PathSegment::Label("Bucket"), PathSegment::Greedy("Key")],
+                query: &[("annotation", None)],
+                code: 204,
+            }),
+        },
+        Operation {
             name: "DeleteObjectTagging",
             input: &DELETE_OBJECT_TAGGING_REQUEST,
             output: &DELETE_OBJECT_TAGGING_OUTPUT,
@@ -341,6 +353,18 @@ pub static SERVICE: Service = Service {
                 path: &[PathSegment::Label("Bucket")],
                 query: &[("publicAccessBlock", None)],
                 code: 204,
+            }),
+        },
+        Operation {
+            name: "GetBucketAbac",
+            input: &GET_BUCKET_ABAC_REQUEST,
+            output: &GET_BUCKET_ABAC_OUTPUT,
+            errors: &[],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[PathSegment::Label("Bucket")],
+                query: &[("abac", None)],
+                code: 200,
             }),
         },
         Operation {
@@ -635,6 +659,18 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "GetObjectAnnotation",
+            input: &GET_OBJECT_ANNOTATION_REQUEST,
+            output: &GET_OBJECT_ANNOTATION_OUTPUT,
+            errors: &[&NO_SUCH_ANNOTATION, &NO_SUCH_BUCKET, &NO_SUCH_KEY],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[PathSegment::Label("Bucket"), PathSegment::Greedy("Key")],
+                query: &[("annotation", None), ("x-id", Some("GetObjectAnnotation"))],
+                code: 200,
+            }),
+        },
+        Operation {
             name: "GetObjectAttributes",
             input: &GET_OBJECT_ATTRIBUTES_REQUEST,
             output: &GET_OBJECT_ATTRIBUTES_OUTPUT,
@@ -830,6 +866,18 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "ListObjectAnnotations",
+            input: &LIST_OBJECT_ANNOTATIONS_REQUEST,
+            output: &LIST_OBJECT_ANNOTATIONS_OUTPUT,
+            errors: &[&INVALID_PREFIX, &NO_SUCH_BUCKET, &NO_SUCH_KEY],
+            http: Some(HttpRoute {
+                method: "GET",
+                path: &[PathSegment::Label("Bucket"), PathSegment::Greedy("Key")],
+                query: &[("annotation", None), ("x-id", Some("ListObjectAnnotations"))],
+                code: 200,
+            }),
+        },
+        Operation {
             name: "ListObjectVersions",
             input: &LIST_OBJECT_VERSIONS_REQUEST,
             output: &LIST_OBJECT_VERSIONS_OUTPUT,
@@ -874,6 +922,18 @@ pub static SERVICE: Service = Service {
                 method: "GET",
                 path: &[PathSegment::Label("Bucket"), PathSegment::Greedy("Key")],
                 query: &[("x-id", Some("ListParts"))],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "PutBucketAbac",
+            input: &PUT_BUCKET_ABAC_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[],
+            http: Some(HttpRoute {
+                method: "PUT",
+                path: &[PathSegment::Label("Bucket")],
+                query: &[("abac", None)],
                 code: 200,
             }),
         },
@@ -1123,6 +1183,26 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "PutObjectAnnotation",
+            input: &PUT_OBJECT_ANNOTATION_REQUEST,
+            output: &PUT_OBJECT_ANNOTATION_OUTPUT,
+            errors: &[
+                &ANNOTATION_LIMIT_EXCEEDED,
+                &ANNOTATION_NAME_TOO_LONG,
+                &INVALID_ANNOTATION_NAME,
+                &INVALID_REQUEST,
+                &NO_SUCH_BUCKET,
+                &NO_SUCH_KEY,
+                &UNSUPPORTED_MEDIA_TYPE,
+            ],
+            http: Some(HttpRoute {
+                method: "PUT",
+                path: &[PathSegment::Label("Bucket"), PathSegment::Greedy("Key")],
+                query: &[("annotation", None)],
+                code: 200,
+            }),
+        },
+        Operation {
             name: "PutObjectLegalHold",
             input: &PUT_OBJECT_LEGAL_HOLD_REQUEST,
             output: &PUT_OBJECT_LEGAL_HOLD_OUTPUT,
@@ -1219,6 +1299,18 @@ pub static SERVICE: Service = Service {
             }),
         },
         Operation {
+            name: "UpdateBucketMetadataAnnotationTableConfiguration",
+            input: &UPDATE_BUCKET_METADATA_ANNOTATION_TABLE_CONFIGURATION_REQUEST,
+            output: &rt::prelude_shapes::UNIT,
+            errors: &[],
+            http: Some(HttpRoute {
+                method: "PUT",
+                path: &[PathSegment::Label("Bucket")],
+                query: &[("metadataAnnotationTable", None)],
+                code: 200,
+            }),
+        },
+        Operation {
             name: "UpdateBucketMetadataInventoryTableConfiguration",
             input: &UPDATE_BUCKET_METADATA_INVENTORY_TABLE_CONFIGURATION_REQUEST,
             output: &rt::prelude_shapes::UNIT,
@@ -1239,6 +1331,18 @@ pub static SERVICE: Service = Service {
                 method: "PUT",
                 path: &[PathSegment::Label("Bucket")],
                 query: &[("metadataJournalTable", None)],
+                code: 200,
+            }),
+        },
+        Operation {
+            name: "UpdateObjectEncryption",
+            input: &UPDATE_OBJECT_ENCRYPTION_REQUEST,
+            output: &UPDATE_OBJECT_ENCRYPTION_RESPONSE,
+            errors: &[&ACCESS_DENIED, &INVALID_REQUEST, &NO_SUCH_KEY],
+            http: Some(HttpRoute {
+                method: "PUT",
+                path: &[PathSegment::Label("Bucket"), PathSegment::Greedy("Key")],
+                query: &[("encryption", None)],
                 code: 200,
             }),
         },
@@ -1286,16 +1390,25 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
-    model_sha256: "40a5493331fc7decd1243e0362b1c8a86c9088c681a2eff21ada890727cb5432",
+    model_sha256: "3e7e6a41c4ac91e340aee7be88b4a1428b8cf93dd3fbb122e2211170831e3a0c",
 };
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^\\/?.+\\/.+$", "^^/?[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+/[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+$$", ::stratus_pattern::Engine::Regex);
 static P_1: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
+    "^arn:aws[a-zA-Z0-9-]*:kms:[a-z0-9-]+:[0-9]{12}:key/[a-zA-Z0-9-]+$",
+    "^^arn:aws[\\-0-9A-Za-z]*:kms:[\\-0-9a-z]+:[0-9]{12}:key/[\\-0-9A-Za-z]+$$",
+    ::stratus_pattern::Engine::Regex,
+);
+static P_2: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^arn:[^:]+:(s3|s3express):",
     "^^arn:[\\x{0}-9;-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+:(?:s3|s3express):$",
     ::stratus_pattern::Engine::Regex,
 );
 
+pub static ABAC_STATUS: Shape = Shape {
+    members: &[Member::plain("Status", &BUCKET_ABAC_STATUS)],
+    ..Shape::simple("AbacStatus", ShapeType::Structure)
+};
 pub static ABORT_DATE: Shape = Shape {
     ..Shape::simple("AbortDate", ShapeType::Timestamp)
 };
@@ -1368,6 +1481,14 @@ pub static ACCESS_CONTROL_TRANSLATION: Shape = Shape {
         ..Member::plain("Owner", &OWNER_OVERRIDE)
     }],
     ..Shape::simple("AccessControlTranslation", ShapeType::Structure)
+};
+pub static ACCESS_DENIED: Shape = Shape {
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 403,
+        query_error: None,
+    }),
+    ..Shape::simple("AccessDenied", ShapeType::Structure)
 };
 pub static ACCESS_KEY_ID_VALUE: Shape = Shape {
     ..Shape::simple("AccessKeyIdValue", ShapeType::String)
@@ -1474,12 +1595,124 @@ pub static ANALYTICS_S3_EXPORT_FILE_FORMAT: Shape = Shape {
     },
     ..Shape::simple("AnalyticsS3ExportFileFormat", ShapeType::Enum)
 };
+pub static ANNOTATION_CONFIGURATION_STATE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("AnnotationConfigurationState", ShapeType::Enum)
+};
+pub static ANNOTATION_COUNT: Shape = Shape {
+    ..Shape::simple("AnnotationCount", ShapeType::Integer)
+};
+pub static ANNOTATION_DIRECTIVE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("AnnotationDirective", ShapeType::Enum)
+};
+pub static ANNOTATION_ENTRY: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("AnnotationName", &ANNOTATION_NAME)
+        },
+        Member {
+            required: true,
+            ..Member::plain("LastModified", &LAST_MODIFIED)
+        },
+        Member::plain("ETag", &E_TAG),
+        Member {
+            xml_flattened: true,
+            ..Member::plain("ChecksumAlgorithm", &CHECKSUM_ALGORITHM_LIST)
+        },
+        Member {
+            required: true,
+            ..Member::plain("Size", &SIZE)
+        },
+        Member::plain("ReplicationStatus", &REPLICATION_STATUS),
+    ],
+    ..Shape::simple("AnnotationEntry", ShapeType::Structure)
+};
+pub static ANNOTATION_LIMIT_EXCEEDED: Shape = Shape {
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("AnnotationLimitExceeded", ShapeType::Structure)
+};
+pub static ANNOTATION_LIST: Shape = Shape {
+    members: &[Member {
+        xml_name: Some("AnnotationEntry"),
+        ..Member::plain("member", &ANNOTATION_ENTRY)
+    }],
+    ..Shape::simple("AnnotationList", ShapeType::List)
+};
+pub static ANNOTATION_NAME: Shape = Shape {
+    ..Shape::simple("AnnotationName", ShapeType::String)
+};
+pub static ANNOTATION_NAME_TOO_LONG: Shape = Shape {
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("AnnotationNameTooLong", ShapeType::Structure)
+};
+pub static ANNOTATION_PREFIX: Shape = Shape {
+    ..Shape::simple("AnnotationPrefix", ShapeType::String)
+};
+pub static ANNOTATION_TABLE_CONFIGURATION: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("ConfigurationState", &ANNOTATION_CONFIGURATION_STATE)
+        },
+        Member::plain("EncryptionConfiguration", &METADATA_TABLE_ENCRYPTION_CONFIGURATION),
+        Member::plain("Role", &ROLE),
+    ],
+    ..Shape::simple("AnnotationTableConfiguration", ShapeType::Structure)
+};
+pub static ANNOTATION_TABLE_CONFIGURATION_RESULT: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("ConfigurationState", &ANNOTATION_CONFIGURATION_STATE)
+        },
+        Member::plain("TableStatus", &METADATA_TABLE_STATUS),
+        Member::plain("Error", &ERROR_DETAILS),
+        Member::plain("TableName", &S3_TABLES_NAME),
+        Member::plain("TableArn", &S3_TABLES_ARN),
+        Member::plain("Role", &ROLE),
+    ],
+    ..Shape::simple("AnnotationTableConfigurationResult", ShapeType::Structure)
+};
+pub static ANNOTATION_TABLE_CONFIGURATION_UPDATES: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("ConfigurationState", &ANNOTATION_CONFIGURATION_STATE)
+        },
+        Member::plain("EncryptionConfiguration", &METADATA_TABLE_ENCRYPTION_CONFIGURATION),
+        Member::plain("Role", &ROLE),
+    ],
+    ..Shape::simple("AnnotationTableConfigurationUpdates", ShapeType::Structure)
+};
 pub static ARCHIVE_STATUS: Shape = Shape {
     constraints: Constraints {
         enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ArchiveStatus", ShapeType::Enum)
+};
+pub static BLOCKED_ENCRYPTION_TYPES: Shape = Shape {
+    members: &[Member {
+        xml_flattened: true,
+        ..Member::plain("EncryptionType", &ENCRYPTION_TYPE_LIST)
+    }],
+    ..Shape::simple("BlockedEncryptionTypes", ShapeType::Structure)
 };
 pub static BODY: Shape = Shape {
     ..Shape::simple("Body", ShapeType::Blob)
@@ -1492,6 +1725,13 @@ pub static BUCKET: Shape = Shape {
         Member::plain("BucketArn", &S3_REGIONAL_OR_S3_EXPRESS_BUCKET_ARN_STRING),
     ],
     ..Shape::simple("Bucket", ShapeType::Structure)
+};
+pub static BUCKET_ABAC_STATUS: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("BucketAbacStatus", ShapeType::Enum)
 };
 pub static BUCKET_ACCELERATE_STATUS: Shape = Shape {
     constraints: Constraints {
@@ -1565,6 +1805,13 @@ pub static BUCKET_LOGS_PERMISSION: Shape = Shape {
 };
 pub static BUCKET_NAME: Shape = Shape {
     ..Shape::simple("BucketName", ShapeType::String)
+};
+pub static BUCKET_NAMESPACE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("BucketNamespace", ShapeType::Enum)
 };
 pub static BUCKET_REGION: Shape = Shape {
     ..Shape::simple("BucketRegion", ShapeType::String)
@@ -1676,6 +1923,11 @@ pub static CHECKSUM: Shape = Shape {
         Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME),
         Member::plain("ChecksumSHA1", &CHECKSUM_SHA1),
         Member::plain("ChecksumSHA256", &CHECKSUM_SHA256),
+        Member::plain("ChecksumSHA512", &CHECKSUM_SHA512),
+        Member::plain("ChecksumMD5", &CHECKSUM_MD5),
+        Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64),
+        Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3),
+        Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128),
         Member::plain("ChecksumType", &CHECKSUM_TYPE),
     ],
     ..Shape::simple("Checksum", ShapeType::Structure)
@@ -1700,6 +1952,9 @@ pub static CHECKSUM_CRC32_C: Shape = Shape {
 pub static CHECKSUM_CRC64_NVME: Shape = Shape {
     ..Shape::simple("ChecksumCRC64NVME", ShapeType::String)
 };
+pub static CHECKSUM_MD5: Shape = Shape {
+    ..Shape::simple("ChecksumMD5", ShapeType::String)
+};
 pub static CHECKSUM_MODE: Shape = Shape {
     constraints: Constraints {
         enum_values: &[],
@@ -1713,12 +1968,24 @@ pub static CHECKSUM_SHA1: Shape = Shape {
 pub static CHECKSUM_SHA256: Shape = Shape {
     ..Shape::simple("ChecksumSHA256", ShapeType::String)
 };
+pub static CHECKSUM_SHA512: Shape = Shape {
+    ..Shape::simple("ChecksumSHA512", ShapeType::String)
+};
 pub static CHECKSUM_TYPE: Shape = Shape {
     constraints: Constraints {
         enum_values: &[],
         ..Constraints::NONE
     },
     ..Shape::simple("ChecksumType", ShapeType::Enum)
+};
+pub static CHECKSUM_XXHASH128: Shape = Shape {
+    ..Shape::simple("ChecksumXXHASH128", ShapeType::String)
+};
+pub static CHECKSUM_XXHASH3: Shape = Shape {
+    ..Shape::simple("ChecksumXXHASH3", ShapeType::String)
+};
+pub static CHECKSUM_XXHASH64: Shape = Shape {
+    ..Shape::simple("ChecksumXXHASH64", ShapeType::String)
 };
 pub static CLIENT_TOKEN: Shape = Shape {
     ..Shape::simple("ClientToken", ShapeType::String)
@@ -1752,6 +2019,11 @@ pub static COMPLETE_MULTIPART_UPLOAD_OUTPUT: Shape = Shape {
         Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME),
         Member::plain("ChecksumSHA1", &CHECKSUM_SHA1),
         Member::plain("ChecksumSHA256", &CHECKSUM_SHA256),
+        Member::plain("ChecksumSHA512", &CHECKSUM_SHA512),
+        Member::plain("ChecksumMD5", &CHECKSUM_MD5),
+        Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64),
+        Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3),
+        Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128),
         Member::plain("ChecksumType", &CHECKSUM_TYPE),
         Member {
             http: HttpBinding::Header("x-amz-server-side-encryption"),
@@ -1820,6 +2092,26 @@ pub static COMPLETE_MULTIPART_UPLOAD_REQUEST: Shape = Shape {
             ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
         },
         Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
+        },
+        Member {
             http: HttpBinding::Header("x-amz-checksum-type"),
             ..Member::plain("ChecksumType", &CHECKSUM_TYPE)
         },
@@ -1874,6 +2166,11 @@ pub static COMPLETED_PART: Shape = Shape {
         Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME),
         Member::plain("ChecksumSHA1", &CHECKSUM_SHA1),
         Member::plain("ChecksumSHA256", &CHECKSUM_SHA256),
+        Member::plain("ChecksumSHA512", &CHECKSUM_SHA512),
+        Member::plain("ChecksumMD5", &CHECKSUM_MD5),
+        Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64),
+        Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3),
+        Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128),
         Member::plain("PartNumber", &PART_NUMBER),
     ],
     ..Shape::simple("CompletedPart", ShapeType::Structure)
@@ -2049,6 +2346,14 @@ pub static COPY_OBJECT_REQUEST: Shape = Shape {
             ..Member::plain("GrantWriteACP", &GRANT_WRITE_ACP)
         },
         Member {
+            http: HttpBinding::Header("If-Match"),
+            ..Member::plain("IfMatch", &IF_MATCH)
+        },
+        Member {
+            http: HttpBinding::Header("If-None-Match"),
+            ..Member::plain("IfNoneMatch", &IF_NONE_MATCH)
+        },
+        Member {
             required: true,
             http: HttpBinding::Label,
             ..Member::plain("Key", &OBJECT_KEY)
@@ -2064,6 +2369,10 @@ pub static COPY_OBJECT_REQUEST: Shape = Shape {
         Member {
             http: HttpBinding::Header("x-amz-tagging-directive"),
             ..Member::plain("TaggingDirective", &TAGGING_DIRECTIVE)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-object-annotation-directive"),
+            ..Member::plain("AnnotationDirective", &ANNOTATION_DIRECTIVE)
         },
         Member {
             http: HttpBinding::Header("x-amz-server-side-encryption"),
@@ -2154,6 +2463,11 @@ pub static COPY_OBJECT_RESULT: Shape = Shape {
         Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME),
         Member::plain("ChecksumSHA1", &CHECKSUM_SHA1),
         Member::plain("ChecksumSHA256", &CHECKSUM_SHA256),
+        Member::plain("ChecksumSHA512", &CHECKSUM_SHA512),
+        Member::plain("ChecksumMD5", &CHECKSUM_MD5),
+        Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64),
+        Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3),
+        Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128),
     ],
     ..Shape::simple("CopyObjectResult", ShapeType::Structure)
 };
@@ -2166,6 +2480,11 @@ pub static COPY_PART_RESULT: Shape = Shape {
         Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME),
         Member::plain("ChecksumSHA1", &CHECKSUM_SHA1),
         Member::plain("ChecksumSHA256", &CHECKSUM_SHA256),
+        Member::plain("ChecksumSHA512", &CHECKSUM_SHA512),
+        Member::plain("ChecksumMD5", &CHECKSUM_MD5),
+        Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64),
+        Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3),
+        Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128),
     ],
     ..Shape::simple("CopyPartResult", ShapeType::Structure)
 };
@@ -2324,6 +2643,10 @@ pub static CREATE_BUCKET_REQUEST: Shape = Shape {
         Member {
             http: HttpBinding::Header("x-amz-object-ownership"),
             ..Member::plain("ObjectOwnership", &OBJECT_OWNERSHIP)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-bucket-namespace"),
+            ..Member::plain("BucketNamespace", &BUCKET_NAMESPACE)
         },
     ],
     ..Shape::simple("CreateBucketRequest", ShapeType::Structure)
@@ -2876,6 +3199,55 @@ pub static DELETE_MARKERS: Shape = Shape {
     members: &[Member::plain("member", &DELETE_MARKER_ENTRY)],
     ..Shape::simple("DeleteMarkers", ShapeType::List)
 };
+pub static DELETE_OBJECT_ANNOTATION_OUTPUT: Shape = Shape {
+    members: &[
+        Member {
+            http: HttpBinding::Header("x-amz-object-version-id"),
+            ..Member::plain("ObjectVersionId", &OBJECT_VERSION_ID)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-request-charged"),
+            ..Member::plain("RequestCharged", &REQUEST_CHARGED)
+        },
+    ],
+    ..Shape::simple("DeleteObjectAnnotationOutput", ShapeType::Structure)
+};
+pub static DELETE_OBJECT_ANNOTATION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Bucket", &BUCKET_NAME)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Key", &OBJECT_KEY)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Query("annotationName"),
+            ..Member::plain("AnnotationName", &ANNOTATION_NAME)
+        },
+        Member {
+            http: HttpBinding::Query("versionId"),
+            ..Member::plain("VersionId", &OBJECT_VERSION_ID)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-request-payer"),
+            ..Member::plain("RequestPayer", &REQUEST_PAYER)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-expected-bucket-owner"),
+            ..Member::plain("ExpectedBucketOwner", &ACCOUNT_ID)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-object-if-match"),
+            ..Member::plain("ObjectIfMatch", &OBJECT_IF_MATCH)
+        },
+    ],
+    ..Shape::simple("DeleteObjectAnnotationRequest", ShapeType::Structure)
+};
 pub static DELETE_OBJECT_OUTPUT: Shape = Shape {
     members: &[
         Member {
@@ -3122,6 +3494,20 @@ pub static ENCRYPTION_CONFIGURATION: Shape = Shape {
     members: &[Member::plain("ReplicaKmsKeyID", &REPLICA_KMS_KEY_ID)],
     ..Shape::simple("EncryptionConfiguration", ShapeType::Structure)
 };
+pub static ENCRYPTION_TYPE: Shape = Shape {
+    constraints: Constraints {
+        enum_values: &[],
+        ..Constraints::NONE
+    },
+    ..Shape::simple("EncryptionType", ShapeType::Enum)
+};
+pub static ENCRYPTION_TYPE_LIST: Shape = Shape {
+    members: &[Member {
+        xml_name: Some("EncryptionType"),
+        ..Member::plain("member", &ENCRYPTION_TYPE)
+    }],
+    ..Shape::simple("EncryptionTypeList", ShapeType::List)
+};
 pub static ENCRYPTION_TYPE_MISMATCH: Shape = Shape {
     error: Some(ErrorInfo {
         fault: Fault::Client,
@@ -3270,6 +3656,27 @@ pub static FILTER_RULE_NAME: Shape = Shape {
 };
 pub static FILTER_RULE_VALUE: Shape = Shape {
     ..Shape::simple("FilterRuleValue", ShapeType::String)
+};
+pub static GET_BUCKET_ABAC_OUTPUT: Shape = Shape {
+    members: &[Member {
+        http: HttpBinding::Payload,
+        ..Member::plain("AbacStatus", &ABAC_STATUS)
+    }],
+    ..Shape::simple("GetBucketAbacOutput", ShapeType::Structure)
+};
+pub static GET_BUCKET_ABAC_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Bucket", &BUCKET_NAME)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-expected-bucket-owner"),
+            ..Member::plain("ExpectedBucketOwner", &ACCOUNT_ID)
+        },
+    ],
+    ..Shape::simple("GetBucketAbacRequest", ShapeType::Structure)
 };
 pub static GET_BUCKET_ACCELERATE_CONFIGURATION_OUTPUT: Shape = Shape {
     members: &[
@@ -3845,6 +4252,123 @@ pub static GET_OBJECT_ACL_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("GetObjectAclRequest", ShapeType::Structure)
 };
+pub static GET_OBJECT_ANNOTATION_OUTPUT: Shape = Shape {
+    members: &[
+        Member {
+            http: HttpBinding::Payload,
+            ..Member::plain("AnnotationPayload", &STREAMING_BLOB)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-object-version-id"),
+            ..Member::plain("ObjectVersionId", &OBJECT_VERSION_ID)
+        },
+        Member {
+            http: HttpBinding::Header("Last-Modified"),
+            ..Member::plain("LastModified", &LAST_MODIFIED)
+        },
+        Member {
+            http: HttpBinding::Header("Content-Length"),
+            ..Member::plain("ContentLength", &CONTENT_LENGTH)
+        },
+        Member {
+            http: HttpBinding::Header("ETag"),
+            ..Member::plain("ETag", &E_TAG)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-crc32"),
+            ..Member::plain("ChecksumCRC32", &CHECKSUM_CRC32)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-crc32c"),
+            ..Member::plain("ChecksumCRC32C", &CHECKSUM_CRC32_C)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-crc64nvme"),
+            ..Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha1"),
+            ..Member::plain("ChecksumSHA1", &CHECKSUM_SHA1)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha256"),
+            ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-type"),
+            ..Member::plain("ChecksumType", &CHECKSUM_TYPE)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-server-side-encryption"),
+            ..Member::plain("ServerSideEncryption", &SERVER_SIDE_ENCRYPTION)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-request-charged"),
+            ..Member::plain("RequestCharged", &REQUEST_CHARGED)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-replication-status"),
+            ..Member::plain("ReplicationStatus", &REPLICATION_STATUS)
+        },
+    ],
+    ..Shape::simple("GetObjectAnnotationOutput", ShapeType::Structure)
+};
+pub static GET_OBJECT_ANNOTATION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Bucket", &BUCKET_NAME)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Key", &OBJECT_KEY)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Query("annotationName"),
+            ..Member::plain("AnnotationName", &ANNOTATION_NAME)
+        },
+        Member {
+            http: HttpBinding::Query("versionId"),
+            ..Member::plain("VersionId", &OBJECT_VERSION_ID)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-request-payer"),
+            ..Member::plain("RequestPayer", &REQUEST_PAYER)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-expected-bucket-owner"),
+            ..Member::plain("ExpectedBucketOwner", &ACCOUNT_ID)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-mode"),
+            ..Member::plain("ChecksumMode", &CHECKSUM_MODE)
+        },
+    ],
+    ..Shape::simple("GetObjectAnnotationRequest", ShapeType::Structure)
+};
 pub static GET_OBJECT_ATTRIBUTES_OUTPUT: Shape = Shape {
     members: &[
         Member {
@@ -4051,6 +4575,26 @@ pub static GET_OBJECT_OUTPUT: Shape = Shape {
         Member {
             http: HttpBinding::Header("x-amz-checksum-sha256"),
             ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
         },
         Member {
             http: HttpBinding::Header("x-amz-checksum-type"),
@@ -4529,6 +5073,26 @@ pub static HEAD_OBJECT_OUTPUT: Shape = Shape {
             ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
         },
         Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
+        },
+        Member {
             http: HttpBinding::Header("x-amz-checksum-type"),
             ..Member::plain("ChecksumType", &CHECKSUM_TYPE)
         },
@@ -4855,6 +5419,14 @@ pub static INTELLIGENT_TIERING_STATUS: Shape = Shape {
     },
     ..Shape::simple("IntelligentTieringStatus", ShapeType::Enum)
 };
+pub static INVALID_ANNOTATION_NAME: Shape = Shape {
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("InvalidAnnotationName", ShapeType::Structure)
+};
 pub static INVALID_OBJECT_STATE: Shape = Shape {
     members: &[
         Member::plain("StorageClass", &STORAGE_CLASS),
@@ -4866,6 +5438,14 @@ pub static INVALID_OBJECT_STATE: Shape = Shape {
         query_error: None,
     }),
     ..Shape::simple("InvalidObjectState", ShapeType::Structure)
+};
+pub static INVALID_PREFIX: Shape = Shape {
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: None,
+    }),
+    ..Shape::simple("InvalidPrefix", ShapeType::Structure)
 };
 pub static INVALID_REQUEST: Shape = Shape {
     error: Some(ErrorInfo {
@@ -5471,6 +6051,66 @@ pub static LIST_MULTIPART_UPLOADS_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("ListMultipartUploadsRequest", ShapeType::Structure)
 };
+pub static LIST_OBJECT_ANNOTATIONS_OUTPUT: Shape = Shape {
+    members: &[
+        Member::plain("Annotations", &ANNOTATION_LIST),
+        Member::plain("Bucket", &BUCKET_NAME),
+        Member::plain("Key", &OBJECT_KEY),
+        Member {
+            http: HttpBinding::Header("x-amz-object-version-id"),
+            ..Member::plain("ObjectVersionId", &OBJECT_VERSION_ID)
+        },
+        Member::plain("AnnotationPrefix", &ANNOTATION_PREFIX),
+        Member::plain("MaxAnnotationResults", &MAX_ANNOTATION_RESULTS),
+        Member::plain("AnnotationCount", &ANNOTATION_COUNT),
+        Member::plain("ContinuationToken", &TOKEN),
+        Member::plain("NextContinuationToken", &NEXT_TOKEN),
+        Member {
+            http: HttpBinding::Header("x-amz-request-charged"),
+            ..Member::plain("RequestCharged", &REQUEST_CHARGED)
+        },
+    ],
+    ..Shape::simple("ListObjectAnnotationsOutput", ShapeType::Structure)
+};
+pub static LIST_OBJECT_ANNOTATIONS_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Bucket", &BUCKET_NAME)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Key", &OBJECT_KEY)
+        },
+        Member {
+            http: HttpBinding::Query("versionId"),
+            ..Member::plain("VersionId", &OBJECT_VERSION_ID)
+        },
+        Member {
+            http: HttpBinding::Query("max-annotation-results"),
+            ..Member::plain("MaxAnnotationResults", &MAX_ANNOTATION_RESULTS)
+        },
+        Member {
+            http: HttpBinding::Query("annotation-prefix"),
+            ..Member::plain("AnnotationPrefix", &ANNOTATION_PREFIX)
+        },
+        Member {
+            http: HttpBinding::Query("continuation-token"),
+            ..Member::plain("ContinuationToken", &TOKEN)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-request-payer"),
+            ..Member::plain("RequestPayer", &REQUEST_PAYER)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-expected-bucket-owner"),
+            ..Member::plain("ExpectedBucketOwner", &ACCOUNT_ID)
+        },
+    ],
+    ..Shape::simple("ListObjectAnnotationsRequest", ShapeType::Structure)
+};
 pub static LIST_OBJECT_VERSIONS_OUTPUT: Shape = Shape {
     members: &[
         Member::plain("IsTruncated", &IS_TRUNCATED),
@@ -5841,6 +6481,13 @@ pub static MARKER: Shape = Shape {
 pub static MAX_AGE_SECONDS: Shape = Shape {
     ..Shape::simple("MaxAgeSeconds", ShapeType::Integer)
 };
+pub static MAX_ANNOTATION_RESULTS: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(1.0), Some(1000.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("MaxAnnotationResults", ShapeType::Integer)
+};
 pub static MAX_BUCKETS: Shape = Shape {
     constraints: Constraints {
         range: Some((Some(1.0), Some(10000.0))),
@@ -5881,6 +6528,7 @@ pub static METADATA_CONFIGURATION: Shape = Shape {
             ..Member::plain("JournalTableConfiguration", &JOURNAL_TABLE_CONFIGURATION)
         },
         Member::plain("InventoryTableConfiguration", &INVENTORY_TABLE_CONFIGURATION),
+        Member::plain("AnnotationTableConfiguration", &ANNOTATION_TABLE_CONFIGURATION),
     ],
     ..Shape::simple("MetadataConfiguration", ShapeType::Structure)
 };
@@ -5894,6 +6542,10 @@ pub static METADATA_CONFIGURATION_RESULT: Shape = Shape {
         Member::plain(
             "InventoryTableConfigurationResult",
             &INVENTORY_TABLE_CONFIGURATION_RESULT,
+        ),
+        Member::plain(
+            "AnnotationTableConfigurationResult",
+            &ANNOTATION_TABLE_CONFIGURATION_RESULT,
         ),
     ],
     ..Shape::simple("MetadataConfigurationResult", ShapeType::Structure)
@@ -6047,6 +6699,14 @@ pub static NEXT_UPLOAD_ID_MARKER: Shape = Shape {
 pub static NEXT_VERSION_ID_MARKER: Shape = Shape {
     ..Shape::simple("NextVersionIdMarker", ShapeType::String)
 };
+pub static NO_SUCH_ANNOTATION: Shape = Shape {
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 404,
+        query_error: None,
+    }),
+    ..Shape::simple("NoSuchAnnotation", ShapeType::Structure)
+};
 pub static NO_SUCH_BUCKET: Shape = Shape {
     error: Some(ErrorInfo {
         fault: Fault::Client,
@@ -6070,6 +6730,14 @@ pub static NO_SUCH_UPLOAD: Shape = Shape {
         query_error: None,
     }),
     ..Shape::simple("NoSuchUpload", ShapeType::Structure)
+};
+pub static NON_EMPTY_KMS_KEY_ARN_STRING: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(20), Some(2048))),
+        pattern: Some(&P_1),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("NonEmptyKmsKeyArnString", ShapeType::String)
 };
 pub static NONCURRENT_VERSION_EXPIRATION: Shape = Shape {
     members: &[
@@ -6172,6 +6840,13 @@ pub static OBJECT_CANNED_ACL: Shape = Shape {
     },
     ..Shape::simple("ObjectCannedACL", ShapeType::Enum)
 };
+pub static OBJECT_ENCRYPTION: Shape = Shape {
+    members: &[Member {
+        xml_name: Some("SSE-KMS"),
+        ..Member::plain("SSEKMS", &SSEKMS_ENCRYPTION)
+    }],
+    ..Shape::simple("ObjectEncryption", ShapeType::Union)
+};
 pub static OBJECT_IDENTIFIER: Shape = Shape {
     members: &[
         Member {
@@ -6188,6 +6863,9 @@ pub static OBJECT_IDENTIFIER: Shape = Shape {
 pub static OBJECT_IDENTIFIER_LIST: Shape = Shape {
     members: &[Member::plain("member", &OBJECT_IDENTIFIER)],
     ..Shape::simple("ObjectIdentifierList", ShapeType::List)
+};
+pub static OBJECT_IF_MATCH: Shape = Shape {
+    ..Shape::simple("ObjectIfMatch", ShapeType::String)
 };
 pub static OBJECT_KEY: Shape = Shape {
     constraints: Constraints {
@@ -6284,6 +6962,11 @@ pub static OBJECT_PART: Shape = Shape {
         Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME),
         Member::plain("ChecksumSHA1", &CHECKSUM_SHA1),
         Member::plain("ChecksumSHA256", &CHECKSUM_SHA256),
+        Member::plain("ChecksumSHA512", &CHECKSUM_SHA512),
+        Member::plain("ChecksumMD5", &CHECKSUM_MD5),
+        Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64),
+        Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3),
+        Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128),
     ],
     ..Shape::simple("ObjectPart", ShapeType::Structure)
 };
@@ -6400,6 +7083,11 @@ pub static PART: Shape = Shape {
         Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME),
         Member::plain("ChecksumSHA1", &CHECKSUM_SHA1),
         Member::plain("ChecksumSHA256", &CHECKSUM_SHA256),
+        Member::plain("ChecksumSHA512", &CHECKSUM_SHA512),
+        Member::plain("ChecksumMD5", &CHECKSUM_MD5),
+        Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64),
+        Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3),
+        Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128),
     ],
     ..Shape::simple("Part", ShapeType::Structure)
 };
@@ -6501,6 +7189,34 @@ pub static PUBLIC_ACCESS_BLOCK_CONFIGURATION: Shape = Shape {
         },
     ],
     ..Shape::simple("PublicAccessBlockConfiguration", ShapeType::Structure)
+};
+pub static PUT_BUCKET_ABAC_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Bucket", &BUCKET_NAME)
+        },
+        Member {
+            http: HttpBinding::Header("Content-MD5"),
+            ..Member::plain("ContentMD5", &CONTENT_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-sdk-checksum-algorithm"),
+            ..Member::plain("ChecksumAlgorithm", &CHECKSUM_ALGORITHM)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-expected-bucket-owner"),
+            ..Member::plain("ExpectedBucketOwner", &ACCOUNT_ID)
+        },
+        Member {
+            required: true,
+            xml_name: Some("AbacStatus"),
+            http: HttpBinding::Payload,
+            ..Member::plain("AbacStatus", &ABAC_STATUS)
+        },
+    ],
+    ..Shape::simple("PutBucketAbacRequest", ShapeType::Structure)
 };
 pub static PUT_BUCKET_ACCELERATE_CONFIGURATION_REQUEST: Shape = Shape {
     members: &[
@@ -7106,6 +7822,162 @@ pub static PUT_OBJECT_ACL_REQUEST: Shape = Shape {
     ],
     ..Shape::simple("PutObjectAclRequest", ShapeType::Structure)
 };
+pub static PUT_OBJECT_ANNOTATION_OUTPUT: Shape = Shape {
+    members: &[
+        Member::plain("Key", &OBJECT_KEY),
+        Member::plain("AnnotationName", &ANNOTATION_NAME),
+        Member {
+            http: HttpBinding::Header("x-amz-object-version-id"),
+            ..Member::plain("ObjectVersionId", &OBJECT_VERSION_ID)
+        },
+        Member {
+            http: HttpBinding::Header("ETag"),
+            ..Member::plain("ETag", &E_TAG)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-crc32"),
+            ..Member::plain("ChecksumCRC32", &CHECKSUM_CRC32)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-crc32c"),
+            ..Member::plain("ChecksumCRC32C", &CHECKSUM_CRC32_C)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-crc64nvme"),
+            ..Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha1"),
+            ..Member::plain("ChecksumSHA1", &CHECKSUM_SHA1)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha256"),
+            ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-type"),
+            ..Member::plain("ChecksumType", &CHECKSUM_TYPE)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-server-side-encryption"),
+            ..Member::plain("ServerSideEncryption", &SERVER_SIDE_ENCRYPTION)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-request-charged"),
+            ..Member::plain("RequestCharged", &REQUEST_CHARGED)
+        },
+    ],
+    ..Shape::simple("PutObjectAnnotationOutput", ShapeType::Structure)
+};
+pub static PUT_OBJECT_ANNOTATION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Bucket", &BUCKET_NAME)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Key", &OBJECT_KEY)
+        },
+        Member {
+            http: HttpBinding::Query("versionId"),
+            ..Member::plain("VersionId", &OBJECT_VERSION_ID)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Query("annotationName"),
+            ..Member::plain("AnnotationName", &ANNOTATION_NAME)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Payload,
+            ..Member::plain("AnnotationPayload", &STREAMING_BLOB)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-object-if-match"),
+            ..Member::plain("ObjectIfMatch", &OBJECT_IF_MATCH)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-sdk-checksum-algorithm"),
+            ..Member::plain("ChecksumAlgorithm", &CHECKSUM_ALGORITHM)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-crc32"),
+            ..Member::plain("ChecksumCRC32", &CHECKSUM_CRC32)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-crc32c"),
+            ..Member::plain("ChecksumCRC32C", &CHECKSUM_CRC32_C)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-crc64nvme"),
+            ..Member::plain("ChecksumCRC64NVME", &CHECKSUM_CRC64_NVME)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha1"),
+            ..Member::plain("ChecksumSHA1", &CHECKSUM_SHA1)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha256"),
+            ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
+        },
+        Member {
+            http: HttpBinding::Header("Content-MD5"),
+            ..Member::plain("ContentMD5", &CONTENT_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-request-payer"),
+            ..Member::plain("RequestPayer", &REQUEST_PAYER)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-expected-bucket-owner"),
+            ..Member::plain("ExpectedBucketOwner", &ACCOUNT_ID)
+        },
+    ],
+    ..Shape::simple("PutObjectAnnotationRequest", ShapeType::Structure)
+};
 pub static PUT_OBJECT_LEGAL_HOLD_OUTPUT: Shape = Shape {
     members: &[Member {
         http: HttpBinding::Header("x-amz-request-charged"),
@@ -7226,6 +8098,26 @@ pub static PUT_OBJECT_OUTPUT: Shape = Shape {
             ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
         },
         Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
+        },
+        Member {
             http: HttpBinding::Header("x-amz-checksum-type"),
             ..Member::plain("ChecksumType", &CHECKSUM_TYPE)
         },
@@ -7334,6 +8226,26 @@ pub static PUT_OBJECT_REQUEST: Shape = Shape {
         Member {
             http: HttpBinding::Header("x-amz-checksum-sha256"),
             ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
         },
         Member {
             http: HttpBinding::Header("Expires"),
@@ -8041,7 +8953,7 @@ pub static S3_LOCATION: Shape = Shape {
 pub static S3_REGIONAL_OR_S3_EXPRESS_BUCKET_ARN_STRING: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_1),
+        pattern: Some(&P_2),
         ..Constraints::NONE
     },
     ..Shape::simple("S3RegionalOrS3ExpressBucketArnString", ShapeType::String)
@@ -8115,6 +9027,17 @@ pub static SSEKMS: Shape = Shape {
     }],
     xml_name: Some("SSE-KMS"),
     ..Shape::simple("SSEKMS", ShapeType::Structure)
+};
+pub static SSEKMS_ENCRYPTION: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("KMSKeyArn", &NON_EMPTY_KMS_KEY_ARN_STRING)
+        },
+        Member::plain("BucketKeyEnabled", &BUCKET_KEY_ENABLED),
+    ],
+    xml_name: Some("SSE-KMS"),
+    ..Shape::simple("SSEKMSEncryption", ShapeType::Structure)
 };
 pub static SSEKMS_ENCRYPTION_CONTEXT: Shape = Shape {
     ..Shape::simple("SSEKMSEncryptionContext", ShapeType::String)
@@ -8248,6 +9171,7 @@ pub static SERVER_SIDE_ENCRYPTION_RULE: Shape = Shape {
     members: &[
         Member::plain("ApplyServerSideEncryptionByDefault", &SERVER_SIDE_ENCRYPTION_BY_DEFAULT),
         Member::plain("BucketKeyEnabled", &BUCKET_KEY_ENABLED),
+        Member::plain("BlockedEncryptionTypes", &BLOCKED_ENCRYPTION_TYPES),
     ],
     ..Shape::simple("ServerSideEncryptionRule", ShapeType::Structure)
 };
@@ -8565,6 +9489,45 @@ pub static TYPE: Shape = Shape {
 pub static URI: Shape = Shape {
     ..Shape::simple("URI", ShapeType::String)
 };
+pub static UNSUPPORTED_MEDIA_TYPE: Shape = Shape {
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 415,
+        query_error: None,
+    }),
+    ..Shape::simple("UnsupportedMediaType", ShapeType::Structure)
+};
+pub static UPDATE_BUCKET_METADATA_ANNOTATION_TABLE_CONFIGURATION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Bucket", &BUCKET_NAME)
+        },
+        Member {
+            http: HttpBinding::Header("Content-MD5"),
+            ..Member::plain("ContentMD5", &CONTENT_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-sdk-checksum-algorithm"),
+            ..Member::plain("ChecksumAlgorithm", &CHECKSUM_ALGORITHM)
+        },
+        Member {
+            required: true,
+            xml_name: Some("AnnotationTableConfiguration"),
+            http: HttpBinding::Payload,
+            ..Member::plain("AnnotationTableConfiguration", &ANNOTATION_TABLE_CONFIGURATION_UPDATES)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-expected-bucket-owner"),
+            ..Member::plain("ExpectedBucketOwner", &ACCOUNT_ID)
+        },
+    ],
+    ..Shape::simple(
+        "UpdateBucketMetadataAnnotationTableConfigurationRequest",
+        ShapeType::Structure,
+    )
+};
 pub static UPDATE_BUCKET_METADATA_INVENTORY_TABLE_CONFIGURATION_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -8626,6 +9589,53 @@ pub static UPDATE_BUCKET_METADATA_JOURNAL_TABLE_CONFIGURATION_REQUEST: Shape = S
         "UpdateBucketMetadataJournalTableConfigurationRequest",
         ShapeType::Structure,
     )
+};
+pub static UPDATE_OBJECT_ENCRYPTION_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Bucket", &BUCKET_NAME)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Label,
+            ..Member::plain("Key", &OBJECT_KEY)
+        },
+        Member {
+            http: HttpBinding::Query("versionId"),
+            ..Member::plain("VersionId", &OBJECT_VERSION_ID)
+        },
+        Member {
+            required: true,
+            http: HttpBinding::Payload,
+            ..Member::plain("ObjectEncryption", &OBJECT_ENCRYPTION)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-request-payer"),
+            ..Member::plain("RequestPayer", &REQUEST_PAYER)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-expected-bucket-owner"),
+            ..Member::plain("ExpectedBucketOwner", &ACCOUNT_ID)
+        },
+        Member {
+            http: HttpBinding::Header("Content-MD5"),
+            ..Member::plain("ContentMD5", &CONTENT_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-sdk-checksum-algorithm"),
+            ..Member::plain("ChecksumAlgorithm", &CHECKSUM_ALGORITHM)
+        },
+    ],
+    ..Shape::simple("UpdateObjectEncryptionRequest", ShapeType::Structure)
+};
+pub static UPDATE_OBJECT_ENCRYPTION_RESPONSE: Shape = Shape {
+    members: &[Member {
+        http: HttpBinding::Header("x-amz-request-charged"),
+        ..Member::plain("RequestCharged", &REQUEST_CHARGED)
+    }],
+    ..Shape::simple("UpdateObjectEncryptionResponse", ShapeType::Structure)
 };
 pub static UPLOAD_ID_MARKER: Shape = Shape {
     ..Shape::simple("UploadIdMarker", ShapeType::String)
@@ -8784,6 +9794,26 @@ pub static UPLOAD_PART_OUTPUT: Shape = Shape {
             ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
         },
         Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
+        },
+        Member {
             http: HttpBinding::Header("x-amz-server-side-encryption-customer-algorithm"),
             ..Member::plain("SSECustomerAlgorithm", &SSE_CUSTOMER_ALGORITHM)
         },
@@ -8848,6 +9878,26 @@ pub static UPLOAD_PART_REQUEST: Shape = Shape {
         Member {
             http: HttpBinding::Header("x-amz-checksum-sha256"),
             ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
         },
         Member {
             required: true,
@@ -9005,6 +10055,26 @@ pub static WRITE_GET_OBJECT_RESPONSE_REQUEST: Shape = Shape {
         Member {
             http: HttpBinding::Header("x-amz-fwd-header-x-amz-checksum-sha256"),
             ..Member::plain("ChecksumSHA256", &CHECKSUM_SHA256)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-fwd-header-x-amz-checksum-sha512"),
+            ..Member::plain("ChecksumSHA512", &CHECKSUM_SHA512)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-fwd-header-x-amz-checksum-md5"),
+            ..Member::plain("ChecksumMD5", &CHECKSUM_MD5)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-fwd-header-x-amz-checksum-xxhash64"),
+            ..Member::plain("ChecksumXXHASH64", &CHECKSUM_XXHASH64)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-fwd-header-x-amz-checksum-xxhash3"),
+            ..Member::plain("ChecksumXXHASH3", &CHECKSUM_XXHASH3)
+        },
+        Member {
+            http: HttpBinding::Header("x-amz-fwd-header-x-amz-checksum-xxhash128"),
+            ..Member::plain("ChecksumXXHASH128", &CHECKSUM_XXHASH128)
         },
         Member {
             http: HttpBinding::Header("x-amz-fwd-header-x-amz-delete-marker"),

@@ -4,6 +4,24 @@
 use stratus_core as rt;
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct AbacStatus {
+    pub status: Option<BucketAbacStatus>,
+}
+
+impl rt::FromValue for AbacStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(AbacStatus { status: f.optional()? })
+    }
+}
+
+impl rt::IntoValue for AbacStatus {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.status).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct AbortIncompleteMultipartUpload {
     pub days_after_initiation: Option<i32>,
 }
@@ -103,6 +121,15 @@ impl rt::FromValue for AccessControlTranslation {
 impl rt::IntoValue for AccessControlTranslation {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(1).push(self.owner).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AccessDenied {}
+
+impl rt::IntoValue for AccessDenied {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
     }
 }
 
@@ -291,6 +318,204 @@ impl rt::IntoValue for AnalyticsS3ExportFileFormat {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AnnotationConfigurationState {
+    Enabled,
+    Disabled,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl AnnotationConfigurationState {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["ENABLED", "DISABLED"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            AnnotationConfigurationState::Enabled => "ENABLED",
+            AnnotationConfigurationState::Disabled => "DISABLED",
+            AnnotationConfigurationState::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> AnnotationConfigurationState {
+        match s {
+            "ENABLED" => AnnotationConfigurationState::Enabled,
+            "DISABLED" => AnnotationConfigurationState::Disabled,
+            other => AnnotationConfigurationState::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for AnnotationConfigurationState {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(AnnotationConfigurationState::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for AnnotationConfigurationState {
+    fn into_value(self) -> rt::Value {
+        match self {
+            AnnotationConfigurationState::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AnnotationDirective {
+    Copy,
+    Exclude,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl AnnotationDirective {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["COPY", "EXCLUDE"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            AnnotationDirective::Copy => "COPY",
+            AnnotationDirective::Exclude => "EXCLUDE",
+            AnnotationDirective::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> AnnotationDirective {
+        match s {
+            "COPY" => AnnotationDirective::Copy,
+            "EXCLUDE" => AnnotationDirective::Exclude,
+            other => AnnotationDirective::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for AnnotationDirective {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(AnnotationDirective::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for AnnotationDirective {
+    fn into_value(self) -> rt::Value {
+        match self {
+            AnnotationDirective::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnotationEntry {
+    pub annotation_name: String,
+    pub last_modified: rt::DateTime,
+    pub e_tag: Option<String>,
+    pub checksum_algorithm: Option<Vec<ChecksumAlgorithm>>,
+    pub size: i64,
+    pub replication_status: Option<ReplicationStatus>,
+}
+
+impl rt::IntoValue for AnnotationEntry {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(6)
+            .push(self.annotation_name)
+            .push(self.last_modified)
+            .push_optional(self.e_tag)
+            .push_optional(self.checksum_algorithm)
+            .push(self.size)
+            .push_optional(self.replication_status)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AnnotationLimitExceeded {}
+
+impl rt::IntoValue for AnnotationLimitExceeded {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AnnotationNameTooLong {}
+
+impl rt::IntoValue for AnnotationNameTooLong {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnotationTableConfiguration {
+    pub configuration_state: AnnotationConfigurationState,
+    pub encryption_configuration: Option<MetadataTableEncryptionConfiguration>,
+    pub role: Option<String>,
+}
+
+impl rt::FromValue for AnnotationTableConfiguration {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(AnnotationTableConfiguration {
+            configuration_state: f.required()?,
+            encryption_configuration: f.optional()?,
+            role: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnotationTableConfigurationResult {
+    pub configuration_state: AnnotationConfigurationState,
+    pub table_status: Option<String>,
+    pub error: Option<ErrorDetails>,
+    pub table_name: Option<String>,
+    pub table_arn: Option<String>,
+    pub role: Option<String>,
+}
+
+impl rt::IntoValue for AnnotationTableConfigurationResult {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(6)
+            .push(self.configuration_state)
+            .push_optional(self.table_status)
+            .push_optional(self.error)
+            .push_optional(self.table_name)
+            .push_optional(self.table_arn)
+            .push_optional(self.role)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnotationTableConfigurationUpdates {
+    pub configuration_state: AnnotationConfigurationState,
+    pub encryption_configuration: Option<MetadataTableEncryptionConfiguration>,
+    pub role: Option<String>,
+}
+
+impl rt::FromValue for AnnotationTableConfigurationUpdates {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 3)?;
+        Ok(AnnotationTableConfigurationUpdates {
+            configuration_state: f.required()?,
+            encryption_configuration: f.optional()?,
+            role: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ArchiveStatus {
     ArchiveAccess,
     DeepArchiveAccess,
@@ -340,6 +565,26 @@ impl rt::IntoValue for ArchiveStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct BlockedEncryptionTypes {
+    pub encryption_type: Option<Vec<EncryptionType>>,
+}
+
+impl rt::FromValue for BlockedEncryptionTypes {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(BlockedEncryptionTypes {
+            encryption_type: f.optional()?,
+        })
+    }
+}
+
+impl rt::IntoValue for BlockedEncryptionTypes {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.encryption_type).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Bucket {
     pub name: Option<String>,
     pub creation_date: Option<rt::DateTime>,
@@ -355,6 +600,55 @@ impl rt::IntoValue for Bucket {
             .push_optional(self.bucket_region)
             .push_optional(self.bucket_arn)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BucketAbacStatus {
+    Enabled,
+    Disabled,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl BucketAbacStatus {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["Enabled", "Disabled"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            BucketAbacStatus::Enabled => "Enabled",
+            BucketAbacStatus::Disabled => "Disabled",
+            BucketAbacStatus::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> BucketAbacStatus {
+        match s {
+            "Enabled" => BucketAbacStatus::Enabled,
+            "Disabled" => BucketAbacStatus::Disabled,
+            other => BucketAbacStatus::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for BucketAbacStatus {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(BucketAbacStatus::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for BucketAbacStatus {
+    fn into_value(self) -> rt::Value {
+        match self {
+            BucketAbacStatus::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
     }
 }
 
@@ -512,6 +806,7 @@ impl rt::FromValue for BucketLifecycleConfiguration {
 pub enum BucketLocationConstraint {
     AfSouth1,
     ApEast1,
+    ApEast2,
     ApNortheast1,
     ApNortheast2,
     ApNortheast3,
@@ -522,7 +817,10 @@ pub enum BucketLocationConstraint {
     ApSoutheast3,
     ApSoutheast4,
     ApSoutheast5,
+    ApSoutheast6,
+    ApSoutheast7,
     CaCentral1,
+    CaWest1,
     CnNorth1,
     CnNorthwest1,
     Eu,
@@ -537,6 +835,7 @@ pub enum BucketLocationConstraint {
     IlCentral1,
     MeCentral1,
     MeSouth1,
+    MxCentral1,
     SaEast1,
     UsEast2,
     UsGovEast1,
@@ -552,6 +851,7 @@ impl BucketLocationConstraint {
     pub const VALUES: &'static [&'static str] = &[
         "af-south-1",
         "ap-east-1",
+        "ap-east-2",
         "ap-northeast-1",
         "ap-northeast-2",
         "ap-northeast-3",
@@ -562,7 +862,10 @@ impl BucketLocationConstraint {
         "ap-southeast-3",
         "ap-southeast-4",
         "ap-southeast-5",
+        "ap-southeast-6",
+        "ap-southeast-7",
         "ca-central-1",
+        "ca-west-1",
         "cn-north-1",
         "cn-northwest-1",
         "EU",
@@ -577,6 +880,7 @@ impl BucketLocationConstraint {
         "il-central-1",
         "me-central-1",
         "me-south-1",
+        "mx-central-1",
         "sa-east-1",
         "us-east-2",
         "us-gov-east-1",
@@ -590,6 +894,7 @@ impl BucketLocationConstraint {
         match self {
             BucketLocationConstraint::AfSouth1 => "af-south-1",
             BucketLocationConstraint::ApEast1 => "ap-east-1",
+            BucketLocationConstraint::ApEast2 => "ap-east-2",
             BucketLocationConstraint::ApNortheast1 => "ap-northeast-1",
             BucketLocationConstraint::ApNortheast2 => "ap-northeast-2",
             BucketLocationConstraint::ApNortheast3 => "ap-northeast-3",
@@ -600,7 +905,10 @@ impl BucketLocationConstraint {
             BucketLocationConstraint::ApSoutheast3 => "ap-southeast-3",
             BucketLocationConstraint::ApSoutheast4 => "ap-southeast-4",
             BucketLocationConstraint::ApSoutheast5 => "ap-southeast-5",
+            BucketLocationConstraint::ApSoutheast6 => "ap-southeast-6",
+            BucketLocationConstraint::ApSoutheast7 => "ap-southeast-7",
             BucketLocationConstraint::CaCentral1 => "ca-central-1",
+            BucketLocationConstraint::CaWest1 => "ca-west-1",
             BucketLocationConstraint::CnNorth1 => "cn-north-1",
             BucketLocationConstraint::CnNorthwest1 => "cn-northwest-1",
             BucketLocationConstraint::Eu => "EU",
@@ -615,6 +923,7 @@ impl BucketLocationConstraint {
             BucketLocationConstraint::IlCentral1 => "il-central-1",
             BucketLocationConstraint::MeCentral1 => "me-central-1",
             BucketLocationConstraint::MeSouth1 => "me-south-1",
+            BucketLocationConstraint::MxCentral1 => "mx-central-1",
             BucketLocationConstraint::SaEast1 => "sa-east-1",
             BucketLocationConstraint::UsEast2 => "us-east-2",
             BucketLocationConstraint::UsGovEast1 => "us-gov-east-1",
@@ -630,6 +939,7 @@ impl BucketLocationConstraint {
         match s {
             "af-south-1" => BucketLocationConstraint::AfSouth1,
             "ap-east-1" => BucketLocationConstraint::ApEast1,
+            "ap-east-2" => BucketLocationConstraint::ApEast2,
             "ap-northeast-1" => BucketLocationConstraint::ApNortheast1,
             "ap-northeast-2" => BucketLocationConstraint::ApNortheast2,
             "ap-northeast-3" => BucketLocationConstraint::ApNortheast3,
@@ -640,7 +950,10 @@ impl BucketLocationConstraint {
             "ap-southeast-3" => BucketLocationConstraint::ApSoutheast3,
             "ap-southeast-4" => BucketLocationConstraint::ApSoutheast4,
             "ap-southeast-5" => BucketLocationConstraint::ApSoutheast5,
+            "ap-southeast-6" => BucketLocationConstraint::ApSoutheast6,
+            "ap-southeast-7" => BucketLocationConstraint::ApSoutheast7,
             "ca-central-1" => BucketLocationConstraint::CaCentral1,
+            "ca-west-1" => BucketLocationConstraint::CaWest1,
             "cn-north-1" => BucketLocationConstraint::CnNorth1,
             "cn-northwest-1" => BucketLocationConstraint::CnNorthwest1,
             "EU" => BucketLocationConstraint::Eu,
@@ -655,6 +968,7 @@ impl BucketLocationConstraint {
             "il-central-1" => BucketLocationConstraint::IlCentral1,
             "me-central-1" => BucketLocationConstraint::MeCentral1,
             "me-south-1" => BucketLocationConstraint::MeSouth1,
+            "mx-central-1" => BucketLocationConstraint::MxCentral1,
             "sa-east-1" => BucketLocationConstraint::SaEast1,
             "us-east-2" => BucketLocationConstraint::UsEast2,
             "us-gov-east-1" => BucketLocationConstraint::UsGovEast1,
@@ -745,6 +1059,55 @@ impl rt::IntoValue for BucketLogsPermission {
     fn into_value(self) -> rt::Value {
         match self {
             BucketLogsPermission::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BucketNamespace {
+    AccountRegional,
+    Global,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl BucketNamespace {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["account-regional", "global"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            BucketNamespace::AccountRegional => "account-regional",
+            BucketNamespace::Global => "global",
+            BucketNamespace::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> BucketNamespace {
+        match s {
+            "account-regional" => BucketNamespace::AccountRegional,
+            "global" => BucketNamespace::Global,
+            other => BucketNamespace::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for BucketNamespace {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(BucketNamespace::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for BucketNamespace {
+    fn into_value(self) -> rt::Value {
+        match self {
+            BucketNamespace::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
         }
     }
@@ -951,17 +1314,27 @@ pub struct Checksum {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub checksum_type: Option<ChecksumType>,
 }
 
 impl rt::IntoValue for Checksum {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(6)
+        rt::StructBuilder::new(11)
             .push_optional(self.checksum_crc32)
             .push_optional(self.checksum_crc32_c)
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .push_optional(self.checksum_type)
             .build()
     }
@@ -974,13 +1347,29 @@ pub enum ChecksumAlgorithm {
     Sha1,
     Sha256,
     Crc64Nvme,
+    Sha512,
+    Md5,
+    Xxhash64,
+    Xxhash3,
+    Xxhash128,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
 
 impl ChecksumAlgorithm {
     /// The wire values the model lists, in model order.
-    pub const VALUES: &'static [&'static str] = &["CRC32", "CRC32C", "SHA1", "SHA256", "CRC64NVME"];
+    pub const VALUES: &'static [&'static str] = &[
+        "CRC32",
+        "CRC32C",
+        "SHA1",
+        "SHA256",
+        "CRC64NVME",
+        "SHA512",
+        "MD5",
+        "XXHASH64",
+        "XXHASH3",
+        "XXHASH128",
+    ];
 
     /// The wire value.
     pub fn as_str(&self) -> &str {
@@ -990,6 +1379,11 @@ impl ChecksumAlgorithm {
             ChecksumAlgorithm::Sha1 => "SHA1",
             ChecksumAlgorithm::Sha256 => "SHA256",
             ChecksumAlgorithm::Crc64Nvme => "CRC64NVME",
+            ChecksumAlgorithm::Sha512 => "SHA512",
+            ChecksumAlgorithm::Md5 => "MD5",
+            ChecksumAlgorithm::Xxhash64 => "XXHASH64",
+            ChecksumAlgorithm::Xxhash3 => "XXHASH3",
+            ChecksumAlgorithm::Xxhash128 => "XXHASH128",
             ChecksumAlgorithm::Unknown(s) => s,
         }
     }
@@ -1002,6 +1396,11 @@ impl ChecksumAlgorithm {
             "SHA1" => ChecksumAlgorithm::Sha1,
             "SHA256" => ChecksumAlgorithm::Sha256,
             "CRC64NVME" => ChecksumAlgorithm::Crc64Nvme,
+            "SHA512" => ChecksumAlgorithm::Sha512,
+            "MD5" => ChecksumAlgorithm::Md5,
+            "XXHASH64" => ChecksumAlgorithm::Xxhash64,
+            "XXHASH3" => ChecksumAlgorithm::Xxhash3,
+            "XXHASH128" => ChecksumAlgorithm::Xxhash128,
             other => ChecksumAlgorithm::Unknown(other.to_string()),
         }
     }
@@ -1143,6 +1542,11 @@ pub struct CompleteMultipartUploadOutput {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub checksum_type: Option<ChecksumType>,
     pub server_side_encryption: Option<ServerSideEncryption>,
     pub version_id: Option<String>,
@@ -1153,7 +1557,7 @@ pub struct CompleteMultipartUploadOutput {
 
 impl rt::IntoValue for CompleteMultipartUploadOutput {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(16)
+        rt::StructBuilder::new(21)
             .push_optional(self.location)
             .push_optional(self.bucket)
             .push_optional(self.key)
@@ -1164,6 +1568,11 @@ impl rt::IntoValue for CompleteMultipartUploadOutput {
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .push_optional(self.checksum_type)
             .push_optional(self.server_side_encryption)
             .push_optional(self.version_id)
@@ -1185,6 +1594,11 @@ pub struct CompleteMultipartUploadRequest {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub checksum_type: Option<ChecksumType>,
     pub mpu_object_size: Option<i64>,
     pub request_payer: Option<RequestPayer>,
@@ -1198,7 +1612,7 @@ pub struct CompleteMultipartUploadRequest {
 
 impl rt::FromValue for CompleteMultipartUploadRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 18)?;
+        let mut f = rt::Fields::open(value, 23)?;
         Ok(CompleteMultipartUploadRequest {
             bucket: f.required()?,
             key: f.required()?,
@@ -1209,6 +1623,11 @@ impl rt::FromValue for CompleteMultipartUploadRequest {
             checksum_crc64_nvme: f.optional()?,
             checksum_sha1: f.optional()?,
             checksum_sha256: f.optional()?,
+            checksum_sha512: f.optional()?,
+            checksum_md5: f.optional()?,
+            checksum_xxhash64: f.optional()?,
+            checksum_xxhash3: f.optional()?,
+            checksum_xxhash128: f.optional()?,
             checksum_type: f.optional()?,
             mpu_object_size: f.optional()?,
             request_payer: f.optional()?,
@@ -1242,12 +1661,17 @@ pub struct CompletedPart {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub part_number: Option<i32>,
 }
 
 impl rt::FromValue for CompletedPart {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 7)?;
+        let mut f = rt::Fields::open(value, 12)?;
         Ok(CompletedPart {
             e_tag: f.optional()?,
             checksum_crc32: f.optional()?,
@@ -1255,6 +1679,11 @@ impl rt::FromValue for CompletedPart {
             checksum_crc64_nvme: f.optional()?,
             checksum_sha1: f.optional()?,
             checksum_sha256: f.optional()?,
+            checksum_sha512: f.optional()?,
+            checksum_md5: f.optional()?,
+            checksum_xxhash64: f.optional()?,
+            checksum_xxhash3: f.optional()?,
+            checksum_xxhash128: f.optional()?,
             part_number: f.optional()?,
         })
     }
@@ -1399,10 +1828,13 @@ pub struct CopyObjectRequest {
     pub grant_read: Option<String>,
     pub grant_read_acp: Option<String>,
     pub grant_write_acp: Option<String>,
+    pub if_match: Option<String>,
+    pub if_none_match: Option<String>,
     pub key: String,
     pub metadata: Option<std::collections::BTreeMap<String, String>>,
     pub metadata_directive: Option<MetadataDirective>,
     pub tagging_directive: Option<TaggingDirective>,
+    pub annotation_directive: Option<AnnotationDirective>,
     pub server_side_encryption: Option<ServerSideEncryption>,
     pub storage_class: Option<StorageClass>,
     pub website_redirect_location: Option<String>,
@@ -1426,7 +1858,7 @@ pub struct CopyObjectRequest {
 
 impl rt::FromValue for CopyObjectRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 41)?;
+        let mut f = rt::Fields::open(value, 44)?;
         Ok(CopyObjectRequest {
             acl: f.optional()?,
             bucket: f.required()?,
@@ -1446,10 +1878,13 @@ impl rt::FromValue for CopyObjectRequest {
             grant_read: f.optional()?,
             grant_read_acp: f.optional()?,
             grant_write_acp: f.optional()?,
+            if_match: f.optional()?,
+            if_none_match: f.optional()?,
             key: f.required()?,
             metadata: f.optional()?,
             metadata_directive: f.optional()?,
             tagging_directive: f.optional()?,
+            annotation_directive: f.optional()?,
             server_side_encryption: f.optional()?,
             storage_class: f.optional()?,
             website_redirect_location: f.optional()?,
@@ -1483,11 +1918,16 @@ pub struct CopyObjectResult {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
 }
 
 impl rt::IntoValue for CopyObjectResult {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(8)
+        rt::StructBuilder::new(13)
             .push_optional(self.e_tag)
             .push_optional(self.last_modified)
             .push_optional(self.checksum_type)
@@ -1496,6 +1936,11 @@ impl rt::IntoValue for CopyObjectResult {
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .build()
     }
 }
@@ -1509,11 +1954,16 @@ pub struct CopyPartResult {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
 }
 
 impl rt::IntoValue for CopyPartResult {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(7)
+        rt::StructBuilder::new(12)
             .push_optional(self.e_tag)
             .push_optional(self.last_modified)
             .push_optional(self.checksum_crc32)
@@ -1521,6 +1971,11 @@ impl rt::IntoValue for CopyPartResult {
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .build()
     }
 }
@@ -1616,11 +2071,12 @@ pub struct CreateBucketRequest {
     pub grant_write_acp: Option<String>,
     pub object_lock_enabled_for_bucket: Option<bool>,
     pub object_ownership: Option<ObjectOwnership>,
+    pub bucket_namespace: Option<BucketNamespace>,
 }
 
 impl rt::FromValue for CreateBucketRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 10)?;
+        let mut f = rt::Fields::open(value, 11)?;
         Ok(CreateBucketRequest {
             acl: f.optional()?,
             bucket: f.required()?,
@@ -1632,6 +2088,7 @@ impl rt::FromValue for CreateBucketRequest {
             grant_write_acp: f.optional()?,
             object_lock_enabled_for_bucket: f.optional()?,
             object_ownership: f.optional()?,
+            bucket_namespace: f.optional()?,
         })
     }
 }
@@ -2224,6 +2681,47 @@ impl rt::IntoValue for DeleteMarkerReplicationStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeleteObjectAnnotationOutput {
+    pub object_version_id: Option<String>,
+    pub request_charged: Option<RequestCharged>,
+}
+
+impl rt::IntoValue for DeleteObjectAnnotationOutput {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.object_version_id)
+            .push_optional(self.request_charged)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeleteObjectAnnotationRequest {
+    pub bucket: String,
+    pub key: String,
+    pub annotation_name: String,
+    pub version_id: Option<String>,
+    pub request_payer: Option<RequestPayer>,
+    pub expected_bucket_owner: Option<String>,
+    pub object_if_match: Option<String>,
+}
+
+impl rt::FromValue for DeleteObjectAnnotationRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 7)?;
+        Ok(DeleteObjectAnnotationRequest {
+            bucket: f.required()?,
+            key: f.required()?,
+            annotation_name: f.required()?,
+            version_id: f.optional()?,
+            request_payer: f.optional()?,
+            expected_bucket_owner: f.optional()?,
+            object_if_match: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteObjectOutput {
     pub delete_marker: Option<bool>,
     pub version_id: Option<String>,
@@ -2522,6 +3020,55 @@ impl rt::IntoValue for EncryptionConfiguration {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EncryptionType {
+    None,
+    SseC,
+    /// A value this model does not list, kept as sent.
+    Unknown(String),
+}
+
+impl EncryptionType {
+    /// The wire values the model lists, in model order.
+    pub const VALUES: &'static [&'static str] = &["NONE", "SSE-C"];
+
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EncryptionType::None => "NONE",
+            EncryptionType::SseC => "SSE-C",
+            EncryptionType::Unknown(s) => s,
+        }
+    }
+
+    /// The variant for a wire value.
+    pub fn from_wire(s: &str) -> EncryptionType {
+        match s {
+            "NONE" => EncryptionType::None,
+            "SSE-C" => EncryptionType::SseC,
+            other => EncryptionType::Unknown(other.to_string()),
+        }
+    }
+}
+
+impl rt::FromValue for EncryptionType {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::String(s) => Ok(EncryptionType::from_wire(&s)),
+            other => Err(rt::ConvertError::new("string", &other)),
+        }
+    }
+}
+
+impl rt::IntoValue for EncryptionType {
+    fn into_value(self) -> rt::Value {
+        match self {
+            EncryptionType::Unknown(s) => rt::Value::String(s),
+            known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EncryptionTypeMismatch {}
 
@@ -2621,6 +3168,9 @@ pub enum Event {
     S3ObjectTagging,
     S3ObjectTaggingPut,
     S3ObjectTaggingDelete,
+    S3ObjectAnnotation,
+    S3ObjectAnnotationPut,
+    S3ObjectAnnotationDelete,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -2655,6 +3205,9 @@ impl Event {
         "s3:ObjectTagging:*",
         "s3:ObjectTagging:Put",
         "s3:ObjectTagging:Delete",
+        "s3:ObjectAnnotation:*",
+        "s3:ObjectAnnotation:Put",
+        "s3:ObjectAnnotation:Delete",
     ];
 
     /// The wire value.
@@ -2687,6 +3240,9 @@ impl Event {
             Event::S3ObjectTagging => "s3:ObjectTagging:*",
             Event::S3ObjectTaggingPut => "s3:ObjectTagging:Put",
             Event::S3ObjectTaggingDelete => "s3:ObjectTagging:Delete",
+            Event::S3ObjectAnnotation => "s3:ObjectAnnotation:*",
+            Event::S3ObjectAnnotationPut => "s3:ObjectAnnotation:Put",
+            Event::S3ObjectAnnotationDelete => "s3:ObjectAnnotation:Delete",
             Event::Unknown(s) => s,
         }
     }
@@ -2721,6 +3277,9 @@ impl Event {
             "s3:ObjectTagging:*" => Event::S3ObjectTagging,
             "s3:ObjectTagging:Put" => Event::S3ObjectTaggingPut,
             "s3:ObjectTagging:Delete" => Event::S3ObjectTaggingDelete,
+            "s3:ObjectAnnotation:*" => Event::S3ObjectAnnotation,
+            "s3:ObjectAnnotation:Put" => Event::S3ObjectAnnotationPut,
+            "s3:ObjectAnnotation:Delete" => Event::S3ObjectAnnotationDelete,
             other => Event::Unknown(other.to_string()),
         }
     }
@@ -3094,6 +3653,33 @@ impl rt::IntoValue for FilterRuleName {
             FilterRuleName::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
         }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetBucketAbacOutput {
+    pub abac_status: Option<AbacStatus>,
+}
+
+impl rt::IntoValue for GetBucketAbacOutput {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.abac_status).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetBucketAbacRequest {
+    pub bucket: String,
+    pub expected_bucket_owner: Option<String>,
+}
+
+impl rt::FromValue for GetBucketAbacRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(GetBucketAbacRequest {
+            bucket: f.required()?,
+            expected_bucket_owner: f.optional()?,
+        })
     }
 }
 
@@ -3802,6 +4388,81 @@ impl rt::FromValue for GetObjectAclRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetObjectAnnotationOutput {
+    pub annotation_payload: Vec<u8>,
+    pub object_version_id: Option<String>,
+    pub last_modified: Option<rt::DateTime>,
+    pub content_length: Option<i64>,
+    pub e_tag: Option<String>,
+    pub checksum_crc32: Option<String>,
+    pub checksum_crc32_c: Option<String>,
+    pub checksum_crc64_nvme: Option<String>,
+    pub checksum_sha1: Option<String>,
+    pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
+    pub checksum_type: Option<ChecksumType>,
+    pub server_side_encryption: Option<ServerSideEncryption>,
+    pub request_charged: Option<RequestCharged>,
+    pub replication_status: Option<ReplicationStatus>,
+}
+
+impl rt::IntoValue for GetObjectAnnotationOutput {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(19)
+            .push(self.annotation_payload)
+            .push_optional(self.object_version_id)
+            .push_optional(self.last_modified)
+            .push_optional(self.content_length)
+            .push_optional(self.e_tag)
+            .push_optional(self.checksum_crc32)
+            .push_optional(self.checksum_crc32_c)
+            .push_optional(self.checksum_crc64_nvme)
+            .push_optional(self.checksum_sha1)
+            .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
+            .push_optional(self.checksum_type)
+            .push_optional(self.server_side_encryption)
+            .push_optional(self.request_charged)
+            .push_optional(self.replication_status)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetObjectAnnotationRequest {
+    pub bucket: String,
+    pub key: String,
+    pub annotation_name: String,
+    pub version_id: Option<String>,
+    pub request_payer: Option<RequestPayer>,
+    pub expected_bucket_owner: Option<String>,
+    pub checksum_mode: Option<ChecksumMode>,
+}
+
+impl rt::FromValue for GetObjectAnnotationRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 7)?;
+        Ok(GetObjectAnnotationRequest {
+            bucket: f.required()?,
+            key: f.required()?,
+            annotation_name: f.required()?,
+            version_id: f.optional()?,
+            request_payer: f.optional()?,
+            expected_bucket_owner: f.optional()?,
+            checksum_mode: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetObjectAttributesOutput {
     pub delete_marker: Option<bool>,
     pub last_modified: Option<rt::DateTime>,
@@ -3964,6 +4625,11 @@ pub struct GetObjectOutput {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub checksum_type: Option<ChecksumType>,
     pub missing_meta: Option<i32>,
     pub version_id: Option<String>,
@@ -3993,7 +4659,7 @@ pub struct GetObjectOutput {
 
 impl rt::IntoValue for GetObjectOutput {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(38)
+        rt::StructBuilder::new(43)
             .push(self.body)
             .push_optional(self.delete_marker)
             .push_optional(self.accept_ranges)
@@ -4007,6 +4673,11 @@ impl rt::IntoValue for GetObjectOutput {
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .push_optional(self.checksum_type)
             .push_optional(self.missing_meta)
             .push_optional(self.version_id)
@@ -4346,6 +5017,11 @@ pub struct HeadObjectOutput {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub checksum_type: Option<ChecksumType>,
     pub e_tag: Option<String>,
     pub missing_meta: Option<i32>,
@@ -4376,7 +5052,7 @@ pub struct HeadObjectOutput {
 
 impl rt::IntoValue for HeadObjectOutput {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(38)
+        rt::StructBuilder::new(43)
             .push_optional(self.delete_marker)
             .push_optional(self.accept_ranges)
             .push_optional(self.expiration)
@@ -4389,6 +5065,11 @@ impl rt::IntoValue for HeadObjectOutput {
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .push_optional(self.checksum_type)
             .push_optional(self.e_tag)
             .push_optional(self.missing_meta)
@@ -4718,6 +5399,15 @@ impl rt::IntoValue for IntelligentTieringStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct InvalidAnnotationName {}
+
+impl rt::IntoValue for InvalidAnnotationName {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InvalidObjectState {
     pub storage_class: Option<StorageClass>,
     pub access_tier: Option<IntelligentTieringAccessTier>,
@@ -4729,6 +5419,15 @@ impl rt::IntoValue for InvalidObjectState {
             .push_optional(self.storage_class)
             .push_optional(self.access_tier)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InvalidPrefix {}
+
+impl rt::IntoValue for InvalidPrefix {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
     }
 }
 
@@ -5069,6 +5768,7 @@ pub enum InventoryOptionalField {
     ChecksumAlgorithm,
     ObjectAccessControlList,
     ObjectOwner,
+    LifecycleExpirationDate,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -5091,6 +5791,7 @@ impl InventoryOptionalField {
         "ChecksumAlgorithm",
         "ObjectAccessControlList",
         "ObjectOwner",
+        "LifecycleExpirationDate",
     ];
 
     /// The wire value.
@@ -5111,6 +5812,7 @@ impl InventoryOptionalField {
             InventoryOptionalField::ChecksumAlgorithm => "ChecksumAlgorithm",
             InventoryOptionalField::ObjectAccessControlList => "ObjectAccessControlList",
             InventoryOptionalField::ObjectOwner => "ObjectOwner",
+            InventoryOptionalField::LifecycleExpirationDate => "LifecycleExpirationDate",
             InventoryOptionalField::Unknown(s) => s,
         }
     }
@@ -5133,6 +5835,7 @@ impl InventoryOptionalField {
             "ChecksumAlgorithm" => InventoryOptionalField::ChecksumAlgorithm,
             "ObjectAccessControlList" => InventoryOptionalField::ObjectAccessControlList,
             "ObjectOwner" => InventoryOptionalField::ObjectOwner,
+            "LifecycleExpirationDate" => InventoryOptionalField::LifecycleExpirationDate,
             other => InventoryOptionalField::Unknown(other.to_string()),
         }
     }
@@ -5845,6 +6548,65 @@ impl rt::FromValue for ListMultipartUploadsRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListObjectAnnotationsOutput {
+    pub annotations: Option<Vec<AnnotationEntry>>,
+    pub bucket: Option<String>,
+    pub key: Option<String>,
+    pub object_version_id: Option<String>,
+    pub annotation_prefix: Option<String>,
+    pub max_annotation_results: Option<i32>,
+    pub annotation_count: Option<i32>,
+    pub continuation_token: Option<String>,
+    pub next_continuation_token: Option<String>,
+    pub request_charged: Option<RequestCharged>,
+}
+
+impl rt::IntoValue for ListObjectAnnotationsOutput {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(10)
+            .push_optional(self.annotations)
+            .push_optional(self.bucket)
+            .push_optional(self.key)
+            .push_optional(self.object_version_id)
+            .push_optional(self.annotation_prefix)
+            .push_optional(self.max_annotation_results)
+            .push_optional(self.annotation_count)
+            .push_optional(self.continuation_token)
+            .push_optional(self.next_continuation_token)
+            .push_optional(self.request_charged)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListObjectAnnotationsRequest {
+    pub bucket: String,
+    pub key: String,
+    pub version_id: Option<String>,
+    pub max_annotation_results: Option<i32>,
+    pub annotation_prefix: Option<String>,
+    pub continuation_token: Option<String>,
+    pub request_payer: Option<RequestPayer>,
+    pub expected_bucket_owner: Option<String>,
+}
+
+impl rt::FromValue for ListObjectAnnotationsRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 8)?;
+        Ok(ListObjectAnnotationsRequest {
+            bucket: f.required()?,
+            key: f.required()?,
+            version_id: f.optional()?,
+            max_annotation_results: f.optional()?,
+            annotation_prefix: f.optional()?,
+            continuation_token: f.optional()?,
+            request_payer: f.optional()?,
+            expected_bucket_owner: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListObjectVersionsOutput {
     pub is_truncated: Option<bool>,
     pub key_marker: Option<String>,
@@ -6322,14 +7084,16 @@ impl rt::IntoValue for MFADeleteStatus {
 pub struct MetadataConfiguration {
     pub journal_table_configuration: JournalTableConfiguration,
     pub inventory_table_configuration: Option<InventoryTableConfiguration>,
+    pub annotation_table_configuration: Option<AnnotationTableConfiguration>,
 }
 
 impl rt::FromValue for MetadataConfiguration {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 2)?;
+        let mut f = rt::Fields::open(value, 3)?;
         Ok(MetadataConfiguration {
             journal_table_configuration: f.required()?,
             inventory_table_configuration: f.optional()?,
+            annotation_table_configuration: f.optional()?,
         })
     }
 }
@@ -6339,14 +7103,16 @@ pub struct MetadataConfigurationResult {
     pub destination_result: DestinationResult,
     pub journal_table_configuration_result: Option<JournalTableConfigurationResult>,
     pub inventory_table_configuration_result: Option<InventoryTableConfigurationResult>,
+    pub annotation_table_configuration_result: Option<AnnotationTableConfigurationResult>,
 }
 
 impl rt::IntoValue for MetadataConfigurationResult {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(3)
+        rt::StructBuilder::new(4)
             .push(self.destination_result)
             .push_optional(self.journal_table_configuration_result)
             .push_optional(self.inventory_table_configuration_result)
+            .push_optional(self.annotation_table_configuration_result)
             .build()
     }
 }
@@ -6647,6 +7413,15 @@ impl rt::IntoValue for MultipartUpload {
             .push_optional(self.checksum_algorithm)
             .push_optional(self.checksum_type)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NoSuchAnnotation {}
+
+impl rt::IntoValue for NoSuchAnnotation {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
     }
 }
 
@@ -6952,6 +7727,26 @@ impl rt::IntoValue for ObjectCannedACL {
         match self {
             ObjectCannedACL::Unknown(s) => rt::Value::String(s),
             known => rt::Value::String(known.as_str().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ObjectEncryption {
+    Ssekms(SSEKMSEncryption),
+}
+
+impl rt::FromValue for ObjectEncryption {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        match value {
+            rt::Value::Union(index, value) => match index {
+                0 => Ok(ObjectEncryption::Ssekms(rt::FromValue::from_value(*value)?)),
+                _ => Err(rt::ConvertError {
+                    expected: "a member of ObjectEncryption",
+                    found: "another member",
+                }),
+            },
+            other => Err(rt::ConvertError::new("union", &other)),
         }
     }
 }
@@ -7329,11 +8124,16 @@ pub struct ObjectPart {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
 }
 
 impl rt::IntoValue for ObjectPart {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(7)
+        rt::StructBuilder::new(12)
             .push_optional(self.part_number)
             .push_optional(self.size)
             .push_optional(self.checksum_crc32)
@@ -7341,6 +8141,11 @@ impl rt::IntoValue for ObjectPart {
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .build()
     }
 }
@@ -7359,6 +8164,7 @@ pub enum ObjectStorageClass {
     Snow,
     ExpressOnezone,
     FsxOpenzfs,
+    FsxOntap,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -7378,6 +8184,7 @@ impl ObjectStorageClass {
         "SNOW",
         "EXPRESS_ONEZONE",
         "FSX_OPENZFS",
+        "FSX_ONTAP",
     ];
 
     /// The wire value.
@@ -7395,6 +8202,7 @@ impl ObjectStorageClass {
             ObjectStorageClass::Snow => "SNOW",
             ObjectStorageClass::ExpressOnezone => "EXPRESS_ONEZONE",
             ObjectStorageClass::FsxOpenzfs => "FSX_OPENZFS",
+            ObjectStorageClass::FsxOntap => "FSX_ONTAP",
             ObjectStorageClass::Unknown(s) => s,
         }
     }
@@ -7414,6 +8222,7 @@ impl ObjectStorageClass {
             "SNOW" => ObjectStorageClass::Snow,
             "EXPRESS_ONEZONE" => ObjectStorageClass::ExpressOnezone,
             "FSX_OPENZFS" => ObjectStorageClass::FsxOpenzfs,
+            "FSX_ONTAP" => ObjectStorageClass::FsxOntap,
             other => ObjectStorageClass::Unknown(other.to_string()),
         }
     }
@@ -7720,11 +8529,16 @@ pub struct Part {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
 }
 
 impl rt::IntoValue for Part {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(9)
+        rt::StructBuilder::new(14)
             .push_optional(self.part_number)
             .push_optional(self.last_modified)
             .push_optional(self.e_tag)
@@ -7734,6 +8548,11 @@ impl rt::IntoValue for Part {
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .build()
     }
 }
@@ -8032,6 +8851,28 @@ impl rt::IntoValue for PublicAccessBlockConfiguration {
             .push_optional(self.block_public_policy)
             .push_optional(self.restrict_public_buckets)
             .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PutBucketAbacRequest {
+    pub bucket: String,
+    pub content_md5: Option<String>,
+    pub checksum_algorithm: Option<ChecksumAlgorithm>,
+    pub expected_bucket_owner: Option<String>,
+    pub abac_status: AbacStatus,
+}
+
+impl rt::FromValue for PutBucketAbacRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 5)?;
+        Ok(PutBucketAbacRequest {
+            bucket: f.required()?,
+            content_md5: f.optional()?,
+            checksum_algorithm: f.optional()?,
+            expected_bucket_owner: f.optional()?,
+            abac_status: f.required()?,
+        })
     }
 }
 
@@ -8502,6 +9343,103 @@ impl rt::FromValue for PutObjectAclRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct PutObjectAnnotationOutput {
+    pub key: Option<String>,
+    pub annotation_name: Option<String>,
+    pub object_version_id: Option<String>,
+    pub e_tag: Option<String>,
+    pub checksum_crc32: Option<String>,
+    pub checksum_crc32_c: Option<String>,
+    pub checksum_crc64_nvme: Option<String>,
+    pub checksum_sha1: Option<String>,
+    pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
+    pub checksum_type: Option<ChecksumType>,
+    pub server_side_encryption: Option<ServerSideEncryption>,
+    pub request_charged: Option<RequestCharged>,
+}
+
+impl rt::IntoValue for PutObjectAnnotationOutput {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(17)
+            .push_optional(self.key)
+            .push_optional(self.annotation_name)
+            .push_optional(self.object_version_id)
+            .push_optional(self.e_tag)
+            .push_optional(self.checksum_crc32)
+            .push_optional(self.checksum_crc32_c)
+            .push_optional(self.checksum_crc64_nvme)
+            .push_optional(self.checksum_sha1)
+            .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
+            .push_optional(self.checksum_type)
+            .push_optional(self.server_side_encryption)
+            .push_optional(self.request_charged)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PutObjectAnnotationRequest {
+    pub bucket: String,
+    pub key: String,
+    pub version_id: Option<String>,
+    pub annotation_name: String,
+    pub annotation_payload: Vec<u8>,
+    pub object_if_match: Option<String>,
+    pub checksum_algorithm: Option<ChecksumAlgorithm>,
+    pub checksum_crc32: Option<String>,
+    pub checksum_crc32_c: Option<String>,
+    pub checksum_crc64_nvme: Option<String>,
+    pub checksum_sha1: Option<String>,
+    pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
+    pub content_md5: Option<String>,
+    pub request_payer: Option<RequestPayer>,
+    pub expected_bucket_owner: Option<String>,
+}
+
+impl rt::FromValue for PutObjectAnnotationRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 20)?;
+        Ok(PutObjectAnnotationRequest {
+            bucket: f.required()?,
+            key: f.required()?,
+            version_id: f.optional()?,
+            annotation_name: f.required()?,
+            annotation_payload: f.required()?,
+            object_if_match: f.optional()?,
+            checksum_algorithm: f.optional()?,
+            checksum_crc32: f.optional()?,
+            checksum_crc32_c: f.optional()?,
+            checksum_crc64_nvme: f.optional()?,
+            checksum_sha1: f.optional()?,
+            checksum_sha256: f.optional()?,
+            checksum_sha512: f.optional()?,
+            checksum_md5: f.optional()?,
+            checksum_xxhash64: f.optional()?,
+            checksum_xxhash3: f.optional()?,
+            checksum_xxhash128: f.optional()?,
+            content_md5: f.optional()?,
+            request_payer: f.optional()?,
+            expected_bucket_owner: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PutObjectLegalHoldOutput {
     pub request_charged: Option<RequestCharged>,
 }
@@ -8586,6 +9524,11 @@ pub struct PutObjectOutput {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub checksum_type: Option<ChecksumType>,
     pub server_side_encryption: Option<ServerSideEncryption>,
     pub version_id: Option<String>,
@@ -8600,7 +9543,7 @@ pub struct PutObjectOutput {
 
 impl rt::IntoValue for PutObjectOutput {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(17)
+        rt::StructBuilder::new(22)
             .push_optional(self.expiration)
             .push_optional(self.e_tag)
             .push_optional(self.checksum_crc32)
@@ -8608,6 +9551,11 @@ impl rt::IntoValue for PutObjectOutput {
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .push_optional(self.checksum_type)
             .push_optional(self.server_side_encryption)
             .push_optional(self.version_id)
@@ -8640,6 +9588,11 @@ pub struct PutObjectRequest {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub expires: Option<String>,
     pub if_match: Option<String>,
     pub if_none_match: Option<String>,
@@ -8669,7 +9622,7 @@ pub struct PutObjectRequest {
 
 impl rt::FromValue for PutObjectRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 41)?;
+        let mut f = rt::Fields::open(value, 46)?;
         Ok(PutObjectRequest {
             acl: f.optional()?,
             body: f.or_else(Vec::new)?,
@@ -8687,6 +9640,11 @@ impl rt::FromValue for PutObjectRequest {
             checksum_crc64_nvme: f.optional()?,
             checksum_sha1: f.optional()?,
             checksum_sha256: f.optional()?,
+            checksum_sha512: f.optional()?,
+            checksum_md5: f.optional()?,
+            checksum_xxhash64: f.optional()?,
+            checksum_xxhash3: f.optional()?,
+            checksum_xxhash128: f.optional()?,
             expires: f.optional()?,
             if_match: f.optional()?,
             if_none_match: f.optional()?,
@@ -9842,6 +10800,22 @@ impl rt::IntoValue for SSEKMS {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct SSEKMSEncryption {
+    pub kms_key_arn: String,
+    pub bucket_key_enabled: Option<bool>,
+}
+
+impl rt::FromValue for SSEKMSEncryption {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 2)?;
+        Ok(SSEKMSEncryption {
+            kms_key_arn: f.required()?,
+            bucket_key_enabled: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SSES3 {}
 
 impl rt::FromValue for SSES3 {
@@ -10063,23 +11037,26 @@ impl rt::IntoValue for ServerSideEncryptionConfiguration {
 pub struct ServerSideEncryptionRule {
     pub apply_server_side_encryption_by_default: Option<ServerSideEncryptionByDefault>,
     pub bucket_key_enabled: Option<bool>,
+    pub blocked_encryption_types: Option<BlockedEncryptionTypes>,
 }
 
 impl rt::FromValue for ServerSideEncryptionRule {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 2)?;
+        let mut f = rt::Fields::open(value, 3)?;
         Ok(ServerSideEncryptionRule {
             apply_server_side_encryption_by_default: f.optional()?,
             bucket_key_enabled: f.optional()?,
+            blocked_encryption_types: f.optional()?,
         })
     }
 }
 
 impl rt::IntoValue for ServerSideEncryptionRule {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(2)
+        rt::StructBuilder::new(3)
             .push_optional(self.apply_server_side_encryption_by_default)
             .push_optional(self.bucket_key_enabled)
+            .push_optional(self.blocked_encryption_types)
             .build()
     }
 }
@@ -10302,6 +11279,7 @@ pub enum StorageClass {
     Snow,
     ExpressOnezone,
     FsxOpenzfs,
+    FsxOntap,
     /// A value this model does not list, kept as sent.
     Unknown(String),
 }
@@ -10321,6 +11299,7 @@ impl StorageClass {
         "SNOW",
         "EXPRESS_ONEZONE",
         "FSX_OPENZFS",
+        "FSX_ONTAP",
     ];
 
     /// The wire value.
@@ -10338,6 +11317,7 @@ impl StorageClass {
             StorageClass::Snow => "SNOW",
             StorageClass::ExpressOnezone => "EXPRESS_ONEZONE",
             StorageClass::FsxOpenzfs => "FSX_OPENZFS",
+            StorageClass::FsxOntap => "FSX_ONTAP",
             StorageClass::Unknown(s) => s,
         }
     }
@@ -10357,6 +11337,7 @@ impl StorageClass {
             "SNOW" => StorageClass::Snow,
             "EXPRESS_ONEZONE" => StorageClass::ExpressOnezone,
             "FSX_OPENZFS" => StorageClass::FsxOpenzfs,
+            "FSX_ONTAP" => StorageClass::FsxOntap,
             other => StorageClass::Unknown(other.to_string()),
         }
     }
@@ -10964,6 +11945,37 @@ impl rt::IntoValue for Type {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UnsupportedMediaType {}
+
+impl rt::IntoValue for UnsupportedMediaType {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(0).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateBucketMetadataAnnotationTableConfigurationRequest {
+    pub bucket: String,
+    pub content_md5: Option<String>,
+    pub checksum_algorithm: Option<ChecksumAlgorithm>,
+    pub annotation_table_configuration: AnnotationTableConfigurationUpdates,
+    pub expected_bucket_owner: Option<String>,
+}
+
+impl rt::FromValue for UpdateBucketMetadataAnnotationTableConfigurationRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 5)?;
+        Ok(UpdateBucketMetadataAnnotationTableConfigurationRequest {
+            bucket: f.required()?,
+            content_md5: f.optional()?,
+            checksum_algorithm: f.optional()?,
+            annotation_table_configuration: f.required()?,
+            expected_bucket_owner: f.optional()?,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateBucketMetadataInventoryTableConfigurationRequest {
     pub bucket: String,
@@ -11005,6 +12017,45 @@ impl rt::FromValue for UpdateBucketMetadataJournalTableConfigurationRequest {
             journal_table_configuration: f.required()?,
             expected_bucket_owner: f.optional()?,
         })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateObjectEncryptionRequest {
+    pub bucket: String,
+    pub key: String,
+    pub version_id: Option<String>,
+    pub object_encryption: ObjectEncryption,
+    pub request_payer: Option<RequestPayer>,
+    pub expected_bucket_owner: Option<String>,
+    pub content_md5: Option<String>,
+    pub checksum_algorithm: Option<ChecksumAlgorithm>,
+}
+
+impl rt::FromValue for UpdateObjectEncryptionRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 8)?;
+        Ok(UpdateObjectEncryptionRequest {
+            bucket: f.required()?,
+            key: f.required()?,
+            version_id: f.optional()?,
+            object_encryption: f.required()?,
+            request_payer: f.optional()?,
+            expected_bucket_owner: f.optional()?,
+            content_md5: f.optional()?,
+            checksum_algorithm: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateObjectEncryptionResponse {
+    pub request_charged: Option<RequestCharged>,
+}
+
+impl rt::IntoValue for UpdateObjectEncryptionResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.request_charged).build()
     }
 }
 
@@ -11094,6 +12145,11 @@ pub struct UploadPartOutput {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub sse_customer_algorithm: Option<String>,
     pub sse_customer_key_md5: Option<String>,
     pub ssekms_key_id: Option<String>,
@@ -11103,7 +12159,7 @@ pub struct UploadPartOutput {
 
 impl rt::IntoValue for UploadPartOutput {
     fn into_value(self) -> rt::Value {
-        rt::StructBuilder::new(12)
+        rt::StructBuilder::new(17)
             .push_optional(self.server_side_encryption)
             .push_optional(self.e_tag)
             .push_optional(self.checksum_crc32)
@@ -11111,6 +12167,11 @@ impl rt::IntoValue for UploadPartOutput {
             .push_optional(self.checksum_crc64_nvme)
             .push_optional(self.checksum_sha1)
             .push_optional(self.checksum_sha256)
+            .push_optional(self.checksum_sha512)
+            .push_optional(self.checksum_md5)
+            .push_optional(self.checksum_xxhash64)
+            .push_optional(self.checksum_xxhash3)
+            .push_optional(self.checksum_xxhash128)
             .push_optional(self.sse_customer_algorithm)
             .push_optional(self.sse_customer_key_md5)
             .push_optional(self.ssekms_key_id)
@@ -11132,6 +12193,11 @@ pub struct UploadPartRequest {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub key: String,
     pub part_number: i32,
     pub upload_id: String,
@@ -11144,7 +12210,7 @@ pub struct UploadPartRequest {
 
 impl rt::FromValue for UploadPartRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 18)?;
+        let mut f = rt::Fields::open(value, 23)?;
         Ok(UploadPartRequest {
             body: f.or_else(Vec::new)?,
             bucket: f.required()?,
@@ -11156,6 +12222,11 @@ impl rt::FromValue for UploadPartRequest {
             checksum_crc64_nvme: f.optional()?,
             checksum_sha1: f.optional()?,
             checksum_sha256: f.optional()?,
+            checksum_sha512: f.optional()?,
+            checksum_md5: f.optional()?,
+            checksum_xxhash64: f.optional()?,
+            checksum_xxhash3: f.optional()?,
+            checksum_xxhash128: f.optional()?,
             key: f.required()?,
             part_number: f.required()?,
             upload_id: f.required()?,
@@ -11225,6 +12296,11 @@ pub struct WriteGetObjectResponseRequest {
     pub checksum_crc64_nvme: Option<String>,
     pub checksum_sha1: Option<String>,
     pub checksum_sha256: Option<String>,
+    pub checksum_sha512: Option<String>,
+    pub checksum_md5: Option<String>,
+    pub checksum_xxhash64: Option<String>,
+    pub checksum_xxhash3: Option<String>,
+    pub checksum_xxhash128: Option<String>,
     pub delete_marker: Option<bool>,
     pub e_tag: Option<String>,
     pub expires: Option<String>,
@@ -11251,7 +12327,7 @@ pub struct WriteGetObjectResponseRequest {
 
 impl rt::FromValue for WriteGetObjectResponseRequest {
     fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
-        let mut f = rt::Fields::open(value, 41)?;
+        let mut f = rt::Fields::open(value, 46)?;
         Ok(WriteGetObjectResponseRequest {
             request_route: f.required()?,
             request_token: f.required()?,
@@ -11272,6 +12348,11 @@ impl rt::FromValue for WriteGetObjectResponseRequest {
             checksum_crc64_nvme: f.optional()?,
             checksum_sha1: f.optional()?,
             checksum_sha256: f.optional()?,
+            checksum_sha512: f.optional()?,
+            checksum_md5: f.optional()?,
+            checksum_xxhash64: f.optional()?,
+            checksum_xxhash3: f.optional()?,
+            checksum_xxhash128: f.optional()?,
             delete_marker: f.optional()?,
             e_tag: f.optional()?,
             expires: f.optional()?,

@@ -374,7 +374,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
-    model_sha256: "f796a3607461f9fff10267aa52dc73afdd26a3f6fd88d0d5219399a25e49e2bf",
+    model_sha256: "95b525beb0009f56f39163b5ad04e6851475901cd9c848b5d42d9e0d285bf659",
 };
 
 pub static AWS_ACCOUNT_ID_LIST: Shape = Shape {

@@ -16,8 +16,10 @@ pub enum OperationName {
     DecodeAuthorizationMessage,
     GetAccessKeyInfo,
     GetCallerIdentity,
+    GetDelegatedAccessToken,
     GetFederationToken,
     GetSessionToken,
+    GetWebIdentityToken,
 }
 
 impl OperationName {
@@ -29,8 +31,10 @@ impl OperationName {
         OperationName::DecodeAuthorizationMessage,
         OperationName::GetAccessKeyInfo,
         OperationName::GetCallerIdentity,
+        OperationName::GetDelegatedAccessToken,
         OperationName::GetFederationToken,
         OperationName::GetSessionToken,
+        OperationName::GetWebIdentityToken,
     ];
 
     /// The operation's schema.
@@ -307,6 +311,43 @@ impl GetCallerIdentityError {
     }
 }
 
+/// What GetDelegatedAccessToken can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetDelegatedAccessTokenError {
+    ExpiredTradeInTokenException(ExpiredTradeInTokenException),
+    PackedPolicyTooLargeException(PackedPolicyTooLargeException),
+    RegionDisabledException(RegionDisabledException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetDelegatedAccessTokenError {
+    fn from(e: rt::AwsError) -> GetDelegatedAccessTokenError {
+        GetDelegatedAccessTokenError::Aws(e)
+    }
+}
+
+impl GetDelegatedAccessTokenError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetDelegatedAccessTokenError::ExpiredTradeInTokenException(e) => rt::OperationError::Modeled {
+                shape: &schema::EXPIRED_TRADE_IN_TOKEN_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDelegatedAccessTokenError::PackedPolicyTooLargeException(e) => rt::OperationError::Modeled {
+                shape: &schema::PACKED_POLICY_TOO_LARGE_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDelegatedAccessTokenError::RegionDisabledException(e) => rt::OperationError::Modeled {
+                shape: &schema::REGION_DISABLED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetDelegatedAccessTokenError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
 /// What GetFederationToken can fail with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetFederationTokenError {
@@ -367,6 +408,45 @@ impl GetSessionTokenError {
                 value: rt::IntoValue::into_value(e),
             },
             GetSessionTokenError::Aws(e) => rt::OperationError::Aws(e),
+        }
+    }
+}
+
+/// What GetWebIdentityToken can fail with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetWebIdentityTokenError {
+    JWTPayloadSizeExceededException(JWTPayloadSizeExceededException),
+    OutboundWebIdentityFederationDisabledException(OutboundWebIdentityFederationDisabledException),
+    SessionDurationEscalationException(SessionDurationEscalationException),
+    /// An error the model does not list (not implemented, throttling, validation, …).
+    Aws(rt::AwsError),
+}
+
+impl From<rt::AwsError> for GetWebIdentityTokenError {
+    fn from(e: rt::AwsError) -> GetWebIdentityTokenError {
+        GetWebIdentityTokenError::Aws(e)
+    }
+}
+
+impl GetWebIdentityTokenError {
+    /// The error with its schema, ready to encode.
+    pub fn into_operation_error(self) -> rt::OperationError {
+        match self {
+            GetWebIdentityTokenError::JWTPayloadSizeExceededException(e) => rt::OperationError::Modeled {
+                shape: &schema::JWT_PAYLOAD_SIZE_EXCEEDED_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetWebIdentityTokenError::OutboundWebIdentityFederationDisabledException(e) => {
+                rt::OperationError::Modeled {
+                    shape: &schema::OUTBOUND_WEB_IDENTITY_FEDERATION_DISABLED_EXCEPTION,
+                    value: rt::IntoValue::into_value(e),
+                }
+            }
+            GetWebIdentityTokenError::SessionDurationEscalationException(e) => rt::OperationError::Modeled {
+                shape: &schema::SESSION_DURATION_ESCALATION_EXCEPTION,
+                value: rt::IntoValue::into_value(e),
+            },
+            GetWebIdentityTokenError::Aws(e) => rt::OperationError::Aws(e),
         }
     }
 }
@@ -432,6 +512,15 @@ pub trait Sts: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetCallerIdentity").into()) }
     }
+    fn get_delegated_access_token(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetDelegatedAccessTokenRequest,
+    ) -> impl std::future::Future<Output = Result<GetDelegatedAccessTokenResponse, GetDelegatedAccessTokenError>> + Send
+    {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetDelegatedAccessToken").into()) }
+    }
     fn get_federation_token(
         &self,
         ctx: &rt::RequestContext,
@@ -447,6 +536,14 @@ pub trait Sts: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<GetSessionTokenResponse, GetSessionTokenError>> + Send {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetSessionToken").into()) }
+    }
+    fn get_web_identity_token(
+        &self,
+        ctx: &rt::RequestContext,
+        input: GetWebIdentityTokenRequest,
+    ) -> impl std::future::Future<Output = Result<GetWebIdentityTokenResponse, GetWebIdentityTokenError>> + Send {
+        let _ = (ctx, input);
+        async { Err(rt::AwsError::not_implemented("GetWebIdentityToken").into()) }
     }
 }
 
@@ -494,6 +591,11 @@ pub async fn dispatch<S: Sts>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetCallerIdentityError::into_operation_error),
+        OperationName::GetDelegatedAccessToken => service
+            .get_delegated_access_token(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetDelegatedAccessTokenError::into_operation_error),
         OperationName::GetFederationToken => service
             .get_federation_token(ctx, rt::FromValue::from_value(input)?)
             .await
@@ -504,6 +606,11 @@ pub async fn dispatch<S: Sts>(
             .await
             .map(rt::IntoValue::into_value)
             .map_err(GetSessionTokenError::into_operation_error),
+        OperationName::GetWebIdentityToken => service
+            .get_web_identity_token(ctx, rt::FromValue::from_value(input)?)
+            .await
+            .map(rt::IntoValue::into_value)
+            .map_err(GetWebIdentityTokenError::into_operation_error),
     }
 }
 

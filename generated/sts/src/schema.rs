@@ -89,6 +89,17 @@ pub static SERVICE: Service = Service {
             http: None,
         },
         Operation {
+            name: "GetDelegatedAccessToken",
+            input: &GET_DELEGATED_ACCESS_TOKEN_REQUEST,
+            output: &GET_DELEGATED_ACCESS_TOKEN_RESPONSE,
+            errors: &[
+                &EXPIRED_TRADE_IN_TOKEN_EXCEPTION,
+                &PACKED_POLICY_TOO_LARGE_EXCEPTION,
+                &REGION_DISABLED_EXCEPTION,
+            ],
+            http: None,
+        },
+        Operation {
             name: "GetFederationToken",
             input: &GET_FEDERATION_TOKEN_REQUEST,
             output: &GET_FEDERATION_TOKEN_RESPONSE,
@@ -106,6 +117,17 @@ pub static SERVICE: Service = Service {
             errors: &[&REGION_DISABLED_EXCEPTION],
             http: None,
         },
+        Operation {
+            name: "GetWebIdentityToken",
+            input: &GET_WEB_IDENTITY_TOKEN_REQUEST,
+            output: &GET_WEB_IDENTITY_TOKEN_RESPONSE,
+            errors: &[
+                &JWT_PAYLOAD_SIZE_EXCEEDED_EXCEPTION,
+                &OUTBOUND_WEB_IDENTITY_FEDERATION_DISABLED_EXCEPTION,
+                &SESSION_DURATION_ESCALATION_EXCEPTION,
+            ],
+            http: None,
+        },
     ],
     validation: ValidationStyle {
         code: "ValidationError",
@@ -114,7 +136,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
-    model_sha256: "0561830634740e8405bbeae31c215cf7904fc44fe585ee22be0c639228a9d84f",
+    model_sha256: "3f45027ce5a4b60e7a83712fff855a8758059d04dcca262a288071338f063c75",
 };
 
 static P_0: ::stratus_pattern::Pattern =
@@ -344,6 +366,15 @@ pub static EXPIRED_TOKEN_EXCEPTION: Shape = Shape {
     }),
     ..Shape::simple("ExpiredTokenException", ShapeType::Structure)
 };
+pub static EXPIRED_TRADE_IN_TOKEN_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("message", &EXPIRED_TRADE_IN_TOKEN_EXCEPTION_MESSAGE)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: Some(("ExpiredTradeInTokenException", 400)),
+    }),
+    ..Shape::simple("ExpiredTradeInTokenException", ShapeType::Structure)
+};
 pub static FEDERATED_USER: Shape = Shape {
     members: &[
         Member {
@@ -379,6 +410,21 @@ pub static GET_CALLER_IDENTITY_RESPONSE: Shape = Shape {
     ],
     ..Shape::simple("GetCallerIdentityResponse", ShapeType::Structure)
 };
+pub static GET_DELEGATED_ACCESS_TOKEN_REQUEST: Shape = Shape {
+    members: &[Member {
+        required: true,
+        ..Member::plain("TradeInToken", &TRADE_IN_TOKEN_TYPE)
+    }],
+    ..Shape::simple("GetDelegatedAccessTokenRequest", ShapeType::Structure)
+};
+pub static GET_DELEGATED_ACCESS_TOKEN_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("Credentials", &CREDENTIALS),
+        Member::plain("PackedPolicySize", &NON_NEGATIVE_INTEGER_TYPE),
+        Member::plain("AssumedPrincipal", &ARN_TYPE),
+    ],
+    ..Shape::simple("GetDelegatedAccessTokenResponse", ShapeType::Structure)
+};
 pub static GET_FEDERATION_TOKEN_REQUEST: Shape = Shape {
     members: &[
         Member {
@@ -411,6 +457,28 @@ pub static GET_SESSION_TOKEN_REQUEST: Shape = Shape {
 pub static GET_SESSION_TOKEN_RESPONSE: Shape = Shape {
     members: &[Member::plain("Credentials", &CREDENTIALS)],
     ..Shape::simple("GetSessionTokenResponse", ShapeType::Structure)
+};
+pub static GET_WEB_IDENTITY_TOKEN_REQUEST: Shape = Shape {
+    members: &[
+        Member {
+            required: true,
+            ..Member::plain("Audience", &WEB_IDENTITY_TOKEN_AUDIENCE_LIST_TYPE)
+        },
+        Member::plain("DurationSeconds", &WEB_IDENTITY_TOKEN_DURATION_SECONDS_TYPE),
+        Member {
+            required: true,
+            ..Member::plain("SigningAlgorithm", &JWT_ALGORITHM_TYPE)
+        },
+        Member::plain("Tags", &TAG_LIST_TYPE),
+    ],
+    ..Shape::simple("GetWebIdentityTokenRequest", ShapeType::Structure)
+};
+pub static GET_WEB_IDENTITY_TOKEN_RESPONSE: Shape = Shape {
+    members: &[
+        Member::plain("WebIdentityToken", &WEB_IDENTITY_TOKEN_TYPE),
+        Member::plain("Expiration", &DATE_TYPE),
+    ],
+    ..Shape::simple("GetWebIdentityTokenResponse", ShapeType::Structure)
 };
 pub static IDP_COMMUNICATION_ERROR_EXCEPTION: Shape = Shape {
     members: &[Member::plain("message", &IDP_COMMUNICATION_ERROR_MESSAGE)],
@@ -451,6 +519,18 @@ pub static INVALID_IDENTITY_TOKEN_EXCEPTION: Shape = Shape {
 pub static ISSUER: Shape = Shape {
     ..Shape::simple("Issuer", ShapeType::String)
 };
+pub static JWT_PAYLOAD_SIZE_EXCEEDED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("message", &JWT_PAYLOAD_SIZE_EXCEEDED_EXCEPTION2)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 400,
+        query_error: Some(("JWTPayloadSizeExceededException", 400)),
+    }),
+    ..Shape::simple("JWTPayloadSizeExceededException", ShapeType::Structure)
+};
+pub static JWT_PAYLOAD_SIZE_EXCEEDED_EXCEPTION2: Shape = Shape {
+    ..Shape::simple("JWTPayloadSizeExceededException2", ShapeType::String)
+};
 pub static MALFORMED_POLICY_DOCUMENT_EXCEPTION: Shape = Shape {
     members: &[Member::plain("message", &MALFORMED_POLICY_DOCUMENT_MESSAGE)],
     error: Some(ErrorInfo {
@@ -462,6 +542,21 @@ pub static MALFORMED_POLICY_DOCUMENT_EXCEPTION: Shape = Shape {
 };
 pub static NAME_QUALIFIER: Shape = Shape {
     ..Shape::simple("NameQualifier", ShapeType::String)
+};
+pub static OUTBOUND_WEB_IDENTITY_FEDERATION_DISABLED_EXCEPTION: Shape = Shape {
+    members: &[Member::plain(
+        "message",
+        &OUTBOUND_WEB_IDENTITY_FEDERATION_DISABLED_EXCEPTION2,
+    )],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 403,
+        query_error: Some(("OutboundWebIdentityFederationDisabledException", 403)),
+    }),
+    ..Shape::simple("OutboundWebIdentityFederationDisabledException", ShapeType::Structure)
+};
+pub static OUTBOUND_WEB_IDENTITY_FEDERATION_DISABLED_EXCEPTION2: Shape = Shape {
+    ..Shape::simple("OutboundWebIdentityFederationDisabledException2", ShapeType::String)
 };
 pub static PACKED_POLICY_TOO_LARGE_EXCEPTION: Shape = Shape {
     members: &[Member::plain("message", &PACKED_POLICY_TOO_LARGE_MESSAGE)],
@@ -486,7 +581,7 @@ pub static PROVIDED_CONTEXT: Shape = Shape {
 pub static PROVIDED_CONTEXTS_LIST_TYPE: Shape = Shape {
     members: &[Member::plain("member", &PROVIDED_CONTEXT)],
     constraints: Constraints {
-        length: Some((Some(0), Some(5))),
+        length: Some((Some(1), Some(5))),
         ..Constraints::NONE
     },
     ..Shape::simple("ProvidedContextsListType", ShapeType::List)
@@ -513,6 +608,18 @@ pub static SAML_ASSERTION_TYPE: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("SAMLAssertionType", ShapeType::String)
+};
+pub static SESSION_DURATION_ESCALATION_EXCEPTION: Shape = Shape {
+    members: &[Member::plain("message", &SESSION_DURATION_ESCALATION_EXCEPTION2)],
+    error: Some(ErrorInfo {
+        fault: Fault::Client,
+        http_status: 403,
+        query_error: Some(("SessionDurationEscalationException", 403)),
+    }),
+    ..Shape::simple("SessionDurationEscalationException", ShapeType::Structure)
+};
+pub static SESSION_DURATION_ESCALATION_EXCEPTION2: Shape = Shape {
+    ..Shape::simple("SessionDurationEscalationException2", ShapeType::String)
 };
 pub static SUBJECT: Shape = Shape {
     ..Shape::simple("Subject", ShapeType::String)
@@ -607,6 +714,9 @@ pub static ENCODED_MESSAGE_TYPE: Shape = Shape {
 pub static EXPIRED_IDENTITY_TOKEN_MESSAGE: Shape = Shape {
     ..Shape::simple("expiredIdentityTokenMessage", ShapeType::String)
 };
+pub static EXPIRED_TRADE_IN_TOKEN_EXCEPTION_MESSAGE: Shape = Shape {
+    ..Shape::simple("expiredTradeInTokenExceptionMessage", ShapeType::String)
+};
 pub static EXTERNAL_ID_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(2), Some(1224))),
@@ -634,6 +744,13 @@ pub static INVALID_AUTHORIZATION_MESSAGE: Shape = Shape {
 };
 pub static INVALID_IDENTITY_TOKEN_MESSAGE: Shape = Shape {
     ..Shape::simple("invalidIdentityTokenMessage", ShapeType::String)
+};
+pub static JWT_ALGORITHM_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(5), Some(5))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("jwtAlgorithmType", ShapeType::String)
 };
 pub static MALFORMED_POLICY_DOCUMENT_MESSAGE: Shape = Shape {
     ..Shape::simple("malformedPolicyDocumentMessage", ShapeType::String)
@@ -737,6 +854,9 @@ pub static TOKEN_CODE_TYPE: Shape = Shape {
 pub static TOKEN_TYPE: Shape = Shape {
     ..Shape::simple("tokenType", ShapeType::String)
 };
+pub static TRADE_IN_TOKEN_TYPE: Shape = Shape {
+    ..Shape::simple("tradeInTokenType", ShapeType::String)
+};
 pub static UNRESTRICTED_SESSION_POLICY_DOCUMENT_TYPE: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), None)),
@@ -769,4 +889,29 @@ pub static WEB_IDENTITY_SUBJECT_TYPE: Shape = Shape {
         ..Constraints::NONE
     },
     ..Shape::simple("webIdentitySubjectType", ShapeType::String)
+};
+pub static WEB_IDENTITY_TOKEN_AUDIENCE_LIST_TYPE: Shape = Shape {
+    members: &[Member::plain("member", &WEB_IDENTITY_TOKEN_AUDIENCE_STRING_TYPE)],
+    constraints: Constraints {
+        length: Some((Some(1), Some(10))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("webIdentityTokenAudienceListType", ShapeType::List)
+};
+pub static WEB_IDENTITY_TOKEN_AUDIENCE_STRING_TYPE: Shape = Shape {
+    constraints: Constraints {
+        length: Some((Some(1), Some(1000))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("webIdentityTokenAudienceStringType", ShapeType::String)
+};
+pub static WEB_IDENTITY_TOKEN_DURATION_SECONDS_TYPE: Shape = Shape {
+    constraints: Constraints {
+        range: Some((Some(60.0), Some(3600.0))),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("webIdentityTokenDurationSecondsType", ShapeType::Integer)
+};
+pub static WEB_IDENTITY_TOKEN_TYPE: Shape = Shape {
+    ..Shape::simple("webIdentityTokenType", ShapeType::String)
 };

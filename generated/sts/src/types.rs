@@ -266,6 +266,17 @@ impl rt::IntoValue for ExpiredTokenException {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExpiredTradeInTokenException {
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for ExpiredTradeInTokenException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.message).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct FederatedUser {
     pub federated_user_id: String,
     pub arn: String,
@@ -328,6 +339,37 @@ impl rt::IntoValue for GetCallerIdentityResponse {
             .push_optional(self.user_id)
             .push_optional(self.account)
             .push_optional(self.arn)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetDelegatedAccessTokenRequest {
+    pub trade_in_token: String,
+}
+
+impl rt::FromValue for GetDelegatedAccessTokenRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 1)?;
+        Ok(GetDelegatedAccessTokenRequest {
+            trade_in_token: f.required()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetDelegatedAccessTokenResponse {
+    pub credentials: Option<Credentials>,
+    pub packed_policy_size: Option<i32>,
+    pub assumed_principal: Option<String>,
+}
+
+impl rt::IntoValue for GetDelegatedAccessTokenResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(3)
+            .push_optional(self.credentials)
+            .push_optional(self.packed_policy_size)
+            .push_optional(self.assumed_principal)
             .build()
     }
 }
@@ -401,6 +443,41 @@ impl rt::IntoValue for GetSessionTokenResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetWebIdentityTokenRequest {
+    pub audience: Vec<String>,
+    pub duration_seconds: Option<i32>,
+    pub signing_algorithm: String,
+    pub tags: Option<Vec<Tag>>,
+}
+
+impl rt::FromValue for GetWebIdentityTokenRequest {
+    fn from_value(value: rt::Value) -> Result<Self, rt::ConvertError> {
+        let mut f = rt::Fields::open(value, 4)?;
+        Ok(GetWebIdentityTokenRequest {
+            audience: f.required()?,
+            duration_seconds: f.optional()?,
+            signing_algorithm: f.required()?,
+            tags: f.optional()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetWebIdentityTokenResponse {
+    pub web_identity_token: Option<String>,
+    pub expiration: Option<rt::DateTime>,
+}
+
+impl rt::IntoValue for GetWebIdentityTokenResponse {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(2)
+            .push_optional(self.web_identity_token)
+            .push_optional(self.expiration)
+            .build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct IDPCommunicationErrorException {
     pub message: Option<String>,
 }
@@ -445,11 +522,33 @@ impl rt::IntoValue for InvalidIdentityTokenException {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
+pub struct JWTPayloadSizeExceededException {
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for JWTPayloadSizeExceededException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.message).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MalformedPolicyDocumentException {
     pub message: Option<String>,
 }
 
 impl rt::IntoValue for MalformedPolicyDocumentException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.message).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OutboundWebIdentityFederationDisabledException {
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for OutboundWebIdentityFederationDisabledException {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(1).push_optional(self.message).build()
     }
@@ -500,6 +599,17 @@ pub struct RegionDisabledException {
 }
 
 impl rt::IntoValue for RegionDisabledException {
+    fn into_value(self) -> rt::Value {
+        rt::StructBuilder::new(1).push_optional(self.message).build()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SessionDurationEscalationException {
+    pub message: Option<String>,
+}
+
+impl rt::IntoValue for SessionDurationEscalationException {
     fn into_value(self) -> rt::Value {
         rt::StructBuilder::new(1).push_optional(self.message).build()
     }

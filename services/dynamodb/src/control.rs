@@ -124,7 +124,8 @@ pub fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<UpdateTabl
         && input.table_class.is_none()
         && input.deletion_protection_enabled.is_none()
         && input.on_demand_throughput.is_none()
-        && input.warm_throughput.is_none();
+        && input.warm_throughput.is_none()
+        && input.global_table_settings_replication_mode.is_none();
     if nothing {
         return Err(DdbError::validation(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required",
@@ -171,6 +172,9 @@ fn apply_update(record: &mut TableRecord, input: &UpdateTableInput) -> Result<(V
     }
     if let Some(protect) = input.deletion_protection_enabled {
         record.deletion_protection = protect;
+    }
+    if let Some(mode) = &input.global_table_settings_replication_mode {
+        record.settings_replication = Some(mode.as_str().to_owned());
     }
     if let Some(defs) = &input.attribute_definitions {
         for attr in table::definitions(defs)? {

@@ -26,6 +26,8 @@ pub enum DdbError {
     PolicyNotFound(String),
     TransactionCanceled(Vec<CancellationReason>),
     IdempotentParameterMismatch(String),
+    /// A request Stratus cannot serve (`NotImplemented`, 501), with the reason.
+    NotImplemented(String),
     Internal(String),
 }
 
@@ -68,6 +70,7 @@ impl DdbError {
             | DdbError::IdempotentParameterMismatch(m)
             | DdbError::DuplicateItem(m)
             | DdbError::PolicyNotFound(m)
+            | DdbError::NotImplemented(m)
             | DdbError::Internal(m) => m.clone(),
             DdbError::ConditionalCheckFailed(_) => "The conditional request failed".into(),
             DdbError::TransactionCanceled(reasons) => cancellation_message(reasons),
@@ -78,6 +81,7 @@ impl DdbError {
     pub fn into_aws(self) -> AwsError {
         let code = match &self {
             DdbError::Internal(m) => return AwsError::internal(m.clone()),
+            DdbError::NotImplemented(m) => return AwsError::new("NotImplemented", m.clone(), 501),
             DdbError::Validation(_) => "ValidationException",
             DdbError::ResourceNotFound(_) => "ResourceNotFoundException",
             DdbError::TableNotFound(_) => "TableNotFoundException",

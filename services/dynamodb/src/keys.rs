@@ -187,19 +187,13 @@ mod tests {
             id: "id".into(),
             created_ms: 0,
             attributes: vec![attr("pk", KeyType::S), attr("sk", KeyType::N), attr("g", KeyType::S)],
-            key: KeySchema {
-                hash: attr("pk", KeyType::S),
-                range: Some(attr("sk", KeyType::N)),
-            },
+            key: KeySchema::simple(attr("pk", KeyType::S), Some(attr("sk", KeyType::N))),
             throughput: None,
             on_demand_since_ms: None,
             indexes: vec![IndexRecord {
                 name: "gi".into(),
                 global: true,
-                key: KeySchema {
-                    hash: attr("g", KeyType::S),
-                    range: None,
-                },
+                key: KeySchema::simple(attr("g", KeyType::S), None),
                 projection: crate::table::IndexProjection::KeysOnly,
                 throughput: None,
             }],
@@ -211,6 +205,7 @@ mod tests {
             recovery: None,
             insights: Vec::new(),
             policy: None,
+            settings_replication: None,
         }
     }
 

@@ -412,11 +412,14 @@ pub fn query(scope: &Scope, input: QueryInput) -> Result<Value, DdbError> {
         true,
     )?;
     let schema = index.map_or(&table.key, |i| &i.key);
+    fn names(attrs: &[KeyAttr]) -> Vec<&str> {
+        attrs.iter().map(|a| a.name.as_str()).collect()
+    }
     let condition = parse_key_condition(
         expression,
         &mut placeholders,
-        &schema.hash.name,
-        schema.range.as_ref().map(|r| r.name.as_str()),
+        &names(&schema.hash),
+        &names(&schema.range),
     )?;
     let filter = input
         .filter_expression
@@ -434,18 +437,27 @@ pub fn query(scope: &Scope, input: QueryInput) -> Result<Value, DdbError> {
             "Filter Expression can only contain non-primary key attributes: Primary key attribute: {key}"
         )));
     }
-    if !matches_type(condition.partition, schema.hash.kind) {
-        return Err(type_mismatch());
+    for (value, attr) in condition.partition.iter().zip(&schema.hash) {
+        if !matches_type(value, attr.kind) {
+            return Err(type_mismatch());
+        }
+        keys::check_not_empty(attr, value)?;
     }
-    keys::check_not_empty(&schema.hash, condition.partition)?;
-    if let (Some(sort), Some(attr)) = (&condition.sort, &schema.range) {
+    for (value, attr) in condition.sort_prefix.iter().zip(&schema.range) {
+        check_sort_types(attr, &SortCondition::Eq(value))?;
+    }
+    if let (Some(sort), Some(attr)) = (&condition.sort, schema.range.get(condition.sort_prefix.len())) {
         check_sort_types(attr, sort)?;
     }
     let mut prefix = match index {
         Some(index) => keys::index_prefix(&table.name, &index.name),
         None => keys::table_prefix(&table.name),
     };
-    key::encode_into(condition.partition, &mut prefix).map_err(|_| type_mismatch())?;
+    // Items lie under the partition's values and the leading sort equalities, narrowed by the
+    // sort condition.
+    for value in condition.partition.iter().chain(&condition.sort_prefix) {
+        key::encode_into(value, &mut prefix).map_err(|_| type_mismatch())?;
+    }
     let mut range = key_range(prefix, condition.sort.as_ref())?;
     let direction = if input.scan_index_forward.unwrap_or(true) {
         Direction::Forward
@@ -489,7 +501,7 @@ pub fn query(scope: &Scope, input: QueryInput) -> Result<Value, DdbError> {
 /// Which of `total` segments an item belongs to, by a hash of its partition key.
 fn segment_of(table: &TableRecord, item: &Item, total: u32) -> u32 {
     let mut encoded = Vec::new();
-    if let Some(value) = item.get(&table.key.hash.name) {
+    if let Some(value) = item.get(&table.key.partition().name) {
         let _ = key::encode_into(value, &mut encoded);
     }
     let digest = Sha256::digest(&encoded);

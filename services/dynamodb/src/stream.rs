@@ -385,13 +385,13 @@ mod tests {
             id: "id".into(),
             created_ms: 0,
             attributes: vec![],
-            key: KeySchema {
-                hash: KeyAttr {
+            key: KeySchema::simple(
+                KeyAttr {
                     name: "pk".into(),
                     kind: KeyType::S,
                 },
-                range: None,
-            },
+                None,
+            ),
             throughput: None,
             on_demand_since_ms: None,
             indexes: vec![],
@@ -406,6 +406,7 @@ mod tests {
             recovery: None,
             insights: Vec::new(),
             policy: None,
+            settings_replication: None,
         }
     }
 

@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use stratus_core::DateTime;
 use stratus_gen_dynamodb::{
     AttributeDefinition, BillingMode, BillingModeSummary, CreateTableInput, GlobalSecondaryIndexDescription,
-    IndexStatus, KeySchemaElement, KeyType as SchemaKeyType, LocalSecondaryIndexDescription,
-    Projection as ProjectionShape, ProjectionType, ProvisionedThroughput, ProvisionedThroughputDescription,
-    ScalarAttributeType, StreamSpecification, StreamViewType, TableClass, TableClassSummary, TableDescription,
-    TableStatus,
+    GlobalTableSettingsReplicationMode, IndexStatus, KeySchemaElement, KeyType as SchemaKeyType,
+    LocalSecondaryIndexDescription, Projection as ProjectionShape, ProjectionType, ProvisionedThroughput,
+    ProvisionedThroughputDescription, ScalarAttributeType, StreamSpecification, StreamViewType, TableClass,
+    TableClassSummary, TableDescription, TableStatus,
 };
 
 use crate::error::DdbError;
@@ -31,30 +31,84 @@ pub struct KeyAttr {
     pub kind: KeyType,
 }
 
-/// A table's or index's key: a partition key and perhaps a sort key.
+/// A table's or index's key: its partition key attributes and its sort key attributes, in
+/// key schema order. A table or local index has one partition attribute and at most one sort
+/// attribute; a global index up to four of each (multi-attribute keys).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeySchema {
-    pub hash: KeyAttr,
-    pub range: Option<KeyAttr>,
+    #[serde(deserialize_with = "stored::one_or_many")]
+    pub hash: Vec<KeyAttr>,
+    #[serde(deserialize_with = "stored::none_or_many")]
+    pub range: Vec<KeyAttr>,
 }
 
 impl KeySchema {
+    /// A key of one partition attribute and perhaps one sort attribute.
+    pub fn simple(hash: KeyAttr, range: Option<KeyAttr>) -> KeySchema {
+        KeySchema {
+            hash: vec![hash],
+            range: range.into_iter().collect(),
+        }
+    }
+
     pub fn attrs(&self) -> impl Iterator<Item = &KeyAttr> {
-        std::iter::once(&self.hash).chain(&self.range)
+        self.hash.iter().chain(&self.range)
     }
 
     pub fn contains(&self, name: &str) -> bool {
         self.attrs().any(|a| a.name == name)
     }
 
+    /// The first partition attribute: a table's (and a local index's) only one.
+    pub fn partition(&self) -> &KeyAttr {
+        &self.hash[0]
+    }
+
+    /// The first sort attribute: a table's (and a local index's) only one, if it has one.
+    pub fn sort(&self) -> Option<&KeyAttr> {
+        self.range.first()
+    }
+
     fn describe(&self) -> Vec<KeySchemaElement> {
-        let element = |attr: &KeyAttr, key_type| KeySchemaElement {
+        let element = |attr: &KeyAttr, key_type: SchemaKeyType| KeySchemaElement {
             attribute_name: attr.name.clone(),
             key_type,
         };
-        std::iter::once(element(&self.hash, SchemaKeyType::Hash))
+        self.hash
+            .iter()
+            .map(|h| element(h, SchemaKeyType::Hash))
             .chain(self.range.iter().map(|r| element(r, SchemaKeyType::Range)))
             .collect()
+    }
+}
+
+/// Reading key schemas stored before multi-attribute keys, when `hash` was one attribute and
+/// `range` one or none.
+mod stored {
+    use serde::{Deserialize, Deserializer};
+
+    use super::KeyAttr;
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(KeyAttr),
+        Many(Vec<KeyAttr>),
+    }
+
+    pub fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<KeyAttr>, D::Error> {
+        Ok(match OneOrMany::deserialize(d)? {
+            OneOrMany::One(attr) => vec![attr],
+            OneOrMany::Many(attrs) => attrs,
+        })
+    }
+
+    pub fn none_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<KeyAttr>, D::Error> {
+        Ok(match Option::<OneOrMany>::deserialize(d)? {
+            None => Vec::new(),
+            Some(OneOrMany::One(attr)) => vec![attr],
+            Some(OneOrMany::Many(attrs)) => attrs,
+        })
     }
 }
 
@@ -153,6 +207,10 @@ pub struct TableRecord {
     /// The resource-based policy attached to the table.
     #[serde(default)]
     pub policy: Option<Policy>,
+    /// `GlobalTableSettingsReplicationMode` as last set: whether a global table's replicas
+    /// would share this table's settings (nothing is replicated).
+    #[serde(default)]
+    pub settings_replication: Option<String>,
 }
 
 /// Contributor insights as last set by UpdateContributorInsights.
@@ -246,13 +304,24 @@ pub fn definitions(defs: &[AttributeDefinition]) -> Result<Vec<KeyAttr>, DdbErro
     Ok(out)
 }
 
+/// Whose key a key schema is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeyOwner {
+    Table,
+    LocalIndex,
+    GlobalIndex,
+}
+
+/// How many partition and sort attributes a global index's key may have.
+const MAX_GLOBAL_KEY_ATTRIBUTES: usize = 4;
+
 /// Checks an index's (or the table's) key schema against the definitions.
-fn index_key(elements: &[KeySchemaElement], defs: &[KeyAttr], table: bool) -> Result<KeySchema, DdbError> {
+fn index_key(elements: &[KeySchemaElement], defs: &[KeyAttr], owner: KeyOwner) -> Result<KeySchema, DdbError> {
     let names: Vec<&str> = elements.iter().map(|e| e.attribute_name.as_str()).collect();
     let defined = |name: &str| defs.iter().find(|a| a.name == name);
     let undefined = names.iter().any(|n| defined(n).is_none());
     let def_names: Vec<&str> = defs.iter().map(|a| a.name.as_str()).collect();
-    if table && names.len() == 2 && (undefined || (names[0] == names[1] && defs.len() == 1)) {
+    if owner == KeyOwner::Table && names.len() == 2 && (undefined || (names[0] == names[1] && defs.len() == 1)) {
         return Err(DdbError::validation(
             "Invalid KeySchema: Some index key attribute have no definition",
         ));
@@ -264,6 +333,15 @@ fn index_key(elements: &[KeySchemaElement], defs: &[KeyAttr], table: bool) -> Re
             def_names.join(", ")
         )));
     }
+    let count = |kind: SchemaKeyType| elements.iter().filter(|e| e.key_type == kind).count();
+    // Multi-attribute keys' refusals, as AWS words them (probed against AWS, 2026-10).
+    for (kind, name) in [(SchemaKeyType::Hash, "HASH"), (SchemaKeyType::Range, "RANGE")] {
+        if count(kind) > MAX_GLOBAL_KEY_ATTRIBUTES {
+            return Err(DdbError::validation(format!(
+                "The KeySchema exceeds the maximum allowed number of {name} key attributes"
+            )));
+        }
+    }
     if names.len() == 2 && names[0] == names[1] {
         return Err(DdbError::validation(
             "Both the Hash Key and the Range Key element in the KeySchema have the same name",
@@ -274,16 +352,88 @@ fn index_key(elements: &[KeySchemaElement], defs: &[KeyAttr], table: bool) -> Re
             "Invalid KeySchema: The first KeySchemaElement is not a HASH key type",
         ));
     }
-    if elements.get(1).is_some_and(|e| e.key_type != SchemaKeyType::Range) {
+    if owner != KeyOwner::GlobalIndex && elements.get(1).is_some_and(|e| e.key_type != SchemaKeyType::Range) {
         return Err(DdbError::validation(
             "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type",
         ));
     }
-    let attr = |name: &str| defined(name).cloned().expect("checked above");
+    let first_range = elements.iter().position(|e| e.key_type == SchemaKeyType::Range);
+    if first_range.is_some_and(|at| elements[at..].iter().any(|e| e.key_type == SchemaKeyType::Hash)) {
+        return Err(DdbError::validation(
+            "All HASH key attributes must precede RANGE key attributes in the KeySchema",
+        ));
+    }
+    if names.iter().enumerate().any(|(i, n)| names[..i].contains(n)) {
+        return Err(DdbError::validation(
+            "The KeySchema contains multiple key attributes with the same name",
+        ));
+    }
+    let attrs = |kind: SchemaKeyType| {
+        elements
+            .iter()
+            .filter(|e| e.key_type == kind)
+            .filter_map(|e| defined(&e.attribute_name).cloned())
+            .collect()
+    };
     Ok(KeySchema {
-        hash: attr(names[0]),
-        range: names.get(1).map(|n| attr(n)),
+        hash: attrs(SchemaKeyType::Hash),
+        range: attrs(SchemaKeyType::Range),
     })
+}
+
+/// The length limit the model no longer states (it allows global indexes longer keys): a
+/// table's and a local index's key schema have at most two elements, refused as the model's
+/// constraint once was.
+fn check_simple_key_lengths(input: &CreateTableInput) -> Result<(), DdbError> {
+    let render = |elements: &[KeySchemaElement]| {
+        let items: Vec<String> = elements
+            .iter()
+            .map(|e| {
+                format!(
+                    "KeySchemaElement(attributeName={}, keyType={})",
+                    e.attribute_name,
+                    e.key_type.as_str()
+                )
+            })
+            .collect();
+        format!("[{}]", items.join(", "))
+    };
+    let too_long = |path: String, elements: &[KeySchemaElement]| {
+        (elements.len() > 2).then(|| {
+            format!(
+                "Value '{}' at '{path}' failed to satisfy constraint: Member must have length less than or equal to 2",
+                render(elements)
+            )
+        })
+    };
+    let mut violations: Vec<String> = Vec::new();
+    if input.attribute_definitions.is_none() {
+        violations
+            .push("Value null at 'attributeDefinitions' failed to satisfy constraint: Member must not be null".into());
+    }
+    match &input.key_schema {
+        None => {
+            violations.push("Value null at 'keySchema' failed to satisfy constraint: Member must not be null".into())
+        }
+        Some(key) => violations.extend(too_long("keySchema".into(), key)),
+    }
+    for (i, lsi) in input.local_secondary_indexes.iter().flatten().enumerate() {
+        violations.extend(too_long(
+            format!("localSecondaryIndexes.{}.member.keySchema", i + 1),
+            &lsi.key_schema,
+        ));
+    }
+    match violations.len() {
+        0 => Ok(()),
+        1 => Err(DdbError::validation(format!(
+            "1 validation error detected: {}",
+            violations[0]
+        ))),
+        n => Err(DdbError::validation(format!(
+            "{n} validation errors detected: {}",
+            violations.join("; ")
+        ))),
+    }
 }
 
 fn projection(name: &str, shape: &ProjectionShape) -> Result<IndexProjection, DdbError> {
@@ -317,7 +467,7 @@ pub fn global_index(
     defs: &[KeyAttr],
     on_demand: bool,
 ) -> Result<IndexRecord, DdbError> {
-    let key = index_key(key, defs, false)?;
+    let key = index_key(key, defs, KeyOwner::GlobalIndex)?;
     let projection = projection(name, shape)?;
     let throughput = match (throughput, on_demand) {
         (Some(_), true) => {
@@ -412,23 +562,34 @@ pub(crate) fn stream_label(now_ms: i64) -> String {
 impl TableRecord {
     /// Checks a CreateTable request and builds the record.
     pub fn create(input: &CreateTableInput, id: String, now_ms: i64) -> Result<TableRecord, DdbError> {
+        if input.global_table_source_arn.is_some() {
+            return Err(DdbError::NotImplemented(
+                "Stratus does not create global table replicas: one Stratus serves each region separately and replicates nothing between them"
+                    .into(),
+            ));
+        }
+        check_simple_key_lengths(input)?;
         let on_demand = input.billing_mode == Some(BillingMode::PayPerRequest);
         let throughput = billing(input.billing_mode.as_ref(), input.provisioned_throughput.as_ref())?;
-        let attributes = definitions(&input.attribute_definitions)?;
-        let key = index_key(&input.key_schema, &attributes, true)?;
+        let attributes = definitions(input.attribute_definitions.as_deref().unwrap_or_default())?;
+        let key = index_key(
+            input.key_schema.as_deref().unwrap_or_default(),
+            &attributes,
+            KeyOwner::Table,
+        )?;
         let mut indexes = Vec::new();
         if let Some(lsis) = &input.local_secondary_indexes {
             if lsis.is_empty() {
                 return Err(DdbError::invalid("List of LocalSecondaryIndexes is empty"));
             }
-            if key.range.is_none() {
+            if key.range.is_empty() {
                 return Err(DdbError::invalid(
                     "Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex",
                 ));
             }
             for lsi in lsis {
-                let index_key = index_key(&lsi.key_schema, &attributes, false)?;
-                if index_key.range.is_none() {
+                let index_key = index_key(&lsi.key_schema, &attributes, KeyOwner::LocalIndex)?;
+                if index_key.range.is_empty() {
                     return Err(DdbError::invalid(format!(
                         "Index KeySchema does not have a range key for index: {}",
                         lsi.index_name
@@ -437,7 +598,9 @@ impl TableRecord {
                 if index_key.hash != key.hash {
                     return Err(DdbError::invalid(format!(
                         "Index KeySchema does not have the same leading hash key as table KeySchema for index: {}. index hash key: {}, table hash key: {}",
-                        lsi.index_name, index_key.hash.name, key.hash.name
+                        lsi.index_name,
+                        index_key.partition().name,
+                        key.partition().name
                     )));
                 }
                 let projection = projection(&lsi.index_name, &lsi.projection)?;
@@ -500,6 +663,10 @@ impl TableRecord {
             recovery: None,
             insights: Vec::new(),
             policy: None,
+            settings_replication: input
+                .global_table_settings_replication_mode
+                .as_ref()
+                .map(|m| m.as_str().to_owned()),
         };
         let has_indexes = input.local_secondary_indexes.is_some() || input.global_secondary_indexes.is_some();
         check_definitions_used(&record, has_indexes)?;
@@ -610,6 +777,10 @@ impl TableRecord {
             latest_stream_label: self.stream.as_ref().map(|s| s.label.clone()),
             latest_stream_arn: self.stream.as_ref().map(|s| format!("{arn}/stream/{}", s.label)),
             global_table_version: None,
+            global_table_settings_replication_mode: self
+                .settings_replication
+                .as_deref()
+                .map(GlobalTableSettingsReplicationMode::from_wire),
             replicas: None,
             global_table_witnesses: None,
             restore_summary: None,
@@ -670,9 +841,9 @@ mod tests {
 
     fn input(defs: Vec<AttributeDefinition>, schema: Vec<KeySchemaElement>) -> CreateTableInput {
         CreateTableInput {
-            attribute_definitions: defs,
+            attribute_definitions: Some(defs),
             table_name: "t".into(),
-            key_schema: schema,
+            key_schema: Some(schema),
             billing_mode: Some(BillingMode::PayPerRequest),
             ..Default::default()
         }
@@ -797,5 +968,101 @@ mod tests {
     fn stream_labels_have_milliseconds() {
         assert_eq!(stream_label(1_700_000_000_000), "2023-11-14T22:13:20.000");
         assert_eq!(stream_label(1_700_000_000_123), "2023-11-14T22:13:20.123");
+    }
+
+    fn with_gsi(attrs: &[&str], key_schema: Vec<KeySchemaElement>) -> CreateTableInput {
+        let s = ScalarAttributeType::S;
+        let mut defs = vec![def("pk", s.clone())];
+        defs.extend(attrs.iter().map(|a| def(a, s.clone())));
+        let mut create = input(defs, vec![key("pk", SchemaKeyType::Hash)]);
+        create.global_secondary_indexes = Some(vec![GlobalSecondaryIndex {
+            index_name: "gsi".into(),
+            key_schema,
+            projection: projection(ProjectionType::All, None),
+            ..Default::default()
+        }]);
+        create
+    }
+
+    // Multi-attribute keys of global indexes (AWS's refusals as probed against AWS, 2026-10).
+    #[test]
+    fn global_indexes_take_up_to_four_partition_and_four_sort_attributes() {
+        let (h, r) = (SchemaKeyType::Hash, SchemaKeyType::Range);
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        let schema = |kinds: &[&SchemaKeyType]| -> Vec<KeySchemaElement> {
+            kinds.iter().zip(names).map(|(k, n)| key(n, (*k).clone())).collect()
+        };
+        let four_and_four = with_gsi(&names[..8], schema(&[&h, &h, &h, &h, &r, &r, &r, &r]));
+        let record = TableRecord::create(&four_and_four, "id".into(), 0).unwrap();
+        let index = record.index("gsi").unwrap();
+        assert_eq!(index.key.hash.len(), 4);
+        assert_eq!(index.key.range.len(), 4);
+        assert_eq!(
+            index.key.describe(),
+            four_and_four.global_secondary_indexes.unwrap()[0].key_schema
+        );
+        assert_eq!(
+            message(&with_gsi(&names[..5], schema(&[&h, &h, &h, &h, &h]))),
+            "The KeySchema exceeds the maximum allowed number of HASH key attributes"
+        );
+        assert_eq!(
+            message(&with_gsi(&names[..6], schema(&[&h, &r, &r, &r, &r, &r]))),
+            "The KeySchema exceeds the maximum allowed number of RANGE key attributes"
+        );
+        assert_eq!(
+            message(&with_gsi(&names[..3], schema(&[&h, &r, &h]))),
+            "All HASH key attributes must precede RANGE key attributes in the KeySchema"
+        );
+        assert_eq!(
+            message(&with_gsi(
+                &names[..2],
+                vec![key("a", h.clone()), key("b", r.clone()), key("a", r.clone())]
+            )),
+            "The KeySchema contains multiple key attributes with the same name"
+        );
+    }
+
+    #[test]
+    fn tables_and_local_indexes_keep_two_key_elements_at_most() {
+        let s = ScalarAttributeType::S;
+        let defs = vec![def("a", s.clone()), def("b", s.clone()), def("c", s)];
+        let three = vec![
+            key("a", SchemaKeyType::Hash),
+            key("b", SchemaKeyType::Range),
+            key("c", SchemaKeyType::Range),
+        ];
+        assert_eq!(
+            message(&input(defs.clone(), three.clone())),
+            "1 validation error detected: Value '[KeySchemaElement(attributeName=a, keyType=HASH), KeySchemaElement(attributeName=b, keyType=RANGE), KeySchemaElement(attributeName=c, keyType=RANGE)]' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2"
+        );
+        let mut lsi = input(
+            defs,
+            vec![key("a", SchemaKeyType::Hash), key("b", SchemaKeyType::Range)],
+        );
+        lsi.local_secondary_indexes = Some(vec![LocalSecondaryIndex {
+            index_name: "lsi".into(),
+            key_schema: three,
+            projection: projection(ProjectionType::All, None),
+        }]);
+        assert!(message(&lsi).contains("at 'localSecondaryIndexes.1.member.keySchema' failed to satisfy constraint"));
+        let mut missing = input(vec![], vec![]);
+        missing.attribute_definitions = None;
+        missing.key_schema = None;
+        assert_eq!(
+            message(&missing),
+            "2 validation errors detected: Value null at 'attributeDefinitions' failed to satisfy constraint: Member must not be null; Value null at 'keySchema' failed to satisfy constraint: Member must not be null"
+        );
+    }
+
+    #[test]
+    fn key_schemas_stored_before_multi_attribute_keys_still_read() {
+        let old = r#"{"hash":{"name":"pk","kind":"S"},"range":{"name":"sk","kind":"N"}}"#;
+        let schema: KeySchema = serde_json::from_str(old).unwrap();
+        assert_eq!(schema.partition().name, "pk");
+        assert_eq!(schema.sort().map(|a| a.name.as_str()), Some("sk"));
+        let no_range: KeySchema = serde_json::from_str(r#"{"hash":{"name":"pk","kind":"S"},"range":null}"#).unwrap();
+        assert!(no_range.range.is_empty());
+        let again: KeySchema = serde_json::from_str(&serde_json::to_string(&schema).unwrap()).unwrap();
+        assert_eq!(again, schema);
     }
 }

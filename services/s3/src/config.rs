@@ -193,6 +193,7 @@ pub fn default_encryption() -> ServerSideEncryptionConfiguration {
                 kms_master_key_id: None,
             }),
             bucket_key_enabled: Some(false),
+            blocked_encryption_types: None,
         }],
     }
 }

@@ -68,6 +68,12 @@ pub enum ExprError {
     KeyMissing(String),
     #[error("Query key condition not supported")]
     KeyNotSupported,
+    /// A multi-attribute sort key's conditions must be equalities on a leading run of its
+    /// attributes, then at most one other condition (AWS's wording, probed 2026-10).
+    #[error(
+        "RANGE key attributes {prior} must have equality conditions specified in the query because a condition is present on key attribute {later}"
+    )]
+    KeySortGap { prior: String, later: String },
 }
 
 /// What is wrong inside an expression: the part after `Invalid <Kind>Expression: `.

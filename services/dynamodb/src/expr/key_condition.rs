@@ -1,5 +1,8 @@
 //! Key condition expressions: `pk = :v`, optionally `AND` one condition on the sort key
 //! (`=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `begins_with`), checked against the key schema.
+//! A global index with a multi-attribute key takes an equality on each partition attribute
+//! and conditions on a leading run of its sort attributes: equalities, the last one perhaps
+//! another condition.
 //!
 //! The checks run in the order DynamoDB applies them (dynalite test/query.js): invalid
 //! operators anywhere, then a value as first operand, nested operations, nested attributes,
@@ -15,10 +18,13 @@ use super::Placeholders;
 use crate::value::compare;
 use crate::AttributeValue;
 
-/// A query's key condition: the partition key's value and perhaps a sort key condition.
+/// A query's key condition: the partition key attributes' values in key schema order, and
+/// perhaps a condition on the sort key. With a multi-attribute sort key, the condition is on
+/// the attribute after `sort_prefix`, the values the leading sort attributes equal.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyCondition<'a> {
-    pub partition: &'a AttributeValue,
+    pub partition: Vec<&'a AttributeValue>,
+    pub sort_prefix: Vec<&'a AttributeValue>,
     pub sort: Option<SortCondition<'a>>,
 }
 
@@ -54,13 +60,13 @@ impl SortCondition<'_> {
     }
 }
 
-/// Parses a `KeyConditionExpression` for a table (or index) whose partition key is
-/// `partition_key` and sort key, if any, `sort_key`.
+/// Parses a `KeyConditionExpression` for a table (or index) whose partition key attributes
+/// are `partition_keys` and sort key attributes `sort_keys`, in key schema order.
 pub fn parse_key_condition<'a>(
     expression: &'a str,
     placeholders: &mut Placeholders<'a>,
-    partition_key: &str,
-    sort_key: Option<&str>,
+    partition_keys: &[&str],
+    sort_keys: &[&str],
 ) -> Result<KeyCondition<'a>, ExprError> {
     let expr = parse_tree(expression, ExpressionKind::KeyCondition, placeholders)?;
     invalid_operators(&expr)?;
@@ -91,22 +97,50 @@ pub fn parse_key_condition<'a>(
         }
         terms.push((name, condition));
     }
-    let mut partition = None;
-    let mut sort = None;
+    let mut partition = vec![None; partition_keys.len()];
+    let mut sort = vec![None; sort_keys.len()];
     for (name, condition) in terms {
-        if name == partition_key {
+        if let Some(at) = partition_keys.iter().position(|k| *k == name) {
             let SortCondition::Eq(value) = condition else {
                 return Err(ExprError::KeyNotSupported);
             };
-            partition = Some(value);
-        } else if Some(name) == sort_key {
-            sort = Some(condition);
+            partition[at] = Some(value);
+        } else if let Some(at) = sort_keys.iter().position(|k| *k == name) {
+            sort[at] = Some(condition);
         } else {
             return Err(ExprError::KeyNotSupported);
         }
     }
-    let partition = partition.ok_or_else(|| ExprError::KeyMissing(partition_key.to_owned()))?;
-    Ok(KeyCondition { partition, sort })
+    let partition = partition
+        .into_iter()
+        .zip(partition_keys)
+        .map(|(value, name)| value.ok_or_else(|| ExprError::KeyMissing((*name).to_owned())))
+        .collect::<Result<_, _>>()?;
+    let used = sort.iter().rposition(Option::is_some).map_or(0, |last| last + 1);
+    let unequal: Vec<&str> = sort[..used.saturating_sub(1)]
+        .iter()
+        .zip(sort_keys)
+        .filter(|(condition, _)| !matches!(condition, Some(SortCondition::Eq(_))))
+        .map(|(_, name)| *name)
+        .collect();
+    if !unequal.is_empty() {
+        return Err(ExprError::KeySortGap {
+            prior: unequal.join(", "),
+            later: sort_keys[used - 1].to_owned(),
+        });
+    }
+    let mut sort_prefix = Vec::with_capacity(used);
+    let mut last = None;
+    for condition in sort.into_iter().take(used).flatten() {
+        if let Some(SortCondition::Eq(value)) = last.replace(condition) {
+            sort_prefix.push(value);
+        }
+    }
+    Ok(KeyCondition {
+        partition,
+        sort_prefix,
+        sort: last,
+    })
 }
 
 /// The first operator a key condition may not use, in written order.

@@ -651,7 +651,7 @@ fn key_condition<'a>(
     value_map: &'a BTreeMap<String, AttributeValue>,
 ) -> Result<KeyCondition<'a>, String> {
     let mut placeholders = Placeholders::new(None, Some(value_map)).unwrap();
-    parse_key_condition(expression, &mut placeholders, "pk", Some("sk")).map_err(|e| e.to_string())
+    parse_key_condition(expression, &mut placeholders, &["pk"], &["sk"]).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -661,7 +661,8 @@ fn key_conditions_build_partition_and_sort_conditions() {
     assert_eq!(
         only,
         KeyCondition {
-            partition: &value_map[":p"],
+            partition: vec![&value_map[":p"]],
+            sort_prefix: vec![],
             sort: None
         }
     );
@@ -684,9 +685,57 @@ fn key_conditions_build_partition_and_sort_conditions() {
     ];
     for (expression, sort) in cases {
         let parsed = key_condition(expression, &value_map).unwrap();
-        assert_eq!(parsed.partition, &value_map[":p"]);
+        assert_eq!(parsed.partition, vec![&value_map[":p"]]);
         assert_eq!(parsed.sort, Some(sort), "{expression}");
     }
+}
+
+fn multi_key_condition(expression: &str, value_map: &BTreeMap<String, AttributeValue>) -> Result<String, String> {
+    let mut placeholders = Placeholders::new(None, Some(value_map)).unwrap();
+    parse_key_condition(expression, &mut placeholders, &["h1", "h2"], &["a", "b", "c"])
+        .map(|k| format!("{} {} {:?}", k.partition.len(), k.sort_prefix.len(), k.sort.map(|_| ())))
+        .map_err(|e| e.to_string())
+}
+
+// Multi-attribute keys of global indexes: AWS's rules and wording as probed against AWS
+// (2026-10), e.g. `h = :h AND a = :a AND c = :c` names `b` before `c`.
+#[test]
+fn multi_attribute_key_conditions_take_a_leading_run_of_sort_attributes() {
+    let value_map = values(vec![(":x", s("x")), (":y", s("y")), (":n", n("1"))]);
+    let ok = |e: &str| multi_key_condition(e, &value_map);
+    assert_eq!(ok("h1 = :x AND h2 = :y"), Ok("2 0 None".into()));
+    assert_eq!(
+        ok("b = :n AND h2 = :y AND a = :x AND h1 = :x"),
+        Ok("2 1 Some(())".into())
+    );
+    assert_eq!(
+        ok("h1 = :x AND h2 = :y AND a = :x AND b = :n AND c > :n"),
+        Ok("2 2 Some(())".into())
+    );
+    assert_eq!(
+        ok("h1 = :x AND h2 = :y AND begins_with(a, :x)"),
+        Ok("2 0 Some(())".into())
+    );
+    assert_eq!(
+        ok("h1 = :x AND a = :x"),
+        Err("Query condition missed key schema element: h2".into())
+    );
+    assert_eq!(
+        ok("h1 = :x AND h2 > :y"),
+        Err("Query key condition not supported".into())
+    );
+    assert_eq!(
+        ok("h1 = :x AND h2 = :y AND a = :x AND c = :n"),
+        Err("RANGE key attributes b must have equality conditions specified in the query because a condition is present on key attribute c".into())
+    );
+    assert_eq!(
+        ok("h1 = :x AND h2 = :y AND b = :n"),
+        Err("RANGE key attributes a must have equality conditions specified in the query because a condition is present on key attribute b".into())
+    );
+    assert_eq!(
+        ok("h1 = :x AND h2 = :y AND a > :x AND b = :n"),
+        Err("RANGE key attributes a must have equality conditions specified in the query because a condition is present on key attribute b".into())
+    );
 }
 
 #[test]
@@ -751,10 +800,10 @@ fn key_conditions_use_names_and_find_reserved_words() {
     let name_map = names(&[("#k", "pk")]);
     let value_map = values(vec![(":a", n("1"))]);
     let mut placeholders = Placeholders::new(Some(&name_map), Some(&value_map)).unwrap();
-    assert!(parse_key_condition("#k = :a", &mut placeholders, "pk", None).is_ok());
+    assert!(parse_key_condition("#k = :a", &mut placeholders, &["pk"], &[]).is_ok());
     let mut placeholders = Placeholders::new(None, Some(&value_map)).unwrap();
     assert_eq!(
-        parse_key_condition("status = :a", &mut placeholders, "status", None)
+        parse_key_condition("status = :a", &mut placeholders, &["status"], &[])
             .unwrap_err()
             .to_string(),
         "Invalid KeyConditionExpression: Attribute name is a reserved keyword; reserved keyword: status"
@@ -1220,7 +1269,7 @@ fn parsers_never_panic_on_mutated_input() {
         if let Ok(projection) = parse_projection(&text, &mut placeholders) {
             projection.apply(&target);
         }
-        let _ = parse_key_condition(&text, &mut placeholders, "name", Some("cnt"));
+        let _ = parse_key_condition(&text, &mut placeholders, &["name"], &["cnt"]);
         let _ = placeholders.check_unused();
     }
 }

@@ -452,14 +452,19 @@ fn invalid_token() -> DdbError {
     DdbError::validation("Invalid NextToken")
 }
 
-/// The partition a SELECT's equality on the hash key names, if it names one.
-fn partition<'c>(cond: Option<&'c Cond>, hash: &str) -> Option<&'c AttributeValue> {
+/// The partition a SELECT's equalities on every partition key attribute name, if they name
+/// one: its values in key schema order.
+fn partition<'c>(cond: Option<&'c Cond>, schema: &KeySchema) -> Option<Vec<&'c AttributeValue>> {
     let mut found = BTreeMap::new();
     equalities(cond?, &mut found);
-    match found.get(hash)?.as_slice() {
-        [value] => Some(value),
-        _ => None,
-    }
+    schema
+        .hash
+        .iter()
+        .map(|attr| match found.get(attr.name.as_str())?.as_slice() {
+            [value] if matches_type(value, attr.kind) => Some(*value),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The direction a SELECT reads in for its `ORDER BY`. Storage keeps a partition's items in
@@ -475,11 +480,8 @@ fn direction(order: &[Order], filtered: bool, schema: &KeySchema, one_partition:
             "Must have WHERE clause in the statement when using ORDER BY clause.",
         ));
     }
-    let sort = schema.range.as_ref().map(|r| r.name.as_str());
-    if let Some(other) = order
-        .iter()
-        .find(|t| t.attribute != schema.hash.name && Some(t.attribute.as_str()) != sort)
-    {
+    let is_sort = |name: &str| schema.range.iter().any(|r| r.name == name);
+    if let Some(other) = order.iter().find(|t| !schema.contains(&t.attribute)) {
         return Err(DdbError::validation(format!(
             "ORDER BY may only name key attributes: {} is not one",
             other.attribute
@@ -487,8 +489,8 @@ fn direction(order: &[Order], filtered: bool, schema: &KeySchema, one_partition:
     }
     let descending = if one_partition {
         // Within one partition only the sort key orders.
-        order.iter().any(|t| Some(t.attribute.as_str()) == sort && t.descending)
-    } else if first.attribute != schema.hash.name {
+        order.iter().any(|t| is_sort(&t.attribute) && t.descending)
+    } else if first.attribute != schema.partition().name {
         return Err(DdbError::validation(
             "Must have hash key in ORDER BY clause when more than one hash key condition specified in WHERE clause.",
         ));
@@ -520,7 +522,7 @@ fn select(
     let table = &prepared.table;
     let index: Option<&IndexRecord> = target.index.as_deref().and_then(|name| table.index(name));
     let schema = index.map_or(&table.key, |i| &i.key);
-    let one_partition = partition(filter.as_ref(), &schema.hash.name).filter(|v| matches_type(v, schema.hash.kind));
+    let one_partition = partition(filter.as_ref(), schema);
     let direction = direction(order, filter.is_some(), schema, one_partition.is_some())?;
     let (condition, selection) = prepared.read_clauses()?;
     let mut prefix = match index {
@@ -528,8 +530,11 @@ fn select(
         None => keys::table_prefix(&table.name),
     };
     // An equality on the partition key reads that partition alone, as a Query does.
-    if let Some(value) = one_partition {
-        if key::encode_into(value, &mut prefix).is_err() {
+    if let Some(values) = one_partition {
+        if values
+            .into_iter()
+            .any(|value| key::encode_into(value, &mut prefix).is_err())
+        {
             return Ok(ExecuteStatementOutput {
                 items: Some(Vec::new()),
                 ..Default::default()
