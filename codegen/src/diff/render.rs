@@ -18,9 +18,13 @@ pub fn render(report: &Report) -> String {
 
 /// One row per changed service, then the unchanged, added and removed files.
 pub fn summary(report: &Report) -> String {
-    let mut out = String::from(
-        "| service | operations +/-/~ | shapes +/-/~ | hand-written operations affected |\n|---|---|---|---|\n",
-    );
+    let mut out = if report.changed.is_empty() {
+        String::from("No model differs.\n")
+    } else {
+        String::from(
+            "| service | operations +/-/~ | shapes +/-/~ | hand-written operations affected |\n|---|---|---|---|\n",
+        )
+    };
     for s in &report.changed {
         let counts = |added: usize, removed: usize, changed: usize| format!("{added} / {removed} / {changed}");
         let hand_written = match &s.hand_written {
