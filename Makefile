@@ -6,14 +6,19 @@ MODELS_JSON := models/json
 VENV := .venv
 PYTHON ?= python3
 CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
+# `make models-diff` compares FROM (the pinned copies in models/json, or the default source
+# when they have not been copied yet) with TO (the models a re-pin would take).
+FROM ?= $(if $(wildcard $(MODELS_JSON)/*.json),$(MODELS_JSON),../shared/aws-models)
+TO ?= $(AWS_MODELS_DIR)
 
-.PHONY: help models generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-s3 bench-s3-large
+.PHONY: help models models-diff generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-s3 bench-s3-large
 
 help:
 	@echo "make run              build and run the emulator on 127.0.0.1:4566 (ARGS=... to pass flags)"
 	@echo "make test             run every test (creates .venv with boto3, awscli, pytest)"
 	@echo "make protocol-tests   run the Smithy protocol compliance tests (../shared/smithy-protocol-tests)"
 	@echo "make models           copy the pinned AWS models from AWS_MODELS_DIR (REPIN=1 to accept new ones)"
+	@echo "make models-diff      what TO's models change against FROM's (default: the pinned ones)"
 	@echo "make generate         regenerate generated/ from the models"
 	@echo "make check-generated  fail if generated/ differs from what the models generate"
 	@echo "make lint             rustfmt and clippy, warnings as errors"
@@ -25,6 +30,9 @@ help:
 
 models:
 	$(CODEGEN) sync --manifest models/manifest.toml --from $(AWS_MODELS_DIR) --to $(MODELS_JSON) $(if $(REPIN),--repin)
+
+models-diff:
+	$(CODEGEN) diff --from $(FROM) --to $(TO) --services services
 
 generate: models
 	$(CODEGEN) generate --manifest models/manifest.toml --models $(MODELS_JSON) --out generated

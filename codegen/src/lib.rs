@@ -3,10 +3,13 @@
 //! crate per service into `generated/<sdk-id>/` — typed inputs, outputs and errors, static
 //! schema and constraint tables, REST routes, an operation enum and the service trait.
 //!
+//! [`diff`] compares two sets of models in the same terms, before a re-pin.
+//!
 //! Output is deterministic and rustfmt-formatted, and carries no documentation text from the
 //! models. Anything in a model the generator does not understand is refused with an error
 //! naming the shape, rather than silently generating something wrong.
 
+pub mod diff;
 pub mod emit;
 pub mod idl;
 pub mod manifest;

@@ -1,4 +1,5 @@
-//! `stratus-codegen`: `sync` copies pinned models in; `generate` writes `generated/`.
+//! `stratus-codegen`: `sync` copies pinned models in; `generate` writes `generated/`; `diff`
+//! tells what a newer set of models changes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -7,11 +8,12 @@ use anyhow::{bail, Context, Result};
 use stratus_codegen::manifest::Manifest;
 use stratus_codegen::model::Model;
 use stratus_codegen::sync::{sha256_hex, sync_models, OnMismatch};
-use stratus_codegen::{emit, Error};
+use stratus_codegen::{diff, emit, Error};
 
 const USAGE: &str = "usage:
   stratus-codegen sync --manifest FILE --from DIR --to DIR [--repin]
-  stratus-codegen generate --manifest FILE --models DIR --out DIR [--only SDK_ID]";
+  stratus-codegen generate --manifest FILE --models DIR --out DIR [--only SDK_ID]
+  stratus-codegen diff --from DIR --to DIR [--services DIR]";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -43,6 +45,11 @@ fn main() -> Result<()> {
                 &required("--out")?,
                 only.as_deref(),
             )
+        }
+        Some("diff") => {
+            let report = diff::compare_dirs(&required("--from")?, &required("--to")?, flag("--services").as_deref())?;
+            print!("{}", diff::render::render(&report));
+            Ok(())
         }
         _ => bail!("{USAGE}"),
     }

@@ -232,15 +232,46 @@ const KEPT_TRAITS: &[&str] = &[
     "smithy.protocols#rpcv2Json",
 ];
 
+/// What a loader does with a trait that is neither handled nor ignored.
+#[derive(Debug, Clone, Copy)]
+enum OtherTraits {
+    /// Keep the ones listed, refuse any other.
+    Refuse { kept: &'static [&'static str] },
+    /// Keep them all ([`Model::load_json_keeping_unknown_traits`]).
+    Keep,
+}
+
+/// Whether the generator knows what to do with trait `id` in a JSON AST model: it turns it
+/// into code, or knows it does not matter to a server.
+pub fn understood_trait(id: &str) -> bool {
+    HANDLED_TRAITS.contains(&id) || IGNORED_TRAITS.contains(&id)
+}
+
 impl Model {
     /// Reads a JSON AST model file.
     pub fn load_json(path: &Path) -> Result<Model, Error> {
+        Model::load_json_with(path, OtherTraits::Refuse { kept: &[] })
+    }
+
+    /// Reads a JSON AST model file as [`Model::load_json`] does, but keeps traits the
+    /// generator does not understand instead of refusing them (find them with
+    /// [`understood_trait`]): for comparing a newer model before the generator learns them.
+    pub fn load_json_keeping_unknown_traits(path: &Path) -> Result<Model, Error> {
+        Model::load_json_with(path, OtherTraits::Keep)
+    }
+
+    fn load_json_with(path: &Path, other_traits: OtherTraits) -> Result<Model, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Model::parse_json(&text, path, other_traits)
+    }
+
+    /// Parses JSON AST `text`; `file` names it in errors.
+    fn parse_json(text: &str, file: &Path, other_traits: OtherTraits) -> Result<Model, Error> {
         let parse_err = |reason: String| Error::Parse {
-            file: path.to_path_buf(),
+            file: file.to_path_buf(),
             reason,
         };
-        let root: Value = serde_json::from_str(&text).map_err(|e| parse_err(e.to_string()))?;
+        let root: Value = serde_json::from_str(text).map_err(|e| parse_err(e.to_string()))?;
         let version = root.get("smithy").and_then(Value::as_str).unwrap_or_default();
         if !version.starts_with('2') && !version.starts_with('1') {
             return Err(parse_err(format!("unsupported smithy version {version:?}")));
@@ -249,7 +280,14 @@ impl Model {
             .get("shapes")
             .and_then(Value::as_object)
             .ok_or_else(|| parse_err("no `shapes` object".into()))?;
-        Model::from_shapes(shapes, &[])
+        Model::from_shapes(shapes, other_traits)
+    }
+
+    /// Parses JSON AST `text` keeping every trait, as
+    /// [`Model::load_json_keeping_unknown_traits`] does: for tests that write small models inline.
+    #[cfg(test)]
+    pub(crate) fn parse_json_keeping_unknown_traits(text: &str) -> Result<Model, Error> {
+        Model::parse_json(text, Path::new("<inline>"), OtherTraits::Keep)
     }
 
     /// Reads the Smithy IDL files of one model set (shapes may refer to each other across
@@ -261,15 +299,15 @@ impl Model {
         let shapes = ast["shapes"]
             .as_object()
             .expect("the IDL loader always writes `shapes`");
-        Model::from_shapes(shapes, KEPT_TRAITS)
+        Model::from_shapes(shapes, OtherTraits::Refuse { kept: KEPT_TRAITS })
     }
 
-    /// Builds the model from a JSON AST `shapes` object, keeping the handled traits and
-    /// `kept` ones.
-    fn from_shapes(shapes: &Map<String, Value>, kept: &[&str]) -> Result<Model, Error> {
+    /// Builds the model from a JSON AST `shapes` object, keeping the handled traits and what
+    /// `other_traits` says.
+    fn from_shapes(shapes: &Map<String, Value>, other_traits: OtherTraits) -> Result<Model, Error> {
         let mut model = Model::default();
         for (id, node) in shapes {
-            let shape = parse_shape(id, node, kept)?;
+            let shape = parse_shape(id, node, other_traits)?;
             model.shapes.insert(id.clone(), shape);
         }
         Ok(model)
@@ -292,7 +330,7 @@ impl Model {
     }
 }
 
-fn parse_shape(id: &str, node: &Value, kept: &[&str]) -> Result<ShapeDef, Error> {
+fn parse_shape(id: &str, node: &Value, other_traits: OtherTraits) -> Result<ShapeDef, Error> {
     let obj = node
         .as_object()
         .ok_or_else(|| Error::unsupported(id, "shape is not an object"))?;
@@ -302,16 +340,16 @@ fn parse_shape(id: &str, node: &Value, kept: &[&str]) -> Result<ShapeDef, Error>
     if obj.contains_key("mixins") {
         return Err(Error::unsupported(id, "mixins must be flattened in a JSON AST model"));
     }
-    let traits = parse_traits(id, obj.get("traits"), kept)?;
+    let traits = parse_traits(id, obj.get("traits"), other_traits)?;
     let mut members = Vec::new();
     for key in ["member", "key", "value"] {
         if let Some(m) = obj.get(key) {
-            members.push(parse_member(id, key, m, kept)?);
+            members.push(parse_member(id, key, m, other_traits)?);
         }
     }
     if let Some(ms) = obj.get("members").and_then(Value::as_object) {
         for (name, m) in ms {
-            members.push(parse_member(id, name, m, kept)?);
+            members.push(parse_member(id, name, m, other_traits)?);
         }
     }
     let target = |key: &str| {
@@ -351,7 +389,7 @@ fn parse_shape(id: &str, node: &Value, kept: &[&str]) -> Result<ShapeDef, Error>
     })
 }
 
-fn parse_member(shape: &str, name: &str, node: &Value, kept: &[&str]) -> Result<MemberDef, Error> {
+fn parse_member(shape: &str, name: &str, node: &Value, other_traits: OtherTraits) -> Result<MemberDef, Error> {
     let member_id = format!("{shape}${name}");
     let target = node
         .get("target")
@@ -360,11 +398,11 @@ fn parse_member(shape: &str, name: &str, node: &Value, kept: &[&str]) -> Result<
     Ok(MemberDef {
         name: name.to_string(),
         target: target.to_string(),
-        traits: parse_traits(&member_id, node.get("traits"), kept)?,
+        traits: parse_traits(&member_id, node.get("traits"), other_traits)?,
     })
 }
 
-fn parse_traits(shape: &str, node: Option<&Value>, kept: &[&str]) -> Result<Traits, Error> {
+fn parse_traits(shape: &str, node: Option<&Value>, other_traits: OtherTraits) -> Result<Traits, Error> {
     let mut traits = Traits::new();
     let Some(obj) = node.and_then(Value::as_object) else {
         return Ok(traits);
@@ -373,7 +411,11 @@ fn parse_traits(shape: &str, node: Option<&Value>, kept: &[&str]) -> Result<Trai
         if IGNORED_TRAITS.contains(&id.as_str()) {
             continue;
         }
-        if !HANDLED_TRAITS.contains(&id.as_str()) && !kept.contains(&id.as_str()) && !is_trait_definition(obj) {
+        let kept = match other_traits {
+            OtherTraits::Refuse { kept } => kept.contains(&id.as_str()),
+            OtherTraits::Keep => true,
+        };
+        if !HANDLED_TRAITS.contains(&id.as_str()) && !kept && !is_trait_definition(obj) {
             return Err(Error::unsupported(
                 shape,
                 format!("trait {id} is not understood by the generator"),

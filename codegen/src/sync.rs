@@ -4,6 +4,7 @@
 //! `../shared/aws-models`) or AWS's published layout
 //! `<sdk-id>/service/<version>/<sdk-id>-<version>.json`.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -69,20 +70,46 @@ fn locate(source: &Path, entry: &ServiceEntry) -> Result<PathBuf, Error> {
     if flat.is_file() {
         return Ok(flat);
     }
-    let versions = source.join(&entry.sdk_id).join("service");
+    newest_published(source, &entry.sdk_id).ok_or_else(|| Error::ModelMissing {
+        sdk_id: entry.sdk_id.clone(),
+        source_dir: source.to_path_buf(),
+    })
+}
+
+/// Every model in `source` by sdk id, whichever layout each is in: `<sdk-id>.json`, or the
+/// newest `<sdk-id>/service/<version>/<sdk-id>-<version>.json`.
+pub fn model_files(source: &Path) -> Result<BTreeMap<String, PathBuf>, Error> {
+    let mut found = BTreeMap::new();
+    for entry in std::fs::read_dir(source).map_err(|e| Error::io(source, e))? {
+        let path = entry.map_err(|e| Error::io(source, e))?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let model = match name.strip_suffix(".json") {
+            Some(_) if path.is_file() => Some(path.clone()),
+            _ if path.is_dir() => newest_published(source, name),
+            _ => None,
+        };
+        if let Some(model) = model {
+            found.insert(name.trim_end_matches(".json").to_string(), model);
+        }
+    }
+    Ok(found)
+}
+
+/// The newest version of `sdk_id`'s model in AWS's published layout under `source`.
+fn newest_published(source: &Path, sdk_id: &str) -> Option<PathBuf> {
+    let versions = source.join(sdk_id).join("service");
     let mut candidates: Vec<PathBuf> = std::fs::read_dir(&versions)
         .into_iter()
         .flatten()
         .flatten()
         .map(|version| {
             let v = version.file_name().to_string_lossy().into_owned();
-            version.path().join(format!("{}-{v}.json", entry.sdk_id))
+            version.path().join(format!("{sdk_id}-{v}.json"))
         })
         .filter(|p| p.is_file())
         .collect();
     candidates.sort();
-    candidates.pop().ok_or_else(|| Error::ModelMissing {
-        sdk_id: entry.sdk_id.clone(),
-        source_dir: source.to_path_buf(),
-    })
+    candidates.pop()
 }

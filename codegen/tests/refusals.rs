@@ -115,3 +115,17 @@ fn published_layout_is_found() {
     let manifest_path = manifest(&dir, &sha256_hex(body.as_bytes()));
     sync_models(&manifest_path, &dir, &dir.join("out"), OnMismatch::Refuse).unwrap();
 }
+
+#[test]
+fn unknown_trait_is_kept_when_comparing_models() {
+    let dir = scratch("unknown-trait-kept");
+    let path = write_model(
+        &dir,
+        r#"{"com.example#mystery": {"a": 1}, "smithy.api#documentation": "d"}"#,
+    );
+    let model = Model::load_json_keeping_unknown_traits(&path).unwrap();
+    let member = &model.shapes["com.example#PingInput"].members[0];
+    assert_eq!(member.traits.keys().collect::<Vec<_>>(), ["com.example#mystery"]);
+    assert!(!stratus_codegen::model::understood_trait("com.example#mystery"));
+    assert!(stratus_codegen::model::understood_trait("smithy.api#documentation"));
+}
