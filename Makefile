@@ -6,9 +6,9 @@ MODELS_JSON := models/json
 VENV := .venv
 PYTHON ?= python3
 CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
-# `make models-diff` compares FROM (the pinned copies in models/json, or the default source
-# when they have not been copied yet) with TO (the models a re-pin would take).
-FROM ?= $(if $(wildcard $(MODELS_JSON)/*.json),$(MODELS_JSON),../shared/aws-models)
+# `make models-diff` compares FROM (the pinned copies in models/json) with TO (the models a
+# re-pin would take).
+FROM ?= $(MODELS_JSON)
 TO ?= $(AWS_MODELS_DIR)
 
 .PHONY: help models models-diff generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-s3 bench-s3-large
@@ -31,7 +31,7 @@ help:
 models:
 	$(CODEGEN) sync --manifest models/manifest.toml --from $(AWS_MODELS_DIR) --to $(MODELS_JSON) $(if $(REPIN),--repin)
 
-models-diff:
+models-diff: models
 	$(CODEGEN) diff --from $(FROM) --to $(TO) --services services
 
 generate: models
