@@ -121,6 +121,18 @@ def test_web_identity_and_access_key_info(sts):
     assert sts.get_access_key_info(AccessKeyId=key)["Account"] == "123456789012"
 
 
+def test_outbound_web_identity_tokens_are_refused_while_the_feature_is_off(sts):
+    # A new account has outbound web identity federation off (IAM's
+    # EnableOutboundWebIdentityFederation turns it on); the error is 403 (sts.json).
+    with pytest.raises(ClientError) as err:
+        sts.get_web_identity_token(Audience=["https://api.example.com"], SigningAlgorithm="RS256")
+    assert err.value.response["Error"]["Code"] == "OutboundWebIdentityFederationDisabledException"
+    assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+    with pytest.raises(ClientError) as err:
+        sts.get_delegated_access_token(TradeInToken="x" * 64)
+    assert err.value.response["Error"]["Code"] == "NotImplemented"
+
+
 def test_aws_cli_get_caller_identity(stratus):
     env = dict(os.environ, AWS_ACCESS_KEY_ID="AKIAIOSFODNN7EXAMPLE", AWS_SECRET_ACCESS_KEY="secret", AWS_DEFAULT_REGION="us-east-1")
     aws = os.path.join(os.path.dirname(sys.executable), "aws")

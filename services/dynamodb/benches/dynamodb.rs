@@ -69,8 +69,11 @@ fn loaded(rt: &tokio::runtime::Runtime, config: StorageConfig) -> DynamoDbServic
                 &ctx(),
                 CreateTableInput {
                     table_name: "t".into(),
-                    key_schema: vec![key("pk", KeyType::Hash), key("sk", KeyType::Range)],
-                    attribute_definitions: vec![attr("pk", ScalarAttributeType::S), attr("sk", ScalarAttributeType::N)],
+                    key_schema: Some(vec![key("pk", KeyType::Hash), key("sk", KeyType::Range)]),
+                    attribute_definitions: Some(vec![
+                        attr("pk", ScalarAttributeType::S),
+                        attr("sk", ScalarAttributeType::N),
+                    ]),
                     billing_mode: Some(BillingMode::PayPerRequest),
                     ..Default::default()
                 },

@@ -406,6 +406,41 @@ impl Sts for StsService {
             )),
         }
     }
+
+    /// Every Stratus account is as a new AWS account: outbound web identity federation is
+    /// off until IAM's EnableOutboundWebIdentityFederation turns it on, which Stratus does
+    /// not serve yet, so tokens are refused as AWS refuses them then.
+    async fn get_web_identity_token(
+        &self,
+        ctx: &RequestContext,
+        _input: GetWebIdentityTokenRequest,
+    ) -> Result<GetWebIdentityTokenResponse, GetWebIdentityTokenError> {
+        self.caller(ctx).await?;
+        Err(GetWebIdentityTokenError::OutboundWebIdentityFederationDisabledException(
+            OutboundWebIdentityFederationDisabledException {
+                // The model's documentation of the error.
+                message: Some(
+                    "The outbound web identity federation feature is not enabled for this account. To use this feature, you must first enable it through the Amazon Web Services Management Console or API."
+                        .into(),
+                ),
+            },
+        ))
+    }
+
+    /// Trade-in tokens come from IAM's delegation requests, which Stratus does not serve yet.
+    async fn get_delegated_access_token(
+        &self,
+        ctx: &RequestContext,
+        _input: GetDelegatedAccessTokenRequest,
+    ) -> Result<GetDelegatedAccessTokenResponse, GetDelegatedAccessTokenError> {
+        self.caller(ctx).await?;
+        Err(AwsError::new(
+            "NotImplemented",
+            "GetDelegatedAccessToken exchanges tokens that IAM delegation requests issue, which Stratus does not serve yet",
+            501,
+        )
+        .into())
+    }
 }
 
 #[cfg(test)]
