@@ -22,7 +22,6 @@ pub mod prelude_shapes;
 pub mod scheduler;
 pub mod schema;
 pub mod service;
-pub mod settings;
 pub mod validate;
 pub mod value;
 
