@@ -2,6 +2,7 @@
 //! work is done by the library crates under `runtime/`, `generated/` and `services/`.
 
 mod serve;
+mod settings;
 mod validate;
 
 use std::path::PathBuf;

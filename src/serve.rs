@@ -3,12 +3,18 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use stratus_core::clock::Clock;
+use stratus_core::scheduler::Scheduler;
 use stratus_core::service::{CrossOrigin, FormUpload, ServiceHandler};
 use stratus_server::{serve, Config, Gateway};
+use stratus_service_s3::LifecycleTiming;
 use stratus_storage::{Storage, StorageConfig};
+
+use crate::settings::{seconds, ClockKind};
 
 /// Settings of the server, each also read from a `STRATUS_*` environment variable.
 #[derive(Args, Debug)]
@@ -34,6 +40,26 @@ pub struct ServeArgs {
     /// error, warn, info, debug or trace.
     #[arg(long, env = "STRATUS_LOG_LEVEL", default_value = "info")]
     log_level: tracing::Level,
+    /// Where time comes from: `system`, or `manual` for tests, which moves only when told
+    /// (`POST /_stratus/clock?advance=<seconds>`).
+    #[arg(long, env = "STRATUS_CLOCK", value_enum, default_value = "system")]
+    clock: ClockKind,
+    #[command(flatten)]
+    timing: Timing,
+}
+
+/// How often background sweeps run, in seconds (fractions allowed).
+#[derive(Args, Debug)]
+struct Timing {
+    /// Seconds between DynamoDB time-to-live sweeps.
+    #[arg(long, env = "STRATUS_DYNAMODB_TTL_INTERVAL", value_parser = seconds, default_value = "30")]
+    dynamodb_ttl_interval: Duration,
+    /// Seconds between S3 lifecycle expiration sweeps.
+    #[arg(long, env = "STRATUS_S3_LIFECYCLE_INTERVAL", value_parser = seconds, default_value = "60")]
+    s3_lifecycle_interval: Duration,
+    /// The length of an S3 lifecycle day, in seconds.
+    #[arg(long, env = "STRATUS_S3_LIFECYCLE_DAY_SECONDS", value_parser = seconds, default_value = "86400")]
+    s3_lifecycle_day_seconds: Duration,
 }
 
 /// Runs the server until SIGINT or SIGTERM, then finishes in-flight requests.
@@ -53,10 +79,17 @@ pub fn run(args: ServeArgs) -> Result<()> {
         })
         .with_context(|| format!("opening the data directory {}", args.data_dir.display()))?,
     );
-    let served = handlers(&args.services, &storage)?;
+    let clock = match args.clock {
+        ClockKind::System => Clock::system(),
+        ClockKind::Manual => Clock::manual_from_system_time(),
+    };
+    // One scheduler for every service's deadlines and sweeps; no thread until one is needed.
+    let scheduler = Scheduler::new(clock.clone());
+    let served = handlers(&args.services, &storage, &scheduler, &args.timing)?;
     let config = Config {
         region: args.region,
         account_id: args.account_id,
+        clock,
         ..Config::default()
     };
     let gateway = Arc::new(
@@ -93,7 +126,7 @@ struct Served {
 
 /// The services to serve: hand-written ones where they exist, the rest validating and
 /// answering not-implemented.
-fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Served> {
+fn handlers(only: &[String], storage: &Arc<Storage>, scheduler: &Scheduler, timing: &Timing) -> Result<Served> {
     for name in only {
         if stratus_gen_registry::find(name).is_none() {
             bail!("unknown service {name:?} in --services; `stratus models` lists them");
@@ -106,7 +139,7 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Served> {
                 .any(|o| o.eq_ignore_ascii_case(id) || o.eq_ignore_ascii_case(sdk_id))
     };
     // SQS is built first: S3 delivers event notifications into its queues.
-    let sqs = stratus_service_sqs::SqsService::new(storage.clone());
+    let sqs = stratus_service_sqs::SqsService::new(storage.clone(), scheduler.clone());
     let sqs_runs = stratus_gen_registry::SERVICES
         .iter()
         .any(|(id, service)| *id == "sqs" && wanted(id, service.sdk_id));
@@ -121,7 +154,11 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Served> {
         }
         let handler: Arc<dyn ServiceHandler> = match *id {
             "s3" => {
-                let s3 = stratus_service_s3::S3Service::new(storage.clone());
+                let lifecycle = LifecycleTiming {
+                    interval: timing.s3_lifecycle_interval,
+                    day: timing.s3_lifecycle_day_seconds,
+                };
+                let s3 = stratus_service_s3::S3Service::new(storage.clone(), scheduler.clone(), lifecycle);
                 let s3 = match sqs_runs {
                     true => s3.with_queues(Arc::new(sqs.clone())),
                     false => s3,
@@ -135,7 +172,12 @@ fn handlers(only: &[String], storage: &Arc<Storage>) -> Result<Served> {
                 storage.clone(),
             ))),
             "sqs" => Arc::new(stratus_gen_sqs::Handler(sqs.clone())),
-            "dynamodb" => stratus_service_dynamodb::DynamoDbService::new(storage.clone()).into_handler(),
+            "dynamodb" => stratus_service_dynamodb::DynamoDbService::new(
+                storage.clone(),
+                scheduler.clone(),
+                timing.dynamodb_ttl_interval,
+            )
+            .into_handler(),
             "dynamodb-streams" => stratus_service_dynamodb::DynamoDbStreamsService::handler(storage.clone()),
             _ => stratus_gen_registry::not_implemented(id).context("registry lists a service it cannot build")?,
         };

@@ -5,11 +5,13 @@ on a free loopback port: stratus is started with `--listen 127.0.0.1:0` and prin
 it bound in its first line, so there is no race for a port.
 """
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import urllib.request
 import zipfile
 
 import boto3
@@ -59,6 +61,18 @@ class Stratus:
             ),
             **credentials,
         )
+
+    def advance(self, seconds):
+        """Moves a manual clock (`--clock manual`) `seconds` forward; returns once the background
+        work that became due (sweeps, expired waits) has run."""
+        request = urllib.request.Request(f"{self.endpoint}/_stratus/clock?advance={seconds}", method="POST")
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.load(response)
+
+    def now(self):
+        """The server's time, in seconds since the epoch."""
+        with urllib.request.urlopen(f"{self.endpoint}/_stratus/clock", timeout=10) as response:
+            return json.load(response)["epochMillis"] / 1000
 
     def thread_names(self):
         """The names of the process's threads (Linux `/proc`)."""

@@ -15,20 +15,13 @@ from botocore.exceptions import ClientError
 
 from conftest import ACCOUNT, Stratus
 
-TTL_INTERVAL = "0.2"
+# The TTL sweeper's default interval, in seconds.
+TTL_INTERVAL = 30
 
 
 def start(*args):
-    """A server whose TTL sweeper runs every TTL_INTERVAL seconds."""
-    old = os.environ.get("STRATUS_DYNAMODB_TTL_INTERVAL")
-    os.environ["STRATUS_DYNAMODB_TTL_INTERVAL"] = TTL_INTERVAL
-    try:
-        return Stratus(*args)
-    finally:
-        if old is None:
-            del os.environ["STRATUS_DYNAMODB_TTL_INTERVAL"]
-        else:
-            os.environ["STRATUS_DYNAMODB_TTL_INTERVAL"] = old
+    """A server on a manual clock, which the TTL tests move instead of waiting."""
+    return Stratus("--clock", "manual", *args)
 
 
 @pytest.fixture(scope="module")
@@ -445,7 +438,7 @@ def wait_for(check, timeout=10):
     return check()
 
 
-def test_ttl_deletes_expired_items_as_the_service(ddb, streams):
+def test_ttl_deletes_expired_items_as_the_service(server, ddb, streams):
     table, arn = create(
         ddb,
         extra_attrs=[{"AttributeName": "g", "AttributeType": "S"}],
@@ -453,7 +446,7 @@ def test_ttl_deletes_expired_items_as_the_service(ddb, streams):
             {"IndexName": "gsi", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}
         ],
     )
-    now = int(time.time())
+    now = int(server.now())
     items = {
         "expired": {"pk": S("expired"), "g": S("x"), "exp": N(now - 60)},
         "future": {"pk": S("future"), "g": S("x"), "exp": N(now + 3600)},
@@ -465,12 +458,15 @@ def test_ttl_deletes_expired_items_as_the_service(ddb, streams):
     for item in items.values():
         ddb.put_item(TableName=table, Item=item)
     # Nothing happens before TTL is enabled.
-    time.sleep(0.5)
+    server.advance(2 * TTL_INTERVAL)
     assert ddb.scan(TableName=table)["Count"] == 5
     ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
+    server.advance(TTL_INTERVAL - 1)
+    assert ddb.scan(TableName=table)["Count"] == 5, "not swept before the interval"
 
-    assert wait_for(lambda: "Item" not in ddb.get_item(TableName=table, Key={"pk": S("expired")}))
-    time.sleep(0.5)  # a few more sweeps change nothing else
+    server.advance(1)
+    assert "Item" not in ddb.get_item(TableName=table, Key={"pk": S("expired")})
+    server.advance(3 * TTL_INTERVAL)  # a few more sweeps change nothing else
     left = sorted(i["pk"]["S"] for i in ddb.scan(TableName=table)["Items"])
     assert left == ["ancient", "future", "none", "string"]
     assert ddb.describe_table(TableName=table)["Table"]["ItemCount"] == 4
@@ -488,7 +484,7 @@ def test_ttl_deletes_expired_items_as_the_service(ddb, streams):
     # Disabled again, expiry stops.
     ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={"Enabled": False, "AttributeName": "exp"})
     ddb.put_item(TableName=table, Item={"pk": S("late"), "exp": N(now - 60)})
-    time.sleep(0.6)
+    server.advance(2 * TTL_INTERVAL)
     assert "Item" in ddb.get_item(TableName=table, Key={"pk": S("late")})
 
 
@@ -504,15 +500,15 @@ def test_ttl_resumes_after_a_restart(tmp_path):
             BillingMode="PAY_PER_REQUEST",
         )
         ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
-        ddb.put_item(TableName=table, Item={"pk": S("soon"), "exp": N(int(time.time()) + 2)})
+        ddb.put_item(TableName=table, Item={"pk": S("soon"), "exp": N(int(server.now()) + 60)})
     finally:
         server.stop()
-    time.sleep(2.5)
     server = start("--data-dir", str(tmp_path))
     try:
         ddb = server.client("dynamodb")
-        # No DynamoDB request needed: the stored TTL setting restarts the sweeper.
-        assert wait_for(lambda: ddb.scan(TableName=table)["Count"] == 0)
+        # No DynamoDB request needed: the stored TTL setting restarts the sweeper (found by a
+        # look at the stored tables that runs beside startup, hence the repeated moves).
+        assert wait_for(lambda: server.advance(TTL_INTERVAL) and ddb.scan(TableName=table)["Count"] == 0)
     finally:
         server.stop()
 
@@ -529,13 +525,15 @@ def test_the_sweeper_runs_only_while_some_table_has_ttl():
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             BillingMode="PAY_PER_REQUEST",
         )
-        assert "dynamodb-ttl" not in server.thread_names()
+        assert "scheduler" not in server.thread_names()
         spec = {"Enabled": True, "AttributeName": "exp"}
         ddb.update_time_to_live(TableName=table, TimeToLiveSpecification=spec)
         # (A new thread names itself once it runs.)
-        assert wait_for(lambda: "dynamodb-ttl" in server.thread_names(), timeout=5)
+        assert wait_for(lambda: "scheduler" in server.thread_names(), timeout=5)
         ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={**spec, "Enabled": False})
-        # The next sweep finds no TTL-enabled table and the thread ends.
-        assert wait_for(lambda: "dynamodb-ttl" not in server.thread_names(), timeout=5)
+        # The next sweep finds no TTL-enabled table: the sweep stops, and with nothing else to
+        # time the scheduler's thread ends.
+        server.advance(TTL_INTERVAL)
+        assert wait_for(lambda: "scheduler" not in server.thread_names(), timeout=5)
     finally:
         server.stop()

@@ -4,6 +4,7 @@ import http.client
 import json
 import os
 import signal
+import urllib.error
 import urllib.request
 
 import pytest
@@ -182,3 +183,21 @@ def test_query_value_of_the_wrong_type(stratus):
     assert status == 400
     assert b"<Code>InvalidQueryParameter</Code>" in body
     assert b"<RequestId>" in body
+
+
+def test_the_clock_moves_only_when_manual(stratus):
+    assert get_json(stratus.endpoint + "/_stratus/clock")["manual"] is False
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        stratus.advance(60)
+    assert refused.value.code == 403
+    assert b"--clock manual" in refused.value.read()
+
+    server = Stratus("--ephemeral", "--clock", "manual")
+    try:
+        before = server.now()
+        assert server.advance(86_400.5)["epochMillis"] == round((before + 86_400.5) * 1000)
+        with pytest.raises(urllib.error.HTTPError) as bad:
+            server.advance(-1)
+        assert bad.value.code == 400
+    finally:
+        server.stop()

@@ -8,9 +8,9 @@ object; nothing happens while a delete marker is current), "Managing delete mark
 (expired object delete markers) and the x-amz-expiration header of PutObject, GetObject and
 HeadObject (`expiry-date="...", rule-id="..."`).
 
-The servers here shorten a lifecycle "day" to DAY_SECONDS and sweep every INTERVAL seconds
-(STRATUS_S3_LIFECYCLE_DAY_SECONDS, STRATUS_S3_LIFECYCLE_INTERVAL), so a one-day rule acts
-within a few seconds."""
+The servers here run on a manual clock (`--clock manual`), which the tests move days ahead
+(`Stratus.advance`, which returns once the sweeps that became due have run), so a one-day rule
+acts at once and nothing waits in real time."""
 
 import datetime
 import email.utils
@@ -24,23 +24,16 @@ from botocore.exceptions import ClientError
 
 from conftest import Stratus
 
-INTERVAL = "0.2"
-DAY_SECONDS = "1"
+DAY = 86_400
+# The sweeper's default interval, in seconds.
+INTERVAL = 60
+# Far enough for a one-day rule to fall due: the day, rounded up to the next midnight.
+TWO_DAYS = 2 * DAY
 
 
-def start(*args, interval=INTERVAL, day=DAY_SECONDS):
-    """A server whose lifecycle sweeper runs every `interval` seconds with `day`-second days."""
-    env = {"STRATUS_S3_LIFECYCLE_INTERVAL": interval, "STRATUS_S3_LIFECYCLE_DAY_SECONDS": day}
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        return Stratus(*args)
-    finally:
-        for k, v in old.items():
-            if v is None:
-                del os.environ[k]
-            else:
-                os.environ[k] = v
+def start(*args):
+    """A server on a manual clock, with AWS's days and the default sweep interval."""
+    return Stratus("--clock", "manual", *args)
 
 
 @pytest.fixture(scope="module")
@@ -97,32 +90,36 @@ def versions(s3, bucket):
     return [e[:4] for e in sorted(entries, key=lambda e: (e[0], not e[3], -e[4].timestamp()))]
 
 
-def test_unversioned_objects_are_deleted_when_their_days_pass(s3):
+def test_unversioned_objects_are_deleted_when_their_days_pass(server, s3):
     bucket = new_bucket(s3)
     s3.put_object(Bucket=bucket, Key="logs/old.txt", Body=b"x")
     s3.put_object(Bucket=bucket, Key="data/keep.txt", Body=b"x")
     lifecycle(s3, bucket, rule("logs", prefix="logs/", Expiration={"Days": 1}))
-    assert wait_for(lambda: not exists(s3, bucket, "logs/old.txt"))
+    server.advance(DAY / 2)
+    assert exists(s3, bucket, "logs/old.txt"), "not before its day"
+    server.advance(TWO_DAYS)
+    assert not exists(s3, bucket, "logs/old.txt")
     assert exists(s3, bucket, "data/keep.txt")
     assert versions(s3, bucket) == [("data/keep.txt", "null", False, True)]
 
 
-def test_versioned_expiry_adds_one_delete_marker(s3):
+def test_versioned_expiry_adds_one_delete_marker(server, s3):
     bucket = new_bucket(s3, versioned=True)
     v1 = s3.put_object(Bucket=bucket, Key="k", Body=b"x")["VersionId"]
     lifecycle(s3, bucket, rule("expire", Expiration={"Days": 1}))
-    assert wait_for(lambda: not exists(s3, bucket, "k"))
+    server.advance(TWO_DAYS)
+    assert not exists(s3, bucket, "k")
     with pytest.raises(ClientError) as err:
         s3.get_object(Bucket=bucket, Key="k")
     assert err.value.response["ResponseMetadata"]["HTTPHeaders"]["x-amz-delete-marker"] == "true"
     # The version stays, now noncurrent; while the marker is current nothing more happens.
-    time.sleep(2.5)
+    server.advance(TWO_DAYS)
     listed = versions(s3, bucket)
     assert [(key, marker, latest) for key, _, marker, latest in listed] == [("k", True, True), ("k", False, False)]
     assert listed[1][1] == v1
 
 
-def test_noncurrent_versions_expire_beyond_the_newest_kept(s3):
+def test_noncurrent_versions_expire_beyond_the_newest_kept(server, s3):
     bucket = new_bucket(s3, versioned=True)
     ids = [s3.put_object(Bucket=bucket, Key="k", Body=f"v{i}".encode())["VersionId"] for i in range(4)]
     lifecycle(
@@ -131,11 +128,12 @@ def test_noncurrent_versions_expire_beyond_the_newest_kept(s3):
         rule("noncurrent", NoncurrentVersionExpiration={"NoncurrentDays": 1, "NewerNoncurrentVersions": 1}),
     )
     # Current ids[3]; noncurrent ids[2] (the newest, kept), ids[1] and ids[0] (expired).
-    assert wait_for(lambda: [v[1] for v in versions(s3, bucket)] == [ids[3], ids[2]])
+    server.advance(TWO_DAYS)
+    assert [v[1] for v in versions(s3, bucket)] == [ids[3], ids[2]]
     assert s3.get_object(Bucket=bucket, Key="k")["Body"].read() == b"v3"
 
 
-def test_expired_object_delete_markers_are_removed(s3):
+def test_expired_object_delete_markers_are_removed(server, s3):
     bucket = new_bucket(s3, versioned=True)
     v1 = s3.put_object(Bucket=bucket, Key="alone", Body=b"x")["VersionId"]
     s3.delete_object(Bucket=bucket, Key="alone")
@@ -144,12 +142,13 @@ def test_expired_object_delete_markers_are_removed(s3):
     s3.delete_object(Bucket=bucket, Key="shadowed")
     lifecycle(s3, bucket, rule("markers", Expiration={"ExpiredObjectDeleteMarker": True}))
     # The lone marker goes; the one with a version behind it stays.
-    assert wait_for(lambda: [v[0] for v in versions(s3, bucket)] == ["shadowed", "shadowed"])
-    time.sleep(1)
+    server.advance(INTERVAL)
+    assert [v[0] for v in versions(s3, bucket)] == ["shadowed", "shadowed"]
+    server.advance(TWO_DAYS)
     assert [(v[0], v[2]) for v in versions(s3, bucket)] == [("shadowed", True), ("shadowed", False)]
 
 
-def test_incomplete_multipart_uploads_are_aborted(s3):
+def test_incomplete_multipart_uploads_are_aborted(server, s3):
     bucket = new_bucket(s3)
     old = s3.create_multipart_upload(Bucket=bucket, Key="tmp/big")["UploadId"]
     s3.upload_part(Bucket=bucket, Key="tmp/big", UploadId=old, PartNumber=1, Body=b"part")
@@ -159,13 +158,14 @@ def test_incomplete_multipart_uploads_are_aborted(s3):
     def uploads():
         return [u["Key"] for u in s3.list_multipart_uploads(Bucket=bucket).get("Uploads", [])]
 
-    assert wait_for(lambda: uploads() == ["keep/big"])
+    server.advance(TWO_DAYS)
+    assert uploads() == ["keep/big"]
     with pytest.raises(ClientError) as err:
         s3.list_parts(Bucket=bucket, Key="tmp/big", UploadId=old)
     assert err.value.response["Error"]["Code"] == "NoSuchUpload"
 
 
-def test_filters_select_by_tag_and_size(s3):
+def test_filters_select_by_tag_and_size(server, s3):
     bucket = new_bucket(s3)
     s3.put_object(Bucket=bucket, Key="tagged", Body=b"x", Tagging="expire=yes")
     s3.put_object(Bucket=bucket, Key="other-tag", Body=b"x", Tagging="expire=no")
@@ -181,13 +181,13 @@ def test_filters_select_by_tag_and_size(s3):
             ]
         },
     )
-    assert wait_for(lambda: not exists(s3, bucket, "tagged") and not exists(s3, bucket, "big"))
-    time.sleep(1)
+    server.advance(TWO_DAYS)
+    assert not exists(s3, bucket, "tagged") and not exists(s3, bucket, "big")
     assert exists(s3, bucket, "other-tag")
     assert exists(s3, bucket, "edge"), "ObjectSizeGreaterThan is strict"
 
 
-def test_the_and_filter_needs_every_condition(s3):
+def test_the_and_filter_needs_every_condition(server, s3):
     bucket = new_bucket(s3)
     for key, tags in [("in/both", "a=1&b=2"), ("in/one", "a=1"), ("out/both", "a=1&b=2")]:
         s3.put_object(Bucket=bucket, Key=key, Body=b"x", Tagging=tags)
@@ -196,30 +196,30 @@ def test_the_and_filter_needs_every_condition(s3):
         Bucket=bucket,
         LifecycleConfiguration={"Rules": [{"ID": "and", "Status": "Enabled", "Filter": and_filter, "Expiration": {"Days": 1}}]},
     )
-    assert wait_for(lambda: not exists(s3, bucket, "in/both"))
-    time.sleep(1)
+    server.advance(TWO_DAYS)
+    assert not exists(s3, bucket, "in/both")
     assert exists(s3, bucket, "in/one")
     assert exists(s3, bucket, "out/both")
 
 
-def test_disabled_rules_do_nothing(s3):
+def test_disabled_rules_do_nothing(server, s3):
     bucket = new_bucket(s3)
     s3.put_object(Bucket=bucket, Key="k", Body=b"x")
     lifecycle(s3, bucket, rule("off", status="Disabled", Expiration={"Days": 1}))
-    time.sleep(3)
+    server.advance(TWO_DAYS)
     assert exists(s3, bucket, "k")
     assert "Expiration" not in s3.head_object(Bucket=bucket, Key="k")
 
 
-def test_object_lock_keeps_protected_versions(s3):
+def test_object_lock_keeps_protected_versions(server, s3):
     bucket = new_bucket(s3, lock=True)
     held = s3.put_object(Bucket=bucket, Key="k", Body=b"old", ObjectLockLegalHoldStatus="ON")["VersionId"]
     free = s3.put_object(Bucket=bucket, Key="j", Body=b"old")["VersionId"]
     s3.put_object(Bucket=bucket, Key="k", Body=b"new")
     s3.put_object(Bucket=bucket, Key="j", Body=b"new")
     lifecycle(s3, bucket, rule("noncurrent", NoncurrentVersionExpiration={"NoncurrentDays": 1}))
-    assert wait_for(lambda: free not in [v[1] for v in versions(s3, bucket)])
-    time.sleep(1)
+    server.advance(TWO_DAYS)
+    assert free not in [v[1] for v in versions(s3, bucket)]
     assert held in [v[1] for v in versions(s3, bucket)]
 
 
@@ -235,6 +235,7 @@ def test_expiration_sends_lifecycle_events(server, s3):
         )
         s3.put_object(Bucket=bucket, Key="k", Body=b"x")
         lifecycle(s3, bucket, rule("expire", Expiration={"Days": 1}))
+    server.advance(TWO_DAYS)
     events = []
 
     def collect():
@@ -251,8 +252,8 @@ def test_expiration_sends_lifecycle_events(server, s3):
 
 
 def test_x_amz_expiration_names_the_rule_and_midnight():
-    # A server with real days: the header is AWS's midnight after creation plus the days.
-    server = start("--ephemeral", day="86400", interval="60")
+    # The header is AWS's midnight after creation plus the days.
+    server = start("--ephemeral")
     try:
         s3 = server.client("s3")
         bucket = new_bucket(s3)
@@ -280,8 +281,8 @@ def test_x_amz_expiration_names_the_rule_and_midnight():
 
 
 def test_lifecycle_resumes_after_a_restart(tmp_path):
-    # The first server never sweeps in time; the second finds the stored configuration.
-    server = start("--data-dir", str(tmp_path), interval="60")
+    # The first server's clock never moves; the second finds the stored configuration.
+    server = start("--data-dir", str(tmp_path))
     try:
         s3 = server.client("s3")
         bucket = new_bucket(s3)
@@ -292,7 +293,8 @@ def test_lifecycle_resumes_after_a_restart(tmp_path):
     server = start("--data-dir", str(tmp_path))
     try:
         s3 = server.client("s3")
-        assert wait_for(lambda: not exists(s3, bucket, "k"))
+        # The stored configurations are looked at beside startup, hence the repeated moves.
+        assert wait_for(lambda: server.advance(TWO_DAYS) and not exists(s3, bucket, "k"))
     finally:
         server.stop()
 
@@ -304,12 +306,14 @@ def test_the_sweeper_runs_only_while_some_bucket_has_expiration():
         s3 = server.client("s3")
         bucket = new_bucket(s3)
         lifecycle(s3, bucket, rule("transition-only", Transitions=[{"Days": 30, "StorageClass": "GLACIER"}]))
-        time.sleep(0.5)
-        assert "s3-lifecycle" not in server.thread_names()
+        time.sleep(0.5)  # a thread started by that request would have named itself by now
+        assert "scheduler" not in server.thread_names()
         lifecycle(s3, bucket, rule("expire", Expiration={"Days": 30}))
-        assert wait_for(lambda: "s3-lifecycle" in server.thread_names(), timeout=5)
+        assert wait_for(lambda: "scheduler" in server.thread_names(), timeout=5)
         s3.delete_bucket_lifecycle(Bucket=bucket)
-        # The next sweep finds no configuration to apply and the thread ends.
-        assert wait_for(lambda: "s3-lifecycle" not in server.thread_names(), timeout=5)
+        # The next sweep finds no configuration to apply: it stops, and with nothing else to
+        # time the scheduler's thread ends.
+        server.advance(INTERVAL)
+        assert wait_for(lambda: "scheduler" not in server.thread_names(), timeout=5)
     finally:
         server.stop()

@@ -204,11 +204,27 @@ def test_batches(sqs, queue):
     assert "Messages" not in sqs.receive_message(QueueUrl=queue)
 
 
-def test_visibility_timeout_and_change(sqs, queue):
+@pytest.fixture(scope="module")
+def manual_server():
+    """A server on a manual clock: tests move time instead of waiting for it."""
+    server = Stratus("--ephemeral", "--clock", "manual")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def manual_sqs(manual_server):
+    return manual_server.client("sqs")
+
+
+def test_visibility_timeout_and_change(manual_server, manual_sqs):
+    sqs = manual_sqs
+    queue = sqs.create_queue(QueueName=f"q-{uuid.uuid4().hex[:12]}")["QueueUrl"]
     sqs.send_message(QueueUrl=queue, MessageBody="v")
-    first = sqs.receive_message(QueueUrl=queue, VisibilityTimeout=1)["Messages"][0]
+    first = sqs.receive_message(QueueUrl=queue, VisibilityTimeout=60)["Messages"][0]
+    manual_server.advance(59)
     assert "Messages" not in sqs.receive_message(QueueUrl=queue)
-    time.sleep(1.2)
+    manual_server.advance(1)
     again = sqs.receive_message(QueueUrl=queue, AttributeNames=["ApproximateReceiveCount"])["Messages"][0]
     assert again["MessageId"] == first["MessageId"]
     assert again["ReceiptHandle"] != first["ReceiptHandle"]
@@ -230,6 +246,39 @@ def test_delay_and_long_poll_wake_on_visibility(sqs, queue):
     elapsed = time.monotonic() - start
     assert got["Messages"][0]["Body"] == "later"
     assert 0.5 < elapsed < 3
+
+
+def test_long_polls_end_when_the_clock_reaches_their_deadline(manual_server, manual_sqs):
+    sqs = manual_sqs
+    queue = sqs.create_queue(QueueName=f"q-{uuid.uuid4().hex[:12]}")["QueueUrl"]
+    sqs.send_message(QueueUrl=queue, MessageBody="later", DelaySeconds=10)
+    results = {}
+
+    def poll(name, wait):
+        client = manual_server.client("sqs")
+        results[name] = client.receive_message(QueueUrl=queue, WaitTimeSeconds=wait).get("Messages", [])
+
+    def advance_until_done(waiter, seconds):
+        # The poll may not have begun when the clock first moves; each move ends it once it has.
+        for _ in range(100):
+            manual_server.advance(seconds)
+            waiter.join(timeout=0.05)
+            if not waiter.is_alive():
+                return
+        raise AssertionError("the long poll did not end")
+
+    delayed = threading.Thread(target=poll, args=("delayed", 20))
+    delayed.start()
+    manual_server.advance(9)
+    delayed.join(timeout=0.3)
+    assert delayed.is_alive(), "no message is visible yet and the wait has not run out"
+    advance_until_done(delayed, 1)
+    assert [m["Body"] for m in results["delayed"]] == ["later"]
+
+    empty = threading.Thread(target=poll, args=("empty", 5))
+    empty.start()
+    advance_until_done(empty, 5)
+    assert results["empty"] == []
 
 
 def test_long_poll_wakes_on_send_and_does_not_block_others(stratus, sqs, queue):

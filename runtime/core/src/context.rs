@@ -4,6 +4,8 @@ use std::fmt;
 use std::io::Read;
 use std::sync::{Mutex, PoisonError};
 
+use crate::clock::Clock;
+
 /// A body read as it arrives or as it is sent, rather than held in memory. It blocks while it
 /// waits for the network, so read it on a blocking thread (`tokio::task::spawn_blocking`).
 pub type BodyReader = Box<dyn Read + Send>;
@@ -23,6 +25,8 @@ pub struct RequestContext {
     pub streams: Streams,
     /// How the request's payload is framed, for an operation whose payload is `@streaming`.
     pub framing: PayloadFraming,
+    /// The time the request is served at: read it, never the system's clock.
+    pub clock: Clock,
 }
 
 /// The headers of an `aws-chunked` (SigV4 streaming) upload. They describe how the payload is

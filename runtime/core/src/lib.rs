@@ -4,24 +4,28 @@
 //! - [`value`]: the protocol-neutral value model and conversions to generated types;
 //! - [`validate`]: the constraint engine, answering in AWS's wording;
 //! - [`error`]: AWS errors and what an operation can fail with;
+//! - [`clock`] and [`scheduler`]: the time services read, and the one thread that runs
+//!   deadlines and periodic sweeps;
 //! - [`service`]: the type-erased service handler the gateway dispatches to, and what
 //!   services offer beyond their operations (messages between services, CORS rules).
 //!
 //! It has no async runtime, HTTP or storage in its dependency tree, so any tool can use a
 //! generated crate's types and validators on their own.
 
+pub mod clock;
 pub mod context;
 pub mod error;
 pub mod hex;
 pub mod id;
 pub mod json;
 pub mod prelude_shapes;
+pub mod scheduler;
 pub mod schema;
 pub mod service;
-pub mod settings;
 pub mod validate;
 pub mod value;
 
+pub use clock::Clock;
 pub use context::{BodyReader, PayloadFraming, RequestContext, Streams};
 pub use error::{AwsError, OperationError};
 pub use prelude_shapes::Unit;

@@ -11,6 +11,8 @@
 //!
 //! The binary is `$STRATUS_BIN`, else `target/release/stratus` (run `cargo build --release`
 //! first); the floor server is built by cargo as this package's example.
+// A benchmark measures the machine's time.
+#![allow(clippy::disallowed_methods)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

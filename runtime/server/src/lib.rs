@@ -18,6 +18,7 @@
 //! # }
 //! ```
 
+pub mod clock_endpoint;
 pub mod cors;
 pub mod form;
 pub mod health;
@@ -36,6 +37,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
+use stratus_core::clock::Clock;
 use stratus_core::schema::Service;
 use stratus_core::service::{CrossOrigin, FormUpload, ServiceHandler};
 use tokio::net::TcpListener;
@@ -52,6 +54,8 @@ pub struct Config {
     pub account_id: String,
     /// Request bodies larger than this are refused with 413.
     pub max_body_bytes: usize,
+    /// The time requests are served at; a manual clock is moved through `/_stratus/clock`.
+    pub clock: Clock,
 }
 
 impl Default for Config {
@@ -60,6 +64,7 @@ impl Default for Config {
             region: "us-east-1".into(),
             account_id: "000000000000".into(),
             max_body_bytes: 16 << 20,
+            clock: Clock::system(),
         }
     }
 }

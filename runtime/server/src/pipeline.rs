@@ -12,13 +12,13 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_smithy_json::serialize::JsonObjectWriter;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Body as _;
 use hyper::body::Incoming;
+use stratus_core::clock::Clock;
 use stratus_core::validate::validate_input;
 use stratus_core::{AwsError, BodyReader, OperationError, PayloadFraming, RequestContext, Streams};
 use stratus_protocol::{urlencoded, Request, Response};
@@ -26,7 +26,7 @@ use stratus_protocol::{urlencoded, Request, Response};
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
-use crate::{cors, form, health, Gateway};
+use crate::{clock_endpoint, cors, form, health, Gateway};
 
 /// The body of a response: whole, or streamed from a service.
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
@@ -36,6 +36,9 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::
     let request_id = stratus_core::id::uuid();
     let (parts, body) = req.into_parts();
     if let Some(response) = health::answer(gateway, &parts) {
+        return into_hyper(response, None);
+    }
+    if let Some(response) = clock_endpoint::answer(gateway, &parts).await {
         return into_hyper(response, None);
     }
     if let Some(claim) = form::claim(gateway, &parts) {
@@ -184,7 +187,7 @@ async fn call(
     request_id: &str,
     streams: Streams,
 ) -> (Response, Option<BodyReader>) {
-    let refusal = presign_refusal(&signed);
+    let refusal = presign_refusal(&signed, &gateway.config.clock);
     let signer = signed.ok().flatten();
     let service = route.handler.schema();
     let refuse = |error: OperationError| {
@@ -248,6 +251,7 @@ pub(crate) fn context(
         host: request_host(req),
         streams,
         framing,
+        clock: gateway.config.clock.clone(),
     }
 }
 
@@ -311,18 +315,13 @@ pub(crate) fn signer<'a>(req: &Request<'a>, params: &'a [FormParam<'_>]) -> Resu
 }
 
 /// Why a presigned request is refused, if it is: unusable expiry parameters, or expired.
-fn presign_refusal(signer: &Result<Option<Signer<'_>>, PresignError>) -> Option<AwsError> {
+fn presign_refusal(signer: &Result<Option<Signer<'_>>, PresignError>, clock: &Clock) -> Option<AwsError> {
     match signer {
         Err(PresignError(message)) => Some(AwsError::new("AuthorizationQueryParametersError", *message, 400)),
         // Only a presigned request has an expiry: the clock is not read for any other.
-        Ok(Some(signer)) if signer.expires_at.is_some() => {
-            let now = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64);
-            signer
-                .expired(now)
-                .then(|| AwsError::new("AccessDenied", "Request has expired", 403))
-        }
+        Ok(Some(signer)) if signer.expires_at.is_some() => signer
+            .expired(clock.epoch_millis().div_euclid(1000))
+            .then(|| AwsError::new("AccessDenied", "Request has expired", 403)),
         Ok(_) => None,
     }
 }

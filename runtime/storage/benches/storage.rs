@@ -10,6 +10,8 @@
 //! latency, which on a shared machine drifts between benchmarks by more than the overhead
 //! over raw redb, so the run ends with paired medians (Stratus and raw redb taking turns op
 //! by op), the figures to judge that overhead by.
+// A benchmark measures the machine's time.
+#![allow(clippy::disallowed_methods)]
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use stratus_core::json::{decode, encode, KeyNames};
+use stratus_core::scheduler::Scheduler;
 use stratus_core::service::ServiceHandler;
-use stratus_core::RequestContext;
+use stratus_core::{Clock, RequestContext};
 use stratus_gen_dynamodb::*;
 use stratus_service_dynamodb::expr::{parse_condition, ExpressionKind, Placeholders};
 use stratus_service_dynamodb::{DynamoDbService, Item};
@@ -27,6 +28,7 @@ fn ctx() -> RequestContext {
         host: None,
         streams: Default::default(),
         framing: Default::default(),
+        clock: Default::default(),
     }
 }
 
@@ -54,7 +56,11 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// A service whose table `t` (`pk` S, `sk` N) holds 10,000 items.
 fn loaded(rt: &tokio::runtime::Runtime, config: StorageConfig) -> DynamoDbService {
-    let service = DynamoDbService::new(Arc::new(Storage::open(config).unwrap()));
+    let service = DynamoDbService::new(
+        Arc::new(Storage::open(config).unwrap()),
+        Scheduler::new(Clock::system()),
+        stratus_service_dynamodb::ttl::DEFAULT_INTERVAL,
+    );
     let key = |name: &str, kind| KeySchemaElement {
         attribute_name: name.into(),
         key_type: kind,

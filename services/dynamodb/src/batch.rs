@@ -100,6 +100,7 @@ pub fn batch_write_item(scope: &Scope, input: BatchWriteItemInput) -> Result<Bat
         }
         writes.push((table, table_writes));
     }
+    let now = scope.now_ms();
     let spent = scope.store.transact(|tx| {
         let mut spent = Vec::new();
         for (table, table_writes) in &writes {
@@ -108,7 +109,7 @@ pub fn batch_write_item(scope: &Scope, input: BatchWriteItemInput) -> Result<Bat
                 let old = db::get_item(tx, key)?;
                 spent.push((table.name.clone(), capacity::write_units(old.as_ref(), *item)));
                 if old.is_some() || item.is_some() {
-                    db::write_item(tx, table, key, old.as_ref(), *item)?;
+                    db::write_item(tx, table, key, old.as_ref(), *item, now)?;
                 }
             }
         }

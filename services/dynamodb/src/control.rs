@@ -1,8 +1,6 @@
 //! The table operations: create, describe, list, update, delete, tags, time to live and the
 //! account-level descriptions.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use stratus_core::{DateTime, Unit};
 use stratus_gen_dynamodb::*;
 use stratus_storage::{Direction, KeyRange};
@@ -16,12 +14,6 @@ const MAX_TAGS: usize = 50;
 const DEFAULT_LIST_LIMIT: usize = 100;
 /// AWS's point-in-time recovery window when none is given.
 const DEFAULT_RECOVERY_DAYS: i32 = 35;
-
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
 
 fn describe(scope: &Scope, record: &TableRecord, status: TableStatus) -> Result<TableDescription, DdbError> {
     let stats = db::stats(&*scope.store, record.name.as_bytes())?;
@@ -44,7 +36,7 @@ fn existing(scope: &Scope, name: &str) -> Result<TableRecord, DdbError> {
 }
 
 pub fn create_table(scope: &Scope, input: CreateTableInput) -> Result<CreateTableOutput, DdbError> {
-    let now = now_ms();
+    let now = scope.now_ms();
     let mut record = TableRecord::create(&input, stratus_core::id::uuid(), now)?;
     if let Some(tags) = input.tags {
         check_tag_count(tags.len())?;
@@ -107,7 +99,7 @@ pub fn delete_table(scope: &Scope, input: DeleteTableInput) -> Result<DeleteTabl
     let description = describe(scope, &record, TableStatus::Deleting)?;
     scope.store.transact(|tx| {
         let current = db::find_table(tx, &name)?.ok_or_else(|| DdbError::table_not_found(&name))?;
-        db::drop_table(tx, &current)
+        db::drop_table(tx, &current, scope.now_ms())
     })?;
     Ok(DeleteTableOutput {
         table_description: Some(description),
@@ -131,13 +123,13 @@ pub fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<UpdateTabl
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required",
         ));
     }
+    let now = scope.now_ms();
     let record = scope.store.transact(|tx| {
         let name = &input.table_name;
         let mut record = db::find_table(tx, name)?.ok_or_else(|| DdbError::table_not_found(name))?;
         let stream_before = record.stream.clone();
-        let (created, deleted) = apply_update(&mut record, &input)?;
+        let (created, deleted) = apply_update(&mut record, &input, now)?;
         if let Some(before) = stream_before.filter(|before| record.stream.as_ref() != Some(before)) {
-            let now = now_ms();
             crate::stream::close(tx, name, &record.key, &before, now);
             db::purge_streams(tx, now)?;
         }
@@ -161,8 +153,11 @@ pub fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<UpdateTabl
 }
 
 /// Applies an UpdateTable request to the record; returns the GSIs it creates and deletes.
-fn apply_update(record: &mut TableRecord, input: &UpdateTableInput) -> Result<(Vec<String>, Vec<String>), DdbError> {
-    let now = now_ms();
+fn apply_update(
+    record: &mut TableRecord,
+    input: &UpdateTableInput,
+    now: i64,
+) -> Result<(Vec<String>, Vec<String>), DdbError> {
     update_billing(record, input, now)?;
     if let Some(spec) = &input.stream_specification {
         update_stream(record, spec, now)?;
@@ -440,13 +435,13 @@ pub fn describe_ttl(scope: &Scope, input: DescribeTimeToLiveInput) -> Result<Des
     })
 }
 
-fn backups_description(record: &TableRecord) -> ContinuousBackupsDescription {
+fn backups_description(record: &TableRecord, now_ms: i64) -> ContinuousBackupsDescription {
     let recovery = match &record.recovery {
         Some(recovery) => PointInTimeRecoveryDescription {
             point_in_time_recovery_status: Some(PointInTimeRecoveryStatus::Enabled),
             recovery_period_in_days: Some(recovery.days),
             earliest_restorable_date_time: Some(DateTime::from_millis(recovery.since_ms)),
-            latest_restorable_date_time: Some(DateTime::from_millis(now_ms())),
+            latest_restorable_date_time: Some(DateTime::from_millis(now_ms)),
         },
         None => PointInTimeRecoveryDescription {
             point_in_time_recovery_status: Some(PointInTimeRecoveryStatus::Disabled),
@@ -471,7 +466,7 @@ pub fn describe_backups(
     let record =
         db::find_table(&*scope.store, &input.table_name)?.ok_or_else(|| backup_table_not_found(&input.table_name))?;
     Ok(DescribeContinuousBackupsOutput {
-        continuous_backups_description: Some(backups_description(&record)),
+        continuous_backups_description: Some(backups_description(&record, scope.now_ms())),
     })
 }
 
@@ -487,7 +482,7 @@ pub fn update_backups(
         record.recovery = match (spec.point_in_time_recovery_enabled, record.recovery.take()) {
             (false, _) => None,
             (true, previous) => Some(Recovery {
-                since_ms: previous.map_or_else(now_ms, |p| p.since_ms),
+                since_ms: previous.map_or_else(|| scope.now_ms(), |p| p.since_ms),
                 days: spec.recovery_period_in_days.unwrap_or(DEFAULT_RECOVERY_DAYS),
             }),
         };
@@ -495,7 +490,7 @@ pub fn update_backups(
         Ok::<_, DdbError>(record)
     })?;
     Ok(UpdateContinuousBackupsOutput {
-        continuous_backups_description: Some(backups_description(&record)),
+        continuous_backups_description: Some(backups_description(&record, scope.now_ms())),
     })
 }
 

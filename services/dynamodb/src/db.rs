@@ -9,6 +9,7 @@
 //! - `streams`: stream records, and `closed_streams`: disabled streams kept readable for
 //!   24 hours (see [`crate::stream`]).
 
+use stratus_core::clock::Clock;
 use stratus_storage::{Direction, KeyRange, StorageError, Store, Tx};
 
 use crate::codec;
@@ -23,6 +24,15 @@ pub struct Scope {
     pub store: std::sync::Arc<dyn Store>,
     pub account: String,
     pub region: String,
+    /// The request's clock.
+    pub clock: Clock,
+}
+
+impl Scope {
+    /// Now, in milliseconds since the epoch.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.epoch_millis()
+    }
 }
 
 pub const TABLES: &str = "tables";
@@ -109,16 +119,17 @@ pub fn get_item(db: &(impl Read + ?Sized), key: &[u8]) -> Result<Option<Item>, D
     Ok(db.get(ITEMS, key)?.map(|bytes| codec::decode(&bytes)).transpose()?)
 }
 
-/// Replaces the item under `key` (`old` is what is stored now) with `new`, or deletes it,
-/// keeping every index entry, the table's statistics and its stream in step.
+/// Replaces the item under `key` (`old` is what is stored now) with `new`, or deletes it, at
+/// `now_ms`, keeping every index entry, the table's statistics and its stream in step.
 pub fn write_item(
     tx: &mut Tx<'_>,
     table: &TableRecord,
     key: &[u8],
     old: Option<&Item>,
     new: Option<&Item>,
+    now_ms: i64,
 ) -> Result<(), DdbError> {
-    write_item_by(tx, table, key, old, new, stream::Origin::Request)
+    write_item_by(tx, table, key, old, new, stream::Origin::Request, now_ms)
 }
 
 /// [`write_item`] on behalf of `origin` (the time-to-live sweeper's deletions are marked as
@@ -130,6 +141,7 @@ pub fn write_item_by(
     old: Option<&Item>,
     new: Option<&Item>,
     origin: stream::Origin,
+    now_ms: i64,
 ) -> Result<(), DdbError> {
     for index in &table.indexes {
         let old_entry = old.and_then(|item| keys::index_entry_key(table, index, item).map(|k| (k, item)));
@@ -159,7 +171,7 @@ pub fn write_item_by(
         Some(new) => tx.put(ITEMS, key.to_vec(), codec::encode(new)),
         None => tx.delete(ITEMS, key.to_vec()),
     }
-    stream::append(tx, table, old, new, crate::control::now_ms(), origin).map_err(|e| DdbError::Internal(e.to_string()))
+    stream::append(tx, table, old, new, now_ms, origin).map_err(|e| DdbError::Internal(e.to_string()))
 }
 
 /// Deletes every key under `prefix` in `table`, a chunk at a time.
@@ -177,9 +189,8 @@ pub fn delete_prefix(tx: &mut Tx<'_>, table: &str, prefix: &[u8]) -> Result<(), 
 
 /// Drops a table: its record, statistics, items and index entries. Its stream, if it has
 /// one, is closed and stays readable for 24 hours (as on AWS); streams closed longer ago go.
-pub fn drop_table(tx: &mut Tx<'_>, table: &TableRecord) -> Result<(), DdbError> {
+pub fn drop_table(tx: &mut Tx<'_>, table: &TableRecord, now: i64) -> Result<(), DdbError> {
     let name = &table.name;
-    let now = crate::control::now_ms();
     if let Some(open) = &table.stream {
         stream::close(tx, name, &table.key, open, now);
     }

@@ -48,7 +48,7 @@ pub fn put_item(scope: &Scope, input: PutItemInput) -> Result<PutItemOutput, Ddb
             old.as_ref(),
             input.return_values_on_condition_check_failure.as_ref(),
         )?;
-        db::write_item(tx, &table, &key, old.as_ref(), Some(&input.item))?;
+        db::write_item(tx, &table, &key, old.as_ref(), Some(&input.item), scope.now_ms())?;
         Ok::<_, DdbError>(old)
     })?;
     let units = capacity::write_units(old.as_ref(), Some(&input.item));
@@ -102,7 +102,7 @@ pub fn delete_item(scope: &Scope, input: DeleteItemInput) -> Result<DeleteItemOu
             input.return_values_on_condition_check_failure.as_ref(),
         )?;
         if old.is_some() {
-            db::write_item(tx, &table, &key, old.as_ref(), None)?;
+            db::write_item(tx, &table, &key, old.as_ref(), None, scope.now_ms())?;
         }
         Ok::<_, DdbError>(old)
     })?;
@@ -140,7 +140,7 @@ pub fn update_item(scope: &Scope, input: UpdateItemInput) -> Result<UpdateItemOu
             input.return_values_on_condition_check_failure.as_ref(),
         )?;
         let new = update.apply(&table, &input.key, old.as_ref())?;
-        db::write_item(tx, &table, &key, old.as_ref(), Some(&new))?;
+        db::write_item(tx, &table, &key, old.as_ref(), Some(&new), scope.now_ms())?;
         Ok::<_, DdbError>((old, new))
     })?;
     let units = capacity::write_units(old.as_ref(), Some(&new));

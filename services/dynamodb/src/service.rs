@@ -2,8 +2,10 @@
 //! against the account and region's store on a blocking thread (strict commits fsync).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use stratus_core::error::OperationError;
+use stratus_core::scheduler::Scheduler;
 use stratus_core::schema::{Operation, Service};
 use stratus_core::service::{BoxFuture, ServiceHandler};
 use stratus_core::{FromValue, RequestContext, Unit, Value};
@@ -23,11 +25,10 @@ pub struct DynamoDbService {
 }
 
 impl DynamoDbService {
-    /// The service; stored tables with time to live enabled are swept from now on (the sweep
-    /// interval is read from `STRATUS_DYNAMODB_TTL_INTERVAL`, see [`crate::ttl`]).
-    pub fn new(storage: Arc<Storage>) -> DynamoDbService {
-        let interval = crate::ttl::interval_from(std::env::var(crate::ttl::INTERVAL_VAR).ok().as_deref());
-        let ttl = TtlSweeper::new(storage.clone(), interval);
+    /// The service; stored tables with time to live enabled are swept every `ttl_interval`
+    /// on `scheduler` from now on (see [`crate::ttl`]).
+    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, ttl_interval: Duration) -> DynamoDbService {
+        let ttl = TtlSweeper::new(storage.clone(), scheduler, ttl_interval);
         ttl.discover();
         DynamoDbService { storage, ttl }
     }
@@ -45,10 +46,16 @@ impl DynamoDbService {
         let storage = self.storage.clone();
         let account = ctx.account_id.clone();
         let region = ctx.region.clone();
+        let clock = ctx.clock.clone();
         tokio::task::spawn_blocking(move || {
             let namespace = Namespace::regional(&account, &region, "dynamodb");
             let store = storage.store(&namespace, Durability::Strict)?;
-            body(&Scope { store, account, region })
+            body(&Scope {
+                store,
+                account,
+                region,
+                clock,
+            })
         })
         .await
         .map_err(|e| DdbError::Internal(format!("table store task failed: {e}")))?

@@ -10,7 +10,6 @@
 
 use stratus_gen_dynamodb::*;
 
-use crate::control::now_ms;
 use crate::db::{self, Scope};
 use crate::error::DdbError;
 use crate::table::{Insights, Policy, TableRecord};
@@ -76,7 +75,7 @@ pub fn update_contributor_insights(
             index: index.clone(),
             enabled: enable,
             mode: mode.clone(),
-            updated_ms: now_ms(),
+            updated_ms: scope.now_ms(),
         });
         db::save_table(tx, &table);
         Ok::<_, DdbError>(())
@@ -197,7 +196,7 @@ pub fn put_resource_policy(scope: &Scope, input: PutResourcePolicyInput) -> Resu
             .as_ref()
             .and_then(|p| p.revision.parse::<i64>().ok())
             .unwrap_or(0);
-        let revision = now_ms().max(previous + 1).to_string();
+        let revision = scope.now_ms().max(previous + 1).to_string();
         table.policy = Some(Policy {
             document: input.policy.clone(),
             revision: revision.clone(),

@@ -50,10 +50,16 @@ impl DynamoDbStreamsService {
         let storage = self.storage.clone();
         let account = ctx.account_id.clone();
         let region = ctx.region.clone();
+        let clock = ctx.clock.clone();
         tokio::task::spawn_blocking(move || {
             let namespace = Namespace::regional(&account, &region, "dynamodb");
             let store = storage.store(&namespace, Durability::Strict)?;
-            body(&Scope { store, account, region })
+            body(&Scope {
+                store,
+                account,
+                region,
+                clock,
+            })
         })
         .await
         .map_err(|e| StreamsError::Internal(format!("stream store task failed: {e}")))?
@@ -190,16 +196,12 @@ impl From<StreamsError> for GetRecordsError {
     }
 }
 
-fn now_ms() -> i64 {
-    crate::control::now_ms()
-}
-
 /// The stream an ARN names in this scope, if it exists (enabled, or closed within 24 hours).
 fn find_stream(scope: &Scope, arn: &str) -> Result<StreamInfo, StreamsError> {
     let Some((table, label)) = parse_stream_arn(arn, &scope.region, &scope.account) else {
         return Err(StreamsError::not_found(arn));
     };
-    stream::find(&*scope.store, table, label, now_ms())?.ok_or_else(|| StreamsError::not_found(arn))
+    stream::find(&*scope.store, table, label, scope.now_ms())?.ok_or_else(|| StreamsError::not_found(arn))
 }
 
 /// The one shard's sequence numbers: the first ever (1), the first still kept, the last
@@ -227,7 +229,7 @@ pub fn list_streams(scope: &Scope, input: ListStreamsInput) -> Result<ListStream
     let limit = input
         .limit
         .map_or(MAX_STREAMS, |l| (l.max(1) as usize).min(MAX_STREAMS));
-    let mut streams: Vec<Stream> = stream::list(&*scope.store, now_ms())?
+    let mut streams: Vec<Stream> = stream::list(&*scope.store, scope.now_ms())?
         .into_iter()
         .filter(|s| input.table_name.as_ref().is_none_or(|t| *t == s.table))
         .map(|s| Stream {
@@ -351,7 +353,7 @@ pub fn get_shard_iterator(scope: &Scope, input: GetShardIteratorInput) -> Result
     let iterator = ShardIterator {
         stream_arn: input.stream_arn,
         next,
-        issued_ms: now_ms(),
+        issued_ms: scope.now_ms(),
     };
     Ok(GetShardIteratorOutput {
         shard_iterator: Some(iterator.encode()),
@@ -361,7 +363,7 @@ pub fn get_shard_iterator(scope: &Scope, input: GetShardIteratorInput) -> Result
 pub fn get_records(scope: &Scope, input: GetRecordsInput) -> Result<GetRecordsOutput, StreamsError> {
     let iterator = ShardIterator::decode(&input.shard_iterator)
         .ok_or_else(|| StreamsError::Validation("Invalid ShardIterator".into()))?;
-    let now = now_ms();
+    let now = scope.now_ms();
     if iterator.expired(now) {
         return Err(StreamsError::ExpiredIterator(format!(
             "Iterator expired. The iterator was created at time {} while right now it is {} which is further in the future than the tolerated delay of {} milliseconds.",
@@ -470,7 +472,12 @@ fn convert(value: crate::AttributeValue) -> AttributeValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+    use stratus_core::Clock;
     use stratus_storage::StorageConfig;
+
+    /// The time the tests' streams are read at.
+    const NOW_MS: i64 = 1_700_000_000_000;
 
     fn scope() -> Scope {
         let storage = Storage::open(StorageConfig::Ephemeral).unwrap();
@@ -483,6 +490,7 @@ mod tests {
                 .unwrap(),
             account: "000000000000".into(),
             region: "us-east-1".into(),
+            clock: Clock::manual(UNIX_EPOCH + Duration::from_millis(NOW_MS as u64)),
         }
     }
 
@@ -541,7 +549,7 @@ mod tests {
             settings_replication: None,
         };
         let item = crate::Item::from([("pk".to_string(), crate::AttributeValue::S("k".into()))]);
-        let now = now_ms();
+        let now = NOW_MS;
         let arn = stream_arn("us-east-1", "000000000000", "T", label);
         let first = ShardIterator {
             stream_arn: arn.clone(),
@@ -611,11 +619,11 @@ mod tests {
         let old = ShardIterator {
             stream_arn: arn.clone(),
             next: 1,
-            issued_ms: now_ms() - crate::iterator::ITERATOR_LIFETIME_MS - 1000,
+            issued_ms: NOW_MS - crate::iterator::ITERATOR_LIFETIME_MS - 1000,
         };
         assert!(matches!(records(&old.encode()), Err(StreamsError::ExpiredIterator(_))));
         let fresh = ShardIterator {
-            issued_ms: now_ms(),
+            issued_ms: NOW_MS,
             ..old
         };
         assert!(matches!(

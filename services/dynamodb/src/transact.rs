@@ -11,7 +11,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use sha2::{Digest, Sha256};
 use stratus_gen_dynamodb::*;
 
-use crate::control::now_ms;
 use crate::db::{self, Scope, TOKENS};
 use crate::error::DdbError;
 use crate::expr::{self, parse_condition, ExpressionKind};
@@ -186,7 +185,7 @@ pub fn transact_write_items(
         ));
     }
     let digest = digest(&input);
-    let now = now_ms();
+    let now = scope.now_ms();
     let spent = scope.store.transact(|tx| {
         let mut spent = Vec::with_capacity(actions.len());
         if let Some(token) = &input.client_request_token {
@@ -257,7 +256,7 @@ pub fn transact_write_items(
             ));
             if old.is_some() || new.is_some() {
                 let table = &current[action.table.name.as_str()];
-                db::write_item(tx, table, &action.key, old.as_ref(), new.as_ref())?;
+                db::write_item(tx, table, &action.key, old.as_ref(), new.as_ref(), now)?;
             }
         }
         Ok(spent)

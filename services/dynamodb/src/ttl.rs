@@ -10,14 +10,16 @@
 //!
 //! Nothing runs until TTL is enabled somewhere: [`TtlSweeper::watch`] (called by
 //! UpdateTimeToLive, and at startup for stored stores with TTL-enabled tables) registers an
-//! account and region and starts one thread, which sweeps every registered store each
-//! interval (`STRATUS_DYNAMODB_TTL_INTERVAL` seconds, default 30, fractions allowed) and ends
-//! once no registered store has a TTL-enabled table left.
+//! account and region and, if none was registered, a periodic sweep on the process's
+//! [`Scheduler`], which sweeps every registered store each interval (the binary's
+//! `--dynamodb-ttl-interval`, default 30 seconds) and stops once no registered store has a
+//! TTL-enabled table left. Expiry is judged by the scheduler's clock.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use stratus_core::scheduler::{JobId, Repeat, Scheduler};
 use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, Store};
 
 use crate::db::{self, ITEMS, TABLES};
@@ -27,18 +29,12 @@ use crate::stream::Origin;
 use crate::table::TableRecord;
 use crate::{AttributeValue, Item};
 
-/// The variable that sets the sweep interval, in seconds.
-pub const INTERVAL_VAR: &str = "STRATUS_DYNAMODB_TTL_INTERVAL";
-const DEFAULT_INTERVAL: Duration = Duration::from_secs(30);
+/// How often TTL-enabled tables are swept unless the binary is told otherwise.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(30);
 /// AWS ignores expiry times more than five years in the past.
 const FIVE_YEARS_SECS: f64 = 5.0 * 365.25 * 24.0 * 60.0 * 60.0;
 /// Items examined per storage read while sweeping a table.
 const CHUNK: usize = 512;
-
-/// The sweep interval [`INTERVAL_VAR`] asks for (seconds), or the default.
-pub fn interval_from(value: Option<&str>) -> Duration {
-    stratus_core::settings::seconds(value, DEFAULT_INTERVAL)
-}
 
 /// Whether `item` has expired at `now_secs` under the TTL attribute `attribute`.
 pub fn expired(item: &Item, attribute: &str, now_secs: f64) -> bool {
@@ -50,9 +46,9 @@ pub fn expired(item: &Item, attribute: &str, now_secs: f64) -> bool {
     }
 }
 
-/// Deletes the expired items of every TTL-enabled table in `store`; returns whether the
-/// store has any TTL-enabled table (when not, it need not be swept again).
-pub fn sweep(store: &dyn Store, now_secs: f64) -> Result<bool, DdbError> {
+/// Deletes the items of every TTL-enabled table in `store` that have expired at `now_ms`;
+/// returns whether the store has any TTL-enabled table (when not, it need not be swept again).
+pub fn sweep(store: &dyn Store, now_ms: i64) -> Result<bool, DdbError> {
     let tables: Vec<TableRecord> = store
         .scan(TABLES, &KeyRange::all(), Direction::Forward, None)?
         .into_iter()
@@ -60,12 +56,13 @@ pub fn sweep(store: &dyn Store, now_secs: f64) -> Result<bool, DdbError> {
         .filter(|t| t.ttl.as_ref().is_some_and(|ttl| ttl.enabled))
         .collect();
     for table in &tables {
-        sweep_table(store, table, now_secs)?;
+        sweep_table(store, table, now_ms)?;
     }
     Ok(!tables.is_empty())
 }
 
-fn sweep_table(store: &dyn Store, table: &TableRecord, now_secs: f64) -> Result<(), DdbError> {
+fn sweep_table(store: &dyn Store, table: &TableRecord, now_ms: i64) -> Result<(), DdbError> {
+    let now_secs = now_ms as f64 / 1000.0;
     let Some(attribute) = table.ttl.as_ref().map(|t| t.attribute.clone()) else {
         return Ok(());
     };
@@ -93,7 +90,7 @@ fn sweep_table(store: &dyn Store, table: &TableRecord, now_secs: f64) -> Result<
                 };
                 for key in &doomed {
                     if let Some(item) = db::get_item(tx, key)?.filter(|item| expired(item, &attribute, now_secs)) {
-                        db::write_item_by(tx, &current, key, Some(&item), None, Origin::TimeToLive)?;
+                        db::write_item_by(tx, &current, key, Some(&item), None, Origin::TimeToLive, now_ms)?;
                     }
                 }
                 Ok::<_, DdbError>(())
@@ -103,13 +100,10 @@ fn sweep_table(store: &dyn Store, table: &TableRecord, now_secs: f64) -> Result<
     }
 }
 
-fn now_secs() -> f64 {
-    crate::control::now_ms() as f64 / 1000.0
-}
-
 /// The background sweeper of one process (see the module docs).
 pub struct TtlSweeper {
     storage: Arc<Storage>,
+    scheduler: Scheduler,
     interval: Duration,
     state: Mutex<State>,
 }
@@ -118,68 +112,66 @@ pub struct TtlSweeper {
 struct State {
     /// (account, region) stores holding a TTL-enabled table.
     scopes: BTreeSet<(String, String)>,
-    running: bool,
+    /// The periodic sweep, while one is registered.
+    sweep: Option<JobId>,
     /// Counts `watch` calls, so a sweep never forgets a store watched while it ran.
     epoch: u64,
 }
 
 impl TtlSweeper {
-    pub fn new(storage: Arc<Storage>, interval: Duration) -> Arc<TtlSweeper> {
+    /// A sweeper that sweeps every `interval` on `scheduler` once something is watched.
+    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, interval: Duration) -> Arc<TtlSweeper> {
         Arc::new(TtlSweeper {
             storage,
+            scheduler,
             interval,
             state: Mutex::default(),
         })
     }
 
-    /// Sweeps the store of `account` and `region` from now on, starting the thread if needed.
+    /// Sweeps the store of `account` and `region` from now on, registering the periodic
+    /// sweep if none is.
     pub fn watch(self: &Arc<Self>, account: &str, region: &str) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.scopes.insert((account.to_owned(), region.to_owned()));
         state.epoch += 1;
-        if !state.running {
-            state.running = true;
+        if state.sweep.is_none() {
             let sweeper = self.clone();
-            let started = std::thread::Builder::new()
-                .name("dynamodb-ttl".into())
-                .spawn(move || sweeper.run());
-            if started.is_err() {
-                state.running = false;
-            }
+            state.sweep = Some(self.scheduler.every(self.interval, move || sweeper.sweep_all()));
         }
     }
 
-    fn run(self: Arc<Self>) {
-        loop {
-            std::thread::sleep(self.interval);
-            let (scopes, epoch): (Vec<(String, String)>, u64) = {
-                let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-                (state.scopes.iter().cloned().collect(), state.epoch)
-            };
-            let mut idle = Vec::new();
-            for (account, region) in scopes {
-                let namespace = Namespace::regional(&account, &region, "dynamodb");
-                let swept = self
-                    .storage
-                    .store(&namespace, Durability::Strict)
-                    .map_err(DdbError::from)
-                    .and_then(|store| sweep(&*store, now_secs()));
-                // A store that failed is tried again next time.
-                if let Ok(false) = swept {
-                    idle.push((account, region));
-                }
-            }
-            let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-            if state.epoch == epoch {
-                for scope in idle {
-                    state.scopes.remove(&scope);
-                }
-            }
-            if state.scopes.is_empty() {
-                state.running = false;
-                return;
+    /// One sweep of every watched store; stops when none has a TTL-enabled table left.
+    fn sweep_all(&self) -> Repeat {
+        let (scopes, epoch): (Vec<(String, String)>, u64) = {
+            let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            (state.scopes.iter().cloned().collect(), state.epoch)
+        };
+        let now_ms = self.scheduler.clock().epoch_millis();
+        let mut idle = Vec::new();
+        for (account, region) in scopes {
+            let namespace = Namespace::regional(&account, &region, "dynamodb");
+            let swept = self
+                .storage
+                .store(&namespace, Durability::Strict)
+                .map_err(DdbError::from)
+                .and_then(|store| sweep(&*store, now_ms));
+            // A store that failed is tried again next time.
+            if let Ok(false) = swept {
+                idle.push((account, region));
             }
         }
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.epoch == epoch {
+            for scope in idle {
+                state.scopes.remove(&scope);
+            }
+        }
+        if state.scopes.is_empty() {
+            state.sweep = None;
+            return Repeat::Stop;
+        }
+        Repeat::Again
     }
 
     /// Watches every stored DynamoDB store that has a TTL-enabled table (after a restart),

@@ -47,14 +47,16 @@ mod object;
 mod ops;
 mod post;
 mod sweeper;
+
+pub use sweeper::LifecycleTiming;
 mod versioning;
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::ops::Bound;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use stratus_core::scheduler::Scheduler;
 use stratus_core::service::MessageSink;
 use stratus_core::{hex, id, AwsError, DateTime, RequestContext, Unit};
 use stratus_gen_s3::*;
@@ -86,14 +88,19 @@ pub struct S3Service {
 }
 
 impl S3Service {
-    /// The service; lifecycle timing comes from `STRATUS_S3_LIFECYCLE_INTERVAL` and
-    /// `STRATUS_S3_LIFECYCLE_DAY_SECONDS` (see [`sweeper`]).
-    pub fn new(storage: Arc<Storage>) -> S3Service {
+    /// The service; lifecycle expiration is swept on `scheduler`, whose clock is the
+    /// service's time, as `lifecycle` says (see [`sweeper`]).
+    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, lifecycle: LifecycleTiming) -> S3Service {
         S3Service {
             storage,
             queues: None,
-            lifecycle: Arc::new(sweeper::Sweeper::from_env()),
+            lifecycle: Arc::new(sweeper::Sweeper::new(scheduler, lifecycle)),
         }
+    }
+
+    /// Now, in milliseconds since the epoch.
+    pub(crate) fn now_ms(&self) -> i64 {
+        self.lifecycle.scheduler.clock().epoch_millis()
     }
 
     /// The same service, applying the lifecycle configurations of stored buckets (after a
@@ -133,7 +140,7 @@ impl S3Service {
     async fn send_test_events(&self, bucket: &str, arns: &[String], ctx: &RequestContext) {
         let Some(queues) = &self.queues else { return };
         for arn in arns {
-            let body = notify::test_message(bucket, &ctx.request_id, now_ms());
+            let body = notify::test_message(bucket, &ctx.request_id, self.now_ms());
             if let Err(e) = queues.send(arn, "s3.amazonaws.com", body).await {
                 tracing::warn!(queue = arn, error = e.message, "S3 test event not delivered");
             }
@@ -271,9 +278,10 @@ impl S3Service {
         lock: lock::Requested,
         precondition: impl FnOnce(Option<&ObjectRecord>) -> Result<(), AwsError> + Send + 'static,
     ) -> Result<ObjectRecord, AwsError> {
+        let now = self.now_ms();
         self.commit_blob(record.blob.clone(), move |tx| {
             let b = load_bucket(tx, &bucket)?;
-            lock.apply(tx, &b, &mut record, now_ms())?;
+            lock.apply(tx, &b, &mut record, now)?;
             let previous = load_object(tx, &object_key(&bucket, &record.key))?;
             precondition(previous.as_ref())?;
             if let Some(doc) = &record.acl {
@@ -296,7 +304,7 @@ impl S3Service {
         mfa: Option<String>,
         bypass_governance: bool,
     ) -> Result<Vec<Result<Deleted, AwsError>>, AwsError> {
-        let now = now_ms();
+        let now = self.now_ms();
         let (outcomes, blobs) = self
             .write(move |tx| {
                 let b = load_bucket(tx, &bucket)?;
@@ -528,12 +536,6 @@ fn load_object(tx: &Tx<'_>, key: &[u8]) -> Result<Option<ObjectRecord>, AwsError
         Some(bytes) => Ok(Some(serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?)),
         None => Ok(None),
     }
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// The canonical user id S3 reports for an account: 64 hex digits.

@@ -8,9 +8,9 @@
 //! rules act ("If a rule is disabled, Amazon S3 doesn't perform any actions specified in the
 //! rule").
 //!
-//! A "day" is [`Clock::day_ms`] long: a real day unless `STRATUS_S3_LIFECYCLE_DAY_SECONDS`
-//! shortens it, so that tests see objects expire in seconds; midnights are then multiples of
-//! that length since the epoch.
+//! A "day" is [`Calendar::day_ms`] long: a real day unless the binary's
+//! `--s3-lifecycle-day-seconds` shortens it; midnights are then multiples of that length
+//! since the epoch.
 
 use std::collections::BTreeMap;
 
@@ -24,14 +24,15 @@ use crate::S3Service;
 
 pub const DAY_MS: i64 = 86_400_000;
 
-/// The current time and the length of a day, in milliseconds.
+/// What lifecycle dates are reckoned by: the current time and the length of a day, in
+/// milliseconds.
 #[derive(Clone, Copy, Debug)]
-pub struct Clock {
+pub struct Calendar {
     pub now_ms: i64,
     pub day_ms: i64,
 }
 
-impl Clock {
+impl Calendar {
     /// `days` after `start_ms`, rounded up to the next midnight.
     fn after_days(&self, start_ms: i64, days: i32) -> i64 {
         let at = start_ms.saturating_add(i64::from(days).saturating_mul(self.day_ms));
@@ -76,7 +77,7 @@ fn covers_record(rule: &LifecycleRule, record: &ObjectRecord) -> bool {
 }
 
 /// When `rule`'s `Expiration` (Days or Date) expires `record` as the current version, if it does.
-fn current_expiry(rule: &LifecycleRule, record: &ObjectRecord, clock: &Clock) -> Option<i64> {
+fn current_expiry(rule: &LifecycleRule, record: &ObjectRecord, clock: &Calendar) -> Option<i64> {
     if !enabled(rule) || !covers_record(rule, record) {
         return None;
     }
@@ -93,7 +94,7 @@ fn current_expiry(rule: &LifecycleRule, record: &ObjectRecord, clock: &Clock) ->
 fn expiration<'r>(
     rules: &'r [LifecycleRule],
     record: &ObjectRecord,
-    clock: &Clock,
+    clock: &Calendar,
 ) -> Option<(i64, &'r LifecycleRule)> {
     rules
         .iter()
@@ -116,7 +117,7 @@ impl S3Service {
     pub(crate) fn expiration(&self, bucket: &str, record: &ObjectRecord) -> Option<String> {
         let bytes = self.store().ok()?.get(CONFIGS, &config_key(bucket, LIFECYCLE)).ok()??;
         let rules: Vec<LifecycleRule> = decode(&schema::LIFECYCLE_RULES, &bytes).ok()?;
-        let (at, rule) = expiration(&rules, record, &self.lifecycle.clock())?;
+        let (at, rule) = expiration(&rules, record, &self.lifecycle.calendar())?;
         Some(expiration_header(at, rule))
     }
 }
@@ -137,7 +138,7 @@ pub fn abort_due(
     key: &str,
     tags: &BTreeMap<String, String>,
     initiated_ms: i64,
-    clock: &Clock,
+    clock: &Calendar,
 ) -> bool {
     rules.iter().any(|rule| {
         enabled(rule)
@@ -175,7 +176,7 @@ pub enum Action {
 ///   current versions, or the ExpiredObjectDeleteMarker action is explicitly set, Amazon S3
 ///   removes the expired object's delete marker"). It comes last, so it can be skipped when a
 ///   noncurrent version could not be removed.
-pub fn plan(rules: &[LifecycleRule], versions: &[ObjectRecord], clock: &Clock) -> Vec<Action> {
+pub fn plan(rules: &[LifecycleRule], versions: &[ObjectRecord], clock: &Calendar) -> Vec<Action> {
     let mut actions = Vec::new();
     let Some(current) = versions.first() else {
         return actions;
@@ -207,7 +208,7 @@ pub fn plan(rules: &[LifecycleRule], versions: &[ObjectRecord], clock: &Clock) -
 
 /// Whether `rule` expires the noncurrent `version`, noncurrent since `since_ms`, with `newer`
 /// noncurrent versions newer than it.
-fn noncurrent_due(rule: &LifecycleRule, version: &ObjectRecord, since_ms: i64, newer: usize, clock: &Clock) -> bool {
+fn noncurrent_due(rule: &LifecycleRule, version: &ObjectRecord, since_ms: i64, newer: usize, clock: &Calendar) -> bool {
     let Some(expiration) = rule.noncurrent_version_expiration.as_ref().filter(|_| enabled(rule)) else {
         return false;
     };
@@ -218,7 +219,7 @@ fn noncurrent_due(rule: &LifecycleRule, version: &ObjectRecord, since_ms: i64, n
         && keep.is_none_or(|k| newer >= usize::try_from(k).unwrap_or(0))
 }
 
-fn marker_due(rule: &LifecycleRule, marker: &ObjectRecord, clock: &Clock) -> bool {
+fn marker_due(rule: &LifecycleRule, marker: &ObjectRecord, clock: &Calendar) -> bool {
     let explicit = enabled(rule)
         && covers_record(rule, marker)
         && rule
@@ -240,8 +241,8 @@ mod tests {
     const JAN_15_1030: i64 = 1_389_781_800_000;
     const DAY: i64 = DAY_MS;
 
-    fn clock(now_ms: i64) -> Clock {
-        Clock { now_ms, day_ms: DAY }
+    fn clock(now_ms: i64) -> Calendar {
+        Calendar { now_ms, day_ms: DAY }
     }
 
     fn rule(id: &str) -> LifecycleRule {
@@ -287,7 +288,7 @@ mod tests {
         let at = clock(0).after_days(JAN_15_1030, 3);
         assert_eq!(at, 1_390_089_600_000, "2014-01-19T00:00:00Z");
         // A shortened day: 2-second "days", midnights every 2 seconds.
-        let short = Clock {
+        let short = Calendar {
             now_ms: 0,
             day_ms: 2000,
         };

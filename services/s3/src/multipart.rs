@@ -24,7 +24,7 @@ use crate::checksum::{self, Algorithm, Checksum, Sent};
 use crate::error::S3Error;
 use crate::lock;
 use crate::object::{self, ContentHeaders, ObjectRecord, StoredPart};
-use crate::{config, load_bucket, load_object, now_ms, object_key, owner, versioning, S3Service};
+use crate::{config, load_bucket, load_object, object_key, owner, versioning, S3Service};
 
 const UPLOADS: &str = "uploads";
 const PARTS: &str = "parts";
@@ -321,7 +321,7 @@ impl S3Service {
         let upload = UploadRecord {
             key: input.key.clone(),
             upload_id: id::uuid().replace('-', ""),
-            initiated_ms: now_ms(),
+            initiated_ms: self.now_ms(),
             owner: ctx_account,
             headers: ContentHeaders {
                 content_type: Some(input.content_type.unwrap_or_else(|| "binary/octet-stream".into())),
@@ -341,7 +341,7 @@ impl S3Service {
                 input.object_lock_mode.as_ref(),
                 input.object_lock_retain_until_date.as_ref(),
                 input.object_lock_legal_hold_status.as_ref(),
-                now_ms(),
+                self.now_ms(),
             )?,
         };
         let checksum_type = algorithm.map(|_| upload_checksum_type(&upload));
@@ -414,7 +414,7 @@ impl S3Service {
             etag: written.etag(),
             size: written.size,
             blob,
-            last_modified_ms: now_ms(),
+            last_modified_ms: self.now_ms(),
             checksum,
         };
         let stored = part.clone();
@@ -483,7 +483,7 @@ impl S3Service {
             key: key.clone(),
             size: chosen.iter().map(|p| p.size).sum(),
             etag: etag.clone(),
-            last_modified_ms: now_ms(),
+            last_modified_ms: self.now_ms(),
             blob: format!("obj-{}", id::uuid()),
             headers: upload.headers,
             metadata: upload.metadata,
@@ -532,6 +532,7 @@ impl S3Service {
         }
         let (if_match, if_none_match) = (input.if_match, input.if_none_match);
         let new_blob = record.blob.clone();
+        let now = self.now_ms();
         let stored = self
             .commit_blob(new_blob, move |tx| {
                 load_upload(tx, &bucket, &upload_id, &key)?;
@@ -540,7 +541,7 @@ impl S3Service {
                 crate::conditional_write(previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
                 let mut orphans = remove_upload(tx, &bucket, &upload_id)?;
                 let mut record = record;
-                upload_lock.apply(tx, &b, &mut record, now_ms())?;
+                upload_lock.apply(tx, &b, &mut record, now)?;
                 let (stored, replaced) = versioning::put_version(tx, &b, record)?;
                 orphans.extend(replaced);
                 Ok((stored, orphans))

@@ -3,10 +3,10 @@
 //! Nothing runs until some bucket has a lifecycle configuration with an enabled expiration
 //! action (`Expiration`, `NoncurrentVersionExpiration`, `AbortIncompleteMultipartUpload`):
 //! [`Sweeper::watch`] — called by PutBucketLifecycleConfiguration, and at startup when a stored
-//! bucket has such a configuration — starts one thread, which sweeps every
-//! `STRATUS_S3_LIFECYCLE_INTERVAL` seconds (default 60, fractions allowed) and ends once a sweep
-//! finds no such bucket. `STRATUS_S3_LIFECYCLE_DAY_SECONDS` shortens the lifecycle "day" for
-//! tests (see [`crate::lifecycle`]).
+//! bucket has such a configuration — registers a periodic sweep on the process's
+//! [`Scheduler`], every [`LifecycleTiming::interval`] (default 60 seconds), which stops once a
+//! sweep finds no such bucket. [`LifecycleTiming::day`] can shorten the lifecycle "day" (see
+//! [`crate::lifecycle`]); tests rather move a manual clock by days.
 //!
 //! A sweep decides from a scan which keys [`lifecycle::plan`] has work for, then re-plans each
 //! of them inside the write transaction that carries it out (a write since the scan wins) and
@@ -16,61 +16,80 @@
 //! multipart uploads are aborted as AbortMultipartUpload does. AWS acts once a day, some time
 //! after the due date; Stratus within one interval of it.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
-use stratus_core::settings::seconds;
+use stratus_core::scheduler::{JobId, Repeat, Scheduler};
 use stratus_core::{id, AwsError};
 use stratus_gen_s3::{schema, LifecycleRule};
 use stratus_storage::{Direction, KeyRange};
 
 use crate::config::{self, CONFIGS};
 use crate::error::S3Error;
-use crate::lifecycle::{self, Action, Clock};
+use crate::lifecycle::{self, Action, Calendar};
 use crate::object::ObjectRecord;
 use crate::versioning::{self, Deleted};
-use crate::{delete_target, load_bucket, multipart, notify, now_ms, S3Service};
+use crate::{delete_target, load_bucket, multipart, notify, S3Service};
 
-/// The variable that sets the sweep interval, in seconds.
-pub const INTERVAL_VAR: &str = "STRATUS_S3_LIFECYCLE_INTERVAL";
-/// The variable that sets the length of a lifecycle day, in seconds.
-pub const DAY_VAR: &str = "STRATUS_S3_LIFECYCLE_DAY_SECONDS";
-const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
-const DAY: Duration = Duration::from_secs(86_400);
 /// Keys expired per write transaction.
 const KEYS_PER_TRANSACTION: usize = 256;
 
+/// How lifecycle expiration is timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LifecycleTiming {
+    /// How often buckets with expiration rules are swept (AWS: once a day).
+    pub interval: Duration,
+    /// How long a lifecycle day is.
+    pub day: Duration,
+}
+
+impl Default for LifecycleTiming {
+    fn default() -> LifecycleTiming {
+        LifecycleTiming {
+            interval: Duration::from_secs(60),
+            day: Duration::from_secs(86_400),
+        }
+    }
+}
+
 /// The background sweeper of one process (see the module docs).
 pub struct Sweeper {
+    pub(crate) scheduler: Scheduler,
     interval: Duration,
     day_ms: i64,
     state: Mutex<State>,
+    /// The sweeps' async work (blocking storage calls, queue delivery) runs on a runtime of
+    /// their own, made by the first sweep.
+    runtime: OnceLock<tokio::runtime::Runtime>,
 }
 
 #[derive(Default)]
 struct State {
-    running: bool,
-    /// Counts `watch` calls, so a sweep that found nothing to do does not end the thread when
-    /// a configuration was stored while it ran.
+    /// The periodic sweep, while one is registered.
+    sweep: Option<JobId>,
+    /// Counts `watch` calls, so a sweep that found nothing to do does not stop when a
+    /// configuration was stored while it ran.
     epoch: u64,
 }
 
 impl Sweeper {
-    /// The sweeper the environment asks for ([`INTERVAL_VAR`], [`DAY_VAR`]).
-    pub fn from_env() -> Sweeper {
-        let var = |name| std::env::var(name).ok();
-        let day = seconds(var(DAY_VAR).as_deref(), DAY);
+    /// A sweeper on `scheduler`, timed by `timing`.
+    pub fn new(scheduler: Scheduler, timing: LifecycleTiming) -> Sweeper {
         Sweeper {
-            interval: seconds(var(INTERVAL_VAR).as_deref(), DEFAULT_INTERVAL),
-            day_ms: i64::try_from(day.as_millis()).unwrap_or(lifecycle::DAY_MS).max(1),
+            scheduler,
+            interval: timing.interval,
+            day_ms: i64::try_from(timing.day.as_millis())
+                .unwrap_or(lifecycle::DAY_MS)
+                .max(1),
             state: Mutex::default(),
+            runtime: OnceLock::new(),
         }
     }
 
     /// Now, with this process's length of a day.
-    pub fn clock(&self) -> Clock {
-        Clock {
-            now_ms: now_ms(),
+    pub fn calendar(&self) -> Calendar {
+        Calendar {
+            now_ms: self.scheduler.clock().epoch_millis(),
             day_ms: self.day_ms,
         }
     }
@@ -79,18 +98,14 @@ impl Sweeper {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Sweeps from now on, starting the thread if it is not running.
+    /// Sweeps from now on, registering the periodic sweep if none is.
     pub fn watch(&self, s3: &S3Service) {
         let mut state = self.state();
         state.epoch += 1;
-        if state.running {
-            return;
+        if state.sweep.is_none() {
+            let s3 = s3.clone();
+            state.sweep = Some(self.scheduler.every(self.interval, move || sweep(&s3)));
         }
-        let s3 = s3.clone();
-        state.running = std::thread::Builder::new()
-            .name("s3-lifecycle".into())
-            .spawn(move || run(s3))
-            .is_ok();
     }
 
     /// Watches if a stored bucket has a lifecycle configuration to apply (after a restart),
@@ -110,30 +125,28 @@ impl Sweeper {
     }
 }
 
-/// The sweeper thread: a sweep per interval until one finds nothing left to watch.
-fn run(s3: S3Service) {
-    let sweeper = s3.lifecycle.clone();
-    // The service's work is async (blocking storage calls, queue delivery); this thread drives
-    // it on a runtime of its own.
-    let runtime = match tokio::runtime::Builder::new_current_thread().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::warn!(error = %e, "lifecycle: cannot start the sweeper's runtime");
-            sweeper.state().running = false;
-            return;
-        }
+/// One periodic sweep; stops once a sweep finds nothing left to watch.
+fn sweep(s3: &S3Service) -> Repeat {
+    let sweeper = &s3.lifecycle;
+    let runtime = match sweeper.runtime.get() {
+        Some(runtime) => runtime,
+        None => match tokio::runtime::Builder::new_current_thread().build() {
+            Ok(runtime) => sweeper.runtime.get_or_init(|| runtime),
+            Err(e) => {
+                tracing::warn!(error = %e, "lifecycle: cannot start the sweeper's runtime");
+                return Repeat::Again;
+            }
+        },
     };
-    loop {
-        std::thread::sleep(sweeper.interval);
-        let epoch = sweeper.state().epoch;
-        let active = runtime.block_on(s3.sweep_lifecycle(sweeper.clock()));
-        let mut state = sweeper.state();
-        // A failed sweep is tried again next time.
-        if matches!(active, Ok(false)) && state.epoch == epoch {
-            state.running = false;
-            return;
-        }
+    let epoch = sweeper.state().epoch;
+    let active = runtime.block_on(s3.sweep_lifecycle(sweeper.calendar()));
+    let mut state = sweeper.state();
+    // A failed sweep is tried again next time.
+    if matches!(active, Ok(false)) && state.epoch == epoch {
+        state.sweep = None;
+        return Repeat::Stop;
     }
+    Repeat::Again
 }
 
 impl S3Service {
@@ -161,7 +174,7 @@ impl S3Service {
     }
 
     /// One sweep at `clock`; returns whether any bucket has lifecycle expiration to apply.
-    async fn sweep_lifecycle(&self, clock: Clock) -> Result<bool, AwsError> {
+    async fn sweep_lifecycle(&self, clock: Calendar) -> Result<bool, AwsError> {
         let buckets = self.lifecycle_buckets()?;
         for (bucket, rules) in &buckets {
             if let Err(e) = self.sweep_bucket(bucket, rules, clock).await {
@@ -171,7 +184,7 @@ impl S3Service {
         Ok(!buckets.is_empty())
     }
 
-    async fn sweep_bucket(&self, bucket: &str, rules: &[LifecycleRule], clock: Clock) -> Result<(), AwsError> {
+    async fn sweep_bucket(&self, bucket: &str, rules: &[LifecycleRule], clock: Calendar) -> Result<(), AwsError> {
         let record = self.bucket(bucket)?;
         let store = self.store()?;
         let mut versions = versioning::list(store.as_ref(), &record, "", None, None, None);
@@ -195,7 +208,7 @@ impl S3Service {
 
     /// Carries out the plan for `keys` of `bucket` as it stands now, then deletes the orphaned
     /// bodies and sends the events.
-    async fn expire(&self, bucket: &str, region: &str, keys: Vec<String>, clock: Clock) -> Result<(), AwsError> {
+    async fn expire(&self, bucket: &str, region: &str, keys: Vec<String>, clock: Calendar) -> Result<(), AwsError> {
         let name = bucket.to_owned();
         let (expired, blobs) = self
             .write(move |tx| {
@@ -248,7 +261,11 @@ impl S3Service {
 }
 
 /// The keys, among `entries` (ListObjectVersions' order), that `rules` have work for.
-fn keys_due(rules: &[LifecycleRule], clock: &Clock, entries: impl Iterator<Item = versioning::Listed>) -> Vec<String> {
+fn keys_due(
+    rules: &[LifecycleRule],
+    clock: &Calendar,
+    entries: impl Iterator<Item = versioning::Listed>,
+) -> Vec<String> {
     let mut due = Vec::new();
     let mut close = |versions: &mut Vec<ObjectRecord>| {
         if !versions.is_empty() && !lifecycle::plan(rules, versions, clock).is_empty() {

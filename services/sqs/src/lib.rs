@@ -9,8 +9,9 @@
 //! - `dedup`: FIFO deduplication ids by queue name, a zero byte, (group id, zero byte,) id.
 //!
 //! Nothing runs in the background. Visibility timeouts and delays are deadlines compared
-//! with the clock when a receive looks at a message; retention is enforced the same way.
-//! Long polling waits on the queue's arrival signal and an alarm ([`wait`]).
+//! with the service's clock when a receive looks at a message; retention is enforced the same
+//! way. Long polling waits on the queue's arrival signal and a deadline on the scheduler
+//! ([`wait`]), as does a rate-limited message move task between batches.
 //!
 //! Queue URLs are minted from the request's Host (`http://HOST/ACCOUNT/NAME`), so a returned
 //! URL works as given; requests are accepted with any URL whose last two path segments are
@@ -25,9 +26,10 @@ mod wait;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use sha2::Sha256;
+use stratus_core::scheduler::Scheduler;
 use stratus_core::service::{BoxFuture, MessageSink};
 use stratus_core::{hex, id, AwsError, RequestContext, Unit};
 use stratus_gen_sqs::*;
@@ -65,6 +67,15 @@ struct Shared {
     arrivals: Arrivals,
     /// Message move tasks with a runner in this process, by task id.
     running_moves: std::sync::Mutex<HashSet<String>>,
+    /// Deadlines: long polls' waits and move tasks' pacing; its clock is the service's time.
+    scheduler: Scheduler,
+}
+
+impl Shared {
+    /// Now, in milliseconds since the epoch (what message deadlines are kept in).
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.scheduler.clock().epoch_millis()).unwrap_or(0)
+    }
 }
 
 impl Shared {
@@ -173,14 +184,19 @@ struct Dedup {
 }
 
 impl SqsService {
-    pub fn new(storage: Arc<Storage>) -> SqsService {
+    pub fn new(storage: Arc<Storage>, scheduler: Scheduler) -> SqsService {
         SqsService {
             shared: Arc::new(Shared {
                 storage,
                 arrivals: Arrivals::default(),
                 running_moves: Default::default(),
+                scheduler,
             }),
         }
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.shared.now_ms()
     }
 
     /// Whether `queue` exists.
@@ -232,10 +248,10 @@ impl SqsService {
 
     async fn send(&self, queue: &QueueRef, outgoing: Vec<Outgoing>) -> Result<Vec<Result<Sent, SqsError>>, SqsError> {
         let name = queue.name.clone();
+        let now = self.now_ms();
         let sent = self
             .write(queue, move |tx| {
                 let mut record = load_queue(tx, &name)?;
-                let now = now_ms();
                 let sent: Vec<_> = outgoing.into_iter().map(|o| enqueue(tx, &mut record, o, now)).collect();
                 tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
                 Ok(sent)
@@ -299,10 +315,10 @@ impl SqsService {
         changes: Vec<(String, i32)>,
     ) -> Result<Vec<Result<(), SqsError>>, SqsError> {
         let (handles, timeouts): (Vec<String>, Vec<i32>) = changes.into_iter().unzip();
+        let now = self.now_ms();
         let results = self
             .with_received(queue, handles, move |tx, i, key, current, handle| {
                 let seconds = visibility_timeout(timeouts[i])?;
-                let now = now_ms();
                 let mut m = current.ok_or_else(|| {
                     SqsError::invalid_value(
                         "ReceiptHandle",
@@ -328,10 +344,10 @@ impl SqsService {
     async fn take(&self, queue: &QueueRef, max: usize, visibility: Option<u64>) -> Result<Taken, SqsError> {
         let name = queue.name.clone();
         let arn = queue.arn();
+        let now = self.now_ms();
         let taken = self
             .write(queue, move |tx| {
                 let record = load_queue(tx, &name)?;
-                let now = now_ms();
                 let retention_ms = record.number("MessageRetentionPeriod") * 1000;
                 let visibility = visibility.unwrap_or_else(|| record.number("VisibilityTimeout"));
                 let prefix = queue_prefix(&name);
@@ -452,12 +468,6 @@ fn delete_all(tx: &mut Tx<'_>, table: &str, name: &str) -> Result<(), SqsError> 
         tx.delete(table, key);
     }
     Ok(())
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn visibility_timeout(seconds: i32) -> Result<u64, SqsError> {
@@ -642,7 +652,8 @@ impl Sqs for SqsService {
         input: CreateQueueRequest,
     ) -> Result<CreateQueueResult, CreateQueueError> {
         let given = input.attributes.unwrap_or_default();
-        let mut record = QueueRecord::new(&input.queue_name, &given, now_ms() / 1000)?;
+        let now = self.now_ms();
+        let mut record = QueueRecord::new(&input.queue_name, &given, now / 1000)?;
         record.tags = input.tags.unwrap_or_default();
         queue::check_tags(&record.tags)?;
         let queue = QueueRef {
@@ -661,7 +672,7 @@ impl Sqs for SqsService {
             }
             if let Some(bytes) = tx.get(DELETED, record.name.as_bytes())? {
                 let deleted = bytes.try_into().map(u64::from_be_bytes).unwrap_or(0);
-                if now_ms() < deleted + COOL_DOWN_MS {
+                if now < deleted + COOL_DOWN_MS {
                     return Err(SqsError::QueueDeletedRecently);
                 }
             }
@@ -739,10 +750,11 @@ impl Sqs for SqsService {
     async fn delete_queue(&self, ctx: &RequestContext, input: DeleteQueueRequest) -> Result<Unit, DeleteQueueError> {
         let queue = QueueRef::from_url(ctx, &input.queue_url)?;
         let name = queue.name.clone();
+        let now = self.now_ms();
         self.write(&queue, move |tx| {
             load_queue(tx, &name)?;
             tx.delete(QUEUES, name.as_bytes());
-            tx.put(DELETED, name.as_bytes(), now_ms().to_be_bytes().to_vec());
+            tx.put(DELETED, name.as_bytes(), now.to_be_bytes().to_vec());
             for table in [MESSAGES, DEDUP, moves::MOVE_TASKS] {
                 delete_all(tx, table, &name)?;
             }
@@ -778,7 +790,7 @@ impl Sqs for SqsService {
             .map(|(n, v)| (n.clone(), v.clone()))
             .collect();
         if queue::COMPUTED.iter().any(|n| wanted(n)) {
-            let now = now_ms();
+            let now = self.now_ms();
             let mut counts = [0u64; 3];
             for (_, bytes) in self
                 .reader(&queue)?
@@ -829,9 +841,10 @@ impl Sqs for SqsService {
         let queue = QueueRef::from_url(ctx, &input.queue_url)?;
         let name = queue.name.clone();
         let target = queue.clone();
+        let now = self.now_ms();
         self.write(&queue, move |tx| {
             let mut record = load_queue(tx, &name)?;
-            record.set(&input.attributes, now_ms() / 1000)?;
+            record.set(&input.attributes, now / 1000)?;
             check_redrive(tx, &record, &target, &input.attributes)?;
             tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
             Ok(())
@@ -843,9 +856,9 @@ impl Sqs for SqsService {
     async fn purge_queue(&self, ctx: &RequestContext, input: PurgeQueueRequest) -> Result<Unit, PurgeQueueError> {
         let queue = QueueRef::from_url(ctx, &input.queue_url)?;
         let name = queue.name.clone();
+        let now = self.now_ms();
         self.write(&queue, move |tx| {
             let mut record = load_queue(tx, &name)?;
-            let now = now_ms();
             // AWS allows one purge a minute: the time a purge may take to finish.
             if record.purged_ms.is_some_and(|t| now < t + COOL_DOWN_MS) {
                 return Err(SqsError::PurgeQueueInProgress(name));
@@ -979,7 +992,8 @@ impl Sqs for SqsService {
             )
             .collect();
         let wanted = input.message_attribute_names.unwrap_or_default();
-        let start = Instant::now();
+        let clock = self.shared.scheduler.clock();
+        let start = clock.moment();
         let arrivals = self.shared.arrivals.of(&queue.signal_key());
         loop {
             let notified = arrivals.notified();
@@ -991,18 +1005,17 @@ impl Sqs for SqsService {
                 queue_wait,
                 ..
             } = self.take(&queue, max, visibility).await?;
-            let deadline = start + Duration::from_secs(requested_wait.unwrap_or(queue_wait));
-            let now = Instant::now();
-            if !delivered.is_empty() || now >= deadline {
+            let deadline = start.after(Duration::from_secs(requested_wait.unwrap_or(queue_wait)));
+            if !delivered.is_empty() || clock.moment() >= deadline {
                 let messages: Vec<Message> = delivered.iter().map(|m| m.to_message(&system, &wanted)).collect();
                 return Ok(ReceiveMessageResult {
                     messages: (!messages.is_empty()).then_some(messages),
                 });
             }
             let wake = next_visible
-                .map(|at| now + Duration::from_millis(at.saturating_sub(now_ms())))
+                .map(|at| clock.moment_after(Duration::from_millis(at.saturating_sub(self.now_ms()))))
                 .map_or(deadline, |t| t.min(deadline));
-            let alarm = wait::alarm(wake);
+            let alarm = self.shared.scheduler.sleep_until(wake);
             tokio::select! {
                 _ = &mut notified => {}
                 _ = alarm => {}
@@ -1209,6 +1222,7 @@ impl Sqs for SqsService {
             None => None,
         };
         let src = source.clone();
+        let now = self.now_ms();
         let task = self
             .write(&source, move |tx| {
                 load_queue(tx, &src.name).map_err(|_| not_found("SourceArn"))?;
@@ -1232,7 +1246,6 @@ impl Sqs for SqsService {
                         "There is already a task running. Only one active task is allowed for a source queue arn at a given time.",
                     ));
                 }
-                let now = now_ms();
                 let task = moves::MoveTask {
                     id: id::uuid(),
                     source_arn: input.source_arn,
@@ -1348,9 +1361,9 @@ fn run_move(shared: &Arc<Shared>, source: &QueueRef, task: &moves::MoveTask) {
     let id = task.id.clone();
     tokio::spawn(async move {
         loop {
-            let (name, k) = (source.name.clone(), key.clone());
+            let (name, k, now) = (source.name.clone(), key.clone(), shared.now_ms());
             let stepped = shared
-                .write(source.namespace(), move |tx| moves::step(tx, &name, &k, now_ms()))
+                .write(source.namespace(), move |tx| moves::step(tx, &name, &k, now))
                 .await;
             // On a failed step the task stays running, and is resumed when next listed.
             let Ok((task, destinations)) = stepped else { break };
@@ -1361,7 +1374,10 @@ fn run_move(shared: &Arc<Shared>, source: &QueueRef, task: &moves::MoveTask) {
                 break;
             }
             if task.rate.is_some() {
-                let _ = wait::alarm(Instant::now() + Duration::from_secs(1)).await;
+                let scheduler = &shared.scheduler;
+                scheduler
+                    .sleep_until(scheduler.clock().moment_after(Duration::from_secs(1)))
+                    .await;
             }
         }
         shared

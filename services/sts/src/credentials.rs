@@ -1,6 +1,6 @@
 //! Temporary credentials: how they look (AWS's formats) and how they are remembered.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use stratus_core::id::random_string;
 
@@ -30,20 +30,21 @@ pub struct Issued {
 }
 
 impl Issued {
-    /// New random credentials for `principal`, valid for `duration` from now.
-    pub fn new(principal: Principal, duration: Duration) -> Issued {
+    /// New random credentials for `principal`, valid for `duration` from `now_secs`.
+    pub fn new(principal: Principal, duration: Duration, now_secs: u64) -> Issued {
         Issued {
             access_key_id: format!("ASIA{}", random_string(KEY_ALPHABET, 16)),
             secret_access_key: random_string(SECRET_ALPHABET, 40),
             // Real session tokens are long opaque base64; SDKs only pass them back.
             session_token: format!("IQoJb3JpZ2luX2VjE{}", random_string(SECRET_ALPHABET, 339)),
-            expires: now_secs() + duration.as_secs(),
+            expires: now_secs.saturating_add(duration.as_secs()),
             principal,
         }
     }
 
-    pub fn expired(&self) -> bool {
-        now_secs() >= self.expires
+    /// Whether the credentials have expired at `now_secs`.
+    pub fn expired(&self, now_secs: u64) -> bool {
+        now_secs >= self.expires
     }
 
     /// The stored form: one field per line (no field contains a newline).
@@ -100,13 +101,11 @@ pub fn role_id(role_arn: &str) -> String {
     format!("AROA{id}")
 }
 
-pub fn now_secs() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const NOW: u64 = 1_700_000_000;
 
     #[test]
     fn formats_follow_aws() {
@@ -117,11 +116,13 @@ mod tests {
                 arn: "arn".into(),
             },
             Duration::from_secs(900),
+            NOW,
         );
         assert!(issued.access_key_id.starts_with("ASIA"));
         assert_eq!(issued.access_key_id.len(), 20);
         assert_eq!(issued.secret_access_key.len(), 40);
-        assert!(!issued.expired());
+        assert!(!issued.expired(NOW + 899));
+        assert!(issued.expired(NOW + 900));
         assert_eq!(Issued::from_bytes(&issued.to_bytes()), Some(issued));
         assert_eq!(Issued::from_bytes(b"v0\nx"), None);
     }

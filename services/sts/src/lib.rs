@@ -71,7 +71,7 @@ impl StsService {
     async fn caller(&self, ctx: &RequestContext) -> Result<(Principal, bool), AwsError> {
         if let Some(key) = ctx.access_key_id.as_deref() {
             if let Some(issued) = self.lookup(&ctx.account_id, key)? {
-                if issued.expired() {
+                if issued.expired(ctx.clock.epoch_secs()) {
                     return Err(AwsError::new(
                         "ExpiredToken",
                         "The security token included in the request is expired",
@@ -94,7 +94,12 @@ impl StsService {
 
     async fn issue(&self, ctx: &RequestContext, principal: Principal, seconds: i32) -> Result<Credentials, AwsError> {
         let duration = Duration::from_secs(u64::try_from(seconds).unwrap_or(0));
-        let issued = self.remember(&ctx.account_id, Issued::new(principal, duration)).await?;
+        let issued = self
+            .remember(
+                &ctx.account_id,
+                Issued::new(principal, duration, ctx.clock.epoch_secs()),
+            )
+            .await?;
         Ok(Credentials {
             access_key_id: issued.access_key_id,
             secret_access_key: issued.secret_access_key,

@@ -1,5 +1,7 @@
 //! Crash safety: the `crash_writer` example is killed (SIGKILL) mid-write, or runs into a
 //! file-size limit, and every key it acknowledged must be in the store afterwards.
+// These tests time real disk writes and crashes in the machine's time.
+#![allow(clippy::disallowed_methods)]
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

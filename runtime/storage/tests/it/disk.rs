@@ -1,4 +1,6 @@
 //! What only the redb backend has: files, a lock, schema versions, durability.
+// These tests time real disk writes and crashes in the machine's time.
+#![allow(clippy::disallowed_methods)]
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -379,7 +379,7 @@ fn check_write<'a>(
 }
 
 /// Applies a checked write; returns what its `RETURNING` clause asks for.
-fn apply(tx: &mut Tx<'_>, write: &Write<'_>) -> Result<Option<Item>, DdbError> {
+fn apply(tx: &mut Tx<'_>, write: &Write<'_>, now_ms: i64) -> Result<Option<Item>, DdbError> {
     let table = db::current(tx, &write.prepared.table)?;
     let old = db::get_item(tx, &write.key)?;
     match &write.prepared.statement {
@@ -387,7 +387,7 @@ fn apply(tx: &mut Tx<'_>, write: &Write<'_>) -> Result<Option<Item>, DdbError> {
             if old.is_some() {
                 return Err(DdbError::DuplicateItem("Duplicate primary key exists in table".into()));
             }
-            db::write_item(tx, &table, &write.key, None, Some(item))?;
+            db::write_item(tx, &table, &write.key, None, Some(item), now_ms)?;
             Ok(None)
         }
         Statement::Update { returning, .. } => {
@@ -398,7 +398,7 @@ fn apply(tx: &mut Tx<'_>, write: &Write<'_>) -> Result<Option<Item>, DdbError> {
             check_condition(write.condition.as_ref(), Some(&old), write.on_failure)?;
             let update = write.update.as_ref().expect("an UPDATE has changes");
             let new = update.apply(&table, &write.key_item, Some(&old))?;
-            db::write_item(tx, &table, &write.key, Some(&old), Some(&new))?;
+            db::write_item(tx, &table, &write.key, Some(&old), Some(&new), now_ms)?;
             Ok(returning.map(|returning| match returning {
                 Returning::AllOld => old,
                 Returning::ModifiedOld => update.written(&old),
@@ -410,7 +410,7 @@ fn apply(tx: &mut Tx<'_>, write: &Write<'_>) -> Result<Option<Item>, DdbError> {
             // Deleting a missing item is not an error, whatever else the clause says.
             let Some(old) = old else { return Ok(None) };
             check_condition(write.condition.as_ref(), Some(&old), write.on_failure)?;
-            db::write_item(tx, &table, &write.key, Some(&old), None)?;
+            db::write_item(tx, &table, &write.key, Some(&old), None, now_ms)?;
             Ok(returning.map(|_| old))
         }
         // A condition check, as TransactWriteItems' ConditionCheck: the item must exist and
@@ -596,7 +596,7 @@ pub fn execute_statement(scope: &Scope, input: ExecuteStatementInput) -> Result<
         outside_transaction(&prepared)?,
         input.return_values_on_condition_check_failure.as_ref(),
     )?;
-    let returned = scope.store.transact(|tx| apply(tx, &write))?;
+    let returned = scope.store.transact(|tx| apply(tx, &write, scope.now_ms()))?;
     let units = capacity::write_units(None, None);
     Ok(ExecuteStatementOutput {
         items: Some(returned.into_iter().filter(|item| !item.is_empty()).collect()),
@@ -674,7 +674,7 @@ pub fn batch_execute_statement(
         } else {
             outside_transaction(prepared)
                 .and_then(|prepared| check_write(prepared, request.return_values_on_condition_check_failure.as_ref()))
-                .and_then(|write| scope.store.transact(|tx| apply(tx, &write)))
+                .and_then(|write| scope.store.transact(|tx| apply(tx, &write, scope.now_ms())))
                 .map(|_| {
                     *units.entry(prepared.table.name.clone()).or_default() += 1.0;
                     None
@@ -806,7 +806,7 @@ pub fn execute_transaction(
     // ClientRequestToken: a repeat of the same transaction within ten minutes succeeds
     // without running again, as TransactWriteItems does.
     let digest = sha2::Sha256::digest(format!("{:?}", input.transact_statements).as_bytes()).to_vec();
-    let now = crate::control::now_ms();
+    let now = scope.now_ms();
     scope.store.transact(|tx| {
         if let Some(token) = &input.client_request_token {
             if crate::transact::check_token(tx, token, &digest, now)? {
@@ -820,7 +820,7 @@ pub fn execute_transaction(
         for write in &writes {
             // Applying in a transaction that is dropped on failure: later statements still
             // run, so every statement gets its reason.
-            errors.push(apply(tx, write).err());
+            errors.push(apply(tx, write, now).err());
         }
         if errors.iter().all(Option::is_none) {
             return Ok(());

@@ -54,7 +54,7 @@ pub(crate) async fn create_bucket(
         name: input.bucket.clone(),
         owner: ctx.account_id.clone(),
         region,
-        created: now_ms() / 1000,
+        created: s3.now_ms() / 1000,
         tags,
         // A bucket with Object Lock is versioned from the start.
         versioning: object_lock.then(|| "Enabled".to_owned()),

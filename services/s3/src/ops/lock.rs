@@ -101,7 +101,7 @@ pub(crate) async fn put_object_retention(
     _ctx: &RequestContext,
     input: PutObjectRetentionRequest,
 ) -> Result<PutObjectRetentionOutput, PutObjectRetentionError> {
-    let now = now_ms();
+    let now = s3.now_ms();
     let (mode, until) = lock::requested_retention(input.retention.as_ref(), now)?;
     let bypass = input.bypass_governance_retention.unwrap_or(false);
     change_lock(

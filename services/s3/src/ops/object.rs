@@ -37,7 +37,7 @@ pub(crate) async fn write_object(
         input.object_lock_mode.as_ref(),
         input.object_lock_retain_until_date.as_ref(),
         input.object_lock_legal_hold_status.as_ref(),
-        now_ms(),
+        s3.now_ms(),
     )?;
     let tags = match &input.tagging {
         Some(header) => object::parse_tagging_header(header)?,
@@ -63,7 +63,7 @@ pub(crate) async fn write_object(
         key: input.key,
         size: written.size,
         etag: written.etag(),
-        last_modified_ms: now_ms(),
+        last_modified_ms: s3.now_ms(),
         blob,
         headers: ContentHeaders {
             content_type: Some(input.content_type.unwrap_or_else(|| "binary/octet-stream".into())),
@@ -256,7 +256,14 @@ fn removed_event<'a>(
     } else {
         "ObjectRemoved:Delete"
     };
-    notify::Event::removed(name, bucket, key, deleted.version_id.as_deref(), ctx, now_ms())
+    notify::Event::removed(
+        name,
+        bucket,
+        key,
+        deleted.version_id.as_deref(),
+        ctx,
+        ctx.clock.epoch_millis(),
+    )
 }
 
 pub(crate) async fn delete_objects(
@@ -385,7 +392,7 @@ pub(crate) async fn copy_object(
         input.object_lock_mode.as_ref(),
         input.object_lock_retain_until_date.as_ref(),
         input.object_lock_legal_hold_status.as_ref(),
-        now_ms(),
+        s3.now_ms(),
     )?;
     // The copy keeps the source's full-object checksum unless asked for another algorithm; a
     // composite one cannot describe the copy, which gets the default CRC64NVME.
@@ -410,7 +417,7 @@ pub(crate) async fn copy_object(
         key: input.key,
         size: source.size,
         etag: source.etag.clone(),
-        last_modified_ms: now_ms(),
+        last_modified_ms: s3.now_ms(),
         blob,
         headers,
         metadata,

@@ -49,7 +49,7 @@ pub(crate) async fn post_object(
     let size_range = match fields.get("policy") {
         Some(encoded) => {
             let policy = Policy::parse(encoded).map_err(post::invalid_policy)?;
-            policy.check(&fields, now_ms()).map_err(post::refused)?;
+            policy.check(&fields, s3.now_ms()).map_err(post::refused)?;
             policy.size_range()
         }
         None => None,
@@ -64,6 +64,7 @@ pub(crate) async fn post_object(
         streams: Streams::with_request(Box::new(Checked::new(file, size_range))),
         // The file is the form's part as sent: never aws-chunked.
         framing: PayloadFraming::default(),
+        clock: ctx.clock.clone(),
     };
     let output = super::object::write_object(s3, &upload, input, "ObjectCreated:Post")
         .await
