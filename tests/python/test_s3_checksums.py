@@ -1,4 +1,5 @@
-"""S3 additional checksums (CRC32, CRC32C, CRC64NVME, SHA1, SHA256), aws-chunked bodies and
+"""S3 additional checksums (CRC32, CRC32C, CRC64NVME, SHA1, SHA256, SHA512, MD5, XXHASH64,
+XXHASH3, XXHASH128), aws-chunked bodies and
 multipart composite checksums, through boto3 (default checksum settings: botocore >= 1.36 sends
 CRC32 on every upload and validates what GET returns) against the real binary.
 
@@ -41,6 +42,16 @@ DIGESTS = {
     "CRC64NVME": lambda d: _crc_reflected(d, 0x9A6C9329AC4BC9B5, 2**64 - 1, 2**64 - 1, 8),
     "SHA1": lambda d: hashlib.sha1(d).digest(),
     "SHA256": lambda d: hashlib.sha256(d).digest(),
+    "SHA512": lambda d: hashlib.sha512(d).digest(),
+    "MD5": lambda d: hashlib.md5(d).digest(),
+}
+
+# xxHash of b"hello world", seed 0, big-endian (the reference C library's XXH64, XXH3_64bits and
+# XXH3_128bits; XXH64 is 45ab6734b21e6968): hashlib has no xxHash.
+HELLO_XXHASH = {
+    "XXHASH64": "RatnNLIeaWg=",
+    "XXHASH3": "1Eex6kDmmIs=",
+    "XXHASH128": "340J6T+HSQCpm4d1zBW2xw==",
 }
 
 
@@ -86,7 +97,7 @@ def test_default_upload_sends_crc32_and_get_validates_it(s3, bucket):
     assert "ChecksumCRC32" not in ranged
 
 
-@pytest.mark.parametrize("algorithm", ["CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"])
+@pytest.mark.parametrize("algorithm", list(DIGESTS))
 def test_each_algorithm_round_trips(s3, bucket, algorithm):
     body = os.urandom(1000)
     value = checksum(algorithm, body)
@@ -101,7 +112,7 @@ def test_each_algorithm_round_trips(s3, bucket, algorithm):
     assert copy["CopyObjectResult"][member] == value
 
 
-@pytest.mark.parametrize("algorithm", ["CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"])
+@pytest.mark.parametrize("algorithm", list(DIGESTS))
 def test_wrong_checksum_is_bad_digest(s3, bucket, algorithm):
     wrong = checksum(algorithm, b"something else")
     with pytest.raises(ClientError) as err:
@@ -110,6 +121,39 @@ def test_wrong_checksum_is_bad_digest(s3, bucket, algorithm):
     assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
     with pytest.raises(ClientError):
         s3.head_object(Bucket=bucket, Key="k")
+
+
+@pytest.mark.parametrize("algorithm", list(HELLO_XXHASH))
+def test_xxhash_checksums(s3, bucket, algorithm):
+    member = f"Checksum{algorithm}"
+    value = HELLO_XXHASH[algorithm]
+    put = s3.put_object(Bucket=bucket, Key=algorithm, Body=b"hello world", **{member: value})
+    assert put[member] == value
+    head = s3.head_object(Bucket=bucket, Key=algorithm, ChecksumMode="ENABLED")
+    assert head[member] == value
+    attributes = s3.get_object_attributes(Bucket=bucket, Key=algorithm, ObjectAttributes=["Checksum"])
+    assert attributes["Checksum"][member] == value
+    with pytest.raises(ClientError) as err:
+        s3.put_object(Bucket=bucket, Key="wrong", Body=b"hello World", **{member: value})
+    assert error(err) == ("BadDigest", f"The {algorithm} you specified did not match the calculated checksum.")
+
+
+def test_new_digest_algorithms_are_composite_only(s3, bucket):
+    bodies = [b"m" * (5 * 1024 * 1024), b"tail"]
+    for algorithm in ["SHA512", "MD5"]:
+        with pytest.raises(ClientError) as err:
+            s3.create_multipart_upload(
+                Bucket=bucket, Key="k", ChecksumAlgorithm=algorithm, ChecksumType="FULL_OBJECT"
+            )
+        assert error(err)[0] == "InvalidRequest"
+    created = s3.create_multipart_upload(Bucket=bucket, Key="md5", ChecksumAlgorithm="MD5")
+    assert created["ChecksumType"] == "COMPOSITE"
+    upload = created["UploadId"]
+    parts = upload_parts(s3, bucket, "md5", upload, bodies, "MD5")
+    done = s3.complete_multipart_upload(Bucket=bucket, Key="md5", UploadId=upload, MultipartUpload={"Parts": parts})
+    expected = b64(hashlib.md5(b"".join(hashlib.md5(b).digest() for b in bodies)).digest()) + "-2"
+    assert done["ChecksumMD5"] == expected
+    assert s3.head_object(Bucket=bucket, Key="md5", ChecksumMode="ENABLED")["ChecksumMD5"] == expected
 
 
 def test_malformed_and_conflicting_checksums(s3, bucket):

@@ -486,3 +486,18 @@ def test_replication_configuration_is_checked_stored_and_removed(s3, bucket):
 
     s3.delete_bucket_replication(Bucket=source)
     assert refused(s3.get_bucket_replication, Bucket=source) == ("ReplicationConfigurationNotFoundError", 404)
+
+
+# "By default, ABAC is disabled for all Amazon S3 general purpose buckets" (S3 user guide).
+def test_abac(s3, bucket):
+    assert s3.get_bucket_abac(Bucket=bucket)["AbacStatus"] == {"Status": "Disabled"}
+    s3.put_bucket_abac(Bucket=bucket, AbacStatus={"Status": "Enabled"})
+    assert s3.get_bucket_abac(Bucket=bucket)["AbacStatus"] == {"Status": "Enabled"}
+    s3.put_bucket_abac(Bucket=bucket, AbacStatus={"Status": "Disabled"})
+    assert s3.get_bucket_abac(Bucket=bucket)["AbacStatus"] == {"Status": "Disabled"}
+    assert refused(s3.put_bucket_abac, Bucket=bucket, AbacStatus={"Status": "Sometimes"})[1] == 400
+    assert refused(s3.get_bucket_abac, Bucket=f"missing-{bucket}") == ("NoSuchBucket", 404)
+    assert refused(s3.put_bucket_abac, Bucket=f"missing-{bucket}", AbacStatus={"Status": "Enabled"}) == (
+        "NoSuchBucket",
+        404,
+    )

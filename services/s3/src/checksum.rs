@@ -1,15 +1,20 @@
-//! Additional checksums: CRC32, CRC32C, CRC64NVME, SHA1 and SHA256.
+//! Additional checksums: CRC32, CRC32C, CRC64NVME, SHA1, SHA256, SHA512, MD5, XXHASH64,
+//! XXHASH3 and XXHASH128.
 //!
 //! A write may carry one checksum, in an `x-amz-checksum-<algorithm>` header or in an
 //! aws-chunked body's trailer (see [`crate::chunked`]) announced by `x-amz-trailer`; it is
 //! checked against the body and stored with the object. An object written without one
-//! gets CRC64NVME, as on AWS since December 2024. Values are base64 of the digest, CRCs
-//! big-endian (as the SDKs compute them). Reads return the stored checksum when asked with
-//! `x-amz-checksum-mode: ENABLED`.
+//! gets CRC64NVME, as on AWS since December 2024. Values are base64 of the digest, CRCs and
+//! xxHashes big-endian (as the SDKs compute them; the xxHashes with seed 0). Reads return the
+//! stored checksum when asked with `x-amz-checksum-mode: ENABLED`.
 //!
 //! A multipart upload's checksum is either COMPOSITE — the algorithm over the concatenated
 //! binary part checksums, a dash and the part count — or FULL_OBJECT, the checksum of the whole
 //! object (CRC algorithms only; CRC64NVME is always full-object).
+//!
+//! What differs between algorithms — name, digest length, the multipart checksum types they
+//! allow — is one table, [`Algorithm::properties`]; the `checksum_*` members of inputs and
+//! outputs are read and written in [`Algorithm::ALL`]'s order by two macros.
 //!
 //! Messages are AWS's: `BadDigest` "The CRC32 you specified did not match the calculated
 //! checksum." and the `InvalidRequest` wordings below (as recorded by S3-compatible servers'
@@ -18,17 +23,24 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use crc::{Crc, Table, CRC_32_ISCSI, CRC_32_ISO_HDLC, CRC_64_NVME};
+use md5::Md5;
 use serde::{Deserialize, Serialize};
 use sha1::Sha1;
-use sha2::{Digest, Sha256};
+use sha2::digest::DynDigest;
+use sha2::{Digest, Sha256, Sha512};
 use stratus_core::AwsError;
 use stratus_gen_s3::{ChecksumAlgorithm, ChecksumType};
+use xxhash_rust::xxh3::Xxh3;
+use xxhash_rust::xxh64::Xxh64;
 
 use crate::error::S3Error;
 
 static CRC32: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISO_HDLC);
 static CRC32C: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISCSI);
 static CRC64NVME: Crc<u64, Table<16>> = Crc::<u64, Table<16>>::new(&CRC_64_NVME);
+
+/// How many algorithms S3 knows.
+pub const COUNT: usize = 10;
 
 /// A checksum algorithm S3 verifies and stores.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,27 +51,78 @@ pub enum Algorithm {
     Crc64Nvme,
     Sha1,
     Sha256,
+    Sha512,
+    Md5,
+    XxHash64,
+    XxHash3,
+    XxHash128,
+}
+
+/// What S3 says of an algorithm.
+pub struct Properties {
+    /// AWS's name: `CRC32`, `XXHASH64`.
+    pub name: &'static str,
+    /// The header (and trailer) that carries a value.
+    pub header: &'static str,
+    /// The length of the binary digest, in bytes.
+    pub digest_len: usize,
+    /// Whether a multipart upload may use it FULL_OBJECT (the CRCs, which combine over parts).
+    pub full_object: bool,
+    /// Whether a multipart upload may use it COMPOSITE (all but CRC64NVME).
+    pub composite: bool,
 }
 
 impl Algorithm {
     /// In the order of the `x-amz-checksum-*` members of every input and output.
-    pub const ALL: [Algorithm; 5] = [
+    pub const ALL: [Algorithm; COUNT] = [
         Algorithm::Crc32,
         Algorithm::Crc32c,
         Algorithm::Crc64Nvme,
         Algorithm::Sha1,
         Algorithm::Sha256,
+        Algorithm::Sha512,
+        Algorithm::Md5,
+        Algorithm::XxHash64,
+        Algorithm::XxHash3,
+        Algorithm::XxHash128,
     ];
 
-    /// AWS's name: `CRC32`, `CRC32C`, `CRC64NVME`, `SHA1`, `SHA256`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Crc32 => "CRC32",
-            Algorithm::Crc32c => "CRC32C",
-            Algorithm::Crc64Nvme => "CRC64NVME",
-            Algorithm::Sha1 => "SHA1",
-            Algorithm::Sha256 => "SHA256",
+    /// The table of algorithms. That the new ones (SHA512, MD5, the xxHashes) are COMPOSITE
+    /// only follows the model's part members, which each say "present if the multipart upload
+    /// request was created with the … checksum algorithm", and that only CRCs combine.
+    pub const fn properties(self) -> Properties {
+        const fn row(
+            name: &'static str,
+            header: &'static str,
+            digest_len: usize,
+            full_object: bool,
+            composite: bool,
+        ) -> Properties {
+            Properties {
+                name,
+                header,
+                digest_len,
+                full_object,
+                composite,
+            }
         }
+        match self {
+            Algorithm::Crc32 => row("CRC32", "x-amz-checksum-crc32", 4, true, true),
+            Algorithm::Crc32c => row("CRC32C", "x-amz-checksum-crc32c", 4, true, true),
+            Algorithm::Crc64Nvme => row("CRC64NVME", "x-amz-checksum-crc64nvme", 8, true, false),
+            Algorithm::Sha1 => row("SHA1", "x-amz-checksum-sha1", 20, false, true),
+            Algorithm::Sha256 => row("SHA256", "x-amz-checksum-sha256", 32, false, true),
+            Algorithm::Sha512 => row("SHA512", "x-amz-checksum-sha512", 64, false, true),
+            Algorithm::Md5 => row("MD5", "x-amz-checksum-md5", 16, false, true),
+            Algorithm::XxHash64 => row("XXHASH64", "x-amz-checksum-xxhash64", 8, false, true),
+            Algorithm::XxHash3 => row("XXHASH3", "x-amz-checksum-xxhash3", 8, false, true),
+            Algorithm::XxHash128 => row("XXHASH128", "x-amz-checksum-xxhash128", 16, false, true),
+        }
+    }
+
+    /// AWS's name: `CRC32`, `CRC32C`, `CRC64NVME`, `SHA1`, …
+    pub fn name(self) -> &'static str {
+        self.properties().name
     }
 
     pub fn from_name(name: &str) -> Option<Algorithm> {
@@ -67,8 +130,8 @@ impl Algorithm {
     }
 
     /// The header (and trailer) that carries a value: `x-amz-checksum-crc32`.
-    pub fn header(self) -> String {
-        format!("x-amz-checksum-{}", self.name().to_ascii_lowercase())
+    pub fn header(self) -> &'static str {
+        self.properties().header
     }
 
     pub fn from_model(algorithm: &ChecksumAlgorithm) -> Option<Algorithm> {
@@ -80,21 +143,16 @@ impl Algorithm {
     }
 
     fn digest_len(self) -> usize {
-        match self {
-            Algorithm::Crc32 | Algorithm::Crc32c => 4,
-            Algorithm::Crc64Nvme => 8,
-            Algorithm::Sha1 => 20,
-            Algorithm::Sha256 => 32,
-        }
+        self.properties().digest_len
     }
 
-    /// Whether a multipart upload may use it FULL_OBJECT (the CRCs) or COMPOSITE (all but
-    /// CRC64NVME).
+    /// Whether a multipart upload may use it FULL_OBJECT or COMPOSITE.
     pub fn allows(self, full_object: bool) -> bool {
-        match self {
-            Algorithm::Crc32 | Algorithm::Crc32c => true,
-            Algorithm::Crc64Nvme => full_object,
-            Algorithm::Sha1 | Algorithm::Sha256 => !full_object,
+        let p = self.properties();
+        if full_object {
+            p.full_object
+        } else {
+            p.composite
         }
     }
 
@@ -103,8 +161,15 @@ impl Algorithm {
             Algorithm::Crc32 => Hasher::Crc32(CRC32.digest()),
             Algorithm::Crc32c => Hasher::Crc32(CRC32C.digest()),
             Algorithm::Crc64Nvme => Hasher::Crc64(CRC64NVME.digest()),
-            Algorithm::Sha1 => Hasher::Sha1(Sha1::new()),
-            Algorithm::Sha256 => Hasher::Sha256(Sha256::new()),
+            Algorithm::Sha1 => Hasher::Cryptographic(Box::new(Sha1::new())),
+            Algorithm::Sha256 => Hasher::Cryptographic(Box::new(Sha256::new())),
+            Algorithm::Sha512 => Hasher::Cryptographic(Box::new(Sha512::new())),
+            Algorithm::Md5 => Hasher::Cryptographic(Box::new(Md5::new())),
+            Algorithm::XxHash64 => Hasher::XxHash64(Xxh64::new(0)),
+            Algorithm::XxHash3 | Algorithm::XxHash128 => Hasher::XxHash3 {
+                state: Box::new(Xxh3::new()),
+                wide: self == Algorithm::XxHash128,
+            },
         }
     }
 
@@ -121,8 +186,14 @@ impl Algorithm {
 pub enum Hasher {
     Crc32(crc::Digest<'static, u32, Table<16>>),
     Crc64(crc::Digest<'static, u64, Table<16>>),
-    Sha1(Sha1),
-    Sha256(Sha256),
+    /// SHA1, SHA256, SHA512 and MD5, which share the `digest` crate's interface.
+    Cryptographic(Box<dyn DynDigest + Send>),
+    XxHash64(Xxh64),
+    /// XXHASH3 (64 bits) or, `wide`, XXHASH128: one state computes either.
+    XxHash3 {
+        state: Box<Xxh3>,
+        wide: bool,
+    },
 }
 
 impl Hasher {
@@ -130,8 +201,9 @@ impl Hasher {
         match self {
             Hasher::Crc32(d) => d.update(data),
             Hasher::Crc64(d) => d.update(data),
-            Hasher::Sha1(d) => d.update(data),
-            Hasher::Sha256(d) => d.update(data),
+            Hasher::Cryptographic(d) => d.update(data),
+            Hasher::XxHash64(d) => d.update(data),
+            Hasher::XxHash3 { state, .. } => state.update(data),
         }
     }
 
@@ -139,8 +211,10 @@ impl Hasher {
         match self {
             Hasher::Crc32(d) => d.finalize().to_be_bytes().to_vec(),
             Hasher::Crc64(d) => d.finalize().to_be_bytes().to_vec(),
-            Hasher::Sha1(d) => d.finalize().to_vec(),
-            Hasher::Sha256(d) => d.finalize().to_vec(),
+            Hasher::Cryptographic(d) => d.finalize().into_vec(),
+            Hasher::XxHash64(d) => d.digest().to_be_bytes().to_vec(),
+            Hasher::XxHash3 { state, wide: false } => state.digest().to_be_bytes().to_vec(),
+            Hasher::XxHash3 { state, wide: true } => state.digest128().to_be_bytes().to_vec(),
         }
     }
 }
@@ -179,47 +253,32 @@ impl Checksum {
     }
 }
 
-/// The value of each algorithm's member, for an output (only `checksum`'s is set).
-#[derive(Default)]
-pub struct Members {
-    pub crc32: Option<String>,
-    pub crc32c: Option<String>,
-    pub crc64nvme: Option<String>,
-    pub sha1: Option<String>,
-    pub sha256: Option<String>,
-}
-
-impl Members {
-    pub fn of(checksum: Option<&Checksum>) -> Members {
-        let mut m = Members::default();
-        if let Some(c) = checksum {
-            let slot = match c.algorithm {
-                Algorithm::Crc32 => &mut m.crc32,
-                Algorithm::Crc32c => &mut m.crc32c,
-                Algorithm::Crc64Nvme => &mut m.crc64nvme,
-                Algorithm::Sha1 => &mut m.sha1,
-                Algorithm::Sha256 => &mut m.sha256,
-            };
-            *slot = Some(c.value.clone());
-        }
-        m
-    }
+/// The value of each algorithm's member for an output, in [`Algorithm::ALL`]'s order: only
+/// `checksum`'s is set.
+pub fn members(checksum: Option<&Checksum>) -> [Option<String>; COUNT] {
+    Algorithm::ALL.map(|a| checksum.filter(|c| c.algorithm == a).map(|c| c.value.clone()))
 }
 
 /// Sets the `checksum_*` members of an output struct to `$checksum` (an `Option<&Checksum>`).
 macro_rules! set_checksum_members {
     ($target:expr, $checksum:expr) => {{
-        let m = $crate::checksum::Members::of($checksum);
-        $target.checksum_crc32 = m.crc32;
-        $target.checksum_crc32_c = m.crc32c;
-        $target.checksum_crc64_nvme = m.crc64nvme;
-        $target.checksum_sha1 = m.sha1;
-        $target.checksum_sha256 = m.sha256;
+        let [crc32, crc32c, crc64nvme, sha1, sha256, sha512, md5, xxhash64, xxhash3, xxhash128] =
+            $crate::checksum::members($checksum);
+        $target.checksum_crc32 = crc32;
+        $target.checksum_crc32_c = crc32c;
+        $target.checksum_crc64_nvme = crc64nvme;
+        $target.checksum_sha1 = sha1;
+        $target.checksum_sha256 = sha256;
+        $target.checksum_sha512 = sha512;
+        $target.checksum_md5 = md5;
+        $target.checksum_xxhash64 = xxhash64;
+        $target.checksum_xxhash3 = xxhash3;
+        $target.checksum_xxhash128 = xxhash128;
     }};
 }
 pub(crate) use set_checksum_members;
 
-/// The `checksum_*` members of an input, in [`Algorithm::ALL`]'s order.
+/// The `checksum_*` members of an input (or output), in [`Algorithm::ALL`]'s order.
 macro_rules! checksum_members {
     ($input:expr) => {
         [
@@ -228,6 +287,11 @@ macro_rules! checksum_members {
             $input.checksum_crc64_nvme.as_deref(),
             $input.checksum_sha1.as_deref(),
             $input.checksum_sha256.as_deref(),
+            $input.checksum_sha512.as_deref(),
+            $input.checksum_md5.as_deref(),
+            $input.checksum_xxhash64.as_deref(),
+            $input.checksum_xxhash3.as_deref(),
+            $input.checksum_xxhash128.as_deref(),
         ]
     };
 }
@@ -261,9 +325,11 @@ pub fn sdk_algorithm(given: Option<&ChecksumAlgorithm>) -> Result<Option<Algorit
     match given {
         None => Ok(None),
         Some(a) => Algorithm::from_model(a).map(Some).ok_or_else(|| {
-            invalid_request(
-                "Checksum algorithm provided is unsupported. Please try again with any of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]",
-            )
+            let names: Vec<&str> = Algorithm::ALL.into_iter().map(Algorithm::name).collect();
+            invalid_request(format!(
+                "Checksum algorithm provided is unsupported. Please try again with any of the valid types: [{}]",
+                names.join(", ")
+            ))
         }),
     }
 }
@@ -311,7 +377,7 @@ impl Sent {
 /// `x-amz-sdk-checksum-algorithm` names.
 pub fn requested(
     sdk: Option<&ChecksumAlgorithm>,
-    headers: [Option<&str>; 5],
+    headers: [Option<&str>; COUNT],
     trailer: Option<Algorithm>,
 ) -> Result<Option<Sent>, AwsError> {
     let sdk = sdk_algorithm(sdk)?;
@@ -410,36 +476,66 @@ mod tests {
         assert_eq!(of(Algorithm::Crc64Nvme), "jSnVw/bqjr4=");
         assert_eq!(of(Algorithm::Sha1), "Kq5sNclPz7QV2+lfQIuc6R7oRu0=");
         assert_eq!(of(Algorithm::Sha256), "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek=");
+        assert_eq!(
+            of(Algorithm::Sha512),
+            "MJ7MSJwS1utMxA9QyQLytNDtd+5RGnx6m808qG1M2G+YndNbxf9JlnDaNCVbRbDP2DDoH2Bdz33FVC6TrpzXbw=="
+        );
+        assert_eq!(of(Algorithm::Md5), "XrY7u+Ae7tCTyyK7j1rNww==");
+    }
+
+    // xxHash reference values for b"hello world" with seed 0, from the reference C library
+    // (libxxhash 0.8: XXH64, XXH3_64bits, XXH3_128bits), big-endian: XXH64 is 45ab6734b21e6968.
+    #[test]
+    fn xxhash_values() {
+        let of = |a: Algorithm| Checksum::of(a, b"hello world").value;
+        assert_eq!(of(Algorithm::XxHash64), "RatnNLIeaWg=");
+        assert_eq!(of(Algorithm::XxHash3), "1Eex6kDmmIs=");
+        assert_eq!(of(Algorithm::XxHash128), "340J6T+HSQCpm4d1zBW2xw==");
+    }
+
+    // Each algorithm's digest is as long as its table row says, and its name round-trips
+    // through the model's enum and the stored form.
+    #[test]
+    fn table_is_consistent() {
+        for a in Algorithm::ALL {
+            assert_eq!(a.digest(b"x").len(), a.digest_len(), "{}", a.name());
+            assert_eq!(Algorithm::from_model(&a.to_model()), Some(a));
+            assert_eq!(serde_json::to_string(&a).unwrap(), format!("\"{}\"", a.name()));
+            assert_eq!(a.header(), format!("x-amz-checksum-{}", a.name().to_ascii_lowercase()));
+        }
     }
 
     #[test]
     fn requests_are_checked() {
+        fn crc32_header(value: &str) -> [Option<&str>; COUNT] {
+            let mut headers = [None; COUNT];
+            headers[0] = Some(value);
+            headers
+        }
         let crc = Checksum::of(Algorithm::Crc32, b"abc").value;
-        let none = [None; 5];
+        let none = [None; COUNT];
         let code = |r: Result<Option<Sent>, AwsError>| r.unwrap_err().code;
         let header = Sent::Header(Algorithm::Crc32, Algorithm::Crc32.digest(b"abc"));
-        assert_eq!(
-            requested(None, [Some(&crc), None, None, None, None], None).unwrap(),
-            Some(header.clone())
-        );
-        assert_eq!(
-            code(requested(None, [Some("xx"), None, None, None, None], None)),
-            "InvalidRequest"
-        );
+        assert_eq!(requested(None, crc32_header(&crc), None).unwrap(), Some(header.clone()));
+        assert_eq!(code(requested(None, crc32_header("xx"), None)), "InvalidRequest");
         assert_eq!(
             code(requested(Some(&ChecksumAlgorithm::Crc32), none, None)),
             "InvalidRequest"
         );
         assert_eq!(
-            code(requested(None, [Some(&crc), Some(&crc), None, None, None], None)),
+            code(requested(
+                None,
+                {
+                    let mut two = crc32_header(&crc);
+                    two[1] = Some(&crc);
+                    two
+                },
+                None
+            )),
             "InvalidRequest"
         );
         assert_eq!(
-            code(requested(
-                None,
-                [Some(&crc), None, None, None, None],
-                Some(Algorithm::Crc32)
-            )),
+            code(requested(None, crc32_header(&crc), Some(Algorithm::Crc32))),
             "InvalidRequest"
         );
         assert_eq!(
@@ -482,6 +578,8 @@ mod tests {
         assert!(upload_type(Some(Algorithm::Sha1), Some(&ChecksumType::FullObject)).is_err());
         assert!(upload_type(Some(Algorithm::Crc64Nvme), Some(&ChecksumType::Composite)).is_err());
         assert!(upload_type(None, Some(&ChecksumType::Composite)).is_err());
+        assert_eq!(upload_type(Some(Algorithm::XxHash64), None).unwrap(), Some(false));
+        assert!(upload_type(Some(Algorithm::Md5), Some(&ChecksumType::FullObject)).is_err());
         assert_eq!(upload_type(None, None).unwrap(), None);
     }
 }

@@ -1,6 +1,6 @@
 //! Bucket configuration subresources: CORS, policy, default encryption, ownership controls,
 //! public access block, website, lifecycle, ACLs, accelerate, request payment, logging,
-//! notifications and replication.
+//! notifications, replication and ABAC.
 //!
 //! Each document lives in the `configs` table under bucket name, zero byte and the
 //! subresource's name, as JSON written by `stratus_core::json` against the model's own shape
@@ -13,8 +13,8 @@
 //! enforced: ACLs on a `BucketOwnerEnforced` bucket (`AccessControlListNotSupported`), public
 //! ACLs under `BlockPublicAcls` and public policies under `BlockPublicPolicy`
 //! (`AccessDenied`); CORS rules are evaluated by [`crate::cors`]. Lifecycle expiration is
-//! applied by [`crate::sweeper`]; lifecycle transitions, website hosting, access logs and
-//! replication itself are not emulated yet.
+//! applied by [`crate::sweeper`]; lifecycle transitions, website hosting, access logs,
+//! replication itself and ABAC's tag conditions are not emulated yet.
 
 use std::collections::HashSet;
 
@@ -45,6 +45,8 @@ pub const REQUEST_PAYMENT: &str = "request-payment";
 pub const LOGGING: &str = "logging";
 pub const NOTIFICATION: &str = "notification";
 pub const REPLICATION: &str = "replication";
+/// Whether tags authorize requests (ABAC): `Enabled` or `Disabled`.
+pub const ABAC: &str = "abac";
 
 pub fn config_key(bucket: &str, name: &str) -> Vec<u8> {
     object_key(bucket, name)
@@ -675,6 +677,12 @@ impl S3Service {
         self.store()?
             .get(CONFIGS, &config_key(bucket, name))
             .map_err(S3Error::storage)
+    }
+
+    /// Document `name` of `bucket` as text: the one-word settings (accelerate, request
+    /// payment, ABAC).
+    pub(crate) fn load_text_config(&self, bucket: &str, name: &str) -> Result<Option<String>, AwsError> {
+        Ok(self.load_config(bucket, name)?.and_then(|b| String::from_utf8(b).ok()))
     }
 
     /// Changes document `name` of `bucket`, after `check` (run in the same transaction with

@@ -12,7 +12,8 @@
 //! - `configs`: bucket configuration documents (see [`config`]), the Object Lock default
 //!   retention among them (see [`lock`]).
 //!
-//! Each object and part keeps its additional checksum ([`checksum`]); aws-chunked request
+//! Each object and part keeps its additional checksum ([`checksum`]) and each object the
+//! server-side encryption S3 reports for it ([`encryption`]); aws-chunked request
 //! bodies are decoded by [`chunked`] as they stream in; Object Lock retention and legal holds live in the object
 //! records and are enforced on version deletes ([`lock`]). Lifecycle rules ([`lifecycle`]) are
 //! applied in the background by [`sweeper`], through the same deletes as DeleteObject. The
@@ -36,6 +37,7 @@ mod checksum;
 mod chunked;
 mod config;
 mod cors;
+mod encryption;
 mod error;
 mod id_configs;
 mod lifecycle;
@@ -596,6 +598,7 @@ ops! {
     object::delete_object(DeleteObjectRequest) -> DeleteObjectOutput, DeleteObjectError;
     object::delete_objects(DeleteObjectsRequest) -> DeleteObjectsOutput, DeleteObjectsError;
     object::copy_object(CopyObjectRequest) -> CopyObjectOutput, CopyObjectError;
+    object::update_object_encryption(UpdateObjectEncryptionRequest) -> UpdateObjectEncryptionResponse, UpdateObjectEncryptionError;
     object::get_object_attributes(GetObjectAttributesRequest) -> GetObjectAttributesOutput, GetObjectAttributesError;
     listing::list_objects(ListObjectsRequest) -> ListObjectsOutput, ListObjectsError;
     listing::list_objects_v2(ListObjectsV2Request) -> ListObjectsV2Output, ListObjectsV2Error;
@@ -657,6 +660,8 @@ ops! {
     config::put_bucket_replication(PutBucketReplicationRequest) -> Unit, PutBucketReplicationError;
     config::get_bucket_replication(GetBucketReplicationRequest) -> GetBucketReplicationOutput, GetBucketReplicationError;
     config::delete_bucket_replication(DeleteBucketReplicationRequest) -> Unit, DeleteBucketReplicationError;
+    config::put_bucket_abac(PutBucketAbacRequest) -> Unit, PutBucketAbacError;
+    config::get_bucket_abac(GetBucketAbacRequest) -> GetBucketAbacOutput, GetBucketAbacError;
     config::get_bucket_notification_configuration(GetBucketNotificationConfigurationRequest) -> NotificationConfiguration, GetBucketNotificationConfigurationError;
     id_configs::put_bucket_analytics_configuration(PutBucketAnalyticsConfigurationRequest) -> Unit, PutBucketAnalyticsConfigurationError;
     id_configs::get_bucket_analytics_configuration(GetBucketAnalyticsConfigurationRequest) -> GetBucketAnalyticsConfigurationOutput, GetBucketAnalyticsConfigurationError;
@@ -727,13 +732,14 @@ impl S3Service {
         ))
     }
 
-    /// Rewrites the current version of an object, or the version named.
+    /// Rewrites the current version of an object, or the version named, unless `change`
+    /// refuses it.
     async fn update_object(
         &self,
         bucket: String,
         key: String,
         version_id: Option<String>,
-        change: impl FnOnce(&mut ObjectRecord) + Send + 'static,
+        change: impl FnOnce(&mut ObjectRecord) -> Result<(), AwsError> + Send + 'static,
     ) -> Result<ObjectRecord, AwsError> {
         self.write(move |tx| {
             let b = load_bucket(tx, &bucket)?;

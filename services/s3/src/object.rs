@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use stratus_core::{AwsError, DateTime};
 
 use crate::checksum::Checksum;
+use crate::encryption::KmsEncryption;
 use crate::error::S3Error;
 
 /// An object as stored.
@@ -61,6 +62,9 @@ pub struct ObjectRecord {
     /// The legal hold: on, off, or never set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legal_hold: Option<bool>,
+    /// SSE-KMS set by UpdateObjectEncryption; none is SSE-S3 (see [`crate::encryption`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kms: Option<KmsEncryption>,
 }
 
 /// One part of a multipart object, as GetObjectAttributes lists it.

@@ -317,14 +317,15 @@ pub fn delete_version(
     ))
 }
 
-/// Rewrites version `version_id` of `key` (the current version when `None`) with `change`,
-/// keeping the `objects` copy of the current version in step.
+/// Rewrites version `version_id` of `key` (the current version when `None`) with `change`
+/// (which may refuse the version as it finds it), keeping the `objects` copy of the current
+/// version in step.
 pub fn update(
     tx: &mut Tx<'_>,
     bucket: &BucketRecord,
     key: &str,
     version_id: Option<&str>,
-    change: impl FnOnce(&mut ObjectRecord),
+    change: impl FnOnce(&mut ObjectRecord) -> Result<(), AwsError>,
 ) -> Result<ObjectRecord, AwsError> {
     let current_key = object_key(&bucket.name, key);
     let current = match tx.get(OBJECTS, &current_key).map_err(S3Error::storage)? {
@@ -342,7 +343,7 @@ pub fn update(
             found
         }
     };
-    change(&mut record);
+    change(&mut record)?;
     if record.seq > 0 {
         tx.put(VERSIONS, version_key(&bucket.name, key, record.seq), encode(&record)?);
     }

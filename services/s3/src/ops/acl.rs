@@ -89,7 +89,10 @@ pub(crate) async fn put_object_acl(
         config::check_acl_allowed(tx, &b, &grants, &account)?;
         let doc = String::from_utf8(config::encode(&schema::GRANTS, grants))
             .map_err(|e| AwsError::internal(e.to_string()))?;
-        versioning::update(tx, &b, &key, version_id.as_deref(), move |o| o.acl = Some(doc))
+        versioning::update(tx, &b, &key, version_id.as_deref(), move |o| {
+            o.acl = Some(doc);
+            Ok(())
+        })
     })
     .await?;
     Ok(PutObjectAclOutput::default())

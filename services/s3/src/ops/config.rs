@@ -1,6 +1,6 @@
 //! Bucket configuration subresources (see [`crate::config`]): CORS, policy, encryption,
 //! ownership controls, public access block, website, lifecycle, accelerate, request payment,
-//! logging, notifications and replication.
+//! logging, notifications, replication and attribute-based access control (ABAC).
 
 use crate::*;
 
@@ -378,9 +378,7 @@ pub(crate) async fn get_bucket_accelerate_configuration(
     input: GetBucketAccelerateConfigurationRequest,
 ) -> Result<GetBucketAccelerateConfigurationOutput, GetBucketAccelerateConfigurationError> {
     // A bucket never configured answers an empty configuration.
-    let status = s3
-        .load_config(&input.bucket, config::ACCELERATE)?
-        .and_then(|b| String::from_utf8(b).ok());
+    let status = s3.load_text_config(&input.bucket, config::ACCELERATE)?;
     Ok(GetBucketAccelerateConfigurationOutput {
         status: status.as_deref().map(BucketAccelerateStatus::from_wire),
         ..GetBucketAccelerateConfigurationOutput::default()
@@ -412,8 +410,7 @@ pub(crate) async fn get_bucket_request_payment(
     input: GetBucketRequestPaymentRequest,
 ) -> Result<GetBucketRequestPaymentOutput, GetBucketRequestPaymentError> {
     let payer = s3
-        .load_config(&input.bucket, config::REQUEST_PAYMENT)?
-        .and_then(|b| String::from_utf8(b).ok())
+        .load_text_config(&input.bucket, config::REQUEST_PAYMENT)?
         .unwrap_or_else(|| "BucketOwner".into());
     Ok(GetBucketRequestPaymentOutput {
         payer: Some(Payer::from_wire(&payer)),
@@ -567,4 +564,36 @@ pub(crate) async fn get_bucket_notification_configuration(
     Ok(s3
         .typed_config(&input.bucket, config::NOTIFICATION, &schema::NOTIFICATION_CONFIGURATION)?
         .unwrap_or_default())
+}
+
+pub(crate) async fn put_bucket_abac(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: PutBucketAbacRequest,
+) -> Result<Unit, PutBucketAbacError> {
+    let status = match input.abac_status.status {
+        Some(BucketAbacStatus::Enabled) => "Enabled",
+        Some(BucketAbacStatus::Disabled) => "Disabled",
+        _ => return Err(S3Error::malformed_xml().into()),
+    };
+    s3.change_config(input.bucket, config::ABAC, Change::Set(status.into()), |_, _| Ok(()))
+        .await?;
+    Ok(Unit {})
+}
+
+pub(crate) async fn get_bucket_abac(
+    s3: &S3Service,
+    _ctx: &RequestContext,
+    input: GetBucketAbacRequest,
+) -> Result<GetBucketAbacOutput, GetBucketAbacError> {
+    // "By default, ABAC is disabled for all Amazon S3 general purpose buckets" (S3 user guide,
+    // "Using tags for ABAC").
+    let status = s3
+        .load_text_config(&input.bucket, config::ABAC)?
+        .unwrap_or_else(|| "Disabled".into());
+    Ok(GetBucketAbacOutput {
+        abac_status: Some(AbacStatus {
+            status: Some(BucketAbacStatus::from_wire(&status)),
+        }),
+    })
 }

@@ -90,7 +90,10 @@ async fn change_lock(
             None => load_object(tx, &object_key(&bucket, &key))?.ok_or_else(S3Error::no_such_key)?,
         };
         check(&current)?;
-        versioning::update(tx, &b, &key, version_id.as_deref(), change)?;
+        versioning::update(tx, &b, &key, version_id.as_deref(), |o| {
+            change(o);
+            Ok(())
+        })?;
         Ok(())
     })
     .await

@@ -11,6 +11,7 @@ use stratus_core::service::FormAnswer;
 use stratus_gen_s3::PutObjectOutput;
 
 use super::fields::Fields;
+use crate::checksum::{checksum_members, Algorithm};
 use crate::listing;
 
 /// The answer to the upload of `key` into the bucket at `bucket_url` (as the client addressed
@@ -72,23 +73,21 @@ pub fn answer(fields: &Fields, bucket_url: &str, bucket: &str, key: &str, output
 
 /// The headers PutObject's answer would carry besides the ETag.
 fn stored_headers(output: &PutObjectOutput) -> Vec<(&'static str, String)> {
+    let checksums = Algorithm::ALL
+        .into_iter()
+        .zip(checksum_members!(output))
+        .map(|(algorithm, value)| (algorithm.header(), value.map(str::to_owned)));
     let optional = [
         ("x-amz-version-id", output.version_id.clone()),
         ("x-amz-expiration", output.expiration.clone()),
-        ("x-amz-checksum-crc32", output.checksum_crc32.clone()),
-        ("x-amz-checksum-crc32c", output.checksum_crc32_c.clone()),
-        ("x-amz-checksum-crc64nvme", output.checksum_crc64_nvme.clone()),
-        ("x-amz-checksum-sha1", output.checksum_sha1.clone()),
-        ("x-amz-checksum-sha256", output.checksum_sha256.clone()),
-        (
-            "x-amz-checksum-type",
-            output.checksum_type.as_ref().map(|t| t.as_str().to_owned()),
-        ),
-    ];
-    optional
-        .into_iter()
-        .filter_map(|(name, value)| value.map(|v| (name, v)))
-        .collect()
+    ]
+    .into_iter()
+    .chain(checksums)
+    .chain([(
+        "x-amz-checksum-type",
+        output.checksum_type.as_ref().map(|t| t.as_str().to_owned()),
+    )]);
+    optional.filter_map(|(name, value)| value.map(|v| (name, v))).collect()
 }
 
 /// Text for an XML element: `&`, `<` and `>` escaped.

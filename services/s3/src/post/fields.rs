@@ -146,6 +146,11 @@ impl Fields {
             checksum_crc64_nvme: text("x-amz-checksum-crc64nvme"),
             checksum_sha1: text("x-amz-checksum-sha1"),
             checksum_sha256: text("x-amz-checksum-sha256"),
+            checksum_sha512: text("x-amz-checksum-sha512"),
+            checksum_md5: text("x-amz-checksum-md5"),
+            checksum_xxhash64: text("x-amz-checksum-xxhash64"),
+            checksum_xxhash3: text("x-amz-checksum-xxhash3"),
+            checksum_xxhash128: text("x-amz-checksum-xxhash128"),
             ..PutObjectRequest::default()
         })
     }

@@ -1,0 +1,147 @@
+//! Objects' server-side encryption as S3 reports it, and UpdateObjectEncryption's rules.
+//!
+//! Every object is SSE-S3 (`AES256`), as on AWS since January 2023, until UpdateObjectEncryption
+//! turns a version into SSE-KMS with a key ([`KmsEncryption`], kept in the object record).
+//! Bodies are not encrypted either way: only what S3 reports is kept, and the KMS key is not
+//! looked up. Reads report it with `x-amz-server-side-encryption`,
+//! `x-amz-server-side-encryption-aws-kms-key-id` and `-bucket-key-enabled` ([`Reported`]).
+//!
+//! The refusals are worded as UpdateObjectEncryption's documentation in the S3 API reference
+//! lists them ("Errors").
+
+use serde::{Deserialize, Serialize};
+use stratus_core::AwsError;
+use stratus_gen_s3::{ObjectEncryption, ServerSideEncryption};
+
+use crate::lock;
+use crate::object::ObjectRecord;
+
+/// SSE-KMS, as UpdateObjectEncryption set it on a version.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct KmsEncryption {
+    /// The full KMS key ARN.
+    pub key_arn: String,
+    /// Whether an S3 Bucket Key is used.
+    pub bucket_key: bool,
+}
+
+/// The encryption headers a read of a version answers with.
+pub struct Reported {
+    pub server_side_encryption: ServerSideEncryption,
+    pub kms_key_id: Option<String>,
+    pub bucket_key_enabled: Option<bool>,
+}
+
+impl Reported {
+    pub fn of(record: &ObjectRecord) -> Reported {
+        match &record.kms {
+            Some(kms) => Reported {
+                server_side_encryption: ServerSideEncryption::AwsKms,
+                kms_key_id: Some(kms.key_arn.clone()),
+                bucket_key_enabled: Some(kms.bucket_key),
+            },
+            None => Reported {
+                server_side_encryption: ServerSideEncryption::Aes256,
+                kms_key_id: None,
+                bucket_key_enabled: None,
+            },
+        }
+    }
+}
+
+/// The SSE-KMS encryption an UpdateObjectEncryption asks for, for an object of a bucket owned
+/// by `bucket_owner` (an account id): the key must be a full KMS key ARN of that account (the
+/// model's pattern has already refused other ARNs).
+pub fn requested(encryption: ObjectEncryption, bucket_owner: &str) -> Result<KmsEncryption, AwsError> {
+    let ObjectEncryption::Ssekms(sse) = encryption;
+    let key_account = sse.kms_key_arn.split(':').nth(4);
+    if key_account.is_none() || !sse.kms_key_arn.contains(":key/") {
+        return Err(invalid_request(
+            "Requests that modify an object's encryption type to SSE-KMS require a valid Amazon Web Services KMS key Amazon Resource Name (ARN). Confirm that you have a correctly formatted KMS key ARN in your request, and then try again.",
+        ));
+    }
+    if key_account != Some(bucket_owner) {
+        return Err(AwsError::new(
+            "AccessDenied",
+            "The Amazon Web Services KMS key in the request must be owned by the same account as the bucket. Modify the request to specify a KMS key from the same account, and then try again.",
+            403,
+        ));
+    }
+    Ok(KmsEncryption {
+        key_arn: sse.kms_key_arn,
+        bucket_key: sse.bucket_key_enabled.unwrap_or(false),
+    })
+}
+
+/// Refuses a version under Object Lock: an unexpired retention of either mode, or a legal hold.
+pub fn check_unlocked(record: &ObjectRecord, now_ms: i64) -> Result<(), AwsError> {
+    lock::check_delete(record, false, now_ms).map_err(|_| {
+        AwsError::new(
+            "AccessDenied",
+            "The encryption type for the specified object can't be updated because that object is protected by S3 Object Lock. If the object has a governance-mode retention period or a legal hold, you must first remove the Object Lock status on the object before you issue your UpdateObjectEncryption request.",
+            403,
+        )
+    })
+}
+
+fn invalid_request(message: &str) -> AwsError {
+    AwsError::new("InvalidRequest", message, 400)
+}
+
+#[cfg(test)]
+mod tests {
+    use stratus_gen_s3::SSEKMSEncryption;
+
+    use super::*;
+
+    const OWNER: &str = "000000000000";
+
+    fn kms(arn: &str, bucket_key: Option<bool>) -> ObjectEncryption {
+        ObjectEncryption::Ssekms(SSEKMSEncryption {
+            kms_key_arn: arn.into(),
+            bucket_key_enabled: bucket_key,
+        })
+    }
+
+    #[test]
+    fn a_key_of_the_bucket_owner_is_taken() {
+        let arn = "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+        let got = requested(kms(arn, Some(true)), OWNER).unwrap();
+        assert_eq!((got.key_arn.as_str(), got.bucket_key), (arn, true));
+        assert!(!requested(kms(arn, None), OWNER).unwrap().bucket_key);
+    }
+
+    // UpdateObjectEncryption's documented refusals: another account's key (AccessDenied),
+    // a key that is not a key ARN (InvalidRequest).
+    #[test]
+    fn other_keys_are_refused() {
+        let other = "arn:aws:kms:us-east-1:111122223333:key/1234abcd";
+        assert_eq!(requested(kms(other, None), OWNER).unwrap_err().http_status, 403);
+        let alias = "arn:aws:kms:us-east-1:000000000000:alias/mine";
+        assert_eq!(requested(kms(alias, None), OWNER).unwrap_err().code, "InvalidRequest");
+    }
+
+    #[test]
+    fn locked_versions_are_refused() {
+        let now = 1_000;
+        let retained = |mode: &str| ObjectRecord {
+            lock_mode: Some(mode.into()),
+            lock_until_ms: Some(now + 1),
+            ..ObjectRecord::default()
+        };
+        assert_eq!(
+            check_unlocked(&retained("COMPLIANCE"), now).unwrap_err().http_status,
+            403
+        );
+        assert_eq!(
+            check_unlocked(&retained("GOVERNANCE"), now).unwrap_err().http_status,
+            403
+        );
+        let held = ObjectRecord {
+            legal_hold: Some(true),
+            ..ObjectRecord::default()
+        };
+        assert!(check_unlocked(&held, now).is_err());
+        assert!(check_unlocked(&ObjectRecord::default(), now).is_ok());
+    }
+}
