@@ -61,7 +61,7 @@ impl ServiceGen<'_> {
         );
         let _ = writeln!(
             out,
-            "\nimpl {name} {{\n    /// The error with its schema, ready to encode.\n    \
+            "\nimpl {name} {{\n    /// The error with its schema, ready to encode (a common error of a modelled code\n    /// becomes that error: [`rt::OperationError::promote`]).\n    \
              pub fn into_operation_error(self) -> rt::OperationError {{\n        match self {{"
         );
         for e in &op.errors {
@@ -72,9 +72,15 @@ impl ServiceGen<'_> {
                 self.const_names[e]
             );
         }
+        let modelled: Vec<String> = op
+            .errors
+            .iter()
+            .map(|e| format!("&schema::{}", self.const_names[e]))
+            .collect();
         let _ = writeln!(
             out,
-            "            {name}::Aws(e) => rt::OperationError::Aws(e),\n        }}\n    }}\n}}"
+            "            {name}::Aws(e) => rt::OperationError::promote(e, &[{}]),\n        }}\n    }}\n}}",
+            modelled.join(", ")
         );
     }
 

@@ -88,7 +88,8 @@ impl From<rt::AwsError> for AddTagsToCertificateError {
 }
 
 impl AddTagsToCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddTagsToCertificateError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -119,7 +120,18 @@ impl AddTagsToCertificateError {
                 shape: &schema::TOO_MANY_TAGS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AddTagsToCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            AddTagsToCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_TAG_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::TAG_POLICY_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::TOO_MANY_TAGS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -144,7 +156,8 @@ impl From<rt::AwsError> for DeleteCertificateError {
 }
 
 impl DeleteCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteCertificateError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -171,7 +184,17 @@ impl DeleteCertificateError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -192,7 +215,8 @@ impl From<rt::AwsError> for DescribeCertificateError {
 }
 
 impl DescribeCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeCertificateError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -203,7 +227,10 @@ impl DescribeCertificateError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_ARN_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION],
+            ),
         }
     }
 }
@@ -225,7 +252,8 @@ impl From<rt::AwsError> for ExportCertificateError {
 }
 
 impl ExportCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ExportCertificateError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -240,7 +268,14 @@ impl ExportCertificateError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ExportCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            ExportCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::REQUEST_IN_PROGRESS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -261,7 +296,8 @@ impl From<rt::AwsError> for GetAccountConfigurationError {
 }
 
 impl GetAccountConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccountConfigurationError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -272,7 +308,9 @@ impl GetAccountConfigurationError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccountConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountConfigurationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::ACCESS_DENIED_EXCEPTION, &schema::THROTTLING_EXCEPTION])
+            }
         }
     }
 }
@@ -294,7 +332,8 @@ impl From<rt::AwsError> for GetCertificateError {
 }
 
 impl GetCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetCertificateError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -309,7 +348,14 @@ impl GetCertificateError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            GetCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::REQUEST_IN_PROGRESS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -335,7 +381,8 @@ impl From<rt::AwsError> for ImportCertificateError {
 }
 
 impl ImportCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ImportCertificateError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -366,7 +413,18 @@ impl ImportCertificateError {
                 shape: &schema::TOO_MANY_TAGS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ImportCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            ImportCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_TAG_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::TAG_POLICY_EXCEPTION,
+                    &schema::TOO_MANY_TAGS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -387,7 +445,8 @@ impl From<rt::AwsError> for ListCertificatesError {
 }
 
 impl ListCertificatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListCertificatesError::InvalidArgsException(e) => rt::OperationError::Modeled {
@@ -398,7 +457,9 @@ impl ListCertificatesError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListCertificatesError::Aws(e) => rt::OperationError::Aws(e),
+            ListCertificatesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_ARGS_EXCEPTION, &schema::VALIDATION_EXCEPTION])
+            }
         }
     }
 }
@@ -419,7 +480,8 @@ impl From<rt::AwsError> for ListTagsForCertificateError {
 }
 
 impl ListTagsForCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForCertificateError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -430,7 +492,10 @@ impl ListTagsForCertificateError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_ARN_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION],
+            ),
         }
     }
 }
@@ -453,7 +518,8 @@ impl From<rt::AwsError> for PutAccountConfigurationError {
 }
 
 impl PutAccountConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutAccountConfigurationError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -472,7 +538,15 @@ impl PutAccountConfigurationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutAccountConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutAccountConfigurationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -497,7 +571,8 @@ impl From<rt::AwsError> for RemoveTagsFromCertificateError {
 }
 
 impl RemoveTagsFromCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemoveTagsFromCertificateError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -524,7 +599,17 @@ impl RemoveTagsFromCertificateError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemoveTagsFromCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            RemoveTagsFromCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_TAG_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::TAG_POLICY_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -546,7 +631,8 @@ impl From<rt::AwsError> for RenewCertificateError {
 }
 
 impl RenewCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RenewCertificateError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -561,7 +647,14 @@ impl RenewCertificateError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RenewCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            RenewCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::REQUEST_IN_PROGRESS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -587,7 +680,8 @@ impl From<rt::AwsError> for RequestCertificateError {
 }
 
 impl RequestCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RequestCertificateError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -618,7 +712,18 @@ impl RequestCertificateError {
                 shape: &schema::TOO_MANY_TAGS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RequestCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            RequestCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_DOMAIN_VALIDATION_OPTIONS_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_TAG_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TAG_POLICY_EXCEPTION,
+                    &schema::TOO_MANY_TAGS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -641,7 +746,8 @@ impl From<rt::AwsError> for ResendValidationEmailError {
 }
 
 impl ResendValidationEmailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ResendValidationEmailError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -660,7 +766,15 @@ impl ResendValidationEmailError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ResendValidationEmailError::Aws(e) => rt::OperationError::Aws(e),
+            ResendValidationEmailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_DOMAIN_VALIDATION_OPTIONS_EXCEPTION,
+                    &schema::INVALID_STATE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -685,7 +799,8 @@ impl From<rt::AwsError> for RevokeCertificateError {
 }
 
 impl RevokeCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RevokeCertificateError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -712,7 +827,17 @@ impl RevokeCertificateError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RevokeCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            RevokeCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -735,7 +860,8 @@ impl From<rt::AwsError> for UpdateCertificateOptionsError {
 }
 
 impl UpdateCertificateOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateCertificateOptionsError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -754,7 +880,15 @@ impl UpdateCertificateOptionsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateCertificateOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateCertificateOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }

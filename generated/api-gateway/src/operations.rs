@@ -303,7 +303,8 @@ impl From<rt::AwsError> for CreateApiKeyError {
 }
 
 impl CreateApiKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateApiKeyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -330,7 +331,17 @@ impl CreateApiKeyError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateApiKeyError::Aws(e) => rt::OperationError::Aws(e),
+            CreateApiKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -355,7 +366,8 @@ impl From<rt::AwsError> for CreateAuthorizerError {
 }
 
 impl CreateAuthorizerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateAuthorizerError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -382,7 +394,17 @@ impl CreateAuthorizerError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateAuthorizerError::Aws(e) => rt::OperationError::Aws(e),
+            CreateAuthorizerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -407,7 +429,8 @@ impl From<rt::AwsError> for CreateBasePathMappingError {
 }
 
 impl CreateBasePathMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateBasePathMappingError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -434,7 +457,17 @@ impl CreateBasePathMappingError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateBasePathMappingError::Aws(e) => rt::OperationError::Aws(e),
+            CreateBasePathMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -460,7 +493,8 @@ impl From<rt::AwsError> for CreateDeploymentError {
 }
 
 impl CreateDeploymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDeploymentError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -491,7 +525,18 @@ impl CreateDeploymentError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDeploymentError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDeploymentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -516,7 +561,8 @@ impl From<rt::AwsError> for CreateDocumentationPartError {
 }
 
 impl CreateDocumentationPartError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDocumentationPartError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -543,7 +589,17 @@ impl CreateDocumentationPartError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDocumentationPartError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDocumentationPartError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -568,7 +624,8 @@ impl From<rt::AwsError> for CreateDocumentationVersionError {
 }
 
 impl CreateDocumentationVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDocumentationVersionError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -595,7 +652,17 @@ impl CreateDocumentationVersionError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDocumentationVersionError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDocumentationVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -619,7 +686,8 @@ impl From<rt::AwsError> for CreateDomainNameError {
 }
 
 impl CreateDomainNameError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDomainNameError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -642,7 +710,16 @@ impl CreateDomainNameError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDomainNameError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDomainNameError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -666,7 +743,8 @@ impl From<rt::AwsError> for CreateDomainNameAccessAssociationError {
 }
 
 impl CreateDomainNameAccessAssociationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDomainNameAccessAssociationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -689,7 +767,16 @@ impl CreateDomainNameAccessAssociationError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDomainNameAccessAssociationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDomainNameAccessAssociationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -714,7 +801,8 @@ impl From<rt::AwsError> for CreateModelError {
 }
 
 impl CreateModelError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateModelError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -741,7 +829,17 @@ impl CreateModelError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateModelError::Aws(e) => rt::OperationError::Aws(e),
+            CreateModelError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -766,7 +864,8 @@ impl From<rt::AwsError> for CreateRequestValidatorError {
 }
 
 impl CreateRequestValidatorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateRequestValidatorError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -793,7 +892,17 @@ impl CreateRequestValidatorError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateRequestValidatorError::Aws(e) => rt::OperationError::Aws(e),
+            CreateRequestValidatorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -818,7 +927,8 @@ impl From<rt::AwsError> for CreateResourceError {
 }
 
 impl CreateResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -845,7 +955,17 @@ impl CreateResourceError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateResourceError::Aws(e) => rt::OperationError::Aws(e),
+            CreateResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -869,7 +989,8 @@ impl From<rt::AwsError> for CreateRestApiError {
 }
 
 impl CreateRestApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateRestApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -892,7 +1013,16 @@ impl CreateRestApiError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateRestApiError::Aws(e) => rt::OperationError::Aws(e),
+            CreateRestApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -917,7 +1047,8 @@ impl From<rt::AwsError> for CreateStageError {
 }
 
 impl CreateStageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateStageError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -944,7 +1075,17 @@ impl CreateStageError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateStageError::Aws(e) => rt::OperationError::Aws(e),
+            CreateStageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -969,7 +1110,8 @@ impl From<rt::AwsError> for CreateUsagePlanError {
 }
 
 impl CreateUsagePlanError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateUsagePlanError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -996,7 +1138,17 @@ impl CreateUsagePlanError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateUsagePlanError::Aws(e) => rt::OperationError::Aws(e),
+            CreateUsagePlanError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1021,7 +1173,8 @@ impl From<rt::AwsError> for CreateUsagePlanKeyError {
 }
 
 impl CreateUsagePlanKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateUsagePlanKeyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1048,7 +1201,17 @@ impl CreateUsagePlanKeyError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateUsagePlanKeyError::Aws(e) => rt::OperationError::Aws(e),
+            CreateUsagePlanKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1072,7 +1235,8 @@ impl From<rt::AwsError> for CreateVpcLinkError {
 }
 
 impl CreateVpcLinkError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateVpcLinkError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1095,7 +1259,16 @@ impl CreateVpcLinkError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateVpcLinkError::Aws(e) => rt::OperationError::Aws(e),
+            CreateVpcLinkError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1119,7 +1292,8 @@ impl From<rt::AwsError> for DeleteApiKeyError {
 }
 
 impl DeleteApiKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteApiKeyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1142,7 +1316,16 @@ impl DeleteApiKeyError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteApiKeyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteApiKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1166,7 +1349,8 @@ impl From<rt::AwsError> for DeleteAuthorizerError {
 }
 
 impl DeleteAuthorizerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAuthorizerError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1189,7 +1373,16 @@ impl DeleteAuthorizerError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAuthorizerError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAuthorizerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1213,7 +1406,8 @@ impl From<rt::AwsError> for DeleteBasePathMappingError {
 }
 
 impl DeleteBasePathMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteBasePathMappingError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1236,7 +1430,16 @@ impl DeleteBasePathMappingError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteBasePathMappingError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBasePathMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1260,7 +1463,8 @@ impl From<rt::AwsError> for DeleteClientCertificateError {
 }
 
 impl DeleteClientCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteClientCertificateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1283,7 +1487,16 @@ impl DeleteClientCertificateError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteClientCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteClientCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1308,7 +1521,8 @@ impl From<rt::AwsError> for DeleteDeploymentError {
 }
 
 impl DeleteDeploymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDeploymentError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1335,7 +1549,17 @@ impl DeleteDeploymentError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDeploymentError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDeploymentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1359,7 +1583,8 @@ impl From<rt::AwsError> for DeleteDocumentationPartError {
 }
 
 impl DeleteDocumentationPartError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDocumentationPartError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1382,7 +1607,16 @@ impl DeleteDocumentationPartError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDocumentationPartError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDocumentationPartError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1406,7 +1640,8 @@ impl From<rt::AwsError> for DeleteDocumentationVersionError {
 }
 
 impl DeleteDocumentationVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDocumentationVersionError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1429,7 +1664,16 @@ impl DeleteDocumentationVersionError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDocumentationVersionError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDocumentationVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1453,7 +1697,8 @@ impl From<rt::AwsError> for DeleteDomainNameError {
 }
 
 impl DeleteDomainNameError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDomainNameError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1476,7 +1721,16 @@ impl DeleteDomainNameError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDomainNameError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDomainNameError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1500,7 +1754,8 @@ impl From<rt::AwsError> for DeleteDomainNameAccessAssociationError {
 }
 
 impl DeleteDomainNameAccessAssociationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDomainNameAccessAssociationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1523,7 +1778,16 @@ impl DeleteDomainNameAccessAssociationError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDomainNameAccessAssociationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDomainNameAccessAssociationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1547,7 +1811,8 @@ impl From<rt::AwsError> for DeleteGatewayResponseError {
 }
 
 impl DeleteGatewayResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteGatewayResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1570,7 +1835,16 @@ impl DeleteGatewayResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteGatewayResponseError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteGatewayResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1594,7 +1868,8 @@ impl From<rt::AwsError> for DeleteIntegrationError {
 }
 
 impl DeleteIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteIntegrationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1617,7 +1892,16 @@ impl DeleteIntegrationError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1641,7 +1925,8 @@ impl From<rt::AwsError> for DeleteIntegrationResponseError {
 }
 
 impl DeleteIntegrationResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteIntegrationResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1664,7 +1949,16 @@ impl DeleteIntegrationResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteIntegrationResponseError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteIntegrationResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1687,7 +1981,8 @@ impl From<rt::AwsError> for DeleteMethodError {
 }
 
 impl DeleteMethodError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteMethodError::ConflictException(e) => rt::OperationError::Modeled {
@@ -1706,7 +2001,15 @@ impl DeleteMethodError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteMethodError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteMethodError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1730,7 +2033,8 @@ impl From<rt::AwsError> for DeleteMethodResponseError {
 }
 
 impl DeleteMethodResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteMethodResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1753,7 +2057,16 @@ impl DeleteMethodResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteMethodResponseError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteMethodResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1777,7 +2090,8 @@ impl From<rt::AwsError> for DeleteModelError {
 }
 
 impl DeleteModelError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteModelError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1800,7 +2114,16 @@ impl DeleteModelError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteModelError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteModelError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1824,7 +2147,8 @@ impl From<rt::AwsError> for DeleteRequestValidatorError {
 }
 
 impl DeleteRequestValidatorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRequestValidatorError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1847,7 +2171,16 @@ impl DeleteRequestValidatorError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRequestValidatorError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRequestValidatorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1871,7 +2204,8 @@ impl From<rt::AwsError> for DeleteResourceError {
 }
 
 impl DeleteResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1894,7 +2228,16 @@ impl DeleteResourceError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteResourceError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1918,7 +2261,8 @@ impl From<rt::AwsError> for DeleteRestApiError {
 }
 
 impl DeleteRestApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRestApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1941,7 +2285,16 @@ impl DeleteRestApiError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRestApiError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRestApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1966,7 +2319,8 @@ impl From<rt::AwsError> for DeleteStageError {
 }
 
 impl DeleteStageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteStageError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1993,7 +2347,17 @@ impl DeleteStageError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteStageError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteStageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2017,7 +2381,8 @@ impl From<rt::AwsError> for DeleteUsagePlanError {
 }
 
 impl DeleteUsagePlanError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteUsagePlanError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2040,7 +2405,16 @@ impl DeleteUsagePlanError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteUsagePlanError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteUsagePlanError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2064,7 +2438,8 @@ impl From<rt::AwsError> for DeleteUsagePlanKeyError {
 }
 
 impl DeleteUsagePlanKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteUsagePlanKeyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2087,7 +2462,16 @@ impl DeleteUsagePlanKeyError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteUsagePlanKeyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteUsagePlanKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2111,7 +2495,8 @@ impl From<rt::AwsError> for DeleteVpcLinkError {
 }
 
 impl DeleteVpcLinkError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteVpcLinkError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2134,7 +2519,16 @@ impl DeleteVpcLinkError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteVpcLinkError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteVpcLinkError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2159,7 +2553,8 @@ impl From<rt::AwsError> for FlushStageAuthorizersCacheError {
 }
 
 impl FlushStageAuthorizersCacheError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             FlushStageAuthorizersCacheError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2186,7 +2581,17 @@ impl FlushStageAuthorizersCacheError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            FlushStageAuthorizersCacheError::Aws(e) => rt::OperationError::Aws(e),
+            FlushStageAuthorizersCacheError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2211,7 +2616,8 @@ impl From<rt::AwsError> for FlushStageCacheError {
 }
 
 impl FlushStageCacheError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             FlushStageCacheError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2238,7 +2644,17 @@ impl FlushStageCacheError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            FlushStageCacheError::Aws(e) => rt::OperationError::Aws(e),
+            FlushStageCacheError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2262,7 +2678,8 @@ impl From<rt::AwsError> for GenerateClientCertificateError {
 }
 
 impl GenerateClientCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateClientCertificateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2285,7 +2702,16 @@ impl GenerateClientCertificateError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GenerateClientCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateClientCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2308,7 +2734,8 @@ impl From<rt::AwsError> for GetAccountError {
 }
 
 impl GetAccountError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccountError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2327,7 +2754,15 @@ impl GetAccountError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccountError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2350,7 +2785,8 @@ impl From<rt::AwsError> for GetApiKeyError {
 }
 
 impl GetApiKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetApiKeyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2369,7 +2805,15 @@ impl GetApiKeyError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetApiKeyError::Aws(e) => rt::OperationError::Aws(e),
+            GetApiKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2392,7 +2836,8 @@ impl From<rt::AwsError> for GetApiKeysError {
 }
 
 impl GetApiKeysError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetApiKeysError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2411,7 +2856,15 @@ impl GetApiKeysError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetApiKeysError::Aws(e) => rt::OperationError::Aws(e),
+            GetApiKeysError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2434,7 +2887,8 @@ impl From<rt::AwsError> for GetAuthorizerError {
 }
 
 impl GetAuthorizerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAuthorizerError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2453,7 +2907,15 @@ impl GetAuthorizerError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAuthorizerError::Aws(e) => rt::OperationError::Aws(e),
+            GetAuthorizerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2476,7 +2938,8 @@ impl From<rt::AwsError> for GetAuthorizersError {
 }
 
 impl GetAuthorizersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAuthorizersError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2495,7 +2958,15 @@ impl GetAuthorizersError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAuthorizersError::Aws(e) => rt::OperationError::Aws(e),
+            GetAuthorizersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2518,7 +2989,8 @@ impl From<rt::AwsError> for GetBasePathMappingError {
 }
 
 impl GetBasePathMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetBasePathMappingError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2537,7 +3009,15 @@ impl GetBasePathMappingError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetBasePathMappingError::Aws(e) => rt::OperationError::Aws(e),
+            GetBasePathMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2560,7 +3040,8 @@ impl From<rt::AwsError> for GetBasePathMappingsError {
 }
 
 impl GetBasePathMappingsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetBasePathMappingsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2579,7 +3060,15 @@ impl GetBasePathMappingsError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetBasePathMappingsError::Aws(e) => rt::OperationError::Aws(e),
+            GetBasePathMappingsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2602,7 +3091,8 @@ impl From<rt::AwsError> for GetClientCertificateError {
 }
 
 impl GetClientCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetClientCertificateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2621,7 +3111,15 @@ impl GetClientCertificateError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetClientCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            GetClientCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2644,7 +3142,8 @@ impl From<rt::AwsError> for GetClientCertificatesError {
 }
 
 impl GetClientCertificatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetClientCertificatesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2663,7 +3162,15 @@ impl GetClientCertificatesError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetClientCertificatesError::Aws(e) => rt::OperationError::Aws(e),
+            GetClientCertificatesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2687,7 +3194,8 @@ impl From<rt::AwsError> for GetDeploymentError {
 }
 
 impl GetDeploymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeploymentError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2710,7 +3218,16 @@ impl GetDeploymentError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeploymentError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeploymentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2734,7 +3251,8 @@ impl From<rt::AwsError> for GetDeploymentsError {
 }
 
 impl GetDeploymentsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeploymentsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2757,7 +3275,16 @@ impl GetDeploymentsError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeploymentsError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeploymentsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2780,7 +3307,8 @@ impl From<rt::AwsError> for GetDocumentationPartError {
 }
 
 impl GetDocumentationPartError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDocumentationPartError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2799,7 +3327,15 @@ impl GetDocumentationPartError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDocumentationPartError::Aws(e) => rt::OperationError::Aws(e),
+            GetDocumentationPartError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2822,7 +3358,8 @@ impl From<rt::AwsError> for GetDocumentationPartsError {
 }
 
 impl GetDocumentationPartsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDocumentationPartsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2841,7 +3378,15 @@ impl GetDocumentationPartsError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDocumentationPartsError::Aws(e) => rt::OperationError::Aws(e),
+            GetDocumentationPartsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2863,7 +3408,8 @@ impl From<rt::AwsError> for GetDocumentationVersionError {
 }
 
 impl GetDocumentationVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDocumentationVersionError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -2878,7 +3424,14 @@ impl GetDocumentationVersionError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDocumentationVersionError::Aws(e) => rt::OperationError::Aws(e),
+            GetDocumentationVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2901,7 +3454,8 @@ impl From<rt::AwsError> for GetDocumentationVersionsError {
 }
 
 impl GetDocumentationVersionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDocumentationVersionsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2920,7 +3474,15 @@ impl GetDocumentationVersionsError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDocumentationVersionsError::Aws(e) => rt::OperationError::Aws(e),
+            GetDocumentationVersionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2943,7 +3505,8 @@ impl From<rt::AwsError> for GetDomainNameError {
 }
 
 impl GetDomainNameError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDomainNameError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2962,7 +3525,15 @@ impl GetDomainNameError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDomainNameError::Aws(e) => rt::OperationError::Aws(e),
+            GetDomainNameError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2985,7 +3556,8 @@ impl From<rt::AwsError> for GetDomainNameAccessAssociationsError {
 }
 
 impl GetDomainNameAccessAssociationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDomainNameAccessAssociationsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3004,7 +3576,15 @@ impl GetDomainNameAccessAssociationsError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDomainNameAccessAssociationsError::Aws(e) => rt::OperationError::Aws(e),
+            GetDomainNameAccessAssociationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3027,7 +3607,8 @@ impl From<rt::AwsError> for GetDomainNamesError {
 }
 
 impl GetDomainNamesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDomainNamesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3046,7 +3627,15 @@ impl GetDomainNamesError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDomainNamesError::Aws(e) => rt::OperationError::Aws(e),
+            GetDomainNamesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3071,7 +3660,8 @@ impl From<rt::AwsError> for GetExportError {
 }
 
 impl GetExportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetExportError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3098,7 +3688,17 @@ impl GetExportError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetExportError::Aws(e) => rt::OperationError::Aws(e),
+            GetExportError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3121,7 +3721,8 @@ impl From<rt::AwsError> for GetGatewayResponseError {
 }
 
 impl GetGatewayResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetGatewayResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3140,7 +3741,15 @@ impl GetGatewayResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetGatewayResponseError::Aws(e) => rt::OperationError::Aws(e),
+            GetGatewayResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3163,7 +3772,8 @@ impl From<rt::AwsError> for GetGatewayResponsesError {
 }
 
 impl GetGatewayResponsesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetGatewayResponsesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3182,7 +3792,15 @@ impl GetGatewayResponsesError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetGatewayResponsesError::Aws(e) => rt::OperationError::Aws(e),
+            GetGatewayResponsesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3205,7 +3823,8 @@ impl From<rt::AwsError> for GetIntegrationError {
 }
 
 impl GetIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetIntegrationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3224,7 +3843,15 @@ impl GetIntegrationError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            GetIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3247,7 +3874,8 @@ impl From<rt::AwsError> for GetIntegrationResponseError {
 }
 
 impl GetIntegrationResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetIntegrationResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3266,7 +3894,15 @@ impl GetIntegrationResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetIntegrationResponseError::Aws(e) => rt::OperationError::Aws(e),
+            GetIntegrationResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3288,7 +3924,8 @@ impl From<rt::AwsError> for GetMethodError {
 }
 
 impl GetMethodError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMethodError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -3303,7 +3940,14 @@ impl GetMethodError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMethodError::Aws(e) => rt::OperationError::Aws(e),
+            GetMethodError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3325,7 +3969,8 @@ impl From<rt::AwsError> for GetMethodResponseError {
 }
 
 impl GetMethodResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMethodResponseError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -3340,7 +3985,14 @@ impl GetMethodResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMethodResponseError::Aws(e) => rt::OperationError::Aws(e),
+            GetMethodResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3363,7 +4015,8 @@ impl From<rt::AwsError> for GetModelError {
 }
 
 impl GetModelError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetModelError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3382,7 +4035,15 @@ impl GetModelError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetModelError::Aws(e) => rt::OperationError::Aws(e),
+            GetModelError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3405,7 +4066,8 @@ impl From<rt::AwsError> for GetModelTemplateError {
 }
 
 impl GetModelTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetModelTemplateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3424,7 +4086,15 @@ impl GetModelTemplateError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetModelTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            GetModelTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3447,7 +4117,8 @@ impl From<rt::AwsError> for GetModelsError {
 }
 
 impl GetModelsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetModelsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3466,7 +4137,15 @@ impl GetModelsError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetModelsError::Aws(e) => rt::OperationError::Aws(e),
+            GetModelsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3489,7 +4168,8 @@ impl From<rt::AwsError> for GetRequestValidatorError {
 }
 
 impl GetRequestValidatorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRequestValidatorError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3508,7 +4188,15 @@ impl GetRequestValidatorError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRequestValidatorError::Aws(e) => rt::OperationError::Aws(e),
+            GetRequestValidatorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3531,7 +4219,8 @@ impl From<rt::AwsError> for GetRequestValidatorsError {
 }
 
 impl GetRequestValidatorsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRequestValidatorsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3550,7 +4239,15 @@ impl GetRequestValidatorsError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRequestValidatorsError::Aws(e) => rt::OperationError::Aws(e),
+            GetRequestValidatorsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3572,7 +4269,8 @@ impl From<rt::AwsError> for GetResourceError {
 }
 
 impl GetResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetResourceError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -3587,7 +4285,14 @@ impl GetResourceError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetResourceError::Aws(e) => rt::OperationError::Aws(e),
+            GetResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3610,7 +4315,8 @@ impl From<rt::AwsError> for GetResourcesError {
 }
 
 impl GetResourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetResourcesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3629,7 +4335,15 @@ impl GetResourcesError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetResourcesError::Aws(e) => rt::OperationError::Aws(e),
+            GetResourcesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3652,7 +4366,8 @@ impl From<rt::AwsError> for GetRestApiError {
 }
 
 impl GetRestApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRestApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3671,7 +4386,15 @@ impl GetRestApiError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRestApiError::Aws(e) => rt::OperationError::Aws(e),
+            GetRestApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3694,7 +4417,8 @@ impl From<rt::AwsError> for GetRestApisError {
 }
 
 impl GetRestApisError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRestApisError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3713,7 +4437,15 @@ impl GetRestApisError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRestApisError::Aws(e) => rt::OperationError::Aws(e),
+            GetRestApisError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3738,7 +4470,8 @@ impl From<rt::AwsError> for GetSdkError {
 }
 
 impl GetSdkError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSdkError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3765,7 +4498,17 @@ impl GetSdkError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSdkError::Aws(e) => rt::OperationError::Aws(e),
+            GetSdkError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3788,7 +4531,8 @@ impl From<rt::AwsError> for GetSdkTypeError {
 }
 
 impl GetSdkTypeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSdkTypeError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3807,7 +4551,15 @@ impl GetSdkTypeError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSdkTypeError::Aws(e) => rt::OperationError::Aws(e),
+            GetSdkTypeError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3830,7 +4582,8 @@ impl From<rt::AwsError> for GetSdkTypesError {
 }
 
 impl GetSdkTypesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSdkTypesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3849,7 +4602,15 @@ impl GetSdkTypesError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSdkTypesError::Aws(e) => rt::OperationError::Aws(e),
+            GetSdkTypesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3874,7 +4635,8 @@ impl From<rt::AwsError> for GetStageError {
 }
 
 impl GetStageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetStageError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3901,7 +4663,17 @@ impl GetStageError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetStageError::Aws(e) => rt::OperationError::Aws(e),
+            GetStageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3926,7 +4698,8 @@ impl From<rt::AwsError> for GetStagesError {
 }
 
 impl GetStagesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetStagesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3953,7 +4726,17 @@ impl GetStagesError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetStagesError::Aws(e) => rt::OperationError::Aws(e),
+            GetStagesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3976,7 +4759,8 @@ impl From<rt::AwsError> for GetTagsError {
 }
 
 impl GetTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTagsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3995,7 +4779,15 @@ impl GetTagsError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTagsError::Aws(e) => rt::OperationError::Aws(e),
+            GetTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4018,7 +4810,8 @@ impl From<rt::AwsError> for GetUsageError {
 }
 
 impl GetUsageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetUsageError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4037,7 +4830,15 @@ impl GetUsageError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetUsageError::Aws(e) => rt::OperationError::Aws(e),
+            GetUsageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4060,7 +4861,8 @@ impl From<rt::AwsError> for GetUsagePlanError {
 }
 
 impl GetUsagePlanError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetUsagePlanError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4079,7 +4881,15 @@ impl GetUsagePlanError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetUsagePlanError::Aws(e) => rt::OperationError::Aws(e),
+            GetUsagePlanError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4102,7 +4912,8 @@ impl From<rt::AwsError> for GetUsagePlanKeyError {
 }
 
 impl GetUsagePlanKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetUsagePlanKeyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4121,7 +4932,15 @@ impl GetUsagePlanKeyError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetUsagePlanKeyError::Aws(e) => rt::OperationError::Aws(e),
+            GetUsagePlanKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4144,7 +4963,8 @@ impl From<rt::AwsError> for GetUsagePlanKeysError {
 }
 
 impl GetUsagePlanKeysError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetUsagePlanKeysError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4163,7 +4983,15 @@ impl GetUsagePlanKeysError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetUsagePlanKeysError::Aws(e) => rt::OperationError::Aws(e),
+            GetUsagePlanKeysError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4186,7 +5014,8 @@ impl From<rt::AwsError> for GetUsagePlansError {
 }
 
 impl GetUsagePlansError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetUsagePlansError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4205,7 +5034,15 @@ impl GetUsagePlansError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetUsagePlansError::Aws(e) => rt::OperationError::Aws(e),
+            GetUsagePlansError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4228,7 +5065,8 @@ impl From<rt::AwsError> for GetVpcLinkError {
 }
 
 impl GetVpcLinkError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetVpcLinkError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4247,7 +5085,15 @@ impl GetVpcLinkError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetVpcLinkError::Aws(e) => rt::OperationError::Aws(e),
+            GetVpcLinkError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4270,7 +5116,8 @@ impl From<rt::AwsError> for GetVpcLinksError {
 }
 
 impl GetVpcLinksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetVpcLinksError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4289,7 +5136,15 @@ impl GetVpcLinksError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetVpcLinksError::Aws(e) => rt::OperationError::Aws(e),
+            GetVpcLinksError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4314,7 +5169,8 @@ impl From<rt::AwsError> for ImportApiKeysError {
 }
 
 impl ImportApiKeysError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ImportApiKeysError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4341,7 +5197,17 @@ impl ImportApiKeysError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ImportApiKeysError::Aws(e) => rt::OperationError::Aws(e),
+            ImportApiKeysError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4366,7 +5232,8 @@ impl From<rt::AwsError> for ImportDocumentationPartsError {
 }
 
 impl ImportDocumentationPartsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ImportDocumentationPartsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4393,7 +5260,17 @@ impl ImportDocumentationPartsError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ImportDocumentationPartsError::Aws(e) => rt::OperationError::Aws(e),
+            ImportDocumentationPartsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4418,7 +5295,8 @@ impl From<rt::AwsError> for ImportRestApiError {
 }
 
 impl ImportRestApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ImportRestApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4445,7 +5323,17 @@ impl ImportRestApiError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ImportRestApiError::Aws(e) => rt::OperationError::Aws(e),
+            ImportRestApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4470,7 +5358,8 @@ impl From<rt::AwsError> for PutGatewayResponseError {
 }
 
 impl PutGatewayResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutGatewayResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4497,7 +5386,17 @@ impl PutGatewayResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutGatewayResponseError::Aws(e) => rt::OperationError::Aws(e),
+            PutGatewayResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4522,7 +5421,8 @@ impl From<rt::AwsError> for PutIntegrationError {
 }
 
 impl PutIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutIntegrationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4549,7 +5449,17 @@ impl PutIntegrationError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            PutIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4574,7 +5484,8 @@ impl From<rt::AwsError> for PutIntegrationResponseError {
 }
 
 impl PutIntegrationResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutIntegrationResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4601,7 +5512,17 @@ impl PutIntegrationResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutIntegrationResponseError::Aws(e) => rt::OperationError::Aws(e),
+            PutIntegrationResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4626,7 +5547,8 @@ impl From<rt::AwsError> for PutMethodError {
 }
 
 impl PutMethodError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutMethodError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4653,7 +5575,17 @@ impl PutMethodError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutMethodError::Aws(e) => rt::OperationError::Aws(e),
+            PutMethodError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4678,7 +5610,8 @@ impl From<rt::AwsError> for PutMethodResponseError {
 }
 
 impl PutMethodResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutMethodResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4705,7 +5638,17 @@ impl PutMethodResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutMethodResponseError::Aws(e) => rt::OperationError::Aws(e),
+            PutMethodResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4730,7 +5673,8 @@ impl From<rt::AwsError> for PutRestApiError {
 }
 
 impl PutRestApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRestApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4757,7 +5701,17 @@ impl PutRestApiError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRestApiError::Aws(e) => rt::OperationError::Aws(e),
+            PutRestApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4781,7 +5735,8 @@ impl From<rt::AwsError> for RejectDomainNameAccessAssociationError {
 }
 
 impl RejectDomainNameAccessAssociationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RejectDomainNameAccessAssociationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4804,7 +5759,16 @@ impl RejectDomainNameAccessAssociationError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RejectDomainNameAccessAssociationError::Aws(e) => rt::OperationError::Aws(e),
+            RejectDomainNameAccessAssociationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4829,7 +5793,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4856,7 +5821,17 @@ impl TagResourceError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4879,7 +5854,8 @@ impl From<rt::AwsError> for TestInvokeAuthorizerError {
 }
 
 impl TestInvokeAuthorizerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestInvokeAuthorizerError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4898,7 +5874,15 @@ impl TestInvokeAuthorizerError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TestInvokeAuthorizerError::Aws(e) => rt::OperationError::Aws(e),
+            TestInvokeAuthorizerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4921,7 +5905,8 @@ impl From<rt::AwsError> for TestInvokeMethodError {
 }
 
 impl TestInvokeMethodError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestInvokeMethodError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4940,7 +5925,15 @@ impl TestInvokeMethodError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TestInvokeMethodError::Aws(e) => rt::OperationError::Aws(e),
+            TestInvokeMethodError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4965,7 +5958,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4992,7 +5986,17 @@ impl UntagResourceError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5017,7 +6021,8 @@ impl From<rt::AwsError> for UpdateAccountError {
 }
 
 impl UpdateAccountError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAccountError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5044,7 +6049,17 @@ impl UpdateAccountError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAccountError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAccountError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5069,7 +6084,8 @@ impl From<rt::AwsError> for UpdateApiKeyError {
 }
 
 impl UpdateApiKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateApiKeyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5096,7 +6112,17 @@ impl UpdateApiKeyError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateApiKeyError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateApiKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5121,7 +6147,8 @@ impl From<rt::AwsError> for UpdateAuthorizerError {
 }
 
 impl UpdateAuthorizerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAuthorizerError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5148,7 +6175,17 @@ impl UpdateAuthorizerError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAuthorizerError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAuthorizerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5173,7 +6210,8 @@ impl From<rt::AwsError> for UpdateBasePathMappingError {
 }
 
 impl UpdateBasePathMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateBasePathMappingError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5200,7 +6238,17 @@ impl UpdateBasePathMappingError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateBasePathMappingError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateBasePathMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5225,7 +6273,8 @@ impl From<rt::AwsError> for UpdateClientCertificateError {
 }
 
 impl UpdateClientCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateClientCertificateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5252,7 +6301,17 @@ impl UpdateClientCertificateError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateClientCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateClientCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5278,7 +6337,8 @@ impl From<rt::AwsError> for UpdateDeploymentError {
 }
 
 impl UpdateDeploymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDeploymentError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5309,7 +6369,18 @@ impl UpdateDeploymentError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDeploymentError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDeploymentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5334,7 +6405,8 @@ impl From<rt::AwsError> for UpdateDocumentationPartError {
 }
 
 impl UpdateDocumentationPartError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDocumentationPartError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5361,7 +6433,17 @@ impl UpdateDocumentationPartError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDocumentationPartError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDocumentationPartError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5386,7 +6468,8 @@ impl From<rt::AwsError> for UpdateDocumentationVersionError {
 }
 
 impl UpdateDocumentationVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDocumentationVersionError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5413,7 +6496,17 @@ impl UpdateDocumentationVersionError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDocumentationVersionError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDocumentationVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5438,7 +6531,8 @@ impl From<rt::AwsError> for UpdateDomainNameError {
 }
 
 impl UpdateDomainNameError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDomainNameError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5465,7 +6559,17 @@ impl UpdateDomainNameError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDomainNameError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDomainNameError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5490,7 +6594,8 @@ impl From<rt::AwsError> for UpdateGatewayResponseError {
 }
 
 impl UpdateGatewayResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateGatewayResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5517,7 +6622,17 @@ impl UpdateGatewayResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateGatewayResponseError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateGatewayResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5542,7 +6657,8 @@ impl From<rt::AwsError> for UpdateIntegrationError {
 }
 
 impl UpdateIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateIntegrationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5569,7 +6685,17 @@ impl UpdateIntegrationError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5594,7 +6720,8 @@ impl From<rt::AwsError> for UpdateIntegrationResponseError {
 }
 
 impl UpdateIntegrationResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateIntegrationResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5621,7 +6748,17 @@ impl UpdateIntegrationResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateIntegrationResponseError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateIntegrationResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5645,7 +6782,8 @@ impl From<rt::AwsError> for UpdateMethodError {
 }
 
 impl UpdateMethodError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateMethodError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5668,7 +6806,16 @@ impl UpdateMethodError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateMethodError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateMethodError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5693,7 +6840,8 @@ impl From<rt::AwsError> for UpdateMethodResponseError {
 }
 
 impl UpdateMethodResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateMethodResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5720,7 +6868,17 @@ impl UpdateMethodResponseError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateMethodResponseError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateMethodResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5745,7 +6903,8 @@ impl From<rt::AwsError> for UpdateModelError {
 }
 
 impl UpdateModelError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateModelError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5772,7 +6931,17 @@ impl UpdateModelError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateModelError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateModelError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5797,7 +6966,8 @@ impl From<rt::AwsError> for UpdateRequestValidatorError {
 }
 
 impl UpdateRequestValidatorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateRequestValidatorError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5824,7 +6994,17 @@ impl UpdateRequestValidatorError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateRequestValidatorError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateRequestValidatorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5848,7 +7028,8 @@ impl From<rt::AwsError> for UpdateResourceError {
 }
 
 impl UpdateResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5871,7 +7052,16 @@ impl UpdateResourceError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5896,7 +7086,8 @@ impl From<rt::AwsError> for UpdateRestApiError {
 }
 
 impl UpdateRestApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateRestApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5923,7 +7114,17 @@ impl UpdateRestApiError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateRestApiError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateRestApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5948,7 +7149,8 @@ impl From<rt::AwsError> for UpdateStageError {
 }
 
 impl UpdateStageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateStageError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -5975,7 +7177,17 @@ impl UpdateStageError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateStageError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateStageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6000,7 +7212,8 @@ impl From<rt::AwsError> for UpdateUsageError {
 }
 
 impl UpdateUsageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateUsageError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -6027,7 +7240,17 @@ impl UpdateUsageError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateUsageError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateUsageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6052,7 +7275,8 @@ impl From<rt::AwsError> for UpdateUsagePlanError {
 }
 
 impl UpdateUsagePlanError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateUsagePlanError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -6079,7 +7303,17 @@ impl UpdateUsagePlanError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateUsagePlanError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateUsagePlanError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6104,7 +7338,8 @@ impl From<rt::AwsError> for UpdateVpcLinkError {
 }
 
 impl UpdateVpcLinkError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateVpcLinkError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -6131,7 +7366,17 @@ impl UpdateVpcLinkError {
                 shape: &schema::UNAUTHORIZED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateVpcLinkError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateVpcLinkError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNAUTHORIZED_EXCEPTION,
+                ],
+            ),
         }
     }
 }

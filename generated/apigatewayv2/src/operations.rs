@@ -207,7 +207,8 @@ impl From<rt::AwsError> for CreateApiError {
 }
 
 impl CreateApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -226,7 +227,15 @@ impl CreateApiError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateApiError::Aws(e) => rt::OperationError::Aws(e),
+            CreateApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -249,7 +258,8 @@ impl From<rt::AwsError> for CreateApiMappingError {
 }
 
 impl CreateApiMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateApiMappingError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -268,7 +278,15 @@ impl CreateApiMappingError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateApiMappingError::Aws(e) => rt::OperationError::Aws(e),
+            CreateApiMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -291,7 +309,8 @@ impl From<rt::AwsError> for CreateAuthorizerError {
 }
 
 impl CreateAuthorizerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateAuthorizerError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -310,7 +329,15 @@ impl CreateAuthorizerError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateAuthorizerError::Aws(e) => rt::OperationError::Aws(e),
+            CreateAuthorizerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -333,7 +360,8 @@ impl From<rt::AwsError> for CreateDeploymentError {
 }
 
 impl CreateDeploymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDeploymentError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -352,7 +380,15 @@ impl CreateDeploymentError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDeploymentError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDeploymentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -376,7 +412,8 @@ impl From<rt::AwsError> for CreateDomainNameError {
 }
 
 impl CreateDomainNameError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDomainNameError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -399,7 +436,16 @@ impl CreateDomainNameError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDomainNameError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDomainNameError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -422,7 +468,8 @@ impl From<rt::AwsError> for CreateIntegrationError {
 }
 
 impl CreateIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateIntegrationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -441,7 +488,15 @@ impl CreateIntegrationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -464,7 +519,8 @@ impl From<rt::AwsError> for CreateIntegrationResponseError {
 }
 
 impl CreateIntegrationResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateIntegrationResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -483,7 +539,15 @@ impl CreateIntegrationResponseError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateIntegrationResponseError::Aws(e) => rt::OperationError::Aws(e),
+            CreateIntegrationResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -506,7 +570,8 @@ impl From<rt::AwsError> for CreateModelError {
 }
 
 impl CreateModelError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateModelError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -525,7 +590,15 @@ impl CreateModelError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateModelError::Aws(e) => rt::OperationError::Aws(e),
+            CreateModelError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -548,7 +621,8 @@ impl From<rt::AwsError> for CreateRouteError {
 }
 
 impl CreateRouteError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateRouteError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -567,7 +641,15 @@ impl CreateRouteError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateRouteError::Aws(e) => rt::OperationError::Aws(e),
+            CreateRouteError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -590,7 +672,8 @@ impl From<rt::AwsError> for CreateRouteResponseError {
 }
 
 impl CreateRouteResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateRouteResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -609,7 +692,15 @@ impl CreateRouteResponseError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateRouteResponseError::Aws(e) => rt::OperationError::Aws(e),
+            CreateRouteResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -632,7 +723,8 @@ impl From<rt::AwsError> for CreateRoutingRuleError {
 }
 
 impl CreateRoutingRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateRoutingRuleError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -651,7 +743,15 @@ impl CreateRoutingRuleError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateRoutingRuleError::Aws(e) => rt::OperationError::Aws(e),
+            CreateRoutingRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -674,7 +774,8 @@ impl From<rt::AwsError> for CreateStageError {
 }
 
 impl CreateStageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateStageError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -693,7 +794,15 @@ impl CreateStageError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateStageError::Aws(e) => rt::OperationError::Aws(e),
+            CreateStageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -714,7 +823,8 @@ impl From<rt::AwsError> for CreateVpcLinkError {
 }
 
 impl CreateVpcLinkError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateVpcLinkError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -725,7 +835,10 @@ impl CreateVpcLinkError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateVpcLinkError::Aws(e) => rt::OperationError::Aws(e),
+            CreateVpcLinkError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -746,7 +859,8 @@ impl From<rt::AwsError> for DeleteAccessLogSettingsError {
 }
 
 impl DeleteAccessLogSettingsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAccessLogSettingsError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -757,7 +871,9 @@ impl DeleteAccessLogSettingsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAccessLogSettingsError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAccessLogSettingsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -778,7 +894,8 @@ impl From<rt::AwsError> for DeleteApiError {
 }
 
 impl DeleteApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteApiError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -789,7 +906,9 @@ impl DeleteApiError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteApiError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteApiError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -811,7 +930,8 @@ impl From<rt::AwsError> for DeleteApiMappingError {
 }
 
 impl DeleteApiMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteApiMappingError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -826,7 +946,14 @@ impl DeleteApiMappingError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteApiMappingError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteApiMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -847,7 +974,8 @@ impl From<rt::AwsError> for DeleteAuthorizerError {
 }
 
 impl DeleteAuthorizerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAuthorizerError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -858,7 +986,9 @@ impl DeleteAuthorizerError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAuthorizerError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAuthorizerError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -879,7 +1009,8 @@ impl From<rt::AwsError> for DeleteCorsConfigurationError {
 }
 
 impl DeleteCorsConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteCorsConfigurationError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -890,7 +1021,9 @@ impl DeleteCorsConfigurationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteCorsConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteCorsConfigurationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -911,7 +1044,8 @@ impl From<rt::AwsError> for DeleteDeploymentError {
 }
 
 impl DeleteDeploymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDeploymentError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -922,7 +1056,9 @@ impl DeleteDeploymentError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDeploymentError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDeploymentError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -943,7 +1079,8 @@ impl From<rt::AwsError> for DeleteDomainNameError {
 }
 
 impl DeleteDomainNameError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDomainNameError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -954,7 +1091,9 @@ impl DeleteDomainNameError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDomainNameError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDomainNameError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -975,7 +1114,8 @@ impl From<rt::AwsError> for DeleteIntegrationError {
 }
 
 impl DeleteIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteIntegrationError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -986,7 +1126,9 @@ impl DeleteIntegrationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteIntegrationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1007,7 +1149,8 @@ impl From<rt::AwsError> for DeleteIntegrationResponseError {
 }
 
 impl DeleteIntegrationResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteIntegrationResponseError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1018,7 +1161,9 @@ impl DeleteIntegrationResponseError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteIntegrationResponseError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteIntegrationResponseError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1039,7 +1184,8 @@ impl From<rt::AwsError> for DeleteModelError {
 }
 
 impl DeleteModelError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteModelError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1050,7 +1196,9 @@ impl DeleteModelError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteModelError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteModelError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1071,7 +1219,8 @@ impl From<rt::AwsError> for DeleteRouteError {
 }
 
 impl DeleteRouteError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRouteError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1082,7 +1231,9 @@ impl DeleteRouteError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRouteError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRouteError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1103,7 +1254,8 @@ impl From<rt::AwsError> for DeleteRouteRequestParameterError {
 }
 
 impl DeleteRouteRequestParameterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRouteRequestParameterError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1114,7 +1266,9 @@ impl DeleteRouteRequestParameterError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRouteRequestParameterError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRouteRequestParameterError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1135,7 +1289,8 @@ impl From<rt::AwsError> for DeleteRouteResponseError {
 }
 
 impl DeleteRouteResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRouteResponseError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1146,7 +1301,9 @@ impl DeleteRouteResponseError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRouteResponseError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRouteResponseError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1167,7 +1324,8 @@ impl From<rt::AwsError> for DeleteRouteSettingsError {
 }
 
 impl DeleteRouteSettingsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRouteSettingsError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1178,7 +1336,9 @@ impl DeleteRouteSettingsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRouteSettingsError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRouteSettingsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1200,7 +1360,8 @@ impl From<rt::AwsError> for DeleteRoutingRuleError {
 }
 
 impl DeleteRoutingRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRoutingRuleError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1215,7 +1376,14 @@ impl DeleteRoutingRuleError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRoutingRuleError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRoutingRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1236,7 +1404,8 @@ impl From<rt::AwsError> for DeleteStageError {
 }
 
 impl DeleteStageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteStageError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1247,7 +1416,9 @@ impl DeleteStageError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteStageError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteStageError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1268,7 +1439,8 @@ impl From<rt::AwsError> for DeleteVpcLinkError {
 }
 
 impl DeleteVpcLinkError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteVpcLinkError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1279,7 +1451,9 @@ impl DeleteVpcLinkError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteVpcLinkError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteVpcLinkError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1301,7 +1475,8 @@ impl From<rt::AwsError> for ExportApiError {
 }
 
 impl ExportApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ExportApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1316,7 +1491,14 @@ impl ExportApiError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ExportApiError::Aws(e) => rt::OperationError::Aws(e),
+            ExportApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1337,7 +1519,8 @@ impl From<rt::AwsError> for GetApiError {
 }
 
 impl GetApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetApiError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1348,7 +1531,9 @@ impl GetApiError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetApiError::Aws(e) => rt::OperationError::Aws(e),
+            GetApiError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1370,7 +1555,8 @@ impl From<rt::AwsError> for GetApiMappingError {
 }
 
 impl GetApiMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetApiMappingError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1385,7 +1571,14 @@ impl GetApiMappingError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetApiMappingError::Aws(e) => rt::OperationError::Aws(e),
+            GetApiMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1407,7 +1600,8 @@ impl From<rt::AwsError> for GetApiMappingsError {
 }
 
 impl GetApiMappingsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetApiMappingsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1422,7 +1616,14 @@ impl GetApiMappingsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetApiMappingsError::Aws(e) => rt::OperationError::Aws(e),
+            GetApiMappingsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1444,7 +1645,8 @@ impl From<rt::AwsError> for GetApisError {
 }
 
 impl GetApisError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetApisError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1459,7 +1661,14 @@ impl GetApisError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetApisError::Aws(e) => rt::OperationError::Aws(e),
+            GetApisError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1480,7 +1689,8 @@ impl From<rt::AwsError> for GetAuthorizerError {
 }
 
 impl GetAuthorizerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAuthorizerError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1491,7 +1701,9 @@ impl GetAuthorizerError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAuthorizerError::Aws(e) => rt::OperationError::Aws(e),
+            GetAuthorizerError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1513,7 +1725,8 @@ impl From<rt::AwsError> for GetAuthorizersError {
 }
 
 impl GetAuthorizersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAuthorizersError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1528,7 +1741,14 @@ impl GetAuthorizersError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAuthorizersError::Aws(e) => rt::OperationError::Aws(e),
+            GetAuthorizersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1549,7 +1769,8 @@ impl From<rt::AwsError> for GetDeploymentError {
 }
 
 impl GetDeploymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeploymentError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1560,7 +1781,9 @@ impl GetDeploymentError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeploymentError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeploymentError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1582,7 +1805,8 @@ impl From<rt::AwsError> for GetDeploymentsError {
 }
 
 impl GetDeploymentsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeploymentsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1597,7 +1821,14 @@ impl GetDeploymentsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeploymentsError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeploymentsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1618,7 +1849,8 @@ impl From<rt::AwsError> for GetDomainNameError {
 }
 
 impl GetDomainNameError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDomainNameError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1629,7 +1861,9 @@ impl GetDomainNameError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDomainNameError::Aws(e) => rt::OperationError::Aws(e),
+            GetDomainNameError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1651,7 +1885,8 @@ impl From<rt::AwsError> for GetDomainNamesError {
 }
 
 impl GetDomainNamesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDomainNamesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1666,7 +1901,14 @@ impl GetDomainNamesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDomainNamesError::Aws(e) => rt::OperationError::Aws(e),
+            GetDomainNamesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1687,7 +1929,8 @@ impl From<rt::AwsError> for GetIntegrationError {
 }
 
 impl GetIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetIntegrationError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1698,7 +1941,9 @@ impl GetIntegrationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            GetIntegrationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1719,7 +1964,8 @@ impl From<rt::AwsError> for GetIntegrationResponseError {
 }
 
 impl GetIntegrationResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetIntegrationResponseError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1730,7 +1976,9 @@ impl GetIntegrationResponseError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetIntegrationResponseError::Aws(e) => rt::OperationError::Aws(e),
+            GetIntegrationResponseError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1752,7 +2000,8 @@ impl From<rt::AwsError> for GetIntegrationResponsesError {
 }
 
 impl GetIntegrationResponsesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetIntegrationResponsesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1767,7 +2016,14 @@ impl GetIntegrationResponsesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetIntegrationResponsesError::Aws(e) => rt::OperationError::Aws(e),
+            GetIntegrationResponsesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1789,7 +2045,8 @@ impl From<rt::AwsError> for GetIntegrationsError {
 }
 
 impl GetIntegrationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetIntegrationsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1804,7 +2061,14 @@ impl GetIntegrationsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetIntegrationsError::Aws(e) => rt::OperationError::Aws(e),
+            GetIntegrationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1825,7 +2089,8 @@ impl From<rt::AwsError> for GetModelError {
 }
 
 impl GetModelError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetModelError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1836,7 +2101,9 @@ impl GetModelError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetModelError::Aws(e) => rt::OperationError::Aws(e),
+            GetModelError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1857,7 +2124,8 @@ impl From<rt::AwsError> for GetModelTemplateError {
 }
 
 impl GetModelTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetModelTemplateError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1868,7 +2136,9 @@ impl GetModelTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetModelTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            GetModelTemplateError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1890,7 +2160,8 @@ impl From<rt::AwsError> for GetModelsError {
 }
 
 impl GetModelsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetModelsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1905,7 +2176,14 @@ impl GetModelsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetModelsError::Aws(e) => rt::OperationError::Aws(e),
+            GetModelsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1926,7 +2204,8 @@ impl From<rt::AwsError> for GetRouteError {
 }
 
 impl GetRouteError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRouteError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1937,7 +2216,9 @@ impl GetRouteError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRouteError::Aws(e) => rt::OperationError::Aws(e),
+            GetRouteError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1958,7 +2239,8 @@ impl From<rt::AwsError> for GetRouteResponseError {
 }
 
 impl GetRouteResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRouteResponseError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -1969,7 +2251,9 @@ impl GetRouteResponseError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRouteResponseError::Aws(e) => rt::OperationError::Aws(e),
+            GetRouteResponseError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1991,7 +2275,8 @@ impl From<rt::AwsError> for GetRouteResponsesError {
 }
 
 impl GetRouteResponsesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRouteResponsesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2006,7 +2291,14 @@ impl GetRouteResponsesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRouteResponsesError::Aws(e) => rt::OperationError::Aws(e),
+            GetRouteResponsesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2028,7 +2320,8 @@ impl From<rt::AwsError> for GetRoutesError {
 }
 
 impl GetRoutesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRoutesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2043,7 +2336,14 @@ impl GetRoutesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRoutesError::Aws(e) => rt::OperationError::Aws(e),
+            GetRoutesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2065,7 +2365,8 @@ impl From<rt::AwsError> for GetRoutingRuleError {
 }
 
 impl GetRoutingRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRoutingRuleError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2080,7 +2381,14 @@ impl GetRoutingRuleError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRoutingRuleError::Aws(e) => rt::OperationError::Aws(e),
+            GetRoutingRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2101,7 +2409,8 @@ impl From<rt::AwsError> for GetStageError {
 }
 
 impl GetStageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetStageError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -2112,7 +2421,9 @@ impl GetStageError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetStageError::Aws(e) => rt::OperationError::Aws(e),
+            GetStageError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -2134,7 +2445,8 @@ impl From<rt::AwsError> for GetStagesError {
 }
 
 impl GetStagesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetStagesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2149,7 +2461,14 @@ impl GetStagesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetStagesError::Aws(e) => rt::OperationError::Aws(e),
+            GetStagesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2172,7 +2491,8 @@ impl From<rt::AwsError> for GetTagsError {
 }
 
 impl GetTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTagsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2191,7 +2511,15 @@ impl GetTagsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTagsError::Aws(e) => rt::OperationError::Aws(e),
+            GetTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2212,7 +2540,8 @@ impl From<rt::AwsError> for GetVpcLinkError {
 }
 
 impl GetVpcLinkError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetVpcLinkError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -2223,7 +2552,9 @@ impl GetVpcLinkError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetVpcLinkError::Aws(e) => rt::OperationError::Aws(e),
+            GetVpcLinkError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -2244,7 +2575,8 @@ impl From<rt::AwsError> for GetVpcLinksError {
 }
 
 impl GetVpcLinksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetVpcLinksError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2255,7 +2587,10 @@ impl GetVpcLinksError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetVpcLinksError::Aws(e) => rt::OperationError::Aws(e),
+            GetVpcLinksError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2278,7 +2613,8 @@ impl From<rt::AwsError> for ImportApiError {
 }
 
 impl ImportApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ImportApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2297,7 +2633,15 @@ impl ImportApiError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ImportApiError::Aws(e) => rt::OperationError::Aws(e),
+            ImportApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2319,7 +2663,8 @@ impl From<rt::AwsError> for ListRoutingRulesError {
 }
 
 impl ListRoutingRulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListRoutingRulesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2334,7 +2679,14 @@ impl ListRoutingRulesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListRoutingRulesError::Aws(e) => rt::OperationError::Aws(e),
+            ListRoutingRulesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2357,7 +2709,8 @@ impl From<rt::AwsError> for PutRoutingRuleError {
 }
 
 impl PutRoutingRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRoutingRuleError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2376,7 +2729,15 @@ impl PutRoutingRuleError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRoutingRuleError::Aws(e) => rt::OperationError::Aws(e),
+            PutRoutingRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2399,7 +2760,8 @@ impl From<rt::AwsError> for ReimportApiError {
 }
 
 impl ReimportApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ReimportApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2418,7 +2780,15 @@ impl ReimportApiError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ReimportApiError::Aws(e) => rt::OperationError::Aws(e),
+            ReimportApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2439,7 +2809,8 @@ impl From<rt::AwsError> for ResetAuthorizersCacheError {
 }
 
 impl ResetAuthorizersCacheError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ResetAuthorizersCacheError::NotFoundException(e) => rt::OperationError::Modeled {
@@ -2450,7 +2821,9 @@ impl ResetAuthorizersCacheError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ResetAuthorizersCacheError::Aws(e) => rt::OperationError::Aws(e),
+            ResetAuthorizersCacheError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NOT_FOUND_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -2473,7 +2846,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2492,7 +2866,15 @@ impl TagResourceError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2515,7 +2897,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2534,7 +2917,15 @@ impl UntagResourceError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2557,7 +2948,8 @@ impl From<rt::AwsError> for UpdateApiError {
 }
 
 impl UpdateApiError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateApiError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2576,7 +2968,15 @@ impl UpdateApiError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateApiError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateApiError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2599,7 +2999,8 @@ impl From<rt::AwsError> for UpdateApiMappingError {
 }
 
 impl UpdateApiMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateApiMappingError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2618,7 +3019,15 @@ impl UpdateApiMappingError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateApiMappingError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateApiMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2641,7 +3050,8 @@ impl From<rt::AwsError> for UpdateAuthorizerError {
 }
 
 impl UpdateAuthorizerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAuthorizerError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2660,7 +3070,15 @@ impl UpdateAuthorizerError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAuthorizerError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAuthorizerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2683,7 +3101,8 @@ impl From<rt::AwsError> for UpdateDeploymentError {
 }
 
 impl UpdateDeploymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDeploymentError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2702,7 +3121,15 @@ impl UpdateDeploymentError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDeploymentError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDeploymentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2725,7 +3152,8 @@ impl From<rt::AwsError> for UpdateDomainNameError {
 }
 
 impl UpdateDomainNameError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDomainNameError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2744,7 +3172,15 @@ impl UpdateDomainNameError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDomainNameError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDomainNameError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2767,7 +3203,8 @@ impl From<rt::AwsError> for UpdateIntegrationError {
 }
 
 impl UpdateIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateIntegrationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2786,7 +3223,15 @@ impl UpdateIntegrationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2809,7 +3254,8 @@ impl From<rt::AwsError> for UpdateIntegrationResponseError {
 }
 
 impl UpdateIntegrationResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateIntegrationResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2828,7 +3274,15 @@ impl UpdateIntegrationResponseError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateIntegrationResponseError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateIntegrationResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2851,7 +3305,8 @@ impl From<rt::AwsError> for UpdateModelError {
 }
 
 impl UpdateModelError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateModelError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2870,7 +3325,15 @@ impl UpdateModelError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateModelError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateModelError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2893,7 +3356,8 @@ impl From<rt::AwsError> for UpdateRouteError {
 }
 
 impl UpdateRouteError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateRouteError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2912,7 +3376,15 @@ impl UpdateRouteError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateRouteError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateRouteError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2935,7 +3407,8 @@ impl From<rt::AwsError> for UpdateRouteResponseError {
 }
 
 impl UpdateRouteResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateRouteResponseError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2954,7 +3427,15 @@ impl UpdateRouteResponseError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateRouteResponseError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateRouteResponseError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2977,7 +3458,8 @@ impl From<rt::AwsError> for UpdateStageError {
 }
 
 impl UpdateStageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateStageError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2996,7 +3478,15 @@ impl UpdateStageError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateStageError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateStageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3018,7 +3508,8 @@ impl From<rt::AwsError> for UpdateVpcLinkError {
 }
 
 impl UpdateVpcLinkError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateVpcLinkError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3033,7 +3524,14 @@ impl UpdateVpcLinkError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateVpcLinkError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateVpcLinkError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }

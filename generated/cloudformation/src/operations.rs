@@ -227,7 +227,8 @@ impl From<rt::AwsError> for ActivateOrganizationsAccessError {
 }
 
 impl ActivateOrganizationsAccessError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ActivateOrganizationsAccessError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -238,7 +239,13 @@ impl ActivateOrganizationsAccessError {
                 shape: &schema::OPERATION_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ActivateOrganizationsAccessError::Aws(e) => rt::OperationError::Aws(e),
+            ActivateOrganizationsAccessError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::OPERATION_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -259,7 +266,8 @@ impl From<rt::AwsError> for ActivateTypeError {
 }
 
 impl ActivateTypeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ActivateTypeError::CFNRegistryException(e) => rt::OperationError::Modeled {
@@ -270,7 +278,9 @@ impl ActivateTypeError {
                 shape: &schema::TYPE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ActivateTypeError::Aws(e) => rt::OperationError::Aws(e),
+            ActivateTypeError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION, &schema::TYPE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -291,7 +301,8 @@ impl From<rt::AwsError> for BatchDescribeTypeConfigurationsError {
 }
 
 impl BatchDescribeTypeConfigurationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchDescribeTypeConfigurationsError::CFNRegistryException(e) => rt::OperationError::Modeled {
@@ -304,7 +315,13 @@ impl BatchDescribeTypeConfigurationsError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            BatchDescribeTypeConfigurationsError::Aws(e) => rt::OperationError::Aws(e),
+            BatchDescribeTypeConfigurationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CFN_REGISTRY_EXCEPTION,
+                    &schema::TYPE_CONFIGURATION_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -324,14 +341,17 @@ impl From<rt::AwsError> for CancelUpdateStackError {
 }
 
 impl CancelUpdateStackError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelUpdateStackError::TokenAlreadyExistsException(e) => rt::OperationError::Modeled {
                 shape: &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelUpdateStackError::Aws(e) => rt::OperationError::Aws(e),
+            CancelUpdateStackError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::TOKEN_ALREADY_EXISTS_EXCEPTION])
+            }
         }
     }
 }
@@ -351,14 +371,17 @@ impl From<rt::AwsError> for ContinueUpdateRollbackError {
 }
 
 impl ContinueUpdateRollbackError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ContinueUpdateRollbackError::TokenAlreadyExistsException(e) => rt::OperationError::Modeled {
                 shape: &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ContinueUpdateRollbackError::Aws(e) => rt::OperationError::Aws(e),
+            ContinueUpdateRollbackError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::TOKEN_ALREADY_EXISTS_EXCEPTION])
+            }
         }
     }
 }
@@ -380,7 +403,8 @@ impl From<rt::AwsError> for CreateChangeSetError {
 }
 
 impl CreateChangeSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateChangeSetError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -395,7 +419,14 @@ impl CreateChangeSetError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateChangeSetError::Aws(e) => rt::OperationError::Aws(e),
+            CreateChangeSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::INSUFFICIENT_CAPABILITIES_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -417,7 +448,8 @@ impl From<rt::AwsError> for CreateGeneratedTemplateError {
 }
 
 impl CreateGeneratedTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateGeneratedTemplateError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -432,7 +464,14 @@ impl CreateGeneratedTemplateError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateGeneratedTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            CreateGeneratedTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::CONCURRENT_RESOURCES_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -455,7 +494,8 @@ impl From<rt::AwsError> for CreateStackError {
 }
 
 impl CreateStackError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateStackError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -474,7 +514,15 @@ impl CreateStackError {
                 shape: &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateStackError::Aws(e) => rt::OperationError::Aws(e),
+            CreateStackError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::INSUFFICIENT_CAPABILITIES_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -499,7 +547,8 @@ impl From<rt::AwsError> for CreateStackInstancesError {
 }
 
 impl CreateStackInstancesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateStackInstancesError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -526,7 +575,17 @@ impl CreateStackInstancesError {
                 shape: &schema::STALE_REQUEST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateStackInstancesError::Aws(e) => rt::OperationError::Aws(e),
+            CreateStackInstancesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ID_ALREADY_EXISTS_EXCEPTION,
+                    &schema::OPERATION_IN_PROGRESS_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                    &schema::STALE_REQUEST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -545,10 +604,11 @@ impl From<rt::AwsError> for CreateStackRefactorError {
 }
 
 impl CreateStackRefactorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            CreateStackRefactorError::Aws(e) => rt::OperationError::Aws(e),
+            CreateStackRefactorError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -570,7 +630,8 @@ impl From<rt::AwsError> for CreateStackSetError {
 }
 
 impl CreateStackSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateStackSetError::CreatedButModifiedException(e) => rt::OperationError::Modeled {
@@ -585,7 +646,14 @@ impl CreateStackSetError {
                 shape: &schema::NAME_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateStackSetError::Aws(e) => rt::OperationError::Aws(e),
+            CreateStackSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CREATED_BUT_MODIFIED_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NAME_ALREADY_EXISTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -606,7 +674,8 @@ impl From<rt::AwsError> for DeactivateOrganizationsAccessError {
 }
 
 impl DeactivateOrganizationsAccessError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeactivateOrganizationsAccessError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -617,7 +686,13 @@ impl DeactivateOrganizationsAccessError {
                 shape: &schema::OPERATION_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeactivateOrganizationsAccessError::Aws(e) => rt::OperationError::Aws(e),
+            DeactivateOrganizationsAccessError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::OPERATION_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -638,7 +713,8 @@ impl From<rt::AwsError> for DeactivateTypeError {
 }
 
 impl DeactivateTypeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeactivateTypeError::CFNRegistryException(e) => rt::OperationError::Modeled {
@@ -649,7 +725,9 @@ impl DeactivateTypeError {
                 shape: &schema::TYPE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeactivateTypeError::Aws(e) => rt::OperationError::Aws(e),
+            DeactivateTypeError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION, &schema::TYPE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -669,14 +747,17 @@ impl From<rt::AwsError> for DeleteChangeSetError {
 }
 
 impl DeleteChangeSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteChangeSetError::InvalidChangeSetStatusException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_CHANGE_SET_STATUS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteChangeSetError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteChangeSetError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_CHANGE_SET_STATUS_EXCEPTION])
+            }
         }
     }
 }
@@ -697,7 +778,8 @@ impl From<rt::AwsError> for DeleteGeneratedTemplateError {
 }
 
 impl DeleteGeneratedTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteGeneratedTemplateError::ConcurrentResourcesLimitExceededException(e) => rt::OperationError::Modeled {
@@ -708,7 +790,13 @@ impl DeleteGeneratedTemplateError {
                 shape: &schema::GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteGeneratedTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteGeneratedTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_RESOURCES_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -728,14 +816,15 @@ impl From<rt::AwsError> for DeleteStackError {
 }
 
 impl DeleteStackError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteStackError::TokenAlreadyExistsException(e) => rt::OperationError::Modeled {
                 shape: &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteStackError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteStackError::Aws(e) => rt::OperationError::promote(e, &[&schema::TOKEN_ALREADY_EXISTS_EXCEPTION]),
         }
     }
 }
@@ -759,7 +848,8 @@ impl From<rt::AwsError> for DeleteStackInstancesError {
 }
 
 impl DeleteStackInstancesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteStackInstancesError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -782,7 +872,16 @@ impl DeleteStackInstancesError {
                 shape: &schema::STALE_REQUEST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteStackInstancesError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteStackInstancesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::OPERATION_ID_ALREADY_EXISTS_EXCEPTION,
+                    &schema::OPERATION_IN_PROGRESS_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                    &schema::STALE_REQUEST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -803,7 +902,8 @@ impl From<rt::AwsError> for DeleteStackSetError {
 }
 
 impl DeleteStackSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteStackSetError::OperationInProgressException(e) => rt::OperationError::Modeled {
@@ -814,7 +914,13 @@ impl DeleteStackSetError {
                 shape: &schema::STACK_SET_NOT_EMPTY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteStackSetError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteStackSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::OPERATION_IN_PROGRESS_EXCEPTION,
+                    &schema::STACK_SET_NOT_EMPTY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -835,7 +941,8 @@ impl From<rt::AwsError> for DeregisterTypeError {
 }
 
 impl DeregisterTypeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeregisterTypeError::CFNRegistryException(e) => rt::OperationError::Modeled {
@@ -846,7 +953,9 @@ impl DeregisterTypeError {
                 shape: &schema::TYPE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeregisterTypeError::Aws(e) => rt::OperationError::Aws(e),
+            DeregisterTypeError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION, &schema::TYPE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -865,10 +974,11 @@ impl From<rt::AwsError> for DescribeAccountLimitsError {
 }
 
 impl DescribeAccountLimitsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeAccountLimitsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAccountLimitsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -888,14 +998,17 @@ impl From<rt::AwsError> for DescribeChangeSetError {
 }
 
 impl DescribeChangeSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeChangeSetError::ChangeSetNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::CHANGE_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeChangeSetError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeChangeSetError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CHANGE_SET_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -915,14 +1028,17 @@ impl From<rt::AwsError> for DescribeChangeSetHooksError {
 }
 
 impl DescribeChangeSetHooksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeChangeSetHooksError::ChangeSetNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::CHANGE_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeChangeSetHooksError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeChangeSetHooksError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CHANGE_SET_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -942,14 +1058,17 @@ impl From<rt::AwsError> for DescribeGeneratedTemplateError {
 }
 
 impl DescribeGeneratedTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeGeneratedTemplateError::GeneratedTemplateNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeGeneratedTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeGeneratedTemplateError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -970,7 +1089,8 @@ impl From<rt::AwsError> for DescribeOrganizationsAccessError {
 }
 
 impl DescribeOrganizationsAccessError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeOrganizationsAccessError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -981,7 +1101,13 @@ impl DescribeOrganizationsAccessError {
                 shape: &schema::OPERATION_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeOrganizationsAccessError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeOrganizationsAccessError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::OPERATION_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1001,14 +1127,15 @@ impl From<rt::AwsError> for DescribePublisherError {
 }
 
 impl DescribePublisherError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribePublisherError::CFNRegistryException(e) => rt::OperationError::Modeled {
                 shape: &schema::CFN_REGISTRY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribePublisherError::Aws(e) => rt::OperationError::Aws(e),
+            DescribePublisherError::Aws(e) => rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION]),
         }
     }
 }
@@ -1028,14 +1155,17 @@ impl From<rt::AwsError> for DescribeResourceScanError {
 }
 
 impl DescribeResourceScanError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeResourceScanError::ResourceScanNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::RESOURCE_SCAN_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeResourceScanError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeResourceScanError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::RESOURCE_SCAN_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1054,10 +1184,11 @@ impl From<rt::AwsError> for DescribeStackDriftDetectionStatusError {
 }
 
 impl DescribeStackDriftDetectionStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeStackDriftDetectionStatusError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStackDriftDetectionStatusError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1076,10 +1207,11 @@ impl From<rt::AwsError> for DescribeStackEventsError {
 }
 
 impl DescribeStackEventsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeStackEventsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStackEventsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1100,7 +1232,8 @@ impl From<rt::AwsError> for DescribeStackInstanceError {
 }
 
 impl DescribeStackInstanceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStackInstanceError::StackInstanceNotFoundException(e) => rt::OperationError::Modeled {
@@ -1111,7 +1244,13 @@ impl DescribeStackInstanceError {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStackInstanceError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStackInstanceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::STACK_INSTANCE_NOT_FOUND_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1131,14 +1270,17 @@ impl From<rt::AwsError> for DescribeStackRefactorError {
 }
 
 impl DescribeStackRefactorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStackRefactorError::StackRefactorNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::STACK_REFACTOR_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStackRefactorError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStackRefactorError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::STACK_REFACTOR_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1157,10 +1299,11 @@ impl From<rt::AwsError> for DescribeStackResourceError {
 }
 
 impl DescribeStackResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeStackResourceError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStackResourceError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1179,10 +1322,11 @@ impl From<rt::AwsError> for DescribeStackResourceDriftsError {
 }
 
 impl DescribeStackResourceDriftsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeStackResourceDriftsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStackResourceDriftsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1201,10 +1345,11 @@ impl From<rt::AwsError> for DescribeStackResourcesError {
 }
 
 impl DescribeStackResourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeStackResourcesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStackResourcesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1224,14 +1369,15 @@ impl From<rt::AwsError> for DescribeStackSetError {
 }
 
 impl DescribeStackSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStackSetError::StackSetNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStackSetError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStackSetError::Aws(e) => rt::OperationError::promote(e, &[&schema::STACK_SET_NOT_FOUND_EXCEPTION]),
         }
     }
 }
@@ -1252,7 +1398,8 @@ impl From<rt::AwsError> for DescribeStackSetOperationError {
 }
 
 impl DescribeStackSetOperationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStackSetOperationError::OperationNotFoundException(e) => rt::OperationError::Modeled {
@@ -1263,7 +1410,13 @@ impl DescribeStackSetOperationError {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStackSetOperationError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStackSetOperationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::OPERATION_NOT_FOUND_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1282,10 +1435,11 @@ impl From<rt::AwsError> for DescribeStacksError {
 }
 
 impl DescribeStacksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeStacksError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStacksError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1306,7 +1460,8 @@ impl From<rt::AwsError> for DescribeTypeError {
 }
 
 impl DescribeTypeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeTypeError::CFNRegistryException(e) => rt::OperationError::Modeled {
@@ -1317,7 +1472,9 @@ impl DescribeTypeError {
                 shape: &schema::TYPE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeTypeError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeTypeError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION, &schema::TYPE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1337,14 +1494,15 @@ impl From<rt::AwsError> for DescribeTypeRegistrationError {
 }
 
 impl DescribeTypeRegistrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeTypeRegistrationError::CFNRegistryException(e) => rt::OperationError::Modeled {
                 shape: &schema::CFN_REGISTRY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeTypeRegistrationError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeTypeRegistrationError::Aws(e) => rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION]),
         }
     }
 }
@@ -1363,10 +1521,11 @@ impl From<rt::AwsError> for DetectStackDriftError {
 }
 
 impl DetectStackDriftError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DetectStackDriftError::Aws(e) => rt::OperationError::Aws(e),
+            DetectStackDriftError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1385,10 +1544,11 @@ impl From<rt::AwsError> for DetectStackResourceDriftError {
 }
 
 impl DetectStackResourceDriftError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DetectStackResourceDriftError::Aws(e) => rt::OperationError::Aws(e),
+            DetectStackResourceDriftError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1410,7 +1570,8 @@ impl From<rt::AwsError> for DetectStackSetDriftError {
 }
 
 impl DetectStackSetDriftError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DetectStackSetDriftError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -1425,7 +1586,14 @@ impl DetectStackSetDriftError {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DetectStackSetDriftError::Aws(e) => rt::OperationError::Aws(e),
+            DetectStackSetDriftError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::OPERATION_IN_PROGRESS_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1444,10 +1612,11 @@ impl From<rt::AwsError> for EstimateTemplateCostError {
 }
 
 impl EstimateTemplateCostError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            EstimateTemplateCostError::Aws(e) => rt::OperationError::Aws(e),
+            EstimateTemplateCostError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1470,7 +1639,8 @@ impl From<rt::AwsError> for ExecuteChangeSetError {
 }
 
 impl ExecuteChangeSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ExecuteChangeSetError::ChangeSetNotFoundException(e) => rt::OperationError::Modeled {
@@ -1489,7 +1659,15 @@ impl ExecuteChangeSetError {
                 shape: &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ExecuteChangeSetError::Aws(e) => rt::OperationError::Aws(e),
+            ExecuteChangeSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CHANGE_SET_NOT_FOUND_EXCEPTION,
+                    &schema::INSUFFICIENT_CAPABILITIES_EXCEPTION,
+                    &schema::INVALID_CHANGE_SET_STATUS_EXCEPTION,
+                    &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1508,10 +1686,11 @@ impl From<rt::AwsError> for ExecuteStackRefactorError {
 }
 
 impl ExecuteStackRefactorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ExecuteStackRefactorError::Aws(e) => rt::OperationError::Aws(e),
+            ExecuteStackRefactorError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1531,14 +1710,17 @@ impl From<rt::AwsError> for GetGeneratedTemplateError {
 }
 
 impl GetGeneratedTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetGeneratedTemplateError::GeneratedTemplateNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetGeneratedTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            GetGeneratedTemplateError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1557,10 +1739,11 @@ impl From<rt::AwsError> for GetStackPolicyError {
 }
 
 impl GetStackPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetStackPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetStackPolicyError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1580,14 +1763,15 @@ impl From<rt::AwsError> for GetTemplateError {
 }
 
 impl GetTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTemplateError::ChangeSetNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::CHANGE_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            GetTemplateError::Aws(e) => rt::OperationError::promote(e, &[&schema::CHANGE_SET_NOT_FOUND_EXCEPTION]),
         }
     }
 }
@@ -1607,14 +1791,17 @@ impl From<rt::AwsError> for GetTemplateSummaryError {
 }
 
 impl GetTemplateSummaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTemplateSummaryError::StackSetNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTemplateSummaryError::Aws(e) => rt::OperationError::Aws(e),
+            GetTemplateSummaryError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::STACK_SET_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1640,7 +1827,8 @@ impl From<rt::AwsError> for ImportStacksToStackSetError {
 }
 
 impl ImportStacksToStackSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ImportStacksToStackSetError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -1671,7 +1859,18 @@ impl ImportStacksToStackSetError {
                 shape: &schema::STALE_REQUEST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ImportStacksToStackSetError::Aws(e) => rt::OperationError::Aws(e),
+            ImportStacksToStackSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ID_ALREADY_EXISTS_EXCEPTION,
+                    &schema::OPERATION_IN_PROGRESS_EXCEPTION,
+                    &schema::STACK_NOT_FOUND_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                    &schema::STALE_REQUEST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1690,10 +1889,11 @@ impl From<rt::AwsError> for ListChangeSetsError {
 }
 
 impl ListChangeSetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListChangeSetsError::Aws(e) => rt::OperationError::Aws(e),
+            ListChangeSetsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1712,10 +1912,11 @@ impl From<rt::AwsError> for ListExportsError {
 }
 
 impl ListExportsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListExportsError::Aws(e) => rt::OperationError::Aws(e),
+            ListExportsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1734,10 +1935,11 @@ impl From<rt::AwsError> for ListGeneratedTemplatesError {
 }
 
 impl ListGeneratedTemplatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListGeneratedTemplatesError::Aws(e) => rt::OperationError::Aws(e),
+            ListGeneratedTemplatesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1757,14 +1959,15 @@ impl From<rt::AwsError> for ListHookResultsError {
 }
 
 impl ListHookResultsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListHookResultsError::HookResultNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::HOOK_RESULT_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListHookResultsError::Aws(e) => rt::OperationError::Aws(e),
+            ListHookResultsError::Aws(e) => rt::OperationError::promote(e, &[&schema::HOOK_RESULT_NOT_FOUND_EXCEPTION]),
         }
     }
 }
@@ -1783,10 +1986,11 @@ impl From<rt::AwsError> for ListImportsError {
 }
 
 impl ListImportsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListImportsError::Aws(e) => rt::OperationError::Aws(e),
+            ListImportsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1807,7 +2011,8 @@ impl From<rt::AwsError> for ListResourceScanRelatedResourcesError {
 }
 
 impl ListResourceScanRelatedResourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListResourceScanRelatedResourcesError::ResourceScanInProgressException(e) => rt::OperationError::Modeled {
@@ -1818,7 +2023,13 @@ impl ListResourceScanRelatedResourcesError {
                 shape: &schema::RESOURCE_SCAN_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListResourceScanRelatedResourcesError::Aws(e) => rt::OperationError::Aws(e),
+            ListResourceScanRelatedResourcesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_SCAN_IN_PROGRESS_EXCEPTION,
+                    &schema::RESOURCE_SCAN_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1839,7 +2050,8 @@ impl From<rt::AwsError> for ListResourceScanResourcesError {
 }
 
 impl ListResourceScanResourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListResourceScanResourcesError::ResourceScanInProgressException(e) => rt::OperationError::Modeled {
@@ -1850,7 +2062,13 @@ impl ListResourceScanResourcesError {
                 shape: &schema::RESOURCE_SCAN_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListResourceScanResourcesError::Aws(e) => rt::OperationError::Aws(e),
+            ListResourceScanResourcesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_SCAN_IN_PROGRESS_EXCEPTION,
+                    &schema::RESOURCE_SCAN_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1869,10 +2087,11 @@ impl From<rt::AwsError> for ListResourceScansError {
 }
 
 impl ListResourceScansError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListResourceScansError::Aws(e) => rt::OperationError::Aws(e),
+            ListResourceScansError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1894,7 +2113,8 @@ impl From<rt::AwsError> for ListStackInstanceResourceDriftsError {
 }
 
 impl ListStackInstanceResourceDriftsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStackInstanceResourceDriftsError::OperationNotFoundException(e) => rt::OperationError::Modeled {
@@ -1909,7 +2129,14 @@ impl ListStackInstanceResourceDriftsError {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStackInstanceResourceDriftsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStackInstanceResourceDriftsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::OPERATION_NOT_FOUND_EXCEPTION,
+                    &schema::STACK_INSTANCE_NOT_FOUND_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1929,14 +2156,17 @@ impl From<rt::AwsError> for ListStackInstancesError {
 }
 
 impl ListStackInstancesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStackInstancesError::StackSetNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStackInstancesError::Aws(e) => rt::OperationError::Aws(e),
+            ListStackInstancesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::STACK_SET_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1955,10 +2185,11 @@ impl From<rt::AwsError> for ListStackRefactorActionsError {
 }
 
 impl ListStackRefactorActionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListStackRefactorActionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStackRefactorActionsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1977,10 +2208,11 @@ impl From<rt::AwsError> for ListStackRefactorsError {
 }
 
 impl ListStackRefactorsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListStackRefactorsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStackRefactorsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1999,10 +2231,11 @@ impl From<rt::AwsError> for ListStackResourcesError {
 }
 
 impl ListStackResourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListStackResourcesError::Aws(e) => rt::OperationError::Aws(e),
+            ListStackResourcesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2022,14 +2255,17 @@ impl From<rt::AwsError> for ListStackSetAutoDeploymentTargetsError {
 }
 
 impl ListStackSetAutoDeploymentTargetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStackSetAutoDeploymentTargetsError::StackSetNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStackSetAutoDeploymentTargetsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStackSetAutoDeploymentTargetsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::STACK_SET_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -2050,7 +2286,8 @@ impl From<rt::AwsError> for ListStackSetOperationResultsError {
 }
 
 impl ListStackSetOperationResultsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStackSetOperationResultsError::OperationNotFoundException(e) => rt::OperationError::Modeled {
@@ -2061,7 +2298,13 @@ impl ListStackSetOperationResultsError {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStackSetOperationResultsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStackSetOperationResultsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::OPERATION_NOT_FOUND_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2081,14 +2324,17 @@ impl From<rt::AwsError> for ListStackSetOperationsError {
 }
 
 impl ListStackSetOperationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStackSetOperationsError::StackSetNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStackSetOperationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStackSetOperationsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::STACK_SET_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -2107,10 +2353,11 @@ impl From<rt::AwsError> for ListStackSetsError {
 }
 
 impl ListStackSetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListStackSetsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStackSetsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2129,10 +2376,11 @@ impl From<rt::AwsError> for ListStacksError {
 }
 
 impl ListStacksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListStacksError::Aws(e) => rt::OperationError::Aws(e),
+            ListStacksError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2152,14 +2400,15 @@ impl From<rt::AwsError> for ListTypeRegistrationsError {
 }
 
 impl ListTypeRegistrationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTypeRegistrationsError::CFNRegistryException(e) => rt::OperationError::Modeled {
                 shape: &schema::CFN_REGISTRY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTypeRegistrationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListTypeRegistrationsError::Aws(e) => rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION]),
         }
     }
 }
@@ -2179,14 +2428,15 @@ impl From<rt::AwsError> for ListTypeVersionsError {
 }
 
 impl ListTypeVersionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTypeVersionsError::CFNRegistryException(e) => rt::OperationError::Modeled {
                 shape: &schema::CFN_REGISTRY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTypeVersionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListTypeVersionsError::Aws(e) => rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION]),
         }
     }
 }
@@ -2206,14 +2456,15 @@ impl From<rt::AwsError> for ListTypesError {
 }
 
 impl ListTypesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTypesError::CFNRegistryException(e) => rt::OperationError::Modeled {
                 shape: &schema::CFN_REGISTRY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTypesError::Aws(e) => rt::OperationError::Aws(e),
+            ListTypesError::Aws(e) => rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION]),
         }
     }
 }
@@ -2234,7 +2485,8 @@ impl From<rt::AwsError> for PublishTypeError {
 }
 
 impl PublishTypeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PublishTypeError::CFNRegistryException(e) => rt::OperationError::Modeled {
@@ -2245,7 +2497,9 @@ impl PublishTypeError {
                 shape: &schema::TYPE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PublishTypeError::Aws(e) => rt::OperationError::Aws(e),
+            PublishTypeError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION, &schema::TYPE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -2266,7 +2520,8 @@ impl From<rt::AwsError> for RecordHandlerProgressError {
 }
 
 impl RecordHandlerProgressError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RecordHandlerProgressError::InvalidStateTransitionException(e) => rt::OperationError::Modeled {
@@ -2277,7 +2532,13 @@ impl RecordHandlerProgressError {
                 shape: &schema::OPERATION_STATUS_CHECK_FAILED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RecordHandlerProgressError::Aws(e) => rt::OperationError::Aws(e),
+            RecordHandlerProgressError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_STATE_TRANSITION_EXCEPTION,
+                    &schema::OPERATION_STATUS_CHECK_FAILED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2297,14 +2558,15 @@ impl From<rt::AwsError> for RegisterPublisherError {
 }
 
 impl RegisterPublisherError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RegisterPublisherError::CFNRegistryException(e) => rt::OperationError::Modeled {
                 shape: &schema::CFN_REGISTRY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RegisterPublisherError::Aws(e) => rt::OperationError::Aws(e),
+            RegisterPublisherError::Aws(e) => rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION]),
         }
     }
 }
@@ -2324,14 +2586,15 @@ impl From<rt::AwsError> for RegisterTypeError {
 }
 
 impl RegisterTypeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RegisterTypeError::CFNRegistryException(e) => rt::OperationError::Modeled {
                 shape: &schema::CFN_REGISTRY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RegisterTypeError::Aws(e) => rt::OperationError::Aws(e),
+            RegisterTypeError::Aws(e) => rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION]),
         }
     }
 }
@@ -2351,14 +2614,15 @@ impl From<rt::AwsError> for RollbackStackError {
 }
 
 impl RollbackStackError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RollbackStackError::TokenAlreadyExistsException(e) => rt::OperationError::Modeled {
                 shape: &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RollbackStackError::Aws(e) => rt::OperationError::Aws(e),
+            RollbackStackError::Aws(e) => rt::OperationError::promote(e, &[&schema::TOKEN_ALREADY_EXISTS_EXCEPTION]),
         }
     }
 }
@@ -2377,10 +2641,11 @@ impl From<rt::AwsError> for SetStackPolicyError {
 }
 
 impl SetStackPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            SetStackPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            SetStackPolicyError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2401,7 +2666,8 @@ impl From<rt::AwsError> for SetTypeConfigurationError {
 }
 
 impl SetTypeConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetTypeConfigurationError::CFNRegistryException(e) => rt::OperationError::Modeled {
@@ -2412,7 +2678,9 @@ impl SetTypeConfigurationError {
                 shape: &schema::TYPE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetTypeConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            SetTypeConfigurationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION, &schema::TYPE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -2433,7 +2701,8 @@ impl From<rt::AwsError> for SetTypeDefaultVersionError {
 }
 
 impl SetTypeDefaultVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetTypeDefaultVersionError::CFNRegistryException(e) => rt::OperationError::Modeled {
@@ -2444,7 +2713,9 @@ impl SetTypeDefaultVersionError {
                 shape: &schema::TYPE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetTypeDefaultVersionError::Aws(e) => rt::OperationError::Aws(e),
+            SetTypeDefaultVersionError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION, &schema::TYPE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -2463,10 +2734,11 @@ impl From<rt::AwsError> for SignalResourceError {
 }
 
 impl SignalResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            SignalResourceError::Aws(e) => rt::OperationError::Aws(e),
+            SignalResourceError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2487,7 +2759,8 @@ impl From<rt::AwsError> for StartResourceScanError {
 }
 
 impl StartResourceScanError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartResourceScanError::ResourceScanInProgressException(e) => rt::OperationError::Modeled {
@@ -2498,7 +2771,13 @@ impl StartResourceScanError {
                 shape: &schema::RESOURCE_SCAN_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartResourceScanError::Aws(e) => rt::OperationError::Aws(e),
+            StartResourceScanError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_SCAN_IN_PROGRESS_EXCEPTION,
+                    &schema::RESOURCE_SCAN_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2520,7 +2799,8 @@ impl From<rt::AwsError> for StopStackSetOperationError {
 }
 
 impl StopStackSetOperationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StopStackSetOperationError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -2535,7 +2815,14 @@ impl StopStackSetOperationError {
                 shape: &schema::STACK_SET_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StopStackSetOperationError::Aws(e) => rt::OperationError::Aws(e),
+            StopStackSetOperationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::OPERATION_NOT_FOUND_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2556,7 +2843,8 @@ impl From<rt::AwsError> for TestTypeError {
 }
 
 impl TestTypeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestTypeError::CFNRegistryException(e) => rt::OperationError::Modeled {
@@ -2567,7 +2855,9 @@ impl TestTypeError {
                 shape: &schema::TYPE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TestTypeError::Aws(e) => rt::OperationError::Aws(e),
+            TestTypeError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CFN_REGISTRY_EXCEPTION, &schema::TYPE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -2589,7 +2879,8 @@ impl From<rt::AwsError> for UpdateGeneratedTemplateError {
 }
 
 impl UpdateGeneratedTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateGeneratedTemplateError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -2604,7 +2895,14 @@ impl UpdateGeneratedTemplateError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateGeneratedTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateGeneratedTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2625,7 +2923,8 @@ impl From<rt::AwsError> for UpdateStackError {
 }
 
 impl UpdateStackError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateStackError::InsufficientCapabilitiesException(e) => rt::OperationError::Modeled {
@@ -2636,7 +2935,13 @@ impl UpdateStackError {
                 shape: &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateStackError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateStackError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INSUFFICIENT_CAPABILITIES_EXCEPTION,
+                    &schema::TOKEN_ALREADY_EXISTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2661,7 +2966,8 @@ impl From<rt::AwsError> for UpdateStackInstancesError {
 }
 
 impl UpdateStackInstancesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateStackInstancesError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -2688,7 +2994,17 @@ impl UpdateStackInstancesError {
                 shape: &schema::STALE_REQUEST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateStackInstancesError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateStackInstancesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::OPERATION_ID_ALREADY_EXISTS_EXCEPTION,
+                    &schema::OPERATION_IN_PROGRESS_EXCEPTION,
+                    &schema::STACK_INSTANCE_NOT_FOUND_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                    &schema::STALE_REQUEST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2713,7 +3029,8 @@ impl From<rt::AwsError> for UpdateStackSetError {
 }
 
 impl UpdateStackSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateStackSetError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -2740,7 +3057,17 @@ impl UpdateStackSetError {
                 shape: &schema::STALE_REQUEST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateStackSetError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateStackSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::OPERATION_ID_ALREADY_EXISTS_EXCEPTION,
+                    &schema::OPERATION_IN_PROGRESS_EXCEPTION,
+                    &schema::STACK_INSTANCE_NOT_FOUND_EXCEPTION,
+                    &schema::STACK_SET_NOT_FOUND_EXCEPTION,
+                    &schema::STALE_REQUEST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2759,10 +3086,11 @@ impl From<rt::AwsError> for UpdateTerminationProtectionError {
 }
 
 impl UpdateTerminationProtectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            UpdateTerminationProtectionError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateTerminationProtectionError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2781,10 +3109,11 @@ impl From<rt::AwsError> for ValidateTemplateError {
 }
 
 impl ValidateTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ValidateTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            ValidateTemplateError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }

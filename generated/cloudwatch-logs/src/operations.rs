@@ -279,7 +279,8 @@ impl From<rt::AwsError> for AssociateKmsKeyError {
 }
 
 impl AssociateKmsKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AssociateKmsKeyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -298,7 +299,15 @@ impl AssociateKmsKeyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AssociateKmsKeyError::Aws(e) => rt::OperationError::Aws(e),
+            AssociateKmsKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -322,7 +331,8 @@ impl From<rt::AwsError> for AssociateSourceToS3TableIntegrationError {
 }
 
 impl AssociateSourceToS3TableIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AssociateSourceToS3TableIntegrationError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -345,7 +355,16 @@ impl AssociateSourceToS3TableIntegrationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AssociateSourceToS3TableIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            AssociateSourceToS3TableIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -368,7 +387,8 @@ impl From<rt::AwsError> for CancelExportTaskError {
 }
 
 impl CancelExportTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelExportTaskError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -387,7 +407,15 @@ impl CancelExportTaskError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelExportTaskError::Aws(e) => rt::OperationError::Aws(e),
+            CancelExportTaskError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -411,7 +439,8 @@ impl From<rt::AwsError> for CancelImportTaskError {
 }
 
 impl CancelImportTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelImportTaskError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -434,7 +463,16 @@ impl CancelImportTaskError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelImportTaskError::Aws(e) => rt::OperationError::Aws(e),
+            CancelImportTaskError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -460,7 +498,8 @@ impl From<rt::AwsError> for CreateDeliveryError {
 }
 
 impl CreateDeliveryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDeliveryError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -491,7 +530,18 @@ impl CreateDeliveryError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDeliveryError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDeliveryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -516,7 +566,8 @@ impl From<rt::AwsError> for CreateExportTaskError {
 }
 
 impl CreateExportTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateExportTaskError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -543,7 +594,17 @@ impl CreateExportTaskError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateExportTaskError::Aws(e) => rt::OperationError::Aws(e),
+            CreateExportTaskError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -569,7 +630,8 @@ impl From<rt::AwsError> for CreateImportTaskError {
 }
 
 impl CreateImportTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateImportTaskError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -600,7 +662,18 @@ impl CreateImportTaskError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateImportTaskError::Aws(e) => rt::OperationError::Aws(e),
+            CreateImportTaskError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -624,7 +697,8 @@ impl From<rt::AwsError> for CreateLogAnomalyDetectorError {
 }
 
 impl CreateLogAnomalyDetectorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateLogAnomalyDetectorError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -647,7 +721,16 @@ impl CreateLogAnomalyDetectorError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateLogAnomalyDetectorError::Aws(e) => rt::OperationError::Aws(e),
+            CreateLogAnomalyDetectorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -671,7 +754,8 @@ impl From<rt::AwsError> for CreateLogGroupError {
 }
 
 impl CreateLogGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateLogGroupError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -694,7 +778,16 @@ impl CreateLogGroupError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateLogGroupError::Aws(e) => rt::OperationError::Aws(e),
+            CreateLogGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -717,7 +810,8 @@ impl From<rt::AwsError> for CreateLogStreamError {
 }
 
 impl CreateLogStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateLogStreamError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -736,7 +830,15 @@ impl CreateLogStreamError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateLogStreamError::Aws(e) => rt::OperationError::Aws(e),
+            CreateLogStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -761,7 +863,8 @@ impl From<rt::AwsError> for CreateLookupTableError {
 }
 
 impl CreateLookupTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateLookupTableError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -788,7 +891,17 @@ impl CreateLookupTableError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateLookupTableError::Aws(e) => rt::OperationError::Aws(e),
+            CreateLookupTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -814,7 +927,8 @@ impl From<rt::AwsError> for CreateScheduledQueryError {
 }
 
 impl CreateScheduledQueryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateScheduledQueryError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -845,7 +959,18 @@ impl CreateScheduledQueryError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateScheduledQueryError::Aws(e) => rt::OperationError::Aws(e),
+            CreateScheduledQueryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -868,7 +993,8 @@ impl From<rt::AwsError> for DeleteAccountPolicyError {
 }
 
 impl DeleteAccountPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAccountPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -887,7 +1013,15 @@ impl DeleteAccountPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAccountPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAccountPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -910,7 +1044,8 @@ impl From<rt::AwsError> for DeleteDataProtectionPolicyError {
 }
 
 impl DeleteDataProtectionPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDataProtectionPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -929,7 +1064,15 @@ impl DeleteDataProtectionPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDataProtectionPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDataProtectionPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -954,7 +1097,8 @@ impl From<rt::AwsError> for DeleteDeliveryError {
 }
 
 impl DeleteDeliveryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDeliveryError::ConflictException(e) => rt::OperationError::Modeled {
@@ -981,7 +1125,17 @@ impl DeleteDeliveryError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDeliveryError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDeliveryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1006,7 +1160,8 @@ impl From<rt::AwsError> for DeleteDeliveryDestinationError {
 }
 
 impl DeleteDeliveryDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDeliveryDestinationError::ConflictException(e) => rt::OperationError::Modeled {
@@ -1033,7 +1188,17 @@ impl DeleteDeliveryDestinationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDeliveryDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDeliveryDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1056,7 +1221,8 @@ impl From<rt::AwsError> for DeleteDeliveryDestinationPolicyError {
 }
 
 impl DeleteDeliveryDestinationPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDeliveryDestinationPolicyError::ConflictException(e) => rt::OperationError::Modeled {
@@ -1075,7 +1241,15 @@ impl DeleteDeliveryDestinationPolicyError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDeliveryDestinationPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDeliveryDestinationPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1100,7 +1274,8 @@ impl From<rt::AwsError> for DeleteDeliverySourceError {
 }
 
 impl DeleteDeliverySourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDeliverySourceError::ConflictException(e) => rt::OperationError::Modeled {
@@ -1127,7 +1302,17 @@ impl DeleteDeliverySourceError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDeliverySourceError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDeliverySourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1150,7 +1335,8 @@ impl From<rt::AwsError> for DeleteDestinationError {
 }
 
 impl DeleteDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDestinationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1169,7 +1355,15 @@ impl DeleteDestinationError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1193,7 +1387,8 @@ impl From<rt::AwsError> for DeleteIndexPolicyError {
 }
 
 impl DeleteIndexPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteIndexPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1216,7 +1411,16 @@ impl DeleteIndexPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteIndexPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteIndexPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1239,7 +1443,8 @@ impl From<rt::AwsError> for DeleteIntegrationError {
 }
 
 impl DeleteIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteIntegrationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1258,7 +1463,15 @@ impl DeleteIntegrationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1281,7 +1494,8 @@ impl From<rt::AwsError> for DeleteLogAnomalyDetectorError {
 }
 
 impl DeleteLogAnomalyDetectorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteLogAnomalyDetectorError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1300,7 +1514,15 @@ impl DeleteLogAnomalyDetectorError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteLogAnomalyDetectorError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteLogAnomalyDetectorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1324,7 +1546,8 @@ impl From<rt::AwsError> for DeleteLogGroupError {
 }
 
 impl DeleteLogGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteLogGroupError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1347,7 +1570,16 @@ impl DeleteLogGroupError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteLogGroupError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteLogGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1371,7 +1603,8 @@ impl From<rt::AwsError> for DeleteLogStreamError {
 }
 
 impl DeleteLogStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteLogStreamError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1394,7 +1627,16 @@ impl DeleteLogStreamError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteLogStreamError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteLogStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1417,7 +1659,8 @@ impl From<rt::AwsError> for DeleteLookupTableError {
 }
 
 impl DeleteLookupTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteLookupTableError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1436,7 +1679,15 @@ impl DeleteLookupTableError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteLookupTableError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteLookupTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1459,7 +1710,8 @@ impl From<rt::AwsError> for DeleteMetricFilterError {
 }
 
 impl DeleteMetricFilterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteMetricFilterError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1478,7 +1730,15 @@ impl DeleteMetricFilterError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteMetricFilterError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteMetricFilterError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1500,7 +1760,8 @@ impl From<rt::AwsError> for DeleteQueryDefinitionError {
 }
 
 impl DeleteQueryDefinitionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteQueryDefinitionError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1515,7 +1776,14 @@ impl DeleteQueryDefinitionError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteQueryDefinitionError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteQueryDefinitionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1538,7 +1806,8 @@ impl From<rt::AwsError> for DeleteResourcePolicyError {
 }
 
 impl DeleteResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteResourcePolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1557,7 +1826,15 @@ impl DeleteResourcePolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1580,7 +1857,8 @@ impl From<rt::AwsError> for DeleteRetentionPolicyError {
 }
 
 impl DeleteRetentionPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRetentionPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1599,7 +1877,15 @@ impl DeleteRetentionPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRetentionPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRetentionPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1623,7 +1909,8 @@ impl From<rt::AwsError> for DeleteScheduledQueryError {
 }
 
 impl DeleteScheduledQueryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteScheduledQueryError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1646,7 +1933,16 @@ impl DeleteScheduledQueryError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteScheduledQueryError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteScheduledQueryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1669,7 +1965,8 @@ impl From<rt::AwsError> for DeleteSubscriptionFilterError {
 }
 
 impl DeleteSubscriptionFilterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteSubscriptionFilterError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1688,7 +1985,15 @@ impl DeleteSubscriptionFilterError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteSubscriptionFilterError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteSubscriptionFilterError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1712,7 +2017,8 @@ impl From<rt::AwsError> for DeleteTransformerError {
 }
 
 impl DeleteTransformerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteTransformerError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -1735,7 +2041,16 @@ impl DeleteTransformerError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteTransformerError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteTransformerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1758,7 +2073,8 @@ impl From<rt::AwsError> for DescribeAccountPoliciesError {
 }
 
 impl DescribeAccountPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAccountPoliciesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1777,7 +2093,15 @@ impl DescribeAccountPoliciesError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAccountPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAccountPoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1800,7 +2124,8 @@ impl From<rt::AwsError> for DescribeConfigurationTemplatesError {
 }
 
 impl DescribeConfigurationTemplatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeConfigurationTemplatesError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
@@ -1819,7 +2144,15 @@ impl DescribeConfigurationTemplatesError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeConfigurationTemplatesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeConfigurationTemplatesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1842,7 +2175,8 @@ impl From<rt::AwsError> for DescribeDeliveriesError {
 }
 
 impl DescribeDeliveriesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeDeliveriesError::ServiceQuotaExceededException(e) => rt::OperationError::Modeled {
@@ -1861,7 +2195,15 @@ impl DescribeDeliveriesError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeDeliveriesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeDeliveriesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1884,7 +2226,8 @@ impl From<rt::AwsError> for DescribeDeliveryDestinationsError {
 }
 
 impl DescribeDeliveryDestinationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeDeliveryDestinationsError::ServiceQuotaExceededException(e) => rt::OperationError::Modeled {
@@ -1903,7 +2246,15 @@ impl DescribeDeliveryDestinationsError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeDeliveryDestinationsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeDeliveryDestinationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1926,7 +2277,8 @@ impl From<rt::AwsError> for DescribeDeliverySourcesError {
 }
 
 impl DescribeDeliverySourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeDeliverySourcesError::ServiceQuotaExceededException(e) => rt::OperationError::Modeled {
@@ -1945,7 +2297,15 @@ impl DescribeDeliverySourcesError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeDeliverySourcesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeDeliverySourcesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1966,7 +2326,8 @@ impl From<rt::AwsError> for DescribeDestinationsError {
 }
 
 impl DescribeDestinationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeDestinationsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1977,7 +2338,13 @@ impl DescribeDestinationsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeDestinationsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeDestinationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1998,7 +2365,8 @@ impl From<rt::AwsError> for DescribeExportTasksError {
 }
 
 impl DescribeExportTasksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeExportTasksError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2009,7 +2377,13 @@ impl DescribeExportTasksError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeExportTasksError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeExportTasksError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2033,7 +2407,8 @@ impl From<rt::AwsError> for DescribeFieldIndexesError {
 }
 
 impl DescribeFieldIndexesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeFieldIndexesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2056,7 +2431,16 @@ impl DescribeFieldIndexesError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeFieldIndexesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeFieldIndexesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2080,7 +2464,8 @@ impl From<rt::AwsError> for DescribeImportTaskBatchesError {
 }
 
 impl DescribeImportTaskBatchesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeImportTaskBatchesError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -2103,7 +2488,16 @@ impl DescribeImportTaskBatchesError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeImportTaskBatchesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeImportTaskBatchesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2127,7 +2521,8 @@ impl From<rt::AwsError> for DescribeImportTasksError {
 }
 
 impl DescribeImportTasksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeImportTasksError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -2150,7 +2545,16 @@ impl DescribeImportTasksError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeImportTasksError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeImportTasksError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2174,7 +2578,8 @@ impl From<rt::AwsError> for DescribeIndexPoliciesError {
 }
 
 impl DescribeIndexPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeIndexPoliciesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2197,7 +2602,16 @@ impl DescribeIndexPoliciesError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeIndexPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeIndexPoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2218,7 +2632,8 @@ impl From<rt::AwsError> for DescribeLogGroupsError {
 }
 
 impl DescribeLogGroupsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeLogGroupsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2229,7 +2644,13 @@ impl DescribeLogGroupsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeLogGroupsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeLogGroupsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2251,7 +2672,8 @@ impl From<rt::AwsError> for DescribeLogStreamsError {
 }
 
 impl DescribeLogStreamsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeLogStreamsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2266,7 +2688,14 @@ impl DescribeLogStreamsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeLogStreamsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeLogStreamsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2289,7 +2718,8 @@ impl From<rt::AwsError> for DescribeLookupTablesError {
 }
 
 impl DescribeLookupTablesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeLookupTablesError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -2308,7 +2738,15 @@ impl DescribeLookupTablesError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeLookupTablesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeLookupTablesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2330,7 +2768,8 @@ impl From<rt::AwsError> for DescribeMetricFiltersError {
 }
 
 impl DescribeMetricFiltersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMetricFiltersError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2345,7 +2784,14 @@ impl DescribeMetricFiltersError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeMetricFiltersError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMetricFiltersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2367,7 +2813,8 @@ impl From<rt::AwsError> for DescribeQueriesError {
 }
 
 impl DescribeQueriesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeQueriesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2382,7 +2829,14 @@ impl DescribeQueriesError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeQueriesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeQueriesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2403,7 +2857,8 @@ impl From<rt::AwsError> for DescribeQueryDefinitionsError {
 }
 
 impl DescribeQueryDefinitionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeQueryDefinitionsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2414,7 +2869,13 @@ impl DescribeQueryDefinitionsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeQueryDefinitionsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeQueryDefinitionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2435,7 +2896,8 @@ impl From<rt::AwsError> for DescribeResourcePoliciesError {
 }
 
 impl DescribeResourcePoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeResourcePoliciesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2446,7 +2908,13 @@ impl DescribeResourcePoliciesError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeResourcePoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeResourcePoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2468,7 +2936,8 @@ impl From<rt::AwsError> for DescribeSubscriptionFiltersError {
 }
 
 impl DescribeSubscriptionFiltersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeSubscriptionFiltersError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2483,7 +2952,14 @@ impl DescribeSubscriptionFiltersError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeSubscriptionFiltersError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeSubscriptionFiltersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2506,7 +2982,8 @@ impl From<rt::AwsError> for DisassociateKmsKeyError {
 }
 
 impl DisassociateKmsKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisassociateKmsKeyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2525,7 +3002,15 @@ impl DisassociateKmsKeyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisassociateKmsKeyError::Aws(e) => rt::OperationError::Aws(e),
+            DisassociateKmsKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2549,7 +3034,8 @@ impl From<rt::AwsError> for DisassociateSourceFromS3TableIntegrationError {
 }
 
 impl DisassociateSourceFromS3TableIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisassociateSourceFromS3TableIntegrationError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -2574,7 +3060,16 @@ impl DisassociateSourceFromS3TableIntegrationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisassociateSourceFromS3TableIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            DisassociateSourceFromS3TableIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2596,7 +3091,8 @@ impl From<rt::AwsError> for FilterLogEventsError {
 }
 
 impl FilterLogEventsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             FilterLogEventsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2611,7 +3107,14 @@ impl FilterLogEventsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            FilterLogEventsError::Aws(e) => rt::OperationError::Aws(e),
+            FilterLogEventsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2634,7 +3137,8 @@ impl From<rt::AwsError> for GetDataProtectionPolicyError {
 }
 
 impl GetDataProtectionPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDataProtectionPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2653,7 +3157,15 @@ impl GetDataProtectionPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDataProtectionPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetDataProtectionPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2677,7 +3189,8 @@ impl From<rt::AwsError> for GetDeliveryError {
 }
 
 impl GetDeliveryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeliveryError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
@@ -2700,7 +3213,16 @@ impl GetDeliveryError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeliveryError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeliveryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2724,7 +3246,8 @@ impl From<rt::AwsError> for GetDeliveryDestinationError {
 }
 
 impl GetDeliveryDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeliveryDestinationError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
@@ -2747,7 +3270,16 @@ impl GetDeliveryDestinationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeliveryDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeliveryDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2769,7 +3301,8 @@ impl From<rt::AwsError> for GetDeliveryDestinationPolicyError {
 }
 
 impl GetDeliveryDestinationPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeliveryDestinationPolicyError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
@@ -2784,7 +3317,14 @@ impl GetDeliveryDestinationPolicyError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeliveryDestinationPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeliveryDestinationPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2808,7 +3348,8 @@ impl From<rt::AwsError> for GetDeliverySourceError {
 }
 
 impl GetDeliverySourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeliverySourceError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
@@ -2831,7 +3372,16 @@ impl GetDeliverySourceError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeliverySourceError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeliverySourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2853,7 +3403,8 @@ impl From<rt::AwsError> for GetIntegrationError {
 }
 
 impl GetIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetIntegrationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2868,7 +3419,14 @@ impl GetIntegrationError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            GetIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2891,7 +3449,8 @@ impl From<rt::AwsError> for GetLogAnomalyDetectorError {
 }
 
 impl GetLogAnomalyDetectorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLogAnomalyDetectorError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2910,7 +3469,15 @@ impl GetLogAnomalyDetectorError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLogAnomalyDetectorError::Aws(e) => rt::OperationError::Aws(e),
+            GetLogAnomalyDetectorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2932,7 +3499,8 @@ impl From<rt::AwsError> for GetLogEventsError {
 }
 
 impl GetLogEventsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLogEventsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2947,7 +3515,14 @@ impl GetLogEventsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLogEventsError::Aws(e) => rt::OperationError::Aws(e),
+            GetLogEventsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2970,7 +3545,8 @@ impl From<rt::AwsError> for GetLogFieldsError {
 }
 
 impl GetLogFieldsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLogFieldsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2989,7 +3565,15 @@ impl GetLogFieldsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLogFieldsError::Aws(e) => rt::OperationError::Aws(e),
+            GetLogFieldsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3012,7 +3596,8 @@ impl From<rt::AwsError> for GetLogGroupFieldsError {
 }
 
 impl GetLogGroupFieldsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLogGroupFieldsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3031,7 +3616,15 @@ impl GetLogGroupFieldsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLogGroupFieldsError::Aws(e) => rt::OperationError::Aws(e),
+            GetLogGroupFieldsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3055,7 +3648,8 @@ impl From<rt::AwsError> for GetLogObjectError {
 }
 
 impl GetLogObjectError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLogObjectError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -3078,7 +3672,16 @@ impl GetLogObjectError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLogObjectError::Aws(e) => rt::OperationError::Aws(e),
+            GetLogObjectError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3101,7 +3704,8 @@ impl From<rt::AwsError> for GetLogRecordError {
 }
 
 impl GetLogRecordError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLogRecordError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3120,7 +3724,15 @@ impl GetLogRecordError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLogRecordError::Aws(e) => rt::OperationError::Aws(e),
+            GetLogRecordError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3143,7 +3755,8 @@ impl From<rt::AwsError> for GetLookupTableError {
 }
 
 impl GetLookupTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLookupTableError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -3162,7 +3775,15 @@ impl GetLookupTableError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLookupTableError::Aws(e) => rt::OperationError::Aws(e),
+            GetLookupTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3184,7 +3805,8 @@ impl From<rt::AwsError> for GetQueryResultsError {
 }
 
 impl GetQueryResultsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetQueryResultsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3199,7 +3821,14 @@ impl GetQueryResultsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetQueryResultsError::Aws(e) => rt::OperationError::Aws(e),
+            GetQueryResultsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3223,7 +3852,8 @@ impl From<rt::AwsError> for GetScheduledQueryError {
 }
 
 impl GetScheduledQueryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetScheduledQueryError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -3246,7 +3876,16 @@ impl GetScheduledQueryError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetScheduledQueryError::Aws(e) => rt::OperationError::Aws(e),
+            GetScheduledQueryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3270,7 +3909,8 @@ impl From<rt::AwsError> for GetScheduledQueryHistoryError {
 }
 
 impl GetScheduledQueryHistoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetScheduledQueryHistoryError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -3293,7 +3933,16 @@ impl GetScheduledQueryHistoryError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetScheduledQueryHistoryError::Aws(e) => rt::OperationError::Aws(e),
+            GetScheduledQueryHistoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3316,7 +3965,8 @@ impl From<rt::AwsError> for GetTransformerError {
 }
 
 impl GetTransformerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTransformerError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -3335,7 +3985,15 @@ impl GetTransformerError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTransformerError::Aws(e) => rt::OperationError::Aws(e),
+            GetTransformerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3357,7 +4015,8 @@ impl From<rt::AwsError> for ListAggregateLogGroupSummariesError {
 }
 
 impl ListAggregateLogGroupSummariesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAggregateLogGroupSummariesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3372,7 +4031,14 @@ impl ListAggregateLogGroupSummariesError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAggregateLogGroupSummariesError::Aws(e) => rt::OperationError::Aws(e),
+            ListAggregateLogGroupSummariesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3395,7 +4061,8 @@ impl From<rt::AwsError> for ListAnomaliesError {
 }
 
 impl ListAnomaliesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAnomaliesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3414,7 +4081,15 @@ impl ListAnomaliesError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAnomaliesError::Aws(e) => rt::OperationError::Aws(e),
+            ListAnomaliesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3435,7 +4110,8 @@ impl From<rt::AwsError> for ListIntegrationsError {
 }
 
 impl ListIntegrationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListIntegrationsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3446,7 +4122,13 @@ impl ListIntegrationsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListIntegrationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListIntegrationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3469,7 +4151,8 @@ impl From<rt::AwsError> for ListLogAnomalyDetectorsError {
 }
 
 impl ListLogAnomalyDetectorsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListLogAnomalyDetectorsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3488,7 +4171,15 @@ impl ListLogAnomalyDetectorsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListLogAnomalyDetectorsError::Aws(e) => rt::OperationError::Aws(e),
+            ListLogAnomalyDetectorsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3509,7 +4200,8 @@ impl From<rt::AwsError> for ListLogGroupsError {
 }
 
 impl ListLogGroupsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListLogGroupsError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3520,7 +4212,13 @@ impl ListLogGroupsError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListLogGroupsError::Aws(e) => rt::OperationError::Aws(e),
+            ListLogGroupsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3543,7 +4241,8 @@ impl From<rt::AwsError> for ListLogGroupsForQueryError {
 }
 
 impl ListLogGroupsForQueryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListLogGroupsForQueryError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -3562,7 +4261,15 @@ impl ListLogGroupsForQueryError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListLogGroupsForQueryError::Aws(e) => rt::OperationError::Aws(e),
+            ListLogGroupsForQueryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3585,7 +4292,8 @@ impl From<rt::AwsError> for ListScheduledQueriesError {
 }
 
 impl ListScheduledQueriesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListScheduledQueriesError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -3604,7 +4312,15 @@ impl ListScheduledQueriesError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListScheduledQueriesError::Aws(e) => rt::OperationError::Aws(e),
+            ListScheduledQueriesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3628,7 +4344,8 @@ impl From<rt::AwsError> for ListSourcesForS3TableIntegrationError {
 }
 
 impl ListSourcesForS3TableIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSourcesForS3TableIntegrationError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -3651,7 +4368,16 @@ impl ListSourcesForS3TableIntegrationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSourcesForS3TableIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            ListSourcesForS3TableIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3673,7 +4399,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3688,7 +4415,14 @@ impl ListTagsForResourceError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3709,7 +4443,8 @@ impl From<rt::AwsError> for ListTagsLogGroupError {
 }
 
 impl ListTagsLogGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsLogGroupError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
@@ -3720,7 +4455,13 @@ impl ListTagsLogGroupError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsLogGroupError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsLogGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3743,7 +4484,8 @@ impl From<rt::AwsError> for PutAccountPolicyError {
 }
 
 impl PutAccountPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutAccountPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3762,7 +4504,15 @@ impl PutAccountPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutAccountPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutAccountPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3787,7 +4537,8 @@ impl From<rt::AwsError> for PutBearerTokenAuthenticationError {
 }
 
 impl PutBearerTokenAuthenticationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutBearerTokenAuthenticationError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -3814,7 +4565,17 @@ impl PutBearerTokenAuthenticationError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutBearerTokenAuthenticationError::Aws(e) => rt::OperationError::Aws(e),
+            PutBearerTokenAuthenticationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3838,7 +4599,8 @@ impl From<rt::AwsError> for PutDataProtectionPolicyError {
 }
 
 impl PutDataProtectionPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDataProtectionPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -3861,7 +4623,16 @@ impl PutDataProtectionPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDataProtectionPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutDataProtectionPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3886,7 +4657,8 @@ impl From<rt::AwsError> for PutDeliveryDestinationError {
 }
 
 impl PutDeliveryDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDeliveryDestinationError::ConflictException(e) => rt::OperationError::Modeled {
@@ -3913,7 +4685,17 @@ impl PutDeliveryDestinationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDeliveryDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            PutDeliveryDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3936,7 +4718,8 @@ impl From<rt::AwsError> for PutDeliveryDestinationPolicyError {
 }
 
 impl PutDeliveryDestinationPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDeliveryDestinationPolicyError::ConflictException(e) => rt::OperationError::Modeled {
@@ -3955,7 +4738,15 @@ impl PutDeliveryDestinationPolicyError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDeliveryDestinationPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutDeliveryDestinationPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3980,7 +4771,8 @@ impl From<rt::AwsError> for PutDeliverySourceError {
 }
 
 impl PutDeliverySourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDeliverySourceError::ConflictException(e) => rt::OperationError::Modeled {
@@ -4007,7 +4799,17 @@ impl PutDeliverySourceError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDeliverySourceError::Aws(e) => rt::OperationError::Aws(e),
+            PutDeliverySourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4029,7 +4831,8 @@ impl From<rt::AwsError> for PutDestinationError {
 }
 
 impl PutDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDestinationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4044,7 +4847,14 @@ impl PutDestinationError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            PutDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4066,7 +4876,8 @@ impl From<rt::AwsError> for PutDestinationPolicyError {
 }
 
 impl PutDestinationPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDestinationPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4081,7 +4892,14 @@ impl PutDestinationPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDestinationPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutDestinationPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4105,7 +4923,8 @@ impl From<rt::AwsError> for PutIndexPolicyError {
 }
 
 impl PutIndexPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutIndexPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4128,7 +4947,16 @@ impl PutIndexPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutIndexPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutIndexPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4151,7 +4979,8 @@ impl From<rt::AwsError> for PutIntegrationError {
 }
 
 impl PutIntegrationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutIntegrationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4170,7 +4999,15 @@ impl PutIntegrationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutIntegrationError::Aws(e) => rt::OperationError::Aws(e),
+            PutIntegrationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4195,7 +5032,8 @@ impl From<rt::AwsError> for PutLogEventsError {
 }
 
 impl PutLogEventsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutLogEventsError::DataAlreadyAcceptedException(e) => rt::OperationError::Modeled {
@@ -4222,7 +5060,17 @@ impl PutLogEventsError {
                 shape: &schema::UNRECOGNIZED_CLIENT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutLogEventsError::Aws(e) => rt::OperationError::Aws(e),
+            PutLogEventsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DATA_ALREADY_ACCEPTED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_SEQUENCE_TOKEN_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::UNRECOGNIZED_CLIENT_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4247,7 +5095,8 @@ impl From<rt::AwsError> for PutLogGroupDeletionProtectionError {
 }
 
 impl PutLogGroupDeletionProtectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutLogGroupDeletionProtectionError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -4274,7 +5123,17 @@ impl PutLogGroupDeletionProtectionError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutLogGroupDeletionProtectionError::Aws(e) => rt::OperationError::Aws(e),
+            PutLogGroupDeletionProtectionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4299,7 +5158,8 @@ impl From<rt::AwsError> for PutMetricFilterError {
 }
 
 impl PutMetricFilterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutMetricFilterError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -4326,7 +5186,17 @@ impl PutMetricFilterError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutMetricFilterError::Aws(e) => rt::OperationError::Aws(e),
+            PutMetricFilterError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4349,7 +5219,8 @@ impl From<rt::AwsError> for PutQueryDefinitionError {
 }
 
 impl PutQueryDefinitionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutQueryDefinitionError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4368,7 +5239,15 @@ impl PutQueryDefinitionError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutQueryDefinitionError::Aws(e) => rt::OperationError::Aws(e),
+            PutQueryDefinitionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4392,7 +5271,8 @@ impl From<rt::AwsError> for PutResourcePolicyError {
 }
 
 impl PutResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutResourcePolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4415,7 +5295,16 @@ impl PutResourcePolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4438,7 +5327,8 @@ impl From<rt::AwsError> for PutRetentionPolicyError {
 }
 
 impl PutRetentionPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRetentionPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4457,7 +5347,15 @@ impl PutRetentionPolicyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRetentionPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutRetentionPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4482,7 +5380,8 @@ impl From<rt::AwsError> for PutSubscriptionFilterError {
 }
 
 impl PutSubscriptionFilterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutSubscriptionFilterError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -4509,7 +5408,17 @@ impl PutSubscriptionFilterError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutSubscriptionFilterError::Aws(e) => rt::OperationError::Aws(e),
+            PutSubscriptionFilterError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4534,7 +5443,8 @@ impl From<rt::AwsError> for PutTransformerError {
 }
 
 impl PutTransformerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutTransformerError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -4561,7 +5471,17 @@ impl PutTransformerError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutTransformerError::Aws(e) => rt::OperationError::Aws(e),
+            PutTransformerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4585,7 +5505,8 @@ impl From<rt::AwsError> for StartLiveTailError {
 }
 
 impl StartLiveTailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartLiveTailError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -4608,7 +5529,16 @@ impl StartLiveTailError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartLiveTailError::Aws(e) => rt::OperationError::Aws(e),
+            StartLiveTailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4632,7 +5562,8 @@ impl From<rt::AwsError> for StartQueryError {
 }
 
 impl StartQueryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartQueryError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4655,7 +5586,16 @@ impl StartQueryError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartQueryError::Aws(e) => rt::OperationError::Aws(e),
+            StartQueryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_QUERY_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4677,7 +5617,8 @@ impl From<rt::AwsError> for StopQueryError {
 }
 
 impl StopQueryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StopQueryError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4692,7 +5633,14 @@ impl StopQueryError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StopQueryError::Aws(e) => rt::OperationError::Aws(e),
+            StopQueryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4713,7 +5661,8 @@ impl From<rt::AwsError> for TagLogGroupError {
 }
 
 impl TagLogGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagLogGroupError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4724,7 +5673,13 @@ impl TagLogGroupError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagLogGroupError::Aws(e) => rt::OperationError::Aws(e),
+            TagLogGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4747,7 +5702,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4766,7 +5722,15 @@ impl TagResourceError {
                 shape: &schema::TOO_MANY_TAGS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::TOO_MANY_TAGS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4787,7 +5751,8 @@ impl From<rt::AwsError> for TestMetricFilterError {
 }
 
 impl TestMetricFilterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestMetricFilterError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4798,7 +5763,13 @@ impl TestMetricFilterError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TestMetricFilterError::Aws(e) => rt::OperationError::Aws(e),
+            TestMetricFilterError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4820,7 +5791,8 @@ impl From<rt::AwsError> for TestTransformerError {
 }
 
 impl TestTransformerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestTransformerError::InvalidOperationException(e) => rt::OperationError::Modeled {
@@ -4835,7 +5807,14 @@ impl TestTransformerError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TestTransformerError::Aws(e) => rt::OperationError::Aws(e),
+            TestTransformerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OPERATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4855,14 +5834,15 @@ impl From<rt::AwsError> for UntagLogGroupError {
 }
 
 impl UntagLogGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagLogGroupError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagLogGroupError::Aws(e) => rt::OperationError::Aws(e),
+            UntagLogGroupError::Aws(e) => rt::OperationError::promote(e, &[&schema::RESOURCE_NOT_FOUND_EXCEPTION]),
         }
     }
 }
@@ -4884,7 +5864,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4899,7 +5880,14 @@ impl UntagResourceError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4922,7 +5910,8 @@ impl From<rt::AwsError> for UpdateAnomalyError {
 }
 
 impl UpdateAnomalyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAnomalyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -4941,7 +5930,15 @@ impl UpdateAnomalyError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAnomalyError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAnomalyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4966,7 +5963,8 @@ impl From<rt::AwsError> for UpdateDeliveryConfigurationError {
 }
 
 impl UpdateDeliveryConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDeliveryConfigurationError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -4993,7 +5991,17 @@ impl UpdateDeliveryConfigurationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDeliveryConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDeliveryConfigurationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5016,7 +6024,8 @@ impl From<rt::AwsError> for UpdateLogAnomalyDetectorError {
 }
 
 impl UpdateLogAnomalyDetectorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateLogAnomalyDetectorError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -5035,7 +6044,15 @@ impl UpdateLogAnomalyDetectorError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateLogAnomalyDetectorError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateLogAnomalyDetectorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPERATION_ABORTED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5059,7 +6076,8 @@ impl From<rt::AwsError> for UpdateLookupTableError {
 }
 
 impl UpdateLookupTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateLookupTableError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -5082,7 +6100,16 @@ impl UpdateLookupTableError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateLookupTableError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateLookupTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5107,7 +6134,8 @@ impl From<rt::AwsError> for UpdateScheduledQueryError {
 }
 
 impl UpdateScheduledQueryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateScheduledQueryError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -5134,7 +6162,17 @@ impl UpdateScheduledQueryError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateScheduledQueryError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateScheduledQueryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }

@@ -128,14 +128,15 @@ impl From<rt::AwsError> for DeleteAlarmsError {
 }
 
 impl DeleteAlarmsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAlarmsError::ResourceNotFound(e) => rt::OperationError::Modeled {
                 shape: &schema::RESOURCE_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAlarmsError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAlarmsError::Aws(e) => rt::OperationError::promote(e, &[&schema::RESOURCE_NOT_FOUND]),
         }
     }
 }
@@ -159,7 +160,8 @@ impl From<rt::AwsError> for DeleteAnomalyDetectorError {
 }
 
 impl DeleteAnomalyDetectorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAnomalyDetectorError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -182,7 +184,16 @@ impl DeleteAnomalyDetectorError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAnomalyDetectorError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAnomalyDetectorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_COMBINATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -205,7 +216,8 @@ impl From<rt::AwsError> for DeleteDashboardsError {
 }
 
 impl DeleteDashboardsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDashboardsError::ConflictException(e) => rt::OperationError::Modeled {
@@ -224,7 +236,15 @@ impl DeleteDashboardsError {
                 shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDashboardsError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDashboardsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::DASHBOARD_NOT_FOUND_ERROR,
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -245,7 +265,8 @@ impl From<rt::AwsError> for DeleteInsightRulesError {
 }
 
 impl DeleteInsightRulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteInsightRulesError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -256,7 +277,13 @@ impl DeleteInsightRulesError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteInsightRulesError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteInsightRulesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -278,7 +305,8 @@ impl From<rt::AwsError> for DeleteMetricStreamError {
 }
 
 impl DeleteMetricStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteMetricStreamError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -293,7 +321,14 @@ impl DeleteMetricStreamError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteMetricStreamError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteMetricStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -314,7 +349,8 @@ impl From<rt::AwsError> for DescribeAlarmContributorsError {
 }
 
 impl DescribeAlarmContributorsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAlarmContributorsError::InvalidNextToken(e) => rt::OperationError::Modeled {
@@ -325,7 +361,9 @@ impl DescribeAlarmContributorsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAlarmContributorsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAlarmContributorsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_NEXT_TOKEN, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -345,14 +383,15 @@ impl From<rt::AwsError> for DescribeAlarmHistoryError {
 }
 
 impl DescribeAlarmHistoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAlarmHistoryError::InvalidNextToken(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAlarmHistoryError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAlarmHistoryError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_NEXT_TOKEN]),
         }
     }
 }
@@ -372,14 +411,15 @@ impl From<rt::AwsError> for DescribeAlarmsError {
 }
 
 impl DescribeAlarmsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAlarmsError::InvalidNextToken(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAlarmsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAlarmsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_NEXT_TOKEN]),
         }
     }
 }
@@ -398,10 +438,11 @@ impl From<rt::AwsError> for DescribeAlarmsForMetricError {
 }
 
 impl DescribeAlarmsForMetricError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeAlarmsForMetricError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAlarmsForMetricError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -424,7 +465,8 @@ impl From<rt::AwsError> for DescribeAnomalyDetectorsError {
 }
 
 impl DescribeAnomalyDetectorsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAnomalyDetectorsError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -443,7 +485,15 @@ impl DescribeAnomalyDetectorsError {
                 shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAnomalyDetectorsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAnomalyDetectorsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::INVALID_PARAMETER_COMBINATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -463,14 +513,15 @@ impl From<rt::AwsError> for DescribeInsightRulesError {
 }
 
 impl DescribeInsightRulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeInsightRulesError::InvalidNextToken(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeInsightRulesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeInsightRulesError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_NEXT_TOKEN]),
         }
     }
 }
@@ -489,10 +540,11 @@ impl From<rt::AwsError> for DisableAlarmActionsError {
 }
 
 impl DisableAlarmActionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DisableAlarmActionsError::Aws(e) => rt::OperationError::Aws(e),
+            DisableAlarmActionsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -513,7 +565,8 @@ impl From<rt::AwsError> for DisableInsightRulesError {
 }
 
 impl DisableInsightRulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableInsightRulesError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -524,7 +577,13 @@ impl DisableInsightRulesError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisableInsightRulesError::Aws(e) => rt::OperationError::Aws(e),
+            DisableInsightRulesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -543,10 +602,11 @@ impl From<rt::AwsError> for EnableAlarmActionsError {
 }
 
 impl EnableAlarmActionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            EnableAlarmActionsError::Aws(e) => rt::OperationError::Aws(e),
+            EnableAlarmActionsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -568,7 +628,8 @@ impl From<rt::AwsError> for EnableInsightRulesError {
 }
 
 impl EnableInsightRulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableInsightRulesError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -583,7 +644,14 @@ impl EnableInsightRulesError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableInsightRulesError::Aws(e) => rt::OperationError::Aws(e),
+            EnableInsightRulesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -605,7 +673,8 @@ impl From<rt::AwsError> for GetDashboardError {
 }
 
 impl GetDashboardError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDashboardError::DashboardNotFoundError(e) => rt::OperationError::Modeled {
@@ -620,7 +689,14 @@ impl GetDashboardError {
                 shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDashboardError::Aws(e) => rt::OperationError::Aws(e),
+            GetDashboardError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DASHBOARD_NOT_FOUND_ERROR,
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -642,7 +718,8 @@ impl From<rt::AwsError> for GetInsightRuleReportError {
 }
 
 impl GetInsightRuleReportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetInsightRuleReportError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -657,7 +734,14 @@ impl GetInsightRuleReportError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetInsightRuleReportError::Aws(e) => rt::OperationError::Aws(e),
+            GetInsightRuleReportError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -677,14 +761,15 @@ impl From<rt::AwsError> for GetMetricDataError {
 }
 
 impl GetMetricDataError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMetricDataError::InvalidNextToken(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMetricDataError::Aws(e) => rt::OperationError::Aws(e),
+            GetMetricDataError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_NEXT_TOKEN]),
         }
     }
 }
@@ -707,7 +792,8 @@ impl From<rt::AwsError> for GetMetricStatisticsError {
 }
 
 impl GetMetricStatisticsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMetricStatisticsError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -726,7 +812,15 @@ impl GetMetricStatisticsError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMetricStatisticsError::Aws(e) => rt::OperationError::Aws(e),
+            GetMetricStatisticsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_COMBINATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -750,7 +844,8 @@ impl From<rt::AwsError> for GetMetricStreamError {
 }
 
 impl GetMetricStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMetricStreamError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -773,7 +868,16 @@ impl GetMetricStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMetricStreamError::Aws(e) => rt::OperationError::Aws(e),
+            GetMetricStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_COMBINATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -792,10 +896,11 @@ impl From<rt::AwsError> for GetMetricWidgetImageError {
 }
 
 impl GetMetricWidgetImageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetMetricWidgetImageError::Aws(e) => rt::OperationError::Aws(e),
+            GetMetricWidgetImageError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -816,7 +921,8 @@ impl From<rt::AwsError> for ListDashboardsError {
 }
 
 impl ListDashboardsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDashboardsError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -827,7 +933,13 @@ impl ListDashboardsError {
                 shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDashboardsError::Aws(e) => rt::OperationError::Aws(e),
+            ListDashboardsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -849,7 +961,8 @@ impl From<rt::AwsError> for ListManagedInsightRulesError {
 }
 
 impl ListManagedInsightRulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListManagedInsightRulesError::InvalidNextToken(e) => rt::OperationError::Modeled {
@@ -864,7 +977,14 @@ impl ListManagedInsightRulesError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListManagedInsightRulesError::Aws(e) => rt::OperationError::Aws(e),
+            ListManagedInsightRulesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -887,7 +1007,8 @@ impl From<rt::AwsError> for ListMetricStreamsError {
 }
 
 impl ListMetricStreamsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListMetricStreamsError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -906,7 +1027,15 @@ impl ListMetricStreamsError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListMetricStreamsError::Aws(e) => rt::OperationError::Aws(e),
+            ListMetricStreamsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -927,7 +1056,8 @@ impl From<rt::AwsError> for ListMetricsError {
 }
 
 impl ListMetricsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListMetricsError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -938,7 +1068,13 @@ impl ListMetricsError {
                 shape: &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListMetricsError::Aws(e) => rt::OperationError::Aws(e),
+            ListMetricsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -960,7 +1096,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -975,7 +1112,14 @@ impl ListTagsForResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -999,7 +1143,8 @@ impl From<rt::AwsError> for PutAnomalyDetectorError {
 }
 
 impl PutAnomalyDetectorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutAnomalyDetectorError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -1022,7 +1167,16 @@ impl PutAnomalyDetectorError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutAnomalyDetectorError::Aws(e) => rt::OperationError::Aws(e),
+            PutAnomalyDetectorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_COMBINATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1042,14 +1196,15 @@ impl From<rt::AwsError> for PutCompositeAlarmError {
 }
 
 impl PutCompositeAlarmError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutCompositeAlarmError::LimitExceededFault(e) => rt::OperationError::Modeled {
                 shape: &schema::LIMIT_EXCEEDED_FAULT,
                 value: rt::IntoValue::into_value(e),
             },
-            PutCompositeAlarmError::Aws(e) => rt::OperationError::Aws(e),
+            PutCompositeAlarmError::Aws(e) => rt::OperationError::promote(e, &[&schema::LIMIT_EXCEEDED_FAULT]),
         }
     }
 }
@@ -1071,7 +1226,8 @@ impl From<rt::AwsError> for PutDashboardError {
 }
 
 impl PutDashboardError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDashboardError::ConflictException(e) => rt::OperationError::Modeled {
@@ -1086,7 +1242,14 @@ impl PutDashboardError {
                 shape: &schema::INTERNAL_SERVICE_FAULT,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDashboardError::Aws(e) => rt::OperationError::Aws(e),
+            PutDashboardError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::DASHBOARD_INVALID_INPUT_ERROR,
+                    &schema::INTERNAL_SERVICE_FAULT,
+                ],
+            ),
         }
     }
 }
@@ -1108,7 +1271,8 @@ impl From<rt::AwsError> for PutInsightRuleError {
 }
 
 impl PutInsightRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutInsightRuleError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1123,7 +1287,14 @@ impl PutInsightRuleError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutInsightRuleError::Aws(e) => rt::OperationError::Aws(e),
+            PutInsightRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1144,7 +1315,8 @@ impl From<rt::AwsError> for PutManagedInsightRulesError {
 }
 
 impl PutManagedInsightRulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutManagedInsightRulesError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1155,7 +1327,13 @@ impl PutManagedInsightRulesError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutManagedInsightRulesError::Aws(e) => rt::OperationError::Aws(e),
+            PutManagedInsightRulesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1175,14 +1353,15 @@ impl From<rt::AwsError> for PutMetricAlarmError {
 }
 
 impl PutMetricAlarmError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutMetricAlarmError::LimitExceededFault(e) => rt::OperationError::Modeled {
                 shape: &schema::LIMIT_EXCEEDED_FAULT,
                 value: rt::IntoValue::into_value(e),
             },
-            PutMetricAlarmError::Aws(e) => rt::OperationError::Aws(e),
+            PutMetricAlarmError::Aws(e) => rt::OperationError::promote(e, &[&schema::LIMIT_EXCEEDED_FAULT]),
         }
     }
 }
@@ -1205,7 +1384,8 @@ impl From<rt::AwsError> for PutMetricDataError {
 }
 
 impl PutMetricDataError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutMetricDataError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -1224,7 +1404,15 @@ impl PutMetricDataError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutMetricDataError::Aws(e) => rt::OperationError::Aws(e),
+            PutMetricDataError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_COMBINATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1248,7 +1436,8 @@ impl From<rt::AwsError> for PutMetricStreamError {
 }
 
 impl PutMetricStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutMetricStreamError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1271,7 +1460,16 @@ impl PutMetricStreamError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutMetricStreamError::Aws(e) => rt::OperationError::Aws(e),
+            PutMetricStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_COMBINATION_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1292,7 +1490,8 @@ impl From<rt::AwsError> for SetAlarmStateError {
 }
 
 impl SetAlarmStateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetAlarmStateError::InvalidFormatFault(e) => rt::OperationError::Modeled {
@@ -1303,7 +1502,9 @@ impl SetAlarmStateError {
                 shape: &schema::RESOURCE_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            SetAlarmStateError::Aws(e) => rt::OperationError::Aws(e),
+            SetAlarmStateError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_FORMAT_FAULT, &schema::RESOURCE_NOT_FOUND])
+            }
         }
     }
 }
@@ -1325,7 +1526,8 @@ impl From<rt::AwsError> for StartMetricStreamsError {
 }
 
 impl StartMetricStreamsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartMetricStreamsError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -1340,7 +1542,14 @@ impl StartMetricStreamsError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartMetricStreamsError::Aws(e) => rt::OperationError::Aws(e),
+            StartMetricStreamsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1362,7 +1571,8 @@ impl From<rt::AwsError> for StopMetricStreamsError {
 }
 
 impl StopMetricStreamsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StopMetricStreamsError::InternalServiceFault(e) => rt::OperationError::Modeled {
@@ -1377,7 +1587,14 @@ impl StopMetricStreamsError {
                 shape: &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StopMetricStreamsError::Aws(e) => rt::OperationError::Aws(e),
+            StopMetricStreamsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1401,7 +1618,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1424,7 +1642,16 @@ impl TagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1448,7 +1675,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1471,7 +1699,16 @@ impl UntagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVICE_FAULT,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }

@@ -59,7 +59,8 @@ impl From<rt::AwsError> for DescribeStreamError {
 }
 
 impl DescribeStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStreamError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -70,7 +71,10 @@ impl DescribeStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStreamError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::RESOURCE_NOT_FOUND_EXCEPTION],
+            ),
         }
     }
 }
@@ -94,7 +98,8 @@ impl From<rt::AwsError> for GetRecordsError {
 }
 
 impl GetRecordsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRecordsError::ExpiredIteratorException(e) => rt::OperationError::Modeled {
@@ -117,7 +122,16 @@ impl GetRecordsError {
                 shape: &schema::TRIMMED_DATA_ACCESS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRecordsError::Aws(e) => rt::OperationError::Aws(e),
+            GetRecordsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXPIRED_ITERATOR_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::TRIMMED_DATA_ACCESS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -139,7 +153,8 @@ impl From<rt::AwsError> for GetShardIteratorError {
 }
 
 impl GetShardIteratorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetShardIteratorError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -154,7 +169,14 @@ impl GetShardIteratorError {
                 shape: &schema::TRIMMED_DATA_ACCESS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetShardIteratorError::Aws(e) => rt::OperationError::Aws(e),
+            GetShardIteratorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::TRIMMED_DATA_ACCESS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -175,7 +197,8 @@ impl From<rt::AwsError> for ListStreamsError {
 }
 
 impl ListStreamsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStreamsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -186,7 +209,10 @@ impl ListStreamsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStreamsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStreamsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::RESOURCE_NOT_FOUND_EXCEPTION],
+            ),
         }
     }
 }

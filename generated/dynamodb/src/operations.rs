@@ -166,7 +166,8 @@ impl From<rt::AwsError> for BatchExecuteStatementError {
 }
 
 impl BatchExecuteStatementError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchExecuteStatementError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -181,7 +182,14 @@ impl BatchExecuteStatementError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            BatchExecuteStatementError::Aws(e) => rt::OperationError::Aws(e),
+            BatchExecuteStatementError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -206,7 +214,8 @@ impl From<rt::AwsError> for BatchGetItemError {
 }
 
 impl BatchGetItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchGetItemError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -233,7 +242,17 @@ impl BatchGetItemError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            BatchGetItemError::Aws(e) => rt::OperationError::Aws(e),
+            BatchGetItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -260,7 +279,8 @@ impl From<rt::AwsError> for BatchWriteItemError {
 }
 
 impl BatchWriteItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchWriteItemError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -295,7 +315,19 @@ impl BatchWriteItemError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            BatchWriteItemError::Aws(e) => rt::OperationError::Aws(e),
+            BatchWriteItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REPLICATED_WRITE_CONFLICT_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -321,7 +353,8 @@ impl From<rt::AwsError> for CreateBackupError {
 }
 
 impl CreateBackupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateBackupError::BackupInUseException(e) => rt::OperationError::Modeled {
@@ -352,7 +385,18 @@ impl CreateBackupError {
                 shape: &schema::TABLE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateBackupError::Aws(e) => rt::OperationError::Aws(e),
+            CreateBackupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BACKUP_IN_USE_EXCEPTION,
+                    &schema::CONTINUOUS_BACKUPS_UNAVAILABLE_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TABLE_IN_USE_EXCEPTION,
+                    &schema::TABLE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -376,7 +420,8 @@ impl From<rt::AwsError> for CreateGlobalTableError {
 }
 
 impl CreateGlobalTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateGlobalTableError::GlobalTableAlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -399,7 +444,16 @@ impl CreateGlobalTableError {
                 shape: &schema::TABLE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateGlobalTableError::Aws(e) => rt::OperationError::Aws(e),
+            CreateGlobalTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::GLOBAL_TABLE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TABLE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -422,7 +476,8 @@ impl From<rt::AwsError> for CreateTableError {
 }
 
 impl CreateTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateTableError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -441,7 +496,15 @@ impl CreateTableError {
                 shape: &schema::RESOURCE_IN_USE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateTableError::Aws(e) => rt::OperationError::Aws(e),
+            CreateTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -465,7 +528,8 @@ impl From<rt::AwsError> for DeleteBackupError {
 }
 
 impl DeleteBackupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteBackupError::BackupInUseException(e) => rt::OperationError::Modeled {
@@ -488,7 +552,16 @@ impl DeleteBackupError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteBackupError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBackupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BACKUP_IN_USE_EXCEPTION,
+                    &schema::BACKUP_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -517,7 +590,8 @@ impl From<rt::AwsError> for DeleteItemError {
 }
 
 impl DeleteItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteItemError::ConditionalCheckFailedException(e) => rt::OperationError::Modeled {
@@ -560,7 +634,21 @@ impl DeleteItemError {
                 shape: &schema::TRANSACTION_CONFLICT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteItemError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONDITIONAL_CHECK_FAILED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REPLICATED_WRITE_CONFLICT_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::TRANSACTION_CONFLICT_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -585,7 +673,8 @@ impl From<rt::AwsError> for DeleteResourcePolicyError {
 }
 
 impl DeleteResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteResourcePolicyError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -612,7 +701,17 @@ impl DeleteResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -636,7 +735,8 @@ impl From<rt::AwsError> for DeleteTableError {
 }
 
 impl DeleteTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteTableError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -659,7 +759,16 @@ impl DeleteTableError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteTableError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -681,7 +790,8 @@ impl From<rt::AwsError> for DescribeBackupError {
 }
 
 impl DescribeBackupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeBackupError::BackupNotFoundException(e) => rt::OperationError::Modeled {
@@ -696,7 +806,14 @@ impl DescribeBackupError {
                 shape: &schema::INVALID_ENDPOINT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeBackupError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeBackupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BACKUP_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -718,7 +835,8 @@ impl From<rt::AwsError> for DescribeContinuousBackupsError {
 }
 
 impl DescribeContinuousBackupsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeContinuousBackupsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -733,7 +851,14 @@ impl DescribeContinuousBackupsError {
                 shape: &schema::TABLE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeContinuousBackupsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeContinuousBackupsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::TABLE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -754,7 +879,8 @@ impl From<rt::AwsError> for DescribeContributorInsightsError {
 }
 
 impl DescribeContributorInsightsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeContributorInsightsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -765,7 +891,10 @@ impl DescribeContributorInsightsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeContributorInsightsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeContributorInsightsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::RESOURCE_NOT_FOUND_EXCEPTION],
+            ),
         }
     }
 }
@@ -784,10 +913,11 @@ impl From<rt::AwsError> for DescribeEndpointsError {
 }
 
 impl DescribeEndpointsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeEndpointsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeEndpointsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -809,7 +939,8 @@ impl From<rt::AwsError> for DescribeExportError {
 }
 
 impl DescribeExportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeExportError::ExportNotFoundException(e) => rt::OperationError::Modeled {
@@ -824,7 +955,14 @@ impl DescribeExportError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeExportError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeExportError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXPORT_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -846,7 +984,8 @@ impl From<rt::AwsError> for DescribeGlobalTableError {
 }
 
 impl DescribeGlobalTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeGlobalTableError::GlobalTableNotFoundException(e) => rt::OperationError::Modeled {
@@ -861,7 +1000,14 @@ impl DescribeGlobalTableError {
                 shape: &schema::INVALID_ENDPOINT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeGlobalTableError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeGlobalTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::GLOBAL_TABLE_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -883,7 +1029,8 @@ impl From<rt::AwsError> for DescribeGlobalTableSettingsError {
 }
 
 impl DescribeGlobalTableSettingsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeGlobalTableSettingsError::GlobalTableNotFoundException(e) => rt::OperationError::Modeled {
@@ -898,7 +1045,14 @@ impl DescribeGlobalTableSettingsError {
                 shape: &schema::INVALID_ENDPOINT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeGlobalTableSettingsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeGlobalTableSettingsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::GLOBAL_TABLE_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -918,14 +1072,15 @@ impl From<rt::AwsError> for DescribeImportError {
 }
 
 impl DescribeImportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeImportError::ImportNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::IMPORT_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeImportError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeImportError::Aws(e) => rt::OperationError::promote(e, &[&schema::IMPORT_NOT_FOUND_EXCEPTION]),
         }
     }
 }
@@ -947,7 +1102,8 @@ impl From<rt::AwsError> for DescribeKinesisStreamingDestinationError {
 }
 
 impl DescribeKinesisStreamingDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeKinesisStreamingDestinationError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -962,7 +1118,14 @@ impl DescribeKinesisStreamingDestinationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeKinesisStreamingDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeKinesisStreamingDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -983,7 +1146,8 @@ impl From<rt::AwsError> for DescribeLimitsError {
 }
 
 impl DescribeLimitsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeLimitsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -994,7 +1158,10 @@ impl DescribeLimitsError {
                 shape: &schema::INVALID_ENDPOINT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeLimitsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeLimitsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_ENDPOINT_EXCEPTION],
+            ),
         }
     }
 }
@@ -1016,7 +1183,8 @@ impl From<rt::AwsError> for DescribeTableError {
 }
 
 impl DescribeTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeTableError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1031,7 +1199,14 @@ impl DescribeTableError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeTableError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1052,7 +1227,8 @@ impl From<rt::AwsError> for DescribeTableReplicaAutoScalingError {
 }
 
 impl DescribeTableReplicaAutoScalingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeTableReplicaAutoScalingError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1063,7 +1239,10 @@ impl DescribeTableReplicaAutoScalingError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeTableReplicaAutoScalingError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeTableReplicaAutoScalingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::RESOURCE_NOT_FOUND_EXCEPTION],
+            ),
         }
     }
 }
@@ -1085,7 +1264,8 @@ impl From<rt::AwsError> for DescribeTimeToLiveError {
 }
 
 impl DescribeTimeToLiveError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeTimeToLiveError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1100,7 +1280,14 @@ impl DescribeTimeToLiveError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeTimeToLiveError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeTimeToLiveError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1124,7 +1311,8 @@ impl From<rt::AwsError> for DisableKinesisStreamingDestinationError {
 }
 
 impl DisableKinesisStreamingDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableKinesisStreamingDestinationError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1147,7 +1335,16 @@ impl DisableKinesisStreamingDestinationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisableKinesisStreamingDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            DisableKinesisStreamingDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1171,7 +1368,8 @@ impl From<rt::AwsError> for EnableKinesisStreamingDestinationError {
 }
 
 impl EnableKinesisStreamingDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableKinesisStreamingDestinationError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1194,7 +1392,16 @@ impl EnableKinesisStreamingDestinationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableKinesisStreamingDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            EnableKinesisStreamingDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1222,7 +1429,8 @@ impl From<rt::AwsError> for ExecuteStatementError {
 }
 
 impl ExecuteStatementError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ExecuteStatementError::ConditionalCheckFailedException(e) => rt::OperationError::Modeled {
@@ -1261,7 +1469,20 @@ impl ExecuteStatementError {
                 shape: &schema::TRANSACTION_CONFLICT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ExecuteStatementError::Aws(e) => rt::OperationError::Aws(e),
+            ExecuteStatementError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONDITIONAL_CHECK_FAILED_EXCEPTION,
+                    &schema::DUPLICATE_ITEM_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::TRANSACTION_CONFLICT_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1288,7 +1509,8 @@ impl From<rt::AwsError> for ExecuteTransactionError {
 }
 
 impl ExecuteTransactionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ExecuteTransactionError::IdempotentParameterMismatchException(e) => rt::OperationError::Modeled {
@@ -1323,7 +1545,19 @@ impl ExecuteTransactionError {
                 shape: &schema::TRANSACTION_IN_PROGRESS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ExecuteTransactionError::Aws(e) => rt::OperationError::Aws(e),
+            ExecuteTransactionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IDEMPOTENT_PARAMETER_MISMATCH_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::TRANSACTION_CANCELED_EXCEPTION,
+                    &schema::TRANSACTION_IN_PROGRESS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1348,7 +1582,8 @@ impl From<rt::AwsError> for ExportTableToPointInTimeError {
 }
 
 impl ExportTableToPointInTimeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ExportTableToPointInTimeError::ExportConflictException(e) => rt::OperationError::Modeled {
@@ -1375,7 +1610,17 @@ impl ExportTableToPointInTimeError {
                 shape: &schema::TABLE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ExportTableToPointInTimeError::Aws(e) => rt::OperationError::Aws(e),
+            ExportTableToPointInTimeError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXPORT_CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_EXPORT_TIME_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::POINT_IN_TIME_RECOVERY_UNAVAILABLE_EXCEPTION,
+                    &schema::TABLE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1400,7 +1645,8 @@ impl From<rt::AwsError> for GetItemError {
 }
 
 impl GetItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetItemError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1427,7 +1673,17 @@ impl GetItemError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetItemError::Aws(e) => rt::OperationError::Aws(e),
+            GetItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1450,7 +1706,8 @@ impl From<rt::AwsError> for GetResourcePolicyError {
 }
 
 impl GetResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetResourcePolicyError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1469,7 +1726,15 @@ impl GetResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1491,7 +1756,8 @@ impl From<rt::AwsError> for ImportTableError {
 }
 
 impl ImportTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ImportTableError::ImportConflictException(e) => rt::OperationError::Modeled {
@@ -1506,7 +1772,14 @@ impl ImportTableError {
                 shape: &schema::RESOURCE_IN_USE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ImportTableError::Aws(e) => rt::OperationError::Aws(e),
+            ImportTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IMPORT_CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1527,7 +1800,8 @@ impl From<rt::AwsError> for ListBackupsError {
 }
 
 impl ListBackupsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListBackupsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1538,7 +1812,10 @@ impl ListBackupsError {
                 shape: &schema::INVALID_ENDPOINT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListBackupsError::Aws(e) => rt::OperationError::Aws(e),
+            ListBackupsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_ENDPOINT_EXCEPTION],
+            ),
         }
     }
 }
@@ -1559,7 +1836,8 @@ impl From<rt::AwsError> for ListContributorInsightsError {
 }
 
 impl ListContributorInsightsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListContributorInsightsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1570,7 +1848,10 @@ impl ListContributorInsightsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListContributorInsightsError::Aws(e) => rt::OperationError::Aws(e),
+            ListContributorInsightsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::RESOURCE_NOT_FOUND_EXCEPTION],
+            ),
         }
     }
 }
@@ -1591,7 +1872,8 @@ impl From<rt::AwsError> for ListExportsError {
 }
 
 impl ListExportsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListExportsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1602,7 +1884,9 @@ impl ListExportsError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListExportsError::Aws(e) => rt::OperationError::Aws(e),
+            ListExportsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::LIMIT_EXCEEDED_EXCEPTION])
+            }
         }
     }
 }
@@ -1623,7 +1907,8 @@ impl From<rt::AwsError> for ListGlobalTablesError {
 }
 
 impl ListGlobalTablesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListGlobalTablesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1634,7 +1919,10 @@ impl ListGlobalTablesError {
                 shape: &schema::INVALID_ENDPOINT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListGlobalTablesError::Aws(e) => rt::OperationError::Aws(e),
+            ListGlobalTablesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_ENDPOINT_EXCEPTION],
+            ),
         }
     }
 }
@@ -1654,14 +1942,15 @@ impl From<rt::AwsError> for ListImportsError {
 }
 
 impl ListImportsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListImportsError::LimitExceededException(e) => rt::OperationError::Modeled {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListImportsError::Aws(e) => rt::OperationError::Aws(e),
+            ListImportsError::Aws(e) => rt::OperationError::promote(e, &[&schema::LIMIT_EXCEEDED_EXCEPTION]),
         }
     }
 }
@@ -1682,7 +1971,8 @@ impl From<rt::AwsError> for ListTablesError {
 }
 
 impl ListTablesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTablesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1693,7 +1983,10 @@ impl ListTablesError {
                 shape: &schema::INVALID_ENDPOINT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTablesError::Aws(e) => rt::OperationError::Aws(e),
+            ListTablesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_ENDPOINT_EXCEPTION],
+            ),
         }
     }
 }
@@ -1715,7 +2008,8 @@ impl From<rt::AwsError> for ListTagsOfResourceError {
 }
 
 impl ListTagsOfResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsOfResourceError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1730,7 +2024,14 @@ impl ListTagsOfResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsOfResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsOfResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1759,7 +2060,8 @@ impl From<rt::AwsError> for PutItemError {
 }
 
 impl PutItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutItemError::ConditionalCheckFailedException(e) => rt::OperationError::Modeled {
@@ -1802,7 +2104,21 @@ impl PutItemError {
                 shape: &schema::TRANSACTION_CONFLICT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutItemError::Aws(e) => rt::OperationError::Aws(e),
+            PutItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONDITIONAL_CHECK_FAILED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REPLICATED_WRITE_CONFLICT_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::TRANSACTION_CONFLICT_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1827,7 +2143,8 @@ impl From<rt::AwsError> for PutResourcePolicyError {
 }
 
 impl PutResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutResourcePolicyError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1854,7 +2171,17 @@ impl PutResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1879,7 +2206,8 @@ impl From<rt::AwsError> for QueryError {
 }
 
 impl QueryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             QueryError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1906,7 +2234,17 @@ impl QueryError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            QueryError::Aws(e) => rt::OperationError::Aws(e),
+            QueryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1932,7 +2270,8 @@ impl From<rt::AwsError> for RestoreTableFromBackupError {
 }
 
 impl RestoreTableFromBackupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RestoreTableFromBackupError::BackupInUseException(e) => rt::OperationError::Modeled {
@@ -1963,7 +2302,18 @@ impl RestoreTableFromBackupError {
                 shape: &schema::TABLE_IN_USE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RestoreTableFromBackupError::Aws(e) => rt::OperationError::Aws(e),
+            RestoreTableFromBackupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BACKUP_IN_USE_EXCEPTION,
+                    &schema::BACKUP_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TABLE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::TABLE_IN_USE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1990,7 +2340,8 @@ impl From<rt::AwsError> for RestoreTableToPointInTimeError {
 }
 
 impl RestoreTableToPointInTimeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RestoreTableToPointInTimeError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2025,7 +2376,19 @@ impl RestoreTableToPointInTimeError {
                 shape: &schema::TABLE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RestoreTableToPointInTimeError::Aws(e) => rt::OperationError::Aws(e),
+            RestoreTableToPointInTimeError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::INVALID_RESTORE_TIME_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::POINT_IN_TIME_RECOVERY_UNAVAILABLE_EXCEPTION,
+                    &schema::TABLE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::TABLE_IN_USE_EXCEPTION,
+                    &schema::TABLE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2050,7 +2413,8 @@ impl From<rt::AwsError> for ScanError {
 }
 
 impl ScanError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ScanError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2077,7 +2441,17 @@ impl ScanError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ScanError::Aws(e) => rt::OperationError::Aws(e),
+            ScanError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2101,7 +2475,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2124,7 +2499,16 @@ impl TagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2150,7 +2534,8 @@ impl From<rt::AwsError> for TransactGetItemsError {
 }
 
 impl TransactGetItemsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TransactGetItemsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2181,7 +2566,18 @@ impl TransactGetItemsError {
                 shape: &schema::TRANSACTION_CANCELED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TransactGetItemsError::Aws(e) => rt::OperationError::Aws(e),
+            TransactGetItemsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::TRANSACTION_CANCELED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2209,7 +2605,8 @@ impl From<rt::AwsError> for TransactWriteItemsError {
 }
 
 impl TransactWriteItemsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TransactWriteItemsError::IdempotentParameterMismatchException(e) => rt::OperationError::Modeled {
@@ -2248,7 +2645,20 @@ impl TransactWriteItemsError {
                 shape: &schema::TRANSACTION_IN_PROGRESS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TransactWriteItemsError::Aws(e) => rt::OperationError::Aws(e),
+            TransactWriteItemsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IDEMPOTENT_PARAMETER_MISMATCH_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::TRANSACTION_CANCELED_EXCEPTION,
+                    &schema::TRANSACTION_IN_PROGRESS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2272,7 +2682,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2295,7 +2706,16 @@ impl UntagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2318,7 +2738,8 @@ impl From<rt::AwsError> for UpdateContinuousBackupsError {
 }
 
 impl UpdateContinuousBackupsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateContinuousBackupsError::ContinuousBackupsUnavailableException(e) => rt::OperationError::Modeled {
@@ -2337,7 +2758,15 @@ impl UpdateContinuousBackupsError {
                 shape: &schema::TABLE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateContinuousBackupsError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateContinuousBackupsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONTINUOUS_BACKUPS_UNAVAILABLE_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::TABLE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2358,7 +2787,8 @@ impl From<rt::AwsError> for UpdateContributorInsightsError {
 }
 
 impl UpdateContributorInsightsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateContributorInsightsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2369,7 +2799,10 @@ impl UpdateContributorInsightsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateContributorInsightsError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateContributorInsightsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::RESOURCE_NOT_FOUND_EXCEPTION],
+            ),
         }
     }
 }
@@ -2394,7 +2827,8 @@ impl From<rt::AwsError> for UpdateGlobalTableError {
 }
 
 impl UpdateGlobalTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateGlobalTableError::GlobalTableNotFoundException(e) => rt::OperationError::Modeled {
@@ -2421,7 +2855,17 @@ impl UpdateGlobalTableError {
                 shape: &schema::TABLE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateGlobalTableError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateGlobalTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::GLOBAL_TABLE_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::REPLICA_ALREADY_EXISTS_EXCEPTION,
+                    &schema::REPLICA_NOT_FOUND_EXCEPTION,
+                    &schema::TABLE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2447,7 +2891,8 @@ impl From<rt::AwsError> for UpdateGlobalTableSettingsError {
 }
 
 impl UpdateGlobalTableSettingsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateGlobalTableSettingsError::GlobalTableNotFoundException(e) => rt::OperationError::Modeled {
@@ -2478,7 +2923,18 @@ impl UpdateGlobalTableSettingsError {
                 shape: &schema::RESOURCE_IN_USE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateGlobalTableSettingsError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateGlobalTableSettingsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::GLOBAL_TABLE_NOT_FOUND_EXCEPTION,
+                    &schema::INDEX_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::REPLICA_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2507,7 +2963,8 @@ impl From<rt::AwsError> for UpdateItemError {
 }
 
 impl UpdateItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateItemError::ConditionalCheckFailedException(e) => rt::OperationError::Modeled {
@@ -2550,7 +3007,21 @@ impl UpdateItemError {
                 shape: &schema::TRANSACTION_CONFLICT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateItemError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONDITIONAL_CHECK_FAILED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::REPLICATED_WRITE_CONFLICT_EXCEPTION,
+                    &schema::REQUEST_LIMIT_EXCEEDED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::TRANSACTION_CONFLICT_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2574,7 +3045,8 @@ impl From<rt::AwsError> for UpdateKinesisStreamingDestinationError {
 }
 
 impl UpdateKinesisStreamingDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateKinesisStreamingDestinationError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2597,7 +3069,16 @@ impl UpdateKinesisStreamingDestinationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateKinesisStreamingDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateKinesisStreamingDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2621,7 +3102,8 @@ impl From<rt::AwsError> for UpdateTableError {
 }
 
 impl UpdateTableError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateTableError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2644,7 +3126,16 @@ impl UpdateTableError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateTableError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateTableError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2667,7 +3158,8 @@ impl From<rt::AwsError> for UpdateTableReplicaAutoScalingError {
 }
 
 impl UpdateTableReplicaAutoScalingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateTableReplicaAutoScalingError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2686,7 +3178,15 @@ impl UpdateTableReplicaAutoScalingError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateTableReplicaAutoScalingError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateTableReplicaAutoScalingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2710,7 +3210,8 @@ impl From<rt::AwsError> for UpdateTimeToLiveError {
 }
 
 impl UpdateTimeToLiveError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateTimeToLiveError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2733,7 +3234,16 @@ impl UpdateTimeToLiveError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateTimeToLiveError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateTimeToLiveError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ENDPOINT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }

@@ -150,7 +150,8 @@ impl From<rt::AwsError> for BatchCheckLayerAvailabilityError {
 }
 
 impl BatchCheckLayerAvailabilityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchCheckLayerAvailabilityError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -165,7 +166,14 @@ impl BatchCheckLayerAvailabilityError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            BatchCheckLayerAvailabilityError::Aws(e) => rt::OperationError::Aws(e),
+            BatchCheckLayerAvailabilityError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -187,7 +195,8 @@ impl From<rt::AwsError> for BatchDeleteImageError {
 }
 
 impl BatchDeleteImageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchDeleteImageError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -202,7 +211,14 @@ impl BatchDeleteImageError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            BatchDeleteImageError::Aws(e) => rt::OperationError::Aws(e),
+            BatchDeleteImageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -226,7 +242,8 @@ impl From<rt::AwsError> for BatchGetImageError {
 }
 
 impl BatchGetImageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchGetImageError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -249,7 +266,16 @@ impl BatchGetImageError {
                 shape: &schema::UNABLE_TO_GET_UPSTREAM_IMAGE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            BatchGetImageError::Aws(e) => rt::OperationError::Aws(e),
+            BatchGetImageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::UNABLE_TO_GET_UPSTREAM_IMAGE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -272,7 +298,8 @@ impl From<rt::AwsError> for BatchGetRepositoryScanningConfigurationError {
 }
 
 impl BatchGetRepositoryScanningConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchGetRepositoryScanningConfigurationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -293,7 +320,15 @@ impl BatchGetRepositoryScanningConfigurationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            BatchGetRepositoryScanningConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            BatchGetRepositoryScanningConfigurationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -321,7 +356,8 @@ impl From<rt::AwsError> for CompleteLayerUploadError {
 }
 
 impl CompleteLayerUploadError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CompleteLayerUploadError::EmptyUploadException(e) => rt::OperationError::Modeled {
@@ -360,7 +396,20 @@ impl CompleteLayerUploadError {
                 shape: &schema::UPLOAD_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CompleteLayerUploadError::Aws(e) => rt::OperationError::Aws(e),
+            CompleteLayerUploadError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EMPTY_UPLOAD_EXCEPTION,
+                    &schema::INVALID_LAYER_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::KMS_EXCEPTION,
+                    &schema::LAYER_ALREADY_EXISTS_EXCEPTION,
+                    &schema::LAYER_PART_TOO_SMALL_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::UPLOAD_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -388,7 +437,8 @@ impl From<rt::AwsError> for CreatePullThroughCacheRuleError {
 }
 
 impl CreatePullThroughCacheRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreatePullThroughCacheRuleError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -429,7 +479,20 @@ impl CreatePullThroughCacheRuleError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreatePullThroughCacheRuleError::Aws(e) => rt::OperationError::Aws(e),
+            CreatePullThroughCacheRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::PULL_THROUGH_CACHE_RULE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::SECRET_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::UNABLE_TO_ACCESS_SECRET_EXCEPTION,
+                    &schema::UNABLE_TO_DECRYPT_SECRET_VALUE_EXCEPTION,
+                    &schema::UNSUPPORTED_UPSTREAM_REGISTRY_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -455,7 +518,8 @@ impl From<rt::AwsError> for CreateRepositoryError {
 }
 
 impl CreateRepositoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateRepositoryError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -486,7 +550,18 @@ impl CreateRepositoryError {
                 shape: &schema::TOO_MANY_TAGS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateRepositoryError::Aws(e) => rt::OperationError::Aws(e),
+            CreateRepositoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_TAG_PARAMETER_EXCEPTION,
+                    &schema::KMS_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::REPOSITORY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::TOO_MANY_TAGS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -510,7 +585,8 @@ impl From<rt::AwsError> for CreateRepositoryCreationTemplateError {
 }
 
 impl CreateRepositoryCreationTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateRepositoryCreationTemplateError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -533,7 +609,16 @@ impl CreateRepositoryCreationTemplateError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateRepositoryCreationTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            CreateRepositoryCreationTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::TEMPLATE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -557,7 +642,8 @@ impl From<rt::AwsError> for DeleteLifecyclePolicyError {
 }
 
 impl DeleteLifecyclePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteLifecyclePolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -580,7 +666,16 @@ impl DeleteLifecyclePolicyError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteLifecyclePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteLifecyclePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIFECYCLE_POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -603,7 +698,8 @@ impl From<rt::AwsError> for DeletePullThroughCacheRuleError {
 }
 
 impl DeletePullThroughCacheRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeletePullThroughCacheRuleError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -622,7 +718,15 @@ impl DeletePullThroughCacheRuleError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeletePullThroughCacheRuleError::Aws(e) => rt::OperationError::Aws(e),
+            DeletePullThroughCacheRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::PULL_THROUGH_CACHE_RULE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -645,7 +749,8 @@ impl From<rt::AwsError> for DeleteRegistryPolicyError {
 }
 
 impl DeleteRegistryPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRegistryPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -664,7 +769,15 @@ impl DeleteRegistryPolicyError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRegistryPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRegistryPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REGISTRY_POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -688,7 +801,8 @@ impl From<rt::AwsError> for DeleteRepositoryError {
 }
 
 impl DeleteRepositoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRepositoryError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -711,7 +825,16 @@ impl DeleteRepositoryError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRepositoryError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRepositoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::KMS_EXCEPTION,
+                    &schema::REPOSITORY_NOT_EMPTY_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -734,7 +857,8 @@ impl From<rt::AwsError> for DeleteRepositoryCreationTemplateError {
 }
 
 impl DeleteRepositoryCreationTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRepositoryCreationTemplateError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -753,7 +877,15 @@ impl DeleteRepositoryCreationTemplateError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRepositoryCreationTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRepositoryCreationTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::TEMPLATE_NOT_FOUND_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -776,7 +908,8 @@ impl From<rt::AwsError> for DeleteRepositoryPolicyError {
 }
 
 impl DeleteRepositoryPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRepositoryPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -795,7 +928,15 @@ impl DeleteRepositoryPolicyError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRepositoryPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRepositoryPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::REPOSITORY_POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -819,7 +960,8 @@ impl From<rt::AwsError> for DescribeImageReplicationStatusError {
 }
 
 impl DescribeImageReplicationStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeImageReplicationStatusError::ImageNotFoundException(e) => rt::OperationError::Modeled {
@@ -842,7 +984,16 @@ impl DescribeImageReplicationStatusError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeImageReplicationStatusError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeImageReplicationStatusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IMAGE_NOT_FOUND_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -867,7 +1018,8 @@ impl From<rt::AwsError> for DescribeImageScanFindingsError {
 }
 
 impl DescribeImageScanFindingsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeImageScanFindingsError::ImageNotFoundException(e) => rt::OperationError::Modeled {
@@ -894,7 +1046,17 @@ impl DescribeImageScanFindingsError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeImageScanFindingsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeImageScanFindingsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IMAGE_NOT_FOUND_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SCAN_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -917,7 +1079,8 @@ impl From<rt::AwsError> for DescribeImagesError {
 }
 
 impl DescribeImagesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeImagesError::ImageNotFoundException(e) => rt::OperationError::Modeled {
@@ -936,7 +1099,15 @@ impl DescribeImagesError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeImagesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeImagesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IMAGE_NOT_FOUND_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -959,7 +1130,8 @@ impl From<rt::AwsError> for DescribePullThroughCacheRulesError {
 }
 
 impl DescribePullThroughCacheRulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribePullThroughCacheRulesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -980,7 +1152,15 @@ impl DescribePullThroughCacheRulesError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribePullThroughCacheRulesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribePullThroughCacheRulesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::PULL_THROUGH_CACHE_RULE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1002,7 +1182,8 @@ impl From<rt::AwsError> for DescribeRegistryError {
 }
 
 impl DescribeRegistryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeRegistryError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1017,7 +1198,14 @@ impl DescribeRegistryError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeRegistryError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeRegistryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1039,7 +1227,8 @@ impl From<rt::AwsError> for DescribeRepositoriesError {
 }
 
 impl DescribeRepositoriesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeRepositoriesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1054,7 +1243,14 @@ impl DescribeRepositoriesError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeRepositoriesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeRepositoriesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1076,7 +1272,8 @@ impl From<rt::AwsError> for DescribeRepositoryCreationTemplatesError {
 }
 
 impl DescribeRepositoryCreationTemplatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeRepositoryCreationTemplatesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1091,7 +1288,14 @@ impl DescribeRepositoryCreationTemplatesError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeRepositoryCreationTemplatesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeRepositoryCreationTemplatesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1113,7 +1317,8 @@ impl From<rt::AwsError> for GetAccountSettingError {
 }
 
 impl GetAccountSettingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccountSettingError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1128,7 +1333,14 @@ impl GetAccountSettingError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccountSettingError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountSettingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1149,7 +1361,8 @@ impl From<rt::AwsError> for GetAuthorizationTokenError {
 }
 
 impl GetAuthorizationTokenError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAuthorizationTokenError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1160,7 +1373,9 @@ impl GetAuthorizationTokenError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAuthorizationTokenError::Aws(e) => rt::OperationError::Aws(e),
+            GetAuthorizationTokenError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_PARAMETER_EXCEPTION, &schema::SERVER_EXCEPTION])
+            }
         }
     }
 }
@@ -1185,7 +1400,8 @@ impl From<rt::AwsError> for GetDownloadUrlForLayerError {
 }
 
 impl GetDownloadUrlForLayerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDownloadUrlForLayerError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1212,7 +1428,17 @@ impl GetDownloadUrlForLayerError {
                 shape: &schema::UNABLE_TO_GET_UPSTREAM_LAYER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDownloadUrlForLayerError::Aws(e) => rt::OperationError::Aws(e),
+            GetDownloadUrlForLayerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LAYER_INACCESSIBLE_EXCEPTION,
+                    &schema::LAYERS_NOT_FOUND_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::UNABLE_TO_GET_UPSTREAM_LAYER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1236,7 +1462,8 @@ impl From<rt::AwsError> for GetLifecyclePolicyError {
 }
 
 impl GetLifecyclePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLifecyclePolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1259,7 +1486,16 @@ impl GetLifecyclePolicyError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLifecyclePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetLifecyclePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIFECYCLE_POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1283,7 +1519,8 @@ impl From<rt::AwsError> for GetLifecyclePolicyPreviewError {
 }
 
 impl GetLifecyclePolicyPreviewError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLifecyclePolicyPreviewError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1306,7 +1543,16 @@ impl GetLifecyclePolicyPreviewError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLifecyclePolicyPreviewError::Aws(e) => rt::OperationError::Aws(e),
+            GetLifecyclePolicyPreviewError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIFECYCLE_POLICY_PREVIEW_NOT_FOUND_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1329,7 +1575,8 @@ impl From<rt::AwsError> for GetRegistryPolicyError {
 }
 
 impl GetRegistryPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRegistryPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1348,7 +1595,15 @@ impl GetRegistryPolicyError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRegistryPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetRegistryPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REGISTRY_POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1370,7 +1625,8 @@ impl From<rt::AwsError> for GetRegistryScanningConfigurationError {
 }
 
 impl GetRegistryScanningConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRegistryScanningConfigurationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1385,7 +1641,14 @@ impl GetRegistryScanningConfigurationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRegistryScanningConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetRegistryScanningConfigurationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1408,7 +1671,8 @@ impl From<rt::AwsError> for GetRepositoryPolicyError {
 }
 
 impl GetRepositoryPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRepositoryPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1427,7 +1691,15 @@ impl GetRepositoryPolicyError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRepositoryPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetRepositoryPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::REPOSITORY_POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1450,7 +1722,8 @@ impl From<rt::AwsError> for InitiateLayerUploadError {
 }
 
 impl InitiateLayerUploadError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             InitiateLayerUploadError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1469,7 +1742,15 @@ impl InitiateLayerUploadError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            InitiateLayerUploadError::Aws(e) => rt::OperationError::Aws(e),
+            InitiateLayerUploadError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::KMS_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1491,7 +1772,8 @@ impl From<rt::AwsError> for ListImagesError {
 }
 
 impl ListImagesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListImagesError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1506,7 +1788,14 @@ impl ListImagesError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListImagesError::Aws(e) => rt::OperationError::Aws(e),
+            ListImagesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1528,7 +1817,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1543,7 +1833,14 @@ impl ListTagsForResourceError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1566,7 +1863,8 @@ impl From<rt::AwsError> for PutAccountSettingError {
 }
 
 impl PutAccountSettingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutAccountSettingError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1585,7 +1883,15 @@ impl PutAccountSettingError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutAccountSettingError::Aws(e) => rt::OperationError::Aws(e),
+            PutAccountSettingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1614,7 +1920,8 @@ impl From<rt::AwsError> for PutImageError {
 }
 
 impl PutImageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutImageError::ImageAlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -1657,7 +1964,21 @@ impl PutImageError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutImageError::Aws(e) => rt::OperationError::Aws(e),
+            PutImageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IMAGE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::IMAGE_DIGEST_DOES_NOT_MATCH_EXCEPTION,
+                    &schema::IMAGE_TAG_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::KMS_EXCEPTION,
+                    &schema::LAYERS_NOT_FOUND_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::REFERENCED_IMAGES_NOT_FOUND_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1680,7 +2001,8 @@ impl From<rt::AwsError> for PutImageScanningConfigurationError {
 }
 
 impl PutImageScanningConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutImageScanningConfigurationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1699,7 +2021,15 @@ impl PutImageScanningConfigurationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutImageScanningConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutImageScanningConfigurationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1721,7 +2051,8 @@ impl From<rt::AwsError> for PutImageTagMutabilityError {
 }
 
 impl PutImageTagMutabilityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutImageTagMutabilityError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1736,7 +2067,14 @@ impl PutImageTagMutabilityError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutImageTagMutabilityError::Aws(e) => rt::OperationError::Aws(e),
+            PutImageTagMutabilityError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1759,7 +2097,8 @@ impl From<rt::AwsError> for PutLifecyclePolicyError {
 }
 
 impl PutLifecyclePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutLifecyclePolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1778,7 +2117,15 @@ impl PutLifecyclePolicyError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutLifecyclePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutLifecyclePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1800,7 +2147,8 @@ impl From<rt::AwsError> for PutRegistryPolicyError {
 }
 
 impl PutRegistryPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRegistryPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1815,7 +2163,14 @@ impl PutRegistryPolicyError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRegistryPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutRegistryPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1837,7 +2192,8 @@ impl From<rt::AwsError> for PutRegistryScanningConfigurationError {
 }
 
 impl PutRegistryScanningConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRegistryScanningConfigurationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1852,7 +2208,14 @@ impl PutRegistryScanningConfigurationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRegistryScanningConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutRegistryScanningConfigurationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1874,7 +2237,8 @@ impl From<rt::AwsError> for PutReplicationConfigurationError {
 }
 
 impl PutReplicationConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutReplicationConfigurationError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1889,7 +2253,14 @@ impl PutReplicationConfigurationError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutReplicationConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutReplicationConfigurationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1911,7 +2282,8 @@ impl From<rt::AwsError> for SetRepositoryPolicyError {
 }
 
 impl SetRepositoryPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetRepositoryPolicyError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -1926,7 +2298,14 @@ impl SetRepositoryPolicyError {
                 shape: &schema::SERVER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetRepositoryPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            SetRepositoryPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1952,7 +2331,8 @@ impl From<rt::AwsError> for StartImageScanError {
 }
 
 impl StartImageScanError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartImageScanError::ImageNotFoundException(e) => rt::OperationError::Modeled {
@@ -1983,7 +2363,18 @@ impl StartImageScanError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartImageScanError::Aws(e) => rt::OperationError::Aws(e),
+            StartImageScanError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IMAGE_NOT_FOUND_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::UNSUPPORTED_IMAGE_TYPE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2008,7 +2399,8 @@ impl From<rt::AwsError> for StartLifecyclePolicyPreviewError {
 }
 
 impl StartLifecyclePolicyPreviewError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartLifecyclePolicyPreviewError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2037,7 +2429,17 @@ impl StartLifecyclePolicyPreviewError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartLifecyclePolicyPreviewError::Aws(e) => rt::OperationError::Aws(e),
+            StartLifecyclePolicyPreviewError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::LIFECYCLE_POLICY_NOT_FOUND_EXCEPTION,
+                    &schema::LIFECYCLE_POLICY_PREVIEW_IN_PROGRESS_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2061,7 +2463,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2084,7 +2487,16 @@ impl TagResourceError {
                 shape: &schema::TOO_MANY_TAGS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_TAG_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::TOO_MANY_TAGS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2108,7 +2520,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2131,7 +2544,16 @@ impl UntagResourceError {
                 shape: &schema::TOO_MANY_TAGS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_TAG_PARAMETER_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::TOO_MANY_TAGS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2157,7 +2579,8 @@ impl From<rt::AwsError> for UpdatePullThroughCacheRuleError {
 }
 
 impl UpdatePullThroughCacheRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdatePullThroughCacheRuleError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2188,7 +2611,18 @@ impl UpdatePullThroughCacheRuleError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdatePullThroughCacheRuleError::Aws(e) => rt::OperationError::Aws(e),
+            UpdatePullThroughCacheRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::PULL_THROUGH_CACHE_RULE_NOT_FOUND_EXCEPTION,
+                    &schema::SECRET_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::UNABLE_TO_ACCESS_SECRET_EXCEPTION,
+                    &schema::UNABLE_TO_DECRYPT_SECRET_VALUE_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2211,7 +2645,8 @@ impl From<rt::AwsError> for UpdateRepositoryCreationTemplateError {
 }
 
 impl UpdateRepositoryCreationTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateRepositoryCreationTemplateError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2230,7 +2665,15 @@ impl UpdateRepositoryCreationTemplateError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateRepositoryCreationTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateRepositoryCreationTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::TEMPLATE_NOT_FOUND_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2256,7 +2699,8 @@ impl From<rt::AwsError> for UploadLayerPartError {
 }
 
 impl UploadLayerPartError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UploadLayerPartError::InvalidLayerPartException(e) => rt::OperationError::Modeled {
@@ -2287,7 +2731,18 @@ impl UploadLayerPartError {
                 shape: &schema::UPLOAD_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UploadLayerPartError::Aws(e) => rt::OperationError::Aws(e),
+            UploadLayerPartError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_LAYER_PART_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::KMS_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::REPOSITORY_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::UPLOAD_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2310,7 +2765,8 @@ impl From<rt::AwsError> for ValidatePullThroughCacheRuleError {
 }
 
 impl ValidatePullThroughCacheRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ValidatePullThroughCacheRuleError::InvalidParameterException(e) => rt::OperationError::Modeled {
@@ -2331,7 +2787,15 @@ impl ValidatePullThroughCacheRuleError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ValidatePullThroughCacheRuleError::Aws(e) => rt::OperationError::Aws(e),
+            ValidatePullThroughCacheRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::PULL_THROUGH_CACHE_RULE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVER_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }

@@ -168,7 +168,8 @@ impl From<rt::AwsError> for ActivateEventSourceError {
 }
 
 impl ActivateEventSourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ActivateEventSourceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -191,7 +192,16 @@ impl ActivateEventSourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ActivateEventSourceError::Aws(e) => rt::OperationError::Aws(e),
+            ActivateEventSourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::INVALID_STATE_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -214,7 +224,8 @@ impl From<rt::AwsError> for CancelReplayError {
 }
 
 impl CancelReplayError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelReplayError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -233,7 +244,15 @@ impl CancelReplayError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelReplayError::Aws(e) => rt::OperationError::Aws(e),
+            CancelReplayError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ILLEGAL_STATUS_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -256,7 +275,8 @@ impl From<rt::AwsError> for CreateApiDestinationError {
 }
 
 impl CreateApiDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateApiDestinationError::InternalException(e) => rt::OperationError::Modeled {
@@ -275,7 +295,15 @@ impl CreateApiDestinationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateApiDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateApiDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -300,7 +328,8 @@ impl From<rt::AwsError> for CreateArchiveError {
 }
 
 impl CreateArchiveError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateArchiveError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -327,7 +356,17 @@ impl CreateArchiveError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateArchiveError::Aws(e) => rt::OperationError::Aws(e),
+            CreateArchiveError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::INVALID_EVENT_PATTERN_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -352,7 +391,8 @@ impl From<rt::AwsError> for CreateConnectionError {
 }
 
 impl CreateConnectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateConnectionError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -379,7 +419,17 @@ impl CreateConnectionError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateConnectionError::Aws(e) => rt::OperationError::Aws(e),
+            CreateConnectionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -401,7 +451,8 @@ impl From<rt::AwsError> for CreateEndpointError {
 }
 
 impl CreateEndpointError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateEndpointError::InternalException(e) => rt::OperationError::Modeled {
@@ -416,7 +467,14 @@ impl CreateEndpointError {
                 shape: &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateEndpointError::Aws(e) => rt::OperationError::Aws(e),
+            CreateEndpointError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -442,7 +500,8 @@ impl From<rt::AwsError> for CreateEventBusError {
 }
 
 impl CreateEventBusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateEventBusError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -473,7 +532,18 @@ impl CreateEventBusError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateEventBusError::Aws(e) => rt::OperationError::Aws(e),
+            CreateEventBusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -497,7 +567,8 @@ impl From<rt::AwsError> for CreatePartnerEventSourceError {
 }
 
 impl CreatePartnerEventSourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreatePartnerEventSourceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -520,7 +591,16 @@ impl CreatePartnerEventSourceError {
                 shape: &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreatePartnerEventSourceError::Aws(e) => rt::OperationError::Aws(e),
+            CreatePartnerEventSourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -544,7 +624,8 @@ impl From<rt::AwsError> for DeactivateEventSourceError {
 }
 
 impl DeactivateEventSourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeactivateEventSourceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -567,7 +648,16 @@ impl DeactivateEventSourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeactivateEventSourceError::Aws(e) => rt::OperationError::Aws(e),
+            DeactivateEventSourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::INVALID_STATE_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -589,7 +679,8 @@ impl From<rt::AwsError> for DeauthorizeConnectionError {
 }
 
 impl DeauthorizeConnectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeauthorizeConnectionError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -604,7 +695,14 @@ impl DeauthorizeConnectionError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeauthorizeConnectionError::Aws(e) => rt::OperationError::Aws(e),
+            DeauthorizeConnectionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -626,7 +724,8 @@ impl From<rt::AwsError> for DeleteApiDestinationError {
 }
 
 impl DeleteApiDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteApiDestinationError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -641,7 +740,14 @@ impl DeleteApiDestinationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteApiDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteApiDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -663,7 +769,8 @@ impl From<rt::AwsError> for DeleteArchiveError {
 }
 
 impl DeleteArchiveError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteArchiveError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -678,7 +785,14 @@ impl DeleteArchiveError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteArchiveError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteArchiveError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -700,7 +814,8 @@ impl From<rt::AwsError> for DeleteConnectionError {
 }
 
 impl DeleteConnectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteConnectionError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -715,7 +830,14 @@ impl DeleteConnectionError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteConnectionError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteConnectionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -737,7 +859,8 @@ impl From<rt::AwsError> for DeleteEndpointError {
 }
 
 impl DeleteEndpointError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteEndpointError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -752,7 +875,14 @@ impl DeleteEndpointError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteEndpointError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteEndpointError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -773,7 +903,8 @@ impl From<rt::AwsError> for DeleteEventBusError {
 }
 
 impl DeleteEventBusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteEventBusError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -784,7 +915,10 @@ impl DeleteEventBusError {
                 shape: &schema::INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteEventBusError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteEventBusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::CONCURRENT_MODIFICATION_EXCEPTION, &schema::INTERNAL_EXCEPTION],
+            ),
         }
     }
 }
@@ -806,7 +940,8 @@ impl From<rt::AwsError> for DeletePartnerEventSourceError {
 }
 
 impl DeletePartnerEventSourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeletePartnerEventSourceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -821,7 +956,14 @@ impl DeletePartnerEventSourceError {
                 shape: &schema::OPERATION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeletePartnerEventSourceError::Aws(e) => rt::OperationError::Aws(e),
+            DeletePartnerEventSourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -844,7 +986,8 @@ impl From<rt::AwsError> for DeleteRuleError {
 }
 
 impl DeleteRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRuleError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -863,7 +1006,15 @@ impl DeleteRuleError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRuleError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::MANAGED_RULE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -884,7 +1035,8 @@ impl From<rt::AwsError> for DescribeApiDestinationError {
 }
 
 impl DescribeApiDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeApiDestinationError::InternalException(e) => rt::OperationError::Modeled {
@@ -895,7 +1047,9 @@ impl DescribeApiDestinationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeApiDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeApiDestinationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -917,7 +1071,8 @@ impl From<rt::AwsError> for DescribeArchiveError {
 }
 
 impl DescribeArchiveError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeArchiveError::InternalException(e) => rt::OperationError::Modeled {
@@ -932,7 +1087,14 @@ impl DescribeArchiveError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeArchiveError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeArchiveError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -953,7 +1115,8 @@ impl From<rt::AwsError> for DescribeConnectionError {
 }
 
 impl DescribeConnectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeConnectionError::InternalException(e) => rt::OperationError::Modeled {
@@ -964,7 +1127,9 @@ impl DescribeConnectionError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeConnectionError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeConnectionError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -985,7 +1150,8 @@ impl From<rt::AwsError> for DescribeEndpointError {
 }
 
 impl DescribeEndpointError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeEndpointError::InternalException(e) => rt::OperationError::Modeled {
@@ -996,7 +1162,9 @@ impl DescribeEndpointError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeEndpointError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeEndpointError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1017,7 +1185,8 @@ impl From<rt::AwsError> for DescribeEventBusError {
 }
 
 impl DescribeEventBusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeEventBusError::InternalException(e) => rt::OperationError::Modeled {
@@ -1028,7 +1197,9 @@ impl DescribeEventBusError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeEventBusError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeEventBusError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1050,7 +1221,8 @@ impl From<rt::AwsError> for DescribeEventSourceError {
 }
 
 impl DescribeEventSourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeEventSourceError::InternalException(e) => rt::OperationError::Modeled {
@@ -1065,7 +1237,14 @@ impl DescribeEventSourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeEventSourceError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeEventSourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1087,7 +1266,8 @@ impl From<rt::AwsError> for DescribePartnerEventSourceError {
 }
 
 impl DescribePartnerEventSourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribePartnerEventSourceError::InternalException(e) => rt::OperationError::Modeled {
@@ -1102,7 +1282,14 @@ impl DescribePartnerEventSourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribePartnerEventSourceError::Aws(e) => rt::OperationError::Aws(e),
+            DescribePartnerEventSourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1123,7 +1310,8 @@ impl From<rt::AwsError> for DescribeReplayError {
 }
 
 impl DescribeReplayError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeReplayError::InternalException(e) => rt::OperationError::Modeled {
@@ -1134,7 +1322,9 @@ impl DescribeReplayError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeReplayError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeReplayError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1155,7 +1345,8 @@ impl From<rt::AwsError> for DescribeRuleError {
 }
 
 impl DescribeRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeRuleError::InternalException(e) => rt::OperationError::Modeled {
@@ -1166,7 +1357,9 @@ impl DescribeRuleError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeRuleError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeRuleError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1189,7 +1382,8 @@ impl From<rt::AwsError> for DisableRuleError {
 }
 
 impl DisableRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableRuleError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1208,7 +1402,15 @@ impl DisableRuleError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisableRuleError::Aws(e) => rt::OperationError::Aws(e),
+            DisableRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::MANAGED_RULE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1231,7 +1433,8 @@ impl From<rt::AwsError> for EnableRuleError {
 }
 
 impl EnableRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableRuleError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1250,7 +1453,15 @@ impl EnableRuleError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableRuleError::Aws(e) => rt::OperationError::Aws(e),
+            EnableRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::MANAGED_RULE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1270,14 +1481,15 @@ impl From<rt::AwsError> for ListApiDestinationsError {
 }
 
 impl ListApiDestinationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListApiDestinationsError::InternalException(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListApiDestinationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListApiDestinationsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION]),
         }
     }
 }
@@ -1298,7 +1510,8 @@ impl From<rt::AwsError> for ListArchivesError {
 }
 
 impl ListArchivesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListArchivesError::InternalException(e) => rt::OperationError::Modeled {
@@ -1309,7 +1522,9 @@ impl ListArchivesError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListArchivesError::Aws(e) => rt::OperationError::Aws(e),
+            ListArchivesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1329,14 +1544,15 @@ impl From<rt::AwsError> for ListConnectionsError {
 }
 
 impl ListConnectionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListConnectionsError::InternalException(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListConnectionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListConnectionsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION]),
         }
     }
 }
@@ -1356,14 +1572,15 @@ impl From<rt::AwsError> for ListEndpointsError {
 }
 
 impl ListEndpointsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListEndpointsError::InternalException(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListEndpointsError::Aws(e) => rt::OperationError::Aws(e),
+            ListEndpointsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION]),
         }
     }
 }
@@ -1383,14 +1600,15 @@ impl From<rt::AwsError> for ListEventBusesError {
 }
 
 impl ListEventBusesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListEventBusesError::InternalException(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListEventBusesError::Aws(e) => rt::OperationError::Aws(e),
+            ListEventBusesError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION]),
         }
     }
 }
@@ -1411,7 +1629,8 @@ impl From<rt::AwsError> for ListEventSourcesError {
 }
 
 impl ListEventSourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListEventSourcesError::InternalException(e) => rt::OperationError::Modeled {
@@ -1422,7 +1641,9 @@ impl ListEventSourcesError {
                 shape: &schema::OPERATION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListEventSourcesError::Aws(e) => rt::OperationError::Aws(e),
+            ListEventSourcesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::OPERATION_DISABLED_EXCEPTION])
+            }
         }
     }
 }
@@ -1444,7 +1665,8 @@ impl From<rt::AwsError> for ListPartnerEventSourceAccountsError {
 }
 
 impl ListPartnerEventSourceAccountsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListPartnerEventSourceAccountsError::InternalException(e) => rt::OperationError::Modeled {
@@ -1459,7 +1681,14 @@ impl ListPartnerEventSourceAccountsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListPartnerEventSourceAccountsError::Aws(e) => rt::OperationError::Aws(e),
+            ListPartnerEventSourceAccountsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1480,7 +1709,8 @@ impl From<rt::AwsError> for ListPartnerEventSourcesError {
 }
 
 impl ListPartnerEventSourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListPartnerEventSourcesError::InternalException(e) => rt::OperationError::Modeled {
@@ -1491,7 +1721,9 @@ impl ListPartnerEventSourcesError {
                 shape: &schema::OPERATION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListPartnerEventSourcesError::Aws(e) => rt::OperationError::Aws(e),
+            ListPartnerEventSourcesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::OPERATION_DISABLED_EXCEPTION])
+            }
         }
     }
 }
@@ -1511,14 +1743,15 @@ impl From<rt::AwsError> for ListReplaysError {
 }
 
 impl ListReplaysError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListReplaysError::InternalException(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListReplaysError::Aws(e) => rt::OperationError::Aws(e),
+            ListReplaysError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION]),
         }
     }
 }
@@ -1539,7 +1772,8 @@ impl From<rt::AwsError> for ListRuleNamesByTargetError {
 }
 
 impl ListRuleNamesByTargetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListRuleNamesByTargetError::InternalException(e) => rt::OperationError::Modeled {
@@ -1550,7 +1784,9 @@ impl ListRuleNamesByTargetError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListRuleNamesByTargetError::Aws(e) => rt::OperationError::Aws(e),
+            ListRuleNamesByTargetError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1571,7 +1807,8 @@ impl From<rt::AwsError> for ListRulesError {
 }
 
 impl ListRulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListRulesError::InternalException(e) => rt::OperationError::Modeled {
@@ -1582,7 +1819,9 @@ impl ListRulesError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListRulesError::Aws(e) => rt::OperationError::Aws(e),
+            ListRulesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1603,7 +1842,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::InternalException(e) => rt::OperationError::Modeled {
@@ -1614,7 +1854,9 @@ impl ListTagsForResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1635,7 +1877,8 @@ impl From<rt::AwsError> for ListTargetsByRuleError {
 }
 
 impl ListTargetsByRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTargetsByRuleError::InternalException(e) => rt::OperationError::Modeled {
@@ -1646,7 +1889,9 @@ impl ListTargetsByRuleError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTargetsByRuleError::Aws(e) => rt::OperationError::Aws(e),
+            ListTargetsByRuleError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -1666,14 +1911,15 @@ impl From<rt::AwsError> for PutEventsError {
 }
 
 impl PutEventsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutEventsError::InternalException(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutEventsError::Aws(e) => rt::OperationError::Aws(e),
+            PutEventsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION]),
         }
     }
 }
@@ -1694,7 +1940,8 @@ impl From<rt::AwsError> for PutPartnerEventsError {
 }
 
 impl PutPartnerEventsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutPartnerEventsError::InternalException(e) => rt::OperationError::Modeled {
@@ -1705,7 +1952,9 @@ impl PutPartnerEventsError {
                 shape: &schema::OPERATION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutPartnerEventsError::Aws(e) => rt::OperationError::Aws(e),
+            PutPartnerEventsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_EXCEPTION, &schema::OPERATION_DISABLED_EXCEPTION])
+            }
         }
     }
 }
@@ -1729,7 +1978,8 @@ impl From<rt::AwsError> for PutPermissionError {
 }
 
 impl PutPermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutPermissionError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1752,7 +2002,16 @@ impl PutPermissionError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutPermissionError::Aws(e) => rt::OperationError::Aws(e),
+            PutPermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::POLICY_LENGTH_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1777,7 +2036,8 @@ impl From<rt::AwsError> for PutRuleError {
 }
 
 impl PutRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRuleError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1804,7 +2064,17 @@ impl PutRuleError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRuleError::Aws(e) => rt::OperationError::Aws(e),
+            PutRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::INVALID_EVENT_PATTERN_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MANAGED_RULE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1828,7 +2098,8 @@ impl From<rt::AwsError> for PutTargetsError {
 }
 
 impl PutTargetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutTargetsError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1851,7 +2122,16 @@ impl PutTargetsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutTargetsError::Aws(e) => rt::OperationError::Aws(e),
+            PutTargetsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MANAGED_RULE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1874,7 +2154,8 @@ impl From<rt::AwsError> for RemovePermissionError {
 }
 
 impl RemovePermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemovePermissionError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1893,7 +2174,15 @@ impl RemovePermissionError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemovePermissionError::Aws(e) => rt::OperationError::Aws(e),
+            RemovePermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1916,7 +2205,8 @@ impl From<rt::AwsError> for RemoveTargetsError {
 }
 
 impl RemoveTargetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemoveTargetsError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1935,7 +2225,15 @@ impl RemoveTargetsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemoveTargetsError::Aws(e) => rt::OperationError::Aws(e),
+            RemoveTargetsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::MANAGED_RULE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1959,7 +2257,8 @@ impl From<rt::AwsError> for StartReplayError {
 }
 
 impl StartReplayError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartReplayError::InternalException(e) => rt::OperationError::Modeled {
@@ -1982,7 +2281,16 @@ impl StartReplayError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartReplayError::Aws(e) => rt::OperationError::Aws(e),
+            StartReplayError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::INVALID_EVENT_PATTERN_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2005,7 +2313,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2024,7 +2333,15 @@ impl TagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::MANAGED_RULE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2045,7 +2362,8 @@ impl From<rt::AwsError> for TestEventPatternError {
 }
 
 impl TestEventPatternError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestEventPatternError::InternalException(e) => rt::OperationError::Modeled {
@@ -2056,7 +2374,10 @@ impl TestEventPatternError {
                 shape: &schema::INVALID_EVENT_PATTERN_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TestEventPatternError::Aws(e) => rt::OperationError::Aws(e),
+            TestEventPatternError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_EXCEPTION, &schema::INVALID_EVENT_PATTERN_EXCEPTION],
+            ),
         }
     }
 }
@@ -2079,7 +2400,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2098,7 +2420,15 @@ impl UntagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::MANAGED_RULE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2121,7 +2451,8 @@ impl From<rt::AwsError> for UpdateApiDestinationError {
 }
 
 impl UpdateApiDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateApiDestinationError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2140,7 +2471,15 @@ impl UpdateApiDestinationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateApiDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateApiDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2164,7 +2503,8 @@ impl From<rt::AwsError> for UpdateArchiveError {
 }
 
 impl UpdateArchiveError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateArchiveError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2187,7 +2527,16 @@ impl UpdateArchiveError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateArchiveError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateArchiveError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::INVALID_EVENT_PATTERN_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2212,7 +2561,8 @@ impl From<rt::AwsError> for UpdateConnectionError {
 }
 
 impl UpdateConnectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateConnectionError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -2239,7 +2589,17 @@ impl UpdateConnectionError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateConnectionError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateConnectionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2261,7 +2621,8 @@ impl From<rt::AwsError> for UpdateEndpointError {
 }
 
 impl UpdateEndpointError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateEndpointError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2276,7 +2637,14 @@ impl UpdateEndpointError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateEndpointError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateEndpointError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2299,7 +2667,8 @@ impl From<rt::AwsError> for UpdateEventBusError {
 }
 
 impl UpdateEventBusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateEventBusError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2318,7 +2687,15 @@ impl UpdateEventBusError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateEventBusError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateEventBusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INTERNAL_EXCEPTION,
+                    &schema::OPERATION_DISABLED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }

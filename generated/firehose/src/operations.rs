@@ -77,7 +77,8 @@ impl From<rt::AwsError> for CreateDeliveryStreamError {
 }
 
 impl CreateDeliveryStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDeliveryStreamError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -96,7 +97,15 @@ impl CreateDeliveryStreamError {
                 shape: &schema::RESOURCE_IN_USE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDeliveryStreamError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDeliveryStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::INVALID_KMS_RESOURCE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -117,7 +126,8 @@ impl From<rt::AwsError> for DeleteDeliveryStreamError {
 }
 
 impl DeleteDeliveryStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDeliveryStreamError::ResourceInUseException(e) => rt::OperationError::Modeled {
@@ -128,7 +138,13 @@ impl DeleteDeliveryStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDeliveryStreamError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDeliveryStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -148,14 +164,17 @@ impl From<rt::AwsError> for DescribeDeliveryStreamError {
 }
 
 impl DescribeDeliveryStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeDeliveryStreamError::ResourceNotFoundException(e) => rt::OperationError::Modeled {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeDeliveryStreamError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeDeliveryStreamError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::RESOURCE_NOT_FOUND_EXCEPTION])
+            }
         }
     }
 }
@@ -174,10 +193,11 @@ impl From<rt::AwsError> for ListDeliveryStreamsError {
 }
 
 impl ListDeliveryStreamsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListDeliveryStreamsError::Aws(e) => rt::OperationError::Aws(e),
+            ListDeliveryStreamsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -199,7 +219,8 @@ impl From<rt::AwsError> for ListTagsForDeliveryStreamError {
 }
 
 impl ListTagsForDeliveryStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForDeliveryStreamError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -214,7 +235,14 @@ impl ListTagsForDeliveryStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForDeliveryStreamError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForDeliveryStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -238,7 +266,8 @@ impl From<rt::AwsError> for PutRecordError {
 }
 
 impl PutRecordError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRecordError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -261,7 +290,16 @@ impl PutRecordError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRecordError::Aws(e) => rt::OperationError::Aws(e),
+            PutRecordError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::INVALID_KMS_RESOURCE_EXCEPTION,
+                    &schema::INVALID_SOURCE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -285,7 +323,8 @@ impl From<rt::AwsError> for PutRecordBatchError {
 }
 
 impl PutRecordBatchError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRecordBatchError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -308,7 +347,16 @@ impl PutRecordBatchError {
                 shape: &schema::SERVICE_UNAVAILABLE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRecordBatchError::Aws(e) => rt::OperationError::Aws(e),
+            PutRecordBatchError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::INVALID_KMS_RESOURCE_EXCEPTION,
+                    &schema::INVALID_SOURCE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_UNAVAILABLE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -332,7 +380,8 @@ impl From<rt::AwsError> for StartDeliveryStreamEncryptionError {
 }
 
 impl StartDeliveryStreamEncryptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartDeliveryStreamEncryptionError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -355,7 +404,16 @@ impl StartDeliveryStreamEncryptionError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartDeliveryStreamEncryptionError::Aws(e) => rt::OperationError::Aws(e),
+            StartDeliveryStreamEncryptionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::INVALID_KMS_RESOURCE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -378,7 +436,8 @@ impl From<rt::AwsError> for StopDeliveryStreamEncryptionError {
 }
 
 impl StopDeliveryStreamEncryptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StopDeliveryStreamEncryptionError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -397,7 +456,15 @@ impl StopDeliveryStreamEncryptionError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StopDeliveryStreamEncryptionError::Aws(e) => rt::OperationError::Aws(e),
+            StopDeliveryStreamEncryptionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -420,7 +487,8 @@ impl From<rt::AwsError> for TagDeliveryStreamError {
 }
 
 impl TagDeliveryStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagDeliveryStreamError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -439,7 +507,15 @@ impl TagDeliveryStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagDeliveryStreamError::Aws(e) => rt::OperationError::Aws(e),
+            TagDeliveryStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -462,7 +538,8 @@ impl From<rt::AwsError> for UntagDeliveryStreamError {
 }
 
 impl UntagDeliveryStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagDeliveryStreamError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -481,7 +558,15 @@ impl UntagDeliveryStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagDeliveryStreamError::Aws(e) => rt::OperationError::Aws(e),
+            UntagDeliveryStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -504,7 +589,8 @@ impl From<rt::AwsError> for UpdateDestinationError {
 }
 
 impl UpdateDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDestinationError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -523,7 +609,15 @@ impl UpdateDestinationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }

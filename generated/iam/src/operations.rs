@@ -404,7 +404,8 @@ impl From<rt::AwsError> for AcceptDelegationRequestError {
 }
 
 impl AcceptDelegationRequestError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AcceptDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -419,7 +420,14 @@ impl AcceptDelegationRequestError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AcceptDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+            AcceptDelegationRequestError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -443,7 +451,8 @@ impl From<rt::AwsError> for AddClientIDToOpenIDConnectProviderError {
 }
 
 impl AddClientIDToOpenIDConnectProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddClientIDToOpenIDConnectProviderError::ConcurrentModificationException(e) => {
@@ -468,7 +477,16 @@ impl AddClientIDToOpenIDConnectProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AddClientIDToOpenIDConnectProviderError::Aws(e) => rt::OperationError::Aws(e),
+            AddClientIDToOpenIDConnectProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -492,7 +510,8 @@ impl From<rt::AwsError> for AddRoleToInstanceProfileError {
 }
 
 impl AddRoleToInstanceProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddRoleToInstanceProfileError::EntityAlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -515,7 +534,16 @@ impl AddRoleToInstanceProfileError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AddRoleToInstanceProfileError::Aws(e) => rt::OperationError::Aws(e),
+            AddRoleToInstanceProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -537,7 +565,8 @@ impl From<rt::AwsError> for AddUserToGroupError {
 }
 
 impl AddUserToGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddUserToGroupError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -552,7 +581,14 @@ impl AddUserToGroupError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AddUserToGroupError::Aws(e) => rt::OperationError::Aws(e),
+            AddUserToGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -575,7 +611,8 @@ impl From<rt::AwsError> for AssociateDelegationRequestError {
 }
 
 impl AssociateDelegationRequestError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AssociateDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -594,7 +631,15 @@ impl AssociateDelegationRequestError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AssociateDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+            AssociateDelegationRequestError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -618,7 +663,8 @@ impl From<rt::AwsError> for AttachGroupPolicyError {
 }
 
 impl AttachGroupPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AttachGroupPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -641,7 +687,16 @@ impl AttachGroupPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AttachGroupPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            AttachGroupPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::POLICY_NOT_ATTACHABLE_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -666,7 +721,8 @@ impl From<rt::AwsError> for AttachRolePolicyError {
 }
 
 impl AttachRolePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AttachRolePolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -693,7 +749,17 @@ impl AttachRolePolicyError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AttachRolePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            AttachRolePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::POLICY_NOT_ATTACHABLE_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -717,7 +783,8 @@ impl From<rt::AwsError> for AttachUserPolicyError {
 }
 
 impl AttachUserPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AttachUserPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -740,7 +807,16 @@ impl AttachUserPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AttachUserPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            AttachUserPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::POLICY_NOT_ATTACHABLE_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -765,7 +841,8 @@ impl From<rt::AwsError> for ChangePasswordError {
 }
 
 impl ChangePasswordError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ChangePasswordError::EntityTemporarilyUnmodifiableException(e) => rt::OperationError::Modeled {
@@ -792,7 +869,17 @@ impl ChangePasswordError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ChangePasswordError::Aws(e) => rt::OperationError::Aws(e),
+            ChangePasswordError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ENTITY_TEMPORARILY_UNMODIFIABLE_EXCEPTION,
+                    &schema::INVALID_USER_TYPE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::PASSWORD_POLICY_VIOLATION_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -814,7 +901,8 @@ impl From<rt::AwsError> for CreateAccessKeyError {
 }
 
 impl CreateAccessKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateAccessKeyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -829,7 +917,14 @@ impl CreateAccessKeyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateAccessKeyError::Aws(e) => rt::OperationError::Aws(e),
+            CreateAccessKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -852,7 +947,8 @@ impl From<rt::AwsError> for CreateAccountAliasError {
 }
 
 impl CreateAccountAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateAccountAliasError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -871,7 +967,15 @@ impl CreateAccountAliasError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateAccountAliasError::Aws(e) => rt::OperationError::Aws(e),
+            CreateAccountAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -895,7 +999,8 @@ impl From<rt::AwsError> for CreateDelegationRequestError {
 }
 
 impl CreateDelegationRequestError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -918,7 +1023,16 @@ impl CreateDelegationRequestError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDelegationRequestError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -941,7 +1055,8 @@ impl From<rt::AwsError> for CreateGroupError {
 }
 
 impl CreateGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateGroupError::EntityAlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -960,7 +1075,15 @@ impl CreateGroupError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateGroupError::Aws(e) => rt::OperationError::Aws(e),
+            CreateGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -984,7 +1107,8 @@ impl From<rt::AwsError> for CreateInstanceProfileError {
 }
 
 impl CreateInstanceProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateInstanceProfileError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1007,7 +1131,16 @@ impl CreateInstanceProfileError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateInstanceProfileError::Aws(e) => rt::OperationError::Aws(e),
+            CreateInstanceProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1031,7 +1164,8 @@ impl From<rt::AwsError> for CreateLoginProfileError {
 }
 
 impl CreateLoginProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateLoginProfileError::EntityAlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -1054,7 +1188,16 @@ impl CreateLoginProfileError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateLoginProfileError::Aws(e) => rt::OperationError::Aws(e),
+            CreateLoginProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::PASSWORD_POLICY_VIOLATION_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1079,7 +1222,8 @@ impl From<rt::AwsError> for CreateOpenIDConnectProviderError {
 }
 
 impl CreateOpenIDConnectProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateOpenIDConnectProviderError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1106,7 +1250,17 @@ impl CreateOpenIDConnectProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateOpenIDConnectProviderError::Aws(e) => rt::OperationError::Aws(e),
+            CreateOpenIDConnectProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPEN_ID_IDP_COMMUNICATION_ERROR_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1131,7 +1285,8 @@ impl From<rt::AwsError> for CreatePolicyError {
 }
 
 impl CreatePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreatePolicyError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1158,7 +1313,17 @@ impl CreatePolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreatePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            CreatePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1182,7 +1347,8 @@ impl From<rt::AwsError> for CreatePolicyVersionError {
 }
 
 impl CreatePolicyVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreatePolicyVersionError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -1205,7 +1371,16 @@ impl CreatePolicyVersionError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreatePolicyVersionError::Aws(e) => rt::OperationError::Aws(e),
+            CreatePolicyVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1230,7 +1405,8 @@ impl From<rt::AwsError> for CreateRoleError {
 }
 
 impl CreateRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateRoleError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1257,7 +1433,17 @@ impl CreateRoleError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateRoleError::Aws(e) => rt::OperationError::Aws(e),
+            CreateRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1281,7 +1467,8 @@ impl From<rt::AwsError> for CreateSAMLProviderError {
 }
 
 impl CreateSAMLProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateSAMLProviderError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1304,7 +1491,16 @@ impl CreateSAMLProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateSAMLProviderError::Aws(e) => rt::OperationError::Aws(e),
+            CreateSAMLProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1327,7 +1523,8 @@ impl From<rt::AwsError> for CreateServiceLinkedRoleError {
 }
 
 impl CreateServiceLinkedRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateServiceLinkedRoleError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -1346,7 +1543,15 @@ impl CreateServiceLinkedRoleError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateServiceLinkedRoleError::Aws(e) => rt::OperationError::Aws(e),
+            CreateServiceLinkedRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1368,7 +1573,8 @@ impl From<rt::AwsError> for CreateServiceSpecificCredentialError {
 }
 
 impl CreateServiceSpecificCredentialError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateServiceSpecificCredentialError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -1383,7 +1589,14 @@ impl CreateServiceSpecificCredentialError {
                 shape: &schema::SERVICE_NOT_SUPPORTED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateServiceSpecificCredentialError::Aws(e) => rt::OperationError::Aws(e),
+            CreateServiceSpecificCredentialError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_NOT_SUPPORTED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1408,7 +1621,8 @@ impl From<rt::AwsError> for CreateUserError {
 }
 
 impl CreateUserError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateUserError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1435,7 +1649,17 @@ impl CreateUserError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateUserError::Aws(e) => rt::OperationError::Aws(e),
+            CreateUserError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1459,7 +1683,8 @@ impl From<rt::AwsError> for CreateVirtualMFADeviceError {
 }
 
 impl CreateVirtualMFADeviceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateVirtualMFADeviceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1482,7 +1707,16 @@ impl CreateVirtualMFADeviceError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateVirtualMFADeviceError::Aws(e) => rt::OperationError::Aws(e),
+            CreateVirtualMFADeviceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1506,7 +1740,8 @@ impl From<rt::AwsError> for DeactivateMFADeviceError {
 }
 
 impl DeactivateMFADeviceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeactivateMFADeviceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1529,7 +1764,16 @@ impl DeactivateMFADeviceError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeactivateMFADeviceError::Aws(e) => rt::OperationError::Aws(e),
+            DeactivateMFADeviceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_TEMPORARILY_UNMODIFIABLE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1551,7 +1795,8 @@ impl From<rt::AwsError> for DeleteAccessKeyError {
 }
 
 impl DeleteAccessKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAccessKeyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -1566,7 +1811,14 @@ impl DeleteAccessKeyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAccessKeyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAccessKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1589,7 +1841,8 @@ impl From<rt::AwsError> for DeleteAccountAliasError {
 }
 
 impl DeleteAccountAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAccountAliasError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1608,7 +1861,15 @@ impl DeleteAccountAliasError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAccountAliasError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAccountAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1630,7 +1891,8 @@ impl From<rt::AwsError> for DeleteAccountPasswordPolicyError {
 }
 
 impl DeleteAccountPasswordPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAccountPasswordPolicyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -1645,7 +1907,14 @@ impl DeleteAccountPasswordPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAccountPasswordPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAccountPasswordPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1668,7 +1937,8 @@ impl From<rt::AwsError> for DeleteGroupError {
 }
 
 impl DeleteGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteGroupError::DeleteConflictException(e) => rt::OperationError::Modeled {
@@ -1687,7 +1957,15 @@ impl DeleteGroupError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteGroupError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DELETE_CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1709,7 +1987,8 @@ impl From<rt::AwsError> for DeleteGroupPolicyError {
 }
 
 impl DeleteGroupPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteGroupPolicyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -1724,7 +2003,14 @@ impl DeleteGroupPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteGroupPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteGroupPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1747,7 +2033,8 @@ impl From<rt::AwsError> for DeleteInstanceProfileError {
 }
 
 impl DeleteInstanceProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteInstanceProfileError::DeleteConflictException(e) => rt::OperationError::Modeled {
@@ -1766,7 +2053,15 @@ impl DeleteInstanceProfileError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteInstanceProfileError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteInstanceProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DELETE_CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1789,7 +2084,8 @@ impl From<rt::AwsError> for DeleteLoginProfileError {
 }
 
 impl DeleteLoginProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteLoginProfileError::EntityTemporarilyUnmodifiableException(e) => rt::OperationError::Modeled {
@@ -1808,7 +2104,15 @@ impl DeleteLoginProfileError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteLoginProfileError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteLoginProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ENTITY_TEMPORARILY_UNMODIFIABLE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1830,7 +2134,8 @@ impl From<rt::AwsError> for DeleteOpenIDConnectProviderError {
 }
 
 impl DeleteOpenIDConnectProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteOpenIDConnectProviderError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -1845,7 +2150,14 @@ impl DeleteOpenIDConnectProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteOpenIDConnectProviderError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteOpenIDConnectProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1869,7 +2181,8 @@ impl From<rt::AwsError> for DeletePolicyError {
 }
 
 impl DeletePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeletePolicyError::DeleteConflictException(e) => rt::OperationError::Modeled {
@@ -1892,7 +2205,16 @@ impl DeletePolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeletePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeletePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DELETE_CONFLICT_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1916,7 +2238,8 @@ impl From<rt::AwsError> for DeletePolicyVersionError {
 }
 
 impl DeletePolicyVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeletePolicyVersionError::DeleteConflictException(e) => rt::OperationError::Modeled {
@@ -1939,7 +2262,16 @@ impl DeletePolicyVersionError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeletePolicyVersionError::Aws(e) => rt::OperationError::Aws(e),
+            DeletePolicyVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DELETE_CONFLICT_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1964,7 +2296,8 @@ impl From<rt::AwsError> for DeleteRoleError {
 }
 
 impl DeleteRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRoleError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -1991,7 +2324,17 @@ impl DeleteRoleError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRoleError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::DELETE_CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2013,7 +2356,8 @@ impl From<rt::AwsError> for DeleteRolePermissionsBoundaryError {
 }
 
 impl DeleteRolePermissionsBoundaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRolePermissionsBoundaryError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -2028,7 +2372,14 @@ impl DeleteRolePermissionsBoundaryError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRolePermissionsBoundaryError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRolePermissionsBoundaryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2051,7 +2402,8 @@ impl From<rt::AwsError> for DeleteRolePolicyError {
 }
 
 impl DeleteRolePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteRolePolicyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -2070,7 +2422,15 @@ impl DeleteRolePolicyError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteRolePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteRolePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2093,7 +2453,8 @@ impl From<rt::AwsError> for DeleteSAMLProviderError {
 }
 
 impl DeleteSAMLProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteSAMLProviderError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -2112,7 +2473,15 @@ impl DeleteSAMLProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteSAMLProviderError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteSAMLProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2132,14 +2501,15 @@ impl From<rt::AwsError> for DeleteSSHPublicKeyError {
 }
 
 impl DeleteSSHPublicKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteSSHPublicKeyError::NoSuchEntityException(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteSSHPublicKeyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteSSHPublicKeyError::Aws(e) => rt::OperationError::promote(e, &[&schema::NO_SUCH_ENTITY_EXCEPTION]),
         }
     }
 }
@@ -2162,7 +2532,8 @@ impl From<rt::AwsError> for DeleteServerCertificateError {
 }
 
 impl DeleteServerCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteServerCertificateError::DeleteConflictException(e) => rt::OperationError::Modeled {
@@ -2181,7 +2552,15 @@ impl DeleteServerCertificateError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteServerCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteServerCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DELETE_CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2203,7 +2582,8 @@ impl From<rt::AwsError> for DeleteServiceLinkedRoleError {
 }
 
 impl DeleteServiceLinkedRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteServiceLinkedRoleError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -2218,7 +2598,14 @@ impl DeleteServiceLinkedRoleError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteServiceLinkedRoleError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteServiceLinkedRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2238,14 +2625,17 @@ impl From<rt::AwsError> for DeleteServiceSpecificCredentialError {
 }
 
 impl DeleteServiceSpecificCredentialError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteServiceSpecificCredentialError::NoSuchEntityException(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteServiceSpecificCredentialError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteServiceSpecificCredentialError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NO_SUCH_ENTITY_EXCEPTION])
+            }
         }
     }
 }
@@ -2268,7 +2658,8 @@ impl From<rt::AwsError> for DeleteSigningCertificateError {
 }
 
 impl DeleteSigningCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteSigningCertificateError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2287,7 +2678,15 @@ impl DeleteSigningCertificateError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteSigningCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteSigningCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2311,7 +2710,8 @@ impl From<rt::AwsError> for DeleteUserError {
 }
 
 impl DeleteUserError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteUserError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2334,7 +2734,16 @@ impl DeleteUserError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteUserError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteUserError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::DELETE_CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2355,7 +2764,8 @@ impl From<rt::AwsError> for DeleteUserPermissionsBoundaryError {
 }
 
 impl DeleteUserPermissionsBoundaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteUserPermissionsBoundaryError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -2366,7 +2776,10 @@ impl DeleteUserPermissionsBoundaryError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteUserPermissionsBoundaryError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteUserPermissionsBoundaryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -2388,7 +2801,8 @@ impl From<rt::AwsError> for DeleteUserPolicyError {
 }
 
 impl DeleteUserPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteUserPolicyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -2403,7 +2817,14 @@ impl DeleteUserPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteUserPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteUserPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2427,7 +2848,8 @@ impl From<rt::AwsError> for DeleteVirtualMFADeviceError {
 }
 
 impl DeleteVirtualMFADeviceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteVirtualMFADeviceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2450,7 +2872,16 @@ impl DeleteVirtualMFADeviceError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteVirtualMFADeviceError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteVirtualMFADeviceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::DELETE_CONFLICT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2473,7 +2904,8 @@ impl From<rt::AwsError> for DetachGroupPolicyError {
 }
 
 impl DetachGroupPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DetachGroupPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -2492,7 +2924,15 @@ impl DetachGroupPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DetachGroupPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DetachGroupPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2516,7 +2956,8 @@ impl From<rt::AwsError> for DetachRolePolicyError {
 }
 
 impl DetachRolePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DetachRolePolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -2539,7 +2980,16 @@ impl DetachRolePolicyError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DetachRolePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DetachRolePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2562,7 +3012,8 @@ impl From<rt::AwsError> for DetachUserPolicyError {
 }
 
 impl DetachUserPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DetachUserPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -2581,7 +3032,15 @@ impl DetachUserPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DetachUserPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DetachUserPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2604,14 +3063,15 @@ impl From<rt::AwsError> for DisableOrganizationsRootCredentialsManagementError {
 }
 
 impl DisableOrganizationsRootCredentialsManagementError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableOrganizationsRootCredentialsManagementError::AccountNotManagementOrDelegatedAdministratorException(e) => rt::OperationError::Modeled { shape: &schema::ACCOUNT_NOT_MANAGEMENT_OR_DELEGATED_ADMINISTRATOR_EXCEPTION, value: rt::IntoValue::into_value(e) },
             DisableOrganizationsRootCredentialsManagementError::OrganizationNotFoundException(e) => rt::OperationError::Modeled { shape: &schema::ORGANIZATION_NOT_FOUND_EXCEPTION, value: rt::IntoValue::into_value(e) },
             DisableOrganizationsRootCredentialsManagementError::OrganizationNotInAllFeaturesModeException(e) => rt::OperationError::Modeled { shape: &schema::ORGANIZATION_NOT_IN_ALL_FEATURES_MODE_EXCEPTION, value: rt::IntoValue::into_value(e) },
             DisableOrganizationsRootCredentialsManagementError::ServiceAccessNotEnabledException(e) => rt::OperationError::Modeled { shape: &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION, value: rt::IntoValue::into_value(e) },
-            DisableOrganizationsRootCredentialsManagementError::Aws(e) => rt::OperationError::Aws(e),
+            DisableOrganizationsRootCredentialsManagementError::Aws(e) => rt::OperationError::promote(e, &[&schema::ACCOUNT_NOT_MANAGEMENT_OR_DELEGATED_ADMINISTRATOR_EXCEPTION, &schema::ORGANIZATION_NOT_FOUND_EXCEPTION, &schema::ORGANIZATION_NOT_IN_ALL_FEATURES_MODE_EXCEPTION, &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION]),
         }
     }
 }
@@ -2634,7 +3094,8 @@ impl From<rt::AwsError> for DisableOrganizationsRootSessionsError {
 }
 
 impl DisableOrganizationsRootSessionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableOrganizationsRootSessionsError::AccountNotManagementOrDelegatedAdministratorException(e) => {
@@ -2657,7 +3118,15 @@ impl DisableOrganizationsRootSessionsError {
                 shape: &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisableOrganizationsRootSessionsError::Aws(e) => rt::OperationError::Aws(e),
+            DisableOrganizationsRootSessionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_NOT_MANAGEMENT_OR_DELEGATED_ADMINISTRATOR_EXCEPTION,
+                    &schema::ORGANIZATION_NOT_FOUND_EXCEPTION,
+                    &schema::ORGANIZATION_NOT_IN_ALL_FEATURES_MODE_EXCEPTION,
+                    &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2677,14 +3146,17 @@ impl From<rt::AwsError> for DisableOutboundWebIdentityFederationError {
 }
 
 impl DisableOutboundWebIdentityFederationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableOutboundWebIdentityFederationError::FeatureDisabledException(e) => rt::OperationError::Modeled {
                 shape: &schema::FEATURE_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisableOutboundWebIdentityFederationError::Aws(e) => rt::OperationError::Aws(e),
+            DisableOutboundWebIdentityFederationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::FEATURE_DISABLED_EXCEPTION])
+            }
         }
     }
 }
@@ -2710,7 +3182,8 @@ impl From<rt::AwsError> for EnableMFADeviceError {
 }
 
 impl EnableMFADeviceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableMFADeviceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -2741,7 +3214,18 @@ impl EnableMFADeviceError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableMFADeviceError::Aws(e) => rt::OperationError::Aws(e),
+            EnableMFADeviceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::ENTITY_TEMPORARILY_UNMODIFIABLE_EXCEPTION,
+                    &schema::INVALID_AUTHENTICATION_CODE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2765,7 +3249,8 @@ impl From<rt::AwsError> for EnableOrganizationsRootCredentialsManagementError {
 }
 
 impl EnableOrganizationsRootCredentialsManagementError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableOrganizationsRootCredentialsManagementError::AccountNotManagementOrDelegatedAdministratorException(e) => rt::OperationError::Modeled { shape: &schema::ACCOUNT_NOT_MANAGEMENT_OR_DELEGATED_ADMINISTRATOR_EXCEPTION, value: rt::IntoValue::into_value(e) },
@@ -2773,7 +3258,7 @@ impl EnableOrganizationsRootCredentialsManagementError {
             EnableOrganizationsRootCredentialsManagementError::OrganizationNotFoundException(e) => rt::OperationError::Modeled { shape: &schema::ORGANIZATION_NOT_FOUND_EXCEPTION, value: rt::IntoValue::into_value(e) },
             EnableOrganizationsRootCredentialsManagementError::OrganizationNotInAllFeaturesModeException(e) => rt::OperationError::Modeled { shape: &schema::ORGANIZATION_NOT_IN_ALL_FEATURES_MODE_EXCEPTION, value: rt::IntoValue::into_value(e) },
             EnableOrganizationsRootCredentialsManagementError::ServiceAccessNotEnabledException(e) => rt::OperationError::Modeled { shape: &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION, value: rt::IntoValue::into_value(e) },
-            EnableOrganizationsRootCredentialsManagementError::Aws(e) => rt::OperationError::Aws(e),
+            EnableOrganizationsRootCredentialsManagementError::Aws(e) => rt::OperationError::promote(e, &[&schema::ACCOUNT_NOT_MANAGEMENT_OR_DELEGATED_ADMINISTRATOR_EXCEPTION, &schema::CALLER_IS_NOT_MANAGEMENT_ACCOUNT_EXCEPTION, &schema::ORGANIZATION_NOT_FOUND_EXCEPTION, &schema::ORGANIZATION_NOT_IN_ALL_FEATURES_MODE_EXCEPTION, &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION]),
         }
     }
 }
@@ -2797,7 +3282,8 @@ impl From<rt::AwsError> for EnableOrganizationsRootSessionsError {
 }
 
 impl EnableOrganizationsRootSessionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableOrganizationsRootSessionsError::AccountNotManagementOrDelegatedAdministratorException(e) => {
@@ -2826,7 +3312,16 @@ impl EnableOrganizationsRootSessionsError {
                 shape: &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableOrganizationsRootSessionsError::Aws(e) => rt::OperationError::Aws(e),
+            EnableOrganizationsRootSessionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_NOT_MANAGEMENT_OR_DELEGATED_ADMINISTRATOR_EXCEPTION,
+                    &schema::CALLER_IS_NOT_MANAGEMENT_ACCOUNT_EXCEPTION,
+                    &schema::ORGANIZATION_NOT_FOUND_EXCEPTION,
+                    &schema::ORGANIZATION_NOT_IN_ALL_FEATURES_MODE_EXCEPTION,
+                    &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2846,14 +3341,17 @@ impl From<rt::AwsError> for EnableOutboundWebIdentityFederationError {
 }
 
 impl EnableOutboundWebIdentityFederationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableOutboundWebIdentityFederationError::FeatureEnabledException(e) => rt::OperationError::Modeled {
                 shape: &schema::FEATURE_ENABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableOutboundWebIdentityFederationError::Aws(e) => rt::OperationError::Aws(e),
+            EnableOutboundWebIdentityFederationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::FEATURE_ENABLED_EXCEPTION])
+            }
         }
     }
 }
@@ -2874,7 +3372,8 @@ impl From<rt::AwsError> for GenerateCredentialReportError {
 }
 
 impl GenerateCredentialReportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateCredentialReportError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -2885,7 +3384,10 @@ impl GenerateCredentialReportError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GenerateCredentialReportError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateCredentialReportError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::LIMIT_EXCEEDED_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -2905,7 +3407,8 @@ impl From<rt::AwsError> for GenerateOrganizationsAccessReportError {
 }
 
 impl GenerateOrganizationsAccessReportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateOrganizationsAccessReportError::ReportGenerationLimitExceededException(e) => {
@@ -2914,7 +3417,9 @@ impl GenerateOrganizationsAccessReportError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            GenerateOrganizationsAccessReportError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateOrganizationsAccessReportError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::REPORT_GENERATION_LIMIT_EXCEEDED_EXCEPTION])
+            }
         }
     }
 }
@@ -2935,7 +3440,8 @@ impl From<rt::AwsError> for GenerateServiceLastAccessedDetailsError {
 }
 
 impl GenerateServiceLastAccessedDetailsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateServiceLastAccessedDetailsError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -2946,7 +3452,10 @@ impl GenerateServiceLastAccessedDetailsError {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GenerateServiceLastAccessedDetailsError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateServiceLastAccessedDetailsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_INPUT_EXCEPTION, &schema::NO_SUCH_ENTITY_EXCEPTION],
+            ),
         }
     }
 }
@@ -2965,10 +3474,11 @@ impl From<rt::AwsError> for GetAccessKeyLastUsedError {
 }
 
 impl GetAccessKeyLastUsedError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetAccessKeyLastUsedError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccessKeyLastUsedError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2988,14 +3498,17 @@ impl From<rt::AwsError> for GetAccountAuthorizationDetailsError {
 }
 
 impl GetAccountAuthorizationDetailsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccountAuthorizationDetailsError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccountAuthorizationDetailsError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountAuthorizationDetailsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION])
+            }
         }
     }
 }
@@ -3016,7 +3529,8 @@ impl From<rt::AwsError> for GetAccountPasswordPolicyError {
 }
 
 impl GetAccountPasswordPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccountPasswordPolicyError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3027,7 +3541,10 @@ impl GetAccountPasswordPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccountPasswordPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountPasswordPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3047,14 +3564,15 @@ impl From<rt::AwsError> for GetAccountSummaryError {
 }
 
 impl GetAccountSummaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccountSummaryError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccountSummaryError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountSummaryError::Aws(e) => rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION]),
         }
     }
 }
@@ -3074,14 +3592,17 @@ impl From<rt::AwsError> for GetContextKeysForCustomPolicyError {
 }
 
 impl GetContextKeysForCustomPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetContextKeysForCustomPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetContextKeysForCustomPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetContextKeysForCustomPolicyError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT_EXCEPTION])
+            }
         }
     }
 }
@@ -3102,7 +3623,8 @@ impl From<rt::AwsError> for GetContextKeysForPrincipalPolicyError {
 }
 
 impl GetContextKeysForPrincipalPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetContextKeysForPrincipalPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3113,7 +3635,10 @@ impl GetContextKeysForPrincipalPolicyError {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetContextKeysForPrincipalPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetContextKeysForPrincipalPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_INPUT_EXCEPTION, &schema::NO_SUCH_ENTITY_EXCEPTION],
+            ),
         }
     }
 }
@@ -3136,7 +3661,8 @@ impl From<rt::AwsError> for GetCredentialReportError {
 }
 
 impl GetCredentialReportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetCredentialReportError::CredentialReportExpiredException(e) => rt::OperationError::Modeled {
@@ -3155,7 +3681,15 @@ impl GetCredentialReportError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetCredentialReportError::Aws(e) => rt::OperationError::Aws(e),
+            GetCredentialReportError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CREDENTIAL_REPORT_EXPIRED_EXCEPTION,
+                    &schema::CREDENTIAL_REPORT_NOT_PRESENT_EXCEPTION,
+                    &schema::CREDENTIAL_REPORT_NOT_READY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3176,7 +3710,8 @@ impl From<rt::AwsError> for GetDelegationRequestError {
 }
 
 impl GetDelegationRequestError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDelegationRequestError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3187,7 +3722,10 @@ impl GetDelegationRequestError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+            GetDelegationRequestError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3208,7 +3746,8 @@ impl From<rt::AwsError> for GetGroupError {
 }
 
 impl GetGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetGroupError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3219,7 +3758,10 @@ impl GetGroupError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetGroupError::Aws(e) => rt::OperationError::Aws(e),
+            GetGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3240,7 +3782,8 @@ impl From<rt::AwsError> for GetGroupPolicyError {
 }
 
 impl GetGroupPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetGroupPolicyError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3251,7 +3794,10 @@ impl GetGroupPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetGroupPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetGroupPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3273,7 +3819,8 @@ impl From<rt::AwsError> for GetHumanReadableSummaryError {
 }
 
 impl GetHumanReadableSummaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetHumanReadableSummaryError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3288,7 +3835,14 @@ impl GetHumanReadableSummaryError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetHumanReadableSummaryError::Aws(e) => rt::OperationError::Aws(e),
+            GetHumanReadableSummaryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3309,7 +3863,8 @@ impl From<rt::AwsError> for GetInstanceProfileError {
 }
 
 impl GetInstanceProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetInstanceProfileError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3320,7 +3875,10 @@ impl GetInstanceProfileError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetInstanceProfileError::Aws(e) => rt::OperationError::Aws(e),
+            GetInstanceProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3341,7 +3899,8 @@ impl From<rt::AwsError> for GetLoginProfileError {
 }
 
 impl GetLoginProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLoginProfileError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3352,7 +3911,10 @@ impl GetLoginProfileError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLoginProfileError::Aws(e) => rt::OperationError::Aws(e),
+            GetLoginProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3373,7 +3935,8 @@ impl From<rt::AwsError> for GetMFADeviceError {
 }
 
 impl GetMFADeviceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMFADeviceError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3384,7 +3947,10 @@ impl GetMFADeviceError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMFADeviceError::Aws(e) => rt::OperationError::Aws(e),
+            GetMFADeviceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3406,7 +3972,8 @@ impl From<rt::AwsError> for GetOpenIDConnectProviderError {
 }
 
 impl GetOpenIDConnectProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetOpenIDConnectProviderError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3421,7 +3988,14 @@ impl GetOpenIDConnectProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetOpenIDConnectProviderError::Aws(e) => rt::OperationError::Aws(e),
+            GetOpenIDConnectProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3441,14 +4015,17 @@ impl From<rt::AwsError> for GetOrganizationsAccessReportError {
 }
 
 impl GetOrganizationsAccessReportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetOrganizationsAccessReportError::NoSuchEntityException(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetOrganizationsAccessReportError::Aws(e) => rt::OperationError::Aws(e),
+            GetOrganizationsAccessReportError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NO_SUCH_ENTITY_EXCEPTION])
+            }
         }
     }
 }
@@ -3468,14 +4045,17 @@ impl From<rt::AwsError> for GetOutboundWebIdentityFederationInfoError {
 }
 
 impl GetOutboundWebIdentityFederationInfoError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetOutboundWebIdentityFederationInfoError::FeatureDisabledException(e) => rt::OperationError::Modeled {
                 shape: &schema::FEATURE_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetOutboundWebIdentityFederationInfoError::Aws(e) => rt::OperationError::Aws(e),
+            GetOutboundWebIdentityFederationInfoError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::FEATURE_DISABLED_EXCEPTION])
+            }
         }
     }
 }
@@ -3497,7 +4077,8 @@ impl From<rt::AwsError> for GetPolicyError {
 }
 
 impl GetPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3512,7 +4093,14 @@ impl GetPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3534,7 +4122,8 @@ impl From<rt::AwsError> for GetPolicyVersionError {
 }
 
 impl GetPolicyVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetPolicyVersionError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3549,7 +4138,14 @@ impl GetPolicyVersionError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetPolicyVersionError::Aws(e) => rt::OperationError::Aws(e),
+            GetPolicyVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3570,7 +4166,8 @@ impl From<rt::AwsError> for GetRoleError {
 }
 
 impl GetRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRoleError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3581,7 +4178,10 @@ impl GetRoleError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRoleError::Aws(e) => rt::OperationError::Aws(e),
+            GetRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3602,7 +4202,8 @@ impl From<rt::AwsError> for GetRolePolicyError {
 }
 
 impl GetRolePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRolePolicyError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3613,7 +4214,10 @@ impl GetRolePolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRolePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetRolePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3635,7 +4239,8 @@ impl From<rt::AwsError> for GetSAMLProviderError {
 }
 
 impl GetSAMLProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSAMLProviderError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3650,7 +4255,14 @@ impl GetSAMLProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSAMLProviderError::Aws(e) => rt::OperationError::Aws(e),
+            GetSAMLProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3671,7 +4283,8 @@ impl From<rt::AwsError> for GetSSHPublicKeyError {
 }
 
 impl GetSSHPublicKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSSHPublicKeyError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3682,7 +4295,13 @@ impl GetSSHPublicKeyError {
                 shape: &schema::UNRECOGNIZED_PUBLIC_KEY_ENCODING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSSHPublicKeyError::Aws(e) => rt::OperationError::Aws(e),
+            GetSSHPublicKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::UNRECOGNIZED_PUBLIC_KEY_ENCODING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3703,7 +4322,8 @@ impl From<rt::AwsError> for GetServerCertificateError {
 }
 
 impl GetServerCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetServerCertificateError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3714,7 +4334,10 @@ impl GetServerCertificateError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetServerCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            GetServerCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3735,7 +4358,8 @@ impl From<rt::AwsError> for GetServiceLastAccessedDetailsError {
 }
 
 impl GetServiceLastAccessedDetailsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetServiceLastAccessedDetailsError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3746,7 +4370,10 @@ impl GetServiceLastAccessedDetailsError {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetServiceLastAccessedDetailsError::Aws(e) => rt::OperationError::Aws(e),
+            GetServiceLastAccessedDetailsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_INPUT_EXCEPTION, &schema::NO_SUCH_ENTITY_EXCEPTION],
+            ),
         }
     }
 }
@@ -3767,7 +4394,8 @@ impl From<rt::AwsError> for GetServiceLastAccessedDetailsWithEntitiesError {
 }
 
 impl GetServiceLastAccessedDetailsWithEntitiesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetServiceLastAccessedDetailsWithEntitiesError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3778,7 +4406,10 @@ impl GetServiceLastAccessedDetailsWithEntitiesError {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetServiceLastAccessedDetailsWithEntitiesError::Aws(e) => rt::OperationError::Aws(e),
+            GetServiceLastAccessedDetailsWithEntitiesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_INPUT_EXCEPTION, &schema::NO_SUCH_ENTITY_EXCEPTION],
+            ),
         }
     }
 }
@@ -3800,7 +4431,8 @@ impl From<rt::AwsError> for GetServiceLinkedRoleDeletionStatusError {
 }
 
 impl GetServiceLinkedRoleDeletionStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetServiceLinkedRoleDeletionStatusError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3815,7 +4447,14 @@ impl GetServiceLinkedRoleDeletionStatusError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetServiceLinkedRoleDeletionStatusError::Aws(e) => rt::OperationError::Aws(e),
+            GetServiceLinkedRoleDeletionStatusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3836,7 +4475,8 @@ impl From<rt::AwsError> for GetUserError {
 }
 
 impl GetUserError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetUserError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3847,7 +4487,10 @@ impl GetUserError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetUserError::Aws(e) => rt::OperationError::Aws(e),
+            GetUserError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3868,7 +4511,8 @@ impl From<rt::AwsError> for GetUserPolicyError {
 }
 
 impl GetUserPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetUserPolicyError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3879,7 +4523,10 @@ impl GetUserPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetUserPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetUserPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3900,7 +4547,8 @@ impl From<rt::AwsError> for ListAccessKeysError {
 }
 
 impl ListAccessKeysError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAccessKeysError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -3911,7 +4559,10 @@ impl ListAccessKeysError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAccessKeysError::Aws(e) => rt::OperationError::Aws(e),
+            ListAccessKeysError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -3931,14 +4582,15 @@ impl From<rt::AwsError> for ListAccountAliasesError {
 }
 
 impl ListAccountAliasesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAccountAliasesError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAccountAliasesError::Aws(e) => rt::OperationError::Aws(e),
+            ListAccountAliasesError::Aws(e) => rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION]),
         }
     }
 }
@@ -3960,7 +4612,8 @@ impl From<rt::AwsError> for ListAttachedGroupPoliciesError {
 }
 
 impl ListAttachedGroupPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAttachedGroupPoliciesError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -3975,7 +4628,14 @@ impl ListAttachedGroupPoliciesError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAttachedGroupPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListAttachedGroupPoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3997,7 +4657,8 @@ impl From<rt::AwsError> for ListAttachedRolePoliciesError {
 }
 
 impl ListAttachedRolePoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAttachedRolePoliciesError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4012,7 +4673,14 @@ impl ListAttachedRolePoliciesError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAttachedRolePoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListAttachedRolePoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4034,7 +4702,8 @@ impl From<rt::AwsError> for ListAttachedUserPoliciesError {
 }
 
 impl ListAttachedUserPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAttachedUserPoliciesError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4049,7 +4718,14 @@ impl ListAttachedUserPoliciesError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAttachedUserPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListAttachedUserPoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4071,7 +4747,8 @@ impl From<rt::AwsError> for ListDelegationRequestsError {
 }
 
 impl ListDelegationRequestsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDelegationRequestsError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4086,7 +4763,14 @@ impl ListDelegationRequestsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDelegationRequestsError::Aws(e) => rt::OperationError::Aws(e),
+            ListDelegationRequestsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4108,7 +4792,8 @@ impl From<rt::AwsError> for ListEntitiesForPolicyError {
 }
 
 impl ListEntitiesForPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListEntitiesForPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4123,7 +4808,14 @@ impl ListEntitiesForPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListEntitiesForPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            ListEntitiesForPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4144,7 +4836,8 @@ impl From<rt::AwsError> for ListGroupPoliciesError {
 }
 
 impl ListGroupPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListGroupPoliciesError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4155,7 +4848,10 @@ impl ListGroupPoliciesError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListGroupPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListGroupPoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4175,14 +4871,15 @@ impl From<rt::AwsError> for ListGroupsError {
 }
 
 impl ListGroupsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListGroupsError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListGroupsError::Aws(e) => rt::OperationError::Aws(e),
+            ListGroupsError::Aws(e) => rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION]),
         }
     }
 }
@@ -4203,7 +4900,8 @@ impl From<rt::AwsError> for ListGroupsForUserError {
 }
 
 impl ListGroupsForUserError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListGroupsForUserError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4214,7 +4912,10 @@ impl ListGroupsForUserError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListGroupsForUserError::Aws(e) => rt::OperationError::Aws(e),
+            ListGroupsForUserError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4235,7 +4936,8 @@ impl From<rt::AwsError> for ListInstanceProfileTagsError {
 }
 
 impl ListInstanceProfileTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListInstanceProfileTagsError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4246,7 +4948,10 @@ impl ListInstanceProfileTagsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListInstanceProfileTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListInstanceProfileTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4266,14 +4971,15 @@ impl From<rt::AwsError> for ListInstanceProfilesError {
 }
 
 impl ListInstanceProfilesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListInstanceProfilesError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListInstanceProfilesError::Aws(e) => rt::OperationError::Aws(e),
+            ListInstanceProfilesError::Aws(e) => rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION]),
         }
     }
 }
@@ -4294,7 +5000,8 @@ impl From<rt::AwsError> for ListInstanceProfilesForRoleError {
 }
 
 impl ListInstanceProfilesForRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListInstanceProfilesForRoleError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4305,7 +5012,10 @@ impl ListInstanceProfilesForRoleError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListInstanceProfilesForRoleError::Aws(e) => rt::OperationError::Aws(e),
+            ListInstanceProfilesForRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4327,7 +5037,8 @@ impl From<rt::AwsError> for ListMFADeviceTagsError {
 }
 
 impl ListMFADeviceTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListMFADeviceTagsError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4342,7 +5053,14 @@ impl ListMFADeviceTagsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListMFADeviceTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListMFADeviceTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4363,7 +5081,8 @@ impl From<rt::AwsError> for ListMFADevicesError {
 }
 
 impl ListMFADevicesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListMFADevicesError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4374,7 +5093,10 @@ impl ListMFADevicesError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListMFADevicesError::Aws(e) => rt::OperationError::Aws(e),
+            ListMFADevicesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4396,7 +5118,8 @@ impl From<rt::AwsError> for ListOpenIDConnectProviderTagsError {
 }
 
 impl ListOpenIDConnectProviderTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListOpenIDConnectProviderTagsError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4411,7 +5134,14 @@ impl ListOpenIDConnectProviderTagsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListOpenIDConnectProviderTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListOpenIDConnectProviderTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4431,14 +5161,17 @@ impl From<rt::AwsError> for ListOpenIDConnectProvidersError {
 }
 
 impl ListOpenIDConnectProvidersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListOpenIDConnectProvidersError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListOpenIDConnectProvidersError::Aws(e) => rt::OperationError::Aws(e),
+            ListOpenIDConnectProvidersError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION])
+            }
         }
     }
 }
@@ -4461,7 +5194,8 @@ impl From<rt::AwsError> for ListOrganizationsFeaturesError {
 }
 
 impl ListOrganizationsFeaturesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListOrganizationsFeaturesError::AccountNotManagementOrDelegatedAdministratorException(e) => {
@@ -4484,7 +5218,15 @@ impl ListOrganizationsFeaturesError {
                 shape: &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListOrganizationsFeaturesError::Aws(e) => rt::OperationError::Aws(e),
+            ListOrganizationsFeaturesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_NOT_MANAGEMENT_OR_DELEGATED_ADMINISTRATOR_EXCEPTION,
+                    &schema::ORGANIZATION_NOT_FOUND_EXCEPTION,
+                    &schema::ORGANIZATION_NOT_IN_ALL_FEATURES_MODE_EXCEPTION,
+                    &schema::SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4504,14 +5246,15 @@ impl From<rt::AwsError> for ListPoliciesError {
 }
 
 impl ListPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListPoliciesError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListPoliciesError::Aws(e) => rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION]),
         }
     }
 }
@@ -4532,7 +5275,8 @@ impl From<rt::AwsError> for ListPoliciesGrantingServiceAccessError {
 }
 
 impl ListPoliciesGrantingServiceAccessError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListPoliciesGrantingServiceAccessError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4543,7 +5287,10 @@ impl ListPoliciesGrantingServiceAccessError {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListPoliciesGrantingServiceAccessError::Aws(e) => rt::OperationError::Aws(e),
+            ListPoliciesGrantingServiceAccessError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_INPUT_EXCEPTION, &schema::NO_SUCH_ENTITY_EXCEPTION],
+            ),
         }
     }
 }
@@ -4565,7 +5312,8 @@ impl From<rt::AwsError> for ListPolicyTagsError {
 }
 
 impl ListPolicyTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListPolicyTagsError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4580,7 +5328,14 @@ impl ListPolicyTagsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListPolicyTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListPolicyTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4602,7 +5357,8 @@ impl From<rt::AwsError> for ListPolicyVersionsError {
 }
 
 impl ListPolicyVersionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListPolicyVersionsError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4617,7 +5373,14 @@ impl ListPolicyVersionsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListPolicyVersionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListPolicyVersionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4638,7 +5401,8 @@ impl From<rt::AwsError> for ListRolePoliciesError {
 }
 
 impl ListRolePoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListRolePoliciesError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4649,7 +5413,10 @@ impl ListRolePoliciesError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListRolePoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListRolePoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4670,7 +5437,8 @@ impl From<rt::AwsError> for ListRoleTagsError {
 }
 
 impl ListRoleTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListRoleTagsError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4681,7 +5449,10 @@ impl ListRoleTagsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListRoleTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListRoleTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4701,14 +5472,15 @@ impl From<rt::AwsError> for ListRolesError {
 }
 
 impl ListRolesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListRolesError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListRolesError::Aws(e) => rt::OperationError::Aws(e),
+            ListRolesError::Aws(e) => rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION]),
         }
     }
 }
@@ -4730,7 +5502,8 @@ impl From<rt::AwsError> for ListSAMLProviderTagsError {
 }
 
 impl ListSAMLProviderTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSAMLProviderTagsError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -4745,7 +5518,14 @@ impl ListSAMLProviderTagsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSAMLProviderTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListSAMLProviderTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4765,14 +5545,15 @@ impl From<rt::AwsError> for ListSAMLProvidersError {
 }
 
 impl ListSAMLProvidersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSAMLProvidersError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSAMLProvidersError::Aws(e) => rt::OperationError::Aws(e),
+            ListSAMLProvidersError::Aws(e) => rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION]),
         }
     }
 }
@@ -4792,14 +5573,15 @@ impl From<rt::AwsError> for ListSSHPublicKeysError {
 }
 
 impl ListSSHPublicKeysError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSSHPublicKeysError::NoSuchEntityException(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSSHPublicKeysError::Aws(e) => rt::OperationError::Aws(e),
+            ListSSHPublicKeysError::Aws(e) => rt::OperationError::promote(e, &[&schema::NO_SUCH_ENTITY_EXCEPTION]),
         }
     }
 }
@@ -4820,7 +5602,8 @@ impl From<rt::AwsError> for ListServerCertificateTagsError {
 }
 
 impl ListServerCertificateTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListServerCertificateTagsError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4831,7 +5614,10 @@ impl ListServerCertificateTagsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListServerCertificateTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListServerCertificateTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4851,14 +5637,17 @@ impl From<rt::AwsError> for ListServerCertificatesError {
 }
 
 impl ListServerCertificatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListServerCertificatesError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListServerCertificatesError::Aws(e) => rt::OperationError::Aws(e),
+            ListServerCertificatesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION])
+            }
         }
     }
 }
@@ -4879,7 +5668,8 @@ impl From<rt::AwsError> for ListServiceSpecificCredentialsError {
 }
 
 impl ListServiceSpecificCredentialsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListServiceSpecificCredentialsError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4890,7 +5680,13 @@ impl ListServiceSpecificCredentialsError {
                 shape: &schema::SERVICE_NOT_SUPPORTED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListServiceSpecificCredentialsError::Aws(e) => rt::OperationError::Aws(e),
+            ListServiceSpecificCredentialsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_NOT_SUPPORTED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4911,7 +5707,8 @@ impl From<rt::AwsError> for ListSigningCertificatesError {
 }
 
 impl ListSigningCertificatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSigningCertificatesError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4922,7 +5719,10 @@ impl ListSigningCertificatesError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSigningCertificatesError::Aws(e) => rt::OperationError::Aws(e),
+            ListSigningCertificatesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4943,7 +5743,8 @@ impl From<rt::AwsError> for ListUserPoliciesError {
 }
 
 impl ListUserPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListUserPoliciesError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4954,7 +5755,10 @@ impl ListUserPoliciesError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListUserPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListUserPoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -4975,7 +5779,8 @@ impl From<rt::AwsError> for ListUserTagsError {
 }
 
 impl ListUserTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListUserTagsError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -4986,7 +5791,10 @@ impl ListUserTagsError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListUserTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListUserTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::NO_SUCH_ENTITY_EXCEPTION, &schema::SERVICE_FAILURE_EXCEPTION],
+            ),
         }
     }
 }
@@ -5006,14 +5814,15 @@ impl From<rt::AwsError> for ListUsersError {
 }
 
 impl ListUsersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListUsersError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListUsersError::Aws(e) => rt::OperationError::Aws(e),
+            ListUsersError::Aws(e) => rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION]),
         }
     }
 }
@@ -5032,10 +5841,11 @@ impl From<rt::AwsError> for ListVirtualMFADevicesError {
 }
 
 impl ListVirtualMFADevicesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListVirtualMFADevicesError::Aws(e) => rt::OperationError::Aws(e),
+            ListVirtualMFADevicesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -5058,7 +5868,8 @@ impl From<rt::AwsError> for PutGroupPolicyError {
 }
 
 impl PutGroupPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutGroupPolicyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -5077,7 +5888,15 @@ impl PutGroupPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutGroupPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutGroupPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5101,7 +5920,8 @@ impl From<rt::AwsError> for PutRolePermissionsBoundaryError {
 }
 
 impl PutRolePermissionsBoundaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRolePermissionsBoundaryError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -5124,7 +5944,16 @@ impl PutRolePermissionsBoundaryError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRolePermissionsBoundaryError::Aws(e) => rt::OperationError::Aws(e),
+            PutRolePermissionsBoundaryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::POLICY_NOT_ATTACHABLE_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5148,7 +5977,8 @@ impl From<rt::AwsError> for PutRolePolicyError {
 }
 
 impl PutRolePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRolePolicyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -5171,7 +6001,16 @@ impl PutRolePolicyError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRolePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutRolePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5194,7 +6033,8 @@ impl From<rt::AwsError> for PutUserPermissionsBoundaryError {
 }
 
 impl PutUserPermissionsBoundaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutUserPermissionsBoundaryError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -5213,7 +6053,15 @@ impl PutUserPermissionsBoundaryError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutUserPermissionsBoundaryError::Aws(e) => rt::OperationError::Aws(e),
+            PutUserPermissionsBoundaryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::POLICY_NOT_ATTACHABLE_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5236,7 +6084,8 @@ impl From<rt::AwsError> for PutUserPolicyError {
 }
 
 impl PutUserPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutUserPolicyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -5255,7 +6104,15 @@ impl PutUserPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutUserPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutUserPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5278,7 +6135,8 @@ impl From<rt::AwsError> for RejectDelegationRequestError {
 }
 
 impl RejectDelegationRequestError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RejectDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -5297,7 +6155,15 @@ impl RejectDelegationRequestError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RejectDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+            RejectDelegationRequestError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5320,7 +6186,8 @@ impl From<rt::AwsError> for RemoveClientIDFromOpenIDConnectProviderError {
 }
 
 impl RemoveClientIDFromOpenIDConnectProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemoveClientIDFromOpenIDConnectProviderError::ConcurrentModificationException(e) => {
@@ -5341,7 +6208,15 @@ impl RemoveClientIDFromOpenIDConnectProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemoveClientIDFromOpenIDConnectProviderError::Aws(e) => rt::OperationError::Aws(e),
+            RemoveClientIDFromOpenIDConnectProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5364,7 +6239,8 @@ impl From<rt::AwsError> for RemoveRoleFromInstanceProfileError {
 }
 
 impl RemoveRoleFromInstanceProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemoveRoleFromInstanceProfileError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -5383,7 +6259,15 @@ impl RemoveRoleFromInstanceProfileError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemoveRoleFromInstanceProfileError::Aws(e) => rt::OperationError::Aws(e),
+            RemoveRoleFromInstanceProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5405,7 +6289,8 @@ impl From<rt::AwsError> for RemoveUserFromGroupError {
 }
 
 impl RemoveUserFromGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemoveUserFromGroupError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -5420,7 +6305,14 @@ impl RemoveUserFromGroupError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemoveUserFromGroupError::Aws(e) => rt::OperationError::Aws(e),
+            RemoveUserFromGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5440,14 +6332,17 @@ impl From<rt::AwsError> for ResetServiceSpecificCredentialError {
 }
 
 impl ResetServiceSpecificCredentialError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ResetServiceSpecificCredentialError::NoSuchEntityException(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ResetServiceSpecificCredentialError::Aws(e) => rt::OperationError::Aws(e),
+            ResetServiceSpecificCredentialError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NO_SUCH_ENTITY_EXCEPTION])
+            }
         }
     }
 }
@@ -5471,7 +6366,8 @@ impl From<rt::AwsError> for ResyncMFADeviceError {
 }
 
 impl ResyncMFADeviceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ResyncMFADeviceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -5494,7 +6390,16 @@ impl ResyncMFADeviceError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ResyncMFADeviceError::Aws(e) => rt::OperationError::Aws(e),
+            ResyncMFADeviceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_AUTHENTICATION_CODE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5517,7 +6422,8 @@ impl From<rt::AwsError> for SendDelegationTokenError {
 }
 
 impl SendDelegationTokenError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendDelegationTokenError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -5536,7 +6442,15 @@ impl SendDelegationTokenError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendDelegationTokenError::Aws(e) => rt::OperationError::Aws(e),
+            SendDelegationTokenError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5559,7 +6473,8 @@ impl From<rt::AwsError> for SetDefaultPolicyVersionError {
 }
 
 impl SetDefaultPolicyVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetDefaultPolicyVersionError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -5578,7 +6493,15 @@ impl SetDefaultPolicyVersionError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetDefaultPolicyVersionError::Aws(e) => rt::OperationError::Aws(e),
+            SetDefaultPolicyVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5598,14 +6521,17 @@ impl From<rt::AwsError> for SetSecurityTokenServicePreferencesError {
 }
 
 impl SetSecurityTokenServicePreferencesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetSecurityTokenServicePreferencesError::ServiceFailureException(e) => rt::OperationError::Modeled {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetSecurityTokenServicePreferencesError::Aws(e) => rt::OperationError::Aws(e),
+            SetSecurityTokenServicePreferencesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::SERVICE_FAILURE_EXCEPTION])
+            }
         }
     }
 }
@@ -5626,7 +6552,8 @@ impl From<rt::AwsError> for SimulateCustomPolicyError {
 }
 
 impl SimulateCustomPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SimulateCustomPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -5637,7 +6564,10 @@ impl SimulateCustomPolicyError {
                 shape: &schema::POLICY_EVALUATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SimulateCustomPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            SimulateCustomPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_INPUT_EXCEPTION, &schema::POLICY_EVALUATION_EXCEPTION],
+            ),
         }
     }
 }
@@ -5659,7 +6589,8 @@ impl From<rt::AwsError> for SimulatePrincipalPolicyError {
 }
 
 impl SimulatePrincipalPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SimulatePrincipalPolicyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -5674,7 +6605,14 @@ impl SimulatePrincipalPolicyError {
                 shape: &schema::POLICY_EVALUATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SimulatePrincipalPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            SimulatePrincipalPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::POLICY_EVALUATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5698,7 +6636,8 @@ impl From<rt::AwsError> for TagInstanceProfileError {
 }
 
 impl TagInstanceProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagInstanceProfileError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -5721,7 +6660,16 @@ impl TagInstanceProfileError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagInstanceProfileError::Aws(e) => rt::OperationError::Aws(e),
+            TagInstanceProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5745,7 +6693,8 @@ impl From<rt::AwsError> for TagMFADeviceError {
 }
 
 impl TagMFADeviceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagMFADeviceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -5768,7 +6717,16 @@ impl TagMFADeviceError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagMFADeviceError::Aws(e) => rt::OperationError::Aws(e),
+            TagMFADeviceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5792,7 +6750,8 @@ impl From<rt::AwsError> for TagOpenIDConnectProviderError {
 }
 
 impl TagOpenIDConnectProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagOpenIDConnectProviderError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -5815,7 +6774,16 @@ impl TagOpenIDConnectProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagOpenIDConnectProviderError::Aws(e) => rt::OperationError::Aws(e),
+            TagOpenIDConnectProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5839,7 +6807,8 @@ impl From<rt::AwsError> for TagPolicyError {
 }
 
 impl TagPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagPolicyError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -5862,7 +6831,16 @@ impl TagPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            TagPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5886,7 +6864,8 @@ impl From<rt::AwsError> for TagRoleError {
 }
 
 impl TagRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagRoleError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -5909,7 +6888,16 @@ impl TagRoleError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagRoleError::Aws(e) => rt::OperationError::Aws(e),
+            TagRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5933,7 +6921,8 @@ impl From<rt::AwsError> for TagSAMLProviderError {
 }
 
 impl TagSAMLProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagSAMLProviderError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -5956,7 +6945,16 @@ impl TagSAMLProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagSAMLProviderError::Aws(e) => rt::OperationError::Aws(e),
+            TagSAMLProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5980,7 +6978,8 @@ impl From<rt::AwsError> for TagServerCertificateError {
 }
 
 impl TagServerCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagServerCertificateError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6003,7 +7002,16 @@ impl TagServerCertificateError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagServerCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            TagServerCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6027,7 +7035,8 @@ impl From<rt::AwsError> for TagUserError {
 }
 
 impl TagUserError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagUserError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6050,7 +7059,16 @@ impl TagUserError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagUserError::Aws(e) => rt::OperationError::Aws(e),
+            TagUserError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6073,7 +7091,8 @@ impl From<rt::AwsError> for UntagInstanceProfileError {
 }
 
 impl UntagInstanceProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagInstanceProfileError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6092,7 +7111,15 @@ impl UntagInstanceProfileError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagInstanceProfileError::Aws(e) => rt::OperationError::Aws(e),
+            UntagInstanceProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6115,7 +7142,8 @@ impl From<rt::AwsError> for UntagMFADeviceError {
 }
 
 impl UntagMFADeviceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagMFADeviceError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6134,7 +7162,15 @@ impl UntagMFADeviceError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagMFADeviceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagMFADeviceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6157,7 +7193,8 @@ impl From<rt::AwsError> for UntagOpenIDConnectProviderError {
 }
 
 impl UntagOpenIDConnectProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagOpenIDConnectProviderError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6176,7 +7213,15 @@ impl UntagOpenIDConnectProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagOpenIDConnectProviderError::Aws(e) => rt::OperationError::Aws(e),
+            UntagOpenIDConnectProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6199,7 +7244,8 @@ impl From<rt::AwsError> for UntagPolicyError {
 }
 
 impl UntagPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagPolicyError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6218,7 +7264,15 @@ impl UntagPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            UntagPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6240,7 +7294,8 @@ impl From<rt::AwsError> for UntagRoleError {
 }
 
 impl UntagRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagRoleError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6255,7 +7310,14 @@ impl UntagRoleError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagRoleError::Aws(e) => rt::OperationError::Aws(e),
+            UntagRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6278,7 +7340,8 @@ impl From<rt::AwsError> for UntagSAMLProviderError {
 }
 
 impl UntagSAMLProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagSAMLProviderError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6297,7 +7360,15 @@ impl UntagSAMLProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagSAMLProviderError::Aws(e) => rt::OperationError::Aws(e),
+            UntagSAMLProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6320,7 +7391,8 @@ impl From<rt::AwsError> for UntagServerCertificateError {
 }
 
 impl UntagServerCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagServerCertificateError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6339,7 +7411,15 @@ impl UntagServerCertificateError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagServerCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            UntagServerCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6361,7 +7441,8 @@ impl From<rt::AwsError> for UntagUserError {
 }
 
 impl UntagUserError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagUserError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6376,7 +7457,14 @@ impl UntagUserError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagUserError::Aws(e) => rt::OperationError::Aws(e),
+            UntagUserError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6399,7 +7487,8 @@ impl From<rt::AwsError> for UpdateAccessKeyError {
 }
 
 impl UpdateAccessKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAccessKeyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -6418,7 +7507,15 @@ impl UpdateAccessKeyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAccessKeyError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAccessKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6441,7 +7538,8 @@ impl From<rt::AwsError> for UpdateAccountPasswordPolicyError {
 }
 
 impl UpdateAccountPasswordPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAccountPasswordPolicyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -6460,7 +7558,15 @@ impl UpdateAccountPasswordPolicyError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAccountPasswordPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAccountPasswordPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6484,7 +7590,8 @@ impl From<rt::AwsError> for UpdateAssumeRolePolicyError {
 }
 
 impl UpdateAssumeRolePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAssumeRolePolicyError::LimitExceededException(e) => rt::OperationError::Modeled {
@@ -6507,7 +7614,16 @@ impl UpdateAssumeRolePolicyError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAssumeRolePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAssumeRolePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6530,7 +7646,8 @@ impl From<rt::AwsError> for UpdateDelegationRequestError {
 }
 
 impl UpdateDelegationRequestError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDelegationRequestError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6549,7 +7666,15 @@ impl UpdateDelegationRequestError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDelegationRequestError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDelegationRequestError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6572,7 +7697,8 @@ impl From<rt::AwsError> for UpdateGroupError {
 }
 
 impl UpdateGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateGroupError::EntityAlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -6591,7 +7717,15 @@ impl UpdateGroupError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateGroupError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6615,7 +7749,8 @@ impl From<rt::AwsError> for UpdateLoginProfileError {
 }
 
 impl UpdateLoginProfileError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateLoginProfileError::EntityTemporarilyUnmodifiableException(e) => rt::OperationError::Modeled {
@@ -6638,7 +7773,16 @@ impl UpdateLoginProfileError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateLoginProfileError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateLoginProfileError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ENTITY_TEMPORARILY_UNMODIFIABLE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::PASSWORD_POLICY_VIOLATION_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6661,7 +7805,8 @@ impl From<rt::AwsError> for UpdateOpenIDConnectProviderThumbprintError {
 }
 
 impl UpdateOpenIDConnectProviderThumbprintError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateOpenIDConnectProviderThumbprintError::ConcurrentModificationException(e) => {
@@ -6682,7 +7827,15 @@ impl UpdateOpenIDConnectProviderThumbprintError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateOpenIDConnectProviderThumbprintError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateOpenIDConnectProviderThumbprintError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6704,7 +7857,8 @@ impl From<rt::AwsError> for UpdateRoleError {
 }
 
 impl UpdateRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateRoleError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -6719,7 +7873,14 @@ impl UpdateRoleError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateRoleError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6741,7 +7902,8 @@ impl From<rt::AwsError> for UpdateRoleDescriptionError {
 }
 
 impl UpdateRoleDescriptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateRoleDescriptionError::NoSuchEntityException(e) => rt::OperationError::Modeled {
@@ -6756,7 +7918,14 @@ impl UpdateRoleDescriptionError {
                 shape: &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateRoleDescriptionError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateRoleDescriptionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                    &schema::UNMODIFIABLE_ENTITY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6780,7 +7949,8 @@ impl From<rt::AwsError> for UpdateSAMLProviderError {
 }
 
 impl UpdateSAMLProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateSAMLProviderError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6803,7 +7973,16 @@ impl UpdateSAMLProviderError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateSAMLProviderError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateSAMLProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6824,7 +8003,8 @@ impl From<rt::AwsError> for UpdateSSHPublicKeyError {
 }
 
 impl UpdateSSHPublicKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateSSHPublicKeyError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -6835,7 +8015,10 @@ impl UpdateSSHPublicKeyError {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateSSHPublicKeyError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateSSHPublicKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_INPUT_EXCEPTION, &schema::NO_SUCH_ENTITY_EXCEPTION],
+            ),
         }
     }
 }
@@ -6858,7 +8041,8 @@ impl From<rt::AwsError> for UpdateServerCertificateError {
 }
 
 impl UpdateServerCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateServerCertificateError::EntityAlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -6877,7 +8061,15 @@ impl UpdateServerCertificateError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateServerCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateServerCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6897,14 +8089,17 @@ impl From<rt::AwsError> for UpdateServiceSpecificCredentialError {
 }
 
 impl UpdateServiceSpecificCredentialError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateServiceSpecificCredentialError::NoSuchEntityException(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_ENTITY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateServiceSpecificCredentialError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateServiceSpecificCredentialError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NO_SUCH_ENTITY_EXCEPTION])
+            }
         }
     }
 }
@@ -6927,7 +8122,8 @@ impl From<rt::AwsError> for UpdateSigningCertificateError {
 }
 
 impl UpdateSigningCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateSigningCertificateError::InvalidInputException(e) => rt::OperationError::Modeled {
@@ -6946,7 +8142,15 @@ impl UpdateSigningCertificateError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateSigningCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateSigningCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6971,7 +8175,8 @@ impl From<rt::AwsError> for UpdateUserError {
 }
 
 impl UpdateUserError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateUserError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -6998,7 +8203,17 @@ impl UpdateUserError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateUserError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateUserError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::ENTITY_TEMPORARILY_UNMODIFIABLE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -7022,7 +8237,8 @@ impl From<rt::AwsError> for UploadSSHPublicKeyError {
 }
 
 impl UploadSSHPublicKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UploadSSHPublicKeyError::DuplicateSSHPublicKeyException(e) => rt::OperationError::Modeled {
@@ -7045,7 +8261,16 @@ impl UploadSSHPublicKeyError {
                 shape: &schema::UNRECOGNIZED_PUBLIC_KEY_ENCODING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UploadSSHPublicKeyError::Aws(e) => rt::OperationError::Aws(e),
+            UploadSSHPublicKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DUPLICATE_SSH_PUBLIC_KEY_EXCEPTION,
+                    &schema::INVALID_PUBLIC_KEY_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::UNRECOGNIZED_PUBLIC_KEY_ENCODING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -7071,7 +8296,8 @@ impl From<rt::AwsError> for UploadServerCertificateError {
 }
 
 impl UploadServerCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UploadServerCertificateError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -7102,7 +8328,18 @@ impl UploadServerCertificateError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UploadServerCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            UploadServerCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_INPUT_EXCEPTION,
+                    &schema::KEY_PAIR_MISMATCH_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_CERTIFICATE_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -7129,7 +8366,8 @@ impl From<rt::AwsError> for UploadSigningCertificateError {
 }
 
 impl UploadSigningCertificateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UploadSigningCertificateError::ConcurrentModificationException(e) => rt::OperationError::Modeled {
@@ -7164,7 +8402,19 @@ impl UploadSigningCertificateError {
                 shape: &schema::SERVICE_FAILURE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UploadSigningCertificateError::Aws(e) => rt::OperationError::Aws(e),
+            UploadSigningCertificateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::DUPLICATE_CERTIFICATE_EXCEPTION,
+                    &schema::ENTITY_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_CERTIFICATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_CERTIFICATE_EXCEPTION,
+                    &schema::NO_SUCH_ENTITY_EXCEPTION,
+                    &schema::SERVICE_FAILURE_EXCEPTION,
+                ],
+            ),
         }
     }
 }

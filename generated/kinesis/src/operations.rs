@@ -124,7 +124,8 @@ impl From<rt::AwsError> for AddTagsToStreamError {
 }
 
 impl AddTagsToStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddTagsToStreamError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -147,7 +148,16 @@ impl AddTagsToStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AddTagsToStreamError::Aws(e) => rt::OperationError::Aws(e),
+            AddTagsToStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -169,7 +179,8 @@ impl From<rt::AwsError> for CreateStreamError {
 }
 
 impl CreateStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateStreamError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -184,7 +195,14 @@ impl CreateStreamError {
                 shape: &schema::RESOURCE_IN_USE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateStreamError::Aws(e) => rt::OperationError::Aws(e),
+            CreateStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -208,7 +226,8 @@ impl From<rt::AwsError> for DecreaseStreamRetentionPeriodError {
 }
 
 impl DecreaseStreamRetentionPeriodError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DecreaseStreamRetentionPeriodError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -231,7 +250,16 @@ impl DecreaseStreamRetentionPeriodError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DecreaseStreamRetentionPeriodError::Aws(e) => rt::OperationError::Aws(e),
+            DecreaseStreamRetentionPeriodError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -255,7 +283,8 @@ impl From<rt::AwsError> for DeleteResourcePolicyError {
 }
 
 impl DeleteResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteResourcePolicyError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -278,7 +307,16 @@ impl DeleteResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -302,7 +340,8 @@ impl From<rt::AwsError> for DeleteStreamError {
 }
 
 impl DeleteStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteStreamError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -325,7 +364,16 @@ impl DeleteStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteStreamError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -347,7 +395,8 @@ impl From<rt::AwsError> for DeregisterStreamConsumerError {
 }
 
 impl DeregisterStreamConsumerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeregisterStreamConsumerError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -362,7 +411,14 @@ impl DeregisterStreamConsumerError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeregisterStreamConsumerError::Aws(e) => rt::OperationError::Aws(e),
+            DeregisterStreamConsumerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -382,14 +438,15 @@ impl From<rt::AwsError> for DescribeLimitsError {
 }
 
 impl DescribeLimitsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeLimitsError::LimitExceededException(e) => rt::OperationError::Modeled {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeLimitsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeLimitsError::Aws(e) => rt::OperationError::promote(e, &[&schema::LIMIT_EXCEEDED_EXCEPTION]),
         }
     }
 }
@@ -412,7 +469,8 @@ impl From<rt::AwsError> for DescribeStreamError {
 }
 
 impl DescribeStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStreamError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -431,7 +489,15 @@ impl DescribeStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStreamError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -453,7 +519,8 @@ impl From<rt::AwsError> for DescribeStreamConsumerError {
 }
 
 impl DescribeStreamConsumerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStreamConsumerError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -468,7 +535,14 @@ impl DescribeStreamConsumerError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStreamConsumerError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStreamConsumerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -491,7 +565,8 @@ impl From<rt::AwsError> for DescribeStreamSummaryError {
 }
 
 impl DescribeStreamSummaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStreamSummaryError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -510,7 +585,15 @@ impl DescribeStreamSummaryError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStreamSummaryError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStreamSummaryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -534,7 +617,8 @@ impl From<rt::AwsError> for DisableEnhancedMonitoringError {
 }
 
 impl DisableEnhancedMonitoringError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableEnhancedMonitoringError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -557,7 +641,16 @@ impl DisableEnhancedMonitoringError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisableEnhancedMonitoringError::Aws(e) => rt::OperationError::Aws(e),
+            DisableEnhancedMonitoringError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -581,7 +674,8 @@ impl From<rt::AwsError> for EnableEnhancedMonitoringError {
 }
 
 impl EnableEnhancedMonitoringError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableEnhancedMonitoringError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -604,7 +698,16 @@ impl EnableEnhancedMonitoringError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableEnhancedMonitoringError::Aws(e) => rt::OperationError::Aws(e),
+            EnableEnhancedMonitoringError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -635,7 +738,8 @@ impl From<rt::AwsError> for GetRecordsError {
 }
 
 impl GetRecordsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRecordsError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -686,7 +790,23 @@ impl GetRecordsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRecordsError::Aws(e) => rt::OperationError::Aws(e),
+            GetRecordsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::EXPIRED_ITERATOR_EXCEPTION,
+                    &schema::INTERNAL_FAILURE_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_DISABLED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_OPT_IN_REQUIRED,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -710,7 +830,8 @@ impl From<rt::AwsError> for GetResourcePolicyError {
 }
 
 impl GetResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetResourcePolicyError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -733,7 +854,16 @@ impl GetResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -757,7 +887,8 @@ impl From<rt::AwsError> for GetShardIteratorError {
 }
 
 impl GetShardIteratorError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetShardIteratorError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -780,7 +911,16 @@ impl GetShardIteratorError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetShardIteratorError::Aws(e) => rt::OperationError::Aws(e),
+            GetShardIteratorError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_FAILURE_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -804,7 +944,8 @@ impl From<rt::AwsError> for IncreaseStreamRetentionPeriodError {
 }
 
 impl IncreaseStreamRetentionPeriodError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             IncreaseStreamRetentionPeriodError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -827,7 +968,16 @@ impl IncreaseStreamRetentionPeriodError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            IncreaseStreamRetentionPeriodError::Aws(e) => rt::OperationError::Aws(e),
+            IncreaseStreamRetentionPeriodError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -852,7 +1002,8 @@ impl From<rt::AwsError> for ListShardsError {
 }
 
 impl ListShardsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListShardsError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -879,7 +1030,17 @@ impl ListShardsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListShardsError::Aws(e) => rt::OperationError::Aws(e),
+            ListShardsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::EXPIRED_NEXT_TOKEN_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -903,7 +1064,8 @@ impl From<rt::AwsError> for ListStreamConsumersError {
 }
 
 impl ListStreamConsumersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStreamConsumersError::ExpiredNextTokenException(e) => rt::OperationError::Modeled {
@@ -926,7 +1088,16 @@ impl ListStreamConsumersError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStreamConsumersError::Aws(e) => rt::OperationError::Aws(e),
+            ListStreamConsumersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXPIRED_NEXT_TOKEN_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -948,7 +1119,8 @@ impl From<rt::AwsError> for ListStreamsError {
 }
 
 impl ListStreamsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStreamsError::ExpiredNextTokenException(e) => rt::OperationError::Modeled {
@@ -963,7 +1135,14 @@ impl ListStreamsError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStreamsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStreamsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXPIRED_NEXT_TOKEN_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -987,7 +1166,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1010,7 +1190,16 @@ impl ListTagsForResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1033,7 +1222,8 @@ impl From<rt::AwsError> for ListTagsForStreamError {
 }
 
 impl ListTagsForStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForStreamError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1052,7 +1242,15 @@ impl ListTagsForStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForStreamError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1077,7 +1275,8 @@ impl From<rt::AwsError> for MergeShardsError {
 }
 
 impl MergeShardsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             MergeShardsError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1104,7 +1303,17 @@ impl MergeShardsError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            MergeShardsError::Aws(e) => rt::OperationError::Aws(e),
+            MergeShardsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1134,7 +1343,8 @@ impl From<rt::AwsError> for PutRecordError {
 }
 
 impl PutRecordError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRecordError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1181,7 +1391,22 @@ impl PutRecordError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRecordError::Aws(e) => rt::OperationError::Aws(e),
+            PutRecordError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_FAILURE_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_DISABLED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_OPT_IN_REQUIRED,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1211,7 +1436,8 @@ impl From<rt::AwsError> for PutRecordsError {
 }
 
 impl PutRecordsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRecordsError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1258,7 +1484,22 @@ impl PutRecordsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRecordsError::Aws(e) => rt::OperationError::Aws(e),
+            PutRecordsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_FAILURE_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_DISABLED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_OPT_IN_REQUIRED,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::PROVISIONED_THROUGHPUT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1282,7 +1523,8 @@ impl From<rt::AwsError> for PutResourcePolicyError {
 }
 
 impl PutResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutResourcePolicyError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1305,7 +1547,16 @@ impl PutResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1328,7 +1579,8 @@ impl From<rt::AwsError> for RegisterStreamConsumerError {
 }
 
 impl RegisterStreamConsumerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RegisterStreamConsumerError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -1347,7 +1599,15 @@ impl RegisterStreamConsumerError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RegisterStreamConsumerError::Aws(e) => rt::OperationError::Aws(e),
+            RegisterStreamConsumerError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1371,7 +1631,8 @@ impl From<rt::AwsError> for RemoveTagsFromStreamError {
 }
 
 impl RemoveTagsFromStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemoveTagsFromStreamError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1394,7 +1655,16 @@ impl RemoveTagsFromStreamError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemoveTagsFromStreamError::Aws(e) => rt::OperationError::Aws(e),
+            RemoveTagsFromStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1419,7 +1689,8 @@ impl From<rt::AwsError> for SplitShardError {
 }
 
 impl SplitShardError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SplitShardError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1446,7 +1717,17 @@ impl SplitShardError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SplitShardError::Aws(e) => rt::OperationError::Aws(e),
+            SplitShardError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1476,7 +1757,8 @@ impl From<rt::AwsError> for StartStreamEncryptionError {
 }
 
 impl StartStreamEncryptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartStreamEncryptionError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1523,7 +1805,22 @@ impl StartStreamEncryptionError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartStreamEncryptionError::Aws(e) => rt::OperationError::Aws(e),
+            StartStreamEncryptionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_DISABLED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_OPT_IN_REQUIRED,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1547,7 +1844,8 @@ impl From<rt::AwsError> for StopStreamEncryptionError {
 }
 
 impl StopStreamEncryptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StopStreamEncryptionError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1570,7 +1868,16 @@ impl StopStreamEncryptionError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StopStreamEncryptionError::Aws(e) => rt::OperationError::Aws(e),
+            StopStreamEncryptionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1594,7 +1901,8 @@ impl From<rt::AwsError> for SubscribeToShardError {
 }
 
 impl SubscribeToShardError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SubscribeToShardError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1617,7 +1925,16 @@ impl SubscribeToShardError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SubscribeToShardError::Aws(e) => rt::OperationError::Aws(e),
+            SubscribeToShardError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1641,7 +1958,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1664,7 +1982,16 @@ impl TagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1688,7 +2015,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1711,7 +2039,16 @@ impl UntagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1736,7 +2073,8 @@ impl From<rt::AwsError> for UpdateShardCountError {
 }
 
 impl UpdateShardCountError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateShardCountError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -1763,7 +2101,17 @@ impl UpdateShardCountError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateShardCountError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateShardCountError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1786,7 +2134,8 @@ impl From<rt::AwsError> for UpdateStreamModeError {
 }
 
 impl UpdateStreamModeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateStreamModeError::InvalidArgumentException(e) => rt::OperationError::Modeled {
@@ -1805,7 +2154,15 @@ impl UpdateStreamModeError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateStreamModeError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateStreamModeError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }

@@ -162,7 +162,8 @@ impl From<rt::AwsError> for CancelKeyDeletionError {
 }
 
 impl CancelKeyDeletionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelKeyDeletionError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -185,7 +186,16 @@ impl CancelKeyDeletionError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelKeyDeletionError::Aws(e) => rt::OperationError::Aws(e),
+            CancelKeyDeletionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -209,7 +219,8 @@ impl From<rt::AwsError> for ConnectCustomKeyStoreError {
 }
 
 impl ConnectCustomKeyStoreError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ConnectCustomKeyStoreError::CloudHsmClusterInvalidConfigurationException(e) => {
@@ -234,7 +245,16 @@ impl ConnectCustomKeyStoreError {
                 shape: &schema::KMS_INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ConnectCustomKeyStoreError::Aws(e) => rt::OperationError::Aws(e),
+            ConnectCustomKeyStoreError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CLOUD_HSM_CLUSTER_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::CLOUD_HSM_CLUSTER_NOT_ACTIVE_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_INVALID_STATE_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -260,7 +280,8 @@ impl From<rt::AwsError> for CreateAliasError {
 }
 
 impl CreateAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateAliasError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -291,7 +312,18 @@ impl CreateAliasError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateAliasError::Aws(e) => rt::OperationError::Aws(e),
+            CreateAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ALIAS_NAME_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -327,7 +359,8 @@ impl From<rt::AwsError> for CreateCustomKeyStoreError {
 }
 
 impl CreateCustomKeyStoreError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateCustomKeyStoreError::CloudHsmClusterInUseException(e) => rt::OperationError::Modeled {
@@ -402,7 +435,28 @@ impl CreateCustomKeyStoreError {
                 shape: &schema::XKS_PROXY_VPC_ENDPOINT_SERVICE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateCustomKeyStoreError::Aws(e) => rt::OperationError::Aws(e),
+            CreateCustomKeyStoreError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CLOUD_HSM_CLUSTER_IN_USE_EXCEPTION,
+                    &schema::CLOUD_HSM_CLUSTER_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::CLOUD_HSM_CLUSTER_NOT_ACTIVE_EXCEPTION,
+                    &schema::CLOUD_HSM_CLUSTER_NOT_FOUND_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_NAME_IN_USE_EXCEPTION,
+                    &schema::INCORRECT_TRUST_ANCHOR_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::XKS_PROXY_INCORRECT_AUTHENTICATION_CREDENTIAL_EXCEPTION,
+                    &schema::XKS_PROXY_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::XKS_PROXY_INVALID_RESPONSE_EXCEPTION,
+                    &schema::XKS_PROXY_URI_ENDPOINT_IN_USE_EXCEPTION,
+                    &schema::XKS_PROXY_URI_IN_USE_EXCEPTION,
+                    &schema::XKS_PROXY_URI_UNREACHABLE_EXCEPTION,
+                    &schema::XKS_PROXY_VPC_ENDPOINT_SERVICE_IN_USE_EXCEPTION,
+                    &schema::XKS_PROXY_VPC_ENDPOINT_SERVICE_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::XKS_PROXY_VPC_ENDPOINT_SERVICE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -430,7 +484,8 @@ impl From<rt::AwsError> for CreateGrantError {
 }
 
 impl CreateGrantError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateGrantError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -469,7 +524,20 @@ impl CreateGrantError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateGrantError::Aws(e) => rt::OperationError::Aws(e),
+            CreateGrantError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -501,7 +569,8 @@ impl From<rt::AwsError> for CreateKeyError {
 }
 
 impl CreateKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateKeyError::CloudHsmClusterInvalidConfigurationException(e) => rt::OperationError::Modeled {
@@ -556,7 +625,24 @@ impl CreateKeyError {
                 shape: &schema::XKS_KEY_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateKeyError::Aws(e) => rt::OperationError::Aws(e),
+            CreateKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CLOUD_HSM_CLUSTER_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_INVALID_STATE_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_NOT_FOUND_EXCEPTION,
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::TAG_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                    &schema::XKS_KEY_ALREADY_IN_USE_EXCEPTION,
+                    &schema::XKS_KEY_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::XKS_KEY_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -586,7 +672,8 @@ impl From<rt::AwsError> for DecryptError {
 }
 
 impl DecryptError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DecryptError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -633,7 +720,22 @@ impl DecryptError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DecryptError::Aws(e) => rt::OperationError::Aws(e),
+            DecryptError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INCORRECT_KEY_EXCEPTION,
+                    &schema::INVALID_CIPHERTEXT_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -656,7 +758,8 @@ impl From<rt::AwsError> for DeleteAliasError {
 }
 
 impl DeleteAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAliasError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -675,7 +778,15 @@ impl DeleteAliasError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAliasError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -698,7 +809,8 @@ impl From<rt::AwsError> for DeleteCustomKeyStoreError {
 }
 
 impl DeleteCustomKeyStoreError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteCustomKeyStoreError::CustomKeyStoreHasCMKsException(e) => rt::OperationError::Modeled {
@@ -717,7 +829,15 @@ impl DeleteCustomKeyStoreError {
                 shape: &schema::KMS_INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteCustomKeyStoreError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteCustomKeyStoreError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CUSTOM_KEY_STORE_HAS_CM_KS_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_INVALID_STATE_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -742,7 +862,8 @@ impl From<rt::AwsError> for DeleteImportedKeyMaterialError {
 }
 
 impl DeleteImportedKeyMaterialError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteImportedKeyMaterialError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -769,7 +890,17 @@ impl DeleteImportedKeyMaterialError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteImportedKeyMaterialError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteImportedKeyMaterialError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -797,7 +928,8 @@ impl From<rt::AwsError> for DeriveSharedSecretError {
 }
 
 impl DeriveSharedSecretError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeriveSharedSecretError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -836,7 +968,20 @@ impl DeriveSharedSecretError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeriveSharedSecretError::Aws(e) => rt::OperationError::Aws(e),
+            DeriveSharedSecretError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -858,7 +1003,8 @@ impl From<rt::AwsError> for DescribeCustomKeyStoresError {
 }
 
 impl DescribeCustomKeyStoresError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeCustomKeyStoresError::CustomKeyStoreNotFoundException(e) => rt::OperationError::Modeled {
@@ -873,7 +1019,14 @@ impl DescribeCustomKeyStoresError {
                 shape: &schema::KMS_INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeCustomKeyStoresError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeCustomKeyStoresError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CUSTOM_KEY_STORE_NOT_FOUND_EXCEPTION,
+                    &schema::INVALID_MARKER_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -896,7 +1049,8 @@ impl From<rt::AwsError> for DescribeKeyError {
 }
 
 impl DescribeKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeKeyError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -915,7 +1069,15 @@ impl DescribeKeyError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeKeyError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -939,7 +1101,8 @@ impl From<rt::AwsError> for DisableKeyError {
 }
 
 impl DisableKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableKeyError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -962,7 +1125,16 @@ impl DisableKeyError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisableKeyError::Aws(e) => rt::OperationError::Aws(e),
+            DisableKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -988,7 +1160,8 @@ impl From<rt::AwsError> for DisableKeyRotationError {
 }
 
 impl DisableKeyRotationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableKeyRotationError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1019,7 +1192,18 @@ impl DisableKeyRotationError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisableKeyRotationError::Aws(e) => rt::OperationError::Aws(e),
+            DisableKeyRotationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1041,7 +1225,8 @@ impl From<rt::AwsError> for DisconnectCustomKeyStoreError {
 }
 
 impl DisconnectCustomKeyStoreError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisconnectCustomKeyStoreError::CustomKeyStoreInvalidStateException(e) => rt::OperationError::Modeled {
@@ -1056,7 +1241,14 @@ impl DisconnectCustomKeyStoreError {
                 shape: &schema::KMS_INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DisconnectCustomKeyStoreError::Aws(e) => rt::OperationError::Aws(e),
+            DisconnectCustomKeyStoreError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CUSTOM_KEY_STORE_INVALID_STATE_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1081,7 +1273,8 @@ impl From<rt::AwsError> for EnableKeyError {
 }
 
 impl EnableKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableKeyError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1108,7 +1301,17 @@ impl EnableKeyError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableKeyError::Aws(e) => rt::OperationError::Aws(e),
+            EnableKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1134,7 +1337,8 @@ impl From<rt::AwsError> for EnableKeyRotationError {
 }
 
 impl EnableKeyRotationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableKeyRotationError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1165,7 +1369,18 @@ impl EnableKeyRotationError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableKeyRotationError::Aws(e) => rt::OperationError::Aws(e),
+            EnableKeyRotationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1193,7 +1408,8 @@ impl From<rt::AwsError> for EncryptError {
 }
 
 impl EncryptError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EncryptError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1232,7 +1448,20 @@ impl EncryptError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            EncryptError::Aws(e) => rt::OperationError::Aws(e),
+            EncryptError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1260,7 +1489,8 @@ impl From<rt::AwsError> for GenerateDataKeyError {
 }
 
 impl GenerateDataKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateDataKeyError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1299,7 +1529,20 @@ impl GenerateDataKeyError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GenerateDataKeyError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateDataKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1328,7 +1571,8 @@ impl From<rt::AwsError> for GenerateDataKeyPairError {
 }
 
 impl GenerateDataKeyPairError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateDataKeyPairError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1371,7 +1615,21 @@ impl GenerateDataKeyPairError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GenerateDataKeyPairError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateDataKeyPairError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1400,7 +1658,8 @@ impl From<rt::AwsError> for GenerateDataKeyPairWithoutPlaintextError {
 }
 
 impl GenerateDataKeyPairWithoutPlaintextError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateDataKeyPairWithoutPlaintextError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1443,7 +1702,21 @@ impl GenerateDataKeyPairWithoutPlaintextError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GenerateDataKeyPairWithoutPlaintextError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateDataKeyPairWithoutPlaintextError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1471,7 +1744,8 @@ impl From<rt::AwsError> for GenerateDataKeyWithoutPlaintextError {
 }
 
 impl GenerateDataKeyWithoutPlaintextError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateDataKeyWithoutPlaintextError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1510,7 +1784,20 @@ impl GenerateDataKeyWithoutPlaintextError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GenerateDataKeyWithoutPlaintextError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateDataKeyWithoutPlaintextError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1537,7 +1824,8 @@ impl From<rt::AwsError> for GenerateMacError {
 }
 
 impl GenerateMacError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateMacError::DisabledException(e) => rt::OperationError::Modeled {
@@ -1572,7 +1860,19 @@ impl GenerateMacError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GenerateMacError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateMacError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1596,7 +1896,8 @@ impl From<rt::AwsError> for GenerateRandomError {
 }
 
 impl GenerateRandomError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GenerateRandomError::CustomKeyStoreInvalidStateException(e) => rt::OperationError::Modeled {
@@ -1619,7 +1920,16 @@ impl GenerateRandomError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GenerateRandomError::Aws(e) => rt::OperationError::Aws(e),
+            GenerateRandomError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CUSTOM_KEY_STORE_INVALID_STATE_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_NOT_FOUND_EXCEPTION,
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1642,7 +1952,8 @@ impl From<rt::AwsError> for GetKeyLastUsageError {
 }
 
 impl GetKeyLastUsageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetKeyLastUsageError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1661,7 +1972,15 @@ impl GetKeyLastUsageError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetKeyLastUsageError::Aws(e) => rt::OperationError::Aws(e),
+            GetKeyLastUsageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1685,7 +2004,8 @@ impl From<rt::AwsError> for GetKeyPolicyError {
 }
 
 impl GetKeyPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetKeyPolicyError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1708,7 +2028,16 @@ impl GetKeyPolicyError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetKeyPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetKeyPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1733,7 +2062,8 @@ impl From<rt::AwsError> for GetKeyRotationStatusError {
 }
 
 impl GetKeyRotationStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetKeyRotationStatusError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1760,7 +2090,17 @@ impl GetKeyRotationStatusError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetKeyRotationStatusError::Aws(e) => rt::OperationError::Aws(e),
+            GetKeyRotationStatusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1785,7 +2125,8 @@ impl From<rt::AwsError> for GetParametersForImportError {
 }
 
 impl GetParametersForImportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetParametersForImportError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1812,7 +2153,17 @@ impl GetParametersForImportError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetParametersForImportError::Aws(e) => rt::OperationError::Aws(e),
+            GetParametersForImportError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1841,7 +2192,8 @@ impl From<rt::AwsError> for GetPublicKeyError {
 }
 
 impl GetPublicKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetPublicKeyError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1884,7 +2236,21 @@ impl GetPublicKeyError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetPublicKeyError::Aws(e) => rt::OperationError::Aws(e),
+            GetPublicKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1913,7 +2279,8 @@ impl From<rt::AwsError> for ImportKeyMaterialError {
 }
 
 impl ImportKeyMaterialError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ImportKeyMaterialError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -1956,7 +2323,21 @@ impl ImportKeyMaterialError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ImportKeyMaterialError::Aws(e) => rt::OperationError::Aws(e),
+            ImportKeyMaterialError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::EXPIRED_IMPORT_TOKEN_EXCEPTION,
+                    &schema::INCORRECT_KEY_MATERIAL_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_CIPHERTEXT_EXCEPTION,
+                    &schema::INVALID_IMPORT_TOKEN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1980,7 +2361,8 @@ impl From<rt::AwsError> for ListAliasesError {
 }
 
 impl ListAliasesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAliasesError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2003,7 +2385,16 @@ impl ListAliasesError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAliasesError::Aws(e) => rt::OperationError::Aws(e),
+            ListAliasesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_MARKER_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2029,7 +2420,8 @@ impl From<rt::AwsError> for ListGrantsError {
 }
 
 impl ListGrantsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListGrantsError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2060,7 +2452,18 @@ impl ListGrantsError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListGrantsError::Aws(e) => rt::OperationError::Aws(e),
+            ListGrantsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_GRANT_ID_EXCEPTION,
+                    &schema::INVALID_MARKER_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2084,7 +2487,8 @@ impl From<rt::AwsError> for ListKeyPoliciesError {
 }
 
 impl ListKeyPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListKeyPoliciesError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2107,7 +2511,16 @@ impl ListKeyPoliciesError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListKeyPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListKeyPoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2132,7 +2545,8 @@ impl From<rt::AwsError> for ListKeyRotationsError {
 }
 
 impl ListKeyRotationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListKeyRotationsError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -2159,7 +2573,17 @@ impl ListKeyRotationsError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListKeyRotationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListKeyRotationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_MARKER_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2181,7 +2605,8 @@ impl From<rt::AwsError> for ListKeysError {
 }
 
 impl ListKeysError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListKeysError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2196,7 +2621,14 @@ impl ListKeysError {
                 shape: &schema::KMS_INTERNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListKeysError::Aws(e) => rt::OperationError::Aws(e),
+            ListKeysError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_MARKER_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2219,7 +2651,8 @@ impl From<rt::AwsError> for ListResourceTagsError {
 }
 
 impl ListResourceTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListResourceTagsError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -2238,7 +2671,15 @@ impl ListResourceTagsError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListResourceTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListResourceTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_MARKER_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2262,7 +2703,8 @@ impl From<rt::AwsError> for ListRetirableGrantsError {
 }
 
 impl ListRetirableGrantsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListRetirableGrantsError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2285,7 +2727,16 @@ impl ListRetirableGrantsError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListRetirableGrantsError::Aws(e) => rt::OperationError::Aws(e),
+            ListRetirableGrantsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_MARKER_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2312,7 +2763,8 @@ impl From<rt::AwsError> for PutKeyPolicyError {
 }
 
 impl PutKeyPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutKeyPolicyError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2347,7 +2799,19 @@ impl PutKeyPolicyError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutKeyPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutKeyPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2377,7 +2841,8 @@ impl From<rt::AwsError> for ReEncryptError {
 }
 
 impl ReEncryptError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ReEncryptError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2424,7 +2889,22 @@ impl ReEncryptError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ReEncryptError::Aws(e) => rt::OperationError::Aws(e),
+            ReEncryptError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INCORRECT_KEY_EXCEPTION,
+                    &schema::INVALID_CIPHERTEXT_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2453,7 +2933,8 @@ impl From<rt::AwsError> for ReplicateKeyError {
 }
 
 impl ReplicateKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ReplicateKeyError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -2496,7 +2977,21 @@ impl ReplicateKeyError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ReplicateKeyError::Aws(e) => rt::OperationError::Aws(e),
+            ReplicateKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TAG_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2523,7 +3018,8 @@ impl From<rt::AwsError> for RetireGrantError {
 }
 
 impl RetireGrantError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RetireGrantError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2558,7 +3054,19 @@ impl RetireGrantError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RetireGrantError::Aws(e) => rt::OperationError::Aws(e),
+            RetireGrantError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_GRANT_ID_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2584,7 +3092,8 @@ impl From<rt::AwsError> for RevokeGrantError {
 }
 
 impl RevokeGrantError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RevokeGrantError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2615,7 +3124,18 @@ impl RevokeGrantError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RevokeGrantError::Aws(e) => rt::OperationError::Aws(e),
+            RevokeGrantError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::INVALID_GRANT_ID_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2643,7 +3163,8 @@ impl From<rt::AwsError> for RotateKeyOnDemandError {
 }
 
 impl RotateKeyOnDemandError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RotateKeyOnDemandError::ConflictException(e) => rt::OperationError::Modeled {
@@ -2682,7 +3203,20 @@ impl RotateKeyOnDemandError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RotateKeyOnDemandError::Aws(e) => rt::OperationError::Aws(e),
+            RotateKeyOnDemandError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2706,7 +3240,8 @@ impl From<rt::AwsError> for ScheduleKeyDeletionError {
 }
 
 impl ScheduleKeyDeletionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ScheduleKeyDeletionError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2729,7 +3264,16 @@ impl ScheduleKeyDeletionError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ScheduleKeyDeletionError::Aws(e) => rt::OperationError::Aws(e),
+            ScheduleKeyDeletionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2757,7 +3301,8 @@ impl From<rt::AwsError> for SignError {
 }
 
 impl SignError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SignError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2796,7 +3341,20 @@ impl SignError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SignError::Aws(e) => rt::OperationError::Aws(e),
+            SignError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2821,7 +3379,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -2848,7 +3407,17 @@ impl TagResourceError {
                 shape: &schema::TAG_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TAG_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2872,7 +3441,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::InvalidArnException(e) => rt::OperationError::Modeled {
@@ -2895,7 +3465,16 @@ impl UntagResourceError {
                 shape: &schema::TAG_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TAG_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2919,7 +3498,8 @@ impl From<rt::AwsError> for UpdateAliasError {
 }
 
 impl UpdateAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAliasError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -2942,7 +3522,16 @@ impl UpdateAliasError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAliasError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2978,7 +3567,8 @@ impl From<rt::AwsError> for UpdateCustomKeyStoreError {
 }
 
 impl UpdateCustomKeyStoreError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateCustomKeyStoreError::CloudHsmClusterInvalidConfigurationException(e) => rt::OperationError::Modeled {
@@ -3053,7 +3643,28 @@ impl UpdateCustomKeyStoreError {
                 shape: &schema::XKS_PROXY_VPC_ENDPOINT_SERVICE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateCustomKeyStoreError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateCustomKeyStoreError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CLOUD_HSM_CLUSTER_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::CLOUD_HSM_CLUSTER_NOT_ACTIVE_EXCEPTION,
+                    &schema::CLOUD_HSM_CLUSTER_NOT_FOUND_EXCEPTION,
+                    &schema::CLOUD_HSM_CLUSTER_NOT_RELATED_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_INVALID_STATE_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_NAME_IN_USE_EXCEPTION,
+                    &schema::CUSTOM_KEY_STORE_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::XKS_PROXY_INCORRECT_AUTHENTICATION_CREDENTIAL_EXCEPTION,
+                    &schema::XKS_PROXY_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::XKS_PROXY_INVALID_RESPONSE_EXCEPTION,
+                    &schema::XKS_PROXY_URI_ENDPOINT_IN_USE_EXCEPTION,
+                    &schema::XKS_PROXY_URI_IN_USE_EXCEPTION,
+                    &schema::XKS_PROXY_URI_UNREACHABLE_EXCEPTION,
+                    &schema::XKS_PROXY_VPC_ENDPOINT_SERVICE_IN_USE_EXCEPTION,
+                    &schema::XKS_PROXY_VPC_ENDPOINT_SERVICE_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::XKS_PROXY_VPC_ENDPOINT_SERVICE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3077,7 +3688,8 @@ impl From<rt::AwsError> for UpdateKeyDescriptionError {
 }
 
 impl UpdateKeyDescriptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateKeyDescriptionError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -3100,7 +3712,16 @@ impl UpdateKeyDescriptionError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateKeyDescriptionError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateKeyDescriptionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3125,7 +3746,8 @@ impl From<rt::AwsError> for UpdatePrimaryRegionError {
 }
 
 impl UpdatePrimaryRegionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdatePrimaryRegionError::DisabledException(e) => rt::OperationError::Modeled {
@@ -3152,7 +3774,17 @@ impl UpdatePrimaryRegionError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdatePrimaryRegionError::Aws(e) => rt::OperationError::Aws(e),
+            UpdatePrimaryRegionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::INVALID_ARN_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3181,7 +3813,8 @@ impl From<rt::AwsError> for VerifyError {
 }
 
 impl VerifyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             VerifyError::DependencyTimeoutException(e) => rt::OperationError::Modeled {
@@ -3224,7 +3857,21 @@ impl VerifyError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            VerifyError::Aws(e) => rt::OperationError::Aws(e),
+            VerifyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DEPENDENCY_TIMEOUT_EXCEPTION,
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_SIGNATURE_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3252,7 +3899,8 @@ impl From<rt::AwsError> for VerifyMacError {
 }
 
 impl VerifyMacError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             VerifyMacError::DisabledException(e) => rt::OperationError::Modeled {
@@ -3291,7 +3939,20 @@ impl VerifyMacError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            VerifyMacError::Aws(e) => rt::OperationError::Aws(e),
+            VerifyMacError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DISABLED_EXCEPTION,
+                    &schema::DRY_RUN_OPERATION_EXCEPTION,
+                    &schema::INVALID_GRANT_TOKEN_EXCEPTION,
+                    &schema::INVALID_KEY_USAGE_EXCEPTION,
+                    &schema::KEY_UNAVAILABLE_EXCEPTION,
+                    &schema::KMS_INTERNAL_EXCEPTION,
+                    &schema::KMS_INVALID_MAC_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }

@@ -226,7 +226,8 @@ impl From<rt::AwsError> for AddLayerVersionPermissionError {
 }
 
 impl AddLayerVersionPermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddLayerVersionPermissionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -257,7 +258,18 @@ impl AddLayerVersionPermissionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AddLayerVersionPermissionError::Aws(e) => rt::OperationError::Aws(e),
+            AddLayerVersionPermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::POLICY_LENGTH_EXCEEDED_EXCEPTION,
+                    &schema::PRECONDITION_FAILED_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -284,7 +296,8 @@ impl From<rt::AwsError> for AddPermissionError {
 }
 
 impl AddPermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddPermissionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -319,7 +332,19 @@ impl AddPermissionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AddPermissionError::Aws(e) => rt::OperationError::Aws(e),
+            AddPermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::POLICY_LENGTH_EXCEEDED_EXCEPTION,
+                    &schema::PRECONDITION_FAILED_EXCEPTION,
+                    &schema::PUBLIC_POLICY_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -341,7 +366,8 @@ impl From<rt::AwsError> for CheckpointDurableExecutionError {
 }
 
 impl CheckpointDurableExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CheckpointDurableExecutionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -356,7 +382,14 @@ impl CheckpointDurableExecutionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CheckpointDurableExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            CheckpointDurableExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -381,7 +414,8 @@ impl From<rt::AwsError> for CreateAliasError {
 }
 
 impl CreateAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateAliasError::AliasLimitExceededException(e) => rt::OperationError::Modeled {
@@ -408,7 +442,17 @@ impl CreateAliasError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateAliasError::Aws(e) => rt::OperationError::Aws(e),
+            CreateAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALIAS_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -432,7 +476,8 @@ impl From<rt::AwsError> for CreateCapacityProviderError {
 }
 
 impl CreateCapacityProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateCapacityProviderError::CapacityProviderLimitExceededException(e) => rt::OperationError::Modeled {
@@ -455,7 +500,16 @@ impl CreateCapacityProviderError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
+            CreateCapacityProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -476,7 +530,8 @@ impl From<rt::AwsError> for CreateCodeSigningConfigError {
 }
 
 impl CreateCodeSigningConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateCodeSigningConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -487,7 +542,10 @@ impl CreateCodeSigningConfigError {
                 shape: &schema::SERVICE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateCodeSigningConfigError::Aws(e) => rt::OperationError::Aws(e),
+            CreateCodeSigningConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_PARAMETER_VALUE_EXCEPTION, &schema::SERVICE_EXCEPTION],
+            ),
         }
     }
 }
@@ -511,7 +569,8 @@ impl From<rt::AwsError> for CreateEventSourceMappingError {
 }
 
 impl CreateEventSourceMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateEventSourceMappingError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -534,7 +593,16 @@ impl CreateEventSourceMappingError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateEventSourceMappingError::Aws(e) => rt::OperationError::Aws(e),
+            CreateEventSourceMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -565,7 +633,8 @@ impl From<rt::AwsError> for CreateFunctionError {
 }
 
 impl CreateFunctionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateFunctionError::CodeSigningConfigNotFoundException(e) => rt::OperationError::Modeled {
@@ -610,7 +679,21 @@ impl CreateFunctionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateFunctionError::Aws(e) => rt::OperationError::Aws(e),
+            CreateFunctionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CODE_SIGNING_CONFIG_NOT_FOUND_EXCEPTION,
+                    &schema::CODE_STORAGE_EXCEEDED_EXCEPTION,
+                    &schema::CODE_VERIFICATION_FAILED_EXCEPTION,
+                    &schema::FUNCTION_VERSIONS_PER_CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::INVALID_CODE_SIGNATURE_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -634,7 +717,8 @@ impl From<rt::AwsError> for CreateFunctionUrlConfigError {
 }
 
 impl CreateFunctionUrlConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateFunctionUrlConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -657,7 +741,16 @@ impl CreateFunctionUrlConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateFunctionUrlConfigError::Aws(e) => rt::OperationError::Aws(e),
+            CreateFunctionUrlConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -681,7 +774,8 @@ impl From<rt::AwsError> for DeleteAliasError {
 }
 
 impl DeleteAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAliasError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -704,7 +798,16 @@ impl DeleteAliasError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAliasError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -728,7 +831,8 @@ impl From<rt::AwsError> for DeleteCapacityProviderError {
 }
 
 impl DeleteCapacityProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteCapacityProviderError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -751,7 +855,16 @@ impl DeleteCapacityProviderError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteCapacityProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -774,7 +887,8 @@ impl From<rt::AwsError> for DeleteCodeSigningConfigError {
 }
 
 impl DeleteCodeSigningConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteCodeSigningConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -793,7 +907,15 @@ impl DeleteCodeSigningConfigError {
                 shape: &schema::SERVICE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteCodeSigningConfigError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteCodeSigningConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -818,7 +940,8 @@ impl From<rt::AwsError> for DeleteEventSourceMappingError {
 }
 
 impl DeleteEventSourceMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteEventSourceMappingError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -845,7 +968,17 @@ impl DeleteEventSourceMappingError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteEventSourceMappingError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteEventSourceMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -869,7 +1002,8 @@ impl From<rt::AwsError> for DeleteFunctionError {
 }
 
 impl DeleteFunctionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteFunctionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -892,7 +1026,16 @@ impl DeleteFunctionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteFunctionError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteFunctionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -917,7 +1060,8 @@ impl From<rt::AwsError> for DeleteFunctionCodeSigningConfigError {
 }
 
 impl DeleteFunctionCodeSigningConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteFunctionCodeSigningConfigError::CodeSigningConfigNotFoundException(e) => {
@@ -946,7 +1090,17 @@ impl DeleteFunctionCodeSigningConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteFunctionCodeSigningConfigError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteFunctionCodeSigningConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CODE_SIGNING_CONFIG_NOT_FOUND_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -970,7 +1124,8 @@ impl From<rt::AwsError> for DeleteFunctionConcurrencyError {
 }
 
 impl DeleteFunctionConcurrencyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteFunctionConcurrencyError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -993,7 +1148,16 @@ impl DeleteFunctionConcurrencyError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteFunctionConcurrencyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteFunctionConcurrencyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1017,7 +1181,8 @@ impl From<rt::AwsError> for DeleteFunctionEventInvokeConfigError {
 }
 
 impl DeleteFunctionEventInvokeConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteFunctionEventInvokeConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1040,7 +1205,16 @@ impl DeleteFunctionEventInvokeConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteFunctionEventInvokeConfigError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteFunctionEventInvokeConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1064,7 +1238,8 @@ impl From<rt::AwsError> for DeleteFunctionUrlConfigError {
 }
 
 impl DeleteFunctionUrlConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteFunctionUrlConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1087,7 +1262,16 @@ impl DeleteFunctionUrlConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteFunctionUrlConfigError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteFunctionUrlConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1110,7 +1294,8 @@ impl From<rt::AwsError> for DeleteLayerVersionError {
 }
 
 impl DeleteLayerVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteLayerVersionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1129,7 +1314,15 @@ impl DeleteLayerVersionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteLayerVersionError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteLayerVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1153,7 +1346,8 @@ impl From<rt::AwsError> for DeleteProvisionedConcurrencyConfigError {
 }
 
 impl DeleteProvisionedConcurrencyConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteProvisionedConcurrencyConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1176,7 +1370,16 @@ impl DeleteProvisionedConcurrencyConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteProvisionedConcurrencyConfigError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteProvisionedConcurrencyConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1197,7 +1400,8 @@ impl From<rt::AwsError> for GetAccountSettingsError {
 }
 
 impl GetAccountSettingsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccountSettingsError::ServiceException(e) => rt::OperationError::Modeled {
@@ -1208,7 +1412,9 @@ impl GetAccountSettingsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccountSettingsError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountSettingsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::SERVICE_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION])
+            }
         }
     }
 }
@@ -1231,7 +1437,8 @@ impl From<rt::AwsError> for GetAliasError {
 }
 
 impl GetAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAliasError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1250,7 +1457,15 @@ impl GetAliasError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAliasError::Aws(e) => rt::OperationError::Aws(e),
+            GetAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1273,7 +1488,8 @@ impl From<rt::AwsError> for GetCapacityProviderError {
 }
 
 impl GetCapacityProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetCapacityProviderError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1292,7 +1508,15 @@ impl GetCapacityProviderError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
+            GetCapacityProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1314,7 +1538,8 @@ impl From<rt::AwsError> for GetCodeSigningConfigError {
 }
 
 impl GetCodeSigningConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetCodeSigningConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1329,7 +1554,14 @@ impl GetCodeSigningConfigError {
                 shape: &schema::SERVICE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetCodeSigningConfigError::Aws(e) => rt::OperationError::Aws(e),
+            GetCodeSigningConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1352,7 +1584,8 @@ impl From<rt::AwsError> for GetDurableExecutionError {
 }
 
 impl GetDurableExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDurableExecutionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1371,7 +1604,15 @@ impl GetDurableExecutionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDurableExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            GetDurableExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1394,7 +1635,8 @@ impl From<rt::AwsError> for GetDurableExecutionHistoryError {
 }
 
 impl GetDurableExecutionHistoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDurableExecutionHistoryError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1413,7 +1655,15 @@ impl GetDurableExecutionHistoryError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDurableExecutionHistoryError::Aws(e) => rt::OperationError::Aws(e),
+            GetDurableExecutionHistoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1435,7 +1685,8 @@ impl From<rt::AwsError> for GetDurableExecutionStateError {
 }
 
 impl GetDurableExecutionStateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDurableExecutionStateError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1450,7 +1701,14 @@ impl GetDurableExecutionStateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDurableExecutionStateError::Aws(e) => rt::OperationError::Aws(e),
+            GetDurableExecutionStateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1473,7 +1731,8 @@ impl From<rt::AwsError> for GetEventSourceMappingError {
 }
 
 impl GetEventSourceMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetEventSourceMappingError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1492,7 +1751,15 @@ impl GetEventSourceMappingError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetEventSourceMappingError::Aws(e) => rt::OperationError::Aws(e),
+            GetEventSourceMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1515,7 +1782,8 @@ impl From<rt::AwsError> for GetFunctionError {
 }
 
 impl GetFunctionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetFunctionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1534,7 +1802,15 @@ impl GetFunctionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetFunctionError::Aws(e) => rt::OperationError::Aws(e),
+            GetFunctionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1558,7 +1834,8 @@ impl From<rt::AwsError> for GetFunctionCodeSigningConfigError {
 }
 
 impl GetFunctionCodeSigningConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetFunctionCodeSigningConfigError::CodeSigningConfigNotFoundException(e) => rt::OperationError::Modeled {
@@ -1581,7 +1858,16 @@ impl GetFunctionCodeSigningConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetFunctionCodeSigningConfigError::Aws(e) => rt::OperationError::Aws(e),
+            GetFunctionCodeSigningConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CODE_SIGNING_CONFIG_NOT_FOUND_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1604,7 +1890,8 @@ impl From<rt::AwsError> for GetFunctionConcurrencyError {
 }
 
 impl GetFunctionConcurrencyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetFunctionConcurrencyError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1623,7 +1910,15 @@ impl GetFunctionConcurrencyError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetFunctionConcurrencyError::Aws(e) => rt::OperationError::Aws(e),
+            GetFunctionConcurrencyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1646,7 +1941,8 @@ impl From<rt::AwsError> for GetFunctionConfigurationError {
 }
 
 impl GetFunctionConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetFunctionConfigurationError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1665,7 +1961,15 @@ impl GetFunctionConfigurationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetFunctionConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetFunctionConfigurationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1688,7 +1992,8 @@ impl From<rt::AwsError> for GetFunctionEventInvokeConfigError {
 }
 
 impl GetFunctionEventInvokeConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetFunctionEventInvokeConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1707,7 +2012,15 @@ impl GetFunctionEventInvokeConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetFunctionEventInvokeConfigError::Aws(e) => rt::OperationError::Aws(e),
+            GetFunctionEventInvokeConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1730,7 +2043,8 @@ impl From<rt::AwsError> for GetFunctionRecursionConfigError {
 }
 
 impl GetFunctionRecursionConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetFunctionRecursionConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1749,7 +2063,15 @@ impl GetFunctionRecursionConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetFunctionRecursionConfigError::Aws(e) => rt::OperationError::Aws(e),
+            GetFunctionRecursionConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1772,7 +2094,8 @@ impl From<rt::AwsError> for GetFunctionScalingConfigError {
 }
 
 impl GetFunctionScalingConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetFunctionScalingConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1791,7 +2114,15 @@ impl GetFunctionScalingConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetFunctionScalingConfigError::Aws(e) => rt::OperationError::Aws(e),
+            GetFunctionScalingConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1814,7 +2145,8 @@ impl From<rt::AwsError> for GetFunctionUrlConfigError {
 }
 
 impl GetFunctionUrlConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetFunctionUrlConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1833,7 +2165,15 @@ impl GetFunctionUrlConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetFunctionUrlConfigError::Aws(e) => rt::OperationError::Aws(e),
+            GetFunctionUrlConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1856,7 +2196,8 @@ impl From<rt::AwsError> for GetLayerVersionError {
 }
 
 impl GetLayerVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLayerVersionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1875,7 +2216,15 @@ impl GetLayerVersionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLayerVersionError::Aws(e) => rt::OperationError::Aws(e),
+            GetLayerVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1898,7 +2247,8 @@ impl From<rt::AwsError> for GetLayerVersionByArnError {
 }
 
 impl GetLayerVersionByArnError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLayerVersionByArnError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1917,7 +2267,15 @@ impl GetLayerVersionByArnError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLayerVersionByArnError::Aws(e) => rt::OperationError::Aws(e),
+            GetLayerVersionByArnError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1940,7 +2298,8 @@ impl From<rt::AwsError> for GetLayerVersionPolicyError {
 }
 
 impl GetLayerVersionPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetLayerVersionPolicyError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -1959,7 +2318,15 @@ impl GetLayerVersionPolicyError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetLayerVersionPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetLayerVersionPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1982,7 +2349,8 @@ impl From<rt::AwsError> for GetPolicyError {
 }
 
 impl GetPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetPolicyError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2001,7 +2369,15 @@ impl GetPolicyError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2025,7 +2401,8 @@ impl From<rt::AwsError> for GetProvisionedConcurrencyConfigError {
 }
 
 impl GetProvisionedConcurrencyConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetProvisionedConcurrencyConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2050,7 +2427,16 @@ impl GetProvisionedConcurrencyConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetProvisionedConcurrencyConfigError::Aws(e) => rt::OperationError::Aws(e),
+            GetProvisionedConcurrencyConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::PROVISIONED_CONCURRENCY_CONFIG_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2073,7 +2459,8 @@ impl From<rt::AwsError> for GetRuntimeManagementConfigError {
 }
 
 impl GetRuntimeManagementConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRuntimeManagementConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2092,7 +2479,15 @@ impl GetRuntimeManagementConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRuntimeManagementConfigError::Aws(e) => rt::OperationError::Aws(e),
+            GetRuntimeManagementConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2154,7 +2549,8 @@ impl From<rt::AwsError> for InvokeError {
 }
 
 impl InvokeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             InvokeError::CodeArtifactUserDeletedException(e) => rt::OperationError::Modeled {
@@ -2329,7 +2725,54 @@ impl InvokeError {
                 shape: &schema::UNSUPPORTED_MEDIA_TYPE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            InvokeError::Aws(e) => rt::OperationError::Aws(e),
+            InvokeError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CODE_ARTIFACT_USER_DELETED_EXCEPTION,
+                    &schema::CODE_ARTIFACT_USER_FAILED_EXCEPTION,
+                    &schema::CODE_ARTIFACT_USER_PENDING_EXCEPTION,
+                    &schema::DURABLE_EXECUTION_ALREADY_STARTED_EXCEPTION,
+                    &schema::EC2_ACCESS_DENIED_EXCEPTION,
+                    &schema::EC2_THROTTLED_EXCEPTION,
+                    &schema::EC2_UNEXPECTED_EXCEPTION,
+                    &schema::EFSIO_EXCEPTION,
+                    &schema::EFS_MOUNT_CONNECTIVITY_EXCEPTION,
+                    &schema::EFS_MOUNT_FAILURE_EXCEPTION,
+                    &schema::EFS_MOUNT_TIMEOUT_EXCEPTION,
+                    &schema::ENI_LIMIT_REACHED_EXCEPTION,
+                    &schema::ENI_NOT_READY_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::INVALID_REQUEST_CONTENT_EXCEPTION,
+                    &schema::INVALID_RUNTIME_EXCEPTION,
+                    &schema::INVALID_SECURITY_GROUP_ID_EXCEPTION,
+                    &schema::INVALID_SUBNET_ID_EXCEPTION,
+                    &schema::INVALID_ZIP_FILE_EXCEPTION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_DISABLED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_NOT_FOUND_EXCEPTION,
+                    &schema::MODE_NOT_SUPPORTED_EXCEPTION,
+                    &schema::NO_PUBLISHED_VERSION_EXCEPTION,
+                    &schema::RECURSIVE_INVOCATION_EXCEPTION,
+                    &schema::REQUEST_TOO_LARGE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_NOT_READY_EXCEPTION,
+                    &schema::S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION,
+                    &schema::S3_FILES_MOUNT_FAILURE_EXCEPTION,
+                    &schema::S3_FILES_MOUNT_TIMEOUT_EXCEPTION,
+                    &schema::SERIALIZED_REQUEST_ENTITY_TOO_LARGE_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SNAP_START_EXCEPTION,
+                    &schema::SNAP_START_NOT_READY_EXCEPTION,
+                    &schema::SNAP_START_REGENERATION_FAILURE_EXCEPTION,
+                    &schema::SNAP_START_TIMEOUT_EXCEPTION,
+                    &schema::SUBNET_IP_ADDRESS_LIMIT_REACHED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNSUPPORTED_MEDIA_TYPE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2377,7 +2820,8 @@ impl From<rt::AwsError> for InvokeAsyncError {
 }
 
 impl InvokeAsyncError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             InvokeAsyncError::EC2AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -2496,7 +2940,40 @@ impl InvokeAsyncError {
                 shape: &schema::SUBNET_IP_ADDRESS_LIMIT_REACHED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            InvokeAsyncError::Aws(e) => rt::OperationError::Aws(e),
+            InvokeAsyncError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EC2_ACCESS_DENIED_EXCEPTION,
+                    &schema::EC2_THROTTLED_EXCEPTION,
+                    &schema::EC2_UNEXPECTED_EXCEPTION,
+                    &schema::EFSIO_EXCEPTION,
+                    &schema::EFS_MOUNT_CONNECTIVITY_EXCEPTION,
+                    &schema::EFS_MOUNT_FAILURE_EXCEPTION,
+                    &schema::EFS_MOUNT_TIMEOUT_EXCEPTION,
+                    &schema::ENI_LIMIT_REACHED_EXCEPTION,
+                    &schema::INVALID_REQUEST_CONTENT_EXCEPTION,
+                    &schema::INVALID_RUNTIME_EXCEPTION,
+                    &schema::INVALID_SECURITY_GROUP_ID_EXCEPTION,
+                    &schema::INVALID_SUBNET_ID_EXCEPTION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_DISABLED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_NOT_FOUND_EXCEPTION,
+                    &schema::MODE_NOT_SUPPORTED_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION,
+                    &schema::S3_FILES_MOUNT_FAILURE_EXCEPTION,
+                    &schema::S3_FILES_MOUNT_TIMEOUT_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SNAP_START_EXCEPTION,
+                    &schema::SNAP_START_NOT_READY_EXCEPTION,
+                    &schema::SNAP_START_REGENERATION_FAILURE_EXCEPTION,
+                    &schema::SNAP_START_TIMEOUT_EXCEPTION,
+                    &schema::SUBNET_IP_ADDRESS_LIMIT_REACHED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2552,7 +3029,8 @@ impl From<rt::AwsError> for InvokeWithResponseStreamError {
 }
 
 impl InvokeWithResponseStreamError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             InvokeWithResponseStreamError::EC2AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -2703,7 +3181,48 @@ impl InvokeWithResponseStreamError {
                 shape: &schema::UNSUPPORTED_MEDIA_TYPE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            InvokeWithResponseStreamError::Aws(e) => rt::OperationError::Aws(e),
+            InvokeWithResponseStreamError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EC2_ACCESS_DENIED_EXCEPTION,
+                    &schema::EC2_THROTTLED_EXCEPTION,
+                    &schema::EC2_UNEXPECTED_EXCEPTION,
+                    &schema::EFSIO_EXCEPTION,
+                    &schema::EFS_MOUNT_CONNECTIVITY_EXCEPTION,
+                    &schema::EFS_MOUNT_FAILURE_EXCEPTION,
+                    &schema::EFS_MOUNT_TIMEOUT_EXCEPTION,
+                    &schema::ENI_LIMIT_REACHED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::INVALID_REQUEST_CONTENT_EXCEPTION,
+                    &schema::INVALID_RUNTIME_EXCEPTION,
+                    &schema::INVALID_SECURITY_GROUP_ID_EXCEPTION,
+                    &schema::INVALID_SUBNET_ID_EXCEPTION,
+                    &schema::INVALID_ZIP_FILE_EXCEPTION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_DISABLED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_NOT_FOUND_EXCEPTION,
+                    &schema::NO_PUBLISHED_VERSION_EXCEPTION,
+                    &schema::RECURSIVE_INVOCATION_EXCEPTION,
+                    &schema::REQUEST_TOO_LARGE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_NOT_READY_EXCEPTION,
+                    &schema::S3_FILES_MOUNT_CONNECTIVITY_EXCEPTION,
+                    &schema::S3_FILES_MOUNT_FAILURE_EXCEPTION,
+                    &schema::S3_FILES_MOUNT_TIMEOUT_EXCEPTION,
+                    &schema::SERIALIZED_REQUEST_ENTITY_TOO_LARGE_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::SNAP_START_EXCEPTION,
+                    &schema::SNAP_START_NOT_READY_EXCEPTION,
+                    &schema::SNAP_START_REGENERATION_FAILURE_EXCEPTION,
+                    &schema::SNAP_START_TIMEOUT_EXCEPTION,
+                    &schema::SUBNET_IP_ADDRESS_LIMIT_REACHED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                    &schema::UNSUPPORTED_MEDIA_TYPE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2726,7 +3245,8 @@ impl From<rt::AwsError> for ListAliasesError {
 }
 
 impl ListAliasesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAliasesError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2745,7 +3265,15 @@ impl ListAliasesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAliasesError::Aws(e) => rt::OperationError::Aws(e),
+            ListAliasesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2767,7 +3295,8 @@ impl From<rt::AwsError> for ListCapacityProvidersError {
 }
 
 impl ListCapacityProvidersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListCapacityProvidersError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2782,7 +3311,14 @@ impl ListCapacityProvidersError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListCapacityProvidersError::Aws(e) => rt::OperationError::Aws(e),
+            ListCapacityProvidersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2803,7 +3339,8 @@ impl From<rt::AwsError> for ListCodeSigningConfigsError {
 }
 
 impl ListCodeSigningConfigsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListCodeSigningConfigsError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2814,7 +3351,10 @@ impl ListCodeSigningConfigsError {
                 shape: &schema::SERVICE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListCodeSigningConfigsError::Aws(e) => rt::OperationError::Aws(e),
+            ListCodeSigningConfigsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_PARAMETER_VALUE_EXCEPTION, &schema::SERVICE_EXCEPTION],
+            ),
         }
     }
 }
@@ -2837,7 +3377,8 @@ impl From<rt::AwsError> for ListDurableExecutionsByFunctionError {
 }
 
 impl ListDurableExecutionsByFunctionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDurableExecutionsByFunctionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2856,7 +3397,15 @@ impl ListDurableExecutionsByFunctionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDurableExecutionsByFunctionError::Aws(e) => rt::OperationError::Aws(e),
+            ListDurableExecutionsByFunctionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2879,7 +3428,8 @@ impl From<rt::AwsError> for ListEventSourceMappingsError {
 }
 
 impl ListEventSourceMappingsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListEventSourceMappingsError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2898,7 +3448,15 @@ impl ListEventSourceMappingsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListEventSourceMappingsError::Aws(e) => rt::OperationError::Aws(e),
+            ListEventSourceMappingsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2921,7 +3479,8 @@ impl From<rt::AwsError> for ListFunctionEventInvokeConfigsError {
 }
 
 impl ListFunctionEventInvokeConfigsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListFunctionEventInvokeConfigsError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2940,7 +3499,15 @@ impl ListFunctionEventInvokeConfigsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListFunctionEventInvokeConfigsError::Aws(e) => rt::OperationError::Aws(e),
+            ListFunctionEventInvokeConfigsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2963,7 +3530,8 @@ impl From<rt::AwsError> for ListFunctionUrlConfigsError {
 }
 
 impl ListFunctionUrlConfigsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListFunctionUrlConfigsError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -2982,7 +3550,15 @@ impl ListFunctionUrlConfigsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListFunctionUrlConfigsError::Aws(e) => rt::OperationError::Aws(e),
+            ListFunctionUrlConfigsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3005,7 +3581,8 @@ impl From<rt::AwsError> for ListFunctionVersionsByCapacityProviderError {
 }
 
 impl ListFunctionVersionsByCapacityProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListFunctionVersionsByCapacityProviderError::InvalidParameterValueException(e) => {
@@ -3026,7 +3603,15 @@ impl ListFunctionVersionsByCapacityProviderError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListFunctionVersionsByCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
+            ListFunctionVersionsByCapacityProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3048,7 +3633,8 @@ impl From<rt::AwsError> for ListFunctionsError {
 }
 
 impl ListFunctionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListFunctionsError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3063,7 +3649,14 @@ impl ListFunctionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListFunctionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListFunctionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3085,7 +3678,8 @@ impl From<rt::AwsError> for ListFunctionsByCodeSigningConfigError {
 }
 
 impl ListFunctionsByCodeSigningConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListFunctionsByCodeSigningConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3100,7 +3694,14 @@ impl ListFunctionsByCodeSigningConfigError {
                 shape: &schema::SERVICE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListFunctionsByCodeSigningConfigError::Aws(e) => rt::OperationError::Aws(e),
+            ListFunctionsByCodeSigningConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3123,7 +3724,8 @@ impl From<rt::AwsError> for ListLayerVersionsError {
 }
 
 impl ListLayerVersionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListLayerVersionsError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3142,7 +3744,15 @@ impl ListLayerVersionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListLayerVersionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListLayerVersionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3164,7 +3774,8 @@ impl From<rt::AwsError> for ListLayersError {
 }
 
 impl ListLayersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListLayersError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3179,7 +3790,14 @@ impl ListLayersError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListLayersError::Aws(e) => rt::OperationError::Aws(e),
+            ListLayersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3202,7 +3820,8 @@ impl From<rt::AwsError> for ListProvisionedConcurrencyConfigsError {
 }
 
 impl ListProvisionedConcurrencyConfigsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListProvisionedConcurrencyConfigsError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3221,7 +3840,15 @@ impl ListProvisionedConcurrencyConfigsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListProvisionedConcurrencyConfigsError::Aws(e) => rt::OperationError::Aws(e),
+            ListProvisionedConcurrencyConfigsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3244,7 +3871,8 @@ impl From<rt::AwsError> for ListTagsError {
 }
 
 impl ListTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3263,7 +3891,15 @@ impl ListTagsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3286,7 +3922,8 @@ impl From<rt::AwsError> for ListVersionsByFunctionError {
 }
 
 impl ListVersionsByFunctionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListVersionsByFunctionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3305,7 +3942,15 @@ impl ListVersionsByFunctionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListVersionsByFunctionError::Aws(e) => rt::OperationError::Aws(e),
+            ListVersionsByFunctionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3329,7 +3974,8 @@ impl From<rt::AwsError> for PublishLayerVersionError {
 }
 
 impl PublishLayerVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PublishLayerVersionError::CodeStorageExceededException(e) => rt::OperationError::Modeled {
@@ -3352,7 +3998,16 @@ impl PublishLayerVersionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PublishLayerVersionError::Aws(e) => rt::OperationError::Aws(e),
+            PublishLayerVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CODE_STORAGE_EXCEEDED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3381,7 +4036,8 @@ impl From<rt::AwsError> for PublishVersionError {
 }
 
 impl PublishVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PublishVersionError::CodeStorageExceededException(e) => rt::OperationError::Modeled {
@@ -3418,7 +4074,19 @@ impl PublishVersionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PublishVersionError::Aws(e) => rt::OperationError::Aws(e),
+            PublishVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CODE_STORAGE_EXCEEDED_EXCEPTION,
+                    &schema::FUNCTION_VERSIONS_PER_CAPACITY_PROVIDER_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::PRECONDITION_FAILED_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3443,7 +4111,8 @@ impl From<rt::AwsError> for PutFunctionCodeSigningConfigError {
 }
 
 impl PutFunctionCodeSigningConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutFunctionCodeSigningConfigError::CodeSigningConfigNotFoundException(e) => rt::OperationError::Modeled {
@@ -3470,7 +4139,17 @@ impl PutFunctionCodeSigningConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutFunctionCodeSigningConfigError::Aws(e) => rt::OperationError::Aws(e),
+            PutFunctionCodeSigningConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CODE_SIGNING_CONFIG_NOT_FOUND_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3494,7 +4173,8 @@ impl From<rt::AwsError> for PutFunctionConcurrencyError {
 }
 
 impl PutFunctionConcurrencyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutFunctionConcurrencyError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3517,7 +4197,16 @@ impl PutFunctionConcurrencyError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutFunctionConcurrencyError::Aws(e) => rt::OperationError::Aws(e),
+            PutFunctionConcurrencyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3541,7 +4230,8 @@ impl From<rt::AwsError> for PutFunctionEventInvokeConfigError {
 }
 
 impl PutFunctionEventInvokeConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutFunctionEventInvokeConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3564,7 +4254,16 @@ impl PutFunctionEventInvokeConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutFunctionEventInvokeConfigError::Aws(e) => rt::OperationError::Aws(e),
+            PutFunctionEventInvokeConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3588,7 +4287,8 @@ impl From<rt::AwsError> for PutFunctionRecursionConfigError {
 }
 
 impl PutFunctionRecursionConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutFunctionRecursionConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3611,7 +4311,16 @@ impl PutFunctionRecursionConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutFunctionRecursionConfigError::Aws(e) => rt::OperationError::Aws(e),
+            PutFunctionRecursionConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3635,7 +4344,8 @@ impl From<rt::AwsError> for PutFunctionScalingConfigError {
 }
 
 impl PutFunctionScalingConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutFunctionScalingConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3658,7 +4368,16 @@ impl PutFunctionScalingConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutFunctionScalingConfigError::Aws(e) => rt::OperationError::Aws(e),
+            PutFunctionScalingConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3682,7 +4401,8 @@ impl From<rt::AwsError> for PutProvisionedConcurrencyConfigError {
 }
 
 impl PutProvisionedConcurrencyConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutProvisionedConcurrencyConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3705,7 +4425,16 @@ impl PutProvisionedConcurrencyConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutProvisionedConcurrencyConfigError::Aws(e) => rt::OperationError::Aws(e),
+            PutProvisionedConcurrencyConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3729,7 +4458,8 @@ impl From<rt::AwsError> for PutRuntimeManagementConfigError {
 }
 
 impl PutRuntimeManagementConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutRuntimeManagementConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3752,7 +4482,16 @@ impl PutRuntimeManagementConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutRuntimeManagementConfigError::Aws(e) => rt::OperationError::Aws(e),
+            PutRuntimeManagementConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3776,7 +4515,8 @@ impl From<rt::AwsError> for RemoveLayerVersionPermissionError {
 }
 
 impl RemoveLayerVersionPermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemoveLayerVersionPermissionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3799,7 +4539,16 @@ impl RemoveLayerVersionPermissionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemoveLayerVersionPermissionError::Aws(e) => rt::OperationError::Aws(e),
+            RemoveLayerVersionPermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::PRECONDITION_FAILED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3824,7 +4573,8 @@ impl From<rt::AwsError> for RemovePermissionError {
 }
 
 impl RemovePermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemovePermissionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -3851,7 +4601,17 @@ impl RemovePermissionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemovePermissionError::Aws(e) => rt::OperationError::Aws(e),
+            RemovePermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::PRECONDITION_FAILED_EXCEPTION,
+                    &schema::PUBLIC_POLICY_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3875,7 +4635,8 @@ impl From<rt::AwsError> for SendDurableExecutionCallbackFailureError {
 }
 
 impl SendDurableExecutionCallbackFailureError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendDurableExecutionCallbackFailureError::CallbackTimeoutException(e) => rt::OperationError::Modeled {
@@ -3900,7 +4661,16 @@ impl SendDurableExecutionCallbackFailureError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendDurableExecutionCallbackFailureError::Aws(e) => rt::OperationError::Aws(e),
+            SendDurableExecutionCallbackFailureError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CALLBACK_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3924,7 +4694,8 @@ impl From<rt::AwsError> for SendDurableExecutionCallbackHeartbeatError {
 }
 
 impl SendDurableExecutionCallbackHeartbeatError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendDurableExecutionCallbackHeartbeatError::CallbackTimeoutException(e) => rt::OperationError::Modeled {
@@ -3949,7 +4720,16 @@ impl SendDurableExecutionCallbackHeartbeatError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendDurableExecutionCallbackHeartbeatError::Aws(e) => rt::OperationError::Aws(e),
+            SendDurableExecutionCallbackHeartbeatError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CALLBACK_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3973,7 +4753,8 @@ impl From<rt::AwsError> for SendDurableExecutionCallbackSuccessError {
 }
 
 impl SendDurableExecutionCallbackSuccessError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendDurableExecutionCallbackSuccessError::CallbackTimeoutException(e) => rt::OperationError::Modeled {
@@ -3998,7 +4779,16 @@ impl SendDurableExecutionCallbackSuccessError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendDurableExecutionCallbackSuccessError::Aws(e) => rt::OperationError::Aws(e),
+            SendDurableExecutionCallbackSuccessError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CALLBACK_TIMEOUT_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4021,7 +4811,8 @@ impl From<rt::AwsError> for StopDurableExecutionError {
 }
 
 impl StopDurableExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StopDurableExecutionError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -4040,7 +4831,15 @@ impl StopDurableExecutionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StopDurableExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            StopDurableExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4064,7 +4863,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -4087,7 +4887,16 @@ impl TagResourceError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4111,7 +4920,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -4134,7 +4944,16 @@ impl UntagResourceError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4159,7 +4978,8 @@ impl From<rt::AwsError> for UpdateAliasError {
 }
 
 impl UpdateAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAliasError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -4186,7 +5006,17 @@ impl UpdateAliasError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAliasError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::PRECONDITION_FAILED_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4210,7 +5040,8 @@ impl From<rt::AwsError> for UpdateCapacityProviderError {
 }
 
 impl UpdateCapacityProviderError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateCapacityProviderError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -4233,7 +5064,16 @@ impl UpdateCapacityProviderError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateCapacityProviderError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateCapacityProviderError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4255,7 +5095,8 @@ impl From<rt::AwsError> for UpdateCodeSigningConfigError {
 }
 
 impl UpdateCodeSigningConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateCodeSigningConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -4270,7 +5111,14 @@ impl UpdateCodeSigningConfigError {
                 shape: &schema::SERVICE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateCodeSigningConfigError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateCodeSigningConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4295,7 +5143,8 @@ impl From<rt::AwsError> for UpdateEventSourceMappingError {
 }
 
 impl UpdateEventSourceMappingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateEventSourceMappingError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -4322,7 +5171,17 @@ impl UpdateEventSourceMappingError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateEventSourceMappingError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateEventSourceMappingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_IN_USE_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4351,7 +5210,8 @@ impl From<rt::AwsError> for UpdateFunctionCodeError {
 }
 
 impl UpdateFunctionCodeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateFunctionCodeError::CodeSigningConfigNotFoundException(e) => rt::OperationError::Modeled {
@@ -4394,7 +5254,21 @@ impl UpdateFunctionCodeError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateFunctionCodeError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateFunctionCodeError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CODE_SIGNING_CONFIG_NOT_FOUND_EXCEPTION,
+                    &schema::CODE_STORAGE_EXCEEDED_EXCEPTION,
+                    &schema::CODE_VERIFICATION_FAILED_EXCEPTION,
+                    &schema::INVALID_CODE_SIGNATURE_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::PRECONDITION_FAILED_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4422,7 +5296,8 @@ impl From<rt::AwsError> for UpdateFunctionConfigurationError {
 }
 
 impl UpdateFunctionConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateFunctionConfigurationError::CodeSigningConfigNotFoundException(e) => rt::OperationError::Modeled {
@@ -4461,7 +5336,20 @@ impl UpdateFunctionConfigurationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateFunctionConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateFunctionConfigurationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CODE_SIGNING_CONFIG_NOT_FOUND_EXCEPTION,
+                    &schema::CODE_VERIFICATION_FAILED_EXCEPTION,
+                    &schema::INVALID_CODE_SIGNATURE_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::PRECONDITION_FAILED_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4485,7 +5373,8 @@ impl From<rt::AwsError> for UpdateFunctionEventInvokeConfigError {
 }
 
 impl UpdateFunctionEventInvokeConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateFunctionEventInvokeConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -4508,7 +5397,16 @@ impl UpdateFunctionEventInvokeConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateFunctionEventInvokeConfigError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateFunctionEventInvokeConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4532,7 +5430,8 @@ impl From<rt::AwsError> for UpdateFunctionUrlConfigError {
 }
 
 impl UpdateFunctionUrlConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateFunctionUrlConfigError::InvalidParameterValueException(e) => rt::OperationError::Modeled {
@@ -4555,7 +5454,16 @@ impl UpdateFunctionUrlConfigError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateFunctionUrlConfigError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateFunctionUrlConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::RESOURCE_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }

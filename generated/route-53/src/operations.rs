@@ -197,7 +197,8 @@ impl From<rt::AwsError> for ActivateKeySigningKeyError {
 }
 
 impl ActivateKeySigningKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ActivateKeySigningKeyError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -224,7 +225,17 @@ impl ActivateKeySigningKeyError {
                 shape: &schema::NO_SUCH_KEY_SIGNING_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            ActivateKeySigningKeyError::Aws(e) => rt::OperationError::Aws(e),
+            ActivateKeySigningKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_KEY_SIGNING_KEY_STATUS,
+                    &schema::INVALID_KMS_ARN,
+                    &schema::INVALID_SIGNING_STATUS,
+                    &schema::NO_SUCH_KEY_SIGNING_KEY,
+                ],
+            ),
         }
     }
 }
@@ -251,7 +262,8 @@ impl From<rt::AwsError> for AssociateVPCWithHostedZoneError {
 }
 
 impl AssociateVPCWithHostedZoneError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AssociateVPCWithHostedZoneError::ConflictingDomainExists(e) => rt::OperationError::Modeled {
@@ -286,7 +298,19 @@ impl AssociateVPCWithHostedZoneError {
                 shape: &schema::PUBLIC_ZONE_VPC_ASSOCIATION,
                 value: rt::IntoValue::into_value(e),
             },
-            AssociateVPCWithHostedZoneError::Aws(e) => rt::OperationError::Aws(e),
+            AssociateVPCWithHostedZoneError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICTING_DOMAIN_EXISTS,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_VPC_ID,
+                    &schema::LIMITS_EXCEEDED,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::NOT_AUTHORIZED_EXCEPTION,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                    &schema::PUBLIC_ZONE_VPC_ASSOCIATION,
+                ],
+            ),
         }
     }
 }
@@ -311,7 +335,8 @@ impl From<rt::AwsError> for ChangeCidrCollectionError {
 }
 
 impl ChangeCidrCollectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ChangeCidrCollectionError::CidrBlockInUseException(e) => rt::OperationError::Modeled {
@@ -338,7 +363,17 @@ impl ChangeCidrCollectionError {
                 shape: &schema::NO_SUCH_CIDR_COLLECTION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ChangeCidrCollectionError::Aws(e) => rt::OperationError::Aws(e),
+            ChangeCidrCollectionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CIDR_BLOCK_IN_USE_EXCEPTION,
+                    &schema::CIDR_COLLECTION_VERSION_MISMATCH_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::LIMITS_EXCEEDED,
+                    &schema::NO_SUCH_CIDR_COLLECTION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -362,7 +397,8 @@ impl From<rt::AwsError> for ChangeResourceRecordSetsError {
 }
 
 impl ChangeResourceRecordSetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ChangeResourceRecordSetsError::InvalidChangeBatch(e) => rt::OperationError::Modeled {
@@ -385,7 +421,16 @@ impl ChangeResourceRecordSetsError {
                 shape: &schema::PRIOR_REQUEST_NOT_COMPLETE,
                 value: rt::IntoValue::into_value(e),
             },
-            ChangeResourceRecordSetsError::Aws(e) => rt::OperationError::Aws(e),
+            ChangeResourceRecordSetsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_CHANGE_BATCH,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HEALTH_CHECK,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                ],
+            ),
         }
     }
 }
@@ -409,7 +454,8 @@ impl From<rt::AwsError> for ChangeTagsForResourceError {
 }
 
 impl ChangeTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ChangeTagsForResourceError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -432,7 +478,16 @@ impl ChangeTagsForResourceError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ChangeTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ChangeTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HEALTH_CHECK,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -455,7 +510,8 @@ impl From<rt::AwsError> for CreateCidrCollectionError {
 }
 
 impl CreateCidrCollectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateCidrCollectionError::CidrCollectionAlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -474,7 +530,15 @@ impl CreateCidrCollectionError {
                 shape: &schema::LIMITS_EXCEEDED,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateCidrCollectionError::Aws(e) => rt::OperationError::Aws(e),
+            CreateCidrCollectionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CIDR_COLLECTION_ALREADY_EXISTS_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::LIMITS_EXCEEDED,
+                ],
+            ),
         }
     }
 }
@@ -496,7 +560,8 @@ impl From<rt::AwsError> for CreateHealthCheckError {
 }
 
 impl CreateHealthCheckError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateHealthCheckError::HealthCheckAlreadyExists(e) => rt::OperationError::Modeled {
@@ -511,7 +576,14 @@ impl CreateHealthCheckError {
                 shape: &schema::TOO_MANY_HEALTH_CHECKS,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateHealthCheckError::Aws(e) => rt::OperationError::Aws(e),
+            CreateHealthCheckError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::HEALTH_CHECK_ALREADY_EXISTS,
+                    &schema::INVALID_INPUT,
+                    &schema::TOO_MANY_HEALTH_CHECKS,
+                ],
+            ),
         }
     }
 }
@@ -539,7 +611,8 @@ impl From<rt::AwsError> for CreateHostedZoneError {
 }
 
 impl CreateHostedZoneError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateHostedZoneError::ConflictingDomainExists(e) => rt::OperationError::Modeled {
@@ -578,7 +651,20 @@ impl CreateHostedZoneError {
                 shape: &schema::TOO_MANY_HOSTED_ZONES,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateHostedZoneError::Aws(e) => rt::OperationError::Aws(e),
+            CreateHostedZoneError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICTING_DOMAIN_EXISTS,
+                    &schema::DELEGATION_SET_NOT_AVAILABLE,
+                    &schema::DELEGATION_SET_NOT_REUSABLE,
+                    &schema::HOSTED_ZONE_ALREADY_EXISTS,
+                    &schema::INVALID_DOMAIN_NAME,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_VPC_ID,
+                    &schema::NO_SUCH_DELEGATION_SET,
+                    &schema::TOO_MANY_HOSTED_ZONES,
+                ],
+            ),
         }
     }
 }
@@ -607,7 +693,8 @@ impl From<rt::AwsError> for CreateKeySigningKeyError {
 }
 
 impl CreateKeySigningKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateKeySigningKeyError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -650,7 +737,21 @@ impl CreateKeySigningKeyError {
                 shape: &schema::TOO_MANY_KEY_SIGNING_KEYS,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateKeySigningKeyError::Aws(e) => rt::OperationError::Aws(e),
+            CreateKeySigningKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_ARGUMENT,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_KEY_SIGNING_KEY_NAME,
+                    &schema::INVALID_KEY_SIGNING_KEY_STATUS,
+                    &schema::INVALID_KMS_ARN,
+                    &schema::INVALID_SIGNING_STATUS,
+                    &schema::KEY_SIGNING_KEY_ALREADY_EXISTS,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::TOO_MANY_KEY_SIGNING_KEYS,
+                ],
+            ),
         }
     }
 }
@@ -675,7 +776,8 @@ impl From<rt::AwsError> for CreateQueryLoggingConfigError {
 }
 
 impl CreateQueryLoggingConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateQueryLoggingConfigError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -702,7 +804,17 @@ impl CreateQueryLoggingConfigError {
                 shape: &schema::QUERY_LOGGING_CONFIG_ALREADY_EXISTS,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateQueryLoggingConfigError::Aws(e) => rt::OperationError::Aws(e),
+            CreateQueryLoggingConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INSUFFICIENT_CLOUD_WATCH_LOGS_RESOURCE_POLICY,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_CLOUD_WATCH_LOGS_LOG_GROUP,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::QUERY_LOGGING_CONFIG_ALREADY_EXISTS,
+                ],
+            ),
         }
     }
 }
@@ -728,7 +840,8 @@ impl From<rt::AwsError> for CreateReusableDelegationSetError {
 }
 
 impl CreateReusableDelegationSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateReusableDelegationSetError::DelegationSetAlreadyCreated(e) => rt::OperationError::Modeled {
@@ -759,7 +872,18 @@ impl CreateReusableDelegationSetError {
                 shape: &schema::LIMITS_EXCEEDED,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateReusableDelegationSetError::Aws(e) => rt::OperationError::Aws(e),
+            CreateReusableDelegationSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DELEGATION_SET_ALREADY_CREATED,
+                    &schema::DELEGATION_SET_ALREADY_REUSABLE,
+                    &schema::DELEGATION_SET_NOT_AVAILABLE,
+                    &schema::HOSTED_ZONE_NOT_FOUND,
+                    &schema::INVALID_ARGUMENT,
+                    &schema::INVALID_INPUT,
+                    &schema::LIMITS_EXCEEDED,
+                ],
+            ),
         }
     }
 }
@@ -782,7 +906,8 @@ impl From<rt::AwsError> for CreateTrafficPolicyError {
 }
 
 impl CreateTrafficPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateTrafficPolicyError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -801,7 +926,15 @@ impl CreateTrafficPolicyError {
                 shape: &schema::TRAFFIC_POLICY_ALREADY_EXISTS,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateTrafficPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            CreateTrafficPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_TRAFFIC_POLICY_DOCUMENT,
+                    &schema::TOO_MANY_TRAFFIC_POLICIES,
+                    &schema::TRAFFIC_POLICY_ALREADY_EXISTS,
+                ],
+            ),
         }
     }
 }
@@ -825,7 +958,8 @@ impl From<rt::AwsError> for CreateTrafficPolicyInstanceError {
 }
 
 impl CreateTrafficPolicyInstanceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateTrafficPolicyInstanceError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -848,7 +982,16 @@ impl CreateTrafficPolicyInstanceError {
                 shape: &schema::TRAFFIC_POLICY_INSTANCE_ALREADY_EXISTS,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateTrafficPolicyInstanceError::Aws(e) => rt::OperationError::Aws(e),
+            CreateTrafficPolicyInstanceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::NO_SUCH_TRAFFIC_POLICY,
+                    &schema::TOO_MANY_TRAFFIC_POLICY_INSTANCES,
+                    &schema::TRAFFIC_POLICY_INSTANCE_ALREADY_EXISTS,
+                ],
+            ),
         }
     }
 }
@@ -872,7 +1015,8 @@ impl From<rt::AwsError> for CreateTrafficPolicyVersionError {
 }
 
 impl CreateTrafficPolicyVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateTrafficPolicyVersionError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -897,7 +1041,16 @@ impl CreateTrafficPolicyVersionError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            CreateTrafficPolicyVersionError::Aws(e) => rt::OperationError::Aws(e),
+            CreateTrafficPolicyVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_TRAFFIC_POLICY_DOCUMENT,
+                    &schema::NO_SUCH_TRAFFIC_POLICY,
+                    &schema::TOO_MANY_TRAFFIC_POLICY_VERSIONS_FOR_CURRENT_POLICY,
+                ],
+            ),
         }
     }
 }
@@ -921,7 +1074,8 @@ impl From<rt::AwsError> for CreateVPCAssociationAuthorizationError {
 }
 
 impl CreateVPCAssociationAuthorizationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateVPCAssociationAuthorizationError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -946,7 +1100,16 @@ impl CreateVPCAssociationAuthorizationError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            CreateVPCAssociationAuthorizationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateVPCAssociationAuthorizationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_VPC_ID,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::TOO_MANY_VPC_ASSOCIATION_AUTHORIZATIONS,
+                ],
+            ),
         }
     }
 }
@@ -972,7 +1135,8 @@ impl From<rt::AwsError> for DeactivateKeySigningKeyError {
 }
 
 impl DeactivateKeySigningKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeactivateKeySigningKeyError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -1003,7 +1167,18 @@ impl DeactivateKeySigningKeyError {
                 shape: &schema::NO_SUCH_KEY_SIGNING_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            DeactivateKeySigningKeyError::Aws(e) => rt::OperationError::Aws(e),
+            DeactivateKeySigningKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_KEY_SIGNING_KEY_STATUS,
+                    &schema::INVALID_SIGNING_STATUS,
+                    &schema::KEY_SIGNING_KEY_IN_PARENT_DS_RECORD,
+                    &schema::KEY_SIGNING_KEY_IN_USE,
+                    &schema::NO_SUCH_KEY_SIGNING_KEY,
+                ],
+            ),
         }
     }
 }
@@ -1026,7 +1201,8 @@ impl From<rt::AwsError> for DeleteCidrCollectionError {
 }
 
 impl DeleteCidrCollectionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteCidrCollectionError::CidrCollectionInUseException(e) => rt::OperationError::Modeled {
@@ -1045,7 +1221,15 @@ impl DeleteCidrCollectionError {
                 shape: &schema::NO_SUCH_CIDR_COLLECTION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteCidrCollectionError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteCidrCollectionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CIDR_COLLECTION_IN_USE_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_CIDR_COLLECTION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1067,7 +1251,8 @@ impl From<rt::AwsError> for DeleteHealthCheckError {
 }
 
 impl DeleteHealthCheckError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteHealthCheckError::HealthCheckInUse(e) => rt::OperationError::Modeled {
@@ -1082,7 +1267,14 @@ impl DeleteHealthCheckError {
                 shape: &schema::NO_SUCH_HEALTH_CHECK,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteHealthCheckError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteHealthCheckError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::HEALTH_CHECK_IN_USE,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HEALTH_CHECK,
+                ],
+            ),
         }
     }
 }
@@ -1106,7 +1298,8 @@ impl From<rt::AwsError> for DeleteHostedZoneError {
 }
 
 impl DeleteHostedZoneError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteHostedZoneError::HostedZoneNotEmpty(e) => rt::OperationError::Modeled {
@@ -1129,7 +1322,16 @@ impl DeleteHostedZoneError {
                 shape: &schema::PRIOR_REQUEST_NOT_COMPLETE,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteHostedZoneError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteHostedZoneError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::HOSTED_ZONE_NOT_EMPTY,
+                    &schema::INVALID_DOMAIN_NAME,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                ],
+            ),
         }
     }
 }
@@ -1154,7 +1356,8 @@ impl From<rt::AwsError> for DeleteKeySigningKeyError {
 }
 
 impl DeleteKeySigningKeyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteKeySigningKeyError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -1181,7 +1384,17 @@ impl DeleteKeySigningKeyError {
                 shape: &schema::NO_SUCH_KEY_SIGNING_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteKeySigningKeyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteKeySigningKeyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_KEY_SIGNING_KEY_STATUS,
+                    &schema::INVALID_KMS_ARN,
+                    &schema::INVALID_SIGNING_STATUS,
+                    &schema::NO_SUCH_KEY_SIGNING_KEY,
+                ],
+            ),
         }
     }
 }
@@ -1203,7 +1416,8 @@ impl From<rt::AwsError> for DeleteQueryLoggingConfigError {
 }
 
 impl DeleteQueryLoggingConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteQueryLoggingConfigError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -1218,7 +1432,14 @@ impl DeleteQueryLoggingConfigError {
                 shape: &schema::NO_SUCH_QUERY_LOGGING_CONFIG,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteQueryLoggingConfigError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteQueryLoggingConfigError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_QUERY_LOGGING_CONFIG,
+                ],
+            ),
         }
     }
 }
@@ -1241,7 +1462,8 @@ impl From<rt::AwsError> for DeleteReusableDelegationSetError {
 }
 
 impl DeleteReusableDelegationSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteReusableDelegationSetError::DelegationSetInUse(e) => rt::OperationError::Modeled {
@@ -1260,7 +1482,15 @@ impl DeleteReusableDelegationSetError {
                 shape: &schema::NO_SUCH_DELEGATION_SET,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteReusableDelegationSetError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteReusableDelegationSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DELEGATION_SET_IN_USE,
+                    &schema::DELEGATION_SET_NOT_REUSABLE,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_DELEGATION_SET,
+                ],
+            ),
         }
     }
 }
@@ -1283,7 +1513,8 @@ impl From<rt::AwsError> for DeleteTrafficPolicyError {
 }
 
 impl DeleteTrafficPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteTrafficPolicyError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -1302,7 +1533,15 @@ impl DeleteTrafficPolicyError {
                 shape: &schema::TRAFFIC_POLICY_IN_USE,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteTrafficPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteTrafficPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_TRAFFIC_POLICY,
+                    &schema::TRAFFIC_POLICY_IN_USE,
+                ],
+            ),
         }
     }
 }
@@ -1324,7 +1563,8 @@ impl From<rt::AwsError> for DeleteTrafficPolicyInstanceError {
 }
 
 impl DeleteTrafficPolicyInstanceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteTrafficPolicyInstanceError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -1339,7 +1579,14 @@ impl DeleteTrafficPolicyInstanceError {
                 shape: &schema::PRIOR_REQUEST_NOT_COMPLETE,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteTrafficPolicyInstanceError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteTrafficPolicyInstanceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_TRAFFIC_POLICY_INSTANCE,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                ],
+            ),
         }
     }
 }
@@ -1363,7 +1610,8 @@ impl From<rt::AwsError> for DeleteVPCAssociationAuthorizationError {
 }
 
 impl DeleteVPCAssociationAuthorizationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteVPCAssociationAuthorizationError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -1388,7 +1636,16 @@ impl DeleteVPCAssociationAuthorizationError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            DeleteVPCAssociationAuthorizationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteVPCAssociationAuthorizationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_VPC_ID,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::VPC_ASSOCIATION_AUTHORIZATION_NOT_FOUND,
+                ],
+            ),
         }
     }
 }
@@ -1415,7 +1672,8 @@ impl From<rt::AwsError> for DisableHostedZoneDNSSECError {
 }
 
 impl DisableHostedZoneDNSSECError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisableHostedZoneDNSSECError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -1450,7 +1708,19 @@ impl DisableHostedZoneDNSSECError {
                 shape: &schema::NO_SUCH_HOSTED_ZONE,
                 value: rt::IntoValue::into_value(e),
             },
-            DisableHostedZoneDNSSECError::Aws(e) => rt::OperationError::Aws(e),
+            DisableHostedZoneDNSSECError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::DNSSEC_NOT_FOUND,
+                    &schema::INVALID_ARGUMENT,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_KEY_SIGNING_KEY_STATUS,
+                    &schema::INVALID_KMS_ARN,
+                    &schema::KEY_SIGNING_KEY_IN_PARENT_DS_RECORD,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                ],
+            ),
         }
     }
 }
@@ -1474,7 +1744,8 @@ impl From<rt::AwsError> for DisassociateVPCFromHostedZoneError {
 }
 
 impl DisassociateVPCFromHostedZoneError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisassociateVPCFromHostedZoneError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -1497,7 +1768,16 @@ impl DisassociateVPCFromHostedZoneError {
                 shape: &schema::VPC_ASSOCIATION_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            DisassociateVPCFromHostedZoneError::Aws(e) => rt::OperationError::Aws(e),
+            DisassociateVPCFromHostedZoneError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_VPC_ID,
+                    &schema::LAST_VPC_ASSOCIATION,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::VPC_ASSOCIATION_NOT_FOUND,
+                ],
+            ),
         }
     }
 }
@@ -1525,7 +1805,8 @@ impl From<rt::AwsError> for EnableHostedZoneDNSSECError {
 }
 
 impl EnableHostedZoneDNSSECError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             EnableHostedZoneDNSSECError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -1564,7 +1845,20 @@ impl EnableHostedZoneDNSSECError {
                 shape: &schema::NO_SUCH_HOSTED_ZONE,
                 value: rt::IntoValue::into_value(e),
             },
-            EnableHostedZoneDNSSECError::Aws(e) => rt::OperationError::Aws(e),
+            EnableHostedZoneDNSSECError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::DNSSEC_NOT_FOUND,
+                    &schema::HOSTED_ZONE_PARTIALLY_DELEGATED,
+                    &schema::INVALID_ARGUMENT,
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_KEY_SIGNING_KEY_STATUS,
+                    &schema::INVALID_KMS_ARN,
+                    &schema::KEY_SIGNING_KEY_WITH_ACTIVE_STATUS_NOT_FOUND,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                ],
+            ),
         }
     }
 }
@@ -1584,14 +1878,15 @@ impl From<rt::AwsError> for GetAccountLimitError {
 }
 
 impl GetAccountLimitError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccountLimitError::InvalidInput(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccountLimitError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountLimitError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_INPUT]),
         }
     }
 }
@@ -1612,7 +1907,8 @@ impl From<rt::AwsError> for GetChangeError {
 }
 
 impl GetChangeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetChangeError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -1623,7 +1919,9 @@ impl GetChangeError {
                 shape: &schema::NO_SUCH_CHANGE,
                 value: rt::IntoValue::into_value(e),
             },
-            GetChangeError::Aws(e) => rt::OperationError::Aws(e),
+            GetChangeError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_CHANGE])
+            }
         }
     }
 }
@@ -1642,10 +1940,11 @@ impl From<rt::AwsError> for GetCheckerIpRangesError {
 }
 
 impl GetCheckerIpRangesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetCheckerIpRangesError::Aws(e) => rt::OperationError::Aws(e),
+            GetCheckerIpRangesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1667,7 +1966,8 @@ impl From<rt::AwsError> for GetDNSSECError {
 }
 
 impl GetDNSSECError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDNSSECError::InvalidArgument(e) => rt::OperationError::Modeled {
@@ -1682,7 +1982,14 @@ impl GetDNSSECError {
                 shape: &schema::NO_SUCH_HOSTED_ZONE,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDNSSECError::Aws(e) => rt::OperationError::Aws(e),
+            GetDNSSECError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARGUMENT,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                ],
+            ),
         }
     }
 }
@@ -1703,7 +2010,8 @@ impl From<rt::AwsError> for GetGeoLocationError {
 }
 
 impl GetGeoLocationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetGeoLocationError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -1714,7 +2022,9 @@ impl GetGeoLocationError {
                 shape: &schema::NO_SUCH_GEO_LOCATION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetGeoLocationError::Aws(e) => rt::OperationError::Aws(e),
+            GetGeoLocationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_GEO_LOCATION])
+            }
         }
     }
 }
@@ -1736,7 +2046,8 @@ impl From<rt::AwsError> for GetHealthCheckError {
 }
 
 impl GetHealthCheckError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetHealthCheckError::IncompatibleVersion(e) => rt::OperationError::Modeled {
@@ -1751,7 +2062,14 @@ impl GetHealthCheckError {
                 shape: &schema::NO_SUCH_HEALTH_CHECK,
                 value: rt::IntoValue::into_value(e),
             },
-            GetHealthCheckError::Aws(e) => rt::OperationError::Aws(e),
+            GetHealthCheckError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INCOMPATIBLE_VERSION,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HEALTH_CHECK,
+                ],
+            ),
         }
     }
 }
@@ -1770,10 +2088,11 @@ impl From<rt::AwsError> for GetHealthCheckCountError {
 }
 
 impl GetHealthCheckCountError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetHealthCheckCountError::Aws(e) => rt::OperationError::Aws(e),
+            GetHealthCheckCountError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1794,7 +2113,8 @@ impl From<rt::AwsError> for GetHealthCheckLastFailureReasonError {
 }
 
 impl GetHealthCheckLastFailureReasonError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetHealthCheckLastFailureReasonError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -1805,7 +2125,9 @@ impl GetHealthCheckLastFailureReasonError {
                 shape: &schema::NO_SUCH_HEALTH_CHECK,
                 value: rt::IntoValue::into_value(e),
             },
-            GetHealthCheckLastFailureReasonError::Aws(e) => rt::OperationError::Aws(e),
+            GetHealthCheckLastFailureReasonError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_HEALTH_CHECK])
+            }
         }
     }
 }
@@ -1826,7 +2148,8 @@ impl From<rt::AwsError> for GetHealthCheckStatusError {
 }
 
 impl GetHealthCheckStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetHealthCheckStatusError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -1837,7 +2160,9 @@ impl GetHealthCheckStatusError {
                 shape: &schema::NO_SUCH_HEALTH_CHECK,
                 value: rt::IntoValue::into_value(e),
             },
-            GetHealthCheckStatusError::Aws(e) => rt::OperationError::Aws(e),
+            GetHealthCheckStatusError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_HEALTH_CHECK])
+            }
         }
     }
 }
@@ -1858,7 +2183,8 @@ impl From<rt::AwsError> for GetHostedZoneError {
 }
 
 impl GetHostedZoneError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetHostedZoneError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -1869,7 +2195,9 @@ impl GetHostedZoneError {
                 shape: &schema::NO_SUCH_HOSTED_ZONE,
                 value: rt::IntoValue::into_value(e),
             },
-            GetHostedZoneError::Aws(e) => rt::OperationError::Aws(e),
+            GetHostedZoneError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_HOSTED_ZONE])
+            }
         }
     }
 }
@@ -1889,14 +2217,15 @@ impl From<rt::AwsError> for GetHostedZoneCountError {
 }
 
 impl GetHostedZoneCountError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetHostedZoneCountError::InvalidInput(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT,
                 value: rt::IntoValue::into_value(e),
             },
-            GetHostedZoneCountError::Aws(e) => rt::OperationError::Aws(e),
+            GetHostedZoneCountError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_INPUT]),
         }
     }
 }
@@ -1918,7 +2247,8 @@ impl From<rt::AwsError> for GetHostedZoneLimitError {
 }
 
 impl GetHostedZoneLimitError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetHostedZoneLimitError::HostedZoneNotPrivate(e) => rt::OperationError::Modeled {
@@ -1933,7 +2263,14 @@ impl GetHostedZoneLimitError {
                 shape: &schema::NO_SUCH_HOSTED_ZONE,
                 value: rt::IntoValue::into_value(e),
             },
-            GetHostedZoneLimitError::Aws(e) => rt::OperationError::Aws(e),
+            GetHostedZoneLimitError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::HOSTED_ZONE_NOT_PRIVATE,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                ],
+            ),
         }
     }
 }
@@ -1954,7 +2291,8 @@ impl From<rt::AwsError> for GetQueryLoggingConfigError {
 }
 
 impl GetQueryLoggingConfigError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetQueryLoggingConfigError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -1965,7 +2303,9 @@ impl GetQueryLoggingConfigError {
                 shape: &schema::NO_SUCH_QUERY_LOGGING_CONFIG,
                 value: rt::IntoValue::into_value(e),
             },
-            GetQueryLoggingConfigError::Aws(e) => rt::OperationError::Aws(e),
+            GetQueryLoggingConfigError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_QUERY_LOGGING_CONFIG])
+            }
         }
     }
 }
@@ -1987,7 +2327,8 @@ impl From<rt::AwsError> for GetReusableDelegationSetError {
 }
 
 impl GetReusableDelegationSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetReusableDelegationSetError::DelegationSetNotReusable(e) => rt::OperationError::Modeled {
@@ -2002,7 +2343,14 @@ impl GetReusableDelegationSetError {
                 shape: &schema::NO_SUCH_DELEGATION_SET,
                 value: rt::IntoValue::into_value(e),
             },
-            GetReusableDelegationSetError::Aws(e) => rt::OperationError::Aws(e),
+            GetReusableDelegationSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DELEGATION_SET_NOT_REUSABLE,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_DELEGATION_SET,
+                ],
+            ),
         }
     }
 }
@@ -2023,7 +2371,8 @@ impl From<rt::AwsError> for GetReusableDelegationSetLimitError {
 }
 
 impl GetReusableDelegationSetLimitError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetReusableDelegationSetLimitError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2034,7 +2383,9 @@ impl GetReusableDelegationSetLimitError {
                 shape: &schema::NO_SUCH_DELEGATION_SET,
                 value: rt::IntoValue::into_value(e),
             },
-            GetReusableDelegationSetLimitError::Aws(e) => rt::OperationError::Aws(e),
+            GetReusableDelegationSetLimitError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_DELEGATION_SET])
+            }
         }
     }
 }
@@ -2055,7 +2406,8 @@ impl From<rt::AwsError> for GetTrafficPolicyError {
 }
 
 impl GetTrafficPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTrafficPolicyError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2066,7 +2418,9 @@ impl GetTrafficPolicyError {
                 shape: &schema::NO_SUCH_TRAFFIC_POLICY,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTrafficPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetTrafficPolicyError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_TRAFFIC_POLICY])
+            }
         }
     }
 }
@@ -2087,7 +2441,8 @@ impl From<rt::AwsError> for GetTrafficPolicyInstanceError {
 }
 
 impl GetTrafficPolicyInstanceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTrafficPolicyInstanceError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2098,7 +2453,9 @@ impl GetTrafficPolicyInstanceError {
                 shape: &schema::NO_SUCH_TRAFFIC_POLICY_INSTANCE,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTrafficPolicyInstanceError::Aws(e) => rt::OperationError::Aws(e),
+            GetTrafficPolicyInstanceError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_TRAFFIC_POLICY_INSTANCE])
+            }
         }
     }
 }
@@ -2117,10 +2474,11 @@ impl From<rt::AwsError> for GetTrafficPolicyInstanceCountError {
 }
 
 impl GetTrafficPolicyInstanceCountError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetTrafficPolicyInstanceCountError::Aws(e) => rt::OperationError::Aws(e),
+            GetTrafficPolicyInstanceCountError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2142,7 +2500,8 @@ impl From<rt::AwsError> for ListCidrBlocksError {
 }
 
 impl ListCidrBlocksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListCidrBlocksError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2157,7 +2516,14 @@ impl ListCidrBlocksError {
                 shape: &schema::NO_SUCH_CIDR_LOCATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListCidrBlocksError::Aws(e) => rt::OperationError::Aws(e),
+            ListCidrBlocksError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_CIDR_COLLECTION_EXCEPTION,
+                    &schema::NO_SUCH_CIDR_LOCATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2177,14 +2543,15 @@ impl From<rt::AwsError> for ListCidrCollectionsError {
 }
 
 impl ListCidrCollectionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListCidrCollectionsError::InvalidInput(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT,
                 value: rt::IntoValue::into_value(e),
             },
-            ListCidrCollectionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListCidrCollectionsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_INPUT]),
         }
     }
 }
@@ -2205,7 +2572,8 @@ impl From<rt::AwsError> for ListCidrLocationsError {
 }
 
 impl ListCidrLocationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListCidrLocationsError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2216,7 +2584,9 @@ impl ListCidrLocationsError {
                 shape: &schema::NO_SUCH_CIDR_COLLECTION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListCidrLocationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListCidrLocationsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_CIDR_COLLECTION_EXCEPTION])
+            }
         }
     }
 }
@@ -2236,14 +2606,15 @@ impl From<rt::AwsError> for ListGeoLocationsError {
 }
 
 impl ListGeoLocationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListGeoLocationsError::InvalidInput(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT,
                 value: rt::IntoValue::into_value(e),
             },
-            ListGeoLocationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListGeoLocationsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_INPUT]),
         }
     }
 }
@@ -2264,7 +2635,8 @@ impl From<rt::AwsError> for ListHealthChecksError {
 }
 
 impl ListHealthChecksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListHealthChecksError::IncompatibleVersion(e) => rt::OperationError::Modeled {
@@ -2275,7 +2647,9 @@ impl ListHealthChecksError {
                 shape: &schema::INVALID_INPUT,
                 value: rt::IntoValue::into_value(e),
             },
-            ListHealthChecksError::Aws(e) => rt::OperationError::Aws(e),
+            ListHealthChecksError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INCOMPATIBLE_VERSION, &schema::INVALID_INPUT])
+            }
         }
     }
 }
@@ -2297,7 +2671,8 @@ impl From<rt::AwsError> for ListHostedZonesError {
 }
 
 impl ListHostedZonesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListHostedZonesError::DelegationSetNotReusable(e) => rt::OperationError::Modeled {
@@ -2312,7 +2687,14 @@ impl ListHostedZonesError {
                 shape: &schema::NO_SUCH_DELEGATION_SET,
                 value: rt::IntoValue::into_value(e),
             },
-            ListHostedZonesError::Aws(e) => rt::OperationError::Aws(e),
+            ListHostedZonesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DELEGATION_SET_NOT_REUSABLE,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_DELEGATION_SET,
+                ],
+            ),
         }
     }
 }
@@ -2333,7 +2715,8 @@ impl From<rt::AwsError> for ListHostedZonesByNameError {
 }
 
 impl ListHostedZonesByNameError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListHostedZonesByNameError::InvalidDomainName(e) => rt::OperationError::Modeled {
@@ -2344,7 +2727,9 @@ impl ListHostedZonesByNameError {
                 shape: &schema::INVALID_INPUT,
                 value: rt::IntoValue::into_value(e),
             },
-            ListHostedZonesByNameError::Aws(e) => rt::OperationError::Aws(e),
+            ListHostedZonesByNameError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_DOMAIN_NAME, &schema::INVALID_INPUT])
+            }
         }
     }
 }
@@ -2365,7 +2750,8 @@ impl From<rt::AwsError> for ListHostedZonesByVPCError {
 }
 
 impl ListHostedZonesByVPCError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListHostedZonesByVPCError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2376,7 +2762,9 @@ impl ListHostedZonesByVPCError {
                 shape: &schema::INVALID_PAGINATION_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListHostedZonesByVPCError::Aws(e) => rt::OperationError::Aws(e),
+            ListHostedZonesByVPCError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::INVALID_PAGINATION_TOKEN])
+            }
         }
     }
 }
@@ -2398,7 +2786,8 @@ impl From<rt::AwsError> for ListQueryLoggingConfigsError {
 }
 
 impl ListQueryLoggingConfigsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListQueryLoggingConfigsError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2413,7 +2802,14 @@ impl ListQueryLoggingConfigsError {
                 shape: &schema::NO_SUCH_HOSTED_ZONE,
                 value: rt::IntoValue::into_value(e),
             },
-            ListQueryLoggingConfigsError::Aws(e) => rt::OperationError::Aws(e),
+            ListQueryLoggingConfigsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_PAGINATION_TOKEN,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                ],
+            ),
         }
     }
 }
@@ -2434,7 +2830,8 @@ impl From<rt::AwsError> for ListResourceRecordSetsError {
 }
 
 impl ListResourceRecordSetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListResourceRecordSetsError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2445,7 +2842,9 @@ impl ListResourceRecordSetsError {
                 shape: &schema::NO_SUCH_HOSTED_ZONE,
                 value: rt::IntoValue::into_value(e),
             },
-            ListResourceRecordSetsError::Aws(e) => rt::OperationError::Aws(e),
+            ListResourceRecordSetsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_HOSTED_ZONE])
+            }
         }
     }
 }
@@ -2465,14 +2864,15 @@ impl From<rt::AwsError> for ListReusableDelegationSetsError {
 }
 
 impl ListReusableDelegationSetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListReusableDelegationSetsError::InvalidInput(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT,
                 value: rt::IntoValue::into_value(e),
             },
-            ListReusableDelegationSetsError::Aws(e) => rt::OperationError::Aws(e),
+            ListReusableDelegationSetsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_INPUT]),
         }
     }
 }
@@ -2496,7 +2896,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2519,7 +2920,16 @@ impl ListTagsForResourceError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HEALTH_CHECK,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2543,7 +2953,8 @@ impl From<rt::AwsError> for ListTagsForResourcesError {
 }
 
 impl ListTagsForResourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourcesError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2566,7 +2977,16 @@ impl ListTagsForResourcesError {
                 shape: &schema::THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourcesError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourcesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HEALTH_CHECK,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                    &schema::THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2586,14 +3006,15 @@ impl From<rt::AwsError> for ListTrafficPoliciesError {
 }
 
 impl ListTrafficPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTrafficPoliciesError::InvalidInput(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_INPUT,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTrafficPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListTrafficPoliciesError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_INPUT]),
         }
     }
 }
@@ -2614,7 +3035,8 @@ impl From<rt::AwsError> for ListTrafficPolicyInstancesError {
 }
 
 impl ListTrafficPolicyInstancesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTrafficPolicyInstancesError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2625,7 +3047,9 @@ impl ListTrafficPolicyInstancesError {
                 shape: &schema::NO_SUCH_TRAFFIC_POLICY_INSTANCE,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTrafficPolicyInstancesError::Aws(e) => rt::OperationError::Aws(e),
+            ListTrafficPolicyInstancesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_TRAFFIC_POLICY_INSTANCE])
+            }
         }
     }
 }
@@ -2647,7 +3071,8 @@ impl From<rt::AwsError> for ListTrafficPolicyInstancesByHostedZoneError {
 }
 
 impl ListTrafficPolicyInstancesByHostedZoneError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTrafficPolicyInstancesByHostedZoneError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2664,7 +3089,14 @@ impl ListTrafficPolicyInstancesByHostedZoneError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            ListTrafficPolicyInstancesByHostedZoneError::Aws(e) => rt::OperationError::Aws(e),
+            ListTrafficPolicyInstancesByHostedZoneError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::NO_SUCH_TRAFFIC_POLICY_INSTANCE,
+                ],
+            ),
         }
     }
 }
@@ -2686,7 +3118,8 @@ impl From<rt::AwsError> for ListTrafficPolicyInstancesByPolicyError {
 }
 
 impl ListTrafficPolicyInstancesByPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTrafficPolicyInstancesByPolicyError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2701,7 +3134,14 @@ impl ListTrafficPolicyInstancesByPolicyError {
                 shape: &schema::NO_SUCH_TRAFFIC_POLICY_INSTANCE,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTrafficPolicyInstancesByPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            ListTrafficPolicyInstancesByPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_TRAFFIC_POLICY,
+                    &schema::NO_SUCH_TRAFFIC_POLICY_INSTANCE,
+                ],
+            ),
         }
     }
 }
@@ -2722,7 +3162,8 @@ impl From<rt::AwsError> for ListTrafficPolicyVersionsError {
 }
 
 impl ListTrafficPolicyVersionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTrafficPolicyVersionsError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2733,7 +3174,9 @@ impl ListTrafficPolicyVersionsError {
                 shape: &schema::NO_SUCH_TRAFFIC_POLICY,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTrafficPolicyVersionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListTrafficPolicyVersionsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_TRAFFIC_POLICY])
+            }
         }
     }
 }
@@ -2755,7 +3198,8 @@ impl From<rt::AwsError> for ListVPCAssociationAuthorizationsError {
 }
 
 impl ListVPCAssociationAuthorizationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListVPCAssociationAuthorizationsError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2770,7 +3214,14 @@ impl ListVPCAssociationAuthorizationsError {
                 shape: &schema::NO_SUCH_HOSTED_ZONE,
                 value: rt::IntoValue::into_value(e),
             },
-            ListVPCAssociationAuthorizationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListVPCAssociationAuthorizationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::INVALID_PAGINATION_TOKEN,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                ],
+            ),
         }
     }
 }
@@ -2791,7 +3242,8 @@ impl From<rt::AwsError> for TestDNSAnswerError {
 }
 
 impl TestDNSAnswerError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestDNSAnswerError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2802,7 +3254,9 @@ impl TestDNSAnswerError {
                 shape: &schema::NO_SUCH_HOSTED_ZONE,
                 value: rt::IntoValue::into_value(e),
             },
-            TestDNSAnswerError::Aws(e) => rt::OperationError::Aws(e),
+            TestDNSAnswerError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_INPUT, &schema::NO_SUCH_HOSTED_ZONE])
+            }
         }
     }
 }
@@ -2824,7 +3278,8 @@ impl From<rt::AwsError> for UpdateHealthCheckError {
 }
 
 impl UpdateHealthCheckError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateHealthCheckError::HealthCheckVersionMismatch(e) => rt::OperationError::Modeled {
@@ -2839,7 +3294,14 @@ impl UpdateHealthCheckError {
                 shape: &schema::NO_SUCH_HEALTH_CHECK,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateHealthCheckError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateHealthCheckError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::HEALTH_CHECK_VERSION_MISMATCH,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HEALTH_CHECK,
+                ],
+            ),
         }
     }
 }
@@ -2861,7 +3323,8 @@ impl From<rt::AwsError> for UpdateHostedZoneCommentError {
 }
 
 impl UpdateHostedZoneCommentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateHostedZoneCommentError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2876,7 +3339,14 @@ impl UpdateHostedZoneCommentError {
                 shape: &schema::PRIOR_REQUEST_NOT_COMPLETE,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateHostedZoneCommentError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateHostedZoneCommentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                ],
+            ),
         }
     }
 }
@@ -2899,7 +3369,8 @@ impl From<rt::AwsError> for UpdateHostedZoneFeaturesError {
 }
 
 impl UpdateHostedZoneFeaturesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateHostedZoneFeaturesError::InvalidInput(e) => rt::OperationError::Modeled {
@@ -2918,7 +3389,15 @@ impl UpdateHostedZoneFeaturesError {
                 shape: &schema::PRIOR_REQUEST_NOT_COMPLETE,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateHostedZoneFeaturesError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateHostedZoneFeaturesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_INPUT,
+                    &schema::LIMITS_EXCEEDED,
+                    &schema::NO_SUCH_HOSTED_ZONE,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                ],
+            ),
         }
     }
 }
@@ -2940,7 +3419,8 @@ impl From<rt::AwsError> for UpdateTrafficPolicyCommentError {
 }
 
 impl UpdateTrafficPolicyCommentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateTrafficPolicyCommentError::ConcurrentModification(e) => rt::OperationError::Modeled {
@@ -2955,7 +3435,14 @@ impl UpdateTrafficPolicyCommentError {
                 shape: &schema::NO_SUCH_TRAFFIC_POLICY,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateTrafficPolicyCommentError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateTrafficPolicyCommentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONCURRENT_MODIFICATION,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_TRAFFIC_POLICY,
+                ],
+            ),
         }
     }
 }
@@ -2979,7 +3466,8 @@ impl From<rt::AwsError> for UpdateTrafficPolicyInstanceError {
 }
 
 impl UpdateTrafficPolicyInstanceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateTrafficPolicyInstanceError::ConflictingTypes(e) => rt::OperationError::Modeled {
@@ -3002,7 +3490,16 @@ impl UpdateTrafficPolicyInstanceError {
                 shape: &schema::PRIOR_REQUEST_NOT_COMPLETE,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateTrafficPolicyInstanceError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateTrafficPolicyInstanceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICTING_TYPES,
+                    &schema::INVALID_INPUT,
+                    &schema::NO_SUCH_TRAFFIC_POLICY,
+                    &schema::NO_SUCH_TRAFFIC_POLICY_INSTANCE,
+                    &schema::PRIOR_REQUEST_NOT_COMPLETE,
+                ],
+            ),
         }
     }
 }

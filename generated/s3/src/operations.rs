@@ -274,14 +274,15 @@ impl From<rt::AwsError> for AbortMultipartUploadError {
 }
 
 impl AbortMultipartUploadError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AbortMultipartUploadError::NoSuchUpload(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_UPLOAD,
                 value: rt::IntoValue::into_value(e),
             },
-            AbortMultipartUploadError::Aws(e) => rt::OperationError::Aws(e),
+            AbortMultipartUploadError::Aws(e) => rt::OperationError::promote(e, &[&schema::NO_SUCH_UPLOAD]),
         }
     }
 }
@@ -300,10 +301,11 @@ impl From<rt::AwsError> for CompleteMultipartUploadError {
 }
 
 impl CompleteMultipartUploadError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            CompleteMultipartUploadError::Aws(e) => rt::OperationError::Aws(e),
+            CompleteMultipartUploadError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -323,14 +325,15 @@ impl From<rt::AwsError> for CopyObjectError {
 }
 
 impl CopyObjectError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CopyObjectError::ObjectNotInActiveTierError(e) => rt::OperationError::Modeled {
                 shape: &schema::OBJECT_NOT_IN_ACTIVE_TIER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            CopyObjectError::Aws(e) => rt::OperationError::Aws(e),
+            CopyObjectError::Aws(e) => rt::OperationError::promote(e, &[&schema::OBJECT_NOT_IN_ACTIVE_TIER_ERROR]),
         }
     }
 }
@@ -351,7 +354,8 @@ impl From<rt::AwsError> for CreateBucketError {
 }
 
 impl CreateBucketError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateBucketError::BucketAlreadyExists(e) => rt::OperationError::Modeled {
@@ -362,7 +366,10 @@ impl CreateBucketError {
                 shape: &schema::BUCKET_ALREADY_OWNED_BY_YOU,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateBucketError::Aws(e) => rt::OperationError::Aws(e),
+            CreateBucketError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BUCKET_ALREADY_EXISTS, &schema::BUCKET_ALREADY_OWNED_BY_YOU],
+            ),
         }
     }
 }
@@ -381,10 +388,11 @@ impl From<rt::AwsError> for CreateBucketMetadataConfigurationError {
 }
 
 impl CreateBucketMetadataConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            CreateBucketMetadataConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateBucketMetadataConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -403,10 +411,11 @@ impl From<rt::AwsError> for CreateBucketMetadataTableConfigurationError {
 }
 
 impl CreateBucketMetadataTableConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            CreateBucketMetadataTableConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateBucketMetadataTableConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -425,10 +434,11 @@ impl From<rt::AwsError> for CreateMultipartUploadError {
 }
 
 impl CreateMultipartUploadError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            CreateMultipartUploadError::Aws(e) => rt::OperationError::Aws(e),
+            CreateMultipartUploadError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -448,14 +458,15 @@ impl From<rt::AwsError> for CreateSessionError {
 }
 
 impl CreateSessionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateSessionError::NoSuchBucket(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_BUCKET,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateSessionError::Aws(e) => rt::OperationError::Aws(e),
+            CreateSessionError::Aws(e) => rt::OperationError::promote(e, &[&schema::NO_SUCH_BUCKET]),
         }
     }
 }
@@ -474,10 +485,11 @@ impl From<rt::AwsError> for DeleteBucketError {
 }
 
 impl DeleteBucketError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -496,10 +508,11 @@ impl From<rt::AwsError> for DeleteBucketAnalyticsConfigurationError {
 }
 
 impl DeleteBucketAnalyticsConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketAnalyticsConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketAnalyticsConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -518,10 +531,11 @@ impl From<rt::AwsError> for DeleteBucketCorsError {
 }
 
 impl DeleteBucketCorsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketCorsError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketCorsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -540,10 +554,11 @@ impl From<rt::AwsError> for DeleteBucketEncryptionError {
 }
 
 impl DeleteBucketEncryptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketEncryptionError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketEncryptionError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -562,10 +577,11 @@ impl From<rt::AwsError> for DeleteBucketIntelligentTieringConfigurationError {
 }
 
 impl DeleteBucketIntelligentTieringConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketIntelligentTieringConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketIntelligentTieringConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -584,10 +600,11 @@ impl From<rt::AwsError> for DeleteBucketInventoryConfigurationError {
 }
 
 impl DeleteBucketInventoryConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketInventoryConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketInventoryConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -606,10 +623,11 @@ impl From<rt::AwsError> for DeleteBucketLifecycleError {
 }
 
 impl DeleteBucketLifecycleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketLifecycleError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketLifecycleError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -628,10 +646,11 @@ impl From<rt::AwsError> for DeleteBucketMetadataConfigurationError {
 }
 
 impl DeleteBucketMetadataConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketMetadataConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketMetadataConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -650,10 +669,11 @@ impl From<rt::AwsError> for DeleteBucketMetadataTableConfigurationError {
 }
 
 impl DeleteBucketMetadataTableConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketMetadataTableConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketMetadataTableConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -672,10 +692,11 @@ impl From<rt::AwsError> for DeleteBucketMetricsConfigurationError {
 }
 
 impl DeleteBucketMetricsConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketMetricsConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketMetricsConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -694,10 +715,11 @@ impl From<rt::AwsError> for DeleteBucketOwnershipControlsError {
 }
 
 impl DeleteBucketOwnershipControlsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketOwnershipControlsError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketOwnershipControlsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -716,10 +738,11 @@ impl From<rt::AwsError> for DeleteBucketPolicyError {
 }
 
 impl DeleteBucketPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketPolicyError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -738,10 +761,11 @@ impl From<rt::AwsError> for DeleteBucketReplicationError {
 }
 
 impl DeleteBucketReplicationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketReplicationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketReplicationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -760,10 +784,11 @@ impl From<rt::AwsError> for DeleteBucketTaggingError {
 }
 
 impl DeleteBucketTaggingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketTaggingError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketTaggingError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -782,10 +807,11 @@ impl From<rt::AwsError> for DeleteBucketWebsiteError {
 }
 
 impl DeleteBucketWebsiteError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteBucketWebsiteError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteBucketWebsiteError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -804,10 +830,11 @@ impl From<rt::AwsError> for DeleteObjectError {
 }
 
 impl DeleteObjectError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteObjectError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteObjectError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -828,7 +855,8 @@ impl From<rt::AwsError> for DeleteObjectAnnotationError {
 }
 
 impl DeleteObjectAnnotationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteObjectAnnotationError::NoSuchBucket(e) => rt::OperationError::Modeled {
@@ -839,7 +867,9 @@ impl DeleteObjectAnnotationError {
                 shape: &schema::NO_SUCH_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteObjectAnnotationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteObjectAnnotationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::NO_SUCH_BUCKET, &schema::NO_SUCH_KEY])
+            }
         }
     }
 }
@@ -858,10 +888,11 @@ impl From<rt::AwsError> for DeleteObjectTaggingError {
 }
 
 impl DeleteObjectTaggingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteObjectTaggingError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteObjectTaggingError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -880,10 +911,11 @@ impl From<rt::AwsError> for DeleteObjectsError {
 }
 
 impl DeleteObjectsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteObjectsError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteObjectsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -902,10 +934,11 @@ impl From<rt::AwsError> for DeletePublicAccessBlockError {
 }
 
 impl DeletePublicAccessBlockError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeletePublicAccessBlockError::Aws(e) => rt::OperationError::Aws(e),
+            DeletePublicAccessBlockError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -924,10 +957,11 @@ impl From<rt::AwsError> for GetBucketAbacError {
 }
 
 impl GetBucketAbacError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketAbacError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketAbacError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -946,10 +980,11 @@ impl From<rt::AwsError> for GetBucketAccelerateConfigurationError {
 }
 
 impl GetBucketAccelerateConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketAccelerateConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketAccelerateConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -968,10 +1003,11 @@ impl From<rt::AwsError> for GetBucketAclError {
 }
 
 impl GetBucketAclError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketAclError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketAclError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -990,10 +1026,11 @@ impl From<rt::AwsError> for GetBucketAnalyticsConfigurationError {
 }
 
 impl GetBucketAnalyticsConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketAnalyticsConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketAnalyticsConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1012,10 +1049,11 @@ impl From<rt::AwsError> for GetBucketCorsError {
 }
 
 impl GetBucketCorsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketCorsError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketCorsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1034,10 +1072,11 @@ impl From<rt::AwsError> for GetBucketEncryptionError {
 }
 
 impl GetBucketEncryptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketEncryptionError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketEncryptionError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1056,10 +1095,11 @@ impl From<rt::AwsError> for GetBucketIntelligentTieringConfigurationError {
 }
 
 impl GetBucketIntelligentTieringConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketIntelligentTieringConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketIntelligentTieringConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1078,10 +1118,11 @@ impl From<rt::AwsError> for GetBucketInventoryConfigurationError {
 }
 
 impl GetBucketInventoryConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketInventoryConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketInventoryConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1100,10 +1141,11 @@ impl From<rt::AwsError> for GetBucketLifecycleConfigurationError {
 }
 
 impl GetBucketLifecycleConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketLifecycleConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketLifecycleConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1122,10 +1164,11 @@ impl From<rt::AwsError> for GetBucketLocationError {
 }
 
 impl GetBucketLocationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketLocationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketLocationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1144,10 +1187,11 @@ impl From<rt::AwsError> for GetBucketLoggingError {
 }
 
 impl GetBucketLoggingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketLoggingError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketLoggingError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1166,10 +1210,11 @@ impl From<rt::AwsError> for GetBucketMetadataConfigurationError {
 }
 
 impl GetBucketMetadataConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketMetadataConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketMetadataConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1188,10 +1233,11 @@ impl From<rt::AwsError> for GetBucketMetadataTableConfigurationError {
 }
 
 impl GetBucketMetadataTableConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketMetadataTableConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketMetadataTableConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1210,10 +1256,11 @@ impl From<rt::AwsError> for GetBucketMetricsConfigurationError {
 }
 
 impl GetBucketMetricsConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketMetricsConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketMetricsConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1232,10 +1279,11 @@ impl From<rt::AwsError> for GetBucketNotificationConfigurationError {
 }
 
 impl GetBucketNotificationConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketNotificationConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketNotificationConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1254,10 +1302,11 @@ impl From<rt::AwsError> for GetBucketOwnershipControlsError {
 }
 
 impl GetBucketOwnershipControlsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketOwnershipControlsError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketOwnershipControlsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1276,10 +1325,11 @@ impl From<rt::AwsError> for GetBucketPolicyError {
 }
 
 impl GetBucketPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketPolicyError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1298,10 +1348,11 @@ impl From<rt::AwsError> for GetBucketPolicyStatusError {
 }
 
 impl GetBucketPolicyStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketPolicyStatusError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketPolicyStatusError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1320,10 +1371,11 @@ impl From<rt::AwsError> for GetBucketReplicationError {
 }
 
 impl GetBucketReplicationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketReplicationError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketReplicationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1342,10 +1394,11 @@ impl From<rt::AwsError> for GetBucketRequestPaymentError {
 }
 
 impl GetBucketRequestPaymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketRequestPaymentError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketRequestPaymentError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1364,10 +1417,11 @@ impl From<rt::AwsError> for GetBucketTaggingError {
 }
 
 impl GetBucketTaggingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketTaggingError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketTaggingError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1386,10 +1440,11 @@ impl From<rt::AwsError> for GetBucketVersioningError {
 }
 
 impl GetBucketVersioningError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketVersioningError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketVersioningError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1408,10 +1463,11 @@ impl From<rt::AwsError> for GetBucketWebsiteError {
 }
 
 impl GetBucketWebsiteError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetBucketWebsiteError::Aws(e) => rt::OperationError::Aws(e),
+            GetBucketWebsiteError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1432,7 +1488,8 @@ impl From<rt::AwsError> for GetObjectError {
 }
 
 impl GetObjectError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetObjectError::InvalidObjectState(e) => rt::OperationError::Modeled {
@@ -1443,7 +1500,9 @@ impl GetObjectError {
                 shape: &schema::NO_SUCH_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            GetObjectError::Aws(e) => rt::OperationError::Aws(e),
+            GetObjectError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_OBJECT_STATE, &schema::NO_SUCH_KEY])
+            }
         }
     }
 }
@@ -1463,14 +1522,15 @@ impl From<rt::AwsError> for GetObjectAclError {
 }
 
 impl GetObjectAclError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetObjectAclError::NoSuchKey(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            GetObjectAclError::Aws(e) => rt::OperationError::Aws(e),
+            GetObjectAclError::Aws(e) => rt::OperationError::promote(e, &[&schema::NO_SUCH_KEY]),
         }
     }
 }
@@ -1492,7 +1552,8 @@ impl From<rt::AwsError> for GetObjectAnnotationError {
 }
 
 impl GetObjectAnnotationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetObjectAnnotationError::NoSuchAnnotation(e) => rt::OperationError::Modeled {
@@ -1507,7 +1568,14 @@ impl GetObjectAnnotationError {
                 shape: &schema::NO_SUCH_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            GetObjectAnnotationError::Aws(e) => rt::OperationError::Aws(e),
+            GetObjectAnnotationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::NO_SUCH_ANNOTATION,
+                    &schema::NO_SUCH_BUCKET,
+                    &schema::NO_SUCH_KEY,
+                ],
+            ),
         }
     }
 }
@@ -1527,14 +1595,15 @@ impl From<rt::AwsError> for GetObjectAttributesError {
 }
 
 impl GetObjectAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetObjectAttributesError::NoSuchKey(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            GetObjectAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetObjectAttributesError::Aws(e) => rt::OperationError::promote(e, &[&schema::NO_SUCH_KEY]),
         }
     }
 }
@@ -1553,10 +1622,11 @@ impl From<rt::AwsError> for GetObjectLegalHoldError {
 }
 
 impl GetObjectLegalHoldError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetObjectLegalHoldError::Aws(e) => rt::OperationError::Aws(e),
+            GetObjectLegalHoldError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1575,10 +1645,11 @@ impl From<rt::AwsError> for GetObjectLockConfigurationError {
 }
 
 impl GetObjectLockConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetObjectLockConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            GetObjectLockConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1597,10 +1668,11 @@ impl From<rt::AwsError> for GetObjectRetentionError {
 }
 
 impl GetObjectRetentionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetObjectRetentionError::Aws(e) => rt::OperationError::Aws(e),
+            GetObjectRetentionError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1619,10 +1691,11 @@ impl From<rt::AwsError> for GetObjectTaggingError {
 }
 
 impl GetObjectTaggingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetObjectTaggingError::Aws(e) => rt::OperationError::Aws(e),
+            GetObjectTaggingError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1641,10 +1714,11 @@ impl From<rt::AwsError> for GetObjectTorrentError {
 }
 
 impl GetObjectTorrentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetObjectTorrentError::Aws(e) => rt::OperationError::Aws(e),
+            GetObjectTorrentError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1663,10 +1737,11 @@ impl From<rt::AwsError> for GetPublicAccessBlockError {
 }
 
 impl GetPublicAccessBlockError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetPublicAccessBlockError::Aws(e) => rt::OperationError::Aws(e),
+            GetPublicAccessBlockError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1686,14 +1761,15 @@ impl From<rt::AwsError> for HeadBucketError {
 }
 
 impl HeadBucketError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             HeadBucketError::NotFound(e) => rt::OperationError::Modeled {
                 shape: &schema::NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            HeadBucketError::Aws(e) => rt::OperationError::Aws(e),
+            HeadBucketError::Aws(e) => rt::OperationError::promote(e, &[&schema::NOT_FOUND]),
         }
     }
 }
@@ -1713,14 +1789,15 @@ impl From<rt::AwsError> for HeadObjectError {
 }
 
 impl HeadObjectError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             HeadObjectError::NotFound(e) => rt::OperationError::Modeled {
                 shape: &schema::NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            HeadObjectError::Aws(e) => rt::OperationError::Aws(e),
+            HeadObjectError::Aws(e) => rt::OperationError::promote(e, &[&schema::NOT_FOUND]),
         }
     }
 }
@@ -1739,10 +1816,11 @@ impl From<rt::AwsError> for ListBucketAnalyticsConfigurationsError {
 }
 
 impl ListBucketAnalyticsConfigurationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListBucketAnalyticsConfigurationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListBucketAnalyticsConfigurationsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1761,10 +1839,11 @@ impl From<rt::AwsError> for ListBucketIntelligentTieringConfigurationsError {
 }
 
 impl ListBucketIntelligentTieringConfigurationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListBucketIntelligentTieringConfigurationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListBucketIntelligentTieringConfigurationsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1783,10 +1862,11 @@ impl From<rt::AwsError> for ListBucketInventoryConfigurationsError {
 }
 
 impl ListBucketInventoryConfigurationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListBucketInventoryConfigurationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListBucketInventoryConfigurationsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1805,10 +1885,11 @@ impl From<rt::AwsError> for ListBucketMetricsConfigurationsError {
 }
 
 impl ListBucketMetricsConfigurationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListBucketMetricsConfigurationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListBucketMetricsConfigurationsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1827,10 +1908,11 @@ impl From<rt::AwsError> for ListBucketsError {
 }
 
 impl ListBucketsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListBucketsError::Aws(e) => rt::OperationError::Aws(e),
+            ListBucketsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1849,10 +1931,11 @@ impl From<rt::AwsError> for ListDirectoryBucketsError {
 }
 
 impl ListDirectoryBucketsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListDirectoryBucketsError::Aws(e) => rt::OperationError::Aws(e),
+            ListDirectoryBucketsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1871,10 +1954,11 @@ impl From<rt::AwsError> for ListMultipartUploadsError {
 }
 
 impl ListMultipartUploadsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListMultipartUploadsError::Aws(e) => rt::OperationError::Aws(e),
+            ListMultipartUploadsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1896,7 +1980,8 @@ impl From<rt::AwsError> for ListObjectAnnotationsError {
 }
 
 impl ListObjectAnnotationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListObjectAnnotationsError::InvalidPrefix(e) => rt::OperationError::Modeled {
@@ -1911,7 +1996,10 @@ impl ListObjectAnnotationsError {
                 shape: &schema::NO_SUCH_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            ListObjectAnnotationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListObjectAnnotationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INVALID_PREFIX, &schema::NO_SUCH_BUCKET, &schema::NO_SUCH_KEY],
+            ),
         }
     }
 }
@@ -1930,10 +2018,11 @@ impl From<rt::AwsError> for ListObjectVersionsError {
 }
 
 impl ListObjectVersionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListObjectVersionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListObjectVersionsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1953,14 +2042,15 @@ impl From<rt::AwsError> for ListObjectsError {
 }
 
 impl ListObjectsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListObjectsError::NoSuchBucket(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_BUCKET,
                 value: rt::IntoValue::into_value(e),
             },
-            ListObjectsError::Aws(e) => rt::OperationError::Aws(e),
+            ListObjectsError::Aws(e) => rt::OperationError::promote(e, &[&schema::NO_SUCH_BUCKET]),
         }
     }
 }
@@ -1980,14 +2070,15 @@ impl From<rt::AwsError> for ListObjectsV2Error {
 }
 
 impl ListObjectsV2Error {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListObjectsV2Error::NoSuchBucket(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_BUCKET,
                 value: rt::IntoValue::into_value(e),
             },
-            ListObjectsV2Error::Aws(e) => rt::OperationError::Aws(e),
+            ListObjectsV2Error::Aws(e) => rt::OperationError::promote(e, &[&schema::NO_SUCH_BUCKET]),
         }
     }
 }
@@ -2006,10 +2097,11 @@ impl From<rt::AwsError> for ListPartsError {
 }
 
 impl ListPartsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListPartsError::Aws(e) => rt::OperationError::Aws(e),
+            ListPartsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2028,10 +2120,11 @@ impl From<rt::AwsError> for PutBucketAbacError {
 }
 
 impl PutBucketAbacError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketAbacError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketAbacError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2050,10 +2143,11 @@ impl From<rt::AwsError> for PutBucketAccelerateConfigurationError {
 }
 
 impl PutBucketAccelerateConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketAccelerateConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketAccelerateConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2072,10 +2166,11 @@ impl From<rt::AwsError> for PutBucketAclError {
 }
 
 impl PutBucketAclError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketAclError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketAclError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2094,10 +2189,11 @@ impl From<rt::AwsError> for PutBucketAnalyticsConfigurationError {
 }
 
 impl PutBucketAnalyticsConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketAnalyticsConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketAnalyticsConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2116,10 +2212,11 @@ impl From<rt::AwsError> for PutBucketCorsError {
 }
 
 impl PutBucketCorsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketCorsError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketCorsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2138,10 +2235,11 @@ impl From<rt::AwsError> for PutBucketEncryptionError {
 }
 
 impl PutBucketEncryptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketEncryptionError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketEncryptionError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2160,10 +2258,11 @@ impl From<rt::AwsError> for PutBucketIntelligentTieringConfigurationError {
 }
 
 impl PutBucketIntelligentTieringConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketIntelligentTieringConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketIntelligentTieringConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2182,10 +2281,11 @@ impl From<rt::AwsError> for PutBucketInventoryConfigurationError {
 }
 
 impl PutBucketInventoryConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketInventoryConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketInventoryConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2204,10 +2304,11 @@ impl From<rt::AwsError> for PutBucketLifecycleConfigurationError {
 }
 
 impl PutBucketLifecycleConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketLifecycleConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketLifecycleConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2226,10 +2327,11 @@ impl From<rt::AwsError> for PutBucketLoggingError {
 }
 
 impl PutBucketLoggingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketLoggingError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketLoggingError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2248,10 +2350,11 @@ impl From<rt::AwsError> for PutBucketMetricsConfigurationError {
 }
 
 impl PutBucketMetricsConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketMetricsConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketMetricsConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2270,10 +2373,11 @@ impl From<rt::AwsError> for PutBucketNotificationConfigurationError {
 }
 
 impl PutBucketNotificationConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketNotificationConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketNotificationConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2292,10 +2396,11 @@ impl From<rt::AwsError> for PutBucketOwnershipControlsError {
 }
 
 impl PutBucketOwnershipControlsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketOwnershipControlsError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketOwnershipControlsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2314,10 +2419,11 @@ impl From<rt::AwsError> for PutBucketPolicyError {
 }
 
 impl PutBucketPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketPolicyError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2336,10 +2442,11 @@ impl From<rt::AwsError> for PutBucketReplicationError {
 }
 
 impl PutBucketReplicationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketReplicationError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketReplicationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2358,10 +2465,11 @@ impl From<rt::AwsError> for PutBucketRequestPaymentError {
 }
 
 impl PutBucketRequestPaymentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketRequestPaymentError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketRequestPaymentError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2380,10 +2488,11 @@ impl From<rt::AwsError> for PutBucketTaggingError {
 }
 
 impl PutBucketTaggingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketTaggingError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketTaggingError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2402,10 +2511,11 @@ impl From<rt::AwsError> for PutBucketVersioningError {
 }
 
 impl PutBucketVersioningError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketVersioningError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketVersioningError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2424,10 +2534,11 @@ impl From<rt::AwsError> for PutBucketWebsiteError {
 }
 
 impl PutBucketWebsiteError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutBucketWebsiteError::Aws(e) => rt::OperationError::Aws(e),
+            PutBucketWebsiteError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2450,7 +2561,8 @@ impl From<rt::AwsError> for PutObjectError {
 }
 
 impl PutObjectError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutObjectError::EncryptionTypeMismatch(e) => rt::OperationError::Modeled {
@@ -2469,7 +2581,15 @@ impl PutObjectError {
                 shape: &schema::TOO_MANY_PARTS,
                 value: rt::IntoValue::into_value(e),
             },
-            PutObjectError::Aws(e) => rt::OperationError::Aws(e),
+            PutObjectError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ENCRYPTION_TYPE_MISMATCH,
+                    &schema::INVALID_REQUEST,
+                    &schema::INVALID_WRITE_OFFSET,
+                    &schema::TOO_MANY_PARTS,
+                ],
+            ),
         }
     }
 }
@@ -2489,14 +2609,15 @@ impl From<rt::AwsError> for PutObjectAclError {
 }
 
 impl PutObjectAclError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutObjectAclError::NoSuchKey(e) => rt::OperationError::Modeled {
                 shape: &schema::NO_SUCH_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            PutObjectAclError::Aws(e) => rt::OperationError::Aws(e),
+            PutObjectAclError::Aws(e) => rt::OperationError::promote(e, &[&schema::NO_SUCH_KEY]),
         }
     }
 }
@@ -2522,7 +2643,8 @@ impl From<rt::AwsError> for PutObjectAnnotationError {
 }
 
 impl PutObjectAnnotationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutObjectAnnotationError::AnnotationLimitExceeded(e) => rt::OperationError::Modeled {
@@ -2553,7 +2675,18 @@ impl PutObjectAnnotationError {
                 shape: &schema::UNSUPPORTED_MEDIA_TYPE,
                 value: rt::IntoValue::into_value(e),
             },
-            PutObjectAnnotationError::Aws(e) => rt::OperationError::Aws(e),
+            PutObjectAnnotationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ANNOTATION_LIMIT_EXCEEDED,
+                    &schema::ANNOTATION_NAME_TOO_LONG,
+                    &schema::INVALID_ANNOTATION_NAME,
+                    &schema::INVALID_REQUEST,
+                    &schema::NO_SUCH_BUCKET,
+                    &schema::NO_SUCH_KEY,
+                    &schema::UNSUPPORTED_MEDIA_TYPE,
+                ],
+            ),
         }
     }
 }
@@ -2572,10 +2705,11 @@ impl From<rt::AwsError> for PutObjectLegalHoldError {
 }
 
 impl PutObjectLegalHoldError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutObjectLegalHoldError::Aws(e) => rt::OperationError::Aws(e),
+            PutObjectLegalHoldError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2594,10 +2728,11 @@ impl From<rt::AwsError> for PutObjectLockConfigurationError {
 }
 
 impl PutObjectLockConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutObjectLockConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            PutObjectLockConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2616,10 +2751,11 @@ impl From<rt::AwsError> for PutObjectRetentionError {
 }
 
 impl PutObjectRetentionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutObjectRetentionError::Aws(e) => rt::OperationError::Aws(e),
+            PutObjectRetentionError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2638,10 +2774,11 @@ impl From<rt::AwsError> for PutObjectTaggingError {
 }
 
 impl PutObjectTaggingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutObjectTaggingError::Aws(e) => rt::OperationError::Aws(e),
+            PutObjectTaggingError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2660,10 +2797,11 @@ impl From<rt::AwsError> for PutPublicAccessBlockError {
 }
 
 impl PutPublicAccessBlockError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            PutPublicAccessBlockError::Aws(e) => rt::OperationError::Aws(e),
+            PutPublicAccessBlockError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2683,14 +2821,15 @@ impl From<rt::AwsError> for RenameObjectError {
 }
 
 impl RenameObjectError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RenameObjectError::IdempotencyParameterMismatch(e) => rt::OperationError::Modeled {
                 shape: &schema::IDEMPOTENCY_PARAMETER_MISMATCH,
                 value: rt::IntoValue::into_value(e),
             },
-            RenameObjectError::Aws(e) => rt::OperationError::Aws(e),
+            RenameObjectError::Aws(e) => rt::OperationError::promote(e, &[&schema::IDEMPOTENCY_PARAMETER_MISMATCH]),
         }
     }
 }
@@ -2710,14 +2849,17 @@ impl From<rt::AwsError> for RestoreObjectError {
 }
 
 impl RestoreObjectError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RestoreObjectError::ObjectAlreadyInActiveTierError(e) => rt::OperationError::Modeled {
                 shape: &schema::OBJECT_ALREADY_IN_ACTIVE_TIER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            RestoreObjectError::Aws(e) => rt::OperationError::Aws(e),
+            RestoreObjectError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::OBJECT_ALREADY_IN_ACTIVE_TIER_ERROR])
+            }
         }
     }
 }
@@ -2736,10 +2878,11 @@ impl From<rt::AwsError> for SelectObjectContentError {
 }
 
 impl SelectObjectContentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            SelectObjectContentError::Aws(e) => rt::OperationError::Aws(e),
+            SelectObjectContentError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2758,10 +2901,11 @@ impl From<rt::AwsError> for UpdateBucketMetadataAnnotationTableConfigurationErro
 }
 
 impl UpdateBucketMetadataAnnotationTableConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            UpdateBucketMetadataAnnotationTableConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateBucketMetadataAnnotationTableConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2780,10 +2924,11 @@ impl From<rt::AwsError> for UpdateBucketMetadataInventoryTableConfigurationError
 }
 
 impl UpdateBucketMetadataInventoryTableConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            UpdateBucketMetadataInventoryTableConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateBucketMetadataInventoryTableConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2802,10 +2947,11 @@ impl From<rt::AwsError> for UpdateBucketMetadataJournalTableConfigurationError {
 }
 
 impl UpdateBucketMetadataJournalTableConfigurationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            UpdateBucketMetadataJournalTableConfigurationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateBucketMetadataJournalTableConfigurationError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2827,7 +2973,8 @@ impl From<rt::AwsError> for UpdateObjectEncryptionError {
 }
 
 impl UpdateObjectEncryptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateObjectEncryptionError::AccessDenied(e) => rt::OperationError::Modeled {
@@ -2842,7 +2989,10 @@ impl UpdateObjectEncryptionError {
                 shape: &schema::NO_SUCH_KEY,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateObjectEncryptionError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateObjectEncryptionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::ACCESS_DENIED, &schema::INVALID_REQUEST, &schema::NO_SUCH_KEY],
+            ),
         }
     }
 }
@@ -2861,10 +3011,11 @@ impl From<rt::AwsError> for UploadPartError {
 }
 
 impl UploadPartError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            UploadPartError::Aws(e) => rt::OperationError::Aws(e),
+            UploadPartError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2883,10 +3034,11 @@ impl From<rt::AwsError> for UploadPartCopyError {
 }
 
 impl UploadPartCopyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            UploadPartCopyError::Aws(e) => rt::OperationError::Aws(e),
+            UploadPartCopyError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2905,10 +3057,11 @@ impl From<rt::AwsError> for WriteGetObjectResponseError {
 }
 
 impl WriteGetObjectResponseError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            WriteGetObjectResponseError::Aws(e) => rt::OperationError::Aws(e),
+            WriteGetObjectResponseError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }

@@ -79,7 +79,8 @@ impl From<rt::AwsError> for CreateScheduleError {
 }
 
 impl CreateScheduleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateScheduleError::ConflictException(e) => rt::OperationError::Modeled {
@@ -106,7 +107,17 @@ impl CreateScheduleError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateScheduleError::Aws(e) => rt::OperationError::Aws(e),
+            CreateScheduleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -130,7 +141,8 @@ impl From<rt::AwsError> for CreateScheduleGroupError {
 }
 
 impl CreateScheduleGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateScheduleGroupError::ConflictException(e) => rt::OperationError::Modeled {
@@ -153,7 +165,16 @@ impl CreateScheduleGroupError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateScheduleGroupError::Aws(e) => rt::OperationError::Aws(e),
+            CreateScheduleGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -177,7 +198,8 @@ impl From<rt::AwsError> for DeleteScheduleError {
 }
 
 impl DeleteScheduleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteScheduleError::ConflictException(e) => rt::OperationError::Modeled {
@@ -200,7 +222,16 @@ impl DeleteScheduleError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteScheduleError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteScheduleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -224,7 +255,8 @@ impl From<rt::AwsError> for DeleteScheduleGroupError {
 }
 
 impl DeleteScheduleGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteScheduleGroupError::ConflictException(e) => rt::OperationError::Modeled {
@@ -247,7 +279,16 @@ impl DeleteScheduleGroupError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteScheduleGroupError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteScheduleGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -270,7 +311,8 @@ impl From<rt::AwsError> for GetScheduleError {
 }
 
 impl GetScheduleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetScheduleError::InternalServerException(e) => rt::OperationError::Modeled {
@@ -289,7 +331,15 @@ impl GetScheduleError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetScheduleError::Aws(e) => rt::OperationError::Aws(e),
+            GetScheduleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -312,7 +362,8 @@ impl From<rt::AwsError> for GetScheduleGroupError {
 }
 
 impl GetScheduleGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetScheduleGroupError::InternalServerException(e) => rt::OperationError::Modeled {
@@ -331,7 +382,15 @@ impl GetScheduleGroupError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetScheduleGroupError::Aws(e) => rt::OperationError::Aws(e),
+            GetScheduleGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -353,7 +412,8 @@ impl From<rt::AwsError> for ListScheduleGroupsError {
 }
 
 impl ListScheduleGroupsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListScheduleGroupsError::InternalServerException(e) => rt::OperationError::Modeled {
@@ -368,7 +428,14 @@ impl ListScheduleGroupsError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListScheduleGroupsError::Aws(e) => rt::OperationError::Aws(e),
+            ListScheduleGroupsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -391,7 +458,8 @@ impl From<rt::AwsError> for ListSchedulesError {
 }
 
 impl ListSchedulesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSchedulesError::InternalServerException(e) => rt::OperationError::Modeled {
@@ -410,7 +478,15 @@ impl ListSchedulesError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSchedulesError::Aws(e) => rt::OperationError::Aws(e),
+            ListSchedulesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -433,7 +509,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::InternalServerException(e) => rt::OperationError::Modeled {
@@ -452,7 +529,15 @@ impl ListTagsForResourceError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -476,7 +561,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::ConflictException(e) => rt::OperationError::Modeled {
@@ -499,7 +585,16 @@ impl TagResourceError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -523,7 +618,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::ConflictException(e) => rt::OperationError::Modeled {
@@ -546,7 +642,16 @@ impl UntagResourceError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -570,7 +675,8 @@ impl From<rt::AwsError> for UpdateScheduleError {
 }
 
 impl UpdateScheduleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateScheduleError::ConflictException(e) => rt::OperationError::Modeled {
@@ -593,7 +699,16 @@ impl UpdateScheduleError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateScheduleError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateScheduleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INTERNAL_SERVER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }

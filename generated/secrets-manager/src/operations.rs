@@ -101,7 +101,8 @@ impl From<rt::AwsError> for BatchGetSecretValueError {
 }
 
 impl BatchGetSecretValueError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchGetSecretValueError::DecryptionFailure(e) => rt::OperationError::Modeled {
@@ -128,7 +129,17 @@ impl BatchGetSecretValueError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            BatchGetSecretValueError::Aws(e) => rt::OperationError::Aws(e),
+            BatchGetSecretValueError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DECRYPTION_FAILURE,
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_NEXT_TOKEN_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -151,7 +162,8 @@ impl From<rt::AwsError> for CancelRotateSecretError {
 }
 
 impl CancelRotateSecretError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelRotateSecretError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -170,7 +182,15 @@ impl CancelRotateSecretError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelRotateSecretError::Aws(e) => rt::OperationError::Aws(e),
+            CancelRotateSecretError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -199,7 +219,8 @@ impl From<rt::AwsError> for CreateSecretError {
 }
 
 impl CreateSecretError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateSecretError::DecryptionFailure(e) => rt::OperationError::Modeled {
@@ -242,7 +263,21 @@ impl CreateSecretError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateSecretError::Aws(e) => rt::OperationError::Aws(e),
+            CreateSecretError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DECRYPTION_FAILURE,
+                    &schema::ENCRYPTION_FAILURE,
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::PRECONDITION_NOT_MET_EXCEPTION,
+                    &schema::RESOURCE_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -265,7 +300,8 @@ impl From<rt::AwsError> for DeleteResourcePolicyError {
 }
 
 impl DeleteResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteResourcePolicyError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -284,7 +320,15 @@ impl DeleteResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -307,7 +351,8 @@ impl From<rt::AwsError> for DeleteSecretError {
 }
 
 impl DeleteSecretError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteSecretError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -326,7 +371,15 @@ impl DeleteSecretError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteSecretError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteSecretError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -348,7 +401,8 @@ impl From<rt::AwsError> for DescribeSecretError {
 }
 
 impl DescribeSecretError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeSecretError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -363,7 +417,14 @@ impl DescribeSecretError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeSecretError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeSecretError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -385,7 +446,8 @@ impl From<rt::AwsError> for GetRandomPasswordError {
 }
 
 impl GetRandomPasswordError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetRandomPasswordError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -400,7 +462,14 @@ impl GetRandomPasswordError {
                 shape: &schema::INVALID_REQUEST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetRandomPasswordError::Aws(e) => rt::OperationError::Aws(e),
+            GetRandomPasswordError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -423,7 +492,8 @@ impl From<rt::AwsError> for GetResourcePolicyError {
 }
 
 impl GetResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetResourcePolicyError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -442,7 +512,15 @@ impl GetResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -466,7 +544,8 @@ impl From<rt::AwsError> for GetSecretValueError {
 }
 
 impl GetSecretValueError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSecretValueError::DecryptionFailure(e) => rt::OperationError::Modeled {
@@ -489,7 +568,16 @@ impl GetSecretValueError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSecretValueError::Aws(e) => rt::OperationError::Aws(e),
+            GetSecretValueError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DECRYPTION_FAILURE,
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -512,7 +600,8 @@ impl From<rt::AwsError> for ListSecretVersionIdsError {
 }
 
 impl ListSecretVersionIdsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSecretVersionIdsError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -531,7 +620,15 @@ impl ListSecretVersionIdsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSecretVersionIdsError::Aws(e) => rt::OperationError::Aws(e),
+            ListSecretVersionIdsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_NEXT_TOKEN_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -554,7 +651,8 @@ impl From<rt::AwsError> for ListSecretsError {
 }
 
 impl ListSecretsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSecretsError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -573,7 +671,15 @@ impl ListSecretsError {
                 shape: &schema::INVALID_REQUEST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSecretsError::Aws(e) => rt::OperationError::Aws(e),
+            ListSecretsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_NEXT_TOKEN_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -598,7 +704,8 @@ impl From<rt::AwsError> for PutResourcePolicyError {
 }
 
 impl PutResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutResourcePolicyError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -625,7 +732,17 @@ impl PutResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::PUBLIC_POLICY_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -652,7 +769,8 @@ impl From<rt::AwsError> for PutSecretValueError {
 }
 
 impl PutSecretValueError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutSecretValueError::DecryptionFailure(e) => rt::OperationError::Modeled {
@@ -687,7 +805,19 @@ impl PutSecretValueError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutSecretValueError::Aws(e) => rt::OperationError::Aws(e),
+            PutSecretValueError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DECRYPTION_FAILURE,
+                    &schema::ENCRYPTION_FAILURE,
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -710,7 +840,8 @@ impl From<rt::AwsError> for RemoveRegionsFromReplicationError {
 }
 
 impl RemoveRegionsFromReplicationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemoveRegionsFromReplicationError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -729,7 +860,15 @@ impl RemoveRegionsFromReplicationError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemoveRegionsFromReplicationError::Aws(e) => rt::OperationError::Aws(e),
+            RemoveRegionsFromReplicationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -752,7 +891,8 @@ impl From<rt::AwsError> for ReplicateSecretToRegionsError {
 }
 
 impl ReplicateSecretToRegionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ReplicateSecretToRegionsError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -771,7 +911,15 @@ impl ReplicateSecretToRegionsError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ReplicateSecretToRegionsError::Aws(e) => rt::OperationError::Aws(e),
+            ReplicateSecretToRegionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -794,7 +942,8 @@ impl From<rt::AwsError> for RestoreSecretError {
 }
 
 impl RestoreSecretError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RestoreSecretError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -813,7 +962,15 @@ impl RestoreSecretError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RestoreSecretError::Aws(e) => rt::OperationError::Aws(e),
+            RestoreSecretError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -836,7 +993,8 @@ impl From<rt::AwsError> for RotateSecretError {
 }
 
 impl RotateSecretError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RotateSecretError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -855,7 +1013,15 @@ impl RotateSecretError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RotateSecretError::Aws(e) => rt::OperationError::Aws(e),
+            RotateSecretError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -878,7 +1044,8 @@ impl From<rt::AwsError> for StopReplicationToReplicaError {
 }
 
 impl StopReplicationToReplicaError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StopReplicationToReplicaError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -897,7 +1064,15 @@ impl StopReplicationToReplicaError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StopReplicationToReplicaError::Aws(e) => rt::OperationError::Aws(e),
+            StopReplicationToReplicaError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -920,7 +1095,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -939,7 +1115,15 @@ impl TagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -962,7 +1146,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -981,7 +1166,15 @@ impl UntagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1010,7 +1203,8 @@ impl From<rt::AwsError> for UpdateSecretError {
 }
 
 impl UpdateSecretError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateSecretError::DecryptionFailure(e) => rt::OperationError::Modeled {
@@ -1053,7 +1247,21 @@ impl UpdateSecretError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateSecretError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateSecretError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DECRYPTION_FAILURE,
+                    &schema::ENCRYPTION_FAILURE,
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::PRECONDITION_NOT_MET_EXCEPTION,
+                    &schema::RESOURCE_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1077,7 +1285,8 @@ impl From<rt::AwsError> for UpdateSecretVersionStageError {
 }
 
 impl UpdateSecretVersionStageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateSecretVersionStageError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -1100,7 +1309,16 @@ impl UpdateSecretVersionStageError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateSecretVersionStageError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateSecretVersionStageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1124,7 +1342,8 @@ impl From<rt::AwsError> for ValidateResourcePolicyError {
 }
 
 impl ValidateResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ValidateResourcePolicyError::InternalServiceError(e) => rt::OperationError::Modeled {
@@ -1147,7 +1366,16 @@ impl ValidateResourcePolicyError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ValidateResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            ValidateResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVICE_ERROR,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_REQUEST_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }

@@ -194,7 +194,8 @@ impl From<rt::AwsError> for CloneReceiptRuleSetError {
 }
 
 impl CloneReceiptRuleSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CloneReceiptRuleSetError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -209,7 +210,14 @@ impl CloneReceiptRuleSetError {
                 shape: &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CloneReceiptRuleSetError::Aws(e) => rt::OperationError::Aws(e),
+            CloneReceiptRuleSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -231,7 +239,8 @@ impl From<rt::AwsError> for CreateConfigurationSetError {
 }
 
 impl CreateConfigurationSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateConfigurationSetError::ConfigurationSetAlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -246,7 +255,14 @@ impl CreateConfigurationSetError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateConfigurationSetError::Aws(e) => rt::OperationError::Aws(e),
+            CreateConfigurationSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFIGURATION_SET_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_CONFIGURATION_SET_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -271,7 +287,8 @@ impl From<rt::AwsError> for CreateConfigurationSetEventDestinationError {
 }
 
 impl CreateConfigurationSetEventDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateConfigurationSetEventDestinationError::ConfigurationSetDoesNotExistException(e) => {
@@ -308,7 +325,17 @@ impl CreateConfigurationSetEventDestinationError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::EVENT_DESTINATION_ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_CLOUD_WATCH_DESTINATION_EXCEPTION,
+                    &schema::INVALID_FIREHOSE_DESTINATION_EXCEPTION,
+                    &schema::INVALID_SNS_DESTINATION_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -330,7 +357,8 @@ impl From<rt::AwsError> for CreateConfigurationSetTrackingOptionsError {
 }
 
 impl CreateConfigurationSetTrackingOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateConfigurationSetTrackingOptionsError::ConfigurationSetDoesNotExistException(e) => {
@@ -351,7 +379,14 @@ impl CreateConfigurationSetTrackingOptionsError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            CreateConfigurationSetTrackingOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            CreateConfigurationSetTrackingOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::INVALID_TRACKING_OPTIONS_EXCEPTION,
+                    &schema::TRACKING_OPTIONS_ALREADY_EXISTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -374,7 +409,8 @@ impl From<rt::AwsError> for CreateCustomVerificationEmailTemplateError {
 }
 
 impl CreateCustomVerificationEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateCustomVerificationEmailTemplateError::CustomVerificationEmailInvalidContentException(e) => {
@@ -399,7 +435,15 @@ impl CreateCustomVerificationEmailTemplateError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            CreateCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CUSTOM_VERIFICATION_EMAIL_INVALID_CONTENT_EXCEPTION,
+                    &schema::CUSTOM_VERIFICATION_EMAIL_TEMPLATE_ALREADY_EXISTS_EXCEPTION,
+                    &schema::FROM_EMAIL_ADDRESS_NOT_VERIFIED_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -420,7 +464,8 @@ impl From<rt::AwsError> for CreateReceiptFilterError {
 }
 
 impl CreateReceiptFilterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateReceiptFilterError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -431,7 +476,10 @@ impl CreateReceiptFilterError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateReceiptFilterError::Aws(e) => rt::OperationError::Aws(e),
+            CreateReceiptFilterError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::ALREADY_EXISTS_EXCEPTION, &schema::LIMIT_EXCEEDED_EXCEPTION],
+            ),
         }
     }
 }
@@ -457,7 +505,8 @@ impl From<rt::AwsError> for CreateReceiptRuleError {
 }
 
 impl CreateReceiptRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateReceiptRuleError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -488,7 +537,18 @@ impl CreateReceiptRuleError {
                 shape: &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateReceiptRuleError::Aws(e) => rt::OperationError::Aws(e),
+            CreateReceiptRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_LAMBDA_FUNCTION_EXCEPTION,
+                    &schema::INVALID_S3_CONFIGURATION_EXCEPTION,
+                    &schema::INVALID_SNS_TOPIC_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RULE_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -509,7 +569,8 @@ impl From<rt::AwsError> for CreateReceiptRuleSetError {
 }
 
 impl CreateReceiptRuleSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateReceiptRuleSetError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -520,7 +581,10 @@ impl CreateReceiptRuleSetError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateReceiptRuleSetError::Aws(e) => rt::OperationError::Aws(e),
+            CreateReceiptRuleSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::ALREADY_EXISTS_EXCEPTION, &schema::LIMIT_EXCEEDED_EXCEPTION],
+            ),
         }
     }
 }
@@ -542,7 +606,8 @@ impl From<rt::AwsError> for CreateTemplateError {
 }
 
 impl CreateTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateTemplateError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -557,7 +622,14 @@ impl CreateTemplateError {
                 shape: &schema::LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            CreateTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::INVALID_TEMPLATE_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -577,14 +649,17 @@ impl From<rt::AwsError> for DeleteConfigurationSetError {
 }
 
 impl DeleteConfigurationSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteConfigurationSetError::ConfigurationSetDoesNotExistException(e) => rt::OperationError::Modeled {
                 shape: &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteConfigurationSetError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteConfigurationSetError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION])
+            }
         }
     }
 }
@@ -605,7 +680,8 @@ impl From<rt::AwsError> for DeleteConfigurationSetEventDestinationError {
 }
 
 impl DeleteConfigurationSetEventDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteConfigurationSetEventDestinationError::ConfigurationSetDoesNotExistException(e) => {
@@ -620,7 +696,13 @@ impl DeleteConfigurationSetEventDestinationError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            DeleteConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::EVENT_DESTINATION_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -641,7 +723,8 @@ impl From<rt::AwsError> for DeleteConfigurationSetTrackingOptionsError {
 }
 
 impl DeleteConfigurationSetTrackingOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteConfigurationSetTrackingOptionsError::ConfigurationSetDoesNotExistException(e) => {
@@ -656,7 +739,13 @@ impl DeleteConfigurationSetTrackingOptionsError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            DeleteConfigurationSetTrackingOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteConfigurationSetTrackingOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::TRACKING_OPTIONS_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -675,10 +764,11 @@ impl From<rt::AwsError> for DeleteCustomVerificationEmailTemplateError {
 }
 
 impl DeleteCustomVerificationEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -697,10 +787,11 @@ impl From<rt::AwsError> for DeleteIdentityError {
 }
 
 impl DeleteIdentityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteIdentityError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteIdentityError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -719,10 +810,11 @@ impl From<rt::AwsError> for DeleteIdentityPolicyError {
 }
 
 impl DeleteIdentityPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteIdentityPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteIdentityPolicyError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -741,10 +833,11 @@ impl From<rt::AwsError> for DeleteReceiptFilterError {
 }
 
 impl DeleteReceiptFilterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteReceiptFilterError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteReceiptFilterError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -764,14 +857,17 @@ impl From<rt::AwsError> for DeleteReceiptRuleError {
 }
 
 impl DeleteReceiptRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteReceiptRuleError::RuleSetDoesNotExistException(e) => rt::OperationError::Modeled {
                 shape: &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteReceiptRuleError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteReceiptRuleError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION])
+            }
         }
     }
 }
@@ -791,14 +887,15 @@ impl From<rt::AwsError> for DeleteReceiptRuleSetError {
 }
 
 impl DeleteReceiptRuleSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteReceiptRuleSetError::CannotDeleteException(e) => rt::OperationError::Modeled {
                 shape: &schema::CANNOT_DELETE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteReceiptRuleSetError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteReceiptRuleSetError::Aws(e) => rt::OperationError::promote(e, &[&schema::CANNOT_DELETE_EXCEPTION]),
         }
     }
 }
@@ -817,10 +914,11 @@ impl From<rt::AwsError> for DeleteTemplateError {
 }
 
 impl DeleteTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteTemplateError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -839,10 +937,11 @@ impl From<rt::AwsError> for DeleteVerifiedEmailAddressError {
 }
 
 impl DeleteVerifiedEmailAddressError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DeleteVerifiedEmailAddressError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteVerifiedEmailAddressError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -861,10 +960,11 @@ impl From<rt::AwsError> for DescribeActiveReceiptRuleSetError {
 }
 
 impl DescribeActiveReceiptRuleSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            DescribeActiveReceiptRuleSetError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeActiveReceiptRuleSetError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -884,14 +984,17 @@ impl From<rt::AwsError> for DescribeConfigurationSetError {
 }
 
 impl DescribeConfigurationSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeConfigurationSetError::ConfigurationSetDoesNotExistException(e) => rt::OperationError::Modeled {
                 shape: &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeConfigurationSetError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeConfigurationSetError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION])
+            }
         }
     }
 }
@@ -912,7 +1015,8 @@ impl From<rt::AwsError> for DescribeReceiptRuleError {
 }
 
 impl DescribeReceiptRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeReceiptRuleError::RuleDoesNotExistException(e) => rt::OperationError::Modeled {
@@ -923,7 +1027,13 @@ impl DescribeReceiptRuleError {
                 shape: &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeReceiptRuleError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeReceiptRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RULE_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -943,14 +1053,17 @@ impl From<rt::AwsError> for DescribeReceiptRuleSetError {
 }
 
 impl DescribeReceiptRuleSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeReceiptRuleSetError::RuleSetDoesNotExistException(e) => rt::OperationError::Modeled {
                 shape: &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeReceiptRuleSetError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeReceiptRuleSetError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION])
+            }
         }
     }
 }
@@ -969,10 +1082,11 @@ impl From<rt::AwsError> for GetAccountSendingEnabledError {
 }
 
 impl GetAccountSendingEnabledError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetAccountSendingEnabledError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountSendingEnabledError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -992,7 +1106,8 @@ impl From<rt::AwsError> for GetCustomVerificationEmailTemplateError {
 }
 
 impl GetCustomVerificationEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetCustomVerificationEmailTemplateError::CustomVerificationEmailTemplateDoesNotExistException(e) => {
@@ -1001,7 +1116,10 @@ impl GetCustomVerificationEmailTemplateError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            GetCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            GetCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::CUSTOM_VERIFICATION_EMAIL_TEMPLATE_DOES_NOT_EXIST_EXCEPTION],
+            ),
         }
     }
 }
@@ -1020,10 +1138,11 @@ impl From<rt::AwsError> for GetIdentityDkimAttributesError {
 }
 
 impl GetIdentityDkimAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetIdentityDkimAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetIdentityDkimAttributesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1042,10 +1161,11 @@ impl From<rt::AwsError> for GetIdentityMailFromDomainAttributesError {
 }
 
 impl GetIdentityMailFromDomainAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetIdentityMailFromDomainAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetIdentityMailFromDomainAttributesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1064,10 +1184,11 @@ impl From<rt::AwsError> for GetIdentityNotificationAttributesError {
 }
 
 impl GetIdentityNotificationAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetIdentityNotificationAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetIdentityNotificationAttributesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1086,10 +1207,11 @@ impl From<rt::AwsError> for GetIdentityPoliciesError {
 }
 
 impl GetIdentityPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetIdentityPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            GetIdentityPoliciesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1108,10 +1230,11 @@ impl From<rt::AwsError> for GetIdentityVerificationAttributesError {
 }
 
 impl GetIdentityVerificationAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetIdentityVerificationAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetIdentityVerificationAttributesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1130,10 +1253,11 @@ impl From<rt::AwsError> for GetSendQuotaError {
 }
 
 impl GetSendQuotaError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetSendQuotaError::Aws(e) => rt::OperationError::Aws(e),
+            GetSendQuotaError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1152,10 +1276,11 @@ impl From<rt::AwsError> for GetSendStatisticsError {
 }
 
 impl GetSendStatisticsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetSendStatisticsError::Aws(e) => rt::OperationError::Aws(e),
+            GetSendStatisticsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1175,14 +1300,15 @@ impl From<rt::AwsError> for GetTemplateError {
 }
 
 impl GetTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTemplateError::TemplateDoesNotExistException(e) => rt::OperationError::Modeled {
                 shape: &schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            GetTemplateError::Aws(e) => rt::OperationError::promote(e, &[&schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION]),
         }
     }
 }
@@ -1201,10 +1327,11 @@ impl From<rt::AwsError> for ListConfigurationSetsError {
 }
 
 impl ListConfigurationSetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListConfigurationSetsError::Aws(e) => rt::OperationError::Aws(e),
+            ListConfigurationSetsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1223,10 +1350,11 @@ impl From<rt::AwsError> for ListCustomVerificationEmailTemplatesError {
 }
 
 impl ListCustomVerificationEmailTemplatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListCustomVerificationEmailTemplatesError::Aws(e) => rt::OperationError::Aws(e),
+            ListCustomVerificationEmailTemplatesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1245,10 +1373,11 @@ impl From<rt::AwsError> for ListIdentitiesError {
 }
 
 impl ListIdentitiesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListIdentitiesError::Aws(e) => rt::OperationError::Aws(e),
+            ListIdentitiesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1267,10 +1396,11 @@ impl From<rt::AwsError> for ListIdentityPoliciesError {
 }
 
 impl ListIdentityPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListIdentityPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            ListIdentityPoliciesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1289,10 +1419,11 @@ impl From<rt::AwsError> for ListReceiptFiltersError {
 }
 
 impl ListReceiptFiltersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListReceiptFiltersError::Aws(e) => rt::OperationError::Aws(e),
+            ListReceiptFiltersError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1311,10 +1442,11 @@ impl From<rt::AwsError> for ListReceiptRuleSetsError {
 }
 
 impl ListReceiptRuleSetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListReceiptRuleSetsError::Aws(e) => rt::OperationError::Aws(e),
+            ListReceiptRuleSetsError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1333,10 +1465,11 @@ impl From<rt::AwsError> for ListTemplatesError {
 }
 
 impl ListTemplatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListTemplatesError::Aws(e) => rt::OperationError::Aws(e),
+            ListTemplatesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1355,10 +1488,11 @@ impl From<rt::AwsError> for ListVerifiedEmailAddressesError {
 }
 
 impl ListVerifiedEmailAddressesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            ListVerifiedEmailAddressesError::Aws(e) => rt::OperationError::Aws(e),
+            ListVerifiedEmailAddressesError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1379,7 +1513,8 @@ impl From<rt::AwsError> for PutConfigurationSetDeliveryOptionsError {
 }
 
 impl PutConfigurationSetDeliveryOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutConfigurationSetDeliveryOptionsError::ConfigurationSetDoesNotExistException(e) => {
@@ -1394,7 +1529,13 @@ impl PutConfigurationSetDeliveryOptionsError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            PutConfigurationSetDeliveryOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            PutConfigurationSetDeliveryOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::INVALID_DELIVERY_OPTIONS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1414,14 +1555,15 @@ impl From<rt::AwsError> for PutIdentityPolicyError {
 }
 
 impl PutIdentityPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutIdentityPolicyError::InvalidPolicyException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_POLICY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutIdentityPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutIdentityPolicyError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_POLICY_EXCEPTION]),
         }
     }
 }
@@ -1442,7 +1584,8 @@ impl From<rt::AwsError> for ReorderReceiptRuleSetError {
 }
 
 impl ReorderReceiptRuleSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ReorderReceiptRuleSetError::RuleDoesNotExistException(e) => rt::OperationError::Modeled {
@@ -1453,7 +1596,13 @@ impl ReorderReceiptRuleSetError {
                 shape: &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ReorderReceiptRuleSetError::Aws(e) => rt::OperationError::Aws(e),
+            ReorderReceiptRuleSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RULE_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1473,14 +1622,15 @@ impl From<rt::AwsError> for SendBounceError {
 }
 
 impl SendBounceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendBounceError::MessageRejected(e) => rt::OperationError::Modeled {
                 shape: &schema::MESSAGE_REJECTED,
                 value: rt::IntoValue::into_value(e),
             },
-            SendBounceError::Aws(e) => rt::OperationError::Aws(e),
+            SendBounceError::Aws(e) => rt::OperationError::promote(e, &[&schema::MESSAGE_REJECTED]),
         }
     }
 }
@@ -1505,7 +1655,8 @@ impl From<rt::AwsError> for SendBulkTemplatedEmailError {
 }
 
 impl SendBulkTemplatedEmailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendBulkTemplatedEmailError::AccountSendingPausedException(e) => rt::OperationError::Modeled {
@@ -1532,7 +1683,17 @@ impl SendBulkTemplatedEmailError {
                 shape: &schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendBulkTemplatedEmailError::Aws(e) => rt::OperationError::Aws(e),
+            SendBulkTemplatedEmailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_SENDING_PAUSED_EXCEPTION,
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::CONFIGURATION_SET_SENDING_PAUSED_EXCEPTION,
+                    &schema::MAIL_FROM_DOMAIN_NOT_VERIFIED_EXCEPTION,
+                    &schema::MESSAGE_REJECTED,
+                    &schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1556,7 +1717,8 @@ impl From<rt::AwsError> for SendCustomVerificationEmailError {
 }
 
 impl SendCustomVerificationEmailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendCustomVerificationEmailError::ConfigurationSetDoesNotExistException(e) => rt::OperationError::Modeled {
@@ -1581,7 +1743,16 @@ impl SendCustomVerificationEmailError {
                 shape: &schema::PRODUCTION_ACCESS_NOT_GRANTED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendCustomVerificationEmailError::Aws(e) => rt::OperationError::Aws(e),
+            SendCustomVerificationEmailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::CUSTOM_VERIFICATION_EMAIL_TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::FROM_EMAIL_ADDRESS_NOT_VERIFIED_EXCEPTION,
+                    &schema::MESSAGE_REJECTED,
+                    &schema::PRODUCTION_ACCESS_NOT_GRANTED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1605,7 +1776,8 @@ impl From<rt::AwsError> for SendEmailError {
 }
 
 impl SendEmailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendEmailError::AccountSendingPausedException(e) => rt::OperationError::Modeled {
@@ -1628,7 +1800,16 @@ impl SendEmailError {
                 shape: &schema::MESSAGE_REJECTED,
                 value: rt::IntoValue::into_value(e),
             },
-            SendEmailError::Aws(e) => rt::OperationError::Aws(e),
+            SendEmailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_SENDING_PAUSED_EXCEPTION,
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::CONFIGURATION_SET_SENDING_PAUSED_EXCEPTION,
+                    &schema::MAIL_FROM_DOMAIN_NOT_VERIFIED_EXCEPTION,
+                    &schema::MESSAGE_REJECTED,
+                ],
+            ),
         }
     }
 }
@@ -1652,7 +1833,8 @@ impl From<rt::AwsError> for SendRawEmailError {
 }
 
 impl SendRawEmailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendRawEmailError::AccountSendingPausedException(e) => rt::OperationError::Modeled {
@@ -1675,7 +1857,16 @@ impl SendRawEmailError {
                 shape: &schema::MESSAGE_REJECTED,
                 value: rt::IntoValue::into_value(e),
             },
-            SendRawEmailError::Aws(e) => rt::OperationError::Aws(e),
+            SendRawEmailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_SENDING_PAUSED_EXCEPTION,
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::CONFIGURATION_SET_SENDING_PAUSED_EXCEPTION,
+                    &schema::MAIL_FROM_DOMAIN_NOT_VERIFIED_EXCEPTION,
+                    &schema::MESSAGE_REJECTED,
+                ],
+            ),
         }
     }
 }
@@ -1700,7 +1891,8 @@ impl From<rt::AwsError> for SendTemplatedEmailError {
 }
 
 impl SendTemplatedEmailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendTemplatedEmailError::AccountSendingPausedException(e) => rt::OperationError::Modeled {
@@ -1727,7 +1919,17 @@ impl SendTemplatedEmailError {
                 shape: &schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendTemplatedEmailError::Aws(e) => rt::OperationError::Aws(e),
+            SendTemplatedEmailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_SENDING_PAUSED_EXCEPTION,
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::CONFIGURATION_SET_SENDING_PAUSED_EXCEPTION,
+                    &schema::MAIL_FROM_DOMAIN_NOT_VERIFIED_EXCEPTION,
+                    &schema::MESSAGE_REJECTED,
+                    &schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1747,14 +1949,17 @@ impl From<rt::AwsError> for SetActiveReceiptRuleSetError {
 }
 
 impl SetActiveReceiptRuleSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetActiveReceiptRuleSetError::RuleSetDoesNotExistException(e) => rt::OperationError::Modeled {
                 shape: &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetActiveReceiptRuleSetError::Aws(e) => rt::OperationError::Aws(e),
+            SetActiveReceiptRuleSetError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION])
+            }
         }
     }
 }
@@ -1773,10 +1978,11 @@ impl From<rt::AwsError> for SetIdentityDkimEnabledError {
 }
 
 impl SetIdentityDkimEnabledError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            SetIdentityDkimEnabledError::Aws(e) => rt::OperationError::Aws(e),
+            SetIdentityDkimEnabledError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1795,10 +2001,11 @@ impl From<rt::AwsError> for SetIdentityFeedbackForwardingEnabledError {
 }
 
 impl SetIdentityFeedbackForwardingEnabledError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            SetIdentityFeedbackForwardingEnabledError::Aws(e) => rt::OperationError::Aws(e),
+            SetIdentityFeedbackForwardingEnabledError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1817,10 +2024,11 @@ impl From<rt::AwsError> for SetIdentityHeadersInNotificationsEnabledError {
 }
 
 impl SetIdentityHeadersInNotificationsEnabledError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            SetIdentityHeadersInNotificationsEnabledError::Aws(e) => rt::OperationError::Aws(e),
+            SetIdentityHeadersInNotificationsEnabledError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1839,10 +2047,11 @@ impl From<rt::AwsError> for SetIdentityMailFromDomainError {
 }
 
 impl SetIdentityMailFromDomainError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            SetIdentityMailFromDomainError::Aws(e) => rt::OperationError::Aws(e),
+            SetIdentityMailFromDomainError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1861,10 +2070,11 @@ impl From<rt::AwsError> for SetIdentityNotificationTopicError {
 }
 
 impl SetIdentityNotificationTopicError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            SetIdentityNotificationTopicError::Aws(e) => rt::OperationError::Aws(e),
+            SetIdentityNotificationTopicError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1885,7 +2095,8 @@ impl From<rt::AwsError> for SetReceiptRulePositionError {
 }
 
 impl SetReceiptRulePositionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetReceiptRulePositionError::RuleDoesNotExistException(e) => rt::OperationError::Modeled {
@@ -1896,7 +2107,13 @@ impl SetReceiptRulePositionError {
                 shape: &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetReceiptRulePositionError::Aws(e) => rt::OperationError::Aws(e),
+            SetReceiptRulePositionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::RULE_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1918,7 +2135,8 @@ impl From<rt::AwsError> for TestRenderTemplateError {
 }
 
 impl TestRenderTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestRenderTemplateError::InvalidRenderingParameterException(e) => rt::OperationError::Modeled {
@@ -1933,7 +2151,14 @@ impl TestRenderTemplateError {
                 shape: &schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TestRenderTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            TestRenderTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_RENDERING_PARAMETER_EXCEPTION,
+                    &schema::MISSING_RENDERING_ATTRIBUTE_EXCEPTION,
+                    &schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1952,10 +2177,11 @@ impl From<rt::AwsError> for UpdateAccountSendingEnabledError {
 }
 
 impl UpdateAccountSendingEnabledError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            UpdateAccountSendingEnabledError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAccountSendingEnabledError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -1979,7 +2205,8 @@ impl From<rt::AwsError> for UpdateConfigurationSetEventDestinationError {
 }
 
 impl UpdateConfigurationSetEventDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateConfigurationSetEventDestinationError::ConfigurationSetDoesNotExistException(e) => {
@@ -2012,7 +2239,16 @@ impl UpdateConfigurationSetEventDestinationError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            UpdateConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::EVENT_DESTINATION_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::INVALID_CLOUD_WATCH_DESTINATION_EXCEPTION,
+                    &schema::INVALID_FIREHOSE_DESTINATION_EXCEPTION,
+                    &schema::INVALID_SNS_DESTINATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2032,7 +2268,8 @@ impl From<rt::AwsError> for UpdateConfigurationSetReputationMetricsEnabledError 
 }
 
 impl UpdateConfigurationSetReputationMetricsEnabledError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateConfigurationSetReputationMetricsEnabledError::ConfigurationSetDoesNotExistException(e) => {
@@ -2041,7 +2278,9 @@ impl UpdateConfigurationSetReputationMetricsEnabledError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            UpdateConfigurationSetReputationMetricsEnabledError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateConfigurationSetReputationMetricsEnabledError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION])
+            }
         }
     }
 }
@@ -2061,7 +2300,8 @@ impl From<rt::AwsError> for UpdateConfigurationSetSendingEnabledError {
 }
 
 impl UpdateConfigurationSetSendingEnabledError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateConfigurationSetSendingEnabledError::ConfigurationSetDoesNotExistException(e) => {
@@ -2070,7 +2310,9 @@ impl UpdateConfigurationSetSendingEnabledError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            UpdateConfigurationSetSendingEnabledError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateConfigurationSetSendingEnabledError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION])
+            }
         }
     }
 }
@@ -2092,7 +2334,8 @@ impl From<rt::AwsError> for UpdateConfigurationSetTrackingOptionsError {
 }
 
 impl UpdateConfigurationSetTrackingOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateConfigurationSetTrackingOptionsError::ConfigurationSetDoesNotExistException(e) => {
@@ -2113,7 +2356,14 @@ impl UpdateConfigurationSetTrackingOptionsError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            UpdateConfigurationSetTrackingOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateConfigurationSetTrackingOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::INVALID_TRACKING_OPTIONS_EXCEPTION,
+                    &schema::TRACKING_OPTIONS_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2135,7 +2385,8 @@ impl From<rt::AwsError> for UpdateCustomVerificationEmailTemplateError {
 }
 
 impl UpdateCustomVerificationEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateCustomVerificationEmailTemplateError::CustomVerificationEmailInvalidContentException(e) => {
@@ -2156,7 +2407,14 @@ impl UpdateCustomVerificationEmailTemplateError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            UpdateCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CUSTOM_VERIFICATION_EMAIL_INVALID_CONTENT_EXCEPTION,
+                    &schema::CUSTOM_VERIFICATION_EMAIL_TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::FROM_EMAIL_ADDRESS_NOT_VERIFIED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2181,7 +2439,8 @@ impl From<rt::AwsError> for UpdateReceiptRuleError {
 }
 
 impl UpdateReceiptRuleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateReceiptRuleError::InvalidLambdaFunctionException(e) => rt::OperationError::Modeled {
@@ -2208,7 +2467,17 @@ impl UpdateReceiptRuleError {
                 shape: &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateReceiptRuleError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateReceiptRuleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_LAMBDA_FUNCTION_EXCEPTION,
+                    &schema::INVALID_S3_CONFIGURATION_EXCEPTION,
+                    &schema::INVALID_SNS_TOPIC_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RULE_DOES_NOT_EXIST_EXCEPTION,
+                    &schema::RULE_SET_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2229,7 +2498,8 @@ impl From<rt::AwsError> for UpdateTemplateError {
 }
 
 impl UpdateTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateTemplateError::InvalidTemplateException(e) => rt::OperationError::Modeled {
@@ -2240,7 +2510,13 @@ impl UpdateTemplateError {
                 shape: &schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_TEMPLATE_EXCEPTION,
+                    &schema::TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2259,10 +2535,11 @@ impl From<rt::AwsError> for VerifyDomainDkimError {
 }
 
 impl VerifyDomainDkimError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            VerifyDomainDkimError::Aws(e) => rt::OperationError::Aws(e),
+            VerifyDomainDkimError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2281,10 +2558,11 @@ impl From<rt::AwsError> for VerifyDomainIdentityError {
 }
 
 impl VerifyDomainIdentityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            VerifyDomainIdentityError::Aws(e) => rt::OperationError::Aws(e),
+            VerifyDomainIdentityError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2303,10 +2581,11 @@ impl From<rt::AwsError> for VerifyEmailAddressError {
 }
 
 impl VerifyEmailAddressError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            VerifyEmailAddressError::Aws(e) => rt::OperationError::Aws(e),
+            VerifyEmailAddressError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -2325,10 +2604,11 @@ impl From<rt::AwsError> for VerifyEmailIdentityError {
 }
 
 impl VerifyEmailIdentityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            VerifyEmailIdentityError::Aws(e) => rt::OperationError::Aws(e),
+            VerifyEmailIdentityError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }

@@ -271,7 +271,8 @@ impl From<rt::AwsError> for BatchGetMetricDataError {
 }
 
 impl BatchGetMetricDataError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             BatchGetMetricDataError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -290,7 +291,15 @@ impl BatchGetMetricDataError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            BatchGetMetricDataError::Aws(e) => rt::OperationError::Aws(e),
+            BatchGetMetricDataError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::INTERNAL_SERVICE_ERROR_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -312,7 +321,8 @@ impl From<rt::AwsError> for CancelExportJobError {
 }
 
 impl CancelExportJobError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelExportJobError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -327,7 +337,14 @@ impl CancelExportJobError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelExportJobError::Aws(e) => rt::OperationError::Aws(e),
+            CancelExportJobError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -352,7 +369,8 @@ impl From<rt::AwsError> for CreateConfigurationSetError {
 }
 
 impl CreateConfigurationSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateConfigurationSetError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -379,7 +397,17 @@ impl CreateConfigurationSetError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateConfigurationSetError::Aws(e) => rt::OperationError::Aws(e),
+            CreateConfigurationSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -403,7 +431,8 @@ impl From<rt::AwsError> for CreateConfigurationSetEventDestinationError {
 }
 
 impl CreateConfigurationSetEventDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateConfigurationSetEventDestinationError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -426,7 +455,16 @@ impl CreateConfigurationSetEventDestinationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -449,7 +487,8 @@ impl From<rt::AwsError> for CreateContactError {
 }
 
 impl CreateContactError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateContactError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -468,7 +507,15 @@ impl CreateContactError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateContactError::Aws(e) => rt::OperationError::Aws(e),
+            CreateContactError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -491,7 +538,8 @@ impl From<rt::AwsError> for CreateContactListError {
 }
 
 impl CreateContactListError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateContactListError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -510,7 +558,15 @@ impl CreateContactListError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateContactListError::Aws(e) => rt::OperationError::Aws(e),
+            CreateContactListError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -534,7 +590,8 @@ impl From<rt::AwsError> for CreateCustomVerificationEmailTemplateError {
 }
 
 impl CreateCustomVerificationEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateCustomVerificationEmailTemplateError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -557,7 +614,16 @@ impl CreateCustomVerificationEmailTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            CreateCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -581,7 +647,8 @@ impl From<rt::AwsError> for CreateDedicatedIpPoolError {
 }
 
 impl CreateDedicatedIpPoolError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDedicatedIpPoolError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -604,7 +671,16 @@ impl CreateDedicatedIpPoolError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDedicatedIpPoolError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDedicatedIpPoolError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -632,7 +708,8 @@ impl From<rt::AwsError> for CreateDeliverabilityTestReportError {
 }
 
 impl CreateDeliverabilityTestReportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDeliverabilityTestReportError::AccountSuspendedException(e) => rt::OperationError::Modeled {
@@ -671,7 +748,20 @@ impl CreateDeliverabilityTestReportError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDeliverabilityTestReportError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDeliverabilityTestReportError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_SUSPENDED_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MAIL_FROM_DOMAIN_NOT_VERIFIED_EXCEPTION,
+                    &schema::MESSAGE_REJECTED,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::SENDING_PAUSED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -696,7 +786,8 @@ impl From<rt::AwsError> for CreateEmailIdentityError {
 }
 
 impl CreateEmailIdentityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateEmailIdentityError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -723,7 +814,17 @@ impl CreateEmailIdentityError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateEmailIdentityError::Aws(e) => rt::OperationError::Aws(e),
+            CreateEmailIdentityError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -747,7 +848,8 @@ impl From<rt::AwsError> for CreateEmailIdentityPolicyError {
 }
 
 impl CreateEmailIdentityPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateEmailIdentityPolicyError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -770,7 +872,16 @@ impl CreateEmailIdentityPolicyError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateEmailIdentityPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            CreateEmailIdentityPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -793,7 +904,8 @@ impl From<rt::AwsError> for CreateEmailTemplateError {
 }
 
 impl CreateEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateEmailTemplateError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -812,7 +924,15 @@ impl CreateEmailTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            CreateEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -835,7 +955,8 @@ impl From<rt::AwsError> for CreateExportJobError {
 }
 
 impl CreateExportJobError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateExportJobError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -854,7 +975,15 @@ impl CreateExportJobError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateExportJobError::Aws(e) => rt::OperationError::Aws(e),
+            CreateExportJobError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -876,7 +1005,8 @@ impl From<rt::AwsError> for CreateImportJobError {
 }
 
 impl CreateImportJobError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateImportJobError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -891,7 +1021,14 @@ impl CreateImportJobError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateImportJobError::Aws(e) => rt::OperationError::Aws(e),
+            CreateImportJobError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -914,7 +1051,8 @@ impl From<rt::AwsError> for CreateMultiRegionEndpointError {
 }
 
 impl CreateMultiRegionEndpointError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateMultiRegionEndpointError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -933,7 +1071,15 @@ impl CreateMultiRegionEndpointError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateMultiRegionEndpointError::Aws(e) => rt::OperationError::Aws(e),
+            CreateMultiRegionEndpointError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -956,7 +1102,8 @@ impl From<rt::AwsError> for CreateTenantError {
 }
 
 impl CreateTenantError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateTenantError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -975,7 +1122,15 @@ impl CreateTenantError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateTenantError::Aws(e) => rt::OperationError::Aws(e),
+            CreateTenantError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -998,7 +1153,8 @@ impl From<rt::AwsError> for CreateTenantResourceAssociationError {
 }
 
 impl CreateTenantResourceAssociationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateTenantResourceAssociationError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -1017,7 +1173,15 @@ impl CreateTenantResourceAssociationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateTenantResourceAssociationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateTenantResourceAssociationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1040,7 +1204,8 @@ impl From<rt::AwsError> for DeleteConfigurationSetError {
 }
 
 impl DeleteConfigurationSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteConfigurationSetError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1059,7 +1224,15 @@ impl DeleteConfigurationSetError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteConfigurationSetError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteConfigurationSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1081,7 +1254,8 @@ impl From<rt::AwsError> for DeleteConfigurationSetEventDestinationError {
 }
 
 impl DeleteConfigurationSetEventDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteConfigurationSetEventDestinationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1096,7 +1270,14 @@ impl DeleteConfigurationSetEventDestinationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1118,7 +1299,8 @@ impl From<rt::AwsError> for DeleteContactError {
 }
 
 impl DeleteContactError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteContactError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1133,7 +1315,14 @@ impl DeleteContactError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteContactError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteContactError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1156,7 +1345,8 @@ impl From<rt::AwsError> for DeleteContactListError {
 }
 
 impl DeleteContactListError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteContactListError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1175,7 +1365,15 @@ impl DeleteContactListError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteContactListError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteContactListError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1197,7 +1395,8 @@ impl From<rt::AwsError> for DeleteCustomVerificationEmailTemplateError {
 }
 
 impl DeleteCustomVerificationEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteCustomVerificationEmailTemplateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1212,7 +1411,14 @@ impl DeleteCustomVerificationEmailTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1235,7 +1441,8 @@ impl From<rt::AwsError> for DeleteDedicatedIpPoolError {
 }
 
 impl DeleteDedicatedIpPoolError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDedicatedIpPoolError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1254,7 +1461,15 @@ impl DeleteDedicatedIpPoolError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDedicatedIpPoolError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDedicatedIpPoolError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1277,7 +1492,8 @@ impl From<rt::AwsError> for DeleteEmailIdentityError {
 }
 
 impl DeleteEmailIdentityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteEmailIdentityError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1296,7 +1512,15 @@ impl DeleteEmailIdentityError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteEmailIdentityError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteEmailIdentityError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1318,7 +1542,8 @@ impl From<rt::AwsError> for DeleteEmailIdentityPolicyError {
 }
 
 impl DeleteEmailIdentityPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteEmailIdentityPolicyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1333,7 +1558,14 @@ impl DeleteEmailIdentityPolicyError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteEmailIdentityPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteEmailIdentityPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1355,7 +1587,8 @@ impl From<rt::AwsError> for DeleteEmailTemplateError {
 }
 
 impl DeleteEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteEmailTemplateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1370,7 +1603,14 @@ impl DeleteEmailTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1393,7 +1633,8 @@ impl From<rt::AwsError> for DeleteMultiRegionEndpointError {
 }
 
 impl DeleteMultiRegionEndpointError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteMultiRegionEndpointError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1412,7 +1653,15 @@ impl DeleteMultiRegionEndpointError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteMultiRegionEndpointError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteMultiRegionEndpointError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1434,7 +1683,8 @@ impl From<rt::AwsError> for DeleteSuppressedDestinationError {
 }
 
 impl DeleteSuppressedDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteSuppressedDestinationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1449,7 +1699,14 @@ impl DeleteSuppressedDestinationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteSuppressedDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteSuppressedDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1471,7 +1728,8 @@ impl From<rt::AwsError> for DeleteTenantError {
 }
 
 impl DeleteTenantError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteTenantError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1486,7 +1744,14 @@ impl DeleteTenantError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteTenantError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteTenantError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1508,7 +1773,8 @@ impl From<rt::AwsError> for DeleteTenantResourceAssociationError {
 }
 
 impl DeleteTenantResourceAssociationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteTenantResourceAssociationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1523,7 +1789,14 @@ impl DeleteTenantResourceAssociationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteTenantResourceAssociationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteTenantResourceAssociationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1544,7 +1817,8 @@ impl From<rt::AwsError> for GetAccountError {
 }
 
 impl GetAccountError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccountError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1555,7 +1829,10 @@ impl GetAccountError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccountError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccountError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -1577,7 +1854,8 @@ impl From<rt::AwsError> for GetBlacklistReportsError {
 }
 
 impl GetBlacklistReportsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetBlacklistReportsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1592,7 +1870,14 @@ impl GetBlacklistReportsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetBlacklistReportsError::Aws(e) => rt::OperationError::Aws(e),
+            GetBlacklistReportsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1614,7 +1899,8 @@ impl From<rt::AwsError> for GetConfigurationSetError {
 }
 
 impl GetConfigurationSetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetConfigurationSetError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1629,7 +1915,14 @@ impl GetConfigurationSetError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetConfigurationSetError::Aws(e) => rt::OperationError::Aws(e),
+            GetConfigurationSetError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1651,7 +1944,8 @@ impl From<rt::AwsError> for GetConfigurationSetEventDestinationsError {
 }
 
 impl GetConfigurationSetEventDestinationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetConfigurationSetEventDestinationsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1666,7 +1960,14 @@ impl GetConfigurationSetEventDestinationsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetConfigurationSetEventDestinationsError::Aws(e) => rt::OperationError::Aws(e),
+            GetConfigurationSetEventDestinationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1688,7 +1989,8 @@ impl From<rt::AwsError> for GetContactError {
 }
 
 impl GetContactError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetContactError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1703,7 +2005,14 @@ impl GetContactError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetContactError::Aws(e) => rt::OperationError::Aws(e),
+            GetContactError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1725,7 +2034,8 @@ impl From<rt::AwsError> for GetContactListError {
 }
 
 impl GetContactListError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetContactListError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1740,7 +2050,14 @@ impl GetContactListError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetContactListError::Aws(e) => rt::OperationError::Aws(e),
+            GetContactListError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1762,7 +2079,8 @@ impl From<rt::AwsError> for GetCustomVerificationEmailTemplateError {
 }
 
 impl GetCustomVerificationEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetCustomVerificationEmailTemplateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1777,7 +2095,14 @@ impl GetCustomVerificationEmailTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            GetCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1799,7 +2124,8 @@ impl From<rt::AwsError> for GetDedicatedIpError {
 }
 
 impl GetDedicatedIpError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDedicatedIpError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1814,7 +2140,14 @@ impl GetDedicatedIpError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDedicatedIpError::Aws(e) => rt::OperationError::Aws(e),
+            GetDedicatedIpError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1836,7 +2169,8 @@ impl From<rt::AwsError> for GetDedicatedIpPoolError {
 }
 
 impl GetDedicatedIpPoolError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDedicatedIpPoolError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1851,7 +2185,14 @@ impl GetDedicatedIpPoolError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDedicatedIpPoolError::Aws(e) => rt::OperationError::Aws(e),
+            GetDedicatedIpPoolError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1873,7 +2214,8 @@ impl From<rt::AwsError> for GetDedicatedIpsError {
 }
 
 impl GetDedicatedIpsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDedicatedIpsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1888,7 +2230,14 @@ impl GetDedicatedIpsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDedicatedIpsError::Aws(e) => rt::OperationError::Aws(e),
+            GetDedicatedIpsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1910,7 +2259,8 @@ impl From<rt::AwsError> for GetDeliverabilityDashboardOptionsError {
 }
 
 impl GetDeliverabilityDashboardOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeliverabilityDashboardOptionsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1925,7 +2275,14 @@ impl GetDeliverabilityDashboardOptionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeliverabilityDashboardOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeliverabilityDashboardOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1947,7 +2304,8 @@ impl From<rt::AwsError> for GetDeliverabilityTestReportError {
 }
 
 impl GetDeliverabilityTestReportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeliverabilityTestReportError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1962,7 +2320,14 @@ impl GetDeliverabilityTestReportError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeliverabilityTestReportError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeliverabilityTestReportError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1984,7 +2349,8 @@ impl From<rt::AwsError> for GetDomainDeliverabilityCampaignError {
 }
 
 impl GetDomainDeliverabilityCampaignError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDomainDeliverabilityCampaignError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -1999,7 +2365,14 @@ impl GetDomainDeliverabilityCampaignError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDomainDeliverabilityCampaignError::Aws(e) => rt::OperationError::Aws(e),
+            GetDomainDeliverabilityCampaignError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2021,7 +2394,8 @@ impl From<rt::AwsError> for GetDomainStatisticsReportError {
 }
 
 impl GetDomainStatisticsReportError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDomainStatisticsReportError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2036,7 +2410,14 @@ impl GetDomainStatisticsReportError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDomainStatisticsReportError::Aws(e) => rt::OperationError::Aws(e),
+            GetDomainStatisticsReportError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2058,7 +2439,8 @@ impl From<rt::AwsError> for GetEmailIdentityError {
 }
 
 impl GetEmailIdentityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetEmailIdentityError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2073,7 +2455,14 @@ impl GetEmailIdentityError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetEmailIdentityError::Aws(e) => rt::OperationError::Aws(e),
+            GetEmailIdentityError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2095,7 +2484,8 @@ impl From<rt::AwsError> for GetEmailIdentityPoliciesError {
 }
 
 impl GetEmailIdentityPoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetEmailIdentityPoliciesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2110,7 +2500,14 @@ impl GetEmailIdentityPoliciesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetEmailIdentityPoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            GetEmailIdentityPoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2132,7 +2529,8 @@ impl From<rt::AwsError> for GetEmailTemplateError {
 }
 
 impl GetEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetEmailTemplateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2147,7 +2545,14 @@ impl GetEmailTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            GetEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2169,7 +2574,8 @@ impl From<rt::AwsError> for GetExportJobError {
 }
 
 impl GetExportJobError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetExportJobError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2184,7 +2590,14 @@ impl GetExportJobError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetExportJobError::Aws(e) => rt::OperationError::Aws(e),
+            GetExportJobError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2206,7 +2619,8 @@ impl From<rt::AwsError> for GetImportJobError {
 }
 
 impl GetImportJobError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetImportJobError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2221,7 +2635,14 @@ impl GetImportJobError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetImportJobError::Aws(e) => rt::OperationError::Aws(e),
+            GetImportJobError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2243,7 +2664,8 @@ impl From<rt::AwsError> for GetMessageInsightsError {
 }
 
 impl GetMessageInsightsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMessageInsightsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2258,7 +2680,14 @@ impl GetMessageInsightsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMessageInsightsError::Aws(e) => rt::OperationError::Aws(e),
+            GetMessageInsightsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2280,7 +2709,8 @@ impl From<rt::AwsError> for GetMultiRegionEndpointError {
 }
 
 impl GetMultiRegionEndpointError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMultiRegionEndpointError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2295,7 +2725,14 @@ impl GetMultiRegionEndpointError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMultiRegionEndpointError::Aws(e) => rt::OperationError::Aws(e),
+            GetMultiRegionEndpointError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2317,7 +2754,8 @@ impl From<rt::AwsError> for GetReputationEntityError {
 }
 
 impl GetReputationEntityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetReputationEntityError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2332,7 +2770,14 @@ impl GetReputationEntityError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetReputationEntityError::Aws(e) => rt::OperationError::Aws(e),
+            GetReputationEntityError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2354,7 +2799,8 @@ impl From<rt::AwsError> for GetSuppressedDestinationError {
 }
 
 impl GetSuppressedDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSuppressedDestinationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2369,7 +2815,14 @@ impl GetSuppressedDestinationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSuppressedDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            GetSuppressedDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2391,7 +2844,8 @@ impl From<rt::AwsError> for GetTenantError {
 }
 
 impl GetTenantError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTenantError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2406,7 +2860,14 @@ impl GetTenantError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTenantError::Aws(e) => rt::OperationError::Aws(e),
+            GetTenantError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2427,7 +2888,8 @@ impl From<rt::AwsError> for ListConfigurationSetsError {
 }
 
 impl ListConfigurationSetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListConfigurationSetsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2438,7 +2900,10 @@ impl ListConfigurationSetsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListConfigurationSetsError::Aws(e) => rt::OperationError::Aws(e),
+            ListConfigurationSetsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2459,7 +2924,8 @@ impl From<rt::AwsError> for ListContactListsError {
 }
 
 impl ListContactListsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListContactListsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2470,7 +2936,10 @@ impl ListContactListsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListContactListsError::Aws(e) => rt::OperationError::Aws(e),
+            ListContactListsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2492,7 +2961,8 @@ impl From<rt::AwsError> for ListContactsError {
 }
 
 impl ListContactsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListContactsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2507,7 +2977,14 @@ impl ListContactsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListContactsError::Aws(e) => rt::OperationError::Aws(e),
+            ListContactsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2528,7 +3005,8 @@ impl From<rt::AwsError> for ListCustomVerificationEmailTemplatesError {
 }
 
 impl ListCustomVerificationEmailTemplatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListCustomVerificationEmailTemplatesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2539,7 +3017,10 @@ impl ListCustomVerificationEmailTemplatesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListCustomVerificationEmailTemplatesError::Aws(e) => rt::OperationError::Aws(e),
+            ListCustomVerificationEmailTemplatesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2560,7 +3041,8 @@ impl From<rt::AwsError> for ListDedicatedIpPoolsError {
 }
 
 impl ListDedicatedIpPoolsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDedicatedIpPoolsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2571,7 +3053,10 @@ impl ListDedicatedIpPoolsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDedicatedIpPoolsError::Aws(e) => rt::OperationError::Aws(e),
+            ListDedicatedIpPoolsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2593,7 +3078,8 @@ impl From<rt::AwsError> for ListDeliverabilityTestReportsError {
 }
 
 impl ListDeliverabilityTestReportsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDeliverabilityTestReportsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2608,7 +3094,14 @@ impl ListDeliverabilityTestReportsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDeliverabilityTestReportsError::Aws(e) => rt::OperationError::Aws(e),
+            ListDeliverabilityTestReportsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2630,7 +3123,8 @@ impl From<rt::AwsError> for ListDomainDeliverabilityCampaignsError {
 }
 
 impl ListDomainDeliverabilityCampaignsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDomainDeliverabilityCampaignsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2645,7 +3139,14 @@ impl ListDomainDeliverabilityCampaignsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDomainDeliverabilityCampaignsError::Aws(e) => rt::OperationError::Aws(e),
+            ListDomainDeliverabilityCampaignsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2666,7 +3167,8 @@ impl From<rt::AwsError> for ListEmailIdentitiesError {
 }
 
 impl ListEmailIdentitiesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListEmailIdentitiesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2677,7 +3179,10 @@ impl ListEmailIdentitiesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListEmailIdentitiesError::Aws(e) => rt::OperationError::Aws(e),
+            ListEmailIdentitiesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2698,7 +3203,8 @@ impl From<rt::AwsError> for ListEmailTemplatesError {
 }
 
 impl ListEmailTemplatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListEmailTemplatesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2709,7 +3215,10 @@ impl ListEmailTemplatesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListEmailTemplatesError::Aws(e) => rt::OperationError::Aws(e),
+            ListEmailTemplatesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2730,7 +3239,8 @@ impl From<rt::AwsError> for ListExportJobsError {
 }
 
 impl ListExportJobsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListExportJobsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2741,7 +3251,10 @@ impl ListExportJobsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListExportJobsError::Aws(e) => rt::OperationError::Aws(e),
+            ListExportJobsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2762,7 +3275,8 @@ impl From<rt::AwsError> for ListImportJobsError {
 }
 
 impl ListImportJobsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListImportJobsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2773,7 +3287,10 @@ impl ListImportJobsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListImportJobsError::Aws(e) => rt::OperationError::Aws(e),
+            ListImportJobsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2794,7 +3311,8 @@ impl From<rt::AwsError> for ListMultiRegionEndpointsError {
 }
 
 impl ListMultiRegionEndpointsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListMultiRegionEndpointsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2805,7 +3323,10 @@ impl ListMultiRegionEndpointsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListMultiRegionEndpointsError::Aws(e) => rt::OperationError::Aws(e),
+            ListMultiRegionEndpointsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2827,7 +3348,8 @@ impl From<rt::AwsError> for ListRecommendationsError {
 }
 
 impl ListRecommendationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListRecommendationsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2842,7 +3364,14 @@ impl ListRecommendationsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListRecommendationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListRecommendationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2863,7 +3392,8 @@ impl From<rt::AwsError> for ListReputationEntitiesError {
 }
 
 impl ListReputationEntitiesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListReputationEntitiesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2874,7 +3404,10 @@ impl ListReputationEntitiesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListReputationEntitiesError::Aws(e) => rt::OperationError::Aws(e),
+            ListReputationEntitiesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -2896,7 +3429,8 @@ impl From<rt::AwsError> for ListResourceTenantsError {
 }
 
 impl ListResourceTenantsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListResourceTenantsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2911,7 +3445,14 @@ impl ListResourceTenantsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListResourceTenantsError::Aws(e) => rt::OperationError::Aws(e),
+            ListResourceTenantsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2933,7 +3474,8 @@ impl From<rt::AwsError> for ListSuppressedDestinationsError {
 }
 
 impl ListSuppressedDestinationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSuppressedDestinationsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2948,7 +3490,14 @@ impl ListSuppressedDestinationsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSuppressedDestinationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListSuppressedDestinationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::INVALID_NEXT_TOKEN_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2970,7 +3519,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -2985,7 +3535,14 @@ impl ListTagsForResourceError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3007,7 +3564,8 @@ impl From<rt::AwsError> for ListTenantResourcesError {
 }
 
 impl ListTenantResourcesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTenantResourcesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3022,7 +3580,14 @@ impl ListTenantResourcesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTenantResourcesError::Aws(e) => rt::OperationError::Aws(e),
+            ListTenantResourcesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3043,7 +3608,8 @@ impl From<rt::AwsError> for ListTenantsError {
 }
 
 impl ListTenantsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTenantsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3054,7 +3620,10 @@ impl ListTenantsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTenantsError::Aws(e) => rt::OperationError::Aws(e),
+            ListTenantsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -3075,7 +3644,8 @@ impl From<rt::AwsError> for PutAccountDedicatedIpWarmupAttributesError {
 }
 
 impl PutAccountDedicatedIpWarmupAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutAccountDedicatedIpWarmupAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3086,7 +3656,10 @@ impl PutAccountDedicatedIpWarmupAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutAccountDedicatedIpWarmupAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutAccountDedicatedIpWarmupAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -3108,7 +3681,8 @@ impl From<rt::AwsError> for PutAccountDetailsError {
 }
 
 impl PutAccountDetailsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutAccountDetailsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3123,7 +3697,14 @@ impl PutAccountDetailsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutAccountDetailsError::Aws(e) => rt::OperationError::Aws(e),
+            PutAccountDetailsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3144,7 +3725,8 @@ impl From<rt::AwsError> for PutAccountSendingAttributesError {
 }
 
 impl PutAccountSendingAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutAccountSendingAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3155,7 +3737,10 @@ impl PutAccountSendingAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutAccountSendingAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutAccountSendingAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -3176,7 +3761,8 @@ impl From<rt::AwsError> for PutAccountSuppressionAttributesError {
 }
 
 impl PutAccountSuppressionAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutAccountSuppressionAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3187,7 +3773,10 @@ impl PutAccountSuppressionAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutAccountSuppressionAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutAccountSuppressionAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -3208,7 +3797,8 @@ impl From<rt::AwsError> for PutAccountVdmAttributesError {
 }
 
 impl PutAccountVdmAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutAccountVdmAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3219,7 +3809,10 @@ impl PutAccountVdmAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutAccountVdmAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutAccountVdmAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -3241,7 +3834,8 @@ impl From<rt::AwsError> for PutConfigurationSetArchivingOptionsError {
 }
 
 impl PutConfigurationSetArchivingOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutConfigurationSetArchivingOptionsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3256,7 +3850,14 @@ impl PutConfigurationSetArchivingOptionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutConfigurationSetArchivingOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            PutConfigurationSetArchivingOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3278,7 +3879,8 @@ impl From<rt::AwsError> for PutConfigurationSetDeliveryOptionsError {
 }
 
 impl PutConfigurationSetDeliveryOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutConfigurationSetDeliveryOptionsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3293,7 +3895,14 @@ impl PutConfigurationSetDeliveryOptionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutConfigurationSetDeliveryOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            PutConfigurationSetDeliveryOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3315,7 +3924,8 @@ impl From<rt::AwsError> for PutConfigurationSetReputationOptionsError {
 }
 
 impl PutConfigurationSetReputationOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutConfigurationSetReputationOptionsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3330,7 +3940,14 @@ impl PutConfigurationSetReputationOptionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutConfigurationSetReputationOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            PutConfigurationSetReputationOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3352,7 +3969,8 @@ impl From<rt::AwsError> for PutConfigurationSetSendingOptionsError {
 }
 
 impl PutConfigurationSetSendingOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutConfigurationSetSendingOptionsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3367,7 +3985,14 @@ impl PutConfigurationSetSendingOptionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutConfigurationSetSendingOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            PutConfigurationSetSendingOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3389,7 +4014,8 @@ impl From<rt::AwsError> for PutConfigurationSetSuppressionOptionsError {
 }
 
 impl PutConfigurationSetSuppressionOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutConfigurationSetSuppressionOptionsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3404,7 +4030,14 @@ impl PutConfigurationSetSuppressionOptionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutConfigurationSetSuppressionOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            PutConfigurationSetSuppressionOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3426,7 +4059,8 @@ impl From<rt::AwsError> for PutConfigurationSetTrackingOptionsError {
 }
 
 impl PutConfigurationSetTrackingOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutConfigurationSetTrackingOptionsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3441,7 +4075,14 @@ impl PutConfigurationSetTrackingOptionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutConfigurationSetTrackingOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            PutConfigurationSetTrackingOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3463,7 +4104,8 @@ impl From<rt::AwsError> for PutConfigurationSetVdmOptionsError {
 }
 
 impl PutConfigurationSetVdmOptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutConfigurationSetVdmOptionsError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3478,7 +4120,14 @@ impl PutConfigurationSetVdmOptionsError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutConfigurationSetVdmOptionsError::Aws(e) => rt::OperationError::Aws(e),
+            PutConfigurationSetVdmOptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3500,7 +4149,8 @@ impl From<rt::AwsError> for PutDedicatedIpInPoolError {
 }
 
 impl PutDedicatedIpInPoolError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDedicatedIpInPoolError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3515,7 +4165,14 @@ impl PutDedicatedIpInPoolError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDedicatedIpInPoolError::Aws(e) => rt::OperationError::Aws(e),
+            PutDedicatedIpInPoolError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3538,7 +4195,8 @@ impl From<rt::AwsError> for PutDedicatedIpPoolScalingAttributesError {
 }
 
 impl PutDedicatedIpPoolScalingAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDedicatedIpPoolScalingAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3559,7 +4217,15 @@ impl PutDedicatedIpPoolScalingAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDedicatedIpPoolScalingAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutDedicatedIpPoolScalingAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3581,7 +4247,8 @@ impl From<rt::AwsError> for PutDedicatedIpWarmupAttributesError {
 }
 
 impl PutDedicatedIpWarmupAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDedicatedIpWarmupAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3596,7 +4263,14 @@ impl PutDedicatedIpWarmupAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDedicatedIpWarmupAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutDedicatedIpWarmupAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3620,7 +4294,8 @@ impl From<rt::AwsError> for PutDeliverabilityDashboardOptionError {
 }
 
 impl PutDeliverabilityDashboardOptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDeliverabilityDashboardOptionError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -3643,7 +4318,16 @@ impl PutDeliverabilityDashboardOptionError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDeliverabilityDashboardOptionError::Aws(e) => rt::OperationError::Aws(e),
+            PutDeliverabilityDashboardOptionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3665,7 +4349,8 @@ impl From<rt::AwsError> for PutEmailIdentityConfigurationSetAttributesError {
 }
 
 impl PutEmailIdentityConfigurationSetAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutEmailIdentityConfigurationSetAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3682,7 +4367,14 @@ impl PutEmailIdentityConfigurationSetAttributesError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            PutEmailIdentityConfigurationSetAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutEmailIdentityConfigurationSetAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3704,7 +4396,8 @@ impl From<rt::AwsError> for PutEmailIdentityDkimAttributesError {
 }
 
 impl PutEmailIdentityDkimAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutEmailIdentityDkimAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3719,7 +4412,14 @@ impl PutEmailIdentityDkimAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutEmailIdentityDkimAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutEmailIdentityDkimAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3741,7 +4441,8 @@ impl From<rt::AwsError> for PutEmailIdentityDkimSigningAttributesError {
 }
 
 impl PutEmailIdentityDkimSigningAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutEmailIdentityDkimSigningAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3756,7 +4457,14 @@ impl PutEmailIdentityDkimSigningAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutEmailIdentityDkimSigningAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutEmailIdentityDkimSigningAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3778,7 +4486,8 @@ impl From<rt::AwsError> for PutEmailIdentityFeedbackAttributesError {
 }
 
 impl PutEmailIdentityFeedbackAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutEmailIdentityFeedbackAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3793,7 +4502,14 @@ impl PutEmailIdentityFeedbackAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutEmailIdentityFeedbackAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutEmailIdentityFeedbackAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3815,7 +4531,8 @@ impl From<rt::AwsError> for PutEmailIdentityMailFromAttributesError {
 }
 
 impl PutEmailIdentityMailFromAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutEmailIdentityMailFromAttributesError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3830,7 +4547,14 @@ impl PutEmailIdentityMailFromAttributesError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutEmailIdentityMailFromAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            PutEmailIdentityMailFromAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3851,7 +4575,8 @@ impl From<rt::AwsError> for PutSuppressedDestinationError {
 }
 
 impl PutSuppressedDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutSuppressedDestinationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3862,7 +4587,10 @@ impl PutSuppressedDestinationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutSuppressedDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            PutSuppressedDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::BAD_REQUEST_EXCEPTION, &schema::TOO_MANY_REQUESTS_EXCEPTION],
+            ),
         }
     }
 }
@@ -3889,7 +4617,8 @@ impl From<rt::AwsError> for SendBulkEmailError {
 }
 
 impl SendBulkEmailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendBulkEmailError::AccountSuspendedException(e) => rt::OperationError::Modeled {
@@ -3924,7 +4653,19 @@ impl SendBulkEmailError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendBulkEmailError::Aws(e) => rt::OperationError::Aws(e),
+            SendBulkEmailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_SUSPENDED_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MAIL_FROM_DOMAIN_NOT_VERIFIED_EXCEPTION,
+                    &schema::MESSAGE_REJECTED,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::SENDING_PAUSED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3950,7 +4691,8 @@ impl From<rt::AwsError> for SendCustomVerificationEmailError {
 }
 
 impl SendCustomVerificationEmailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendCustomVerificationEmailError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -3981,7 +4723,18 @@ impl SendCustomVerificationEmailError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendCustomVerificationEmailError::Aws(e) => rt::OperationError::Aws(e),
+            SendCustomVerificationEmailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MAIL_FROM_DOMAIN_NOT_VERIFIED_EXCEPTION,
+                    &schema::MESSAGE_REJECTED,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::SENDING_PAUSED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4008,7 +4761,8 @@ impl From<rt::AwsError> for SendEmailError {
 }
 
 impl SendEmailError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendEmailError::AccountSuspendedException(e) => rt::OperationError::Modeled {
@@ -4043,7 +4797,19 @@ impl SendEmailError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendEmailError::Aws(e) => rt::OperationError::Aws(e),
+            SendEmailError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCOUNT_SUSPENDED_EXCEPTION,
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::MAIL_FROM_DOMAIN_NOT_VERIFIED_EXCEPTION,
+                    &schema::MESSAGE_REJECTED,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::SENDING_PAUSED_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4066,7 +4832,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4085,7 +4852,15 @@ impl TagResourceError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4107,7 +4882,8 @@ impl From<rt::AwsError> for TestRenderEmailTemplateError {
 }
 
 impl TestRenderEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestRenderEmailTemplateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4122,7 +4898,14 @@ impl TestRenderEmailTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TestRenderEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            TestRenderEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4145,7 +4928,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4164,7 +4948,15 @@ impl UntagResourceError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4186,7 +4978,8 @@ impl From<rt::AwsError> for UpdateConfigurationSetEventDestinationError {
 }
 
 impl UpdateConfigurationSetEventDestinationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateConfigurationSetEventDestinationError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4201,7 +4994,14 @@ impl UpdateConfigurationSetEventDestinationError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateConfigurationSetEventDestinationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4224,7 +5024,8 @@ impl From<rt::AwsError> for UpdateContactError {
 }
 
 impl UpdateContactError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateContactError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4243,7 +5044,15 @@ impl UpdateContactError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateContactError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateContactError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4266,7 +5075,8 @@ impl From<rt::AwsError> for UpdateContactListError {
 }
 
 impl UpdateContactListError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateContactListError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4285,7 +5095,15 @@ impl UpdateContactListError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateContactListError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateContactListError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONCURRENT_MODIFICATION_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4307,7 +5125,8 @@ impl From<rt::AwsError> for UpdateCustomVerificationEmailTemplateError {
 }
 
 impl UpdateCustomVerificationEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateCustomVerificationEmailTemplateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4322,7 +5141,14 @@ impl UpdateCustomVerificationEmailTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateCustomVerificationEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4344,7 +5170,8 @@ impl From<rt::AwsError> for UpdateEmailIdentityPolicyError {
 }
 
 impl UpdateEmailIdentityPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateEmailIdentityPolicyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4359,7 +5186,14 @@ impl UpdateEmailIdentityPolicyError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateEmailIdentityPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateEmailIdentityPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4381,7 +5215,8 @@ impl From<rt::AwsError> for UpdateEmailTemplateError {
 }
 
 impl UpdateEmailTemplateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateEmailTemplateError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4396,7 +5231,14 @@ impl UpdateEmailTemplateError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateEmailTemplateError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateEmailTemplateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4418,7 +5260,8 @@ impl From<rt::AwsError> for UpdateReputationEntityCustomerManagedStatusError {
 }
 
 impl UpdateReputationEntityCustomerManagedStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateReputationEntityCustomerManagedStatusError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4435,7 +5278,14 @@ impl UpdateReputationEntityCustomerManagedStatusError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            UpdateReputationEntityCustomerManagedStatusError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateReputationEntityCustomerManagedStatusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4457,7 +5307,8 @@ impl From<rt::AwsError> for UpdateReputationEntityPolicyError {
 }
 
 impl UpdateReputationEntityPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateReputationEntityPolicyError::BadRequestException(e) => rt::OperationError::Modeled {
@@ -4472,7 +5323,14 @@ impl UpdateReputationEntityPolicyError {
                 shape: &schema::TOO_MANY_REQUESTS_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateReputationEntityPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateReputationEntityPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BAD_REQUEST_EXCEPTION,
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::TOO_MANY_REQUESTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }

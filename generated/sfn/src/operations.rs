@@ -130,7 +130,8 @@ impl From<rt::AwsError> for CreateActivityError {
 }
 
 impl CreateActivityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateActivityError::ActivityAlreadyExists(e) => rt::OperationError::Modeled {
@@ -161,7 +162,18 @@ impl CreateActivityError {
                 shape: &schema::TOO_MANY_TAGS,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateActivityError::Aws(e) => rt::OperationError::Aws(e),
+            CreateActivityError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACTIVITY_ALREADY_EXISTS,
+                    &schema::ACTIVITY_LIMIT_EXCEEDED,
+                    &schema::INVALID_ENCRYPTION_CONFIGURATION,
+                    &schema::INVALID_NAME,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::TOO_MANY_TAGS,
+                ],
+            ),
         }
     }
 }
@@ -195,7 +207,8 @@ impl From<rt::AwsError> for CreateStateMachineError {
 }
 
 impl CreateStateMachineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateStateMachineError::ConflictException(e) => rt::OperationError::Modeled {
@@ -258,7 +271,26 @@ impl CreateStateMachineError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateStateMachineError::Aws(e) => rt::OperationError::Aws(e),
+            CreateStateMachineError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_DEFINITION,
+                    &schema::INVALID_ENCRYPTION_CONFIGURATION,
+                    &schema::INVALID_LOGGING_CONFIGURATION,
+                    &schema::INVALID_NAME,
+                    &schema::INVALID_TRACING_CONFIGURATION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::STATE_MACHINE_ALREADY_EXISTS,
+                    &schema::STATE_MACHINE_DELETING,
+                    &schema::STATE_MACHINE_LIMIT_EXCEEDED,
+                    &schema::STATE_MACHINE_TYPE_NOT_SUPPORTED,
+                    &schema::TOO_MANY_TAGS,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -284,7 +316,8 @@ impl From<rt::AwsError> for CreateStateMachineAliasError {
 }
 
 impl CreateStateMachineAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateStateMachineAliasError::ConflictException(e) => rt::OperationError::Modeled {
@@ -315,7 +348,18 @@ impl CreateStateMachineAliasError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateStateMachineAliasError::Aws(e) => rt::OperationError::Aws(e),
+            CreateStateMachineAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_NAME,
+                    &schema::RESOURCE_NOT_FOUND,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::STATE_MACHINE_DELETING,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -335,14 +379,15 @@ impl From<rt::AwsError> for DeleteActivityError {
 }
 
 impl DeleteActivityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteActivityError::InvalidArn(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_ARN,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteActivityError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteActivityError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_ARN]),
         }
     }
 }
@@ -363,7 +408,8 @@ impl From<rt::AwsError> for DeleteStateMachineError {
 }
 
 impl DeleteStateMachineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteStateMachineError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -374,7 +420,9 @@ impl DeleteStateMachineError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteStateMachineError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteStateMachineError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_ARN, &schema::VALIDATION_EXCEPTION])
+            }
         }
     }
 }
@@ -397,7 +445,8 @@ impl From<rt::AwsError> for DeleteStateMachineAliasError {
 }
 
 impl DeleteStateMachineAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteStateMachineAliasError::ConflictException(e) => rt::OperationError::Modeled {
@@ -416,7 +465,15 @@ impl DeleteStateMachineAliasError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteStateMachineAliasError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteStateMachineAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_ARN,
+                    &schema::RESOURCE_NOT_FOUND,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -438,7 +495,8 @@ impl From<rt::AwsError> for DeleteStateMachineVersionError {
 }
 
 impl DeleteStateMachineVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteStateMachineVersionError::ConflictException(e) => rt::OperationError::Modeled {
@@ -453,7 +511,14 @@ impl DeleteStateMachineVersionError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteStateMachineVersionError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteStateMachineVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_ARN,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -474,7 +539,8 @@ impl From<rt::AwsError> for DescribeActivityError {
 }
 
 impl DescribeActivityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeActivityError::ActivityDoesNotExist(e) => rt::OperationError::Modeled {
@@ -485,7 +551,9 @@ impl DescribeActivityError {
                 shape: &schema::INVALID_ARN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeActivityError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeActivityError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::ACTIVITY_DOES_NOT_EXIST, &schema::INVALID_ARN])
+            }
         }
     }
 }
@@ -509,7 +577,8 @@ impl From<rt::AwsError> for DescribeExecutionError {
 }
 
 impl DescribeExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeExecutionError::ExecutionDoesNotExist(e) => rt::OperationError::Modeled {
@@ -532,7 +601,16 @@ impl DescribeExecutionError {
                 shape: &schema::KMS_THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXECUTION_DOES_NOT_EXIST,
+                    &schema::INVALID_ARN,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -553,7 +631,8 @@ impl From<rt::AwsError> for DescribeMapRunError {
 }
 
 impl DescribeMapRunError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMapRunError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -564,7 +643,9 @@ impl DescribeMapRunError {
                 shape: &schema::RESOURCE_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeMapRunError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMapRunError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_ARN, &schema::RESOURCE_NOT_FOUND])
+            }
         }
     }
 }
@@ -588,7 +669,8 @@ impl From<rt::AwsError> for DescribeStateMachineError {
 }
 
 impl DescribeStateMachineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStateMachineError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -611,7 +693,16 @@ impl DescribeStateMachineError {
                 shape: &schema::STATE_MACHINE_DOES_NOT_EXIST,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStateMachineError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStateMachineError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::STATE_MACHINE_DOES_NOT_EXIST,
+                ],
+            ),
         }
     }
 }
@@ -633,7 +724,8 @@ impl From<rt::AwsError> for DescribeStateMachineAliasError {
 }
 
 impl DescribeStateMachineAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStateMachineAliasError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -648,7 +740,14 @@ impl DescribeStateMachineAliasError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStateMachineAliasError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStateMachineAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN,
+                    &schema::RESOURCE_NOT_FOUND,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -672,7 +771,8 @@ impl From<rt::AwsError> for DescribeStateMachineForExecutionError {
 }
 
 impl DescribeStateMachineForExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeStateMachineForExecutionError::ExecutionDoesNotExist(e) => rt::OperationError::Modeled {
@@ -695,7 +795,16 @@ impl DescribeStateMachineForExecutionError {
                 shape: &schema::KMS_THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeStateMachineForExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeStateMachineForExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXECUTION_DOES_NOT_EXIST,
+                    &schema::INVALID_ARN,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -720,7 +829,8 @@ impl From<rt::AwsError> for GetActivityTaskError {
 }
 
 impl GetActivityTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetActivityTaskError::ActivityDoesNotExist(e) => rt::OperationError::Modeled {
@@ -747,7 +857,17 @@ impl GetActivityTaskError {
                 shape: &schema::KMS_THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetActivityTaskError::Aws(e) => rt::OperationError::Aws(e),
+            GetActivityTaskError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACTIVITY_DOES_NOT_EXIST,
+                    &schema::ACTIVITY_WORKER_LIMIT_EXCEEDED,
+                    &schema::INVALID_ARN,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -772,7 +892,8 @@ impl From<rt::AwsError> for GetExecutionHistoryError {
 }
 
 impl GetExecutionHistoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetExecutionHistoryError::ExecutionDoesNotExist(e) => rt::OperationError::Modeled {
@@ -799,7 +920,17 @@ impl GetExecutionHistoryError {
                 shape: &schema::KMS_THROTTLING_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetExecutionHistoryError::Aws(e) => rt::OperationError::Aws(e),
+            GetExecutionHistoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXECUTION_DOES_NOT_EXIST,
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_TOKEN,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -819,14 +950,15 @@ impl From<rt::AwsError> for ListActivitiesError {
 }
 
 impl ListActivitiesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListActivitiesError::InvalidToken(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListActivitiesError::Aws(e) => rt::OperationError::Aws(e),
+            ListActivitiesError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_TOKEN]),
         }
     }
 }
@@ -851,7 +983,8 @@ impl From<rt::AwsError> for ListExecutionsError {
 }
 
 impl ListExecutionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListExecutionsError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -878,7 +1011,17 @@ impl ListExecutionsError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListExecutionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListExecutionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_TOKEN,
+                    &schema::RESOURCE_NOT_FOUND,
+                    &schema::STATE_MACHINE_DOES_NOT_EXIST,
+                    &schema::STATE_MACHINE_TYPE_NOT_SUPPORTED,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -900,7 +1043,8 @@ impl From<rt::AwsError> for ListMapRunsError {
 }
 
 impl ListMapRunsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListMapRunsError::ExecutionDoesNotExist(e) => rt::OperationError::Modeled {
@@ -915,7 +1059,14 @@ impl ListMapRunsError {
                 shape: &schema::INVALID_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListMapRunsError::Aws(e) => rt::OperationError::Aws(e),
+            ListMapRunsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXECUTION_DOES_NOT_EXIST,
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -939,7 +1090,8 @@ impl From<rt::AwsError> for ListStateMachineAliasesError {
 }
 
 impl ListStateMachineAliasesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStateMachineAliasesError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -962,7 +1114,16 @@ impl ListStateMachineAliasesError {
                 shape: &schema::STATE_MACHINE_DOES_NOT_EXIST,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStateMachineAliasesError::Aws(e) => rt::OperationError::Aws(e),
+            ListStateMachineAliasesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_TOKEN,
+                    &schema::RESOURCE_NOT_FOUND,
+                    &schema::STATE_MACHINE_DELETING,
+                    &schema::STATE_MACHINE_DOES_NOT_EXIST,
+                ],
+            ),
         }
     }
 }
@@ -984,7 +1145,8 @@ impl From<rt::AwsError> for ListStateMachineVersionsError {
 }
 
 impl ListStateMachineVersionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStateMachineVersionsError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -999,7 +1161,14 @@ impl ListStateMachineVersionsError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStateMachineVersionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListStateMachineVersionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_TOKEN,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1019,14 +1188,15 @@ impl From<rt::AwsError> for ListStateMachinesError {
 }
 
 impl ListStateMachinesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListStateMachinesError::InvalidToken(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListStateMachinesError::Aws(e) => rt::OperationError::Aws(e),
+            ListStateMachinesError::Aws(e) => rt::OperationError::promote(e, &[&schema::INVALID_TOKEN]),
         }
     }
 }
@@ -1047,7 +1217,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -1058,7 +1229,9 @@ impl ListTagsForResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_ARN, &schema::RESOURCE_NOT_FOUND])
+            }
         }
     }
 }
@@ -1083,7 +1256,8 @@ impl From<rt::AwsError> for PublishStateMachineVersionError {
 }
 
 impl PublishStateMachineVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PublishStateMachineVersionError::ConflictException(e) => rt::OperationError::Modeled {
@@ -1110,7 +1284,17 @@ impl PublishStateMachineVersionError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PublishStateMachineVersionError::Aws(e) => rt::OperationError::Aws(e),
+            PublishStateMachineVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_ARN,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::STATE_MACHINE_DELETING,
+                    &schema::STATE_MACHINE_DOES_NOT_EXIST,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1134,7 +1318,8 @@ impl From<rt::AwsError> for RedriveExecutionError {
 }
 
 impl RedriveExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RedriveExecutionError::ExecutionDoesNotExist(e) => rt::OperationError::Modeled {
@@ -1157,7 +1342,16 @@ impl RedriveExecutionError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RedriveExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            RedriveExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXECUTION_DOES_NOT_EXIST,
+                    &schema::EXECUTION_LIMIT_EXCEEDED,
+                    &schema::EXECUTION_NOT_REDRIVABLE,
+                    &schema::INVALID_ARN,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1182,7 +1376,8 @@ impl From<rt::AwsError> for SendTaskFailureError {
 }
 
 impl SendTaskFailureError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendTaskFailureError::InvalidToken(e) => rt::OperationError::Modeled {
@@ -1209,7 +1404,17 @@ impl SendTaskFailureError {
                 shape: &schema::TASK_TIMED_OUT,
                 value: rt::IntoValue::into_value(e),
             },
-            SendTaskFailureError::Aws(e) => rt::OperationError::Aws(e),
+            SendTaskFailureError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_TOKEN,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::TASK_DOES_NOT_EXIST,
+                    &schema::TASK_TIMED_OUT,
+                ],
+            ),
         }
     }
 }
@@ -1231,7 +1436,8 @@ impl From<rt::AwsError> for SendTaskHeartbeatError {
 }
 
 impl SendTaskHeartbeatError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendTaskHeartbeatError::InvalidToken(e) => rt::OperationError::Modeled {
@@ -1246,7 +1452,14 @@ impl SendTaskHeartbeatError {
                 shape: &schema::TASK_TIMED_OUT,
                 value: rt::IntoValue::into_value(e),
             },
-            SendTaskHeartbeatError::Aws(e) => rt::OperationError::Aws(e),
+            SendTaskHeartbeatError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_TOKEN,
+                    &schema::TASK_DOES_NOT_EXIST,
+                    &schema::TASK_TIMED_OUT,
+                ],
+            ),
         }
     }
 }
@@ -1272,7 +1485,8 @@ impl From<rt::AwsError> for SendTaskSuccessError {
 }
 
 impl SendTaskSuccessError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendTaskSuccessError::InvalidOutput(e) => rt::OperationError::Modeled {
@@ -1303,7 +1517,18 @@ impl SendTaskSuccessError {
                 shape: &schema::TASK_TIMED_OUT,
                 value: rt::IntoValue::into_value(e),
             },
-            SendTaskSuccessError::Aws(e) => rt::OperationError::Aws(e),
+            SendTaskSuccessError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_OUTPUT,
+                    &schema::INVALID_TOKEN,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::TASK_DOES_NOT_EXIST,
+                    &schema::TASK_TIMED_OUT,
+                ],
+            ),
         }
     }
 }
@@ -1333,7 +1558,8 @@ impl From<rt::AwsError> for StartExecutionError {
 }
 
 impl StartExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartExecutionError::ExecutionAlreadyExists(e) => rt::OperationError::Modeled {
@@ -1380,7 +1606,22 @@ impl StartExecutionError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            StartExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXECUTION_ALREADY_EXISTS,
+                    &schema::EXECUTION_LIMIT_EXCEEDED,
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_EXECUTION_INPUT,
+                    &schema::INVALID_NAME,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::STATE_MACHINE_DELETING,
+                    &schema::STATE_MACHINE_DOES_NOT_EXIST,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1408,7 +1649,8 @@ impl From<rt::AwsError> for StartSyncExecutionError {
 }
 
 impl StartSyncExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartSyncExecutionError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -1447,7 +1689,20 @@ impl StartSyncExecutionError {
                 shape: &schema::STATE_MACHINE_TYPE_NOT_SUPPORTED,
                 value: rt::IntoValue::into_value(e),
             },
-            StartSyncExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            StartSyncExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_EXECUTION_INPUT,
+                    &schema::INVALID_NAME,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::STATE_MACHINE_DELETING,
+                    &schema::STATE_MACHINE_DOES_NOT_EXIST,
+                    &schema::STATE_MACHINE_TYPE_NOT_SUPPORTED,
+                ],
+            ),
         }
     }
 }
@@ -1472,7 +1727,8 @@ impl From<rt::AwsError> for StopExecutionError {
 }
 
 impl StopExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StopExecutionError::ExecutionDoesNotExist(e) => rt::OperationError::Modeled {
@@ -1499,7 +1755,17 @@ impl StopExecutionError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StopExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            StopExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXECUTION_DOES_NOT_EXIST,
+                    &schema::INVALID_ARN,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1521,7 +1787,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -1536,7 +1803,14 @@ impl TagResourceError {
                 shape: &schema::TOO_MANY_TAGS,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN,
+                    &schema::RESOURCE_NOT_FOUND,
+                    &schema::TOO_MANY_TAGS,
+                ],
+            ),
         }
     }
 }
@@ -1559,7 +1833,8 @@ impl From<rt::AwsError> for TestStateError {
 }
 
 impl TestStateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TestStateError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -1578,7 +1853,15 @@ impl TestStateError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TestStateError::Aws(e) => rt::OperationError::Aws(e),
+            TestStateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_DEFINITION,
+                    &schema::INVALID_EXECUTION_INPUT,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1599,7 +1882,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -1610,7 +1894,9 @@ impl UntagResourceError {
                 shape: &schema::RESOURCE_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_ARN, &schema::RESOURCE_NOT_FOUND])
+            }
         }
     }
 }
@@ -1632,7 +1918,8 @@ impl From<rt::AwsError> for UpdateMapRunError {
 }
 
 impl UpdateMapRunError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateMapRunError::InvalidArn(e) => rt::OperationError::Modeled {
@@ -1647,7 +1934,14 @@ impl UpdateMapRunError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateMapRunError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateMapRunError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ARN,
+                    &schema::RESOURCE_NOT_FOUND,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1679,7 +1973,8 @@ impl From<rt::AwsError> for UpdateStateMachineError {
 }
 
 impl UpdateStateMachineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateStateMachineError::ConflictException(e) => rt::OperationError::Modeled {
@@ -1734,7 +2029,24 @@ impl UpdateStateMachineError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateStateMachineError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateStateMachineError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_ARN,
+                    &schema::INVALID_DEFINITION,
+                    &schema::INVALID_ENCRYPTION_CONFIGURATION,
+                    &schema::INVALID_LOGGING_CONFIGURATION,
+                    &schema::INVALID_TRACING_CONFIGURATION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::MISSING_REQUIRED_PARAMETER,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::STATE_MACHINE_DELETING,
+                    &schema::STATE_MACHINE_DOES_NOT_EXIST,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1758,7 +2070,8 @@ impl From<rt::AwsError> for UpdateStateMachineAliasError {
 }
 
 impl UpdateStateMachineAliasError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateStateMachineAliasError::ConflictException(e) => rt::OperationError::Modeled {
@@ -1781,7 +2094,16 @@ impl UpdateStateMachineAliasError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateStateMachineAliasError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateStateMachineAliasError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CONFLICT_EXCEPTION,
+                    &schema::INVALID_ARN,
+                    &schema::RESOURCE_NOT_FOUND,
+                    &schema::STATE_MACHINE_DELETING,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1801,14 +2123,17 @@ impl From<rt::AwsError> for ValidateStateMachineDefinitionError {
 }
 
 impl ValidateStateMachineDefinitionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ValidateStateMachineDefinitionError::ValidationException(e) => rt::OperationError::Modeled {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ValidateStateMachineDefinitionError::Aws(e) => rt::OperationError::Aws(e),
+            ValidateStateMachineDefinitionError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::VALIDATION_EXCEPTION])
+            }
         }
     }
 }

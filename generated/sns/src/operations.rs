@@ -137,7 +137,8 @@ impl From<rt::AwsError> for AddPermissionError {
 }
 
 impl AddPermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddPermissionError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -156,7 +157,15 @@ impl AddPermissionError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AddPermissionError::Aws(e) => rt::OperationError::Aws(e),
+            AddPermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -179,7 +188,8 @@ impl From<rt::AwsError> for CheckIfPhoneNumberIsOptedOutError {
 }
 
 impl CheckIfPhoneNumberIsOptedOutError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CheckIfPhoneNumberIsOptedOutError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -198,7 +208,15 @@ impl CheckIfPhoneNumberIsOptedOutError {
                 shape: &schema::THROTTLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CheckIfPhoneNumberIsOptedOutError::Aws(e) => rt::OperationError::Aws(e),
+            CheckIfPhoneNumberIsOptedOutError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -224,7 +242,8 @@ impl From<rt::AwsError> for ConfirmSubscriptionError {
 }
 
 impl ConfirmSubscriptionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ConfirmSubscriptionError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -255,7 +274,18 @@ impl ConfirmSubscriptionError {
                 shape: &schema::SUBSCRIPTION_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ConfirmSubscriptionError::Aws(e) => rt::OperationError::Aws(e),
+            ConfirmSubscriptionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::FILTER_POLICY_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::REPLAY_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SUBSCRIPTION_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -277,7 +307,8 @@ impl From<rt::AwsError> for CreatePlatformApplicationError {
 }
 
 impl CreatePlatformApplicationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreatePlatformApplicationError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -292,7 +323,14 @@ impl CreatePlatformApplicationError {
                 shape: &schema::INVALID_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreatePlatformApplicationError::Aws(e) => rt::OperationError::Aws(e),
+            CreatePlatformApplicationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -315,7 +353,8 @@ impl From<rt::AwsError> for CreatePlatformEndpointError {
 }
 
 impl CreatePlatformEndpointError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreatePlatformEndpointError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -334,7 +373,15 @@ impl CreatePlatformEndpointError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreatePlatformEndpointError::Aws(e) => rt::OperationError::Aws(e),
+            CreatePlatformEndpointError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -359,7 +406,8 @@ impl From<rt::AwsError> for CreateSMSSandboxPhoneNumberError {
 }
 
 impl CreateSMSSandboxPhoneNumberError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateSMSSandboxPhoneNumberError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -386,7 +434,17 @@ impl CreateSMSSandboxPhoneNumberError {
                 shape: &schema::USER_ERROR_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateSMSSandboxPhoneNumberError::Aws(e) => rt::OperationError::Aws(e),
+            CreateSMSSandboxPhoneNumberError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPTED_OUT_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                    &schema::USER_ERROR_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -414,7 +472,8 @@ impl From<rt::AwsError> for CreateTopicError {
 }
 
 impl CreateTopicError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateTopicError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -453,7 +512,20 @@ impl CreateTopicError {
                 shape: &schema::TOPIC_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateTopicError::Aws(e) => rt::OperationError::Aws(e),
+            CreateTopicError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::CONCURRENT_ACCESS_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_SECURITY_EXCEPTION,
+                    &schema::STALE_TAG_EXCEPTION,
+                    &schema::TAG_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TAG_POLICY_EXCEPTION,
+                    &schema::TOPIC_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -475,7 +547,8 @@ impl From<rt::AwsError> for DeleteEndpointError {
 }
 
 impl DeleteEndpointError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteEndpointError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -490,7 +563,14 @@ impl DeleteEndpointError {
                 shape: &schema::INVALID_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteEndpointError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteEndpointError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -512,7 +592,8 @@ impl From<rt::AwsError> for DeletePlatformApplicationError {
 }
 
 impl DeletePlatformApplicationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeletePlatformApplicationError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -527,7 +608,14 @@ impl DeletePlatformApplicationError {
                 shape: &schema::INVALID_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeletePlatformApplicationError::Aws(e) => rt::OperationError::Aws(e),
+            DeletePlatformApplicationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -552,7 +640,8 @@ impl From<rt::AwsError> for DeleteSMSSandboxPhoneNumberError {
 }
 
 impl DeleteSMSSandboxPhoneNumberError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteSMSSandboxPhoneNumberError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -579,7 +668,17 @@ impl DeleteSMSSandboxPhoneNumberError {
                 shape: &schema::USER_ERROR_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteSMSSandboxPhoneNumberError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteSMSSandboxPhoneNumberError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                    &schema::USER_ERROR_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -606,7 +705,8 @@ impl From<rt::AwsError> for DeleteTopicError {
 }
 
 impl DeleteTopicError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteTopicError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -641,7 +741,19 @@ impl DeleteTopicError {
                 shape: &schema::TAG_POLICY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteTopicError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteTopicError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::CONCURRENT_ACCESS_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_STATE_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::STALE_TAG_EXCEPTION,
+                    &schema::TAG_POLICY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -665,7 +777,8 @@ impl From<rt::AwsError> for GetDataProtectionPolicyError {
 }
 
 impl GetDataProtectionPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDataProtectionPolicyError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -688,7 +801,16 @@ impl GetDataProtectionPolicyError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDataProtectionPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            GetDataProtectionPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_SECURITY_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -711,7 +833,8 @@ impl From<rt::AwsError> for GetEndpointAttributesError {
 }
 
 impl GetEndpointAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetEndpointAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -730,7 +853,15 @@ impl GetEndpointAttributesError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetEndpointAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetEndpointAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -753,7 +884,8 @@ impl From<rt::AwsError> for GetPlatformApplicationAttributesError {
 }
 
 impl GetPlatformApplicationAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetPlatformApplicationAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -772,7 +904,15 @@ impl GetPlatformApplicationAttributesError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetPlatformApplicationAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetPlatformApplicationAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -795,7 +935,8 @@ impl From<rt::AwsError> for GetSMSAttributesError {
 }
 
 impl GetSMSAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSMSAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -814,7 +955,15 @@ impl GetSMSAttributesError {
                 shape: &schema::THROTTLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSMSAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetSMSAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -836,7 +985,8 @@ impl From<rt::AwsError> for GetSMSSandboxAccountStatusError {
 }
 
 impl GetSMSSandboxAccountStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSMSSandboxAccountStatusError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -851,7 +1001,14 @@ impl GetSMSSandboxAccountStatusError {
                 shape: &schema::THROTTLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSMSSandboxAccountStatusError::Aws(e) => rt::OperationError::Aws(e),
+            GetSMSSandboxAccountStatusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -874,7 +1031,8 @@ impl From<rt::AwsError> for GetSubscriptionAttributesError {
 }
 
 impl GetSubscriptionAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSubscriptionAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -893,7 +1051,15 @@ impl GetSubscriptionAttributesError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSubscriptionAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetSubscriptionAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -917,7 +1083,8 @@ impl From<rt::AwsError> for GetTopicAttributesError {
 }
 
 impl GetTopicAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetTopicAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -940,7 +1107,16 @@ impl GetTopicAttributesError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetTopicAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetTopicAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_SECURITY_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -963,7 +1139,8 @@ impl From<rt::AwsError> for ListEndpointsByPlatformApplicationError {
 }
 
 impl ListEndpointsByPlatformApplicationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListEndpointsByPlatformApplicationError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -982,7 +1159,15 @@ impl ListEndpointsByPlatformApplicationError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListEndpointsByPlatformApplicationError::Aws(e) => rt::OperationError::Aws(e),
+            ListEndpointsByPlatformApplicationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1006,7 +1191,8 @@ impl From<rt::AwsError> for ListOriginationNumbersError {
 }
 
 impl ListOriginationNumbersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListOriginationNumbersError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1029,7 +1215,16 @@ impl ListOriginationNumbersError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListOriginationNumbersError::Aws(e) => rt::OperationError::Aws(e),
+            ListOriginationNumbersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1052,7 +1247,8 @@ impl From<rt::AwsError> for ListPhoneNumbersOptedOutError {
 }
 
 impl ListPhoneNumbersOptedOutError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListPhoneNumbersOptedOutError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1071,7 +1267,15 @@ impl ListPhoneNumbersOptedOutError {
                 shape: &schema::THROTTLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListPhoneNumbersOptedOutError::Aws(e) => rt::OperationError::Aws(e),
+            ListPhoneNumbersOptedOutError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1093,7 +1297,8 @@ impl From<rt::AwsError> for ListPlatformApplicationsError {
 }
 
 impl ListPlatformApplicationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListPlatformApplicationsError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1108,7 +1313,14 @@ impl ListPlatformApplicationsError {
                 shape: &schema::INVALID_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListPlatformApplicationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListPlatformApplicationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1132,7 +1344,8 @@ impl From<rt::AwsError> for ListSMSSandboxPhoneNumbersError {
 }
 
 impl ListSMSSandboxPhoneNumbersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSMSSandboxPhoneNumbersError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1155,7 +1368,16 @@ impl ListSMSSandboxPhoneNumbersError {
                 shape: &schema::THROTTLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSMSSandboxPhoneNumbersError::Aws(e) => rt::OperationError::Aws(e),
+            ListSMSSandboxPhoneNumbersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1177,7 +1399,8 @@ impl From<rt::AwsError> for ListSubscriptionsError {
 }
 
 impl ListSubscriptionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSubscriptionsError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1192,7 +1415,14 @@ impl ListSubscriptionsError {
                 shape: &schema::INVALID_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSubscriptionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListSubscriptionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1215,7 +1445,8 @@ impl From<rt::AwsError> for ListSubscriptionsByTopicError {
 }
 
 impl ListSubscriptionsByTopicError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListSubscriptionsByTopicError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1234,7 +1465,15 @@ impl ListSubscriptionsByTopicError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListSubscriptionsByTopicError::Aws(e) => rt::OperationError::Aws(e),
+            ListSubscriptionsByTopicError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1258,7 +1497,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1281,7 +1521,16 @@ impl ListTagsForResourceError {
                 shape: &schema::TAG_POLICY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::CONCURRENT_ACCESS_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::TAG_POLICY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1303,7 +1552,8 @@ impl From<rt::AwsError> for ListTopicsError {
 }
 
 impl ListTopicsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTopicsError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1318,7 +1568,14 @@ impl ListTopicsError {
                 shape: &schema::INVALID_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTopicsError::Aws(e) => rt::OperationError::Aws(e),
+            ListTopicsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1341,7 +1598,8 @@ impl From<rt::AwsError> for OptInPhoneNumberError {
 }
 
 impl OptInPhoneNumberError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             OptInPhoneNumberError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1360,7 +1618,15 @@ impl OptInPhoneNumberError {
                 shape: &schema::THROTTLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            OptInPhoneNumberError::Aws(e) => rt::OperationError::Aws(e),
+            OptInPhoneNumberError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1394,7 +1660,8 @@ impl From<rt::AwsError> for PublishError {
 }
 
 impl PublishError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PublishError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1457,7 +1724,26 @@ impl PublishError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PublishError::Aws(e) => rt::OperationError::Aws(e),
+            PublishError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::ENDPOINT_DISABLED_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::INVALID_SECURITY_EXCEPTION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_DISABLED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_OPT_IN_REQUIRED,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::PLATFORM_APPLICATION_DISABLED_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1496,7 +1782,8 @@ impl From<rt::AwsError> for PublishBatchError {
 }
 
 impl PublishBatchError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PublishBatchError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1579,7 +1866,31 @@ impl PublishBatchError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PublishBatchError::Aws(e) => rt::OperationError::Aws(e),
+            PublishBatchError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::BATCH_ENTRY_IDS_NOT_DISTINCT_EXCEPTION,
+                    &schema::BATCH_REQUEST_TOO_LONG_EXCEPTION,
+                    &schema::EMPTY_BATCH_REQUEST_EXCEPTION,
+                    &schema::ENDPOINT_DISABLED_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_BATCH_ENTRY_ID_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_PARAMETER_VALUE_EXCEPTION,
+                    &schema::INVALID_SECURITY_EXCEPTION,
+                    &schema::KMS_ACCESS_DENIED_EXCEPTION,
+                    &schema::KMS_DISABLED_EXCEPTION,
+                    &schema::KMS_INVALID_STATE_EXCEPTION,
+                    &schema::KMS_NOT_FOUND_EXCEPTION,
+                    &schema::KMS_OPT_IN_REQUIRED,
+                    &schema::KMS_THROTTLING_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::PLATFORM_APPLICATION_DISABLED_EXCEPTION,
+                    &schema::TOO_MANY_ENTRIES_IN_BATCH_REQUEST_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1603,7 +1914,8 @@ impl From<rt::AwsError> for PutDataProtectionPolicyError {
 }
 
 impl PutDataProtectionPolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutDataProtectionPolicyError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1626,7 +1938,16 @@ impl PutDataProtectionPolicyError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutDataProtectionPolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutDataProtectionPolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_SECURITY_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1649,7 +1970,8 @@ impl From<rt::AwsError> for RemovePermissionError {
 }
 
 impl RemovePermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemovePermissionError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1668,7 +1990,15 @@ impl RemovePermissionError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemovePermissionError::Aws(e) => rt::OperationError::Aws(e),
+            RemovePermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1691,7 +2021,8 @@ impl From<rt::AwsError> for SetEndpointAttributesError {
 }
 
 impl SetEndpointAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetEndpointAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1710,7 +2041,15 @@ impl SetEndpointAttributesError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetEndpointAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            SetEndpointAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1733,7 +2072,8 @@ impl From<rt::AwsError> for SetPlatformApplicationAttributesError {
 }
 
 impl SetPlatformApplicationAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetPlatformApplicationAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1752,7 +2092,15 @@ impl SetPlatformApplicationAttributesError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetPlatformApplicationAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            SetPlatformApplicationAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1775,7 +2123,8 @@ impl From<rt::AwsError> for SetSMSAttributesError {
 }
 
 impl SetSMSAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetSMSAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1794,7 +2143,15 @@ impl SetSMSAttributesError {
                 shape: &schema::THROTTLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetSMSAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            SetSMSAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1819,7 +2176,8 @@ impl From<rt::AwsError> for SetSubscriptionAttributesError {
 }
 
 impl SetSubscriptionAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetSubscriptionAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1846,7 +2204,17 @@ impl SetSubscriptionAttributesError {
                 shape: &schema::REPLAY_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetSubscriptionAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            SetSubscriptionAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::FILTER_POLICY_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::REPLAY_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1870,7 +2238,8 @@ impl From<rt::AwsError> for SetTopicAttributesError {
 }
 
 impl SetTopicAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetTopicAttributesError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1893,7 +2262,16 @@ impl SetTopicAttributesError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetTopicAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            SetTopicAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_SECURITY_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1920,7 +2298,8 @@ impl From<rt::AwsError> for SubscribeError {
 }
 
 impl SubscribeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SubscribeError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -1955,7 +2334,19 @@ impl SubscribeError {
                 shape: &schema::SUBSCRIPTION_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SubscribeError::Aws(e) => rt::OperationError::Aws(e),
+            SubscribeError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::FILTER_POLICY_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_SECURITY_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                    &schema::REPLAY_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SUBSCRIPTION_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1981,7 +2372,8 @@ impl From<rt::AwsError> for TagResourceError {
 }
 
 impl TagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagResourceError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -2012,7 +2404,18 @@ impl TagResourceError {
                 shape: &schema::TAG_POLICY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            TagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::CONCURRENT_ACCESS_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::STALE_TAG_EXCEPTION,
+                    &schema::TAG_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TAG_POLICY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2036,7 +2439,8 @@ impl From<rt::AwsError> for UnsubscribeError {
 }
 
 impl UnsubscribeError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UnsubscribeError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -2059,7 +2463,16 @@ impl UnsubscribeError {
                 shape: &schema::NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UnsubscribeError::Aws(e) => rt::OperationError::Aws(e),
+            UnsubscribeError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::INVALID_SECURITY_EXCEPTION,
+                    &schema::NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2085,7 +2498,8 @@ impl From<rt::AwsError> for UntagResourceError {
 }
 
 impl UntagResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagResourceError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -2116,7 +2530,18 @@ impl UntagResourceError {
                 shape: &schema::TAG_POLICY_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagResourceError::Aws(e) => rt::OperationError::Aws(e),
+            UntagResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::CONCURRENT_ACCESS_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::STALE_TAG_EXCEPTION,
+                    &schema::TAG_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TAG_POLICY_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2141,7 +2566,8 @@ impl From<rt::AwsError> for VerifySMSSandboxPhoneNumberError {
 }
 
 impl VerifySMSSandboxPhoneNumberError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             VerifySMSSandboxPhoneNumberError::AuthorizationErrorException(e) => rt::OperationError::Modeled {
@@ -2168,7 +2594,17 @@ impl VerifySMSSandboxPhoneNumberError {
                 shape: &schema::VERIFICATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            VerifySMSSandboxPhoneNumberError::Aws(e) => rt::OperationError::Aws(e),
+            VerifySMSSandboxPhoneNumberError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTHORIZATION_ERROR_EXCEPTION,
+                    &schema::INTERNAL_ERROR_EXCEPTION,
+                    &schema::INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLED_EXCEPTION,
+                    &schema::VERIFICATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }

@@ -101,7 +101,8 @@ impl From<rt::AwsError> for AddPermissionError {
 }
 
 impl AddPermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddPermissionError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -128,7 +129,17 @@ impl AddPermissionError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            AddPermissionError::Aws(e) => rt::OperationError::Aws(e),
+            AddPermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::OVER_LIMIT,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -152,7 +163,8 @@ impl From<rt::AwsError> for CancelMessageMoveTaskError {
 }
 
 impl CancelMessageMoveTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelMessageMoveTaskError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -175,7 +187,16 @@ impl CancelMessageMoveTaskError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelMessageMoveTaskError::Aws(e) => rt::OperationError::Aws(e),
+            CancelMessageMoveTaskError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -201,7 +222,8 @@ impl From<rt::AwsError> for ChangeMessageVisibilityError {
 }
 
 impl ChangeMessageVisibilityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ChangeMessageVisibilityError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -232,7 +254,18 @@ impl ChangeMessageVisibilityError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            ChangeMessageVisibilityError::Aws(e) => rt::OperationError::Aws(e),
+            ChangeMessageVisibilityError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::MESSAGE_NOT_INFLIGHT,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::RECEIPT_HANDLE_IS_INVALID,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -260,7 +293,8 @@ impl From<rt::AwsError> for ChangeMessageVisibilityBatchError {
 }
 
 impl ChangeMessageVisibilityBatchError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ChangeMessageVisibilityBatchError::BatchEntryIdsNotDistinct(e) => rt::OperationError::Modeled {
@@ -299,7 +333,20 @@ impl ChangeMessageVisibilityBatchError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            ChangeMessageVisibilityBatchError::Aws(e) => rt::OperationError::Aws(e),
+            ChangeMessageVisibilityBatchError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BATCH_ENTRY_IDS_NOT_DISTINCT,
+                    &schema::EMPTY_BATCH_REQUEST,
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_BATCH_ENTRY_ID,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::TOO_MANY_ENTRIES_IN_BATCH_REQUEST,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -326,7 +373,8 @@ impl From<rt::AwsError> for CreateQueueError {
 }
 
 impl CreateQueueError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateQueueError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -361,7 +409,19 @@ impl CreateQueueError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateQueueError::Aws(e) => rt::OperationError::Aws(e),
+            CreateQueueError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_ATTRIBUTE_NAME,
+                    &schema::INVALID_ATTRIBUTE_VALUE,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DELETED_RECENTLY,
+                    &schema::QUEUE_NAME_EXISTS,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -387,7 +447,8 @@ impl From<rt::AwsError> for DeleteMessageError {
 }
 
 impl DeleteMessageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteMessageError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -418,7 +479,18 @@ impl DeleteMessageError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteMessageError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteMessageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_ID_FORMAT,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::RECEIPT_HANDLE_IS_INVALID,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -446,7 +518,8 @@ impl From<rt::AwsError> for DeleteMessageBatchError {
 }
 
 impl DeleteMessageBatchError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteMessageBatchError::BatchEntryIdsNotDistinct(e) => rt::OperationError::Modeled {
@@ -485,7 +558,20 @@ impl DeleteMessageBatchError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteMessageBatchError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteMessageBatchError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BATCH_ENTRY_IDS_NOT_DISTINCT,
+                    &schema::EMPTY_BATCH_REQUEST,
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_BATCH_ENTRY_ID,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::TOO_MANY_ENTRIES_IN_BATCH_REQUEST,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -509,7 +595,8 @@ impl From<rt::AwsError> for DeleteQueueError {
 }
 
 impl DeleteQueueError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteQueueError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -532,7 +619,16 @@ impl DeleteQueueError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteQueueError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteQueueError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -557,7 +653,8 @@ impl From<rt::AwsError> for GetQueueAttributesError {
 }
 
 impl GetQueueAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetQueueAttributesError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -584,7 +681,17 @@ impl GetQueueAttributesError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetQueueAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            GetQueueAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_ATTRIBUTE_NAME,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -608,7 +715,8 @@ impl From<rt::AwsError> for GetQueueUrlError {
 }
 
 impl GetQueueUrlError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetQueueUrlError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -631,7 +739,16 @@ impl GetQueueUrlError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetQueueUrlError::Aws(e) => rt::OperationError::Aws(e),
+            GetQueueUrlError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -655,7 +772,8 @@ impl From<rt::AwsError> for ListDeadLetterSourceQueuesError {
 }
 
 impl ListDeadLetterSourceQueuesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDeadLetterSourceQueuesError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -678,7 +796,16 @@ impl ListDeadLetterSourceQueuesError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDeadLetterSourceQueuesError::Aws(e) => rt::OperationError::Aws(e),
+            ListDeadLetterSourceQueuesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -702,7 +829,8 @@ impl From<rt::AwsError> for ListMessageMoveTasksError {
 }
 
 impl ListMessageMoveTasksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListMessageMoveTasksError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -725,7 +853,16 @@ impl ListMessageMoveTasksError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListMessageMoveTasksError::Aws(e) => rt::OperationError::Aws(e),
+            ListMessageMoveTasksError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -749,7 +886,8 @@ impl From<rt::AwsError> for ListQueueTagsError {
 }
 
 impl ListQueueTagsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListQueueTagsError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -772,7 +910,16 @@ impl ListQueueTagsError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListQueueTagsError::Aws(e) => rt::OperationError::Aws(e),
+            ListQueueTagsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -795,7 +942,8 @@ impl From<rt::AwsError> for ListQueuesError {
 }
 
 impl ListQueuesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListQueuesError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -814,7 +962,15 @@ impl ListQueuesError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListQueuesError::Aws(e) => rt::OperationError::Aws(e),
+            ListQueuesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -839,7 +995,8 @@ impl From<rt::AwsError> for PurgeQueueError {
 }
 
 impl PurgeQueueError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PurgeQueueError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -866,7 +1023,17 @@ impl PurgeQueueError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            PurgeQueueError::Aws(e) => rt::OperationError::Aws(e),
+            PurgeQueueError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::PURGE_QUEUE_IN_PROGRESS,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -898,7 +1065,8 @@ impl From<rt::AwsError> for ReceiveMessageError {
 }
 
 impl ReceiveMessageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ReceiveMessageError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -953,7 +1121,24 @@ impl ReceiveMessageError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            ReceiveMessageError::Aws(e) => rt::OperationError::Aws(e),
+            ReceiveMessageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::KMS_ACCESS_DENIED,
+                    &schema::KMS_DISABLED,
+                    &schema::KMS_INVALID_KEY_USAGE,
+                    &schema::KMS_INVALID_STATE,
+                    &schema::KMS_NOT_FOUND,
+                    &schema::KMS_OPT_IN_REQUIRED,
+                    &schema::KMS_THROTTLED,
+                    &schema::OVER_LIMIT,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -977,7 +1162,8 @@ impl From<rt::AwsError> for RemovePermissionError {
 }
 
 impl RemovePermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemovePermissionError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -1000,7 +1186,16 @@ impl RemovePermissionError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            RemovePermissionError::Aws(e) => rt::OperationError::Aws(e),
+            RemovePermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -1032,7 +1227,8 @@ impl From<rt::AwsError> for SendMessageError {
 }
 
 impl SendMessageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendMessageError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -1087,7 +1283,24 @@ impl SendMessageError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendMessageError::Aws(e) => rt::OperationError::Aws(e),
+            SendMessageError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_MESSAGE_CONTENTS,
+                    &schema::INVALID_SECURITY,
+                    &schema::KMS_ACCESS_DENIED,
+                    &schema::KMS_DISABLED,
+                    &schema::KMS_INVALID_KEY_USAGE,
+                    &schema::KMS_INVALID_STATE,
+                    &schema::KMS_NOT_FOUND,
+                    &schema::KMS_OPT_IN_REQUIRED,
+                    &schema::KMS_THROTTLED,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -1123,7 +1336,8 @@ impl From<rt::AwsError> for SendMessageBatchError {
 }
 
 impl SendMessageBatchError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendMessageBatchError::BatchEntryIdsNotDistinct(e) => rt::OperationError::Modeled {
@@ -1194,7 +1408,28 @@ impl SendMessageBatchError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendMessageBatchError::Aws(e) => rt::OperationError::Aws(e),
+            SendMessageBatchError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::BATCH_ENTRY_IDS_NOT_DISTINCT,
+                    &schema::BATCH_REQUEST_TOO_LONG,
+                    &schema::EMPTY_BATCH_REQUEST,
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_BATCH_ENTRY_ID,
+                    &schema::INVALID_SECURITY,
+                    &schema::KMS_ACCESS_DENIED,
+                    &schema::KMS_DISABLED,
+                    &schema::KMS_INVALID_KEY_USAGE,
+                    &schema::KMS_INVALID_STATE,
+                    &schema::KMS_NOT_FOUND,
+                    &schema::KMS_OPT_IN_REQUIRED,
+                    &schema::KMS_THROTTLED,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::TOO_MANY_ENTRIES_IN_BATCH_REQUEST,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -1221,7 +1456,8 @@ impl From<rt::AwsError> for SetQueueAttributesError {
 }
 
 impl SetQueueAttributesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SetQueueAttributesError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -1256,7 +1492,19 @@ impl SetQueueAttributesError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            SetQueueAttributesError::Aws(e) => rt::OperationError::Aws(e),
+            SetQueueAttributesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_ATTRIBUTE_NAME,
+                    &schema::INVALID_ATTRIBUTE_VALUE,
+                    &schema::INVALID_SECURITY,
+                    &schema::OVER_LIMIT,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -1280,7 +1528,8 @@ impl From<rt::AwsError> for StartMessageMoveTaskError {
 }
 
 impl StartMessageMoveTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartMessageMoveTaskError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -1303,7 +1552,16 @@ impl StartMessageMoveTaskError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartMessageMoveTaskError::Aws(e) => rt::OperationError::Aws(e),
+            StartMessageMoveTaskError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -1327,7 +1585,8 @@ impl From<rt::AwsError> for TagQueueError {
 }
 
 impl TagQueueError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TagQueueError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -1350,7 +1609,16 @@ impl TagQueueError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            TagQueueError::Aws(e) => rt::OperationError::Aws(e),
+            TagQueueError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }
@@ -1374,7 +1642,8 @@ impl From<rt::AwsError> for UntagQueueError {
 }
 
 impl UntagQueueError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UntagQueueError::InvalidAddress(e) => rt::OperationError::Modeled {
@@ -1397,7 +1666,16 @@ impl UntagQueueError {
                 shape: &schema::UNSUPPORTED_OPERATION,
                 value: rt::IntoValue::into_value(e),
             },
-            UntagQueueError::Aws(e) => rt::OperationError::Aws(e),
+            UntagQueueError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INVALID_ADDRESS,
+                    &schema::INVALID_SECURITY,
+                    &schema::QUEUE_DOES_NOT_EXIST,
+                    &schema::REQUEST_THROTTLED,
+                    &schema::UNSUPPORTED_OPERATION,
+                ],
+            ),
         }
     }
 }

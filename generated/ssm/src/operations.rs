@@ -346,7 +346,8 @@ impl From<rt::AwsError> for AddTagsToResourceError {
 }
 
 impl AddTagsToResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AddTagsToResourceError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -369,7 +370,16 @@ impl AddTagsToResourceError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            AddTagsToResourceError::Aws(e) => rt::OperationError::Aws(e),
+            AddTagsToResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_RESOURCE_ID,
+                    &schema::INVALID_RESOURCE_TYPE,
+                    &schema::TOO_MANY_TAGS_ERROR,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -394,7 +404,8 @@ impl From<rt::AwsError> for AssociateOpsItemRelatedItemError {
 }
 
 impl AssociateOpsItemRelatedItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AssociateOpsItemRelatedItemError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -423,7 +434,17 @@ impl AssociateOpsItemRelatedItemError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            AssociateOpsItemRelatedItemError::Aws(e) => rt::OperationError::Aws(e),
+            AssociateOpsItemRelatedItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_ITEM_CONFLICT_EXCEPTION,
+                    &schema::OPS_ITEM_INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPS_ITEM_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPS_ITEM_NOT_FOUND_EXCEPTION,
+                    &schema::OPS_ITEM_RELATED_ITEM_ALREADY_EXISTS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -446,7 +467,8 @@ impl From<rt::AwsError> for CancelCommandError {
 }
 
 impl CancelCommandError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelCommandError::DuplicateInstanceId(e) => rt::OperationError::Modeled {
@@ -465,7 +487,15 @@ impl CancelCommandError {
                 shape: &schema::INVALID_INSTANCE_ID,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelCommandError::Aws(e) => rt::OperationError::Aws(e),
+            CancelCommandError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DUPLICATE_INSTANCE_ID,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_COMMAND_ID,
+                    &schema::INVALID_INSTANCE_ID,
+                ],
+            ),
         }
     }
 }
@@ -486,7 +516,8 @@ impl From<rt::AwsError> for CancelMaintenanceWindowExecutionError {
 }
 
 impl CancelMaintenanceWindowExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CancelMaintenanceWindowExecutionError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -497,7 +528,9 @@ impl CancelMaintenanceWindowExecutionError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            CancelMaintenanceWindowExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            CancelMaintenanceWindowExecutionError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -518,7 +551,8 @@ impl From<rt::AwsError> for CreateActivationError {
 }
 
 impl CreateActivationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateActivationError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -529,7 +563,9 @@ impl CreateActivationError {
                 shape: &schema::INVALID_PARAMETERS,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateActivationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateActivationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_PARAMETERS])
+            }
         }
     }
 }
@@ -561,7 +597,8 @@ impl From<rt::AwsError> for CreateAssociationError {
 }
 
 impl CreateAssociationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateAssociationError::AssociationAlreadyExists(e) => rt::OperationError::Modeled {
@@ -616,7 +653,24 @@ impl CreateAssociationError {
                 shape: &schema::UNSUPPORTED_PLATFORM_TYPE,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateAssociationError::Aws(e) => rt::OperationError::Aws(e),
+            CreateAssociationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATION_ALREADY_EXISTS,
+                    &schema::ASSOCIATION_LIMIT_EXCEEDED,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_OUTPUT_LOCATION,
+                    &schema::INVALID_PARAMETERS,
+                    &schema::INVALID_SCHEDULE,
+                    &schema::INVALID_TAG,
+                    &schema::INVALID_TARGET,
+                    &schema::INVALID_TARGET_MAPS,
+                    &schema::UNSUPPORTED_PLATFORM_TYPE,
+                ],
+            ),
         }
     }
 }
@@ -647,7 +701,8 @@ impl From<rt::AwsError> for CreateAssociationBatchError {
 }
 
 impl CreateAssociationBatchError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateAssociationBatchError::AssociationLimitExceeded(e) => rt::OperationError::Modeled {
@@ -698,7 +753,23 @@ impl CreateAssociationBatchError {
                 shape: &schema::UNSUPPORTED_PLATFORM_TYPE,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateAssociationBatchError::Aws(e) => rt::OperationError::Aws(e),
+            CreateAssociationBatchError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATION_LIMIT_EXCEEDED,
+                    &schema::DUPLICATE_INSTANCE_ID,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_OUTPUT_LOCATION,
+                    &schema::INVALID_PARAMETERS,
+                    &schema::INVALID_SCHEDULE,
+                    &schema::INVALID_TARGET,
+                    &schema::INVALID_TARGET_MAPS,
+                    &schema::UNSUPPORTED_PLATFORM_TYPE,
+                ],
+            ),
         }
     }
 }
@@ -724,7 +795,8 @@ impl From<rt::AwsError> for CreateDocumentError {
 }
 
 impl CreateDocumentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateDocumentError::DocumentAlreadyExists(e) => rt::OperationError::Modeled {
@@ -755,7 +827,18 @@ impl CreateDocumentError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateDocumentError::Aws(e) => rt::OperationError::Aws(e),
+            CreateDocumentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DOCUMENT_ALREADY_EXISTS,
+                    &schema::DOCUMENT_LIMIT_EXCEEDED,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT_CONTENT,
+                    &schema::INVALID_DOCUMENT_SCHEMA_VERSION,
+                    &schema::MAX_DOCUMENT_SIZE_EXCEEDED,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -777,7 +860,8 @@ impl From<rt::AwsError> for CreateMaintenanceWindowError {
 }
 
 impl CreateMaintenanceWindowError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateMaintenanceWindowError::IdempotentParameterMismatch(e) => rt::OperationError::Modeled {
@@ -792,7 +876,14 @@ impl CreateMaintenanceWindowError {
                 shape: &schema::RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateMaintenanceWindowError::Aws(e) => rt::OperationError::Aws(e),
+            CreateMaintenanceWindowError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IDEMPOTENT_PARAMETER_MISMATCH,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -816,7 +907,8 @@ impl From<rt::AwsError> for CreateOpsItemError {
 }
 
 impl CreateOpsItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateOpsItemError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -839,7 +931,16 @@ impl CreateOpsItemError {
                 shape: &schema::OPS_ITEM_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateOpsItemError::Aws(e) => rt::OperationError::Aws(e),
+            CreateOpsItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_ITEM_ACCESS_DENIED_EXCEPTION,
+                    &schema::OPS_ITEM_ALREADY_EXISTS_EXCEPTION,
+                    &schema::OPS_ITEM_INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPS_ITEM_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -863,7 +964,8 @@ impl From<rt::AwsError> for CreateOpsMetadataError {
 }
 
 impl CreateOpsMetadataError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateOpsMetadataError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -886,7 +988,16 @@ impl CreateOpsMetadataError {
                 shape: &schema::OPS_METADATA_TOO_MANY_UPDATES_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreateOpsMetadataError::Aws(e) => rt::OperationError::Aws(e),
+            CreateOpsMetadataError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_METADATA_ALREADY_EXISTS_EXCEPTION,
+                    &schema::OPS_METADATA_INVALID_ARGUMENT_EXCEPTION,
+                    &schema::OPS_METADATA_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPS_METADATA_TOO_MANY_UPDATES_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -908,7 +1019,8 @@ impl From<rt::AwsError> for CreatePatchBaselineError {
 }
 
 impl CreatePatchBaselineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreatePatchBaselineError::IdempotentParameterMismatch(e) => rt::OperationError::Modeled {
@@ -923,7 +1035,14 @@ impl CreatePatchBaselineError {
                 shape: &schema::RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            CreatePatchBaselineError::Aws(e) => rt::OperationError::Aws(e),
+            CreatePatchBaselineError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::IDEMPOTENT_PARAMETER_MISMATCH,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -946,7 +1065,8 @@ impl From<rt::AwsError> for CreateResourceDataSyncError {
 }
 
 impl CreateResourceDataSyncError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             CreateResourceDataSyncError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -967,7 +1087,15 @@ impl CreateResourceDataSyncError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            CreateResourceDataSyncError::Aws(e) => rt::OperationError::Aws(e),
+            CreateResourceDataSyncError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_DATA_SYNC_ALREADY_EXISTS_EXCEPTION,
+                    &schema::RESOURCE_DATA_SYNC_COUNT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_DATA_SYNC_INVALID_CONFIGURATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -990,7 +1118,8 @@ impl From<rt::AwsError> for DeleteActivationError {
 }
 
 impl DeleteActivationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteActivationError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1009,7 +1138,15 @@ impl DeleteActivationError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteActivationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteActivationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ACTIVATION,
+                    &schema::INVALID_ACTIVATION_ID,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -1033,7 +1170,8 @@ impl From<rt::AwsError> for DeleteAssociationError {
 }
 
 impl DeleteAssociationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteAssociationError::AssociationDoesNotExist(e) => rt::OperationError::Modeled {
@@ -1056,7 +1194,16 @@ impl DeleteAssociationError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteAssociationError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteAssociationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATION_DOES_NOT_EXIST,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -1080,7 +1227,8 @@ impl From<rt::AwsError> for DeleteDocumentError {
 }
 
 impl DeleteDocumentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteDocumentError::AssociatedInstances(e) => rt::OperationError::Modeled {
@@ -1103,7 +1251,16 @@ impl DeleteDocumentError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteDocumentError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteDocumentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATED_INSTANCES,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_OPERATION,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -1127,7 +1284,8 @@ impl From<rt::AwsError> for DeleteInventoryError {
 }
 
 impl DeleteInventoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteInventoryError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1150,7 +1308,16 @@ impl DeleteInventoryError {
                 shape: &schema::INVALID_TYPE_NAME_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteInventoryError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteInventoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DELETE_INVENTORY_PARAMETERS_EXCEPTION,
+                    &schema::INVALID_INVENTORY_REQUEST_EXCEPTION,
+                    &schema::INVALID_OPTION_EXCEPTION,
+                    &schema::INVALID_TYPE_NAME_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1170,14 +1337,15 @@ impl From<rt::AwsError> for DeleteMaintenanceWindowError {
 }
 
 impl DeleteMaintenanceWindowError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteMaintenanceWindowError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteMaintenanceWindowError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteMaintenanceWindowError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -1198,7 +1366,8 @@ impl From<rt::AwsError> for DeleteOpsItemError {
 }
 
 impl DeleteOpsItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteOpsItemError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1209,7 +1378,13 @@ impl DeleteOpsItemError {
                 shape: &schema::OPS_ITEM_INVALID_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteOpsItemError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteOpsItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_ITEM_INVALID_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1231,7 +1406,8 @@ impl From<rt::AwsError> for DeleteOpsMetadataError {
 }
 
 impl DeleteOpsMetadataError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteOpsMetadataError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1246,7 +1422,14 @@ impl DeleteOpsMetadataError {
                 shape: &schema::OPS_METADATA_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteOpsMetadataError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteOpsMetadataError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_METADATA_INVALID_ARGUMENT_EXCEPTION,
+                    &schema::OPS_METADATA_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1267,7 +1450,8 @@ impl From<rt::AwsError> for DeleteParameterError {
 }
 
 impl DeleteParameterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteParameterError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1278,7 +1462,9 @@ impl DeleteParameterError {
                 shape: &schema::PARAMETER_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteParameterError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteParameterError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::PARAMETER_NOT_FOUND])
+            }
         }
     }
 }
@@ -1298,14 +1484,15 @@ impl From<rt::AwsError> for DeleteParametersError {
 }
 
 impl DeleteParametersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteParametersError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteParametersError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteParametersError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -1326,7 +1513,8 @@ impl From<rt::AwsError> for DeletePatchBaselineError {
 }
 
 impl DeletePatchBaselineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeletePatchBaselineError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1337,7 +1525,9 @@ impl DeletePatchBaselineError {
                 shape: &schema::RESOURCE_IN_USE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeletePatchBaselineError::Aws(e) => rt::OperationError::Aws(e),
+            DeletePatchBaselineError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::RESOURCE_IN_USE_EXCEPTION])
+            }
         }
     }
 }
@@ -1359,7 +1549,8 @@ impl From<rt::AwsError> for DeleteResourceDataSyncError {
 }
 
 impl DeleteResourceDataSyncError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteResourceDataSyncError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1376,7 +1567,14 @@ impl DeleteResourceDataSyncError {
                 shape: &schema::RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteResourceDataSyncError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteResourceDataSyncError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_DATA_SYNC_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1401,7 +1599,8 @@ impl From<rt::AwsError> for DeleteResourcePolicyError {
 }
 
 impl DeleteResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeleteResourcePolicyError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1428,7 +1627,17 @@ impl DeleteResourcePolicyError {
                 shape: &schema::RESOURCE_POLICY_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeleteResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            DeleteResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::MALFORMED_RESOURCE_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_POLICY_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_POLICY_INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_POLICY_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1449,7 +1658,8 @@ impl From<rt::AwsError> for DeregisterManagedInstanceError {
 }
 
 impl DeregisterManagedInstanceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeregisterManagedInstanceError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1460,7 +1670,9 @@ impl DeregisterManagedInstanceError {
                 shape: &schema::INVALID_INSTANCE_ID,
                 value: rt::IntoValue::into_value(e),
             },
-            DeregisterManagedInstanceError::Aws(e) => rt::OperationError::Aws(e),
+            DeregisterManagedInstanceError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_INSTANCE_ID])
+            }
         }
     }
 }
@@ -1481,7 +1693,8 @@ impl From<rt::AwsError> for DeregisterPatchBaselineForPatchGroupError {
 }
 
 impl DeregisterPatchBaselineForPatchGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeregisterPatchBaselineForPatchGroupError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1492,7 +1705,9 @@ impl DeregisterPatchBaselineForPatchGroupError {
                 shape: &schema::INVALID_RESOURCE_ID,
                 value: rt::IntoValue::into_value(e),
             },
-            DeregisterPatchBaselineForPatchGroupError::Aws(e) => rt::OperationError::Aws(e),
+            DeregisterPatchBaselineForPatchGroupError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_RESOURCE_ID])
+            }
         }
     }
 }
@@ -1514,7 +1729,8 @@ impl From<rt::AwsError> for DeregisterTargetFromMaintenanceWindowError {
 }
 
 impl DeregisterTargetFromMaintenanceWindowError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeregisterTargetFromMaintenanceWindowError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -1529,7 +1745,14 @@ impl DeregisterTargetFromMaintenanceWindowError {
                 shape: &schema::TARGET_IN_USE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DeregisterTargetFromMaintenanceWindowError::Aws(e) => rt::OperationError::Aws(e),
+            DeregisterTargetFromMaintenanceWindowError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DOES_NOT_EXIST_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::TARGET_IN_USE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -1550,7 +1773,8 @@ impl From<rt::AwsError> for DeregisterTaskFromMaintenanceWindowError {
 }
 
 impl DeregisterTaskFromMaintenanceWindowError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DeregisterTaskFromMaintenanceWindowError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -1561,7 +1785,9 @@ impl DeregisterTaskFromMaintenanceWindowError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DeregisterTaskFromMaintenanceWindowError::Aws(e) => rt::OperationError::Aws(e),
+            DeregisterTaskFromMaintenanceWindowError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -1583,7 +1809,8 @@ impl From<rt::AwsError> for DescribeActivationsError {
 }
 
 impl DescribeActivationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeActivationsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1598,7 +1825,14 @@ impl DescribeActivationsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeActivationsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeActivationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -1622,7 +1856,8 @@ impl From<rt::AwsError> for DescribeAssociationError {
 }
 
 impl DescribeAssociationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAssociationError::AssociationDoesNotExist(e) => rt::OperationError::Modeled {
@@ -1645,7 +1880,16 @@ impl DescribeAssociationError {
                 shape: &schema::INVALID_INSTANCE_ID,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAssociationError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAssociationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATION_DOES_NOT_EXIST,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ASSOCIATION_VERSION,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_INSTANCE_ID,
+                ],
+            ),
         }
     }
 }
@@ -1668,7 +1912,8 @@ impl From<rt::AwsError> for DescribeAssociationExecutionTargetsError {
 }
 
 impl DescribeAssociationExecutionTargetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAssociationExecutionTargetsError::AssociationDoesNotExist(e) => rt::OperationError::Modeled {
@@ -1689,7 +1934,15 @@ impl DescribeAssociationExecutionTargetsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAssociationExecutionTargetsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAssociationExecutionTargetsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATION_DOES_NOT_EXIST,
+                    &schema::ASSOCIATION_EXECUTION_DOES_NOT_EXIST,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -1711,7 +1964,8 @@ impl From<rt::AwsError> for DescribeAssociationExecutionsError {
 }
 
 impl DescribeAssociationExecutionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAssociationExecutionsError::AssociationDoesNotExist(e) => rt::OperationError::Modeled {
@@ -1726,7 +1980,14 @@ impl DescribeAssociationExecutionsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAssociationExecutionsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAssociationExecutionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATION_DOES_NOT_EXIST,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -1749,7 +2010,8 @@ impl From<rt::AwsError> for DescribeAutomationExecutionsError {
 }
 
 impl DescribeAutomationExecutionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAutomationExecutionsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1768,7 +2030,15 @@ impl DescribeAutomationExecutionsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAutomationExecutionsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAutomationExecutionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_FILTER_VALUE,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -1792,7 +2062,8 @@ impl From<rt::AwsError> for DescribeAutomationStepExecutionsError {
 }
 
 impl DescribeAutomationStepExecutionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAutomationStepExecutionsError::AutomationExecutionNotFoundException(e) => {
@@ -1817,7 +2088,16 @@ impl DescribeAutomationStepExecutionsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAutomationStepExecutionsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAutomationStepExecutionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTOMATION_EXECUTION_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_FILTER_VALUE,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -1837,14 +2117,15 @@ impl From<rt::AwsError> for DescribeAvailablePatchesError {
 }
 
 impl DescribeAvailablePatchesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeAvailablePatchesError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeAvailablePatchesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeAvailablePatchesError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -1866,7 +2147,8 @@ impl From<rt::AwsError> for DescribeDocumentError {
 }
 
 impl DescribeDocumentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeDocumentError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1881,7 +2163,14 @@ impl DescribeDocumentError {
                 shape: &schema::INVALID_DOCUMENT_VERSION,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeDocumentError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeDocumentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                ],
+            ),
         }
     }
 }
@@ -1905,7 +2194,8 @@ impl From<rt::AwsError> for DescribeDocumentPermissionError {
 }
 
 impl DescribeDocumentPermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeDocumentPermissionError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1928,7 +2218,16 @@ impl DescribeDocumentPermissionError {
                 shape: &schema::INVALID_PERMISSION_TYPE,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeDocumentPermissionError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeDocumentPermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_OPERATION,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::INVALID_PERMISSION_TYPE,
+                ],
+            ),
         }
     }
 }
@@ -1950,7 +2249,8 @@ impl From<rt::AwsError> for DescribeEffectiveInstanceAssociationsError {
 }
 
 impl DescribeEffectiveInstanceAssociationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeEffectiveInstanceAssociationsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -1965,7 +2265,14 @@ impl DescribeEffectiveInstanceAssociationsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeEffectiveInstanceAssociationsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeEffectiveInstanceAssociationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -1988,7 +2295,8 @@ impl From<rt::AwsError> for DescribeEffectivePatchesForPatchBaselineError {
 }
 
 impl DescribeEffectivePatchesForPatchBaselineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeEffectivePatchesForPatchBaselineError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -2009,7 +2317,15 @@ impl DescribeEffectivePatchesForPatchBaselineError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            DescribeEffectivePatchesForPatchBaselineError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeEffectivePatchesForPatchBaselineError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DOES_NOT_EXIST_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_RESOURCE_ID,
+                    &schema::UNSUPPORTED_OPERATING_SYSTEM,
+                ],
+            ),
         }
     }
 }
@@ -2031,7 +2347,8 @@ impl From<rt::AwsError> for DescribeInstanceAssociationsStatusError {
 }
 
 impl DescribeInstanceAssociationsStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeInstanceAssociationsStatusError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2046,7 +2363,14 @@ impl DescribeInstanceAssociationsStatusError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeInstanceAssociationsStatusError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeInstanceAssociationsStatusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -2070,7 +2394,8 @@ impl From<rt::AwsError> for DescribeInstanceInformationError {
 }
 
 impl DescribeInstanceInformationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeInstanceInformationError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2093,7 +2418,16 @@ impl DescribeInstanceInformationError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeInstanceInformationError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeInstanceInformationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_INSTANCE_INFORMATION_FILTER_VALUE,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -2114,7 +2448,8 @@ impl From<rt::AwsError> for DescribeInstancePatchStatesError {
 }
 
 impl DescribeInstancePatchStatesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeInstancePatchStatesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2125,7 +2460,9 @@ impl DescribeInstancePatchStatesError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeInstancePatchStatesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeInstancePatchStatesError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_NEXT_TOKEN])
+            }
         }
     }
 }
@@ -2147,7 +2484,8 @@ impl From<rt::AwsError> for DescribeInstancePatchStatesForPatchGroupError {
 }
 
 impl DescribeInstancePatchStatesForPatchGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeInstancePatchStatesForPatchGroupError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2162,7 +2500,14 @@ impl DescribeInstancePatchStatesForPatchGroupError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeInstancePatchStatesForPatchGroupError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeInstancePatchStatesForPatchGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -2185,7 +2530,8 @@ impl From<rt::AwsError> for DescribeInstancePatchesError {
 }
 
 impl DescribeInstancePatchesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeInstancePatchesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2204,7 +2550,15 @@ impl DescribeInstancePatchesError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeInstancePatchesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeInstancePatchesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -2230,7 +2584,8 @@ impl From<rt::AwsError> for DescribeInstancePropertiesError {
 }
 
 impl DescribeInstancePropertiesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeInstancePropertiesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2261,7 +2616,18 @@ impl DescribeInstancePropertiesError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeInstancePropertiesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeInstancePropertiesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ACTIVATION_ID,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_INSTANCE_PROPERTY_FILTER_VALUE,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -2283,7 +2649,8 @@ impl From<rt::AwsError> for DescribeInventoryDeletionsError {
 }
 
 impl DescribeInventoryDeletionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeInventoryDeletionsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2298,7 +2665,14 @@ impl DescribeInventoryDeletionsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeInventoryDeletionsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeInventoryDeletionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DELETION_ID_EXCEPTION,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -2319,7 +2693,8 @@ impl From<rt::AwsError> for DescribeMaintenanceWindowExecutionTaskInvocationsErr
 }
 
 impl DescribeMaintenanceWindowExecutionTaskInvocationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMaintenanceWindowExecutionTaskInvocationsError::DoesNotExistException(e) => {
@@ -2334,7 +2709,9 @@ impl DescribeMaintenanceWindowExecutionTaskInvocationsError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            DescribeMaintenanceWindowExecutionTaskInvocationsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMaintenanceWindowExecutionTaskInvocationsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -2355,7 +2732,8 @@ impl From<rt::AwsError> for DescribeMaintenanceWindowExecutionTasksError {
 }
 
 impl DescribeMaintenanceWindowExecutionTasksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMaintenanceWindowExecutionTasksError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -2366,7 +2744,9 @@ impl DescribeMaintenanceWindowExecutionTasksError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeMaintenanceWindowExecutionTasksError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMaintenanceWindowExecutionTasksError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -2386,14 +2766,17 @@ impl From<rt::AwsError> for DescribeMaintenanceWindowExecutionsError {
 }
 
 impl DescribeMaintenanceWindowExecutionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMaintenanceWindowExecutionsError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeMaintenanceWindowExecutionsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMaintenanceWindowExecutionsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -2414,7 +2797,8 @@ impl From<rt::AwsError> for DescribeMaintenanceWindowScheduleError {
 }
 
 impl DescribeMaintenanceWindowScheduleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMaintenanceWindowScheduleError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -2425,7 +2809,9 @@ impl DescribeMaintenanceWindowScheduleError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeMaintenanceWindowScheduleError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMaintenanceWindowScheduleError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -2446,7 +2832,8 @@ impl From<rt::AwsError> for DescribeMaintenanceWindowTargetsError {
 }
 
 impl DescribeMaintenanceWindowTargetsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMaintenanceWindowTargetsError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -2457,7 +2844,9 @@ impl DescribeMaintenanceWindowTargetsError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeMaintenanceWindowTargetsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMaintenanceWindowTargetsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -2478,7 +2867,8 @@ impl From<rt::AwsError> for DescribeMaintenanceWindowTasksError {
 }
 
 impl DescribeMaintenanceWindowTasksError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMaintenanceWindowTasksError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -2489,7 +2879,9 @@ impl DescribeMaintenanceWindowTasksError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeMaintenanceWindowTasksError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMaintenanceWindowTasksError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -2509,14 +2901,17 @@ impl From<rt::AwsError> for DescribeMaintenanceWindowsError {
 }
 
 impl DescribeMaintenanceWindowsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMaintenanceWindowsError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeMaintenanceWindowsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMaintenanceWindowsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -2536,14 +2931,17 @@ impl From<rt::AwsError> for DescribeMaintenanceWindowsForTargetError {
 }
 
 impl DescribeMaintenanceWindowsForTargetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeMaintenanceWindowsForTargetError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeMaintenanceWindowsForTargetError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeMaintenanceWindowsForTargetError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -2563,14 +2961,15 @@ impl From<rt::AwsError> for DescribeOpsItemsError {
 }
 
 impl DescribeOpsItemsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeOpsItemsError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeOpsItemsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeOpsItemsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -2594,7 +2993,8 @@ impl From<rt::AwsError> for DescribeParametersError {
 }
 
 impl DescribeParametersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeParametersError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2617,7 +3017,16 @@ impl DescribeParametersError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeParametersError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeParametersError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_FILTER_OPTION,
+                    &schema::INVALID_FILTER_VALUE,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -2637,14 +3046,15 @@ impl From<rt::AwsError> for DescribePatchBaselinesError {
 }
 
 impl DescribePatchBaselinesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribePatchBaselinesError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribePatchBaselinesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribePatchBaselinesError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -2665,7 +3075,8 @@ impl From<rt::AwsError> for DescribePatchGroupStateError {
 }
 
 impl DescribePatchGroupStateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribePatchGroupStateError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2676,7 +3087,9 @@ impl DescribePatchGroupStateError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribePatchGroupStateError::Aws(e) => rt::OperationError::Aws(e),
+            DescribePatchGroupStateError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_NEXT_TOKEN])
+            }
         }
     }
 }
@@ -2696,14 +3109,15 @@ impl From<rt::AwsError> for DescribePatchGroupsError {
 }
 
 impl DescribePatchGroupsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribePatchGroupsError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribePatchGroupsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribePatchGroupsError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -2723,14 +3137,15 @@ impl From<rt::AwsError> for DescribePatchPropertiesError {
 }
 
 impl DescribePatchPropertiesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribePatchPropertiesError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribePatchPropertiesError::Aws(e) => rt::OperationError::Aws(e),
+            DescribePatchPropertiesError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -2752,7 +3167,8 @@ impl From<rt::AwsError> for DescribeSessionsError {
 }
 
 impl DescribeSessionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DescribeSessionsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2767,7 +3183,14 @@ impl DescribeSessionsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            DescribeSessionsError::Aws(e) => rt::OperationError::Aws(e),
+            DescribeSessionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -2791,7 +3214,8 @@ impl From<rt::AwsError> for DisassociateOpsItemRelatedItemError {
 }
 
 impl DisassociateOpsItemRelatedItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DisassociateOpsItemRelatedItemError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2816,7 +3240,16 @@ impl DisassociateOpsItemRelatedItemError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            DisassociateOpsItemRelatedItemError::Aws(e) => rt::OperationError::Aws(e),
+            DisassociateOpsItemRelatedItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_ITEM_CONFLICT_EXCEPTION,
+                    &schema::OPS_ITEM_INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPS_ITEM_NOT_FOUND_EXCEPTION,
+                    &schema::OPS_ITEM_RELATED_ITEM_ASSOCIATION_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2840,7 +3273,8 @@ impl From<rt::AwsError> for GetAccessTokenError {
 }
 
 impl GetAccessTokenError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAccessTokenError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -2863,7 +3297,16 @@ impl GetAccessTokenError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAccessTokenError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccessTokenError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2884,7 +3327,8 @@ impl From<rt::AwsError> for GetAutomationExecutionError {
 }
 
 impl GetAutomationExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetAutomationExecutionError::AutomationExecutionNotFoundException(e) => rt::OperationError::Modeled {
@@ -2895,7 +3339,13 @@ impl GetAutomationExecutionError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            GetAutomationExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            GetAutomationExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTOMATION_EXECUTION_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                ],
+            ),
         }
     }
 }
@@ -2918,7 +3368,8 @@ impl From<rt::AwsError> for GetCalendarStateError {
 }
 
 impl GetCalendarStateError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetCalendarStateError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2937,7 +3388,15 @@ impl GetCalendarStateError {
                 shape: &schema::UNSUPPORTED_CALENDAR_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetCalendarStateError::Aws(e) => rt::OperationError::Aws(e),
+            GetCalendarStateError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_TYPE,
+                    &schema::UNSUPPORTED_CALENDAR_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -2961,7 +3420,8 @@ impl From<rt::AwsError> for GetCommandInvocationError {
 }
 
 impl GetCommandInvocationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetCommandInvocationError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -2984,7 +3444,16 @@ impl GetCommandInvocationError {
                 shape: &schema::INVOCATION_DOES_NOT_EXIST,
                 value: rt::IntoValue::into_value(e),
             },
-            GetCommandInvocationError::Aws(e) => rt::OperationError::Aws(e),
+            GetCommandInvocationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_COMMAND_ID,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_PLUGIN_NAME,
+                    &schema::INVOCATION_DOES_NOT_EXIST,
+                ],
+            ),
         }
     }
 }
@@ -3004,14 +3473,15 @@ impl From<rt::AwsError> for GetConnectionStatusError {
 }
 
 impl GetConnectionStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetConnectionStatusError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            GetConnectionStatusError::Aws(e) => rt::OperationError::Aws(e),
+            GetConnectionStatusError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -3031,14 +3501,15 @@ impl From<rt::AwsError> for GetDefaultPatchBaselineError {
 }
 
 impl GetDefaultPatchBaselineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDefaultPatchBaselineError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDefaultPatchBaselineError::Aws(e) => rt::OperationError::Aws(e),
+            GetDefaultPatchBaselineError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -3060,7 +3531,8 @@ impl From<rt::AwsError> for GetDeployablePatchSnapshotForInstanceError {
 }
 
 impl GetDeployablePatchSnapshotForInstanceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDeployablePatchSnapshotForInstanceError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3077,7 +3549,14 @@ impl GetDeployablePatchSnapshotForInstanceError {
                 shape: &schema::UNSUPPORTED_OPERATING_SYSTEM,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDeployablePatchSnapshotForInstanceError::Aws(e) => rt::OperationError::Aws(e),
+            GetDeployablePatchSnapshotForInstanceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::UNSUPPORTED_FEATURE_REQUIRED_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATING_SYSTEM,
+                ],
+            ),
         }
     }
 }
@@ -3099,7 +3578,8 @@ impl From<rt::AwsError> for GetDocumentError {
 }
 
 impl GetDocumentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDocumentError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3114,7 +3594,14 @@ impl GetDocumentError {
                 shape: &schema::INVALID_DOCUMENT_VERSION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDocumentError::Aws(e) => rt::OperationError::Aws(e),
+            GetDocumentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                ],
+            ),
         }
     }
 }
@@ -3135,7 +3622,8 @@ impl From<rt::AwsError> for GetExecutionPreviewError {
 }
 
 impl GetExecutionPreviewError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetExecutionPreviewError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3146,7 +3634,10 @@ impl GetExecutionPreviewError {
                 shape: &schema::RESOURCE_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetExecutionPreviewError::Aws(e) => rt::OperationError::Aws(e),
+            GetExecutionPreviewError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::INTERNAL_SERVER_ERROR, &schema::RESOURCE_NOT_FOUND_EXCEPTION],
+            ),
         }
     }
 }
@@ -3172,7 +3663,8 @@ impl From<rt::AwsError> for GetInventoryError {
 }
 
 impl GetInventoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetInventoryError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3203,7 +3695,18 @@ impl GetInventoryError {
                 shape: &schema::INVALID_TYPE_NAME_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetInventoryError::Aws(e) => rt::OperationError::Aws(e),
+            GetInventoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_AGGREGATOR_EXCEPTION,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_INVENTORY_GROUP_EXCEPTION,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::INVALID_RESULT_ATTRIBUTE_EXCEPTION,
+                    &schema::INVALID_TYPE_NAME_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3225,7 +3728,8 @@ impl From<rt::AwsError> for GetInventorySchemaError {
 }
 
 impl GetInventorySchemaError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetInventorySchemaError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3240,7 +3744,14 @@ impl GetInventorySchemaError {
                 shape: &schema::INVALID_TYPE_NAME_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetInventorySchemaError::Aws(e) => rt::OperationError::Aws(e),
+            GetInventorySchemaError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::INVALID_TYPE_NAME_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3261,7 +3772,8 @@ impl From<rt::AwsError> for GetMaintenanceWindowError {
 }
 
 impl GetMaintenanceWindowError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMaintenanceWindowError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -3272,7 +3784,9 @@ impl GetMaintenanceWindowError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMaintenanceWindowError::Aws(e) => rt::OperationError::Aws(e),
+            GetMaintenanceWindowError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -3293,7 +3807,8 @@ impl From<rt::AwsError> for GetMaintenanceWindowExecutionError {
 }
 
 impl GetMaintenanceWindowExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMaintenanceWindowExecutionError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -3304,7 +3819,9 @@ impl GetMaintenanceWindowExecutionError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMaintenanceWindowExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            GetMaintenanceWindowExecutionError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -3325,7 +3842,8 @@ impl From<rt::AwsError> for GetMaintenanceWindowExecutionTaskError {
 }
 
 impl GetMaintenanceWindowExecutionTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMaintenanceWindowExecutionTaskError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -3336,7 +3854,9 @@ impl GetMaintenanceWindowExecutionTaskError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMaintenanceWindowExecutionTaskError::Aws(e) => rt::OperationError::Aws(e),
+            GetMaintenanceWindowExecutionTaskError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -3357,7 +3877,8 @@ impl From<rt::AwsError> for GetMaintenanceWindowExecutionTaskInvocationError {
 }
 
 impl GetMaintenanceWindowExecutionTaskInvocationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMaintenanceWindowExecutionTaskInvocationError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -3368,7 +3889,9 @@ impl GetMaintenanceWindowExecutionTaskInvocationError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMaintenanceWindowExecutionTaskInvocationError::Aws(e) => rt::OperationError::Aws(e),
+            GetMaintenanceWindowExecutionTaskInvocationError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -3389,7 +3912,8 @@ impl From<rt::AwsError> for GetMaintenanceWindowTaskError {
 }
 
 impl GetMaintenanceWindowTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetMaintenanceWindowTaskError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -3400,7 +3924,9 @@ impl GetMaintenanceWindowTaskError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            GetMaintenanceWindowTaskError::Aws(e) => rt::OperationError::Aws(e),
+            GetMaintenanceWindowTaskError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -3422,7 +3948,8 @@ impl From<rt::AwsError> for GetOpsItemError {
 }
 
 impl GetOpsItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetOpsItemError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3437,7 +3964,14 @@ impl GetOpsItemError {
                 shape: &schema::OPS_ITEM_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetOpsItemError::Aws(e) => rt::OperationError::Aws(e),
+            GetOpsItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_ITEM_ACCESS_DENIED_EXCEPTION,
+                    &schema::OPS_ITEM_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3459,7 +3993,8 @@ impl From<rt::AwsError> for GetOpsMetadataError {
 }
 
 impl GetOpsMetadataError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetOpsMetadataError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3474,7 +4009,14 @@ impl GetOpsMetadataError {
                 shape: &schema::OPS_METADATA_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetOpsMetadataError::Aws(e) => rt::OperationError::Aws(e),
+            GetOpsMetadataError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_METADATA_INVALID_ARGUMENT_EXCEPTION,
+                    &schema::OPS_METADATA_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3499,7 +4041,8 @@ impl From<rt::AwsError> for GetOpsSummaryError {
 }
 
 impl GetOpsSummaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetOpsSummaryError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3526,7 +4069,17 @@ impl GetOpsSummaryError {
                 shape: &schema::RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetOpsSummaryError::Aws(e) => rt::OperationError::Aws(e),
+            GetOpsSummaryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_AGGREGATOR_EXCEPTION,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::INVALID_TYPE_NAME_EXCEPTION,
+                    &schema::RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3549,7 +4102,8 @@ impl From<rt::AwsError> for GetParameterError {
 }
 
 impl GetParameterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetParameterError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3568,7 +4122,15 @@ impl GetParameterError {
                 shape: &schema::PARAMETER_VERSION_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            GetParameterError::Aws(e) => rt::OperationError::Aws(e),
+            GetParameterError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_KEY_ID,
+                    &schema::PARAMETER_NOT_FOUND,
+                    &schema::PARAMETER_VERSION_NOT_FOUND,
+                ],
+            ),
         }
     }
 }
@@ -3591,7 +4153,8 @@ impl From<rt::AwsError> for GetParameterHistoryError {
 }
 
 impl GetParameterHistoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetParameterHistoryError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3610,7 +4173,15 @@ impl GetParameterHistoryError {
                 shape: &schema::PARAMETER_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            GetParameterHistoryError::Aws(e) => rt::OperationError::Aws(e),
+            GetParameterHistoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_KEY_ID,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::PARAMETER_NOT_FOUND,
+                ],
+            ),
         }
     }
 }
@@ -3631,7 +4202,8 @@ impl From<rt::AwsError> for GetParametersError {
 }
 
 impl GetParametersError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetParametersError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3642,7 +4214,9 @@ impl GetParametersError {
                 shape: &schema::INVALID_KEY_ID,
                 value: rt::IntoValue::into_value(e),
             },
-            GetParametersError::Aws(e) => rt::OperationError::Aws(e),
+            GetParametersError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_KEY_ID])
+            }
         }
     }
 }
@@ -3667,7 +4241,8 @@ impl From<rt::AwsError> for GetParametersByPathError {
 }
 
 impl GetParametersByPathError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetParametersByPathError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3694,7 +4269,17 @@ impl GetParametersByPathError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            GetParametersByPathError::Aws(e) => rt::OperationError::Aws(e),
+            GetParametersByPathError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_FILTER_OPTION,
+                    &schema::INVALID_FILTER_VALUE,
+                    &schema::INVALID_KEY_ID,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -3716,7 +4301,8 @@ impl From<rt::AwsError> for GetPatchBaselineError {
 }
 
 impl GetPatchBaselineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetPatchBaselineError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -3731,7 +4317,14 @@ impl GetPatchBaselineError {
                 shape: &schema::INVALID_RESOURCE_ID,
                 value: rt::IntoValue::into_value(e),
             },
-            GetPatchBaselineError::Aws(e) => rt::OperationError::Aws(e),
+            GetPatchBaselineError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DOES_NOT_EXIST_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_RESOURCE_ID,
+                ],
+            ),
         }
     }
 }
@@ -3751,14 +4344,17 @@ impl From<rt::AwsError> for GetPatchBaselineForPatchGroupError {
 }
 
 impl GetPatchBaselineForPatchGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetPatchBaselineForPatchGroupError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            GetPatchBaselineForPatchGroupError::Aws(e) => rt::OperationError::Aws(e),
+            GetPatchBaselineForPatchGroupError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -3780,7 +4376,8 @@ impl From<rt::AwsError> for GetResourcePoliciesError {
 }
 
 impl GetResourcePoliciesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetResourcePoliciesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3795,7 +4392,14 @@ impl GetResourcePoliciesError {
                 shape: &schema::RESOURCE_POLICY_INVALID_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetResourcePoliciesError::Aws(e) => rt::OperationError::Aws(e),
+            GetResourcePoliciesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_POLICY_INVALID_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -3816,7 +4420,8 @@ impl From<rt::AwsError> for GetServiceSettingError {
 }
 
 impl GetServiceSettingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetServiceSettingError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3827,7 +4432,9 @@ impl GetServiceSettingError {
                 shape: &schema::SERVICE_SETTING_NOT_FOUND,
                 value: rt::IntoValue::into_value(e),
             },
-            GetServiceSettingError::Aws(e) => rt::OperationError::Aws(e),
+            GetServiceSettingError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::SERVICE_SETTING_NOT_FOUND])
+            }
         }
     }
 }
@@ -3851,7 +4458,8 @@ impl From<rt::AwsError> for LabelParameterVersionError {
 }
 
 impl LabelParameterVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             LabelParameterVersionError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3874,7 +4482,16 @@ impl LabelParameterVersionError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            LabelParameterVersionError::Aws(e) => rt::OperationError::Aws(e),
+            LabelParameterVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::PARAMETER_NOT_FOUND,
+                    &schema::PARAMETER_VERSION_LABEL_LIMIT_EXCEEDED,
+                    &schema::PARAMETER_VERSION_NOT_FOUND,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -3896,7 +4513,8 @@ impl From<rt::AwsError> for ListAssociationVersionsError {
 }
 
 impl ListAssociationVersionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAssociationVersionsError::AssociationDoesNotExist(e) => rt::OperationError::Modeled {
@@ -3911,7 +4529,14 @@ impl ListAssociationVersionsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAssociationVersionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListAssociationVersionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATION_DOES_NOT_EXIST,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -3932,7 +4557,8 @@ impl From<rt::AwsError> for ListAssociationsError {
 }
 
 impl ListAssociationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListAssociationsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3943,7 +4569,9 @@ impl ListAssociationsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListAssociationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListAssociationsError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_NEXT_TOKEN])
+            }
         }
     }
 }
@@ -3967,7 +4595,8 @@ impl From<rt::AwsError> for ListCommandInvocationsError {
 }
 
 impl ListCommandInvocationsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListCommandInvocationsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -3990,7 +4619,16 @@ impl ListCommandInvocationsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListCommandInvocationsError::Aws(e) => rt::OperationError::Aws(e),
+            ListCommandInvocationsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_COMMAND_ID,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -4014,7 +4652,8 @@ impl From<rt::AwsError> for ListCommandsError {
 }
 
 impl ListCommandsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListCommandsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4037,7 +4676,16 @@ impl ListCommandsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListCommandsError::Aws(e) => rt::OperationError::Aws(e),
+            ListCommandsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_COMMAND_ID,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -4061,7 +4709,8 @@ impl From<rt::AwsError> for ListComplianceItemsError {
 }
 
 impl ListComplianceItemsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListComplianceItemsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4084,7 +4733,16 @@ impl ListComplianceItemsError {
                 shape: &schema::INVALID_RESOURCE_TYPE,
                 value: rt::IntoValue::into_value(e),
             },
-            ListComplianceItemsError::Aws(e) => rt::OperationError::Aws(e),
+            ListComplianceItemsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::INVALID_RESOURCE_ID,
+                    &schema::INVALID_RESOURCE_TYPE,
+                ],
+            ),
         }
     }
 }
@@ -4106,7 +4764,8 @@ impl From<rt::AwsError> for ListComplianceSummariesError {
 }
 
 impl ListComplianceSummariesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListComplianceSummariesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4121,7 +4780,14 @@ impl ListComplianceSummariesError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListComplianceSummariesError::Aws(e) => rt::OperationError::Aws(e),
+            ListComplianceSummariesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -4144,7 +4810,8 @@ impl From<rt::AwsError> for ListDocumentMetadataHistoryError {
 }
 
 impl ListDocumentMetadataHistoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDocumentMetadataHistoryError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4163,7 +4830,15 @@ impl ListDocumentMetadataHistoryError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDocumentMetadataHistoryError::Aws(e) => rt::OperationError::Aws(e),
+            ListDocumentMetadataHistoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -4185,7 +4860,8 @@ impl From<rt::AwsError> for ListDocumentVersionsError {
 }
 
 impl ListDocumentVersionsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDocumentVersionsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4200,7 +4876,14 @@ impl ListDocumentVersionsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDocumentVersionsError::Aws(e) => rt::OperationError::Aws(e),
+            ListDocumentVersionsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -4222,7 +4905,8 @@ impl From<rt::AwsError> for ListDocumentsError {
 }
 
 impl ListDocumentsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListDocumentsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4237,7 +4921,14 @@ impl ListDocumentsError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListDocumentsError::Aws(e) => rt::OperationError::Aws(e),
+            ListDocumentsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER_KEY,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -4261,7 +4952,8 @@ impl From<rt::AwsError> for ListInventoryEntriesError {
 }
 
 impl ListInventoryEntriesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListInventoryEntriesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4284,7 +4976,16 @@ impl ListInventoryEntriesError {
                 shape: &schema::INVALID_TYPE_NAME_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListInventoryEntriesError::Aws(e) => rt::OperationError::Aws(e),
+            ListInventoryEntriesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::INVALID_TYPE_NAME_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4308,7 +5009,8 @@ impl From<rt::AwsError> for ListNodesError {
 }
 
 impl ListNodesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListNodesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4331,7 +5033,16 @@ impl ListNodesError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListNodesError::Aws(e) => rt::OperationError::Aws(e),
+            ListNodesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4356,7 +5067,8 @@ impl From<rt::AwsError> for ListNodesSummaryError {
 }
 
 impl ListNodesSummaryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListNodesSummaryError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4383,7 +5095,17 @@ impl ListNodesSummaryError {
                 shape: &schema::UNSUPPORTED_OPERATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListNodesSummaryError::Aws(e) => rt::OperationError::Aws(e),
+            ListNodesSummaryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_AGGREGATOR_EXCEPTION,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
+                    &schema::UNSUPPORTED_OPERATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4406,7 +5128,8 @@ impl From<rt::AwsError> for ListOpsItemEventsError {
 }
 
 impl ListOpsItemEventsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListOpsItemEventsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4425,7 +5148,15 @@ impl ListOpsItemEventsError {
                 shape: &schema::OPS_ITEM_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListOpsItemEventsError::Aws(e) => rt::OperationError::Aws(e),
+            ListOpsItemEventsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_ITEM_INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPS_ITEM_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPS_ITEM_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4446,7 +5177,8 @@ impl From<rt::AwsError> for ListOpsItemRelatedItemsError {
 }
 
 impl ListOpsItemRelatedItemsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListOpsItemRelatedItemsError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4457,7 +5189,13 @@ impl ListOpsItemRelatedItemsError {
                 shape: &schema::OPS_ITEM_INVALID_PARAMETER_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListOpsItemRelatedItemsError::Aws(e) => rt::OperationError::Aws(e),
+            ListOpsItemRelatedItemsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_ITEM_INVALID_PARAMETER_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4478,7 +5216,8 @@ impl From<rt::AwsError> for ListOpsMetadataError {
 }
 
 impl ListOpsMetadataError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListOpsMetadataError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4489,7 +5228,13 @@ impl ListOpsMetadataError {
                 shape: &schema::OPS_METADATA_INVALID_ARGUMENT_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            ListOpsMetadataError::Aws(e) => rt::OperationError::Aws(e),
+            ListOpsMetadataError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_METADATA_INVALID_ARGUMENT_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4511,7 +5256,8 @@ impl From<rt::AwsError> for ListResourceComplianceSummariesError {
 }
 
 impl ListResourceComplianceSummariesError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListResourceComplianceSummariesError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4526,7 +5272,14 @@ impl ListResourceComplianceSummariesError {
                 shape: &schema::INVALID_NEXT_TOKEN,
                 value: rt::IntoValue::into_value(e),
             },
-            ListResourceComplianceSummariesError::Aws(e) => rt::OperationError::Aws(e),
+            ListResourceComplianceSummariesError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_FILTER,
+                    &schema::INVALID_NEXT_TOKEN,
+                ],
+            ),
         }
     }
 }
@@ -4548,7 +5301,8 @@ impl From<rt::AwsError> for ListResourceDataSyncError {
 }
 
 impl ListResourceDataSyncError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListResourceDataSyncError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4565,7 +5319,14 @@ impl ListResourceDataSyncError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            ListResourceDataSyncError::Aws(e) => rt::OperationError::Aws(e),
+            ListResourceDataSyncError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_NEXT_TOKEN,
+                    &schema::RESOURCE_DATA_SYNC_INVALID_CONFIGURATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4587,7 +5348,8 @@ impl From<rt::AwsError> for ListTagsForResourceError {
 }
 
 impl ListTagsForResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ListTagsForResourceError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4602,7 +5364,14 @@ impl ListTagsForResourceError {
                 shape: &schema::INVALID_RESOURCE_TYPE,
                 value: rt::IntoValue::into_value(e),
             },
-            ListTagsForResourceError::Aws(e) => rt::OperationError::Aws(e),
+            ListTagsForResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_RESOURCE_ID,
+                    &schema::INVALID_RESOURCE_TYPE,
+                ],
+            ),
         }
     }
 }
@@ -4626,7 +5395,8 @@ impl From<rt::AwsError> for ModifyDocumentPermissionError {
 }
 
 impl ModifyDocumentPermissionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ModifyDocumentPermissionError::DocumentLimitExceeded(e) => rt::OperationError::Modeled {
@@ -4649,7 +5419,16 @@ impl ModifyDocumentPermissionError {
                 shape: &schema::INVALID_PERMISSION_TYPE,
                 value: rt::IntoValue::into_value(e),
             },
-            ModifyDocumentPermissionError::Aws(e) => rt::OperationError::Aws(e),
+            ModifyDocumentPermissionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DOCUMENT_LIMIT_EXCEEDED,
+                    &schema::DOCUMENT_PERMISSION_LIMIT,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_PERMISSION_TYPE,
+                ],
+            ),
         }
     }
 }
@@ -4675,7 +5454,8 @@ impl From<rt::AwsError> for PutComplianceItemsError {
 }
 
 impl PutComplianceItemsError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutComplianceItemsError::ComplianceTypeCountLimitExceededException(e) => rt::OperationError::Modeled {
@@ -4706,7 +5486,18 @@ impl PutComplianceItemsError {
                 shape: &schema::TOTAL_SIZE_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutComplianceItemsError::Aws(e) => rt::OperationError::Aws(e),
+            PutComplianceItemsError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::COMPLIANCE_TYPE_COUNT_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ITEM_CONTENT_EXCEPTION,
+                    &schema::INVALID_RESOURCE_ID,
+                    &schema::INVALID_RESOURCE_TYPE,
+                    &schema::ITEM_SIZE_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOTAL_SIZE_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4737,7 +5528,8 @@ impl From<rt::AwsError> for PutInventoryError {
 }
 
 impl PutInventoryError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutInventoryError::CustomSchemaCountLimitExceededException(e) => rt::OperationError::Modeled {
@@ -4788,7 +5580,23 @@ impl PutInventoryError {
                 shape: &schema::UNSUPPORTED_INVENTORY_SCHEMA_VERSION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutInventoryError::Aws(e) => rt::OperationError::Aws(e),
+            PutInventoryError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::CUSTOM_SCHEMA_COUNT_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_INVENTORY_ITEM_CONTEXT_EXCEPTION,
+                    &schema::INVALID_ITEM_CONTENT_EXCEPTION,
+                    &schema::INVALID_TYPE_NAME_EXCEPTION,
+                    &schema::ITEM_CONTENT_MISMATCH_EXCEPTION,
+                    &schema::ITEM_SIZE_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::SUB_TYPE_COUNT_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOTAL_SIZE_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::UNSUPPORTED_INVENTORY_ITEM_CONTEXT_EXCEPTION,
+                    &schema::UNSUPPORTED_INVENTORY_SCHEMA_VERSION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4822,7 +5630,8 @@ impl From<rt::AwsError> for PutParameterError {
 }
 
 impl PutParameterError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutParameterError::HierarchyLevelLimitExceededException(e) => rt::OperationError::Modeled {
@@ -4885,7 +5694,26 @@ impl PutParameterError {
                 shape: &schema::UNSUPPORTED_PARAMETER_TYPE,
                 value: rt::IntoValue::into_value(e),
             },
-            PutParameterError::Aws(e) => rt::OperationError::Aws(e),
+            PutParameterError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::HIERARCHY_LEVEL_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::HIERARCHY_TYPE_MISMATCH_EXCEPTION,
+                    &schema::INCOMPATIBLE_POLICY_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ALLOWED_PATTERN_EXCEPTION,
+                    &schema::INVALID_KEY_ID,
+                    &schema::INVALID_POLICY_ATTRIBUTE_EXCEPTION,
+                    &schema::INVALID_POLICY_TYPE_EXCEPTION,
+                    &schema::PARAMETER_ALREADY_EXISTS,
+                    &schema::PARAMETER_LIMIT_EXCEEDED,
+                    &schema::PARAMETER_MAX_VERSION_LIMIT_EXCEEDED,
+                    &schema::PARAMETER_PATTERN_MISMATCH_EXCEPTION,
+                    &schema::POLICIES_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::TOO_MANY_UPDATES,
+                    &schema::UNSUPPORTED_PARAMETER_TYPE,
+                ],
+            ),
         }
     }
 }
@@ -4911,7 +5739,8 @@ impl From<rt::AwsError> for PutResourcePolicyError {
 }
 
 impl PutResourcePolicyError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             PutResourcePolicyError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -4942,7 +5771,18 @@ impl PutResourcePolicyError {
                 shape: &schema::RESOURCE_POLICY_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            PutResourcePolicyError::Aws(e) => rt::OperationError::Aws(e),
+            PutResourcePolicyError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::MALFORMED_RESOURCE_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::RESOURCE_POLICY_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_POLICY_INVALID_PARAMETER_EXCEPTION,
+                    &schema::RESOURCE_POLICY_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::RESOURCE_POLICY_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -4964,7 +5804,8 @@ impl From<rt::AwsError> for RegisterDefaultPatchBaselineError {
 }
 
 impl RegisterDefaultPatchBaselineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RegisterDefaultPatchBaselineError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -4979,7 +5820,14 @@ impl RegisterDefaultPatchBaselineError {
                 shape: &schema::INVALID_RESOURCE_ID,
                 value: rt::IntoValue::into_value(e),
             },
-            RegisterDefaultPatchBaselineError::Aws(e) => rt::OperationError::Aws(e),
+            RegisterDefaultPatchBaselineError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DOES_NOT_EXIST_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_RESOURCE_ID,
+                ],
+            ),
         }
     }
 }
@@ -5003,7 +5851,8 @@ impl From<rt::AwsError> for RegisterPatchBaselineForPatchGroupError {
 }
 
 impl RegisterPatchBaselineForPatchGroupError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RegisterPatchBaselineForPatchGroupError::AlreadyExistsException(e) => rt::OperationError::Modeled {
@@ -5026,7 +5875,16 @@ impl RegisterPatchBaselineForPatchGroupError {
                 shape: &schema::RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RegisterPatchBaselineForPatchGroupError::Aws(e) => rt::OperationError::Aws(e),
+            RegisterPatchBaselineForPatchGroupError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ALREADY_EXISTS_EXCEPTION,
+                    &schema::DOES_NOT_EXIST_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_RESOURCE_ID,
+                    &schema::RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5049,7 +5907,8 @@ impl From<rt::AwsError> for RegisterTargetWithMaintenanceWindowError {
 }
 
 impl RegisterTargetWithMaintenanceWindowError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RegisterTargetWithMaintenanceWindowError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -5070,7 +5929,15 @@ impl RegisterTargetWithMaintenanceWindowError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            RegisterTargetWithMaintenanceWindowError::Aws(e) => rt::OperationError::Aws(e),
+            RegisterTargetWithMaintenanceWindowError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DOES_NOT_EXIST_EXCEPTION,
+                    &schema::IDEMPOTENT_PARAMETER_MISMATCH,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5094,7 +5961,8 @@ impl From<rt::AwsError> for RegisterTaskWithMaintenanceWindowError {
 }
 
 impl RegisterTaskWithMaintenanceWindowError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RegisterTaskWithMaintenanceWindowError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -5117,7 +5985,16 @@ impl RegisterTaskWithMaintenanceWindowError {
                 shape: &schema::RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            RegisterTaskWithMaintenanceWindowError::Aws(e) => rt::OperationError::Aws(e),
+            RegisterTaskWithMaintenanceWindowError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DOES_NOT_EXIST_EXCEPTION,
+                    &schema::FEATURE_NOT_AVAILABLE_EXCEPTION,
+                    &schema::IDEMPOTENT_PARAMETER_MISMATCH,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5140,7 +6017,8 @@ impl From<rt::AwsError> for RemoveTagsFromResourceError {
 }
 
 impl RemoveTagsFromResourceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             RemoveTagsFromResourceError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -5159,7 +6037,15 @@ impl RemoveTagsFromResourceError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            RemoveTagsFromResourceError::Aws(e) => rt::OperationError::Aws(e),
+            RemoveTagsFromResourceError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_RESOURCE_ID,
+                    &schema::INVALID_RESOURCE_TYPE,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -5181,7 +6067,8 @@ impl From<rt::AwsError> for ResetServiceSettingError {
 }
 
 impl ResetServiceSettingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ResetServiceSettingError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -5196,7 +6083,14 @@ impl ResetServiceSettingError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            ResetServiceSettingError::Aws(e) => rt::OperationError::Aws(e),
+            ResetServiceSettingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::SERVICE_SETTING_NOT_FOUND,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -5217,7 +6111,8 @@ impl From<rt::AwsError> for ResumeSessionError {
 }
 
 impl ResumeSessionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             ResumeSessionError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -5228,7 +6123,9 @@ impl ResumeSessionError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            ResumeSessionError::Aws(e) => rt::OperationError::Aws(e),
+            ResumeSessionError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -5251,7 +6148,8 @@ impl From<rt::AwsError> for SendAutomationSignalError {
 }
 
 impl SendAutomationSignalError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendAutomationSignalError::AutomationExecutionNotFoundException(e) => rt::OperationError::Modeled {
@@ -5270,7 +6168,15 @@ impl SendAutomationSignalError {
                 shape: &schema::INVALID_AUTOMATION_SIGNAL_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            SendAutomationSignalError::Aws(e) => rt::OperationError::Aws(e),
+            SendAutomationSignalError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTOMATION_EXECUTION_NOT_FOUND_EXCEPTION,
+                    &schema::AUTOMATION_STEP_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_AUTOMATION_SIGNAL_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5300,7 +6206,8 @@ impl From<rt::AwsError> for SendCommandError {
 }
 
 impl SendCommandError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             SendCommandError::DuplicateInstanceId(e) => rt::OperationError::Modeled {
@@ -5347,7 +6254,22 @@ impl SendCommandError {
                 shape: &schema::UNSUPPORTED_PLATFORM_TYPE,
                 value: rt::IntoValue::into_value(e),
             },
-            SendCommandError::Aws(e) => rt::OperationError::Aws(e),
+            SendCommandError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DUPLICATE_INSTANCE_ID,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::INVALID_NOTIFICATION_CONFIG,
+                    &schema::INVALID_OUTPUT_FOLDER,
+                    &schema::INVALID_PARAMETERS,
+                    &schema::INVALID_ROLE,
+                    &schema::MAX_DOCUMENT_SIZE_EXCEEDED,
+                    &schema::UNSUPPORTED_PLATFORM_TYPE,
+                ],
+            ),
         }
     }
 }
@@ -5372,7 +6294,8 @@ impl From<rt::AwsError> for StartAccessRequestError {
 }
 
 impl StartAccessRequestError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartAccessRequestError::AccessDeniedException(e) => rt::OperationError::Modeled {
@@ -5399,7 +6322,17 @@ impl StartAccessRequestError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartAccessRequestError::Aws(e) => rt::OperationError::Aws(e),
+            StartAccessRequestError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ACCESS_DENIED_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_NOT_FOUND_EXCEPTION,
+                    &schema::SERVICE_QUOTA_EXCEEDED_EXCEPTION,
+                    &schema::THROTTLING_EXCEPTION,
+                    &schema::VALIDATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5420,7 +6353,8 @@ impl From<rt::AwsError> for StartAssociationsOnceError {
 }
 
 impl StartAssociationsOnceError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartAssociationsOnceError::AssociationDoesNotExist(e) => rt::OperationError::Modeled {
@@ -5431,7 +6365,9 @@ impl StartAssociationsOnceError {
                 shape: &schema::INVALID_ASSOCIATION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartAssociationsOnceError::Aws(e) => rt::OperationError::Aws(e),
+            StartAssociationsOnceError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::ASSOCIATION_DOES_NOT_EXIST, &schema::INVALID_ASSOCIATION])
+            }
         }
     }
 }
@@ -5457,7 +6393,8 @@ impl From<rt::AwsError> for StartAutomationExecutionError {
 }
 
 impl StartAutomationExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartAutomationExecutionError::AutomationDefinitionNotFoundException(e) => rt::OperationError::Modeled {
@@ -5494,7 +6431,18 @@ impl StartAutomationExecutionError {
                 shape: &schema::INVALID_TARGET,
                 value: rt::IntoValue::into_value(e),
             },
-            StartAutomationExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            StartAutomationExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTOMATION_DEFINITION_NOT_FOUND_EXCEPTION,
+                    &schema::AUTOMATION_DEFINITION_VERSION_NOT_FOUND_EXCEPTION,
+                    &schema::AUTOMATION_EXECUTION_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::IDEMPOTENT_PARAMETER_MISMATCH,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_AUTOMATION_EXECUTION_PARAMETERS_EXCEPTION,
+                    &schema::INVALID_TARGET,
+                ],
+            ),
         }
     }
 }
@@ -5520,7 +6468,8 @@ impl From<rt::AwsError> for StartChangeRequestExecutionError {
 }
 
 impl StartChangeRequestExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartChangeRequestExecutionError::AutomationDefinitionNotApprovedException(e) => {
@@ -5559,7 +6508,18 @@ impl StartChangeRequestExecutionError {
                     value: rt::IntoValue::into_value(e),
                 }
             }
-            StartChangeRequestExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            StartChangeRequestExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTOMATION_DEFINITION_NOT_APPROVED_EXCEPTION,
+                    &schema::AUTOMATION_DEFINITION_NOT_FOUND_EXCEPTION,
+                    &schema::AUTOMATION_DEFINITION_VERSION_NOT_FOUND_EXCEPTION,
+                    &schema::AUTOMATION_EXECUTION_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::IDEMPOTENT_PARAMETER_MISMATCH,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_AUTOMATION_EXECUTION_PARAMETERS_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5580,7 +6540,8 @@ impl From<rt::AwsError> for StartExecutionPreviewError {
 }
 
 impl StartExecutionPreviewError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartExecutionPreviewError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -5591,7 +6552,9 @@ impl StartExecutionPreviewError {
                 shape: &schema::VALIDATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StartExecutionPreviewError::Aws(e) => rt::OperationError::Aws(e),
+            StartExecutionPreviewError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::VALIDATION_EXCEPTION])
+            }
         }
     }
 }
@@ -5613,7 +6576,8 @@ impl From<rt::AwsError> for StartSessionError {
 }
 
 impl StartSessionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StartSessionError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -5628,7 +6592,14 @@ impl StartSessionError {
                 shape: &schema::TARGET_NOT_CONNECTED,
                 value: rt::IntoValue::into_value(e),
             },
-            StartSessionError::Aws(e) => rt::OperationError::Aws(e),
+            StartSessionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::TARGET_NOT_CONNECTED,
+                ],
+            ),
         }
     }
 }
@@ -5650,7 +6621,8 @@ impl From<rt::AwsError> for StopAutomationExecutionError {
 }
 
 impl StopAutomationExecutionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             StopAutomationExecutionError::AutomationExecutionNotFoundException(e) => rt::OperationError::Modeled {
@@ -5665,7 +6637,14 @@ impl StopAutomationExecutionError {
                 shape: &schema::INVALID_AUTOMATION_STATUS_UPDATE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            StopAutomationExecutionError::Aws(e) => rt::OperationError::Aws(e),
+            StopAutomationExecutionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::AUTOMATION_EXECUTION_NOT_FOUND_EXCEPTION,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_AUTOMATION_STATUS_UPDATE_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -5685,14 +6664,15 @@ impl From<rt::AwsError> for TerminateSessionError {
 }
 
 impl TerminateSessionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             TerminateSessionError::InternalServerError(e) => rt::OperationError::Modeled {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            TerminateSessionError::Aws(e) => rt::OperationError::Aws(e),
+            TerminateSessionError::Aws(e) => rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR]),
         }
     }
 }
@@ -5715,7 +6695,8 @@ impl From<rt::AwsError> for UnlabelParameterVersionError {
 }
 
 impl UnlabelParameterVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UnlabelParameterVersionError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -5734,7 +6715,15 @@ impl UnlabelParameterVersionError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            UnlabelParameterVersionError::Aws(e) => rt::OperationError::Aws(e),
+            UnlabelParameterVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::PARAMETER_NOT_FOUND,
+                    &schema::PARAMETER_VERSION_NOT_FOUND,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -5766,7 +6755,8 @@ impl From<rt::AwsError> for UpdateAssociationError {
 }
 
 impl UpdateAssociationError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAssociationError::AssociationDoesNotExist(e) => rt::OperationError::Modeled {
@@ -5821,7 +6811,24 @@ impl UpdateAssociationError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAssociationError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAssociationError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATION_DOES_NOT_EXIST,
+                    &schema::ASSOCIATION_VERSION_LIMIT_EXCEEDED,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_ASSOCIATION_VERSION,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                    &schema::INVALID_OUTPUT_LOCATION,
+                    &schema::INVALID_PARAMETERS,
+                    &schema::INVALID_SCHEDULE,
+                    &schema::INVALID_TARGET,
+                    &schema::INVALID_TARGET_MAPS,
+                    &schema::INVALID_UPDATE,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -5846,7 +6853,8 @@ impl From<rt::AwsError> for UpdateAssociationStatusError {
 }
 
 impl UpdateAssociationStatusError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateAssociationStatusError::AssociationDoesNotExist(e) => rt::OperationError::Modeled {
@@ -5873,7 +6881,17 @@ impl UpdateAssociationStatusError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateAssociationStatusError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateAssociationStatusError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::ASSOCIATION_DOES_NOT_EXIST,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_INSTANCE_ID,
+                    &schema::STATUS_UNCHANGED,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -5902,7 +6920,8 @@ impl From<rt::AwsError> for UpdateDocumentError {
 }
 
 impl UpdateDocumentError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDocumentError::DocumentVersionLimitExceeded(e) => rt::OperationError::Modeled {
@@ -5945,7 +6964,21 @@ impl UpdateDocumentError {
                 shape: &schema::MAX_DOCUMENT_SIZE_EXCEEDED,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDocumentError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDocumentError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::DOCUMENT_VERSION_LIMIT_EXCEEDED,
+                    &schema::DUPLICATE_DOCUMENT_CONTENT,
+                    &schema::DUPLICATE_DOCUMENT_VERSION_NAME,
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_CONTENT,
+                    &schema::INVALID_DOCUMENT_OPERATION,
+                    &schema::INVALID_DOCUMENT_SCHEMA_VERSION,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                    &schema::MAX_DOCUMENT_SIZE_EXCEEDED,
+                ],
+            ),
         }
     }
 }
@@ -5968,7 +7001,8 @@ impl From<rt::AwsError> for UpdateDocumentDefaultVersionError {
 }
 
 impl UpdateDocumentDefaultVersionError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDocumentDefaultVersionError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -5987,7 +7021,15 @@ impl UpdateDocumentDefaultVersionError {
                 shape: &schema::INVALID_DOCUMENT_VERSION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDocumentDefaultVersionError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDocumentDefaultVersionError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_SCHEMA_VERSION,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                ],
+            ),
         }
     }
 }
@@ -6011,7 +7053,8 @@ impl From<rt::AwsError> for UpdateDocumentMetadataError {
 }
 
 impl UpdateDocumentMetadataError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateDocumentMetadataError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -6034,7 +7077,16 @@ impl UpdateDocumentMetadataError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateDocumentMetadataError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateDocumentMetadataError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::INVALID_DOCUMENT,
+                    &schema::INVALID_DOCUMENT_OPERATION,
+                    &schema::INVALID_DOCUMENT_VERSION,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }
@@ -6055,7 +7107,8 @@ impl From<rt::AwsError> for UpdateMaintenanceWindowError {
 }
 
 impl UpdateMaintenanceWindowError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateMaintenanceWindowError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -6066,7 +7119,9 @@ impl UpdateMaintenanceWindowError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateMaintenanceWindowError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateMaintenanceWindowError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -6087,7 +7142,8 @@ impl From<rt::AwsError> for UpdateMaintenanceWindowTargetError {
 }
 
 impl UpdateMaintenanceWindowTargetError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateMaintenanceWindowTargetError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -6098,7 +7154,9 @@ impl UpdateMaintenanceWindowTargetError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateMaintenanceWindowTargetError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateMaintenanceWindowTargetError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -6119,7 +7177,8 @@ impl From<rt::AwsError> for UpdateMaintenanceWindowTaskError {
 }
 
 impl UpdateMaintenanceWindowTaskError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateMaintenanceWindowTaskError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -6130,7 +7189,9 @@ impl UpdateMaintenanceWindowTaskError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateMaintenanceWindowTaskError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateMaintenanceWindowTaskError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -6151,7 +7212,8 @@ impl From<rt::AwsError> for UpdateManagedInstanceRoleError {
 }
 
 impl UpdateManagedInstanceRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateManagedInstanceRoleError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -6162,7 +7224,9 @@ impl UpdateManagedInstanceRoleError {
                 shape: &schema::INVALID_INSTANCE_ID,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateManagedInstanceRoleError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateManagedInstanceRoleError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INTERNAL_SERVER_ERROR, &schema::INVALID_INSTANCE_ID])
+            }
         }
     }
 }
@@ -6188,7 +7252,8 @@ impl From<rt::AwsError> for UpdateOpsItemError {
 }
 
 impl UpdateOpsItemError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateOpsItemError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -6219,7 +7284,18 @@ impl UpdateOpsItemError {
                 shape: &schema::OPS_ITEM_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateOpsItemError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateOpsItemError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_ITEM_ACCESS_DENIED_EXCEPTION,
+                    &schema::OPS_ITEM_ALREADY_EXISTS_EXCEPTION,
+                    &schema::OPS_ITEM_CONFLICT_EXCEPTION,
+                    &schema::OPS_ITEM_INVALID_PARAMETER_EXCEPTION,
+                    &schema::OPS_ITEM_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPS_ITEM_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6243,7 +7319,8 @@ impl From<rt::AwsError> for UpdateOpsMetadataError {
 }
 
 impl UpdateOpsMetadataError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateOpsMetadataError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -6266,7 +7343,16 @@ impl UpdateOpsMetadataError {
                 shape: &schema::OPS_METADATA_TOO_MANY_UPDATES_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateOpsMetadataError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateOpsMetadataError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::OPS_METADATA_INVALID_ARGUMENT_EXCEPTION,
+                    &schema::OPS_METADATA_KEY_LIMIT_EXCEEDED_EXCEPTION,
+                    &schema::OPS_METADATA_NOT_FOUND_EXCEPTION,
+                    &schema::OPS_METADATA_TOO_MANY_UPDATES_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6287,7 +7373,8 @@ impl From<rt::AwsError> for UpdatePatchBaselineError {
 }
 
 impl UpdatePatchBaselineError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdatePatchBaselineError::DoesNotExistException(e) => rt::OperationError::Modeled {
@@ -6298,7 +7385,9 @@ impl UpdatePatchBaselineError {
                 shape: &schema::INTERNAL_SERVER_ERROR,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdatePatchBaselineError::Aws(e) => rt::OperationError::Aws(e),
+            UpdatePatchBaselineError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::DOES_NOT_EXIST_EXCEPTION, &schema::INTERNAL_SERVER_ERROR])
+            }
         }
     }
 }
@@ -6321,7 +7410,8 @@ impl From<rt::AwsError> for UpdateResourceDataSyncError {
 }
 
 impl UpdateResourceDataSyncError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateResourceDataSyncError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -6342,7 +7432,15 @@ impl UpdateResourceDataSyncError {
                 shape: &schema::RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateResourceDataSyncError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateResourceDataSyncError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::RESOURCE_DATA_SYNC_CONFLICT_EXCEPTION,
+                    &schema::RESOURCE_DATA_SYNC_INVALID_CONFIGURATION_EXCEPTION,
+                    &schema::RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -6364,7 +7462,8 @@ impl From<rt::AwsError> for UpdateServiceSettingError {
 }
 
 impl UpdateServiceSettingError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             UpdateServiceSettingError::InternalServerError(e) => rt::OperationError::Modeled {
@@ -6379,7 +7478,14 @@ impl UpdateServiceSettingError {
                 shape: &schema::TOO_MANY_UPDATES,
                 value: rt::IntoValue::into_value(e),
             },
-            UpdateServiceSettingError::Aws(e) => rt::OperationError::Aws(e),
+            UpdateServiceSettingError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::INTERNAL_SERVER_ERROR,
+                    &schema::SERVICE_SETTING_NOT_FOUND,
+                    &schema::TOO_MANY_UPDATES,
+                ],
+            ),
         }
     }
 }

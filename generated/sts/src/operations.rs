@@ -75,7 +75,8 @@ impl From<rt::AwsError> for AssumeRoleError {
 }
 
 impl AssumeRoleError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AssumeRoleError::ExpiredTokenException(e) => rt::OperationError::Modeled {
@@ -94,7 +95,15 @@ impl AssumeRoleError {
                 shape: &schema::REGION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AssumeRoleError::Aws(e) => rt::OperationError::Aws(e),
+            AssumeRoleError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXPIRED_TOKEN_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::PACKED_POLICY_TOO_LARGE_EXCEPTION,
+                    &schema::REGION_DISABLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -119,7 +128,8 @@ impl From<rt::AwsError> for AssumeRoleWithSAMLError {
 }
 
 impl AssumeRoleWithSAMLError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AssumeRoleWithSAMLError::ExpiredTokenException(e) => rt::OperationError::Modeled {
@@ -146,7 +156,17 @@ impl AssumeRoleWithSAMLError {
                 shape: &schema::REGION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AssumeRoleWithSAMLError::Aws(e) => rt::OperationError::Aws(e),
+            AssumeRoleWithSAMLError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXPIRED_TOKEN_EXCEPTION,
+                    &schema::IDP_REJECTED_CLAIM_EXCEPTION,
+                    &schema::INVALID_IDENTITY_TOKEN_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::PACKED_POLICY_TOO_LARGE_EXCEPTION,
+                    &schema::REGION_DISABLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -172,7 +192,8 @@ impl From<rt::AwsError> for AssumeRoleWithWebIdentityError {
 }
 
 impl AssumeRoleWithWebIdentityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AssumeRoleWithWebIdentityError::ExpiredTokenException(e) => rt::OperationError::Modeled {
@@ -203,7 +224,18 @@ impl AssumeRoleWithWebIdentityError {
                 shape: &schema::REGION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AssumeRoleWithWebIdentityError::Aws(e) => rt::OperationError::Aws(e),
+            AssumeRoleWithWebIdentityError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXPIRED_TOKEN_EXCEPTION,
+                    &schema::IDP_COMMUNICATION_ERROR_EXCEPTION,
+                    &schema::IDP_REJECTED_CLAIM_EXCEPTION,
+                    &schema::INVALID_IDENTITY_TOKEN_EXCEPTION,
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::PACKED_POLICY_TOO_LARGE_EXCEPTION,
+                    &schema::REGION_DISABLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -224,7 +256,8 @@ impl From<rt::AwsError> for AssumeRootError {
 }
 
 impl AssumeRootError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             AssumeRootError::ExpiredTokenException(e) => rt::OperationError::Modeled {
@@ -235,7 +268,10 @@ impl AssumeRootError {
                 shape: &schema::REGION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            AssumeRootError::Aws(e) => rt::OperationError::Aws(e),
+            AssumeRootError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[&schema::EXPIRED_TOKEN_EXCEPTION, &schema::REGION_DISABLED_EXCEPTION],
+            ),
         }
     }
 }
@@ -255,14 +291,17 @@ impl From<rt::AwsError> for DecodeAuthorizationMessageError {
 }
 
 impl DecodeAuthorizationMessageError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             DecodeAuthorizationMessageError::InvalidAuthorizationMessageException(e) => rt::OperationError::Modeled {
                 shape: &schema::INVALID_AUTHORIZATION_MESSAGE_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            DecodeAuthorizationMessageError::Aws(e) => rt::OperationError::Aws(e),
+            DecodeAuthorizationMessageError::Aws(e) => {
+                rt::OperationError::promote(e, &[&schema::INVALID_AUTHORIZATION_MESSAGE_EXCEPTION])
+            }
         }
     }
 }
@@ -281,10 +320,11 @@ impl From<rt::AwsError> for GetAccessKeyInfoError {
 }
 
 impl GetAccessKeyInfoError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetAccessKeyInfoError::Aws(e) => rt::OperationError::Aws(e),
+            GetAccessKeyInfoError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -303,10 +343,11 @@ impl From<rt::AwsError> for GetCallerIdentityError {
 }
 
 impl GetCallerIdentityError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
-            GetCallerIdentityError::Aws(e) => rt::OperationError::Aws(e),
+            GetCallerIdentityError::Aws(e) => rt::OperationError::promote(e, &[]),
         }
     }
 }
@@ -328,7 +369,8 @@ impl From<rt::AwsError> for GetDelegatedAccessTokenError {
 }
 
 impl GetDelegatedAccessTokenError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetDelegatedAccessTokenError::ExpiredTradeInTokenException(e) => rt::OperationError::Modeled {
@@ -343,7 +385,14 @@ impl GetDelegatedAccessTokenError {
                 shape: &schema::REGION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetDelegatedAccessTokenError::Aws(e) => rt::OperationError::Aws(e),
+            GetDelegatedAccessTokenError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::EXPIRED_TRADE_IN_TOKEN_EXCEPTION,
+                    &schema::PACKED_POLICY_TOO_LARGE_EXCEPTION,
+                    &schema::REGION_DISABLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -365,7 +414,8 @@ impl From<rt::AwsError> for GetFederationTokenError {
 }
 
 impl GetFederationTokenError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetFederationTokenError::MalformedPolicyDocumentException(e) => rt::OperationError::Modeled {
@@ -380,7 +430,14 @@ impl GetFederationTokenError {
                 shape: &schema::REGION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetFederationTokenError::Aws(e) => rt::OperationError::Aws(e),
+            GetFederationTokenError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::MALFORMED_POLICY_DOCUMENT_EXCEPTION,
+                    &schema::PACKED_POLICY_TOO_LARGE_EXCEPTION,
+                    &schema::REGION_DISABLED_EXCEPTION,
+                ],
+            ),
         }
     }
 }
@@ -400,14 +457,15 @@ impl From<rt::AwsError> for GetSessionTokenError {
 }
 
 impl GetSessionTokenError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetSessionTokenError::RegionDisabledException(e) => rt::OperationError::Modeled {
                 shape: &schema::REGION_DISABLED_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetSessionTokenError::Aws(e) => rt::OperationError::Aws(e),
+            GetSessionTokenError::Aws(e) => rt::OperationError::promote(e, &[&schema::REGION_DISABLED_EXCEPTION]),
         }
     }
 }
@@ -429,7 +487,8 @@ impl From<rt::AwsError> for GetWebIdentityTokenError {
 }
 
 impl GetWebIdentityTokenError {
-    /// The error with its schema, ready to encode.
+    /// The error with its schema, ready to encode (a common error of a modelled code
+    /// becomes that error: [`rt::OperationError::promote`]).
     pub fn into_operation_error(self) -> rt::OperationError {
         match self {
             GetWebIdentityTokenError::JWTPayloadSizeExceededException(e) => rt::OperationError::Modeled {
@@ -446,7 +505,14 @@ impl GetWebIdentityTokenError {
                 shape: &schema::SESSION_DURATION_ESCALATION_EXCEPTION,
                 value: rt::IntoValue::into_value(e),
             },
-            GetWebIdentityTokenError::Aws(e) => rt::OperationError::Aws(e),
+            GetWebIdentityTokenError::Aws(e) => rt::OperationError::promote(
+                e,
+                &[
+                    &schema::JWT_PAYLOAD_SIZE_EXCEEDED_EXCEPTION,
+                    &schema::OUTBOUND_WEB_IDENTITY_FEDERATION_DISABLED_EXCEPTION,
+                    &schema::SESSION_DURATION_ESCALATION_EXCEPTION,
+                ],
+            ),
         }
     }
 }

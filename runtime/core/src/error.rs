@@ -1,7 +1,7 @@
 //! Errors a service answers with: modelled error structures, and AWS's common errors that no
 //! model lists (not implemented, internal failure, validation, throttling, …).
 
-use crate::schema::{Fault, Shape};
+use crate::schema::{Fault, Member, Shape};
 use crate::value::{ConvertError, Value};
 
 /// An AWS error that is not a modelled error structure.
@@ -117,6 +117,42 @@ impl OperationError {
     }
 }
 
+impl OperationError {
+    /// `e` as the operation's modelled error of the same code, when one of `errors` (the
+    /// operation's modelled errors) has it — by shape name or `@awsQueryError` code — with the
+    /// same status, and has a message member and no other required one, so SDKs raise their
+    /// typed exception and Query clients read the error's Query code. Anything else stays
+    /// `e`: an error shape without a message member would lose the message (S3's are all
+    /// so), and headers or document details have no place in a modelled error.
+    pub fn promote(e: AwsError, errors: &[&'static Shape]) -> OperationError {
+        if !e.headers.is_empty() || !e.details.is_empty() {
+            return OperationError::Aws(e);
+        }
+        let matches = |shape: &&&'static Shape| {
+            let info = shape.error;
+            let query = info.and_then(|i| i.query_error);
+            (shape.name == e.code && info.map_or(400, |i| i.http_status) == e.http_status)
+                || query.is_some_and(|(code, status)| code == e.code && status == e.http_status)
+        };
+        let Some(shape) = errors.iter().find(matches) else {
+            return OperationError::Aws(e);
+        };
+        let is_message = |member: &Member| member.name.eq_ignore_ascii_case("message");
+        if !shape.members.iter().any(is_message) || shape.members.iter().any(|m| m.required && !is_message(m)) {
+            return OperationError::Aws(e);
+        }
+        let slots = shape
+            .members
+            .iter()
+            .map(|member| is_message(member).then(|| Value::String(e.message.clone())))
+            .collect();
+        OperationError::Modeled {
+            shape,
+            value: Value::Struct(slots),
+        }
+    }
+}
+
 impl From<AwsError> for OperationError {
     fn from(e: AwsError) -> OperationError {
         OperationError::Aws(e)
@@ -127,5 +163,70 @@ impl From<AwsError> for OperationError {
 impl From<ConvertError> for OperationError {
     fn from(e: ConvertError) -> OperationError {
         OperationError::Aws(AwsError::internal(format!("request did not fit its model: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude_shapes::STRING;
+    use crate::schema::{ErrorInfo, ShapeType};
+
+    static NOT_FOUND: Shape = Shape {
+        members: &[Member::plain("message", &STRING)],
+        error: Some(ErrorInfo {
+            fault: Fault::Client,
+            http_status: 400,
+            query_error: Some(("AWS.Service.NotFound", 404)),
+        }),
+        ..Shape::simple("NotFoundException", ShapeType::Structure)
+    };
+
+    /// As S3 models its errors: no members at all.
+    static NO_SUCH_BUCKET: Shape = Shape {
+        error: Some(ErrorInfo {
+            fault: Fault::Client,
+            http_status: 404,
+            query_error: None,
+        }),
+        ..Shape::simple("NoSuchBucket", ShapeType::Structure)
+    };
+
+    fn modelled_shape(error: &OperationError) -> Option<&'static str> {
+        match error {
+            OperationError::Modeled { shape, .. } => Some(shape.name),
+            OperationError::Aws(_) => None,
+        }
+    }
+
+    #[test]
+    fn common_errors_of_a_modelled_code_become_the_modelled_error() {
+        let promoted = OperationError::promote(AwsError::new("NotFoundException", "gone", 400), &[&NOT_FOUND]);
+        assert_eq!(modelled_shape(&promoted), Some("NotFoundException"));
+        assert_eq!(promoted.message(), "gone");
+        let by_query_code = OperationError::promote(AwsError::new("AWS.Service.NotFound", "gone", 404), &[&NOT_FOUND]);
+        assert_eq!(modelled_shape(&by_query_code), Some("NotFoundException"));
+    }
+
+    #[test]
+    fn other_codes_statuses_and_decorated_errors_stay_common() {
+        let errors: &[&'static Shape] = &[&NOT_FOUND];
+        for kept in [
+            AwsError::new("ValidationException", "bad", 400),
+            AwsError::new("NotFoundException", "other status", 404),
+            AwsError::new("NotFoundException", "gone", 400).with_header("x-amz-delete-marker", "true"),
+            AwsError::new("NotFoundException", "gone", 400).with_detail("Resource", "/b"),
+        ] {
+            assert_eq!(modelled_shape(&OperationError::promote(kept, errors)), None);
+        }
+        assert_eq!(
+            modelled_shape(&OperationError::promote(
+                AwsError::new("NotFoundException", "x", 400),
+                &[]
+            )),
+            None
+        );
+        let memberless = OperationError::promote(AwsError::new("NoSuchBucket", "gone", 404), &[&NO_SUCH_BUCKET]);
+        assert_eq!(memberless.message(), "gone");
     }
 }

@@ -1,7 +1,8 @@
 //! DynamoDB's refusals, in one enum that converts into every operation's generated error.
 //!
-//! Operations whose model lists an error get the modelled shape (so SDKs raise the typed
-//! exception); the rest get the same code and message as a plain [`AwsError`].
+//! Operations whose model lists an error answer with the modelled shape (so SDKs raise the
+//! typed exception): the generated code promotes a plain [`AwsError`] of the error's code to
+//! it, and the two refusals that carry more than a message are built here.
 
 use stratus_core::AwsError;
 use stratus_gen_dynamodb::*;
@@ -30,6 +31,8 @@ pub enum DdbError {
     NotImplemented(String),
     Internal(String),
 }
+
+const CONDITION_FAILED: &str = "The conditional request failed";
 
 /// AWS's message when a transaction fails, naming every action's reason code in order.
 pub fn cancellation_message(reasons: &[CancellationReason]) -> String {
@@ -72,7 +75,7 @@ impl DdbError {
             | DdbError::PolicyNotFound(m)
             | DdbError::NotImplemented(m)
             | DdbError::Internal(m) => m.clone(),
-            DdbError::ConditionalCheckFailed(_) => "The conditional request failed".into(),
+            DdbError::ConditionalCheckFailed(_) => CONDITION_FAILED.into(),
             DdbError::TransactionCanceled(reasons) => cancellation_message(reasons),
         }
     }
@@ -127,129 +130,43 @@ impl From<crate::codec::CodecError> for DdbError {
     }
 }
 
-/// `impl From<DdbError> for OpError`: the listed variants become the operation's modelled
-/// errors, the rest `Aws`.
+/// `impl From<DdbError> for OpError`. A refusal that is only a code and a message travels as a
+/// common error, which the generated code promotes to the operation's modelled error of that
+/// code (`OperationError::promote`); the two that carry more than a message become their
+/// modelled error here, on the operations that model them.
 macro_rules! into_operation_error {
-    ($($op:ident { $($variant:ident => $shape:ident),* $(,)? })*) => {$(
+    ($($op:ident $({ $($variant:ident => $shape:ident),* $(,)? })?)*) => {$(
         impl From<DdbError> for $op {
             fn from(e: DdbError) -> $op {
-                let message = Some(e.message());
                 match e {
-                    $(DdbError::$variant(inner) => $op::$shape(into_operation_error!(@shape $shape, message, inner)),)*
+                    $($(DdbError::$variant(inner) => $op::$shape(into_operation_error!(@shape $shape, inner)),)*)?
                     other => $op::Aws(other.into_aws()),
                 }
             }
         }
     )*};
-    (@shape ConditionalCheckFailedException, $message:expr, $inner:expr) => {
-        ConditionalCheckFailedException { message: $message, item: $inner }
+    (@shape ConditionalCheckFailedException, $item:expr) => {
+        ConditionalCheckFailedException { message: Some(CONDITION_FAILED.into()), item: $item }
     };
-    (@shape TransactionCanceledException, $message:expr, $inner:expr) => {
-        TransactionCanceledException { message: $message, cancellation_reasons: Some($inner) }
-    };
-    (@shape $shape:ident, $message:expr, $inner:expr) => {{
-        let _ = $inner;
-        $shape { message: $message }
+    (@shape TransactionCanceledException, $reasons:expr) => {{
+        let reasons = $reasons;
+        TransactionCanceledException { message: Some(cancellation_message(&reasons)), cancellation_reasons: Some(reasons) }
     }};
 }
 
 into_operation_error! {
-    CreateTableError { ResourceInUse => ResourceInUseException, LimitExceeded => LimitExceededException }
-    DescribeTableError { ResourceNotFound => ResourceNotFoundException }
-    DeleteTableError {
-        ResourceNotFound => ResourceNotFoundException, ResourceInUse => ResourceInUseException,
-        LimitExceeded => LimitExceededException,
-    }
-    UpdateTableError {
-        ResourceNotFound => ResourceNotFoundException, ResourceInUse => ResourceInUseException,
-        LimitExceeded => LimitExceededException,
-    }
-    TagResourceError {
-        ResourceNotFound => ResourceNotFoundException, ResourceInUse => ResourceInUseException,
-        LimitExceeded => LimitExceededException,
-    }
-    UntagResourceError {
-        ResourceNotFound => ResourceNotFoundException, ResourceInUse => ResourceInUseException,
-        LimitExceeded => LimitExceededException,
-    }
-    ListTagsOfResourceError { ResourceNotFound => ResourceNotFoundException }
-    UpdateTimeToLiveError {
-        ResourceNotFound => ResourceNotFoundException, ResourceInUse => ResourceInUseException,
-        LimitExceeded => LimitExceededException,
-    }
-    DescribeTimeToLiveError { ResourceNotFound => ResourceNotFoundException }
-    DescribeContinuousBackupsError { TableNotFound => TableNotFoundException }
-    UpdateContinuousBackupsError { TableNotFound => TableNotFoundException }
-    PutItemError {
-        ResourceNotFound => ResourceNotFoundException, ConditionalCheckFailed => ConditionalCheckFailedException,
-    }
-    UpdateItemError {
-        ResourceNotFound => ResourceNotFoundException, ConditionalCheckFailed => ConditionalCheckFailedException,
-    }
-    DeleteItemError {
-        ResourceNotFound => ResourceNotFoundException, ConditionalCheckFailed => ConditionalCheckFailedException,
-    }
-    GetItemError { ResourceNotFound => ResourceNotFoundException }
-    QueryError { ResourceNotFound => ResourceNotFoundException }
-    ScanError { ResourceNotFound => ResourceNotFoundException }
-    BatchGetItemError { ResourceNotFound => ResourceNotFoundException }
-    BatchWriteItemError { ResourceNotFound => ResourceNotFoundException }
-    TransactGetItemsError {
-        ResourceNotFound => ResourceNotFoundException, TransactionCanceled => TransactionCanceledException,
-    }
-    TransactWriteItemsError {
-        ResourceNotFound => ResourceNotFoundException, TransactionCanceled => TransactionCanceledException,
-        IdempotentParameterMismatch => IdempotentParameterMismatchException,
-    }
-    ExecuteStatementError {
-        ResourceNotFound => ResourceNotFoundException, ConditionalCheckFailed => ConditionalCheckFailedException,
-        DuplicateItem => DuplicateItemException,
-    }
-    ExecuteTransactionError {
-        ResourceNotFound => ResourceNotFoundException, TransactionCanceled => TransactionCanceledException,
-        IdempotentParameterMismatch => IdempotentParameterMismatchException,
-    }
-    UpdateContributorInsightsError { ResourceNotFound => ResourceNotFoundException }
-    DescribeContributorInsightsError { ResourceNotFound => ResourceNotFoundException }
-    PutResourcePolicyError {
-        ResourceNotFound => ResourceNotFoundException, PolicyNotFound => PolicyNotFoundException,
-        ResourceInUse => ResourceInUseException, LimitExceeded => LimitExceededException,
-    }
-    GetResourcePolicyError { ResourceNotFound => ResourceNotFoundException, PolicyNotFound => PolicyNotFoundException }
-    DeleteResourcePolicyError {
-        ResourceNotFound => ResourceNotFoundException, PolicyNotFound => PolicyNotFoundException,
-        ResourceInUse => ResourceInUseException, LimitExceeded => LimitExceededException,
-    }
-}
-
-/// Errors of operations whose model lists no error DdbError maps to.
-macro_rules! as_aws_error {
-    ($($op:ident)*) => {$(
-        impl From<DdbError> for $op {
-            fn from(e: DdbError) -> $op {
-                $op::Aws(e.into_aws())
-            }
-        }
-    )*};
-}
-
-as_aws_error!(BatchExecuteStatementError ListContributorInsightsError);
-
-impl From<DdbError> for DescribeKinesisStreamingDestinationError {
-    fn from(e: DdbError) -> DescribeKinesisStreamingDestinationError {
-        match e {
-            DdbError::ResourceNotFound(message) => {
-                DescribeKinesisStreamingDestinationError::ResourceNotFoundException(ResourceNotFoundException {
-                    message: Some(message),
-                })
-            }
-            other => DescribeKinesisStreamingDestinationError::Aws(other.into_aws()),
-        }
-    }
-}
-
-impl From<DdbError> for ListTablesError {
-    fn from(e: DdbError) -> ListTablesError {
-        ListTablesError::Aws(e.into_aws())
-    }
+    CreateTableError DescribeTableError DeleteTableError UpdateTableError ListTablesError
+    TagResourceError UntagResourceError ListTagsOfResourceError
+    UpdateTimeToLiveError DescribeTimeToLiveError DescribeContinuousBackupsError UpdateContinuousBackupsError
+    GetItemError QueryError ScanError BatchGetItemError BatchWriteItemError BatchExecuteStatementError
+    UpdateContributorInsightsError DescribeContributorInsightsError ListContributorInsightsError
+    PutResourcePolicyError GetResourcePolicyError DeleteResourcePolicyError
+    DescribeKinesisStreamingDestinationError
+    PutItemError { ConditionalCheckFailed => ConditionalCheckFailedException }
+    UpdateItemError { ConditionalCheckFailed => ConditionalCheckFailedException }
+    DeleteItemError { ConditionalCheckFailed => ConditionalCheckFailedException }
+    ExecuteStatementError { ConditionalCheckFailed => ConditionalCheckFailedException }
+    TransactGetItemsError { TransactionCanceled => TransactionCanceledException }
+    TransactWriteItemsError { TransactionCanceled => TransactionCanceledException }
+    ExecuteTransactionError { TransactionCanceled => TransactionCanceledException }
 }

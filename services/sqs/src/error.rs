@@ -1,8 +1,9 @@
 //! SQS's refusals, in one enum that converts into every operation's generated error type.
 //!
-//! An operation whose model lists an error gets the modelled variant (so the JSON protocol
-//! sends its shape name and the `x-amzn-query-error` header its Query code); any other gets
-//! the same code and message as a plain [`AwsError`].
+//! Every refusal becomes a plain [`AwsError`] with its Query code, which the generated code
+//! promotes to the operation's modelled error where the model lists one (so the JSON protocol
+//! sends its shape name and the `x-amzn-query-error` header its Query code); any other
+//! operation answers the plain error.
 
 use stratus_core::AwsError;
 use stratus_gen_sqs::*;
@@ -101,7 +102,7 @@ impl SqsError {
         }
     }
 
-    /// The error as a common error with its Query code, for operations that do not model it.
+    /// The error as a common error with its Query code.
     pub fn into_aws(self) -> AwsError {
         let (code, status) = match &self {
             SqsError::Aws(e) => return e.clone(),
@@ -138,56 +139,29 @@ impl From<serde_json::Error> for SqsError {
     }
 }
 
-/// `impl From<SqsError> for OpError`, mapping the listed variants to the modelled errors of
-/// the same name (whose only member is the message, if any) and the rest to `Aws`.
+/// `impl From<SqsError> for OpError`: every refusal travels as a common error with its Query
+/// code, which the generated code promotes to the operation's modelled error of that code
+/// (`OperationError::promote`), so SDKs of both protocols raise the typed exception. The one
+/// modelled error without a message member, which promotion leaves alone, is built here.
 macro_rules! into_operation_error {
-    ($($op:ident { $($variant:ident),* $(,)? })*) => {$(
+    ($($op:ident $({ $variant:ident })?)*) => {$(
         impl From<SqsError> for $op {
             fn from(e: SqsError) -> $op {
                 match e {
-                    $(SqsError::$variant { .. } => $op::$variant(into_operation_error!(@shape $variant, e.message())),)*
+                    $(SqsError::$variant => $op::$variant($variant {}),)?
                     other => $op::Aws(other.into_aws()),
                 }
             }
         }
     )*};
-    (@shape MessageNotInflight, $message:expr) => { MessageNotInflight {} };
-    (@shape $variant:ident, $message:expr) => { $variant { message: Some($message) } };
 }
 
 into_operation_error! {
-    CreateQueueError {
-        InvalidAddress, InvalidAttributeName, InvalidAttributeValue, QueueNameExists, QueueDeletedRecently,
-    }
-    GetQueueUrlError { InvalidAddress, QueueDoesNotExist }
-    ListQueuesError { InvalidAddress }
-    DeleteQueueError { InvalidAddress, QueueDoesNotExist }
-    GetQueueAttributesError { InvalidAddress, InvalidAttributeName, QueueDoesNotExist }
-    SetQueueAttributesError { InvalidAddress, InvalidAttributeName, InvalidAttributeValue, QueueDoesNotExist }
-    PurgeQueueError { InvalidAddress, QueueDoesNotExist, PurgeQueueInProgress }
-    SendMessageError { InvalidAddress, InvalidMessageContents, QueueDoesNotExist }
-    SendMessageBatchError {
-        InvalidAddress, QueueDoesNotExist, EmptyBatchRequest, TooManyEntriesInBatchRequest,
-        BatchEntryIdsNotDistinct, InvalidBatchEntryId, BatchRequestTooLong,
-    }
-    ReceiveMessageError { InvalidAddress, QueueDoesNotExist }
-    DeleteMessageError { InvalidAddress, QueueDoesNotExist, ReceiptHandleIsInvalid }
-    DeleteMessageBatchError {
-        InvalidAddress, QueueDoesNotExist, EmptyBatchRequest, TooManyEntriesInBatchRequest,
-        BatchEntryIdsNotDistinct, InvalidBatchEntryId,
-    }
-    ChangeMessageVisibilityError { InvalidAddress, QueueDoesNotExist, ReceiptHandleIsInvalid, MessageNotInflight }
-    TagQueueError { InvalidAddress, QueueDoesNotExist }
-    UntagQueueError { InvalidAddress, QueueDoesNotExist }
-    ListQueueTagsError { InvalidAddress, QueueDoesNotExist }
-    AddPermissionError { InvalidAddress, QueueDoesNotExist }
-    RemovePermissionError { InvalidAddress, QueueDoesNotExist }
-    ListDeadLetterSourceQueuesError { InvalidAddress, QueueDoesNotExist }
-    StartMessageMoveTaskError { ResourceNotFoundException }
-    CancelMessageMoveTaskError { InvalidAddress, ResourceNotFoundException }
-    ListMessageMoveTasksError { ResourceNotFoundException }
-    ChangeMessageVisibilityBatchError {
-        InvalidAddress, QueueDoesNotExist, EmptyBatchRequest, TooManyEntriesInBatchRequest,
-        BatchEntryIdsNotDistinct, InvalidBatchEntryId,
-    }
+    CreateQueueError GetQueueUrlError ListQueuesError DeleteQueueError GetQueueAttributesError
+    SetQueueAttributesError PurgeQueueError SendMessageError SendMessageBatchError ReceiveMessageError
+    DeleteMessageError DeleteMessageBatchError ChangeMessageVisibilityError { MessageNotInflight }
+    ChangeMessageVisibilityBatchError
+    TagQueueError UntagQueueError ListQueueTagsError AddPermissionError RemovePermissionError
+    ListDeadLetterSourceQueuesError StartMessageMoveTaskError CancelMessageMoveTaskError
+    ListMessageMoveTasksError
 }
