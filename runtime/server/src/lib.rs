@@ -99,6 +99,15 @@ impl Gateway {
         }
     }
 
+    /// The same gateway, with `service` (one of its services) taking the requests no other
+    /// claims, and the buckets addressed by host (`virtual_host`): S3, in a full Stratus.
+    pub fn with_unclaimed(self, service: &'static Service) -> Gateway {
+        Gateway {
+            services: self.services.with_unclaimed(service),
+            ..self
+        }
+    }
+
     /// The same gateway, answering cross-origin requests to each service of `rules` by them.
     pub fn with_cross_origin(self, rules: Vec<Arc<dyn CrossOrigin>>) -> Gateway {
         Gateway {
