@@ -157,15 +157,16 @@ impl Services {
             }
         }
 
-        let signing_name = signer
+        // The signing name and its services, when some service here is signed with it.
+        let signed = signer
             .and_then(|s| s.service)
-            .filter(|name| self.by_signing_name.get(name).is_some());
+            .and_then(|name| Some((name, self.by_signing_name.get(name)?)));
 
         // A form body's parameters come after the query string's, and override them.
         let param = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_ref());
         if let Some(action) = param("Action") {
-            let candidates = match signing_name {
-                Some(name) => self.query_by_signing_name.get(name).map_or(&[][..], Vec::as_slice),
+            let candidates = match signed {
+                Some((name, _)) => self.query_by_signing_name.get(name).map_or(&[][..], Vec::as_slice),
                 None => &self.query,
             };
             if let Some(i) = self.query_service(candidates, action, param("Version")) {
@@ -190,8 +191,8 @@ impl Services {
             }
         }
 
-        match signing_name.and_then(|name| self.by_signing_name.get(name)) {
-            Some(signed) => self.route_signed(signed, req),
+        match signed {
+            Some((_, services)) => self.route_signed(services, req),
             None => self.route_unsigned(req),
         }
     }
