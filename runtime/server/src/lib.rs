@@ -23,6 +23,7 @@ pub mod form;
 pub mod health;
 pub mod pipeline;
 pub mod route;
+mod route_tables;
 pub mod sigv4;
 pub mod streaming;
 pub mod virtual_host;

@@ -13,17 +13,17 @@
 //! a bucket sends them to the unclaimed service, and otherwise REST services are tried in
 //! registration order before it.
 //!
-//! The tables behind these steps — services by shape name and by signing name, the Query and
-//! REST services — are built once, when the gateway is made.
+//! The tables behind these steps are `route_tables`'s, built by the first request routed.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use http::HeaderName;
-use stratus_core::schema::{Operation, PathSegment, Protocol, Service};
+use stratus_core::schema::{Operation, Protocol, Service};
 use stratus_core::service::ServiceHandler;
 use stratus_core::AwsError;
 use stratus_protocol::{urlencoded, ProtocolError, Request};
 
+use crate::route_tables::{rest_protocol, Tables};
 use crate::sigv4::Signer;
 use crate::virtual_host;
 
@@ -49,54 +49,32 @@ pub struct Unrouted {
     pub target: Option<(Arc<dyn ServiceHandler>, Protocol)>,
 }
 
-/// The services a gateway serves, and the routing tables built from their schemas once, when
-/// the gateway is made: a request looks its signals up instead of asking every service in turn.
+/// The services a gateway serves, and the routing tables built from their schemas once: a
+/// request looks its signals up instead of asking every service in turn.
 pub struct Services {
     handlers: Vec<Arc<dyn ServiceHandler>>,
-    /// Each handler's schema, read once.
+    /// Each handler's schema.
     schemas: Vec<&'static Service>,
-    /// Service shape name (what `X-Amz-Target` prefixes and rpcv2 paths name) → service.
-    by_shape_name: Index<usize>,
-    /// SigV4 signing name → the services signed with it, in registration order.
-    by_signing_name: Index<Vec<usize>>,
-    /// SigV4 signing name → those of its services that speak Query.
-    query_by_signing_name: Index<Vec<usize>>,
-    /// Every service that speaks Query, in registration order: the candidates of an unsigned
-    /// request's `Action`.
-    query: Vec<usize>,
-    /// Every REST service, in registration order: the precedence of an unsigned REST request.
-    rest: Vec<usize>,
-    /// Per service, in registration order: the first path segments its REST routes start with.
-    first_segments: Vec<FirstSegments>,
+    /// The lookups, built from the schemas by the first request routed: reading every schema
+    /// at start would page in tables the binary otherwise leaves on disk until they are used
+    /// (about 3 MB more resident memory at start).
+    tables: OnceLock<Tables>,
     /// The service that takes what no other claims, if the gateway has one.
     unclaimed: Option<usize>,
 }
 
 impl Services {
     pub fn new(handlers: Vec<Arc<dyn ServiceHandler>>) -> Services {
-        let schemas: Vec<&'static Service> = handlers.iter().map(|h| h.schema()).collect();
-        let indices = |pred: &dyn Fn(&Service) -> bool| -> Vec<usize> {
-            (0..schemas.len()).filter(|&i| pred(schemas[i])).collect()
-        };
-        let speaks_query = |schema: &Service| schema.protocols.contains(&Protocol::AwsQuery);
-        let by_signing_name = |pred: &dyn Fn(&Service) -> bool| {
-            Index::grouped(
-                (0..schemas.len())
-                    .filter(|&i| pred(schemas[i]))
-                    .map(|i| (schemas[i].signing_name, i)),
-            )
-        };
         Services {
-            by_shape_name: Index::unique(schemas.iter().enumerate().map(|(i, s)| (s.shape_name, i))),
-            by_signing_name: by_signing_name(&|_| true),
-            query_by_signing_name: by_signing_name(&speaks_query),
-            query: indices(&speaks_query),
-            rest: indices(&|schema| rest_protocol(schema).is_some()),
-            first_segments: schemas.iter().map(|schema| FirstSegments::of(schema)).collect(),
-            unclaimed: None,
+            schemas: handlers.iter().map(|h| h.schema()).collect(),
             handlers,
-            schemas,
+            tables: OnceLock::new(),
+            unclaimed: None,
         }
+    }
+
+    fn tables(&self) -> &Tables {
+        self.tables.get_or_init(|| Tables::new(&self.schemas))
     }
 
     /// The same services, with `service` (one of them) taking the requests no other claims —
@@ -121,7 +99,7 @@ impl Services {
 
     /// The service whose model shape is `shape_name` (what `X-Amz-Target` and rpcv2 paths name).
     fn named(&self, shape_name: &str) -> Option<&Arc<dyn ServiceHandler>> {
-        self.by_shape_name.get(shape_name).map(|&i| &self.handlers[i])
+        self.tables().by_shape_name.get(shape_name).map(|&i| &self.handlers[i])
     }
 
     /// Routes `req`, signed by `signer` if it was signed. `form` holds the request's query
@@ -157,17 +135,18 @@ impl Services {
             }
         }
 
+        let tables = self.tables();
         // The signing name and its services, when some service here is signed with it.
         let signed = signer
             .and_then(|s| s.service)
-            .and_then(|name| Some((name, self.by_signing_name.get(name)?)));
+            .and_then(|name| Some((name, tables.by_signing_name.get(name)?)));
 
         // A form body's parameters come after the query string's, and override them.
         let param = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_ref());
         if let Some(action) = param("Action") {
             let candidates = match signed {
-                Some((name, _)) => self.query_by_signing_name.get(name).map_or(&[][..], Vec::as_slice),
-                None => &self.query,
+                Some((name, _)) => tables.query_by_signing_name.get(name).map_or(&[][..], Vec::as_slice),
+                None => &tables.query,
             };
             if let Some(i) = self.query_service(candidates, action, param("Version")) {
                 let h = &self.handlers[i];
@@ -237,7 +216,7 @@ impl Services {
     fn route_unsigned(&self, req: &Request<'_>) -> Result<Route, Unrouted> {
         let unclaimed = self.unclaimed(req);
         if unclaimed.as_ref().is_none_or(|u| u.uri.is_none()) {
-            if let Some(route) = self.route_rest(&self.rest, req) {
+            if let Some(route) = self.route_rest(&self.tables().rest, req) {
                 return Ok(route);
             }
         }
@@ -266,9 +245,10 @@ impl Services {
             .next()
             .unwrap_or_default();
         let method = req.method.as_str();
+        let tables = self.tables();
         let mut candidates = services
             .iter()
-            .filter(|&&i| Some(i) != self.unclaimed && self.first_segments[i].admit(method, first));
+            .filter(|&&i| Some(i) != self.unclaimed && tables.first_segments(i, &self.schemas).admit(method, first));
         candidates.find_map(|&i| {
             let h = &self.handlers[i];
             let protocol = rest_protocol(h.schema())?;
@@ -324,84 +304,6 @@ impl Unclaimed<'_> {
     }
 }
 
-/// The first path segments a service's REST routes start with, by method: what lets routing
-/// pass over a service none of whose routes can match a path without trying each route.
-struct FirstSegments {
-    /// (method, first segment), sorted: `Some("")` for the root path, `None` for a label.
-    entries: Vec<(&'static str, Option<&'static str>)>,
-}
-
-impl FirstSegments {
-    fn of(schema: &Service) -> FirstSegments {
-        let mut entries: Vec<_> = schema
-            .operations
-            .iter()
-            .filter_map(|op| op.http.as_ref())
-            .map(|route| {
-                let first = match route.path.first() {
-                    None => Some(""),
-                    Some(PathSegment::Literal(literal)) => Some(*literal),
-                    Some(PathSegment::Label(_) | PathSegment::Greedy(_)) => None,
-                };
-                (route.method, first)
-            })
-            .collect();
-        entries.sort_unstable();
-        entries.dedup();
-        FirstSegments { entries }
-    }
-
-    /// Whether a route may match a `method` request whose path starts with `segment` (as sent:
-    /// a percent-encoded segment, which routes compare decoded, is always admitted).
-    fn admit(&self, method: &str, segment: &str) -> bool {
-        segment.contains('%')
-            || self.entries.iter().any(|&(m, first)| {
-                m == method
-                    && match first {
-                        Some(literal) => literal == segment,
-                        None => !segment.is_empty(),
-                    }
-            })
-    }
-}
-
-/// A table from names to values, sorted once so that a lookup is a binary search.
-struct Index<V> {
-    entries: Vec<(&'static str, V)>,
-}
-
-impl<V> Index<V> {
-    fn get(&self, name: &str) -> Option<&V> {
-        let i = self.entries.binary_search_by(|(k, _)| (*k).cmp(name)).ok()?;
-        Some(&self.entries[i].1)
-    }
-}
-
-impl Index<usize> {
-    /// One value per name; of two with the same name, the first.
-    fn unique(pairs: impl Iterator<Item = (&'static str, usize)>) -> Index<usize> {
-        let mut entries: Vec<_> = pairs.collect();
-        entries.sort_by_key(|(name, i)| (*name, *i));
-        entries.dedup_by_key(|(name, _)| *name);
-        Index { entries }
-    }
-}
-
-impl Index<Vec<usize>> {
-    /// Every value of each name, in the order given.
-    fn grouped(pairs: impl Iterator<Item = (&'static str, usize)>) -> Index<Vec<usize>> {
-        let mut entries: Vec<(&'static str, Vec<usize>)> = Vec::new();
-        for (name, i) in pairs {
-            match entries.iter_mut().find(|(k, _)| *k == name) {
-                Some((_, group)) => group.push(i),
-                None => entries.push((name, vec![i])),
-            }
-        }
-        entries.sort_by_key(|(name, _)| *name);
-        Index { entries }
-    }
-}
-
 /// The operation of a request whose service and protocol are known.
 fn resolve(h: &Arc<dyn ServiceHandler>, protocol: Protocol, req: &Request<'_>) -> Result<Route, Unrouted> {
     match stratus_protocol::operation_for(protocol, h.schema(), req) {
@@ -430,12 +332,4 @@ fn json_protocol(schema: &Service) -> Protocol {
 /// protocol if it has one, else the model's own.
 fn answering_protocol(schema: &Service) -> Protocol {
     rest_protocol(schema).unwrap_or(schema.protocols[0])
-}
-
-fn rest_protocol(schema: &Service) -> Option<Protocol> {
-    schema
-        .protocols
-        .iter()
-        .copied()
-        .find(|p| matches!(p, Protocol::RestJson1 | Protocol::RestXml))
 }
