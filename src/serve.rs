@@ -94,6 +94,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     };
     let gateway = Arc::new(
         Gateway::new(config, served.handlers)
+            .with_unclaimed(&stratus_gen_s3::SERVICE)
             .with_cross_origin(served.cross_origin)
             .with_form_uploads(served.form_uploads),
     );

@@ -14,17 +14,17 @@ use crate::Gateway;
 
 /// The answer to `req`, an `OPTIONS` request, when the service it addresses has CORS rules.
 pub fn preflight(gateway: &Gateway, req: &Request<'_>, request_id: &str) -> Option<Response> {
-    let fallback = gateway.services.fallback(req)?;
-    let service = fallback.handler.schema();
+    let unclaimed = gateway.services.unclaimed(req)?;
+    let service = unclaimed.handler.schema();
     let rules = gateway.cross_origin(service)?;
-    let asked = asked(req, fallback.uri.as_ref(), req.headers.get(ORIGIN));
+    let asked = asked(req, unclaimed.uri.as_ref(), req.headers.get(ORIGIN));
     Some(match rules.preflight(&asked) {
         Ok(headers) => {
-            let mut response = stratus_protocol::encode_empty(fallback.protocol, service, request_id);
+            let mut response = stratus_protocol::encode_empty(unclaimed.protocol, service, request_id);
             add(&mut response, headers);
             response
         }
-        Err(error) => stratus_protocol::encode_error(fallback.protocol, service, None, &error.into(), request_id),
+        Err(error) => stratus_protocol::encode_error(unclaimed.protocol, service, None, &error.into(), request_id),
     })
 }
 

@@ -37,18 +37,18 @@ pub fn claim<'g>(gateway: &'g Gateway, parts: &http::request::Parts) -> Option<C
         headers: &parts.headers,
         body: &[],
     };
-    let fallback = gateway.services.fallback(&req)?;
-    let uploads = gateway.form_upload(fallback.handler.schema())?;
-    if !uploads.accepts(fallback.uri.as_ref().unwrap_or(req.uri).path()) {
+    let unclaimed = gateway.services.unclaimed(&req)?;
+    let uploads = gateway.form_upload(unclaimed.handler.schema())?;
+    if !uploads.accepts(unclaimed.uri.as_ref().unwrap_or(req.uri).path()) {
         return None;
     }
-    if pipeline::route_head(gateway, &req).is_ok() {
+    if pipeline::route(gateway, &req).is_ok() {
         return None;
     }
     Some(Claim {
         uploads,
-        protocol: fallback.protocol,
-        path_style: fallback.uri,
+        protocol: unclaimed.protocol,
+        path_style: unclaimed.uri,
     })
 }
 

@@ -24,6 +24,7 @@ pub mod form;
 pub mod health;
 pub mod pipeline;
 pub mod route;
+mod route_tables;
 pub mod sigv4;
 pub mod streaming;
 pub mod virtual_host;
@@ -101,6 +102,15 @@ impl Gateway {
             used,
             cross_origin: Vec::new(),
             form_uploads: Vec::new(),
+        }
+    }
+
+    /// The same gateway, with `service` (one of its services) taking the requests no other
+    /// claims, and the buckets addressed by host (`virtual_host`): S3, in a full Stratus.
+    pub fn with_unclaimed(self, service: &'static Service) -> Gateway {
+        Gateway {
+            services: self.services.with_unclaimed(service),
+            ..self
         }
     }
 

@@ -117,11 +117,12 @@ fn streams_payload(gateway: &Gateway, parts: &http::request::Parts) -> bool {
         headers: &parts.headers,
         body: &[],
     };
-    route_head(gateway, &req).is_ok_and(|route| streaming::has_streaming_payload(route.operation))
+    route(gateway, &req).is_ok_and(|route| streaming::has_streaming_payload(route.operation))
 }
 
-/// Routes `req` before its body is read: by its method, path, query string and headers.
-pub(crate) fn route_head(gateway: &Gateway, req: &Request<'_>) -> Result<Route, Unrouted> {
+/// Routes `req` by its wire signals: method, path, query string, headers and — when `req`
+/// carries it — a urlencoded form body (an empty body routes a request before it is read).
+pub fn route(gateway: &Gateway, req: &Request<'_>) -> Result<Route, Unrouted> {
     let params = routing_params(req);
     let signer = signer(req, &params).ok().flatten();
     gateway.services.route(req, signer.as_ref(), &params)

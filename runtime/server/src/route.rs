@@ -1,12 +1,21 @@
 //! Which service, protocol and operation a request is for, from its wire signals.
 //!
-//! In order: `X-Amz-Target` (the JSON protocols), the rpcv2 path
-//! `/service/S/operation/O`, the Query `Action` of a form body or query string, the SigV4
-//! credential scope's signing name, the REST route tables — and S3, which takes whatever is
-//! left. Where several services share a signal (DynamoDB and DynamoDB Streams sign as
-//! `dynamodb`; SES and SESv2 as `ses`), the protocol-specific signal decides.
+//! In order: `X-Amz-Target` (the JSON protocols) and the rpcv2 path `/service/S/operation/O`,
+//! which name the service's shape; the Query `Action` of a form body or query string; the REST
+//! route tables — and the service that takes whatever is left (S3, which the binary names:
+//! [`Services::with_unclaimed`]). The SigV4 credential scope's signing name confines the last
+//! two steps to the services signed with it: on AWS every service has a host of its own, and on
+//! one endpoint the signing name is what says which was meant (a bucket named `restapis` is
+//! S3's when the request is signed for S3). Where several services share a signing name
+//! (DynamoDB and DynamoDB Streams sign as `dynamodb`; SES and SESv2 as `ses`; API Gateway's two
+//! APIs as `apigateway`), the protocol-specific signal decides. Requests that are unsigned, or
+//! signed with SigV2 or for a service not served here, may go to any service: a host that names
+//! a bucket sends them to the unclaimed service, and otherwise REST services are tried in
+//! registration order before it.
+//!
+//! The tables behind these steps are `route_tables`'s, built by the first request routed.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use http::HeaderName;
 use stratus_core::schema::{Operation, Protocol, Service};
@@ -14,6 +23,7 @@ use stratus_core::service::ServiceHandler;
 use stratus_core::AwsError;
 use stratus_protocol::{urlencoded, ProtocolError, Request};
 
+use crate::route_tables::{rest_protocol, Tables};
 use crate::sigv4::Signer;
 use crate::virtual_host;
 
@@ -39,17 +49,42 @@ pub struct Unrouted {
     pub target: Option<(Arc<dyn ServiceHandler>, Protocol)>,
 }
 
-/// The services a gateway serves, with S3 kept apart as the fallback.
+/// The services a gateway serves, and the routing tables built from their schemas once: a
+/// request looks its signals up instead of asking every service in turn.
 pub struct Services {
     handlers: Vec<Arc<dyn ServiceHandler>>,
-    /// Each handler's schema, read once: routing looks at every service's on every request.
+    /// Each handler's schema.
     schemas: Vec<&'static Service>,
+    /// The lookups, built from the schemas by the first request routed: reading every schema
+    /// at start would page in tables the binary otherwise leaves on disk until they are used
+    /// (about 3 MB more resident memory at start).
+    tables: OnceLock<Tables>,
+    /// The service that takes what no other claims, if the gateway has one.
+    unclaimed: Option<usize>,
 }
 
 impl Services {
     pub fn new(handlers: Vec<Arc<dyn ServiceHandler>>) -> Services {
-        let schemas = handlers.iter().map(|h| h.schema()).collect();
-        Services { handlers, schemas }
+        Services {
+            schemas: handlers.iter().map(|h| h.schema()).collect(),
+            handlers,
+            tables: OnceLock::new(),
+            unclaimed: None,
+        }
+    }
+
+    fn tables(&self) -> &Tables {
+        self.tables.get_or_init(|| Tables::new(&self.schemas))
+    }
+
+    /// The same services, with `service` (one of them) taking the requests no other claims —
+    /// the S3 of a full Stratus, which also answers buckets addressed by host
+    /// (`virtual_host`).
+    pub fn with_unclaimed(self, service: &'static Service) -> Services {
+        Services {
+            unclaimed: self.position(service),
+            ..self
+        }
     }
 
     /// Every service, in registration order.
@@ -64,21 +99,15 @@ impl Services {
 
     /// The service whose model shape is `shape_name` (what `X-Amz-Target` and rpcv2 paths name).
     fn named(&self, shape_name: &str) -> Option<&Arc<dyn ServiceHandler>> {
-        let i = self.schemas.iter().position(|schema| schema.shape_name == shape_name)?;
-        Some(&self.handlers[i])
-    }
-
-    /// The services for which `pred` holds, in registration order.
-    fn matching<P: Fn(&'static Service) -> bool>(&self, pred: P) -> impl Iterator<Item = &Arc<dyn ServiceHandler>> {
-        self.handlers
-            .iter()
-            .zip(&self.schemas)
-            .filter(move |(_, schema)| pred(schema))
-            .map(|(handler, _)| handler)
+        self.tables().by_shape_name.get(shape_name).map(|&i| &self.handlers[i])
     }
 
     /// Routes `req`, signed by `signer` if it was signed. `form` holds the request's query
     /// parameters and then its form body's, for the Query protocol's `Action` and `Version`.
+    ///
+    /// A SigV4 signing name that some service here is signed with confines the request to those
+    /// services (on AWS they are a host of their own); an unsigned request, or one signed with
+    /// SigV2 or for a service not served here, may go to any service.
     pub fn route(
         &self,
         req: &Request<'_>,
@@ -86,11 +115,6 @@ impl Services {
         form: &[urlencoded::Pair<'_>],
     ) -> Result<Route, Unrouted> {
         let header = |name: &HeaderName| req.headers.get(name).and_then(|v| v.to_str().ok());
-        let signed_for = |schema: &Service| {
-            signer
-                .and_then(|s| s.service)
-                .is_none_or(|name| schema.signing_name == name)
-        };
 
         if let Some(target) = header(&X_AMZ_TARGET) {
             let prefix = target.split_once('.').map_or(target, |(p, _)| p);
@@ -111,22 +135,21 @@ impl Services {
             }
         }
 
+        let tables = self.tables();
+        // The signing name and its services, when some service here is signed with it.
+        let signed = signer
+            .and_then(|s| s.service)
+            .and_then(|name| Some((name, tables.by_signing_name.get(name)?)));
+
         // A form body's parameters come after the query string's, and override them.
         let param = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_ref());
         if let Some(action) = param("Action") {
-            let speaks_query = |schema: &Service| schema.protocols.contains(&Protocol::AwsQuery);
-            let mut candidates: Vec<_> = self
-                .matching(|schema| speaks_query(schema) && signed_for(schema))
-                .collect();
-            if candidates.len() > 1 {
-                if let Some(version) = param("Version") {
-                    candidates.retain(|h| h.schema().version == version);
-                }
-            }
-            if candidates.len() > 1 {
-                candidates.retain(|h| h.schema().operation(action).is_some());
-            }
-            if let Some(h) = candidates.first() {
+            let candidates = match signed {
+                Some((name, _)) => tables.query_by_signing_name.get(name).map_or(&[][..], Vec::as_slice),
+                None => &tables.query,
+            };
+            if let Some(i) = self.query_service(candidates, action, param("Version")) {
+                let h = &self.handlers[i];
                 // The action is already parsed: no second pass over the form.
                 return match h.schema().operation(action) {
                     Some(operation) => Ok(Route {
@@ -147,68 +170,138 @@ impl Services {
             }
         }
 
-        // REST services: those the signature names first, then every other, S3 last.
-        let rest = |schema: &Service| rest_protocol(schema).is_some() && schema.signing_name != "s3";
-        let signed_name = signer.and_then(|s| s.service);
-        let signed = self.matching(|schema| rest(schema) && signed_name == Some(schema.signing_name));
-        let unsigned = self.matching(|schema| rest(schema) && signed_name != Some(schema.signing_name));
-        for h in signed.chain(unsigned) {
-            if let Some(protocol) = rest_protocol(h.schema()) {
-                if let Ok(operation) = stratus_protocol::operation_for(protocol, h.schema(), req) {
-                    return Ok(Route {
-                        handler: h.clone(),
-                        protocol,
-                        operation,
-                        uri: None,
-                    });
-                }
+        match signed {
+            Some((_, services)) => self.route_signed(services, req),
+            None => self.route_unsigned(req),
+        }
+    }
+
+    /// Which of the Query services `candidates` takes `action`: the only one; else those of
+    /// the request's `version`, if it gives one; of several, the first that has the action.
+    fn query_service(&self, candidates: &[usize], action: &str, version: Option<&str>) -> Option<usize> {
+        if let [only] = candidates {
+            return Some(*only);
+        }
+        let versioned = || {
+            candidates
+                .iter()
+                .copied()
+                .filter(move |&i| version.is_none_or(|v| self.schemas[i].version == v))
+        };
+        match versioned().take(2).count() {
+            0 => None,
+            1 => versioned().next(),
+            _ => versioned().find(|&i| self.schemas[i].operation(action).is_some()),
+        }
+    }
+
+    /// Routes a request signed for the services `signed` by their REST routes: the first whose
+    /// routes match, else the unclaimed service if it is one of them, else the first's answer
+    /// to an operation it does not have.
+    fn route_signed(&self, signed: &[usize], req: &Request<'_>) -> Result<Route, Unrouted> {
+        if let Some(route) = self.route_rest(signed, req) {
+            return Ok(route);
+        }
+        if signed.iter().any(|&i| Some(i) == self.unclaimed) {
+            if let Some(unclaimed) = self.unclaimed(req) {
+                return unclaimed.route(req);
             }
         }
-        if let Some(Fallback { handler, protocol, uri }) = self.fallback(req) {
-            return match uri {
-                Some(uri) => {
-                    let routed = resolve(handler, protocol, &Request { uri: &uri, ..*req });
-                    routed.map(|route| Route {
-                        uri: Some(uri),
-                        ..route
-                    })
-                }
-                None => resolve(handler, protocol, req),
-            };
+        let h = &self.handlers[signed[0]];
+        resolve(h, answering_protocol(h.schema()), req)
+    }
+
+    /// Routes a request no signing name confines: a bucket named in the host is the unclaimed
+    /// service's; then the REST services in registration order; then the unclaimed service.
+    fn route_unsigned(&self, req: &Request<'_>) -> Result<Route, Unrouted> {
+        let unclaimed = self.unclaimed(req);
+        if unclaimed.as_ref().is_none_or(|u| u.uri.is_none()) {
+            if let Some(route) = self.route_rest(&self.tables().rest, req) {
+                return Ok(route);
+            }
         }
-        Err(Unrouted {
-            error: AwsError::new(
-                "UnknownOperationException",
-                "Stratus could not tell which AWS service this request is for",
-                404,
-            ),
-            target: None,
+        match unclaimed {
+            Some(unclaimed) => unclaimed.route(req),
+            None => Err(Unrouted {
+                error: AwsError::new(
+                    "UnknownOperationException",
+                    "Stratus could not tell which AWS service this request is for",
+                    404,
+                ),
+                target: None,
+            }),
+        }
+    }
+
+    /// The operation of the first of `services` (the unclaimed one aside) whose REST routes
+    /// match `req`. Services none of whose routes start as the path does are passed over
+    /// without reading the request against their routes.
+    fn route_rest(&self, services: &[usize], req: &Request<'_>) -> Option<Route> {
+        let path = req.uri.path();
+        let first = path
+            .strip_prefix('/')
+            .unwrap_or(path)
+            .split('/')
+            .next()
+            .unwrap_or_default();
+        let method = req.method.as_str();
+        let tables = self.tables();
+        let mut candidates = services
+            .iter()
+            .filter(|&&i| Some(i) != self.unclaimed && tables.first_segments(i, &self.schemas).admit(method, first));
+        candidates.find_map(|&i| {
+            let h = &self.handlers[i];
+            let protocol = rest_protocol(h.schema())?;
+            let operation = stratus_protocol::operation_for(protocol, h.schema(), req).ok()?;
+            Some(Route {
+                handler: h.clone(),
+                protocol,
+                operation,
+                uri: None,
+            })
         })
     }
 
-    /// The service that takes the requests nothing else claims — S3 — with the path-style URI
-    /// of a request that names its bucket in the host. A browser's preflight (`OPTIONS`)
-    /// carries nothing else to route by.
-    pub fn fallback(&self, req: &Request<'_>) -> Option<Fallback<'_>> {
-        let handler = self.matching(|schema| schema.signing_name == "s3").next()?;
+    /// The service that takes the requests nothing else claims (S3, in a full Stratus), with
+    /// the path-style URI of a request that names its bucket in the host. A browser's
+    /// preflight (`OPTIONS`) carries nothing else to route by.
+    pub fn unclaimed(&self, req: &Request<'_>) -> Option<Unclaimed<'_>> {
+        let handler = &self.handlers[self.unclaimed?];
         let host = req.headers.get(http::header::HOST).and_then(|v| v.to_str().ok());
         let uri = host
             .and_then(virtual_host::bucket_of)
             .and_then(|bucket| virtual_host::path_style(req.uri, bucket));
-        Some(Fallback {
+        Some(Unclaimed {
             handler,
-            protocol: Protocol::RestXml,
+            protocol: answering_protocol(handler.schema()),
             uri,
         })
     }
 }
 
 /// Where a request goes that no wire signal claims.
-pub struct Fallback<'s> {
+pub struct Unclaimed<'s> {
     pub handler: &'s Arc<dyn ServiceHandler>,
     pub protocol: Protocol,
     /// The path-style URI the request stands for, when it addressed an S3 bucket by host.
     pub uri: Option<http::Uri>,
+}
+
+impl Unclaimed<'_> {
+    /// `req` at the unclaimed service, read as its path-style equivalent when it names its
+    /// bucket in the host.
+    fn route(self, req: &Request<'_>) -> Result<Route, Unrouted> {
+        match self.uri {
+            Some(uri) => {
+                let routed = resolve(self.handler, self.protocol, &Request { uri: &uri, ..*req });
+                routed.map(|route| Route {
+                    uri: Some(uri),
+                    ..route
+                })
+            }
+            None => resolve(self.handler, self.protocol, req),
+        }
+    }
 }
 
 /// The operation of a request whose service and protocol are known.
@@ -235,10 +328,8 @@ fn json_protocol(schema: &Service) -> Protocol {
         .unwrap_or(protocols[0])
 }
 
-fn rest_protocol(schema: &Service) -> Option<Protocol> {
-    schema
-        .protocols
-        .iter()
-        .copied()
-        .find(|p| matches!(p, Protocol::RestJson1 | Protocol::RestXml))
+/// The protocol a service answers in when no signal of the request chose one: its REST
+/// protocol if it has one, else the model's own.
+fn answering_protocol(schema: &Service) -> Protocol {
+    rest_protocol(schema).unwrap_or(schema.protocols[0])
 }
