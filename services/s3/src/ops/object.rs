@@ -504,9 +504,6 @@ pub(crate) async fn delete_object_tagging(
     })
 }
 
-/// GetObjectAttributes: the attributes asked for, as AWS answers them — the ETag without its
-/// quotes, a composite checksum without its part count, and the parts (with paging) of a
-/// multipart object with a COMPOSITE checksum; a FULL_OBJECT one reports only the count.
 /// Changes a version's reported encryption to SSE-KMS: metadata only, so its ETag, checksum,
 /// last-modified time and storage class stay as they are.
 pub(crate) async fn update_object_encryption(
@@ -516,7 +513,7 @@ pub(crate) async fn update_object_encryption(
 ) -> Result<UpdateObjectEncryptionResponse, UpdateObjectEncryptionError> {
     let owner = s3.bucket(&input.bucket)?.owner;
     let kms = encryption::requested(input.object_encryption, &owner)?;
-    let now = now_ms();
+    let now = s3.now_ms();
     s3.update_object(input.bucket, input.key, input.version_id, move |o| {
         encryption::check_unlocked(o, now)?;
         o.kms = Some(kms);
@@ -526,6 +523,9 @@ pub(crate) async fn update_object_encryption(
     Ok(UpdateObjectEncryptionResponse::default())
 }
 
+/// GetObjectAttributes: the attributes asked for, as AWS answers them — the ETag without its
+/// quotes, a composite checksum without its part count, and the parts (with paging) of a
+/// multipart object with a COMPOSITE checksum; a FULL_OBJECT one reports only the count.
 pub(crate) async fn get_object_attributes(
     s3: &S3Service,
     _ctx: &RequestContext,
