@@ -113,10 +113,6 @@ def test_update_refused_under_object_lock(s3, account):
 def test_operations_refused_by_name(s3, bucket):
     s3.put_object(Bucket=bucket, Key="k", Body=b"x")
     calls = [
-        lambda: s3.put_object_annotation(Bucket=bucket, Key="k", AnnotationName="note", AnnotationPayload=b"hi"),
-        lambda: s3.get_object_annotation(Bucket=bucket, Key="k", AnnotationName="note"),
-        lambda: s3.delete_object_annotation(Bucket=bucket, Key="k", AnnotationName="note"),
-        lambda: s3.list_object_annotations(Bucket=bucket, Key="k"),
         lambda: s3.update_bucket_metadata_annotation_table_configuration(
             Bucket=bucket, AnnotationTableConfiguration={"ConfigurationState": "DISABLED"}
         ),

@@ -6,6 +6,7 @@ use std::io::{self, Cursor, Read, Seek, SeekFrom};
 
 use md5::{Digest, Md5};
 use stratus_core::{AwsError, BodyReader, RequestContext};
+use stratus_gen_s3::ChecksumAlgorithm;
 use stratus_storage::{Blob, Store};
 
 use crate::checksum::{self, Algorithm, Hasher, Sent};
@@ -55,6 +56,38 @@ impl Incoming {
     }
 }
 
+/// A request's payload with the digests its headers declare for it (PutObject's and
+/// PutObjectAnnotation's).
+pub struct Declared {
+    pub incoming: Incoming,
+    /// The binary MD5 `Content-MD5` states.
+    pub content_md5: Option<Vec<u8>>,
+    pub sent: Option<Sent>,
+    /// The algorithm to compute: the one sent, else CRC64NVME, as on AWS since December 2024.
+    pub algorithm: Algorithm,
+}
+
+impl Declared {
+    pub fn of(
+        ctx: &RequestContext,
+        body: Vec<u8>,
+        content_md5: Option<&str>,
+        sdk: Option<&ChecksumAlgorithm>,
+        headers: [Option<&str>; checksum::COUNT],
+    ) -> Result<Declared, AwsError> {
+        let incoming = Incoming::of(ctx, body)?;
+        let content_md5 = content_md5.map(crate::object::content_md5).transpose()?;
+        let sent = checksum::requested(sdk, headers, incoming.trailer)?;
+        let algorithm = sent.as_ref().map_or(Algorithm::Crc64Nvme, Sent::algorithm);
+        Ok(Declared {
+            incoming,
+            content_md5,
+            sent,
+            algorithm,
+        })
+    }
+}
+
 /// What a written body measured.
 pub struct Written {
     pub size: u64,
@@ -94,29 +127,55 @@ pub fn write(
     algorithm: Option<Algorithm>,
     limit: u64,
 ) -> Result<Written, AwsError> {
+    let written = consume(source, algorithm, limit, |body| {
+        store.put_blob(name, body).map_err(S3Error::storage)
+    });
+    if written.is_err() {
+        // A half-written blob may be left; it is never named by a record.
+        let _ = store.delete_blob(name);
+    }
+    written.map(|(_, written)| written)
+}
+
+/// Reads a small body (an annotation's payload) whole from `source`, measuring it; refuses
+/// one over `limit` bytes.
+pub fn read_whole(source: Source, algorithm: Algorithm, limit: u64) -> Result<(Vec<u8>, Written), AwsError> {
+    consume(source, Some(algorithm), limit, |body| {
+        let mut bytes = Vec::new();
+        body.read_to_end(&mut bytes)
+            .map_err(|e| AwsError::internal(format!("reading the request body: {e}")))?;
+        Ok(bytes)
+    })
+}
+
+/// Hands `source` to `sink` through a measuring reader that refuses more than `limit` bytes;
+/// returns what `sink` made of it and the measures (with an aws-chunked body's trailer).
+fn consume<T>(
+    source: Source,
+    algorithm: Option<Algorithm>,
+    limit: u64,
+    sink: impl FnOnce(&mut dyn Read) -> Result<T, AwsError>,
+) -> Result<(T, Written), AwsError> {
     match source {
-        Source::Request(reader) => measure(store, name, reader, algorithm, limit).map(|(written, _)| written),
+        Source::Request(reader) => measure(reader, algorithm, limit, sink).map(|(out, written, _)| (out, written)),
         Source::Chunked(decoder) => {
-            let (written, decoder) = measure(store, name, decoder, algorithm, limit)?;
-            Ok(Written {
-                trailer: decoder.into_checksum(),
-                ..written
-            })
+            let (out, written, decoder) = measure(decoder, algorithm, limit, sink)?;
+            let trailer = decoder.into_checksum();
+            Ok((out, Written { trailer, ..written }))
         }
         Source::Blob(blob, range) => {
-            measure(store, name, reader(blob, range)?, algorithm, limit).map(|(written, _)| written)
+            measure(reader(blob, range)?, algorithm, limit, sink).map(|(out, written, _)| (out, written))
         }
     }
 }
 
-/// [`write`] from `reader`, which it returns when the body has been read to its end.
-fn measure<R: Read>(
-    store: &dyn Store,
-    name: &str,
+/// [`consume`] from `reader`, which it returns when the body has been read to its end.
+fn measure<R: Read, T>(
     reader: R,
     algorithm: Option<Algorithm>,
     limit: u64,
-) -> Result<(Written, R), AwsError> {
+    sink: impl FnOnce(&mut dyn Read) -> Result<T, AwsError>,
+) -> Result<(T, Written, R), AwsError> {
     let mut measuring = Measuring {
         inner: reader,
         size: 0,
@@ -125,19 +184,14 @@ fn measure<R: Read>(
         checksum: algorithm.map(Algorithm::hasher),
         failure: None,
     };
-    let written = store.put_blob(name, &mut measuring);
-    if let Err(e) = written {
-        // A half-written blob may be left; it is never named by a record.
-        let _ = store.delete_blob(name);
-        return Err(measuring.failure.take().unwrap_or_else(|| S3Error::storage(e)));
-    }
+    let out = sink(&mut measuring).map_err(|e| measuring.failure.take().unwrap_or(e))?;
     let written = Written {
         size: measuring.size,
         md5: measuring.md5.finalize().to_vec(),
         checksum: measuring.checksum.map(Hasher::finish),
         trailer: None,
     };
-    Ok((written, measuring.inner))
+    Ok((out, written, measuring.inner))
 }
 
 /// The bytes `range` (inclusive; all when `None`) of an opened body, as a reader.

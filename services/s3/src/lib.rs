@@ -8,6 +8,9 @@
 //!   bucket's keys scan in S3's (UTF-8 byte) order: each key's current version;
 //! - `versions`: every version and delete marker of a bucket that has had versioning
 //!   configured, newest first per key (see [`versioning`]);
+//! - `annotations` and `annotation_payloads`: each object version's annotations, by the
+//!   version's key prefix in `versions`, its label and the annotation's name, so a version's
+//!   annotations scan in name order; deleted with their version (see [`annotation`]);
 //! - `uploads` and `parts`: multipart uploads in progress (see [`multipart`]);
 //! - `configs`: bucket configuration documents (see [`config`]), the Object Lock default
 //!   retention among them (see [`lock`]).
@@ -31,6 +34,7 @@
 //! the storage layout and the rules the operations share. Operations not in the table answer
 //! AWS's `NotImplemented`.
 
+mod annotation;
 mod body;
 mod bucket;
 mod checksum;
@@ -251,11 +255,7 @@ impl S3Service {
         };
         versioning::check_id(id)?;
         let record = self.bucket(bucket)?;
-        let found = versioning::find(self.store()?.as_ref(), &record, key, id)?.ok_or_else(S3Error::no_such_version)?;
-        if found.delete_marker {
-            return Err(S3Error::method_not_allowed(id));
-        }
-        Ok(found)
+        versioning::named(self.store()?.as_ref(), &record, key, id)
     }
 
     /// The source of a copy: the current version, or the version named (a delete marker
@@ -272,12 +272,14 @@ impl S3Service {
 
     /// Stores `record` as object `record.key` of `bucket`, its body already written as blob
     /// `record.blob`, unless `precondition` refuses the object it would replace (the blob is
-    /// then deleted). Returns the stored record.
+    /// then deleted); the new version gets the annotations `annotations_from` has (a copy's
+    /// source). Returns the stored record.
     async fn put(
         &self,
         bucket: String,
         mut record: ObjectRecord,
         lock: lock::Requested,
+        annotations_from: Option<annotation::VersionRef>,
         precondition: impl FnOnce(Option<&ObjectRecord>) -> Result<(), AwsError> + Send + 'static,
     ) -> Result<ObjectRecord, AwsError> {
         let now = self.now_ms();
@@ -290,7 +292,14 @@ impl S3Service {
                 let grants: Vec<Grant> = config::decode(&schema::GRANTS, doc.as_bytes())?;
                 config::check_acl_allowed(tx, &b, &grants, &b.owner)?;
             }
-            versioning::put_version(tx, &b, record)
+            // Read before the write, which may replace the source (a copy onto its own key).
+            let carried = match &annotations_from {
+                Some(source) => annotation::all(tx, source)?,
+                None => Vec::new(),
+            };
+            let (stored, orphans) = versioning::put_version(tx, &b, record)?;
+            annotation::put_all(tx, &versioning::annotated(&b, &stored), carried)?;
+            Ok((stored, orphans))
         })
         .await
     }
@@ -600,6 +609,10 @@ ops! {
     object::copy_object(CopyObjectRequest) -> CopyObjectOutput, CopyObjectError;
     object::update_object_encryption(UpdateObjectEncryptionRequest) -> UpdateObjectEncryptionResponse, UpdateObjectEncryptionError;
     object::get_object_attributes(GetObjectAttributesRequest) -> GetObjectAttributesOutput, GetObjectAttributesError;
+    annotation::put_object_annotation(PutObjectAnnotationRequest) -> PutObjectAnnotationOutput, PutObjectAnnotationError;
+    annotation::get_object_annotation(GetObjectAnnotationRequest) -> GetObjectAnnotationOutput, GetObjectAnnotationError;
+    annotation::delete_object_annotation(DeleteObjectAnnotationRequest) -> DeleteObjectAnnotationOutput, DeleteObjectAnnotationError;
+    annotation::list_object_annotations(ListObjectAnnotationsRequest) -> ListObjectAnnotationsOutput, ListObjectAnnotationsError;
     listing::list_objects(ListObjectsRequest) -> ListObjectsOutput, ListObjectsError;
     listing::list_objects_v2(ListObjectsV2Request) -> ListObjectsV2Output, ListObjectsV2Error;
     multipart::create_multipart_upload(CreateMultipartUploadRequest) -> CreateMultipartUploadOutput, CreateMultipartUploadError;

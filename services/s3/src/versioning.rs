@@ -11,13 +11,17 @@
 //!
 //! A version's blob is shared by its `versions` record and the `objects` copy; it is deleted
 //! only when the version leaves `versions` (a permanent delete, or the null version replaced
-//! while versioning is suspended).
+//! while versioning is suspended). Its annotations ([`annotation`]) are keyed by its version
+//! label, so they survive versioning's start (the objects become null versions) and leave in
+//! the transaction that removes the version — the null version of an unversioned key too,
+//! when a write replaces it.
 
 use std::ops::Bound;
 
 use stratus_core::{id, AwsError};
 use stratus_storage::{Direction, KeyRange, KeyValue, StorageError, Store, Tx};
 
+use crate::annotation::{self, VersionRef};
 use crate::bucket::BucketRecord;
 use crate::error::S3Error;
 use crate::listing::Scan;
@@ -177,6 +181,58 @@ pub fn find(
         .find(|v| v.version_label() == version_id))
 }
 
+/// Version `version_id` of `key` as a request names it: `NoSuchVersion` if there is none, and
+/// a delete marker `MethodNotAllowed`, as AWS answers requests on an object version.
+pub fn named(
+    view: &(impl View + ?Sized),
+    bucket: &BucketRecord,
+    key: &str,
+    version_id: &str,
+) -> Result<ObjectRecord, AwsError> {
+    check_id(version_id)?;
+    let found = find(view, bucket, key, version_id)?.ok_or_else(S3Error::no_such_version)?;
+    if found.delete_marker {
+        return Err(S3Error::method_not_allowed(version_id));
+    }
+    Ok(found)
+}
+
+/// The current version of `key` (`NoSuchKey` if there is none) or version `version_id`.
+pub fn current_or_named(
+    view: &(impl View + ?Sized),
+    bucket: &BucketRecord,
+    key: &str,
+    version_id: Option<&str>,
+) -> Result<ObjectRecord, AwsError> {
+    match version_id {
+        Some(id) => named(view, bucket, key, id),
+        None => view
+            .get_value(OBJECTS, &object_key(&bucket.name, key))
+            .map_err(S3Error::storage)?
+            .map(|bytes| decode(&bytes))
+            .transpose()?
+            .ok_or_else(S3Error::no_such_key),
+    }
+}
+
+/// The version whose annotations `record` (a version of `bucket`) names.
+pub fn annotated(bucket: &BucketRecord, record: &ObjectRecord) -> VersionRef {
+    VersionRef {
+        bucket: bucket.name.clone(),
+        key: record.key.clone(),
+        label: record.version_label().to_owned(),
+    }
+}
+
+/// Removes `gone`, a version leaving the store, with its annotations; returns its blob.
+fn removed(tx: &mut Tx<'_>, bucket: &BucketRecord, gone: &ObjectRecord) -> Result<Vec<String>, AwsError> {
+    if gone.delete_marker {
+        return Ok(Vec::new());
+    }
+    annotation::delete_all(tx, &annotated(bucket, gone))?;
+    Ok(vec![gone.blob.clone()])
+}
+
 fn encode(record: &ObjectRecord) -> Result<Vec<u8>, AwsError> {
     serde_json::to_vec(record).map_err(S3Error::corrupt)
 }
@@ -195,7 +251,7 @@ pub fn put_version(
     match bucket.state() {
         State::Unversioned => {
             if let Some(bytes) = tx.get(OBJECTS, &current_key).map_err(S3Error::storage)? {
-                orphans.push(decode(&bytes)?.blob);
+                orphans.extend(removed(tx, bucket, &decode(&bytes)?)?);
             }
             record.version_id = None;
             record.seq = 0;
@@ -218,9 +274,7 @@ pub fn put_version(
             // A write while suspended replaces the null version.
             if let Some(null) = versions.iter().find(|v| v.version_id.is_none()) {
                 tx.delete(VERSIONS, version_key(&bucket.name, &record.key, null.seq));
-                if !null.delete_marker {
-                    orphans.push(null.blob.clone());
-                }
+                orphans.extend(removed(tx, bucket, null)?);
             }
         }
     }
@@ -288,7 +342,8 @@ pub fn delete_version(
             return Ok((asked, Vec::new()));
         };
         tx.delete(OBJECTS, current_key);
-        return Ok((asked, vec![decode(&bytes)?.blob]));
+        let orphans = removed(tx, bucket, &decode(&bytes)?)?;
+        return Ok((asked, orphans));
     }
     let versions = versions_of(tx, &bucket.name, key, None)?;
     let Some(at) = versions.iter().position(|v| v.version_label() == version_id) else {
@@ -303,11 +358,7 @@ pub fn delete_version(
             _ => tx.delete(OBJECTS, current_key),
         }
     }
-    let orphans = if gone.delete_marker {
-        Vec::new()
-    } else {
-        vec![gone.blob.clone()]
-    };
+    let orphans = removed(tx, bucket, gone)?;
     Ok((
         Deleted {
             delete_marker: gone.delete_marker,
@@ -334,14 +385,7 @@ pub fn update(
     };
     let mut record = match version_id {
         None => current.clone().ok_or_else(S3Error::no_such_key)?,
-        Some(id) => {
-            check_id(id)?;
-            let found = find(tx, bucket, key, id)?.ok_or_else(S3Error::no_such_version)?;
-            if found.delete_marker {
-                return Err(S3Error::method_not_allowed(id));
-            }
-            found
-        }
+        Some(id) => named(tx, bucket, key, id)?,
     };
     change(&mut record)?;
     if record.seq > 0 {

@@ -7,6 +7,7 @@
 //! hands over.
 
 pub mod acl;
+pub mod annotation;
 pub mod bucket;
 pub mod config;
 pub mod id_configs;

@@ -1,7 +1,7 @@
 //! Objects: put, get, head, delete (one or many), copy, object tagging and encryption updates.
 
-use crate::body::{self, Incoming, Source};
-use crate::checksum::{checksum_members, set_checksum_members, Algorithm, Sent};
+use crate::body::{self, Declared, Source};
+use crate::checksum::{checksum_members, set_checksum_members, Algorithm};
 use crate::chunked;
 use crate::encryption::{self, Reported};
 use crate::notify;
@@ -25,15 +25,19 @@ pub(crate) async fn write_object(
     event: &'static str,
 ) -> Result<PutObjectOutput, PutObjectError> {
     check_storage_class(input.storage_class.as_ref())?;
-    let incoming = Incoming::of(ctx, std::mem::take(&mut input.body))?;
-    let content_md5 = input.content_md5.as_deref().map(object::content_md5).transpose()?;
-    let sent = checksum::requested(
+    let body = std::mem::take(&mut input.body);
+    let Declared {
+        incoming,
+        content_md5,
+        sent,
+        algorithm,
+    } = Declared::of(
+        ctx,
+        body,
+        input.content_md5.as_deref(),
         input.checksum_algorithm.as_ref(),
         checksum_members!(input),
-        incoming.trailer,
     )?;
-    // An object uploaded without a checksum gets CRC64NVME's.
-    let algorithm = sent.as_ref().map_or(Algorithm::Crc64Nvme, Sent::algorithm);
     let lock = lock::Requested::from_headers(
         input.object_lock_mode.as_ref(),
         input.object_lock_retain_until_date.as_ref(),
@@ -88,7 +92,7 @@ pub(crate) async fn write_object(
     let (if_match, if_none_match) = (input.if_match, input.if_none_match);
     let bucket = input.bucket.clone();
     let stored = s3
-        .put(input.bucket, record, lock, move |previous| {
+        .put(input.bucket, record, lock, None, move |previous| {
             conditional_write(previous, if_match.as_deref(), if_none_match.as_deref())
         })
         .await?;
@@ -368,6 +372,13 @@ pub(crate) async fn copy_object(
         .tagging_directive
         .as_ref()
         .is_some_and(|d| d.as_str() == "REPLACE");
+    let annotations_from = match &input.annotation_directive {
+        None | Some(AnnotationDirective::Copy) => Some(versioning::annotated(&s3.bucket(&source_bucket)?, &source)),
+        Some(AnnotationDirective::Exclude) => None,
+        Some(AnnotationDirective::Unknown(_)) => {
+            return Err(S3Error::invalid_argument("Unknown annotation directive.").into())
+        }
+    };
     // Copying a named version onto its own key is how a version is restored.
     let same_place = source_bucket == input.bucket && source_key == input.key && source_version.is_none();
     if same_place && !replace && input.storage_class.is_none() && input.website_redirect_location.is_none() {
@@ -440,7 +451,7 @@ pub(crate) async fn copy_object(
         ..ObjectRecord::default()
     };
     let bucket = input.bucket.clone();
-    let stored = s3.put(input.bucket, record, lock, |_| Ok(())).await?;
+    let stored = s3.put(input.bucket, record, lock, annotations_from, |_| Ok(())).await?;
     s3.notify(notify::Event::created("ObjectCreated:Copy", &bucket, &stored, ctx))
         .await;
     let mut result = CopyObjectResult {
@@ -508,12 +519,12 @@ pub(crate) async fn delete_object_tagging(
 /// last-modified time and storage class stay as they are.
 pub(crate) async fn update_object_encryption(
     s3: &S3Service,
-    ctx: &RequestContext,
+    _ctx: &RequestContext,
     input: UpdateObjectEncryptionRequest,
 ) -> Result<UpdateObjectEncryptionResponse, UpdateObjectEncryptionError> {
     let owner = s3.bucket(&input.bucket)?.owner;
     let kms = encryption::requested(input.object_encryption, &owner)?;
-    let now = ctx.clock.epoch_millis();
+    let now = s3.now_ms();
     s3.update_object(input.bucket, input.key, input.version_id, move |o| {
         encryption::check_unlocked(o, now)?;
         o.kms = Some(kms);
