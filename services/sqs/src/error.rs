@@ -132,12 +132,6 @@ impl From<StorageError> for SqsError {
     }
 }
 
-impl From<serde_json::Error> for SqsError {
-    fn from(e: serde_json::Error) -> SqsError {
-        SqsError::Aws(AwsError::internal(format!("corrupt queue record: {e}")))
-    }
-}
-
 /// `impl From<SqsError> for OpError`, mapping the listed variants to the modelled errors of
 /// the same name (whose only member is the message, if any) and the rest to `Aws`.
 macro_rules! into_operation_error {
