@@ -516,7 +516,7 @@ pub(crate) async fn update_object_encryption(
 ) -> Result<UpdateObjectEncryptionResponse, UpdateObjectEncryptionError> {
     let owner = s3.bucket(&input.bucket)?.owner;
     let kms = encryption::requested(input.object_encryption, &owner)?;
-    let now = now_ms();
+    let now = s3.now_ms();
     s3.update_object(input.bucket, input.key, input.version_id, move |o| {
         encryption::check_unlocked(o, now)?;
         o.kms = Some(kms);
