@@ -93,6 +93,41 @@ pub enum StorageError {
         /// The rule it broke.
         rule: &'static str,
     },
+
+    /// A stored record that its [`Table`](crate::Table)'s codec cannot read: written by
+    /// something else, or damaged.
+    #[error(
+        "the record {key:?} in table {table} cannot be read ({reason}); it was written by another \
+         program or is damaged"
+    )]
+    CorruptRecord {
+        /// The table.
+        table: &'static str,
+        /// The record's key, with bytes that are not UTF-8 replaced.
+        key: String,
+        /// What the codec reported.
+        reason: String,
+    },
+
+    /// A value that its [`Table`](crate::Table)'s codec cannot write (for JSON: a map whose
+    /// keys are not strings, a failing `Serialize`).
+    #[error("the record {key:?} for table {table} cannot be encoded: {reason}")]
+    UnencodableRecord {
+        /// The table.
+        table: &'static str,
+        /// The record's key, with bytes that are not UTF-8 replaced.
+        key: String,
+        /// What the codec reported.
+        reason: String,
+    },
+
+    /// Blocking storage work run from async code ended without an answer: it panicked, or
+    /// the runtime shut down first.
+    #[error("storage work on a blocking thread failed: {detail}")]
+    TaskFailed {
+        /// What the async runtime reported.
+        detail: String,
+    },
 }
 
 impl StorageError {

@@ -20,8 +20,13 @@
 //! clear error. The data directory is locked while open, so a second Stratus on it fails at
 //! once.
 //!
-//! The API is synchronous and every type is `Send + Sync`: async code calls it through
-//! `tokio::task::spawn_blocking`.
+//! The API is synchronous and every type is `Send + Sync`: async code calls it on a blocking
+//! thread, through [`run_blocking`] and [`transact_async`](Store#method.transact_async)
+//! (cargo feature `tokio`).
+//!
+//! Helpers services build on: [`Read`], one interface for reading a store or a transaction;
+//! [`Table`], typed records with one error for a corrupt one; [`tuple`], order-preserving
+//! keys of several parts.
 //!
 //! ```
 //! use stratus_storage::{Durability, Namespace, Storage, StorageConfig, StorageError};
@@ -44,13 +49,22 @@ mod group_commit;
 mod layout;
 mod memory;
 mod range;
+mod read;
 mod redb_store;
 mod storage;
+mod table;
+#[cfg(feature = "tokio")]
+mod task;
+pub mod tuple;
 mod tx;
 
 pub use api::{Blob, Durability, KeyValue, Namespace, Store};
 pub use error::{Result, StorageError};
 pub use range::{Direction, KeyRange};
+pub use read::Read;
 pub use redb_store::SCHEMA_VERSION;
 pub use storage::{Storage, StorageConfig};
+pub use table::{Codec, Json, Table};
+#[cfg(feature = "tokio")]
+pub use task::run_blocking;
 pub use tx::Tx;

@@ -9,8 +9,11 @@
 //! - `streams`: stream records, and `closed_streams`: disabled streams kept readable for
 //!   24 hours (see [`crate::stream`]).
 
+use std::sync::Arc;
+
 use stratus_core::clock::Clock;
-use stratus_storage::{Direction, KeyRange, StorageError, Store, Tx};
+use stratus_core::RequestContext;
+use stratus_storage::{Direction, Durability, KeyRange, Namespace, Read, Storage, StorageError, Store, Tx};
 
 use crate::codec;
 use crate::error::DdbError;
@@ -21,7 +24,7 @@ use crate::Item;
 
 /// What an operation runs against: the account and region's store.
 pub struct Scope {
-    pub store: std::sync::Arc<dyn Store>,
+    pub store: Arc<dyn Store>,
     pub account: String,
     pub region: String,
     /// The request's clock.
@@ -29,6 +32,32 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// Runs `body` on a blocking thread against the store of the request's account and region
+    /// (a strict commit waits for fsync): the bridge of both the DynamoDB and the DynamoDB
+    /// Streams service.
+    pub async fn run<R, E, F>(storage: &Arc<Storage>, ctx: &RequestContext, body: F) -> Result<R, E>
+    where
+        R: Send + 'static,
+        E: From<StorageError> + Send + 'static,
+        F: FnOnce(&Scope) -> Result<R, E> + Send + 'static,
+    {
+        let storage = storage.clone();
+        let account = ctx.account_id.clone();
+        let region = ctx.region.clone();
+        let clock = ctx.clock.clone();
+        stratus_storage::run_blocking(move || {
+            let namespace = Namespace::regional(&account, &region, "dynamodb");
+            let store = storage.store(&namespace, Durability::Strict)?;
+            body(&Scope {
+                store,
+                account,
+                region,
+                clock,
+            })
+        })
+        .await
+    }
+
     /// Now, in milliseconds since the epoch.
     pub fn now_ms(&self) -> i64 {
         self.clock.epoch_millis()
@@ -40,23 +69,6 @@ pub const ITEMS: &str = "items";
 pub const INDEXES: &str = "indexes";
 pub const STATS: &str = "stats";
 pub const TOKENS: &str = "tokens";
-
-/// Point reads shared by a store and a write transaction, so lookups work in both.
-pub trait Read {
-    fn get(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError>;
-}
-
-impl Read for dyn Store + '_ {
-    fn get(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
-        Store::get(self, table, key)
-    }
-}
-
-impl Read for Tx<'_> {
-    fn get(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
-        Tx::get(self, table, key)
-    }
-}
 
 /// The table named `name`, if it exists.
 pub fn find_table(db: &(impl Read + ?Sized), name: &str) -> Result<Option<TableRecord>, DdbError> {

@@ -5,7 +5,8 @@
 //! Encodings are self-delimiting, so a partition key and a sort key can be concatenated into
 //! one storage key and still sort by (partition, sort):
 //!
-//! - `S` and `B`: the bytes with `00` escaped as `00 FF`, then the terminator `00 01`;
+//! - `S` and `B`: the bytes with `00` escaped as `00 FF`, then the terminator `00 01` (a
+//!   [`stratus_storage::tuple`] byte-string part);
 //! - `N`: a sign byte (`01` negative, `02` zero, `03` positive); for non-zero numbers the
 //!   leading digit's exponent offset by 130 (one byte, as the range is -130..=125), the
 //!   digits as bytes `1..=10`, and the terminator `00`. Negative numbers invert every byte
@@ -19,6 +20,8 @@
 //! assert!(nine < ten);
 //! assert_eq!(decode(KeyType::N, &ten).unwrap(), (AttributeValue::N("10".into()), ten.len()));
 //! ```
+
+use stratus_storage::tuple;
 
 use crate::number::{Number, NumberError};
 use crate::AttributeValue;
@@ -56,23 +59,12 @@ pub fn encode(value: &AttributeValue) -> Result<Vec<u8>, KeyError> {
 /// Appends the encoding of `value` to `out`.
 pub fn encode_into(value: &AttributeValue, out: &mut Vec<u8>) -> Result<(), KeyError> {
     match value {
-        AttributeValue::S(text) => encode_bytes(text.as_bytes(), out),
-        AttributeValue::B(bytes) => encode_bytes(bytes, out),
+        AttributeValue::S(text) => tuple::push_bytes(out, text.as_bytes()),
+        AttributeValue::B(bytes) => tuple::push_bytes(out, bytes),
         AttributeValue::N(text) => encode_number(&text.parse()?, out),
         other => return Err(KeyError::NotScalar(crate::value::type_name(other))),
     }
     Ok(())
-}
-
-fn encode_bytes(bytes: &[u8], out: &mut Vec<u8>) {
-    out.reserve(bytes.len() + 2);
-    for &byte in bytes {
-        out.push(byte);
-        if byte == 0 {
-            out.push(0xff);
-        }
-    }
-    out.extend_from_slice(&[0, 1]);
 }
 
 fn encode_number(number: &Number, out: &mut Vec<u8>) {
@@ -108,24 +100,7 @@ pub fn decode(kind: KeyType, bytes: &[u8]) -> Result<(AttributeValue, usize), Ke
 }
 
 fn decode_bytes(bytes: &[u8]) -> Result<(Vec<u8>, usize), KeyError> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    loop {
-        match bytes.get(at..at + 2) {
-            Some([0, 1]) => return Ok((out, at + 2)),
-            Some([0, 0xff]) => {
-                out.push(0);
-                at += 2;
-            }
-            _ => match bytes.get(at) {
-                Some(&byte) if byte != 0 => {
-                    out.push(byte);
-                    at += 1;
-                }
-                _ => return Err(KeyError::Malformed),
-            },
-        }
-    }
+    tuple::read_bytes(bytes).ok_or(KeyError::Malformed)
 }
 
 fn decode_number(bytes: &[u8]) -> Result<(Number, usize), KeyError> {

@@ -10,7 +10,7 @@ use stratus_core::schema::{Operation, Service};
 use stratus_core::service::{BoxFuture, ServiceHandler};
 use stratus_core::{FromValue, RequestContext, Unit, Value};
 use stratus_gen_dynamodb::*;
-use stratus_storage::{Durability, Namespace, Storage};
+use stratus_storage::Storage;
 
 use crate::db::Scope;
 use crate::error::DdbError;
@@ -43,22 +43,7 @@ impl DynamoDbService {
         R: Send + 'static,
         F: FnOnce(&Scope) -> Result<R, DdbError> + Send + 'static,
     {
-        let storage = self.storage.clone();
-        let account = ctx.account_id.clone();
-        let region = ctx.region.clone();
-        let clock = ctx.clock.clone();
-        tokio::task::spawn_blocking(move || {
-            let namespace = Namespace::regional(&account, &region, "dynamodb");
-            let store = storage.store(&namespace, Durability::Strict)?;
-            body(&Scope {
-                store,
-                account,
-                region,
-                clock,
-            })
-        })
-        .await
-        .map_err(|e| DdbError::Internal(format!("table store task failed: {e}")))?
+        Scope::run(&self.storage, ctx, body).await
     }
 }
 

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use stratus_core::service::ServiceHandler;
 use stratus_core::{AwsError, DateTime, RequestContext};
 use stratus_gen_dynamodb_streams::*;
-use stratus_storage::{Durability, Namespace, Storage, StorageError};
+use stratus_storage::{Storage, StorageError};
 
 use crate::db::Scope;
 use crate::iterator::{format_sequence, parse_sequence, parse_stream_arn, shard_id, stream_arn, ShardIterator};
@@ -47,22 +47,7 @@ impl DynamoDbStreamsService {
         R: Send + 'static,
         F: FnOnce(&Scope) -> Result<R, StreamsError> + Send + 'static,
     {
-        let storage = self.storage.clone();
-        let account = ctx.account_id.clone();
-        let region = ctx.region.clone();
-        let clock = ctx.clock.clone();
-        tokio::task::spawn_blocking(move || {
-            let namespace = Namespace::regional(&account, &region, "dynamodb");
-            let store = storage.store(&namespace, Durability::Strict)?;
-            body(&Scope {
-                store,
-                account,
-                region,
-                clock,
-            })
-        })
-        .await
-        .map_err(|e| StreamsError::Internal(format!("stream store task failed: {e}")))?
+        Scope::run(&self.storage, ctx, body).await
     }
 }
 
@@ -474,7 +459,7 @@ mod tests {
     use super::*;
     use std::time::{Duration, UNIX_EPOCH};
     use stratus_core::Clock;
-    use stratus_storage::StorageConfig;
+    use stratus_storage::{Durability, Namespace, StorageConfig};
 
     /// The time the tests' streams are read at.
     const NOW_MS: i64 = 1_700_000_000_000;

@@ -189,17 +189,10 @@ impl S3Service {
         R: Send + 'static,
         F: FnOnce(&mut Tx<'_>) -> Result<R, AwsError> + Send + 'static,
     {
-        let store = self.store()?;
-        tokio::task::spawn_blocking(move || {
-            store
-                .transact(|tx| body(tx).map_err(TxError::Aws))
-                .map_err(|e| match e {
-                    TxError::Aws(e) => e,
-                    TxError::Storage(e) => S3Error::storage(e),
-                })
-        })
-        .await
-        .map_err(|e| AwsError::internal(format!("object store task failed: {e}")))?
+        self.store()?
+            .transact_async(|tx| body(tx).map_err(TxError::Aws))
+            .await
+            .map_err(AwsError::from)
     }
 
     /// Runs blocking blob I/O on a blocking thread.
@@ -209,18 +202,13 @@ impl S3Service {
         F: FnOnce(&dyn Store) -> Result<R, AwsError> + Send + 'static,
     {
         let store = self.store()?;
-        tokio::task::spawn_blocking(move || work(store.as_ref()))
+        stratus_storage::run_blocking(move || work(store.as_ref()).map_err(TxError::Aws))
             .await
-            .map_err(|e| AwsError::internal(format!("object store task failed: {e}")))?
+            .map_err(AwsError::from)
     }
 
     fn bucket(&self, name: &str) -> Result<BucketRecord, AwsError> {
-        let bytes = self
-            .store()?
-            .get(BUCKETS, name.as_bytes())
-            .map_err(S3Error::storage)?
-            .ok_or_else(S3Error::no_such_bucket)?;
-        serde_json::from_slice(&bytes).map_err(S3Error::corrupt)
+        load_bucket(&self.store()?, name)
     }
 
     fn object(&self, bucket: &str, key: &str) -> Result<Option<ObjectRecord>, AwsError> {
@@ -491,7 +479,7 @@ impl S3Service {
     }
 }
 
-/// The storage transaction's error: the operation's refusal or a storage failure.
+/// The storage bridge's error: the operation's refusal or a storage failure.
 enum TxError {
     Aws(AwsError),
     Storage(stratus_storage::StorageError),
@@ -500,6 +488,15 @@ enum TxError {
 impl From<stratus_storage::StorageError> for TxError {
     fn from(e: stratus_storage::StorageError) -> TxError {
         TxError::Storage(e)
+    }
+}
+
+impl From<TxError> for AwsError {
+    fn from(e: TxError) -> AwsError {
+        match e {
+            TxError::Aws(e) => e,
+            TxError::Storage(e) => S3Error::storage(e),
+        }
     }
 }
 
@@ -534,8 +531,9 @@ fn delete_target(
     versioning::delete_version(tx, bucket, key, id)
 }
 
-fn load_bucket(tx: &Tx<'_>, name: &str) -> Result<BucketRecord, AwsError> {
-    let bytes = tx
+/// Bucket `name`, read from the store or inside a transaction.
+fn load_bucket(r: &(impl stratus_storage::Read + ?Sized), name: &str) -> Result<BucketRecord, AwsError> {
+    let bytes = r
         .get(BUCKETS, name.as_bytes())
         .map_err(S3Error::storage)?
         .ok_or_else(S3Error::no_such_bucket)?;

@@ -133,12 +133,6 @@ impl From<StorageError> for SqsError {
     }
 }
 
-impl From<serde_json::Error> for SqsError {
-    fn from(e: serde_json::Error) -> SqsError {
-        SqsError::Aws(AwsError::internal(format!("corrupt queue record: {e}")))
-    }
-}
-
 /// `impl From<SqsError> for OpError`: every refusal travels as a common error with its Query
 /// code, which the generated code promotes to the operation's modelled error of that code
 /// (`OperationError::promote`), so SDKs of both protocols raise the typed exception. The one

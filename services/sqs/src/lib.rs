@@ -33,16 +33,16 @@ use stratus_core::scheduler::Scheduler;
 use stratus_core::service::{BoxFuture, MessageSink};
 use stratus_core::{hex, id, AwsError, RequestContext, Unit};
 use stratus_gen_sqs::*;
-use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
+use stratus_storage::{Direction, Durability, KeyRange, Namespace, Read, Storage, Store, Table, Tx};
 
 use crate::error::SqsError;
 use crate::message::{Attribute, State, StoredMessage};
 use crate::queue::QueueRecord;
 use crate::wait::Arrivals;
 
-const QUEUES: &str = "queues";
-const MESSAGES: &str = "messages";
-const DEDUP: &str = "dedup";
+const QUEUES: Table<QueueRecord> = Table::new("queues");
+const MESSAGES: Table<StoredMessage> = Table::new("messages");
+const DEDUP: Table<Dedup> = Table::new("dedup");
 /// When each recently deleted queue name was deleted (milliseconds since the epoch).
 const DELETED: &str = "deleted";
 /// How long a purge blocks the next, and a deletion the name's reuse.
@@ -86,10 +86,10 @@ impl Shared {
         R: Send + 'static,
         F: FnOnce(&mut Tx<'_>) -> Result<R, SqsError> + Send + 'static,
     {
-        let storage = self.storage.clone();
-        tokio::task::spawn_blocking(move || storage.store(&namespace, Durability::Strict)?.transact(body))
+        self.storage
+            .store(&namespace, Durability::Strict)?
+            .transact_async(body)
             .await
-            .map_err(|e| SqsError::Aws(AwsError::internal(format!("queue store task failed: {e}"))))?
     }
 }
 
@@ -205,7 +205,7 @@ impl SqsService {
         self.shared
             .storage
             .store(&queue.namespace(), Durability::Strict)
-            .and_then(|store| store.get(QUEUES, queue.name.as_bytes()))
+            .and_then(|store| store.get(QUEUES.name(), queue.name.as_bytes()))
             .is_ok_and(|found| found.is_some())
     }
 
@@ -227,7 +227,7 @@ impl SqsService {
         self.write(queue, move |tx| {
             let mut record = load_queue(tx, &name)?;
             change(&mut record)?;
-            tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
+            QUEUES.put(tx, name.as_bytes(), &record)?;
             Ok(())
         })
         .await
@@ -239,11 +239,7 @@ impl SqsService {
     }
 
     fn queue(&self, queue: &QueueRef) -> Result<QueueRecord, SqsError> {
-        let bytes = self
-            .reader(queue)?
-            .get(QUEUES, queue.name.as_bytes())?
-            .ok_or(SqsError::QueueDoesNotExist)?;
-        Ok(serde_json::from_slice(&bytes)?)
+        load_queue(&self.reader(queue)?, &queue.name)
     }
 
     async fn send(&self, queue: &QueueRef, outgoing: Vec<Outgoing>) -> Result<Vec<Result<Sent, SqsError>>, SqsError> {
@@ -253,7 +249,7 @@ impl SqsService {
             .write(queue, move |tx| {
                 let mut record = load_queue(tx, &name)?;
                 let sent: Vec<_> = outgoing.into_iter().map(|o| enqueue(tx, &mut record, o, now)).collect();
-                tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
+                QUEUES.put(tx, name.as_bytes(), &record)?;
                 Ok(sent)
             })
             .await?;
@@ -281,10 +277,7 @@ impl SqsService {
                 .map(|(i, handle)| {
                     let (sequence, token) = message::parse_receipt_handle(handle)?;
                     let key = message_key(&name, sequence);
-                    let found = match tx.get(MESSAGES, &key)? {
-                        Some(bytes) => Some(serde_json::from_slice::<StoredMessage>(&bytes)?),
-                        None => None,
-                    };
+                    let found = MESSAGES.get(tx, &key)?;
                     let current = found.filter(|m| m.receipt_token == token);
                     change(tx, i, key, current, handle)
                 })
@@ -302,7 +295,7 @@ impl SqsService {
         // A stale handle (the message was received again, or is gone) succeeds without effect.
         self.with_received(queue, handles, |tx, _, key, current, _| {
             if current.is_some() {
-                tx.delete(MESSAGES, key);
+                MESSAGES.delete(tx, key);
             }
             Ok(())
         })
@@ -330,7 +323,7 @@ impl SqsService {
                     return Err(SqsError::MessageNotInflight);
                 }
                 m.visible_at_ms = now + seconds * 1000;
-                tx.put(MESSAGES, key, serde_json::to_vec(&m)?);
+                MESSAGES.put(tx, key, &m)?;
                 Ok(())
             })
             .await?;
@@ -362,13 +355,12 @@ impl SqsService {
                         }
                         None => KeyRange::prefix(&prefix),
                     };
-                    let chunk = tx.scan(MESSAGES, &range, Direction::Forward, Some(SCAN_CHUNK))?;
+                    let chunk = MESSAGES.scan(tx, &range, Direction::Forward, Some(SCAN_CHUNK))?;
                     let exhausted = chunk.len() < SCAN_CHUNK;
                     after = chunk.last().map(|(k, _)| k.clone());
-                    for (key, bytes) in chunk {
-                        let m: StoredMessage = serde_json::from_slice(&bytes)?;
+                    for (key, m) in chunk {
                         if m.sent_ms + retention_ms <= now {
-                            tx.delete(MESSAGES, key);
+                            MESSAGES.delete(tx, key);
                             continue;
                         }
                         // A visible message already received as often as the redrive policy
@@ -394,7 +386,7 @@ impl SqsService {
                 for i in chosen {
                     let (key, m) = &mut seen[i];
                     m.receive(now, visibility, id::random_u64() | 1);
-                    tx.put(MESSAGES, key.clone(), serde_json::to_vec(&m)?);
+                    MESSAGES.put(tx, key.clone(), m)?;
                     delivered.push(m.clone());
                 }
                 Ok(Taken {
@@ -412,10 +404,9 @@ impl SqsService {
     }
 }
 
-/// Reads queue `name` inside a transaction.
-fn load_queue(tx: &Tx<'_>, name: &str) -> Result<QueueRecord, SqsError> {
-    let bytes = tx.get(QUEUES, name.as_bytes())?.ok_or(SqsError::QueueDoesNotExist)?;
-    Ok(serde_json::from_slice(&bytes)?)
+/// Reads queue `name` from a store or inside a transaction.
+fn load_queue(r: &(impl Read + ?Sized), name: &str) -> Result<QueueRecord, SqsError> {
+    QUEUES.get(r, name)?.ok_or(SqsError::QueueDoesNotExist)
 }
 
 fn queue_prefix(name: &str) -> Vec<u8> {
@@ -559,8 +550,7 @@ fn enqueue(tx: &mut Tx<'_>, queue: &mut QueueRecord, o: Outgoing, now: u64) -> R
             key.push(0);
         }
         key.extend_from_slice(id.as_bytes());
-        if let Some(bytes) = tx.get(DEDUP, &key)? {
-            let earlier: Dedup = serde_json::from_slice(&bytes)?;
+        if let Some(earlier) = DEDUP.get(tx, &key)? {
             if earlier.expires_ms > now {
                 // A duplicate within the window: accepted, not delivered again.
                 return Ok(Sent {
@@ -596,14 +586,10 @@ fn enqueue(tx: &mut Tx<'_>, queue: &mut QueueRecord, o: Outgoing, now: u64) -> R
             sequence,
             expires_ms: now + DEDUP_WINDOW_MS,
         };
-        tx.put(DEDUP, key, serde_json::to_vec(&entry)?);
+        DEDUP.put(tx, key, &entry)?;
     }
     queue.next_sequence += 1;
-    tx.put(
-        MESSAGES,
-        message_key(&queue.name, sequence),
-        serde_json::to_vec(&stored)?,
-    );
+    MESSAGES.put(tx, message_key(&queue.name, sequence), &stored)?;
     Ok(Sent {
         message_id: stored.id,
         md5_of_body,
@@ -663,8 +649,7 @@ impl Sqs for SqsService {
         };
         let target = queue.clone();
         self.write(&queue, move |tx| {
-            if let Some(bytes) = tx.get(QUEUES, record.name.as_bytes())? {
-                let existing: QueueRecord = serde_json::from_slice(&bytes)?;
+            if let Some(existing) = QUEUES.get(tx, &record.name)? {
                 return match existing.first_difference(&given) {
                     Some(attribute) => Err(SqsError::QueueNameExists(attribute.to_owned())),
                     None => Ok(()),
@@ -677,7 +662,7 @@ impl Sqs for SqsService {
                 }
             }
             check_redrive(tx, &record, &target, &given)?;
-            tx.put(QUEUES, record.name.as_bytes(), serde_json::to_vec(&record)?);
+            QUEUES.put(tx, record.name.as_bytes(), &record)?;
             Ok(())
         })
         .await?;
@@ -729,7 +714,12 @@ impl Sqs for SqsService {
         let prefix = input.queue_name_prefix.unwrap_or_default();
         let names: Vec<String> = self
             .reader(&queue)?
-            .scan(QUEUES, &KeyRange::prefix(prefix.as_bytes()), Direction::Forward, None)
+            .scan(
+                QUEUES.name(),
+                &KeyRange::prefix(prefix.as_bytes()),
+                Direction::Forward,
+                None,
+            )
             .map_err(SqsError::from)?
             .into_iter()
             .map(|(k, _)| String::from_utf8_lossy(&k).into_owned())
@@ -753,9 +743,9 @@ impl Sqs for SqsService {
         let now = self.now_ms();
         self.write(&queue, move |tx| {
             load_queue(tx, &name)?;
-            tx.delete(QUEUES, name.as_bytes());
+            QUEUES.delete(tx, name.as_bytes());
             tx.put(DELETED, name.as_bytes(), now.to_be_bytes().to_vec());
-            for table in [MESSAGES, DEDUP, moves::MOVE_TASKS] {
+            for table in [MESSAGES.name(), DEDUP.name(), moves::MOVE_TASKS.name()] {
                 delete_all(tx, table, &name)?;
             }
             Ok(())
@@ -792,17 +782,10 @@ impl Sqs for SqsService {
         if queue::COMPUTED.iter().any(|n| wanted(n)) {
             let now = self.now_ms();
             let mut counts = [0u64; 3];
-            for (_, bytes) in self
-                .reader(&queue)?
-                .scan(
-                    MESSAGES,
-                    &KeyRange::prefix(&queue_prefix(&queue.name)),
-                    Direction::Forward,
-                    None,
-                )
-                .map_err(SqsError::from)?
-            {
-                let m: StoredMessage = serde_json::from_slice(&bytes).map_err(SqsError::from)?;
+            let messages = MESSAGES
+                .scan_prefix(&self.reader(&queue)?, queue_prefix(&queue.name))
+                .map_err(SqsError::from)?;
+            for (_, m) in messages {
                 counts[m.state(now) as usize] += 1;
             }
             let computed = [
@@ -846,7 +829,7 @@ impl Sqs for SqsService {
             let mut record = load_queue(tx, &name)?;
             record.set(&input.attributes, now / 1000)?;
             check_redrive(tx, &record, &target, &input.attributes)?;
-            tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
+            QUEUES.put(tx, name.as_bytes(), &record)?;
             Ok(())
         })
         .await?;
@@ -864,8 +847,8 @@ impl Sqs for SqsService {
                 return Err(SqsError::PurgeQueueInProgress(name));
             }
             record.purged_ms = Some(now);
-            tx.put(QUEUES, name.as_bytes(), serde_json::to_vec(&record)?);
-            delete_all(tx, MESSAGES, &name)
+            QUEUES.put(tx, name.as_bytes(), &record)?;
+            delete_all(tx, MESSAGES.name(), &name)
         })
         .await?;
         Ok(Unit {})
@@ -1181,11 +1164,7 @@ impl Sqs for SqsService {
         self.queue(&queue)?;
         let limit = page_size(input.max_results)?;
         let after = continuation(input.next_token.as_deref())?;
-        let all = self
-            .reader(&queue)?
-            .scan(QUEUES, &KeyRange::all(), Direction::Forward, None)
-            .map_err(SqsError::from)?;
-        let names: Vec<String> = dead_letter_sources(all, &queue.arn())?
+        let names: Vec<String> = dead_letter_sources(&self.reader(&queue)?, &queue.arn())?
             .into_iter()
             .filter(|n| after.as_ref().is_none_or(|a| n > a))
             .collect();
@@ -1226,8 +1205,7 @@ impl Sqs for SqsService {
         let task = self
             .write(&source, move |tx| {
                 load_queue(tx, &src.name).map_err(|_| not_found("SourceArn"))?;
-                let queues = tx.scan(QUEUES, &KeyRange::all(), Direction::Forward, None)?;
-                if dead_letter_sources(queues, &src.arn())?.is_empty() {
+                if dead_letter_sources(tx, &src.arn())?.is_empty() {
                     return Err(SqsError::invalid_parameter(
                         "Source queue must be configured as a Dead Letter Queue.",
                     ));
@@ -1235,12 +1213,7 @@ impl Sqs for SqsService {
                 if let Some(d) = &destination {
                     load_queue(tx, &d.name).map_err(|_| not_found("DestinationArn"))?;
                 }
-                let existing = moves::decode_tasks(tx.scan(
-                    moves::MOVE_TASKS,
-                    &moves::tasks_of(&src.name),
-                    Direction::Forward,
-                    None,
-                )?)?;
+                let existing = moves::tasks(tx, &src.name, Direction::Forward, None)?;
                 if existing.iter().any(|t| t.status == moves::Status::Running) {
                     return Err(SqsError::invalid_parameter(
                         "There is already a task running. Only one active task is allowed for a source queue arn at a given time.",
@@ -1257,7 +1230,7 @@ impl Sqs for SqsService {
                     failure_reason: None,
                     started_ms: now,
                 };
-                tx.put(moves::MOVE_TASKS, task.key(&src.name), serde_json::to_vec(&task)?);
+                moves::MOVE_TASKS.put(tx, task.key(&src.name), &task)?;
                 Ok(task)
             })
             .await?;
@@ -1279,12 +1252,7 @@ impl Sqs for SqsService {
         let moved = self
             .write(&source, move |tx| {
                 load_queue(tx, &name).map_err(|_| not_found("SourceArn"))?;
-                let tasks = moves::decode_tasks(tx.scan(
-                    moves::MOVE_TASKS,
-                    &moves::tasks_of(&name),
-                    Direction::Forward,
-                    None,
-                )?)?;
+                let tasks = moves::tasks(tx, &name, Direction::Forward, None)?;
                 let mut task = tasks
                     .into_iter()
                     .find(|t| t.id == task_id)
@@ -1293,7 +1261,7 @@ impl Sqs for SqsService {
                     return Err(SqsError::invalid_parameter("Only a running task can be cancelled."));
                 }
                 task.status = moves::Status::Cancelled;
-                tx.put(moves::MOVE_TASKS, task.key(&name), serde_json::to_vec(&task)?);
+                moves::MOVE_TASKS.put(tx, task.key(&name), &task)?;
                 Ok(task.moved)
             })
             .await?;
@@ -1322,22 +1290,13 @@ impl Sqs for SqsService {
         };
         let store = self.reader(&source)?;
         if store
-            .get(QUEUES, source.name.as_bytes())
+            .get(QUEUES.name(), source.name.as_bytes())
             .map_err(SqsError::from)?
             .is_none()
         {
             return Err(not_found("SourceArn").into());
         }
-        let tasks = moves::decode_tasks(
-            store
-                .scan(
-                    moves::MOVE_TASKS,
-                    &moves::tasks_of(&source.name),
-                    Direction::Backward,
-                    Some(limit),
-                )
-                .map_err(SqsError::from)?,
-        )?;
+        let tasks = moves::tasks(&store, &source.name, Direction::Backward, Some(limit))?;
         for task in tasks.iter().filter(|t| t.status == moves::Status::Running) {
             run_move(&self.shared, &source, task);
         }
@@ -1394,12 +1353,10 @@ fn not_found(parameter: &str) -> SqsError {
     ))
 }
 
-/// The names of the queues, among scanned `queues` entries, whose RedrivePolicy targets
-/// `dlq_arn`, in name order.
-fn dead_letter_sources(queues: Vec<(Vec<u8>, Vec<u8>)>, dlq_arn: &str) -> Result<Vec<String>, SqsError> {
+/// The names of the queues whose RedrivePolicy targets `dlq_arn`, in name order.
+fn dead_letter_sources(r: &(impl Read + ?Sized), dlq_arn: &str) -> Result<Vec<String>, SqsError> {
     let mut names = Vec::new();
-    for (_, bytes) in queues {
-        let record: QueueRecord = serde_json::from_slice(&bytes)?;
+    for (_, record) in QUEUES.scan(r, &KeyRange::all(), Direction::Forward, None)? {
         if record
             .redrive_policy()
             .is_some_and(|p| p.dead_letter_target_arn == dlq_arn)

@@ -16,14 +16,15 @@
 
 use serde::{Deserialize, Serialize};
 use stratus_gen_sqs::ListMessageMoveTasksResultEntry;
-use stratus_storage::{Direction, KeyRange, Tx};
+use stratus_storage::{Direction, KeyRange, Read, Table, Tx};
 
 use crate::error::SqsError;
 use crate::message::{State, StoredMessage};
 use crate::queue::{self, QueueRecord, RedrivePolicy};
 use crate::{load_queue, message_key, queue_prefix, MESSAGES, QUEUES};
 
-pub const MOVE_TASKS: &str = "move_tasks";
+/// [`MoveTask`]s by source queue name, a zero byte and the task id.
+pub const MOVE_TASKS: Table<MoveTask> = Table::new("move_tasks");
 /// Messages moved per transaction by a task without a rate.
 const UNLIMITED_BATCH: usize = 1000;
 /// AWS's bounds on `MaxNumberOfMessagesPerSecond`.
@@ -38,13 +39,13 @@ fn transfer(
     to: &mut QueueRecord,
     now_ms: u64,
 ) -> Result<(), SqsError> {
-    tx.delete(MESSAGES, key.to_vec());
+    MESSAGES.delete(tx, key);
     m.sequence = to.next_sequence;
     to.next_sequence += 1;
     m.visible_at_ms = now_ms;
     m.receipt_token = 0;
-    tx.put(MESSAGES, message_key(&to.name, m.sequence), serde_json::to_vec(&m)?);
-    tx.put(QUEUES, to.name.as_bytes(), serde_json::to_vec(to)?);
+    MESSAGES.put(tx, message_key(&to.name, m.sequence), &m)?;
+    QUEUES.put(tx, to.name.as_bytes(), to)?;
     Ok(())
 }
 
@@ -155,29 +156,22 @@ pub fn parse_handle(handle: &str) -> Option<(String, String)> {
     Some((id.to_owned(), arn.to_owned()))
 }
 
-/// The key range of source queue `queue`'s tasks (scan it backwards for newest first).
-pub fn tasks_of(queue: &str) -> KeyRange {
-    KeyRange::prefix(&queue_prefix(queue))
-}
-
-/// Decodes scanned task entries.
-pub fn decode_tasks(entries: Vec<(Vec<u8>, Vec<u8>)>) -> Result<Vec<MoveTask>, SqsError> {
-    entries
-        .into_iter()
-        .map(|(_, bytes)| Ok(serde_json::from_slice(&bytes)?))
-        .collect()
+/// Source queue `queue`'s tasks in `direction` order (backwards: newest first), at most
+/// `limit`.
+pub fn tasks(
+    r: &(impl Read + ?Sized),
+    queue: &str,
+    direction: Direction,
+    limit: Option<usize>,
+) -> Result<Vec<MoveTask>, SqsError> {
+    let found = MOVE_TASKS.scan(r, &KeyRange::prefix(&queue_prefix(queue)), direction, limit)?;
+    Ok(found.into_iter().map(|(_, task)| task).collect())
 }
 
 /// The visible messages of queue `queue`: what a task started now would move.
 pub fn visible_count(tx: &Tx<'_>, queue: &str, now_ms: u64) -> Result<i64, SqsError> {
     let mut count = 0;
-    for (_, bytes) in tx.scan(
-        MESSAGES,
-        &KeyRange::prefix(&queue_prefix(queue)),
-        Direction::Forward,
-        None,
-    )? {
-        let m: StoredMessage = serde_json::from_slice(&bytes)?;
+    for (_, m) in MESSAGES.scan_prefix(tx, queue_prefix(queue))? {
         if m.state(now_ms) == State::Visible {
             count += 1;
         }
@@ -189,29 +183,22 @@ pub fn visible_count(tx: &Tx<'_>, queue: &str, now_ms: u64) -> Result<i64, SqsEr
 /// stores the task's progress. Returns the task as it now stands and the destination queues
 /// that received messages.
 pub fn step(tx: &mut Tx<'_>, queue: &str, key: &[u8], now_ms: u64) -> Result<(MoveTask, Vec<String>), SqsError> {
-    let bytes = tx
-        .get(MOVE_TASKS, key)?
+    let mut task = MOVE_TASKS
+        .get(tx, key)?
         .ok_or_else(|| SqsError::ResourceNotFoundException("Task does not exist.".into()))?;
-    let mut task: MoveTask = serde_json::from_slice(&bytes)?;
     if task.status != Status::Running {
         return Ok((task, Vec::new()));
     }
     let batch = task.rate.map_or(UNLIMITED_BATCH, |r| usize::try_from(r).unwrap_or(1));
     let remaining = usize::try_from(task.to_move - task.moved).unwrap_or(0);
     let wanted = batch.min(remaining);
-    let candidates = tx.scan(
-        MESSAGES,
-        &KeyRange::prefix(&queue_prefix(queue)),
-        Direction::Forward,
-        None,
-    )?;
+    let candidates = MESSAGES.scan_prefix(tx, queue_prefix(queue))?;
     let mut destinations: Vec<String> = Vec::new();
     let mut moved_now = 0;
-    for (message_key, bytes) in candidates {
+    for (message_key, mut m) in candidates {
         if moved_now == wanted {
             break;
         }
-        let mut m: StoredMessage = serde_json::from_slice(&bytes)?;
         if m.state(now_ms) != State::Visible {
             continue;
         }
@@ -243,7 +230,7 @@ pub fn step(tx: &mut Tx<'_>, queue: &str, key: &[u8], now_ms: u64) -> Result<(Mo
     if task.status == Status::Running && (moved_now < wanted || task.moved >= task.to_move) {
         task.status = Status::Completed;
     }
-    tx.put(MOVE_TASKS, key.to_vec(), serde_json::to_vec(&task)?);
+    MOVE_TASKS.put(tx, key, &task)?;
     Ok((task, destinations))
 }
 

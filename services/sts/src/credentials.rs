@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use stratus_core::id::random_string;
+use stratus_storage::Codec;
 
 /// Base32 (RFC 4648) alphabet AWS access key ids are written in.
 const KEY_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -83,6 +84,20 @@ impl Issued {
                 arn: arn.to_string(),
             },
         })
+    }
+}
+
+/// The stored form of [`Issued`] as a record codec: [`Issued::to_bytes`] and
+/// [`Issued::from_bytes`].
+pub struct StoredForm;
+
+impl Codec<Issued> for StoredForm {
+    fn encode(issued: &Issued) -> Result<Vec<u8>, String> {
+        Ok(issued.to_bytes())
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Issued, String> {
+        Issued::from_bytes(bytes).ok_or_else(|| "not a v1 credentials record".to_owned())
     }
 }
 

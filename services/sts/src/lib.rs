@@ -18,11 +18,12 @@ use std::time::Duration;
 use aws_smithy_types::DateTime;
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
-use stratus_storage::{Durability, Namespace, Storage, StorageError};
+use stratus_storage::{Durability, Namespace, Storage, StorageError, Store, Table};
 
 pub use credentials::{role_id, Issued, Principal};
 
-const TABLE: &str = "credentials";
+/// Issued credentials by access key id.
+const CREDENTIALS: Table<Issued, credentials::StoredForm> = Table::new("credentials");
 
 /// The STS service, backed by `storage`.
 pub struct StsService {
@@ -34,22 +35,22 @@ impl StsService {
         StsService { storage }
     }
 
+    /// The account's `sts` store.
+    fn store(&self, account: &str) -> Result<Arc<dyn Store>, AwsError> {
+        self.storage
+            .store(&Namespace::global(account, "sts"), Durability::Strict)
+            .map_err(storage_error)
+    }
+
     /// Stores `issued` for `account` (on a blocking thread: a strict write waits for fsync).
     async fn remember(&self, account: &str, issued: Issued) -> Result<Issued, AwsError> {
-        let storage = self.storage.clone();
-        let namespace = Namespace::global(account, "sts");
-        tokio::task::spawn_blocking(move || {
-            let store = storage.store(&namespace, Durability::Strict).map_err(storage_error)?;
-            store
-                .transact(|tx| {
-                    tx.put(TABLE, issued.access_key_id.as_bytes(), issued.to_bytes());
-                    Ok::<_, StorageError>(())
-                })
-                .map_err(storage_error)?;
-            Ok(issued)
-        })
-        .await
-        .map_err(|e| AwsError::internal(format!("credential store task failed: {e}")))?
+        self.store(account)?
+            .transact_async(move |tx| {
+                CREDENTIALS.put(tx, issued.access_key_id.as_bytes(), &issued)?;
+                Ok::<_, StorageError>(issued)
+            })
+            .await
+            .map_err(storage_error)
     }
 
     /// The credentials with access key `key` issued in `account`, if any. Only `ASIA` keys
@@ -58,12 +59,7 @@ impl StsService {
         if !key.starts_with("ASIA") {
             return Ok(None);
         }
-        let store = self
-            .storage
-            .store(&Namespace::global(account, "sts"), Durability::Strict)
-            .map_err(storage_error)?;
-        let bytes = store.get(TABLE, key.as_bytes()).map_err(storage_error)?;
-        Ok(bytes.and_then(|b| Issued::from_bytes(&b)))
+        CREDENTIALS.get(&self.store(account)?, key).map_err(storage_error)
     }
 
     /// Who signed the request: the principal of credentials Stratus issued, else the

@@ -5,3 +5,4 @@ mod common;
 mod crash;
 mod disk;
 mod model;
+mod tuple;

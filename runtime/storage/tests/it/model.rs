@@ -85,7 +85,7 @@ fn model_scan(model: &Model, table: &str, scan: &(KeyRange, Direction, Option<us
         .get(table)
         .into_iter()
         .flatten()
-        .filter(|(key, _)| bounds.contains(key.as_slice()))
+        .filter(|(key, _)| RangeBounds::<&[u8]>::contains(&bounds, &key.as_slice()))
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect();
     if *direction == Direction::Backward {
