@@ -3,6 +3,7 @@
 //! - [`schema`]: static tables describing shapes, members, operations and services;
 //! - [`value`]: the protocol-neutral value model and conversions to generated types;
 //! - [`validate`]: the constraint engine, answering in AWS's wording;
+//! - [`arn`]: ARNs built in their region's partition, and parsed back;
 //! - [`error`]: AWS errors and what an operation can fail with;
 //! - [`clock`] and [`scheduler`]: the time services read, and the one thread that runs
 //!   deadlines and periodic sweeps;
@@ -12,6 +13,7 @@
 //! It has no async runtime, HTTP or storage in its dependency tree, so any tool can use a
 //! generated crate's types and validators on their own.
 
+pub mod arn;
 pub mod clock;
 pub mod context;
 pub mod error;

@@ -1,6 +1,7 @@
 //! The table operations: create, describe, list, update, delete, tags, time to live and the
 //! account-level descriptions.
 
+use stratus_core::arn::Arn;
 use stratus_core::{DateTime, Unit};
 use stratus_gen_dynamodb::*;
 use stratus_storage::{Direction, KeyRange};
@@ -328,12 +329,9 @@ fn backfill(tx: &mut stratus_storage::Tx<'_>, record: &TableRecord, index_name: 
 
 /// The table an ARN names, in this scope.
 fn table_from_arn(scope: &Scope, arn: &str) -> Result<TableRecord, DdbError> {
-    let prefix = format!("arn:aws:dynamodb:{}:{}:table/", scope.region, scope.account);
-    let name = arn
-        .strip_prefix("arn:aws:dynamodb:")
-        .and_then(|_| arn.strip_prefix(&prefix));
+    let name = TableRecord::path_in_arn(arn, &scope.region, &scope.account);
     let Some(name) = name.filter(|n| !n.is_empty() && !n.contains('/')) else {
-        if arn.starts_with("arn:aws:dynamodb:") {
+        if Arn::parse(arn).is_ok_and(|a| a.service == "dynamodb") {
             return Err(DdbError::ResourceNotFound(format!(
                 "Requested resource not found: ResourcArn: {arn} not found"
             )));
@@ -343,7 +341,7 @@ fn table_from_arn(scope: &Scope, arn: &str) -> Result<TableRecord, DdbError> {
         )));
     };
     // AWS's message spells "ResourcArn" this way.
-    db::find_table(&*scope.store, name)?
+    db::find_table(&*scope.store, &name)?
         .ok_or_else(|| DdbError::ResourceNotFound(format!("Requested resource not found: ResourcArn: {arn} not found")))
 }
 

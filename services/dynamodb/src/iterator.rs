@@ -1,7 +1,7 @@
 //! DynamoDB Streams' opaque strings: stream ARNs, shard ids, sequence numbers and shard
 //! iterators.
 //!
-//! - A stream ARN is `arn:aws:dynamodb:REGION:ACCOUNT:table/TABLE/stream/LABEL`.
+//! - A stream ARN is `arn:PARTITION:dynamodb:REGION:ACCOUNT:table/TABLE/stream/LABEL`.
 //! - A stream has one shard, `shardId-` + its creation time in milliseconds (20 digits) + `-`
 //!   + 8 hex digits derived from table and label, the shape of AWS's shard ids.
 //! - Sequence numbers are the stream's record counter as 21 decimal digits (AWS's are decimal
@@ -12,27 +12,23 @@
 //!   than misread.
 
 use sha2::{Digest, Sha256};
+use stratus_core::arn::Arn;
 
 /// How long an iterator stays usable: AWS's 15 minutes.
 pub const ITERATOR_LIFETIME_MS: i64 = 15 * 60 * 1000;
 
 /// The ARN of stream `label` of table `table`.
 pub fn stream_arn(region: &str, account: &str, table: &str, label: &str) -> String {
-    format!("arn:aws:dynamodb:{region}:{account}:table/{table}/stream/{label}")
+    Arn::new("dynamodb", region, account, &format!("table/{table}/stream/{label}")).to_string()
 }
 
 /// The table and label a stream ARN of this account and region names; `None` for anything
 /// else.
-pub fn parse_stream_arn<'a>(arn: &'a str, region: &str, account: &str) -> Option<(&'a str, &'a str)> {
-    let rest = arn
-        .strip_prefix("arn:aws:dynamodb:")?
-        .strip_prefix(region)?
-        .strip_prefix(':')?
-        .strip_prefix(account)?
-        .strip_prefix(":table/")?;
-    let (table, label) = rest.split_once("/stream/")?;
+pub fn parse_stream_arn(arn: &str, region: &str, account: &str) -> Option<(String, String)> {
+    let arn = Arn::parse(arn).ok().filter(|a| a.is_in("dynamodb", region, account))?;
+    let (table, label) = arn.resource.strip_prefix("table/")?.split_once("/stream/")?;
     let valid = |s: &str| !s.is_empty() && !s.contains('/');
-    (valid(table) && valid(label)).then_some((table, label))
+    (valid(table) && valid(label)).then(|| (table.to_owned(), label.to_owned()))
 }
 
 /// The id of the one shard of stream `label` of table `table`, created at `created_ms`.
@@ -181,9 +177,14 @@ mod tests {
         assert_eq!(arn, ARN);
         assert_eq!(
             parse_stream_arn(&arn, "us-east-1", "000000000000"),
-            Some(("T", "2024-01-02T03:04:05.678"))
+            Some(("T".into(), "2024-01-02T03:04:05.678".into()))
         );
         assert_eq!(parse_stream_arn(&arn, "eu-west-1", "000000000000"), None);
+        let china = stream_arn("cn-north-1", "000000000000", "T", "L");
+        assert_eq!(china, "arn:aws-cn:dynamodb:cn-north-1:000000000000:table/T/stream/L");
+        assert!(parse_stream_arn(&china, "cn-north-1", "000000000000").is_some());
+        let wrong_partition = china.replace("aws-cn", "aws");
+        assert_eq!(parse_stream_arn(&wrong_partition, "cn-north-1", "000000000000"), None);
         assert_eq!(parse_stream_arn(&arn, "us-east-1", "111111111111"), None);
         assert_eq!(
             parse_stream_arn(

@@ -157,15 +157,14 @@ pub fn list_contributor_insights(
 
 /// The table a resource ARN names (`arn:aws:dynamodb:REGION:ACCOUNT:table/NAME`, or a
 /// stream or index ARN under it).
-fn table_name_of<'a>(scope: &Scope, arn: &'a str) -> Result<&'a str, DdbError> {
-    let invalid = || DdbError::validation(format!("Invalid ResourceArn provided as input {arn}"));
-    let prefix = format!("arn:aws:dynamodb:{}:{}:table/", scope.region, scope.account);
-    let rest = arn.strip_prefix(&prefix).ok_or_else(invalid)?;
-    let name = rest.split('/').next().unwrap_or_default();
-    if name.is_empty() {
-        return Err(invalid());
+fn table_name_of(scope: &Scope, arn: &str) -> Result<String, DdbError> {
+    let path = TableRecord::path_in_arn(arn, &scope.region, &scope.account);
+    match path.as_deref().and_then(|p| p.split('/').next()) {
+        Some(name) if !name.is_empty() => Ok(name.to_owned()),
+        _ => Err(DdbError::validation(format!(
+            "Invalid ResourceArn provided as input {arn}"
+        ))),
     }
-    Ok(name)
 }
 
 fn policy_not_found(arn: &str) -> DdbError {
@@ -182,7 +181,7 @@ pub fn put_resource_policy(scope: &Scope, input: PutResourcePolicyInput) -> Resu
         ));
     }
     let revision = scope.store.transact(|tx| {
-        let mut table = db::table(tx, name)?;
+        let mut table = db::table(tx, &name)?;
         if let Some(expected) = &input.expected_revision_id {
             if table.policy.as_ref().is_none_or(|p| &p.revision != expected) {
                 return Err(DdbError::PolicyNotFound(format!(
@@ -211,7 +210,7 @@ pub fn put_resource_policy(scope: &Scope, input: PutResourcePolicyInput) -> Resu
 
 pub fn get_resource_policy(scope: &Scope, input: GetResourcePolicyInput) -> Result<GetResourcePolicyOutput, DdbError> {
     let name = table_name_of(scope, &input.resource_arn)?;
-    let table = db::table(&*scope.store, name)?;
+    let table = db::table(&*scope.store, &name)?;
     let policy = table.policy.ok_or_else(|| policy_not_found(&input.resource_arn))?;
     Ok(GetResourcePolicyOutput {
         policy: Some(policy.document),
@@ -225,7 +224,7 @@ pub fn delete_resource_policy(
 ) -> Result<DeleteResourcePolicyOutput, DdbError> {
     let name = table_name_of(scope, &input.resource_arn)?;
     let revision = scope.store.transact(|tx| {
-        let mut table = db::table(tx, name)?;
+        let mut table = db::table(tx, &name)?;
         let policy = table
             .policy
             .take()

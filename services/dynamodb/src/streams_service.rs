@@ -186,7 +186,7 @@ fn find_stream(scope: &Scope, arn: &str) -> Result<StreamInfo, StreamsError> {
     let Some((table, label)) = parse_stream_arn(arn, &scope.region, &scope.account) else {
         return Err(StreamsError::not_found(arn));
     };
-    stream::find(&*scope.store, table, label, scope.now_ms())?.ok_or_else(|| StreamsError::not_found(arn))
+    stream::find(&*scope.store, &table, &label, scope.now_ms())?.ok_or_else(|| StreamsError::not_found(arn))
 }
 
 /// The one shard's sequence numbers: the first ever (1), the first still kept, the last

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use stratus_core::arn::Arn;
 use stratus_core::DateTime;
 use stratus_gen_dynamodb::{
     AttributeDefinition, BillingMode, BillingModeSummary, CreateTableInput, GlobalSecondaryIndexDescription,
@@ -673,8 +674,15 @@ impl TableRecord {
         Ok(record)
     }
 
+    /// What a DynamoDB ARN of this region and account names after `table/`: a table's name,
+    /// followed by `/index/NAME` or `/stream/LABEL` for what lives under the table.
+    pub fn path_in_arn(arn: &str, region: &str, account: &str) -> Option<String> {
+        let arn = Arn::parse(arn).ok().filter(|a| a.is_in("dynamodb", region, account))?;
+        arn.resource.strip_prefix("table/").map(str::to_owned)
+    }
+
     pub fn arn(&self, region: &str, account: &str) -> String {
-        format!("arn:aws:dynamodb:{region}:{account}:table/{}", self.name)
+        Arn::new("dynamodb", region, account, &format!("table/{}", self.name)).to_string()
     }
 
     /// Whether the table's or an index's key uses the attribute.

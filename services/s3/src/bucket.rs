@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use stratus_core::arn::Arn;
 
 /// A bucket as stored.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -30,7 +31,7 @@ pub struct BucketRecord {
 
 impl BucketRecord {
     pub fn arn(&self) -> String {
-        format!("arn:aws:s3:::{}", self.name)
+        Arn::global("s3", &self.region, "", &self.name).to_string()
     }
 }
 

@@ -18,6 +18,7 @@
 
 use std::collections::HashSet;
 
+use stratus_core::arn::Arn;
 use stratus_core::json::{self, KeyNames};
 use stratus_core::schema::Shape;
 use stratus_core::{AwsError, FromValue, IntoValue, Value};
@@ -111,7 +112,7 @@ fn malformed_policy(message: &str) -> AwsError {
 
 /// Checks a bucket policy as S3 does before storing it; returns whether it is public (an
 /// unconditional `Allow` to every principal).
-pub fn check_policy(bucket: &str, text: &str) -> Result<bool, AwsError> {
+pub fn check_policy(bucket: &str, region: &str, text: &str) -> Result<bool, AwsError> {
     // Bucket policies are limited to 20 KB.
     if text.len() > 20 * 1024 {
         return Err(malformed_policy("Policy exceeds the maximum allowed document size."));
@@ -149,7 +150,7 @@ pub fn check_policy(bucket: &str, text: &str) -> Result<bool, AwsError> {
         let Some(resources) = statement.get("Resource").or_else(|| statement.get("NotResource")) else {
             return Err(malformed_policy("Missing required field Resource"));
         };
-        let arn = format!("arn:aws:s3:::{bucket}");
+        let arn = Arn::global("s3", region, "", bucket).to_string();
         for resource in strings(resources) {
             let ok = resource == arn
                 || resource
@@ -635,10 +636,10 @@ pub fn check_replication(source: &str, config: &mut ReplicationConfiguration) ->
             (false, true) => return Err(replication_schema("DeleteMarkerReplication", false)),
             _ => {}
         }
-        let destination = rule
-            .destination
-            .bucket
-            .strip_prefix("arn:aws:s3:::")
+        let destination = Arn::parse(&rule.destination.bucket)
+            .ok()
+            .filter(|a| a.service == "s3" && a.region.is_empty() && a.account.is_empty())
+            .map(|a| a.resource)
             .filter(|name| crate::bucket::valid_name(name))
             .ok_or_else(|| S3Error::invalid_argument("Invalid bucket ARN"))?;
         if destination == source {
@@ -646,8 +647,8 @@ pub fn check_replication(source: &str, config: &mut ReplicationConfiguration) ->
                 "Destination bucket cannot be the same as the source bucket.",
             ));
         }
-        if !destinations.iter().any(|d| d == destination) {
-            destinations.push(destination.to_owned());
+        if !destinations.contains(&destination) {
+            destinations.push(destination);
         }
     }
     if !v2 && destinations.len() > 1 {
@@ -806,10 +807,10 @@ mod tests {
     #[test]
     fn policies() {
         let allow_all = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*"}]}"#;
-        assert!(check_policy("b", allow_all).unwrap());
+        assert!(check_policy("b", "us-east-1", allow_all).unwrap());
         let account = r#"{"Statement":{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::1:root"},"Action":["s3:*"],"Resource":"arn:aws:s3:::b"}}"#;
-        assert!(!check_policy("b", account).unwrap());
-        let msg = |text: &str| check_policy("b", text).unwrap_err().message;
+        assert!(!check_policy("b", "us-east-1", account).unwrap());
+        let msg = |text: &str| check_policy("b", "us-east-1", text).unwrap_err().message;
         assert_eq!(
             msg("nope"),
             "Policies must be valid JSON and the first byte must be '{'"

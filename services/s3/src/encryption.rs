@@ -10,6 +10,7 @@
 //! lists them ("Errors").
 
 use serde::{Deserialize, Serialize};
+use stratus_core::arn::Arn;
 use stratus_core::AwsError;
 use stratus_gen_s3::{ObjectEncryption, ServerSideEncryption};
 
@@ -54,13 +55,15 @@ impl Reported {
 /// model's pattern has already refused other ARNs).
 pub fn requested(encryption: ObjectEncryption, bucket_owner: &str) -> Result<KmsEncryption, AwsError> {
     let ObjectEncryption::Ssekms(sse) = encryption;
-    let key_account = sse.kms_key_arn.split(':').nth(4);
-    if key_account.is_none() || !sse.kms_key_arn.contains(":key/") {
+    let key = Arn::parse(&sse.kms_key_arn)
+        .ok()
+        .filter(|a| a.resource.starts_with("key/"));
+    let Some(key) = key else {
         return Err(invalid_request(
             "Requests that modify an object's encryption type to SSE-KMS require a valid Amazon Web Services KMS key Amazon Resource Name (ARN). Confirm that you have a correctly formatted KMS key ARN in your request, and then try again.",
         ));
-    }
-    if key_account != Some(bucket_owner) {
+    };
+    if key.account != bucket_owner {
         return Err(AwsError::new(
             "AccessDenied",
             "The Amazon Web Services KMS key in the request must be owned by the same account as the bucket. Modify the request to specify a KMS key from the same account, and then try again.",

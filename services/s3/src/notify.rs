@@ -6,6 +6,7 @@
 //! services do not exist yet).
 
 use serde_json::json;
+use stratus_core::arn::Arn;
 use stratus_core::RequestContext;
 use stratus_gen_s3::{FilterRuleName, NotificationConfiguration, QueueConfiguration};
 
@@ -137,7 +138,7 @@ pub fn message(event: &Event<'_>, configuration_id: &str, owner: &str) -> String
                 "bucket": {
                     "name": event.bucket,
                     "ownerIdentity": {"principalId": owner},
-                    "arn": format!("arn:aws:s3:::{}", event.bucket),
+                    "arn": Arn::global("s3", event.region, "", event.bucket).to_string(),
                 },
                 "object": object,
             },

@@ -29,6 +29,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sha2::Sha256;
+use stratus_core::arn::Arn;
 use stratus_core::scheduler::Scheduler;
 use stratus_core::service::{BoxFuture, MessageSink};
 use stratus_core::{hex, id, AwsError, RequestContext, Unit};
@@ -122,16 +123,16 @@ impl QueueRef {
 
     /// The queue an ARN names, if it is an SQS queue ARN.
     fn from_arn(arn: &str) -> Option<QueueRef> {
-        let (region, account, name) = queue::parse_arn(arn)?;
+        let arn = queue::parse_arn(arn)?;
         Some(QueueRef {
-            account: account.to_owned(),
-            region: region.to_owned(),
-            name: name.to_owned(),
+            account: arn.account,
+            region: arn.region,
+            name: arn.resource,
         })
     }
 
     fn arn(&self) -> String {
-        format!("arn:aws:sqs:{}:{}:{}", self.region, self.account, self.name)
+        Arn::new("sqs", &self.region, &self.account, &self.name).to_string()
     }
 
     /// The key of the queue's arrival signal.

@@ -61,14 +61,15 @@ pub fn dead_letter(
     m: &StoredMessage,
     now_ms: u64,
 ) -> Result<Option<String>, SqsError> {
-    let Some((region, account, name)) = queue::parse_arn(&policy.dead_letter_target_arn) else {
+    let Some(target) = queue::parse_arn(&policy.dead_letter_target_arn) else {
         return Ok(None);
     };
-    let (_, source_region, source_account, _) = split_arn(source_arn);
-    if region != source_region || account != source_account || name == source.name {
+    let same_scope =
+        queue::parse_arn(source_arn).is_some_and(|s| s.region == target.region && s.account == target.account);
+    if !same_scope || target.resource == source.name {
         return Ok(None);
     }
-    let Ok(mut dlq) = load_queue(tx, name) else {
+    let Ok(mut dlq) = load_queue(tx, &target.resource) else {
         return Ok(None);
     };
     if dlq.is_fifo() != source.is_fifo() || !dlq.allows_redrive_from(source_arn) {
@@ -78,13 +79,6 @@ pub fn dead_letter(
     moved.dead_letter_source = Some(source_arn.to_owned());
     transfer(tx, key, moved, &mut dlq, now_ms)?;
     Ok(Some(dlq.name))
-}
-
-fn split_arn(arn: &str) -> (&str, &str, &str, &str) {
-    match queue::parse_arn(arn) {
-        Some((region, account, name)) => (arn, region, account, name),
-        None => (arn, "", "", ""),
-    }
 }
 
 /// A message move task as stored.
@@ -203,11 +197,7 @@ pub fn step(tx: &mut Tx<'_>, queue: &str, key: &[u8], now_ms: u64) -> Result<(Mo
             continue;
         }
         let target = task.destination_arn.clone().or_else(|| m.dead_letter_source.clone());
-        let Some(name) = target
-            .as_deref()
-            .and_then(queue::parse_arn)
-            .map(|(_, _, name)| name.to_owned())
-        else {
+        let Some(name) = target.as_deref().and_then(queue::parse_arn).map(|arn| arn.resource) else {
             task.status = Status::Failed;
             task.failure_reason = Some("CouldNotDetermineMessageSource".into());
             break;

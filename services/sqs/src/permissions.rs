@@ -2,8 +2,10 @@
 //! label, as AWS writes them.
 
 use serde_json::{json, Value};
+use stratus_core::arn::Arn;
 
 use crate::error::SqsError;
+use crate::queue;
 
 /// The actions AWS lets a queue owner share (`*` shares them all).
 const SHAREABLE: &[&str] = &[
@@ -54,7 +56,11 @@ pub fn add(
     if statements.iter().any(|s| s["Sid"] == label) {
         return Err(SqsError::invalid_value("Label", label, "Already exists."));
     }
-    let principals: Vec<String> = accounts.iter().map(|a| format!("arn:aws:iam::{a}:root")).collect();
+    let region = queue::parse_arn(queue_arn).map(|q| q.region).unwrap_or_default();
+    let principals: Vec<String> = accounts
+        .iter()
+        .map(|a| Arn::global("iam", &region, a, "root").to_string())
+        .collect();
     let actions: Vec<String> = actions.iter().map(|a| format!("SQS:{a}")).collect();
     statements.push(json!({
         "Sid": label,

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use stratus_core::arn::Arn;
 
 use crate::error::SqsError;
 
@@ -313,24 +314,11 @@ fn json_object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>>
     }
 }
 
-/// The region, account and queue name of an SQS queue ARN.
-pub fn parse_arn(arn: &str) -> Option<(&str, &str, &str)> {
-    let mut parts = arn.splitn(6, ':');
-    match (
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-    ) {
-        (Some("arn"), Some(_), Some("sqs"), Some(region), Some(account), Some(name))
-            if !name.is_empty() && !name.contains(':') =>
-        {
-            Some((region, account, name))
-        }
-        _ => None,
-    }
+/// The parts of an SQS queue ARN, whose resource is the queue's name.
+pub fn parse_arn(arn: &str) -> Option<Arn> {
+    Arn::parse(arn)
+        .ok()
+        .filter(|a| a.service == "sqs" && !a.resource.contains(':'))
 }
 
 /// AWS's rules for a queue's tags: at most 50, keys of 1 to 128 characters, values of at most

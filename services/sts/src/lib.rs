@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use aws_smithy_types::DateTime;
+use stratus_core::arn::Arn;
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 use stratus_storage::{Durability, Namespace, Storage, StorageError, Store, Table};
@@ -81,7 +82,7 @@ impl StsService {
         Ok((
             Principal {
                 user_id: account.clone(),
-                arn: format!("arn:aws:iam::{account}:root"),
+                arn: root_arn(&ctx.region, &account),
                 account,
             },
             false,
@@ -108,13 +109,18 @@ impl StsService {
     fn role_session(role_arn: &str, session_name: &str) -> Result<(AssumedRoleUser, Principal), AwsError> {
         let role = RoleArn::parse(role_arn)?;
         let assumed_role_id = format!("{}:{session_name}", role_id(role_arn));
-        let arn = format!(
-            "arn:{}:sts::{}:assumed-role/{}/{session_name}",
-            role.partition, role.account, role.name
-        );
+        // The session lives in the role's partition, whatever region it was asked for in.
+        let arn = Arn {
+            partition: role.partition,
+            service: "sts".into(),
+            region: String::new(),
+            account: role.account.clone(),
+            resource: format!("assumed-role/{}/{session_name}", role.name),
+        }
+        .to_string();
         let principal = Principal {
             user_id: assumed_role_id.clone(),
-            account: role.account.to_string(),
+            account: role.account,
             arn: arn.clone(),
         };
         Ok((AssumedRoleUser { assumed_role_id, arn }, principal))
@@ -122,41 +128,44 @@ impl StsService {
 }
 
 /// The parts of `arn:PARTITION:iam::ACCOUNT:role/PATH/NAME` a session needs.
-struct RoleArn<'a> {
-    partition: &'a str,
-    account: &'a str,
-    name: &'a str,
+struct RoleArn {
+    partition: String,
+    account: String,
+    name: String,
 }
 
-impl<'a> RoleArn<'a> {
-    fn parse(arn: &'a str) -> Result<RoleArn<'a>, AwsError> {
+impl RoleArn {
+    fn parse(text: &str) -> Result<RoleArn, AwsError> {
         let invalid = || AwsError::new("ValidationError", "Request ARN is invalid", 400);
-        let mut parts = arn.splitn(6, ':');
-        let (Some("arn"), Some(partition), Some("iam"), Some(""), Some(account), Some(resource)) = (
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-        ) else {
-            return Err(invalid());
-        };
-        let path_and_name = resource.strip_prefix("role/").ok_or_else(invalid)?;
+        let arn = Arn::parse(text)
+            .ok()
+            .filter(|a| a.service == "iam" && a.region.is_empty())
+            .ok_or_else(invalid)?;
+        let path_and_name = arn.resource.strip_prefix("role/").ok_or_else(invalid)?;
         let name = path_and_name
             .rsplit('/')
             .next()
             .filter(|n| !n.is_empty())
-            .ok_or_else(invalid)?;
-        if account.len() != 12 || !account.bytes().all(|b| b.is_ascii_digit()) || partition.is_empty() {
+            .ok_or_else(invalid)?
+            .to_owned();
+        if !is_account_id(&arn.account) {
             return Err(invalid());
         }
         Ok(RoleArn {
-            partition,
-            account,
+            partition: arn.partition,
+            account: arn.account,
             name,
         })
     }
+}
+
+fn is_account_id(text: &str) -> bool {
+    text.len() == 12 && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The ARN of an account's root user, in the partition of the request's region.
+fn root_arn(region: &str, account: &str) -> String {
+    Arn::global("iam", region, account, "root").to_string()
 }
 
 /// Session policies must be JSON; their packed size is reported as a percentage of the
@@ -305,7 +314,7 @@ impl Sts for StsService {
     ) -> Result<AssumeRootResponse, AssumeRootError> {
         self.caller(ctx).await?;
         let target = input.target_principal;
-        if target.len() != 12 || !target.bytes().all(|b| b.is_ascii_digit()) {
+        if !is_account_id(&target) {
             return Err(AwsError::new(
                 "ValidationError",
                 "TargetPrincipal must be a 12-digit AWS account ID",
@@ -315,7 +324,7 @@ impl Sts for StsService {
         }
         let principal = Principal {
             user_id: target.clone(),
-            arn: format!("arn:aws:iam::{target}:root"),
+            arn: root_arn(&ctx.region, &target),
             account: target,
         };
         let credentials = self
@@ -361,7 +370,7 @@ impl Sts for StsService {
         let account = caller.account;
         let user = FederatedUser {
             federated_user_id: format!("{account}:{}", input.name),
-            arn: format!("arn:aws:sts::{account}:federated-user/{}", input.name),
+            arn: Arn::global("sts", &ctx.region, &account, &format!("federated-user/{}", input.name)).to_string(),
         };
         let principal = Principal {
             user_id: user.federated_user_id.clone(),
@@ -451,7 +460,12 @@ mod tests {
     #[test]
     fn role_arns() {
         let r = RoleArn::parse("arn:aws:iam::123456789012:role/path/to/Admin").unwrap();
-        assert_eq!((r.partition, r.account, r.name), ("aws", "123456789012", "Admin"));
+        assert_eq!(
+            (r.partition.as_str(), r.account.as_str(), r.name.as_str()),
+            ("aws", "123456789012", "Admin")
+        );
+        let gov = RoleArn::parse("arn:aws-us-gov:iam::123456789012:role/Admin").unwrap();
+        assert_eq!(gov.partition, "aws-us-gov");
         for bad in [
             "arn:aws:iam::123456789012:user/x",
             "arn:aws:iam::12345:role/x",
@@ -461,6 +475,12 @@ mod tests {
         ] {
             assert!(RoleArn::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn root_arns_are_in_the_request_regions_partition() {
+        assert_eq!(root_arn("us-east-1", "1"), "arn:aws:iam::1:root");
+        assert_eq!(root_arn("cn-north-1", "1"), "arn:aws-cn:iam::1:root");
     }
 
     #[test]

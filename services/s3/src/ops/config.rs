@@ -42,10 +42,10 @@ pub(crate) async fn delete_bucket_cors(
 
 pub(crate) async fn put_bucket_policy(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: PutBucketPolicyRequest,
 ) -> Result<Unit, PutBucketPolicyError> {
-    let public = config::check_policy(&input.bucket, &input.policy)?;
+    let public = config::check_policy(&input.bucket, &ctx.region, &input.policy)?;
     let doc = Change::Set(input.policy.into_bytes());
     s3.change_config(input.bucket, config::POLICY, doc, move |tx, bucket| {
         let block = config::tx_public_access_block(tx, &bucket.name)?;
@@ -69,11 +69,11 @@ pub(crate) async fn get_bucket_policy(
 
 pub(crate) async fn get_bucket_policy_status(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: GetBucketPolicyStatusRequest,
 ) -> Result<GetBucketPolicyStatusOutput, GetBucketPolicyStatusError> {
     let policy = s3.policy(&input.bucket)?;
-    let public = config::check_policy(&input.bucket, &policy)?;
+    let public = config::check_policy(&input.bucket, &ctx.region, &policy)?;
     Ok(GetBucketPolicyStatusOutput {
         policy_status: Some(PolicyStatus {
             is_public: Some(public),
