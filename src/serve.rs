@@ -9,8 +9,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use stratus_core::clock::Clock;
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{CrossOrigin, FormUpload, ServiceHandler};
+use stratus_core::schema::Service;
+use stratus_core::service::{CrossOrigin, FormUpload, Providers, Registration, ServiceEnv, ServiceHandler, Settings};
 use stratus_server::{serve, Config, Gateway};
+use stratus_service_dynamodb::TtlInterval;
 use stratus_service_s3::LifecycleTiming;
 use stratus_storage::{Storage, StorageConfig};
 
@@ -125,6 +127,26 @@ struct Served {
     form_uploads: Vec<Arc<dyn FormUpload>>,
 }
 
+/// Each hand-written service crate's registration. Providers come before the services that
+/// call them, since each registration receives the capabilities of those before it: SQS
+/// (queues) before S3 (event notifications).
+const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
+    stratus_service_sqs::register,
+    stratus_service_sts::register,
+    stratus_service_dynamodb::register,
+    stratus_service_s3::register,
+];
+
+/// The services' own settings, from the command line.
+fn settings(timing: &Timing) -> Settings {
+    Settings::default()
+        .with(TtlInterval(timing.dynamodb_ttl_interval))
+        .with(LifecycleTiming {
+            interval: timing.s3_lifecycle_interval,
+            day: timing.s3_lifecycle_day_seconds,
+        })
+}
+
 /// The services to serve: hand-written ones where they exist, the rest validating and
 /// answering not-implemented.
 fn handlers(only: &[String], storage: &Arc<Storage>, scheduler: &Scheduler, timing: &Timing) -> Result<Served> {
@@ -139,48 +161,40 @@ fn handlers(only: &[String], storage: &Arc<Storage>, scheduler: &Scheduler, timi
                 .iter()
                 .any(|o| o.eq_ignore_ascii_case(id) || o.eq_ignore_ascii_case(sdk_id))
     };
-    // SQS is built first: S3 delivers event notifications into its queues.
-    let sqs = stratus_service_sqs::SqsService::new(storage.clone(), scheduler.clone());
-    let sqs_runs = stratus_gen_registry::SERVICES
-        .iter()
-        .any(|(id, service)| *id == "sqs" && wanted(id, service.sdk_id));
+    let serves = |service: &Service| {
+        stratus_gen_registry::SERVICES
+            .iter()
+            .any(|(id, listed)| listed.sdk_id == service.sdk_id && wanted(id, service.sdk_id))
+    };
+    let settings = settings(timing);
+    let mut providers = Providers::default();
+    let mut written = Vec::new();
     let mut served = Served {
         handlers: Vec::new(),
         cross_origin: Vec::new(),
         form_uploads: Vec::new(),
     };
+    for register in REGISTRATIONS {
+        let registration = register(&ServiceEnv {
+            storage,
+            scheduler,
+            settings: &settings,
+            providers: &providers,
+            serves: &serves,
+        });
+        providers.absorb(registration.provides);
+        written.extend(registration.handlers);
+        served.cross_origin.extend(registration.cross_origin);
+        served.form_uploads.extend(registration.form_uploads);
+    }
+    // In the registry's order, which the gateway's routing of unsigned REST requests follows.
     for (id, service) in stratus_gen_registry::SERVICES {
         if !wanted(id, service.sdk_id) {
             continue;
         }
-        let handler: Arc<dyn ServiceHandler> = match *id {
-            "s3" => {
-                let lifecycle = LifecycleTiming {
-                    interval: timing.s3_lifecycle_interval,
-                    day: timing.s3_lifecycle_day_seconds,
-                };
-                let s3 = stratus_service_s3::S3Service::new(storage.clone(), scheduler.clone(), lifecycle);
-                let s3 = match sqs_runs {
-                    true => s3.with_queues(Arc::new(sqs.clone())),
-                    false => s3,
-                };
-                let s3 = s3.resume_lifecycle();
-                served.cross_origin.push(Arc::new(s3.clone()));
-                served.form_uploads.push(Arc::new(s3.clone()));
-                Arc::new(stratus_gen_s3::Handler(s3))
-            }
-            "sts" => Arc::new(stratus_gen_sts::Handler(stratus_service_sts::StsService::new(
-                storage.clone(),
-            ))),
-            "sqs" => Arc::new(stratus_gen_sqs::Handler(sqs.clone())),
-            "dynamodb" => stratus_service_dynamodb::DynamoDbService::new(
-                storage.clone(),
-                scheduler.clone(),
-                timing.dynamodb_ttl_interval,
-            )
-            .into_handler(),
-            "dynamodb-streams" => stratus_service_dynamodb::DynamoDbStreamsService::handler(storage.clone()),
-            _ => stratus_gen_registry::not_implemented(id).context("registry lists a service it cannot build")?,
+        let handler = match written.iter().find(|handler| handler.schema().sdk_id == service.sdk_id) {
+            Some(handler) => handler.clone(),
+            None => stratus_gen_registry::not_implemented(id).context("registry lists a service it cannot build")?,
         };
         served.handlers.push(handler);
     }

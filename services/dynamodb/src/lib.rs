@@ -46,9 +46,40 @@ mod transact;
 pub mod ttl;
 pub mod value;
 
+use std::time::Duration;
+
+use stratus_core::service::{Registration, ServiceEnv};
+use stratus_storage::Storage;
+
 pub use service::DynamoDbService;
 pub use stratus_gen_dynamodb::AttributeValue;
 pub use streams_service::DynamoDbStreamsService;
+
+/// How often the time-to-live sweep runs (see [`ttl`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TtlInterval(pub Duration);
+
+impl Default for TtlInterval {
+    fn default() -> TtlInterval {
+        TtlInterval(Duration::from_secs(30))
+    }
+}
+
+/// Builds DynamoDB and DynamoDB Streams, each when the binary serves it, over the same stores.
+pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
+    let mut registration = Registration::default();
+    if env.serves(&stratus_gen_dynamodb::SERVICE) {
+        let TtlInterval(interval) = env.settings.get();
+        let dynamodb = DynamoDbService::new(env.storage.clone(), env.scheduler.clone(), interval);
+        registration.handlers.push(dynamodb.into_handler());
+    }
+    if env.serves(&stratus_gen_dynamodb_streams::SERVICE) {
+        registration
+            .handlers
+            .push(DynamoDbStreamsService::handler(env.storage.clone()));
+    }
+    registration
+}
 
 /// An item: attribute names to values.
 pub type Item = std::collections::BTreeMap<String, AttributeValue>;

@@ -63,7 +63,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::MessageSink;
+use stratus_core::service::{MessageSink, Registration, ServiceEnv};
 use stratus_core::{hex, id, AwsError, DateTime, RequestContext, Unit};
 use stratus_gen_s3::*;
 use stratus_storage::{Blob, Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
@@ -91,6 +91,26 @@ pub struct S3Service {
     queues: Option<Arc<dyn MessageSink>>,
     /// Applies lifecycle expiration in the background while some bucket needs it.
     lifecycle: Arc<sweeper::Sweeper>,
+}
+
+/// Builds S3 when the binary serves it: its operations, its CORS rules and its browser form
+/// uploads, delivering event notifications to the queues of `env`'s providers.
+pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
+    if !env.serves(&SERVICE) {
+        return Registration::default();
+    }
+    let s3 = S3Service::new(env.storage.clone(), env.scheduler.clone(), env.settings.get());
+    let s3 = match &env.providers.messages {
+        Some(queues) => s3.with_queues(queues.clone()),
+        None => s3,
+    };
+    let s3 = s3.resume_lifecycle();
+    Registration {
+        handlers: vec![Arc::new(Handler(s3.clone()))],
+        cross_origin: vec![Arc::new(s3.clone())],
+        form_uploads: vec![Arc::new(s3)],
+        ..Registration::default()
+    }
 }
 
 impl S3Service {

@@ -31,7 +31,7 @@ use std::time::Duration;
 use sha2::Sha256;
 use stratus_core::arn::Arn;
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{BoxFuture, MessageSink};
+use stratus_core::service::{BoxFuture, MessageSink, Providers, Registration, ServiceEnv};
 use stratus_core::{hex, id, AwsError, RequestContext, Unit};
 use stratus_gen_sqs::*;
 use stratus_storage::{Direction, Durability, KeyRange, Namespace, Read, Storage, Store, Table, Tx};
@@ -182,6 +182,23 @@ struct Dedup {
     message_id: String,
     sequence: u64,
     expires_ms: u64,
+}
+
+/// Builds SQS when the binary serves it; its queues are the [`MessageSink`] other services
+/// deliver into.
+pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
+    if !env.serves(&SERVICE) {
+        return Registration::default();
+    }
+    let sqs = SqsService::new(env.storage.clone(), env.scheduler.clone());
+    Registration {
+        handlers: vec![Arc::new(Handler(sqs.clone()))],
+        provides: Providers {
+            messages: Some(Arc::new(sqs)),
+            ..Providers::default()
+        },
+        ..Registration::default()
+    }
 }
 
 impl SqsService {

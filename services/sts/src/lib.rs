@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use aws_smithy_types::DateTime;
 use stratus_core::arn::Arn;
+use stratus_core::service::{Registration, ServiceEnv};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 use stratus_storage::{Durability, Namespace, Storage, StorageError, Store, Table};
@@ -29,6 +30,17 @@ const CREDENTIALS: Table<Issued, credentials::StoredForm> = Table::new("credenti
 /// The STS service, backed by `storage`.
 pub struct StsService {
     storage: Arc<Storage>,
+}
+
+/// Builds STS when the binary serves it.
+pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
+    if !env.serves(&SERVICE) {
+        return Registration::default();
+    }
+    Registration {
+        handlers: vec![Arc::new(Handler(StsService::new(env.storage.clone())))],
+        ..Registration::default()
+    }
 }
 
 impl StsService {

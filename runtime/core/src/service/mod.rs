@@ -4,9 +4,13 @@
 //! that crate's service trait; `Handler(NotImplemented)` serves a service nobody has written
 //! yet, answering every operation with AWS's not-implemented error after validation.
 //!
-//! Beside it: [`MessageSink`], which one service delivers into another through, and the hooks
-//! for what browsers send that no operation models: [`CrossOrigin`], a service's CORS rules,
-//! and [`FormUpload`], its HTML form uploads.
+//! Beside it: the hooks for what browsers send that no operation models: [`CrossOrigin`], a
+//! service's CORS rules, and [`FormUpload`], its HTML form uploads; the capabilities one
+//! service offers another ([`capabilities`]: [`MessageSink`] and the rest); and the
+//! [`Registration`] each service crate hands the binary ([`registration`]).
+
+pub mod capabilities;
+pub mod registration;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,6 +19,12 @@ use crate::context::RequestContext;
 use crate::error::{AwsError, OperationError};
 use crate::schema::{Operation, Service};
 use crate::value::Value;
+
+pub use capabilities::{
+    Authorizer, Caller, Decision, EventBus, FunctionInvoker, KeyService, LogWriter, MessageSink, MetricSink,
+    TopicPublisher,
+};
+pub use registration::{Providers, Registration, ServiceEnv, Settings};
 
 /// A boxed, sendable future: what a type-erased operation call returns.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -34,17 +44,6 @@ pub trait ServiceHandler: Send + Sync + 'static {
         operation: &'static Operation,
         input: Value,
     ) -> BoxFuture<'a, Result<Value, OperationError>>;
-}
-
-/// Where one service delivers messages into another's queues — S3 event notifications into
-/// SQS. The binary wires each producer to the queue service it runs, so services never depend
-/// on each other's crates.
-pub trait MessageSink: Send + Sync {
-    /// Whether the queue `queue_arn` exists.
-    fn exists<'a>(&'a self, queue_arn: &'a str) -> BoxFuture<'a, bool>;
-
-    /// Sends `body` to the queue `queue_arn` on behalf of `sender` (the message's `SenderId`).
-    fn send<'a>(&'a self, queue_arn: &'a str, sender: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>>;
 }
 
 /// A browser's cross-origin request, as a service's CORS rules see it.

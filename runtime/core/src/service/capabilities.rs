@@ -1,0 +1,272 @@
+//! What one service asks of another, as small traits the binary wires: no service crate
+//! depends on another's.
+//!
+//! A provider is the service that implements a trait; a caller holds it as an
+//! `Option<Arc<dyn …>>` from its [`Providers`](super::Providers). A provider that is not built,
+//! or not served (`--services`), is absent, and the caller answers as AWS does when the target
+//! does not exist — each trait's doc says how. Calls are in-process function calls made for
+//! a [`Caller`], never HTTP requests to ourselves.
+//!
+//! Today SQS provides [`MessageSink`] and S3 calls it; the other traits have no provider yet
+//! and are wired so that the services coming next plug in without touching their callers.
+
+use std::collections::BTreeMap;
+
+use super::BoxFuture;
+use crate::error::AwsError;
+use crate::value::DateTime;
+
+/// Who a cross-service call is made for: the account and region it acts in and the principal
+/// acting (an IAM ARN, or a service principal such as `s3.amazonaws.com` for a service's own
+/// deliveries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caller<'a> {
+    pub account_id: &'a str,
+    pub region: &'a str,
+    pub principal: &'a str,
+}
+
+/// Where one service delivers messages into another's queues. Provided by SQS; called by S3
+/// for event notifications (and by SNS subscriptions, EventBridge targets and Lambda
+/// destinations to come). Absent: S3 refuses a notification configuration naming a queue
+/// with "Unable to validate the following destination configurations", as AWS does for a
+/// queue that does not exist.
+pub trait MessageSink: Send + Sync {
+    /// Whether the queue `queue_arn` exists.
+    fn exists<'a>(&'a self, queue_arn: &'a str) -> BoxFuture<'a, bool>;
+
+    /// Sends `body` to the queue `queue_arn` on behalf of `sender` (the message's `SenderId`).
+    fn send<'a>(&'a self, queue_arn: &'a str, sender: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>>;
+}
+
+/// How a function is invoked, as Lambda's `InvocationType` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvocationType {
+    /// Run the function and answer with its result.
+    RequestResponse,
+    /// Queue the payload for an asynchronous run (with Lambda's retries) and answer `202`.
+    Event,
+    /// Only check that the function exists and may be invoked; answer `204`.
+    DryRun,
+}
+
+/// One invocation of a function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// The function's name, ARN or partial ARN, as Lambda's `FunctionName` takes them.
+    pub function: String,
+    /// A version or alias; `$LATEST` when absent.
+    pub qualifier: Option<String>,
+    pub invocation_type: InvocationType,
+    pub payload: Vec<u8>,
+}
+
+/// What an invocation answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvocationResult {
+    /// `200` for a run, `202` for a queued event, `204` for a dry run.
+    pub status: u16,
+    pub payload: Vec<u8>,
+    /// `Handled` or `Unhandled` when the function failed (its payload then says how).
+    pub function_error: Option<String>,
+    pub executed_version: Option<String>,
+}
+
+/// Invokes functions. Provided by Lambda; called by S3 notifications, SNS subscriptions,
+/// EventBridge targets, SQS and DynamoDB Streams event source mappings, API Gateway
+/// integrations. Absent: every function is missing — S3 refuses a notification configuration
+/// naming one ("Unable to validate the following destination configurations"), and a target's
+/// delivery fails as it does on AWS for a deleted function.
+pub trait FunctionInvoker: Send + Sync {
+    /// Invokes a function; a missing function is Lambda's `ResourceNotFoundException`.
+    fn invoke<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        invocation: Invocation,
+    ) -> BoxFuture<'a, Result<InvocationResult, AwsError>>;
+}
+
+/// A message attribute's value, as SNS and SQS carry it beside its `DataType`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessageAttributeValue {
+    /// `String` and `Number` (and their custom subtypes), as text.
+    String(String),
+    Binary(Vec<u8>),
+}
+
+/// A message attribute: its `DataType` (`String`, `Number`, `Binary`, with an optional
+/// `.custom` suffix) and its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageAttribute {
+    pub data_type: String,
+    pub value: MessageAttributeValue,
+}
+
+/// One message published to a topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Publication {
+    pub topic_arn: String,
+    pub subject: Option<String>,
+    pub message: String,
+    pub attributes: BTreeMap<String, MessageAttribute>,
+    /// `MessageGroupId`, required by FIFO topics.
+    pub group_id: Option<String>,
+    /// `MessageDeduplicationId`, for FIFO topics without content-based deduplication.
+    pub dedup_id: Option<String>,
+}
+
+/// Publishes to topics. Provided by SNS; called by S3 notifications, CloudWatch alarm actions,
+/// EventBridge targets and Lambda destinations. Absent: every topic is missing — S3 refuses a
+/// notification configuration naming one ("Unable to validate the following destination
+/// configurations"), and an alarm's action fails as it does on AWS for a deleted topic.
+pub trait TopicPublisher: Send + Sync {
+    /// Whether the topic `topic_arn` exists.
+    fn exists<'a>(&'a self, caller: Caller<'a>, topic_arn: &'a str) -> BoxFuture<'a, bool>;
+
+    /// Publishes `publication` and answers its message id; a missing topic is SNS's `NotFound`.
+    fn publish<'a>(&'a self, caller: Caller<'a>, publication: Publication) -> BoxFuture<'a, Result<String, AwsError>>;
+}
+
+/// One event put on a bus, as an entry of EventBridge's `PutEvents`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The bus's name or ARN; `default` is the account's default bus.
+    pub bus: String,
+    pub source: String,
+    pub detail_type: String,
+    /// The event's `detail`, a JSON object as text.
+    pub detail: String,
+    /// ARNs of the resources the event concerns.
+    pub resources: Vec<String>,
+    /// When the event happened; the put's time when absent.
+    pub time: Option<DateTime>,
+}
+
+/// Puts events on buses. Provided by EventBridge; called by S3 (EventBridge notifications),
+/// Scheduler, CloudFormation and the services whose state changes AWS reports as events.
+/// Absent: events are dropped, as AWS drops an event that no rule matches.
+pub trait EventBus: Send + Sync {
+    /// Puts `events`, answering per entry, in order, its event id or why it was refused (a
+    /// missing bus is EventBridge's `ResourceNotFoundException`).
+    fn put_events<'a>(&'a self, caller: Caller<'a>, events: Vec<Event>)
+        -> BoxFuture<'a, Vec<Result<String, AwsError>>>;
+}
+
+/// One log event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEvent {
+    pub timestamp_ms: i64,
+    pub message: String,
+}
+
+/// Writes log events. Provided by CloudWatch Logs; called by Lambda (function output), API
+/// Gateway (access logs), Step Functions and EventBridge targets. Absent: the events are not
+/// written and the caller carries on, as Lambda does on AWS when a function may not write its
+/// logs.
+pub trait LogWriter: Send + Sync {
+    /// Appends `events` to `stream` in `group`, creating both when missing, as AWS's services
+    /// do with their own logs.
+    fn put_log_events<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        group: &'a str,
+        stream: &'a str,
+        events: Vec<LogEvent>,
+    ) -> BoxFuture<'a, Result<(), AwsError>>;
+}
+
+/// One metric data point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricDatum {
+    pub name: String,
+    pub dimensions: BTreeMap<String, String>,
+    pub value: f64,
+    /// A CloudWatch `StandardUnit` (`Count`, `Bytes`, `Milliseconds`, …).
+    pub unit: &'static str,
+    pub timestamp_ms: i64,
+}
+
+/// Records metric data. Provided by CloudWatch; called by the services whose metrics AWS
+/// publishes on their behalf (SQS queue depth, Lambda invocations, DynamoDB capacity). Absent:
+/// the data is dropped and nothing the caller answers changes, as on AWS, where publishing a
+/// service's metrics never fails its requests.
+pub trait MetricSink: Send + Sync {
+    /// Records `data` under `namespace` (`AWS/SQS`, …).
+    fn put_metric_data<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        namespace: &'a str,
+        data: Vec<MetricDatum>,
+    ) -> BoxFuture<'a, Result<(), AwsError>>;
+}
+
+/// KMS's encryption context: pairs bound to a ciphertext, which decryption must repeat.
+pub type EncryptionContext = BTreeMap<String, String>;
+
+/// Bytes encrypted under a key, or decrypted from them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keyed {
+    /// The ARN of the key used.
+    pub key_arn: String,
+    pub bytes: Vec<u8>,
+}
+
+/// A data key: its plaintext to encrypt with, and the same encrypted under the key to store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataKey {
+    pub key_arn: String,
+    pub plaintext: Vec<u8>,
+    pub ciphertext: Vec<u8>,
+}
+
+/// Encrypts and decrypts with keys. Provided by KMS; called by S3 (SSE-KMS), SQS and SNS
+/// (server-side encryption), DynamoDB, Secrets Manager and SSM SecureString parameters.
+/// Absent: every key is missing — the caller answers as AWS does for a key that does not
+/// exist (S3: `KMS.NotFoundException`; SQS: `KmsNotFound`).
+pub trait KeyService: Send + Sync {
+    /// Encrypts `plaintext` under `key_id` (id, ARN, alias name or alias ARN).
+    fn encrypt<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        key_id: &'a str,
+        plaintext: Vec<u8>,
+        context: &'a EncryptionContext,
+    ) -> BoxFuture<'a, Result<Keyed, AwsError>>;
+
+    /// Decrypts `ciphertext`, which names its key, with the context it was encrypted with.
+    fn decrypt<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        ciphertext: &'a [u8],
+        context: &'a EncryptionContext,
+    ) -> BoxFuture<'a, Result<Keyed, AwsError>>;
+
+    /// A fresh data key of `bytes` bytes, encrypted under `key_id`.
+    fn generate_data_key<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        key_id: &'a str,
+        bytes: usize,
+        context: &'a EncryptionContext,
+    ) -> BoxFuture<'a, Result<DataKey, AwsError>>;
+}
+
+/// The outcome of evaluating policies, as IAM's policy evaluation logic names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    /// A statement denies the action: nothing overrides it.
+    ExplicitDeny,
+    /// No statement allows the action.
+    ImplicitDeny,
+}
+
+/// Evaluates whether the caller's principal may perform an action on a resource. Provided by
+/// IAM; called by the gateway and by services that check resource policies (S3 bucket
+/// policies, SQS queue policies, KMS key policies, Lambda's resource-based policies). Absent:
+/// every action is allowed, as every request is today — Stratus evaluates no policy until IAM
+/// is served.
+pub trait Authorizer: Send + Sync {
+    /// The decision on `action` (`s3:GetObject`) against `resource` (an ARN) for `caller`.
+    fn evaluate<'a>(&'a self, caller: Caller<'a>, action: &'a str, resource: &'a str) -> BoxFuture<'a, Decision>;
+}

@@ -1,0 +1,168 @@
+//! How a service crate hands itself to the binary: one `register` function per crate takes a
+//! [`ServiceEnv`] and answers a [`Registration`].
+//!
+//! The binary calls the crates' `register` functions in one table, providers before the
+//! services that call them: each registration's [`Registration::provides`] is added to the
+//! [`Providers`] the next ones receive. One pass suffices because no capability is needed by
+//! its own provider's chain (S3 takes SQS's queues; SQS takes nothing).
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::capabilities::{
+    Authorizer, EventBus, FunctionInvoker, KeyService, LogWriter, MessageSink, MetricSink, TopicPublisher,
+};
+use super::{CrossOrigin, FormUpload, ServiceHandler};
+use crate::scheduler::Scheduler;
+use crate::schema::Service;
+
+/// The capabilities of the services the binary runs, each absent when its provider is not
+/// built or not served (see [`capabilities`](super::capabilities) for what callers answer then).
+#[derive(Clone, Default)]
+pub struct Providers {
+    /// SQS's queues.
+    pub messages: Option<Arc<dyn MessageSink>>,
+    /// Lambda's functions.
+    pub functions: Option<Arc<dyn FunctionInvoker>>,
+    /// SNS's topics.
+    pub topics: Option<Arc<dyn TopicPublisher>>,
+    /// EventBridge's buses.
+    pub events: Option<Arc<dyn EventBus>>,
+    /// CloudWatch Logs.
+    pub logs: Option<Arc<dyn LogWriter>>,
+    /// CloudWatch metrics.
+    pub metrics: Option<Arc<dyn MetricSink>>,
+    /// KMS's keys.
+    pub keys: Option<Arc<dyn KeyService>>,
+    /// IAM's policy evaluation.
+    pub authorizer: Option<Arc<dyn Authorizer>>,
+}
+
+impl Providers {
+    /// Adds the capabilities `other` provides, keeping those already here: each capability
+    /// has one provider.
+    pub fn absorb(&mut self, other: Providers) {
+        let Providers {
+            messages,
+            functions,
+            topics,
+            events,
+            logs,
+            metrics,
+            keys,
+            authorizer,
+        } = other;
+        self.messages = self.messages.take().or(messages);
+        self.functions = self.functions.take().or(functions);
+        self.topics = self.topics.take().or(topics);
+        self.events = self.events.take().or(events);
+        self.logs = self.logs.take().or(logs);
+        self.metrics = self.metrics.take().or(metrics);
+        self.keys = self.keys.take().or(keys);
+        self.authorizer = self.authorizer.take().or(authorizer);
+    }
+}
+
+/// Services' own settings (sweep intervals and the like), each a type its crate defines and
+/// the binary fills from its command line.
+#[derive(Default)]
+pub struct Settings {
+    values: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+}
+
+impl Settings {
+    /// The same settings with `value` set.
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Settings {
+        self.values.insert(TypeId::of::<T>(), Box::new(value));
+        self
+    }
+
+    /// The value the binary set, else the setting's default.
+    pub fn get<T: Any + Clone + Default>(&self) -> T {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// What a service crate is built from. `S` is the storage the binary opened
+/// (`stratus_storage::Storage`, a crate above this one).
+pub struct ServiceEnv<'a, S> {
+    pub storage: &'a Arc<S>,
+    /// The process's one scheduler, and through it the clock.
+    pub scheduler: &'a Scheduler,
+    pub settings: &'a Settings,
+    /// The capabilities of the services registered before this one.
+    pub providers: &'a Providers,
+    /// Whether `--services` asks for a service (all when unset).
+    pub serves: &'a dyn Fn(&Service) -> bool,
+}
+
+impl<S> ServiceEnv<'_, S> {
+    /// Whether the binary serves `service`: a crate builds only the services asked for.
+    pub fn serves(&self, service: &Service) -> bool {
+        (self.serves)(service)
+    }
+}
+
+/// What a service crate hands the binary: the services it serves, the hooks for what browsers
+/// send them that no operation models, and the capabilities it offers other services. Empty
+/// when the binary serves none of the crate's services.
+#[derive(Default)]
+pub struct Registration {
+    /// One per service served (DynamoDB's crate serves DynamoDB and DynamoDB Streams).
+    pub handlers: Vec<Arc<dyn ServiceHandler>>,
+    pub cross_origin: Vec<Arc<dyn CrossOrigin>>,
+    pub form_uploads: Vec<Arc<dyn FormUpload>>,
+    pub provides: Providers,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::AwsError;
+    use crate::service::BoxFuture;
+
+    struct Queues;
+
+    impl MessageSink for Queues {
+        fn exists<'a>(&'a self, _queue_arn: &'a str) -> BoxFuture<'a, bool> {
+            Box::pin(async { true })
+        }
+
+        fn send<'a>(&'a self, _: &'a str, _: &'a str, _: String) -> BoxFuture<'a, Result<(), AwsError>> {
+            Box::pin(async { Ok(()) })
+        }
+    }
+
+    #[test]
+    fn absorbing_keeps_the_first_provider_of_each_capability() {
+        let first: Arc<dyn MessageSink> = Arc::new(Queues);
+        let mut providers = Providers::default();
+        providers.absorb(Providers {
+            messages: Some(first.clone()),
+            ..Providers::default()
+        });
+        providers.absorb(Providers {
+            messages: Some(Arc::new(Queues)),
+            ..Providers::default()
+        });
+        providers.absorb(Providers::default());
+        assert!(Arc::ptr_eq(providers.messages.as_ref().unwrap(), &first));
+        assert!(providers.functions.is_none() && providers.topics.is_none() && providers.events.is_none());
+        assert!(providers.logs.is_none() && providers.metrics.is_none());
+        assert!(providers.keys.is_none() && providers.authorizer.is_none());
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Interval(u32);
+
+    #[test]
+    fn a_setting_not_given_is_its_default() {
+        assert_eq!(Settings::default().get::<Interval>(), Interval(0));
+        assert_eq!(Settings::default().with(Interval(30)).get::<Interval>(), Interval(30));
+    }
+}
