@@ -366,6 +366,15 @@ def test_tags(sqs):
     assert error_code(err) == "InvalidParameterValue"
     sqs.untag_queue(QueueUrl=url, TagKeys=["team", "cost"])
     assert "Tags" not in sqs.list_queue_tags(QueueUrl=url)
+    for tags, message in [
+        ({"k" * 129: "v"}, "Tag key must be between 1 and 128 characters long: " + "k" * 129),
+        ({"k": "v" * 257}, "Tag value must be at most 256 characters long for key k"),
+        ({"AWS:owner": "me"}, "Tag keys may not start with the reserved prefix aws: AWS:owner"),
+    ]:
+        with pytest.raises(ClientError) as err:
+            sqs.tag_queue(QueueUrl=url, Tags=tags)
+        assert error_code(err) == "InvalidParameterValue"
+        assert err.value.response["Error"]["Message"] == message
 
 
 def test_permissions_edit_the_policy(sqs, queue):

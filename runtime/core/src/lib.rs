@@ -24,6 +24,7 @@ pub mod prelude_shapes;
 pub mod scheduler;
 pub mod schema;
 pub mod service;
+pub mod tags;
 pub mod validate;
 pub mod value;
 

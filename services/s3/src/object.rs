@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 #[cfg(test)]
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
+use stratus_core::tags::{TagRules, TagViolation};
 use stratus_core::{AwsError, DateTime};
 
 use crate::checksum::Checksum;
@@ -309,20 +310,17 @@ pub fn percent_decode(text: &str, form: bool) -> Option<String> {
 /// S3's tag rules: at most `max` tags (10 on objects, 50 on buckets), keys of 1 to 128 and
 /// values of at most 256 characters.
 pub fn check_tags(tags: &BTreeMap<String, String>, max: usize) -> Result<(), AwsError> {
-    if tags.len() > max {
-        return Err(S3Error::invalid_tag(format!(
-            "Object tags cannot be greater than {max}"
-        )));
-    }
-    for (k, v) in tags {
-        if k.is_empty() || k.chars().count() > 128 {
-            return Err(S3Error::invalid_tag("The TagKey you have provided is invalid"));
+    let rules = TagRules {
+        max,
+        reserved_prefix: None,
+    };
+    stratus_core::tags::check(tags, rules).map_err(|violation| match violation {
+        TagViolation::TooMany { max, .. } => S3Error::invalid_tag(format!("Object tags cannot be greater than {max}")),
+        TagViolation::KeyLength(_) | TagViolation::ReservedPrefix(_) => {
+            S3Error::invalid_tag("The TagKey you have provided is invalid")
         }
-        if v.chars().count() > 256 {
-            return Err(S3Error::invalid_tag("The TagValue you have provided is invalid"));
-        }
-    }
-    Ok(())
+        TagViolation::ValueLength(_) => S3Error::invalid_tag("The TagValue you have provided is invalid"),
+    })
 }
 
 /// The source bucket, key and version of a copy: `bucket/key`, URL-encoded, with an

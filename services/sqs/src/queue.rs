@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use stratus_core::arn::Arn;
+use stratus_core::tags::{TagRules, TagViolation};
 
 use crate::error::SqsError;
 
@@ -324,31 +325,20 @@ pub fn parse_arn(arn: &str) -> Option<Arn> {
 /// AWS's rules for a queue's tags: at most 50, keys of 1 to 128 characters, values of at most
 /// 256, no `aws:` prefix.
 pub fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), SqsError> {
-    if tags.len() > 50 {
-        return Err(SqsError::invalid_parameter(format!(
-            "Too many tags added for queue. Queue can have at most 50 tags; {} were given.",
-            tags.len()
-        )));
-    }
-    for (key, value) in tags {
-        let key_chars = key.chars().count();
-        if key_chars == 0 || key_chars > 128 {
-            return Err(SqsError::invalid_parameter(format!(
-                "Tag key must be between 1 and 128 characters long: {key}"
-            )));
-        }
-        if value.chars().count() > 256 {
-            return Err(SqsError::invalid_parameter(format!(
-                "Tag value must be at most 256 characters long for key {key}"
-            )));
-        }
-        if key.to_ascii_lowercase().starts_with("aws:") {
-            return Err(SqsError::invalid_parameter(format!(
-                "Tag keys may not start with the reserved prefix aws: {key}"
-            )));
-        }
-    }
-    Ok(())
+    let rules = TagRules {
+        max: 50,
+        reserved_prefix: Some("aws:"),
+    };
+    stratus_core::tags::check(tags, rules).map_err(|violation| {
+        SqsError::invalid_parameter(match violation {
+            TagViolation::TooMany { count, max } => {
+                format!("Too many tags added for queue. Queue can have at most {max} tags; {count} were given.")
+            }
+            TagViolation::KeyLength(key) => format!("Tag key must be between 1 and 128 characters long: {key}"),
+            TagViolation::ValueLength(key) => format!("Tag value must be at most 256 characters long for key {key}"),
+            TagViolation::ReservedPrefix(key) => format!("Tag keys may not start with the reserved prefix aws: {key}"),
+        })
+    })
 }
 
 fn bool_value(name: &str, value: &str) -> Result<String, SqsError> {
