@@ -8,26 +8,7 @@ import uuid
 import pytest
 from botocore.exceptions import ClientError
 
-
-@pytest.fixture
-def ddb(stratus):
-    return stratus.client("dynamodb")
-
-
-def S(v):
-    return {"S": v}
-
-
-def N(v):
-    return {"N": str(v)}
-
-
-def refused(call, message, **kwargs):
-    with pytest.raises(ClientError) as err:
-        call(**kwargs)
-    error = err.value.response["Error"]
-    assert error["Code"] == "ValidationException", error
-    assert error["Message"] == message, error
+from test_dynamodb import N, S, ddb, refused  # noqa: F401 (ddb is a fixture)
 
 
 def gsi_table(ddb, key_schema, attrs, create_with_index=True):
@@ -142,7 +123,7 @@ def test_queries_that_skip_or_misuse_key_attributes_are_refused(ddb):
 
     def refuse(condition, message):
         extra = {"ExpressionAttributeNames": {k: v for k, v in names.items() if k in condition}}
-        refused(ddb.query, message, TableName=table, IndexName="by_shop", KeyConditionExpression=condition,
+        refused(ddb.query, "ValidationException", message, TableName=table, IndexName="by_shop", KeyConditionExpression=condition,
                 ExpressionAttributeValues={k: v for k, v in base.items() if k in condition},
                 **(extra if extra["ExpressionAttributeNames"] else {}))
 
@@ -171,18 +152,19 @@ def test_key_schemas_beyond_the_limits_are_refused(ddb):
         )
 
     hashes = [{"AttributeName": a, "KeyType": "HASH"} for a, _ in many]
-    refused(ddb.create_table, "The KeySchema exceeds the maximum allowed number of HASH key attributes",
+    refused(ddb.create_table, "ValidationException", "The KeySchema exceeds the maximum allowed number of HASH key attributes",
             **create(hashes, many))
     ranges = [{"AttributeName": "pk", "KeyType": "HASH"}] + [{"AttributeName": a, "KeyType": "RANGE"} for a, _ in many]
-    refused(ddb.create_table, "The KeySchema exceeds the maximum allowed number of RANGE key attributes",
+    refused(ddb.create_table, "ValidationException", "The KeySchema exceeds the maximum allowed number of RANGE key attributes",
             **create(ranges, many))
     mixed = [{"AttributeName": "a", "KeyType": "HASH"}, {"AttributeName": "b", "KeyType": "RANGE"},
              {"AttributeName": "c", "KeyType": "HASH"}]
-    refused(ddb.create_table, "All HASH key attributes must precede RANGE key attributes in the KeySchema",
+    refused(ddb.create_table, "ValidationException", "All HASH key attributes must precede RANGE key attributes in the KeySchema",
             **create(mixed, many[:3]))
     # A table's own key keeps one partition and one sort attribute.
     refused(
         ddb.create_table,
+        "ValidationException",
         "1 validation error detected: Value '[KeySchemaElement(attributeName=pk, keyType=HASH), "
         "KeySchemaElement(attributeName=a, keyType=RANGE), KeySchemaElement(attributeName=b, keyType=RANGE)]' "
         "at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2",
@@ -195,7 +177,7 @@ def test_key_schemas_beyond_the_limits_are_refused(ddb):
 
 
 def test_create_table_needs_a_key_schema_unless_it_names_a_source_table(ddb):
-    refused(ddb.create_table,
+    refused(ddb.create_table, "ValidationException",
             "1 validation error detected: Value null at 'keySchema' failed to satisfy constraint: Member must not be null",
             TableName="no-key", AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
             BillingMode="PAY_PER_REQUEST")

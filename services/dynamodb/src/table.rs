@@ -382,10 +382,11 @@ fn index_key(elements: &[KeySchemaElement], defs: &[KeyAttr], owner: KeyOwner) -
     })
 }
 
-/// The length limit the model no longer states (it allows global indexes longer keys): a
-/// table's and a local index's key schema have at most two elements, refused as the model's
-/// constraint once was.
-fn check_simple_key_lengths(input: &CreateTableInput) -> Result<(), DdbError> {
+/// What the model no longer states (since a replica needs no key schema, and a global index
+/// may have a longer key): KeySchema and AttributeDefinitions are present, and a table's and
+/// a local index's key schema have at most two elements — refused as the model's constraints
+/// once were.
+fn check_key_schema_presence_and_lengths(input: &CreateTableInput) -> Result<(), DdbError> {
     let render = |elements: &[KeySchemaElement]| {
         let items: Vec<String> = elements
             .iter()
@@ -569,7 +570,7 @@ impl TableRecord {
                     .into(),
             ));
         }
-        check_simple_key_lengths(input)?;
+        check_key_schema_presence_and_lengths(input)?;
         let on_demand = input.billing_mode == Some(BillingMode::PayPerRequest);
         let throughput = billing(input.billing_mode.as_ref(), input.provisioned_throughput.as_ref())?;
         let attributes = definitions(input.attribute_definitions.as_deref().unwrap_or_default())?;
