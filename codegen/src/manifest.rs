@@ -32,6 +32,13 @@ pub struct ServiceEntry {
     /// (SQS answers in `http://queue.amazonaws.com/doc/2012-11-05/`).
     #[serde(default)]
     pub xml_namespace: Option<String>,
+    /// Whether answers carry a host id (`x-amz-id-2`) beside the request id, as S3's do.
+    #[serde(default)]
+    pub host_id: bool,
+    /// Operations whose flattened `Versions` and `DeleteMarkers` lists are one sequence in
+    /// listing order on the wire (S3's ListObjectVersions), which no model trait says.
+    #[serde(default)]
+    pub interleaved_versions: Vec<String>,
 }
 
 /// The error a service answers for a constraint violation.

@@ -168,7 +168,6 @@ const IGNORED_TRAITS: &[&str] = &[
     "aws.auth#sigv4a",
     // Behaviour S3's hand-written layer implements itself.
     "aws.protocols#httpChecksum",
-    "aws.customizations#s3UnwrappedXmlOutput",
 ];
 
 /// Traits the generator turns into schema, types or constraints.
@@ -212,6 +211,7 @@ const HANDLED_TRAITS: &[&str] = &[
     "aws.protocols#restJson1",
     "aws.protocols#restXml",
     "aws.protocols#awsQueryCompatible",
+    "aws.customizations#s3UnwrappedXmlOutput",
     "aws.api#service",
     "aws.auth#sigv4",
 ];

@@ -100,6 +100,8 @@ fn generate(dir: &Path) -> (String, Vec<Value>) {
                 },
                 service: Some(service.id.clone()),
                 xml_namespace: None,
+                host_id: false,
+                interleaved_versions: Vec::new(),
             };
             let files = emit::generate(&model, &entry, "").unwrap_or_else(|e| panic!("{}: {e}", service.id));
             let schema = files

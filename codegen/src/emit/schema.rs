@@ -193,6 +193,37 @@ impl ServiceGen<'_> {
         constraints_from(&shape.id, kind, traits, &enums, pool)
     }
 
+    /// The service's `Departures`: from the model's customization traits and the manifest.
+    fn departures(&self, svc: &ShapeDef) -> String {
+        let bare_xml_errors = svc
+            .traits
+            .get("aws.protocols#restXml")
+            .and_then(|t| t.get("noErrorWrapping"))
+            .and_then(Node::as_bool)
+            .unwrap_or(false);
+        let unwrapped: Vec<String> = self
+            .operations
+            .iter()
+            .filter(|op| op.shape.has_trait("aws.customizations#s3UnwrappedXmlOutput"))
+            .map(|op| format!("{:?}", op.shape.name()))
+            .collect();
+        let interleaved: Vec<String> = self
+            .entry
+            .interleaved_versions
+            .iter()
+            .map(|op| format!("{op:?}"))
+            .collect();
+        let host_id = self.entry.host_id;
+        if !bare_xml_errors && !host_id && unwrapped.is_empty() && interleaved.is_empty() {
+            return "Departures::NONE".into();
+        }
+        format!(
+            "Departures {{ bare_xml_errors: {bare_xml_errors}, unwrapped_xml_outputs: &[{}], host_id: {host_id}, interleaved_versions: &[{}] }}",
+            unwrapped.join(", "),
+            interleaved.join(", "),
+        )
+    }
+
     fn service_static(&self) -> Result<String, Error> {
         let svc = self.service;
         let service_trait = svc.traits.get("aws.api#service");
@@ -247,6 +278,7 @@ impl ServiceGen<'_> {
                 Some(format!("XmlNamespace {{ uri: {uri:?}, prefix: None }}"))
             })
             .map_or("None".into(), |ns| format!("Some({ns})"));
+        let departures = self.departures(svc);
         Ok(format!(
             "/// The service: identity, protocols, operations (sorted by name) and error conventions.\n\
              pub static SERVICE: Service = Service {{\n\
@@ -254,6 +286,7 @@ impl ServiceGen<'_> {
              signing_name: {signing_name:?},\nendpoint_prefix: {:?},\nprotocols: &[{}],\n\
              query_compatible: {},\nxml_namespace: {xml_ns},\noperations: &[\n{ops}],\n\
              validation: ValidationStyle {{ code: {:?}, http_status: {}, missing_code: {:?}, path_from_input: {}, framework_error: {framework_error} }},\n\
+             departures: {departures},\n\
              model_sha256: {:?},\n}};\n",
             self.sdk_id_text(),
             svc.name(),

@@ -208,6 +208,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "d2d4746f20a8acade3911f8d144e75d3d3d157546da5eeaf68e7f11c8f949929",
 };
 

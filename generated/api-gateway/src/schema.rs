@@ -2730,6 +2730,7 @@ pub static SERVICE: Service = Service {
         path_from_input: true,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "ec98e364fcea90eb0afb2dbf03e4364a1afe2b62abad20efcdbecea8aa6809f6",
 };
 

@@ -1567,6 +1567,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "95c4d15d29c0145614ca263d3daa1e60901020a4f0552f9a5cbbb885d59a28de",
 };
 

@@ -725,6 +725,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "193893a330a34c22aa3caeffa23706a14439e30fb0f3eb0e3b0ea0c32f7165b3",
 };
 

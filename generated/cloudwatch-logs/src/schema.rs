@@ -1377,6 +1377,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "a994ed18fadb199e6ad5bee8a0998f8150451c797f91e7914ca328d0a545bc3f",
 };
 

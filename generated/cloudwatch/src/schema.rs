@@ -410,6 +410,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "186a18b01d3b6e4d9c4b0515384019a7f6f074628bf3f0d3b78a6d9eb81af461",
 };
 

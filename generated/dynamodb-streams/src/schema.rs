@@ -65,6 +65,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "2217b5ac211a4fd774f4e1b3aed432ab63e72e913ce8f7e7574bfa1d54230154",
 };
 

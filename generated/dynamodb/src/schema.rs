@@ -714,6 +714,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "08614bd289841fc18b631a7fe626e6471abb705101fe88eaebaaf93ca0f48319",
 };
 

@@ -611,6 +611,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "8f642548a4f79bfd176e76d3f1f9907ab19e073f1844701d02f079e2412fc09f",
 };
 

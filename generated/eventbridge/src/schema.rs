@@ -607,6 +607,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "b1fe9ee70be33ad57ba590ed2846f49744adcda8ea159b5f2b2b8cc21d447c84",
 };
 

@@ -158,6 +158,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "d6592d9e8857e807aa0af3a18dcfc5e5425afbcd470defa809d8ef39d9cf5b57",
 };
 

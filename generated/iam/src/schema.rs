@@ -1865,6 +1865,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "e1d56568a5bb1e17ea757e47b7830cc7dc447767f98ab08d8430bc440e1ce817",
 };
 

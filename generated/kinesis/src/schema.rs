@@ -492,6 +492,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "31fef04023c1e0fd40d4c56682ac3722446236eaf7911601eca9a7e49c95798f",
 };
 

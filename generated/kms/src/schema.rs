@@ -850,6 +850,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "7cfc98f4547c5431437a938d69a7b86d58d858ecadc79964fdc9de9d7eeb2f25",
 };
 

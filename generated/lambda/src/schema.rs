@@ -2003,6 +2003,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "dc3c2c5336fcdd93047e0783b4e2cc259b4f198041d4dbaf0e5cdc7e92a4fdf0",
 };
 

@@ -1349,6 +1349,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "1760ae927fb5baed5c4e9ce09697738143e59110f7e2385bcb5c9dc9692e6022",
 };
 

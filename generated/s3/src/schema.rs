@@ -1390,6 +1390,12 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures {
+        bare_xml_errors: true,
+        unwrapped_xml_outputs: &["GetBucketLocation"],
+        host_id: true,
+        interleaved_versions: &["ListObjectVersions"],
+    },
     model_sha256: "3e7e6a41c4ac91e340aee7be88b4a1428b8cf93dd3fbb122e2211170831e3a0c",
 };
 

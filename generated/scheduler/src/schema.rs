@@ -231,6 +231,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "011e941124eb8c804636c9cc7966de593929d6cbc4ec4695267540bab65ead09",
 };
 

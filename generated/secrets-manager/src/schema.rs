@@ -321,6 +321,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "db5710db19a8f199923ace7048d5fc29cf6ce3c8536e2dce0afd8aae1bf9ced3",
 };
 

@@ -626,6 +626,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "8571abf10b18432186517ec3e25f7aa60a50499866105203c3a732b6d64dfb61",
 };
 

@@ -2330,6 +2330,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "c6b26b201e61ae98a0a8bfec9ae4e6a3c220d01c75aefe124fd88bd6e0849290",
 };
 

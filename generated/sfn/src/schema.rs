@@ -450,6 +450,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "4f8d764ed26bb3b13271dd6ded10294f9d0237c89341a7b677c48f5004d5e401",
 };
 

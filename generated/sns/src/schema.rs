@@ -589,6 +589,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "3bfe0d50998e8a3e3dd0ef02ea6a43ffcaf84f5b74e7d00a294fdbbfa8a15468",
 };
 

@@ -374,6 +374,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "95b525beb0009f56f39163b5ad04e6851475901cd9c848b5d42d9e0d285bf659",
 };
 

@@ -1547,6 +1547,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "53cafb2fd6e3b21336b84f8c7eeb04c9dd3a0a4d72d6e0e63abd69af3e295ddf",
 };
 

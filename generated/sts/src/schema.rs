@@ -136,6 +136,7 @@ pub static SERVICE: Service = Service {
         path_from_input: false,
         framework_error: None,
     },
+    departures: Departures::NONE,
     model_sha256: "3f45027ce5a4b60e7a83712fff855a8758059d04dcca262a288071338f063c75",
 };
 

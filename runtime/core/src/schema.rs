@@ -398,8 +398,48 @@ pub struct Service {
     pub xml_namespace: Option<XmlNamespace>,
     pub operations: &'static [Operation],
     pub validation: ValidationStyle,
+    /// Where the service's answers depart from its protocol's general rules.
+    pub departures: Departures,
     /// SHA-256 of the model file the tables were generated from.
     pub model_sha256: &'static str,
+}
+
+/// Where a service's answers depart from its protocol's general rules: what its model's
+/// customization traits say, and what `models/manifest.toml` adds where the model is silent.
+/// The protocols read these flags; none of them names a service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Departures {
+    /// `@restXml(noErrorWrapping: true)`: errors are a bare `<Error>` document.
+    pub bare_xml_errors: bool,
+    /// Operations marked `@s3UnwrappedXmlOutput`: the output's one body member is the
+    /// document's root element.
+    pub unwrapped_xml_outputs: &'static [&'static str],
+    /// Answers carry a host id (`x-amz-id-2`) beside the request id (manifest: `host_id`).
+    pub host_id: bool,
+    /// Operations whose flattened `Versions` and `DeleteMarkers` lists are written as one
+    /// sequence in listing order rather than one list after the other (manifest:
+    /// `interleaved_versions`).
+    pub interleaved_versions: &'static [&'static str],
+}
+
+impl Departures {
+    /// A service that follows its protocol throughout.
+    pub const NONE: Departures = Departures {
+        bare_xml_errors: false,
+        unwrapped_xml_outputs: &[],
+        host_id: false,
+        interleaved_versions: &[],
+    };
+
+    /// Whether `op`'s output is its one body member as the document's root.
+    pub fn unwraps_output(&self, op: &str) -> bool {
+        self.unwrapped_xml_outputs.contains(&op)
+    }
+
+    /// Whether `op` writes its versions and delete markers as one sequence.
+    pub fn interleaves_versions(&self, op: &str) -> bool {
+        self.interleaved_versions.contains(&op)
+    }
 }
 
 impl Service {

@@ -269,6 +269,7 @@ fn service_style_picks_code_and_path_root() {
             path_from_input: true,
             framework_error: None,
         },
+        departures: Departures::NONE,
         model_sha256: "",
     };
     let missing = validate_input(&SVC, &OP, &Value::Struct(vec![None; INPUT.members.len()])).unwrap_err();

@@ -428,6 +428,11 @@ pub(crate) fn encode<C: BodyCodec>(
     };
     let mut response = respond(status, content_type, body);
     write_headers(&mut response, shape, value);
+    // An answer carrying part of a representation is `206 Partial Content` (RFC 9110
+    // §15.3.7): S3's ranged GetObject, the only output that binds `Content-Range`.
+    if status == 200 && response.headers().contains_key(http::header::CONTENT_RANGE) {
+        *response.status_mut() = http::StatusCode::PARTIAL_CONTENT;
+    }
     response
 }
 

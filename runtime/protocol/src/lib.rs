@@ -51,6 +51,7 @@
 //!         path_from_input: false,
 //!         framework_error: None,
 //!     },
+//!     departures: Departures::NONE,
 //!     model_sha256: "",
 //! };
 //!
@@ -71,6 +72,7 @@
 
 pub mod aws_json;
 pub mod cbor;
+mod departures;
 mod error;
 mod failure;
 pub mod http_binding;
@@ -78,7 +80,6 @@ pub mod query;
 mod reply;
 pub mod rest_json;
 pub mod rest_xml;
-mod s3;
 mod text;
 mod timestamp;
 pub mod urlencoded;
@@ -161,12 +162,11 @@ pub fn encode_output(
         Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_output(protocol, op, &output, request_id),
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_output(service, op, &output, request_id),
         Protocol::RestJson1 => rest_json::encode_output(op, &output, request_id),
-        Protocol::RestXml if s3::is_s3(service) => {
+        Protocol::RestXml => {
             let mut response = rest_xml::encode_output(service, op, &output, request_id);
-            s3::finish_output(service, op, &output, &mut response);
+            departures::finish_output(service, op, &output, &mut response);
             response
         }
-        Protocol::RestXml => rest_xml::encode_output(service, op, &output, request_id),
         Protocol::RpcV2Cbor => cbor::encode_output(op, &output, request_id),
     }
 }
@@ -178,9 +178,7 @@ pub fn encode_empty(protocol: Protocol, service: &'static Service, request_id: &
     match protocol {
         Protocol::RestXml => {
             rest_xml::request_ids(&mut response, request_id);
-            if s3::is_s3(service) {
-                s3::host_id(&mut response);
-            }
+            departures::finish(&service.departures, &mut response);
         }
         _ => reply::set_request_id(&mut response, request_id),
     }
@@ -200,12 +198,15 @@ pub fn encode_error(
         Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_error(protocol, service, error, request_id),
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_error(service, error, request_id),
         Protocol::RestJson1 => rest_json::encode_error(error, request_id),
-        Protocol::RestXml if s3::is_s3(service) => {
-            let mut response = rest_xml::encode_error(service, error, request_id, rest_xml::ErrorStyle::Bare);
-            s3::host_id(&mut response);
+        Protocol::RestXml => {
+            let style = match service.departures.bare_xml_errors {
+                true => rest_xml::ErrorStyle::Bare,
+                false => rest_xml::ErrorStyle::Wrapped,
+            };
+            let mut response = rest_xml::encode_error(service, error, request_id, style);
+            departures::finish(&service.departures, &mut response);
             response
         }
-        Protocol::RestXml => rest_xml::encode_error(service, error, request_id, rest_xml::ErrorStyle::Wrapped),
         Protocol::RpcV2Cbor => cbor::encode_error(service, error, request_id),
     };
     if let OperationError::Aws(e) = error {

@@ -1,56 +1,72 @@
-//! Where S3 departs from restXml, beyond what its model says: errors as a bare `<Error>`
-//! document (its `noErrorWrapping`), GetBucketLocation's output as a lone
-//! `<LocationConstraint>` element (`s3UnwrappedXmlOutput`), ListObjectVersions' versions and
-//! delete markers interleaved, `206 Partial Content` for a ranged read, and the `x-amz-id-2`
-//! header beside the request id.
+//! Where a service's restXml answers depart from the protocol's general rules, as its
+//! schema's [`Departures`] flags say (they come from the model's customization traits and
+//! from `models/manifest.toml`; S3 is the service that sets them): an output written as its
+//! one member (`s3UnwrappedXmlOutput`), versions and delete markers interleaved in one
+//! listing, and a host id header beside the request id. The bare `<Error>` document
+//! (`noErrorWrapping`) is [`rest_xml::ErrorStyle::Bare`](crate::rest_xml::ErrorStyle).
 
 use std::cmp::Reverse;
 
 use crate::xml_writer::XmlWriter;
-use stratus_core::schema::{Member, Operation, Service, Shape, XmlNamespace};
+use stratus_core::schema::{Departures, Member, Operation, Service, Shape, XmlNamespace};
 use stratus_core::{DateTime, Value};
 
 use crate::reply::{respond, set_header};
 use crate::{urlencoded, xml, Response};
 
-/// Whether `service` is S3.
-pub(crate) fn is_s3(service: &Service) -> bool {
-    service.sdk_id == "S3"
+/// Adjusts the restXml answer to `op`, whose output value is `output`, to the service's
+/// departures.
+pub(crate) fn finish_output(service: &Service, op: &Operation, output: &Value, response: &mut Response) {
+    let departures = &service.departures;
+    if departures.unwraps_output(op.name) {
+        replace_body(response, unwrapped_output(service.xml_namespace, op.output, output));
+    } else if departures.interleaves_versions(op.name) {
+        if let Some(body) = interleaved_versions(service.xml_namespace, op.output, output) {
+            replace_body(response, body);
+        }
+    }
+    finish(departures, response);
 }
 
-/// Adjusts S3's encoded answer to `op`, whose output value is `output`.
-pub(crate) fn finish_output(service: &Service, op: &Operation, output: &Value, response: &mut Response) {
-    match op.name {
-        "GetObject" if response.headers().contains_key(http::header::CONTENT_RANGE) => {
-            *response.status_mut() = http::StatusCode::PARTIAL_CONTENT;
+/// Adds what every answer of the service carries (an output's, an error's, a preflight's).
+pub(crate) fn finish(departures: &Departures, response: &mut Response) {
+    if departures.host_id {
+        // Stratus has no hosts to name, so the host id is a fixed token.
+        set_header(response, "x-amz-id-2", "stratus");
+    }
+}
+
+/// The output's one body member as the document: `<LocationConstraint xmlns="…">eu-west-1
+/// </LocationConstraint>`, an empty element when the member is absent.
+fn unwrapped_output(namespace: Option<XmlNamespace>, shape: &'static Shape, output: &Value) -> String {
+    let Some((i, member)) = shape
+        .members
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.http.in_response_body())
+    else {
+        return String::new();
+    };
+    let root = member.xml_name.unwrap_or(member.name);
+    let namespace = shape.xml_namespace.or(namespace);
+    match output {
+        Value::Struct(slots) if matches!(slots.get(i), Some(Some(_))) => {
+            let value = slots[i].as_ref().expect("matched as present");
+            xml::to_document(root, namespace, member.target, value)
         }
-        "GetBucketLocation" => {
-            let constraint = op.output.member_index("LocationConstraint").and_then(|i| match output {
-                Value::Struct(slots) => slots.get(i).cloned().flatten(),
-                _ => None,
-            });
+        _ => {
             let mut body = String::new();
             {
                 let mut writer = XmlWriter::new(&mut body);
-                let mut root = writer.start_el("LocationConstraint");
-                if let Some(ns) = service.xml_namespace {
-                    root = root.write_ns(ns.uri, ns.prefix);
+                let mut el = writer.start_el(root);
+                if let Some(ns) = namespace {
+                    el = el.write_ns(ns.uri, ns.prefix);
                 }
-                let mut root = root.finish();
-                if let Some(Value::String(region)) = constraint {
-                    root.data(&region);
-                }
+                el.finish();
             }
-            replace_body(response, body);
+            body
         }
-        "ListObjectVersions" => {
-            if let Some(body) = interleaved_versions(service.xml_namespace, op.output, output) {
-                replace_body(response, body);
-            }
-        }
-        _ => {}
     }
-    host_id(response);
 }
 
 /// Gives `response` a new XML body, keeping its other headers.
@@ -139,11 +155,6 @@ fn to_seconds(shape: &Shape, mut item: Value) -> Value {
     item
 }
 
-/// S3's extended request id; Stratus has no hosts to name, so it is a fixed token.
-pub(crate) fn host_id(response: &mut Response) {
-    set_header(response, "x-amz-id-2", "stratus");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +241,28 @@ mod tests {
         );
         assert_eq!(keys(&xml), ["a", "a", "a", "b"]);
         assert!(!xml.contains(".00"), "times are written to the second: {xml}");
+    }
+
+    static LOCATION: Shape = Shape {
+        members: &[Member::plain("LocationConstraint", &STRING)],
+        ..Shape::simple("GetBucketLocationOutput", ShapeType::Structure)
+    };
+    const NS: Option<XmlNamespace> = Some(XmlNamespace {
+        uri: "urn:x",
+        prefix: None,
+    });
+
+    #[test]
+    fn an_unwrapped_output_is_its_member_as_the_root() {
+        let output = Value::Struct(vec![Some(Value::String("eu-west-1".into()))]);
+        assert_eq!(
+            unwrapped_output(NS, &LOCATION, &output),
+            r#"<LocationConstraint xmlns="urn:x">eu-west-1</LocationConstraint>"#
+        );
+        assert_eq!(
+            unwrapped_output(NS, &LOCATION, &Value::Struct(vec![None])),
+            r#"<LocationConstraint xmlns="urn:x"></LocationConstraint>"#
+        );
     }
 
     #[test]
