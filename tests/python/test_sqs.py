@@ -95,6 +95,17 @@ def test_list_queues_with_prefix_and_pages(sqs):
     assert "QueueUrls" not in sqs.list_queues(QueueNamePrefix="nothing-")
 
 
+def test_an_edited_or_foreign_next_token_is_refused(sqs):
+    for i in range(3):
+        sqs.create_queue(QueueName=f"tok-{i}")
+    token = sqs.list_queues(QueueNamePrefix="tok-", MaxResults=1)["NextToken"]
+    edited = token[:-1] + ("0" if token[-1] != "0" else "1")
+    for bad in (edited, "tok-0", token[:-2]):
+        with pytest.raises(ClientError) as err:
+            sqs.list_queues(QueueNamePrefix="tok-", MaxResults=1, NextToken=bad)
+        assert error_code(err) == "InvalidParameterValue", bad
+
+
 def test_attributes_defaults_set_and_counts(sqs, queue):
     attrs = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["All"])["Attributes"]
     assert attrs["VisibilityTimeout"] == "30"

@@ -20,6 +20,7 @@ pub mod error;
 pub mod hex;
 pub mod id;
 pub mod json;
+pub mod paging;
 pub mod prelude_shapes;
 pub mod scheduler;
 pub mod schema;

@@ -8,6 +8,7 @@
 //! - backups, exports, imports, global tables and Kinesis destinations: none can exist, so
 //!   their listings are empty and looking one up answers AWS's not-found error.
 
+use stratus_core::paging::Token;
 use stratus_gen_dynamodb::*;
 
 use crate::db::{self, Scope};
@@ -112,6 +113,9 @@ pub fn describe_contributor_insights(
     })
 }
 
+/// ListContributorInsights' continuation tokens: the position of the next summary.
+const INSIGHTS_PAGES: Token = Token::for_listing("dynamodb:ListContributorInsights");
+
 pub fn list_contributor_insights(
     scope: &Scope,
     input: ListContributorInsightsInput,
@@ -133,15 +137,14 @@ pub fn list_contributor_insights(
             });
         }
     }
-    let start = input
-        .next_token
-        .as_deref()
-        .map(|t| {
-            t.parse::<usize>()
-                .map_err(|_| DdbError::validation("Invalid NextToken"))
-        })
-        .transpose()?
-        .unwrap_or(0);
+    let start = match input.next_token.as_deref() {
+        Some(token) => INSIGHTS_PAGES
+            .decode(token)
+            .ok()
+            .and_then(|at| Some(u64::from_be_bytes(at.try_into().ok()?) as usize))
+            .ok_or_else(|| DdbError::validation("Invalid NextToken"))?,
+        None => 0,
+    };
     let size = if input.max_results > 0 {
         input.max_results as usize
     } else {
@@ -151,7 +154,7 @@ pub fn list_contributor_insights(
     let next = start + page.len();
     Ok(ListContributorInsightsOutput {
         contributor_insights_summaries: Some(page),
-        next_token: (next < summaries.len()).then(|| next.to_string()),
+        next_token: (next < summaries.len()).then(|| INSIGHTS_PAGES.encode(&(next as u64).to_be_bytes())),
     })
 }
 

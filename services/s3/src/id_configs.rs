@@ -8,13 +8,15 @@
 //! ListBucketMetricsConfigurations — "up to 1,000 configurations per bucket", "does not return
 //! more than 100 configurations at a time".)
 
+use stratus_core::paging::Token;
 use stratus_core::schema::Shape;
-use stratus_core::{hex, AwsError, FromValue, IntoValue};
+use stratus_core::{AwsError, FromValue, IntoValue};
 use stratus_gen_s3::schema;
 use stratus_storage::{Direction, KeyRange};
 
 use crate::config::{self, config_key, CONFIGS};
 use crate::error::S3Error;
+use crate::listing;
 use crate::{load_bucket, object_key, S3Service};
 
 /// One family of configurations kept by id.
@@ -22,23 +24,29 @@ pub struct Family {
     /// The key prefix of its documents.
     name: &'static str,
     shape: &'static Shape,
+    /// Its listing's continuation tokens, which continue after a configuration id.
+    listing: Token,
 }
 
 pub const ANALYTICS: Family = Family {
     name: "analytics",
     shape: &schema::ANALYTICS_CONFIGURATION,
+    listing: Token::for_listing("s3:ListBucketAnalyticsConfigurations"),
 };
 pub const INTELLIGENT_TIERING: Family = Family {
     name: "intelligent-tiering",
     shape: &schema::INTELLIGENT_TIERING_CONFIGURATION,
+    listing: Token::for_listing("s3:ListBucketIntelligentTieringConfigurations"),
 };
 pub const INVENTORY: Family = Family {
     name: "inventory",
     shape: &schema::INVENTORY_CONFIGURATION,
+    listing: Token::for_listing("s3:ListBucketInventoryConfigurations"),
 };
 pub const METRICS: Family = Family {
     name: "metrics",
     shape: &schema::METRICS_CONFIGURATION,
+    listing: Token::for_listing("s3:ListBucketMetricsConfigurations"),
 };
 
 /// The most configurations of one family a bucket holds.
@@ -141,9 +149,7 @@ impl S3Service {
         let prefix = family.prefix(bucket);
         let mut range = KeyRange::prefix(&prefix);
         if let Some(token) = token {
-            let after = hex::decode(token)
-                .and_then(|id| String::from_utf8(id).ok())
-                .ok_or_else(|| S3Error::invalid_argument("The continuation token provided is incorrect"))?;
+            let after = listing::decode_token(family.listing, token)?;
             let mut start = prefix.clone();
             start.extend_from_slice(after.as_bytes());
             range = KeyRange::between(std::ops::Bound::Excluded(start.as_slice()), range.end());
@@ -155,7 +161,7 @@ impl S3Service {
         let truncated = entries.len() > PAGE;
         entries.truncate(PAGE);
         let next_token = match entries.last() {
-            Some((key, _)) if truncated => Some(hex::encode(&key[prefix.len()..])),
+            Some((key, _)) if truncated => Some(family.listing.encode(&key[prefix.len()..])),
             _ => None,
         };
         let configurations = entries

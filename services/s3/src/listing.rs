@@ -5,7 +5,8 @@
 use std::collections::VecDeque;
 use std::ops::Bound;
 
-use stratus_core::{hex, AwsError};
+use stratus_core::paging::Token;
+use stratus_core::AwsError;
 use stratus_storage::{Direction, KeyRange, KeyValue};
 
 use crate::error::S3Error;
@@ -172,13 +173,18 @@ pub fn escape(text: &str, kept: &[u8], space: &str) -> String {
     out
 }
 
-/// ListObjectsV2's continuation token: the hex of the last key or prefix listed.
-pub fn encode_token(last: &str) -> String {
-    hex::encode(last.as_bytes())
-}
+/// ListObjectsV2's continuation tokens, which continue after a key or common prefix.
+pub const OBJECT_LISTING: Token = Token::for_listing("s3:ListObjectsV2");
+/// ListBuckets' and ListDirectoryBuckets', which continue after a bucket name.
+pub const BUCKET_LISTING: Token = Token::for_listing("s3:ListBuckets");
+/// ListObjectAnnotations', which continue after an annotation name.
+pub const ANNOTATION_LISTING: Token = Token::for_listing("s3:ListObjectAnnotations");
 
-pub fn decode_token(token: &str) -> Result<String, AwsError> {
-    hex::decode_str(token).ok_or_else(|| S3Error::invalid_argument("The continuation token provided is incorrect"))
+/// The name a continuation token of `listing` continues after, refused in S3's words.
+pub fn decode_token(listing: Token, token: &str) -> Result<String, AwsError> {
+    listing
+        .decode_str(token)
+        .map_err(|_| S3Error::invalid_argument("The continuation token provided is incorrect"))
 }
 
 #[cfg(test)]
@@ -265,8 +271,14 @@ mod tests {
     }
 
     #[test]
-    fn tokens_round_trip() {
-        assert_eq!(decode_token(&encode_token("photos/a b")).unwrap(), "photos/a b");
-        assert!(decode_token("zz").is_err());
+    fn tokens_round_trip_within_their_listing() {
+        let token = OBJECT_LISTING.encode_str("photos/a b");
+        assert_eq!(decode_token(OBJECT_LISTING, &token).unwrap(), "photos/a b");
+        let refused = decode_token(BUCKET_LISTING, &token).unwrap_err();
+        assert_eq!(
+            (refused.code.as_str(), refused.message.as_str()),
+            ("InvalidArgument", "The continuation token provided is incorrect")
+        );
+        assert!(decode_token(OBJECT_LISTING, "zz").is_err());
     }
 }

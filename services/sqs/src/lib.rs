@@ -30,6 +30,7 @@ use std::time::Duration;
 
 use sha2::Sha256;
 use stratus_core::arn::Arn;
+use stratus_core::paging::{take_page, PageSize, Token};
 use stratus_core::scheduler::Scheduler;
 use stratus_core::service::{BoxFuture, MessageSink, Providers, Registration, ServiceEnv};
 use stratus_core::{hex, id, AwsError, RequestContext, Unit};
@@ -723,7 +724,7 @@ impl Sqs for SqsService {
         input: ListQueuesRequest,
     ) -> Result<ListQueuesResult, ListQueuesError> {
         let limit = page_size(input.max_results)?;
-        let after = continuation(input.next_token.as_deref())?;
+        let after = continuation(QUEUE_LISTING, input.next_token.as_deref())?;
         let queue = QueueRef {
             account: ctx.account_id.clone(),
             region: ctx.region.clone(),
@@ -744,7 +745,7 @@ impl Sqs for SqsService {
             .filter(|n| after.as_ref().is_none_or(|a| n > a))
             .take(limit + 1)
             .collect();
-        let (page, next_token) = paginate(names, limit, input.max_results.is_some());
+        let (page, next_token) = paginate(QUEUE_LISTING, names, limit, input.max_results.is_some());
         Ok(ListQueuesResult {
             queue_urls: (!page.is_empty()).then(|| {
                 page.iter()
@@ -1181,12 +1182,12 @@ impl Sqs for SqsService {
         let queue = QueueRef::from_url(ctx, &input.queue_url)?;
         self.queue(&queue)?;
         let limit = page_size(input.max_results)?;
-        let after = continuation(input.next_token.as_deref())?;
+        let after = continuation(DEAD_LETTER_SOURCES, input.next_token.as_deref())?;
         let names: Vec<String> = dead_letter_sources(&self.reader(&queue)?, &queue.arn())?
             .into_iter()
             .filter(|n| after.as_ref().is_none_or(|a| n > a))
             .collect();
-        let (page, next_token) = paginate(names, limit, input.max_results.is_some());
+        let (page, next_token) = paginate(DEAD_LETTER_SOURCES, names, limit, input.max_results.is_some());
         Ok(ListDeadLetterSourceQueuesResult {
             queue_urls: page
                 .iter()
@@ -1294,18 +1295,13 @@ impl Sqs for SqsService {
         input: ListMessageMoveTasksRequest,
     ) -> Result<ListMessageMoveTasksResult, ListMessageMoveTasksError> {
         let source = QueueRef::from_arn(&input.source_arn).ok_or_else(|| not_found("SourceArn"))?;
-        let limit = match input.max_results {
-            None => 1,
-            Some(n @ 1..=10) => n as usize,
-            Some(n) => {
-                return Err(SqsError::invalid_value(
-                    "MaxResults",
-                    n,
-                    "You must enter a number that's between 1 and 10.",
-                )
-                .into())
-            }
-        };
+        let limit = MAX_MOVE_TASKS.check(input.max_results).map_err(|e| {
+            SqsError::invalid_value(
+                "MaxResults",
+                e.asked,
+                "You must enter a number that's between 1 and 10.",
+            )
+        })?;
         let store = self.reader(&source)?;
         if store
             .get(QUEUES.name(), source.name.as_bytes())
@@ -1385,45 +1381,53 @@ fn dead_letter_sources(r: &(impl Read + ?Sized), dlq_arn: &str) -> Result<Vec<St
     Ok(names)
 }
 
+/// ListQueues' and ListDeadLetterSourceQueues' `MaxResults`.
+const MAX_RESULTS: PageSize = PageSize {
+    min: 1,
+    max: 1000,
+    default: 1000,
+};
+
+/// ListMessageMoveTasks' `MaxResults`.
+const MAX_MOVE_TASKS: PageSize = PageSize {
+    min: 1,
+    max: 10,
+    default: 1,
+};
+
+const QUEUE_LISTING: Token = Token::for_listing("sqs:ListQueues");
+const DEAD_LETTER_SOURCES: Token = Token::for_listing("sqs:ListDeadLetterSourceQueues");
+
 /// A listing's page size: AWS's MaxResults, 1 to 1000 (1000 when not given).
 fn page_size(max_results: Option<i32>) -> Result<usize, SqsError> {
-    match max_results {
-        None => Ok(1000),
-        Some(n @ 1..=1000) => Ok(n as usize),
-        Some(n) => Err(SqsError::invalid_value(
+    MAX_RESULTS.check(max_results).map_err(|e| {
+        SqsError::invalid_value(
             "MaxResults",
-            n,
+            e.asked,
             "MaxResults must be an integer between 1 and 1000.",
-        )),
-    }
+        )
+    })
 }
 
 /// The name a listing continues after, from its NextToken.
-fn continuation(token: Option<&str>) -> Result<Option<String>, SqsError> {
+fn continuation(listing: Token, token: Option<&str>) -> Result<Option<String>, SqsError> {
     match token {
         None | Some("") => Ok(None),
-        Some(token) => decode_token(token)
+        Some(token) => listing
+            .decode_str(token)
             .map(Some)
-            .ok_or_else(|| SqsError::invalid_parameter("Invalid NextToken value.")),
+            .map_err(|_| SqsError::invalid_parameter("Invalid NextToken value.")),
     }
 }
 
 /// The first `limit` of `names` and, when paging was asked for and more remain, the token
 /// that continues after them.
-fn paginate(mut names: Vec<String>, limit: usize, paging: bool) -> (Vec<String>, Option<String>) {
-    let more = paging && names.len() > limit;
-    names.truncate(limit);
-    let token = more.then(|| names.last().map(|n| encode_token(n))).flatten();
+fn paginate(listing: Token, names: Vec<String>, limit: usize, paging: bool) -> (Vec<String>, Option<String>) {
+    let (names, more) = take_page(names, limit);
+    let token = (paging && more)
+        .then(|| names.last().map(|n| listing.encode_str(n)))
+        .flatten();
     (names, token)
-}
-
-/// A listing's continuation token: the hex of the last name listed.
-fn encode_token(name: &str) -> String {
-    hex::encode(name.as_bytes())
-}
-
-fn decode_token(token: &str) -> Option<String> {
-    hex::decode_str(token)
 }
 
 /// Other services' deliveries into queues (S3 event notifications): a plain send, as its
@@ -1465,13 +1469,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tokens_round_trip() {
+    fn listings_continue_after_their_own_tokens_only() {
+        let token = QUEUE_LISTING.encode_str("jobs-1.fifo");
         assert_eq!(
-            decode_token(&encode_token("jobs-1.fifo")).as_deref(),
+            continuation(QUEUE_LISTING, Some(&token)).unwrap().as_deref(),
             Some("jobs-1.fifo")
         );
-        assert_eq!(decode_token("zz"), None);
-        assert_eq!(decode_token("abc"), None);
+        assert!(continuation(DEAD_LETTER_SOURCES, Some(&token)).is_err());
+        assert!(continuation(QUEUE_LISTING, Some("zz")).is_err());
+        assert_eq!(continuation(QUEUE_LISTING, Some("")).unwrap(), None);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sha2::Digest;
+use stratus_core::paging::Token;
 use stratus_gen_dynamodb::*;
 use stratus_storage::{Direction, KeyRange, Tx};
 
@@ -444,8 +445,12 @@ fn get(scope: &Scope, prepared: &Prepared) -> Result<Option<Item>, DdbError> {
         .map(|item| selection.apply(item)))
 }
 
+/// ExecuteStatement's continuation tokens: a SELECT continues after the key of the last
+/// item it read.
+const STATEMENT_PAGES: Token = Token::for_listing("dynamodb:ExecuteStatement");
+
 fn next_token(key: &Item) -> String {
-    stratus_core::hex::encode(&codec::encode(key))
+    STATEMENT_PAGES.encode(&codec::encode(key))
 }
 
 fn invalid_token() -> DdbError {
@@ -543,7 +548,7 @@ fn select(
     }
     let mut range = KeyRange::prefix(&prefix);
     if let Some(token) = &input.next_token {
-        let bytes = stratus_core::hex::decode(token).ok_or_else(invalid_token)?;
+        let bytes = STATEMENT_PAGES.decode(token).map_err(|_| invalid_token())?;
         let start = codec::decode(&bytes).map_err(|_| invalid_token())?;
         let at = query::start_key(table, index, &start).map_err(|_| invalid_token())?;
         if !at.starts_with(&prefix) {

@@ -155,12 +155,12 @@ pub(crate) async fn list_object_annotations(
     let after = input
         .continuation_token
         .as_deref()
-        .map(listing::decode_token)
+        .map(|t| listing::decode_token(listing::ANNOTATION_LISTING, t))
         .transpose()?;
     let (object, version) = read_target(s3, &input.bucket, &input.key, input.version_id.as_deref())?;
     let (found, more) = annotation::list(s3.store()?.as_ref(), &version, &prefix, after.as_deref(), limit)?;
     let next = more
-        .then(|| found.last().map(|a| listing::encode_token(&a.name)))
+        .then(|| found.last().map(|a| listing::ANNOTATION_LISTING.encode_str(&a.name)))
         .flatten();
     let entries: Vec<AnnotationEntry> = found
         .into_iter()

@@ -1,6 +1,6 @@
 //! Buckets: create, head, delete, list, location and bucket tagging.
 
-use crate::listing::{decode_token, encode_token};
+use crate::listing::{decode_token, BUCKET_LISTING};
 use crate::*;
 
 pub(crate) async fn create_bucket(
@@ -198,7 +198,11 @@ pub(crate) async fn list_buckets(
             return Err(S3Error::invalid_argument("The value of max-buckets must be between 1 and 10000").into());
         }
     };
-    let after = input.continuation_token.as_deref().map(decode_token).transpose()?;
+    let after = input
+        .continuation_token
+        .as_deref()
+        .map(|t| decode_token(BUCKET_LISTING, t))
+        .transpose()?;
     let prefix = input.prefix.clone().unwrap_or_default();
     let mut buckets: Vec<BucketRecord> = Vec::new();
     for (_, bytes) in s3
@@ -217,7 +221,9 @@ pub(crate) async fn list_buckets(
     let more = buckets.len() > limit;
     buckets.truncate(limit);
     Ok(ListBucketsOutput {
-        continuation_token: more.then(|| buckets.last().map(|b| encode_token(&b.name))).flatten(),
+        continuation_token: more
+            .then(|| buckets.last().map(|b| BUCKET_LISTING.encode_str(&b.name)))
+            .flatten(),
         buckets: Some(
             buckets
                 .iter()

@@ -1,6 +1,6 @@
 //! ListObjects, ListObjectsV2 and ListObjectVersions: the wire side of [`crate::listing`].
 
-use crate::listing::{decode_token, encode_token, max_keys, url_encode};
+use crate::listing::{decode_token, max_keys, url_encode, OBJECT_LISTING};
 use crate::*;
 
 pub(crate) async fn list_objects(
@@ -53,7 +53,7 @@ pub(crate) async fn list_objects_v2(
     let max = max_keys(input.max_keys)?;
     let prefix = input.prefix.clone().unwrap_or_default();
     let after = match input.continuation_token.as_deref() {
-        Some(token) => Some(decode_token(token)?),
+        Some(token) => Some(decode_token(OBJECT_LISTING, token)?),
         None => input.start_after.clone().filter(|s| !s.is_empty()),
     };
     let page = s3
@@ -78,7 +78,11 @@ pub(crate) async fn list_objects_v2(
     let enc = key_encoder(url);
     Ok(ListObjectsV2Output {
         is_truncated: Some(page.truncated),
-        next_continuation_token: page.last.as_deref().filter(|_| page.truncated).map(encode_token),
+        next_continuation_token: page
+            .last
+            .as_deref()
+            .filter(|_| page.truncated)
+            .map(|last| OBJECT_LISTING.encode_str(last)),
         contents: (!page.contents.is_empty()).then(|| {
             page.contents
                 .iter()
