@@ -21,7 +21,7 @@ use stratus_storage::{Direction, KeyRange, Read, Table, Tx};
 use crate::error::SqsError;
 use crate::message::{State, StoredMessage};
 use crate::queue::{self, QueueRecord, RedrivePolicy};
-use crate::{load_queue, message_key, queue_prefix, MESSAGES, QUEUES};
+use crate::store::{load_queue, message_key, queue_prefix, MESSAGES, QUEUES};
 
 /// [`MoveTask`]s by source queue name, a zero byte and the task id.
 pub const MOVE_TASKS: Table<MoveTask> = Table::new("move_tasks");
