@@ -298,7 +298,7 @@ impl S3Service {
             precondition(previous.as_ref())?;
             if let Some(doc) = &record.acl {
                 let grants: Vec<Grant> = config::decode(&schema::GRANTS, doc.as_bytes())?;
-                config::check_acl_allowed(tx, &b, &grants, &b.owner)?;
+                config::acl::check_acl_allowed(tx, &b, &grants, &b.owner)?;
             }
             // Read before the write, which may replace the source (a copy onto its own key).
             let carried = match &annotations_from {
@@ -749,7 +749,7 @@ impl S3Service {
             return Ok(None);
         }
         let owner_account = self.bucket(bucket)?.owner;
-        let grants = config::requested_acl(
+        let grants = config::acl::requested_acl(
             canned.map(ObjectCannedACL::as_str),
             &headers,
             None,

@@ -355,7 +355,7 @@ impl S3Service {
             // An ACL the bucket refuses is refused when the upload starts.
             if let Some(doc) = &upload.acl {
                 let grants: Vec<Grant> = config::decode(&schema::GRANTS, doc.as_bytes())?;
-                config::check_acl_allowed(tx, &b, &grants, &b.owner)?;
+                config::acl::check_acl_allowed(tx, &b, &grants, &b.owner)?;
             }
             tx.put(
                 UPLOADS,

@@ -28,7 +28,7 @@ pub(crate) async fn put_bucket_acl(
         &input.grant_write,
         &input.grant_write_acp,
     ]);
-    let grants = config::requested_acl(
+    let grants = config::acl::requested_acl(
         input.acl.as_ref().map(BucketCannedACL::as_str),
         &headers,
         input.access_control_policy,
@@ -39,7 +39,7 @@ pub(crate) async fn put_bucket_acl(
     let account = ctx.account_id.clone();
     let doc = config::encode(&schema::GRANTS, grants.clone());
     s3.change_config(input.bucket, config::ACL, Change::Set(doc), move |tx, bucket| {
-        config::check_acl_allowed(tx, bucket, &grants, &account)
+        config::acl::check_acl_allowed(tx, bucket, &grants, &account)
     })
     .await?;
     Ok(Unit {})
@@ -53,7 +53,7 @@ pub(crate) async fn get_bucket_acl(
     let bucket = s3.bucket(&input.bucket)?;
     let grants = match s3.typed_config(&input.bucket, config::ACL, &schema::GRANTS)? {
         Some(grants) => grants,
-        None => config::canned("private", &bucket.owner, &bucket.owner)?,
+        None => config::acl::canned("private", &bucket.owner, &bucket.owner)?,
     };
     Ok(GetBucketAclOutput {
         owner: Some(owner(&bucket.owner)),
@@ -74,7 +74,7 @@ pub(crate) async fn put_object_acl(
         &input.grant_write,
         &input.grant_write_acp,
     ]);
-    let grants = config::requested_acl(
+    let grants = config::acl::requested_acl(
         input.acl.as_ref().map(ObjectCannedACL::as_str),
         &headers,
         input.access_control_policy,
@@ -86,7 +86,7 @@ pub(crate) async fn put_object_acl(
     let (name, key, version_id) = (input.bucket, input.key, input.version_id);
     s3.write(move |tx| {
         let b = load_bucket(tx, &name)?;
-        config::check_acl_allowed(tx, &b, &grants, &account)?;
+        config::acl::check_acl_allowed(tx, &b, &grants, &account)?;
         let doc = String::from_utf8(config::encode(&schema::GRANTS, grants))
             .map_err(|e| AwsError::internal(e.to_string()))?;
         versioning::update(tx, &b, &key, version_id.as_deref(), move |o| {
@@ -107,7 +107,7 @@ pub(crate) async fn get_object_acl(
     let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
     let grants = match &record.acl {
         Some(doc) => config::decode(&schema::GRANTS, doc.as_bytes())?,
-        None => config::canned("private", &bucket.owner, &bucket.owner)?,
+        None => config::acl::canned("private", &bucket.owner, &bucket.owner)?,
     };
     Ok(GetObjectAclOutput {
         owner: Some(owner(&bucket.owner)),

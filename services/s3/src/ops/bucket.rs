@@ -78,7 +78,7 @@ pub(crate) async fn create_bucket(
         (Permission::Write, input.grant_write.as_ref()),
         (Permission::WriteAcp, input.grant_write_acp.as_ref()),
     ];
-    let acl = config::requested_acl(
+    let acl = config::acl::requested_acl(
         input.acl.as_ref().map(BucketCannedACL::as_str),
         &headers,
         None,
@@ -86,8 +86,14 @@ pub(crate) async fn create_bucket(
         &ctx.account_id,
     )?;
     // A bucket that enforces ownership (the default) takes no ACL but the owner's.
-    let enforcing = config::enforced(Some(ownership.as_ref().unwrap_or(&config::default_ownership())));
-    if enforcing && acl.as_ref().is_some_and(|g| !config::owner_only(g, &ctx.account_id)) {
+    let enforcing = config::ownership::enforced(Some(
+        ownership.as_ref().unwrap_or(&config::ownership::default_ownership()),
+    ));
+    if enforcing
+        && acl
+            .as_ref()
+            .is_some_and(|g| !config::acl::owner_only(g, &ctx.account_id))
+    {
         return Err(S3Error::invalid_bucket_acl_with_ownership().into());
     }
     s3.write(move |tx| {

@@ -10,7 +10,7 @@ pub(crate) async fn put_bucket_cors(
     input: PutBucketCorsRequest,
 ) -> Result<Unit, PutBucketCorsError> {
     let rules = input.cors_configuration.cors_rules;
-    config::check_cors(&rules)?;
+    config::cors_rules::check_cors(&rules)?;
     let doc = config::encode(&schema::CORS_RULES, rules);
     s3.change_config(input.bucket, config::CORS, Change::Set(doc), |_, _| Ok(()))
         .await?;
@@ -45,12 +45,12 @@ pub(crate) async fn put_bucket_policy(
     ctx: &RequestContext,
     input: PutBucketPolicyRequest,
 ) -> Result<Unit, PutBucketPolicyError> {
-    let public = config::check_policy(&input.bucket, &ctx.region, &input.policy)?;
+    let public = config::policy::check_policy(&input.bucket, &ctx.region, &input.policy)?;
     let doc = Change::Set(input.policy.into_bytes());
     s3.change_config(input.bucket, config::POLICY, doc, move |tx, bucket| {
         let block = config::tx_public_access_block(tx, &bucket.name)?;
         if public && block.is_some_and(|b| b.block_public_policy == Some(true)) {
-            return Err(config::access_denied());
+            return Err(config::ownership::access_denied());
         }
         Ok(())
     })
@@ -73,7 +73,7 @@ pub(crate) async fn get_bucket_policy_status(
     input: GetBucketPolicyStatusRequest,
 ) -> Result<GetBucketPolicyStatusOutput, GetBucketPolicyStatusError> {
     let policy = s3.policy(&input.bucket)?;
-    let public = config::check_policy(&input.bucket, &ctx.region, &policy)?;
+    let public = config::policy::check_policy(&input.bucket, &ctx.region, &policy)?;
     Ok(GetBucketPolicyStatusOutput {
         policy_status: Some(PolicyStatus {
             is_public: Some(public),
@@ -97,7 +97,7 @@ pub(crate) async fn put_bucket_encryption(
     input: PutBucketEncryptionRequest,
 ) -> Result<Unit, PutBucketEncryptionError> {
     let encryption = input.server_side_encryption_configuration;
-    config::check_encryption(&encryption)?;
+    config::encryption::check_encryption(&encryption)?;
     let doc = config::encode(&schema::SERVER_SIDE_ENCRYPTION_CONFIGURATION, encryption);
     s3.change_config(input.bucket, config::ENCRYPTION, Change::Set(doc), |_, _| Ok(()))
         .await?;
@@ -116,7 +116,7 @@ pub(crate) async fn get_bucket_encryption(
             config::ENCRYPTION,
             &schema::SERVER_SIDE_ENCRYPTION_CONFIGURATION,
         )?
-        .unwrap_or_else(config::default_encryption);
+        .unwrap_or_else(config::encryption::default_encryption);
     Ok(GetBucketEncryptionOutput {
         server_side_encryption_configuration: Some(encryption),
     })
@@ -138,12 +138,12 @@ pub(crate) async fn put_bucket_ownership_controls(
     input: PutBucketOwnershipControlsRequest,
 ) -> Result<Unit, PutBucketOwnershipControlsError> {
     let controls = input.ownership_controls;
-    config::check_ownership(&controls)?;
-    let enforcing = config::enforced(Some(&controls));
+    config::ownership::check_ownership(&controls)?;
+    let enforcing = config::ownership::enforced(Some(&controls));
     let doc = config::encode(&schema::OWNERSHIP_CONTROLS, controls);
     s3.change_config(input.bucket, config::OWNERSHIP, Change::Set(doc), move |tx, bucket| {
         let acl: Option<Vec<Grant>> = config::tx_config(tx, &bucket.name, config::ACL, &schema::GRANTS, || None)?;
-        if enforcing && acl.is_some_and(|g| !config::owner_only(&g, &bucket.owner)) {
+        if enforcing && acl.is_some_and(|g| !config::acl::owner_only(&g, &bucket.owner)) {
             return Err(S3Error::invalid_bucket_acl_with_ownership());
         }
         Ok(())
@@ -158,7 +158,7 @@ pub(crate) async fn get_bucket_ownership_controls(
     input: GetBucketOwnershipControlsRequest,
 ) -> Result<GetBucketOwnershipControlsOutput, GetBucketOwnershipControlsError> {
     let controls = match s3.load_config(&input.bucket, config::OWNERSHIP)? {
-        None => config::default_ownership(),
+        None => config::ownership::default_ownership(),
         Some(bytes) if bytes.is_empty() => {
             return Err(config::not_found(
                 "OwnershipControlsNotFoundError",
@@ -210,7 +210,7 @@ pub(crate) async fn get_public_access_block(
     input: GetPublicAccessBlockRequest,
 ) -> Result<GetPublicAccessBlockOutput, GetPublicAccessBlockError> {
     let block = match s3.load_config(&input.bucket, config::PUBLIC_ACCESS_BLOCK)? {
-        None => config::default_public_access_block(),
+        None => config::ownership::default_public_access_block(),
         Some(bytes) if bytes.is_empty() => {
             return Err(config::not_found(
                 "NoSuchPublicAccessBlockConfiguration",
@@ -241,7 +241,7 @@ pub(crate) async fn put_bucket_website(
     input: PutBucketWebsiteRequest,
 ) -> Result<Unit, PutBucketWebsiteError> {
     let site = input.website_configuration;
-    config::check_website(&site)?;
+    config::website::check_website(&site)?;
     let doc = config::encode(
         &schema::GET_BUCKET_WEBSITE_OUTPUT,
         GetBucketWebsiteOutput {
@@ -262,7 +262,7 @@ pub(crate) async fn get_bucket_website(
     input: GetBucketWebsiteRequest,
 ) -> Result<GetBucketWebsiteOutput, GetBucketWebsiteError> {
     match s3.load_config(&input.bucket, config::WEBSITE)? {
-        Some(bytes) if !bytes.is_empty() => Ok(config::website(&bytes)?),
+        Some(bytes) if !bytes.is_empty() => Ok(config::website::website(&bytes)?),
         _ => Err(config::not_found(
             "NoSuchWebsiteConfiguration",
             "The specified bucket does not have a website configuration",
@@ -290,7 +290,7 @@ pub(crate) async fn put_bucket_lifecycle_configuration(
         .lifecycle_configuration
         .map(|c| c.rules)
         .ok_or_else(S3Error::malformed_xml)?;
-    config::check_lifecycle(&rules)?;
+    config::lifecycle_rules::check_lifecycle(&rules)?;
     let sweep = lifecycle::has_expiration(&rules);
     let size = input
         .transition_default_minimum_object_size
@@ -505,7 +505,7 @@ pub(crate) async fn put_bucket_replication(
 ) -> Result<Unit, PutBucketReplicationError> {
     let mut replication = input.replication_configuration;
     let bucket = input.bucket;
-    let destinations = config::check_replication(&bucket, &mut replication);
+    let destinations = config::replication::check_replication(&bucket, &mut replication);
     let doc = config::encode(&schema::REPLICATION_CONFIGURATION, replication);
     s3.change_config(bucket, config::REPLICATION, Change::Set(doc), move |tx, source| {
         if source.state() != State::Enabled {

@@ -44,7 +44,7 @@ pub(crate) async fn post_object(
     let key = fields.key()?.to_owned();
     let file = read.file.ok_or_else(post::no_file)?;
     if fields.auth()? == Auth::Anonymous && !s3.publicly_writable(bucket)? {
-        return Err(config::access_denied().into());
+        return Err(config::ownership::access_denied().into());
     }
     let size_range = match fields.get("policy") {
         Some(encoded) => {
@@ -79,7 +79,7 @@ impl S3Service {
             .typed_config(bucket, config::ACL, &schema::GRANTS)?
             .unwrap_or_default();
         Ok(grants.iter().any(|grant| {
-            let everyone = grant.grantee.as_ref().and_then(|g| g.uri.as_deref()) == Some(config::ALL_USERS);
+            let everyone = grant.grantee.as_ref().and_then(|g| g.uri.as_deref()) == Some(config::acl::ALL_USERS);
             everyone && matches!(grant.permission, Some(Permission::Write | Permission::FullControl))
         }))
     }
