@@ -16,6 +16,15 @@ pub(crate) fn uri_encode_into(out: &mut Vec<u8>, bytes: &[u8], keep_slash: bool)
     }
 }
 
+/// A query string's name or value decoded as a form is: `+` is a space, then [`percent_decode`].
+pub(crate) fn form_decode(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !text.contains(&b'+') {
+        return percent_decode(text);
+    }
+    let spaced: Vec<u8> = text.iter().map(|&b| if b == b'+' { b' ' } else { b }).collect();
+    std::borrow::Cow::Owned(percent_decode(&spaced).into_owned())
+}
+
 /// `text` with its `%XY` escapes decoded; a `%` not followed by two hex digits stays as it is.
 pub(crate) fn percent_decode(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     if !text.contains(&b'%') {
@@ -83,7 +92,7 @@ pub(crate) fn canonical_uri_into(out: &mut Vec<u8>, raw_path: &str, s3: bool) {
 }
 
 /// Appends the canonical query string of `raw_query` (without the `?`): each name and value
-/// decoded and encoded again with [`uri_encode_into`], sorted by name then value, and joined
+/// decoded (as a form: `+` is a space, as the AWS SDKs read it) and encoded again with [`uri_encode_into`], sorted by name then value, and joined
 /// with `&`; a parameter without `=` has an empty value. `skip` names a parameter left out
 /// (the presigned `X-Amz-Signature`).
 pub(crate) fn canonical_query_into(out: &mut Vec<u8>, raw_query: &str, skip: Option<&str>) {
@@ -93,14 +102,14 @@ pub(crate) fn canonical_query_into(out: &mut Vec<u8>, raw_query: &str, skip: Opt
     let mut pairs: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
     for param in raw_query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = param.split_once('=').unwrap_or((param, ""));
-        let name = percent_decode(name.as_bytes());
+        let name = form_decode(name.as_bytes());
         if skip.is_some_and(|s| s.as_bytes() == &*name) {
             continue;
         }
         let mut encoded_name = Vec::with_capacity(name.len());
         uri_encode_into(&mut encoded_name, &name, false);
         let mut encoded_value = Vec::with_capacity(value.len());
-        uri_encode_into(&mut encoded_value, &percent_decode(value.as_bytes()), false);
+        uri_encode_into(&mut encoded_value, &form_decode(value.as_bytes()), false);
         pairs.push((encoded_name, encoded_value));
     }
     pairs.sort_unstable();
@@ -167,7 +176,7 @@ mod tests {
         assert_eq!(query(""), "");
         assert_eq!(query("b=2&a=1&a=0&c"), "a=0&a=1&b=2&c=");
         assert_eq!(query("k=a%20b&x=%7e&X-Amz-Signature=ff"), "k=a%20b&x=~");
-        assert_eq!(query("sp ace=+&&"), "sp%20ace=%2B");
+        assert_eq!(query("sp ace=+&&p=%2B"), "p=%2B&sp%20ace=%20");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::canonical::percent_decode;
+use crate::canonical::form_decode;
 
 /// A request to verify, borrowed: nothing is copied until a signature needs it.
 #[derive(Debug, Clone, Copy)]
@@ -51,7 +51,7 @@ impl<'a> Request<'a> {
             .and_then(|v| std::str::from_utf8(v).ok())
     }
 
-    /// The query parameters, names and values percent-decoded (invalid UTF-8 replaced).
+    /// The query parameters, names and values decoded (invalid UTF-8 replaced).
     pub(crate) fn params(&self) -> impl Iterator<Item = (Cow<'a, str>, Cow<'a, str>)> {
         self.query.split('&').filter(|p| !p.is_empty()).map(|p| {
             let (name, value) = p.split_once('=').unwrap_or((p, ""));
@@ -59,14 +59,14 @@ impl<'a> Request<'a> {
         })
     }
 
-    /// The first value of query parameter `name` (exact case), percent-decoded.
+    /// The first value of query parameter `name` (exact case), decoded.
     pub(crate) fn param(&self, name: &str) -> Option<Cow<'a, str>> {
         self.params().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 }
 
 fn decode(text: &str) -> Cow<'_, str> {
-    match percent_decode(text.as_bytes()) {
+    match form_decode(text.as_bytes()) {
         Cow::Borrowed(_) => Cow::Borrowed(text),
         Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
     }
