@@ -47,6 +47,9 @@ pub enum ErrorKind {
     InvalidContentSha256,
     /// S3 requires `x-amz-content-sha256` on header-signed SigV4 requests.
     MissingContentSha256,
+    /// S3 refuses a header-signed request with `x-amz-` headers the signature leaves out
+    /// (see [`Error::unsigned_headers`]).
+    HeadersNotSigned,
 }
 
 /// What S3 reports of a signature that does not match: the strings it signed, so the client
@@ -107,6 +110,7 @@ struct Fields {
     expires: Option<String>,
     region: Option<(String, String)>,
     content_sha256: Option<(String, String)>,
+    unsigned_headers: Vec<String>,
 }
 
 const SKEW_LIMIT_MS: &str = "900000";
@@ -203,6 +207,17 @@ impl Error {
         Error::new(ErrorKind::MissingContentSha256)
     }
 
+    pub(crate) fn headers_not_signed(names: Vec<String>) -> Error {
+        let mut e = Error::new(ErrorKind::HeadersNotSigned);
+        e.fields.unsigned_headers = names;
+        e
+    }
+
+    /// The `x-amz-` headers present but not signed, of a [`ErrorKind::HeadersNotSigned`].
+    pub fn unsigned_headers(&self) -> &[String] {
+        &self.fields.unsigned_headers
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
         self.kind
@@ -261,6 +276,8 @@ impl Error {
             ContentSha256Mismatch => "SignatureDoesNotMatch",
             InvalidContentSha256 => "InvalidArgument",
             MissingContentSha256 => "InvalidRequest",
+            HeadersNotSigned if s3 => "AccessDenied",
+            HeadersNotSigned => "SignatureDoesNotMatch",
         }
     }
 
@@ -355,6 +372,7 @@ impl Error {
                     .into()
             }
             MissingContentSha256 => "Missing required header for this request: x-amz-content-sha256".into(),
+            HeadersNotSigned => "There were headers present in the request which were not signed".into(),
         }
     }
 
@@ -412,6 +430,7 @@ impl Error {
                     out.push(("S3ComputedContentSHA256", computed.clone()));
                 }
             }
+            HeadersNotSigned => out.push(("HeadersNotSigned", f.unsigned_headers.join(", "))),
             _ => {}
         }
         out

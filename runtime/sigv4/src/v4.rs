@@ -296,6 +296,9 @@ pub(crate) fn verify(
         None if (now - parts.time).abs() > MAX_SKEW_SECS => return Err(Error::skewed(parts.time, now)),
         None => {}
     }
+    if s3 && parts.presigned.is_none() {
+        check_amz_headers_signed(parts, request)?;
+    }
     let line = payload_line(parts, request, s3)?;
     let payload_text = match &line {
         PayloadLine::Declared(text, _) => text,
@@ -347,6 +350,24 @@ pub(crate) fn verify(
         security_token,
         body,
     })
+}
+
+/// S3 signs every `x-amz-` header of a header-signed request; one left out is refused, so it
+/// cannot be added by someone who does not hold the secret.
+fn check_amz_headers_signed(parts: &Parts<'_>, request: &Request<'_>) -> Result<(), Error> {
+    let mut unsigned: Vec<String> = Vec::new();
+    for (name, _) in request.headers {
+        let lower = name.to_ascii_lowercase();
+        let signed = parts.signed_headers.split(';').any(|s| s.eq_ignore_ascii_case(&lower));
+        if lower.starts_with("x-amz-") && !signed && !unsigned.contains(&lower) {
+            unsigned.push(lower);
+        }
+    }
+    if unsigned.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::headers_not_signed(unsigned))
+    }
 }
 
 fn check_content(text: &str, claimed: [u8; 32], computed: [u8; 32]) -> Result<Body, Error> {

@@ -85,7 +85,8 @@ fn sigv4a_is_recognised_and_refused() {
     assert_eq!(e.kind(), ErrorKind::UnsupportedAlgorithm);
 
     // A SigV4 header over a SigV4a-streamed body.
-    let auth = b"AWS4-HMAC-SHA256 Credential=AKID/20130524/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00";
+    let auth = b"AWS4-HMAC-SHA256 Credential=AKID/20130524/us-east-1/s3/aws4_request, \
+        SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=00";
     let headers: &[(&str, &[u8])] = &[
         ("Authorization", auth),
         DATE,
@@ -148,4 +149,38 @@ fn presigned_parameters() {
     // Other services' query signatures may leave the expiry out.
     let sts = base.replace("%2Fs3%2F", "%2Fsts%2F");
     assert!(parse(&[], &sts).unwrap().is_some());
+}
+
+#[test]
+fn s3_refuses_unsigned_amz_headers() {
+    let auth = b"AWS4-HMAC-SHA256 Credential=AKID/20130524/us-east-1/s3/aws4_request, \
+        SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=00";
+    let headers: &[(&str, &[u8])] = &[
+        ("Authorization", auth),
+        ("Host", b"b.s3.amazonaws.com"),
+        DATE,
+        ("x-amz-content-sha256", b"UNSIGNED-PAYLOAD"),
+        ("X-Amz-Acl", b"public-read"),
+        ("x-amz-meta-a", b"1"),
+    ];
+    let request = Request {
+        method: "PUT",
+        path: "/k",
+        query: "",
+        headers,
+        payload: Payload::Deferred,
+        host_bucket: None,
+    };
+    let signature = Signature::parse(&request).unwrap().unwrap();
+    let now = UNIX_EPOCH + Duration::from_secs(1_369_353_600);
+    let e = signature
+        .verify(&request, Some("secret"), now, &SigningKeys::new())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::HeadersNotSigned);
+    assert_eq!(e.unsigned_headers(), ["x-amz-acl", "x-amz-meta-a"]);
+    assert_eq!((e.code(Dialect::S3), e.status(Dialect::S3)), ("AccessDenied", 403));
+    assert_eq!(
+        e.details(),
+        vec![("HeadersNotSigned", "x-amz-acl, x-amz-meta-a".to_string())]
+    );
 }
