@@ -13,7 +13,9 @@ pub struct Request<'a> {
     pub path: &'a str,
     /// The query string as it arrived, without the `?` (empty when there is none).
     pub query: &'a str,
-    /// Every header, names in any case, repeated names as separate entries.
+    /// Every header, names in any case, repeated names as separate entries. SigV4 signs
+    /// `host`: an HTTP/2 request passes its `:authority` under that name. (From an
+    /// `http::HeaderMap`: `map.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect()`.)
     pub headers: &'a [(&'a str, &'a [u8])],
     /// What the server has of the body.
     pub payload: Payload<'a>,

@@ -37,6 +37,7 @@ enum Signed {
     Unsigned,
     Precomputed,
     StreamingTrailer,
+    UnsignedTrailer,
 }
 
 fn case(name: &'static str, method: &'static str, service: &'static str, target: &'static str) -> Case {
@@ -120,6 +121,7 @@ fn sign_with_aws(case: &Case) -> Wire {
         Signed::Unsigned => SignableBody::UnsignedPayload,
         Signed::Precomputed => SignableBody::Precomputed(precomputed),
         Signed::StreamingTrailer => SignableBody::StreamingSignedPayloadTrailer,
+        Signed::UnsignedTrailer => SignableBody::StreamingUnsignedPayloadTrailer,
     };
     let uri = format!("https://{host}{}", case.target);
     let signable = SignableRequest::new(
@@ -240,6 +242,14 @@ fn cases() -> Vec<Case> {
     precomputed.body = b"precomputed body";
     precomputed.payload = Signed::Precomputed;
     all.push(precomputed);
+    let mut unsigned_trailer = case("S3 STREAMING-UNSIGNED-PAYLOAD-TRAILER", "PUT", "s3", "/bucket/streamed");
+    unsigned_trailer.payload = Signed::UnsignedTrailer;
+    unsigned_trailer.headers = vec![
+        ("content-encoding", "aws-chunked"),
+        ("x-amz-decoded-content-length", "5"),
+        ("x-amz-trailer", "x-amz-checksum-crc32"),
+    ];
+    all.push(unsigned_trailer);
     all
 }
 
@@ -272,6 +282,7 @@ fn aws_signed_requests_verify() {
         assert_eq!(verified.security_token.as_deref(), case.token, "{}", case.name);
         match case.payload {
             Signed::Unsigned => assert!(matches!(verified.body, Body::Unsigned), "{}", case.name),
+            Signed::UnsignedTrailer => assert!(matches!(verified.body, Body::UnsignedChunks), "{}", case.name),
             _ => assert!(matches!(verified.body, Body::Checked), "{}", case.name),
         }
     }
@@ -343,7 +354,7 @@ fn one_changed_byte_fails() {
             w.headers[h].1 = flip(auth, last);
             expect_mismatch(&w, "the signature");
         }
-        if !wire.body.is_empty() && case.payload != Signed::Unsigned {
+        if !wire.body.is_empty() && !matches!(case.payload, Signed::Unsigned | Signed::UnsignedTrailer) {
             let mut w = sign_with_aws(&case);
             w.body = flip(&wire.body, wire.body.len() / 2);
             let e = refused(&w, "the body");
