@@ -250,7 +250,7 @@ impl Condition {
         let present = request.values(&self.key).filter(|v| !v.is_empty());
         if let Values::Null(wants) = &self.values {
             let absent = present.is_none();
-            return wants.iter().any(|w| *w == Some(absent));
+            return wants.contains(&Some(absent));
         }
         let Some(context) = present else {
             // An absent (or empty) key: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-single-vs-multi-valued-context-keys.html
@@ -306,7 +306,7 @@ impl Condition {
                 Some(d) => values.iter().flatten().any(|v| cmp.holds(d, *v)),
                 None => false,
             },
-            Values::Bool(values) => boolean(context).is_some_and(|b| values.iter().any(|v| *v == Some(b))),
+            Values::Bool(values) => boolean(context).is_some_and(|b| values.contains(&Some(b))),
             Values::Binary(values) => values.iter().any(|v| v == context),
             Values::Ip(values) => match context.trim().parse::<std::net::IpAddr>() {
                 Ok(addr) => values.iter().flatten().any(|net| net.contains(&addr)),

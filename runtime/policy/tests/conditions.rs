@@ -11,9 +11,18 @@ const ALICE: &str = "arn:aws:iam::123456789012:user/alice";
 
 /// Whether an allow statement with `condition` lets `request` through.
 fn holds(condition: &str, request: &Request) -> bool {
-    let doc = format!(r#"{{"Version":"2012-10-17","Statement":{{"Effect":"Allow","Action":"*","Resource":"*","Condition":{condition}}}}}"#);
+    let doc = format!(
+        r#"{{"Version":"2012-10-17","Statement":{{"Effect":"Allow","Action":"*","Resource":"*","Condition":{condition}}}}}"#
+    );
     let policy = Policy::parse(&doc, PolicyKind::Identity).unwrap();
-    evaluate(request, &PolicySet { identity: vec![&policy], ..Default::default() }).is_allowed()
+    evaluate(
+        request,
+        &PolicySet {
+            identity: vec![&policy],
+            ..Default::default()
+        },
+    )
+    .is_allowed()
 }
 
 fn alice() -> Request {
@@ -30,10 +39,16 @@ fn string_operators() {
     assert!(holds(r#"{"StringEquals":{"s3:prefix":["other","home/alice/x"]}}"#, &r));
     assert!(!holds(r#"{"StringEquals":{"s3:prefix":"HOME/alice/x"}}"#, &r));
     assert!(holds(r#"{"StringEqualsIgnoreCase":{"s3:prefix":"HOME/Alice/X"}}"#, &r));
-    assert!(!holds(r#"{"StringNotEqualsIgnoreCase":{"s3:prefix":"HOME/Alice/X"}}"#, &r));
+    assert!(!holds(
+        r#"{"StringNotEqualsIgnoreCase":{"s3:prefix":"HOME/Alice/X"}}"#,
+        &r
+    ));
     assert!(holds(r#"{"StringLike":{"s3:prefix":"home/*/?"}}"#, &r));
     assert!(!holds(r#"{"StringLike":{"s3:prefix":"home/*/??"}}"#, &r));
-    assert!(!holds(r#"{"StringEquals":{"s3:prefix":"home/*"}}"#, &r), "StringEquals has no wildcards");
+    assert!(
+        !holds(r#"{"StringEquals":{"s3:prefix":"home/*"}}"#, &r),
+        "StringEquals has no wildcards"
+    );
     // Negated operators with several values: none may match (NOR).
     assert!(holds(r#"{"StringNotEquals":{"s3:prefix":["a","b"]}}"#, &r));
     assert!(!holds(r#"{"StringNotEquals":{"s3:prefix":["a","home/alice/x"]}}"#, &r));
@@ -59,17 +74,32 @@ fn numeric_operators() {
     assert!(holds(r#"{"NumericGreaterThan":{"s3:max-keys":"9.5"}}"#, &r));
     assert!(holds(r#"{"NumericGreaterThanEquals":{"s3:max-keys":"10"}}"#, &r));
     assert!(!holds(r#"{"NumericEquals":{"s3:max-keys":"ten"}}"#, &r));
-    assert!(!holds(r#"{"NumericEquals":{"s3:max-keys":"10"}}"#, &with("s3:max-keys", &["x"])));
+    assert!(!holds(
+        r#"{"NumericEquals":{"s3:max-keys":"10"}}"#,
+        &with("s3:max-keys", &["x"])
+    ));
 }
 
 #[test]
 fn date_operators_take_iso_8601_and_epoch_seconds() {
     let r = alice().at(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
-    assert_eq!(r.context_values("aws:CurrentTime"), Some(&["2023-11-14T22:13:20Z".to_owned()][..]));
-    assert!(holds(r#"{"DateEquals":{"aws:CurrentTime":"2023-11-14T22:13:20Z"}}"#, &r));
-    assert!(holds(r#"{"DateEquals":{"aws:EpochTime":"2023-11-14T23:13:20+01:00"}}"#, &r));
+    assert_eq!(
+        r.context_values("aws:CurrentTime"),
+        Some(&["2023-11-14T22:13:20Z".to_owned()][..])
+    );
+    assert!(holds(
+        r#"{"DateEquals":{"aws:CurrentTime":"2023-11-14T22:13:20Z"}}"#,
+        &r
+    ));
+    assert!(holds(
+        r#"{"DateEquals":{"aws:EpochTime":"2023-11-14T23:13:20+01:00"}}"#,
+        &r
+    ));
     assert!(holds(r#"{"DateNotEquals":{"aws:CurrentTime":"2023-11-14"}}"#, &r));
-    assert!(holds(r#"{"DateLessThan":{"aws:CurrentTime":"2024-01-01T00:00:00Z"}}"#, &r));
+    assert!(holds(
+        r#"{"DateLessThan":{"aws:CurrentTime":"2024-01-01T00:00:00Z"}}"#,
+        &r
+    ));
     assert!(holds(r#"{"DateLessThanEquals":{"aws:CurrentTime":1700000000}}"#, &r));
     assert!(holds(r#"{"DateGreaterThan":{"aws:CurrentTime":"2023-11-14"}}"#, &r));
     assert!(!holds(r#"{"DateGreaterThan":{"aws:CurrentTime":"2023-11-15"}}"#, &r));
@@ -86,16 +116,28 @@ fn bool_and_binary() {
     assert!(holds(r#"{"Bool":{"aws:SecureTransport":"False"}}"#, &plain));
     assert!(!holds(r#"{"Bool":{"aws:SecureTransport":"true"}}"#, &plain));
     let r = with("kms:EncryptionContext:blob", &["QmluYXJ5"]);
-    assert!(holds(r#"{"BinaryEquals":{"kms:EncryptionContext:blob":"QmluYXJ5"}}"#, &r));
-    assert!(!holds(r#"{"BinaryEquals":{"kms:EncryptionContext:blob":"QmluYXJ6"}}"#, &r));
+    assert!(holds(
+        r#"{"BinaryEquals":{"kms:EncryptionContext:blob":"QmluYXJ5"}}"#,
+        &r
+    ));
+    assert!(!holds(
+        r#"{"BinaryEquals":{"kms:EncryptionContext:blob":"QmluYXJ6"}}"#,
+        &r
+    ));
 }
 
 #[test]
 fn ip_address_v4_and_v6() {
     let v4 = alice().from_ip("203.0.113.9".parse().unwrap());
     let v6 = alice().from_ip("2001:db8::1".parse().unwrap());
-    assert!(holds(r#"{"IpAddress":{"aws:SourceIp":["10.0.0.0/8","203.0.113.0/24"]}}"#, &v4));
-    assert!(holds(r#"{"IpAddress":{"aws:SourceIp":"203.0.113.9"}}"#, &v4), "a bare address is /32");
+    assert!(holds(
+        r#"{"IpAddress":{"aws:SourceIp":["10.0.0.0/8","203.0.113.0/24"]}}"#,
+        &v4
+    ));
+    assert!(
+        holds(r#"{"IpAddress":{"aws:SourceIp":"203.0.113.9"}}"#, &v4),
+        "a bare address is /32"
+    );
     assert!(!holds(r#"{"IpAddress":{"aws:SourceIp":"203.0.113.10"}}"#, &v4));
     assert!(holds(r#"{"NotIpAddress":{"aws:SourceIp":"10.0.0.0/8"}}"#, &v4));
     assert!(holds(r#"{"IpAddress":{"aws:SourceIp":"2001:db8::/32"}}"#, &v6));
@@ -105,13 +147,31 @@ fn ip_address_v4_and_v6() {
 #[test]
 fn arn_operators_match_segment_by_segment() {
     let r = with("aws:SourceArn", &["arn:aws:sns:us-east-1:123456789012:topic"]);
-    assert!(holds(r#"{"ArnEquals":{"aws:SourceArn":"arn:aws:sns:us-east-1:123456789012:topic"}}"#, &r));
-    assert!(holds(r#"{"ArnLike":{"aws:SourceArn":"arn:aws:sns:*:123456789012:*"}}"#, &r));
-    assert!(holds(r#"{"ArnEquals":{"aws:SourceArn":"arn:aws:sns:*:*:top?c"}}"#, &r), "ArnEquals takes wildcards too");
-    assert!(!holds(r#"{"ArnLike":{"aws:SourceArn":"arn:aws:sns:*:999999999999:*"}}"#, &r));
-    assert!(holds(r#"{"ArnNotEquals":{"aws:SourceArn":"arn:aws:sns:*:999999999999:*"}}"#, &r));
+    assert!(holds(
+        r#"{"ArnEquals":{"aws:SourceArn":"arn:aws:sns:us-east-1:123456789012:topic"}}"#,
+        &r
+    ));
+    assert!(holds(
+        r#"{"ArnLike":{"aws:SourceArn":"arn:aws:sns:*:123456789012:*"}}"#,
+        &r
+    ));
+    assert!(
+        holds(r#"{"ArnEquals":{"aws:SourceArn":"arn:aws:sns:*:*:top?c"}}"#, &r),
+        "ArnEquals takes wildcards too"
+    );
+    assert!(!holds(
+        r#"{"ArnLike":{"aws:SourceArn":"arn:aws:sns:*:999999999999:*"}}"#,
+        &r
+    ));
+    assert!(holds(
+        r#"{"ArnNotEquals":{"aws:SourceArn":"arn:aws:sns:*:999999999999:*"}}"#,
+        &r
+    ));
     assert!(!holds(r#"{"ArnNotLike":{"aws:SourceArn":"arn:aws:sns:*:*:*"}}"#, &r));
-    assert!(!holds(r#"{"ArnLike":{"aws:SourceArn":"arn:aws:sns:*"}}"#, &r), "* does not cross segments");
+    assert!(
+        !holds(r#"{"ArnLike":{"aws:SourceArn":"arn:aws:sns:*"}}"#, &r),
+        "* does not cross segments"
+    );
 }
 
 #[test]
@@ -128,9 +188,18 @@ fn a_missing_key_fails_operators_and_passes_negated_ones() {
 #[test]
 fn if_exists_passes_when_the_key_is_missing() {
     assert!(holds(r#"{"StringEqualsIfExists":{"aws:SourceVpc":"vpc-1"}}"#, &alice()));
-    assert!(holds(r#"{"BoolIfExists":{"aws:MultiFactorAuthPresent":"true"}}"#, &alice()));
-    assert!(!holds(r#"{"StringEqualsIfExists":{"aws:SourceVpc":"vpc-1"}}"#, &with("aws:SourceVpc", &["vpc-2"])));
-    assert!(holds(r#"{"StringEqualsIfExists":{"aws:SourceVpc":"vpc-1"}}"#, &with("aws:SourceVpc", &["vpc-1"])));
+    assert!(holds(
+        r#"{"BoolIfExists":{"aws:MultiFactorAuthPresent":"true"}}"#,
+        &alice()
+    ));
+    assert!(!holds(
+        r#"{"StringEqualsIfExists":{"aws:SourceVpc":"vpc-1"}}"#,
+        &with("aws:SourceVpc", &["vpc-2"])
+    ));
+    assert!(holds(
+        r#"{"StringEqualsIfExists":{"aws:SourceVpc":"vpc-1"}}"#,
+        &with("aws:SourceVpc", &["vpc-1"])
+    ));
 }
 
 #[test]
@@ -157,38 +226,82 @@ fn set_qualifiers_over_multivalued_keys() {
     assert!(!holds(any, &alice()));
     assert!(!holds(any, &with("aws:TagKeys", &[])));
     // Negated with qualifiers: each request value tested against the whole list.
-    assert!(holds(r#"{"ForAllValues:StringNotLike":{"aws:TagKeys":"aws:*"}}"#, &tags));
-    assert!(!holds(r#"{"ForAllValues:StringNotLike":{"aws:TagKeys":"Team"}}"#, &tags));
-    assert!(holds(r#"{"ForAnyValue:StringNotEquals":{"aws:TagKeys":"Team"}}"#, &tags));
-    assert!(!holds(r#"{"ForAnyValue:StringNotEquals":{"aws:TagKeys":["Team","CostCenter"]}}"#, &tags));
-    assert!(!holds(r#"{"ForAnyValue:StringEqualsIfExists":{"aws:TagKeys":"x"}}"#, &tags));
-    assert!(holds(r#"{"ForAnyValue:StringEqualsIfExists":{"aws:TagKeys":"x"}}"#, &alice()));
+    assert!(holds(
+        r#"{"ForAllValues:StringNotLike":{"aws:TagKeys":"aws:*"}}"#,
+        &tags
+    ));
+    assert!(!holds(
+        r#"{"ForAllValues:StringNotLike":{"aws:TagKeys":"Team"}}"#,
+        &tags
+    ));
+    assert!(holds(
+        r#"{"ForAnyValue:StringNotEquals":{"aws:TagKeys":"Team"}}"#,
+        &tags
+    ));
+    assert!(!holds(
+        r#"{"ForAnyValue:StringNotEquals":{"aws:TagKeys":["Team","CostCenter"]}}"#,
+        &tags
+    ));
+    assert!(!holds(
+        r#"{"ForAnyValue:StringEqualsIfExists":{"aws:TagKeys":"x"}}"#,
+        &tags
+    ));
+    assert!(holds(
+        r#"{"ForAnyValue:StringEqualsIfExists":{"aws:TagKeys":"x"}}"#,
+        &alice()
+    ));
 }
 
 #[test]
 fn keys_and_operators_combine_with_and() {
     let r = with("s3:prefix", &["a"]).from_ip("10.0.0.1".parse().unwrap());
-    assert!(holds(r#"{"StringEquals":{"s3:prefix":"a","aws:SourceIp":"10.0.0.1"}}"#, &r));
+    assert!(holds(
+        r#"{"StringEquals":{"s3:prefix":"a","aws:SourceIp":"10.0.0.1"}}"#,
+        &r
+    ));
     assert!(!holds(r#"{"StringEquals":{"s3:prefix":"a","aws:username":"bob"}}"#, &r));
-    assert!(holds(r#"{"StringEquals":{"s3:prefix":"a"},"IpAddress":{"aws:SourceIp":"10.0.0.0/24"}}"#, &r));
-    assert!(!holds(r#"{"StringEquals":{"s3:prefix":"a"},"IpAddress":{"aws:SourceIp":"11.0.0.0/24"}}"#, &r));
+    assert!(holds(
+        r#"{"StringEquals":{"s3:prefix":"a"},"IpAddress":{"aws:SourceIp":"10.0.0.0/24"}}"#,
+        &r
+    ));
+    assert!(!holds(
+        r#"{"StringEquals":{"s3:prefix":"a"},"IpAddress":{"aws:SourceIp":"11.0.0.0/24"}}"#,
+        &r
+    ));
 }
 
 #[test]
 fn variables_in_condition_values() {
-    let r = with("s3:prefix", &["home/alice/"]).with_principal_tag("team", "blue").with_user_id("AIDAX");
+    let r = with("s3:prefix", &["home/alice/"])
+        .with_principal_tag("team", "blue")
+        .with_user_id("AIDAX");
     assert!(holds(r#"{"StringEquals":{"s3:prefix":"home/${aws:username}/"}}"#, &r));
     assert!(holds(r#"{"StringLike":{"s3:prefix":"home/${aws:username}/*"}}"#, &r));
-    assert!(holds(r#"{"StringEquals":{"aws:PrincipalTag/team":"${aws:PrincipalTag/team}"}}"#, &r));
+    assert!(holds(
+        r#"{"StringEquals":{"aws:PrincipalTag/team":"${aws:PrincipalTag/team}"}}"#,
+        &r
+    ));
     assert!(holds(r#"{"StringEquals":{"aws:userid":"${aws:userid}"}}"#, &r));
     // A variable with no value matches nothing; its default stands in when given.
-    assert!(!holds(r#"{"StringEquals":{"s3:prefix":"home/${aws:PrincipalTag/dept}/"}}"#, &r));
-    assert!(holds(r#"{"StringNotEquals":{"s3:prefix":"home/${aws:PrincipalTag/dept}/"}}"#, &r));
-    assert!(holds(r#"{"StringEquals":{"s3:prefix":"home/${aws:PrincipalTag/dept, 'alice'}/"}}"#, &r));
+    assert!(!holds(
+        r#"{"StringEquals":{"s3:prefix":"home/${aws:PrincipalTag/dept}/"}}"#,
+        &r
+    ));
+    assert!(holds(
+        r#"{"StringNotEquals":{"s3:prefix":"home/${aws:PrincipalTag/dept}/"}}"#,
+        &r
+    ));
+    assert!(holds(
+        r#"{"StringEquals":{"s3:prefix":"home/${aws:PrincipalTag/dept, 'alice'}/"}}"#,
+        &r
+    ));
     // Version 2008-10-17 has no variables: the text is literal.
     let legacy = r#"{"Version":"2008-10-17","Statement":{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"home/${aws:username}/"}}}}"#;
     let legacy = Policy::parse(legacy, PolicyKind::Identity).unwrap();
-    let set = PolicySet { identity: vec![&legacy], ..Default::default() };
+    let set = PolicySet {
+        identity: vec![&legacy],
+        ..Default::default()
+    };
     assert!(!evaluate(&r, &set).is_allowed());
     assert!(evaluate(&with("s3:prefix", &["home/${aws:username}/"]), &set).is_allowed());
 }
@@ -197,7 +310,10 @@ fn variables_in_condition_values() {
 fn variables_in_resources() {
     let doc = r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::b/${aws:username}/*"}}"#;
     let policy = Policy::parse(doc, PolicyKind::Identity).unwrap();
-    let set = PolicySet { identity: vec![&policy], ..Default::default() };
+    let set = PolicySet {
+        identity: vec![&policy],
+        ..Default::default()
+    };
     let get = |principal: Principal, key: &str| Request::new(principal, "s3:GetObject", [key]);
     let alice = || Principal::parse(ALICE).unwrap();
     assert!(evaluate(&get(alice(), "arn:aws:s3:::b/alice/x"), &set).is_allowed());
@@ -210,7 +326,10 @@ fn variables_in_resources() {
     assert!(!evaluate(&star, &set).is_allowed());
     let doc = r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::b/${*}/${?}"}}"#;
     let escaped = Policy::parse(doc, PolicyKind::Identity).unwrap();
-    let set = PolicySet { identity: vec![&escaped], ..Default::default() };
+    let set = PolicySet {
+        identity: vec![&escaped],
+        ..Default::default()
+    };
     assert!(evaluate(&get(alice(), "arn:aws:s3:::b/*/?"), &set).is_allowed());
     assert!(!evaluate(&get(alice(), "arn:aws:s3:::b/x/y"), &set).is_allowed());
 }

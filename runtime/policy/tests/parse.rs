@@ -13,7 +13,8 @@ fn message(doc: &str, kind: PolicyKind) -> String {
 
 #[test]
 fn statement_may_be_one_object_or_an_array() {
-    let one = identity(r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*"}}"#).unwrap();
+    let one =
+        identity(r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*"}}"#).unwrap();
     assert_eq!(one.statements().len(), 1);
     let many = identity(
         r#"{"Version":"2012-10-17","Id":"p1","Statement":[
@@ -23,7 +24,11 @@ fn statement_may_be_one_object_or_an_array() {
     .unwrap();
     assert_eq!(many.id(), Some("p1"));
     assert_eq!(many.version(), Version::V2012_10_17);
-    let effects: Vec<_> = many.statements().iter().map(|s| (s.sid().unwrap(), s.effect())).collect();
+    let effects: Vec<_> = many
+        .statements()
+        .iter()
+        .map(|s| (s.sid().unwrap(), s.effect()))
+        .collect();
     assert_eq!(effects, [("A1", Effect::Allow), ("D1", Effect::Deny)]);
 }
 
@@ -57,15 +62,33 @@ fn syntax_errors() {
 
 #[test]
 fn required_and_unknown_fields() {
-    assert_eq!(message(r#"{"Version":"2012-10-17"}"#, PolicyKind::Identity), "Missing required field Statement");
-    assert_eq!(message(r#"{"Statement":{"Action":"s3:*","Resource":"*"}}"#, PolicyKind::Identity), "Missing required field Effect");
     assert_eq!(
-        message(r#"{"Statement":{"Effect":"allow","Action":"s3:*","Resource":"*"}}"#, PolicyKind::Identity),
+        message(r#"{"Version":"2012-10-17"}"#, PolicyKind::Identity),
+        "Missing required field Statement"
+    );
+    assert_eq!(
+        message(
+            r#"{"Statement":{"Action":"s3:*","Resource":"*"}}"#,
+            PolicyKind::Identity
+        ),
+        "Missing required field Effect"
+    );
+    assert_eq!(
+        message(
+            r#"{"Statement":{"Effect":"allow","Action":"s3:*","Resource":"*"}}"#,
+            PolicyKind::Identity
+        ),
         "Invalid effect: allow"
     );
-    assert_eq!(message(r#"{"Statement":[],"Foo":1}"#, PolicyKind::Identity), "Unknown field Foo");
     assert_eq!(
-        message(r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*","Actions":"x"}}"#, PolicyKind::Identity),
+        message(r#"{"Statement":[],"Foo":1}"#, PolicyKind::Identity),
+        "Unknown field Foo"
+    );
+    assert_eq!(
+        message(
+            r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*","Actions":"x"}}"#,
+            PolicyKind::Identity
+        ),
         "Unknown field Actions"
     );
 }
@@ -73,19 +96,31 @@ fn required_and_unknown_fields() {
 #[test]
 fn actions_and_resources_are_required() {
     assert_eq!(
-        message(r#"{"Statement":{"Effect":"Allow","Resource":"*"}}"#, PolicyKind::Identity),
+        message(
+            r#"{"Statement":{"Effect":"Allow","Resource":"*"}}"#,
+            PolicyKind::Identity
+        ),
         "Policy statement must contain actions."
     );
     assert_eq!(
-        message(r#"{"Statement":{"Effect":"Allow","Action":[],"Resource":"*"}}"#, PolicyKind::Identity),
+        message(
+            r#"{"Statement":{"Effect":"Allow","Action":[],"Resource":"*"}}"#,
+            PolicyKind::Identity
+        ),
         "Policy statement must contain actions."
     );
     assert_eq!(
-        message(r#"{"Statement":{"Effect":"Allow","Action":"s3:*"}}"#, PolicyKind::Identity),
+        message(
+            r#"{"Statement":{"Effect":"Allow","Action":"s3:*"}}"#,
+            PolicyKind::Identity
+        ),
         "Policy statement must contain resources."
     );
     assert_eq!(
-        message(r#"{"Statement":{"Effect":"Allow","Principal":"*","Action":"s3:*","Resource":[]}}"#, PolicyKind::Resource),
+        message(
+            r#"{"Statement":{"Effect":"Allow","Principal":"*","Action":"s3:*","Resource":[]}}"#,
+            PolicyKind::Resource
+        ),
         "Policy statement must contain resources."
     );
 }
@@ -93,7 +128,13 @@ fn actions_and_resources_are_required() {
 #[test]
 fn actions_and_condition_keys_need_a_vendor() {
     let want = "Actions/Conditions must be prefaced by a vendor, e.g., iam, sdb, ec2, etc.";
-    assert_eq!(message(r#"{"Statement":{"Effect":"Allow","Action":"GetObject","Resource":"*"}}"#, PolicyKind::Identity), want);
+    assert_eq!(
+        message(
+            r#"{"Statement":{"Effect":"Allow","Action":"GetObject","Resource":"*"}}"#,
+            PolicyKind::Identity
+        ),
+        want
+    );
     let condition = r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"username":"a"}}}}"#;
     assert_eq!(message(condition, PolicyKind::Identity), want);
     assert!(identity(r#"{"Statement":{"Effect":"Allow","Action":"*","Resource":"*"}}"#).is_ok());
@@ -103,23 +144,37 @@ fn actions_and_condition_keys_need_a_vendor() {
 fn principal_rules_differ_by_kind_of_policy() {
     let with = r#"{"Statement":{"Effect":"Allow","Principal":"*","Action":"sqs:*","Resource":"*"}}"#;
     let without = r#"{"Statement":{"Effect":"Allow","Action":"sqs:*","Resource":"*"}}"#;
-    let not_principal = r#"{"Statement":{"Effect":"Deny","NotPrincipal":{"AWS":"123456789012"},"Action":"sqs:*","Resource":"*"}}"#;
-    assert_eq!(message(with, PolicyKind::Identity), "Policy document should not specify a principal.");
-    assert_eq!(message(not_principal, PolicyKind::Identity), "Policy document should not specify a principal.");
-    assert_eq!(message(without, PolicyKind::Resource), "Missing required field Principal");
+    let not_principal =
+        r#"{"Statement":{"Effect":"Deny","NotPrincipal":{"AWS":"123456789012"},"Action":"sqs:*","Resource":"*"}}"#;
+    assert_eq!(
+        message(with, PolicyKind::Identity),
+        "Policy document should not specify a principal."
+    );
+    assert_eq!(
+        message(not_principal, PolicyKind::Identity),
+        "Policy document should not specify a principal."
+    );
+    assert_eq!(
+        message(without, PolicyKind::Resource),
+        "Missing required field Principal"
+    );
     assert!(Policy::parse(with, PolicyKind::Resource).is_ok());
     assert!(Policy::parse(not_principal, PolicyKind::Resource).is_ok());
 
     let trust = r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}}"#;
     assert!(Policy::parse(trust, PolicyKind::Trust).is_ok());
-    assert_eq!(message(trust, PolicyKind::Resource), "Policy statement must contain resources.");
+    assert_eq!(
+        message(trust, PolicyKind::Resource),
+        "Policy statement must contain resources."
+    );
     assert_eq!(message(with, PolicyKind::Trust), "Has prohibited field Resource");
     assert_eq!(message(without, PolicyKind::Trust), "Missing required field Principal");
 }
 
 #[test]
 fn principal_values() {
-    let doc = |p: &str| format!(r#"{{"Statement":{{"Effect":"Allow","Principal":{p},"Action":"s3:*","Resource":"*"}}}}"#);
+    let doc =
+        |p: &str| format!(r#"{{"Statement":{{"Effect":"Allow","Principal":{p},"Action":"s3:*","Resource":"*"}}}}"#);
     for ok in [
         r#""*""#,
         r#"{"AWS":"*"}"#,
@@ -131,15 +186,29 @@ fn principal_values() {
     ] {
         assert!(Policy::parse(&doc(ok), PolicyKind::Resource).is_ok(), "{ok}");
     }
-    for bad in [r#""someone""#, r#"{}"#, r#"{"AWS":"alice"}"#, r#"{"AWS":"arn:aws:iam::1:user/*"}"#, r#"{"Team":"x"}"#, r#"{"AWS":[]}"#] {
-        assert_eq!(Policy::parse(&doc(bad), PolicyKind::Resource).unwrap_err().to_string(), "Invalid principal in policy", "{bad}");
+    for bad in [
+        r#""someone""#,
+        r#"{}"#,
+        r#"{"AWS":"alice"}"#,
+        r#"{"AWS":"arn:aws:iam::1:user/*"}"#,
+        r#"{"Team":"x"}"#,
+        r#"{"AWS":[]}"#,
+    ] {
+        assert_eq!(
+            Policy::parse(&doc(bad), PolicyKind::Resource).unwrap_err().to_string(),
+            "Invalid principal in policy",
+            "{bad}"
+        );
     }
 }
 
 #[test]
 fn resources_must_be_arns_or_star() {
     assert_eq!(
-        message(r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"bucket/*"}}"#, PolicyKind::Identity),
+        message(
+            r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"bucket/*"}}"#,
+            PolicyKind::Identity
+        ),
         "Resource bucket/* must be in ARN format or \"*\"."
     );
 }
@@ -147,18 +216,53 @@ fn resources_must_be_arns_or_star() {
 #[test]
 fn unknown_condition_operators() {
     let doc = r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEqual":{"aws:username":"a"}}}}"#;
-    assert_eq!(message(doc, PolicyKind::Identity), "Invalid Condition type : StringEqual");
+    assert_eq!(
+        message(doc, PolicyKind::Identity),
+        "Invalid Condition type : StringEqual"
+    );
     let null_if_exists = r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"NullIfExists":{"aws:username":"true"}}}}"#;
-    assert_eq!(message(null_if_exists, PolicyKind::Identity), "Invalid Condition type : NullIfExists");
+    assert_eq!(
+        message(null_if_exists, PolicyKind::Identity),
+        "Invalid Condition type : NullIfExists"
+    );
     let every = [
-        "StringEquals", "StringNotEquals", "StringEqualsIgnoreCase", "StringNotEqualsIgnoreCase", "StringLike", "StringNotLike",
-        "NumericEquals", "NumericNotEquals", "NumericLessThan", "NumericLessThanEquals", "NumericGreaterThan", "NumericGreaterThanEquals",
-        "DateEquals", "DateNotEquals", "DateLessThan", "DateLessThanEquals", "DateGreaterThan", "DateGreaterThanEquals",
-        "Bool", "BinaryEquals", "IpAddress", "NotIpAddress", "ArnEquals", "ArnLike", "ArnNotEquals", "ArnNotLike",
+        "StringEquals",
+        "StringNotEquals",
+        "StringEqualsIgnoreCase",
+        "StringNotEqualsIgnoreCase",
+        "StringLike",
+        "StringNotLike",
+        "NumericEquals",
+        "NumericNotEquals",
+        "NumericLessThan",
+        "NumericLessThanEquals",
+        "NumericGreaterThan",
+        "NumericGreaterThanEquals",
+        "DateEquals",
+        "DateNotEquals",
+        "DateLessThan",
+        "DateLessThanEquals",
+        "DateGreaterThan",
+        "DateGreaterThanEquals",
+        "Bool",
+        "BinaryEquals",
+        "IpAddress",
+        "NotIpAddress",
+        "ArnEquals",
+        "ArnLike",
+        "ArnNotEquals",
+        "ArnNotLike",
     ];
     for op in every {
-        for name in [op.to_owned(), format!("{op}IfExists"), format!("ForAnyValue:{op}"), format!("ForAllValues:{op}IfExists")] {
-            let doc = format!(r#"{{"Statement":{{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{{"{name}":{{"aws:x":["1",2,true]}}}}}}}}"#);
+        for name in [
+            op.to_owned(),
+            format!("{op}IfExists"),
+            format!("ForAnyValue:{op}"),
+            format!("ForAllValues:{op}IfExists"),
+        ] {
+            let doc = format!(
+                r#"{{"Statement":{{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{{"{name}":{{"aws:x":["1",2,true]}}}}}}}}"#
+            );
             assert!(identity(&doc).is_ok(), "{name}");
         }
     }
@@ -167,8 +271,14 @@ fn unknown_condition_operators() {
 #[test]
 fn sids_are_unique_and_alphanumeric_in_iam() {
     let dup = r#"{"Statement":[{"Sid":"A","Effect":"Allow","Action":"s3:*","Resource":"*"},{"Sid":"A","Effect":"Deny","Action":"s3:*","Resource":"*"}]}"#;
-    assert_eq!(message(dup, PolicyKind::Identity), "Statement IDs (SID) in a single policy must be unique.");
+    assert_eq!(
+        message(dup, PolicyKind::Identity),
+        "Statement IDs (SID) in a single policy must be unique."
+    );
     let spaced = r#"{"Statement":{"Sid":"Allow all","Effect":"Allow","Principal":"*","Action":"s3:*","Resource":"*"}}"#;
     assert!(message(spaced, PolicyKind::Trust).starts_with("Statement IDs (SID) must be alpha-numeric."));
-    assert!(Policy::parse(spaced, PolicyKind::Resource).is_ok(), "S3 and SQS take any Sid");
+    assert!(
+        Policy::parse(spaced, PolicyKind::Resource).is_ok(),
+        "S3 and SQS take any Sid"
+    );
 }

@@ -12,9 +12,38 @@ const SEEDS: &[&[u8]] = &[
 ];
 
 const TOKENS: &[&[u8]] = &[
-    b"{", b"}", b"[", b"]", b":", b",", b"\"", b"\\", b"\\u00", b"\\ud800", b"null", b"true", b"1e309", b"-0", b"*", b"?",
-    b"${", b"}", b"'", b"arn:", b"\"Effect\":\"Deny\"", b"\"Principal\":\"*\"", b"\"Resource\":\"*\"", b"ForAllValues:",
-    b"IfExists", b"\xff", b"\xe2\x82", b"\"2012-10-17\"", b"/", b"::", b"\"Condition\":{}", b"${aws:username}",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b":",
+    b",",
+    b"\"",
+    b"\\",
+    b"\\u00",
+    b"\\ud800",
+    b"null",
+    b"true",
+    b"1e309",
+    b"-0",
+    b"*",
+    b"?",
+    b"${",
+    b"}",
+    b"'",
+    b"arn:",
+    b"\"Effect\":\"Deny\"",
+    b"\"Principal\":\"*\"",
+    b"\"Resource\":\"*\"",
+    b"ForAllValues:",
+    b"IfExists",
+    b"\xff",
+    b"\xe2\x82",
+    b"\"2012-10-17\"",
+    b"/",
+    b"::",
+    b"\"Condition\":{}",
+    b"${aws:username}",
 ];
 
 fn requests() -> Vec<Request> {
@@ -25,9 +54,18 @@ fn requests() -> Vec<Request> {
             .with_context("aws:TagKeys", ["a", "c"])
             .with_context("s3:prefix", ["home/alice/"])
             .from_ip("10.1.1.1".parse().unwrap()),
-        Request::new(session, "sqs:SendMessage", ["arn:aws:sqs:us-east-1:1:q", "not an arn", "*"]).with_principal_tag("t", "é?*"),
+        Request::new(
+            session,
+            "sqs:SendMessage",
+            ["arn:aws:sqs:us-east-1:1:q", "not an arn", "*"],
+        )
+        .with_principal_tag("t", "é?*"),
         Request::new(Principal::Anonymous, "iam:CreateUser", Vec::<String>::new()),
-        Request::new(user, "SQS:SENDMESSAGE", ["arn:aws:sqs:us-east-1:123456789012:q:extra:colons"]),
+        Request::new(
+            user,
+            "SQS:SENDMESSAGE",
+            ["arn:aws:sqs:us-east-1:123456789012:q:extra:colons"],
+        ),
     ]
 }
 
@@ -38,7 +76,9 @@ fn parser_and_evaluator_never_panic() {
     let (mut parsed, mut refused) = (0, 0);
     for i in 0..20_000 {
         let bytes = if i % 7 == 0 {
-            (0..rng.below(48)).flat_map(|_| TOKENS[rng.below(TOKENS.len())].to_vec()).collect()
+            (0..rng.below(48))
+                .flat_map(|_| TOKENS[rng.below(TOKENS.len())].to_vec())
+                .collect()
         } else {
             mutate(&mut rng, SEEDS[i % SEEDS.len()], TOKENS)
         };
@@ -46,7 +86,12 @@ fn parser_and_evaluator_never_panic() {
             match Policy::from_slice(&bytes, kind) {
                 Ok(policy) => {
                     parsed += 1;
-                    let set = PolicySet { identity: vec![&policy], resource: Some(&policy), session: vec![&policy], ..Default::default() };
+                    let set = PolicySet {
+                        identity: vec![&policy],
+                        resource: Some(&policy),
+                        session: vec![&policy],
+                        ..Default::default()
+                    };
                     for request in &requests {
                         let decision = evaluate(request, &set);
                         let _ = decision.message(request);
@@ -59,12 +104,17 @@ fn parser_and_evaluator_never_panic() {
             }
         }
     }
-    assert!(parsed > 500 && refused > 500, "parsed {parsed}, refused {refused}: mutations are not varied enough");
+    assert!(
+        parsed > 500 && refused > 500,
+        "parsed {parsed}, refused {refused}: mutations are not varied enough"
+    );
 }
 
 /// A random string over an alphabet that makes wildcard collisions likely.
 fn word(rng: &mut Rng, alphabet: &[char], max: usize) -> String {
-    (0..rng.below(max + 1)).map(|_| alphabet[rng.below(alphabet.len())]).collect()
+    (0..rng.below(max + 1))
+        .map(|_| alphabet[rng.below(alphabet.len())])
+        .collect()
 }
 
 fn allows(action_pattern: &str, action: &str) -> bool {
@@ -72,7 +122,14 @@ fn allows(action_pattern: &str, action: &str) -> bool {
     let policy = Policy::parse(&doc, PolicyKind::Identity).unwrap();
     let principal = Principal::parse("arn:aws:iam::1:user/u").unwrap();
     let request = Request::new(principal, &format!("s:{action}"), ["*"]);
-    evaluate(&request, &PolicySet { identity: vec![&policy], ..Default::default() }).is_allowed()
+    evaluate(
+        &request,
+        &PolicySet {
+            identity: vec![&policy],
+            ..Default::default()
+        },
+    )
+    .is_allowed()
 }
 
 fn resource_allowed(pattern: &str, arn: &str) -> bool {
@@ -80,12 +137,19 @@ fn resource_allowed(pattern: &str, arn: &str) -> bool {
     let policy = Policy::parse(&doc, PolicyKind::Identity).unwrap();
     let principal = Principal::parse("arn:aws:iam::1:user/u").unwrap();
     let request = Request::new(principal, "s3:GetObject", [format!("arn:aws:s3:::{arn}")]);
-    evaluate(&request, &PolicySet { identity: vec![&policy], ..Default::default() }).is_allowed()
+    evaluate(
+        &request,
+        &PolicySet {
+            identity: vec![&policy],
+            ..Default::default()
+        },
+    )
+    .is_allowed()
 }
 
 #[test]
 fn wildcard_laws() {
-    let mut rng = Rng(0x77_1dca_4d5);
+    let mut rng = Rng(0x0007_71dc_a4d5);
     let letters = ['a', 'b', 'A', 'é', '/', ':'];
     for _ in 0..3_000 {
         let text = word(&mut rng, &letters, 8);
@@ -93,7 +157,11 @@ fn wildcard_laws() {
         // A pattern without wildcards matches only itself (actions: up to ASCII case).
         assert!(resource_allowed(&text, &text), "{text}");
         assert_eq!(resource_allowed(&text, &other), text == other, "{text} vs {other}");
-        assert_eq!(allows(&text, &other), text.to_ascii_lowercase() == other.to_ascii_lowercase(), "{text} vs {other}");
+        assert_eq!(
+            allows(&text, &other),
+            text.eq_ignore_ascii_case(&other),
+            "{text} vs {other}"
+        );
         // `*` matches everything, `?` exactly one character.
         assert!(allows("*", &other));
         let ones = "?".repeat(other.chars().count());
@@ -104,7 +172,10 @@ fn wildcard_laws() {
         let (head, tail): (String, String) = (text.chars().take(cut).collect(), text.chars().skip(cut).collect());
         assert!(resource_allowed(&format!("{head}*"), &text));
         assert!(resource_allowed(&format!("*{tail}"), &text));
-        assert!(resource_allowed(&format!("{head}*{tail}"), &format!("{head}{other}{tail}")));
+        assert!(resource_allowed(
+            &format!("{head}*{tail}"),
+            &format!("{head}{other}{tail}")
+        ));
         // A pattern with wildcards never matches a text it could not produce in length.
         if !text.contains(['*', '?']) && !other.starts_with(&head) {
             assert!(!resource_allowed(&format!("{head}*"), &other));
