@@ -62,7 +62,8 @@ enum Values {
     Arn(Vec<Text<ArnGlob>>),
     Numeric(Cmp, Vec<Option<f64>>),
     Date(Cmp, Vec<Option<i64>>),
-    Bool(Vec<Option<bool>>),
+    /// `Bool`: `true` or `false` in any case; variables allowed, as for strings and ARNs.
+    Bool(Vec<Text<Option<bool>>>),
     /// `BinaryEquals`: base64 text, compared as written.
     Binary(Vec<String>),
     Ip(Vec<Option<IpNet>>),
@@ -227,7 +228,7 @@ pub(crate) fn parse(block: &Json, variables: bool) -> Result<Vec<Condition>, Pol
                 Kind::Arn => Values::Arn(raw.into_iter().map(|v| text(v, variables, ArnGlob::parse)).collect()),
                 Kind::Numeric(cmp) => Values::Numeric(cmp, raw.iter().map(|v| v.trim().parse().ok()).collect()),
                 Kind::Date(cmp) => Values::Date(cmp, raw.iter().map(|v| dates::parse(v)).collect()),
-                Kind::Bool => Values::Bool(raw.iter().map(|v| boolean(v)).collect()),
+                Kind::Bool => Values::Bool(raw.into_iter().map(|v| text(v, variables, boolean)).collect()),
                 Kind::Binary => Values::Binary(raw),
                 Kind::Ip => Values::Ip(raw.iter().map(|v| ip(v.trim())).collect()),
                 Kind::Null => Values::Null(raw.iter().map(|v| boolean(v)).collect()),
@@ -306,7 +307,12 @@ impl Condition {
                 Some(d) => values.iter().flatten().any(|v| cmp.holds(d, *v)),
                 None => false,
             },
-            Values::Bool(values) => boolean(context).is_some_and(|b| values.contains(&Some(b))),
+            Values::Bool(values) => boolean(context).is_some_and(|b| {
+                values.iter().any(|v| match v {
+                    Text::Fixed(want) => *want == Some(b),
+                    Text::Variables(t) => t.resolve_text(request).and_then(|s| boolean(&s)) == Some(b),
+                })
+            }),
             Values::Binary(values) => values.iter().any(|v| v == context),
             Values::Ip(values) => match context.trim().parse::<std::net::IpAddr>() {
                 Ok(addr) => values.iter().flatten().any(|net| net.contains(&addr)),

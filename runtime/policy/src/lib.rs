@@ -66,7 +66,7 @@
 //! Actions match case-insensitively with `*` and `?`; resource ARNs case-sensitively, each of
 //! an ARN's six colon-separated segments on its own. Policy variables (`${aws:username}`,
 //! `${aws:PrincipalTag/team}`, `${*}`, `${key, 'default'}`) are filled in from the request's
-//! context in `Resource` and in string and ARN condition values; a variable with no value
+//! context in `Resource` and in string, ARN and `Bool` condition values; a variable with no value
 //! makes its pattern match nothing.
 #![warn(missing_docs, unreachable_pub)]
 
