@@ -15,7 +15,7 @@ use crate::dates;
 use crate::error::PolicyError;
 use crate::json::Json;
 use crate::variables::Template;
-use crate::wildcard::{ArnGlob, Glob};
+use crate::wildcard::{self, ArnGlob, Glob};
 
 /// How a multivalued context key's values are tested.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,30 +275,30 @@ impl Condition {
         match &self.values {
             Values::Exact(values) => values.iter().any(|v| match v {
                 Text::Fixed(s) => s == context,
-                Text::Variables(t) => t.resolve_text(request).is_some_and(|s| s == context),
+                Text::Variables(t) => t.equals(request, context),
             }),
             Values::IgnoreCase(values) => {
-                let lower = context.to_lowercase();
+                let lower = || context.chars().flat_map(char::to_lowercase);
                 values.iter().any(|v| match v {
-                    Text::Fixed(s) => *s == lower,
-                    Text::Variables(t) => t.resolve_text(request).is_some_and(|s| s.to_lowercase() == lower),
+                    Text::Fixed(s) => lower().eq(s.chars()),
+                    Text::Variables(t) => t
+                        .resolve_text(request)
+                        .is_some_and(|s| lower().eq(s.chars().flat_map(char::to_lowercase))),
                 })
             }
             Values::Like(values) => values.iter().any(|v| match v {
                 Text::Fixed(glob) => glob.is_match(context),
                 Text::Variables(t) => t
                     .resolve_tokens(request)
-                    .is_some_and(|tokens| Glob::new(tokens, false).is_match(context)),
+                    .is_some_and(|tokens| wildcard::glob_match(&tokens, context)),
             }),
-            Values::Arn(values) => {
-                let arn = stratus_core::arn::Arn::parse(context).ok();
-                values.iter().any(|v| match v {
-                    Text::Fixed(glob) => glob.is_match(context, arn.as_ref()),
-                    Text::Variables(t) => t
-                        .resolve_tokens(request)
-                        .is_some_and(|tokens| ArnGlob::new(tokens).is_match(context, arn.as_ref())),
-                })
-            }
+            // The request value is split at its colons in place: no ARN is built.
+            Values::Arn(values) => values.iter().any(|v| match v {
+                Text::Fixed(glob) => glob.is_match(context, None),
+                Text::Variables(t) => t
+                    .resolve_tokens(request)
+                    .is_some_and(|tokens| wildcard::arn_match(&tokens, context, None)),
+            }),
             Values::Numeric(cmp, values) => match context.trim().parse::<f64>() {
                 Ok(n) => values.iter().flatten().any(|v| cmp.holds(n, *v)),
                 Err(_) => false,

@@ -12,7 +12,7 @@ use crate::error::PolicyError;
 use crate::json::Json;
 use crate::principal::{self, Grant, PrincipalEntry};
 use crate::variables::Template;
-use crate::wildcard::{ArnGlob, Glob};
+use crate::wildcard::{self, ArnGlob, Glob};
 
 /// What a policy is attached to, which decides the elements it must and must not have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -329,7 +329,7 @@ impl Statement {
                 // A variable the request has no value for matches nothing.
                 ResourcePattern::Variables(t) => t
                     .resolve_tokens(request)
-                    .is_some_and(|tokens| ArnGlob::new(tokens).is_match(text, arn.as_ref())),
+                    .is_some_and(|tokens| wildcard::arn_match(&tokens, text, arn.as_ref())),
             });
             if matched == rule.negated {
                 return None;

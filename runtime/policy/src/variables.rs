@@ -9,7 +9,7 @@
 //! Version `2008-10-17` knows no variables: there `${aws:username}` is literal text.
 
 use crate::context::Request;
-use crate::wildcard::{tokenize, Token};
+use crate::wildcard::{tokenize, Tok, Token};
 
 /// A value as written in the policy, split into text and variables.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,10 +19,11 @@ pub(crate) struct Template {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
-    /// Text as written: `*` and `?` in it are wildcards where the operator has them.
-    Text(String),
+    /// Text as written, and as pattern pieces: `*` and `?` in it are wildcards where the
+    /// operator has them.
+    Text(String, Vec<Token>),
     /// A character a `${*}`, `${?}` or `${$}` escape wrote: never a wildcard.
-    Escaped(char),
+    Escaped(Escape),
     Variable {
         /// Lowercased: context keys are not case-sensitive.
         key: String,
@@ -45,7 +46,7 @@ impl Template {
             match variable(after) {
                 Some((part, used)) => {
                     if !text_part.is_empty() {
-                        parts.push(Part::Text(std::mem::take(&mut text_part)));
+                        parts.push(text_part_of(std::mem::take(&mut text_part)));
                     }
                     parts.push(part);
                     rest = &after[used..];
@@ -59,9 +60,30 @@ impl Template {
         }
         text_part.push_str(rest);
         if !text_part.is_empty() {
-            parts.push(Part::Text(text_part));
+            parts.push(text_part_of(text_part));
         }
         Some(Template { parts })
+    }
+
+    /// Whether `candidate` is exactly the value with the request's values put in, compared
+    /// piece by piece (nothing is built).
+    pub(crate) fn equals(&self, request: &Request, candidate: &str) -> bool {
+        let mut rest = candidate;
+        for part in &self.parts {
+            let piece = match part {
+                Part::Text(text, _) => text.as_str(),
+                Part::Escaped(c) => c.as_str(),
+                Part::Variable { key, default } => match value(request, key, default) {
+                    Some(v) => v,
+                    None => return false,
+                },
+            };
+            match rest.strip_prefix(piece) {
+                Some(after) => rest = after,
+                None => return false,
+            }
+        }
+        rest.is_empty()
     }
 
     /// The value with the request's values put in, every character literal.
@@ -69,8 +91,8 @@ impl Template {
         let mut out = String::new();
         for part in &self.parts {
             match part {
-                Part::Text(text) => out.push_str(text),
-                Part::Escaped(c) => out.push(*c),
+                Part::Text(text, _) => out.push_str(text),
+                Part::Escaped(c) => out.push_str(c.as_str()),
                 Part::Variable { key, default } => out.push_str(value(request, key, default)?),
             }
         }
@@ -78,19 +100,41 @@ impl Template {
     }
 
     /// The value as a wildcard pattern: the written text keeps its wildcards, the values
-    /// put in for variables do not.
-    pub(crate) fn resolve_tokens(&self, request: &Request) -> Option<Vec<Token>> {
-        let mut out = Vec::new();
+    /// put in for variables do not. The pieces borrow from the policy and the request.
+    pub(crate) fn resolve_tokens<'a>(&'a self, request: &'a Request) -> Option<Vec<Tok<&'a str>>> {
+        let mut out = Vec::with_capacity(self.parts.len() * 2);
         for part in &self.parts {
             match part {
-                Part::Text(text) => tokenize(text, &mut out),
-                Part::Escaped(c) => out.push(Token::Lit(c.to_string().into_boxed_str())),
-                Part::Variable { key, default } => {
-                    out.push(Token::Lit(value(request, key, default)?.into()));
-                }
+                Part::Text(_, tokens) => out.extend(tokens.iter().map(Tok::borrowed)),
+                Part::Escaped(c) => out.push(Tok::Lit(c.as_str())),
+                Part::Variable { key, default } => out.push(Tok::Lit(value(request, key, default)?)),
             }
         }
         Some(out)
+    }
+}
+
+fn text_part_of(text: String) -> Part {
+    let mut tokens = Vec::new();
+    tokenize(&text, &mut tokens);
+    Part::Text(text, tokens)
+}
+
+/// A character written with `${*}`, `${?}` or `${$}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    Star,
+    Question,
+    Dollar,
+}
+
+impl Escape {
+    fn as_str(&self) -> &'static str {
+        match self {
+            Escape::Star => "*",
+            Escape::Question => "?",
+            Escape::Dollar => "$",
+        }
     }
 }
 
@@ -110,9 +154,9 @@ fn variable(text: &str) -> Option<(Part, usize)> {
     }
     if text.as_bytes()[end_of_key] == b'}' {
         let part = match key {
-            "*" => Part::Escaped('*'),
-            "?" => Part::Escaped('?'),
-            "$" => Part::Escaped('$'),
+            "*" => Part::Escaped(Escape::Star),
+            "?" => Part::Escaped(Escape::Question),
+            "$" => Part::Escaped(Escape::Dollar),
             _ => Part::Variable {
                 key: key.to_ascii_lowercase(),
                 default: None,
@@ -195,10 +239,8 @@ mod tests {
 
     #[test]
     fn escaped_wildcards_are_literal_in_patterns() {
-        let tokens = Template::parse("a*${*}").unwrap().resolve_tokens(&request()).unwrap();
-        assert_eq!(
-            tokens,
-            vec![Token::Lit("a".into()), Token::Star, Token::Lit("*".into())]
-        );
+        let (template, request) = (Template::parse("a*${*}").unwrap(), request());
+        let tokens = template.resolve_tokens(&request).unwrap();
+        assert_eq!(tokens, vec![Tok::Lit("a"), Tok::Star, Tok::Lit("*")]);
     }
 }

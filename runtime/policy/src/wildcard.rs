@@ -5,11 +5,12 @@
 
 use stratus_core::arn::Arn;
 
-/// One piece of a compiled pattern.
+/// One piece of a pattern: owned in compiled policies, borrowed (from the policy and the
+/// request) when a template's variables are filled in for one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Token {
+pub(crate) enum Tok<S> {
     /// Characters to match as written (variables' values and `${*}` land here too).
-    Lit(Box<str>),
+    Lit(S),
     /// `*`.
     Star,
     /// `?`.
@@ -18,26 +19,41 @@ pub(crate) enum Token {
     Colon,
 }
 
+/// A piece of a compiled pattern.
+pub(crate) type Token = Tok<Box<str>>;
+
+impl<S: AsRef<str>> Tok<S> {
+    /// The same piece, borrowing its text.
+    pub(crate) fn borrowed(&self) -> Tok<&str> {
+        match self {
+            Tok::Lit(s) => Tok::Lit(s.as_ref()),
+            Tok::Star => Tok::Star,
+            Tok::One => Tok::One,
+            Tok::Colon => Tok::Colon,
+        }
+    }
+}
+
 /// Tokens of `text` read as a wildcard pattern (no variables).
 pub(crate) fn tokenize(text: &str, out: &mut Vec<Token>) {
     let mut lit = String::new();
     for c in text.chars() {
         let token = match c {
-            '*' => Token::Star,
-            '?' => Token::One,
-            ':' => Token::Colon,
+            '*' => Tok::Star,
+            '?' => Tok::One,
+            ':' => Tok::Colon,
             _ => {
                 lit.push(c);
                 continue;
             }
         };
         if !lit.is_empty() {
-            out.push(Token::Lit(std::mem::take(&mut lit).into_boxed_str()));
+            out.push(Tok::Lit(std::mem::take(&mut lit).into_boxed_str()));
         }
         out.push(token);
     }
     if !lit.is_empty() {
-        out.push(Token::Lit(lit.into_boxed_str()));
+        out.push(Tok::Lit(lit.into_boxed_str()));
     }
 }
 
@@ -56,15 +72,15 @@ impl Glob {
         let mut tokens: Vec<Token> = tokens
             .into_iter()
             .map(|t| match t {
-                Token::Colon => Token::Lit(":".into()),
-                Token::Lit(s) if fold => Token::Lit(s.to_ascii_lowercase().into_boxed_str()),
+                Tok::Colon => Tok::Lit(":".into()),
+                Tok::Lit(s) if fold => Tok::Lit(s.to_ascii_lowercase().into_boxed_str()),
                 t => t,
             })
             .collect();
         merge_literals(&mut tokens);
         let exact = match tokens.as_slice() {
             [] => Some("".into()),
-            [Token::Lit(s)] => Some(s.clone()),
+            [Tok::Lit(s)] => Some(s.clone()),
             _ => None,
         };
         Glob { tokens, fold, exact }
@@ -90,11 +106,11 @@ fn merge_literals(tokens: &mut Vec<Token>) {
     let mut merged: Vec<Token> = Vec::with_capacity(tokens.len());
     for token in tokens.drain(..) {
         match (merged.last_mut(), token) {
-            (Some(Token::Lit(prev)), Token::Lit(next)) => {
+            (Some(Tok::Lit(prev)), Tok::Lit(next)) => {
                 *prev = format!("{prev}{next}").into_boxed_str();
             }
             // `**` means what `*` does.
-            (Some(Token::Star), Token::Star) => {}
+            (Some(Tok::Star), Tok::Star) => {}
             (_, token) => merged.push(token),
         }
     }
@@ -122,7 +138,7 @@ fn char_len(text: &[u8], at: usize) -> usize {
 }
 
 /// Wildcard matching without recursion: on a mismatch, the last `*` takes one more character.
-fn match_tokens(tokens: &[Token], text: &str, fold: bool) -> bool {
+fn match_tokens<S: AsRef<str>>(tokens: &[Tok<S>], text: &str, fold: bool) -> bool {
     let bytes = text.as_bytes();
     let (mut t, mut at) = (0, 0);
     let mut retry: Option<(usize, usize)> = None;
@@ -130,24 +146,25 @@ fn match_tokens(tokens: &[Token], text: &str, fold: bool) -> bool {
         let step = match tokens.get(t) {
             None if at == bytes.len() => return true,
             None => false,
-            Some(Token::Star) => {
+            Some(Tok::Star) => {
                 retry = Some((t + 1, at));
                 t += 1;
                 continue;
             }
-            Some(Token::One) => {
+            Some(Tok::One) => {
                 at < bytes.len() && {
                     at += char_len(bytes, at);
                     true
                 }
             }
-            Some(Token::Lit(lit)) => {
+            Some(Tok::Lit(lit)) => {
+                let lit = lit.as_ref();
                 lit_at(bytes, at, lit, fold) && {
                     at += lit.len();
                     true
                 }
             }
-            Some(Token::Colon) => {
+            Some(Tok::Colon) => {
                 lit_at(bytes, at, ":", fold) && {
                     at += 1;
                     true
@@ -181,12 +198,12 @@ pub(crate) enum ArnGlob {
 
 impl ArnGlob {
     pub(crate) fn new(tokens: Vec<Token>) -> ArnGlob {
-        if tokens == [Token::Star] {
+        if tokens == [Tok::Star] {
             return ArnGlob::Any;
         }
         let mut segments: Vec<Vec<Token>> = vec![Vec::new()];
         for token in tokens {
-            if token == Token::Colon && segments.len() < 6 {
+            if token == Tok::Colon && segments.len() < 6 {
                 segments.push(Vec::new());
             } else {
                 segments.last_mut().expect("one segment").push(token);
@@ -226,6 +243,47 @@ impl ArnGlob {
             },
         }
     }
+}
+
+/// Whether the ARN `text` matches a pattern whose variables were just filled in: the first
+/// five written colons separate the segments, as [`ArnGlob::new`] splits them.
+pub(crate) fn arn_match(tokens: &[Tok<&str>], text: &str, arn: Option<&Arn>) -> bool {
+    if let [Tok::Star] = tokens {
+        return true;
+    }
+    let mut bounds = [0usize; 7];
+    let mut found = 1;
+    for (i, token) in tokens.iter().enumerate() {
+        if *token == Tok::Colon && found < 6 {
+            bounds[found] = i;
+            found += 1;
+        }
+    }
+    if found < 6 {
+        return false;
+    }
+    bounds[6] = tokens.len();
+    let segment = |n: usize| &tokens[if n == 0 { 0 } else { bounds[n] + 1 }..bounds[n + 1]];
+    let check = |n: usize, part: &str| match_tokens(segment(n), part, false);
+    match arn {
+        Some(arn) => {
+            check(0, "arn")
+                && check(1, &arn.partition)
+                && check(2, &arn.service)
+                && check(3, &arn.region)
+                && check(4, &arn.account)
+                && check(5, &arn.resource)
+        }
+        None => {
+            let mut parts = text.splitn(6, ':');
+            (0..6).all(|n| parts.next().is_some_and(|p| check(n, p))) && parts.next().is_none()
+        }
+    }
+}
+
+/// Whether `text` matches a whole-string pattern whose variables were just filled in.
+pub(crate) fn glob_match(tokens: &[Tok<&str>], text: &str) -> bool {
+    match_tokens(tokens, text, false)
 }
 
 #[cfg(test)]
@@ -274,5 +332,37 @@ mod tests {
         assert!(!arn("arn:aws:sqs:us-east-1:1:Q", "arn:aws:sqs:us-east-1:1:q"));
         assert!(arn("arn:aws:sqs:us-?ast-1:1:q", "arn:aws:sqs:us-east-1:1:q"));
         assert!(arn("arn:aws:s3:::b", "arn:aws:s3:::b"));
+    }
+
+    #[test]
+    fn filled_in_patterns_match_as_compiled_ones_do() {
+        let patterns = [
+            "*",
+            "arn:aws:sqs:*:*:q",
+            "arn:aws:s3:::b/*:x",
+            "arn:aws:sqs:*",
+            "arn:*:*:*:*:*",
+            "a:b:c:d:e:f?",
+            "arn:aws:s3:::",
+        ];
+        let texts = [
+            "arn:aws:sqs:us-east-1:1:q",
+            "arn:aws:s3:::b/k:x",
+            "arn:aws:s3:::b",
+            "a:b:c:d:e:fg",
+            "arn:aws:s3:::",
+            "x",
+        ];
+        for p in patterns {
+            let mut tokens = Vec::new();
+            tokenize(p, &mut tokens);
+            let borrowed: Vec<Tok<&str>> = tokens.iter().map(Tok::borrowed).collect();
+            for t in texts {
+                let parsed = Arn::parse(t).ok();
+                let compiled = ArnGlob::parse(p).is_match(t, parsed.as_ref());
+                assert_eq!(arn_match(&borrowed, t, parsed.as_ref()), compiled, "{p} {t}");
+                assert_eq!(arn_match(&borrowed, t, None), compiled, "{p} {t} unparsed");
+            }
+        }
     }
 }
