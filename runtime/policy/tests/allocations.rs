@@ -2,32 +2,13 @@
 //! whose policy variables have to be filled in; proved with a counting global allocator (one test, so no other test's
 //! thread allocates meanwhile).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, UNIX_EPOCH};
 
 use stratus_policy::{evaluate, Policy, PolicyKind, PolicySet, Principal, Request};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use stratus_test_support::CountingAllocator;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 const FIXED: &str = r#"{"Version":"2012-10-17","Statement":[
     {"Effect":"Deny","Action":"*","Resource":"*","Condition":{"Bool":{"aws:SecureTransport":"false"}}},
@@ -38,11 +19,11 @@ const FIXED: &str = r#"{"Version":"2012-10-17","Statement":[
 
 fn allocations(request: &Request, set: &PolicySet<'_>) -> usize {
     assert!(evaluate(request, set).is_allowed());
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = stratus_test_support::allocations();
     for _ in 0..100 {
         assert!(evaluate(request, set).is_allowed());
     }
-    ALLOCATIONS.load(Ordering::Relaxed) - before
+    stratus_test_support::allocations() - before
 }
 
 #[test]

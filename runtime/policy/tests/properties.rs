@@ -117,11 +117,12 @@ fn word(rng: &mut Rng, alphabet: &[char], max: usize) -> String {
         .collect()
 }
 
-fn allows(action_pattern: &str, action: &str) -> bool {
-    let doc = format!(r#"{{"Statement":{{"Effect":"Allow","Action":"s:{action_pattern}","Resource":"*"}}}}"#);
+/// Whether one identity statement with `action` and `resource` lets the request through.
+fn allowed(action: &str, resource: &str, request_action: &str, request_resource: &str) -> bool {
+    let doc = format!(r#"{{"Statement":{{"Effect":"Allow","Action":"{action}","Resource":"{resource}"}}}}"#);
     let policy = Policy::parse(&doc, PolicyKind::Identity).unwrap();
     let principal = Principal::parse("arn:aws:iam::1:user/u").unwrap();
-    let request = Request::new(principal, &format!("s:{action}"), ["*"]);
+    let request = Request::new(principal, request_action, [request_resource]);
     evaluate(
         &request,
         &PolicySet {
@@ -132,19 +133,17 @@ fn allows(action_pattern: &str, action: &str) -> bool {
     .is_allowed()
 }
 
+fn allows(action_pattern: &str, action: &str) -> bool {
+    allowed(&format!("s:{action_pattern}"), "*", &format!("s:{action}"), "*")
+}
+
 fn resource_allowed(pattern: &str, arn: &str) -> bool {
-    let doc = format!(r#"{{"Statement":{{"Effect":"Allow","Action":"*","Resource":"arn:aws:s3:::{pattern}"}}}}"#);
-    let policy = Policy::parse(&doc, PolicyKind::Identity).unwrap();
-    let principal = Principal::parse("arn:aws:iam::1:user/u").unwrap();
-    let request = Request::new(principal, "s3:GetObject", [format!("arn:aws:s3:::{arn}")]);
-    evaluate(
-        &request,
-        &PolicySet {
-            identity: vec![&policy],
-            ..Default::default()
-        },
+    allowed(
+        "*",
+        &format!("arn:aws:s3:::{pattern}"),
+        "s3:GetObject",
+        &format!("arn:aws:s3:::{arn}"),
     )
-    .is_allowed()
 }
 
 #[test]
