@@ -48,6 +48,7 @@ pub enum Effect {
 /// A parsed, validated policy document.
 #[derive(Debug, Clone)]
 pub struct Policy {
+    kind: PolicyKind,
     version: Version,
     id: Option<String>,
     statements: Vec<Statement>,
@@ -135,10 +136,16 @@ impl Policy {
             return Err(PolicyError::DuplicateSid);
         }
         Ok(Policy {
+            kind,
             version,
             id,
             statements,
         })
+    }
+
+    /// The kind of policy it was parsed as.
+    pub fn kind(&self) -> PolicyKind {
+        self.kind
     }
 
     /// The language version (`2008-10-17` when the document gave none).

@@ -2,8 +2,10 @@
 //! allow. Within one account either the identity's policies or the resource's policy may
 //! allow; across accounts both must. Permissions boundaries and session policies cap what
 //! identity policies grant, and what a resource policy grants a role (by its ARN), but not
-//! what a resource policy grants a user or a role session by its own ARN.
-//! (<https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic_policy-eval-basics.html>,
+//! what a resource policy grants a user or a role session by its own ARN. Role trust policies
+//! and KMS key policies must allow the principal even within their account.
+//! (<https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic_policy-eval-denyallow.html>,
+//! <https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic_policy-eval-basics.html>,
 //! <https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic-cross-account.html>,
 //! <https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_boundaries.html>,
 //! <https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies.html#policies_session>)
@@ -11,7 +13,7 @@
 use std::fmt;
 
 use crate::context::{IamKind, Principal, Request};
-use crate::document::{Effect, Policy};
+use crate::document::{Effect, Policy, PolicyKind};
 use crate::principal::Grant;
 
 /// The policies that apply to one request.
@@ -29,6 +31,10 @@ pub struct PolicySet<'a> {
     pub permissions_boundary: Option<&'a Policy>,
     /// The session policies passed when the session was made; empty when none were.
     pub session: Vec<&'a Policy>,
+    /// Whether the resource's policy must allow the principal even within its account, as a
+    /// KMS key policy must. A role's trust policy ([`PolicyKind::Trust`]) always must.
+    /// (<https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic_policy-eval-denyallow.html>)
+    pub resource_must_allow: bool,
 }
 
 /// A kind of policy, as AccessDenied messages name it.
@@ -223,8 +229,11 @@ fn evaluate_one(request: &Request, policies: &PolicySet<'_>, resource: usize) ->
         }
     };
     let same_account = policies.resource_account.is_none_or(|a| a == principal.account());
+    let resource_must_allow =
+        policies.resource_must_allow || policies.resource.is_some_and(|p| p.kind() == PolicyKind::Trust);
     if same_account {
         match resource_grant {
+            None if resource_must_allow => implicit(PolicyType::ResourceBased),
             // Named by its own ARN (or `*`): neither boundary nor session policies cap it.
             Some(Grant::Direct) => Decision::Allow,
             // Named through its role: boundary and session policies still apply.

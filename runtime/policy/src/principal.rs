@@ -135,7 +135,8 @@ pub(crate) fn best_grant(entries: &[PrincipalEntry], principal: &Principal) -> O
 }
 
 /// Whether `NotPrincipal` entries exempt `principal`: every identity the request carries (the
-/// session, its role and its account; or the user and its account) must be listed.
+/// session, its role and its account; or the user and its account) must be listed, since AWS
+/// "might validate the account first, then the role, and then the assumed-role user".
 /// (<https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html>)
 pub(crate) fn covers(entries: &[PrincipalEntry], principal: &Principal) -> bool {
     if entries.contains(&PrincipalEntry::Anyone) {

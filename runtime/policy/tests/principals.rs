@@ -180,3 +180,85 @@ fn services_providers_and_canonical_users_match_by_name() {
         Principal::CanonicalUser("79a59df900b949e55d96a1e698fbace".into())
     ));
 }
+
+#[test]
+fn trust_and_key_policies_must_allow_even_in_their_own_account() {
+    // reference_policies_evaluation-logic_policy-eval-denyallow.html: "IAM role trust policies
+    // and KMS key policies are exceptions to this logic".
+    let alice = iam("arn:aws:iam::123456789012:user/alice");
+    let allow = Policy::parse(
+        r#"{"Statement":{"Effect":"Allow","Action":"*","Resource":"*"}}"#,
+        PolicyKind::Identity,
+    )
+    .unwrap();
+    let someone_else = trust(r#"{"Service":"lambda.amazonaws.com"}"#);
+    let request = Request::new(alice.clone(), "sts:AssumeRole", [ROLE]);
+    let set = PolicySet {
+        identity: vec![&allow],
+        resource: Some(&someone_else),
+        ..Default::default()
+    };
+    assert_eq!(
+        evaluate(&request, &set),
+        Decision::ImplicitDeny {
+            missing: PolicyType::ResourceBased,
+            resource: 0
+        }
+    );
+
+    let key = "arn:aws:kms:us-east-1:123456789012:key/1";
+    let key_policy = Policy::parse(
+        r#"{"Statement":{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::123456789012:root"},"Action":"kms:*","Resource":"*"}}"#,
+        PolicyKind::Resource,
+    )
+    .unwrap();
+    let no_key_policy_grant = Policy::parse(
+        r#"{"Statement":{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::123456789012:user/bob"},"Action":"kms:*","Resource":"*"}}"#,
+        PolicyKind::Resource,
+    )
+    .unwrap();
+    let decrypt = Request::new(alice, "kms:Decrypt", [key]);
+    let kms = |policy| PolicySet {
+        identity: vec![&allow],
+        resource: Some(policy),
+        resource_must_allow: true,
+        ..Default::default()
+    };
+    assert!(
+        evaluate(&decrypt, &kms(&key_policy)).is_allowed(),
+        "the key policy enables IAM policies"
+    );
+    assert!(!evaluate(&decrypt, &kms(&no_key_policy_grant)).is_allowed());
+    let plain = PolicySet {
+        resource_must_allow: false,
+        ..kms(&no_key_policy_grant)
+    };
+    assert!(
+        evaluate(&decrypt, &plain).is_allowed(),
+        "other resources: the identity policy is enough"
+    );
+}
+
+#[test]
+fn a_federated_user_named_directly_is_not_capped() {
+    let federated = "arn:aws:sts::123456789012:federated-user/carol";
+    let to_session = Policy::parse(
+        &format!(
+            r#"{{"Statement":{{"Effect":"Allow","Principal":{{"AWS":"{federated}"}},"Action":"s3:*","Resource":"*"}}}}"#
+        ),
+        PolicyKind::Resource,
+    )
+    .unwrap();
+    let narrow = Policy::parse(
+        r#"{"Statement":{"Effect":"Allow","Action":"sqs:*","Resource":"*"}}"#,
+        PolicyKind::Identity,
+    )
+    .unwrap();
+    let request = Request::new(iam(federated), "s3:GetObject", ["arn:aws:s3:::b/k"]);
+    let set = PolicySet {
+        resource: Some(&to_session),
+        session: vec![&narrow],
+        ..Default::default()
+    };
+    assert!(evaluate(&request, &set).is_allowed());
+}
