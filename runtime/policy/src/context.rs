@@ -183,20 +183,31 @@ impl Request {
             Principal::Iam(iam) => {
                 self.set("aws:PrincipalArn", [iam.arn()]);
                 self.set("aws:PrincipalAccount", [iam.account()]);
+                // aws:userid where the ARN gives it; a user's or role's unique ID comes from
+                // IAM through `with_user_id` (reference_policies_variables.html#principaltable).
                 let kind = match iam.kind() {
-                    IamKind::Root => "Account",
+                    IamKind::Root => {
+                        self.set("aws:userid", [iam.account()]);
+                        "Account"
+                    }
                     IamKind::User { name } => {
                         self.set("aws:username", [name.as_str()]);
                         "User"
                     }
                     IamKind::AssumedRole { .. } => "AssumedRole",
-                    IamKind::FederatedUser { .. } => "FederatedUser",
+                    IamKind::FederatedUser { name } => {
+                        self.set("aws:userid", [format!("{}:{name}", iam.account())]);
+                        "FederatedUser"
+                    }
                     IamKind::Other => "User",
                 };
                 self.set("aws:PrincipalType", [kind]);
             }
             Principal::Service(name) => self.set("aws:PrincipalServiceName", [name.as_str()]),
-            Principal::Anonymous => self.set("aws:PrincipalType", ["Anonymous"]),
+            Principal::Anonymous => {
+                self.set("aws:PrincipalType", ["Anonymous"]);
+                self.set("aws:userid", ["anonymous"]);
+            }
             Principal::Federated(_) | Principal::CanonicalUser(_) => {}
         }
     }

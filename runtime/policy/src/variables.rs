@@ -1,6 +1,6 @@
 //! Policy variables: `${aws:username}` and friends in `Resource` and in string, ARN and
-//! `Bool` condition values (the operators the condition operator page marks "Policy
-//! variables – Supported"), replaced by the request's value for that context key. `${*}`,
+//! `Bool` condition values (the operators page says `Bool` takes them, the variables page
+//! says it does not; the operator reference is followed), replaced by the request's value for that context key. `${*}`,
 //! `${?}` and `${$}` write those characters literally, and `${key, 'default'}` gives a value
 //! for a key the request lacks. A key the request lacks (or holds several values for), with no default,
 //! leaves the value matching nothing.

@@ -76,6 +76,17 @@ fn the_request_carries_the_principal_keys() {
     );
     let u = Request::new(iam("arn:aws:iam::123456789012:user/ops/alice"), "s3:GetObject", ["*"]);
     assert_eq!(u.context_values("aws:username").unwrap(), ["alice"]);
+    let root = Request::new(iam("arn:aws:iam::123456789012:root"), "s3:GetObject", ["*"]);
+    assert_eq!(root.context_values("aws:userid").unwrap(), ["123456789012"]);
+    assert_eq!(root.context_values("aws:PrincipalType").unwrap(), ["Account"]);
+    let federated = Request::new(
+        iam("arn:aws:sts::123456789012:federated-user/carol"),
+        "s3:GetObject",
+        ["*"],
+    );
+    assert_eq!(federated.context_values("aws:userid").unwrap(), ["123456789012:carol"]);
+    let anonymous = Request::new(Principal::Anonymous, "s3:GetObject", ["*"]);
+    assert_eq!(anonymous.context_values("aws:userid").unwrap(), ["anonymous"]);
     let s = Request::new(Principal::Service("sns.amazonaws.com".into()), "sqs:SendMessage", ["*"]);
     assert_eq!(
         s.context_values("aws:PrincipalServiceName").unwrap(),
