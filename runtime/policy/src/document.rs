@@ -238,7 +238,7 @@ impl Statement {
         let effect = match string(effect.ok_or(PolicyError::MissingField("Effect"))?)? {
             "Allow" => Effect::Allow,
             "Deny" => Effect::Deny,
-            other => return Err(PolicyError::InvalidEffect(other.to_owned())),
+            _ => return Err(PolicyError::LegacyParsing),
         };
 
         let principal = match (either(principal, not_principal)?, kind) {

@@ -9,7 +9,9 @@ pub enum PolicyError {
     /// twice, `Action` beside `NotAction`).
     #[error("Syntax errors in policy.")]
     Syntax,
-    /// An unknown `Version`: AWS hands such documents to its legacy parser, which refuses them.
+    /// An unknown `Version`, or an `Effect` other than `Allow` or `Deny` (case matters): AWS
+    /// hands such documents to its legacy parser, which refuses them (hashicorp/terraform#10057
+    /// shows `"Effect": "allow"` refused so).
     #[error("The policy failed legacy parsing")]
     LegacyParsing,
     /// A key the grammar does not know, at the top or in a statement.
@@ -34,9 +36,6 @@ pub enum PolicyError {
     /// An action or condition key without its `service:` prefix.
     #[error("Actions/Conditions must be prefaced by a vendor, e.g., iam, sdb, ec2, etc.")]
     MissingVendor,
-    /// `Effect` other than `Allow` or `Deny` (case matters).
-    #[error("Invalid effect: {0}")]
-    InvalidEffect(String),
     /// A principal that is not `*`, an account ID or an ARN, or a principal type AWS lacks.
     #[error("Invalid principal in policy")]
     InvalidPrincipal,

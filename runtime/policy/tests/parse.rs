@@ -78,7 +78,7 @@ fn required_and_unknown_fields() {
             r#"{"Statement":{"Effect":"allow","Action":"s3:*","Resource":"*"}}"#,
             PolicyKind::Identity
         ),
-        "Invalid effect: allow"
+        "The policy failed legacy parsing"
     );
     assert_eq!(
         message(r#"{"Statement":[],"Foo":1}"#, PolicyKind::Identity),
