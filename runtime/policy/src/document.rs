@@ -279,7 +279,7 @@ impl Statement {
                 }
                 let items = items
                     .into_iter()
-                    .map(|r| resource_pattern(r, variables))
+                    .map(|r| resource_pattern(r, kind, variables))
                     .collect::<Result<Vec<_>, _>>()?;
                 Some(Rule { negated, items })
             }
@@ -346,9 +346,15 @@ impl Statement {
     }
 }
 
-fn resource_pattern(text: &str, variables: bool) -> Result<ResourcePattern, PolicyError> {
+fn resource_pattern(text: &str, kind: PolicyKind, variables: bool) -> Result<ResourcePattern, PolicyError> {
     if text != "*" && !text.starts_with("arn:") {
         return Err(PolicyError::ResourceNotArn(text.to_owned()));
+    }
+    let mut parts = text.splitn(5, ':');
+    let (service, region) = (parts.nth(2), parts.next());
+    let named_region = region.is_some_and(|r| !r.is_empty() && !r.contains(['*', '?', '$']));
+    if kind == PolicyKind::Identity && service == Some("iam") && named_region {
+        return Err(PolicyError::IamResourceWithRegion(text.to_owned()));
     }
     Ok(match variables.then(|| Template::parse(text)).flatten() {
         Some(template) => ResourcePattern::Variables(template),

@@ -42,6 +42,9 @@ pub enum PolicyError {
     /// A resource that is neither `*` nor an ARN.
     #[error("Resource {0} must be in ARN format or \"*\".")]
     ResourceNotArn(String),
+    /// An IAM ARN that names a region (IAM is global), in an IAM policy.
+    #[error("IAM resource {0} cannot contain region information.")]
+    IamResourceWithRegion(String),
     /// An operator AWS does not have.
     #[error("Invalid Condition type : {0}")]
     InvalidConditionType(String),

@@ -211,6 +211,16 @@ fn resources_must_be_arns_or_star() {
         ),
         "Resource bucket/* must be in ARN format or \"*\"."
     );
+    assert_eq!(
+        message(
+            r#"{"Statement":{"Effect":"Allow","Action":"iam:*","Resource":"arn:aws:iam:us-east-1:1:role/r"}}"#,
+            PolicyKind::Identity
+        ),
+        "IAM resource arn:aws:iam:us-east-1:1:role/r cannot contain region information."
+    );
+    assert!(
+        identity(r#"{"Statement":{"Effect":"Allow","Action":"iam:*","Resource":"arn:aws:iam::1:role/r"}}"#).is_ok()
+    );
 }
 
 #[test]
