@@ -107,7 +107,9 @@ impl Decision {
 /// AWS's AccessDenied message text: `User: PRINCIPAL is not authorized to perform: ACTION on
 /// resource: RESOURCE because no identity-based policy allows the ACTION action`, or `... with
 /// an explicit deny in a resource-based policy`, and so on. The `on resource` part is left out
-/// when there is no resource (or it is `*`). An empty string for [`Decision::Allow`].
+/// when there is no resource (or it is `*`). An empty string for [`Decision::Allow`]. Services
+/// word the resource their own way: S3 writes it in double quotes (`on resource:
+/// "arn:aws:s3:::b/k"`), so S3 passes the ARN quoted.
 /// (<https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_access-denied.html>)
 pub fn access_denied_message(principal: &str, action: &str, resource: Option<&str>, decision: &Decision) -> String {
     let on = match resource {
