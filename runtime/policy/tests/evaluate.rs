@@ -511,3 +511,75 @@ fn access_denied_messages_word_each_reason() {
         format!("User: {ALICE} is not authorized to perform: sqs:ListQueues because no identity-based policy allows the sqs:ListQueues action")
     );
 }
+
+#[test]
+fn a_deny_anywhere_wins_over_a_direct_grant() {
+    let req = request(SESSION, "sqs:SendMessage", QUEUE);
+    let by_session = resource(&format!(
+        r#"{{"Effect":"Allow","Principal":{{"AWS":"{SESSION}"}},"Action":"sqs:*","Resource":"*"}}"#
+    ));
+    let deny = identity(r#"{"Effect":"Deny","Action":"sqs:Send*","Resource":"*"}"#);
+    let set = PolicySet {
+        resource: Some(&by_session),
+        session: vec![&deny],
+        ..Default::default()
+    };
+    assert_eq!(evaluate(&req, &set), explicit(PolicyType::SessionPolicy));
+    let set = PolicySet {
+        resource: Some(&by_session),
+        identity: vec![&deny],
+        ..Default::default()
+    };
+    assert_eq!(evaluate(&req, &set), explicit(PolicyType::IdentityBased));
+}
+
+#[test]
+fn across_accounts_boundaries_and_session_policies_still_cap() {
+    let other_queue = "arn:aws:sqs:us-east-1:999999999999:q";
+    let req = request(SESSION, "sqs:SendMessage", other_queue);
+    let by_session = resource(&format!(
+        r#"{{"Effect":"Allow","Principal":{{"AWS":"{SESSION}"}},"Action":"sqs:*","Resource":"*"}}"#
+    ));
+    let allow_all = allow("*", "*");
+    let narrow = allow("s3:*", "*");
+    let base = PolicySet {
+        identity: vec![&allow_all],
+        resource: Some(&by_session),
+        resource_account: Some("999999999999"),
+        ..Default::default()
+    };
+    assert!(evaluate(&req, &base).is_allowed());
+    let set = PolicySet {
+        permissions_boundary: Some(&narrow),
+        ..base.clone()
+    };
+    assert_eq!(evaluate(&req, &set), implicit(PolicyType::PermissionsBoundary));
+    let set = PolicySet {
+        session: vec![&narrow],
+        ..base.clone()
+    };
+    assert_eq!(evaluate(&req, &set), implicit(PolicyType::SessionPolicy));
+}
+
+#[test]
+fn actions_without_a_resource_need_resource_star() {
+    let queue_only = allow("sqs:*", QUEUE);
+    let star = allow("sqs:*", "*");
+    let list = Request::new(Principal::parse(ALICE).unwrap(), "sqs:ListQueues", Vec::<String>::new());
+    assert!(!evaluate(
+        &list,
+        &PolicySet {
+            identity: vec![&queue_only],
+            ..Default::default()
+        }
+    )
+    .is_allowed());
+    assert!(evaluate(
+        &list,
+        &PolicySet {
+            identity: vec![&star],
+            ..Default::default()
+        }
+    )
+    .is_allowed());
+}
