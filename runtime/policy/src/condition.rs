@@ -201,15 +201,11 @@ fn boolean(text: &str) -> Option<bool> {
 
 /// Compiles a `Condition` element; `variables` is whether the policy's version has them.
 pub(crate) fn parse(block: &Json, variables: bool) -> Result<Vec<Condition>, PolicyError> {
-    let Json::Object(operators) = block else {
-        return Err(PolicyError::Syntax);
-    };
+    let operators = block.members().ok_or(PolicyError::Syntax)?;
     let mut conditions = Vec::new();
     for (name, keys) in operators {
         let op = operator(name).ok_or_else(|| PolicyError::InvalidConditionType(name.clone()))?;
-        let Json::Object(keys) = keys else {
-            return Err(PolicyError::Syntax);
-        };
+        let keys = keys.members().ok_or(PolicyError::Syntax)?;
         for (key, value) in keys {
             if !key.contains(':') {
                 return Err(PolicyError::MissingVendor);

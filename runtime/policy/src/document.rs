@@ -164,17 +164,8 @@ impl Policy {
     }
 }
 
-/// An object's members, refused if a key repeats: IAM reads a repeated key as an error
-/// rather than picking one of the values.
 fn object(json: &Json) -> Result<&[(String, Json)], PolicyError> {
-    let Json::Object(members) = json else {
-        return Err(PolicyError::Syntax);
-    };
-    let mut seen = HashSet::with_capacity(members.len());
-    if members.iter().any(|(k, _)| !seen.insert(k.as_str())) {
-        return Err(PolicyError::Syntax);
-    }
-    Ok(members)
+    json.members().ok_or(PolicyError::Syntax)
 }
 
 fn string(json: &Json) -> Result<&str, PolicyError> {

@@ -22,6 +22,19 @@ impl Json {
     pub(crate) fn parse(bytes: &[u8]) -> Option<Json> {
         serde_json::from_slice(bytes).ok()
     }
+
+    /// An object's members, or `None` when this is no object or a key repeats: a policy's
+    /// parser reads a repeated key as an error rather than picking one of its values.
+    pub(crate) fn members(&self) -> Option<&[(String, Json)]> {
+        let Json::Object(members) = self else {
+            return None;
+        };
+        let mut seen = std::collections::HashSet::with_capacity(members.len());
+        members
+            .iter()
+            .all(|(k, _)| seen.insert(k.as_str()))
+            .then_some(members.as_slice())
+    }
 }
 
 impl<'de> Deserialize<'de> for Json {

@@ -46,16 +46,11 @@ pub(crate) enum Grant {
 pub(crate) fn parse(json: &Json) -> Result<Vec<PrincipalEntry>, PolicyError> {
     let members = match json {
         Json::String(s) if s == "*" => return Ok(vec![PrincipalEntry::Anyone]),
-        Json::Object(members) if !members.is_empty() => members,
+        Json::Object(members) if !members.is_empty() => json.members().ok_or(PolicyError::Syntax)?,
         _ => return Err(PolicyError::InvalidPrincipal),
     };
-    let mut seen: Vec<&str> = Vec::new();
     let mut entries = Vec::new();
     for (kind, values) in members {
-        if seen.contains(&kind.as_str()) {
-            return Err(PolicyError::Syntax);
-        }
-        seen.push(kind);
         let values: Vec<&str> = match values {
             Json::String(s) => vec![s],
             Json::Array(items) if !items.is_empty() => items

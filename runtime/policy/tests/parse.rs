@@ -53,6 +53,8 @@ fn syntax_errors() {
         r#"{"Statement":{"Effect":"Allow","Action":[1],"Resource":"*"}}"#,
         // A key given twice is refused rather than one of its values picked.
         r#"{"Statement":{"Effect":"Allow","Effect":"Deny","Action":"s3:*","Resource":"*"}}"#,
+        r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"Bool":{"aws:a":"true"},"Bool":{"aws:b":"true"}}}}"#,
+        r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"Bool":{"aws:a":"true","aws:a":"false"}}}}"#,
         r#"{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"Bool":{"aws:SecureTransport":null}}}}"#,
     ] {
         assert_eq!(identity(doc).unwrap_err(), PolicyError::Syntax, "{doc}");
