@@ -1,5 +1,6 @@
-//! Test-only helpers shared by the decoder property tests: a seeded random generator, so a
-//! failure reproduces from its seed, and mutations of realistic inputs.
+//! Test-only helpers shared by the property and allocation tests: a seeded random generator,
+//! so a failure reproduces from its seed, mutations of realistic inputs, and a global
+//! allocator that counts allocations.
 //!
 //! ```
 //! use stratus_test_support::{mutate, Rng};
@@ -45,4 +46,36 @@ pub fn mutate(rng: &mut Rng, seed: &[u8], tokens: &[&[u8]]) -> Vec<u8> {
         }
     }
     bytes
+}
+
+/// A global allocator that counts allocations (and reallocations), for tests that prove a
+/// path allocates nothing. Install it in the test binary:
+///
+/// ```ignore
+/// #[global_allocator]
+/// static GLOBAL: stratus_test_support::CountingAllocator = stratus_test_support::CountingAllocator;
+/// ```
+///
+/// and keep such a binary to one test, so no other test's thread allocates meanwhile.
+pub struct CountingAllocator;
+
+static ALLOCATIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many allocations the [`CountingAllocator`] has counted so far.
+pub fn allocations() -> usize {
+    ALLOCATIONS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
 }
