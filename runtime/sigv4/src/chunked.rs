@@ -10,7 +10,9 @@
 //! AWS4-HMAC-SHA256-TRAILER\n<timestamp>\n<scope>\n<previous signature>\n<sha256(trailer lines)>
 //! ```
 
-use crate::crypto::{constant_time_eq, hex, hex_into, hmac_sha256, sha256, unhex32};
+use stratus_core::hex;
+
+use crate::crypto::{constant_time_eq, hmac_sha256, sha256, unhex32};
 use crate::error::{Error, Mismatch};
 
 const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
@@ -65,7 +67,7 @@ impl ChunkSignatures {
         let mut tail = Vec::with_capacity(64 + 1 + 64);
         tail.extend_from_slice(EMPTY_SHA256.as_bytes());
         tail.push(b'\n');
-        hex_into(&mut tail, &chunk_sha256);
+        hex::append(&mut tail, &chunk_sha256);
         self.advance("AWS4-HMAC-SHA256-PAYLOAD", &tail, signature)
     }
 
@@ -85,7 +87,7 @@ impl ChunkSignatures {
             lines.push(b'\n');
         }
         let mut tail = Vec::with_capacity(64);
-        hex_into(&mut tail, &sha256(&lines));
+        hex::append(&mut tail, &sha256(&lines));
         self.advance("AWS4-HMAC-SHA256-TRAILER", &tail, signature)
     }
 
@@ -95,7 +97,7 @@ impl ChunkSignatures {
             string_to_sign.extend_from_slice(part);
             string_to_sign.push(b'\n');
         }
-        hex_into(&mut string_to_sign, &self.previous);
+        hex::append(&mut string_to_sign, &self.previous);
         string_to_sign.push(b'\n');
         string_to_sign.extend_from_slice(tail);
         let expected = hmac_sha256(&self.key, &string_to_sign);
@@ -114,6 +116,6 @@ impl ChunkSignatures {
 
     /// The last signature checked (the seed before any chunk), hex.
     pub fn previous_signature(&self) -> String {
-        hex(&self.previous)
+        hex::encode(&self.previous)
     }
 }

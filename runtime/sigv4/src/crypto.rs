@@ -23,26 +23,6 @@ pub(crate) fn hmac_sha1(key: &[u8], data: &[u8]) -> [u8; 20] {
     mac.finalize().into_bytes().into()
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-/// `bytes` as lower-case hex, appended to `out`. (Not `stratus_core::hex`: this runs once per
-/// hash on the request path, and formatting byte by byte through `fmt` costs more than the
-/// HMAC it prints.)
-pub(crate) fn hex_into(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.reserve(bytes.len() * 2);
-    for b in bytes {
-        out.push(HEX[usize::from(b >> 4)]);
-        out.push(HEX[usize::from(b & 0xf)]);
-    }
-}
-
-/// `bytes` as lower-case hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    let mut out = Vec::with_capacity(bytes.len() * 2);
-    hex_into(&mut out, bytes);
-    String::from_utf8(out).expect("hex digits are ASCII")
-}
-
 /// The 32 bytes a 64-digit hex signature spells (either case); `None` for anything else.
 pub(crate) fn unhex32(text: &str) -> Option<[u8; 32]> {
     let digits = text.as_bytes();
@@ -79,26 +59,27 @@ pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stratus_core::hex;
 
     #[test]
     fn hashes_and_hex() {
         assert_eq!(
-            hex(&sha256(b"")),
+            hex::encode(&sha256(b"")),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
         // RFC 4231 test case 2.
         assert_eq!(
-            hex(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+            hex::encode(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
         // RFC 2202 test case 2.
         assert_eq!(
-            hex(&hmac_sha1(b"Jefe", b"what do ya want for nothing?")),
+            hex::encode(&hmac_sha1(b"Jefe", b"what do ya want for nothing?")),
             "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79"
         );
         let digest = sha256(b"abc");
-        assert_eq!(unhex32(&hex(&digest)), Some(digest));
-        assert_eq!(unhex32(&hex(&digest).to_uppercase()), Some(digest));
+        assert_eq!(unhex32(&hex::encode(&digest)), Some(digest));
+        assert_eq!(unhex32(&hex::encode(&digest).to_uppercase()), Some(digest));
         assert_eq!(unhex32("zz"), None);
         assert_eq!(unhex32(&"g".repeat(64)), None);
     }

@@ -86,7 +86,7 @@ fn spaced_hex(bytes: &[u8]) -> String {
         if i > 0 {
             out.push(' ');
         }
-        out.push_str(&crate::crypto::hex(&[*b]));
+        out.push_str(&stratus_core::hex::encode(&[*b]));
     }
     out
 }

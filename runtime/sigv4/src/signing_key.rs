@@ -75,7 +75,7 @@ impl SigningKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypto::hex;
+    use stratus_core::hex;
 
     // AWS General Reference, "Examples of how to derive a signing key for Signature Version 4".
     #[test]
@@ -87,7 +87,7 @@ mod tests {
             "iam",
         );
         assert_eq!(
-            hex(&key),
+            hex::encode(&key),
             "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d"
         );
     }

@@ -5,7 +5,9 @@
 
 use crate::canonical::{canonical_query_into, canonical_uri_into, header_value_into};
 use crate::chunked::ChunkSignatures;
-use crate::crypto::{constant_time_eq, hex, hex_into, hmac_sha256, sha256, unhex32};
+use stratus_core::hex;
+
+use crate::crypto::{constant_time_eq, hmac_sha256, sha256, unhex32};
 use crate::error::{Error, Mismatch};
 use crate::request::{Payload, Request};
 use crate::signature::{Body, Scope, Text, Verified};
@@ -234,8 +236,8 @@ fn payload_line<'r>(parts: &Parts<'_>, request: &Request<'r>, s3: bool) -> Resul
         };
     }
     match request.payload {
-        Payload::Body(body) => Ok(PayloadLine::Computed(hex(&sha256(body)))),
-        Payload::Sha256(hash) => Ok(PayloadLine::Computed(hex(&hash))),
+        Payload::Body(body) => Ok(PayloadLine::Computed(hex::encode(&sha256(body)))),
+        Payload::Sha256(hash) => Ok(PayloadLine::Computed(hex::encode(&hash))),
         Payload::Deferred => Err(Error::missing_content_sha256()),
     }
 }
@@ -310,7 +312,7 @@ pub(crate) fn verify(
         string_to_sign.extend_from_slice(part.as_bytes());
         string_to_sign.push(b'\n');
     }
-    hex_into(&mut string_to_sign, &sha256(&canonical));
+    hex::append(&mut string_to_sign, &sha256(&canonical));
     let key = keys.get(secret, scope.date, scope.region, scope.service);
     let expected = hmac_sha256(&key, &string_to_sign);
     let provided = unhex32(&parts.signature);
@@ -374,6 +376,6 @@ fn check_content(text: &str, claimed: [u8; 32], computed: [u8; 32]) -> Result<Bo
     if claimed == computed {
         Ok(Body::Checked)
     } else {
-        Err(Error::content_mismatch(text, &hex(&computed)))
+        Err(Error::content_mismatch(text, &hex::encode(&computed)))
     }
 }
