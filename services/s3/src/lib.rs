@@ -63,7 +63,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{MessageSink, Registration, ServiceEnv};
+use stratus_core::service::{Caller, MessageSink, Registration, ServiceEnv};
 use stratus_core::{hex, id, AwsError, DateTime, RequestContext, Unit};
 use stratus_gen_s3::*;
 use stratus_storage::{Blob, Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
@@ -76,6 +76,10 @@ use crate::versioning::{Deleted, State, VERSIONS};
 
 const BUCKETS: &str = "buckets";
 const OBJECTS: &str = "objects";
+
+/// The principal S3 delivers its event notifications as (the messages' `SenderId`).
+const S3_PRINCIPAL: &str = "s3.amazonaws.com";
+
 /// How often a read retries an object whose body an overwrite deleted under it.
 const OPEN_ATTEMPTS: usize = 8;
 /// Object bodies larger than this stream to the client rather than being read into memory.
@@ -147,10 +151,11 @@ impl S3Service {
 
     /// Refuses a notification configuration whose queues cannot be delivered to: missing, FIFO
     /// (S3 cannot send to those), or SQS not running — AWS's "Unable to validate".
-    async fn check_queues(&self, arns: &[String]) -> Result<(), AwsError> {
+    async fn check_queues(&self, ctx: &RequestContext, arns: &[String]) -> Result<(), AwsError> {
+        let caller = Caller::service(S3_PRINCIPAL, &ctx.account_id, &ctx.region);
         for arn in arns {
             let deliverable = match &self.queues {
-                Some(queues) => !arn.ends_with(".fifo") && queues.exists(arn).await,
+                Some(queues) => !arn.ends_with(".fifo") && queues.exists(caller, arn).await,
                 None => false,
             };
             if !deliverable {
@@ -165,9 +170,10 @@ impl S3Service {
     /// The `s3:TestEvent` S3 sends each queue of a configuration it stores.
     async fn send_test_events(&self, bucket: &str, arns: &[String], ctx: &RequestContext) {
         let Some(queues) = &self.queues else { return };
+        let caller = Caller::service(S3_PRINCIPAL, &ctx.account_id, &ctx.region);
         for arn in arns {
             let body = notify::test_message(bucket, &ctx.request_id, self.now_ms());
-            if let Err(e) = queues.send(arn, "s3.amazonaws.com", body).await {
+            if let Err(e) = queues.send(caller, arn, body).await {
                 tracing::warn!(queue = arn, error = e.message, "S3 test event not delivered");
             }
         }
@@ -183,10 +189,11 @@ impl S3Service {
             .ok()
             .flatten();
         let Some(config) = config else { return };
-        let owner = self.bucket(event.bucket).map(|b| b.owner).unwrap_or_default();
+        let Ok(bucket) = self.bucket(event.bucket) else { return };
+        let caller = Caller::service(S3_PRINCIPAL, &bucket.owner, &bucket.region);
         for queue in notify::queues(&config, &event) {
-            let body = notify::message(&event, queue.id.as_deref().unwrap_or_default(), &owner);
-            if let Err(e) = queues.send(&queue.queue_arn, "s3.amazonaws.com", body).await {
+            let body = notify::message(&event, queue.id.as_deref().unwrap_or_default(), &bucket.owner);
+            if let Err(e) = queues.send(caller, &queue.queue_arn, body).await {
                 tracing::warn!(
                     queue = queue.queue_arn,
                     error = e.message,

@@ -1,6 +1,6 @@
 //! Other services' deliveries into queues, through [`MessageSink`].
 
-use stratus_core::service::{BoxFuture, MessageSink};
+use stratus_core::service::{BoxFuture, Caller, MessageSink};
 use stratus_core::AwsError;
 
 use crate::error::SqsError;
@@ -11,7 +11,7 @@ use crate::service::SqsService;
 /// Other services' deliveries into queues (S3 event notifications): a plain send, as its
 /// sender, with the queue's own delay and deduplication rules.
 impl MessageSink for SqsService {
-    fn exists<'a>(&'a self, queue_arn: &'a str) -> BoxFuture<'a, bool> {
+    fn exists<'a>(&'a self, _caller: Caller<'a>, queue_arn: &'a str) -> BoxFuture<'a, bool> {
         Box::pin(async move {
             match QueueRef::from_arn(queue_arn) {
                 Some(queue) => self.queue_exists(&queue),
@@ -20,7 +20,7 @@ impl MessageSink for SqsService {
         })
     }
 
-    fn send<'a>(&'a self, queue_arn: &'a str, sender: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>> {
+    fn send<'a>(&'a self, caller: Caller<'a>, queue_arn: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>> {
         Box::pin(async move {
             let queue = QueueRef::from_arn(queue_arn)
                 .ok_or(SqsError::QueueDoesNotExist)
@@ -32,7 +32,7 @@ impl MessageSink for SqsService {
                 system_attributes: None,
                 dedup_id: None,
                 group_id: None,
-                sender_id: sender.to_owned(),
+                sender_id: caller.principal.to_owned(),
             };
             for sent in self.send(&queue, vec![outgoing]).await.map_err(SqsError::into_aws)? {
                 sent.map_err(SqsError::into_aws)?;

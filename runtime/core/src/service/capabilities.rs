@@ -26,6 +26,18 @@ pub struct Caller<'a> {
     pub principal: &'a str,
 }
 
+impl<'a> Caller<'a> {
+    /// A service acting for itself in `account_id` and `region` (its own deliveries), as the
+    /// service principal `principal`, e.g. `s3.amazonaws.com`.
+    pub fn service(principal: &'a str, account_id: &'a str, region: &'a str) -> Caller<'a> {
+        Caller {
+            account_id,
+            region,
+            principal,
+        }
+    }
+}
+
 /// Where one service delivers messages into another's queues. Provided by SQS; called by S3
 /// for event notifications (and by SNS subscriptions, EventBridge targets and Lambda
 /// destinations to come). Absent: S3 refuses a notification configuration naming a queue
@@ -33,10 +45,11 @@ pub struct Caller<'a> {
 /// queue that does not exist.
 pub trait MessageSink: Send + Sync {
     /// Whether the queue `queue_arn` exists.
-    fn exists<'a>(&'a self, queue_arn: &'a str) -> BoxFuture<'a, bool>;
+    fn exists<'a>(&'a self, caller: Caller<'a>, queue_arn: &'a str) -> BoxFuture<'a, bool>;
 
-    /// Sends `body` to the queue `queue_arn` on behalf of `sender` (the message's `SenderId`).
-    fn send<'a>(&'a self, queue_arn: &'a str, sender: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>>;
+    /// Sends `body` to the queue `queue_arn` for `caller`, whose principal is the message's
+    /// `SenderId`.
+    fn send<'a>(&'a self, caller: Caller<'a>, queue_arn: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>>;
 }
 
 /// How a function is invoked, as Lambda's `InvocationType` says.

@@ -124,16 +124,16 @@ pub struct Registration {
 mod tests {
     use super::*;
     use crate::error::AwsError;
-    use crate::service::BoxFuture;
+    use crate::service::{BoxFuture, Caller};
 
     struct Queues;
 
     impl MessageSink for Queues {
-        fn exists<'a>(&'a self, _queue_arn: &'a str) -> BoxFuture<'a, bool> {
+        fn exists<'a>(&'a self, _: Caller<'a>, _queue_arn: &'a str) -> BoxFuture<'a, bool> {
             Box::pin(async { true })
         }
 
-        fn send<'a>(&'a self, _: &'a str, _: &'a str, _: String) -> BoxFuture<'a, Result<(), AwsError>> {
+        fn send<'a>(&'a self, _: Caller<'a>, _: &'a str, _: String) -> BoxFuture<'a, Result<(), AwsError>> {
             Box::pin(async { Ok(()) })
         }
     }

@@ -476,7 +476,7 @@ pub(crate) async fn put_bucket_notification_configuration(
         return Err(S3Error::invalid_argument("The event is not supported for notifications").into());
     }
     if !input.skip_destination_validation.unwrap_or(false) {
-        s3.check_queues(&queues).await?;
+        s3.check_queues(ctx, &queues).await?;
     }
     // AWS names each configuration that arrives without an id.
     let fresh = || Some(id::uuid());
