@@ -420,7 +420,11 @@ impl<'m> ServiceGen<'m> {
              \n\
              pub use operations::*;\n\
              pub use schema::SERVICE;\n\
-             pub use types::*;\n",
+             pub use types::*;\n\
+             \n\
+             /// The runtime, as the `operations!` macro names it from the crate that calls it.\n\
+             #[doc(hidden)]\n\
+             pub use stratus_core as __rt;\n",
             self.sdk_id_text()
         )
     }

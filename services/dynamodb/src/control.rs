@@ -1,5 +1,5 @@
-//! The table operations: create, describe, list, update, delete, tags, time to live and the
-//! account-level descriptions.
+//! The table operations: create, describe, list, update, delete, tags, time to live and
+//! continuous backups.
 
 use stratus_core::arn::Arn;
 use stratus_core::{DateTime, Unit};
@@ -490,23 +490,4 @@ pub fn update_backups(
     Ok(UpdateContinuousBackupsOutput {
         continuous_backups_description: Some(backups_description(&record, scope.now_ms())),
     })
-}
-
-/// AWS's default account and table quotas.
-pub fn describe_limits() -> DescribeLimitsOutput {
-    DescribeLimitsOutput {
-        account_max_read_capacity_units: Some(80_000),
-        account_max_write_capacity_units: Some(80_000),
-        table_max_read_capacity_units: Some(40_000),
-        table_max_write_capacity_units: Some(40_000),
-    }
-}
-
-pub fn describe_endpoints(region: &str) -> DescribeEndpointsResponse {
-    DescribeEndpointsResponse {
-        endpoints: vec![Endpoint {
-            address: format!("dynamodb.{region}.amazonaws.com"),
-            cache_period_in_minutes: 1440,
-        }],
-    }
 }

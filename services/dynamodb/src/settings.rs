@@ -1,12 +1,11 @@
-//! Table settings that round-trip without a feature behind them, and the honest answers of
-//! features Stratus does not have:
+//! Table settings that round-trip without a feature behind them, and the honest answer of a
+//! feature Stratus does not have:
 //!
 //! - contributor insights: the status (and mode) set by UpdateContributorInsights, per table
 //!   and index, reported by Describe/ListContributorInsights; no contributor data is kept;
 //! - resource-based policies: Put/Get/DeleteResourcePolicy keep the document and a revision
 //!   id on the table (the policy is not enforced: Stratus does not check permissions);
-//! - backups, exports, imports, global tables and Kinesis destinations: none can exist, so
-//!   their listings are empty and looking one up answers AWS's not-found error.
+//! - Kinesis streaming destinations: none can exist, so an existing table lists none.
 
 use stratus_core::paging::Token;
 use stratus_gen_dynamodb::*;

@@ -51,38 +51,12 @@ impl DynamoDbStreamsService {
     }
 }
 
-impl DynamoDbStreams for DynamoDbStreamsService {
-    async fn list_streams(
-        &self,
-        ctx: &RequestContext,
-        input: ListStreamsInput,
-    ) -> Result<ListStreamsOutput, ListStreamsError> {
-        Ok(self.run(ctx, move |scope| list_streams(scope, input)).await?)
-    }
-
-    async fn describe_stream(
-        &self,
-        ctx: &RequestContext,
-        input: DescribeStreamInput,
-    ) -> Result<DescribeStreamOutput, DescribeStreamError> {
-        Ok(self.run(ctx, move |scope| describe_stream(scope, input)).await?)
-    }
-
-    async fn get_shard_iterator(
-        &self,
-        ctx: &RequestContext,
-        input: GetShardIteratorInput,
-    ) -> Result<GetShardIteratorOutput, GetShardIteratorError> {
-        Ok(self.run(ctx, move |scope| get_shard_iterator(scope, input)).await?)
-    }
-
-    async fn get_records(
-        &self,
-        ctx: &RequestContext,
-        input: GetRecordsInput,
-    ) -> Result<GetRecordsOutput, GetRecordsError> {
-        Ok(self.run(ctx, move |scope| get_records(scope, input)).await?)
-    }
+stratus_gen_dynamodb_streams::operations! {
+    DynamoDbStreamsService;
+    list_streams in run => list_streams,
+    describe_stream in run => describe_stream,
+    get_shard_iterator in run => get_shard_iterator,
+    get_records in run => get_records,
 }
 
 /// Everything a Streams operation can refuse with.

@@ -7,10 +7,13 @@
 //! Beside it: the hooks for what browsers send that no operation models: [`CrossOrigin`], a
 //! service's CORS rules, and [`FormUpload`], its HTML form uploads; the capabilities one
 //! service offers another ([`capabilities`]: [`MessageSink`] and the rest); and the
-//! [`Registration`] each service crate hands the binary ([`registration`]).
+//! [`Registration`] each service crate hands the binary ([`registration`]); and how a
+//! service's operations are wired to its functions ([`wiring`]: the generated `operations!`
+//! macros).
 
 pub mod capabilities;
 pub mod registration;
+pub mod wiring;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -25,6 +28,7 @@ pub use capabilities::{
     TopicPublisher,
 };
 pub use registration::{Providers, Registration, ServiceEnv, Settings};
+pub use wiring::EncodedAnswer;
 
 /// A boxed, sendable future: what a type-erased operation call returns.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
