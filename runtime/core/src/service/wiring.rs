@@ -50,13 +50,6 @@
 //! operation names. Operations not listed keep the trait's default, AWS's `NotImplemented`;
 //! a row naming no operation of the service fails to compile, saying so.
 //!
-//! Moving a service that implements its trait directly (`impl Sqs for SqsService { async fn
-//! send_message(&self, ctx, input) … }`): make each method a free function taking the
-//! service as its first argument (`self` becomes that argument; the signature may keep the
-//! operation's error enum, which converts into itself), give it a row `send_message =>
-//! ops::send_message`, and delete the impl. `make models-diff` counts an operation as
-//! implemented by its row as well as by a function of its method's name.
-//!
 //! Each generated crate also has a hidden `__operation!` macro with one arm per operation,
 //! which supplies the row's types to `__wire_operation!`, the expansion written once here
 //! for every service.
