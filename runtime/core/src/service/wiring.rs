@@ -50,6 +50,8 @@
 //! operation names. Operations not listed keep the trait's default, AWS's `NotImplemented`;
 //! a row naming no operation of the service fails to compile, saying so.
 //!
+//! `make models-diff` counts an operation as implemented by its row here.
+//!
 //! Each generated crate also has a hidden `__operation!` macro with one arm per operation,
 //! which supplies the row's types to `__wire_operation!`, the expansion written once here
 //! for every service.
