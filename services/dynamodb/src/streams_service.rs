@@ -184,7 +184,7 @@ fn view_type(info: &StreamInfo) -> StreamViewType {
     StreamViewType::from_wire(&info.view_type)
 }
 
-pub fn list_streams(scope: &Scope, input: ListStreamsInput) -> Result<ListStreamsOutput, StreamsError> {
+pub(crate) fn list_streams(scope: &Scope, input: ListStreamsInput) -> Result<ListStreamsOutput, StreamsError> {
     let limit = input
         .limit
         .map_or(MAX_STREAMS, |l| (l.max(1) as usize).min(MAX_STREAMS));
@@ -211,7 +211,7 @@ pub fn list_streams(scope: &Scope, input: ListStreamsInput) -> Result<ListStream
     })
 }
 
-pub fn describe_stream(scope: &Scope, input: DescribeStreamInput) -> Result<DescribeStreamOutput, StreamsError> {
+pub(crate) fn describe_stream(scope: &Scope, input: DescribeStreamInput) -> Result<DescribeStreamOutput, StreamsError> {
     let info = find_stream(scope, &input.stream_arn)?;
     let state = shard_state(scope, &info)?;
     let shard = Shard {
@@ -256,7 +256,10 @@ pub fn describe_stream(scope: &Scope, input: DescribeStreamInput) -> Result<Desc
     })
 }
 
-pub fn get_shard_iterator(scope: &Scope, input: GetShardIteratorInput) -> Result<GetShardIteratorOutput, StreamsError> {
+pub(crate) fn get_shard_iterator(
+    scope: &Scope,
+    input: GetShardIteratorInput,
+) -> Result<GetShardIteratorOutput, StreamsError> {
     let kind = input.shard_iterator_type;
     let by_sequence = matches!(
         kind,
@@ -319,7 +322,7 @@ pub fn get_shard_iterator(scope: &Scope, input: GetShardIteratorInput) -> Result
     })
 }
 
-pub fn get_records(scope: &Scope, input: GetRecordsInput) -> Result<GetRecordsOutput, StreamsError> {
+pub(crate) fn get_records(scope: &Scope, input: GetRecordsInput) -> Result<GetRecordsOutput, StreamsError> {
     let iterator = ShardIterator::decode(&input.shard_iterator)
         .ok_or_else(|| StreamsError::Validation("Invalid ShardIterator".into()))?;
     let now = scope.now_ms();
