@@ -69,6 +69,7 @@
 //! // An operation without output answers with no body.
 //! assert!(response.body().is_empty());
 //! ```
+#![warn(missing_docs)]
 
 pub mod aws_json;
 pub mod cbor;

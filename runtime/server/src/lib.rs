@@ -17,6 +17,7 @@
 //! serve(listener, gateway, std::future::pending(), std::future::pending()).await
 //! # }
 //! ```
+#![warn(missing_docs)]
 
 pub mod clock_endpoint;
 pub mod cors;
