@@ -14,6 +14,7 @@
 /// The signer of a request, borrowed from its header or query parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Signer<'r> {
+    /// The access key id the request was signed with (its credential's first part).
     pub access_key_id: &'r str,
     /// The credential scope's region (SigV4 only).
     pub region: Option<&'r str>,

@@ -57,6 +57,7 @@ pub struct CrossOriginRequest<'a> {
     pub path: &'a str,
     /// The request's own method.
     pub method: &'a str,
+    /// `Origin`: the page's origin, e.g. `https://example.com`; `None` when the request has none.
     pub origin: Option<&'a str>,
     /// `Access-Control-Request-Method`: the method a preflight asks about.
     pub request_method: Option<&'a str>,
@@ -97,8 +98,12 @@ pub struct FormPost<'a> {
 /// A service's answer to a form upload.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FormAnswer {
+    /// The HTTP status code, e.g. `204`, or the `success_action_status` an S3 form asks for.
     pub status: u16,
+    /// Response headers (`etag`, `location`, …); the gateway adds the request ids and CORS
+    /// headers itself.
     pub headers: Headers,
+    /// The response body; empty for a `204`.
     pub body: Vec<u8>,
 }
 
