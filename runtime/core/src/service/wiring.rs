@@ -63,7 +63,9 @@ use crate::value::Value;
 /// What a service's `encoded_answer` hook does with an operation's input: answers it with an
 /// output value already encoded, or hands the input back for the operation's typed method.
 pub enum EncodedAnswer<'a> {
+    /// The operation is answered here: the future yields its output, already a value.
     Answered(BoxFuture<'a, Result<Value, OperationError>>),
+    /// The operation is not one of the encoded ones: its input, for the typed method.
     Typed(Value),
 }
 
