@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod arn;
+pub mod calendar;
 pub mod clock;
 pub mod context;
 pub mod error;
