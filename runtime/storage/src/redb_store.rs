@@ -49,11 +49,20 @@ const CACHE_BYTES: usize = 64 << 20;
 type DataTable = ReadOnlyTable<&'static [u8], &'static [u8]>;
 
 /// The redb table that holds service table `name`.
-fn data_table(name: &str) -> String {
-    let mut table = String::with_capacity(2 + name.len());
-    table.push_str("t:");
-    table.push_str(name);
-    table
+/// Calls `f` with the redb table that holds the service table `name` (`t:` and the name),
+/// spelled on the stack for the short names services use: a point read is a few hundred
+/// nanoseconds, and allocating the name was a tenth of them.
+fn with_data_table<R>(name: &str, f: impl FnOnce(&str) -> R) -> R {
+    const PREFIX: &[u8] = b"t:";
+    let mut buf = [0u8; 64];
+    match buf.get_mut(..PREFIX.len() + name.len()) {
+        Some(spelled) => {
+            spelled[..PREFIX.len()].copy_from_slice(PREFIX);
+            spelled[PREFIX.len()..].copy_from_slice(name.as_bytes());
+            f(std::str::from_utf8(spelled).expect("an ASCII prefix and a str"))
+        }
+        None => f(&format!("t:{name}")),
+    }
 }
 
 fn definition(name: &str) -> TableDefinition<'_, &'static [u8], &'static [u8]> {
@@ -137,11 +146,11 @@ impl RedbFile {
             return Ok(R::default());
         };
         let txn = db.begin_read().map_err(|err| redb_error(&self.path, err))?;
-        match txn.open_table(definition(&data_table(name))) {
+        with_data_table(name, |table| match txn.open_table(definition(table)) {
             Ok(table) => read(&table).map_err(|err| redb_error(&self.path, err)),
             Err(TableError::TableDoesNotExist(_)) => Ok(R::default()),
             Err(err) => Err(redb_error(&self.path, err)),
-        }
+        })
     }
 }
 
@@ -187,7 +196,7 @@ impl CommitTarget for RedbFile {
 
 fn write_all(txn: &WriteTransaction, writes: &WriteSet) -> Result<(), redb::Error> {
     for (name, table_writes) in writes.tables() {
-        let mut table = txn.open_table(definition(&data_table(name)))?;
+        let mut table = with_data_table(name, |table| txn.open_table(definition(table)))?;
         for (key, value) in table_writes {
             match value {
                 Some(value) => drop(table.insert(key.as_slice(), value.as_slice())?),
@@ -207,9 +216,7 @@ struct WriteView<'t> {
 
 impl WriteView<'_> {
     fn open(&self, name: &str) -> Result<redb::Table<'_, &'static [u8], &'static [u8]>> {
-        self.txn
-            .open_table(definition(&data_table(name)))
-            .map_err(|err| redb_error(self.path, err))
+        with_data_table(name, |table| self.txn.open_table(definition(table))).map_err(|err| redb_error(self.path, err))
     }
 }
 
