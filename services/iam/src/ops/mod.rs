@@ -1,0 +1,13 @@
+//! The operations, by what they act on: each a plain function of the service, the request
+//! context and the typed input.
+
+pub(crate) mod access_keys;
+pub(crate) mod account;
+pub(crate) mod attached;
+pub(crate) mod groups;
+pub(crate) mod inline;
+pub(crate) mod instance_profiles;
+pub(crate) mod login_profiles;
+pub(crate) mod policies;
+pub(crate) mod roles;
+pub(crate) mod users;
