@@ -188,7 +188,7 @@ def test_permissions_boundaries(iam):
     role, user = name("bounded"), name("bounded")
     iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST, PermissionsBoundary=ADMIN)
     boundary = iam.get_role(RoleName=role)["Role"]["PermissionsBoundary"]
-    assert boundary == {"PermissionsBoundaryType": "PermissionsBoundaryPolicy", "PermissionsBoundaryArn": ADMIN}
+    assert boundary == {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": ADMIN}
     assert "PermissionsBoundary" not in iam.list_roles()["Roles"][0]
     iam.delete_role_permissions_boundary(RoleName=role)
     assert "PermissionsBoundary" not in iam.get_role(RoleName=role)["Role"]
@@ -517,6 +517,85 @@ def test_account_password_policy_alias_and_summary(iam):
     after = iam.get_account_summary()["SummaryMap"]
     assert after["Users"] == before["Users"] + 1
     assert (after["UsersQuota"], after["AccessKeysPerUserQuota"], after["PolicySizeQuota"]) == (5000, 2, 6144)
+
+
+@pytest.mark.parametrize("service", ["codecommit.amazonaws.com", "cassandra.amazonaws.com"])
+def test_service_specific_credentials(iam, service):
+    user = name("git")
+    iam.create_user(UserName=user)
+    created = iam.create_service_specific_credential(UserName=user, ServiceName=service)["ServiceSpecificCredential"]
+    credential = created["ServiceSpecificCredentialId"]
+    assert re.fullmatch(r"ACCA[A-Z2-7]{17}", credential)
+    # Recorded from AWS: the service's user name is USER-at-ACCOUNT.
+    assert (created["ServiceUserName"], created["Status"], created["ServiceName"]) == (f"{user}-at-{ACCOUNT}", "Active", service)
+    assert len(created["ServicePassword"]) == 44
+    iam.update_service_specific_credential(UserName=user, ServiceSpecificCredentialId=credential, Status="Inactive")
+    listed = iam.list_service_specific_credentials(UserName=user)["ServiceSpecificCredentials"]
+    assert [(c["ServiceSpecificCredentialId"], c["Status"]) for c in listed] == [(credential, "Inactive")]
+    assert "ServicePassword" not in listed[0]
+    other = "codecommit.amazonaws.com" if service != "codecommit.amazonaws.com" else "cassandra.amazonaws.com"
+    assert iam.list_service_specific_credentials(UserName=user, ServiceName=other)["ServiceSpecificCredentials"] == []
+    reset = iam.reset_service_specific_credential(UserName=user, ServiceSpecificCredentialId=credential)
+    assert reset["ServiceSpecificCredential"]["ServicePassword"] != created["ServicePassword"]
+    assert refusal(iam.delete_user, UserName=user) == (
+        "DeleteConflict",
+        "Cannot delete entity, must remove referenced objects first.",
+        409,
+    )
+    for call in (iam.reset_service_specific_credential, iam.delete_service_specific_credential):
+        assert refusal(call, UserName=user, ServiceSpecificCredentialId="satisfiesregexbutstillinvalid") == (
+            "NoSuchEntity",
+            "No such credential satisfiesregexbutstillinvalid exists",
+            404,
+        )
+    assert refusal(iam.update_service_specific_credential, ServiceSpecificCredentialId=credential, UserName="wrong-user-name", Status="Active")[1] == (
+        "The user with name wrong-user-name cannot be found."
+    )
+    iam.delete_service_specific_credential(UserName=user, ServiceSpecificCredentialId=credential)
+    iam.delete_user(UserName=user)
+
+
+def test_service_specific_credentials_are_for_two_services(iam):
+    user = name("git")
+    iam.create_user(UserName=user)
+    for service in ("lambda.amazonaws.com", "o3on3n3onosneo"):
+        assert refusal(iam.create_service_specific_credential, UserName=user, ServiceName=service) == (
+            "NoSuchEntity",
+            f"No such service {service} is supported for Service Specific Credentials",
+            404,
+        )
+    assert refusal(iam.create_service_specific_credential, UserName="non-existent-user", ServiceName="lambda.amazonaws.com")[1] == (
+        "The user with name non-existent-user cannot be found."
+    )
+
+
+def test_service_linked_roles(iam):
+    created = iam.create_service_linked_role(AWSServiceName="batch.amazonaws.com")["Role"]
+    assert (created["RoleName"], created["Path"]) == ("AWSServiceRoleForBatch", "/aws-service-role/batch.amazonaws.com/")
+    assert created["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": "batch.amazonaws.com"}
+    # Recorded from AWS.
+    assert refusal(iam.create_service_linked_role, AWSServiceName="batch.amazonaws.com") == (
+        "InvalidInput",
+        "Service role name AWSServiceRoleForBatch has been taken in this account, please try a different suffix.",
+        400,
+    )
+    assert refusal(iam.create_service_linked_role, AWSServiceName="acm.amazonaws.com", CustomSuffix="x") == (
+        "InvalidInput",
+        "Custom suffix is not allowed for acm.amazonaws.com",
+        400,
+    )
+    assert refusal(iam.delete_role, RoleName="AWSServiceRoleForBatch")[:2] == (
+        "UnmodifiableEntity",
+        "Cannot perform the operation on the protected role 'AWSServiceRoleForBatch' - this role is only modifiable by AWS",
+    )
+    suffixed = iam.create_service_linked_role(AWSServiceName="autoscaling.amazonaws.com", CustomSuffix="web")["Role"]
+    assert suffixed["RoleName"] == "AWSServiceRoleForAutoScaling_web"
+    task = iam.delete_service_linked_role(RoleName="AWSServiceRoleForBatch")["DeletionTaskId"]
+    assert re.fullmatch(r"task/aws-service-role/batch\.amazonaws\.com/AWSServiceRoleForBatch/[0-9a-f-]{36}", task)
+    assert iam.get_service_linked_role_deletion_status(DeletionTaskId=task)["Status"] == "SUCCEEDED"
+    assert refusal(iam.get_role, RoleName="AWSServiceRoleForBatch")[0] == "NoSuchEntity"
+    assert refusal(iam.create_service_linked_role, AWSServiceName="unknown.amazonaws.com") [0] == "NotImplemented"
+    iam.delete_service_linked_role(RoleName="AWSServiceRoleForAutoScaling_web")
 
 
 def test_unimplemented_operations_are_refused_by_name(iam):

@@ -85,6 +85,16 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         document: document!("AmazonSQSFullAccess"),
     },
     AwsPolicy {
+        name: "AWSLambdaExecute",
+        path: "/",
+        id: "ANPAJE5FX7FQZSU5XAKGO",
+        description: "Provides Put, Get access to S3 and full access to CloudWatch Logs.",
+        default_version: "v1",
+        created: FIRST_SERVICE,
+        updated: FIRST_SERVICE,
+        document: document!("AWSLambdaExecute"),
+    },
+    AwsPolicy {
         name: "AWSLambdaBasicExecutionRole",
         path: "/service-role/",
         id: "ANPAJNCQGXC42545SKXIK",

@@ -40,6 +40,9 @@ pub enum IamError {
     /// `PasswordPolicyViolation` (400).
     #[error("{0}")]
     PasswordPolicyViolation(String),
+    /// `NotImplemented` (501): what Stratus does not serve, the message says which.
+    #[error("{0}")]
+    NotServed(String),
     /// A fault of the store.
     #[error("iam store: {0}")]
     Storage(#[from] StorageError),
@@ -58,6 +61,7 @@ impl IamError {
             IamError::UnmodifiableEntity(_) => ("UnmodifiableEntity", 400),
             IamError::Validation(_) => ("ValidationError", 400),
             IamError::PasswordPolicyViolation(_) => ("PasswordPolicyViolation", 400),
+            IamError::NotServed(_) => ("NotImplemented", 501),
             IamError::Storage(e) => return AwsError::internal(format!("iam store: {e}")),
         };
         AwsError::new(code, self.to_string(), status)
@@ -105,5 +109,7 @@ into_operation_error! {
     TagRoleError TagUserError UntagInstanceProfileError UntagPolicyError UntagRoleError
     UntagUserError UpdateAccessKeyError UpdateAccountPasswordPolicyError UpdateAssumeRolePolicyError
     UpdateGroupError UpdateLoginProfileError UpdateRoleError UpdateRoleDescriptionError
-    UpdateUserError
+    UpdateUserError CreateServiceSpecificCredentialError DeleteServiceSpecificCredentialError
+    ListServiceSpecificCredentialsError ResetServiceSpecificCredentialError UpdateServiceSpecificCredentialError
+    CreateServiceLinkedRoleError DeleteServiceLinkedRoleError GetServiceLinkedRoleDeletionStatusError
 }

@@ -1,10 +1,11 @@
 //! Unique ids and secrets in AWS's formats.
 //!
 //! IAM's unique ids are a four-letter prefix naming the kind of entity (`AIDA` users, `AROA`
-//! roles, `ANPA` managed policies, `AGPA` groups, `AIPA` instance profiles) and 17 characters
-//! of the base-32 alphabet `A–Z2–7`, 21 in all; access key ids are `AKIA` and 16 more, 20 in
-//! all, as AWS issues them. Secret access keys are 40 characters of base 64 drawn from the
-//! operating system's CSPRNG: they are credentials, unlike ids.
+//! roles, `ANPA` managed policies, `AGPA` groups, `AIPA` instance profiles, `ACCA`
+//! service-specific credentials) and 17 characters of the base-32 alphabet `A–Z2–7`, 21 in
+//! all; access key ids are `AKIA` and 16 more, 20 in all, as AWS issues them. Secrets (secret
+//! access keys, service passwords) are base 64 drawn from the operating system's CSPRNG: they
+//! are credentials, unlike ids.
 
 use stratus_core::id::random_string;
 
@@ -21,6 +22,7 @@ pub(crate) enum IdKind {
     Group,
     Policy,
     InstanceProfile,
+    ServiceCredential,
 }
 
 impl IdKind {
@@ -31,6 +33,7 @@ impl IdKind {
             IdKind::Group => "AGPA",
             IdKind::Policy => "ANPA",
             IdKind::InstanceProfile => "AIPA",
+            IdKind::ServiceCredential => "ACCA",
         }
     }
 }
@@ -47,7 +50,12 @@ pub(crate) fn access_key_id() -> String {
 
 /// A new secret access key, from the operating system's CSPRNG.
 pub(crate) fn secret_access_key() -> String {
-    let mut bytes = [0u8; 40];
+    secret(40)
+}
+
+/// `len` characters of base 64 from the operating system's CSPRNG.
+pub(crate) fn secret(len: usize) -> String {
+    let mut bytes = vec![0u8; len];
     getrandom::fill(&mut bytes).expect("the operating system's random source");
     // 64 divides 256, so taking six bits of each byte keeps every character equally likely.
     bytes.iter().map(|b| SECRET[usize::from(b & 63)] as char).collect()
@@ -69,6 +77,7 @@ mod tests {
             (IdKind::Group, "AGPA"),
             (IdKind::Policy, "ANPA"),
             (IdKind::InstanceProfile, "AIPA"),
+            (IdKind::ServiceCredential, "ACCA"),
         ] {
             let id = unique_id(kind);
             assert_eq!(id.len(), 21, "{id}");

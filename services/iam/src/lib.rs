@@ -17,6 +17,8 @@
 //! - `instance_profiles`: [`records::InstanceProfileRecord`] — the keys of its role;
 //! - `access_keys`: [`records::AccessKeyRecord`] by access key id — its user's key, secret,
 //!   status;
+//! - `service_credentials`: [`records::ServiceCredentialRecord`] by credential id;
+//! - `deletion_tasks`: the role each service-linked role deletion task deleted, by task id;
 //! - `account`: one [`records::AccountRecord`] (alias, password policy) under `settings`.
 //!
 //! AWS managed policies are data shipped with the crate ([`aws_policies`]), never stored.
@@ -630,5 +632,61 @@ impl Iam for IamService {
     }
     async fn update_user(&self, ctx: &RequestContext, input: UpdateUserRequest) -> Result<Unit, UpdateUserError> {
         Ok(ops::users::update_user(self, ctx, input).await?)
+    }
+    async fn create_service_specific_credential(
+        &self,
+        ctx: &RequestContext,
+        input: CreateServiceSpecificCredentialRequest,
+    ) -> Result<CreateServiceSpecificCredentialResponse, CreateServiceSpecificCredentialError> {
+        Ok(ops::service_credentials::create_service_specific_credential(self, ctx, input).await?)
+    }
+    async fn delete_service_specific_credential(
+        &self,
+        ctx: &RequestContext,
+        input: DeleteServiceSpecificCredentialRequest,
+    ) -> Result<Unit, DeleteServiceSpecificCredentialError> {
+        Ok(ops::service_credentials::delete_service_specific_credential(self, ctx, input).await?)
+    }
+    async fn list_service_specific_credentials(
+        &self,
+        ctx: &RequestContext,
+        input: ListServiceSpecificCredentialsRequest,
+    ) -> Result<ListServiceSpecificCredentialsResponse, ListServiceSpecificCredentialsError> {
+        Ok(ops::service_credentials::list_service_specific_credentials(self, ctx, input).await?)
+    }
+    async fn reset_service_specific_credential(
+        &self,
+        ctx: &RequestContext,
+        input: ResetServiceSpecificCredentialRequest,
+    ) -> Result<ResetServiceSpecificCredentialResponse, ResetServiceSpecificCredentialError> {
+        Ok(ops::service_credentials::reset_service_specific_credential(self, ctx, input).await?)
+    }
+    async fn update_service_specific_credential(
+        &self,
+        ctx: &RequestContext,
+        input: UpdateServiceSpecificCredentialRequest,
+    ) -> Result<Unit, UpdateServiceSpecificCredentialError> {
+        Ok(ops::service_credentials::update_service_specific_credential(self, ctx, input).await?)
+    }
+    async fn create_service_linked_role(
+        &self,
+        ctx: &RequestContext,
+        input: CreateServiceLinkedRoleRequest,
+    ) -> Result<CreateServiceLinkedRoleResponse, CreateServiceLinkedRoleError> {
+        Ok(ops::service_linked_roles::create_service_linked_role(self, ctx, input).await?)
+    }
+    async fn delete_service_linked_role(
+        &self,
+        ctx: &RequestContext,
+        input: DeleteServiceLinkedRoleRequest,
+    ) -> Result<DeleteServiceLinkedRoleResponse, DeleteServiceLinkedRoleError> {
+        Ok(ops::service_linked_roles::delete_service_linked_role(self, ctx, input).await?)
+    }
+    async fn get_service_linked_role_deletion_status(
+        &self,
+        ctx: &RequestContext,
+        input: GetServiceLinkedRoleDeletionStatusRequest,
+    ) -> Result<GetServiceLinkedRoleDeletionStatusResponse, GetServiceLinkedRoleDeletionStatusError> {
+        Ok(ops::service_linked_roles::get_service_linked_role_deletion_status(self, ctx, input).await?)
     }
 }

@@ -11,7 +11,7 @@ use stratus_core::arn::Arn;
 use stratus_core::DateTime;
 use stratus_gen_iam::{
     AttachedPermissionsBoundary, Group, InstanceProfile, LoginProfile, PermissionsBoundaryAttachmentType, Role,
-    RoleLastUsed, Tag, User,
+    RoleLastUsed, StatusType, Tag, User,
 };
 
 /// Where a request is answered from: the account and the region its ARNs' partition
@@ -40,6 +40,15 @@ pub(crate) fn date(secs: u64) -> DateTime {
     DateTime::from_secs(i64::try_from(secs).unwrap_or(i64::MAX))
 }
 
+/// A key's or credential's status.
+pub(crate) fn status(active: bool) -> StatusType {
+    if active {
+        StatusType::Active
+    } else {
+        StatusType::Inactive
+    }
+}
+
 /// Tags in the order they were first set (AWS lists them so).
 pub(crate) type Tags = Vec<(String, String)>;
 
@@ -55,10 +64,12 @@ pub(crate) fn wire_tags(tags: &Tags) -> Option<Vec<Tag>> {
     })
 }
 
-/// A permissions boundary as the wire carries it.
+/// A permissions boundary as the wire carries it. IAM answers the type `Policy`, not the
+/// model's `PermissionsBoundaryPolicy` (recorded from AWS by the parity suite's boundary
+/// tests; the CLI reference's GetRole example shows the same).
 fn wire_boundary(arn: &Option<String>) -> Option<AttachedPermissionsBoundary> {
     arn.as_ref().map(|arn| AttachedPermissionsBoundary {
-        permissions_boundary_type: Some(PermissionsBoundaryAttachmentType::Policy),
+        permissions_boundary_type: Some(PermissionsBoundaryAttachmentType::Unknown("Policy".into())),
         permissions_boundary_arn: Some(arn.clone()),
     })
 }
@@ -235,6 +246,16 @@ impl InstanceProfileRecord {
 pub(crate) struct AccessKeyRecord {
     pub(crate) user: String,
     pub(crate) secret: String,
+    pub(crate) active: bool,
+    pub(crate) created: u64,
+}
+
+/// A service-specific credential (CodeCommit, Keyspaces) of a user.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ServiceCredentialRecord {
+    pub(crate) user: String,
+    pub(crate) service: String,
+    pub(crate) password: String,
     pub(crate) active: bool,
     pub(crate) created: u64,
 }

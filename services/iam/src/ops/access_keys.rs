@@ -8,7 +8,7 @@ use crate::error::IamError;
 use crate::ids::{access_key_id, secret_access_key};
 use crate::listing::page;
 use crate::ops::users::caller_user;
-use crate::records::{date, key, AccessKeyRecord, UserRecord};
+use crate::records::{date, key, status, AccessKeyRecord, UserRecord};
 use crate::service::{now, IamService};
 use crate::store::{all, load, ACCESS_KEYS};
 
@@ -17,14 +17,6 @@ const KEYS_PER_USER: usize = 2;
 
 fn no_such_key(id: &str) -> IamError {
     IamError::NoSuchEntity(format!("The Access Key with id {id} cannot be found."))
-}
-
-fn status(active: bool) -> StatusType {
-    if active {
-        StatusType::Active
-    } else {
-        StatusType::Inactive
-    }
 }
 
 pub(crate) async fn create_access_key(

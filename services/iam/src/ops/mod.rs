@@ -10,4 +10,6 @@ pub(crate) mod instance_profiles;
 pub(crate) mod login_profiles;
 pub(crate) mod policies;
 pub(crate) mod roles;
+pub(crate) mod service_credentials;
+pub(crate) mod service_linked_roles;
 pub(crate) mod users;

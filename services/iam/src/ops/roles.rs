@@ -8,6 +8,7 @@ use crate::documents::{check, DocumentUse};
 use crate::error::IamError;
 use crate::ids::{unique_id, IdKind};
 use crate::listing::page;
+use crate::ops::service_linked_roles::{is_service_linked, protected};
 use crate::ops::users::check_boundary;
 use crate::records::{key, Permissions, RoleRecord};
 use crate::service::{now, scope, IamService};
@@ -145,6 +146,9 @@ pub(crate) async fn update_assume_role_policy(
 ) -> Result<Unit, IamError> {
     check(&input.policy_document, DocumentUse::Trust, &input.role_name)?;
     update(iam, ctx, input.role_name, move |role| {
+        if is_service_linked(role) {
+            return Err(protected(role));
+        }
         role.trust_policy = input.policy_document;
         Ok(())
     })
@@ -159,6 +163,9 @@ pub(crate) async fn delete_role(
 ) -> Result<Unit, IamError> {
     iam.write(&ctx.account_id, move |tx| {
         let role: RoleRecord = load(tx, &input.role_name)?;
+        if is_service_linked(&role) {
+            return Err(protected(&role));
+        }
         let role_key = key(&role.name);
         if all(tx, INSTANCE_PROFILES)?
             .iter()

@@ -10,7 +10,7 @@ use crate::listing::page;
 use crate::managed::resolve;
 use crate::records::{key, Permissions, Scope, UserRecord};
 use crate::service::{now, scope, IamService};
-use crate::store::{all, load, ACCESS_KEYS, GROUPS, USERS};
+use crate::store::{all, load, ACCESS_KEYS, GROUPS, SERVICE_CREDENTIALS, USERS};
 use crate::tagging::{merged, tag_page, without};
 
 const USER_LISTING: Token = Token::for_listing("iam:ListUsers");
@@ -142,6 +142,12 @@ pub(crate) async fn update_user(
                     ACCESS_KEYS.put(tx, id, &access_key)?;
                 }
             }
+            for (id, mut credential) in all(tx, SERVICE_CREDENTIALS)? {
+                if credential.user == old_key {
+                    credential.user = new_key.clone();
+                    SERVICE_CREDENTIALS.put(tx, id, &credential)?;
+                }
+            }
             user.name = new_name;
             USERS.delete(tx, old_key);
         }
@@ -174,6 +180,10 @@ pub(crate) async fn delete_user(
         }
         if !user.groups.is_empty() {
             return Err(IamError::must("remove users from group"));
+        }
+        // Recorded from AWS for a user with a service-specific credential.
+        if all(tx, SERVICE_CREDENTIALS)?.iter().any(|(_, c)| c.user == user_key) {
+            return Err(IamError::must("remove referenced objects"));
         }
         USERS.delete(tx, user_key);
         Ok(Unit {})
