@@ -20,7 +20,7 @@ use crate::settings::{seconds, ClockKind};
 
 /// Settings of the server, each also read from a `STRATUS_*` environment variable.
 #[derive(Args, Debug)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "STRATUS_LISTEN", default_value = "127.0.0.1:4566")]
     listen: SocketAddr,
@@ -65,7 +65,7 @@ struct Timing {
 }
 
 /// Runs the server until SIGINT or SIGTERM, then finishes in-flight requests.
-pub fn run(args: ServeArgs) -> Result<()> {
+pub(crate) fn run(args: ServeArgs) -> Result<()> {
     tracing_subscriber::fmt()
         .with_max_level(args.log_level)
         .with_writer(std::io::stderr)

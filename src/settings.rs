@@ -4,7 +4,7 @@ use std::time::Duration;
 
 /// A positive number of seconds (fractions allowed), held to at least a millisecond, so a
 /// periodic sweep cannot spin, and at most a day.
-pub fn seconds(value: &str) -> Result<Duration, String> {
+pub(crate) fn seconds(value: &str) -> Result<Duration, String> {
     value
         .trim()
         .parse::<f64>()
@@ -16,7 +16,7 @@ pub fn seconds(value: &str) -> Result<Duration, String> {
 
 /// Where time comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ClockKind {
+pub(crate) enum ClockKind {
     /// The machine's clock.
     System,
     /// Starts at the machine's time and moves only when told (`POST /_stratus/clock?advance=<seconds>`).

@@ -12,7 +12,7 @@ use stratus_core::validate::validate_input;
 use stratus_core::AwsError;
 
 /// Prints `{"status":…,"code":…,"message":…}` for a refusal (exit 1), or `valid` (exit 0).
-pub fn run(service: &str, operation: &str, request: &Path) -> Result<ExitCode> {
+pub(crate) fn run(service: &str, operation: &str, request: &Path) -> Result<ExitCode> {
     let svc = stratus_gen_registry::find(service).with_context(|| {
         let known: Vec<&str> = stratus_gen_registry::SERVICES.iter().map(|(id, _)| *id).collect();
         format!("unknown service {service:?}; known: {}", known.join(", "))

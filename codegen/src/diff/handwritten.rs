@@ -7,10 +7,10 @@
 //!
 //! An operation counts as implemented when the crate's `src/` defines a function named as the
 //! generated trait's method (`fn receive_message(`, as a trait impl or the operation function
-//! an `ops!`-style table wires up), or names the method beside its input type in such a table
-//! (`create_table(CreateTableInput)`). This reads the source as text: a helper function that
-//! happens to bear an operation's name counts too, which errs towards reporting an operation
-//! as affected.
+//! an `operations!` table wires up), or starts a row of such a table with the method
+//! (`list_tags_of_resource in run => control::list_tags`, `create_bucket => …`). This reads
+//! the source as text: a helper function that happens to bear an operation's name counts too,
+//! which errs towards reporting an operation as affected.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -98,13 +98,12 @@ impl ServiceCrates {
 }
 
 impl ServiceCrate {
-    /// Whether the crate implements operation `operation` (its Smithy name), whose input
-    /// shape is named `input` (`None` for `smithy.api#Unit`).
-    pub fn implements(&self, operation: &str, input: Option<&str>) -> bool {
+    /// Whether the crate implements operation `operation` (its Smithy name).
+    pub fn implements(&self, operation: &str) -> bool {
         let method = names::field_name(operation);
-        let input_type = input.map_or_else(|| "Unit".to_string(), names::type_name);
         self.source.contains(&format!("fn {method}("))
-            || occurs_as_word(&self.source, &format!("{method}({input_type})"))
+            || occurs_as_word(&self.source, &format!("{method} =>"))
+            || occurs_as_word(&self.source, &format!("{method} in "))
     }
 }
 

@@ -178,7 +178,7 @@ pub fn compare_models(sdk_id: &str, old: &Model, new: &Model, crates: &ServiceCr
             ..HandWritten::default()
         };
         for (id, op) in &old_ops {
-            if !service_crate.implements(op.name(), op.input.as_deref().map(shape_name)) {
+            if !service_crate.implements(op.name()) {
                 continue;
             }
             hand_written.implemented += 1;

@@ -343,7 +343,7 @@ fn hand_written_operations_reached_by_a_change_are_affected() {
     let crates = ServiceCrates::from_source(
         "ex",
         "impl Ex for ExService {\n    async fn ping(&self) {}\n    async fn untouched(&self) {}\n}\n\
-         ops! { things::get_thing(GetThingInput) -> GetThingOutput; }\n\
+         stratus_gen_ex::operations! { ExService; get_thing in run => things::read }\n\
          fn unwritten_helper() {}",
     );
     let d = compare_models("ex", &old, &new, &crates).unwrap();
@@ -406,8 +406,8 @@ fn service_crates_are_found_by_the_generated_crates_they_depend_on() {
     for sdk_id in ["tables", "tables-streams"] {
         let found = crates.for_service(sdk_id).expect(sdk_id);
         assert_eq!(found.dir, root.join("tables"));
-        assert!(found.implements("GetRecords", Some("GetRecordsInput")));
-        assert!(!found.implements("GetShardIterator", None));
+        assert!(found.implements("GetRecords"));
+        assert!(!found.implements("GetShardIterator"));
     }
     assert!(crates.for_service("helper").is_none());
 }

@@ -1,11 +1,16 @@
-//! `operations.rs`: the operation enum, per-operation error enums, the service trait and the
-//! dispatcher from values to typed calls.
+//! `operations.rs`: the operation enum, per-operation error enums, the service trait, the
+//! dispatcher from values to typed calls, and the `operations!` macro that wires a service's
+//! functions to the trait (its contract: `stratus_core::service::wiring`).
 
 use std::fmt::Write as _;
 
 use super::{ServiceGen, HEADER};
 use crate::names;
 use crate::Error;
+
+/// The service trait's hook for operations answered with an encoded value; no operation's
+/// method may take its name.
+const ENCODED_HOOK: &str = "encoded_answer";
 
 impl ServiceGen<'_> {
     pub(super) fn operations_rs(&self) -> Result<String, Error> {
@@ -20,6 +25,7 @@ impl ServiceGen<'_> {
         self.service_trait(&mut out)?;
         self.dispatcher(&mut out);
         self.handler(&mut out);
+        self.wiring_macros(&mut out)?;
         Ok(out)
     }
 
@@ -93,6 +99,12 @@ impl ServiceGen<'_> {
             self.trait_name
         );
         for op in &self.operations {
+            if names::field_name(op.shape.name()) == ENCODED_HOOK {
+                return Err(Error::Unsupported {
+                    shape: op.shape.id.clone(),
+                    reason: format!("its method would take the name of the trait's `{ENCODED_HOOK}` hook"),
+                });
+            }
             let (input, output) = (self.rust_type(&op.input)?, self.rust_type(&op.output)?);
             let _ = writeln!(
                 out,
@@ -103,6 +115,14 @@ impl ServiceGen<'_> {
                 op.shape.name()
             );
         }
+        let _ = writeln!(
+            out,
+            "    /// Answers an operation that the service's `operations!` lists as `encoded` with its\n    \
+             /// output value already encoded; hands any other input back for the typed method.\n    \
+             fn {ENCODED_HOOK}<'a>(\n        &'a self,\n        ctx: &'a rt::RequestContext,\n        \
+             operation: OperationName,\n        input: rt::Value,\n    ) -> rt::service::EncodedAnswer<'a> {{\n        \
+             let _ = (ctx, operation);\n        rt::service::EncodedAnswer::Typed(input)\n    }}"
+        );
         out.push_str("}\n");
         Ok(())
     }
@@ -136,6 +156,9 @@ impl ServiceGen<'_> {
             "\n/// Calls `operation` on `service` with a decoded, validated input value and returns the\n\
              /// output value, or the error ready to encode.\npub async fn dispatch<S: {}>(\n    service: &S,\n    \
              ctx: &rt::RequestContext,\n    operation: OperationName,\n    input: rt::Value,\n) -> Result<rt::Value, rt::OperationError> {{\n    \
+             let input = match service.{ENCODED_HOOK}(ctx, operation, input) {{\n        \
+             rt::service::EncodedAnswer::Answered(answer) => return answer.await,\n        \
+             rt::service::EncodedAnswer::Typed(input) => input,\n    }};\n    \
              match operation {{",
             self.trait_name
         );
@@ -149,5 +172,62 @@ impl ServiceGen<'_> {
             );
         }
         out.push_str("    }\n}\n");
+    }
+
+    /// `operations!`, which implements the service trait from rows `method => function`, and
+    /// the hidden `__operation!`, one arm per operation handing a row its types.
+    fn wiring_macros(&self, out: &mut String) -> Result<(), Error> {
+        let (t, sdk_id) = (&self.trait_name, self.sdk_id_text());
+        let example = self.operations.first().map_or_else(String::new, |op| {
+            let method = names::field_name(op.shape.name());
+            format!("///     {method} => ops::{method},\n")
+        });
+        let rows = "$($method:ident $(in $runner:ident)? => $function:path),* $(,)?";
+        let typed = "$($crate::__operation! { $method typed [$($runner)?] $function })*";
+        let _ = writeln!(
+            out,
+            "\n/// Implements [`{t}`] for a service type from rows `method => function` (or\n\
+             /// `method in runner => function`, a synchronous body the service's method `runner`\n\
+             /// runs), then optionally `; encoded {{ … }}`, operations answered with an encoded\n\
+             /// value; no row restates a type the model gives. The contract:\n\
+             /// `stratus_core::service::wiring`.\n///\n/// ```ignore\n/// operations! {{\n///     MyService;\n\
+             {example}/// }}\n/// ```\n#[macro_export]\nmacro_rules! operations {{\n    \
+             ($service:ty; {rows}) => {{\n        impl $crate::{t} for $service {{\n            {typed}\n        }}\n    }};\n    \
+             ($service:ty; {rows}; encoded {{ $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }}) => {{\n        \
+             impl $crate::{t} for $service {{\n            {typed}\n\n            \
+             fn {ENCODED_HOOK}<'a>(\n                &'a self,\n                ctx: &'a $crate::__rt::RequestContext,\n                \
+             operation: $crate::OperationName,\n                input: $crate::__rt::Value,\n            \
+             ) -> $crate::__rt::service::EncodedAnswer<'a> {{\n                \
+             $($crate::__operation! {{ $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input }})*\n                \
+             $crate::__rt::service::EncodedAnswer::Typed(input)\n            }}\n        }}\n    }};\n}}"
+        );
+        out.push_str(
+            "\n/// Each operation's method, name and types, for `operations!`.\n#[doc(hidden)]\n#[macro_export]\nmacro_rules! __operation {\n",
+        );
+        for op in &self.operations {
+            let (name, method) = (op.shape.name(), names::field_name(op.shape.name()));
+            let _ = writeln!(
+                out,
+                "    ({method} $($row:tt)*) => {{\n        $crate::__rt::__wire_operation! {{\n            \
+                 [{method} $crate::OperationName::{name}, {}, {}, $crate::{name}Error] $($row)*\n        }}\n    }};",
+                self.macro_type(&op.input)?,
+                self.macro_type(&op.output)?,
+            );
+        }
+        let _ = writeln!(
+            out,
+            "    ($method:ident $($row:tt)*) => {{\n        \
+             ::core::compile_error!(::core::concat!(\"`\", ::core::stringify!($method), \"` is not an operation of {sdk_id}\"));\n    }};\n}}"
+        );
+        Ok(())
+    }
+
+    /// An operation's input or output type as the macros name it, from any crate.
+    fn macro_type(&self, id: &str) -> Result<String, Error> {
+        let ty = self.rust_type(id)?;
+        Ok(match ty.strip_prefix("rt::") {
+            Some(runtime) => format!("$crate::__rt::{runtime}"),
+            None => format!("$crate::{ty}"),
+        })
     }
 }

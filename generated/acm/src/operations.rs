@@ -1026,6 +1026,17 @@ pub trait Acm: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateCertificateOptions").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -1036,6 +1047,10 @@ pub async fn dispatch<S: Acm>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AddTagsToCertificate => service
             .add_tags_to_certificate(ctx, rt::FromValue::from_value(input)?)
@@ -1151,4 +1166,129 @@ impl<S: Acm> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Acm`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     add_tags_to_certificate => ops::add_tags_to_certificate,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Acm for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Acm for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (add_tags_to_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_tags_to_certificate $crate::OperationName::AddTagsToCertificate, $crate::AddTagsToCertificateRequest, $crate::__rt::Unit, $crate::AddTagsToCertificateError] $($row)*
+        }
+    };
+    (delete_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_certificate $crate::OperationName::DeleteCertificate, $crate::DeleteCertificateRequest, $crate::__rt::Unit, $crate::DeleteCertificateError] $($row)*
+        }
+    };
+    (describe_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_certificate $crate::OperationName::DescribeCertificate, $crate::DescribeCertificateRequest, $crate::DescribeCertificateResponse, $crate::DescribeCertificateError] $($row)*
+        }
+    };
+    (export_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [export_certificate $crate::OperationName::ExportCertificate, $crate::ExportCertificateRequest, $crate::ExportCertificateResponse, $crate::ExportCertificateError] $($row)*
+        }
+    };
+    (get_account_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account_configuration $crate::OperationName::GetAccountConfiguration, $crate::__rt::Unit, $crate::GetAccountConfigurationResponse, $crate::GetAccountConfigurationError] $($row)*
+        }
+    };
+    (get_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_certificate $crate::OperationName::GetCertificate, $crate::GetCertificateRequest, $crate::GetCertificateResponse, $crate::GetCertificateError] $($row)*
+        }
+    };
+    (import_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [import_certificate $crate::OperationName::ImportCertificate, $crate::ImportCertificateRequest, $crate::ImportCertificateResponse, $crate::ImportCertificateError] $($row)*
+        }
+    };
+    (list_certificates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_certificates $crate::OperationName::ListCertificates, $crate::ListCertificatesRequest, $crate::ListCertificatesResponse, $crate::ListCertificatesError] $($row)*
+        }
+    };
+    (list_tags_for_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_certificate $crate::OperationName::ListTagsForCertificate, $crate::ListTagsForCertificateRequest, $crate::ListTagsForCertificateResponse, $crate::ListTagsForCertificateError] $($row)*
+        }
+    };
+    (put_account_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_account_configuration $crate::OperationName::PutAccountConfiguration, $crate::PutAccountConfigurationRequest, $crate::__rt::Unit, $crate::PutAccountConfigurationError] $($row)*
+        }
+    };
+    (remove_tags_from_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_tags_from_certificate $crate::OperationName::RemoveTagsFromCertificate, $crate::RemoveTagsFromCertificateRequest, $crate::__rt::Unit, $crate::RemoveTagsFromCertificateError] $($row)*
+        }
+    };
+    (renew_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [renew_certificate $crate::OperationName::RenewCertificate, $crate::RenewCertificateRequest, $crate::__rt::Unit, $crate::RenewCertificateError] $($row)*
+        }
+    };
+    (request_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [request_certificate $crate::OperationName::RequestCertificate, $crate::RequestCertificateRequest, $crate::RequestCertificateResponse, $crate::RequestCertificateError] $($row)*
+        }
+    };
+    (resend_validation_email $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [resend_validation_email $crate::OperationName::ResendValidationEmail, $crate::ResendValidationEmailRequest, $crate::__rt::Unit, $crate::ResendValidationEmailError] $($row)*
+        }
+    };
+    (revoke_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [revoke_certificate $crate::OperationName::RevokeCertificate, $crate::RevokeCertificateRequest, $crate::RevokeCertificateResponse, $crate::RevokeCertificateError] $($row)*
+        }
+    };
+    (update_certificate_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_certificate_options $crate::OperationName::UpdateCertificateOptions, $crate::UpdateCertificateOptionsRequest, $crate::__rt::Unit, $crate::UpdateCertificateOptionsError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of ACM"));
+    };
 }

@@ -8378,6 +8378,17 @@ pub trait ApiGateway: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateVpcLink").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -8388,6 +8399,10 @@ pub async fn dispatch<S: ApiGateway>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::CreateApiKey => service
             .create_api_key(ctx, rt::FromValue::from_value(input)?)
@@ -9045,4 +9060,669 @@ impl<S: ApiGateway> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`ApiGateway`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     create_api_key => ops::create_api_key,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::ApiGateway for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::ApiGateway for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (create_api_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_api_key $crate::OperationName::CreateApiKey, $crate::CreateApiKeyRequest, $crate::ApiKey, $crate::CreateApiKeyError] $($row)*
+        }
+    };
+    (create_authorizer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_authorizer $crate::OperationName::CreateAuthorizer, $crate::CreateAuthorizerRequest, $crate::Authorizer, $crate::CreateAuthorizerError] $($row)*
+        }
+    };
+    (create_base_path_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_base_path_mapping $crate::OperationName::CreateBasePathMapping, $crate::CreateBasePathMappingRequest, $crate::BasePathMapping, $crate::CreateBasePathMappingError] $($row)*
+        }
+    };
+    (create_deployment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_deployment $crate::OperationName::CreateDeployment, $crate::CreateDeploymentRequest, $crate::Deployment, $crate::CreateDeploymentError] $($row)*
+        }
+    };
+    (create_documentation_part $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_documentation_part $crate::OperationName::CreateDocumentationPart, $crate::CreateDocumentationPartRequest, $crate::DocumentationPart, $crate::CreateDocumentationPartError] $($row)*
+        }
+    };
+    (create_documentation_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_documentation_version $crate::OperationName::CreateDocumentationVersion, $crate::CreateDocumentationVersionRequest, $crate::DocumentationVersion, $crate::CreateDocumentationVersionError] $($row)*
+        }
+    };
+    (create_domain_name $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_domain_name $crate::OperationName::CreateDomainName, $crate::CreateDomainNameRequest, $crate::DomainName, $crate::CreateDomainNameError] $($row)*
+        }
+    };
+    (create_domain_name_access_association $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_domain_name_access_association $crate::OperationName::CreateDomainNameAccessAssociation, $crate::CreateDomainNameAccessAssociationRequest, $crate::DomainNameAccessAssociation, $crate::CreateDomainNameAccessAssociationError] $($row)*
+        }
+    };
+    (create_model $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_model $crate::OperationName::CreateModel, $crate::CreateModelRequest, $crate::Model, $crate::CreateModelError] $($row)*
+        }
+    };
+    (create_request_validator $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_request_validator $crate::OperationName::CreateRequestValidator, $crate::CreateRequestValidatorRequest, $crate::RequestValidator, $crate::CreateRequestValidatorError] $($row)*
+        }
+    };
+    (create_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_resource $crate::OperationName::CreateResource, $crate::CreateResourceRequest, $crate::Resource, $crate::CreateResourceError] $($row)*
+        }
+    };
+    (create_rest_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_rest_api $crate::OperationName::CreateRestApi, $crate::CreateRestApiRequest, $crate::RestApi, $crate::CreateRestApiError] $($row)*
+        }
+    };
+    (create_stage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_stage $crate::OperationName::CreateStage, $crate::CreateStageRequest, $crate::Stage, $crate::CreateStageError] $($row)*
+        }
+    };
+    (create_usage_plan $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_usage_plan $crate::OperationName::CreateUsagePlan, $crate::CreateUsagePlanRequest, $crate::UsagePlan, $crate::CreateUsagePlanError] $($row)*
+        }
+    };
+    (create_usage_plan_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_usage_plan_key $crate::OperationName::CreateUsagePlanKey, $crate::CreateUsagePlanKeyRequest, $crate::UsagePlanKey, $crate::CreateUsagePlanKeyError] $($row)*
+        }
+    };
+    (create_vpc_link $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_vpc_link $crate::OperationName::CreateVpcLink, $crate::CreateVpcLinkRequest, $crate::VpcLink, $crate::CreateVpcLinkError] $($row)*
+        }
+    };
+    (delete_api_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_api_key $crate::OperationName::DeleteApiKey, $crate::DeleteApiKeyRequest, $crate::__rt::Unit, $crate::DeleteApiKeyError] $($row)*
+        }
+    };
+    (delete_authorizer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_authorizer $crate::OperationName::DeleteAuthorizer, $crate::DeleteAuthorizerRequest, $crate::__rt::Unit, $crate::DeleteAuthorizerError] $($row)*
+        }
+    };
+    (delete_base_path_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_base_path_mapping $crate::OperationName::DeleteBasePathMapping, $crate::DeleteBasePathMappingRequest, $crate::__rt::Unit, $crate::DeleteBasePathMappingError] $($row)*
+        }
+    };
+    (delete_client_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_client_certificate $crate::OperationName::DeleteClientCertificate, $crate::DeleteClientCertificateRequest, $crate::__rt::Unit, $crate::DeleteClientCertificateError] $($row)*
+        }
+    };
+    (delete_deployment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_deployment $crate::OperationName::DeleteDeployment, $crate::DeleteDeploymentRequest, $crate::__rt::Unit, $crate::DeleteDeploymentError] $($row)*
+        }
+    };
+    (delete_documentation_part $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_documentation_part $crate::OperationName::DeleteDocumentationPart, $crate::DeleteDocumentationPartRequest, $crate::__rt::Unit, $crate::DeleteDocumentationPartError] $($row)*
+        }
+    };
+    (delete_documentation_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_documentation_version $crate::OperationName::DeleteDocumentationVersion, $crate::DeleteDocumentationVersionRequest, $crate::__rt::Unit, $crate::DeleteDocumentationVersionError] $($row)*
+        }
+    };
+    (delete_domain_name $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_domain_name $crate::OperationName::DeleteDomainName, $crate::DeleteDomainNameRequest, $crate::__rt::Unit, $crate::DeleteDomainNameError] $($row)*
+        }
+    };
+    (delete_domain_name_access_association $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_domain_name_access_association $crate::OperationName::DeleteDomainNameAccessAssociation, $crate::DeleteDomainNameAccessAssociationRequest, $crate::__rt::Unit, $crate::DeleteDomainNameAccessAssociationError] $($row)*
+        }
+    };
+    (delete_gateway_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_gateway_response $crate::OperationName::DeleteGatewayResponse, $crate::DeleteGatewayResponseRequest, $crate::__rt::Unit, $crate::DeleteGatewayResponseError] $($row)*
+        }
+    };
+    (delete_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_integration $crate::OperationName::DeleteIntegration, $crate::DeleteIntegrationRequest, $crate::__rt::Unit, $crate::DeleteIntegrationError] $($row)*
+        }
+    };
+    (delete_integration_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_integration_response $crate::OperationName::DeleteIntegrationResponse, $crate::DeleteIntegrationResponseRequest, $crate::__rt::Unit, $crate::DeleteIntegrationResponseError] $($row)*
+        }
+    };
+    (delete_method $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_method $crate::OperationName::DeleteMethod, $crate::DeleteMethodRequest, $crate::__rt::Unit, $crate::DeleteMethodError] $($row)*
+        }
+    };
+    (delete_method_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_method_response $crate::OperationName::DeleteMethodResponse, $crate::DeleteMethodResponseRequest, $crate::__rt::Unit, $crate::DeleteMethodResponseError] $($row)*
+        }
+    };
+    (delete_model $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_model $crate::OperationName::DeleteModel, $crate::DeleteModelRequest, $crate::__rt::Unit, $crate::DeleteModelError] $($row)*
+        }
+    };
+    (delete_request_validator $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_request_validator $crate::OperationName::DeleteRequestValidator, $crate::DeleteRequestValidatorRequest, $crate::__rt::Unit, $crate::DeleteRequestValidatorError] $($row)*
+        }
+    };
+    (delete_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_resource $crate::OperationName::DeleteResource, $crate::DeleteResourceRequest, $crate::__rt::Unit, $crate::DeleteResourceError] $($row)*
+        }
+    };
+    (delete_rest_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_rest_api $crate::OperationName::DeleteRestApi, $crate::DeleteRestApiRequest, $crate::__rt::Unit, $crate::DeleteRestApiError] $($row)*
+        }
+    };
+    (delete_stage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_stage $crate::OperationName::DeleteStage, $crate::DeleteStageRequest, $crate::__rt::Unit, $crate::DeleteStageError] $($row)*
+        }
+    };
+    (delete_usage_plan $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_usage_plan $crate::OperationName::DeleteUsagePlan, $crate::DeleteUsagePlanRequest, $crate::__rt::Unit, $crate::DeleteUsagePlanError] $($row)*
+        }
+    };
+    (delete_usage_plan_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_usage_plan_key $crate::OperationName::DeleteUsagePlanKey, $crate::DeleteUsagePlanKeyRequest, $crate::__rt::Unit, $crate::DeleteUsagePlanKeyError] $($row)*
+        }
+    };
+    (delete_vpc_link $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_vpc_link $crate::OperationName::DeleteVpcLink, $crate::DeleteVpcLinkRequest, $crate::__rt::Unit, $crate::DeleteVpcLinkError] $($row)*
+        }
+    };
+    (flush_stage_authorizers_cache $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [flush_stage_authorizers_cache $crate::OperationName::FlushStageAuthorizersCache, $crate::FlushStageAuthorizersCacheRequest, $crate::__rt::Unit, $crate::FlushStageAuthorizersCacheError] $($row)*
+        }
+    };
+    (flush_stage_cache $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [flush_stage_cache $crate::OperationName::FlushStageCache, $crate::FlushStageCacheRequest, $crate::__rt::Unit, $crate::FlushStageCacheError] $($row)*
+        }
+    };
+    (generate_client_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_client_certificate $crate::OperationName::GenerateClientCertificate, $crate::GenerateClientCertificateRequest, $crate::ClientCertificate, $crate::GenerateClientCertificateError] $($row)*
+        }
+    };
+    (get_account $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account $crate::OperationName::GetAccount, $crate::GetAccountRequest, $crate::Account, $crate::GetAccountError] $($row)*
+        }
+    };
+    (get_api_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_api_key $crate::OperationName::GetApiKey, $crate::GetApiKeyRequest, $crate::ApiKey, $crate::GetApiKeyError] $($row)*
+        }
+    };
+    (get_api_keys $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_api_keys $crate::OperationName::GetApiKeys, $crate::GetApiKeysRequest, $crate::ApiKeys, $crate::GetApiKeysError] $($row)*
+        }
+    };
+    (get_authorizer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_authorizer $crate::OperationName::GetAuthorizer, $crate::GetAuthorizerRequest, $crate::Authorizer, $crate::GetAuthorizerError] $($row)*
+        }
+    };
+    (get_authorizers $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_authorizers $crate::OperationName::GetAuthorizers, $crate::GetAuthorizersRequest, $crate::Authorizers, $crate::GetAuthorizersError] $($row)*
+        }
+    };
+    (get_base_path_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_base_path_mapping $crate::OperationName::GetBasePathMapping, $crate::GetBasePathMappingRequest, $crate::BasePathMapping, $crate::GetBasePathMappingError] $($row)*
+        }
+    };
+    (get_base_path_mappings $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_base_path_mappings $crate::OperationName::GetBasePathMappings, $crate::GetBasePathMappingsRequest, $crate::BasePathMappings, $crate::GetBasePathMappingsError] $($row)*
+        }
+    };
+    (get_client_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_client_certificate $crate::OperationName::GetClientCertificate, $crate::GetClientCertificateRequest, $crate::ClientCertificate, $crate::GetClientCertificateError] $($row)*
+        }
+    };
+    (get_client_certificates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_client_certificates $crate::OperationName::GetClientCertificates, $crate::GetClientCertificatesRequest, $crate::ClientCertificates, $crate::GetClientCertificatesError] $($row)*
+        }
+    };
+    (get_deployment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_deployment $crate::OperationName::GetDeployment, $crate::GetDeploymentRequest, $crate::Deployment, $crate::GetDeploymentError] $($row)*
+        }
+    };
+    (get_deployments $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_deployments $crate::OperationName::GetDeployments, $crate::GetDeploymentsRequest, $crate::Deployments, $crate::GetDeploymentsError] $($row)*
+        }
+    };
+    (get_documentation_part $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_documentation_part $crate::OperationName::GetDocumentationPart, $crate::GetDocumentationPartRequest, $crate::DocumentationPart, $crate::GetDocumentationPartError] $($row)*
+        }
+    };
+    (get_documentation_parts $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_documentation_parts $crate::OperationName::GetDocumentationParts, $crate::GetDocumentationPartsRequest, $crate::DocumentationParts, $crate::GetDocumentationPartsError] $($row)*
+        }
+    };
+    (get_documentation_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_documentation_version $crate::OperationName::GetDocumentationVersion, $crate::GetDocumentationVersionRequest, $crate::DocumentationVersion, $crate::GetDocumentationVersionError] $($row)*
+        }
+    };
+    (get_documentation_versions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_documentation_versions $crate::OperationName::GetDocumentationVersions, $crate::GetDocumentationVersionsRequest, $crate::DocumentationVersions, $crate::GetDocumentationVersionsError] $($row)*
+        }
+    };
+    (get_domain_name $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_domain_name $crate::OperationName::GetDomainName, $crate::GetDomainNameRequest, $crate::DomainName, $crate::GetDomainNameError] $($row)*
+        }
+    };
+    (get_domain_name_access_associations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_domain_name_access_associations $crate::OperationName::GetDomainNameAccessAssociations, $crate::GetDomainNameAccessAssociationsRequest, $crate::DomainNameAccessAssociations, $crate::GetDomainNameAccessAssociationsError] $($row)*
+        }
+    };
+    (get_domain_names $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_domain_names $crate::OperationName::GetDomainNames, $crate::GetDomainNamesRequest, $crate::DomainNames, $crate::GetDomainNamesError] $($row)*
+        }
+    };
+    (get_export $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_export $crate::OperationName::GetExport, $crate::GetExportRequest, $crate::ExportResponse, $crate::GetExportError] $($row)*
+        }
+    };
+    (get_gateway_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_gateway_response $crate::OperationName::GetGatewayResponse, $crate::GetGatewayResponseRequest, $crate::GatewayResponse, $crate::GetGatewayResponseError] $($row)*
+        }
+    };
+    (get_gateway_responses $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_gateway_responses $crate::OperationName::GetGatewayResponses, $crate::GetGatewayResponsesRequest, $crate::GatewayResponses, $crate::GetGatewayResponsesError] $($row)*
+        }
+    };
+    (get_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_integration $crate::OperationName::GetIntegration, $crate::GetIntegrationRequest, $crate::Integration, $crate::GetIntegrationError] $($row)*
+        }
+    };
+    (get_integration_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_integration_response $crate::OperationName::GetIntegrationResponse, $crate::GetIntegrationResponseRequest, $crate::IntegrationResponse, $crate::GetIntegrationResponseError] $($row)*
+        }
+    };
+    (get_method $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_method $crate::OperationName::GetMethod, $crate::GetMethodRequest, $crate::Method, $crate::GetMethodError] $($row)*
+        }
+    };
+    (get_method_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_method_response $crate::OperationName::GetMethodResponse, $crate::GetMethodResponseRequest, $crate::MethodResponse, $crate::GetMethodResponseError] $($row)*
+        }
+    };
+    (get_model $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_model $crate::OperationName::GetModel, $crate::GetModelRequest, $crate::Model, $crate::GetModelError] $($row)*
+        }
+    };
+    (get_model_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_model_template $crate::OperationName::GetModelTemplate, $crate::GetModelTemplateRequest, $crate::Template, $crate::GetModelTemplateError] $($row)*
+        }
+    };
+    (get_models $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_models $crate::OperationName::GetModels, $crate::GetModelsRequest, $crate::Models, $crate::GetModelsError] $($row)*
+        }
+    };
+    (get_request_validator $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_request_validator $crate::OperationName::GetRequestValidator, $crate::GetRequestValidatorRequest, $crate::RequestValidator, $crate::GetRequestValidatorError] $($row)*
+        }
+    };
+    (get_request_validators $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_request_validators $crate::OperationName::GetRequestValidators, $crate::GetRequestValidatorsRequest, $crate::RequestValidators, $crate::GetRequestValidatorsError] $($row)*
+        }
+    };
+    (get_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_resource $crate::OperationName::GetResource, $crate::GetResourceRequest, $crate::Resource, $crate::GetResourceError] $($row)*
+        }
+    };
+    (get_resources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_resources $crate::OperationName::GetResources, $crate::GetResourcesRequest, $crate::Resources, $crate::GetResourcesError] $($row)*
+        }
+    };
+    (get_rest_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_rest_api $crate::OperationName::GetRestApi, $crate::GetRestApiRequest, $crate::RestApi, $crate::GetRestApiError] $($row)*
+        }
+    };
+    (get_rest_apis $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_rest_apis $crate::OperationName::GetRestApis, $crate::GetRestApisRequest, $crate::RestApis, $crate::GetRestApisError] $($row)*
+        }
+    };
+    (get_sdk $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_sdk $crate::OperationName::GetSdk, $crate::GetSdkRequest, $crate::SdkResponse, $crate::GetSdkError] $($row)*
+        }
+    };
+    (get_sdk_type $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_sdk_type $crate::OperationName::GetSdkType, $crate::GetSdkTypeRequest, $crate::SdkType, $crate::GetSdkTypeError] $($row)*
+        }
+    };
+    (get_sdk_types $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_sdk_types $crate::OperationName::GetSdkTypes, $crate::GetSdkTypesRequest, $crate::SdkTypes, $crate::GetSdkTypesError] $($row)*
+        }
+    };
+    (get_stage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_stage $crate::OperationName::GetStage, $crate::GetStageRequest, $crate::Stage, $crate::GetStageError] $($row)*
+        }
+    };
+    (get_stages $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_stages $crate::OperationName::GetStages, $crate::GetStagesRequest, $crate::Stages, $crate::GetStagesError] $($row)*
+        }
+    };
+    (get_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_tags $crate::OperationName::GetTags, $crate::GetTagsRequest, $crate::Tags, $crate::GetTagsError] $($row)*
+        }
+    };
+    (get_usage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_usage $crate::OperationName::GetUsage, $crate::GetUsageRequest, $crate::Usage, $crate::GetUsageError] $($row)*
+        }
+    };
+    (get_usage_plan $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_usage_plan $crate::OperationName::GetUsagePlan, $crate::GetUsagePlanRequest, $crate::UsagePlan, $crate::GetUsagePlanError] $($row)*
+        }
+    };
+    (get_usage_plan_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_usage_plan_key $crate::OperationName::GetUsagePlanKey, $crate::GetUsagePlanKeyRequest, $crate::UsagePlanKey, $crate::GetUsagePlanKeyError] $($row)*
+        }
+    };
+    (get_usage_plan_keys $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_usage_plan_keys $crate::OperationName::GetUsagePlanKeys, $crate::GetUsagePlanKeysRequest, $crate::UsagePlanKeys, $crate::GetUsagePlanKeysError] $($row)*
+        }
+    };
+    (get_usage_plans $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_usage_plans $crate::OperationName::GetUsagePlans, $crate::GetUsagePlansRequest, $crate::UsagePlans, $crate::GetUsagePlansError] $($row)*
+        }
+    };
+    (get_vpc_link $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_vpc_link $crate::OperationName::GetVpcLink, $crate::GetVpcLinkRequest, $crate::VpcLink, $crate::GetVpcLinkError] $($row)*
+        }
+    };
+    (get_vpc_links $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_vpc_links $crate::OperationName::GetVpcLinks, $crate::GetVpcLinksRequest, $crate::VpcLinks, $crate::GetVpcLinksError] $($row)*
+        }
+    };
+    (import_api_keys $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [import_api_keys $crate::OperationName::ImportApiKeys, $crate::ImportApiKeysRequest, $crate::ApiKeyIds, $crate::ImportApiKeysError] $($row)*
+        }
+    };
+    (import_documentation_parts $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [import_documentation_parts $crate::OperationName::ImportDocumentationParts, $crate::ImportDocumentationPartsRequest, $crate::DocumentationPartIds, $crate::ImportDocumentationPartsError] $($row)*
+        }
+    };
+    (import_rest_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [import_rest_api $crate::OperationName::ImportRestApi, $crate::ImportRestApiRequest, $crate::RestApi, $crate::ImportRestApiError] $($row)*
+        }
+    };
+    (put_gateway_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_gateway_response $crate::OperationName::PutGatewayResponse, $crate::PutGatewayResponseRequest, $crate::GatewayResponse, $crate::PutGatewayResponseError] $($row)*
+        }
+    };
+    (put_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_integration $crate::OperationName::PutIntegration, $crate::PutIntegrationRequest, $crate::Integration, $crate::PutIntegrationError] $($row)*
+        }
+    };
+    (put_integration_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_integration_response $crate::OperationName::PutIntegrationResponse, $crate::PutIntegrationResponseRequest, $crate::IntegrationResponse, $crate::PutIntegrationResponseError] $($row)*
+        }
+    };
+    (put_method $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_method $crate::OperationName::PutMethod, $crate::PutMethodRequest, $crate::Method, $crate::PutMethodError] $($row)*
+        }
+    };
+    (put_method_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_method_response $crate::OperationName::PutMethodResponse, $crate::PutMethodResponseRequest, $crate::MethodResponse, $crate::PutMethodResponseError] $($row)*
+        }
+    };
+    (put_rest_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_rest_api $crate::OperationName::PutRestApi, $crate::PutRestApiRequest, $crate::RestApi, $crate::PutRestApiError] $($row)*
+        }
+    };
+    (reject_domain_name_access_association $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [reject_domain_name_access_association $crate::OperationName::RejectDomainNameAccessAssociation, $crate::RejectDomainNameAccessAssociationRequest, $crate::__rt::Unit, $crate::RejectDomainNameAccessAssociationError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::__rt::Unit, $crate::TagResourceError] $($row)*
+        }
+    };
+    (test_invoke_authorizer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_invoke_authorizer $crate::OperationName::TestInvokeAuthorizer, $crate::TestInvokeAuthorizerRequest, $crate::TestInvokeAuthorizerResponse, $crate::TestInvokeAuthorizerError] $($row)*
+        }
+    };
+    (test_invoke_method $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_invoke_method $crate::OperationName::TestInvokeMethod, $crate::TestInvokeMethodRequest, $crate::TestInvokeMethodResponse, $crate::TestInvokeMethodError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::__rt::Unit, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_account $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_account $crate::OperationName::UpdateAccount, $crate::UpdateAccountRequest, $crate::Account, $crate::UpdateAccountError] $($row)*
+        }
+    };
+    (update_api_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_api_key $crate::OperationName::UpdateApiKey, $crate::UpdateApiKeyRequest, $crate::ApiKey, $crate::UpdateApiKeyError] $($row)*
+        }
+    };
+    (update_authorizer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_authorizer $crate::OperationName::UpdateAuthorizer, $crate::UpdateAuthorizerRequest, $crate::Authorizer, $crate::UpdateAuthorizerError] $($row)*
+        }
+    };
+    (update_base_path_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_base_path_mapping $crate::OperationName::UpdateBasePathMapping, $crate::UpdateBasePathMappingRequest, $crate::BasePathMapping, $crate::UpdateBasePathMappingError] $($row)*
+        }
+    };
+    (update_client_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_client_certificate $crate::OperationName::UpdateClientCertificate, $crate::UpdateClientCertificateRequest, $crate::ClientCertificate, $crate::UpdateClientCertificateError] $($row)*
+        }
+    };
+    (update_deployment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_deployment $crate::OperationName::UpdateDeployment, $crate::UpdateDeploymentRequest, $crate::Deployment, $crate::UpdateDeploymentError] $($row)*
+        }
+    };
+    (update_documentation_part $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_documentation_part $crate::OperationName::UpdateDocumentationPart, $crate::UpdateDocumentationPartRequest, $crate::DocumentationPart, $crate::UpdateDocumentationPartError] $($row)*
+        }
+    };
+    (update_documentation_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_documentation_version $crate::OperationName::UpdateDocumentationVersion, $crate::UpdateDocumentationVersionRequest, $crate::DocumentationVersion, $crate::UpdateDocumentationVersionError] $($row)*
+        }
+    };
+    (update_domain_name $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_domain_name $crate::OperationName::UpdateDomainName, $crate::UpdateDomainNameRequest, $crate::DomainName, $crate::UpdateDomainNameError] $($row)*
+        }
+    };
+    (update_gateway_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_gateway_response $crate::OperationName::UpdateGatewayResponse, $crate::UpdateGatewayResponseRequest, $crate::GatewayResponse, $crate::UpdateGatewayResponseError] $($row)*
+        }
+    };
+    (update_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_integration $crate::OperationName::UpdateIntegration, $crate::UpdateIntegrationRequest, $crate::Integration, $crate::UpdateIntegrationError] $($row)*
+        }
+    };
+    (update_integration_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_integration_response $crate::OperationName::UpdateIntegrationResponse, $crate::UpdateIntegrationResponseRequest, $crate::IntegrationResponse, $crate::UpdateIntegrationResponseError] $($row)*
+        }
+    };
+    (update_method $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_method $crate::OperationName::UpdateMethod, $crate::UpdateMethodRequest, $crate::Method, $crate::UpdateMethodError] $($row)*
+        }
+    };
+    (update_method_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_method_response $crate::OperationName::UpdateMethodResponse, $crate::UpdateMethodResponseRequest, $crate::MethodResponse, $crate::UpdateMethodResponseError] $($row)*
+        }
+    };
+    (update_model $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_model $crate::OperationName::UpdateModel, $crate::UpdateModelRequest, $crate::Model, $crate::UpdateModelError] $($row)*
+        }
+    };
+    (update_request_validator $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_request_validator $crate::OperationName::UpdateRequestValidator, $crate::UpdateRequestValidatorRequest, $crate::RequestValidator, $crate::UpdateRequestValidatorError] $($row)*
+        }
+    };
+    (update_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_resource $crate::OperationName::UpdateResource, $crate::UpdateResourceRequest, $crate::Resource, $crate::UpdateResourceError] $($row)*
+        }
+    };
+    (update_rest_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_rest_api $crate::OperationName::UpdateRestApi, $crate::UpdateRestApiRequest, $crate::RestApi, $crate::UpdateRestApiError] $($row)*
+        }
+    };
+    (update_stage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_stage $crate::OperationName::UpdateStage, $crate::UpdateStageRequest, $crate::Stage, $crate::UpdateStageError] $($row)*
+        }
+    };
+    (update_usage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_usage $crate::OperationName::UpdateUsage, $crate::UpdateUsageRequest, $crate::Usage, $crate::UpdateUsageError] $($row)*
+        }
+    };
+    (update_usage_plan $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_usage_plan $crate::OperationName::UpdateUsagePlan, $crate::UpdateUsagePlanRequest, $crate::UsagePlan, $crate::UpdateUsagePlanError] $($row)*
+        }
+    };
+    (update_vpc_link $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_vpc_link $crate::OperationName::UpdateVpcLink, $crate::UpdateVpcLinkRequest, $crate::VpcLink, $crate::UpdateVpcLinkError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of API Gateway"));
+    };
 }

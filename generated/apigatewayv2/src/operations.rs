@@ -4159,6 +4159,17 @@ pub trait ApiGatewayV2: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateVpcLink").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -4169,6 +4180,10 @@ pub async fn dispatch<S: ApiGatewayV2>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::CreateApi => service
             .create_api(ctx, rt::FromValue::from_value(input)?)
@@ -4591,4 +4606,434 @@ impl<S: ApiGatewayV2> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`ApiGatewayV2`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     create_api => ops::create_api,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::ApiGatewayV2 for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::ApiGatewayV2 for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (create_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_api $crate::OperationName::CreateApi, $crate::CreateApiRequest, $crate::CreateApiResponse, $crate::CreateApiError] $($row)*
+        }
+    };
+    (create_api_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_api_mapping $crate::OperationName::CreateApiMapping, $crate::CreateApiMappingRequest, $crate::CreateApiMappingResponse, $crate::CreateApiMappingError] $($row)*
+        }
+    };
+    (create_authorizer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_authorizer $crate::OperationName::CreateAuthorizer, $crate::CreateAuthorizerRequest, $crate::CreateAuthorizerResponse, $crate::CreateAuthorizerError] $($row)*
+        }
+    };
+    (create_deployment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_deployment $crate::OperationName::CreateDeployment, $crate::CreateDeploymentRequest, $crate::CreateDeploymentResponse, $crate::CreateDeploymentError] $($row)*
+        }
+    };
+    (create_domain_name $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_domain_name $crate::OperationName::CreateDomainName, $crate::CreateDomainNameRequest, $crate::CreateDomainNameResponse, $crate::CreateDomainNameError] $($row)*
+        }
+    };
+    (create_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_integration $crate::OperationName::CreateIntegration, $crate::CreateIntegrationRequest, $crate::CreateIntegrationResult, $crate::CreateIntegrationError] $($row)*
+        }
+    };
+    (create_integration_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_integration_response $crate::OperationName::CreateIntegrationResponse, $crate::CreateIntegrationResponseRequest, $crate::CreateIntegrationResponseResponse, $crate::CreateIntegrationResponseError] $($row)*
+        }
+    };
+    (create_model $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_model $crate::OperationName::CreateModel, $crate::CreateModelRequest, $crate::CreateModelResponse, $crate::CreateModelError] $($row)*
+        }
+    };
+    (create_route $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_route $crate::OperationName::CreateRoute, $crate::CreateRouteRequest, $crate::CreateRouteResult, $crate::CreateRouteError] $($row)*
+        }
+    };
+    (create_route_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_route_response $crate::OperationName::CreateRouteResponse, $crate::CreateRouteResponseRequest, $crate::CreateRouteResponseResponse, $crate::CreateRouteResponseError] $($row)*
+        }
+    };
+    (create_routing_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_routing_rule $crate::OperationName::CreateRoutingRule, $crate::CreateRoutingRuleRequest, $crate::CreateRoutingRuleResponse, $crate::CreateRoutingRuleError] $($row)*
+        }
+    };
+    (create_stage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_stage $crate::OperationName::CreateStage, $crate::CreateStageRequest, $crate::CreateStageResponse, $crate::CreateStageError] $($row)*
+        }
+    };
+    (create_vpc_link $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_vpc_link $crate::OperationName::CreateVpcLink, $crate::CreateVpcLinkRequest, $crate::CreateVpcLinkResponse, $crate::CreateVpcLinkError] $($row)*
+        }
+    };
+    (delete_access_log_settings $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_access_log_settings $crate::OperationName::DeleteAccessLogSettings, $crate::DeleteAccessLogSettingsRequest, $crate::__rt::Unit, $crate::DeleteAccessLogSettingsError] $($row)*
+        }
+    };
+    (delete_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_api $crate::OperationName::DeleteApi, $crate::DeleteApiRequest, $crate::__rt::Unit, $crate::DeleteApiError] $($row)*
+        }
+    };
+    (delete_api_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_api_mapping $crate::OperationName::DeleteApiMapping, $crate::DeleteApiMappingRequest, $crate::__rt::Unit, $crate::DeleteApiMappingError] $($row)*
+        }
+    };
+    (delete_authorizer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_authorizer $crate::OperationName::DeleteAuthorizer, $crate::DeleteAuthorizerRequest, $crate::__rt::Unit, $crate::DeleteAuthorizerError] $($row)*
+        }
+    };
+    (delete_cors_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_cors_configuration $crate::OperationName::DeleteCorsConfiguration, $crate::DeleteCorsConfigurationRequest, $crate::__rt::Unit, $crate::DeleteCorsConfigurationError] $($row)*
+        }
+    };
+    (delete_deployment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_deployment $crate::OperationName::DeleteDeployment, $crate::DeleteDeploymentRequest, $crate::__rt::Unit, $crate::DeleteDeploymentError] $($row)*
+        }
+    };
+    (delete_domain_name $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_domain_name $crate::OperationName::DeleteDomainName, $crate::DeleteDomainNameRequest, $crate::__rt::Unit, $crate::DeleteDomainNameError] $($row)*
+        }
+    };
+    (delete_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_integration $crate::OperationName::DeleteIntegration, $crate::DeleteIntegrationRequest, $crate::__rt::Unit, $crate::DeleteIntegrationError] $($row)*
+        }
+    };
+    (delete_integration_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_integration_response $crate::OperationName::DeleteIntegrationResponse, $crate::DeleteIntegrationResponseRequest, $crate::__rt::Unit, $crate::DeleteIntegrationResponseError] $($row)*
+        }
+    };
+    (delete_model $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_model $crate::OperationName::DeleteModel, $crate::DeleteModelRequest, $crate::__rt::Unit, $crate::DeleteModelError] $($row)*
+        }
+    };
+    (delete_route $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_route $crate::OperationName::DeleteRoute, $crate::DeleteRouteRequest, $crate::__rt::Unit, $crate::DeleteRouteError] $($row)*
+        }
+    };
+    (delete_route_request_parameter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_route_request_parameter $crate::OperationName::DeleteRouteRequestParameter, $crate::DeleteRouteRequestParameterRequest, $crate::__rt::Unit, $crate::DeleteRouteRequestParameterError] $($row)*
+        }
+    };
+    (delete_route_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_route_response $crate::OperationName::DeleteRouteResponse, $crate::DeleteRouteResponseRequest, $crate::__rt::Unit, $crate::DeleteRouteResponseError] $($row)*
+        }
+    };
+    (delete_route_settings $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_route_settings $crate::OperationName::DeleteRouteSettings, $crate::DeleteRouteSettingsRequest, $crate::__rt::Unit, $crate::DeleteRouteSettingsError] $($row)*
+        }
+    };
+    (delete_routing_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_routing_rule $crate::OperationName::DeleteRoutingRule, $crate::DeleteRoutingRuleRequest, $crate::__rt::Unit, $crate::DeleteRoutingRuleError] $($row)*
+        }
+    };
+    (delete_stage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_stage $crate::OperationName::DeleteStage, $crate::DeleteStageRequest, $crate::__rt::Unit, $crate::DeleteStageError] $($row)*
+        }
+    };
+    (delete_vpc_link $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_vpc_link $crate::OperationName::DeleteVpcLink, $crate::DeleteVpcLinkRequest, $crate::DeleteVpcLinkResponse, $crate::DeleteVpcLinkError] $($row)*
+        }
+    };
+    (export_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [export_api $crate::OperationName::ExportApi, $crate::ExportApiRequest, $crate::ExportApiResponse, $crate::ExportApiError] $($row)*
+        }
+    };
+    (get_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_api $crate::OperationName::GetApi, $crate::GetApiRequest, $crate::GetApiResponse, $crate::GetApiError] $($row)*
+        }
+    };
+    (get_api_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_api_mapping $crate::OperationName::GetApiMapping, $crate::GetApiMappingRequest, $crate::GetApiMappingResponse, $crate::GetApiMappingError] $($row)*
+        }
+    };
+    (get_api_mappings $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_api_mappings $crate::OperationName::GetApiMappings, $crate::GetApiMappingsRequest, $crate::GetApiMappingsResponse, $crate::GetApiMappingsError] $($row)*
+        }
+    };
+    (get_apis $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_apis $crate::OperationName::GetApis, $crate::GetApisRequest, $crate::GetApisResponse, $crate::GetApisError] $($row)*
+        }
+    };
+    (get_authorizer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_authorizer $crate::OperationName::GetAuthorizer, $crate::GetAuthorizerRequest, $crate::GetAuthorizerResponse, $crate::GetAuthorizerError] $($row)*
+        }
+    };
+    (get_authorizers $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_authorizers $crate::OperationName::GetAuthorizers, $crate::GetAuthorizersRequest, $crate::GetAuthorizersResponse, $crate::GetAuthorizersError] $($row)*
+        }
+    };
+    (get_deployment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_deployment $crate::OperationName::GetDeployment, $crate::GetDeploymentRequest, $crate::GetDeploymentResponse, $crate::GetDeploymentError] $($row)*
+        }
+    };
+    (get_deployments $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_deployments $crate::OperationName::GetDeployments, $crate::GetDeploymentsRequest, $crate::GetDeploymentsResponse, $crate::GetDeploymentsError] $($row)*
+        }
+    };
+    (get_domain_name $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_domain_name $crate::OperationName::GetDomainName, $crate::GetDomainNameRequest, $crate::GetDomainNameResponse, $crate::GetDomainNameError] $($row)*
+        }
+    };
+    (get_domain_names $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_domain_names $crate::OperationName::GetDomainNames, $crate::GetDomainNamesRequest, $crate::GetDomainNamesResponse, $crate::GetDomainNamesError] $($row)*
+        }
+    };
+    (get_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_integration $crate::OperationName::GetIntegration, $crate::GetIntegrationRequest, $crate::GetIntegrationResult, $crate::GetIntegrationError] $($row)*
+        }
+    };
+    (get_integration_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_integration_response $crate::OperationName::GetIntegrationResponse, $crate::GetIntegrationResponseRequest, $crate::GetIntegrationResponseResponse, $crate::GetIntegrationResponseError] $($row)*
+        }
+    };
+    (get_integration_responses $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_integration_responses $crate::OperationName::GetIntegrationResponses, $crate::GetIntegrationResponsesRequest, $crate::GetIntegrationResponsesResponse, $crate::GetIntegrationResponsesError] $($row)*
+        }
+    };
+    (get_integrations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_integrations $crate::OperationName::GetIntegrations, $crate::GetIntegrationsRequest, $crate::GetIntegrationsResponse, $crate::GetIntegrationsError] $($row)*
+        }
+    };
+    (get_model $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_model $crate::OperationName::GetModel, $crate::GetModelRequest, $crate::GetModelResponse, $crate::GetModelError] $($row)*
+        }
+    };
+    (get_model_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_model_template $crate::OperationName::GetModelTemplate, $crate::GetModelTemplateRequest, $crate::GetModelTemplateResponse, $crate::GetModelTemplateError] $($row)*
+        }
+    };
+    (get_models $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_models $crate::OperationName::GetModels, $crate::GetModelsRequest, $crate::GetModelsResponse, $crate::GetModelsError] $($row)*
+        }
+    };
+    (get_route $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_route $crate::OperationName::GetRoute, $crate::GetRouteRequest, $crate::GetRouteResult, $crate::GetRouteError] $($row)*
+        }
+    };
+    (get_route_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_route_response $crate::OperationName::GetRouteResponse, $crate::GetRouteResponseRequest, $crate::GetRouteResponseResponse, $crate::GetRouteResponseError] $($row)*
+        }
+    };
+    (get_route_responses $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_route_responses $crate::OperationName::GetRouteResponses, $crate::GetRouteResponsesRequest, $crate::GetRouteResponsesResponse, $crate::GetRouteResponsesError] $($row)*
+        }
+    };
+    (get_routes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_routes $crate::OperationName::GetRoutes, $crate::GetRoutesRequest, $crate::GetRoutesResponse, $crate::GetRoutesError] $($row)*
+        }
+    };
+    (get_routing_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_routing_rule $crate::OperationName::GetRoutingRule, $crate::GetRoutingRuleRequest, $crate::GetRoutingRuleResponse, $crate::GetRoutingRuleError] $($row)*
+        }
+    };
+    (get_stage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_stage $crate::OperationName::GetStage, $crate::GetStageRequest, $crate::GetStageResponse, $crate::GetStageError] $($row)*
+        }
+    };
+    (get_stages $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_stages $crate::OperationName::GetStages, $crate::GetStagesRequest, $crate::GetStagesResponse, $crate::GetStagesError] $($row)*
+        }
+    };
+    (get_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_tags $crate::OperationName::GetTags, $crate::GetTagsRequest, $crate::GetTagsResponse, $crate::GetTagsError] $($row)*
+        }
+    };
+    (get_vpc_link $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_vpc_link $crate::OperationName::GetVpcLink, $crate::GetVpcLinkRequest, $crate::GetVpcLinkResponse, $crate::GetVpcLinkError] $($row)*
+        }
+    };
+    (get_vpc_links $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_vpc_links $crate::OperationName::GetVpcLinks, $crate::GetVpcLinksRequest, $crate::GetVpcLinksResponse, $crate::GetVpcLinksError] $($row)*
+        }
+    };
+    (import_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [import_api $crate::OperationName::ImportApi, $crate::ImportApiRequest, $crate::ImportApiResponse, $crate::ImportApiError] $($row)*
+        }
+    };
+    (list_routing_rules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_routing_rules $crate::OperationName::ListRoutingRules, $crate::ListRoutingRulesRequest, $crate::ListRoutingRulesResponse, $crate::ListRoutingRulesError] $($row)*
+        }
+    };
+    (put_routing_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_routing_rule $crate::OperationName::PutRoutingRule, $crate::PutRoutingRuleRequest, $crate::PutRoutingRuleResponse, $crate::PutRoutingRuleError] $($row)*
+        }
+    };
+    (reimport_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [reimport_api $crate::OperationName::ReimportApi, $crate::ReimportApiRequest, $crate::ReimportApiResponse, $crate::ReimportApiError] $($row)*
+        }
+    };
+    (reset_authorizers_cache $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [reset_authorizers_cache $crate::OperationName::ResetAuthorizersCache, $crate::ResetAuthorizersCacheRequest, $crate::__rt::Unit, $crate::ResetAuthorizersCacheError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::TagResourceResponse, $crate::TagResourceError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::__rt::Unit, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_api $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_api $crate::OperationName::UpdateApi, $crate::UpdateApiRequest, $crate::UpdateApiResponse, $crate::UpdateApiError] $($row)*
+        }
+    };
+    (update_api_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_api_mapping $crate::OperationName::UpdateApiMapping, $crate::UpdateApiMappingRequest, $crate::UpdateApiMappingResponse, $crate::UpdateApiMappingError] $($row)*
+        }
+    };
+    (update_authorizer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_authorizer $crate::OperationName::UpdateAuthorizer, $crate::UpdateAuthorizerRequest, $crate::UpdateAuthorizerResponse, $crate::UpdateAuthorizerError] $($row)*
+        }
+    };
+    (update_deployment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_deployment $crate::OperationName::UpdateDeployment, $crate::UpdateDeploymentRequest, $crate::UpdateDeploymentResponse, $crate::UpdateDeploymentError] $($row)*
+        }
+    };
+    (update_domain_name $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_domain_name $crate::OperationName::UpdateDomainName, $crate::UpdateDomainNameRequest, $crate::UpdateDomainNameResponse, $crate::UpdateDomainNameError] $($row)*
+        }
+    };
+    (update_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_integration $crate::OperationName::UpdateIntegration, $crate::UpdateIntegrationRequest, $crate::UpdateIntegrationResult, $crate::UpdateIntegrationError] $($row)*
+        }
+    };
+    (update_integration_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_integration_response $crate::OperationName::UpdateIntegrationResponse, $crate::UpdateIntegrationResponseRequest, $crate::UpdateIntegrationResponseResponse, $crate::UpdateIntegrationResponseError] $($row)*
+        }
+    };
+    (update_model $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_model $crate::OperationName::UpdateModel, $crate::UpdateModelRequest, $crate::UpdateModelResponse, $crate::UpdateModelError] $($row)*
+        }
+    };
+    (update_route $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_route $crate::OperationName::UpdateRoute, $crate::UpdateRouteRequest, $crate::UpdateRouteResult, $crate::UpdateRouteError] $($row)*
+        }
+    };
+    (update_route_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_route_response $crate::OperationName::UpdateRouteResponse, $crate::UpdateRouteResponseRequest, $crate::UpdateRouteResponseResponse, $crate::UpdateRouteResponseError] $($row)*
+        }
+    };
+    (update_stage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_stage $crate::OperationName::UpdateStage, $crate::UpdateStageRequest, $crate::UpdateStageResponse, $crate::UpdateStageError] $($row)*
+        }
+    };
+    (update_vpc_link $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_vpc_link $crate::OperationName::UpdateVpcLink, $crate::UpdateVpcLinkRequest, $crate::UpdateVpcLinkResponse, $crate::UpdateVpcLinkError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of ApiGatewayV2"));
+    };
 }

@@ -14,3 +14,7 @@ pub mod types;
 pub use operations::*;
 pub use schema::SERVICE;
 pub use types::*;
+
+/// The runtime, as the `operations!` macro names it from the crate that calls it.
+#[doc(hidden)]
+pub use stratus_core as __rt;

@@ -3855,6 +3855,17 @@ pub trait CloudFormation: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ValidateTemplate").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -3865,6 +3876,10 @@ pub async fn dispatch<S: CloudFormation>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::ActivateOrganizationsAccess => service
             .activate_organizations_access(ctx, rt::FromValue::from_value(input)?)
@@ -4344,4 +4359,489 @@ impl<S: CloudFormation> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`CloudFormation`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     activate_organizations_access => ops::activate_organizations_access,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::CloudFormation for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::CloudFormation for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (activate_organizations_access $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [activate_organizations_access $crate::OperationName::ActivateOrganizationsAccess, $crate::ActivateOrganizationsAccessInput, $crate::ActivateOrganizationsAccessOutput, $crate::ActivateOrganizationsAccessError] $($row)*
+        }
+    };
+    (activate_type $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [activate_type $crate::OperationName::ActivateType, $crate::ActivateTypeInput, $crate::ActivateTypeOutput, $crate::ActivateTypeError] $($row)*
+        }
+    };
+    (batch_describe_type_configurations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_describe_type_configurations $crate::OperationName::BatchDescribeTypeConfigurations, $crate::BatchDescribeTypeConfigurationsInput, $crate::BatchDescribeTypeConfigurationsOutput, $crate::BatchDescribeTypeConfigurationsError] $($row)*
+        }
+    };
+    (cancel_update_stack $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_update_stack $crate::OperationName::CancelUpdateStack, $crate::CancelUpdateStackInput, $crate::__rt::Unit, $crate::CancelUpdateStackError] $($row)*
+        }
+    };
+    (continue_update_rollback $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [continue_update_rollback $crate::OperationName::ContinueUpdateRollback, $crate::ContinueUpdateRollbackInput, $crate::ContinueUpdateRollbackOutput, $crate::ContinueUpdateRollbackError] $($row)*
+        }
+    };
+    (create_change_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_change_set $crate::OperationName::CreateChangeSet, $crate::CreateChangeSetInput, $crate::CreateChangeSetOutput, $crate::CreateChangeSetError] $($row)*
+        }
+    };
+    (create_generated_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_generated_template $crate::OperationName::CreateGeneratedTemplate, $crate::CreateGeneratedTemplateInput, $crate::CreateGeneratedTemplateOutput, $crate::CreateGeneratedTemplateError] $($row)*
+        }
+    };
+    (create_stack $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_stack $crate::OperationName::CreateStack, $crate::CreateStackInput, $crate::CreateStackOutput, $crate::CreateStackError] $($row)*
+        }
+    };
+    (create_stack_instances $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_stack_instances $crate::OperationName::CreateStackInstances, $crate::CreateStackInstancesInput, $crate::CreateStackInstancesOutput, $crate::CreateStackInstancesError] $($row)*
+        }
+    };
+    (create_stack_refactor $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_stack_refactor $crate::OperationName::CreateStackRefactor, $crate::CreateStackRefactorInput, $crate::CreateStackRefactorOutput, $crate::CreateStackRefactorError] $($row)*
+        }
+    };
+    (create_stack_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_stack_set $crate::OperationName::CreateStackSet, $crate::CreateStackSetInput, $crate::CreateStackSetOutput, $crate::CreateStackSetError] $($row)*
+        }
+    };
+    (deactivate_organizations_access $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deactivate_organizations_access $crate::OperationName::DeactivateOrganizationsAccess, $crate::DeactivateOrganizationsAccessInput, $crate::DeactivateOrganizationsAccessOutput, $crate::DeactivateOrganizationsAccessError] $($row)*
+        }
+    };
+    (deactivate_type $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deactivate_type $crate::OperationName::DeactivateType, $crate::DeactivateTypeInput, $crate::DeactivateTypeOutput, $crate::DeactivateTypeError] $($row)*
+        }
+    };
+    (delete_change_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_change_set $crate::OperationName::DeleteChangeSet, $crate::DeleteChangeSetInput, $crate::DeleteChangeSetOutput, $crate::DeleteChangeSetError] $($row)*
+        }
+    };
+    (delete_generated_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_generated_template $crate::OperationName::DeleteGeneratedTemplate, $crate::DeleteGeneratedTemplateInput, $crate::__rt::Unit, $crate::DeleteGeneratedTemplateError] $($row)*
+        }
+    };
+    (delete_stack $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_stack $crate::OperationName::DeleteStack, $crate::DeleteStackInput, $crate::__rt::Unit, $crate::DeleteStackError] $($row)*
+        }
+    };
+    (delete_stack_instances $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_stack_instances $crate::OperationName::DeleteStackInstances, $crate::DeleteStackInstancesInput, $crate::DeleteStackInstancesOutput, $crate::DeleteStackInstancesError] $($row)*
+        }
+    };
+    (delete_stack_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_stack_set $crate::OperationName::DeleteStackSet, $crate::DeleteStackSetInput, $crate::DeleteStackSetOutput, $crate::DeleteStackSetError] $($row)*
+        }
+    };
+    (deregister_type $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deregister_type $crate::OperationName::DeregisterType, $crate::DeregisterTypeInput, $crate::DeregisterTypeOutput, $crate::DeregisterTypeError] $($row)*
+        }
+    };
+    (describe_account_limits $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_account_limits $crate::OperationName::DescribeAccountLimits, $crate::DescribeAccountLimitsInput, $crate::DescribeAccountLimitsOutput, $crate::DescribeAccountLimitsError] $($row)*
+        }
+    };
+    (describe_change_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_change_set $crate::OperationName::DescribeChangeSet, $crate::DescribeChangeSetInput, $crate::DescribeChangeSetOutput, $crate::DescribeChangeSetError] $($row)*
+        }
+    };
+    (describe_change_set_hooks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_change_set_hooks $crate::OperationName::DescribeChangeSetHooks, $crate::DescribeChangeSetHooksInput, $crate::DescribeChangeSetHooksOutput, $crate::DescribeChangeSetHooksError] $($row)*
+        }
+    };
+    (describe_generated_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_generated_template $crate::OperationName::DescribeGeneratedTemplate, $crate::DescribeGeneratedTemplateInput, $crate::DescribeGeneratedTemplateOutput, $crate::DescribeGeneratedTemplateError] $($row)*
+        }
+    };
+    (describe_organizations_access $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_organizations_access $crate::OperationName::DescribeOrganizationsAccess, $crate::DescribeOrganizationsAccessInput, $crate::DescribeOrganizationsAccessOutput, $crate::DescribeOrganizationsAccessError] $($row)*
+        }
+    };
+    (describe_publisher $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_publisher $crate::OperationName::DescribePublisher, $crate::DescribePublisherInput, $crate::DescribePublisherOutput, $crate::DescribePublisherError] $($row)*
+        }
+    };
+    (describe_resource_scan $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_resource_scan $crate::OperationName::DescribeResourceScan, $crate::DescribeResourceScanInput, $crate::DescribeResourceScanOutput, $crate::DescribeResourceScanError] $($row)*
+        }
+    };
+    (describe_stack_drift_detection_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stack_drift_detection_status $crate::OperationName::DescribeStackDriftDetectionStatus, $crate::DescribeStackDriftDetectionStatusInput, $crate::DescribeStackDriftDetectionStatusOutput, $crate::DescribeStackDriftDetectionStatusError] $($row)*
+        }
+    };
+    (describe_stack_events $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stack_events $crate::OperationName::DescribeStackEvents, $crate::DescribeStackEventsInput, $crate::DescribeStackEventsOutput, $crate::DescribeStackEventsError] $($row)*
+        }
+    };
+    (describe_stack_instance $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stack_instance $crate::OperationName::DescribeStackInstance, $crate::DescribeStackInstanceInput, $crate::DescribeStackInstanceOutput, $crate::DescribeStackInstanceError] $($row)*
+        }
+    };
+    (describe_stack_refactor $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stack_refactor $crate::OperationName::DescribeStackRefactor, $crate::DescribeStackRefactorInput, $crate::DescribeStackRefactorOutput, $crate::DescribeStackRefactorError] $($row)*
+        }
+    };
+    (describe_stack_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stack_resource $crate::OperationName::DescribeStackResource, $crate::DescribeStackResourceInput, $crate::DescribeStackResourceOutput, $crate::DescribeStackResourceError] $($row)*
+        }
+    };
+    (describe_stack_resource_drifts $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stack_resource_drifts $crate::OperationName::DescribeStackResourceDrifts, $crate::DescribeStackResourceDriftsInput, $crate::DescribeStackResourceDriftsOutput, $crate::DescribeStackResourceDriftsError] $($row)*
+        }
+    };
+    (describe_stack_resources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stack_resources $crate::OperationName::DescribeStackResources, $crate::DescribeStackResourcesInput, $crate::DescribeStackResourcesOutput, $crate::DescribeStackResourcesError] $($row)*
+        }
+    };
+    (describe_stack_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stack_set $crate::OperationName::DescribeStackSet, $crate::DescribeStackSetInput, $crate::DescribeStackSetOutput, $crate::DescribeStackSetError] $($row)*
+        }
+    };
+    (describe_stack_set_operation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stack_set_operation $crate::OperationName::DescribeStackSetOperation, $crate::DescribeStackSetOperationInput, $crate::DescribeStackSetOperationOutput, $crate::DescribeStackSetOperationError] $($row)*
+        }
+    };
+    (describe_stacks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stacks $crate::OperationName::DescribeStacks, $crate::DescribeStacksInput, $crate::DescribeStacksOutput, $crate::DescribeStacksError] $($row)*
+        }
+    };
+    (describe_type $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_type $crate::OperationName::DescribeType, $crate::DescribeTypeInput, $crate::DescribeTypeOutput, $crate::DescribeTypeError] $($row)*
+        }
+    };
+    (describe_type_registration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_type_registration $crate::OperationName::DescribeTypeRegistration, $crate::DescribeTypeRegistrationInput, $crate::DescribeTypeRegistrationOutput, $crate::DescribeTypeRegistrationError] $($row)*
+        }
+    };
+    (detect_stack_drift $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [detect_stack_drift $crate::OperationName::DetectStackDrift, $crate::DetectStackDriftInput, $crate::DetectStackDriftOutput, $crate::DetectStackDriftError] $($row)*
+        }
+    };
+    (detect_stack_resource_drift $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [detect_stack_resource_drift $crate::OperationName::DetectStackResourceDrift, $crate::DetectStackResourceDriftInput, $crate::DetectStackResourceDriftOutput, $crate::DetectStackResourceDriftError] $($row)*
+        }
+    };
+    (detect_stack_set_drift $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [detect_stack_set_drift $crate::OperationName::DetectStackSetDrift, $crate::DetectStackSetDriftInput, $crate::DetectStackSetDriftOutput, $crate::DetectStackSetDriftError] $($row)*
+        }
+    };
+    (estimate_template_cost $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [estimate_template_cost $crate::OperationName::EstimateTemplateCost, $crate::EstimateTemplateCostInput, $crate::EstimateTemplateCostOutput, $crate::EstimateTemplateCostError] $($row)*
+        }
+    };
+    (execute_change_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [execute_change_set $crate::OperationName::ExecuteChangeSet, $crate::ExecuteChangeSetInput, $crate::ExecuteChangeSetOutput, $crate::ExecuteChangeSetError] $($row)*
+        }
+    };
+    (execute_stack_refactor $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [execute_stack_refactor $crate::OperationName::ExecuteStackRefactor, $crate::ExecuteStackRefactorInput, $crate::__rt::Unit, $crate::ExecuteStackRefactorError] $($row)*
+        }
+    };
+    (get_generated_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_generated_template $crate::OperationName::GetGeneratedTemplate, $crate::GetGeneratedTemplateInput, $crate::GetGeneratedTemplateOutput, $crate::GetGeneratedTemplateError] $($row)*
+        }
+    };
+    (get_stack_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_stack_policy $crate::OperationName::GetStackPolicy, $crate::GetStackPolicyInput, $crate::GetStackPolicyOutput, $crate::GetStackPolicyError] $($row)*
+        }
+    };
+    (get_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_template $crate::OperationName::GetTemplate, $crate::GetTemplateInput, $crate::GetTemplateOutput, $crate::GetTemplateError] $($row)*
+        }
+    };
+    (get_template_summary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_template_summary $crate::OperationName::GetTemplateSummary, $crate::GetTemplateSummaryInput, $crate::GetTemplateSummaryOutput, $crate::GetTemplateSummaryError] $($row)*
+        }
+    };
+    (import_stacks_to_stack_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [import_stacks_to_stack_set $crate::OperationName::ImportStacksToStackSet, $crate::ImportStacksToStackSetInput, $crate::ImportStacksToStackSetOutput, $crate::ImportStacksToStackSetError] $($row)*
+        }
+    };
+    (list_change_sets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_change_sets $crate::OperationName::ListChangeSets, $crate::ListChangeSetsInput, $crate::ListChangeSetsOutput, $crate::ListChangeSetsError] $($row)*
+        }
+    };
+    (list_exports $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_exports $crate::OperationName::ListExports, $crate::ListExportsInput, $crate::ListExportsOutput, $crate::ListExportsError] $($row)*
+        }
+    };
+    (list_generated_templates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_generated_templates $crate::OperationName::ListGeneratedTemplates, $crate::ListGeneratedTemplatesInput, $crate::ListGeneratedTemplatesOutput, $crate::ListGeneratedTemplatesError] $($row)*
+        }
+    };
+    (list_hook_results $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_hook_results $crate::OperationName::ListHookResults, $crate::ListHookResultsInput, $crate::ListHookResultsOutput, $crate::ListHookResultsError] $($row)*
+        }
+    };
+    (list_imports $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_imports $crate::OperationName::ListImports, $crate::ListImportsInput, $crate::ListImportsOutput, $crate::ListImportsError] $($row)*
+        }
+    };
+    (list_resource_scan_related_resources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_resource_scan_related_resources $crate::OperationName::ListResourceScanRelatedResources, $crate::ListResourceScanRelatedResourcesInput, $crate::ListResourceScanRelatedResourcesOutput, $crate::ListResourceScanRelatedResourcesError] $($row)*
+        }
+    };
+    (list_resource_scan_resources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_resource_scan_resources $crate::OperationName::ListResourceScanResources, $crate::ListResourceScanResourcesInput, $crate::ListResourceScanResourcesOutput, $crate::ListResourceScanResourcesError] $($row)*
+        }
+    };
+    (list_resource_scans $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_resource_scans $crate::OperationName::ListResourceScans, $crate::ListResourceScansInput, $crate::ListResourceScansOutput, $crate::ListResourceScansError] $($row)*
+        }
+    };
+    (list_stack_instance_resource_drifts $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stack_instance_resource_drifts $crate::OperationName::ListStackInstanceResourceDrifts, $crate::ListStackInstanceResourceDriftsInput, $crate::ListStackInstanceResourceDriftsOutput, $crate::ListStackInstanceResourceDriftsError] $($row)*
+        }
+    };
+    (list_stack_instances $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stack_instances $crate::OperationName::ListStackInstances, $crate::ListStackInstancesInput, $crate::ListStackInstancesOutput, $crate::ListStackInstancesError] $($row)*
+        }
+    };
+    (list_stack_refactor_actions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stack_refactor_actions $crate::OperationName::ListStackRefactorActions, $crate::ListStackRefactorActionsInput, $crate::ListStackRefactorActionsOutput, $crate::ListStackRefactorActionsError] $($row)*
+        }
+    };
+    (list_stack_refactors $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stack_refactors $crate::OperationName::ListStackRefactors, $crate::ListStackRefactorsInput, $crate::ListStackRefactorsOutput, $crate::ListStackRefactorsError] $($row)*
+        }
+    };
+    (list_stack_resources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stack_resources $crate::OperationName::ListStackResources, $crate::ListStackResourcesInput, $crate::ListStackResourcesOutput, $crate::ListStackResourcesError] $($row)*
+        }
+    };
+    (list_stack_set_auto_deployment_targets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stack_set_auto_deployment_targets $crate::OperationName::ListStackSetAutoDeploymentTargets, $crate::ListStackSetAutoDeploymentTargetsInput, $crate::ListStackSetAutoDeploymentTargetsOutput, $crate::ListStackSetAutoDeploymentTargetsError] $($row)*
+        }
+    };
+    (list_stack_set_operation_results $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stack_set_operation_results $crate::OperationName::ListStackSetOperationResults, $crate::ListStackSetOperationResultsInput, $crate::ListStackSetOperationResultsOutput, $crate::ListStackSetOperationResultsError] $($row)*
+        }
+    };
+    (list_stack_set_operations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stack_set_operations $crate::OperationName::ListStackSetOperations, $crate::ListStackSetOperationsInput, $crate::ListStackSetOperationsOutput, $crate::ListStackSetOperationsError] $($row)*
+        }
+    };
+    (list_stack_sets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stack_sets $crate::OperationName::ListStackSets, $crate::ListStackSetsInput, $crate::ListStackSetsOutput, $crate::ListStackSetsError] $($row)*
+        }
+    };
+    (list_stacks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stacks $crate::OperationName::ListStacks, $crate::ListStacksInput, $crate::ListStacksOutput, $crate::ListStacksError] $($row)*
+        }
+    };
+    (list_type_registrations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_type_registrations $crate::OperationName::ListTypeRegistrations, $crate::ListTypeRegistrationsInput, $crate::ListTypeRegistrationsOutput, $crate::ListTypeRegistrationsError] $($row)*
+        }
+    };
+    (list_type_versions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_type_versions $crate::OperationName::ListTypeVersions, $crate::ListTypeVersionsInput, $crate::ListTypeVersionsOutput, $crate::ListTypeVersionsError] $($row)*
+        }
+    };
+    (list_types $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_types $crate::OperationName::ListTypes, $crate::ListTypesInput, $crate::ListTypesOutput, $crate::ListTypesError] $($row)*
+        }
+    };
+    (publish_type $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [publish_type $crate::OperationName::PublishType, $crate::PublishTypeInput, $crate::PublishTypeOutput, $crate::PublishTypeError] $($row)*
+        }
+    };
+    (record_handler_progress $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [record_handler_progress $crate::OperationName::RecordHandlerProgress, $crate::RecordHandlerProgressInput, $crate::RecordHandlerProgressOutput, $crate::RecordHandlerProgressError] $($row)*
+        }
+    };
+    (register_publisher $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [register_publisher $crate::OperationName::RegisterPublisher, $crate::RegisterPublisherInput, $crate::RegisterPublisherOutput, $crate::RegisterPublisherError] $($row)*
+        }
+    };
+    (register_type $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [register_type $crate::OperationName::RegisterType, $crate::RegisterTypeInput, $crate::RegisterTypeOutput, $crate::RegisterTypeError] $($row)*
+        }
+    };
+    (rollback_stack $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [rollback_stack $crate::OperationName::RollbackStack, $crate::RollbackStackInput, $crate::RollbackStackOutput, $crate::RollbackStackError] $($row)*
+        }
+    };
+    (set_stack_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_stack_policy $crate::OperationName::SetStackPolicy, $crate::SetStackPolicyInput, $crate::__rt::Unit, $crate::SetStackPolicyError] $($row)*
+        }
+    };
+    (set_type_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_type_configuration $crate::OperationName::SetTypeConfiguration, $crate::SetTypeConfigurationInput, $crate::SetTypeConfigurationOutput, $crate::SetTypeConfigurationError] $($row)*
+        }
+    };
+    (set_type_default_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_type_default_version $crate::OperationName::SetTypeDefaultVersion, $crate::SetTypeDefaultVersionInput, $crate::SetTypeDefaultVersionOutput, $crate::SetTypeDefaultVersionError] $($row)*
+        }
+    };
+    (signal_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [signal_resource $crate::OperationName::SignalResource, $crate::SignalResourceInput, $crate::__rt::Unit, $crate::SignalResourceError] $($row)*
+        }
+    };
+    (start_resource_scan $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_resource_scan $crate::OperationName::StartResourceScan, $crate::StartResourceScanInput, $crate::StartResourceScanOutput, $crate::StartResourceScanError] $($row)*
+        }
+    };
+    (stop_stack_set_operation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [stop_stack_set_operation $crate::OperationName::StopStackSetOperation, $crate::StopStackSetOperationInput, $crate::StopStackSetOperationOutput, $crate::StopStackSetOperationError] $($row)*
+        }
+    };
+    (test_type $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_type $crate::OperationName::TestType, $crate::TestTypeInput, $crate::TestTypeOutput, $crate::TestTypeError] $($row)*
+        }
+    };
+    (update_generated_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_generated_template $crate::OperationName::UpdateGeneratedTemplate, $crate::UpdateGeneratedTemplateInput, $crate::UpdateGeneratedTemplateOutput, $crate::UpdateGeneratedTemplateError] $($row)*
+        }
+    };
+    (update_stack $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_stack $crate::OperationName::UpdateStack, $crate::UpdateStackInput, $crate::UpdateStackOutput, $crate::UpdateStackError] $($row)*
+        }
+    };
+    (update_stack_instances $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_stack_instances $crate::OperationName::UpdateStackInstances, $crate::UpdateStackInstancesInput, $crate::UpdateStackInstancesOutput, $crate::UpdateStackInstancesError] $($row)*
+        }
+    };
+    (update_stack_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_stack_set $crate::OperationName::UpdateStackSet, $crate::UpdateStackSetInput, $crate::UpdateStackSetOutput, $crate::UpdateStackSetError] $($row)*
+        }
+    };
+    (update_termination_protection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_termination_protection $crate::OperationName::UpdateTerminationProtection, $crate::UpdateTerminationProtectionInput, $crate::UpdateTerminationProtectionOutput, $crate::UpdateTerminationProtectionError] $($row)*
+        }
+    };
+    (validate_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [validate_template $crate::OperationName::ValidateTemplate, $crate::ValidateTemplateInput, $crate::ValidateTemplateOutput, $crate::ValidateTemplateError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of CloudFormation"));
+    };
 }

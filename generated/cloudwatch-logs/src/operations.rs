@@ -7119,6 +7119,17 @@ pub trait CloudWatchLogs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateScheduledQuery").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -7129,6 +7140,10 @@ pub async fn dispatch<S: CloudWatchLogs>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AssociateKmsKey => service
             .associate_kms_key(ctx, rt::FromValue::from_value(input)?)
@@ -7733,4 +7748,614 @@ impl<S: CloudWatchLogs> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`CloudWatchLogs`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     associate_kms_key => ops::associate_kms_key,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::CloudWatchLogs for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::CloudWatchLogs for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (associate_kms_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [associate_kms_key $crate::OperationName::AssociateKmsKey, $crate::AssociateKmsKeyRequest, $crate::__rt::Unit, $crate::AssociateKmsKeyError] $($row)*
+        }
+    };
+    (associate_source_to_s3_table_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [associate_source_to_s3_table_integration $crate::OperationName::AssociateSourceToS3TableIntegration, $crate::AssociateSourceToS3TableIntegrationRequest, $crate::AssociateSourceToS3TableIntegrationResponse, $crate::AssociateSourceToS3TableIntegrationError] $($row)*
+        }
+    };
+    (cancel_export_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_export_task $crate::OperationName::CancelExportTask, $crate::CancelExportTaskRequest, $crate::__rt::Unit, $crate::CancelExportTaskError] $($row)*
+        }
+    };
+    (cancel_import_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_import_task $crate::OperationName::CancelImportTask, $crate::CancelImportTaskRequest, $crate::CancelImportTaskResponse, $crate::CancelImportTaskError] $($row)*
+        }
+    };
+    (create_delivery $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_delivery $crate::OperationName::CreateDelivery, $crate::CreateDeliveryRequest, $crate::CreateDeliveryResponse, $crate::CreateDeliveryError] $($row)*
+        }
+    };
+    (create_export_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_export_task $crate::OperationName::CreateExportTask, $crate::CreateExportTaskRequest, $crate::CreateExportTaskResponse, $crate::CreateExportTaskError] $($row)*
+        }
+    };
+    (create_import_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_import_task $crate::OperationName::CreateImportTask, $crate::CreateImportTaskRequest, $crate::CreateImportTaskResponse, $crate::CreateImportTaskError] $($row)*
+        }
+    };
+    (create_log_anomaly_detector $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_log_anomaly_detector $crate::OperationName::CreateLogAnomalyDetector, $crate::CreateLogAnomalyDetectorRequest, $crate::CreateLogAnomalyDetectorResponse, $crate::CreateLogAnomalyDetectorError] $($row)*
+        }
+    };
+    (create_log_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_log_group $crate::OperationName::CreateLogGroup, $crate::CreateLogGroupRequest, $crate::__rt::Unit, $crate::CreateLogGroupError] $($row)*
+        }
+    };
+    (create_log_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_log_stream $crate::OperationName::CreateLogStream, $crate::CreateLogStreamRequest, $crate::__rt::Unit, $crate::CreateLogStreamError] $($row)*
+        }
+    };
+    (create_lookup_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_lookup_table $crate::OperationName::CreateLookupTable, $crate::CreateLookupTableRequest, $crate::CreateLookupTableResponse, $crate::CreateLookupTableError] $($row)*
+        }
+    };
+    (create_scheduled_query $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_scheduled_query $crate::OperationName::CreateScheduledQuery, $crate::CreateScheduledQueryRequest, $crate::CreateScheduledQueryResponse, $crate::CreateScheduledQueryError] $($row)*
+        }
+    };
+    (delete_account_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_account_policy $crate::OperationName::DeleteAccountPolicy, $crate::DeleteAccountPolicyRequest, $crate::__rt::Unit, $crate::DeleteAccountPolicyError] $($row)*
+        }
+    };
+    (delete_data_protection_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_data_protection_policy $crate::OperationName::DeleteDataProtectionPolicy, $crate::DeleteDataProtectionPolicyRequest, $crate::__rt::Unit, $crate::DeleteDataProtectionPolicyError] $($row)*
+        }
+    };
+    (delete_delivery $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_delivery $crate::OperationName::DeleteDelivery, $crate::DeleteDeliveryRequest, $crate::__rt::Unit, $crate::DeleteDeliveryError] $($row)*
+        }
+    };
+    (delete_delivery_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_delivery_destination $crate::OperationName::DeleteDeliveryDestination, $crate::DeleteDeliveryDestinationRequest, $crate::__rt::Unit, $crate::DeleteDeliveryDestinationError] $($row)*
+        }
+    };
+    (delete_delivery_destination_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_delivery_destination_policy $crate::OperationName::DeleteDeliveryDestinationPolicy, $crate::DeleteDeliveryDestinationPolicyRequest, $crate::__rt::Unit, $crate::DeleteDeliveryDestinationPolicyError] $($row)*
+        }
+    };
+    (delete_delivery_source $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_delivery_source $crate::OperationName::DeleteDeliverySource, $crate::DeleteDeliverySourceRequest, $crate::__rt::Unit, $crate::DeleteDeliverySourceError] $($row)*
+        }
+    };
+    (delete_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_destination $crate::OperationName::DeleteDestination, $crate::DeleteDestinationRequest, $crate::__rt::Unit, $crate::DeleteDestinationError] $($row)*
+        }
+    };
+    (delete_index_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_index_policy $crate::OperationName::DeleteIndexPolicy, $crate::DeleteIndexPolicyRequest, $crate::DeleteIndexPolicyResponse, $crate::DeleteIndexPolicyError] $($row)*
+        }
+    };
+    (delete_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_integration $crate::OperationName::DeleteIntegration, $crate::DeleteIntegrationRequest, $crate::DeleteIntegrationResponse, $crate::DeleteIntegrationError] $($row)*
+        }
+    };
+    (delete_log_anomaly_detector $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_log_anomaly_detector $crate::OperationName::DeleteLogAnomalyDetector, $crate::DeleteLogAnomalyDetectorRequest, $crate::__rt::Unit, $crate::DeleteLogAnomalyDetectorError] $($row)*
+        }
+    };
+    (delete_log_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_log_group $crate::OperationName::DeleteLogGroup, $crate::DeleteLogGroupRequest, $crate::__rt::Unit, $crate::DeleteLogGroupError] $($row)*
+        }
+    };
+    (delete_log_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_log_stream $crate::OperationName::DeleteLogStream, $crate::DeleteLogStreamRequest, $crate::__rt::Unit, $crate::DeleteLogStreamError] $($row)*
+        }
+    };
+    (delete_lookup_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_lookup_table $crate::OperationName::DeleteLookupTable, $crate::DeleteLookupTableRequest, $crate::__rt::Unit, $crate::DeleteLookupTableError] $($row)*
+        }
+    };
+    (delete_metric_filter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_metric_filter $crate::OperationName::DeleteMetricFilter, $crate::DeleteMetricFilterRequest, $crate::__rt::Unit, $crate::DeleteMetricFilterError] $($row)*
+        }
+    };
+    (delete_query_definition $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_query_definition $crate::OperationName::DeleteQueryDefinition, $crate::DeleteQueryDefinitionRequest, $crate::DeleteQueryDefinitionResponse, $crate::DeleteQueryDefinitionError] $($row)*
+        }
+    };
+    (delete_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_resource_policy $crate::OperationName::DeleteResourcePolicy, $crate::DeleteResourcePolicyRequest, $crate::__rt::Unit, $crate::DeleteResourcePolicyError] $($row)*
+        }
+    };
+    (delete_retention_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_retention_policy $crate::OperationName::DeleteRetentionPolicy, $crate::DeleteRetentionPolicyRequest, $crate::__rt::Unit, $crate::DeleteRetentionPolicyError] $($row)*
+        }
+    };
+    (delete_scheduled_query $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_scheduled_query $crate::OperationName::DeleteScheduledQuery, $crate::DeleteScheduledQueryRequest, $crate::DeleteScheduledQueryResponse, $crate::DeleteScheduledQueryError] $($row)*
+        }
+    };
+    (delete_subscription_filter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_subscription_filter $crate::OperationName::DeleteSubscriptionFilter, $crate::DeleteSubscriptionFilterRequest, $crate::__rt::Unit, $crate::DeleteSubscriptionFilterError] $($row)*
+        }
+    };
+    (delete_transformer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_transformer $crate::OperationName::DeleteTransformer, $crate::DeleteTransformerRequest, $crate::__rt::Unit, $crate::DeleteTransformerError] $($row)*
+        }
+    };
+    (describe_account_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_account_policies $crate::OperationName::DescribeAccountPolicies, $crate::DescribeAccountPoliciesRequest, $crate::DescribeAccountPoliciesResponse, $crate::DescribeAccountPoliciesError] $($row)*
+        }
+    };
+    (describe_configuration_templates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_configuration_templates $crate::OperationName::DescribeConfigurationTemplates, $crate::DescribeConfigurationTemplatesRequest, $crate::DescribeConfigurationTemplatesResponse, $crate::DescribeConfigurationTemplatesError] $($row)*
+        }
+    };
+    (describe_deliveries $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_deliveries $crate::OperationName::DescribeDeliveries, $crate::DescribeDeliveriesRequest, $crate::DescribeDeliveriesResponse, $crate::DescribeDeliveriesError] $($row)*
+        }
+    };
+    (describe_delivery_destinations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_delivery_destinations $crate::OperationName::DescribeDeliveryDestinations, $crate::DescribeDeliveryDestinationsRequest, $crate::DescribeDeliveryDestinationsResponse, $crate::DescribeDeliveryDestinationsError] $($row)*
+        }
+    };
+    (describe_delivery_sources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_delivery_sources $crate::OperationName::DescribeDeliverySources, $crate::DescribeDeliverySourcesRequest, $crate::DescribeDeliverySourcesResponse, $crate::DescribeDeliverySourcesError] $($row)*
+        }
+    };
+    (describe_destinations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_destinations $crate::OperationName::DescribeDestinations, $crate::DescribeDestinationsRequest, $crate::DescribeDestinationsResponse, $crate::DescribeDestinationsError] $($row)*
+        }
+    };
+    (describe_export_tasks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_export_tasks $crate::OperationName::DescribeExportTasks, $crate::DescribeExportTasksRequest, $crate::DescribeExportTasksResponse, $crate::DescribeExportTasksError] $($row)*
+        }
+    };
+    (describe_field_indexes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_field_indexes $crate::OperationName::DescribeFieldIndexes, $crate::DescribeFieldIndexesRequest, $crate::DescribeFieldIndexesResponse, $crate::DescribeFieldIndexesError] $($row)*
+        }
+    };
+    (describe_import_task_batches $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_import_task_batches $crate::OperationName::DescribeImportTaskBatches, $crate::DescribeImportTaskBatchesRequest, $crate::DescribeImportTaskBatchesResponse, $crate::DescribeImportTaskBatchesError] $($row)*
+        }
+    };
+    (describe_import_tasks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_import_tasks $crate::OperationName::DescribeImportTasks, $crate::DescribeImportTasksRequest, $crate::DescribeImportTasksResponse, $crate::DescribeImportTasksError] $($row)*
+        }
+    };
+    (describe_index_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_index_policies $crate::OperationName::DescribeIndexPolicies, $crate::DescribeIndexPoliciesRequest, $crate::DescribeIndexPoliciesResponse, $crate::DescribeIndexPoliciesError] $($row)*
+        }
+    };
+    (describe_log_groups $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_log_groups $crate::OperationName::DescribeLogGroups, $crate::DescribeLogGroupsRequest, $crate::DescribeLogGroupsResponse, $crate::DescribeLogGroupsError] $($row)*
+        }
+    };
+    (describe_log_streams $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_log_streams $crate::OperationName::DescribeLogStreams, $crate::DescribeLogStreamsRequest, $crate::DescribeLogStreamsResponse, $crate::DescribeLogStreamsError] $($row)*
+        }
+    };
+    (describe_lookup_tables $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_lookup_tables $crate::OperationName::DescribeLookupTables, $crate::DescribeLookupTablesRequest, $crate::DescribeLookupTablesResponse, $crate::DescribeLookupTablesError] $($row)*
+        }
+    };
+    (describe_metric_filters $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_metric_filters $crate::OperationName::DescribeMetricFilters, $crate::DescribeMetricFiltersRequest, $crate::DescribeMetricFiltersResponse, $crate::DescribeMetricFiltersError] $($row)*
+        }
+    };
+    (describe_queries $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_queries $crate::OperationName::DescribeQueries, $crate::DescribeQueriesRequest, $crate::DescribeQueriesResponse, $crate::DescribeQueriesError] $($row)*
+        }
+    };
+    (describe_query_definitions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_query_definitions $crate::OperationName::DescribeQueryDefinitions, $crate::DescribeQueryDefinitionsRequest, $crate::DescribeQueryDefinitionsResponse, $crate::DescribeQueryDefinitionsError] $($row)*
+        }
+    };
+    (describe_resource_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_resource_policies $crate::OperationName::DescribeResourcePolicies, $crate::DescribeResourcePoliciesRequest, $crate::DescribeResourcePoliciesResponse, $crate::DescribeResourcePoliciesError] $($row)*
+        }
+    };
+    (describe_subscription_filters $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_subscription_filters $crate::OperationName::DescribeSubscriptionFilters, $crate::DescribeSubscriptionFiltersRequest, $crate::DescribeSubscriptionFiltersResponse, $crate::DescribeSubscriptionFiltersError] $($row)*
+        }
+    };
+    (disassociate_kms_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disassociate_kms_key $crate::OperationName::DisassociateKmsKey, $crate::DisassociateKmsKeyRequest, $crate::__rt::Unit, $crate::DisassociateKmsKeyError] $($row)*
+        }
+    };
+    (disassociate_source_from_s3_table_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disassociate_source_from_s3_table_integration $crate::OperationName::DisassociateSourceFromS3TableIntegration, $crate::DisassociateSourceFromS3TableIntegrationRequest, $crate::DisassociateSourceFromS3TableIntegrationResponse, $crate::DisassociateSourceFromS3TableIntegrationError] $($row)*
+        }
+    };
+    (filter_log_events $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [filter_log_events $crate::OperationName::FilterLogEvents, $crate::FilterLogEventsRequest, $crate::FilterLogEventsResponse, $crate::FilterLogEventsError] $($row)*
+        }
+    };
+    (get_data_protection_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_data_protection_policy $crate::OperationName::GetDataProtectionPolicy, $crate::GetDataProtectionPolicyRequest, $crate::GetDataProtectionPolicyResponse, $crate::GetDataProtectionPolicyError] $($row)*
+        }
+    };
+    (get_delivery $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_delivery $crate::OperationName::GetDelivery, $crate::GetDeliveryRequest, $crate::GetDeliveryResponse, $crate::GetDeliveryError] $($row)*
+        }
+    };
+    (get_delivery_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_delivery_destination $crate::OperationName::GetDeliveryDestination, $crate::GetDeliveryDestinationRequest, $crate::GetDeliveryDestinationResponse, $crate::GetDeliveryDestinationError] $($row)*
+        }
+    };
+    (get_delivery_destination_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_delivery_destination_policy $crate::OperationName::GetDeliveryDestinationPolicy, $crate::GetDeliveryDestinationPolicyRequest, $crate::GetDeliveryDestinationPolicyResponse, $crate::GetDeliveryDestinationPolicyError] $($row)*
+        }
+    };
+    (get_delivery_source $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_delivery_source $crate::OperationName::GetDeliverySource, $crate::GetDeliverySourceRequest, $crate::GetDeliverySourceResponse, $crate::GetDeliverySourceError] $($row)*
+        }
+    };
+    (get_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_integration $crate::OperationName::GetIntegration, $crate::GetIntegrationRequest, $crate::GetIntegrationResponse, $crate::GetIntegrationError] $($row)*
+        }
+    };
+    (get_log_anomaly_detector $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_log_anomaly_detector $crate::OperationName::GetLogAnomalyDetector, $crate::GetLogAnomalyDetectorRequest, $crate::GetLogAnomalyDetectorResponse, $crate::GetLogAnomalyDetectorError] $($row)*
+        }
+    };
+    (get_log_events $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_log_events $crate::OperationName::GetLogEvents, $crate::GetLogEventsRequest, $crate::GetLogEventsResponse, $crate::GetLogEventsError] $($row)*
+        }
+    };
+    (get_log_fields $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_log_fields $crate::OperationName::GetLogFields, $crate::GetLogFieldsRequest, $crate::GetLogFieldsResponse, $crate::GetLogFieldsError] $($row)*
+        }
+    };
+    (get_log_group_fields $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_log_group_fields $crate::OperationName::GetLogGroupFields, $crate::GetLogGroupFieldsRequest, $crate::GetLogGroupFieldsResponse, $crate::GetLogGroupFieldsError] $($row)*
+        }
+    };
+    (get_log_object $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_log_object $crate::OperationName::GetLogObject, $crate::GetLogObjectRequest, $crate::GetLogObjectResponse, $crate::GetLogObjectError] $($row)*
+        }
+    };
+    (get_log_record $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_log_record $crate::OperationName::GetLogRecord, $crate::GetLogRecordRequest, $crate::GetLogRecordResponse, $crate::GetLogRecordError] $($row)*
+        }
+    };
+    (get_lookup_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_lookup_table $crate::OperationName::GetLookupTable, $crate::GetLookupTableRequest, $crate::GetLookupTableResponse, $crate::GetLookupTableError] $($row)*
+        }
+    };
+    (get_query_results $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_query_results $crate::OperationName::GetQueryResults, $crate::GetQueryResultsRequest, $crate::GetQueryResultsResponse, $crate::GetQueryResultsError] $($row)*
+        }
+    };
+    (get_scheduled_query $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_scheduled_query $crate::OperationName::GetScheduledQuery, $crate::GetScheduledQueryRequest, $crate::GetScheduledQueryResponse, $crate::GetScheduledQueryError] $($row)*
+        }
+    };
+    (get_scheduled_query_history $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_scheduled_query_history $crate::OperationName::GetScheduledQueryHistory, $crate::GetScheduledQueryHistoryRequest, $crate::GetScheduledQueryHistoryResponse, $crate::GetScheduledQueryHistoryError] $($row)*
+        }
+    };
+    (get_transformer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_transformer $crate::OperationName::GetTransformer, $crate::GetTransformerRequest, $crate::GetTransformerResponse, $crate::GetTransformerError] $($row)*
+        }
+    };
+    (list_aggregate_log_group_summaries $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_aggregate_log_group_summaries $crate::OperationName::ListAggregateLogGroupSummaries, $crate::ListAggregateLogGroupSummariesRequest, $crate::ListAggregateLogGroupSummariesResponse, $crate::ListAggregateLogGroupSummariesError] $($row)*
+        }
+    };
+    (list_anomalies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_anomalies $crate::OperationName::ListAnomalies, $crate::ListAnomaliesRequest, $crate::ListAnomaliesResponse, $crate::ListAnomaliesError] $($row)*
+        }
+    };
+    (list_integrations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_integrations $crate::OperationName::ListIntegrations, $crate::ListIntegrationsRequest, $crate::ListIntegrationsResponse, $crate::ListIntegrationsError] $($row)*
+        }
+    };
+    (list_log_anomaly_detectors $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_log_anomaly_detectors $crate::OperationName::ListLogAnomalyDetectors, $crate::ListLogAnomalyDetectorsRequest, $crate::ListLogAnomalyDetectorsResponse, $crate::ListLogAnomalyDetectorsError] $($row)*
+        }
+    };
+    (list_log_groups $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_log_groups $crate::OperationName::ListLogGroups, $crate::ListLogGroupsRequest, $crate::ListLogGroupsResponse, $crate::ListLogGroupsError] $($row)*
+        }
+    };
+    (list_log_groups_for_query $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_log_groups_for_query $crate::OperationName::ListLogGroupsForQuery, $crate::ListLogGroupsForQueryRequest, $crate::ListLogGroupsForQueryResponse, $crate::ListLogGroupsForQueryError] $($row)*
+        }
+    };
+    (list_scheduled_queries $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_scheduled_queries $crate::OperationName::ListScheduledQueries, $crate::ListScheduledQueriesRequest, $crate::ListScheduledQueriesResponse, $crate::ListScheduledQueriesError] $($row)*
+        }
+    };
+    (list_sources_for_s3_table_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_sources_for_s3_table_integration $crate::OperationName::ListSourcesForS3TableIntegration, $crate::ListSourcesForS3TableIntegrationRequest, $crate::ListSourcesForS3TableIntegrationResponse, $crate::ListSourcesForS3TableIntegrationError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceRequest, $crate::ListTagsForResourceResponse, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (list_tags_log_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_log_group $crate::OperationName::ListTagsLogGroup, $crate::ListTagsLogGroupRequest, $crate::ListTagsLogGroupResponse, $crate::ListTagsLogGroupError] $($row)*
+        }
+    };
+    (put_account_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_account_policy $crate::OperationName::PutAccountPolicy, $crate::PutAccountPolicyRequest, $crate::PutAccountPolicyResponse, $crate::PutAccountPolicyError] $($row)*
+        }
+    };
+    (put_bearer_token_authentication $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bearer_token_authentication $crate::OperationName::PutBearerTokenAuthentication, $crate::PutBearerTokenAuthenticationRequest, $crate::__rt::Unit, $crate::PutBearerTokenAuthenticationError] $($row)*
+        }
+    };
+    (put_data_protection_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_data_protection_policy $crate::OperationName::PutDataProtectionPolicy, $crate::PutDataProtectionPolicyRequest, $crate::PutDataProtectionPolicyResponse, $crate::PutDataProtectionPolicyError] $($row)*
+        }
+    };
+    (put_delivery_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_delivery_destination $crate::OperationName::PutDeliveryDestination, $crate::PutDeliveryDestinationRequest, $crate::PutDeliveryDestinationResponse, $crate::PutDeliveryDestinationError] $($row)*
+        }
+    };
+    (put_delivery_destination_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_delivery_destination_policy $crate::OperationName::PutDeliveryDestinationPolicy, $crate::PutDeliveryDestinationPolicyRequest, $crate::PutDeliveryDestinationPolicyResponse, $crate::PutDeliveryDestinationPolicyError] $($row)*
+        }
+    };
+    (put_delivery_source $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_delivery_source $crate::OperationName::PutDeliverySource, $crate::PutDeliverySourceRequest, $crate::PutDeliverySourceResponse, $crate::PutDeliverySourceError] $($row)*
+        }
+    };
+    (put_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_destination $crate::OperationName::PutDestination, $crate::PutDestinationRequest, $crate::PutDestinationResponse, $crate::PutDestinationError] $($row)*
+        }
+    };
+    (put_destination_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_destination_policy $crate::OperationName::PutDestinationPolicy, $crate::PutDestinationPolicyRequest, $crate::__rt::Unit, $crate::PutDestinationPolicyError] $($row)*
+        }
+    };
+    (put_index_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_index_policy $crate::OperationName::PutIndexPolicy, $crate::PutIndexPolicyRequest, $crate::PutIndexPolicyResponse, $crate::PutIndexPolicyError] $($row)*
+        }
+    };
+    (put_integration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_integration $crate::OperationName::PutIntegration, $crate::PutIntegrationRequest, $crate::PutIntegrationResponse, $crate::PutIntegrationError] $($row)*
+        }
+    };
+    (put_log_events $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_log_events $crate::OperationName::PutLogEvents, $crate::PutLogEventsRequest, $crate::PutLogEventsResponse, $crate::PutLogEventsError] $($row)*
+        }
+    };
+    (put_log_group_deletion_protection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_log_group_deletion_protection $crate::OperationName::PutLogGroupDeletionProtection, $crate::PutLogGroupDeletionProtectionRequest, $crate::__rt::Unit, $crate::PutLogGroupDeletionProtectionError] $($row)*
+        }
+    };
+    (put_metric_filter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_metric_filter $crate::OperationName::PutMetricFilter, $crate::PutMetricFilterRequest, $crate::__rt::Unit, $crate::PutMetricFilterError] $($row)*
+        }
+    };
+    (put_query_definition $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_query_definition $crate::OperationName::PutQueryDefinition, $crate::PutQueryDefinitionRequest, $crate::PutQueryDefinitionResponse, $crate::PutQueryDefinitionError] $($row)*
+        }
+    };
+    (put_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_resource_policy $crate::OperationName::PutResourcePolicy, $crate::PutResourcePolicyRequest, $crate::PutResourcePolicyResponse, $crate::PutResourcePolicyError] $($row)*
+        }
+    };
+    (put_retention_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_retention_policy $crate::OperationName::PutRetentionPolicy, $crate::PutRetentionPolicyRequest, $crate::__rt::Unit, $crate::PutRetentionPolicyError] $($row)*
+        }
+    };
+    (put_subscription_filter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_subscription_filter $crate::OperationName::PutSubscriptionFilter, $crate::PutSubscriptionFilterRequest, $crate::__rt::Unit, $crate::PutSubscriptionFilterError] $($row)*
+        }
+    };
+    (put_transformer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_transformer $crate::OperationName::PutTransformer, $crate::PutTransformerRequest, $crate::__rt::Unit, $crate::PutTransformerError] $($row)*
+        }
+    };
+    (start_live_tail $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_live_tail $crate::OperationName::StartLiveTail, $crate::StartLiveTailRequest, $crate::StartLiveTailResponse, $crate::StartLiveTailError] $($row)*
+        }
+    };
+    (start_query $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_query $crate::OperationName::StartQuery, $crate::StartQueryRequest, $crate::StartQueryResponse, $crate::StartQueryError] $($row)*
+        }
+    };
+    (stop_query $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [stop_query $crate::OperationName::StopQuery, $crate::StopQueryRequest, $crate::StopQueryResponse, $crate::StopQueryError] $($row)*
+        }
+    };
+    (tag_log_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_log_group $crate::OperationName::TagLogGroup, $crate::TagLogGroupRequest, $crate::__rt::Unit, $crate::TagLogGroupError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::__rt::Unit, $crate::TagResourceError] $($row)*
+        }
+    };
+    (test_metric_filter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_metric_filter $crate::OperationName::TestMetricFilter, $crate::TestMetricFilterRequest, $crate::TestMetricFilterResponse, $crate::TestMetricFilterError] $($row)*
+        }
+    };
+    (test_transformer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_transformer $crate::OperationName::TestTransformer, $crate::TestTransformerRequest, $crate::TestTransformerResponse, $crate::TestTransformerError] $($row)*
+        }
+    };
+    (untag_log_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_log_group $crate::OperationName::UntagLogGroup, $crate::UntagLogGroupRequest, $crate::__rt::Unit, $crate::UntagLogGroupError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::__rt::Unit, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_anomaly $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_anomaly $crate::OperationName::UpdateAnomaly, $crate::UpdateAnomalyRequest, $crate::__rt::Unit, $crate::UpdateAnomalyError] $($row)*
+        }
+    };
+    (update_delivery_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_delivery_configuration $crate::OperationName::UpdateDeliveryConfiguration, $crate::UpdateDeliveryConfigurationRequest, $crate::UpdateDeliveryConfigurationResponse, $crate::UpdateDeliveryConfigurationError] $($row)*
+        }
+    };
+    (update_log_anomaly_detector $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_log_anomaly_detector $crate::OperationName::UpdateLogAnomalyDetector, $crate::UpdateLogAnomalyDetectorRequest, $crate::__rt::Unit, $crate::UpdateLogAnomalyDetectorError] $($row)*
+        }
+    };
+    (update_lookup_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_lookup_table $crate::OperationName::UpdateLookupTable, $crate::UpdateLookupTableRequest, $crate::UpdateLookupTableResponse, $crate::UpdateLookupTableError] $($row)*
+        }
+    };
+    (update_scheduled_query $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_scheduled_query $crate::OperationName::UpdateScheduledQuery, $crate::UpdateScheduledQueryRequest, $crate::UpdateScheduledQueryResponse, $crate::UpdateScheduledQueryError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of CloudWatch Logs"));
+    };
 }

@@ -2033,6 +2033,17 @@ pub trait CloudWatch: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UntagResource").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -2043,6 +2054,10 @@ pub async fn dispatch<S: CloudWatch>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::DeleteAlarms => service
             .delete_alarms(ctx, rt::FromValue::from_value(input)?)
@@ -2275,4 +2290,244 @@ impl<S: CloudWatch> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`CloudWatch`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     delete_alarms => ops::delete_alarms,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::CloudWatch for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::CloudWatch for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (delete_alarms $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_alarms $crate::OperationName::DeleteAlarms, $crate::DeleteAlarmsInput, $crate::__rt::Unit, $crate::DeleteAlarmsError] $($row)*
+        }
+    };
+    (delete_anomaly_detector $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_anomaly_detector $crate::OperationName::DeleteAnomalyDetector, $crate::DeleteAnomalyDetectorInput, $crate::DeleteAnomalyDetectorOutput, $crate::DeleteAnomalyDetectorError] $($row)*
+        }
+    };
+    (delete_dashboards $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_dashboards $crate::OperationName::DeleteDashboards, $crate::DeleteDashboardsInput, $crate::DeleteDashboardsOutput, $crate::DeleteDashboardsError] $($row)*
+        }
+    };
+    (delete_insight_rules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_insight_rules $crate::OperationName::DeleteInsightRules, $crate::DeleteInsightRulesInput, $crate::DeleteInsightRulesOutput, $crate::DeleteInsightRulesError] $($row)*
+        }
+    };
+    (delete_metric_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_metric_stream $crate::OperationName::DeleteMetricStream, $crate::DeleteMetricStreamInput, $crate::DeleteMetricStreamOutput, $crate::DeleteMetricStreamError] $($row)*
+        }
+    };
+    (describe_alarm_contributors $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_alarm_contributors $crate::OperationName::DescribeAlarmContributors, $crate::DescribeAlarmContributorsInput, $crate::DescribeAlarmContributorsOutput, $crate::DescribeAlarmContributorsError] $($row)*
+        }
+    };
+    (describe_alarm_history $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_alarm_history $crate::OperationName::DescribeAlarmHistory, $crate::DescribeAlarmHistoryInput, $crate::DescribeAlarmHistoryOutput, $crate::DescribeAlarmHistoryError] $($row)*
+        }
+    };
+    (describe_alarms $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_alarms $crate::OperationName::DescribeAlarms, $crate::DescribeAlarmsInput, $crate::DescribeAlarmsOutput, $crate::DescribeAlarmsError] $($row)*
+        }
+    };
+    (describe_alarms_for_metric $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_alarms_for_metric $crate::OperationName::DescribeAlarmsForMetric, $crate::DescribeAlarmsForMetricInput, $crate::DescribeAlarmsForMetricOutput, $crate::DescribeAlarmsForMetricError] $($row)*
+        }
+    };
+    (describe_anomaly_detectors $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_anomaly_detectors $crate::OperationName::DescribeAnomalyDetectors, $crate::DescribeAnomalyDetectorsInput, $crate::DescribeAnomalyDetectorsOutput, $crate::DescribeAnomalyDetectorsError] $($row)*
+        }
+    };
+    (describe_insight_rules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_insight_rules $crate::OperationName::DescribeInsightRules, $crate::DescribeInsightRulesInput, $crate::DescribeInsightRulesOutput, $crate::DescribeInsightRulesError] $($row)*
+        }
+    };
+    (disable_alarm_actions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_alarm_actions $crate::OperationName::DisableAlarmActions, $crate::DisableAlarmActionsInput, $crate::__rt::Unit, $crate::DisableAlarmActionsError] $($row)*
+        }
+    };
+    (disable_insight_rules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_insight_rules $crate::OperationName::DisableInsightRules, $crate::DisableInsightRulesInput, $crate::DisableInsightRulesOutput, $crate::DisableInsightRulesError] $($row)*
+        }
+    };
+    (enable_alarm_actions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_alarm_actions $crate::OperationName::EnableAlarmActions, $crate::EnableAlarmActionsInput, $crate::__rt::Unit, $crate::EnableAlarmActionsError] $($row)*
+        }
+    };
+    (enable_insight_rules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_insight_rules $crate::OperationName::EnableInsightRules, $crate::EnableInsightRulesInput, $crate::EnableInsightRulesOutput, $crate::EnableInsightRulesError] $($row)*
+        }
+    };
+    (get_dashboard $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_dashboard $crate::OperationName::GetDashboard, $crate::GetDashboardInput, $crate::GetDashboardOutput, $crate::GetDashboardError] $($row)*
+        }
+    };
+    (get_insight_rule_report $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_insight_rule_report $crate::OperationName::GetInsightRuleReport, $crate::GetInsightRuleReportInput, $crate::GetInsightRuleReportOutput, $crate::GetInsightRuleReportError] $($row)*
+        }
+    };
+    (get_metric_data $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_metric_data $crate::OperationName::GetMetricData, $crate::GetMetricDataInput, $crate::GetMetricDataOutput, $crate::GetMetricDataError] $($row)*
+        }
+    };
+    (get_metric_statistics $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_metric_statistics $crate::OperationName::GetMetricStatistics, $crate::GetMetricStatisticsInput, $crate::GetMetricStatisticsOutput, $crate::GetMetricStatisticsError] $($row)*
+        }
+    };
+    (get_metric_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_metric_stream $crate::OperationName::GetMetricStream, $crate::GetMetricStreamInput, $crate::GetMetricStreamOutput, $crate::GetMetricStreamError] $($row)*
+        }
+    };
+    (get_metric_widget_image $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_metric_widget_image $crate::OperationName::GetMetricWidgetImage, $crate::GetMetricWidgetImageInput, $crate::GetMetricWidgetImageOutput, $crate::GetMetricWidgetImageError] $($row)*
+        }
+    };
+    (list_dashboards $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_dashboards $crate::OperationName::ListDashboards, $crate::ListDashboardsInput, $crate::ListDashboardsOutput, $crate::ListDashboardsError] $($row)*
+        }
+    };
+    (list_managed_insight_rules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_managed_insight_rules $crate::OperationName::ListManagedInsightRules, $crate::ListManagedInsightRulesInput, $crate::ListManagedInsightRulesOutput, $crate::ListManagedInsightRulesError] $($row)*
+        }
+    };
+    (list_metric_streams $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_metric_streams $crate::OperationName::ListMetricStreams, $crate::ListMetricStreamsInput, $crate::ListMetricStreamsOutput, $crate::ListMetricStreamsError] $($row)*
+        }
+    };
+    (list_metrics $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_metrics $crate::OperationName::ListMetrics, $crate::ListMetricsInput, $crate::ListMetricsOutput, $crate::ListMetricsError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceInput, $crate::ListTagsForResourceOutput, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (put_anomaly_detector $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_anomaly_detector $crate::OperationName::PutAnomalyDetector, $crate::PutAnomalyDetectorInput, $crate::PutAnomalyDetectorOutput, $crate::PutAnomalyDetectorError] $($row)*
+        }
+    };
+    (put_composite_alarm $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_composite_alarm $crate::OperationName::PutCompositeAlarm, $crate::PutCompositeAlarmInput, $crate::__rt::Unit, $crate::PutCompositeAlarmError] $($row)*
+        }
+    };
+    (put_dashboard $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_dashboard $crate::OperationName::PutDashboard, $crate::PutDashboardInput, $crate::PutDashboardOutput, $crate::PutDashboardError] $($row)*
+        }
+    };
+    (put_insight_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_insight_rule $crate::OperationName::PutInsightRule, $crate::PutInsightRuleInput, $crate::PutInsightRuleOutput, $crate::PutInsightRuleError] $($row)*
+        }
+    };
+    (put_managed_insight_rules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_managed_insight_rules $crate::OperationName::PutManagedInsightRules, $crate::PutManagedInsightRulesInput, $crate::PutManagedInsightRulesOutput, $crate::PutManagedInsightRulesError] $($row)*
+        }
+    };
+    (put_metric_alarm $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_metric_alarm $crate::OperationName::PutMetricAlarm, $crate::PutMetricAlarmInput, $crate::__rt::Unit, $crate::PutMetricAlarmError] $($row)*
+        }
+    };
+    (put_metric_data $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_metric_data $crate::OperationName::PutMetricData, $crate::PutMetricDataInput, $crate::__rt::Unit, $crate::PutMetricDataError] $($row)*
+        }
+    };
+    (put_metric_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_metric_stream $crate::OperationName::PutMetricStream, $crate::PutMetricStreamInput, $crate::PutMetricStreamOutput, $crate::PutMetricStreamError] $($row)*
+        }
+    };
+    (set_alarm_state $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_alarm_state $crate::OperationName::SetAlarmState, $crate::SetAlarmStateInput, $crate::__rt::Unit, $crate::SetAlarmStateError] $($row)*
+        }
+    };
+    (start_metric_streams $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_metric_streams $crate::OperationName::StartMetricStreams, $crate::StartMetricStreamsInput, $crate::StartMetricStreamsOutput, $crate::StartMetricStreamsError] $($row)*
+        }
+    };
+    (stop_metric_streams $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [stop_metric_streams $crate::OperationName::StopMetricStreams, $crate::StopMetricStreamsInput, $crate::StopMetricStreamsOutput, $crate::StopMetricStreamsError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceInput, $crate::TagResourceOutput, $crate::TagResourceError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceInput, $crate::UntagResourceOutput, $crate::UntagResourceError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of CloudWatch"));
+    };
 }

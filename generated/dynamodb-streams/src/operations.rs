@@ -252,6 +252,17 @@ pub trait DynamoDbStreams: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ListStreams").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -262,6 +273,10 @@ pub async fn dispatch<S: DynamoDbStreams>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::DescribeStream => service
             .describe_stream(ctx, rt::FromValue::from_value(input)?)
@@ -321,4 +336,69 @@ impl<S: DynamoDbStreams> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`DynamoDbStreams`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     describe_stream => ops::describe_stream,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::DynamoDbStreams for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::DynamoDbStreams for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (describe_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stream $crate::OperationName::DescribeStream, $crate::DescribeStreamInput, $crate::DescribeStreamOutput, $crate::DescribeStreamError] $($row)*
+        }
+    };
+    (get_records $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_records $crate::OperationName::GetRecords, $crate::GetRecordsInput, $crate::GetRecordsOutput, $crate::GetRecordsError] $($row)*
+        }
+    };
+    (get_shard_iterator $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_shard_iterator $crate::OperationName::GetShardIterator, $crate::GetShardIteratorInput, $crate::GetShardIteratorOutput, $crate::GetShardIteratorError] $($row)*
+        }
+    };
+    (list_streams $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_streams $crate::OperationName::ListStreams, $crate::ListStreamsInput, $crate::ListStreamsOutput, $crate::ListStreamsError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of DynamoDB Streams"));
+    };
 }

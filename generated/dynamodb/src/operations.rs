@@ -3728,6 +3728,17 @@ pub trait DynamoDb: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateTimeToLive").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -3738,6 +3749,10 @@ pub async fn dispatch<S: DynamoDb>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::BatchExecuteStatement => service
             .batch_execute_statement(ctx, rt::FromValue::from_value(input)?)
@@ -4060,4 +4075,334 @@ impl<S: DynamoDb> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`DynamoDb`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     batch_execute_statement => ops::batch_execute_statement,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::DynamoDb for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::DynamoDb for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (batch_execute_statement $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_execute_statement $crate::OperationName::BatchExecuteStatement, $crate::BatchExecuteStatementInput, $crate::BatchExecuteStatementOutput, $crate::BatchExecuteStatementError] $($row)*
+        }
+    };
+    (batch_get_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_get_item $crate::OperationName::BatchGetItem, $crate::BatchGetItemInput, $crate::BatchGetItemOutput, $crate::BatchGetItemError] $($row)*
+        }
+    };
+    (batch_write_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_write_item $crate::OperationName::BatchWriteItem, $crate::BatchWriteItemInput, $crate::BatchWriteItemOutput, $crate::BatchWriteItemError] $($row)*
+        }
+    };
+    (create_backup $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_backup $crate::OperationName::CreateBackup, $crate::CreateBackupInput, $crate::CreateBackupOutput, $crate::CreateBackupError] $($row)*
+        }
+    };
+    (create_global_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_global_table $crate::OperationName::CreateGlobalTable, $crate::CreateGlobalTableInput, $crate::CreateGlobalTableOutput, $crate::CreateGlobalTableError] $($row)*
+        }
+    };
+    (create_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_table $crate::OperationName::CreateTable, $crate::CreateTableInput, $crate::CreateTableOutput, $crate::CreateTableError] $($row)*
+        }
+    };
+    (delete_backup $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_backup $crate::OperationName::DeleteBackup, $crate::DeleteBackupInput, $crate::DeleteBackupOutput, $crate::DeleteBackupError] $($row)*
+        }
+    };
+    (delete_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_item $crate::OperationName::DeleteItem, $crate::DeleteItemInput, $crate::DeleteItemOutput, $crate::DeleteItemError] $($row)*
+        }
+    };
+    (delete_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_resource_policy $crate::OperationName::DeleteResourcePolicy, $crate::DeleteResourcePolicyInput, $crate::DeleteResourcePolicyOutput, $crate::DeleteResourcePolicyError] $($row)*
+        }
+    };
+    (delete_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_table $crate::OperationName::DeleteTable, $crate::DeleteTableInput, $crate::DeleteTableOutput, $crate::DeleteTableError] $($row)*
+        }
+    };
+    (describe_backup $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_backup $crate::OperationName::DescribeBackup, $crate::DescribeBackupInput, $crate::DescribeBackupOutput, $crate::DescribeBackupError] $($row)*
+        }
+    };
+    (describe_continuous_backups $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_continuous_backups $crate::OperationName::DescribeContinuousBackups, $crate::DescribeContinuousBackupsInput, $crate::DescribeContinuousBackupsOutput, $crate::DescribeContinuousBackupsError] $($row)*
+        }
+    };
+    (describe_contributor_insights $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_contributor_insights $crate::OperationName::DescribeContributorInsights, $crate::DescribeContributorInsightsInput, $crate::DescribeContributorInsightsOutput, $crate::DescribeContributorInsightsError] $($row)*
+        }
+    };
+    (describe_endpoints $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_endpoints $crate::OperationName::DescribeEndpoints, $crate::DescribeEndpointsRequest, $crate::DescribeEndpointsResponse, $crate::DescribeEndpointsError] $($row)*
+        }
+    };
+    (describe_export $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_export $crate::OperationName::DescribeExport, $crate::DescribeExportInput, $crate::DescribeExportOutput, $crate::DescribeExportError] $($row)*
+        }
+    };
+    (describe_global_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_global_table $crate::OperationName::DescribeGlobalTable, $crate::DescribeGlobalTableInput, $crate::DescribeGlobalTableOutput, $crate::DescribeGlobalTableError] $($row)*
+        }
+    };
+    (describe_global_table_settings $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_global_table_settings $crate::OperationName::DescribeGlobalTableSettings, $crate::DescribeGlobalTableSettingsInput, $crate::DescribeGlobalTableSettingsOutput, $crate::DescribeGlobalTableSettingsError] $($row)*
+        }
+    };
+    (describe_import $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_import $crate::OperationName::DescribeImport, $crate::DescribeImportInput, $crate::DescribeImportOutput, $crate::DescribeImportError] $($row)*
+        }
+    };
+    (describe_kinesis_streaming_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_kinesis_streaming_destination $crate::OperationName::DescribeKinesisStreamingDestination, $crate::DescribeKinesisStreamingDestinationInput, $crate::DescribeKinesisStreamingDestinationOutput, $crate::DescribeKinesisStreamingDestinationError] $($row)*
+        }
+    };
+    (describe_limits $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_limits $crate::OperationName::DescribeLimits, $crate::DescribeLimitsInput, $crate::DescribeLimitsOutput, $crate::DescribeLimitsError] $($row)*
+        }
+    };
+    (describe_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_table $crate::OperationName::DescribeTable, $crate::DescribeTableInput, $crate::DescribeTableOutput, $crate::DescribeTableError] $($row)*
+        }
+    };
+    (describe_table_replica_auto_scaling $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_table_replica_auto_scaling $crate::OperationName::DescribeTableReplicaAutoScaling, $crate::DescribeTableReplicaAutoScalingInput, $crate::DescribeTableReplicaAutoScalingOutput, $crate::DescribeTableReplicaAutoScalingError] $($row)*
+        }
+    };
+    (describe_time_to_live $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_time_to_live $crate::OperationName::DescribeTimeToLive, $crate::DescribeTimeToLiveInput, $crate::DescribeTimeToLiveOutput, $crate::DescribeTimeToLiveError] $($row)*
+        }
+    };
+    (disable_kinesis_streaming_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_kinesis_streaming_destination $crate::OperationName::DisableKinesisStreamingDestination, $crate::KinesisStreamingDestinationInput, $crate::KinesisStreamingDestinationOutput, $crate::DisableKinesisStreamingDestinationError] $($row)*
+        }
+    };
+    (enable_kinesis_streaming_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_kinesis_streaming_destination $crate::OperationName::EnableKinesisStreamingDestination, $crate::KinesisStreamingDestinationInput, $crate::KinesisStreamingDestinationOutput, $crate::EnableKinesisStreamingDestinationError] $($row)*
+        }
+    };
+    (execute_statement $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [execute_statement $crate::OperationName::ExecuteStatement, $crate::ExecuteStatementInput, $crate::ExecuteStatementOutput, $crate::ExecuteStatementError] $($row)*
+        }
+    };
+    (execute_transaction $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [execute_transaction $crate::OperationName::ExecuteTransaction, $crate::ExecuteTransactionInput, $crate::ExecuteTransactionOutput, $crate::ExecuteTransactionError] $($row)*
+        }
+    };
+    (export_table_to_point_in_time $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [export_table_to_point_in_time $crate::OperationName::ExportTableToPointInTime, $crate::ExportTableToPointInTimeInput, $crate::ExportTableToPointInTimeOutput, $crate::ExportTableToPointInTimeError] $($row)*
+        }
+    };
+    (get_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_item $crate::OperationName::GetItem, $crate::GetItemInput, $crate::GetItemOutput, $crate::GetItemError] $($row)*
+        }
+    };
+    (get_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_resource_policy $crate::OperationName::GetResourcePolicy, $crate::GetResourcePolicyInput, $crate::GetResourcePolicyOutput, $crate::GetResourcePolicyError] $($row)*
+        }
+    };
+    (import_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [import_table $crate::OperationName::ImportTable, $crate::ImportTableInput, $crate::ImportTableOutput, $crate::ImportTableError] $($row)*
+        }
+    };
+    (list_backups $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_backups $crate::OperationName::ListBackups, $crate::ListBackupsInput, $crate::ListBackupsOutput, $crate::ListBackupsError] $($row)*
+        }
+    };
+    (list_contributor_insights $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_contributor_insights $crate::OperationName::ListContributorInsights, $crate::ListContributorInsightsInput, $crate::ListContributorInsightsOutput, $crate::ListContributorInsightsError] $($row)*
+        }
+    };
+    (list_exports $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_exports $crate::OperationName::ListExports, $crate::ListExportsInput, $crate::ListExportsOutput, $crate::ListExportsError] $($row)*
+        }
+    };
+    (list_global_tables $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_global_tables $crate::OperationName::ListGlobalTables, $crate::ListGlobalTablesInput, $crate::ListGlobalTablesOutput, $crate::ListGlobalTablesError] $($row)*
+        }
+    };
+    (list_imports $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_imports $crate::OperationName::ListImports, $crate::ListImportsInput, $crate::ListImportsOutput, $crate::ListImportsError] $($row)*
+        }
+    };
+    (list_tables $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tables $crate::OperationName::ListTables, $crate::ListTablesInput, $crate::ListTablesOutput, $crate::ListTablesError] $($row)*
+        }
+    };
+    (list_tags_of_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_of_resource $crate::OperationName::ListTagsOfResource, $crate::ListTagsOfResourceInput, $crate::ListTagsOfResourceOutput, $crate::ListTagsOfResourceError] $($row)*
+        }
+    };
+    (put_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_item $crate::OperationName::PutItem, $crate::PutItemInput, $crate::PutItemOutput, $crate::PutItemError] $($row)*
+        }
+    };
+    (put_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_resource_policy $crate::OperationName::PutResourcePolicy, $crate::PutResourcePolicyInput, $crate::PutResourcePolicyOutput, $crate::PutResourcePolicyError] $($row)*
+        }
+    };
+    (query $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [query $crate::OperationName::Query, $crate::QueryInput, $crate::QueryOutput, $crate::QueryError] $($row)*
+        }
+    };
+    (restore_table_from_backup $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [restore_table_from_backup $crate::OperationName::RestoreTableFromBackup, $crate::RestoreTableFromBackupInput, $crate::RestoreTableFromBackupOutput, $crate::RestoreTableFromBackupError] $($row)*
+        }
+    };
+    (restore_table_to_point_in_time $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [restore_table_to_point_in_time $crate::OperationName::RestoreTableToPointInTime, $crate::RestoreTableToPointInTimeInput, $crate::RestoreTableToPointInTimeOutput, $crate::RestoreTableToPointInTimeError] $($row)*
+        }
+    };
+    (scan $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [scan $crate::OperationName::Scan, $crate::ScanInput, $crate::ScanOutput, $crate::ScanError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceInput, $crate::__rt::Unit, $crate::TagResourceError] $($row)*
+        }
+    };
+    (transact_get_items $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [transact_get_items $crate::OperationName::TransactGetItems, $crate::TransactGetItemsInput, $crate::TransactGetItemsOutput, $crate::TransactGetItemsError] $($row)*
+        }
+    };
+    (transact_write_items $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [transact_write_items $crate::OperationName::TransactWriteItems, $crate::TransactWriteItemsInput, $crate::TransactWriteItemsOutput, $crate::TransactWriteItemsError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceInput, $crate::__rt::Unit, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_continuous_backups $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_continuous_backups $crate::OperationName::UpdateContinuousBackups, $crate::UpdateContinuousBackupsInput, $crate::UpdateContinuousBackupsOutput, $crate::UpdateContinuousBackupsError] $($row)*
+        }
+    };
+    (update_contributor_insights $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_contributor_insights $crate::OperationName::UpdateContributorInsights, $crate::UpdateContributorInsightsInput, $crate::UpdateContributorInsightsOutput, $crate::UpdateContributorInsightsError] $($row)*
+        }
+    };
+    (update_global_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_global_table $crate::OperationName::UpdateGlobalTable, $crate::UpdateGlobalTableInput, $crate::UpdateGlobalTableOutput, $crate::UpdateGlobalTableError] $($row)*
+        }
+    };
+    (update_global_table_settings $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_global_table_settings $crate::OperationName::UpdateGlobalTableSettings, $crate::UpdateGlobalTableSettingsInput, $crate::UpdateGlobalTableSettingsOutput, $crate::UpdateGlobalTableSettingsError] $($row)*
+        }
+    };
+    (update_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_item $crate::OperationName::UpdateItem, $crate::UpdateItemInput, $crate::UpdateItemOutput, $crate::UpdateItemError] $($row)*
+        }
+    };
+    (update_kinesis_streaming_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_kinesis_streaming_destination $crate::OperationName::UpdateKinesisStreamingDestination, $crate::UpdateKinesisStreamingDestinationInput, $crate::UpdateKinesisStreamingDestinationOutput, $crate::UpdateKinesisStreamingDestinationError] $($row)*
+        }
+    };
+    (update_table $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_table $crate::OperationName::UpdateTable, $crate::UpdateTableInput, $crate::UpdateTableOutput, $crate::UpdateTableError] $($row)*
+        }
+    };
+    (update_table_replica_auto_scaling $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_table_replica_auto_scaling $crate::OperationName::UpdateTableReplicaAutoScaling, $crate::UpdateTableReplicaAutoScalingInput, $crate::UpdateTableReplicaAutoScalingOutput, $crate::UpdateTableReplicaAutoScalingError] $($row)*
+        }
+    };
+    (update_time_to_live $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_time_to_live $crate::OperationName::UpdateTimeToLive, $crate::UpdateTimeToLiveInput, $crate::UpdateTimeToLiveOutput, $crate::UpdateTimeToLiveError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of DynamoDB"));
+    };
 }

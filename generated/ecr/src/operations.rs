@@ -3229,6 +3229,17 @@ pub trait Ecr: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ValidatePullThroughCacheRule").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -3239,6 +3250,10 @@ pub async fn dispatch<S: Ecr>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::BatchCheckLayerAvailability => service
             .batch_check_layer_availability(ctx, rt::FromValue::from_value(input)?)
@@ -3519,4 +3534,294 @@ impl<S: Ecr> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Ecr`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     batch_check_layer_availability => ops::batch_check_layer_availability,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Ecr for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Ecr for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (batch_check_layer_availability $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_check_layer_availability $crate::OperationName::BatchCheckLayerAvailability, $crate::BatchCheckLayerAvailabilityRequest, $crate::BatchCheckLayerAvailabilityResponse, $crate::BatchCheckLayerAvailabilityError] $($row)*
+        }
+    };
+    (batch_delete_image $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_delete_image $crate::OperationName::BatchDeleteImage, $crate::BatchDeleteImageRequest, $crate::BatchDeleteImageResponse, $crate::BatchDeleteImageError] $($row)*
+        }
+    };
+    (batch_get_image $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_get_image $crate::OperationName::BatchGetImage, $crate::BatchGetImageRequest, $crate::BatchGetImageResponse, $crate::BatchGetImageError] $($row)*
+        }
+    };
+    (batch_get_repository_scanning_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_get_repository_scanning_configuration $crate::OperationName::BatchGetRepositoryScanningConfiguration, $crate::BatchGetRepositoryScanningConfigurationRequest, $crate::BatchGetRepositoryScanningConfigurationResponse, $crate::BatchGetRepositoryScanningConfigurationError] $($row)*
+        }
+    };
+    (complete_layer_upload $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [complete_layer_upload $crate::OperationName::CompleteLayerUpload, $crate::CompleteLayerUploadRequest, $crate::CompleteLayerUploadResponse, $crate::CompleteLayerUploadError] $($row)*
+        }
+    };
+    (create_pull_through_cache_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_pull_through_cache_rule $crate::OperationName::CreatePullThroughCacheRule, $crate::CreatePullThroughCacheRuleRequest, $crate::CreatePullThroughCacheRuleResponse, $crate::CreatePullThroughCacheRuleError] $($row)*
+        }
+    };
+    (create_repository $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_repository $crate::OperationName::CreateRepository, $crate::CreateRepositoryRequest, $crate::CreateRepositoryResponse, $crate::CreateRepositoryError] $($row)*
+        }
+    };
+    (create_repository_creation_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_repository_creation_template $crate::OperationName::CreateRepositoryCreationTemplate, $crate::CreateRepositoryCreationTemplateRequest, $crate::CreateRepositoryCreationTemplateResponse, $crate::CreateRepositoryCreationTemplateError] $($row)*
+        }
+    };
+    (delete_lifecycle_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_lifecycle_policy $crate::OperationName::DeleteLifecyclePolicy, $crate::DeleteLifecyclePolicyRequest, $crate::DeleteLifecyclePolicyResponse, $crate::DeleteLifecyclePolicyError] $($row)*
+        }
+    };
+    (delete_pull_through_cache_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_pull_through_cache_rule $crate::OperationName::DeletePullThroughCacheRule, $crate::DeletePullThroughCacheRuleRequest, $crate::DeletePullThroughCacheRuleResponse, $crate::DeletePullThroughCacheRuleError] $($row)*
+        }
+    };
+    (delete_registry_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_registry_policy $crate::OperationName::DeleteRegistryPolicy, $crate::DeleteRegistryPolicyRequest, $crate::DeleteRegistryPolicyResponse, $crate::DeleteRegistryPolicyError] $($row)*
+        }
+    };
+    (delete_repository $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_repository $crate::OperationName::DeleteRepository, $crate::DeleteRepositoryRequest, $crate::DeleteRepositoryResponse, $crate::DeleteRepositoryError] $($row)*
+        }
+    };
+    (delete_repository_creation_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_repository_creation_template $crate::OperationName::DeleteRepositoryCreationTemplate, $crate::DeleteRepositoryCreationTemplateRequest, $crate::DeleteRepositoryCreationTemplateResponse, $crate::DeleteRepositoryCreationTemplateError] $($row)*
+        }
+    };
+    (delete_repository_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_repository_policy $crate::OperationName::DeleteRepositoryPolicy, $crate::DeleteRepositoryPolicyRequest, $crate::DeleteRepositoryPolicyResponse, $crate::DeleteRepositoryPolicyError] $($row)*
+        }
+    };
+    (describe_image_replication_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_image_replication_status $crate::OperationName::DescribeImageReplicationStatus, $crate::DescribeImageReplicationStatusRequest, $crate::DescribeImageReplicationStatusResponse, $crate::DescribeImageReplicationStatusError] $($row)*
+        }
+    };
+    (describe_image_scan_findings $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_image_scan_findings $crate::OperationName::DescribeImageScanFindings, $crate::DescribeImageScanFindingsRequest, $crate::DescribeImageScanFindingsResponse, $crate::DescribeImageScanFindingsError] $($row)*
+        }
+    };
+    (describe_images $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_images $crate::OperationName::DescribeImages, $crate::DescribeImagesRequest, $crate::DescribeImagesResponse, $crate::DescribeImagesError] $($row)*
+        }
+    };
+    (describe_pull_through_cache_rules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_pull_through_cache_rules $crate::OperationName::DescribePullThroughCacheRules, $crate::DescribePullThroughCacheRulesRequest, $crate::DescribePullThroughCacheRulesResponse, $crate::DescribePullThroughCacheRulesError] $($row)*
+        }
+    };
+    (describe_registry $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_registry $crate::OperationName::DescribeRegistry, $crate::DescribeRegistryRequest, $crate::DescribeRegistryResponse, $crate::DescribeRegistryError] $($row)*
+        }
+    };
+    (describe_repositories $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_repositories $crate::OperationName::DescribeRepositories, $crate::DescribeRepositoriesRequest, $crate::DescribeRepositoriesResponse, $crate::DescribeRepositoriesError] $($row)*
+        }
+    };
+    (describe_repository_creation_templates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_repository_creation_templates $crate::OperationName::DescribeRepositoryCreationTemplates, $crate::DescribeRepositoryCreationTemplatesRequest, $crate::DescribeRepositoryCreationTemplatesResponse, $crate::DescribeRepositoryCreationTemplatesError] $($row)*
+        }
+    };
+    (get_account_setting $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account_setting $crate::OperationName::GetAccountSetting, $crate::GetAccountSettingRequest, $crate::GetAccountSettingResponse, $crate::GetAccountSettingError] $($row)*
+        }
+    };
+    (get_authorization_token $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_authorization_token $crate::OperationName::GetAuthorizationToken, $crate::GetAuthorizationTokenRequest, $crate::GetAuthorizationTokenResponse, $crate::GetAuthorizationTokenError] $($row)*
+        }
+    };
+    (get_download_url_for_layer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_download_url_for_layer $crate::OperationName::GetDownloadUrlForLayer, $crate::GetDownloadUrlForLayerRequest, $crate::GetDownloadUrlForLayerResponse, $crate::GetDownloadUrlForLayerError] $($row)*
+        }
+    };
+    (get_lifecycle_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_lifecycle_policy $crate::OperationName::GetLifecyclePolicy, $crate::GetLifecyclePolicyRequest, $crate::GetLifecyclePolicyResponse, $crate::GetLifecyclePolicyError] $($row)*
+        }
+    };
+    (get_lifecycle_policy_preview $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_lifecycle_policy_preview $crate::OperationName::GetLifecyclePolicyPreview, $crate::GetLifecyclePolicyPreviewRequest, $crate::GetLifecyclePolicyPreviewResponse, $crate::GetLifecyclePolicyPreviewError] $($row)*
+        }
+    };
+    (get_registry_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_registry_policy $crate::OperationName::GetRegistryPolicy, $crate::GetRegistryPolicyRequest, $crate::GetRegistryPolicyResponse, $crate::GetRegistryPolicyError] $($row)*
+        }
+    };
+    (get_registry_scanning_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_registry_scanning_configuration $crate::OperationName::GetRegistryScanningConfiguration, $crate::GetRegistryScanningConfigurationRequest, $crate::GetRegistryScanningConfigurationResponse, $crate::GetRegistryScanningConfigurationError] $($row)*
+        }
+    };
+    (get_repository_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_repository_policy $crate::OperationName::GetRepositoryPolicy, $crate::GetRepositoryPolicyRequest, $crate::GetRepositoryPolicyResponse, $crate::GetRepositoryPolicyError] $($row)*
+        }
+    };
+    (initiate_layer_upload $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [initiate_layer_upload $crate::OperationName::InitiateLayerUpload, $crate::InitiateLayerUploadRequest, $crate::InitiateLayerUploadResponse, $crate::InitiateLayerUploadError] $($row)*
+        }
+    };
+    (list_images $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_images $crate::OperationName::ListImages, $crate::ListImagesRequest, $crate::ListImagesResponse, $crate::ListImagesError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceRequest, $crate::ListTagsForResourceResponse, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (put_account_setting $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_account_setting $crate::OperationName::PutAccountSetting, $crate::PutAccountSettingRequest, $crate::PutAccountSettingResponse, $crate::PutAccountSettingError] $($row)*
+        }
+    };
+    (put_image $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_image $crate::OperationName::PutImage, $crate::PutImageRequest, $crate::PutImageResponse, $crate::PutImageError] $($row)*
+        }
+    };
+    (put_image_scanning_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_image_scanning_configuration $crate::OperationName::PutImageScanningConfiguration, $crate::PutImageScanningConfigurationRequest, $crate::PutImageScanningConfigurationResponse, $crate::PutImageScanningConfigurationError] $($row)*
+        }
+    };
+    (put_image_tag_mutability $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_image_tag_mutability $crate::OperationName::PutImageTagMutability, $crate::PutImageTagMutabilityRequest, $crate::PutImageTagMutabilityResponse, $crate::PutImageTagMutabilityError] $($row)*
+        }
+    };
+    (put_lifecycle_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_lifecycle_policy $crate::OperationName::PutLifecyclePolicy, $crate::PutLifecyclePolicyRequest, $crate::PutLifecyclePolicyResponse, $crate::PutLifecyclePolicyError] $($row)*
+        }
+    };
+    (put_registry_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_registry_policy $crate::OperationName::PutRegistryPolicy, $crate::PutRegistryPolicyRequest, $crate::PutRegistryPolicyResponse, $crate::PutRegistryPolicyError] $($row)*
+        }
+    };
+    (put_registry_scanning_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_registry_scanning_configuration $crate::OperationName::PutRegistryScanningConfiguration, $crate::PutRegistryScanningConfigurationRequest, $crate::PutRegistryScanningConfigurationResponse, $crate::PutRegistryScanningConfigurationError] $($row)*
+        }
+    };
+    (put_replication_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_replication_configuration $crate::OperationName::PutReplicationConfiguration, $crate::PutReplicationConfigurationRequest, $crate::PutReplicationConfigurationResponse, $crate::PutReplicationConfigurationError] $($row)*
+        }
+    };
+    (set_repository_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_repository_policy $crate::OperationName::SetRepositoryPolicy, $crate::SetRepositoryPolicyRequest, $crate::SetRepositoryPolicyResponse, $crate::SetRepositoryPolicyError] $($row)*
+        }
+    };
+    (start_image_scan $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_image_scan $crate::OperationName::StartImageScan, $crate::StartImageScanRequest, $crate::StartImageScanResponse, $crate::StartImageScanError] $($row)*
+        }
+    };
+    (start_lifecycle_policy_preview $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_lifecycle_policy_preview $crate::OperationName::StartLifecyclePolicyPreview, $crate::StartLifecyclePolicyPreviewRequest, $crate::StartLifecyclePolicyPreviewResponse, $crate::StartLifecyclePolicyPreviewError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::TagResourceResponse, $crate::TagResourceError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::UntagResourceResponse, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_pull_through_cache_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_pull_through_cache_rule $crate::OperationName::UpdatePullThroughCacheRule, $crate::UpdatePullThroughCacheRuleRequest, $crate::UpdatePullThroughCacheRuleResponse, $crate::UpdatePullThroughCacheRuleError] $($row)*
+        }
+    };
+    (update_repository_creation_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_repository_creation_template $crate::OperationName::UpdateRepositoryCreationTemplate, $crate::UpdateRepositoryCreationTemplateRequest, $crate::UpdateRepositoryCreationTemplateResponse, $crate::UpdateRepositoryCreationTemplateError] $($row)*
+        }
+    };
+    (upload_layer_part $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [upload_layer_part $crate::OperationName::UploadLayerPart, $crate::UploadLayerPartRequest, $crate::UploadLayerPartResponse, $crate::UploadLayerPartError] $($row)*
+        }
+    };
+    (validate_pull_through_cache_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [validate_pull_through_cache_rule $crate::OperationName::ValidatePullThroughCacheRule, $crate::ValidatePullThroughCacheRuleRequest, $crate::ValidatePullThroughCacheRuleResponse, $crate::ValidatePullThroughCacheRuleError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of ECR"));
+    };
 }

@@ -3167,6 +3167,17 @@ pub trait EventBridge: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateEventBus").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -3177,6 +3188,10 @@ pub async fn dispatch<S: EventBridge>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::ActivateEventSource => service
             .activate_event_source(ctx, rt::FromValue::from_value(input)?)
@@ -3499,4 +3514,334 @@ impl<S: EventBridge> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`EventBridge`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     activate_event_source => ops::activate_event_source,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::EventBridge for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::EventBridge for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (activate_event_source $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [activate_event_source $crate::OperationName::ActivateEventSource, $crate::ActivateEventSourceRequest, $crate::__rt::Unit, $crate::ActivateEventSourceError] $($row)*
+        }
+    };
+    (cancel_replay $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_replay $crate::OperationName::CancelReplay, $crate::CancelReplayRequest, $crate::CancelReplayResponse, $crate::CancelReplayError] $($row)*
+        }
+    };
+    (create_api_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_api_destination $crate::OperationName::CreateApiDestination, $crate::CreateApiDestinationRequest, $crate::CreateApiDestinationResponse, $crate::CreateApiDestinationError] $($row)*
+        }
+    };
+    (create_archive $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_archive $crate::OperationName::CreateArchive, $crate::CreateArchiveRequest, $crate::CreateArchiveResponse, $crate::CreateArchiveError] $($row)*
+        }
+    };
+    (create_connection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_connection $crate::OperationName::CreateConnection, $crate::CreateConnectionRequest, $crate::CreateConnectionResponse, $crate::CreateConnectionError] $($row)*
+        }
+    };
+    (create_endpoint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_endpoint $crate::OperationName::CreateEndpoint, $crate::CreateEndpointRequest, $crate::CreateEndpointResponse, $crate::CreateEndpointError] $($row)*
+        }
+    };
+    (create_event_bus $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_event_bus $crate::OperationName::CreateEventBus, $crate::CreateEventBusRequest, $crate::CreateEventBusResponse, $crate::CreateEventBusError] $($row)*
+        }
+    };
+    (create_partner_event_source $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_partner_event_source $crate::OperationName::CreatePartnerEventSource, $crate::CreatePartnerEventSourceRequest, $crate::CreatePartnerEventSourceResponse, $crate::CreatePartnerEventSourceError] $($row)*
+        }
+    };
+    (deactivate_event_source $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deactivate_event_source $crate::OperationName::DeactivateEventSource, $crate::DeactivateEventSourceRequest, $crate::__rt::Unit, $crate::DeactivateEventSourceError] $($row)*
+        }
+    };
+    (deauthorize_connection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deauthorize_connection $crate::OperationName::DeauthorizeConnection, $crate::DeauthorizeConnectionRequest, $crate::DeauthorizeConnectionResponse, $crate::DeauthorizeConnectionError] $($row)*
+        }
+    };
+    (delete_api_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_api_destination $crate::OperationName::DeleteApiDestination, $crate::DeleteApiDestinationRequest, $crate::DeleteApiDestinationResponse, $crate::DeleteApiDestinationError] $($row)*
+        }
+    };
+    (delete_archive $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_archive $crate::OperationName::DeleteArchive, $crate::DeleteArchiveRequest, $crate::DeleteArchiveResponse, $crate::DeleteArchiveError] $($row)*
+        }
+    };
+    (delete_connection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_connection $crate::OperationName::DeleteConnection, $crate::DeleteConnectionRequest, $crate::DeleteConnectionResponse, $crate::DeleteConnectionError] $($row)*
+        }
+    };
+    (delete_endpoint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_endpoint $crate::OperationName::DeleteEndpoint, $crate::DeleteEndpointRequest, $crate::DeleteEndpointResponse, $crate::DeleteEndpointError] $($row)*
+        }
+    };
+    (delete_event_bus $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_event_bus $crate::OperationName::DeleteEventBus, $crate::DeleteEventBusRequest, $crate::__rt::Unit, $crate::DeleteEventBusError] $($row)*
+        }
+    };
+    (delete_partner_event_source $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_partner_event_source $crate::OperationName::DeletePartnerEventSource, $crate::DeletePartnerEventSourceRequest, $crate::__rt::Unit, $crate::DeletePartnerEventSourceError] $($row)*
+        }
+    };
+    (delete_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_rule $crate::OperationName::DeleteRule, $crate::DeleteRuleRequest, $crate::__rt::Unit, $crate::DeleteRuleError] $($row)*
+        }
+    };
+    (describe_api_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_api_destination $crate::OperationName::DescribeApiDestination, $crate::DescribeApiDestinationRequest, $crate::DescribeApiDestinationResponse, $crate::DescribeApiDestinationError] $($row)*
+        }
+    };
+    (describe_archive $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_archive $crate::OperationName::DescribeArchive, $crate::DescribeArchiveRequest, $crate::DescribeArchiveResponse, $crate::DescribeArchiveError] $($row)*
+        }
+    };
+    (describe_connection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_connection $crate::OperationName::DescribeConnection, $crate::DescribeConnectionRequest, $crate::DescribeConnectionResponse, $crate::DescribeConnectionError] $($row)*
+        }
+    };
+    (describe_endpoint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_endpoint $crate::OperationName::DescribeEndpoint, $crate::DescribeEndpointRequest, $crate::DescribeEndpointResponse, $crate::DescribeEndpointError] $($row)*
+        }
+    };
+    (describe_event_bus $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_event_bus $crate::OperationName::DescribeEventBus, $crate::DescribeEventBusRequest, $crate::DescribeEventBusResponse, $crate::DescribeEventBusError] $($row)*
+        }
+    };
+    (describe_event_source $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_event_source $crate::OperationName::DescribeEventSource, $crate::DescribeEventSourceRequest, $crate::DescribeEventSourceResponse, $crate::DescribeEventSourceError] $($row)*
+        }
+    };
+    (describe_partner_event_source $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_partner_event_source $crate::OperationName::DescribePartnerEventSource, $crate::DescribePartnerEventSourceRequest, $crate::DescribePartnerEventSourceResponse, $crate::DescribePartnerEventSourceError] $($row)*
+        }
+    };
+    (describe_replay $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_replay $crate::OperationName::DescribeReplay, $crate::DescribeReplayRequest, $crate::DescribeReplayResponse, $crate::DescribeReplayError] $($row)*
+        }
+    };
+    (describe_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_rule $crate::OperationName::DescribeRule, $crate::DescribeRuleRequest, $crate::DescribeRuleResponse, $crate::DescribeRuleError] $($row)*
+        }
+    };
+    (disable_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_rule $crate::OperationName::DisableRule, $crate::DisableRuleRequest, $crate::__rt::Unit, $crate::DisableRuleError] $($row)*
+        }
+    };
+    (enable_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_rule $crate::OperationName::EnableRule, $crate::EnableRuleRequest, $crate::__rt::Unit, $crate::EnableRuleError] $($row)*
+        }
+    };
+    (list_api_destinations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_api_destinations $crate::OperationName::ListApiDestinations, $crate::ListApiDestinationsRequest, $crate::ListApiDestinationsResponse, $crate::ListApiDestinationsError] $($row)*
+        }
+    };
+    (list_archives $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_archives $crate::OperationName::ListArchives, $crate::ListArchivesRequest, $crate::ListArchivesResponse, $crate::ListArchivesError] $($row)*
+        }
+    };
+    (list_connections $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_connections $crate::OperationName::ListConnections, $crate::ListConnectionsRequest, $crate::ListConnectionsResponse, $crate::ListConnectionsError] $($row)*
+        }
+    };
+    (list_endpoints $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_endpoints $crate::OperationName::ListEndpoints, $crate::ListEndpointsRequest, $crate::ListEndpointsResponse, $crate::ListEndpointsError] $($row)*
+        }
+    };
+    (list_event_buses $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_event_buses $crate::OperationName::ListEventBuses, $crate::ListEventBusesRequest, $crate::ListEventBusesResponse, $crate::ListEventBusesError] $($row)*
+        }
+    };
+    (list_event_sources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_event_sources $crate::OperationName::ListEventSources, $crate::ListEventSourcesRequest, $crate::ListEventSourcesResponse, $crate::ListEventSourcesError] $($row)*
+        }
+    };
+    (list_partner_event_source_accounts $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_partner_event_source_accounts $crate::OperationName::ListPartnerEventSourceAccounts, $crate::ListPartnerEventSourceAccountsRequest, $crate::ListPartnerEventSourceAccountsResponse, $crate::ListPartnerEventSourceAccountsError] $($row)*
+        }
+    };
+    (list_partner_event_sources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_partner_event_sources $crate::OperationName::ListPartnerEventSources, $crate::ListPartnerEventSourcesRequest, $crate::ListPartnerEventSourcesResponse, $crate::ListPartnerEventSourcesError] $($row)*
+        }
+    };
+    (list_replays $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_replays $crate::OperationName::ListReplays, $crate::ListReplaysRequest, $crate::ListReplaysResponse, $crate::ListReplaysError] $($row)*
+        }
+    };
+    (list_rule_names_by_target $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_rule_names_by_target $crate::OperationName::ListRuleNamesByTarget, $crate::ListRuleNamesByTargetRequest, $crate::ListRuleNamesByTargetResponse, $crate::ListRuleNamesByTargetError] $($row)*
+        }
+    };
+    (list_rules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_rules $crate::OperationName::ListRules, $crate::ListRulesRequest, $crate::ListRulesResponse, $crate::ListRulesError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceRequest, $crate::ListTagsForResourceResponse, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (list_targets_by_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_targets_by_rule $crate::OperationName::ListTargetsByRule, $crate::ListTargetsByRuleRequest, $crate::ListTargetsByRuleResponse, $crate::ListTargetsByRuleError] $($row)*
+        }
+    };
+    (put_events $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_events $crate::OperationName::PutEvents, $crate::PutEventsRequest, $crate::PutEventsResponse, $crate::PutEventsError] $($row)*
+        }
+    };
+    (put_partner_events $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_partner_events $crate::OperationName::PutPartnerEvents, $crate::PutPartnerEventsRequest, $crate::PutPartnerEventsResponse, $crate::PutPartnerEventsError] $($row)*
+        }
+    };
+    (put_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_permission $crate::OperationName::PutPermission, $crate::PutPermissionRequest, $crate::__rt::Unit, $crate::PutPermissionError] $($row)*
+        }
+    };
+    (put_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_rule $crate::OperationName::PutRule, $crate::PutRuleRequest, $crate::PutRuleResponse, $crate::PutRuleError] $($row)*
+        }
+    };
+    (put_targets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_targets $crate::OperationName::PutTargets, $crate::PutTargetsRequest, $crate::PutTargetsResponse, $crate::PutTargetsError] $($row)*
+        }
+    };
+    (remove_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_permission $crate::OperationName::RemovePermission, $crate::RemovePermissionRequest, $crate::__rt::Unit, $crate::RemovePermissionError] $($row)*
+        }
+    };
+    (remove_targets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_targets $crate::OperationName::RemoveTargets, $crate::RemoveTargetsRequest, $crate::RemoveTargetsResponse, $crate::RemoveTargetsError] $($row)*
+        }
+    };
+    (start_replay $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_replay $crate::OperationName::StartReplay, $crate::StartReplayRequest, $crate::StartReplayResponse, $crate::StartReplayError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::TagResourceResponse, $crate::TagResourceError] $($row)*
+        }
+    };
+    (test_event_pattern $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_event_pattern $crate::OperationName::TestEventPattern, $crate::TestEventPatternRequest, $crate::TestEventPatternResponse, $crate::TestEventPatternError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::UntagResourceResponse, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_api_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_api_destination $crate::OperationName::UpdateApiDestination, $crate::UpdateApiDestinationRequest, $crate::UpdateApiDestinationResponse, $crate::UpdateApiDestinationError] $($row)*
+        }
+    };
+    (update_archive $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_archive $crate::OperationName::UpdateArchive, $crate::UpdateArchiveRequest, $crate::UpdateArchiveResponse, $crate::UpdateArchiveError] $($row)*
+        }
+    };
+    (update_connection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_connection $crate::OperationName::UpdateConnection, $crate::UpdateConnectionRequest, $crate::UpdateConnectionResponse, $crate::UpdateConnectionError] $($row)*
+        }
+    };
+    (update_endpoint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_endpoint $crate::OperationName::UpdateEndpoint, $crate::UpdateEndpointRequest, $crate::UpdateEndpointResponse, $crate::UpdateEndpointError] $($row)*
+        }
+    };
+    (update_event_bus $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_event_bus $crate::OperationName::UpdateEventBus, $crate::UpdateEventBusRequest, $crate::UpdateEventBusResponse, $crate::UpdateEventBusError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of EventBridge"));
+    };
 }

@@ -725,6 +725,17 @@ pub trait Firehose: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateDestination").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -735,6 +746,10 @@ pub async fn dispatch<S: Firehose>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::CreateDeliveryStream => service
             .create_delivery_stream(ctx, rt::FromValue::from_value(input)?)
@@ -832,4 +847,109 @@ impl<S: Firehose> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Firehose`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     create_delivery_stream => ops::create_delivery_stream,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Firehose for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Firehose for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (create_delivery_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_delivery_stream $crate::OperationName::CreateDeliveryStream, $crate::CreateDeliveryStreamInput, $crate::CreateDeliveryStreamOutput, $crate::CreateDeliveryStreamError] $($row)*
+        }
+    };
+    (delete_delivery_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_delivery_stream $crate::OperationName::DeleteDeliveryStream, $crate::DeleteDeliveryStreamInput, $crate::DeleteDeliveryStreamOutput, $crate::DeleteDeliveryStreamError] $($row)*
+        }
+    };
+    (describe_delivery_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_delivery_stream $crate::OperationName::DescribeDeliveryStream, $crate::DescribeDeliveryStreamInput, $crate::DescribeDeliveryStreamOutput, $crate::DescribeDeliveryStreamError] $($row)*
+        }
+    };
+    (list_delivery_streams $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_delivery_streams $crate::OperationName::ListDeliveryStreams, $crate::ListDeliveryStreamsInput, $crate::ListDeliveryStreamsOutput, $crate::ListDeliveryStreamsError] $($row)*
+        }
+    };
+    (list_tags_for_delivery_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_delivery_stream $crate::OperationName::ListTagsForDeliveryStream, $crate::ListTagsForDeliveryStreamInput, $crate::ListTagsForDeliveryStreamOutput, $crate::ListTagsForDeliveryStreamError] $($row)*
+        }
+    };
+    (put_record $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_record $crate::OperationName::PutRecord, $crate::PutRecordInput, $crate::PutRecordOutput, $crate::PutRecordError] $($row)*
+        }
+    };
+    (put_record_batch $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_record_batch $crate::OperationName::PutRecordBatch, $crate::PutRecordBatchInput, $crate::PutRecordBatchOutput, $crate::PutRecordBatchError] $($row)*
+        }
+    };
+    (start_delivery_stream_encryption $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_delivery_stream_encryption $crate::OperationName::StartDeliveryStreamEncryption, $crate::StartDeliveryStreamEncryptionInput, $crate::StartDeliveryStreamEncryptionOutput, $crate::StartDeliveryStreamEncryptionError] $($row)*
+        }
+    };
+    (stop_delivery_stream_encryption $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [stop_delivery_stream_encryption $crate::OperationName::StopDeliveryStreamEncryption, $crate::StopDeliveryStreamEncryptionInput, $crate::StopDeliveryStreamEncryptionOutput, $crate::StopDeliveryStreamEncryptionError] $($row)*
+        }
+    };
+    (tag_delivery_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_delivery_stream $crate::OperationName::TagDeliveryStream, $crate::TagDeliveryStreamInput, $crate::TagDeliveryStreamOutput, $crate::TagDeliveryStreamError] $($row)*
+        }
+    };
+    (untag_delivery_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_delivery_stream $crate::OperationName::UntagDeliveryStream, $crate::UntagDeliveryStreamInput, $crate::UntagDeliveryStreamOutput, $crate::UntagDeliveryStreamError] $($row)*
+        }
+    };
+    (update_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_destination $crate::OperationName::UpdateDestination, $crate::UpdateDestinationInput, $crate::UpdateDestinationOutput, $crate::UpdateDestinationError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of Firehose"));
+    };
 }

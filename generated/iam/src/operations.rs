@@ -9902,6 +9902,17 @@ pub trait Iam: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UploadSigningCertificate").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -9912,6 +9923,10 @@ pub async fn dispatch<S: Iam>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AcceptDelegationRequest => service
             .accept_delegation_request(ctx, rt::FromValue::from_value(input)?)
@@ -10827,4 +10842,929 @@ impl<S: Iam> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Iam`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     accept_delegation_request => ops::accept_delegation_request,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Iam for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Iam for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (accept_delegation_request $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [accept_delegation_request $crate::OperationName::AcceptDelegationRequest, $crate::AcceptDelegationRequestRequest, $crate::__rt::Unit, $crate::AcceptDelegationRequestError] $($row)*
+        }
+    };
+    (add_client_id_to_open_id_connect_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_client_id_to_open_id_connect_provider $crate::OperationName::AddClientIDToOpenIDConnectProvider, $crate::AddClientIDToOpenIDConnectProviderRequest, $crate::__rt::Unit, $crate::AddClientIDToOpenIDConnectProviderError] $($row)*
+        }
+    };
+    (add_role_to_instance_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_role_to_instance_profile $crate::OperationName::AddRoleToInstanceProfile, $crate::AddRoleToInstanceProfileRequest, $crate::__rt::Unit, $crate::AddRoleToInstanceProfileError] $($row)*
+        }
+    };
+    (add_user_to_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_user_to_group $crate::OperationName::AddUserToGroup, $crate::AddUserToGroupRequest, $crate::__rt::Unit, $crate::AddUserToGroupError] $($row)*
+        }
+    };
+    (associate_delegation_request $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [associate_delegation_request $crate::OperationName::AssociateDelegationRequest, $crate::AssociateDelegationRequestRequest, $crate::__rt::Unit, $crate::AssociateDelegationRequestError] $($row)*
+        }
+    };
+    (attach_group_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [attach_group_policy $crate::OperationName::AttachGroupPolicy, $crate::AttachGroupPolicyRequest, $crate::__rt::Unit, $crate::AttachGroupPolicyError] $($row)*
+        }
+    };
+    (attach_role_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [attach_role_policy $crate::OperationName::AttachRolePolicy, $crate::AttachRolePolicyRequest, $crate::__rt::Unit, $crate::AttachRolePolicyError] $($row)*
+        }
+    };
+    (attach_user_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [attach_user_policy $crate::OperationName::AttachUserPolicy, $crate::AttachUserPolicyRequest, $crate::__rt::Unit, $crate::AttachUserPolicyError] $($row)*
+        }
+    };
+    (change_password $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [change_password $crate::OperationName::ChangePassword, $crate::ChangePasswordRequest, $crate::__rt::Unit, $crate::ChangePasswordError] $($row)*
+        }
+    };
+    (create_access_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_access_key $crate::OperationName::CreateAccessKey, $crate::CreateAccessKeyRequest, $crate::CreateAccessKeyResponse, $crate::CreateAccessKeyError] $($row)*
+        }
+    };
+    (create_account_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_account_alias $crate::OperationName::CreateAccountAlias, $crate::CreateAccountAliasRequest, $crate::__rt::Unit, $crate::CreateAccountAliasError] $($row)*
+        }
+    };
+    (create_delegation_request $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_delegation_request $crate::OperationName::CreateDelegationRequest, $crate::CreateDelegationRequestRequest, $crate::CreateDelegationRequestResponse, $crate::CreateDelegationRequestError] $($row)*
+        }
+    };
+    (create_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_group $crate::OperationName::CreateGroup, $crate::CreateGroupRequest, $crate::CreateGroupResponse, $crate::CreateGroupError] $($row)*
+        }
+    };
+    (create_instance_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_instance_profile $crate::OperationName::CreateInstanceProfile, $crate::CreateInstanceProfileRequest, $crate::CreateInstanceProfileResponse, $crate::CreateInstanceProfileError] $($row)*
+        }
+    };
+    (create_login_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_login_profile $crate::OperationName::CreateLoginProfile, $crate::CreateLoginProfileRequest, $crate::CreateLoginProfileResponse, $crate::CreateLoginProfileError] $($row)*
+        }
+    };
+    (create_open_id_connect_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_open_id_connect_provider $crate::OperationName::CreateOpenIDConnectProvider, $crate::CreateOpenIDConnectProviderRequest, $crate::CreateOpenIDConnectProviderResponse, $crate::CreateOpenIDConnectProviderError] $($row)*
+        }
+    };
+    (create_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_policy $crate::OperationName::CreatePolicy, $crate::CreatePolicyRequest, $crate::CreatePolicyResponse, $crate::CreatePolicyError] $($row)*
+        }
+    };
+    (create_policy_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_policy_version $crate::OperationName::CreatePolicyVersion, $crate::CreatePolicyVersionRequest, $crate::CreatePolicyVersionResponse, $crate::CreatePolicyVersionError] $($row)*
+        }
+    };
+    (create_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_role $crate::OperationName::CreateRole, $crate::CreateRoleRequest, $crate::CreateRoleResponse, $crate::CreateRoleError] $($row)*
+        }
+    };
+    (create_saml_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_saml_provider $crate::OperationName::CreateSAMLProvider, $crate::CreateSAMLProviderRequest, $crate::CreateSAMLProviderResponse, $crate::CreateSAMLProviderError] $($row)*
+        }
+    };
+    (create_service_linked_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_service_linked_role $crate::OperationName::CreateServiceLinkedRole, $crate::CreateServiceLinkedRoleRequest, $crate::CreateServiceLinkedRoleResponse, $crate::CreateServiceLinkedRoleError] $($row)*
+        }
+    };
+    (create_service_specific_credential $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_service_specific_credential $crate::OperationName::CreateServiceSpecificCredential, $crate::CreateServiceSpecificCredentialRequest, $crate::CreateServiceSpecificCredentialResponse, $crate::CreateServiceSpecificCredentialError] $($row)*
+        }
+    };
+    (create_user $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_user $crate::OperationName::CreateUser, $crate::CreateUserRequest, $crate::CreateUserResponse, $crate::CreateUserError] $($row)*
+        }
+    };
+    (create_virtual_mfa_device $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_virtual_mfa_device $crate::OperationName::CreateVirtualMFADevice, $crate::CreateVirtualMFADeviceRequest, $crate::CreateVirtualMFADeviceResponse, $crate::CreateVirtualMFADeviceError] $($row)*
+        }
+    };
+    (deactivate_mfa_device $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deactivate_mfa_device $crate::OperationName::DeactivateMFADevice, $crate::DeactivateMFADeviceRequest, $crate::__rt::Unit, $crate::DeactivateMFADeviceError] $($row)*
+        }
+    };
+    (delete_access_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_access_key $crate::OperationName::DeleteAccessKey, $crate::DeleteAccessKeyRequest, $crate::__rt::Unit, $crate::DeleteAccessKeyError] $($row)*
+        }
+    };
+    (delete_account_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_account_alias $crate::OperationName::DeleteAccountAlias, $crate::DeleteAccountAliasRequest, $crate::__rt::Unit, $crate::DeleteAccountAliasError] $($row)*
+        }
+    };
+    (delete_account_password_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_account_password_policy $crate::OperationName::DeleteAccountPasswordPolicy, $crate::__rt::Unit, $crate::__rt::Unit, $crate::DeleteAccountPasswordPolicyError] $($row)*
+        }
+    };
+    (delete_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_group $crate::OperationName::DeleteGroup, $crate::DeleteGroupRequest, $crate::__rt::Unit, $crate::DeleteGroupError] $($row)*
+        }
+    };
+    (delete_group_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_group_policy $crate::OperationName::DeleteGroupPolicy, $crate::DeleteGroupPolicyRequest, $crate::__rt::Unit, $crate::DeleteGroupPolicyError] $($row)*
+        }
+    };
+    (delete_instance_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_instance_profile $crate::OperationName::DeleteInstanceProfile, $crate::DeleteInstanceProfileRequest, $crate::__rt::Unit, $crate::DeleteInstanceProfileError] $($row)*
+        }
+    };
+    (delete_login_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_login_profile $crate::OperationName::DeleteLoginProfile, $crate::DeleteLoginProfileRequest, $crate::__rt::Unit, $crate::DeleteLoginProfileError] $($row)*
+        }
+    };
+    (delete_open_id_connect_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_open_id_connect_provider $crate::OperationName::DeleteOpenIDConnectProvider, $crate::DeleteOpenIDConnectProviderRequest, $crate::__rt::Unit, $crate::DeleteOpenIDConnectProviderError] $($row)*
+        }
+    };
+    (delete_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_policy $crate::OperationName::DeletePolicy, $crate::DeletePolicyRequest, $crate::__rt::Unit, $crate::DeletePolicyError] $($row)*
+        }
+    };
+    (delete_policy_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_policy_version $crate::OperationName::DeletePolicyVersion, $crate::DeletePolicyVersionRequest, $crate::__rt::Unit, $crate::DeletePolicyVersionError] $($row)*
+        }
+    };
+    (delete_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_role $crate::OperationName::DeleteRole, $crate::DeleteRoleRequest, $crate::__rt::Unit, $crate::DeleteRoleError] $($row)*
+        }
+    };
+    (delete_role_permissions_boundary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_role_permissions_boundary $crate::OperationName::DeleteRolePermissionsBoundary, $crate::DeleteRolePermissionsBoundaryRequest, $crate::__rt::Unit, $crate::DeleteRolePermissionsBoundaryError] $($row)*
+        }
+    };
+    (delete_role_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_role_policy $crate::OperationName::DeleteRolePolicy, $crate::DeleteRolePolicyRequest, $crate::__rt::Unit, $crate::DeleteRolePolicyError] $($row)*
+        }
+    };
+    (delete_saml_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_saml_provider $crate::OperationName::DeleteSAMLProvider, $crate::DeleteSAMLProviderRequest, $crate::__rt::Unit, $crate::DeleteSAMLProviderError] $($row)*
+        }
+    };
+    (delete_ssh_public_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_ssh_public_key $crate::OperationName::DeleteSSHPublicKey, $crate::DeleteSSHPublicKeyRequest, $crate::__rt::Unit, $crate::DeleteSSHPublicKeyError] $($row)*
+        }
+    };
+    (delete_server_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_server_certificate $crate::OperationName::DeleteServerCertificate, $crate::DeleteServerCertificateRequest, $crate::__rt::Unit, $crate::DeleteServerCertificateError] $($row)*
+        }
+    };
+    (delete_service_linked_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_service_linked_role $crate::OperationName::DeleteServiceLinkedRole, $crate::DeleteServiceLinkedRoleRequest, $crate::DeleteServiceLinkedRoleResponse, $crate::DeleteServiceLinkedRoleError] $($row)*
+        }
+    };
+    (delete_service_specific_credential $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_service_specific_credential $crate::OperationName::DeleteServiceSpecificCredential, $crate::DeleteServiceSpecificCredentialRequest, $crate::__rt::Unit, $crate::DeleteServiceSpecificCredentialError] $($row)*
+        }
+    };
+    (delete_signing_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_signing_certificate $crate::OperationName::DeleteSigningCertificate, $crate::DeleteSigningCertificateRequest, $crate::__rt::Unit, $crate::DeleteSigningCertificateError] $($row)*
+        }
+    };
+    (delete_user $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_user $crate::OperationName::DeleteUser, $crate::DeleteUserRequest, $crate::__rt::Unit, $crate::DeleteUserError] $($row)*
+        }
+    };
+    (delete_user_permissions_boundary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_user_permissions_boundary $crate::OperationName::DeleteUserPermissionsBoundary, $crate::DeleteUserPermissionsBoundaryRequest, $crate::__rt::Unit, $crate::DeleteUserPermissionsBoundaryError] $($row)*
+        }
+    };
+    (delete_user_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_user_policy $crate::OperationName::DeleteUserPolicy, $crate::DeleteUserPolicyRequest, $crate::__rt::Unit, $crate::DeleteUserPolicyError] $($row)*
+        }
+    };
+    (delete_virtual_mfa_device $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_virtual_mfa_device $crate::OperationName::DeleteVirtualMFADevice, $crate::DeleteVirtualMFADeviceRequest, $crate::__rt::Unit, $crate::DeleteVirtualMFADeviceError] $($row)*
+        }
+    };
+    (detach_group_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [detach_group_policy $crate::OperationName::DetachGroupPolicy, $crate::DetachGroupPolicyRequest, $crate::__rt::Unit, $crate::DetachGroupPolicyError] $($row)*
+        }
+    };
+    (detach_role_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [detach_role_policy $crate::OperationName::DetachRolePolicy, $crate::DetachRolePolicyRequest, $crate::__rt::Unit, $crate::DetachRolePolicyError] $($row)*
+        }
+    };
+    (detach_user_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [detach_user_policy $crate::OperationName::DetachUserPolicy, $crate::DetachUserPolicyRequest, $crate::__rt::Unit, $crate::DetachUserPolicyError] $($row)*
+        }
+    };
+    (disable_organizations_root_credentials_management $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_organizations_root_credentials_management $crate::OperationName::DisableOrganizationsRootCredentialsManagement, $crate::DisableOrganizationsRootCredentialsManagementRequest, $crate::DisableOrganizationsRootCredentialsManagementResponse, $crate::DisableOrganizationsRootCredentialsManagementError] $($row)*
+        }
+    };
+    (disable_organizations_root_sessions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_organizations_root_sessions $crate::OperationName::DisableOrganizationsRootSessions, $crate::DisableOrganizationsRootSessionsRequest, $crate::DisableOrganizationsRootSessionsResponse, $crate::DisableOrganizationsRootSessionsError] $($row)*
+        }
+    };
+    (disable_outbound_web_identity_federation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_outbound_web_identity_federation $crate::OperationName::DisableOutboundWebIdentityFederation, $crate::__rt::Unit, $crate::__rt::Unit, $crate::DisableOutboundWebIdentityFederationError] $($row)*
+        }
+    };
+    (enable_mfa_device $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_mfa_device $crate::OperationName::EnableMFADevice, $crate::EnableMFADeviceRequest, $crate::__rt::Unit, $crate::EnableMFADeviceError] $($row)*
+        }
+    };
+    (enable_organizations_root_credentials_management $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_organizations_root_credentials_management $crate::OperationName::EnableOrganizationsRootCredentialsManagement, $crate::EnableOrganizationsRootCredentialsManagementRequest, $crate::EnableOrganizationsRootCredentialsManagementResponse, $crate::EnableOrganizationsRootCredentialsManagementError] $($row)*
+        }
+    };
+    (enable_organizations_root_sessions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_organizations_root_sessions $crate::OperationName::EnableOrganizationsRootSessions, $crate::EnableOrganizationsRootSessionsRequest, $crate::EnableOrganizationsRootSessionsResponse, $crate::EnableOrganizationsRootSessionsError] $($row)*
+        }
+    };
+    (enable_outbound_web_identity_federation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_outbound_web_identity_federation $crate::OperationName::EnableOutboundWebIdentityFederation, $crate::__rt::Unit, $crate::EnableOutboundWebIdentityFederationResponse, $crate::EnableOutboundWebIdentityFederationError] $($row)*
+        }
+    };
+    (generate_credential_report $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_credential_report $crate::OperationName::GenerateCredentialReport, $crate::__rt::Unit, $crate::GenerateCredentialReportResponse, $crate::GenerateCredentialReportError] $($row)*
+        }
+    };
+    (generate_organizations_access_report $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_organizations_access_report $crate::OperationName::GenerateOrganizationsAccessReport, $crate::GenerateOrganizationsAccessReportRequest, $crate::GenerateOrganizationsAccessReportResponse, $crate::GenerateOrganizationsAccessReportError] $($row)*
+        }
+    };
+    (generate_service_last_accessed_details $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_service_last_accessed_details $crate::OperationName::GenerateServiceLastAccessedDetails, $crate::GenerateServiceLastAccessedDetailsRequest, $crate::GenerateServiceLastAccessedDetailsResponse, $crate::GenerateServiceLastAccessedDetailsError] $($row)*
+        }
+    };
+    (get_access_key_last_used $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_access_key_last_used $crate::OperationName::GetAccessKeyLastUsed, $crate::GetAccessKeyLastUsedRequest, $crate::GetAccessKeyLastUsedResponse, $crate::GetAccessKeyLastUsedError] $($row)*
+        }
+    };
+    (get_account_authorization_details $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account_authorization_details $crate::OperationName::GetAccountAuthorizationDetails, $crate::GetAccountAuthorizationDetailsRequest, $crate::GetAccountAuthorizationDetailsResponse, $crate::GetAccountAuthorizationDetailsError] $($row)*
+        }
+    };
+    (get_account_password_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account_password_policy $crate::OperationName::GetAccountPasswordPolicy, $crate::__rt::Unit, $crate::GetAccountPasswordPolicyResponse, $crate::GetAccountPasswordPolicyError] $($row)*
+        }
+    };
+    (get_account_summary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account_summary $crate::OperationName::GetAccountSummary, $crate::__rt::Unit, $crate::GetAccountSummaryResponse, $crate::GetAccountSummaryError] $($row)*
+        }
+    };
+    (get_context_keys_for_custom_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_context_keys_for_custom_policy $crate::OperationName::GetContextKeysForCustomPolicy, $crate::GetContextKeysForCustomPolicyRequest, $crate::GetContextKeysForPolicyResponse, $crate::GetContextKeysForCustomPolicyError] $($row)*
+        }
+    };
+    (get_context_keys_for_principal_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_context_keys_for_principal_policy $crate::OperationName::GetContextKeysForPrincipalPolicy, $crate::GetContextKeysForPrincipalPolicyRequest, $crate::GetContextKeysForPolicyResponse, $crate::GetContextKeysForPrincipalPolicyError] $($row)*
+        }
+    };
+    (get_credential_report $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_credential_report $crate::OperationName::GetCredentialReport, $crate::__rt::Unit, $crate::GetCredentialReportResponse, $crate::GetCredentialReportError] $($row)*
+        }
+    };
+    (get_delegation_request $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_delegation_request $crate::OperationName::GetDelegationRequest, $crate::GetDelegationRequestRequest, $crate::GetDelegationRequestResponse, $crate::GetDelegationRequestError] $($row)*
+        }
+    };
+    (get_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_group $crate::OperationName::GetGroup, $crate::GetGroupRequest, $crate::GetGroupResponse, $crate::GetGroupError] $($row)*
+        }
+    };
+    (get_group_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_group_policy $crate::OperationName::GetGroupPolicy, $crate::GetGroupPolicyRequest, $crate::GetGroupPolicyResponse, $crate::GetGroupPolicyError] $($row)*
+        }
+    };
+    (get_human_readable_summary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_human_readable_summary $crate::OperationName::GetHumanReadableSummary, $crate::GetHumanReadableSummaryRequest, $crate::GetHumanReadableSummaryResponse, $crate::GetHumanReadableSummaryError] $($row)*
+        }
+    };
+    (get_instance_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_instance_profile $crate::OperationName::GetInstanceProfile, $crate::GetInstanceProfileRequest, $crate::GetInstanceProfileResponse, $crate::GetInstanceProfileError] $($row)*
+        }
+    };
+    (get_login_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_login_profile $crate::OperationName::GetLoginProfile, $crate::GetLoginProfileRequest, $crate::GetLoginProfileResponse, $crate::GetLoginProfileError] $($row)*
+        }
+    };
+    (get_mfa_device $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_mfa_device $crate::OperationName::GetMFADevice, $crate::GetMFADeviceRequest, $crate::GetMFADeviceResponse, $crate::GetMFADeviceError] $($row)*
+        }
+    };
+    (get_open_id_connect_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_open_id_connect_provider $crate::OperationName::GetOpenIDConnectProvider, $crate::GetOpenIDConnectProviderRequest, $crate::GetOpenIDConnectProviderResponse, $crate::GetOpenIDConnectProviderError] $($row)*
+        }
+    };
+    (get_organizations_access_report $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_organizations_access_report $crate::OperationName::GetOrganizationsAccessReport, $crate::GetOrganizationsAccessReportRequest, $crate::GetOrganizationsAccessReportResponse, $crate::GetOrganizationsAccessReportError] $($row)*
+        }
+    };
+    (get_outbound_web_identity_federation_info $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_outbound_web_identity_federation_info $crate::OperationName::GetOutboundWebIdentityFederationInfo, $crate::__rt::Unit, $crate::GetOutboundWebIdentityFederationInfoResponse, $crate::GetOutboundWebIdentityFederationInfoError] $($row)*
+        }
+    };
+    (get_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_policy $crate::OperationName::GetPolicy, $crate::GetPolicyRequest, $crate::GetPolicyResponse, $crate::GetPolicyError] $($row)*
+        }
+    };
+    (get_policy_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_policy_version $crate::OperationName::GetPolicyVersion, $crate::GetPolicyVersionRequest, $crate::GetPolicyVersionResponse, $crate::GetPolicyVersionError] $($row)*
+        }
+    };
+    (get_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_role $crate::OperationName::GetRole, $crate::GetRoleRequest, $crate::GetRoleResponse, $crate::GetRoleError] $($row)*
+        }
+    };
+    (get_role_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_role_policy $crate::OperationName::GetRolePolicy, $crate::GetRolePolicyRequest, $crate::GetRolePolicyResponse, $crate::GetRolePolicyError] $($row)*
+        }
+    };
+    (get_saml_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_saml_provider $crate::OperationName::GetSAMLProvider, $crate::GetSAMLProviderRequest, $crate::GetSAMLProviderResponse, $crate::GetSAMLProviderError] $($row)*
+        }
+    };
+    (get_ssh_public_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_ssh_public_key $crate::OperationName::GetSSHPublicKey, $crate::GetSSHPublicKeyRequest, $crate::GetSSHPublicKeyResponse, $crate::GetSSHPublicKeyError] $($row)*
+        }
+    };
+    (get_server_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_server_certificate $crate::OperationName::GetServerCertificate, $crate::GetServerCertificateRequest, $crate::GetServerCertificateResponse, $crate::GetServerCertificateError] $($row)*
+        }
+    };
+    (get_service_last_accessed_details $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_service_last_accessed_details $crate::OperationName::GetServiceLastAccessedDetails, $crate::GetServiceLastAccessedDetailsRequest, $crate::GetServiceLastAccessedDetailsResponse, $crate::GetServiceLastAccessedDetailsError] $($row)*
+        }
+    };
+    (get_service_last_accessed_details_with_entities $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_service_last_accessed_details_with_entities $crate::OperationName::GetServiceLastAccessedDetailsWithEntities, $crate::GetServiceLastAccessedDetailsWithEntitiesRequest, $crate::GetServiceLastAccessedDetailsWithEntitiesResponse, $crate::GetServiceLastAccessedDetailsWithEntitiesError] $($row)*
+        }
+    };
+    (get_service_linked_role_deletion_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_service_linked_role_deletion_status $crate::OperationName::GetServiceLinkedRoleDeletionStatus, $crate::GetServiceLinkedRoleDeletionStatusRequest, $crate::GetServiceLinkedRoleDeletionStatusResponse, $crate::GetServiceLinkedRoleDeletionStatusError] $($row)*
+        }
+    };
+    (get_user $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_user $crate::OperationName::GetUser, $crate::GetUserRequest, $crate::GetUserResponse, $crate::GetUserError] $($row)*
+        }
+    };
+    (get_user_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_user_policy $crate::OperationName::GetUserPolicy, $crate::GetUserPolicyRequest, $crate::GetUserPolicyResponse, $crate::GetUserPolicyError] $($row)*
+        }
+    };
+    (list_access_keys $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_access_keys $crate::OperationName::ListAccessKeys, $crate::ListAccessKeysRequest, $crate::ListAccessKeysResponse, $crate::ListAccessKeysError] $($row)*
+        }
+    };
+    (list_account_aliases $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_account_aliases $crate::OperationName::ListAccountAliases, $crate::ListAccountAliasesRequest, $crate::ListAccountAliasesResponse, $crate::ListAccountAliasesError] $($row)*
+        }
+    };
+    (list_attached_group_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_attached_group_policies $crate::OperationName::ListAttachedGroupPolicies, $crate::ListAttachedGroupPoliciesRequest, $crate::ListAttachedGroupPoliciesResponse, $crate::ListAttachedGroupPoliciesError] $($row)*
+        }
+    };
+    (list_attached_role_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_attached_role_policies $crate::OperationName::ListAttachedRolePolicies, $crate::ListAttachedRolePoliciesRequest, $crate::ListAttachedRolePoliciesResponse, $crate::ListAttachedRolePoliciesError] $($row)*
+        }
+    };
+    (list_attached_user_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_attached_user_policies $crate::OperationName::ListAttachedUserPolicies, $crate::ListAttachedUserPoliciesRequest, $crate::ListAttachedUserPoliciesResponse, $crate::ListAttachedUserPoliciesError] $($row)*
+        }
+    };
+    (list_delegation_requests $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_delegation_requests $crate::OperationName::ListDelegationRequests, $crate::ListDelegationRequestsRequest, $crate::ListDelegationRequestsResponse, $crate::ListDelegationRequestsError] $($row)*
+        }
+    };
+    (list_entities_for_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_entities_for_policy $crate::OperationName::ListEntitiesForPolicy, $crate::ListEntitiesForPolicyRequest, $crate::ListEntitiesForPolicyResponse, $crate::ListEntitiesForPolicyError] $($row)*
+        }
+    };
+    (list_group_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_group_policies $crate::OperationName::ListGroupPolicies, $crate::ListGroupPoliciesRequest, $crate::ListGroupPoliciesResponse, $crate::ListGroupPoliciesError] $($row)*
+        }
+    };
+    (list_groups $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_groups $crate::OperationName::ListGroups, $crate::ListGroupsRequest, $crate::ListGroupsResponse, $crate::ListGroupsError] $($row)*
+        }
+    };
+    (list_groups_for_user $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_groups_for_user $crate::OperationName::ListGroupsForUser, $crate::ListGroupsForUserRequest, $crate::ListGroupsForUserResponse, $crate::ListGroupsForUserError] $($row)*
+        }
+    };
+    (list_instance_profile_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_instance_profile_tags $crate::OperationName::ListInstanceProfileTags, $crate::ListInstanceProfileTagsRequest, $crate::ListInstanceProfileTagsResponse, $crate::ListInstanceProfileTagsError] $($row)*
+        }
+    };
+    (list_instance_profiles $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_instance_profiles $crate::OperationName::ListInstanceProfiles, $crate::ListInstanceProfilesRequest, $crate::ListInstanceProfilesResponse, $crate::ListInstanceProfilesError] $($row)*
+        }
+    };
+    (list_instance_profiles_for_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_instance_profiles_for_role $crate::OperationName::ListInstanceProfilesForRole, $crate::ListInstanceProfilesForRoleRequest, $crate::ListInstanceProfilesForRoleResponse, $crate::ListInstanceProfilesForRoleError] $($row)*
+        }
+    };
+    (list_mfa_device_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_mfa_device_tags $crate::OperationName::ListMFADeviceTags, $crate::ListMFADeviceTagsRequest, $crate::ListMFADeviceTagsResponse, $crate::ListMFADeviceTagsError] $($row)*
+        }
+    };
+    (list_mfa_devices $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_mfa_devices $crate::OperationName::ListMFADevices, $crate::ListMFADevicesRequest, $crate::ListMFADevicesResponse, $crate::ListMFADevicesError] $($row)*
+        }
+    };
+    (list_open_id_connect_provider_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_open_id_connect_provider_tags $crate::OperationName::ListOpenIDConnectProviderTags, $crate::ListOpenIDConnectProviderTagsRequest, $crate::ListOpenIDConnectProviderTagsResponse, $crate::ListOpenIDConnectProviderTagsError] $($row)*
+        }
+    };
+    (list_open_id_connect_providers $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_open_id_connect_providers $crate::OperationName::ListOpenIDConnectProviders, $crate::ListOpenIDConnectProvidersRequest, $crate::ListOpenIDConnectProvidersResponse, $crate::ListOpenIDConnectProvidersError] $($row)*
+        }
+    };
+    (list_organizations_features $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_organizations_features $crate::OperationName::ListOrganizationsFeatures, $crate::ListOrganizationsFeaturesRequest, $crate::ListOrganizationsFeaturesResponse, $crate::ListOrganizationsFeaturesError] $($row)*
+        }
+    };
+    (list_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_policies $crate::OperationName::ListPolicies, $crate::ListPoliciesRequest, $crate::ListPoliciesResponse, $crate::ListPoliciesError] $($row)*
+        }
+    };
+    (list_policies_granting_service_access $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_policies_granting_service_access $crate::OperationName::ListPoliciesGrantingServiceAccess, $crate::ListPoliciesGrantingServiceAccessRequest, $crate::ListPoliciesGrantingServiceAccessResponse, $crate::ListPoliciesGrantingServiceAccessError] $($row)*
+        }
+    };
+    (list_policy_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_policy_tags $crate::OperationName::ListPolicyTags, $crate::ListPolicyTagsRequest, $crate::ListPolicyTagsResponse, $crate::ListPolicyTagsError] $($row)*
+        }
+    };
+    (list_policy_versions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_policy_versions $crate::OperationName::ListPolicyVersions, $crate::ListPolicyVersionsRequest, $crate::ListPolicyVersionsResponse, $crate::ListPolicyVersionsError] $($row)*
+        }
+    };
+    (list_role_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_role_policies $crate::OperationName::ListRolePolicies, $crate::ListRolePoliciesRequest, $crate::ListRolePoliciesResponse, $crate::ListRolePoliciesError] $($row)*
+        }
+    };
+    (list_role_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_role_tags $crate::OperationName::ListRoleTags, $crate::ListRoleTagsRequest, $crate::ListRoleTagsResponse, $crate::ListRoleTagsError] $($row)*
+        }
+    };
+    (list_roles $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_roles $crate::OperationName::ListRoles, $crate::ListRolesRequest, $crate::ListRolesResponse, $crate::ListRolesError] $($row)*
+        }
+    };
+    (list_saml_provider_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_saml_provider_tags $crate::OperationName::ListSAMLProviderTags, $crate::ListSAMLProviderTagsRequest, $crate::ListSAMLProviderTagsResponse, $crate::ListSAMLProviderTagsError] $($row)*
+        }
+    };
+    (list_saml_providers $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_saml_providers $crate::OperationName::ListSAMLProviders, $crate::ListSAMLProvidersRequest, $crate::ListSAMLProvidersResponse, $crate::ListSAMLProvidersError] $($row)*
+        }
+    };
+    (list_ssh_public_keys $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_ssh_public_keys $crate::OperationName::ListSSHPublicKeys, $crate::ListSSHPublicKeysRequest, $crate::ListSSHPublicKeysResponse, $crate::ListSSHPublicKeysError] $($row)*
+        }
+    };
+    (list_server_certificate_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_server_certificate_tags $crate::OperationName::ListServerCertificateTags, $crate::ListServerCertificateTagsRequest, $crate::ListServerCertificateTagsResponse, $crate::ListServerCertificateTagsError] $($row)*
+        }
+    };
+    (list_server_certificates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_server_certificates $crate::OperationName::ListServerCertificates, $crate::ListServerCertificatesRequest, $crate::ListServerCertificatesResponse, $crate::ListServerCertificatesError] $($row)*
+        }
+    };
+    (list_service_specific_credentials $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_service_specific_credentials $crate::OperationName::ListServiceSpecificCredentials, $crate::ListServiceSpecificCredentialsRequest, $crate::ListServiceSpecificCredentialsResponse, $crate::ListServiceSpecificCredentialsError] $($row)*
+        }
+    };
+    (list_signing_certificates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_signing_certificates $crate::OperationName::ListSigningCertificates, $crate::ListSigningCertificatesRequest, $crate::ListSigningCertificatesResponse, $crate::ListSigningCertificatesError] $($row)*
+        }
+    };
+    (list_user_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_user_policies $crate::OperationName::ListUserPolicies, $crate::ListUserPoliciesRequest, $crate::ListUserPoliciesResponse, $crate::ListUserPoliciesError] $($row)*
+        }
+    };
+    (list_user_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_user_tags $crate::OperationName::ListUserTags, $crate::ListUserTagsRequest, $crate::ListUserTagsResponse, $crate::ListUserTagsError] $($row)*
+        }
+    };
+    (list_users $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_users $crate::OperationName::ListUsers, $crate::ListUsersRequest, $crate::ListUsersResponse, $crate::ListUsersError] $($row)*
+        }
+    };
+    (list_virtual_mfa_devices $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_virtual_mfa_devices $crate::OperationName::ListVirtualMFADevices, $crate::ListVirtualMFADevicesRequest, $crate::ListVirtualMFADevicesResponse, $crate::ListVirtualMFADevicesError] $($row)*
+        }
+    };
+    (put_group_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_group_policy $crate::OperationName::PutGroupPolicy, $crate::PutGroupPolicyRequest, $crate::__rt::Unit, $crate::PutGroupPolicyError] $($row)*
+        }
+    };
+    (put_role_permissions_boundary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_role_permissions_boundary $crate::OperationName::PutRolePermissionsBoundary, $crate::PutRolePermissionsBoundaryRequest, $crate::__rt::Unit, $crate::PutRolePermissionsBoundaryError] $($row)*
+        }
+    };
+    (put_role_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_role_policy $crate::OperationName::PutRolePolicy, $crate::PutRolePolicyRequest, $crate::__rt::Unit, $crate::PutRolePolicyError] $($row)*
+        }
+    };
+    (put_user_permissions_boundary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_user_permissions_boundary $crate::OperationName::PutUserPermissionsBoundary, $crate::PutUserPermissionsBoundaryRequest, $crate::__rt::Unit, $crate::PutUserPermissionsBoundaryError] $($row)*
+        }
+    };
+    (put_user_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_user_policy $crate::OperationName::PutUserPolicy, $crate::PutUserPolicyRequest, $crate::__rt::Unit, $crate::PutUserPolicyError] $($row)*
+        }
+    };
+    (reject_delegation_request $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [reject_delegation_request $crate::OperationName::RejectDelegationRequest, $crate::RejectDelegationRequestRequest, $crate::__rt::Unit, $crate::RejectDelegationRequestError] $($row)*
+        }
+    };
+    (remove_client_id_from_open_id_connect_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_client_id_from_open_id_connect_provider $crate::OperationName::RemoveClientIDFromOpenIDConnectProvider, $crate::RemoveClientIDFromOpenIDConnectProviderRequest, $crate::__rt::Unit, $crate::RemoveClientIDFromOpenIDConnectProviderError] $($row)*
+        }
+    };
+    (remove_role_from_instance_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_role_from_instance_profile $crate::OperationName::RemoveRoleFromInstanceProfile, $crate::RemoveRoleFromInstanceProfileRequest, $crate::__rt::Unit, $crate::RemoveRoleFromInstanceProfileError] $($row)*
+        }
+    };
+    (remove_user_from_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_user_from_group $crate::OperationName::RemoveUserFromGroup, $crate::RemoveUserFromGroupRequest, $crate::__rt::Unit, $crate::RemoveUserFromGroupError] $($row)*
+        }
+    };
+    (reset_service_specific_credential $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [reset_service_specific_credential $crate::OperationName::ResetServiceSpecificCredential, $crate::ResetServiceSpecificCredentialRequest, $crate::ResetServiceSpecificCredentialResponse, $crate::ResetServiceSpecificCredentialError] $($row)*
+        }
+    };
+    (resync_mfa_device $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [resync_mfa_device $crate::OperationName::ResyncMFADevice, $crate::ResyncMFADeviceRequest, $crate::__rt::Unit, $crate::ResyncMFADeviceError] $($row)*
+        }
+    };
+    (send_delegation_token $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_delegation_token $crate::OperationName::SendDelegationToken, $crate::SendDelegationTokenRequest, $crate::__rt::Unit, $crate::SendDelegationTokenError] $($row)*
+        }
+    };
+    (set_default_policy_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_default_policy_version $crate::OperationName::SetDefaultPolicyVersion, $crate::SetDefaultPolicyVersionRequest, $crate::__rt::Unit, $crate::SetDefaultPolicyVersionError] $($row)*
+        }
+    };
+    (set_security_token_service_preferences $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_security_token_service_preferences $crate::OperationName::SetSecurityTokenServicePreferences, $crate::SetSecurityTokenServicePreferencesRequest, $crate::__rt::Unit, $crate::SetSecurityTokenServicePreferencesError] $($row)*
+        }
+    };
+    (simulate_custom_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [simulate_custom_policy $crate::OperationName::SimulateCustomPolicy, $crate::SimulateCustomPolicyRequest, $crate::SimulatePolicyResponse, $crate::SimulateCustomPolicyError] $($row)*
+        }
+    };
+    (simulate_principal_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [simulate_principal_policy $crate::OperationName::SimulatePrincipalPolicy, $crate::SimulatePrincipalPolicyRequest, $crate::SimulatePolicyResponse, $crate::SimulatePrincipalPolicyError] $($row)*
+        }
+    };
+    (tag_instance_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_instance_profile $crate::OperationName::TagInstanceProfile, $crate::TagInstanceProfileRequest, $crate::__rt::Unit, $crate::TagInstanceProfileError] $($row)*
+        }
+    };
+    (tag_mfa_device $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_mfa_device $crate::OperationName::TagMFADevice, $crate::TagMFADeviceRequest, $crate::__rt::Unit, $crate::TagMFADeviceError] $($row)*
+        }
+    };
+    (tag_open_id_connect_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_open_id_connect_provider $crate::OperationName::TagOpenIDConnectProvider, $crate::TagOpenIDConnectProviderRequest, $crate::__rt::Unit, $crate::TagOpenIDConnectProviderError] $($row)*
+        }
+    };
+    (tag_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_policy $crate::OperationName::TagPolicy, $crate::TagPolicyRequest, $crate::__rt::Unit, $crate::TagPolicyError] $($row)*
+        }
+    };
+    (tag_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_role $crate::OperationName::TagRole, $crate::TagRoleRequest, $crate::__rt::Unit, $crate::TagRoleError] $($row)*
+        }
+    };
+    (tag_saml_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_saml_provider $crate::OperationName::TagSAMLProvider, $crate::TagSAMLProviderRequest, $crate::__rt::Unit, $crate::TagSAMLProviderError] $($row)*
+        }
+    };
+    (tag_server_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_server_certificate $crate::OperationName::TagServerCertificate, $crate::TagServerCertificateRequest, $crate::__rt::Unit, $crate::TagServerCertificateError] $($row)*
+        }
+    };
+    (tag_user $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_user $crate::OperationName::TagUser, $crate::TagUserRequest, $crate::__rt::Unit, $crate::TagUserError] $($row)*
+        }
+    };
+    (untag_instance_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_instance_profile $crate::OperationName::UntagInstanceProfile, $crate::UntagInstanceProfileRequest, $crate::__rt::Unit, $crate::UntagInstanceProfileError] $($row)*
+        }
+    };
+    (untag_mfa_device $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_mfa_device $crate::OperationName::UntagMFADevice, $crate::UntagMFADeviceRequest, $crate::__rt::Unit, $crate::UntagMFADeviceError] $($row)*
+        }
+    };
+    (untag_open_id_connect_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_open_id_connect_provider $crate::OperationName::UntagOpenIDConnectProvider, $crate::UntagOpenIDConnectProviderRequest, $crate::__rt::Unit, $crate::UntagOpenIDConnectProviderError] $($row)*
+        }
+    };
+    (untag_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_policy $crate::OperationName::UntagPolicy, $crate::UntagPolicyRequest, $crate::__rt::Unit, $crate::UntagPolicyError] $($row)*
+        }
+    };
+    (untag_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_role $crate::OperationName::UntagRole, $crate::UntagRoleRequest, $crate::__rt::Unit, $crate::UntagRoleError] $($row)*
+        }
+    };
+    (untag_saml_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_saml_provider $crate::OperationName::UntagSAMLProvider, $crate::UntagSAMLProviderRequest, $crate::__rt::Unit, $crate::UntagSAMLProviderError] $($row)*
+        }
+    };
+    (untag_server_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_server_certificate $crate::OperationName::UntagServerCertificate, $crate::UntagServerCertificateRequest, $crate::__rt::Unit, $crate::UntagServerCertificateError] $($row)*
+        }
+    };
+    (untag_user $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_user $crate::OperationName::UntagUser, $crate::UntagUserRequest, $crate::__rt::Unit, $crate::UntagUserError] $($row)*
+        }
+    };
+    (update_access_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_access_key $crate::OperationName::UpdateAccessKey, $crate::UpdateAccessKeyRequest, $crate::__rt::Unit, $crate::UpdateAccessKeyError] $($row)*
+        }
+    };
+    (update_account_password_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_account_password_policy $crate::OperationName::UpdateAccountPasswordPolicy, $crate::UpdateAccountPasswordPolicyRequest, $crate::__rt::Unit, $crate::UpdateAccountPasswordPolicyError] $($row)*
+        }
+    };
+    (update_assume_role_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_assume_role_policy $crate::OperationName::UpdateAssumeRolePolicy, $crate::UpdateAssumeRolePolicyRequest, $crate::__rt::Unit, $crate::UpdateAssumeRolePolicyError] $($row)*
+        }
+    };
+    (update_delegation_request $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_delegation_request $crate::OperationName::UpdateDelegationRequest, $crate::UpdateDelegationRequestRequest, $crate::__rt::Unit, $crate::UpdateDelegationRequestError] $($row)*
+        }
+    };
+    (update_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_group $crate::OperationName::UpdateGroup, $crate::UpdateGroupRequest, $crate::__rt::Unit, $crate::UpdateGroupError] $($row)*
+        }
+    };
+    (update_login_profile $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_login_profile $crate::OperationName::UpdateLoginProfile, $crate::UpdateLoginProfileRequest, $crate::__rt::Unit, $crate::UpdateLoginProfileError] $($row)*
+        }
+    };
+    (update_open_id_connect_provider_thumbprint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_open_id_connect_provider_thumbprint $crate::OperationName::UpdateOpenIDConnectProviderThumbprint, $crate::UpdateOpenIDConnectProviderThumbprintRequest, $crate::__rt::Unit, $crate::UpdateOpenIDConnectProviderThumbprintError] $($row)*
+        }
+    };
+    (update_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_role $crate::OperationName::UpdateRole, $crate::UpdateRoleRequest, $crate::UpdateRoleResponse, $crate::UpdateRoleError] $($row)*
+        }
+    };
+    (update_role_description $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_role_description $crate::OperationName::UpdateRoleDescription, $crate::UpdateRoleDescriptionRequest, $crate::UpdateRoleDescriptionResponse, $crate::UpdateRoleDescriptionError] $($row)*
+        }
+    };
+    (update_saml_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_saml_provider $crate::OperationName::UpdateSAMLProvider, $crate::UpdateSAMLProviderRequest, $crate::UpdateSAMLProviderResponse, $crate::UpdateSAMLProviderError] $($row)*
+        }
+    };
+    (update_ssh_public_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_ssh_public_key $crate::OperationName::UpdateSSHPublicKey, $crate::UpdateSSHPublicKeyRequest, $crate::__rt::Unit, $crate::UpdateSSHPublicKeyError] $($row)*
+        }
+    };
+    (update_server_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_server_certificate $crate::OperationName::UpdateServerCertificate, $crate::UpdateServerCertificateRequest, $crate::__rt::Unit, $crate::UpdateServerCertificateError] $($row)*
+        }
+    };
+    (update_service_specific_credential $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_service_specific_credential $crate::OperationName::UpdateServiceSpecificCredential, $crate::UpdateServiceSpecificCredentialRequest, $crate::__rt::Unit, $crate::UpdateServiceSpecificCredentialError] $($row)*
+        }
+    };
+    (update_signing_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_signing_certificate $crate::OperationName::UpdateSigningCertificate, $crate::UpdateSigningCertificateRequest, $crate::__rt::Unit, $crate::UpdateSigningCertificateError] $($row)*
+        }
+    };
+    (update_user $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_user $crate::OperationName::UpdateUser, $crate::UpdateUserRequest, $crate::__rt::Unit, $crate::UpdateUserError] $($row)*
+        }
+    };
+    (upload_ssh_public_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [upload_ssh_public_key $crate::OperationName::UploadSSHPublicKey, $crate::UploadSSHPublicKeyRequest, $crate::UploadSSHPublicKeyResponse, $crate::UploadSSHPublicKeyError] $($row)*
+        }
+    };
+    (upload_server_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [upload_server_certificate $crate::OperationName::UploadServerCertificate, $crate::UploadServerCertificateRequest, $crate::UploadServerCertificateResponse, $crate::UploadServerCertificateError] $($row)*
+        }
+    };
+    (upload_signing_certificate $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [upload_signing_certificate $crate::OperationName::UploadSigningCertificate, $crate::UploadSigningCertificateRequest, $crate::UploadSigningCertificateResponse, $crate::UploadSigningCertificateError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of IAM"));
+    };
 }

@@ -2453,6 +2453,17 @@ pub trait Kinesis: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateStreamMode").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -2463,6 +2474,10 @@ pub async fn dispatch<S: Kinesis>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AddTagsToStream => service
             .add_tags_to_stream(ctx, rt::FromValue::from_value(input)?)
@@ -2675,4 +2690,224 @@ impl<S: Kinesis> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Kinesis`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     add_tags_to_stream => ops::add_tags_to_stream,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Kinesis for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Kinesis for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (add_tags_to_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_tags_to_stream $crate::OperationName::AddTagsToStream, $crate::AddTagsToStreamInput, $crate::__rt::Unit, $crate::AddTagsToStreamError] $($row)*
+        }
+    };
+    (create_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_stream $crate::OperationName::CreateStream, $crate::CreateStreamInput, $crate::__rt::Unit, $crate::CreateStreamError] $($row)*
+        }
+    };
+    (decrease_stream_retention_period $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [decrease_stream_retention_period $crate::OperationName::DecreaseStreamRetentionPeriod, $crate::DecreaseStreamRetentionPeriodInput, $crate::__rt::Unit, $crate::DecreaseStreamRetentionPeriodError] $($row)*
+        }
+    };
+    (delete_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_resource_policy $crate::OperationName::DeleteResourcePolicy, $crate::DeleteResourcePolicyInput, $crate::__rt::Unit, $crate::DeleteResourcePolicyError] $($row)*
+        }
+    };
+    (delete_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_stream $crate::OperationName::DeleteStream, $crate::DeleteStreamInput, $crate::__rt::Unit, $crate::DeleteStreamError] $($row)*
+        }
+    };
+    (deregister_stream_consumer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deregister_stream_consumer $crate::OperationName::DeregisterStreamConsumer, $crate::DeregisterStreamConsumerInput, $crate::__rt::Unit, $crate::DeregisterStreamConsumerError] $($row)*
+        }
+    };
+    (describe_limits $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_limits $crate::OperationName::DescribeLimits, $crate::DescribeLimitsInput, $crate::DescribeLimitsOutput, $crate::DescribeLimitsError] $($row)*
+        }
+    };
+    (describe_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stream $crate::OperationName::DescribeStream, $crate::DescribeStreamInput, $crate::DescribeStreamOutput, $crate::DescribeStreamError] $($row)*
+        }
+    };
+    (describe_stream_consumer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stream_consumer $crate::OperationName::DescribeStreamConsumer, $crate::DescribeStreamConsumerInput, $crate::DescribeStreamConsumerOutput, $crate::DescribeStreamConsumerError] $($row)*
+        }
+    };
+    (describe_stream_summary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_stream_summary $crate::OperationName::DescribeStreamSummary, $crate::DescribeStreamSummaryInput, $crate::DescribeStreamSummaryOutput, $crate::DescribeStreamSummaryError] $($row)*
+        }
+    };
+    (disable_enhanced_monitoring $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_enhanced_monitoring $crate::OperationName::DisableEnhancedMonitoring, $crate::DisableEnhancedMonitoringInput, $crate::EnhancedMonitoringOutput, $crate::DisableEnhancedMonitoringError] $($row)*
+        }
+    };
+    (enable_enhanced_monitoring $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_enhanced_monitoring $crate::OperationName::EnableEnhancedMonitoring, $crate::EnableEnhancedMonitoringInput, $crate::EnhancedMonitoringOutput, $crate::EnableEnhancedMonitoringError] $($row)*
+        }
+    };
+    (get_records $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_records $crate::OperationName::GetRecords, $crate::GetRecordsInput, $crate::GetRecordsOutput, $crate::GetRecordsError] $($row)*
+        }
+    };
+    (get_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_resource_policy $crate::OperationName::GetResourcePolicy, $crate::GetResourcePolicyInput, $crate::GetResourcePolicyOutput, $crate::GetResourcePolicyError] $($row)*
+        }
+    };
+    (get_shard_iterator $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_shard_iterator $crate::OperationName::GetShardIterator, $crate::GetShardIteratorInput, $crate::GetShardIteratorOutput, $crate::GetShardIteratorError] $($row)*
+        }
+    };
+    (increase_stream_retention_period $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [increase_stream_retention_period $crate::OperationName::IncreaseStreamRetentionPeriod, $crate::IncreaseStreamRetentionPeriodInput, $crate::__rt::Unit, $crate::IncreaseStreamRetentionPeriodError] $($row)*
+        }
+    };
+    (list_shards $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_shards $crate::OperationName::ListShards, $crate::ListShardsInput, $crate::ListShardsOutput, $crate::ListShardsError] $($row)*
+        }
+    };
+    (list_stream_consumers $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_stream_consumers $crate::OperationName::ListStreamConsumers, $crate::ListStreamConsumersInput, $crate::ListStreamConsumersOutput, $crate::ListStreamConsumersError] $($row)*
+        }
+    };
+    (list_streams $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_streams $crate::OperationName::ListStreams, $crate::ListStreamsInput, $crate::ListStreamsOutput, $crate::ListStreamsError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceInput, $crate::ListTagsForResourceOutput, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (list_tags_for_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_stream $crate::OperationName::ListTagsForStream, $crate::ListTagsForStreamInput, $crate::ListTagsForStreamOutput, $crate::ListTagsForStreamError] $($row)*
+        }
+    };
+    (merge_shards $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [merge_shards $crate::OperationName::MergeShards, $crate::MergeShardsInput, $crate::__rt::Unit, $crate::MergeShardsError] $($row)*
+        }
+    };
+    (put_record $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_record $crate::OperationName::PutRecord, $crate::PutRecordInput, $crate::PutRecordOutput, $crate::PutRecordError] $($row)*
+        }
+    };
+    (put_records $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_records $crate::OperationName::PutRecords, $crate::PutRecordsInput, $crate::PutRecordsOutput, $crate::PutRecordsError] $($row)*
+        }
+    };
+    (put_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_resource_policy $crate::OperationName::PutResourcePolicy, $crate::PutResourcePolicyInput, $crate::__rt::Unit, $crate::PutResourcePolicyError] $($row)*
+        }
+    };
+    (register_stream_consumer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [register_stream_consumer $crate::OperationName::RegisterStreamConsumer, $crate::RegisterStreamConsumerInput, $crate::RegisterStreamConsumerOutput, $crate::RegisterStreamConsumerError] $($row)*
+        }
+    };
+    (remove_tags_from_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_tags_from_stream $crate::OperationName::RemoveTagsFromStream, $crate::RemoveTagsFromStreamInput, $crate::__rt::Unit, $crate::RemoveTagsFromStreamError] $($row)*
+        }
+    };
+    (split_shard $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [split_shard $crate::OperationName::SplitShard, $crate::SplitShardInput, $crate::__rt::Unit, $crate::SplitShardError] $($row)*
+        }
+    };
+    (start_stream_encryption $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_stream_encryption $crate::OperationName::StartStreamEncryption, $crate::StartStreamEncryptionInput, $crate::__rt::Unit, $crate::StartStreamEncryptionError] $($row)*
+        }
+    };
+    (stop_stream_encryption $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [stop_stream_encryption $crate::OperationName::StopStreamEncryption, $crate::StopStreamEncryptionInput, $crate::__rt::Unit, $crate::StopStreamEncryptionError] $($row)*
+        }
+    };
+    (subscribe_to_shard $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [subscribe_to_shard $crate::OperationName::SubscribeToShard, $crate::SubscribeToShardInput, $crate::SubscribeToShardOutput, $crate::SubscribeToShardError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceInput, $crate::__rt::Unit, $crate::TagResourceError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceInput, $crate::__rt::Unit, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_shard_count $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_shard_count $crate::OperationName::UpdateShardCount, $crate::UpdateShardCountInput, $crate::UpdateShardCountOutput, $crate::UpdateShardCountError] $($row)*
+        }
+    };
+    (update_stream_mode $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_stream_mode $crate::OperationName::UpdateStreamMode, $crate::UpdateStreamModeInput, $crate::__rt::Unit, $crate::UpdateStreamModeError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of Kinesis"));
+    };
 }

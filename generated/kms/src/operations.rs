@@ -4401,6 +4401,17 @@ pub trait Kms: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("VerifyMac").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -4411,6 +4422,10 @@ pub async fn dispatch<S: Kms>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::CancelKeyDeletion => service
             .cancel_key_deletion(ctx, rt::FromValue::from_value(input)?)
@@ -4716,4 +4731,319 @@ impl<S: Kms> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Kms`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     cancel_key_deletion => ops::cancel_key_deletion,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Kms for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Kms for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (cancel_key_deletion $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_key_deletion $crate::OperationName::CancelKeyDeletion, $crate::CancelKeyDeletionRequest, $crate::CancelKeyDeletionResponse, $crate::CancelKeyDeletionError] $($row)*
+        }
+    };
+    (connect_custom_key_store $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [connect_custom_key_store $crate::OperationName::ConnectCustomKeyStore, $crate::ConnectCustomKeyStoreRequest, $crate::ConnectCustomKeyStoreResponse, $crate::ConnectCustomKeyStoreError] $($row)*
+        }
+    };
+    (create_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_alias $crate::OperationName::CreateAlias, $crate::CreateAliasRequest, $crate::__rt::Unit, $crate::CreateAliasError] $($row)*
+        }
+    };
+    (create_custom_key_store $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_custom_key_store $crate::OperationName::CreateCustomKeyStore, $crate::CreateCustomKeyStoreRequest, $crate::CreateCustomKeyStoreResponse, $crate::CreateCustomKeyStoreError] $($row)*
+        }
+    };
+    (create_grant $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_grant $crate::OperationName::CreateGrant, $crate::CreateGrantRequest, $crate::CreateGrantResponse, $crate::CreateGrantError] $($row)*
+        }
+    };
+    (create_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_key $crate::OperationName::CreateKey, $crate::CreateKeyRequest, $crate::CreateKeyResponse, $crate::CreateKeyError] $($row)*
+        }
+    };
+    (decrypt $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [decrypt $crate::OperationName::Decrypt, $crate::DecryptRequest, $crate::DecryptResponse, $crate::DecryptError] $($row)*
+        }
+    };
+    (delete_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_alias $crate::OperationName::DeleteAlias, $crate::DeleteAliasRequest, $crate::__rt::Unit, $crate::DeleteAliasError] $($row)*
+        }
+    };
+    (delete_custom_key_store $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_custom_key_store $crate::OperationName::DeleteCustomKeyStore, $crate::DeleteCustomKeyStoreRequest, $crate::DeleteCustomKeyStoreResponse, $crate::DeleteCustomKeyStoreError] $($row)*
+        }
+    };
+    (delete_imported_key_material $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_imported_key_material $crate::OperationName::DeleteImportedKeyMaterial, $crate::DeleteImportedKeyMaterialRequest, $crate::DeleteImportedKeyMaterialResponse, $crate::DeleteImportedKeyMaterialError] $($row)*
+        }
+    };
+    (derive_shared_secret $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [derive_shared_secret $crate::OperationName::DeriveSharedSecret, $crate::DeriveSharedSecretRequest, $crate::DeriveSharedSecretResponse, $crate::DeriveSharedSecretError] $($row)*
+        }
+    };
+    (describe_custom_key_stores $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_custom_key_stores $crate::OperationName::DescribeCustomKeyStores, $crate::DescribeCustomKeyStoresRequest, $crate::DescribeCustomKeyStoresResponse, $crate::DescribeCustomKeyStoresError] $($row)*
+        }
+    };
+    (describe_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_key $crate::OperationName::DescribeKey, $crate::DescribeKeyRequest, $crate::DescribeKeyResponse, $crate::DescribeKeyError] $($row)*
+        }
+    };
+    (disable_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_key $crate::OperationName::DisableKey, $crate::DisableKeyRequest, $crate::__rt::Unit, $crate::DisableKeyError] $($row)*
+        }
+    };
+    (disable_key_rotation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_key_rotation $crate::OperationName::DisableKeyRotation, $crate::DisableKeyRotationRequest, $crate::__rt::Unit, $crate::DisableKeyRotationError] $($row)*
+        }
+    };
+    (disconnect_custom_key_store $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disconnect_custom_key_store $crate::OperationName::DisconnectCustomKeyStore, $crate::DisconnectCustomKeyStoreRequest, $crate::DisconnectCustomKeyStoreResponse, $crate::DisconnectCustomKeyStoreError] $($row)*
+        }
+    };
+    (enable_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_key $crate::OperationName::EnableKey, $crate::EnableKeyRequest, $crate::__rt::Unit, $crate::EnableKeyError] $($row)*
+        }
+    };
+    (enable_key_rotation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_key_rotation $crate::OperationName::EnableKeyRotation, $crate::EnableKeyRotationRequest, $crate::__rt::Unit, $crate::EnableKeyRotationError] $($row)*
+        }
+    };
+    (encrypt $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [encrypt $crate::OperationName::Encrypt, $crate::EncryptRequest, $crate::EncryptResponse, $crate::EncryptError] $($row)*
+        }
+    };
+    (generate_data_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_data_key $crate::OperationName::GenerateDataKey, $crate::GenerateDataKeyRequest, $crate::GenerateDataKeyResponse, $crate::GenerateDataKeyError] $($row)*
+        }
+    };
+    (generate_data_key_pair $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_data_key_pair $crate::OperationName::GenerateDataKeyPair, $crate::GenerateDataKeyPairRequest, $crate::GenerateDataKeyPairResponse, $crate::GenerateDataKeyPairError] $($row)*
+        }
+    };
+    (generate_data_key_pair_without_plaintext $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_data_key_pair_without_plaintext $crate::OperationName::GenerateDataKeyPairWithoutPlaintext, $crate::GenerateDataKeyPairWithoutPlaintextRequest, $crate::GenerateDataKeyPairWithoutPlaintextResponse, $crate::GenerateDataKeyPairWithoutPlaintextError] $($row)*
+        }
+    };
+    (generate_data_key_without_plaintext $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_data_key_without_plaintext $crate::OperationName::GenerateDataKeyWithoutPlaintext, $crate::GenerateDataKeyWithoutPlaintextRequest, $crate::GenerateDataKeyWithoutPlaintextResponse, $crate::GenerateDataKeyWithoutPlaintextError] $($row)*
+        }
+    };
+    (generate_mac $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_mac $crate::OperationName::GenerateMac, $crate::GenerateMacRequest, $crate::GenerateMacResponse, $crate::GenerateMacError] $($row)*
+        }
+    };
+    (generate_random $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [generate_random $crate::OperationName::GenerateRandom, $crate::GenerateRandomRequest, $crate::GenerateRandomResponse, $crate::GenerateRandomError] $($row)*
+        }
+    };
+    (get_key_last_usage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_key_last_usage $crate::OperationName::GetKeyLastUsage, $crate::GetKeyLastUsageRequest, $crate::GetKeyLastUsageResponse, $crate::GetKeyLastUsageError] $($row)*
+        }
+    };
+    (get_key_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_key_policy $crate::OperationName::GetKeyPolicy, $crate::GetKeyPolicyRequest, $crate::GetKeyPolicyResponse, $crate::GetKeyPolicyError] $($row)*
+        }
+    };
+    (get_key_rotation_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_key_rotation_status $crate::OperationName::GetKeyRotationStatus, $crate::GetKeyRotationStatusRequest, $crate::GetKeyRotationStatusResponse, $crate::GetKeyRotationStatusError] $($row)*
+        }
+    };
+    (get_parameters_for_import $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_parameters_for_import $crate::OperationName::GetParametersForImport, $crate::GetParametersForImportRequest, $crate::GetParametersForImportResponse, $crate::GetParametersForImportError] $($row)*
+        }
+    };
+    (get_public_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_public_key $crate::OperationName::GetPublicKey, $crate::GetPublicKeyRequest, $crate::GetPublicKeyResponse, $crate::GetPublicKeyError] $($row)*
+        }
+    };
+    (import_key_material $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [import_key_material $crate::OperationName::ImportKeyMaterial, $crate::ImportKeyMaterialRequest, $crate::ImportKeyMaterialResponse, $crate::ImportKeyMaterialError] $($row)*
+        }
+    };
+    (list_aliases $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_aliases $crate::OperationName::ListAliases, $crate::ListAliasesRequest, $crate::ListAliasesResponse, $crate::ListAliasesError] $($row)*
+        }
+    };
+    (list_grants $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_grants $crate::OperationName::ListGrants, $crate::ListGrantsRequest, $crate::ListGrantsResponse, $crate::ListGrantsError] $($row)*
+        }
+    };
+    (list_key_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_key_policies $crate::OperationName::ListKeyPolicies, $crate::ListKeyPoliciesRequest, $crate::ListKeyPoliciesResponse, $crate::ListKeyPoliciesError] $($row)*
+        }
+    };
+    (list_key_rotations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_key_rotations $crate::OperationName::ListKeyRotations, $crate::ListKeyRotationsRequest, $crate::ListKeyRotationsResponse, $crate::ListKeyRotationsError] $($row)*
+        }
+    };
+    (list_keys $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_keys $crate::OperationName::ListKeys, $crate::ListKeysRequest, $crate::ListKeysResponse, $crate::ListKeysError] $($row)*
+        }
+    };
+    (list_resource_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_resource_tags $crate::OperationName::ListResourceTags, $crate::ListResourceTagsRequest, $crate::ListResourceTagsResponse, $crate::ListResourceTagsError] $($row)*
+        }
+    };
+    (list_retirable_grants $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_retirable_grants $crate::OperationName::ListRetirableGrants, $crate::ListRetirableGrantsRequest, $crate::ListGrantsResponse, $crate::ListRetirableGrantsError] $($row)*
+        }
+    };
+    (put_key_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_key_policy $crate::OperationName::PutKeyPolicy, $crate::PutKeyPolicyRequest, $crate::__rt::Unit, $crate::PutKeyPolicyError] $($row)*
+        }
+    };
+    (re_encrypt $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [re_encrypt $crate::OperationName::ReEncrypt, $crate::ReEncryptRequest, $crate::ReEncryptResponse, $crate::ReEncryptError] $($row)*
+        }
+    };
+    (replicate_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [replicate_key $crate::OperationName::ReplicateKey, $crate::ReplicateKeyRequest, $crate::ReplicateKeyResponse, $crate::ReplicateKeyError] $($row)*
+        }
+    };
+    (retire_grant $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [retire_grant $crate::OperationName::RetireGrant, $crate::RetireGrantRequest, $crate::__rt::Unit, $crate::RetireGrantError] $($row)*
+        }
+    };
+    (revoke_grant $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [revoke_grant $crate::OperationName::RevokeGrant, $crate::RevokeGrantRequest, $crate::__rt::Unit, $crate::RevokeGrantError] $($row)*
+        }
+    };
+    (rotate_key_on_demand $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [rotate_key_on_demand $crate::OperationName::RotateKeyOnDemand, $crate::RotateKeyOnDemandRequest, $crate::RotateKeyOnDemandResponse, $crate::RotateKeyOnDemandError] $($row)*
+        }
+    };
+    (schedule_key_deletion $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [schedule_key_deletion $crate::OperationName::ScheduleKeyDeletion, $crate::ScheduleKeyDeletionRequest, $crate::ScheduleKeyDeletionResponse, $crate::ScheduleKeyDeletionError] $($row)*
+        }
+    };
+    (sign $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [sign $crate::OperationName::Sign, $crate::SignRequest, $crate::SignResponse, $crate::SignError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::__rt::Unit, $crate::TagResourceError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::__rt::Unit, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_alias $crate::OperationName::UpdateAlias, $crate::UpdateAliasRequest, $crate::__rt::Unit, $crate::UpdateAliasError] $($row)*
+        }
+    };
+    (update_custom_key_store $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_custom_key_store $crate::OperationName::UpdateCustomKeyStore, $crate::UpdateCustomKeyStoreRequest, $crate::UpdateCustomKeyStoreResponse, $crate::UpdateCustomKeyStoreError] $($row)*
+        }
+    };
+    (update_key_description $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_key_description $crate::OperationName::UpdateKeyDescription, $crate::UpdateKeyDescriptionRequest, $crate::__rt::Unit, $crate::UpdateKeyDescriptionError] $($row)*
+        }
+    };
+    (update_primary_region $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_primary_region $crate::OperationName::UpdatePrimaryRegion, $crate::UpdatePrimaryRegionRequest, $crate::__rt::Unit, $crate::UpdatePrimaryRegionError] $($row)*
+        }
+    };
+    (verify $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [verify $crate::OperationName::Verify, $crate::VerifyRequest, $crate::VerifyResponse, $crate::VerifyError] $($row)*
+        }
+    };
+    (verify_mac $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [verify_mac $crate::OperationName::VerifyMac, $crate::VerifyMacRequest, $crate::VerifyMacResponse, $crate::VerifyMacError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of KMS"));
+    };
 }

@@ -6206,6 +6206,17 @@ pub trait Lambda: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateFunctionUrlConfig").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -6216,6 +6227,10 @@ pub async fn dispatch<S: Lambda>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AddLayerVersionPermission => service
             .add_layer_version_permission(ctx, rt::FromValue::from_value(input)?)
@@ -6676,4 +6691,474 @@ impl<S: Lambda> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Lambda`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     add_layer_version_permission => ops::add_layer_version_permission,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Lambda for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Lambda for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (add_layer_version_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_layer_version_permission $crate::OperationName::AddLayerVersionPermission, $crate::AddLayerVersionPermissionRequest, $crate::AddLayerVersionPermissionResponse, $crate::AddLayerVersionPermissionError] $($row)*
+        }
+    };
+    (add_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_permission $crate::OperationName::AddPermission, $crate::AddPermissionRequest, $crate::AddPermissionResponse, $crate::AddPermissionError] $($row)*
+        }
+    };
+    (checkpoint_durable_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [checkpoint_durable_execution $crate::OperationName::CheckpointDurableExecution, $crate::CheckpointDurableExecutionRequest, $crate::CheckpointDurableExecutionResponse, $crate::CheckpointDurableExecutionError] $($row)*
+        }
+    };
+    (create_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_alias $crate::OperationName::CreateAlias, $crate::CreateAliasRequest, $crate::AliasConfiguration, $crate::CreateAliasError] $($row)*
+        }
+    };
+    (create_capacity_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_capacity_provider $crate::OperationName::CreateCapacityProvider, $crate::CreateCapacityProviderRequest, $crate::CreateCapacityProviderResponse, $crate::CreateCapacityProviderError] $($row)*
+        }
+    };
+    (create_code_signing_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_code_signing_config $crate::OperationName::CreateCodeSigningConfig, $crate::CreateCodeSigningConfigRequest, $crate::CreateCodeSigningConfigResponse, $crate::CreateCodeSigningConfigError] $($row)*
+        }
+    };
+    (create_event_source_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_event_source_mapping $crate::OperationName::CreateEventSourceMapping, $crate::CreateEventSourceMappingRequest, $crate::EventSourceMappingConfiguration, $crate::CreateEventSourceMappingError] $($row)*
+        }
+    };
+    (create_function $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_function $crate::OperationName::CreateFunction, $crate::CreateFunctionRequest, $crate::FunctionConfiguration, $crate::CreateFunctionError] $($row)*
+        }
+    };
+    (create_function_url_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_function_url_config $crate::OperationName::CreateFunctionUrlConfig, $crate::CreateFunctionUrlConfigRequest, $crate::CreateFunctionUrlConfigResponse, $crate::CreateFunctionUrlConfigError] $($row)*
+        }
+    };
+    (delete_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_alias $crate::OperationName::DeleteAlias, $crate::DeleteAliasRequest, $crate::__rt::Unit, $crate::DeleteAliasError] $($row)*
+        }
+    };
+    (delete_capacity_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_capacity_provider $crate::OperationName::DeleteCapacityProvider, $crate::DeleteCapacityProviderRequest, $crate::DeleteCapacityProviderResponse, $crate::DeleteCapacityProviderError] $($row)*
+        }
+    };
+    (delete_code_signing_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_code_signing_config $crate::OperationName::DeleteCodeSigningConfig, $crate::DeleteCodeSigningConfigRequest, $crate::DeleteCodeSigningConfigResponse, $crate::DeleteCodeSigningConfigError] $($row)*
+        }
+    };
+    (delete_event_source_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_event_source_mapping $crate::OperationName::DeleteEventSourceMapping, $crate::DeleteEventSourceMappingRequest, $crate::EventSourceMappingConfiguration, $crate::DeleteEventSourceMappingError] $($row)*
+        }
+    };
+    (delete_function $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_function $crate::OperationName::DeleteFunction, $crate::DeleteFunctionRequest, $crate::DeleteFunctionResponse, $crate::DeleteFunctionError] $($row)*
+        }
+    };
+    (delete_function_code_signing_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_function_code_signing_config $crate::OperationName::DeleteFunctionCodeSigningConfig, $crate::DeleteFunctionCodeSigningConfigRequest, $crate::__rt::Unit, $crate::DeleteFunctionCodeSigningConfigError] $($row)*
+        }
+    };
+    (delete_function_concurrency $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_function_concurrency $crate::OperationName::DeleteFunctionConcurrency, $crate::DeleteFunctionConcurrencyRequest, $crate::__rt::Unit, $crate::DeleteFunctionConcurrencyError] $($row)*
+        }
+    };
+    (delete_function_event_invoke_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_function_event_invoke_config $crate::OperationName::DeleteFunctionEventInvokeConfig, $crate::DeleteFunctionEventInvokeConfigRequest, $crate::__rt::Unit, $crate::DeleteFunctionEventInvokeConfigError] $($row)*
+        }
+    };
+    (delete_function_url_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_function_url_config $crate::OperationName::DeleteFunctionUrlConfig, $crate::DeleteFunctionUrlConfigRequest, $crate::__rt::Unit, $crate::DeleteFunctionUrlConfigError] $($row)*
+        }
+    };
+    (delete_layer_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_layer_version $crate::OperationName::DeleteLayerVersion, $crate::DeleteLayerVersionRequest, $crate::__rt::Unit, $crate::DeleteLayerVersionError] $($row)*
+        }
+    };
+    (delete_provisioned_concurrency_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_provisioned_concurrency_config $crate::OperationName::DeleteProvisionedConcurrencyConfig, $crate::DeleteProvisionedConcurrencyConfigRequest, $crate::__rt::Unit, $crate::DeleteProvisionedConcurrencyConfigError] $($row)*
+        }
+    };
+    (get_account_settings $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account_settings $crate::OperationName::GetAccountSettings, $crate::GetAccountSettingsRequest, $crate::GetAccountSettingsResponse, $crate::GetAccountSettingsError] $($row)*
+        }
+    };
+    (get_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_alias $crate::OperationName::GetAlias, $crate::GetAliasRequest, $crate::AliasConfiguration, $crate::GetAliasError] $($row)*
+        }
+    };
+    (get_capacity_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_capacity_provider $crate::OperationName::GetCapacityProvider, $crate::GetCapacityProviderRequest, $crate::GetCapacityProviderResponse, $crate::GetCapacityProviderError] $($row)*
+        }
+    };
+    (get_code_signing_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_code_signing_config $crate::OperationName::GetCodeSigningConfig, $crate::GetCodeSigningConfigRequest, $crate::GetCodeSigningConfigResponse, $crate::GetCodeSigningConfigError] $($row)*
+        }
+    };
+    (get_durable_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_durable_execution $crate::OperationName::GetDurableExecution, $crate::GetDurableExecutionRequest, $crate::GetDurableExecutionResponse, $crate::GetDurableExecutionError] $($row)*
+        }
+    };
+    (get_durable_execution_history $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_durable_execution_history $crate::OperationName::GetDurableExecutionHistory, $crate::GetDurableExecutionHistoryRequest, $crate::GetDurableExecutionHistoryResponse, $crate::GetDurableExecutionHistoryError] $($row)*
+        }
+    };
+    (get_durable_execution_state $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_durable_execution_state $crate::OperationName::GetDurableExecutionState, $crate::GetDurableExecutionStateRequest, $crate::GetDurableExecutionStateResponse, $crate::GetDurableExecutionStateError] $($row)*
+        }
+    };
+    (get_event_source_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_event_source_mapping $crate::OperationName::GetEventSourceMapping, $crate::GetEventSourceMappingRequest, $crate::EventSourceMappingConfiguration, $crate::GetEventSourceMappingError] $($row)*
+        }
+    };
+    (get_function $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_function $crate::OperationName::GetFunction, $crate::GetFunctionRequest, $crate::GetFunctionResponse, $crate::GetFunctionError] $($row)*
+        }
+    };
+    (get_function_code_signing_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_function_code_signing_config $crate::OperationName::GetFunctionCodeSigningConfig, $crate::GetFunctionCodeSigningConfigRequest, $crate::GetFunctionCodeSigningConfigResponse, $crate::GetFunctionCodeSigningConfigError] $($row)*
+        }
+    };
+    (get_function_concurrency $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_function_concurrency $crate::OperationName::GetFunctionConcurrency, $crate::GetFunctionConcurrencyRequest, $crate::GetFunctionConcurrencyResponse, $crate::GetFunctionConcurrencyError] $($row)*
+        }
+    };
+    (get_function_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_function_configuration $crate::OperationName::GetFunctionConfiguration, $crate::GetFunctionConfigurationRequest, $crate::FunctionConfiguration, $crate::GetFunctionConfigurationError] $($row)*
+        }
+    };
+    (get_function_event_invoke_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_function_event_invoke_config $crate::OperationName::GetFunctionEventInvokeConfig, $crate::GetFunctionEventInvokeConfigRequest, $crate::FunctionEventInvokeConfig, $crate::GetFunctionEventInvokeConfigError] $($row)*
+        }
+    };
+    (get_function_recursion_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_function_recursion_config $crate::OperationName::GetFunctionRecursionConfig, $crate::GetFunctionRecursionConfigRequest, $crate::GetFunctionRecursionConfigResponse, $crate::GetFunctionRecursionConfigError] $($row)*
+        }
+    };
+    (get_function_scaling_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_function_scaling_config $crate::OperationName::GetFunctionScalingConfig, $crate::GetFunctionScalingConfigRequest, $crate::GetFunctionScalingConfigResponse, $crate::GetFunctionScalingConfigError] $($row)*
+        }
+    };
+    (get_function_url_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_function_url_config $crate::OperationName::GetFunctionUrlConfig, $crate::GetFunctionUrlConfigRequest, $crate::GetFunctionUrlConfigResponse, $crate::GetFunctionUrlConfigError] $($row)*
+        }
+    };
+    (get_layer_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_layer_version $crate::OperationName::GetLayerVersion, $crate::GetLayerVersionRequest, $crate::GetLayerVersionResponse, $crate::GetLayerVersionError] $($row)*
+        }
+    };
+    (get_layer_version_by_arn $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_layer_version_by_arn $crate::OperationName::GetLayerVersionByArn, $crate::GetLayerVersionByArnRequest, $crate::GetLayerVersionResponse, $crate::GetLayerVersionByArnError] $($row)*
+        }
+    };
+    (get_layer_version_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_layer_version_policy $crate::OperationName::GetLayerVersionPolicy, $crate::GetLayerVersionPolicyRequest, $crate::GetLayerVersionPolicyResponse, $crate::GetLayerVersionPolicyError] $($row)*
+        }
+    };
+    (get_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_policy $crate::OperationName::GetPolicy, $crate::GetPolicyRequest, $crate::GetPolicyResponse, $crate::GetPolicyError] $($row)*
+        }
+    };
+    (get_provisioned_concurrency_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_provisioned_concurrency_config $crate::OperationName::GetProvisionedConcurrencyConfig, $crate::GetProvisionedConcurrencyConfigRequest, $crate::GetProvisionedConcurrencyConfigResponse, $crate::GetProvisionedConcurrencyConfigError] $($row)*
+        }
+    };
+    (get_runtime_management_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_runtime_management_config $crate::OperationName::GetRuntimeManagementConfig, $crate::GetRuntimeManagementConfigRequest, $crate::GetRuntimeManagementConfigResponse, $crate::GetRuntimeManagementConfigError] $($row)*
+        }
+    };
+    (invoke $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [invoke $crate::OperationName::Invoke, $crate::InvocationRequest, $crate::InvocationResponse, $crate::InvokeError] $($row)*
+        }
+    };
+    (invoke_async $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [invoke_async $crate::OperationName::InvokeAsync, $crate::InvokeAsyncRequest, $crate::InvokeAsyncResponse, $crate::InvokeAsyncError] $($row)*
+        }
+    };
+    (invoke_with_response_stream $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [invoke_with_response_stream $crate::OperationName::InvokeWithResponseStream, $crate::InvokeWithResponseStreamRequest, $crate::InvokeWithResponseStreamResponse, $crate::InvokeWithResponseStreamError] $($row)*
+        }
+    };
+    (list_aliases $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_aliases $crate::OperationName::ListAliases, $crate::ListAliasesRequest, $crate::ListAliasesResponse, $crate::ListAliasesError] $($row)*
+        }
+    };
+    (list_capacity_providers $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_capacity_providers $crate::OperationName::ListCapacityProviders, $crate::ListCapacityProvidersRequest, $crate::ListCapacityProvidersResponse, $crate::ListCapacityProvidersError] $($row)*
+        }
+    };
+    (list_code_signing_configs $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_code_signing_configs $crate::OperationName::ListCodeSigningConfigs, $crate::ListCodeSigningConfigsRequest, $crate::ListCodeSigningConfigsResponse, $crate::ListCodeSigningConfigsError] $($row)*
+        }
+    };
+    (list_durable_executions_by_function $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_durable_executions_by_function $crate::OperationName::ListDurableExecutionsByFunction, $crate::ListDurableExecutionsByFunctionRequest, $crate::ListDurableExecutionsByFunctionResponse, $crate::ListDurableExecutionsByFunctionError] $($row)*
+        }
+    };
+    (list_event_source_mappings $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_event_source_mappings $crate::OperationName::ListEventSourceMappings, $crate::ListEventSourceMappingsRequest, $crate::ListEventSourceMappingsResponse, $crate::ListEventSourceMappingsError] $($row)*
+        }
+    };
+    (list_function_event_invoke_configs $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_function_event_invoke_configs $crate::OperationName::ListFunctionEventInvokeConfigs, $crate::ListFunctionEventInvokeConfigsRequest, $crate::ListFunctionEventInvokeConfigsResponse, $crate::ListFunctionEventInvokeConfigsError] $($row)*
+        }
+    };
+    (list_function_url_configs $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_function_url_configs $crate::OperationName::ListFunctionUrlConfigs, $crate::ListFunctionUrlConfigsRequest, $crate::ListFunctionUrlConfigsResponse, $crate::ListFunctionUrlConfigsError] $($row)*
+        }
+    };
+    (list_function_versions_by_capacity_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_function_versions_by_capacity_provider $crate::OperationName::ListFunctionVersionsByCapacityProvider, $crate::ListFunctionVersionsByCapacityProviderRequest, $crate::ListFunctionVersionsByCapacityProviderResponse, $crate::ListFunctionVersionsByCapacityProviderError] $($row)*
+        }
+    };
+    (list_functions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_functions $crate::OperationName::ListFunctions, $crate::ListFunctionsRequest, $crate::ListFunctionsResponse, $crate::ListFunctionsError] $($row)*
+        }
+    };
+    (list_functions_by_code_signing_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_functions_by_code_signing_config $crate::OperationName::ListFunctionsByCodeSigningConfig, $crate::ListFunctionsByCodeSigningConfigRequest, $crate::ListFunctionsByCodeSigningConfigResponse, $crate::ListFunctionsByCodeSigningConfigError] $($row)*
+        }
+    };
+    (list_layer_versions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_layer_versions $crate::OperationName::ListLayerVersions, $crate::ListLayerVersionsRequest, $crate::ListLayerVersionsResponse, $crate::ListLayerVersionsError] $($row)*
+        }
+    };
+    (list_layers $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_layers $crate::OperationName::ListLayers, $crate::ListLayersRequest, $crate::ListLayersResponse, $crate::ListLayersError] $($row)*
+        }
+    };
+    (list_provisioned_concurrency_configs $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_provisioned_concurrency_configs $crate::OperationName::ListProvisionedConcurrencyConfigs, $crate::ListProvisionedConcurrencyConfigsRequest, $crate::ListProvisionedConcurrencyConfigsResponse, $crate::ListProvisionedConcurrencyConfigsError] $($row)*
+        }
+    };
+    (list_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags $crate::OperationName::ListTags, $crate::ListTagsRequest, $crate::ListTagsResponse, $crate::ListTagsError] $($row)*
+        }
+    };
+    (list_versions_by_function $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_versions_by_function $crate::OperationName::ListVersionsByFunction, $crate::ListVersionsByFunctionRequest, $crate::ListVersionsByFunctionResponse, $crate::ListVersionsByFunctionError] $($row)*
+        }
+    };
+    (publish_layer_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [publish_layer_version $crate::OperationName::PublishLayerVersion, $crate::PublishLayerVersionRequest, $crate::PublishLayerVersionResponse, $crate::PublishLayerVersionError] $($row)*
+        }
+    };
+    (publish_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [publish_version $crate::OperationName::PublishVersion, $crate::PublishVersionRequest, $crate::FunctionConfiguration, $crate::PublishVersionError] $($row)*
+        }
+    };
+    (put_function_code_signing_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_function_code_signing_config $crate::OperationName::PutFunctionCodeSigningConfig, $crate::PutFunctionCodeSigningConfigRequest, $crate::PutFunctionCodeSigningConfigResponse, $crate::PutFunctionCodeSigningConfigError] $($row)*
+        }
+    };
+    (put_function_concurrency $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_function_concurrency $crate::OperationName::PutFunctionConcurrency, $crate::PutFunctionConcurrencyRequest, $crate::Concurrency, $crate::PutFunctionConcurrencyError] $($row)*
+        }
+    };
+    (put_function_event_invoke_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_function_event_invoke_config $crate::OperationName::PutFunctionEventInvokeConfig, $crate::PutFunctionEventInvokeConfigRequest, $crate::FunctionEventInvokeConfig, $crate::PutFunctionEventInvokeConfigError] $($row)*
+        }
+    };
+    (put_function_recursion_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_function_recursion_config $crate::OperationName::PutFunctionRecursionConfig, $crate::PutFunctionRecursionConfigRequest, $crate::PutFunctionRecursionConfigResponse, $crate::PutFunctionRecursionConfigError] $($row)*
+        }
+    };
+    (put_function_scaling_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_function_scaling_config $crate::OperationName::PutFunctionScalingConfig, $crate::PutFunctionScalingConfigRequest, $crate::PutFunctionScalingConfigResponse, $crate::PutFunctionScalingConfigError] $($row)*
+        }
+    };
+    (put_provisioned_concurrency_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_provisioned_concurrency_config $crate::OperationName::PutProvisionedConcurrencyConfig, $crate::PutProvisionedConcurrencyConfigRequest, $crate::PutProvisionedConcurrencyConfigResponse, $crate::PutProvisionedConcurrencyConfigError] $($row)*
+        }
+    };
+    (put_runtime_management_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_runtime_management_config $crate::OperationName::PutRuntimeManagementConfig, $crate::PutRuntimeManagementConfigRequest, $crate::PutRuntimeManagementConfigResponse, $crate::PutRuntimeManagementConfigError] $($row)*
+        }
+    };
+    (remove_layer_version_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_layer_version_permission $crate::OperationName::RemoveLayerVersionPermission, $crate::RemoveLayerVersionPermissionRequest, $crate::__rt::Unit, $crate::RemoveLayerVersionPermissionError] $($row)*
+        }
+    };
+    (remove_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_permission $crate::OperationName::RemovePermission, $crate::RemovePermissionRequest, $crate::__rt::Unit, $crate::RemovePermissionError] $($row)*
+        }
+    };
+    (send_durable_execution_callback_failure $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_durable_execution_callback_failure $crate::OperationName::SendDurableExecutionCallbackFailure, $crate::SendDurableExecutionCallbackFailureRequest, $crate::SendDurableExecutionCallbackFailureResponse, $crate::SendDurableExecutionCallbackFailureError] $($row)*
+        }
+    };
+    (send_durable_execution_callback_heartbeat $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_durable_execution_callback_heartbeat $crate::OperationName::SendDurableExecutionCallbackHeartbeat, $crate::SendDurableExecutionCallbackHeartbeatRequest, $crate::SendDurableExecutionCallbackHeartbeatResponse, $crate::SendDurableExecutionCallbackHeartbeatError] $($row)*
+        }
+    };
+    (send_durable_execution_callback_success $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_durable_execution_callback_success $crate::OperationName::SendDurableExecutionCallbackSuccess, $crate::SendDurableExecutionCallbackSuccessRequest, $crate::SendDurableExecutionCallbackSuccessResponse, $crate::SendDurableExecutionCallbackSuccessError] $($row)*
+        }
+    };
+    (stop_durable_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [stop_durable_execution $crate::OperationName::StopDurableExecution, $crate::StopDurableExecutionRequest, $crate::StopDurableExecutionResponse, $crate::StopDurableExecutionError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::__rt::Unit, $crate::TagResourceError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::__rt::Unit, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_alias $crate::OperationName::UpdateAlias, $crate::UpdateAliasRequest, $crate::AliasConfiguration, $crate::UpdateAliasError] $($row)*
+        }
+    };
+    (update_capacity_provider $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_capacity_provider $crate::OperationName::UpdateCapacityProvider, $crate::UpdateCapacityProviderRequest, $crate::UpdateCapacityProviderResponse, $crate::UpdateCapacityProviderError] $($row)*
+        }
+    };
+    (update_code_signing_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_code_signing_config $crate::OperationName::UpdateCodeSigningConfig, $crate::UpdateCodeSigningConfigRequest, $crate::UpdateCodeSigningConfigResponse, $crate::UpdateCodeSigningConfigError] $($row)*
+        }
+    };
+    (update_event_source_mapping $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_event_source_mapping $crate::OperationName::UpdateEventSourceMapping, $crate::UpdateEventSourceMappingRequest, $crate::EventSourceMappingConfiguration, $crate::UpdateEventSourceMappingError] $($row)*
+        }
+    };
+    (update_function_code $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_function_code $crate::OperationName::UpdateFunctionCode, $crate::UpdateFunctionCodeRequest, $crate::FunctionConfiguration, $crate::UpdateFunctionCodeError] $($row)*
+        }
+    };
+    (update_function_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_function_configuration $crate::OperationName::UpdateFunctionConfiguration, $crate::UpdateFunctionConfigurationRequest, $crate::FunctionConfiguration, $crate::UpdateFunctionConfigurationError] $($row)*
+        }
+    };
+    (update_function_event_invoke_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_function_event_invoke_config $crate::OperationName::UpdateFunctionEventInvokeConfig, $crate::UpdateFunctionEventInvokeConfigRequest, $crate::FunctionEventInvokeConfig, $crate::UpdateFunctionEventInvokeConfigError] $($row)*
+        }
+    };
+    (update_function_url_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_function_url_config $crate::OperationName::UpdateFunctionUrlConfig, $crate::UpdateFunctionUrlConfigRequest, $crate::UpdateFunctionUrlConfigResponse, $crate::UpdateFunctionUrlConfigError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of Lambda"));
+    };
 }

@@ -4120,6 +4120,17 @@ pub trait Route53: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateTrafficPolicyInstance").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -4130,6 +4141,10 @@ pub async fn dispatch<S: Route53>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::ActivateKeySigningKey => service
             .activate_key_signing_key(ctx, rt::FromValue::from_value(input)?)
@@ -4522,4 +4537,404 @@ impl<S: Route53> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Route53`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     activate_key_signing_key => ops::activate_key_signing_key,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Route53 for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Route53 for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (activate_key_signing_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [activate_key_signing_key $crate::OperationName::ActivateKeySigningKey, $crate::ActivateKeySigningKeyRequest, $crate::ActivateKeySigningKeyResponse, $crate::ActivateKeySigningKeyError] $($row)*
+        }
+    };
+    (associate_vpc_with_hosted_zone $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [associate_vpc_with_hosted_zone $crate::OperationName::AssociateVPCWithHostedZone, $crate::AssociateVPCWithHostedZoneRequest, $crate::AssociateVPCWithHostedZoneResponse, $crate::AssociateVPCWithHostedZoneError] $($row)*
+        }
+    };
+    (change_cidr_collection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [change_cidr_collection $crate::OperationName::ChangeCidrCollection, $crate::ChangeCidrCollectionRequest, $crate::ChangeCidrCollectionResponse, $crate::ChangeCidrCollectionError] $($row)*
+        }
+    };
+    (change_resource_record_sets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [change_resource_record_sets $crate::OperationName::ChangeResourceRecordSets, $crate::ChangeResourceRecordSetsRequest, $crate::ChangeResourceRecordSetsResponse, $crate::ChangeResourceRecordSetsError] $($row)*
+        }
+    };
+    (change_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [change_tags_for_resource $crate::OperationName::ChangeTagsForResource, $crate::ChangeTagsForResourceRequest, $crate::ChangeTagsForResourceResponse, $crate::ChangeTagsForResourceError] $($row)*
+        }
+    };
+    (create_cidr_collection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_cidr_collection $crate::OperationName::CreateCidrCollection, $crate::CreateCidrCollectionRequest, $crate::CreateCidrCollectionResponse, $crate::CreateCidrCollectionError] $($row)*
+        }
+    };
+    (create_health_check $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_health_check $crate::OperationName::CreateHealthCheck, $crate::CreateHealthCheckRequest, $crate::CreateHealthCheckResponse, $crate::CreateHealthCheckError] $($row)*
+        }
+    };
+    (create_hosted_zone $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_hosted_zone $crate::OperationName::CreateHostedZone, $crate::CreateHostedZoneRequest, $crate::CreateHostedZoneResponse, $crate::CreateHostedZoneError] $($row)*
+        }
+    };
+    (create_key_signing_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_key_signing_key $crate::OperationName::CreateKeySigningKey, $crate::CreateKeySigningKeyRequest, $crate::CreateKeySigningKeyResponse, $crate::CreateKeySigningKeyError] $($row)*
+        }
+    };
+    (create_query_logging_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_query_logging_config $crate::OperationName::CreateQueryLoggingConfig, $crate::CreateQueryLoggingConfigRequest, $crate::CreateQueryLoggingConfigResponse, $crate::CreateQueryLoggingConfigError] $($row)*
+        }
+    };
+    (create_reusable_delegation_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_reusable_delegation_set $crate::OperationName::CreateReusableDelegationSet, $crate::CreateReusableDelegationSetRequest, $crate::CreateReusableDelegationSetResponse, $crate::CreateReusableDelegationSetError] $($row)*
+        }
+    };
+    (create_traffic_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_traffic_policy $crate::OperationName::CreateTrafficPolicy, $crate::CreateTrafficPolicyRequest, $crate::CreateTrafficPolicyResponse, $crate::CreateTrafficPolicyError] $($row)*
+        }
+    };
+    (create_traffic_policy_instance $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_traffic_policy_instance $crate::OperationName::CreateTrafficPolicyInstance, $crate::CreateTrafficPolicyInstanceRequest, $crate::CreateTrafficPolicyInstanceResponse, $crate::CreateTrafficPolicyInstanceError] $($row)*
+        }
+    };
+    (create_traffic_policy_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_traffic_policy_version $crate::OperationName::CreateTrafficPolicyVersion, $crate::CreateTrafficPolicyVersionRequest, $crate::CreateTrafficPolicyVersionResponse, $crate::CreateTrafficPolicyVersionError] $($row)*
+        }
+    };
+    (create_vpc_association_authorization $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_vpc_association_authorization $crate::OperationName::CreateVPCAssociationAuthorization, $crate::CreateVPCAssociationAuthorizationRequest, $crate::CreateVPCAssociationAuthorizationResponse, $crate::CreateVPCAssociationAuthorizationError] $($row)*
+        }
+    };
+    (deactivate_key_signing_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deactivate_key_signing_key $crate::OperationName::DeactivateKeySigningKey, $crate::DeactivateKeySigningKeyRequest, $crate::DeactivateKeySigningKeyResponse, $crate::DeactivateKeySigningKeyError] $($row)*
+        }
+    };
+    (delete_cidr_collection $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_cidr_collection $crate::OperationName::DeleteCidrCollection, $crate::DeleteCidrCollectionRequest, $crate::DeleteCidrCollectionResponse, $crate::DeleteCidrCollectionError] $($row)*
+        }
+    };
+    (delete_health_check $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_health_check $crate::OperationName::DeleteHealthCheck, $crate::DeleteHealthCheckRequest, $crate::DeleteHealthCheckResponse, $crate::DeleteHealthCheckError] $($row)*
+        }
+    };
+    (delete_hosted_zone $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_hosted_zone $crate::OperationName::DeleteHostedZone, $crate::DeleteHostedZoneRequest, $crate::DeleteHostedZoneResponse, $crate::DeleteHostedZoneError] $($row)*
+        }
+    };
+    (delete_key_signing_key $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_key_signing_key $crate::OperationName::DeleteKeySigningKey, $crate::DeleteKeySigningKeyRequest, $crate::DeleteKeySigningKeyResponse, $crate::DeleteKeySigningKeyError] $($row)*
+        }
+    };
+    (delete_query_logging_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_query_logging_config $crate::OperationName::DeleteQueryLoggingConfig, $crate::DeleteQueryLoggingConfigRequest, $crate::DeleteQueryLoggingConfigResponse, $crate::DeleteQueryLoggingConfigError] $($row)*
+        }
+    };
+    (delete_reusable_delegation_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_reusable_delegation_set $crate::OperationName::DeleteReusableDelegationSet, $crate::DeleteReusableDelegationSetRequest, $crate::DeleteReusableDelegationSetResponse, $crate::DeleteReusableDelegationSetError] $($row)*
+        }
+    };
+    (delete_traffic_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_traffic_policy $crate::OperationName::DeleteTrafficPolicy, $crate::DeleteTrafficPolicyRequest, $crate::DeleteTrafficPolicyResponse, $crate::DeleteTrafficPolicyError] $($row)*
+        }
+    };
+    (delete_traffic_policy_instance $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_traffic_policy_instance $crate::OperationName::DeleteTrafficPolicyInstance, $crate::DeleteTrafficPolicyInstanceRequest, $crate::DeleteTrafficPolicyInstanceResponse, $crate::DeleteTrafficPolicyInstanceError] $($row)*
+        }
+    };
+    (delete_vpc_association_authorization $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_vpc_association_authorization $crate::OperationName::DeleteVPCAssociationAuthorization, $crate::DeleteVPCAssociationAuthorizationRequest, $crate::DeleteVPCAssociationAuthorizationResponse, $crate::DeleteVPCAssociationAuthorizationError] $($row)*
+        }
+    };
+    (disable_hosted_zone_dnssec $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disable_hosted_zone_dnssec $crate::OperationName::DisableHostedZoneDNSSEC, $crate::DisableHostedZoneDNSSECRequest, $crate::DisableHostedZoneDNSSECResponse, $crate::DisableHostedZoneDNSSECError] $($row)*
+        }
+    };
+    (disassociate_vpc_from_hosted_zone $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disassociate_vpc_from_hosted_zone $crate::OperationName::DisassociateVPCFromHostedZone, $crate::DisassociateVPCFromHostedZoneRequest, $crate::DisassociateVPCFromHostedZoneResponse, $crate::DisassociateVPCFromHostedZoneError] $($row)*
+        }
+    };
+    (enable_hosted_zone_dnssec $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [enable_hosted_zone_dnssec $crate::OperationName::EnableHostedZoneDNSSEC, $crate::EnableHostedZoneDNSSECRequest, $crate::EnableHostedZoneDNSSECResponse, $crate::EnableHostedZoneDNSSECError] $($row)*
+        }
+    };
+    (get_account_limit $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account_limit $crate::OperationName::GetAccountLimit, $crate::GetAccountLimitRequest, $crate::GetAccountLimitResponse, $crate::GetAccountLimitError] $($row)*
+        }
+    };
+    (get_change $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_change $crate::OperationName::GetChange, $crate::GetChangeRequest, $crate::GetChangeResponse, $crate::GetChangeError] $($row)*
+        }
+    };
+    (get_checker_ip_ranges $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_checker_ip_ranges $crate::OperationName::GetCheckerIpRanges, $crate::GetCheckerIpRangesRequest, $crate::GetCheckerIpRangesResponse, $crate::GetCheckerIpRangesError] $($row)*
+        }
+    };
+    (get_dnssec $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_dnssec $crate::OperationName::GetDNSSEC, $crate::GetDNSSECRequest, $crate::GetDNSSECResponse, $crate::GetDNSSECError] $($row)*
+        }
+    };
+    (get_geo_location $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_geo_location $crate::OperationName::GetGeoLocation, $crate::GetGeoLocationRequest, $crate::GetGeoLocationResponse, $crate::GetGeoLocationError] $($row)*
+        }
+    };
+    (get_health_check $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_health_check $crate::OperationName::GetHealthCheck, $crate::GetHealthCheckRequest, $crate::GetHealthCheckResponse, $crate::GetHealthCheckError] $($row)*
+        }
+    };
+    (get_health_check_count $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_health_check_count $crate::OperationName::GetHealthCheckCount, $crate::GetHealthCheckCountRequest, $crate::GetHealthCheckCountResponse, $crate::GetHealthCheckCountError] $($row)*
+        }
+    };
+    (get_health_check_last_failure_reason $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_health_check_last_failure_reason $crate::OperationName::GetHealthCheckLastFailureReason, $crate::GetHealthCheckLastFailureReasonRequest, $crate::GetHealthCheckLastFailureReasonResponse, $crate::GetHealthCheckLastFailureReasonError] $($row)*
+        }
+    };
+    (get_health_check_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_health_check_status $crate::OperationName::GetHealthCheckStatus, $crate::GetHealthCheckStatusRequest, $crate::GetHealthCheckStatusResponse, $crate::GetHealthCheckStatusError] $($row)*
+        }
+    };
+    (get_hosted_zone $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_hosted_zone $crate::OperationName::GetHostedZone, $crate::GetHostedZoneRequest, $crate::GetHostedZoneResponse, $crate::GetHostedZoneError] $($row)*
+        }
+    };
+    (get_hosted_zone_count $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_hosted_zone_count $crate::OperationName::GetHostedZoneCount, $crate::GetHostedZoneCountRequest, $crate::GetHostedZoneCountResponse, $crate::GetHostedZoneCountError] $($row)*
+        }
+    };
+    (get_hosted_zone_limit $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_hosted_zone_limit $crate::OperationName::GetHostedZoneLimit, $crate::GetHostedZoneLimitRequest, $crate::GetHostedZoneLimitResponse, $crate::GetHostedZoneLimitError] $($row)*
+        }
+    };
+    (get_query_logging_config $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_query_logging_config $crate::OperationName::GetQueryLoggingConfig, $crate::GetQueryLoggingConfigRequest, $crate::GetQueryLoggingConfigResponse, $crate::GetQueryLoggingConfigError] $($row)*
+        }
+    };
+    (get_reusable_delegation_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_reusable_delegation_set $crate::OperationName::GetReusableDelegationSet, $crate::GetReusableDelegationSetRequest, $crate::GetReusableDelegationSetResponse, $crate::GetReusableDelegationSetError] $($row)*
+        }
+    };
+    (get_reusable_delegation_set_limit $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_reusable_delegation_set_limit $crate::OperationName::GetReusableDelegationSetLimit, $crate::GetReusableDelegationSetLimitRequest, $crate::GetReusableDelegationSetLimitResponse, $crate::GetReusableDelegationSetLimitError] $($row)*
+        }
+    };
+    (get_traffic_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_traffic_policy $crate::OperationName::GetTrafficPolicy, $crate::GetTrafficPolicyRequest, $crate::GetTrafficPolicyResponse, $crate::GetTrafficPolicyError] $($row)*
+        }
+    };
+    (get_traffic_policy_instance $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_traffic_policy_instance $crate::OperationName::GetTrafficPolicyInstance, $crate::GetTrafficPolicyInstanceRequest, $crate::GetTrafficPolicyInstanceResponse, $crate::GetTrafficPolicyInstanceError] $($row)*
+        }
+    };
+    (get_traffic_policy_instance_count $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_traffic_policy_instance_count $crate::OperationName::GetTrafficPolicyInstanceCount, $crate::GetTrafficPolicyInstanceCountRequest, $crate::GetTrafficPolicyInstanceCountResponse, $crate::GetTrafficPolicyInstanceCountError] $($row)*
+        }
+    };
+    (list_cidr_blocks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_cidr_blocks $crate::OperationName::ListCidrBlocks, $crate::ListCidrBlocksRequest, $crate::ListCidrBlocksResponse, $crate::ListCidrBlocksError] $($row)*
+        }
+    };
+    (list_cidr_collections $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_cidr_collections $crate::OperationName::ListCidrCollections, $crate::ListCidrCollectionsRequest, $crate::ListCidrCollectionsResponse, $crate::ListCidrCollectionsError] $($row)*
+        }
+    };
+    (list_cidr_locations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_cidr_locations $crate::OperationName::ListCidrLocations, $crate::ListCidrLocationsRequest, $crate::ListCidrLocationsResponse, $crate::ListCidrLocationsError] $($row)*
+        }
+    };
+    (list_geo_locations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_geo_locations $crate::OperationName::ListGeoLocations, $crate::ListGeoLocationsRequest, $crate::ListGeoLocationsResponse, $crate::ListGeoLocationsError] $($row)*
+        }
+    };
+    (list_health_checks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_health_checks $crate::OperationName::ListHealthChecks, $crate::ListHealthChecksRequest, $crate::ListHealthChecksResponse, $crate::ListHealthChecksError] $($row)*
+        }
+    };
+    (list_hosted_zones $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_hosted_zones $crate::OperationName::ListHostedZones, $crate::ListHostedZonesRequest, $crate::ListHostedZonesResponse, $crate::ListHostedZonesError] $($row)*
+        }
+    };
+    (list_hosted_zones_by_name $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_hosted_zones_by_name $crate::OperationName::ListHostedZonesByName, $crate::ListHostedZonesByNameRequest, $crate::ListHostedZonesByNameResponse, $crate::ListHostedZonesByNameError] $($row)*
+        }
+    };
+    (list_hosted_zones_by_vpc $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_hosted_zones_by_vpc $crate::OperationName::ListHostedZonesByVPC, $crate::ListHostedZonesByVPCRequest, $crate::ListHostedZonesByVPCResponse, $crate::ListHostedZonesByVPCError] $($row)*
+        }
+    };
+    (list_query_logging_configs $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_query_logging_configs $crate::OperationName::ListQueryLoggingConfigs, $crate::ListQueryLoggingConfigsRequest, $crate::ListQueryLoggingConfigsResponse, $crate::ListQueryLoggingConfigsError] $($row)*
+        }
+    };
+    (list_resource_record_sets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_resource_record_sets $crate::OperationName::ListResourceRecordSets, $crate::ListResourceRecordSetsRequest, $crate::ListResourceRecordSetsResponse, $crate::ListResourceRecordSetsError] $($row)*
+        }
+    };
+    (list_reusable_delegation_sets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_reusable_delegation_sets $crate::OperationName::ListReusableDelegationSets, $crate::ListReusableDelegationSetsRequest, $crate::ListReusableDelegationSetsResponse, $crate::ListReusableDelegationSetsError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceRequest, $crate::ListTagsForResourceResponse, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (list_tags_for_resources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resources $crate::OperationName::ListTagsForResources, $crate::ListTagsForResourcesRequest, $crate::ListTagsForResourcesResponse, $crate::ListTagsForResourcesError] $($row)*
+        }
+    };
+    (list_traffic_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_traffic_policies $crate::OperationName::ListTrafficPolicies, $crate::ListTrafficPoliciesRequest, $crate::ListTrafficPoliciesResponse, $crate::ListTrafficPoliciesError] $($row)*
+        }
+    };
+    (list_traffic_policy_instances $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_traffic_policy_instances $crate::OperationName::ListTrafficPolicyInstances, $crate::ListTrafficPolicyInstancesRequest, $crate::ListTrafficPolicyInstancesResponse, $crate::ListTrafficPolicyInstancesError] $($row)*
+        }
+    };
+    (list_traffic_policy_instances_by_hosted_zone $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_traffic_policy_instances_by_hosted_zone $crate::OperationName::ListTrafficPolicyInstancesByHostedZone, $crate::ListTrafficPolicyInstancesByHostedZoneRequest, $crate::ListTrafficPolicyInstancesByHostedZoneResponse, $crate::ListTrafficPolicyInstancesByHostedZoneError] $($row)*
+        }
+    };
+    (list_traffic_policy_instances_by_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_traffic_policy_instances_by_policy $crate::OperationName::ListTrafficPolicyInstancesByPolicy, $crate::ListTrafficPolicyInstancesByPolicyRequest, $crate::ListTrafficPolicyInstancesByPolicyResponse, $crate::ListTrafficPolicyInstancesByPolicyError] $($row)*
+        }
+    };
+    (list_traffic_policy_versions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_traffic_policy_versions $crate::OperationName::ListTrafficPolicyVersions, $crate::ListTrafficPolicyVersionsRequest, $crate::ListTrafficPolicyVersionsResponse, $crate::ListTrafficPolicyVersionsError] $($row)*
+        }
+    };
+    (list_vpc_association_authorizations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_vpc_association_authorizations $crate::OperationName::ListVPCAssociationAuthorizations, $crate::ListVPCAssociationAuthorizationsRequest, $crate::ListVPCAssociationAuthorizationsResponse, $crate::ListVPCAssociationAuthorizationsError] $($row)*
+        }
+    };
+    (test_dns_answer $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_dns_answer $crate::OperationName::TestDNSAnswer, $crate::TestDNSAnswerRequest, $crate::TestDNSAnswerResponse, $crate::TestDNSAnswerError] $($row)*
+        }
+    };
+    (update_health_check $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_health_check $crate::OperationName::UpdateHealthCheck, $crate::UpdateHealthCheckRequest, $crate::UpdateHealthCheckResponse, $crate::UpdateHealthCheckError] $($row)*
+        }
+    };
+    (update_hosted_zone_comment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_hosted_zone_comment $crate::OperationName::UpdateHostedZoneComment, $crate::UpdateHostedZoneCommentRequest, $crate::UpdateHostedZoneCommentResponse, $crate::UpdateHostedZoneCommentError] $($row)*
+        }
+    };
+    (update_hosted_zone_features $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_hosted_zone_features $crate::OperationName::UpdateHostedZoneFeatures, $crate::UpdateHostedZoneFeaturesRequest, $crate::UpdateHostedZoneFeaturesResponse, $crate::UpdateHostedZoneFeaturesError] $($row)*
+        }
+    };
+    (update_traffic_policy_comment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_traffic_policy_comment $crate::OperationName::UpdateTrafficPolicyComment, $crate::UpdateTrafficPolicyCommentRequest, $crate::UpdateTrafficPolicyCommentResponse, $crate::UpdateTrafficPolicyCommentError] $($row)*
+        }
+    };
+    (update_traffic_policy_instance $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_traffic_policy_instance $crate::OperationName::UpdateTrafficPolicyInstance, $crate::UpdateTrafficPolicyInstanceRequest, $crate::UpdateTrafficPolicyInstanceResponse, $crate::UpdateTrafficPolicyInstanceError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of Route 53"));
+    };
 }

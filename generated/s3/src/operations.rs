@@ -4005,6 +4005,17 @@ pub trait S3: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("WriteGetObjectResponse").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -4015,6 +4026,10 @@ pub async fn dispatch<S: S3>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AbortMultipartUpload => service
             .abort_multipart_upload(ctx, rt::FromValue::from_value(input)?)
@@ -4610,4 +4625,609 @@ impl<S: S3> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`S3`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     abort_multipart_upload => ops::abort_multipart_upload,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::S3 for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::S3 for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (abort_multipart_upload $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [abort_multipart_upload $crate::OperationName::AbortMultipartUpload, $crate::AbortMultipartUploadRequest, $crate::AbortMultipartUploadOutput, $crate::AbortMultipartUploadError] $($row)*
+        }
+    };
+    (complete_multipart_upload $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [complete_multipart_upload $crate::OperationName::CompleteMultipartUpload, $crate::CompleteMultipartUploadRequest, $crate::CompleteMultipartUploadOutput, $crate::CompleteMultipartUploadError] $($row)*
+        }
+    };
+    (copy_object $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [copy_object $crate::OperationName::CopyObject, $crate::CopyObjectRequest, $crate::CopyObjectOutput, $crate::CopyObjectError] $($row)*
+        }
+    };
+    (create_bucket $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_bucket $crate::OperationName::CreateBucket, $crate::CreateBucketRequest, $crate::CreateBucketOutput, $crate::CreateBucketError] $($row)*
+        }
+    };
+    (create_bucket_metadata_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_bucket_metadata_configuration $crate::OperationName::CreateBucketMetadataConfiguration, $crate::CreateBucketMetadataConfigurationRequest, $crate::__rt::Unit, $crate::CreateBucketMetadataConfigurationError] $($row)*
+        }
+    };
+    (create_bucket_metadata_table_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_bucket_metadata_table_configuration $crate::OperationName::CreateBucketMetadataTableConfiguration, $crate::CreateBucketMetadataTableConfigurationRequest, $crate::__rt::Unit, $crate::CreateBucketMetadataTableConfigurationError] $($row)*
+        }
+    };
+    (create_multipart_upload $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_multipart_upload $crate::OperationName::CreateMultipartUpload, $crate::CreateMultipartUploadRequest, $crate::CreateMultipartUploadOutput, $crate::CreateMultipartUploadError] $($row)*
+        }
+    };
+    (create_session $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_session $crate::OperationName::CreateSession, $crate::CreateSessionRequest, $crate::CreateSessionOutput, $crate::CreateSessionError] $($row)*
+        }
+    };
+    (delete_bucket $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket $crate::OperationName::DeleteBucket, $crate::DeleteBucketRequest, $crate::__rt::Unit, $crate::DeleteBucketError] $($row)*
+        }
+    };
+    (delete_bucket_analytics_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_analytics_configuration $crate::OperationName::DeleteBucketAnalyticsConfiguration, $crate::DeleteBucketAnalyticsConfigurationRequest, $crate::__rt::Unit, $crate::DeleteBucketAnalyticsConfigurationError] $($row)*
+        }
+    };
+    (delete_bucket_cors $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_cors $crate::OperationName::DeleteBucketCors, $crate::DeleteBucketCorsRequest, $crate::__rt::Unit, $crate::DeleteBucketCorsError] $($row)*
+        }
+    };
+    (delete_bucket_encryption $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_encryption $crate::OperationName::DeleteBucketEncryption, $crate::DeleteBucketEncryptionRequest, $crate::__rt::Unit, $crate::DeleteBucketEncryptionError] $($row)*
+        }
+    };
+    (delete_bucket_intelligent_tiering_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_intelligent_tiering_configuration $crate::OperationName::DeleteBucketIntelligentTieringConfiguration, $crate::DeleteBucketIntelligentTieringConfigurationRequest, $crate::__rt::Unit, $crate::DeleteBucketIntelligentTieringConfigurationError] $($row)*
+        }
+    };
+    (delete_bucket_inventory_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_inventory_configuration $crate::OperationName::DeleteBucketInventoryConfiguration, $crate::DeleteBucketInventoryConfigurationRequest, $crate::__rt::Unit, $crate::DeleteBucketInventoryConfigurationError] $($row)*
+        }
+    };
+    (delete_bucket_lifecycle $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_lifecycle $crate::OperationName::DeleteBucketLifecycle, $crate::DeleteBucketLifecycleRequest, $crate::__rt::Unit, $crate::DeleteBucketLifecycleError] $($row)*
+        }
+    };
+    (delete_bucket_metadata_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_metadata_configuration $crate::OperationName::DeleteBucketMetadataConfiguration, $crate::DeleteBucketMetadataConfigurationRequest, $crate::__rt::Unit, $crate::DeleteBucketMetadataConfigurationError] $($row)*
+        }
+    };
+    (delete_bucket_metadata_table_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_metadata_table_configuration $crate::OperationName::DeleteBucketMetadataTableConfiguration, $crate::DeleteBucketMetadataTableConfigurationRequest, $crate::__rt::Unit, $crate::DeleteBucketMetadataTableConfigurationError] $($row)*
+        }
+    };
+    (delete_bucket_metrics_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_metrics_configuration $crate::OperationName::DeleteBucketMetricsConfiguration, $crate::DeleteBucketMetricsConfigurationRequest, $crate::__rt::Unit, $crate::DeleteBucketMetricsConfigurationError] $($row)*
+        }
+    };
+    (delete_bucket_ownership_controls $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_ownership_controls $crate::OperationName::DeleteBucketOwnershipControls, $crate::DeleteBucketOwnershipControlsRequest, $crate::__rt::Unit, $crate::DeleteBucketOwnershipControlsError] $($row)*
+        }
+    };
+    (delete_bucket_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_policy $crate::OperationName::DeleteBucketPolicy, $crate::DeleteBucketPolicyRequest, $crate::__rt::Unit, $crate::DeleteBucketPolicyError] $($row)*
+        }
+    };
+    (delete_bucket_replication $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_replication $crate::OperationName::DeleteBucketReplication, $crate::DeleteBucketReplicationRequest, $crate::__rt::Unit, $crate::DeleteBucketReplicationError] $($row)*
+        }
+    };
+    (delete_bucket_tagging $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_tagging $crate::OperationName::DeleteBucketTagging, $crate::DeleteBucketTaggingRequest, $crate::__rt::Unit, $crate::DeleteBucketTaggingError] $($row)*
+        }
+    };
+    (delete_bucket_website $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_bucket_website $crate::OperationName::DeleteBucketWebsite, $crate::DeleteBucketWebsiteRequest, $crate::__rt::Unit, $crate::DeleteBucketWebsiteError] $($row)*
+        }
+    };
+    (delete_object $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_object $crate::OperationName::DeleteObject, $crate::DeleteObjectRequest, $crate::DeleteObjectOutput, $crate::DeleteObjectError] $($row)*
+        }
+    };
+    (delete_object_annotation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_object_annotation $crate::OperationName::DeleteObjectAnnotation, $crate::DeleteObjectAnnotationRequest, $crate::DeleteObjectAnnotationOutput, $crate::DeleteObjectAnnotationError] $($row)*
+        }
+    };
+    (delete_object_tagging $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_object_tagging $crate::OperationName::DeleteObjectTagging, $crate::DeleteObjectTaggingRequest, $crate::DeleteObjectTaggingOutput, $crate::DeleteObjectTaggingError] $($row)*
+        }
+    };
+    (delete_objects $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_objects $crate::OperationName::DeleteObjects, $crate::DeleteObjectsRequest, $crate::DeleteObjectsOutput, $crate::DeleteObjectsError] $($row)*
+        }
+    };
+    (delete_public_access_block $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_public_access_block $crate::OperationName::DeletePublicAccessBlock, $crate::DeletePublicAccessBlockRequest, $crate::__rt::Unit, $crate::DeletePublicAccessBlockError] $($row)*
+        }
+    };
+    (get_bucket_abac $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_abac $crate::OperationName::GetBucketAbac, $crate::GetBucketAbacRequest, $crate::GetBucketAbacOutput, $crate::GetBucketAbacError] $($row)*
+        }
+    };
+    (get_bucket_accelerate_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_accelerate_configuration $crate::OperationName::GetBucketAccelerateConfiguration, $crate::GetBucketAccelerateConfigurationRequest, $crate::GetBucketAccelerateConfigurationOutput, $crate::GetBucketAccelerateConfigurationError] $($row)*
+        }
+    };
+    (get_bucket_acl $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_acl $crate::OperationName::GetBucketAcl, $crate::GetBucketAclRequest, $crate::GetBucketAclOutput, $crate::GetBucketAclError] $($row)*
+        }
+    };
+    (get_bucket_analytics_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_analytics_configuration $crate::OperationName::GetBucketAnalyticsConfiguration, $crate::GetBucketAnalyticsConfigurationRequest, $crate::GetBucketAnalyticsConfigurationOutput, $crate::GetBucketAnalyticsConfigurationError] $($row)*
+        }
+    };
+    (get_bucket_cors $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_cors $crate::OperationName::GetBucketCors, $crate::GetBucketCorsRequest, $crate::GetBucketCorsOutput, $crate::GetBucketCorsError] $($row)*
+        }
+    };
+    (get_bucket_encryption $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_encryption $crate::OperationName::GetBucketEncryption, $crate::GetBucketEncryptionRequest, $crate::GetBucketEncryptionOutput, $crate::GetBucketEncryptionError] $($row)*
+        }
+    };
+    (get_bucket_intelligent_tiering_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_intelligent_tiering_configuration $crate::OperationName::GetBucketIntelligentTieringConfiguration, $crate::GetBucketIntelligentTieringConfigurationRequest, $crate::GetBucketIntelligentTieringConfigurationOutput, $crate::GetBucketIntelligentTieringConfigurationError] $($row)*
+        }
+    };
+    (get_bucket_inventory_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_inventory_configuration $crate::OperationName::GetBucketInventoryConfiguration, $crate::GetBucketInventoryConfigurationRequest, $crate::GetBucketInventoryConfigurationOutput, $crate::GetBucketInventoryConfigurationError] $($row)*
+        }
+    };
+    (get_bucket_lifecycle_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_lifecycle_configuration $crate::OperationName::GetBucketLifecycleConfiguration, $crate::GetBucketLifecycleConfigurationRequest, $crate::GetBucketLifecycleConfigurationOutput, $crate::GetBucketLifecycleConfigurationError] $($row)*
+        }
+    };
+    (get_bucket_location $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_location $crate::OperationName::GetBucketLocation, $crate::GetBucketLocationRequest, $crate::GetBucketLocationOutput, $crate::GetBucketLocationError] $($row)*
+        }
+    };
+    (get_bucket_logging $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_logging $crate::OperationName::GetBucketLogging, $crate::GetBucketLoggingRequest, $crate::GetBucketLoggingOutput, $crate::GetBucketLoggingError] $($row)*
+        }
+    };
+    (get_bucket_metadata_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_metadata_configuration $crate::OperationName::GetBucketMetadataConfiguration, $crate::GetBucketMetadataConfigurationRequest, $crate::GetBucketMetadataConfigurationOutput, $crate::GetBucketMetadataConfigurationError] $($row)*
+        }
+    };
+    (get_bucket_metadata_table_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_metadata_table_configuration $crate::OperationName::GetBucketMetadataTableConfiguration, $crate::GetBucketMetadataTableConfigurationRequest, $crate::GetBucketMetadataTableConfigurationOutput, $crate::GetBucketMetadataTableConfigurationError] $($row)*
+        }
+    };
+    (get_bucket_metrics_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_metrics_configuration $crate::OperationName::GetBucketMetricsConfiguration, $crate::GetBucketMetricsConfigurationRequest, $crate::GetBucketMetricsConfigurationOutput, $crate::GetBucketMetricsConfigurationError] $($row)*
+        }
+    };
+    (get_bucket_notification_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_notification_configuration $crate::OperationName::GetBucketNotificationConfiguration, $crate::GetBucketNotificationConfigurationRequest, $crate::NotificationConfiguration, $crate::GetBucketNotificationConfigurationError] $($row)*
+        }
+    };
+    (get_bucket_ownership_controls $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_ownership_controls $crate::OperationName::GetBucketOwnershipControls, $crate::GetBucketOwnershipControlsRequest, $crate::GetBucketOwnershipControlsOutput, $crate::GetBucketOwnershipControlsError] $($row)*
+        }
+    };
+    (get_bucket_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_policy $crate::OperationName::GetBucketPolicy, $crate::GetBucketPolicyRequest, $crate::GetBucketPolicyOutput, $crate::GetBucketPolicyError] $($row)*
+        }
+    };
+    (get_bucket_policy_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_policy_status $crate::OperationName::GetBucketPolicyStatus, $crate::GetBucketPolicyStatusRequest, $crate::GetBucketPolicyStatusOutput, $crate::GetBucketPolicyStatusError] $($row)*
+        }
+    };
+    (get_bucket_replication $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_replication $crate::OperationName::GetBucketReplication, $crate::GetBucketReplicationRequest, $crate::GetBucketReplicationOutput, $crate::GetBucketReplicationError] $($row)*
+        }
+    };
+    (get_bucket_request_payment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_request_payment $crate::OperationName::GetBucketRequestPayment, $crate::GetBucketRequestPaymentRequest, $crate::GetBucketRequestPaymentOutput, $crate::GetBucketRequestPaymentError] $($row)*
+        }
+    };
+    (get_bucket_tagging $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_tagging $crate::OperationName::GetBucketTagging, $crate::GetBucketTaggingRequest, $crate::GetBucketTaggingOutput, $crate::GetBucketTaggingError] $($row)*
+        }
+    };
+    (get_bucket_versioning $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_versioning $crate::OperationName::GetBucketVersioning, $crate::GetBucketVersioningRequest, $crate::GetBucketVersioningOutput, $crate::GetBucketVersioningError] $($row)*
+        }
+    };
+    (get_bucket_website $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_bucket_website $crate::OperationName::GetBucketWebsite, $crate::GetBucketWebsiteRequest, $crate::GetBucketWebsiteOutput, $crate::GetBucketWebsiteError] $($row)*
+        }
+    };
+    (get_object $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_object $crate::OperationName::GetObject, $crate::GetObjectRequest, $crate::GetObjectOutput, $crate::GetObjectError] $($row)*
+        }
+    };
+    (get_object_acl $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_object_acl $crate::OperationName::GetObjectAcl, $crate::GetObjectAclRequest, $crate::GetObjectAclOutput, $crate::GetObjectAclError] $($row)*
+        }
+    };
+    (get_object_annotation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_object_annotation $crate::OperationName::GetObjectAnnotation, $crate::GetObjectAnnotationRequest, $crate::GetObjectAnnotationOutput, $crate::GetObjectAnnotationError] $($row)*
+        }
+    };
+    (get_object_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_object_attributes $crate::OperationName::GetObjectAttributes, $crate::GetObjectAttributesRequest, $crate::GetObjectAttributesOutput, $crate::GetObjectAttributesError] $($row)*
+        }
+    };
+    (get_object_legal_hold $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_object_legal_hold $crate::OperationName::GetObjectLegalHold, $crate::GetObjectLegalHoldRequest, $crate::GetObjectLegalHoldOutput, $crate::GetObjectLegalHoldError] $($row)*
+        }
+    };
+    (get_object_lock_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_object_lock_configuration $crate::OperationName::GetObjectLockConfiguration, $crate::GetObjectLockConfigurationRequest, $crate::GetObjectLockConfigurationOutput, $crate::GetObjectLockConfigurationError] $($row)*
+        }
+    };
+    (get_object_retention $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_object_retention $crate::OperationName::GetObjectRetention, $crate::GetObjectRetentionRequest, $crate::GetObjectRetentionOutput, $crate::GetObjectRetentionError] $($row)*
+        }
+    };
+    (get_object_tagging $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_object_tagging $crate::OperationName::GetObjectTagging, $crate::GetObjectTaggingRequest, $crate::GetObjectTaggingOutput, $crate::GetObjectTaggingError] $($row)*
+        }
+    };
+    (get_object_torrent $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_object_torrent $crate::OperationName::GetObjectTorrent, $crate::GetObjectTorrentRequest, $crate::GetObjectTorrentOutput, $crate::GetObjectTorrentError] $($row)*
+        }
+    };
+    (get_public_access_block $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_public_access_block $crate::OperationName::GetPublicAccessBlock, $crate::GetPublicAccessBlockRequest, $crate::GetPublicAccessBlockOutput, $crate::GetPublicAccessBlockError] $($row)*
+        }
+    };
+    (head_bucket $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [head_bucket $crate::OperationName::HeadBucket, $crate::HeadBucketRequest, $crate::HeadBucketOutput, $crate::HeadBucketError] $($row)*
+        }
+    };
+    (head_object $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [head_object $crate::OperationName::HeadObject, $crate::HeadObjectRequest, $crate::HeadObjectOutput, $crate::HeadObjectError] $($row)*
+        }
+    };
+    (list_bucket_analytics_configurations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_bucket_analytics_configurations $crate::OperationName::ListBucketAnalyticsConfigurations, $crate::ListBucketAnalyticsConfigurationsRequest, $crate::ListBucketAnalyticsConfigurationsOutput, $crate::ListBucketAnalyticsConfigurationsError] $($row)*
+        }
+    };
+    (list_bucket_intelligent_tiering_configurations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_bucket_intelligent_tiering_configurations $crate::OperationName::ListBucketIntelligentTieringConfigurations, $crate::ListBucketIntelligentTieringConfigurationsRequest, $crate::ListBucketIntelligentTieringConfigurationsOutput, $crate::ListBucketIntelligentTieringConfigurationsError] $($row)*
+        }
+    };
+    (list_bucket_inventory_configurations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_bucket_inventory_configurations $crate::OperationName::ListBucketInventoryConfigurations, $crate::ListBucketInventoryConfigurationsRequest, $crate::ListBucketInventoryConfigurationsOutput, $crate::ListBucketInventoryConfigurationsError] $($row)*
+        }
+    };
+    (list_bucket_metrics_configurations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_bucket_metrics_configurations $crate::OperationName::ListBucketMetricsConfigurations, $crate::ListBucketMetricsConfigurationsRequest, $crate::ListBucketMetricsConfigurationsOutput, $crate::ListBucketMetricsConfigurationsError] $($row)*
+        }
+    };
+    (list_buckets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_buckets $crate::OperationName::ListBuckets, $crate::ListBucketsRequest, $crate::ListBucketsOutput, $crate::ListBucketsError] $($row)*
+        }
+    };
+    (list_directory_buckets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_directory_buckets $crate::OperationName::ListDirectoryBuckets, $crate::ListDirectoryBucketsRequest, $crate::ListDirectoryBucketsOutput, $crate::ListDirectoryBucketsError] $($row)*
+        }
+    };
+    (list_multipart_uploads $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_multipart_uploads $crate::OperationName::ListMultipartUploads, $crate::ListMultipartUploadsRequest, $crate::ListMultipartUploadsOutput, $crate::ListMultipartUploadsError] $($row)*
+        }
+    };
+    (list_object_annotations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_object_annotations $crate::OperationName::ListObjectAnnotations, $crate::ListObjectAnnotationsRequest, $crate::ListObjectAnnotationsOutput, $crate::ListObjectAnnotationsError] $($row)*
+        }
+    };
+    (list_object_versions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_object_versions $crate::OperationName::ListObjectVersions, $crate::ListObjectVersionsRequest, $crate::ListObjectVersionsOutput, $crate::ListObjectVersionsError] $($row)*
+        }
+    };
+    (list_objects $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_objects $crate::OperationName::ListObjects, $crate::ListObjectsRequest, $crate::ListObjectsOutput, $crate::ListObjectsError] $($row)*
+        }
+    };
+    (list_objects_v2 $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_objects_v2 $crate::OperationName::ListObjectsV2, $crate::ListObjectsV2Request, $crate::ListObjectsV2Output, $crate::ListObjectsV2Error] $($row)*
+        }
+    };
+    (list_parts $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_parts $crate::OperationName::ListParts, $crate::ListPartsRequest, $crate::ListPartsOutput, $crate::ListPartsError] $($row)*
+        }
+    };
+    (put_bucket_abac $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_abac $crate::OperationName::PutBucketAbac, $crate::PutBucketAbacRequest, $crate::__rt::Unit, $crate::PutBucketAbacError] $($row)*
+        }
+    };
+    (put_bucket_accelerate_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_accelerate_configuration $crate::OperationName::PutBucketAccelerateConfiguration, $crate::PutBucketAccelerateConfigurationRequest, $crate::__rt::Unit, $crate::PutBucketAccelerateConfigurationError] $($row)*
+        }
+    };
+    (put_bucket_acl $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_acl $crate::OperationName::PutBucketAcl, $crate::PutBucketAclRequest, $crate::__rt::Unit, $crate::PutBucketAclError] $($row)*
+        }
+    };
+    (put_bucket_analytics_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_analytics_configuration $crate::OperationName::PutBucketAnalyticsConfiguration, $crate::PutBucketAnalyticsConfigurationRequest, $crate::__rt::Unit, $crate::PutBucketAnalyticsConfigurationError] $($row)*
+        }
+    };
+    (put_bucket_cors $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_cors $crate::OperationName::PutBucketCors, $crate::PutBucketCorsRequest, $crate::__rt::Unit, $crate::PutBucketCorsError] $($row)*
+        }
+    };
+    (put_bucket_encryption $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_encryption $crate::OperationName::PutBucketEncryption, $crate::PutBucketEncryptionRequest, $crate::__rt::Unit, $crate::PutBucketEncryptionError] $($row)*
+        }
+    };
+    (put_bucket_intelligent_tiering_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_intelligent_tiering_configuration $crate::OperationName::PutBucketIntelligentTieringConfiguration, $crate::PutBucketIntelligentTieringConfigurationRequest, $crate::__rt::Unit, $crate::PutBucketIntelligentTieringConfigurationError] $($row)*
+        }
+    };
+    (put_bucket_inventory_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_inventory_configuration $crate::OperationName::PutBucketInventoryConfiguration, $crate::PutBucketInventoryConfigurationRequest, $crate::__rt::Unit, $crate::PutBucketInventoryConfigurationError] $($row)*
+        }
+    };
+    (put_bucket_lifecycle_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_lifecycle_configuration $crate::OperationName::PutBucketLifecycleConfiguration, $crate::PutBucketLifecycleConfigurationRequest, $crate::PutBucketLifecycleConfigurationOutput, $crate::PutBucketLifecycleConfigurationError] $($row)*
+        }
+    };
+    (put_bucket_logging $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_logging $crate::OperationName::PutBucketLogging, $crate::PutBucketLoggingRequest, $crate::__rt::Unit, $crate::PutBucketLoggingError] $($row)*
+        }
+    };
+    (put_bucket_metrics_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_metrics_configuration $crate::OperationName::PutBucketMetricsConfiguration, $crate::PutBucketMetricsConfigurationRequest, $crate::__rt::Unit, $crate::PutBucketMetricsConfigurationError] $($row)*
+        }
+    };
+    (put_bucket_notification_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_notification_configuration $crate::OperationName::PutBucketNotificationConfiguration, $crate::PutBucketNotificationConfigurationRequest, $crate::__rt::Unit, $crate::PutBucketNotificationConfigurationError] $($row)*
+        }
+    };
+    (put_bucket_ownership_controls $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_ownership_controls $crate::OperationName::PutBucketOwnershipControls, $crate::PutBucketOwnershipControlsRequest, $crate::__rt::Unit, $crate::PutBucketOwnershipControlsError] $($row)*
+        }
+    };
+    (put_bucket_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_policy $crate::OperationName::PutBucketPolicy, $crate::PutBucketPolicyRequest, $crate::__rt::Unit, $crate::PutBucketPolicyError] $($row)*
+        }
+    };
+    (put_bucket_replication $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_replication $crate::OperationName::PutBucketReplication, $crate::PutBucketReplicationRequest, $crate::__rt::Unit, $crate::PutBucketReplicationError] $($row)*
+        }
+    };
+    (put_bucket_request_payment $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_request_payment $crate::OperationName::PutBucketRequestPayment, $crate::PutBucketRequestPaymentRequest, $crate::__rt::Unit, $crate::PutBucketRequestPaymentError] $($row)*
+        }
+    };
+    (put_bucket_tagging $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_tagging $crate::OperationName::PutBucketTagging, $crate::PutBucketTaggingRequest, $crate::__rt::Unit, $crate::PutBucketTaggingError] $($row)*
+        }
+    };
+    (put_bucket_versioning $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_versioning $crate::OperationName::PutBucketVersioning, $crate::PutBucketVersioningRequest, $crate::__rt::Unit, $crate::PutBucketVersioningError] $($row)*
+        }
+    };
+    (put_bucket_website $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_bucket_website $crate::OperationName::PutBucketWebsite, $crate::PutBucketWebsiteRequest, $crate::__rt::Unit, $crate::PutBucketWebsiteError] $($row)*
+        }
+    };
+    (put_object $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_object $crate::OperationName::PutObject, $crate::PutObjectRequest, $crate::PutObjectOutput, $crate::PutObjectError] $($row)*
+        }
+    };
+    (put_object_acl $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_object_acl $crate::OperationName::PutObjectAcl, $crate::PutObjectAclRequest, $crate::PutObjectAclOutput, $crate::PutObjectAclError] $($row)*
+        }
+    };
+    (put_object_annotation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_object_annotation $crate::OperationName::PutObjectAnnotation, $crate::PutObjectAnnotationRequest, $crate::PutObjectAnnotationOutput, $crate::PutObjectAnnotationError] $($row)*
+        }
+    };
+    (put_object_legal_hold $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_object_legal_hold $crate::OperationName::PutObjectLegalHold, $crate::PutObjectLegalHoldRequest, $crate::PutObjectLegalHoldOutput, $crate::PutObjectLegalHoldError] $($row)*
+        }
+    };
+    (put_object_lock_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_object_lock_configuration $crate::OperationName::PutObjectLockConfiguration, $crate::PutObjectLockConfigurationRequest, $crate::PutObjectLockConfigurationOutput, $crate::PutObjectLockConfigurationError] $($row)*
+        }
+    };
+    (put_object_retention $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_object_retention $crate::OperationName::PutObjectRetention, $crate::PutObjectRetentionRequest, $crate::PutObjectRetentionOutput, $crate::PutObjectRetentionError] $($row)*
+        }
+    };
+    (put_object_tagging $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_object_tagging $crate::OperationName::PutObjectTagging, $crate::PutObjectTaggingRequest, $crate::PutObjectTaggingOutput, $crate::PutObjectTaggingError] $($row)*
+        }
+    };
+    (put_public_access_block $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_public_access_block $crate::OperationName::PutPublicAccessBlock, $crate::PutPublicAccessBlockRequest, $crate::__rt::Unit, $crate::PutPublicAccessBlockError] $($row)*
+        }
+    };
+    (rename_object $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [rename_object $crate::OperationName::RenameObject, $crate::RenameObjectRequest, $crate::RenameObjectOutput, $crate::RenameObjectError] $($row)*
+        }
+    };
+    (restore_object $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [restore_object $crate::OperationName::RestoreObject, $crate::RestoreObjectRequest, $crate::RestoreObjectOutput, $crate::RestoreObjectError] $($row)*
+        }
+    };
+    (select_object_content $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [select_object_content $crate::OperationName::SelectObjectContent, $crate::SelectObjectContentRequest, $crate::SelectObjectContentOutput, $crate::SelectObjectContentError] $($row)*
+        }
+    };
+    (update_bucket_metadata_annotation_table_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_bucket_metadata_annotation_table_configuration $crate::OperationName::UpdateBucketMetadataAnnotationTableConfiguration, $crate::UpdateBucketMetadataAnnotationTableConfigurationRequest, $crate::__rt::Unit, $crate::UpdateBucketMetadataAnnotationTableConfigurationError] $($row)*
+        }
+    };
+    (update_bucket_metadata_inventory_table_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_bucket_metadata_inventory_table_configuration $crate::OperationName::UpdateBucketMetadataInventoryTableConfiguration, $crate::UpdateBucketMetadataInventoryTableConfigurationRequest, $crate::__rt::Unit, $crate::UpdateBucketMetadataInventoryTableConfigurationError] $($row)*
+        }
+    };
+    (update_bucket_metadata_journal_table_configuration $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_bucket_metadata_journal_table_configuration $crate::OperationName::UpdateBucketMetadataJournalTableConfiguration, $crate::UpdateBucketMetadataJournalTableConfigurationRequest, $crate::__rt::Unit, $crate::UpdateBucketMetadataJournalTableConfigurationError] $($row)*
+        }
+    };
+    (update_object_encryption $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_object_encryption $crate::OperationName::UpdateObjectEncryption, $crate::UpdateObjectEncryptionRequest, $crate::UpdateObjectEncryptionResponse, $crate::UpdateObjectEncryptionError] $($row)*
+        }
+    };
+    (upload_part $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [upload_part $crate::OperationName::UploadPart, $crate::UploadPartRequest, $crate::UploadPartOutput, $crate::UploadPartError] $($row)*
+        }
+    };
+    (upload_part_copy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [upload_part_copy $crate::OperationName::UploadPartCopy, $crate::UploadPartCopyRequest, $crate::UploadPartCopyOutput, $crate::UploadPartCopyError] $($row)*
+        }
+    };
+    (write_get_object_response $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [write_get_object_response $crate::OperationName::WriteGetObjectResponse, $crate::WriteGetObjectResponseRequest, $crate::__rt::Unit, $crate::WriteGetObjectResponseError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of S3"));
+    };
 }

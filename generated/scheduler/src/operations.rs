@@ -812,6 +812,17 @@ pub trait Scheduler: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateSchedule").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -822,6 +833,10 @@ pub async fn dispatch<S: Scheduler>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::CreateSchedule => service
             .create_schedule(ctx, rt::FromValue::from_value(input)?)
@@ -919,4 +934,109 @@ impl<S: Scheduler> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Scheduler`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     create_schedule => ops::create_schedule,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Scheduler for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Scheduler for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (create_schedule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_schedule $crate::OperationName::CreateSchedule, $crate::CreateScheduleInput, $crate::CreateScheduleOutput, $crate::CreateScheduleError] $($row)*
+        }
+    };
+    (create_schedule_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_schedule_group $crate::OperationName::CreateScheduleGroup, $crate::CreateScheduleGroupInput, $crate::CreateScheduleGroupOutput, $crate::CreateScheduleGroupError] $($row)*
+        }
+    };
+    (delete_schedule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_schedule $crate::OperationName::DeleteSchedule, $crate::DeleteScheduleInput, $crate::DeleteScheduleOutput, $crate::DeleteScheduleError] $($row)*
+        }
+    };
+    (delete_schedule_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_schedule_group $crate::OperationName::DeleteScheduleGroup, $crate::DeleteScheduleGroupInput, $crate::DeleteScheduleGroupOutput, $crate::DeleteScheduleGroupError] $($row)*
+        }
+    };
+    (get_schedule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_schedule $crate::OperationName::GetSchedule, $crate::GetScheduleInput, $crate::GetScheduleOutput, $crate::GetScheduleError] $($row)*
+        }
+    };
+    (get_schedule_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_schedule_group $crate::OperationName::GetScheduleGroup, $crate::GetScheduleGroupInput, $crate::GetScheduleGroupOutput, $crate::GetScheduleGroupError] $($row)*
+        }
+    };
+    (list_schedule_groups $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_schedule_groups $crate::OperationName::ListScheduleGroups, $crate::ListScheduleGroupsInput, $crate::ListScheduleGroupsOutput, $crate::ListScheduleGroupsError] $($row)*
+        }
+    };
+    (list_schedules $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_schedules $crate::OperationName::ListSchedules, $crate::ListSchedulesInput, $crate::ListSchedulesOutput, $crate::ListSchedulesError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceInput, $crate::ListTagsForResourceOutput, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceInput, $crate::TagResourceOutput, $crate::TagResourceError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceInput, $crate::UntagResourceOutput, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_schedule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_schedule $crate::OperationName::UpdateSchedule, $crate::UpdateScheduleInput, $crate::UpdateScheduleOutput, $crate::UpdateScheduleError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of Scheduler"));
+    };
 }

@@ -1572,6 +1572,17 @@ pub trait SecretsManager: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ValidateResourcePolicy").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -1582,6 +1593,10 @@ pub async fn dispatch<S: SecretsManager>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::BatchGetSecretValue => service
             .batch_get_secret_value(ctx, rt::FromValue::from_value(input)?)
@@ -1736,4 +1751,164 @@ impl<S: SecretsManager> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`SecretsManager`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     batch_get_secret_value => ops::batch_get_secret_value,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::SecretsManager for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::SecretsManager for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (batch_get_secret_value $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_get_secret_value $crate::OperationName::BatchGetSecretValue, $crate::BatchGetSecretValueRequest, $crate::BatchGetSecretValueResponse, $crate::BatchGetSecretValueError] $($row)*
+        }
+    };
+    (cancel_rotate_secret $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_rotate_secret $crate::OperationName::CancelRotateSecret, $crate::CancelRotateSecretRequest, $crate::CancelRotateSecretResponse, $crate::CancelRotateSecretError] $($row)*
+        }
+    };
+    (create_secret $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_secret $crate::OperationName::CreateSecret, $crate::CreateSecretRequest, $crate::CreateSecretResponse, $crate::CreateSecretError] $($row)*
+        }
+    };
+    (delete_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_resource_policy $crate::OperationName::DeleteResourcePolicy, $crate::DeleteResourcePolicyRequest, $crate::DeleteResourcePolicyResponse, $crate::DeleteResourcePolicyError] $($row)*
+        }
+    };
+    (delete_secret $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_secret $crate::OperationName::DeleteSecret, $crate::DeleteSecretRequest, $crate::DeleteSecretResponse, $crate::DeleteSecretError] $($row)*
+        }
+    };
+    (describe_secret $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_secret $crate::OperationName::DescribeSecret, $crate::DescribeSecretRequest, $crate::DescribeSecretResponse, $crate::DescribeSecretError] $($row)*
+        }
+    };
+    (get_random_password $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_random_password $crate::OperationName::GetRandomPassword, $crate::GetRandomPasswordRequest, $crate::GetRandomPasswordResponse, $crate::GetRandomPasswordError] $($row)*
+        }
+    };
+    (get_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_resource_policy $crate::OperationName::GetResourcePolicy, $crate::GetResourcePolicyRequest, $crate::GetResourcePolicyResponse, $crate::GetResourcePolicyError] $($row)*
+        }
+    };
+    (get_secret_value $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_secret_value $crate::OperationName::GetSecretValue, $crate::GetSecretValueRequest, $crate::GetSecretValueResponse, $crate::GetSecretValueError] $($row)*
+        }
+    };
+    (list_secret_version_ids $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_secret_version_ids $crate::OperationName::ListSecretVersionIds, $crate::ListSecretVersionIdsRequest, $crate::ListSecretVersionIdsResponse, $crate::ListSecretVersionIdsError] $($row)*
+        }
+    };
+    (list_secrets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_secrets $crate::OperationName::ListSecrets, $crate::ListSecretsRequest, $crate::ListSecretsResponse, $crate::ListSecretsError] $($row)*
+        }
+    };
+    (put_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_resource_policy $crate::OperationName::PutResourcePolicy, $crate::PutResourcePolicyRequest, $crate::PutResourcePolicyResponse, $crate::PutResourcePolicyError] $($row)*
+        }
+    };
+    (put_secret_value $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_secret_value $crate::OperationName::PutSecretValue, $crate::PutSecretValueRequest, $crate::PutSecretValueResponse, $crate::PutSecretValueError] $($row)*
+        }
+    };
+    (remove_regions_from_replication $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_regions_from_replication $crate::OperationName::RemoveRegionsFromReplication, $crate::RemoveRegionsFromReplicationRequest, $crate::RemoveRegionsFromReplicationResponse, $crate::RemoveRegionsFromReplicationError] $($row)*
+        }
+    };
+    (replicate_secret_to_regions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [replicate_secret_to_regions $crate::OperationName::ReplicateSecretToRegions, $crate::ReplicateSecretToRegionsRequest, $crate::ReplicateSecretToRegionsResponse, $crate::ReplicateSecretToRegionsError] $($row)*
+        }
+    };
+    (restore_secret $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [restore_secret $crate::OperationName::RestoreSecret, $crate::RestoreSecretRequest, $crate::RestoreSecretResponse, $crate::RestoreSecretError] $($row)*
+        }
+    };
+    (rotate_secret $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [rotate_secret $crate::OperationName::RotateSecret, $crate::RotateSecretRequest, $crate::RotateSecretResponse, $crate::RotateSecretError] $($row)*
+        }
+    };
+    (stop_replication_to_replica $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [stop_replication_to_replica $crate::OperationName::StopReplicationToReplica, $crate::StopReplicationToReplicaRequest, $crate::StopReplicationToReplicaResponse, $crate::StopReplicationToReplicaError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::__rt::Unit, $crate::TagResourceError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::__rt::Unit, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_secret $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_secret $crate::OperationName::UpdateSecret, $crate::UpdateSecretRequest, $crate::UpdateSecretResponse, $crate::UpdateSecretError] $($row)*
+        }
+    };
+    (update_secret_version_stage $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_secret_version_stage $crate::OperationName::UpdateSecretVersionStage, $crate::UpdateSecretVersionStageRequest, $crate::UpdateSecretVersionStageResponse, $crate::UpdateSecretVersionStageError] $($row)*
+        }
+    };
+    (validate_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [validate_resource_policy $crate::OperationName::ValidateResourcePolicy, $crate::ValidateResourcePolicyRequest, $crate::ValidateResourcePolicyResponse, $crate::ValidateResourcePolicyError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of Secrets Manager"));
+    };
 }

@@ -3233,6 +3233,17 @@ pub trait Ses: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("VerifyEmailIdentity").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -3243,6 +3254,10 @@ pub async fn dispatch<S: Ses>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::CloneReceiptRuleSet => service
             .clone_receipt_rule_set(ctx, rt::FromValue::from_value(input)?)
@@ -3633,4 +3648,404 @@ impl<S: Ses> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Ses`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     clone_receipt_rule_set => ops::clone_receipt_rule_set,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Ses for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Ses for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (clone_receipt_rule_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [clone_receipt_rule_set $crate::OperationName::CloneReceiptRuleSet, $crate::CloneReceiptRuleSetRequest, $crate::CloneReceiptRuleSetResponse, $crate::CloneReceiptRuleSetError] $($row)*
+        }
+    };
+    (create_configuration_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_configuration_set $crate::OperationName::CreateConfigurationSet, $crate::CreateConfigurationSetRequest, $crate::CreateConfigurationSetResponse, $crate::CreateConfigurationSetError] $($row)*
+        }
+    };
+    (create_configuration_set_event_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_configuration_set_event_destination $crate::OperationName::CreateConfigurationSetEventDestination, $crate::CreateConfigurationSetEventDestinationRequest, $crate::CreateConfigurationSetEventDestinationResponse, $crate::CreateConfigurationSetEventDestinationError] $($row)*
+        }
+    };
+    (create_configuration_set_tracking_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_configuration_set_tracking_options $crate::OperationName::CreateConfigurationSetTrackingOptions, $crate::CreateConfigurationSetTrackingOptionsRequest, $crate::CreateConfigurationSetTrackingOptionsResponse, $crate::CreateConfigurationSetTrackingOptionsError] $($row)*
+        }
+    };
+    (create_custom_verification_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_custom_verification_email_template $crate::OperationName::CreateCustomVerificationEmailTemplate, $crate::CreateCustomVerificationEmailTemplateRequest, $crate::__rt::Unit, $crate::CreateCustomVerificationEmailTemplateError] $($row)*
+        }
+    };
+    (create_receipt_filter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_receipt_filter $crate::OperationName::CreateReceiptFilter, $crate::CreateReceiptFilterRequest, $crate::CreateReceiptFilterResponse, $crate::CreateReceiptFilterError] $($row)*
+        }
+    };
+    (create_receipt_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_receipt_rule $crate::OperationName::CreateReceiptRule, $crate::CreateReceiptRuleRequest, $crate::CreateReceiptRuleResponse, $crate::CreateReceiptRuleError] $($row)*
+        }
+    };
+    (create_receipt_rule_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_receipt_rule_set $crate::OperationName::CreateReceiptRuleSet, $crate::CreateReceiptRuleSetRequest, $crate::CreateReceiptRuleSetResponse, $crate::CreateReceiptRuleSetError] $($row)*
+        }
+    };
+    (create_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_template $crate::OperationName::CreateTemplate, $crate::CreateTemplateRequest, $crate::CreateTemplateResponse, $crate::CreateTemplateError] $($row)*
+        }
+    };
+    (delete_configuration_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_configuration_set $crate::OperationName::DeleteConfigurationSet, $crate::DeleteConfigurationSetRequest, $crate::DeleteConfigurationSetResponse, $crate::DeleteConfigurationSetError] $($row)*
+        }
+    };
+    (delete_configuration_set_event_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_configuration_set_event_destination $crate::OperationName::DeleteConfigurationSetEventDestination, $crate::DeleteConfigurationSetEventDestinationRequest, $crate::DeleteConfigurationSetEventDestinationResponse, $crate::DeleteConfigurationSetEventDestinationError] $($row)*
+        }
+    };
+    (delete_configuration_set_tracking_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_configuration_set_tracking_options $crate::OperationName::DeleteConfigurationSetTrackingOptions, $crate::DeleteConfigurationSetTrackingOptionsRequest, $crate::DeleteConfigurationSetTrackingOptionsResponse, $crate::DeleteConfigurationSetTrackingOptionsError] $($row)*
+        }
+    };
+    (delete_custom_verification_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_custom_verification_email_template $crate::OperationName::DeleteCustomVerificationEmailTemplate, $crate::DeleteCustomVerificationEmailTemplateRequest, $crate::__rt::Unit, $crate::DeleteCustomVerificationEmailTemplateError] $($row)*
+        }
+    };
+    (delete_identity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_identity $crate::OperationName::DeleteIdentity, $crate::DeleteIdentityRequest, $crate::DeleteIdentityResponse, $crate::DeleteIdentityError] $($row)*
+        }
+    };
+    (delete_identity_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_identity_policy $crate::OperationName::DeleteIdentityPolicy, $crate::DeleteIdentityPolicyRequest, $crate::DeleteIdentityPolicyResponse, $crate::DeleteIdentityPolicyError] $($row)*
+        }
+    };
+    (delete_receipt_filter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_receipt_filter $crate::OperationName::DeleteReceiptFilter, $crate::DeleteReceiptFilterRequest, $crate::DeleteReceiptFilterResponse, $crate::DeleteReceiptFilterError] $($row)*
+        }
+    };
+    (delete_receipt_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_receipt_rule $crate::OperationName::DeleteReceiptRule, $crate::DeleteReceiptRuleRequest, $crate::DeleteReceiptRuleResponse, $crate::DeleteReceiptRuleError] $($row)*
+        }
+    };
+    (delete_receipt_rule_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_receipt_rule_set $crate::OperationName::DeleteReceiptRuleSet, $crate::DeleteReceiptRuleSetRequest, $crate::DeleteReceiptRuleSetResponse, $crate::DeleteReceiptRuleSetError] $($row)*
+        }
+    };
+    (delete_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_template $crate::OperationName::DeleteTemplate, $crate::DeleteTemplateRequest, $crate::DeleteTemplateResponse, $crate::DeleteTemplateError] $($row)*
+        }
+    };
+    (delete_verified_email_address $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_verified_email_address $crate::OperationName::DeleteVerifiedEmailAddress, $crate::DeleteVerifiedEmailAddressRequest, $crate::__rt::Unit, $crate::DeleteVerifiedEmailAddressError] $($row)*
+        }
+    };
+    (describe_active_receipt_rule_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_active_receipt_rule_set $crate::OperationName::DescribeActiveReceiptRuleSet, $crate::DescribeActiveReceiptRuleSetRequest, $crate::DescribeActiveReceiptRuleSetResponse, $crate::DescribeActiveReceiptRuleSetError] $($row)*
+        }
+    };
+    (describe_configuration_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_configuration_set $crate::OperationName::DescribeConfigurationSet, $crate::DescribeConfigurationSetRequest, $crate::DescribeConfigurationSetResponse, $crate::DescribeConfigurationSetError] $($row)*
+        }
+    };
+    (describe_receipt_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_receipt_rule $crate::OperationName::DescribeReceiptRule, $crate::DescribeReceiptRuleRequest, $crate::DescribeReceiptRuleResponse, $crate::DescribeReceiptRuleError] $($row)*
+        }
+    };
+    (describe_receipt_rule_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_receipt_rule_set $crate::OperationName::DescribeReceiptRuleSet, $crate::DescribeReceiptRuleSetRequest, $crate::DescribeReceiptRuleSetResponse, $crate::DescribeReceiptRuleSetError] $($row)*
+        }
+    };
+    (get_account_sending_enabled $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account_sending_enabled $crate::OperationName::GetAccountSendingEnabled, $crate::__rt::Unit, $crate::GetAccountSendingEnabledResponse, $crate::GetAccountSendingEnabledError] $($row)*
+        }
+    };
+    (get_custom_verification_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_custom_verification_email_template $crate::OperationName::GetCustomVerificationEmailTemplate, $crate::GetCustomVerificationEmailTemplateRequest, $crate::GetCustomVerificationEmailTemplateResponse, $crate::GetCustomVerificationEmailTemplateError] $($row)*
+        }
+    };
+    (get_identity_dkim_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_identity_dkim_attributes $crate::OperationName::GetIdentityDkimAttributes, $crate::GetIdentityDkimAttributesRequest, $crate::GetIdentityDkimAttributesResponse, $crate::GetIdentityDkimAttributesError] $($row)*
+        }
+    };
+    (get_identity_mail_from_domain_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_identity_mail_from_domain_attributes $crate::OperationName::GetIdentityMailFromDomainAttributes, $crate::GetIdentityMailFromDomainAttributesRequest, $crate::GetIdentityMailFromDomainAttributesResponse, $crate::GetIdentityMailFromDomainAttributesError] $($row)*
+        }
+    };
+    (get_identity_notification_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_identity_notification_attributes $crate::OperationName::GetIdentityNotificationAttributes, $crate::GetIdentityNotificationAttributesRequest, $crate::GetIdentityNotificationAttributesResponse, $crate::GetIdentityNotificationAttributesError] $($row)*
+        }
+    };
+    (get_identity_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_identity_policies $crate::OperationName::GetIdentityPolicies, $crate::GetIdentityPoliciesRequest, $crate::GetIdentityPoliciesResponse, $crate::GetIdentityPoliciesError] $($row)*
+        }
+    };
+    (get_identity_verification_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_identity_verification_attributes $crate::OperationName::GetIdentityVerificationAttributes, $crate::GetIdentityVerificationAttributesRequest, $crate::GetIdentityVerificationAttributesResponse, $crate::GetIdentityVerificationAttributesError] $($row)*
+        }
+    };
+    (get_send_quota $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_send_quota $crate::OperationName::GetSendQuota, $crate::__rt::Unit, $crate::GetSendQuotaResponse, $crate::GetSendQuotaError] $($row)*
+        }
+    };
+    (get_send_statistics $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_send_statistics $crate::OperationName::GetSendStatistics, $crate::__rt::Unit, $crate::GetSendStatisticsResponse, $crate::GetSendStatisticsError] $($row)*
+        }
+    };
+    (get_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_template $crate::OperationName::GetTemplate, $crate::GetTemplateRequest, $crate::GetTemplateResponse, $crate::GetTemplateError] $($row)*
+        }
+    };
+    (list_configuration_sets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_configuration_sets $crate::OperationName::ListConfigurationSets, $crate::ListConfigurationSetsRequest, $crate::ListConfigurationSetsResponse, $crate::ListConfigurationSetsError] $($row)*
+        }
+    };
+    (list_custom_verification_email_templates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_custom_verification_email_templates $crate::OperationName::ListCustomVerificationEmailTemplates, $crate::ListCustomVerificationEmailTemplatesRequest, $crate::ListCustomVerificationEmailTemplatesResponse, $crate::ListCustomVerificationEmailTemplatesError] $($row)*
+        }
+    };
+    (list_identities $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_identities $crate::OperationName::ListIdentities, $crate::ListIdentitiesRequest, $crate::ListIdentitiesResponse, $crate::ListIdentitiesError] $($row)*
+        }
+    };
+    (list_identity_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_identity_policies $crate::OperationName::ListIdentityPolicies, $crate::ListIdentityPoliciesRequest, $crate::ListIdentityPoliciesResponse, $crate::ListIdentityPoliciesError] $($row)*
+        }
+    };
+    (list_receipt_filters $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_receipt_filters $crate::OperationName::ListReceiptFilters, $crate::ListReceiptFiltersRequest, $crate::ListReceiptFiltersResponse, $crate::ListReceiptFiltersError] $($row)*
+        }
+    };
+    (list_receipt_rule_sets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_receipt_rule_sets $crate::OperationName::ListReceiptRuleSets, $crate::ListReceiptRuleSetsRequest, $crate::ListReceiptRuleSetsResponse, $crate::ListReceiptRuleSetsError] $($row)*
+        }
+    };
+    (list_templates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_templates $crate::OperationName::ListTemplates, $crate::ListTemplatesRequest, $crate::ListTemplatesResponse, $crate::ListTemplatesError] $($row)*
+        }
+    };
+    (list_verified_email_addresses $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_verified_email_addresses $crate::OperationName::ListVerifiedEmailAddresses, $crate::__rt::Unit, $crate::ListVerifiedEmailAddressesResponse, $crate::ListVerifiedEmailAddressesError] $($row)*
+        }
+    };
+    (put_configuration_set_delivery_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_configuration_set_delivery_options $crate::OperationName::PutConfigurationSetDeliveryOptions, $crate::PutConfigurationSetDeliveryOptionsRequest, $crate::PutConfigurationSetDeliveryOptionsResponse, $crate::PutConfigurationSetDeliveryOptionsError] $($row)*
+        }
+    };
+    (put_identity_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_identity_policy $crate::OperationName::PutIdentityPolicy, $crate::PutIdentityPolicyRequest, $crate::PutIdentityPolicyResponse, $crate::PutIdentityPolicyError] $($row)*
+        }
+    };
+    (reorder_receipt_rule_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [reorder_receipt_rule_set $crate::OperationName::ReorderReceiptRuleSet, $crate::ReorderReceiptRuleSetRequest, $crate::ReorderReceiptRuleSetResponse, $crate::ReorderReceiptRuleSetError] $($row)*
+        }
+    };
+    (send_bounce $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_bounce $crate::OperationName::SendBounce, $crate::SendBounceRequest, $crate::SendBounceResponse, $crate::SendBounceError] $($row)*
+        }
+    };
+    (send_bulk_templated_email $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_bulk_templated_email $crate::OperationName::SendBulkTemplatedEmail, $crate::SendBulkTemplatedEmailRequest, $crate::SendBulkTemplatedEmailResponse, $crate::SendBulkTemplatedEmailError] $($row)*
+        }
+    };
+    (send_custom_verification_email $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_custom_verification_email $crate::OperationName::SendCustomVerificationEmail, $crate::SendCustomVerificationEmailRequest, $crate::SendCustomVerificationEmailResponse, $crate::SendCustomVerificationEmailError] $($row)*
+        }
+    };
+    (send_email $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_email $crate::OperationName::SendEmail, $crate::SendEmailRequest, $crate::SendEmailResponse, $crate::SendEmailError] $($row)*
+        }
+    };
+    (send_raw_email $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_raw_email $crate::OperationName::SendRawEmail, $crate::SendRawEmailRequest, $crate::SendRawEmailResponse, $crate::SendRawEmailError] $($row)*
+        }
+    };
+    (send_templated_email $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_templated_email $crate::OperationName::SendTemplatedEmail, $crate::SendTemplatedEmailRequest, $crate::SendTemplatedEmailResponse, $crate::SendTemplatedEmailError] $($row)*
+        }
+    };
+    (set_active_receipt_rule_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_active_receipt_rule_set $crate::OperationName::SetActiveReceiptRuleSet, $crate::SetActiveReceiptRuleSetRequest, $crate::SetActiveReceiptRuleSetResponse, $crate::SetActiveReceiptRuleSetError] $($row)*
+        }
+    };
+    (set_identity_dkim_enabled $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_identity_dkim_enabled $crate::OperationName::SetIdentityDkimEnabled, $crate::SetIdentityDkimEnabledRequest, $crate::SetIdentityDkimEnabledResponse, $crate::SetIdentityDkimEnabledError] $($row)*
+        }
+    };
+    (set_identity_feedback_forwarding_enabled $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_identity_feedback_forwarding_enabled $crate::OperationName::SetIdentityFeedbackForwardingEnabled, $crate::SetIdentityFeedbackForwardingEnabledRequest, $crate::SetIdentityFeedbackForwardingEnabledResponse, $crate::SetIdentityFeedbackForwardingEnabledError] $($row)*
+        }
+    };
+    (set_identity_headers_in_notifications_enabled $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_identity_headers_in_notifications_enabled $crate::OperationName::SetIdentityHeadersInNotificationsEnabled, $crate::SetIdentityHeadersInNotificationsEnabledRequest, $crate::SetIdentityHeadersInNotificationsEnabledResponse, $crate::SetIdentityHeadersInNotificationsEnabledError] $($row)*
+        }
+    };
+    (set_identity_mail_from_domain $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_identity_mail_from_domain $crate::OperationName::SetIdentityMailFromDomain, $crate::SetIdentityMailFromDomainRequest, $crate::SetIdentityMailFromDomainResponse, $crate::SetIdentityMailFromDomainError] $($row)*
+        }
+    };
+    (set_identity_notification_topic $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_identity_notification_topic $crate::OperationName::SetIdentityNotificationTopic, $crate::SetIdentityNotificationTopicRequest, $crate::SetIdentityNotificationTopicResponse, $crate::SetIdentityNotificationTopicError] $($row)*
+        }
+    };
+    (set_receipt_rule_position $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_receipt_rule_position $crate::OperationName::SetReceiptRulePosition, $crate::SetReceiptRulePositionRequest, $crate::SetReceiptRulePositionResponse, $crate::SetReceiptRulePositionError] $($row)*
+        }
+    };
+    (test_render_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_render_template $crate::OperationName::TestRenderTemplate, $crate::TestRenderTemplateRequest, $crate::TestRenderTemplateResponse, $crate::TestRenderTemplateError] $($row)*
+        }
+    };
+    (update_account_sending_enabled $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_account_sending_enabled $crate::OperationName::UpdateAccountSendingEnabled, $crate::UpdateAccountSendingEnabledRequest, $crate::__rt::Unit, $crate::UpdateAccountSendingEnabledError] $($row)*
+        }
+    };
+    (update_configuration_set_event_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_configuration_set_event_destination $crate::OperationName::UpdateConfigurationSetEventDestination, $crate::UpdateConfigurationSetEventDestinationRequest, $crate::UpdateConfigurationSetEventDestinationResponse, $crate::UpdateConfigurationSetEventDestinationError] $($row)*
+        }
+    };
+    (update_configuration_set_reputation_metrics_enabled $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_configuration_set_reputation_metrics_enabled $crate::OperationName::UpdateConfigurationSetReputationMetricsEnabled, $crate::UpdateConfigurationSetReputationMetricsEnabledRequest, $crate::__rt::Unit, $crate::UpdateConfigurationSetReputationMetricsEnabledError] $($row)*
+        }
+    };
+    (update_configuration_set_sending_enabled $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_configuration_set_sending_enabled $crate::OperationName::UpdateConfigurationSetSendingEnabled, $crate::UpdateConfigurationSetSendingEnabledRequest, $crate::__rt::Unit, $crate::UpdateConfigurationSetSendingEnabledError] $($row)*
+        }
+    };
+    (update_configuration_set_tracking_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_configuration_set_tracking_options $crate::OperationName::UpdateConfigurationSetTrackingOptions, $crate::UpdateConfigurationSetTrackingOptionsRequest, $crate::UpdateConfigurationSetTrackingOptionsResponse, $crate::UpdateConfigurationSetTrackingOptionsError] $($row)*
+        }
+    };
+    (update_custom_verification_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_custom_verification_email_template $crate::OperationName::UpdateCustomVerificationEmailTemplate, $crate::UpdateCustomVerificationEmailTemplateRequest, $crate::__rt::Unit, $crate::UpdateCustomVerificationEmailTemplateError] $($row)*
+        }
+    };
+    (update_receipt_rule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_receipt_rule $crate::OperationName::UpdateReceiptRule, $crate::UpdateReceiptRuleRequest, $crate::UpdateReceiptRuleResponse, $crate::UpdateReceiptRuleError] $($row)*
+        }
+    };
+    (update_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_template $crate::OperationName::UpdateTemplate, $crate::UpdateTemplateRequest, $crate::UpdateTemplateResponse, $crate::UpdateTemplateError] $($row)*
+        }
+    };
+    (verify_domain_dkim $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [verify_domain_dkim $crate::OperationName::VerifyDomainDkim, $crate::VerifyDomainDkimRequest, $crate::VerifyDomainDkimResponse, $crate::VerifyDomainDkimError] $($row)*
+        }
+    };
+    (verify_domain_identity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [verify_domain_identity $crate::OperationName::VerifyDomainIdentity, $crate::VerifyDomainIdentityRequest, $crate::VerifyDomainIdentityResponse, $crate::VerifyDomainIdentityError] $($row)*
+        }
+    };
+    (verify_email_address $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [verify_email_address $crate::OperationName::VerifyEmailAddress, $crate::VerifyEmailAddressRequest, $crate::__rt::Unit, $crate::VerifyEmailAddressError] $($row)*
+        }
+    };
+    (verify_email_identity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [verify_email_identity $crate::OperationName::VerifyEmailIdentity, $crate::VerifyEmailIdentityRequest, $crate::VerifyEmailIdentityResponse, $crate::VerifyEmailIdentityError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of SES"));
+    };
 }

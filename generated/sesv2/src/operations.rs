@@ -6309,6 +6309,17 @@ pub trait SeSv2: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateReputationEntityPolicy").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -6319,6 +6330,10 @@ pub async fn dispatch<S: SeSv2>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::BatchGetMetricData => service
             .batch_get_metric_data(ctx, rt::FromValue::from_value(input)?)
@@ -6899,4 +6914,594 @@ impl<S: SeSv2> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`SeSv2`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     batch_get_metric_data => ops::batch_get_metric_data,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::SeSv2 for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::SeSv2 for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (batch_get_metric_data $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [batch_get_metric_data $crate::OperationName::BatchGetMetricData, $crate::BatchGetMetricDataRequest, $crate::BatchGetMetricDataResponse, $crate::BatchGetMetricDataError] $($row)*
+        }
+    };
+    (cancel_export_job $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_export_job $crate::OperationName::CancelExportJob, $crate::CancelExportJobRequest, $crate::CancelExportJobResponse, $crate::CancelExportJobError] $($row)*
+        }
+    };
+    (create_configuration_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_configuration_set $crate::OperationName::CreateConfigurationSet, $crate::CreateConfigurationSetRequest, $crate::CreateConfigurationSetResponse, $crate::CreateConfigurationSetError] $($row)*
+        }
+    };
+    (create_configuration_set_event_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_configuration_set_event_destination $crate::OperationName::CreateConfigurationSetEventDestination, $crate::CreateConfigurationSetEventDestinationRequest, $crate::CreateConfigurationSetEventDestinationResponse, $crate::CreateConfigurationSetEventDestinationError] $($row)*
+        }
+    };
+    (create_contact $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_contact $crate::OperationName::CreateContact, $crate::CreateContactRequest, $crate::CreateContactResponse, $crate::CreateContactError] $($row)*
+        }
+    };
+    (create_contact_list $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_contact_list $crate::OperationName::CreateContactList, $crate::CreateContactListRequest, $crate::CreateContactListResponse, $crate::CreateContactListError] $($row)*
+        }
+    };
+    (create_custom_verification_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_custom_verification_email_template $crate::OperationName::CreateCustomVerificationEmailTemplate, $crate::CreateCustomVerificationEmailTemplateRequest, $crate::CreateCustomVerificationEmailTemplateResponse, $crate::CreateCustomVerificationEmailTemplateError] $($row)*
+        }
+    };
+    (create_dedicated_ip_pool $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_dedicated_ip_pool $crate::OperationName::CreateDedicatedIpPool, $crate::CreateDedicatedIpPoolRequest, $crate::CreateDedicatedIpPoolResponse, $crate::CreateDedicatedIpPoolError] $($row)*
+        }
+    };
+    (create_deliverability_test_report $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_deliverability_test_report $crate::OperationName::CreateDeliverabilityTestReport, $crate::CreateDeliverabilityTestReportRequest, $crate::CreateDeliverabilityTestReportResponse, $crate::CreateDeliverabilityTestReportError] $($row)*
+        }
+    };
+    (create_email_identity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_email_identity $crate::OperationName::CreateEmailIdentity, $crate::CreateEmailIdentityRequest, $crate::CreateEmailIdentityResponse, $crate::CreateEmailIdentityError] $($row)*
+        }
+    };
+    (create_email_identity_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_email_identity_policy $crate::OperationName::CreateEmailIdentityPolicy, $crate::CreateEmailIdentityPolicyRequest, $crate::CreateEmailIdentityPolicyResponse, $crate::CreateEmailIdentityPolicyError] $($row)*
+        }
+    };
+    (create_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_email_template $crate::OperationName::CreateEmailTemplate, $crate::CreateEmailTemplateRequest, $crate::CreateEmailTemplateResponse, $crate::CreateEmailTemplateError] $($row)*
+        }
+    };
+    (create_export_job $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_export_job $crate::OperationName::CreateExportJob, $crate::CreateExportJobRequest, $crate::CreateExportJobResponse, $crate::CreateExportJobError] $($row)*
+        }
+    };
+    (create_import_job $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_import_job $crate::OperationName::CreateImportJob, $crate::CreateImportJobRequest, $crate::CreateImportJobResponse, $crate::CreateImportJobError] $($row)*
+        }
+    };
+    (create_multi_region_endpoint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_multi_region_endpoint $crate::OperationName::CreateMultiRegionEndpoint, $crate::CreateMultiRegionEndpointRequest, $crate::CreateMultiRegionEndpointResponse, $crate::CreateMultiRegionEndpointError] $($row)*
+        }
+    };
+    (create_tenant $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_tenant $crate::OperationName::CreateTenant, $crate::CreateTenantRequest, $crate::CreateTenantResponse, $crate::CreateTenantError] $($row)*
+        }
+    };
+    (create_tenant_resource_association $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_tenant_resource_association $crate::OperationName::CreateTenantResourceAssociation, $crate::CreateTenantResourceAssociationRequest, $crate::CreateTenantResourceAssociationResponse, $crate::CreateTenantResourceAssociationError] $($row)*
+        }
+    };
+    (delete_configuration_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_configuration_set $crate::OperationName::DeleteConfigurationSet, $crate::DeleteConfigurationSetRequest, $crate::DeleteConfigurationSetResponse, $crate::DeleteConfigurationSetError] $($row)*
+        }
+    };
+    (delete_configuration_set_event_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_configuration_set_event_destination $crate::OperationName::DeleteConfigurationSetEventDestination, $crate::DeleteConfigurationSetEventDestinationRequest, $crate::DeleteConfigurationSetEventDestinationResponse, $crate::DeleteConfigurationSetEventDestinationError] $($row)*
+        }
+    };
+    (delete_contact $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_contact $crate::OperationName::DeleteContact, $crate::DeleteContactRequest, $crate::DeleteContactResponse, $crate::DeleteContactError] $($row)*
+        }
+    };
+    (delete_contact_list $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_contact_list $crate::OperationName::DeleteContactList, $crate::DeleteContactListRequest, $crate::DeleteContactListResponse, $crate::DeleteContactListError] $($row)*
+        }
+    };
+    (delete_custom_verification_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_custom_verification_email_template $crate::OperationName::DeleteCustomVerificationEmailTemplate, $crate::DeleteCustomVerificationEmailTemplateRequest, $crate::DeleteCustomVerificationEmailTemplateResponse, $crate::DeleteCustomVerificationEmailTemplateError] $($row)*
+        }
+    };
+    (delete_dedicated_ip_pool $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_dedicated_ip_pool $crate::OperationName::DeleteDedicatedIpPool, $crate::DeleteDedicatedIpPoolRequest, $crate::DeleteDedicatedIpPoolResponse, $crate::DeleteDedicatedIpPoolError] $($row)*
+        }
+    };
+    (delete_email_identity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_email_identity $crate::OperationName::DeleteEmailIdentity, $crate::DeleteEmailIdentityRequest, $crate::DeleteEmailIdentityResponse, $crate::DeleteEmailIdentityError] $($row)*
+        }
+    };
+    (delete_email_identity_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_email_identity_policy $crate::OperationName::DeleteEmailIdentityPolicy, $crate::DeleteEmailIdentityPolicyRequest, $crate::DeleteEmailIdentityPolicyResponse, $crate::DeleteEmailIdentityPolicyError] $($row)*
+        }
+    };
+    (delete_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_email_template $crate::OperationName::DeleteEmailTemplate, $crate::DeleteEmailTemplateRequest, $crate::DeleteEmailTemplateResponse, $crate::DeleteEmailTemplateError] $($row)*
+        }
+    };
+    (delete_multi_region_endpoint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_multi_region_endpoint $crate::OperationName::DeleteMultiRegionEndpoint, $crate::DeleteMultiRegionEndpointRequest, $crate::DeleteMultiRegionEndpointResponse, $crate::DeleteMultiRegionEndpointError] $($row)*
+        }
+    };
+    (delete_suppressed_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_suppressed_destination $crate::OperationName::DeleteSuppressedDestination, $crate::DeleteSuppressedDestinationRequest, $crate::DeleteSuppressedDestinationResponse, $crate::DeleteSuppressedDestinationError] $($row)*
+        }
+    };
+    (delete_tenant $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_tenant $crate::OperationName::DeleteTenant, $crate::DeleteTenantRequest, $crate::DeleteTenantResponse, $crate::DeleteTenantError] $($row)*
+        }
+    };
+    (delete_tenant_resource_association $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_tenant_resource_association $crate::OperationName::DeleteTenantResourceAssociation, $crate::DeleteTenantResourceAssociationRequest, $crate::DeleteTenantResourceAssociationResponse, $crate::DeleteTenantResourceAssociationError] $($row)*
+        }
+    };
+    (get_account $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_account $crate::OperationName::GetAccount, $crate::GetAccountRequest, $crate::GetAccountResponse, $crate::GetAccountError] $($row)*
+        }
+    };
+    (get_blacklist_reports $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_blacklist_reports $crate::OperationName::GetBlacklistReports, $crate::GetBlacklistReportsRequest, $crate::GetBlacklistReportsResponse, $crate::GetBlacklistReportsError] $($row)*
+        }
+    };
+    (get_configuration_set $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_configuration_set $crate::OperationName::GetConfigurationSet, $crate::GetConfigurationSetRequest, $crate::GetConfigurationSetResponse, $crate::GetConfigurationSetError] $($row)*
+        }
+    };
+    (get_configuration_set_event_destinations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_configuration_set_event_destinations $crate::OperationName::GetConfigurationSetEventDestinations, $crate::GetConfigurationSetEventDestinationsRequest, $crate::GetConfigurationSetEventDestinationsResponse, $crate::GetConfigurationSetEventDestinationsError] $($row)*
+        }
+    };
+    (get_contact $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_contact $crate::OperationName::GetContact, $crate::GetContactRequest, $crate::GetContactResponse, $crate::GetContactError] $($row)*
+        }
+    };
+    (get_contact_list $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_contact_list $crate::OperationName::GetContactList, $crate::GetContactListRequest, $crate::GetContactListResponse, $crate::GetContactListError] $($row)*
+        }
+    };
+    (get_custom_verification_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_custom_verification_email_template $crate::OperationName::GetCustomVerificationEmailTemplate, $crate::GetCustomVerificationEmailTemplateRequest, $crate::GetCustomVerificationEmailTemplateResponse, $crate::GetCustomVerificationEmailTemplateError] $($row)*
+        }
+    };
+    (get_dedicated_ip $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_dedicated_ip $crate::OperationName::GetDedicatedIp, $crate::GetDedicatedIpRequest, $crate::GetDedicatedIpResponse, $crate::GetDedicatedIpError] $($row)*
+        }
+    };
+    (get_dedicated_ip_pool $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_dedicated_ip_pool $crate::OperationName::GetDedicatedIpPool, $crate::GetDedicatedIpPoolRequest, $crate::GetDedicatedIpPoolResponse, $crate::GetDedicatedIpPoolError] $($row)*
+        }
+    };
+    (get_dedicated_ips $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_dedicated_ips $crate::OperationName::GetDedicatedIps, $crate::GetDedicatedIpsRequest, $crate::GetDedicatedIpsResponse, $crate::GetDedicatedIpsError] $($row)*
+        }
+    };
+    (get_deliverability_dashboard_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_deliverability_dashboard_options $crate::OperationName::GetDeliverabilityDashboardOptions, $crate::GetDeliverabilityDashboardOptionsRequest, $crate::GetDeliverabilityDashboardOptionsResponse, $crate::GetDeliverabilityDashboardOptionsError] $($row)*
+        }
+    };
+    (get_deliverability_test_report $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_deliverability_test_report $crate::OperationName::GetDeliverabilityTestReport, $crate::GetDeliverabilityTestReportRequest, $crate::GetDeliverabilityTestReportResponse, $crate::GetDeliverabilityTestReportError] $($row)*
+        }
+    };
+    (get_domain_deliverability_campaign $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_domain_deliverability_campaign $crate::OperationName::GetDomainDeliverabilityCampaign, $crate::GetDomainDeliverabilityCampaignRequest, $crate::GetDomainDeliverabilityCampaignResponse, $crate::GetDomainDeliverabilityCampaignError] $($row)*
+        }
+    };
+    (get_domain_statistics_report $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_domain_statistics_report $crate::OperationName::GetDomainStatisticsReport, $crate::GetDomainStatisticsReportRequest, $crate::GetDomainStatisticsReportResponse, $crate::GetDomainStatisticsReportError] $($row)*
+        }
+    };
+    (get_email_identity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_email_identity $crate::OperationName::GetEmailIdentity, $crate::GetEmailIdentityRequest, $crate::GetEmailIdentityResponse, $crate::GetEmailIdentityError] $($row)*
+        }
+    };
+    (get_email_identity_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_email_identity_policies $crate::OperationName::GetEmailIdentityPolicies, $crate::GetEmailIdentityPoliciesRequest, $crate::GetEmailIdentityPoliciesResponse, $crate::GetEmailIdentityPoliciesError] $($row)*
+        }
+    };
+    (get_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_email_template $crate::OperationName::GetEmailTemplate, $crate::GetEmailTemplateRequest, $crate::GetEmailTemplateResponse, $crate::GetEmailTemplateError] $($row)*
+        }
+    };
+    (get_export_job $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_export_job $crate::OperationName::GetExportJob, $crate::GetExportJobRequest, $crate::GetExportJobResponse, $crate::GetExportJobError] $($row)*
+        }
+    };
+    (get_import_job $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_import_job $crate::OperationName::GetImportJob, $crate::GetImportJobRequest, $crate::GetImportJobResponse, $crate::GetImportJobError] $($row)*
+        }
+    };
+    (get_message_insights $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_message_insights $crate::OperationName::GetMessageInsights, $crate::GetMessageInsightsRequest, $crate::GetMessageInsightsResponse, $crate::GetMessageInsightsError] $($row)*
+        }
+    };
+    (get_multi_region_endpoint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_multi_region_endpoint $crate::OperationName::GetMultiRegionEndpoint, $crate::GetMultiRegionEndpointRequest, $crate::GetMultiRegionEndpointResponse, $crate::GetMultiRegionEndpointError] $($row)*
+        }
+    };
+    (get_reputation_entity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_reputation_entity $crate::OperationName::GetReputationEntity, $crate::GetReputationEntityRequest, $crate::GetReputationEntityResponse, $crate::GetReputationEntityError] $($row)*
+        }
+    };
+    (get_suppressed_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_suppressed_destination $crate::OperationName::GetSuppressedDestination, $crate::GetSuppressedDestinationRequest, $crate::GetSuppressedDestinationResponse, $crate::GetSuppressedDestinationError] $($row)*
+        }
+    };
+    (get_tenant $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_tenant $crate::OperationName::GetTenant, $crate::GetTenantRequest, $crate::GetTenantResponse, $crate::GetTenantError] $($row)*
+        }
+    };
+    (list_configuration_sets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_configuration_sets $crate::OperationName::ListConfigurationSets, $crate::ListConfigurationSetsRequest, $crate::ListConfigurationSetsResponse, $crate::ListConfigurationSetsError] $($row)*
+        }
+    };
+    (list_contact_lists $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_contact_lists $crate::OperationName::ListContactLists, $crate::ListContactListsRequest, $crate::ListContactListsResponse, $crate::ListContactListsError] $($row)*
+        }
+    };
+    (list_contacts $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_contacts $crate::OperationName::ListContacts, $crate::ListContactsRequest, $crate::ListContactsResponse, $crate::ListContactsError] $($row)*
+        }
+    };
+    (list_custom_verification_email_templates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_custom_verification_email_templates $crate::OperationName::ListCustomVerificationEmailTemplates, $crate::ListCustomVerificationEmailTemplatesRequest, $crate::ListCustomVerificationEmailTemplatesResponse, $crate::ListCustomVerificationEmailTemplatesError] $($row)*
+        }
+    };
+    (list_dedicated_ip_pools $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_dedicated_ip_pools $crate::OperationName::ListDedicatedIpPools, $crate::ListDedicatedIpPoolsRequest, $crate::ListDedicatedIpPoolsResponse, $crate::ListDedicatedIpPoolsError] $($row)*
+        }
+    };
+    (list_deliverability_test_reports $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_deliverability_test_reports $crate::OperationName::ListDeliverabilityTestReports, $crate::ListDeliverabilityTestReportsRequest, $crate::ListDeliverabilityTestReportsResponse, $crate::ListDeliverabilityTestReportsError] $($row)*
+        }
+    };
+    (list_domain_deliverability_campaigns $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_domain_deliverability_campaigns $crate::OperationName::ListDomainDeliverabilityCampaigns, $crate::ListDomainDeliverabilityCampaignsRequest, $crate::ListDomainDeliverabilityCampaignsResponse, $crate::ListDomainDeliverabilityCampaignsError] $($row)*
+        }
+    };
+    (list_email_identities $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_email_identities $crate::OperationName::ListEmailIdentities, $crate::ListEmailIdentitiesRequest, $crate::ListEmailIdentitiesResponse, $crate::ListEmailIdentitiesError] $($row)*
+        }
+    };
+    (list_email_templates $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_email_templates $crate::OperationName::ListEmailTemplates, $crate::ListEmailTemplatesRequest, $crate::ListEmailTemplatesResponse, $crate::ListEmailTemplatesError] $($row)*
+        }
+    };
+    (list_export_jobs $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_export_jobs $crate::OperationName::ListExportJobs, $crate::ListExportJobsRequest, $crate::ListExportJobsResponse, $crate::ListExportJobsError] $($row)*
+        }
+    };
+    (list_import_jobs $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_import_jobs $crate::OperationName::ListImportJobs, $crate::ListImportJobsRequest, $crate::ListImportJobsResponse, $crate::ListImportJobsError] $($row)*
+        }
+    };
+    (list_multi_region_endpoints $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_multi_region_endpoints $crate::OperationName::ListMultiRegionEndpoints, $crate::ListMultiRegionEndpointsRequest, $crate::ListMultiRegionEndpointsResponse, $crate::ListMultiRegionEndpointsError] $($row)*
+        }
+    };
+    (list_recommendations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_recommendations $crate::OperationName::ListRecommendations, $crate::ListRecommendationsRequest, $crate::ListRecommendationsResponse, $crate::ListRecommendationsError] $($row)*
+        }
+    };
+    (list_reputation_entities $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_reputation_entities $crate::OperationName::ListReputationEntities, $crate::ListReputationEntitiesRequest, $crate::ListReputationEntitiesResponse, $crate::ListReputationEntitiesError] $($row)*
+        }
+    };
+    (list_resource_tenants $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_resource_tenants $crate::OperationName::ListResourceTenants, $crate::ListResourceTenantsRequest, $crate::ListResourceTenantsResponse, $crate::ListResourceTenantsError] $($row)*
+        }
+    };
+    (list_suppressed_destinations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_suppressed_destinations $crate::OperationName::ListSuppressedDestinations, $crate::ListSuppressedDestinationsRequest, $crate::ListSuppressedDestinationsResponse, $crate::ListSuppressedDestinationsError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceRequest, $crate::ListTagsForResourceResponse, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (list_tenant_resources $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tenant_resources $crate::OperationName::ListTenantResources, $crate::ListTenantResourcesRequest, $crate::ListTenantResourcesResponse, $crate::ListTenantResourcesError] $($row)*
+        }
+    };
+    (list_tenants $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tenants $crate::OperationName::ListTenants, $crate::ListTenantsRequest, $crate::ListTenantsResponse, $crate::ListTenantsError] $($row)*
+        }
+    };
+    (put_account_dedicated_ip_warmup_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_account_dedicated_ip_warmup_attributes $crate::OperationName::PutAccountDedicatedIpWarmupAttributes, $crate::PutAccountDedicatedIpWarmupAttributesRequest, $crate::PutAccountDedicatedIpWarmupAttributesResponse, $crate::PutAccountDedicatedIpWarmupAttributesError] $($row)*
+        }
+    };
+    (put_account_details $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_account_details $crate::OperationName::PutAccountDetails, $crate::PutAccountDetailsRequest, $crate::PutAccountDetailsResponse, $crate::PutAccountDetailsError] $($row)*
+        }
+    };
+    (put_account_sending_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_account_sending_attributes $crate::OperationName::PutAccountSendingAttributes, $crate::PutAccountSendingAttributesRequest, $crate::PutAccountSendingAttributesResponse, $crate::PutAccountSendingAttributesError] $($row)*
+        }
+    };
+    (put_account_suppression_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_account_suppression_attributes $crate::OperationName::PutAccountSuppressionAttributes, $crate::PutAccountSuppressionAttributesRequest, $crate::PutAccountSuppressionAttributesResponse, $crate::PutAccountSuppressionAttributesError] $($row)*
+        }
+    };
+    (put_account_vdm_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_account_vdm_attributes $crate::OperationName::PutAccountVdmAttributes, $crate::PutAccountVdmAttributesRequest, $crate::PutAccountVdmAttributesResponse, $crate::PutAccountVdmAttributesError] $($row)*
+        }
+    };
+    (put_configuration_set_archiving_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_configuration_set_archiving_options $crate::OperationName::PutConfigurationSetArchivingOptions, $crate::PutConfigurationSetArchivingOptionsRequest, $crate::PutConfigurationSetArchivingOptionsResponse, $crate::PutConfigurationSetArchivingOptionsError] $($row)*
+        }
+    };
+    (put_configuration_set_delivery_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_configuration_set_delivery_options $crate::OperationName::PutConfigurationSetDeliveryOptions, $crate::PutConfigurationSetDeliveryOptionsRequest, $crate::PutConfigurationSetDeliveryOptionsResponse, $crate::PutConfigurationSetDeliveryOptionsError] $($row)*
+        }
+    };
+    (put_configuration_set_reputation_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_configuration_set_reputation_options $crate::OperationName::PutConfigurationSetReputationOptions, $crate::PutConfigurationSetReputationOptionsRequest, $crate::PutConfigurationSetReputationOptionsResponse, $crate::PutConfigurationSetReputationOptionsError] $($row)*
+        }
+    };
+    (put_configuration_set_sending_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_configuration_set_sending_options $crate::OperationName::PutConfigurationSetSendingOptions, $crate::PutConfigurationSetSendingOptionsRequest, $crate::PutConfigurationSetSendingOptionsResponse, $crate::PutConfigurationSetSendingOptionsError] $($row)*
+        }
+    };
+    (put_configuration_set_suppression_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_configuration_set_suppression_options $crate::OperationName::PutConfigurationSetSuppressionOptions, $crate::PutConfigurationSetSuppressionOptionsRequest, $crate::PutConfigurationSetSuppressionOptionsResponse, $crate::PutConfigurationSetSuppressionOptionsError] $($row)*
+        }
+    };
+    (put_configuration_set_tracking_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_configuration_set_tracking_options $crate::OperationName::PutConfigurationSetTrackingOptions, $crate::PutConfigurationSetTrackingOptionsRequest, $crate::PutConfigurationSetTrackingOptionsResponse, $crate::PutConfigurationSetTrackingOptionsError] $($row)*
+        }
+    };
+    (put_configuration_set_vdm_options $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_configuration_set_vdm_options $crate::OperationName::PutConfigurationSetVdmOptions, $crate::PutConfigurationSetVdmOptionsRequest, $crate::PutConfigurationSetVdmOptionsResponse, $crate::PutConfigurationSetVdmOptionsError] $($row)*
+        }
+    };
+    (put_dedicated_ip_in_pool $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_dedicated_ip_in_pool $crate::OperationName::PutDedicatedIpInPool, $crate::PutDedicatedIpInPoolRequest, $crate::PutDedicatedIpInPoolResponse, $crate::PutDedicatedIpInPoolError] $($row)*
+        }
+    };
+    (put_dedicated_ip_pool_scaling_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_dedicated_ip_pool_scaling_attributes $crate::OperationName::PutDedicatedIpPoolScalingAttributes, $crate::PutDedicatedIpPoolScalingAttributesRequest, $crate::PutDedicatedIpPoolScalingAttributesResponse, $crate::PutDedicatedIpPoolScalingAttributesError] $($row)*
+        }
+    };
+    (put_dedicated_ip_warmup_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_dedicated_ip_warmup_attributes $crate::OperationName::PutDedicatedIpWarmupAttributes, $crate::PutDedicatedIpWarmupAttributesRequest, $crate::PutDedicatedIpWarmupAttributesResponse, $crate::PutDedicatedIpWarmupAttributesError] $($row)*
+        }
+    };
+    (put_deliverability_dashboard_option $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_deliverability_dashboard_option $crate::OperationName::PutDeliverabilityDashboardOption, $crate::PutDeliverabilityDashboardOptionRequest, $crate::PutDeliverabilityDashboardOptionResponse, $crate::PutDeliverabilityDashboardOptionError] $($row)*
+        }
+    };
+    (put_email_identity_configuration_set_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_email_identity_configuration_set_attributes $crate::OperationName::PutEmailIdentityConfigurationSetAttributes, $crate::PutEmailIdentityConfigurationSetAttributesRequest, $crate::PutEmailIdentityConfigurationSetAttributesResponse, $crate::PutEmailIdentityConfigurationSetAttributesError] $($row)*
+        }
+    };
+    (put_email_identity_dkim_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_email_identity_dkim_attributes $crate::OperationName::PutEmailIdentityDkimAttributes, $crate::PutEmailIdentityDkimAttributesRequest, $crate::PutEmailIdentityDkimAttributesResponse, $crate::PutEmailIdentityDkimAttributesError] $($row)*
+        }
+    };
+    (put_email_identity_dkim_signing_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_email_identity_dkim_signing_attributes $crate::OperationName::PutEmailIdentityDkimSigningAttributes, $crate::PutEmailIdentityDkimSigningAttributesRequest, $crate::PutEmailIdentityDkimSigningAttributesResponse, $crate::PutEmailIdentityDkimSigningAttributesError] $($row)*
+        }
+    };
+    (put_email_identity_feedback_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_email_identity_feedback_attributes $crate::OperationName::PutEmailIdentityFeedbackAttributes, $crate::PutEmailIdentityFeedbackAttributesRequest, $crate::PutEmailIdentityFeedbackAttributesResponse, $crate::PutEmailIdentityFeedbackAttributesError] $($row)*
+        }
+    };
+    (put_email_identity_mail_from_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_email_identity_mail_from_attributes $crate::OperationName::PutEmailIdentityMailFromAttributes, $crate::PutEmailIdentityMailFromAttributesRequest, $crate::PutEmailIdentityMailFromAttributesResponse, $crate::PutEmailIdentityMailFromAttributesError] $($row)*
+        }
+    };
+    (put_suppressed_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_suppressed_destination $crate::OperationName::PutSuppressedDestination, $crate::PutSuppressedDestinationRequest, $crate::PutSuppressedDestinationResponse, $crate::PutSuppressedDestinationError] $($row)*
+        }
+    };
+    (send_bulk_email $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_bulk_email $crate::OperationName::SendBulkEmail, $crate::SendBulkEmailRequest, $crate::SendBulkEmailResponse, $crate::SendBulkEmailError] $($row)*
+        }
+    };
+    (send_custom_verification_email $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_custom_verification_email $crate::OperationName::SendCustomVerificationEmail, $crate::SendCustomVerificationEmailRequest, $crate::SendCustomVerificationEmailResponse, $crate::SendCustomVerificationEmailError] $($row)*
+        }
+    };
+    (send_email $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_email $crate::OperationName::SendEmail, $crate::SendEmailRequest, $crate::SendEmailResponse, $crate::SendEmailError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::TagResourceResponse, $crate::TagResourceError] $($row)*
+        }
+    };
+    (test_render_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_render_email_template $crate::OperationName::TestRenderEmailTemplate, $crate::TestRenderEmailTemplateRequest, $crate::TestRenderEmailTemplateResponse, $crate::TestRenderEmailTemplateError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::UntagResourceResponse, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_configuration_set_event_destination $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_configuration_set_event_destination $crate::OperationName::UpdateConfigurationSetEventDestination, $crate::UpdateConfigurationSetEventDestinationRequest, $crate::UpdateConfigurationSetEventDestinationResponse, $crate::UpdateConfigurationSetEventDestinationError] $($row)*
+        }
+    };
+    (update_contact $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_contact $crate::OperationName::UpdateContact, $crate::UpdateContactRequest, $crate::UpdateContactResponse, $crate::UpdateContactError] $($row)*
+        }
+    };
+    (update_contact_list $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_contact_list $crate::OperationName::UpdateContactList, $crate::UpdateContactListRequest, $crate::UpdateContactListResponse, $crate::UpdateContactListError] $($row)*
+        }
+    };
+    (update_custom_verification_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_custom_verification_email_template $crate::OperationName::UpdateCustomVerificationEmailTemplate, $crate::UpdateCustomVerificationEmailTemplateRequest, $crate::UpdateCustomVerificationEmailTemplateResponse, $crate::UpdateCustomVerificationEmailTemplateError] $($row)*
+        }
+    };
+    (update_email_identity_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_email_identity_policy $crate::OperationName::UpdateEmailIdentityPolicy, $crate::UpdateEmailIdentityPolicyRequest, $crate::UpdateEmailIdentityPolicyResponse, $crate::UpdateEmailIdentityPolicyError] $($row)*
+        }
+    };
+    (update_email_template $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_email_template $crate::OperationName::UpdateEmailTemplate, $crate::UpdateEmailTemplateRequest, $crate::UpdateEmailTemplateResponse, $crate::UpdateEmailTemplateError] $($row)*
+        }
+    };
+    (update_reputation_entity_customer_managed_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_reputation_entity_customer_managed_status $crate::OperationName::UpdateReputationEntityCustomerManagedStatus, $crate::UpdateReputationEntityCustomerManagedStatusRequest, $crate::UpdateReputationEntityCustomerManagedStatusResponse, $crate::UpdateReputationEntityCustomerManagedStatusError] $($row)*
+        }
+    };
+    (update_reputation_entity_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_reputation_entity_policy $crate::OperationName::UpdateReputationEntityPolicy, $crate::UpdateReputationEntityPolicyRequest, $crate::UpdateReputationEntityPolicyResponse, $crate::UpdateReputationEntityPolicyError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of SESv2"));
+    };
 }

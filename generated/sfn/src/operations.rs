@@ -2449,6 +2449,17 @@ pub trait Sfn: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("ValidateStateMachineDefinition").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -2459,6 +2470,10 @@ pub async fn dispatch<S: Sfn>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::CreateActivity => service
             .create_activity(ctx, rt::FromValue::from_value(input)?)
@@ -2679,4 +2694,234 @@ impl<S: Sfn> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Sfn`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     create_activity => ops::create_activity,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Sfn for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Sfn for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (create_activity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_activity $crate::OperationName::CreateActivity, $crate::CreateActivityInput, $crate::CreateActivityOutput, $crate::CreateActivityError] $($row)*
+        }
+    };
+    (create_state_machine $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_state_machine $crate::OperationName::CreateStateMachine, $crate::CreateStateMachineInput, $crate::CreateStateMachineOutput, $crate::CreateStateMachineError] $($row)*
+        }
+    };
+    (create_state_machine_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_state_machine_alias $crate::OperationName::CreateStateMachineAlias, $crate::CreateStateMachineAliasInput, $crate::CreateStateMachineAliasOutput, $crate::CreateStateMachineAliasError] $($row)*
+        }
+    };
+    (delete_activity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_activity $crate::OperationName::DeleteActivity, $crate::DeleteActivityInput, $crate::DeleteActivityOutput, $crate::DeleteActivityError] $($row)*
+        }
+    };
+    (delete_state_machine $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_state_machine $crate::OperationName::DeleteStateMachine, $crate::DeleteStateMachineInput, $crate::DeleteStateMachineOutput, $crate::DeleteStateMachineError] $($row)*
+        }
+    };
+    (delete_state_machine_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_state_machine_alias $crate::OperationName::DeleteStateMachineAlias, $crate::DeleteStateMachineAliasInput, $crate::DeleteStateMachineAliasOutput, $crate::DeleteStateMachineAliasError] $($row)*
+        }
+    };
+    (delete_state_machine_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_state_machine_version $crate::OperationName::DeleteStateMachineVersion, $crate::DeleteStateMachineVersionInput, $crate::DeleteStateMachineVersionOutput, $crate::DeleteStateMachineVersionError] $($row)*
+        }
+    };
+    (describe_activity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_activity $crate::OperationName::DescribeActivity, $crate::DescribeActivityInput, $crate::DescribeActivityOutput, $crate::DescribeActivityError] $($row)*
+        }
+    };
+    (describe_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_execution $crate::OperationName::DescribeExecution, $crate::DescribeExecutionInput, $crate::DescribeExecutionOutput, $crate::DescribeExecutionError] $($row)*
+        }
+    };
+    (describe_map_run $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_map_run $crate::OperationName::DescribeMapRun, $crate::DescribeMapRunInput, $crate::DescribeMapRunOutput, $crate::DescribeMapRunError] $($row)*
+        }
+    };
+    (describe_state_machine $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_state_machine $crate::OperationName::DescribeStateMachine, $crate::DescribeStateMachineInput, $crate::DescribeStateMachineOutput, $crate::DescribeStateMachineError] $($row)*
+        }
+    };
+    (describe_state_machine_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_state_machine_alias $crate::OperationName::DescribeStateMachineAlias, $crate::DescribeStateMachineAliasInput, $crate::DescribeStateMachineAliasOutput, $crate::DescribeStateMachineAliasError] $($row)*
+        }
+    };
+    (describe_state_machine_for_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_state_machine_for_execution $crate::OperationName::DescribeStateMachineForExecution, $crate::DescribeStateMachineForExecutionInput, $crate::DescribeStateMachineForExecutionOutput, $crate::DescribeStateMachineForExecutionError] $($row)*
+        }
+    };
+    (get_activity_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_activity_task $crate::OperationName::GetActivityTask, $crate::GetActivityTaskInput, $crate::GetActivityTaskOutput, $crate::GetActivityTaskError] $($row)*
+        }
+    };
+    (get_execution_history $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_execution_history $crate::OperationName::GetExecutionHistory, $crate::GetExecutionHistoryInput, $crate::GetExecutionHistoryOutput, $crate::GetExecutionHistoryError] $($row)*
+        }
+    };
+    (list_activities $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_activities $crate::OperationName::ListActivities, $crate::ListActivitiesInput, $crate::ListActivitiesOutput, $crate::ListActivitiesError] $($row)*
+        }
+    };
+    (list_executions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_executions $crate::OperationName::ListExecutions, $crate::ListExecutionsInput, $crate::ListExecutionsOutput, $crate::ListExecutionsError] $($row)*
+        }
+    };
+    (list_map_runs $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_map_runs $crate::OperationName::ListMapRuns, $crate::ListMapRunsInput, $crate::ListMapRunsOutput, $crate::ListMapRunsError] $($row)*
+        }
+    };
+    (list_state_machine_aliases $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_state_machine_aliases $crate::OperationName::ListStateMachineAliases, $crate::ListStateMachineAliasesInput, $crate::ListStateMachineAliasesOutput, $crate::ListStateMachineAliasesError] $($row)*
+        }
+    };
+    (list_state_machine_versions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_state_machine_versions $crate::OperationName::ListStateMachineVersions, $crate::ListStateMachineVersionsInput, $crate::ListStateMachineVersionsOutput, $crate::ListStateMachineVersionsError] $($row)*
+        }
+    };
+    (list_state_machines $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_state_machines $crate::OperationName::ListStateMachines, $crate::ListStateMachinesInput, $crate::ListStateMachinesOutput, $crate::ListStateMachinesError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceInput, $crate::ListTagsForResourceOutput, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (publish_state_machine_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [publish_state_machine_version $crate::OperationName::PublishStateMachineVersion, $crate::PublishStateMachineVersionInput, $crate::PublishStateMachineVersionOutput, $crate::PublishStateMachineVersionError] $($row)*
+        }
+    };
+    (redrive_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [redrive_execution $crate::OperationName::RedriveExecution, $crate::RedriveExecutionInput, $crate::RedriveExecutionOutput, $crate::RedriveExecutionError] $($row)*
+        }
+    };
+    (send_task_failure $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_task_failure $crate::OperationName::SendTaskFailure, $crate::SendTaskFailureInput, $crate::SendTaskFailureOutput, $crate::SendTaskFailureError] $($row)*
+        }
+    };
+    (send_task_heartbeat $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_task_heartbeat $crate::OperationName::SendTaskHeartbeat, $crate::SendTaskHeartbeatInput, $crate::SendTaskHeartbeatOutput, $crate::SendTaskHeartbeatError] $($row)*
+        }
+    };
+    (send_task_success $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_task_success $crate::OperationName::SendTaskSuccess, $crate::SendTaskSuccessInput, $crate::SendTaskSuccessOutput, $crate::SendTaskSuccessError] $($row)*
+        }
+    };
+    (start_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_execution $crate::OperationName::StartExecution, $crate::StartExecutionInput, $crate::StartExecutionOutput, $crate::StartExecutionError] $($row)*
+        }
+    };
+    (start_sync_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_sync_execution $crate::OperationName::StartSyncExecution, $crate::StartSyncExecutionInput, $crate::StartSyncExecutionOutput, $crate::StartSyncExecutionError] $($row)*
+        }
+    };
+    (stop_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [stop_execution $crate::OperationName::StopExecution, $crate::StopExecutionInput, $crate::StopExecutionOutput, $crate::StopExecutionError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceInput, $crate::TagResourceOutput, $crate::TagResourceError] $($row)*
+        }
+    };
+    (test_state $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [test_state $crate::OperationName::TestState, $crate::TestStateInput, $crate::TestStateOutput, $crate::TestStateError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceInput, $crate::UntagResourceOutput, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (update_map_run $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_map_run $crate::OperationName::UpdateMapRun, $crate::UpdateMapRunInput, $crate::UpdateMapRunOutput, $crate::UpdateMapRunError] $($row)*
+        }
+    };
+    (update_state_machine $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_state_machine $crate::OperationName::UpdateStateMachine, $crate::UpdateStateMachineInput, $crate::UpdateStateMachineOutput, $crate::UpdateStateMachineError] $($row)*
+        }
+    };
+    (update_state_machine_alias $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_state_machine_alias $crate::OperationName::UpdateStateMachineAlias, $crate::UpdateStateMachineAliasInput, $crate::UpdateStateMachineAliasOutput, $crate::UpdateStateMachineAliasError] $($row)*
+        }
+    };
+    (validate_state_machine_definition $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [validate_state_machine_definition $crate::OperationName::ValidateStateMachineDefinition, $crate::ValidateStateMachineDefinitionInput, $crate::ValidateStateMachineDefinitionOutput, $crate::ValidateStateMachineDefinitionError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of SFN"));
+    };
 }

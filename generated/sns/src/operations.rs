@@ -2966,6 +2966,17 @@ pub trait Sns: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("VerifySMSSandboxPhoneNumber").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -2976,6 +2987,10 @@ pub async fn dispatch<S: Sns>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AddPermission => service
             .add_permission(ctx, rt::FromValue::from_value(input)?)
@@ -3221,4 +3236,259 @@ impl<S: Sns> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Sns`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     add_permission => ops::add_permission,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Sns for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Sns for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (add_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_permission $crate::OperationName::AddPermission, $crate::AddPermissionInput, $crate::__rt::Unit, $crate::AddPermissionError] $($row)*
+        }
+    };
+    (check_if_phone_number_is_opted_out $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [check_if_phone_number_is_opted_out $crate::OperationName::CheckIfPhoneNumberIsOptedOut, $crate::CheckIfPhoneNumberIsOptedOutInput, $crate::CheckIfPhoneNumberIsOptedOutResponse, $crate::CheckIfPhoneNumberIsOptedOutError] $($row)*
+        }
+    };
+    (confirm_subscription $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [confirm_subscription $crate::OperationName::ConfirmSubscription, $crate::ConfirmSubscriptionInput, $crate::ConfirmSubscriptionResponse, $crate::ConfirmSubscriptionError] $($row)*
+        }
+    };
+    (create_platform_application $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_platform_application $crate::OperationName::CreatePlatformApplication, $crate::CreatePlatformApplicationInput, $crate::CreatePlatformApplicationResponse, $crate::CreatePlatformApplicationError] $($row)*
+        }
+    };
+    (create_platform_endpoint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_platform_endpoint $crate::OperationName::CreatePlatformEndpoint, $crate::CreatePlatformEndpointInput, $crate::CreateEndpointResponse, $crate::CreatePlatformEndpointError] $($row)*
+        }
+    };
+    (create_sms_sandbox_phone_number $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_sms_sandbox_phone_number $crate::OperationName::CreateSMSSandboxPhoneNumber, $crate::CreateSMSSandboxPhoneNumberInput, $crate::CreateSMSSandboxPhoneNumberResult, $crate::CreateSMSSandboxPhoneNumberError] $($row)*
+        }
+    };
+    (create_topic $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_topic $crate::OperationName::CreateTopic, $crate::CreateTopicInput, $crate::CreateTopicResponse, $crate::CreateTopicError] $($row)*
+        }
+    };
+    (delete_endpoint $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_endpoint $crate::OperationName::DeleteEndpoint, $crate::DeleteEndpointInput, $crate::__rt::Unit, $crate::DeleteEndpointError] $($row)*
+        }
+    };
+    (delete_platform_application $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_platform_application $crate::OperationName::DeletePlatformApplication, $crate::DeletePlatformApplicationInput, $crate::__rt::Unit, $crate::DeletePlatformApplicationError] $($row)*
+        }
+    };
+    (delete_sms_sandbox_phone_number $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_sms_sandbox_phone_number $crate::OperationName::DeleteSMSSandboxPhoneNumber, $crate::DeleteSMSSandboxPhoneNumberInput, $crate::DeleteSMSSandboxPhoneNumberResult, $crate::DeleteSMSSandboxPhoneNumberError] $($row)*
+        }
+    };
+    (delete_topic $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_topic $crate::OperationName::DeleteTopic, $crate::DeleteTopicInput, $crate::__rt::Unit, $crate::DeleteTopicError] $($row)*
+        }
+    };
+    (get_data_protection_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_data_protection_policy $crate::OperationName::GetDataProtectionPolicy, $crate::GetDataProtectionPolicyInput, $crate::GetDataProtectionPolicyResponse, $crate::GetDataProtectionPolicyError] $($row)*
+        }
+    };
+    (get_endpoint_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_endpoint_attributes $crate::OperationName::GetEndpointAttributes, $crate::GetEndpointAttributesInput, $crate::GetEndpointAttributesResponse, $crate::GetEndpointAttributesError] $($row)*
+        }
+    };
+    (get_platform_application_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_platform_application_attributes $crate::OperationName::GetPlatformApplicationAttributes, $crate::GetPlatformApplicationAttributesInput, $crate::GetPlatformApplicationAttributesResponse, $crate::GetPlatformApplicationAttributesError] $($row)*
+        }
+    };
+    (get_sms_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_sms_attributes $crate::OperationName::GetSMSAttributes, $crate::GetSMSAttributesInput, $crate::GetSMSAttributesResponse, $crate::GetSMSAttributesError] $($row)*
+        }
+    };
+    (get_sms_sandbox_account_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_sms_sandbox_account_status $crate::OperationName::GetSMSSandboxAccountStatus, $crate::GetSMSSandboxAccountStatusInput, $crate::GetSMSSandboxAccountStatusResult, $crate::GetSMSSandboxAccountStatusError] $($row)*
+        }
+    };
+    (get_subscription_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_subscription_attributes $crate::OperationName::GetSubscriptionAttributes, $crate::GetSubscriptionAttributesInput, $crate::GetSubscriptionAttributesResponse, $crate::GetSubscriptionAttributesError] $($row)*
+        }
+    };
+    (get_topic_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_topic_attributes $crate::OperationName::GetTopicAttributes, $crate::GetTopicAttributesInput, $crate::GetTopicAttributesResponse, $crate::GetTopicAttributesError] $($row)*
+        }
+    };
+    (list_endpoints_by_platform_application $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_endpoints_by_platform_application $crate::OperationName::ListEndpointsByPlatformApplication, $crate::ListEndpointsByPlatformApplicationInput, $crate::ListEndpointsByPlatformApplicationResponse, $crate::ListEndpointsByPlatformApplicationError] $($row)*
+        }
+    };
+    (list_origination_numbers $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_origination_numbers $crate::OperationName::ListOriginationNumbers, $crate::ListOriginationNumbersRequest, $crate::ListOriginationNumbersResult, $crate::ListOriginationNumbersError] $($row)*
+        }
+    };
+    (list_phone_numbers_opted_out $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_phone_numbers_opted_out $crate::OperationName::ListPhoneNumbersOptedOut, $crate::ListPhoneNumbersOptedOutInput, $crate::ListPhoneNumbersOptedOutResponse, $crate::ListPhoneNumbersOptedOutError] $($row)*
+        }
+    };
+    (list_platform_applications $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_platform_applications $crate::OperationName::ListPlatformApplications, $crate::ListPlatformApplicationsInput, $crate::ListPlatformApplicationsResponse, $crate::ListPlatformApplicationsError] $($row)*
+        }
+    };
+    (list_sms_sandbox_phone_numbers $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_sms_sandbox_phone_numbers $crate::OperationName::ListSMSSandboxPhoneNumbers, $crate::ListSMSSandboxPhoneNumbersInput, $crate::ListSMSSandboxPhoneNumbersResult, $crate::ListSMSSandboxPhoneNumbersError] $($row)*
+        }
+    };
+    (list_subscriptions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_subscriptions $crate::OperationName::ListSubscriptions, $crate::ListSubscriptionsInput, $crate::ListSubscriptionsResponse, $crate::ListSubscriptionsError] $($row)*
+        }
+    };
+    (list_subscriptions_by_topic $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_subscriptions_by_topic $crate::OperationName::ListSubscriptionsByTopic, $crate::ListSubscriptionsByTopicInput, $crate::ListSubscriptionsByTopicResponse, $crate::ListSubscriptionsByTopicError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceRequest, $crate::ListTagsForResourceResponse, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (list_topics $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_topics $crate::OperationName::ListTopics, $crate::ListTopicsInput, $crate::ListTopicsResponse, $crate::ListTopicsError] $($row)*
+        }
+    };
+    (opt_in_phone_number $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [opt_in_phone_number $crate::OperationName::OptInPhoneNumber, $crate::OptInPhoneNumberInput, $crate::OptInPhoneNumberResponse, $crate::OptInPhoneNumberError] $($row)*
+        }
+    };
+    (publish $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [publish $crate::OperationName::Publish, $crate::PublishInput, $crate::PublishResponse, $crate::PublishError] $($row)*
+        }
+    };
+    (publish_batch $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [publish_batch $crate::OperationName::PublishBatch, $crate::PublishBatchInput, $crate::PublishBatchResponse, $crate::PublishBatchError] $($row)*
+        }
+    };
+    (put_data_protection_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_data_protection_policy $crate::OperationName::PutDataProtectionPolicy, $crate::PutDataProtectionPolicyInput, $crate::__rt::Unit, $crate::PutDataProtectionPolicyError] $($row)*
+        }
+    };
+    (remove_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_permission $crate::OperationName::RemovePermission, $crate::RemovePermissionInput, $crate::__rt::Unit, $crate::RemovePermissionError] $($row)*
+        }
+    };
+    (set_endpoint_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_endpoint_attributes $crate::OperationName::SetEndpointAttributes, $crate::SetEndpointAttributesInput, $crate::__rt::Unit, $crate::SetEndpointAttributesError] $($row)*
+        }
+    };
+    (set_platform_application_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_platform_application_attributes $crate::OperationName::SetPlatformApplicationAttributes, $crate::SetPlatformApplicationAttributesInput, $crate::__rt::Unit, $crate::SetPlatformApplicationAttributesError] $($row)*
+        }
+    };
+    (set_sms_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_sms_attributes $crate::OperationName::SetSMSAttributes, $crate::SetSMSAttributesInput, $crate::SetSMSAttributesResponse, $crate::SetSMSAttributesError] $($row)*
+        }
+    };
+    (set_subscription_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_subscription_attributes $crate::OperationName::SetSubscriptionAttributes, $crate::SetSubscriptionAttributesInput, $crate::__rt::Unit, $crate::SetSubscriptionAttributesError] $($row)*
+        }
+    };
+    (set_topic_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_topic_attributes $crate::OperationName::SetTopicAttributes, $crate::SetTopicAttributesInput, $crate::__rt::Unit, $crate::SetTopicAttributesError] $($row)*
+        }
+    };
+    (subscribe $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [subscribe $crate::OperationName::Subscribe, $crate::SubscribeInput, $crate::SubscribeResponse, $crate::SubscribeError] $($row)*
+        }
+    };
+    (tag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_resource $crate::OperationName::TagResource, $crate::TagResourceRequest, $crate::TagResourceResponse, $crate::TagResourceError] $($row)*
+        }
+    };
+    (unsubscribe $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [unsubscribe $crate::OperationName::Unsubscribe, $crate::UnsubscribeInput, $crate::__rt::Unit, $crate::UnsubscribeError] $($row)*
+        }
+    };
+    (untag_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_resource $crate::OperationName::UntagResource, $crate::UntagResourceRequest, $crate::UntagResourceResponse, $crate::UntagResourceError] $($row)*
+        }
+    };
+    (verify_sms_sandbox_phone_number $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [verify_sms_sandbox_phone_number $crate::OperationName::VerifySMSSandboxPhoneNumber, $crate::VerifySMSSandboxPhoneNumberInput, $crate::VerifySMSSandboxPhoneNumberResult, $crate::VerifySMSSandboxPhoneNumberError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of SNS"));
+    };
 }

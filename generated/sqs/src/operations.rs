@@ -1869,6 +1869,17 @@ pub trait Sqs: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UntagQueue").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -1879,6 +1890,10 @@ pub async fn dispatch<S: Sqs>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AddPermission => service
             .add_permission(ctx, rt::FromValue::from_value(input)?)
@@ -2029,4 +2044,164 @@ impl<S: Sqs> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Sqs`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     add_permission => ops::add_permission,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Sqs for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Sqs for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (add_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_permission $crate::OperationName::AddPermission, $crate::AddPermissionRequest, $crate::__rt::Unit, $crate::AddPermissionError] $($row)*
+        }
+    };
+    (cancel_message_move_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_message_move_task $crate::OperationName::CancelMessageMoveTask, $crate::CancelMessageMoveTaskRequest, $crate::CancelMessageMoveTaskResult, $crate::CancelMessageMoveTaskError] $($row)*
+        }
+    };
+    (change_message_visibility $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [change_message_visibility $crate::OperationName::ChangeMessageVisibility, $crate::ChangeMessageVisibilityRequest, $crate::__rt::Unit, $crate::ChangeMessageVisibilityError] $($row)*
+        }
+    };
+    (change_message_visibility_batch $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [change_message_visibility_batch $crate::OperationName::ChangeMessageVisibilityBatch, $crate::ChangeMessageVisibilityBatchRequest, $crate::ChangeMessageVisibilityBatchResult, $crate::ChangeMessageVisibilityBatchError] $($row)*
+        }
+    };
+    (create_queue $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_queue $crate::OperationName::CreateQueue, $crate::CreateQueueRequest, $crate::CreateQueueResult, $crate::CreateQueueError] $($row)*
+        }
+    };
+    (delete_message $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_message $crate::OperationName::DeleteMessage, $crate::DeleteMessageRequest, $crate::__rt::Unit, $crate::DeleteMessageError] $($row)*
+        }
+    };
+    (delete_message_batch $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_message_batch $crate::OperationName::DeleteMessageBatch, $crate::DeleteMessageBatchRequest, $crate::DeleteMessageBatchResult, $crate::DeleteMessageBatchError] $($row)*
+        }
+    };
+    (delete_queue $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_queue $crate::OperationName::DeleteQueue, $crate::DeleteQueueRequest, $crate::__rt::Unit, $crate::DeleteQueueError] $($row)*
+        }
+    };
+    (get_queue_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_queue_attributes $crate::OperationName::GetQueueAttributes, $crate::GetQueueAttributesRequest, $crate::GetQueueAttributesResult, $crate::GetQueueAttributesError] $($row)*
+        }
+    };
+    (get_queue_url $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_queue_url $crate::OperationName::GetQueueUrl, $crate::GetQueueUrlRequest, $crate::GetQueueUrlResult, $crate::GetQueueUrlError] $($row)*
+        }
+    };
+    (list_dead_letter_source_queues $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_dead_letter_source_queues $crate::OperationName::ListDeadLetterSourceQueues, $crate::ListDeadLetterSourceQueuesRequest, $crate::ListDeadLetterSourceQueuesResult, $crate::ListDeadLetterSourceQueuesError] $($row)*
+        }
+    };
+    (list_message_move_tasks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_message_move_tasks $crate::OperationName::ListMessageMoveTasks, $crate::ListMessageMoveTasksRequest, $crate::ListMessageMoveTasksResult, $crate::ListMessageMoveTasksError] $($row)*
+        }
+    };
+    (list_queue_tags $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_queue_tags $crate::OperationName::ListQueueTags, $crate::ListQueueTagsRequest, $crate::ListQueueTagsResult, $crate::ListQueueTagsError] $($row)*
+        }
+    };
+    (list_queues $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_queues $crate::OperationName::ListQueues, $crate::ListQueuesRequest, $crate::ListQueuesResult, $crate::ListQueuesError] $($row)*
+        }
+    };
+    (purge_queue $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [purge_queue $crate::OperationName::PurgeQueue, $crate::PurgeQueueRequest, $crate::__rt::Unit, $crate::PurgeQueueError] $($row)*
+        }
+    };
+    (receive_message $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [receive_message $crate::OperationName::ReceiveMessage, $crate::ReceiveMessageRequest, $crate::ReceiveMessageResult, $crate::ReceiveMessageError] $($row)*
+        }
+    };
+    (remove_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_permission $crate::OperationName::RemovePermission, $crate::RemovePermissionRequest, $crate::__rt::Unit, $crate::RemovePermissionError] $($row)*
+        }
+    };
+    (send_message $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_message $crate::OperationName::SendMessage, $crate::SendMessageRequest, $crate::SendMessageResult, $crate::SendMessageError] $($row)*
+        }
+    };
+    (send_message_batch $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_message_batch $crate::OperationName::SendMessageBatch, $crate::SendMessageBatchRequest, $crate::SendMessageBatchResult, $crate::SendMessageBatchError] $($row)*
+        }
+    };
+    (set_queue_attributes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [set_queue_attributes $crate::OperationName::SetQueueAttributes, $crate::SetQueueAttributesRequest, $crate::__rt::Unit, $crate::SetQueueAttributesError] $($row)*
+        }
+    };
+    (start_message_move_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_message_move_task $crate::OperationName::StartMessageMoveTask, $crate::StartMessageMoveTaskRequest, $crate::StartMessageMoveTaskResult, $crate::StartMessageMoveTaskError] $($row)*
+        }
+    };
+    (tag_queue $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [tag_queue $crate::OperationName::TagQueue, $crate::TagQueueRequest, $crate::__rt::Unit, $crate::TagQueueError] $($row)*
+        }
+    };
+    (untag_queue $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [untag_queue $crate::OperationName::UntagQueue, $crate::UntagQueueRequest, $crate::__rt::Unit, $crate::UntagQueueError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of SQS"));
+    };
 }

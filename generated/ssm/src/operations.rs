@@ -8763,6 +8763,17 @@ pub trait Ssm: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("UpdateServiceSetting").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -8773,6 +8784,10 @@ pub async fn dispatch<S: Ssm>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AddTagsToResource => service
             .add_tags_to_resource(ctx, rt::FromValue::from_value(input)?)
@@ -9538,4 +9553,779 @@ impl<S: Ssm> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Ssm`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     add_tags_to_resource => ops::add_tags_to_resource,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Ssm for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Ssm for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (add_tags_to_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [add_tags_to_resource $crate::OperationName::AddTagsToResource, $crate::AddTagsToResourceRequest, $crate::AddTagsToResourceResult, $crate::AddTagsToResourceError] $($row)*
+        }
+    };
+    (associate_ops_item_related_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [associate_ops_item_related_item $crate::OperationName::AssociateOpsItemRelatedItem, $crate::AssociateOpsItemRelatedItemRequest, $crate::AssociateOpsItemRelatedItemResponse, $crate::AssociateOpsItemRelatedItemError] $($row)*
+        }
+    };
+    (cancel_command $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_command $crate::OperationName::CancelCommand, $crate::CancelCommandRequest, $crate::CancelCommandResult, $crate::CancelCommandError] $($row)*
+        }
+    };
+    (cancel_maintenance_window_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [cancel_maintenance_window_execution $crate::OperationName::CancelMaintenanceWindowExecution, $crate::CancelMaintenanceWindowExecutionRequest, $crate::CancelMaintenanceWindowExecutionResult, $crate::CancelMaintenanceWindowExecutionError] $($row)*
+        }
+    };
+    (create_activation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_activation $crate::OperationName::CreateActivation, $crate::CreateActivationRequest, $crate::CreateActivationResult, $crate::CreateActivationError] $($row)*
+        }
+    };
+    (create_association $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_association $crate::OperationName::CreateAssociation, $crate::CreateAssociationRequest, $crate::CreateAssociationResult, $crate::CreateAssociationError] $($row)*
+        }
+    };
+    (create_association_batch $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_association_batch $crate::OperationName::CreateAssociationBatch, $crate::CreateAssociationBatchRequest, $crate::CreateAssociationBatchResult, $crate::CreateAssociationBatchError] $($row)*
+        }
+    };
+    (create_document $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_document $crate::OperationName::CreateDocument, $crate::CreateDocumentRequest, $crate::CreateDocumentResult, $crate::CreateDocumentError] $($row)*
+        }
+    };
+    (create_maintenance_window $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_maintenance_window $crate::OperationName::CreateMaintenanceWindow, $crate::CreateMaintenanceWindowRequest, $crate::CreateMaintenanceWindowResult, $crate::CreateMaintenanceWindowError] $($row)*
+        }
+    };
+    (create_ops_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_ops_item $crate::OperationName::CreateOpsItem, $crate::CreateOpsItemRequest, $crate::CreateOpsItemResponse, $crate::CreateOpsItemError] $($row)*
+        }
+    };
+    (create_ops_metadata $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_ops_metadata $crate::OperationName::CreateOpsMetadata, $crate::CreateOpsMetadataRequest, $crate::CreateOpsMetadataResult, $crate::CreateOpsMetadataError] $($row)*
+        }
+    };
+    (create_patch_baseline $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_patch_baseline $crate::OperationName::CreatePatchBaseline, $crate::CreatePatchBaselineRequest, $crate::CreatePatchBaselineResult, $crate::CreatePatchBaselineError] $($row)*
+        }
+    };
+    (create_resource_data_sync $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [create_resource_data_sync $crate::OperationName::CreateResourceDataSync, $crate::CreateResourceDataSyncRequest, $crate::CreateResourceDataSyncResult, $crate::CreateResourceDataSyncError] $($row)*
+        }
+    };
+    (delete_activation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_activation $crate::OperationName::DeleteActivation, $crate::DeleteActivationRequest, $crate::DeleteActivationResult, $crate::DeleteActivationError] $($row)*
+        }
+    };
+    (delete_association $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_association $crate::OperationName::DeleteAssociation, $crate::DeleteAssociationRequest, $crate::DeleteAssociationResult, $crate::DeleteAssociationError] $($row)*
+        }
+    };
+    (delete_document $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_document $crate::OperationName::DeleteDocument, $crate::DeleteDocumentRequest, $crate::DeleteDocumentResult, $crate::DeleteDocumentError] $($row)*
+        }
+    };
+    (delete_inventory $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_inventory $crate::OperationName::DeleteInventory, $crate::DeleteInventoryRequest, $crate::DeleteInventoryResult, $crate::DeleteInventoryError] $($row)*
+        }
+    };
+    (delete_maintenance_window $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_maintenance_window $crate::OperationName::DeleteMaintenanceWindow, $crate::DeleteMaintenanceWindowRequest, $crate::DeleteMaintenanceWindowResult, $crate::DeleteMaintenanceWindowError] $($row)*
+        }
+    };
+    (delete_ops_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_ops_item $crate::OperationName::DeleteOpsItem, $crate::DeleteOpsItemRequest, $crate::DeleteOpsItemResponse, $crate::DeleteOpsItemError] $($row)*
+        }
+    };
+    (delete_ops_metadata $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_ops_metadata $crate::OperationName::DeleteOpsMetadata, $crate::DeleteOpsMetadataRequest, $crate::DeleteOpsMetadataResult, $crate::DeleteOpsMetadataError] $($row)*
+        }
+    };
+    (delete_parameter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_parameter $crate::OperationName::DeleteParameter, $crate::DeleteParameterRequest, $crate::DeleteParameterResult, $crate::DeleteParameterError] $($row)*
+        }
+    };
+    (delete_parameters $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_parameters $crate::OperationName::DeleteParameters, $crate::DeleteParametersRequest, $crate::DeleteParametersResult, $crate::DeleteParametersError] $($row)*
+        }
+    };
+    (delete_patch_baseline $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_patch_baseline $crate::OperationName::DeletePatchBaseline, $crate::DeletePatchBaselineRequest, $crate::DeletePatchBaselineResult, $crate::DeletePatchBaselineError] $($row)*
+        }
+    };
+    (delete_resource_data_sync $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_resource_data_sync $crate::OperationName::DeleteResourceDataSync, $crate::DeleteResourceDataSyncRequest, $crate::DeleteResourceDataSyncResult, $crate::DeleteResourceDataSyncError] $($row)*
+        }
+    };
+    (delete_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [delete_resource_policy $crate::OperationName::DeleteResourcePolicy, $crate::DeleteResourcePolicyRequest, $crate::DeleteResourcePolicyResponse, $crate::DeleteResourcePolicyError] $($row)*
+        }
+    };
+    (deregister_managed_instance $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deregister_managed_instance $crate::OperationName::DeregisterManagedInstance, $crate::DeregisterManagedInstanceRequest, $crate::DeregisterManagedInstanceResult, $crate::DeregisterManagedInstanceError] $($row)*
+        }
+    };
+    (deregister_patch_baseline_for_patch_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deregister_patch_baseline_for_patch_group $crate::OperationName::DeregisterPatchBaselineForPatchGroup, $crate::DeregisterPatchBaselineForPatchGroupRequest, $crate::DeregisterPatchBaselineForPatchGroupResult, $crate::DeregisterPatchBaselineForPatchGroupError] $($row)*
+        }
+    };
+    (deregister_target_from_maintenance_window $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deregister_target_from_maintenance_window $crate::OperationName::DeregisterTargetFromMaintenanceWindow, $crate::DeregisterTargetFromMaintenanceWindowRequest, $crate::DeregisterTargetFromMaintenanceWindowResult, $crate::DeregisterTargetFromMaintenanceWindowError] $($row)*
+        }
+    };
+    (deregister_task_from_maintenance_window $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [deregister_task_from_maintenance_window $crate::OperationName::DeregisterTaskFromMaintenanceWindow, $crate::DeregisterTaskFromMaintenanceWindowRequest, $crate::DeregisterTaskFromMaintenanceWindowResult, $crate::DeregisterTaskFromMaintenanceWindowError] $($row)*
+        }
+    };
+    (describe_activations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_activations $crate::OperationName::DescribeActivations, $crate::DescribeActivationsRequest, $crate::DescribeActivationsResult, $crate::DescribeActivationsError] $($row)*
+        }
+    };
+    (describe_association $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_association $crate::OperationName::DescribeAssociation, $crate::DescribeAssociationRequest, $crate::DescribeAssociationResult, $crate::DescribeAssociationError] $($row)*
+        }
+    };
+    (describe_association_execution_targets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_association_execution_targets $crate::OperationName::DescribeAssociationExecutionTargets, $crate::DescribeAssociationExecutionTargetsRequest, $crate::DescribeAssociationExecutionTargetsResult, $crate::DescribeAssociationExecutionTargetsError] $($row)*
+        }
+    };
+    (describe_association_executions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_association_executions $crate::OperationName::DescribeAssociationExecutions, $crate::DescribeAssociationExecutionsRequest, $crate::DescribeAssociationExecutionsResult, $crate::DescribeAssociationExecutionsError] $($row)*
+        }
+    };
+    (describe_automation_executions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_automation_executions $crate::OperationName::DescribeAutomationExecutions, $crate::DescribeAutomationExecutionsRequest, $crate::DescribeAutomationExecutionsResult, $crate::DescribeAutomationExecutionsError] $($row)*
+        }
+    };
+    (describe_automation_step_executions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_automation_step_executions $crate::OperationName::DescribeAutomationStepExecutions, $crate::DescribeAutomationStepExecutionsRequest, $crate::DescribeAutomationStepExecutionsResult, $crate::DescribeAutomationStepExecutionsError] $($row)*
+        }
+    };
+    (describe_available_patches $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_available_patches $crate::OperationName::DescribeAvailablePatches, $crate::DescribeAvailablePatchesRequest, $crate::DescribeAvailablePatchesResult, $crate::DescribeAvailablePatchesError] $($row)*
+        }
+    };
+    (describe_document $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_document $crate::OperationName::DescribeDocument, $crate::DescribeDocumentRequest, $crate::DescribeDocumentResult, $crate::DescribeDocumentError] $($row)*
+        }
+    };
+    (describe_document_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_document_permission $crate::OperationName::DescribeDocumentPermission, $crate::DescribeDocumentPermissionRequest, $crate::DescribeDocumentPermissionResponse, $crate::DescribeDocumentPermissionError] $($row)*
+        }
+    };
+    (describe_effective_instance_associations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_effective_instance_associations $crate::OperationName::DescribeEffectiveInstanceAssociations, $crate::DescribeEffectiveInstanceAssociationsRequest, $crate::DescribeEffectiveInstanceAssociationsResult, $crate::DescribeEffectiveInstanceAssociationsError] $($row)*
+        }
+    };
+    (describe_effective_patches_for_patch_baseline $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_effective_patches_for_patch_baseline $crate::OperationName::DescribeEffectivePatchesForPatchBaseline, $crate::DescribeEffectivePatchesForPatchBaselineRequest, $crate::DescribeEffectivePatchesForPatchBaselineResult, $crate::DescribeEffectivePatchesForPatchBaselineError] $($row)*
+        }
+    };
+    (describe_instance_associations_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_instance_associations_status $crate::OperationName::DescribeInstanceAssociationsStatus, $crate::DescribeInstanceAssociationsStatusRequest, $crate::DescribeInstanceAssociationsStatusResult, $crate::DescribeInstanceAssociationsStatusError] $($row)*
+        }
+    };
+    (describe_instance_information $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_instance_information $crate::OperationName::DescribeInstanceInformation, $crate::DescribeInstanceInformationRequest, $crate::DescribeInstanceInformationResult, $crate::DescribeInstanceInformationError] $($row)*
+        }
+    };
+    (describe_instance_patch_states $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_instance_patch_states $crate::OperationName::DescribeInstancePatchStates, $crate::DescribeInstancePatchStatesRequest, $crate::DescribeInstancePatchStatesResult, $crate::DescribeInstancePatchStatesError] $($row)*
+        }
+    };
+    (describe_instance_patch_states_for_patch_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_instance_patch_states_for_patch_group $crate::OperationName::DescribeInstancePatchStatesForPatchGroup, $crate::DescribeInstancePatchStatesForPatchGroupRequest, $crate::DescribeInstancePatchStatesForPatchGroupResult, $crate::DescribeInstancePatchStatesForPatchGroupError] $($row)*
+        }
+    };
+    (describe_instance_patches $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_instance_patches $crate::OperationName::DescribeInstancePatches, $crate::DescribeInstancePatchesRequest, $crate::DescribeInstancePatchesResult, $crate::DescribeInstancePatchesError] $($row)*
+        }
+    };
+    (describe_instance_properties $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_instance_properties $crate::OperationName::DescribeInstanceProperties, $crate::DescribeInstancePropertiesRequest, $crate::DescribeInstancePropertiesResult, $crate::DescribeInstancePropertiesError] $($row)*
+        }
+    };
+    (describe_inventory_deletions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_inventory_deletions $crate::OperationName::DescribeInventoryDeletions, $crate::DescribeInventoryDeletionsRequest, $crate::DescribeInventoryDeletionsResult, $crate::DescribeInventoryDeletionsError] $($row)*
+        }
+    };
+    (describe_maintenance_window_execution_task_invocations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_maintenance_window_execution_task_invocations $crate::OperationName::DescribeMaintenanceWindowExecutionTaskInvocations, $crate::DescribeMaintenanceWindowExecutionTaskInvocationsRequest, $crate::DescribeMaintenanceWindowExecutionTaskInvocationsResult, $crate::DescribeMaintenanceWindowExecutionTaskInvocationsError] $($row)*
+        }
+    };
+    (describe_maintenance_window_execution_tasks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_maintenance_window_execution_tasks $crate::OperationName::DescribeMaintenanceWindowExecutionTasks, $crate::DescribeMaintenanceWindowExecutionTasksRequest, $crate::DescribeMaintenanceWindowExecutionTasksResult, $crate::DescribeMaintenanceWindowExecutionTasksError] $($row)*
+        }
+    };
+    (describe_maintenance_window_executions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_maintenance_window_executions $crate::OperationName::DescribeMaintenanceWindowExecutions, $crate::DescribeMaintenanceWindowExecutionsRequest, $crate::DescribeMaintenanceWindowExecutionsResult, $crate::DescribeMaintenanceWindowExecutionsError] $($row)*
+        }
+    };
+    (describe_maintenance_window_schedule $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_maintenance_window_schedule $crate::OperationName::DescribeMaintenanceWindowSchedule, $crate::DescribeMaintenanceWindowScheduleRequest, $crate::DescribeMaintenanceWindowScheduleResult, $crate::DescribeMaintenanceWindowScheduleError] $($row)*
+        }
+    };
+    (describe_maintenance_window_targets $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_maintenance_window_targets $crate::OperationName::DescribeMaintenanceWindowTargets, $crate::DescribeMaintenanceWindowTargetsRequest, $crate::DescribeMaintenanceWindowTargetsResult, $crate::DescribeMaintenanceWindowTargetsError] $($row)*
+        }
+    };
+    (describe_maintenance_window_tasks $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_maintenance_window_tasks $crate::OperationName::DescribeMaintenanceWindowTasks, $crate::DescribeMaintenanceWindowTasksRequest, $crate::DescribeMaintenanceWindowTasksResult, $crate::DescribeMaintenanceWindowTasksError] $($row)*
+        }
+    };
+    (describe_maintenance_windows $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_maintenance_windows $crate::OperationName::DescribeMaintenanceWindows, $crate::DescribeMaintenanceWindowsRequest, $crate::DescribeMaintenanceWindowsResult, $crate::DescribeMaintenanceWindowsError] $($row)*
+        }
+    };
+    (describe_maintenance_windows_for_target $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_maintenance_windows_for_target $crate::OperationName::DescribeMaintenanceWindowsForTarget, $crate::DescribeMaintenanceWindowsForTargetRequest, $crate::DescribeMaintenanceWindowsForTargetResult, $crate::DescribeMaintenanceWindowsForTargetError] $($row)*
+        }
+    };
+    (describe_ops_items $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_ops_items $crate::OperationName::DescribeOpsItems, $crate::DescribeOpsItemsRequest, $crate::DescribeOpsItemsResponse, $crate::DescribeOpsItemsError] $($row)*
+        }
+    };
+    (describe_parameters $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_parameters $crate::OperationName::DescribeParameters, $crate::DescribeParametersRequest, $crate::DescribeParametersResult, $crate::DescribeParametersError] $($row)*
+        }
+    };
+    (describe_patch_baselines $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_patch_baselines $crate::OperationName::DescribePatchBaselines, $crate::DescribePatchBaselinesRequest, $crate::DescribePatchBaselinesResult, $crate::DescribePatchBaselinesError] $($row)*
+        }
+    };
+    (describe_patch_group_state $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_patch_group_state $crate::OperationName::DescribePatchGroupState, $crate::DescribePatchGroupStateRequest, $crate::DescribePatchGroupStateResult, $crate::DescribePatchGroupStateError] $($row)*
+        }
+    };
+    (describe_patch_groups $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_patch_groups $crate::OperationName::DescribePatchGroups, $crate::DescribePatchGroupsRequest, $crate::DescribePatchGroupsResult, $crate::DescribePatchGroupsError] $($row)*
+        }
+    };
+    (describe_patch_properties $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_patch_properties $crate::OperationName::DescribePatchProperties, $crate::DescribePatchPropertiesRequest, $crate::DescribePatchPropertiesResult, $crate::DescribePatchPropertiesError] $($row)*
+        }
+    };
+    (describe_sessions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [describe_sessions $crate::OperationName::DescribeSessions, $crate::DescribeSessionsRequest, $crate::DescribeSessionsResponse, $crate::DescribeSessionsError] $($row)*
+        }
+    };
+    (disassociate_ops_item_related_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [disassociate_ops_item_related_item $crate::OperationName::DisassociateOpsItemRelatedItem, $crate::DisassociateOpsItemRelatedItemRequest, $crate::DisassociateOpsItemRelatedItemResponse, $crate::DisassociateOpsItemRelatedItemError] $($row)*
+        }
+    };
+    (get_access_token $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_access_token $crate::OperationName::GetAccessToken, $crate::GetAccessTokenRequest, $crate::GetAccessTokenResponse, $crate::GetAccessTokenError] $($row)*
+        }
+    };
+    (get_automation_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_automation_execution $crate::OperationName::GetAutomationExecution, $crate::GetAutomationExecutionRequest, $crate::GetAutomationExecutionResult, $crate::GetAutomationExecutionError] $($row)*
+        }
+    };
+    (get_calendar_state $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_calendar_state $crate::OperationName::GetCalendarState, $crate::GetCalendarStateRequest, $crate::GetCalendarStateResponse, $crate::GetCalendarStateError] $($row)*
+        }
+    };
+    (get_command_invocation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_command_invocation $crate::OperationName::GetCommandInvocation, $crate::GetCommandInvocationRequest, $crate::GetCommandInvocationResult, $crate::GetCommandInvocationError] $($row)*
+        }
+    };
+    (get_connection_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_connection_status $crate::OperationName::GetConnectionStatus, $crate::GetConnectionStatusRequest, $crate::GetConnectionStatusResponse, $crate::GetConnectionStatusError] $($row)*
+        }
+    };
+    (get_default_patch_baseline $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_default_patch_baseline $crate::OperationName::GetDefaultPatchBaseline, $crate::GetDefaultPatchBaselineRequest, $crate::GetDefaultPatchBaselineResult, $crate::GetDefaultPatchBaselineError] $($row)*
+        }
+    };
+    (get_deployable_patch_snapshot_for_instance $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_deployable_patch_snapshot_for_instance $crate::OperationName::GetDeployablePatchSnapshotForInstance, $crate::GetDeployablePatchSnapshotForInstanceRequest, $crate::GetDeployablePatchSnapshotForInstanceResult, $crate::GetDeployablePatchSnapshotForInstanceError] $($row)*
+        }
+    };
+    (get_document $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_document $crate::OperationName::GetDocument, $crate::GetDocumentRequest, $crate::GetDocumentResult, $crate::GetDocumentError] $($row)*
+        }
+    };
+    (get_execution_preview $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_execution_preview $crate::OperationName::GetExecutionPreview, $crate::GetExecutionPreviewRequest, $crate::GetExecutionPreviewResponse, $crate::GetExecutionPreviewError] $($row)*
+        }
+    };
+    (get_inventory $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_inventory $crate::OperationName::GetInventory, $crate::GetInventoryRequest, $crate::GetInventoryResult, $crate::GetInventoryError] $($row)*
+        }
+    };
+    (get_inventory_schema $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_inventory_schema $crate::OperationName::GetInventorySchema, $crate::GetInventorySchemaRequest, $crate::GetInventorySchemaResult, $crate::GetInventorySchemaError] $($row)*
+        }
+    };
+    (get_maintenance_window $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_maintenance_window $crate::OperationName::GetMaintenanceWindow, $crate::GetMaintenanceWindowRequest, $crate::GetMaintenanceWindowResult, $crate::GetMaintenanceWindowError] $($row)*
+        }
+    };
+    (get_maintenance_window_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_maintenance_window_execution $crate::OperationName::GetMaintenanceWindowExecution, $crate::GetMaintenanceWindowExecutionRequest, $crate::GetMaintenanceWindowExecutionResult, $crate::GetMaintenanceWindowExecutionError] $($row)*
+        }
+    };
+    (get_maintenance_window_execution_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_maintenance_window_execution_task $crate::OperationName::GetMaintenanceWindowExecutionTask, $crate::GetMaintenanceWindowExecutionTaskRequest, $crate::GetMaintenanceWindowExecutionTaskResult, $crate::GetMaintenanceWindowExecutionTaskError] $($row)*
+        }
+    };
+    (get_maintenance_window_execution_task_invocation $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_maintenance_window_execution_task_invocation $crate::OperationName::GetMaintenanceWindowExecutionTaskInvocation, $crate::GetMaintenanceWindowExecutionTaskInvocationRequest, $crate::GetMaintenanceWindowExecutionTaskInvocationResult, $crate::GetMaintenanceWindowExecutionTaskInvocationError] $($row)*
+        }
+    };
+    (get_maintenance_window_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_maintenance_window_task $crate::OperationName::GetMaintenanceWindowTask, $crate::GetMaintenanceWindowTaskRequest, $crate::GetMaintenanceWindowTaskResult, $crate::GetMaintenanceWindowTaskError] $($row)*
+        }
+    };
+    (get_ops_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_ops_item $crate::OperationName::GetOpsItem, $crate::GetOpsItemRequest, $crate::GetOpsItemResponse, $crate::GetOpsItemError] $($row)*
+        }
+    };
+    (get_ops_metadata $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_ops_metadata $crate::OperationName::GetOpsMetadata, $crate::GetOpsMetadataRequest, $crate::GetOpsMetadataResult, $crate::GetOpsMetadataError] $($row)*
+        }
+    };
+    (get_ops_summary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_ops_summary $crate::OperationName::GetOpsSummary, $crate::GetOpsSummaryRequest, $crate::GetOpsSummaryResult, $crate::GetOpsSummaryError] $($row)*
+        }
+    };
+    (get_parameter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_parameter $crate::OperationName::GetParameter, $crate::GetParameterRequest, $crate::GetParameterResult, $crate::GetParameterError] $($row)*
+        }
+    };
+    (get_parameter_history $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_parameter_history $crate::OperationName::GetParameterHistory, $crate::GetParameterHistoryRequest, $crate::GetParameterHistoryResult, $crate::GetParameterHistoryError] $($row)*
+        }
+    };
+    (get_parameters $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_parameters $crate::OperationName::GetParameters, $crate::GetParametersRequest, $crate::GetParametersResult, $crate::GetParametersError] $($row)*
+        }
+    };
+    (get_parameters_by_path $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_parameters_by_path $crate::OperationName::GetParametersByPath, $crate::GetParametersByPathRequest, $crate::GetParametersByPathResult, $crate::GetParametersByPathError] $($row)*
+        }
+    };
+    (get_patch_baseline $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_patch_baseline $crate::OperationName::GetPatchBaseline, $crate::GetPatchBaselineRequest, $crate::GetPatchBaselineResult, $crate::GetPatchBaselineError] $($row)*
+        }
+    };
+    (get_patch_baseline_for_patch_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_patch_baseline_for_patch_group $crate::OperationName::GetPatchBaselineForPatchGroup, $crate::GetPatchBaselineForPatchGroupRequest, $crate::GetPatchBaselineForPatchGroupResult, $crate::GetPatchBaselineForPatchGroupError] $($row)*
+        }
+    };
+    (get_resource_policies $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_resource_policies $crate::OperationName::GetResourcePolicies, $crate::GetResourcePoliciesRequest, $crate::GetResourcePoliciesResponse, $crate::GetResourcePoliciesError] $($row)*
+        }
+    };
+    (get_service_setting $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_service_setting $crate::OperationName::GetServiceSetting, $crate::GetServiceSettingRequest, $crate::GetServiceSettingResult, $crate::GetServiceSettingError] $($row)*
+        }
+    };
+    (label_parameter_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [label_parameter_version $crate::OperationName::LabelParameterVersion, $crate::LabelParameterVersionRequest, $crate::LabelParameterVersionResult, $crate::LabelParameterVersionError] $($row)*
+        }
+    };
+    (list_association_versions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_association_versions $crate::OperationName::ListAssociationVersions, $crate::ListAssociationVersionsRequest, $crate::ListAssociationVersionsResult, $crate::ListAssociationVersionsError] $($row)*
+        }
+    };
+    (list_associations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_associations $crate::OperationName::ListAssociations, $crate::ListAssociationsRequest, $crate::ListAssociationsResult, $crate::ListAssociationsError] $($row)*
+        }
+    };
+    (list_command_invocations $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_command_invocations $crate::OperationName::ListCommandInvocations, $crate::ListCommandInvocationsRequest, $crate::ListCommandInvocationsResult, $crate::ListCommandInvocationsError] $($row)*
+        }
+    };
+    (list_commands $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_commands $crate::OperationName::ListCommands, $crate::ListCommandsRequest, $crate::ListCommandsResult, $crate::ListCommandsError] $($row)*
+        }
+    };
+    (list_compliance_items $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_compliance_items $crate::OperationName::ListComplianceItems, $crate::ListComplianceItemsRequest, $crate::ListComplianceItemsResult, $crate::ListComplianceItemsError] $($row)*
+        }
+    };
+    (list_compliance_summaries $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_compliance_summaries $crate::OperationName::ListComplianceSummaries, $crate::ListComplianceSummariesRequest, $crate::ListComplianceSummariesResult, $crate::ListComplianceSummariesError] $($row)*
+        }
+    };
+    (list_document_metadata_history $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_document_metadata_history $crate::OperationName::ListDocumentMetadataHistory, $crate::ListDocumentMetadataHistoryRequest, $crate::ListDocumentMetadataHistoryResponse, $crate::ListDocumentMetadataHistoryError] $($row)*
+        }
+    };
+    (list_document_versions $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_document_versions $crate::OperationName::ListDocumentVersions, $crate::ListDocumentVersionsRequest, $crate::ListDocumentVersionsResult, $crate::ListDocumentVersionsError] $($row)*
+        }
+    };
+    (list_documents $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_documents $crate::OperationName::ListDocuments, $crate::ListDocumentsRequest, $crate::ListDocumentsResult, $crate::ListDocumentsError] $($row)*
+        }
+    };
+    (list_inventory_entries $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_inventory_entries $crate::OperationName::ListInventoryEntries, $crate::ListInventoryEntriesRequest, $crate::ListInventoryEntriesResult, $crate::ListInventoryEntriesError] $($row)*
+        }
+    };
+    (list_nodes $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_nodes $crate::OperationName::ListNodes, $crate::ListNodesRequest, $crate::ListNodesResult, $crate::ListNodesError] $($row)*
+        }
+    };
+    (list_nodes_summary $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_nodes_summary $crate::OperationName::ListNodesSummary, $crate::ListNodesSummaryRequest, $crate::ListNodesSummaryResult, $crate::ListNodesSummaryError] $($row)*
+        }
+    };
+    (list_ops_item_events $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_ops_item_events $crate::OperationName::ListOpsItemEvents, $crate::ListOpsItemEventsRequest, $crate::ListOpsItemEventsResponse, $crate::ListOpsItemEventsError] $($row)*
+        }
+    };
+    (list_ops_item_related_items $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_ops_item_related_items $crate::OperationName::ListOpsItemRelatedItems, $crate::ListOpsItemRelatedItemsRequest, $crate::ListOpsItemRelatedItemsResponse, $crate::ListOpsItemRelatedItemsError] $($row)*
+        }
+    };
+    (list_ops_metadata $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_ops_metadata $crate::OperationName::ListOpsMetadata, $crate::ListOpsMetadataRequest, $crate::ListOpsMetadataResult, $crate::ListOpsMetadataError] $($row)*
+        }
+    };
+    (list_resource_compliance_summaries $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_resource_compliance_summaries $crate::OperationName::ListResourceComplianceSummaries, $crate::ListResourceComplianceSummariesRequest, $crate::ListResourceComplianceSummariesResult, $crate::ListResourceComplianceSummariesError] $($row)*
+        }
+    };
+    (list_resource_data_sync $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_resource_data_sync $crate::OperationName::ListResourceDataSync, $crate::ListResourceDataSyncRequest, $crate::ListResourceDataSyncResult, $crate::ListResourceDataSyncError] $($row)*
+        }
+    };
+    (list_tags_for_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [list_tags_for_resource $crate::OperationName::ListTagsForResource, $crate::ListTagsForResourceRequest, $crate::ListTagsForResourceResult, $crate::ListTagsForResourceError] $($row)*
+        }
+    };
+    (modify_document_permission $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [modify_document_permission $crate::OperationName::ModifyDocumentPermission, $crate::ModifyDocumentPermissionRequest, $crate::ModifyDocumentPermissionResponse, $crate::ModifyDocumentPermissionError] $($row)*
+        }
+    };
+    (put_compliance_items $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_compliance_items $crate::OperationName::PutComplianceItems, $crate::PutComplianceItemsRequest, $crate::PutComplianceItemsResult, $crate::PutComplianceItemsError] $($row)*
+        }
+    };
+    (put_inventory $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_inventory $crate::OperationName::PutInventory, $crate::PutInventoryRequest, $crate::PutInventoryResult, $crate::PutInventoryError] $($row)*
+        }
+    };
+    (put_parameter $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_parameter $crate::OperationName::PutParameter, $crate::PutParameterRequest, $crate::PutParameterResult, $crate::PutParameterError] $($row)*
+        }
+    };
+    (put_resource_policy $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [put_resource_policy $crate::OperationName::PutResourcePolicy, $crate::PutResourcePolicyRequest, $crate::PutResourcePolicyResponse, $crate::PutResourcePolicyError] $($row)*
+        }
+    };
+    (register_default_patch_baseline $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [register_default_patch_baseline $crate::OperationName::RegisterDefaultPatchBaseline, $crate::RegisterDefaultPatchBaselineRequest, $crate::RegisterDefaultPatchBaselineResult, $crate::RegisterDefaultPatchBaselineError] $($row)*
+        }
+    };
+    (register_patch_baseline_for_patch_group $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [register_patch_baseline_for_patch_group $crate::OperationName::RegisterPatchBaselineForPatchGroup, $crate::RegisterPatchBaselineForPatchGroupRequest, $crate::RegisterPatchBaselineForPatchGroupResult, $crate::RegisterPatchBaselineForPatchGroupError] $($row)*
+        }
+    };
+    (register_target_with_maintenance_window $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [register_target_with_maintenance_window $crate::OperationName::RegisterTargetWithMaintenanceWindow, $crate::RegisterTargetWithMaintenanceWindowRequest, $crate::RegisterTargetWithMaintenanceWindowResult, $crate::RegisterTargetWithMaintenanceWindowError] $($row)*
+        }
+    };
+    (register_task_with_maintenance_window $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [register_task_with_maintenance_window $crate::OperationName::RegisterTaskWithMaintenanceWindow, $crate::RegisterTaskWithMaintenanceWindowRequest, $crate::RegisterTaskWithMaintenanceWindowResult, $crate::RegisterTaskWithMaintenanceWindowError] $($row)*
+        }
+    };
+    (remove_tags_from_resource $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [remove_tags_from_resource $crate::OperationName::RemoveTagsFromResource, $crate::RemoveTagsFromResourceRequest, $crate::RemoveTagsFromResourceResult, $crate::RemoveTagsFromResourceError] $($row)*
+        }
+    };
+    (reset_service_setting $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [reset_service_setting $crate::OperationName::ResetServiceSetting, $crate::ResetServiceSettingRequest, $crate::ResetServiceSettingResult, $crate::ResetServiceSettingError] $($row)*
+        }
+    };
+    (resume_session $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [resume_session $crate::OperationName::ResumeSession, $crate::ResumeSessionRequest, $crate::ResumeSessionResponse, $crate::ResumeSessionError] $($row)*
+        }
+    };
+    (send_automation_signal $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_automation_signal $crate::OperationName::SendAutomationSignal, $crate::SendAutomationSignalRequest, $crate::SendAutomationSignalResult, $crate::SendAutomationSignalError] $($row)*
+        }
+    };
+    (send_command $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [send_command $crate::OperationName::SendCommand, $crate::SendCommandRequest, $crate::SendCommandResult, $crate::SendCommandError] $($row)*
+        }
+    };
+    (start_access_request $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_access_request $crate::OperationName::StartAccessRequest, $crate::StartAccessRequestRequest, $crate::StartAccessRequestResponse, $crate::StartAccessRequestError] $($row)*
+        }
+    };
+    (start_associations_once $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_associations_once $crate::OperationName::StartAssociationsOnce, $crate::StartAssociationsOnceRequest, $crate::StartAssociationsOnceResult, $crate::StartAssociationsOnceError] $($row)*
+        }
+    };
+    (start_automation_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_automation_execution $crate::OperationName::StartAutomationExecution, $crate::StartAutomationExecutionRequest, $crate::StartAutomationExecutionResult, $crate::StartAutomationExecutionError] $($row)*
+        }
+    };
+    (start_change_request_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_change_request_execution $crate::OperationName::StartChangeRequestExecution, $crate::StartChangeRequestExecutionRequest, $crate::StartChangeRequestExecutionResult, $crate::StartChangeRequestExecutionError] $($row)*
+        }
+    };
+    (start_execution_preview $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_execution_preview $crate::OperationName::StartExecutionPreview, $crate::StartExecutionPreviewRequest, $crate::StartExecutionPreviewResponse, $crate::StartExecutionPreviewError] $($row)*
+        }
+    };
+    (start_session $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [start_session $crate::OperationName::StartSession, $crate::StartSessionRequest, $crate::StartSessionResponse, $crate::StartSessionError] $($row)*
+        }
+    };
+    (stop_automation_execution $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [stop_automation_execution $crate::OperationName::StopAutomationExecution, $crate::StopAutomationExecutionRequest, $crate::StopAutomationExecutionResult, $crate::StopAutomationExecutionError] $($row)*
+        }
+    };
+    (terminate_session $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [terminate_session $crate::OperationName::TerminateSession, $crate::TerminateSessionRequest, $crate::TerminateSessionResponse, $crate::TerminateSessionError] $($row)*
+        }
+    };
+    (unlabel_parameter_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [unlabel_parameter_version $crate::OperationName::UnlabelParameterVersion, $crate::UnlabelParameterVersionRequest, $crate::UnlabelParameterVersionResult, $crate::UnlabelParameterVersionError] $($row)*
+        }
+    };
+    (update_association $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_association $crate::OperationName::UpdateAssociation, $crate::UpdateAssociationRequest, $crate::UpdateAssociationResult, $crate::UpdateAssociationError] $($row)*
+        }
+    };
+    (update_association_status $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_association_status $crate::OperationName::UpdateAssociationStatus, $crate::UpdateAssociationStatusRequest, $crate::UpdateAssociationStatusResult, $crate::UpdateAssociationStatusError] $($row)*
+        }
+    };
+    (update_document $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_document $crate::OperationName::UpdateDocument, $crate::UpdateDocumentRequest, $crate::UpdateDocumentResult, $crate::UpdateDocumentError] $($row)*
+        }
+    };
+    (update_document_default_version $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_document_default_version $crate::OperationName::UpdateDocumentDefaultVersion, $crate::UpdateDocumentDefaultVersionRequest, $crate::UpdateDocumentDefaultVersionResult, $crate::UpdateDocumentDefaultVersionError] $($row)*
+        }
+    };
+    (update_document_metadata $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_document_metadata $crate::OperationName::UpdateDocumentMetadata, $crate::UpdateDocumentMetadataRequest, $crate::UpdateDocumentMetadataResponse, $crate::UpdateDocumentMetadataError] $($row)*
+        }
+    };
+    (update_maintenance_window $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_maintenance_window $crate::OperationName::UpdateMaintenanceWindow, $crate::UpdateMaintenanceWindowRequest, $crate::UpdateMaintenanceWindowResult, $crate::UpdateMaintenanceWindowError] $($row)*
+        }
+    };
+    (update_maintenance_window_target $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_maintenance_window_target $crate::OperationName::UpdateMaintenanceWindowTarget, $crate::UpdateMaintenanceWindowTargetRequest, $crate::UpdateMaintenanceWindowTargetResult, $crate::UpdateMaintenanceWindowTargetError] $($row)*
+        }
+    };
+    (update_maintenance_window_task $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_maintenance_window_task $crate::OperationName::UpdateMaintenanceWindowTask, $crate::UpdateMaintenanceWindowTaskRequest, $crate::UpdateMaintenanceWindowTaskResult, $crate::UpdateMaintenanceWindowTaskError] $($row)*
+        }
+    };
+    (update_managed_instance_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_managed_instance_role $crate::OperationName::UpdateManagedInstanceRole, $crate::UpdateManagedInstanceRoleRequest, $crate::UpdateManagedInstanceRoleResult, $crate::UpdateManagedInstanceRoleError] $($row)*
+        }
+    };
+    (update_ops_item $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_ops_item $crate::OperationName::UpdateOpsItem, $crate::UpdateOpsItemRequest, $crate::UpdateOpsItemResponse, $crate::UpdateOpsItemError] $($row)*
+        }
+    };
+    (update_ops_metadata $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_ops_metadata $crate::OperationName::UpdateOpsMetadata, $crate::UpdateOpsMetadataRequest, $crate::UpdateOpsMetadataResult, $crate::UpdateOpsMetadataError] $($row)*
+        }
+    };
+    (update_patch_baseline $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_patch_baseline $crate::OperationName::UpdatePatchBaseline, $crate::UpdatePatchBaselineRequest, $crate::UpdatePatchBaselineResult, $crate::UpdatePatchBaselineError] $($row)*
+        }
+    };
+    (update_resource_data_sync $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_resource_data_sync $crate::OperationName::UpdateResourceDataSync, $crate::UpdateResourceDataSyncRequest, $crate::UpdateResourceDataSyncResult, $crate::UpdateResourceDataSyncError] $($row)*
+        }
+    };
+    (update_service_setting $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [update_service_setting $crate::OperationName::UpdateServiceSetting, $crate::UpdateServiceSettingRequest, $crate::UpdateServiceSettingResult, $crate::UpdateServiceSettingError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of SSM"));
+    };
 }

@@ -611,6 +611,17 @@ pub trait Sts: Send + Sync + 'static {
         let _ = (ctx, input);
         async { Err(rt::AwsError::not_implemented("GetWebIdentityToken").into()) }
     }
+    /// Answers an operation that the service's `operations!` lists as `encoded` with its
+    /// output value already encoded; hands any other input back for the typed method.
+    fn encoded_answer<'a>(
+        &'a self,
+        ctx: &'a rt::RequestContext,
+        operation: OperationName,
+        input: rt::Value,
+    ) -> rt::service::EncodedAnswer<'a> {
+        let _ = (ctx, operation);
+        rt::service::EncodedAnswer::Typed(input)
+    }
 }
 
 /// Calls `operation` on `service` with a decoded, validated input value and returns the
@@ -621,6 +632,10 @@ pub async fn dispatch<S: Sts>(
     operation: OperationName,
     input: rt::Value,
 ) -> Result<rt::Value, rt::OperationError> {
+    let input = match service.encoded_answer(ctx, operation, input) {
+        rt::service::EncodedAnswer::Answered(answer) => return answer.await,
+        rt::service::EncodedAnswer::Typed(input) => input,
+    };
     match operation {
         OperationName::AssumeRole => service
             .assume_role(ctx, rt::FromValue::from_value(input)?)
@@ -711,4 +726,104 @@ impl<S: Sts> rt::service::ServiceHandler for Handler<S> {
             }
         })
     }
+}
+
+/// Implements [`Sts`] for a service type from rows `method => function` (or
+/// `method in runner => function`, a synchronous body the service's method `runner`
+/// runs), then optionally `; encoded { … }`, operations answered with an encoded
+/// value; no row restates a type the model gives. The contract:
+/// `stratus_core::service::wiring`.
+///
+/// ```ignore
+/// operations! {
+///     MyService;
+///     assume_role => ops::assume_role,
+/// }
+/// ```
+#[macro_export]
+macro_rules! operations {
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?) => {
+        impl $crate::Sts for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+        }
+    };
+    ($service:ty; $($method:ident $(in $runner:ident)? => $function:path),* $(,)?; encoded { $($encoded:ident $(in $encoded_runner:ident)? => $encoded_function:path),* $(,)? }) => {
+        impl $crate::Sts for $service {
+            $($crate::__operation! { $method typed [$($runner)?] $function })*
+
+            fn encoded_answer<'a>(
+                &'a self,
+                ctx: &'a $crate::__rt::RequestContext,
+                operation: $crate::OperationName,
+                input: $crate::__rt::Value,
+            ) -> $crate::__rt::service::EncodedAnswer<'a> {
+                $($crate::__operation! { $encoded encoded [$($encoded_runner)?] $encoded_function; self ctx operation input })*
+                $crate::__rt::service::EncodedAnswer::Typed(input)
+            }
+        }
+    };
+}
+
+/// Each operation's method, name and types, for `operations!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operation {
+    (assume_role $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [assume_role $crate::OperationName::AssumeRole, $crate::AssumeRoleRequest, $crate::AssumeRoleResponse, $crate::AssumeRoleError] $($row)*
+        }
+    };
+    (assume_role_with_saml $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [assume_role_with_saml $crate::OperationName::AssumeRoleWithSAML, $crate::AssumeRoleWithSAMLRequest, $crate::AssumeRoleWithSAMLResponse, $crate::AssumeRoleWithSAMLError] $($row)*
+        }
+    };
+    (assume_role_with_web_identity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [assume_role_with_web_identity $crate::OperationName::AssumeRoleWithWebIdentity, $crate::AssumeRoleWithWebIdentityRequest, $crate::AssumeRoleWithWebIdentityResponse, $crate::AssumeRoleWithWebIdentityError] $($row)*
+        }
+    };
+    (assume_root $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [assume_root $crate::OperationName::AssumeRoot, $crate::AssumeRootRequest, $crate::AssumeRootResponse, $crate::AssumeRootError] $($row)*
+        }
+    };
+    (decode_authorization_message $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [decode_authorization_message $crate::OperationName::DecodeAuthorizationMessage, $crate::DecodeAuthorizationMessageRequest, $crate::DecodeAuthorizationMessageResponse, $crate::DecodeAuthorizationMessageError] $($row)*
+        }
+    };
+    (get_access_key_info $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_access_key_info $crate::OperationName::GetAccessKeyInfo, $crate::GetAccessKeyInfoRequest, $crate::GetAccessKeyInfoResponse, $crate::GetAccessKeyInfoError] $($row)*
+        }
+    };
+    (get_caller_identity $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_caller_identity $crate::OperationName::GetCallerIdentity, $crate::GetCallerIdentityRequest, $crate::GetCallerIdentityResponse, $crate::GetCallerIdentityError] $($row)*
+        }
+    };
+    (get_delegated_access_token $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_delegated_access_token $crate::OperationName::GetDelegatedAccessToken, $crate::GetDelegatedAccessTokenRequest, $crate::GetDelegatedAccessTokenResponse, $crate::GetDelegatedAccessTokenError] $($row)*
+        }
+    };
+    (get_federation_token $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_federation_token $crate::OperationName::GetFederationToken, $crate::GetFederationTokenRequest, $crate::GetFederationTokenResponse, $crate::GetFederationTokenError] $($row)*
+        }
+    };
+    (get_session_token $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_session_token $crate::OperationName::GetSessionToken, $crate::GetSessionTokenRequest, $crate::GetSessionTokenResponse, $crate::GetSessionTokenError] $($row)*
+        }
+    };
+    (get_web_identity_token $($row:tt)*) => {
+        $crate::__rt::__wire_operation! {
+            [get_web_identity_token $crate::OperationName::GetWebIdentityToken, $crate::GetWebIdentityTokenRequest, $crate::GetWebIdentityTokenResponse, $crate::GetWebIdentityTokenError] $($row)*
+        }
+    };
+    ($method:ident $($row:tt)*) => {
+        ::core::compile_error!(::core::concat!("`", ::core::stringify!($method), "` is not an operation of STS"));
+    };
 }

@@ -39,12 +39,16 @@ pub fn partition_of(region: &str) -> &'static str {
 /// An ARN's parts; [`Display`](fmt::Display) writes it back as the wire spells it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arn {
+    /// The partition, e.g. `aws` (see [`partition_of`] for a region's).
     pub partition: String,
+    /// The service namespace, e.g. `s3` or `sqs`.
     pub service: String,
     /// Empty for global resources.
     pub region: String,
     /// Empty for resources no account owns by name (S3 buckets).
     pub account: String,
+    /// Everything after the fifth colon, e.g. `my-queue` or `function:my-fn:prod`, as it
+    /// is written (colons and slashes included).
     pub resource: String,
 }
 
@@ -52,10 +56,13 @@ pub struct Arn {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArnError {
     #[error("an ARN starts with `arn:`")]
+    /// The text does not start with `arn:`.
     MissingPrefix,
     #[error("an ARN has six colon-separated parts")]
+    /// Fewer than six colon-separated parts.
     TooFewParts,
     #[error("an ARN names its partition, service and resource")]
+    /// The partition, service or resource is empty.
     EmptyPart,
 }
 

@@ -13,8 +13,11 @@ pub type BodyReader = Box<dyn Read + Send>;
 /// The request's account, region and identity.
 #[derive(Debug)]
 pub struct RequestContext {
+    /// The 12-digit account the request is served in: its signer's, else the configured one.
     pub account_id: String,
+    /// The region the request was signed for, else the configured one.
     pub region: String,
+    /// The request's id (a UUID), which the answer carries in its protocol's request id.
     pub request_id: String,
     /// The access key id the request was signed with, if it was signed.
     pub access_key_id: Option<String>,

@@ -10,8 +10,12 @@ use crate::value::{ConvertError, Value};
 pub struct AwsError {
     /// The error code, e.g. `ValidationException`.
     pub code: String,
+    /// The human-readable message, as AWS words it.
     pub message: String,
+    /// The HTTP status the answer carries.
     pub http_status: u16,
+    /// Whether the caller or the service is at fault (Query protocols write it as `Type`:
+    /// `Sender` or `Receiver`).
     pub fault: Fault,
     /// Headers the answer carries besides the protocol's own (S3's `x-amz-delete-marker` on
     /// the 404 for a deleted key).
@@ -73,9 +77,12 @@ impl AwsError {
 pub enum OperationError {
     /// A modelled error structure and its value.
     Modeled {
+        /// The error structure, one of the operation's (or the service's) `errors`.
         shape: &'static Shape,
+        /// Its value, a [`Value::Struct`] of `shape`.
         value: Value,
     },
+    /// An error no model lists.
     Aws(AwsError),
 }
 

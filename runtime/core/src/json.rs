@@ -45,6 +45,7 @@ pub enum KeyNames {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct JsonError {
+    /// What was wrong and where, e.g. `expected a list for KeySchema`.
     pub message: String,
 }
 

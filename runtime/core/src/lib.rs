@@ -12,8 +12,10 @@
 //!
 //! It has no async runtime, HTTP or storage in its dependency tree, so any tool can use a
 //! generated crate's types and validators on their own.
+#![warn(missing_docs)]
 
 pub mod arn;
+pub mod calendar;
 pub mod clock;
 pub mod context;
 pub mod error;

@@ -6,7 +6,12 @@ use crate::value::{ConvertError, FromValue, IntoValue, Value};
 
 macro_rules! prelude {
     ($($name:ident = $smithy:literal, $kind:ident;)*) => {
-        $(pub static $name: Shape = Shape::simple($smithy, ShapeType::$kind);)*
+        $(
+            #[doc = concat!(
+                "The prelude's `smithy.api#", $smithy, "`, for generated members whose model targets it."
+            )]
+            pub static $name: Shape = Shape::simple($smithy, ShapeType::$kind);
+        )*
     };
 }
 

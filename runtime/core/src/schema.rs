@@ -19,24 +19,43 @@ use stratus_pattern::Pattern;
 /// The Smithy shape types Stratus models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShapeType {
+    /// `blob`: raw bytes (base64 in JSON and XML, a byte string in CBOR).
     Blob,
+    /// `boolean`.
     Boolean,
+    /// `string`: UTF-8 text (also a string with the legacy `@enum` trait).
     String,
+    /// `enum`: a string from the set in [`Constraints::enum_values`].
     Enum,
+    /// `byte`: an 8-bit signed integer.
     Byte,
+    /// `short`: a 16-bit signed integer.
     Short,
+    /// `integer`: a 32-bit signed integer.
     Integer,
+    /// `intEnum`: a 32-bit integer from the set in [`Constraints::int_enum_values`].
     IntEnum,
+    /// `long`: a 64-bit signed integer.
     Long,
+    /// `float`: a 32-bit IEEE 754 number.
     Float,
+    /// `double`: a 64-bit IEEE 754 number.
     Double,
+    /// `bigInteger`: an integer of any size, carried as its decimal text.
     BigInteger,
+    /// `bigDecimal`: a decimal of any size and precision, carried as its text.
     BigDecimal,
+    /// `timestamp`: an instant, written in the member's [`TimestampFormat`].
     Timestamp,
+    /// `document`: untyped JSON-like data; only the JSON protocols carry it.
     Document,
+    /// `list`: its one member is the element (see [`Shape::list_member`]).
     List,
+    /// `map`: its two members are the key and the value (see [`Shape::map_members`]).
     Map,
+    /// `structure`: named members, each optional unless `@required`.
     Structure,
+    /// `union`: exactly one of its members is set.
     Union,
 }
 
@@ -97,15 +116,20 @@ impl Constraints {
 /// `@timestampFormat` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimestampFormat {
+    /// `date-time`: RFC 3339 text in UTC, e.g. `1985-04-12T23:20:50.52Z`.
     DateTime,
+    /// `http-date`: the IMF-fixdate of RFC 7231, e.g. `Tue, 29 Apr 2014 18:30:38 GMT`.
     HttpDate,
+    /// `epoch-seconds`: seconds since 1970-01-01T00:00:00Z as a number, fractions allowed.
     EpochSeconds,
 }
 
 /// `@xmlNamespace`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct XmlNamespace {
+    /// The namespace URI an element declares with `xmlns`.
     pub uri: &'static str,
+    /// The prefix it is declared under (`xmlns:prefix`); `None` declares the default namespace.
     pub prefix: Option<&'static str>,
 }
 
@@ -144,13 +168,16 @@ impl HttpBinding {
 /// Whether an error is the caller's fault or the service's (`@error`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
+    /// `@error("client")`: the request was wrong; sent again unchanged it fails again.
     Client,
+    /// `@error("server")`: the service failed; the same request may succeed later.
     Server,
 }
 
 /// What a modelled error structure answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ErrorInfo {
+    /// Who is at fault, from `@error`; it also picks the default `http_status`.
     pub fault: Fault,
     /// `@httpError`, or the protocol default (400 client, 500 server).
     pub http_status: u16,
@@ -162,17 +189,38 @@ pub struct ErrorInfo {
 /// One member of a structure or union; the `member` of a list; `key`/`value` of a map.
 #[derive(Debug)]
 pub struct Member {
+    /// The member's name in the model (`member` for a list, `key`/`value` for a map): the key
+    /// or element it travels under unless `json_name`/`xml_name` say otherwise, and its step in
+    /// validation message paths.
     pub name: &'static str,
+    /// The shape of the member's value.
     pub target: &'static Shape,
+    /// `@required`: validation rejects input that leaves the member out.
     pub required: bool,
+    /// `@jsonName`: the key restJson1 bodies use instead of `name` (the awsJson protocols
+    /// ignore it).
     pub json_name: Option<&'static str>,
+    /// `@xmlName`: the element or attribute name XML bodies use instead of `name` (and the
+    /// step of Query parameter names).
     pub xml_name: Option<&'static str>,
+    /// `@xmlAttribute`: travels as an attribute of the enclosing element, not a child.
     pub xml_attribute: bool,
+    /// `@xmlFlattened`: a list's or map's entries are repeated straight inside the parent
+    /// element, with no wrapper element of their own.
     pub xml_flattened: bool,
+    /// `@xmlNamespace` on the member: the namespace its element declares.
     pub xml_namespace: Option<XmlNamespace>,
+    /// Where the member travels in a REST request or response; [`HttpBinding::Body`] when it
+    /// carries no HTTP binding trait (and always, for the other protocols).
     pub http: HttpBinding,
+    /// `@timestampFormat` on the member itself; `None` leaves it to the target's, then to the
+    /// protocol's default (see [`Member::timestamp_format`]).
     pub timestamp_format: Option<TimestampFormat>,
+    /// `@idempotencyToken`: clients fill the member with a fresh UUID when the caller leaves it
+    /// out.
     pub idempotency_token: bool,
+    /// `@hostLabel`: the member's value fills a `{label}` of the operation's `@endpoint`
+    /// host prefix.
     pub host_label: bool,
     /// Constraint traits applied on the member itself, already merged over its target's.
     pub constraints: Option<&'static Constraints>,
@@ -183,11 +231,15 @@ pub struct Member {
 /// A member's `@default`, as static data; [`crate::value::fill_defaults`] makes values of it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum DefaultValue {
+    /// A `boolean`'s default.
     Bool(bool),
+    /// The default of an integral shape (or an `intEnum`).
     Int(i64),
+    /// The default of a `float` or `double`.
     Float(f64),
     /// The text of a string, enum or big number (or a string document).
     String(&'static str),
+    /// A blob's default, already decoded from the model's base64.
     Blob(&'static [u8]),
     /// Epoch seconds.
     Timestamp(i64),
@@ -237,15 +289,21 @@ impl Member {
 pub struct Shape {
     /// The shape's name without its namespace.
     pub name: &'static str,
+    /// The shape's type, which says how to read `members` and which constraints apply.
     pub kind: ShapeType,
     /// Structure and union members in model order; `[member]` for a list; `[key, value]`
     /// for a map; empty otherwise.
     pub members: &'static [Member],
+    /// The shape's constraint traits; a member's own override them (see [`Member::constraints`]).
     pub constraints: Constraints,
     /// `@sparse` on a list or map: null entries are kept.
     pub sparse: bool,
+    /// `@timestampFormat` on a timestamp shape; a member's own takes precedence.
     pub timestamp_format: Option<TimestampFormat>,
+    /// `@xmlName` on the shape: the element name of an XML body whose root it is (members
+    /// name their own elements).
     pub xml_name: Option<&'static str>,
+    /// `@xmlNamespace` on the shape: the namespace its element declares.
     pub xml_namespace: Option<XmlNamespace>,
     /// `@mediaType` of a string or blob.
     pub media_type: Option<&'static str>,
@@ -304,12 +362,19 @@ impl Shape {
 /// The wire protocols AWS serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
+    /// `aws.protocols#awsJson1_0`: POST `/`, operation in `X-Amz-Target`, JSON bodies.
     AwsJson1_0,
+    /// `aws.protocols#awsJson1_1`: as 1.0, under its own content type.
     AwsJson1_1,
+    /// `aws.protocols#awsQuery`: form-encoded requests naming an `Action`, XML answers.
     AwsQuery,
+    /// `aws.protocols#ec2Query`: EC2's variant of awsQuery.
     Ec2Query,
+    /// `aws.protocols#restJson1`: HTTP-bound members, JSON bodies.
     RestJson1,
+    /// `aws.protocols#restXml`: HTTP-bound members, XML bodies.
     RestXml,
+    /// `smithy.protocols#rpcv2Cbor`: POST `/service/{Service}/operation/{Operation}`, CBOR bodies.
     RpcV2Cbor,
 }
 
@@ -331,6 +396,7 @@ impl Protocol {
 /// One segment of a REST URI pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PathSegment {
+    /// Literal text the segment must equal.
     Literal(&'static str),
     /// `{Name}`: one path segment bound to a member.
     Label(&'static str),
@@ -341,7 +407,9 @@ pub enum PathSegment {
 /// `@http` of an operation, parsed: the REST route table entry.
 #[derive(Debug, Clone, Copy)]
 pub struct HttpRoute {
+    /// The HTTP method, upper case, e.g. `PUT`.
     pub method: &'static str,
+    /// The URI pattern's path, one entry per `/`-separated segment.
     pub path: &'static [PathSegment],
     /// Literal query parameters the URI pattern requires (`?uploads`, `?x-id=GetObject`).
     pub query: &'static [(&'static str, Option<&'static str>)],
@@ -352,10 +420,16 @@ pub struct HttpRoute {
 /// One operation of a service.
 #[derive(Debug)]
 pub struct Operation {
+    /// The operation shape's name without its namespace, e.g. `PutItem`: the `Action` of Query
+    /// protocols and the `X-Amz-Target` suffix of JSON ones.
     pub name: &'static str,
+    /// The input structure (`smithy.api#Unit` when the model gives none).
     pub input: &'static Shape,
+    /// The output structure (`smithy.api#Unit` when the model gives none).
     pub output: &'static Shape,
+    /// The errors the operation may answer: its own, then the service's shared ones.
     pub errors: &'static [&'static Shape],
+    /// `@http`, for routing REST requests; `None` for an operation without it.
     pub http: Option<HttpRoute>,
 }
 
@@ -364,6 +438,7 @@ pub struct Operation {
 pub struct ValidationStyle {
     /// The error code, e.g. `ValidationException`.
     pub code: &'static str,
+    /// The HTTP status of the validation error.
     pub http_status: u16,
     /// A different code for a missing required member (SQS and CloudWatch answer
     /// `MissingParameter`).
@@ -387,16 +462,24 @@ pub struct Service {
     /// The service shape's name, e.g. `DynamoDB_20120810` (the `X-Amz-Target` prefix of the
     /// JSON protocols).
     pub shape_name: &'static str,
+    /// The service shape's `version` (the API version, e.g. `2012-08-10`): the `Version`
+    /// parameter of Query requests and part of their default XML namespace.
     pub version: &'static str,
     /// The SigV4 signing name.
     pub signing_name: &'static str,
+    /// `endpointPrefix` of `aws.api#service`, the host's first label (`sqs` in
+    /// `sqs.us-east-1.amazonaws.com`).
     pub endpoint_prefix: &'static str,
     /// Protocols the service answers, the model's own first.
     pub protocols: &'static [Protocol],
     /// `@awsQueryCompatible`: JSON errors carry the Query error code in a header.
     pub query_compatible: bool,
+    /// The service's `@xmlNamespace` (or the manifest's), the namespace of its XML answers;
+    /// `None` lets Query protocols make one from `endpoint_prefix` and `version`.
     pub xml_namespace: Option<XmlNamespace>,
+    /// Every operation, sorted by name so [`Service::operation`] can search them.
     pub operations: &'static [Operation],
+    /// How the service reports input that breaks its constraints.
     pub validation: ValidationStyle,
     /// Where the service's answers depart from its protocol's general rules.
     pub departures: Departures,

@@ -34,14 +34,18 @@ pub struct TagRules {
 /// tag in key order (key length, value length, reserved prefix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TagViolation<'t> {
+    /// More tags than the service allows on one resource.
     TooMany {
+        /// How many tags there are.
         count: usize,
+        /// The most the service allows.
         max: usize,
     },
     /// An empty key, or one over [`MAX_KEY_CHARS`].
     KeyLength(&'t str),
     /// The value of this key is over [`MAX_VALUE_CHARS`].
     ValueLength(&'t str),
+    /// This key starts with the service's reserved prefix (`aws:`).
     ReservedPrefix(&'t str),
 }
 

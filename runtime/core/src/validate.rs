@@ -54,7 +54,11 @@ pub const MAX_REPORTED: usize = 10;
 pub enum Dialect<'r> {
     /// AWS's services; `root_operation` names an operation whose `<op>Input` prefixes every
     /// path (API Gateway).
-    Coral { root_operation: Option<&'r str> },
+    Coral {
+        /// That operation's name, e.g. `CreateRestApi`; `None` starts paths at the input's
+        /// members.
+        root_operation: Option<&'r str>,
+    },
     /// The Smithy server framework's `ValidationException`.
     Framework,
 }
@@ -62,7 +66,10 @@ pub enum Dialect<'r> {
 /// One violation: where, and the whole item text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
+    /// The member path the violation is at, as the dialect writes it
+    /// (`keySchema.1.member.attributeName`; the framework's `/KeySchema/0/AttributeName`).
     pub path: String,
+    /// The whole item, e.g. `Value null at 'tableName' failed to satisfy constraint: …`.
     pub message: String,
 }
 

@@ -25,6 +25,7 @@ use crate::schema::{DefaultValue, Shape, ShapeType};
 pub enum Value {
     /// An explicit null (entries of sparse lists and maps).
     Null,
+    /// boolean values.
     Bool(bool),
     /// byte, short, integer, long and intEnum values.
     Int(i64),
@@ -32,9 +33,13 @@ pub enum Value {
     Float(f64),
     /// strings, enums, bigInteger and bigDecimal values.
     String(String),
+    /// blob values, as raw bytes (codecs do any base64).
     Blob(Vec<u8>),
+    /// timestamp values, whatever format they travel in.
     Timestamp(DateTime),
+    /// list values, one element per entry.
     List(Vec<Value>),
+    /// map values, as (key, value) pairs; Smithy map keys are strings.
     Map(Vec<(String, Value)>),
     /// A structure, one slot per member of its shape.
     Struct(Vec<Option<Value>>),
@@ -54,12 +59,19 @@ pub enum Value {
 /// A `document` value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Document {
+    /// JSON `null`.
     Null,
+    /// A JSON boolean.
     Bool(bool),
+    /// A JSON number without fraction or exponent that fits an `i64`.
     Int(i64),
+    /// Any other JSON number.
     Float(f64),
+    /// A JSON string.
     String(String),
+    /// A JSON array.
     List(Vec<Document>),
+    /// A JSON object, its entries in document order.
     Map(Vec<(String, Document)>),
 }
 
@@ -164,7 +176,9 @@ impl Value {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("expected {expected}, found {found}")]
 pub struct ConvertError {
+    /// What the typed model wanted, e.g. `a string`.
     pub expected: &'static str,
+    /// The kind of value that came instead (see [`Value::kind`]).
     pub found: &'static str,
 }
 
@@ -180,11 +194,13 @@ impl ConvertError {
 
 /// Builds a typed value from a [`Value`].
 pub trait FromValue: Sized {
+    /// Converts `value`, or says what was expected instead of what came.
     fn from_value(value: Value) -> Result<Self, ConvertError>;
 }
 
 /// Turns a typed value into a [`Value`].
 pub trait IntoValue {
+    /// Converts `self` into the value its shape's codecs write.
     fn into_value(self) -> Value;
 }
 
@@ -359,6 +375,7 @@ impl StructBuilder {
         self
     }
 
+    /// The structure value, with the members pushed so far.
     pub fn build(self) -> Value {
         Value::Struct(self.0)
     }

@@ -32,6 +32,7 @@
 //! assert!(!ROLE_NAME.is_match("a b"));
 //! # Ok::<(), stratus_pattern::TranslateError>(())
 //! ```
+#![warn(missing_docs)]
 
 mod ast;
 mod charset;

@@ -9,8 +9,7 @@ use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use stratus_core::arn::{Arn, ArnError};
-
-use crate::dates;
+use stratus_core::calendar::format_iso8601;
 
 /// Who makes a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -249,7 +248,7 @@ impl Request {
             Ok(after) => after.as_secs() as i64,
             Err(before) => -(before.duration().as_secs() as i64),
         };
-        self.with_context("aws:CurrentTime", [dates::format(seconds)])
+        self.with_context("aws:CurrentTime", [format_iso8601(seconds)])
             .with_context("aws:EpochTime", [seconds.to_string()])
     }
 

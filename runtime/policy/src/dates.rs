@@ -3,6 +3,8 @@
 //! epoch; and `aws:CurrentTime` written back in ISO 8601.
 //! (<https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html#Conditions_Date>)
 
+use stratus_core::calendar::days_from_civil;
+
 /// Milliseconds since 1970-01-01T00:00:00Z, or `None` when `text` is no date.
 pub(crate) fn parse(text: &str) -> Option<i64> {
     let text = text.trim();
@@ -78,14 +80,6 @@ pub(crate) fn parse(text: &str) -> Option<i64> {
     Some(millis)
 }
 
-/// `seconds` since the epoch as `YYYY-MM-DDThh:mm:ssZ`.
-pub(crate) fn format(seconds: i64) -> String {
-    let (days, rem) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let (hh, mm, ss) = (rem / 3600, rem / 60 % 60, rem % 60);
-    format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
-}
-
 fn is_leap(y: i64) -> bool {
     y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
 }
@@ -97,29 +91,6 @@ fn days_in_month(y: i64, m: i64) -> i64 {
         4 | 6 | 9 | 11 => 30,
         _ => 31,
     }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]
@@ -155,11 +126,11 @@ mod tests {
     }
 
     #[test]
-    fn formatting_reads_back() {
-        assert_eq!(format(1_700_000_000), "2023-11-14T22:13:20Z");
-        assert_eq!(format(0), "1970-01-01T00:00:00Z");
+    fn aws_current_time_as_written_reads_back() {
+        use stratus_core::calendar::format_iso8601;
+        assert_eq!(format_iso8601(1_700_000_000), "2023-11-14T22:13:20Z");
         for s in [0, 951_782_400, 1_700_000_000, 4_102_444_800] {
-            assert_eq!(parse(&format(s)), Some(s * 1000));
+            assert_eq!(parse(&format_iso8601(s)), Some(s * 1000));
         }
     }
 }

@@ -33,26 +33,50 @@ use stratus_core::AwsError;
 pub enum ProtocolError {
     /// The request names no operation of the service (or names one it does not have).
     #[error("{protocol:?} request names no known operation ({name:?})")]
-    UnknownOperation { protocol: Protocol, name: String },
+    UnknownOperation {
+        /// The protocol the request was read as.
+        protocol: Protocol,
+        /// What it named: its `X-Amz-Target` or `Action`, its rpcv2 path, or a REST request's
+        /// method and path.
+        name: String,
+    },
     /// A Query request without an `Action` parameter.
     #[error("the request has no Action parameter")]
     MissingAction,
     /// The body is not well-formed, or not of the input's shape.
     #[error("malformed {protocol:?} body: {message}")]
-    MalformedBody { protocol: Protocol, message: String },
+    MalformedBody {
+        /// The protocol the body was read as.
+        protocol: Protocol,
+        /// What is wrong with it, and where.
+        message: String,
+    },
     /// A header, label or query parameter does not parse as its member's type.
     #[error("malformed {protocol:?} parameter {name}: {message}")]
     MalformedParameter {
+        /// The protocol the request was read as.
         protocol: Protocol,
+        /// The header, label or query parameter, as the request spells it.
         name: String,
+        /// Why its value does not parse.
         message: String,
     },
     /// The body comes with a `Content-Type` the protocol does not read.
     #[error("unsupported media type {found:?}; expected {expected}")]
-    UnsupportedMediaType { expected: &'static str, found: String },
+    UnsupportedMediaType {
+        /// The media type the protocol reads, e.g. `application/cbor`.
+        expected: &'static str,
+        /// The request's `Content-Type`, as sent.
+        found: String,
+    },
     /// The request's `Accept` excludes the media type of the operation's response.
     #[error("cannot answer {found:?}; the response is {expected}")]
-    NotAcceptable { expected: &'static str, found: String },
+    NotAcceptable {
+        /// The media type of the operation's response.
+        expected: &'static str,
+        /// The request's `Accept`, as sent.
+        found: String,
+    },
 }
 
 impl ProtocolError {

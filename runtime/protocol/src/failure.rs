@@ -22,7 +22,7 @@ pub(crate) struct Failure<'e> {
 }
 
 impl<'e> Failure<'e> {
-    pub fn of(error: &'e OperationError) -> Failure<'e> {
+    pub(crate) fn of(error: &'e OperationError) -> Failure<'e> {
         match error {
             OperationError::Aws(e) => Failure {
                 code: &e.code,
@@ -53,7 +53,7 @@ impl<'e> Failure<'e> {
     }
 
     /// `Sender` for the caller's faults, `Receiver` for the service's (Query's `<Type>`).
-    pub fn sender_or_receiver(&self) -> &'static str {
+    pub(crate) fn sender_or_receiver(&self) -> &'static str {
         match self.fault {
             Fault::Client => "Sender",
             Fault::Server => "Receiver",

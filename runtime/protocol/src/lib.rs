@@ -69,6 +69,7 @@
 //! // An operation without output answers with no body.
 //! assert!(response.body().is_empty());
 //! ```
+#![warn(missing_docs)]
 
 pub mod aws_json;
 pub mod cbor;
@@ -99,9 +100,16 @@ pub const MAX_DEPTH: usize = stratus_core::json::MAX_DEPTH;
 /// A request as the gateway hands it over: head plus the whole body.
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
+    /// The HTTP method, which REST protocols route on.
     pub method: &'a http::Method,
+    /// The request's URI: the path and query string (and the host, if the client wrote an
+    /// absolute URI).
     pub uri: &'a http::Uri,
+    /// The headers: the JSON protocols' `X-Amz-Target`, the signature, and members bound to
+    /// headers.
     pub headers: &'a http::HeaderMap,
+    /// The whole body as received; empty when it streams to the service instead, or when a
+    /// request is routed before its body is read.
     pub body: &'a [u8],
 }
 

@@ -9,23 +9,23 @@
 //! so that XML parsers' end-of-line normalisation cannot change them.
 
 /// Writes a document into a `String`.
-pub struct XmlWriter<'a> {
+pub(crate) struct XmlWriter<'a> {
     doc: &'a mut String,
 }
 
 impl<'a> XmlWriter<'a> {
-    pub fn new(doc: &'a mut String) -> XmlWriter<'a> {
+    pub(crate) fn new(doc: &'a mut String) -> XmlWriter<'a> {
         XmlWriter { doc }
     }
 
     /// Starts element `tag`: attributes and namespaces may follow until `finish`.
-    pub fn start_el<'b, 'c>(&'c mut self, tag: &'b str) -> ElWriter<'c, 'b> {
+    pub(crate) fn start_el<'b, 'c>(&'c mut self, tag: &'b str) -> ElWriter<'c, 'b> {
         ElWriter::open(self.doc, tag)
     }
 }
 
 /// An element's start tag, open for attributes. Dropping it closes the tag.
-pub struct ElWriter<'a, 'b> {
+pub(crate) struct ElWriter<'a, 'b> {
     tag: &'b str,
     /// `None` once the start tag has been closed.
     doc: Option<&'a mut String>,
@@ -44,7 +44,7 @@ impl<'a, 'b> ElWriter<'a, 'b> {
             .expect("the start tag is open until finish consumes the writer")
     }
 
-    pub fn write_attribute(&mut self, key: &str, value: &str) -> &mut Self {
+    pub(crate) fn write_attribute(&mut self, key: &str, value: &str) -> &mut Self {
         let doc = self.doc();
         doc.push(' ');
         doc.push_str(key);
@@ -54,7 +54,7 @@ impl<'a, 'b> ElWriter<'a, 'b> {
         self
     }
 
-    pub fn write_ns(mut self, namespace: &str, prefix: Option<&str>) -> Self {
+    pub(crate) fn write_ns(mut self, namespace: &str, prefix: Option<&str>) -> Self {
         let doc = self.doc();
         doc.push_str(" xmlns");
         if let Some(prefix) = prefix {
@@ -68,7 +68,7 @@ impl<'a, 'b> ElWriter<'a, 'b> {
     }
 
     /// Closes the start tag; the element's content follows.
-    pub fn finish(mut self) -> ScopeWriter<'a, 'b> {
+    pub(crate) fn finish(mut self) -> ScopeWriter<'a, 'b> {
         let doc = self.doc.take().expect("finish consumes the writer");
         doc.push('>');
         ScopeWriter { doc, tag: self.tag }
@@ -84,22 +84,22 @@ impl Drop for ElWriter<'_, '_> {
 }
 
 /// An element's content. Dropping it (or `finish`) writes the end tag.
-pub struct ScopeWriter<'a, 'b> {
+pub(crate) struct ScopeWriter<'a, 'b> {
     doc: &'a mut String,
     tag: &'b str,
 }
 
 impl ScopeWriter<'_, '_> {
     /// Character data, escaped.
-    pub fn data(&mut self, data: &str) {
+    pub(crate) fn data(&mut self, data: &str) {
         escape_into(self.doc, data);
     }
 
-    pub fn start_el<'b, 'c>(&'c mut self, tag: &'b str) -> ElWriter<'c, 'b> {
+    pub(crate) fn start_el<'b, 'c>(&'c mut self, tag: &'b str) -> ElWriter<'c, 'b> {
         ElWriter::open(self.doc, tag)
     }
 
-    pub fn finish(self) {}
+    pub(crate) fn finish(self) {}
 }
 
 impl Drop for ScopeWriter<'_, '_> {

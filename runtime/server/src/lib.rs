@@ -17,6 +17,7 @@
 //! serve(listener, gateway, std::future::pending(), std::future::pending()).await
 //! # }
 //! ```
+#![warn(missing_docs)]
 
 pub mod clock_endpoint;
 pub mod cors;
@@ -83,7 +84,9 @@ impl Config {
 
 /// Everything a request needs: settings and services.
 pub struct Gateway {
+    /// The region, account, body limit and clock requests are served with.
     pub config: Config,
+    /// The services served, and how requests are routed to them.
     pub services: Services,
     /// Per service (in `services` order): whether it has served a request yet.
     used: Vec<AtomicBool>,
@@ -94,6 +97,8 @@ pub struct Gateway {
 }
 
 impl Gateway {
+    /// A gateway serving `handlers`, in registration order; add the service that takes
+    /// unclaimed requests with [`Gateway::with_unclaimed`].
     pub fn new(config: Config, handlers: Vec<Arc<dyn ServiceHandler>>) -> Gateway {
         let used = handlers.iter().map(|_| AtomicBool::new(false)).collect();
         Gateway {

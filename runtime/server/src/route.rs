@@ -34,8 +34,11 @@ const SMITHY_PROTOCOL: HeaderName = HeaderName::from_static("smithy-protocol");
 
 /// A request's destination.
 pub struct Route {
+    /// The service that serves the request.
     pub handler: Arc<dyn ServiceHandler>,
+    /// The protocol the request is read, and answered, in.
     pub protocol: Protocol,
+    /// The operation the request calls, from the service's schema.
     pub operation: &'static Operation,
     /// The path-style URI the request stands for, when it addressed an S3 bucket by host
     /// (decode with this one).
@@ -45,7 +48,11 @@ pub struct Route {
 /// Why a request could not be routed, with the service when that much was known (so the
 /// error can be answered in its protocol).
 pub struct Unrouted {
+    /// Why the request could not be routed, as the error to answer (e.g.
+    /// `UnknownOperationException`).
     pub error: AwsError,
+    /// The service and protocol to answer `error` in; `None` when no service was found, and
+    /// the answer is plain JSON.
     pub target: Option<(Arc<dyn ServiceHandler>, Protocol)>,
 }
 
@@ -64,6 +71,8 @@ pub struct Services {
 }
 
 impl Services {
+    /// The routing of `handlers`, in registration order (the order REST routes are tried in);
+    /// the tables are built by the first request routed.
     pub fn new(handlers: Vec<Arc<dyn ServiceHandler>>) -> Services {
         Services {
             schemas: handlers.iter().map(|h| h.schema()).collect(),
@@ -281,7 +290,9 @@ impl Services {
 
 /// Where a request goes that no wire signal claims.
 pub struct Unclaimed<'s> {
+    /// The service that takes such requests.
     pub handler: &'s Arc<dyn ServiceHandler>,
+    /// The protocol it answers them in: its REST protocol if it has one.
     pub protocol: Protocol,
     /// The path-style URI the request stands for, when it addressed an S3 bucket by host.
     pub uri: Option<http::Uri>,

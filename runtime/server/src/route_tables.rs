@@ -27,7 +27,7 @@ pub(crate) struct Tables {
 }
 
 impl Tables {
-    pub fn new(schemas: &[&'static Service]) -> Tables {
+    pub(crate) fn new(schemas: &[&'static Service]) -> Tables {
         let indices = |pred: &dyn Fn(&Service) -> bool| -> Vec<usize> {
             (0..schemas.len()).filter(|&i| pred(schemas[i])).collect()
         };
@@ -51,7 +51,7 @@ impl Tables {
 
     /// The first path segments of the REST routes of service `i` (of `schemas`, the ones the
     /// tables were built from).
-    pub fn first_segments(&self, i: usize, schemas: &[&'static Service]) -> &FirstSegments {
+    pub(crate) fn first_segments(&self, i: usize, schemas: &[&'static Service]) -> &FirstSegments {
         self.first_segments[i].get_or_init(|| FirstSegments::of(schemas[i]))
     }
 }
@@ -94,7 +94,7 @@ impl FirstSegments {
 
     /// Whether a route may match a `method` request whose path starts with `segment` (as sent:
     /// a percent-encoded segment, which routes compare decoded, is always admitted).
-    pub fn admit(&self, method: &str, segment: &str) -> bool {
+    pub(crate) fn admit(&self, method: &str, segment: &str) -> bool {
         segment.contains('%')
             || self.entries.iter().any(|&(m, first)| {
                 m == method
@@ -112,7 +112,7 @@ pub(crate) struct Index<V> {
 }
 
 impl<V> Index<V> {
-    pub fn get(&self, name: &str) -> Option<&V> {
+    pub(crate) fn get(&self, name: &str) -> Option<&V> {
         let i = self.entries.binary_search_by(|(k, _)| (*k).cmp(name)).ok()?;
         Some(&self.entries[i].1)
     }

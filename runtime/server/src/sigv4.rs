@@ -11,9 +11,12 @@
 //! assert_eq!((signer.access_key_id, signer.service), ("AKIDEXAMPLE", Some("iam")));
 //! ```
 
+use stratus_core::calendar::parse_amz_date;
+
 /// The signer of a request, borrowed from its header or query parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Signer<'r> {
+    /// The access key id the request was signed with (its credential's first part).
     pub access_key_id: &'r str,
     /// The credential scope's region (SigV4 only).
     pub region: Option<&'r str>,
@@ -123,37 +126,6 @@ impl<'r> Signer<'r> {
     }
 }
 
-/// `yyyyMMdd'T'HHmmss'Z'` as seconds since the epoch.
-fn parse_amz_date(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
-    if b.len() != 16 || b[8] != b'T' || b[15] != b'Z' {
-        return None;
-    }
-    let number = |range: std::ops::Range<usize>| -> Option<i64> {
-        let digits = text.get(range)?;
-        digits
-            .bytes()
-            .all(|d| d.is_ascii_digit())
-            .then(|| digits.parse().ok())?
-    };
-    let (year, month, day) = (number(0..4)?, number(4..6)?, number(6..8)?);
-    let (hour, minute, second) = (number(9..11)?, number(11..13)?, number(13..15)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    Some(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let year_of_era = y - era * 400;
-    let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,8 +195,6 @@ mod tests {
             ]);
             assert!(bad.is_err(), "{date}");
         }
-        assert_eq!(parse_amz_date("19700101T000000Z"), Some(0));
-        assert_eq!(parse_amz_date("20000301T000000Z"), Some(951_868_800));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! response; [`Error::code`], [`Error::status`], [`Error::message`] and [`Error::details`]
 //! are what an encoder needs.
 
-use crate::time::format_amz_date;
+use stratus_core::calendar::format_amz_date;
 
 /// Whose words to answer in: S3's, or those of the other AWS protocols (query, JSON, REST-JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,8 +155,8 @@ impl Error {
 
     pub(crate) fn expired(expires: i64, server_time: i64, x_amz_expires: Option<&str>) -> Error {
         let mut e = Error::new(ErrorKind::RequestExpired);
-        e.fields.expires = Some(crate::time::format_iso8601(expires));
-        e.fields.server_time = Some(crate::time::format_iso8601(server_time));
+        e.fields.expires = Some(stratus_core::calendar::format_iso8601(expires));
+        e.fields.server_time = Some(stratus_core::calendar::format_iso8601(server_time));
         e.fields.reason = x_amz_expires.map(str::to_string);
         e
     }
@@ -402,7 +402,7 @@ impl Error {
             RequestTimeTooSkewed => {
                 if let Some((request, server)) = f.skew {
                     out.push(("RequestTime", format_amz_date(request)));
-                    out.push(("ServerTime", crate::time::format_iso8601(server)));
+                    out.push(("ServerTime", stratus_core::calendar::format_iso8601(server)));
                     out.push(("MaxAllowedSkewMilliseconds", SKEW_LIMIT_MS.to_string()));
                 }
             }

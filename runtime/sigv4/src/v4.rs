@@ -3,16 +3,17 @@
 //! (AWS General Reference, "Signature Version 4 signing process"; Amazon S3 API Reference,
 //! "Authenticating Requests (AWS Signature Version 4)").
 
-use crate::canonical::{canonical_query_into, canonical_uri_into, header_value_into};
-use crate::chunked::ChunkSignatures;
+use stratus_core::calendar::{format_amz_date, parse_amz_date};
 use stratus_core::hex;
 
+use crate::canonical::{canonical_query_into, canonical_uri_into, header_value_into};
+use crate::chunked::ChunkSignatures;
 use crate::crypto::{constant_time_eq, hmac_sha256, sha256, unhex32};
 use crate::error::{Error, Mismatch};
 use crate::request::{Payload, Request};
 use crate::signature::{Body, Scope, Text, Verified};
 use crate::signing_key::SigningKeys;
-use crate::time::{format_amz_date, parse_amz_date, parse_http_date};
+use crate::time::parse_http_date;
 
 /// How far a header-signed request's date may be from the server's: 15 minutes.
 const MAX_SKEW_SECS: i64 = 15 * 60;

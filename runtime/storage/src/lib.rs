@@ -41,6 +41,7 @@
 //! assert_eq!(s3.get_blob("obj-1")?.as_deref(), Some(&b"hello"[..]));
 //! # Ok::<_, StorageError>(())
 //! ```
+#![warn(missing_docs)]
 
 mod api;
 mod blob;

@@ -24,7 +24,7 @@ fn duplicates() -> DdbError {
     DdbError::validation("Provided list of item keys contains duplicates")
 }
 
-pub fn batch_get_item(scope: &Scope, input: BatchGetItemInput) -> Result<BatchGetItemOutput, DdbError> {
+pub(crate) fn batch_get_item(scope: &Scope, input: BatchGetItemInput) -> Result<BatchGetItemOutput, DdbError> {
     let total: usize = input.request_items.values().map(|r| r.keys.len()).sum();
     if total > MAX_GET_KEYS {
         return Err(DdbError::validation(
@@ -71,7 +71,7 @@ pub fn batch_get_item(scope: &Scope, input: BatchGetItemInput) -> Result<BatchGe
     })
 }
 
-pub fn batch_write_item(scope: &Scope, input: BatchWriteItemInput) -> Result<BatchWriteItemOutput, DdbError> {
+pub(crate) fn batch_write_item(scope: &Scope, input: BatchWriteItemInput) -> Result<BatchWriteItemOutput, DdbError> {
     let total: usize = input.request_items.values().map(Vec::len).sum();
     if total > MAX_WRITES {
         return Err(DdbError::validation(

@@ -14,13 +14,13 @@ const WRITE_UNIT: usize = 1024;
 const READ_UNIT: usize = 4096;
 
 /// Write units for replacing `old` with `new`.
-pub fn write_units(old: Option<&Item>, new: Option<&Item>) -> f64 {
+pub(crate) fn write_units(old: Option<&Item>, new: Option<&Item>) -> f64 {
     let size = old.map_or(0, item_size).max(new.map_or(0, item_size));
     size.div_ceil(WRITE_UNIT).max(1) as f64
 }
 
 /// Read units for reading `bytes`.
-pub fn read_units(bytes: usize, consistent: Option<bool>) -> f64 {
+pub(crate) fn read_units(bytes: usize, consistent: Option<bool>) -> f64 {
     let units = bytes.div_ceil(READ_UNIT).max(1) as f64;
     if consistent == Some(true) {
         units
@@ -30,7 +30,7 @@ pub fn read_units(bytes: usize, consistent: Option<bool>) -> f64 {
 }
 
 /// What a request that asked for `mode` reports for `units` spent on `table`.
-pub fn consumed(
+pub(crate) fn consumed(
     mode: Option<&ReturnConsumedCapacity>,
     table: &str,
     units: f64,
@@ -61,7 +61,7 @@ pub fn consumed(
 }
 
 /// What a multi-table request reports: one entry per table, units summed.
-pub fn per_table(
+pub(crate) fn per_table(
     mode: Option<&ReturnConsumedCapacity>,
     spent: impl IntoIterator<Item = (String, f64)>,
     write: bool,

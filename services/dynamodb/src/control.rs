@@ -1,5 +1,5 @@
-//! The table operations: create, describe, list, update, delete, tags, time to live and the
-//! account-level descriptions.
+//! The table operations: create, describe, list, update, delete, tags, time to live and
+//! continuous backups.
 
 use stratus_core::arn::Arn;
 use stratus_core::{DateTime, Unit};
@@ -36,7 +36,7 @@ fn existing(scope: &Scope, name: &str) -> Result<TableRecord, DdbError> {
     db::find_table(&*scope.store, name)?.ok_or_else(|| DdbError::table_not_found(name))
 }
 
-pub fn create_table(scope: &Scope, input: CreateTableInput) -> Result<CreateTableOutput, DdbError> {
+pub(crate) fn create_table(scope: &Scope, input: CreateTableInput) -> Result<CreateTableOutput, DdbError> {
     let now = scope.now_ms();
     let mut record = TableRecord::create(&input, stratus_core::id::uuid(), now)?;
     if let Some(tags) = input.tags {
@@ -63,14 +63,14 @@ pub fn create_table(scope: &Scope, input: CreateTableInput) -> Result<CreateTabl
     })
 }
 
-pub fn describe_table(scope: &Scope, input: DescribeTableInput) -> Result<DescribeTableOutput, DdbError> {
+pub(crate) fn describe_table(scope: &Scope, input: DescribeTableInput) -> Result<DescribeTableOutput, DdbError> {
     let record = existing(scope, &input.table_name)?;
     Ok(DescribeTableOutput {
         table: Some(describe(scope, &record, TableStatus::Active)?),
     })
 }
 
-pub fn list_tables(scope: &Scope, input: ListTablesInput) -> Result<ListTablesOutput, DdbError> {
+pub(crate) fn list_tables(scope: &Scope, input: ListTablesInput) -> Result<ListTablesOutput, DdbError> {
     let limit = input.limit.map_or(DEFAULT_LIST_LIMIT, |l| l.max(0) as usize);
     let range = match &input.exclusive_start_table_name {
         Some(start) => KeyRange::between(std::ops::Bound::Excluded(start.as_bytes()), std::ops::Bound::Unbounded),
@@ -89,7 +89,7 @@ pub fn list_tables(scope: &Scope, input: ListTablesInput) -> Result<ListTablesOu
     })
 }
 
-pub fn delete_table(scope: &Scope, input: DeleteTableInput) -> Result<DeleteTableOutput, DdbError> {
+pub(crate) fn delete_table(scope: &Scope, input: DeleteTableInput) -> Result<DeleteTableOutput, DdbError> {
     let name = input.table_name;
     let record = existing(scope, &name)?;
     if record.deletion_protection {
@@ -107,7 +107,7 @@ pub fn delete_table(scope: &Scope, input: DeleteTableInput) -> Result<DeleteTabl
     })
 }
 
-pub fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<UpdateTableOutput, DdbError> {
+pub(crate) fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<UpdateTableOutput, DdbError> {
     let nothing = input.billing_mode.is_none()
         && input.provisioned_throughput.is_none()
         && input.global_secondary_index_updates.is_none()
@@ -367,7 +367,7 @@ fn change_table(
     })
 }
 
-pub fn tag_resource(scope: &Scope, input: TagResourceInput) -> Result<Unit, DdbError> {
+pub(crate) fn tag_resource(scope: &Scope, input: TagResourceInput) -> Result<Unit, DdbError> {
     let record = table_from_arn(scope, &input.resource_arn)?;
     change_table(scope, &record.name, |record| {
         merge_tags(&mut record.tags, input.tags.into_iter().map(|t| (t.key, t.value)));
@@ -376,7 +376,7 @@ pub fn tag_resource(scope: &Scope, input: TagResourceInput) -> Result<Unit, DdbE
     Ok(Unit {})
 }
 
-pub fn untag_resource(scope: &Scope, input: UntagResourceInput) -> Result<Unit, DdbError> {
+pub(crate) fn untag_resource(scope: &Scope, input: UntagResourceInput) -> Result<Unit, DdbError> {
     let record = table_from_arn(scope, &input.resource_arn)?;
     change_table(scope, &record.name, |record| {
         record.tags.retain(|(key, _)| !input.tag_keys.contains(key));
@@ -385,7 +385,7 @@ pub fn untag_resource(scope: &Scope, input: UntagResourceInput) -> Result<Unit, 
     Ok(Unit {})
 }
 
-pub fn list_tags(scope: &Scope, input: ListTagsOfResourceInput) -> Result<ListTagsOfResourceOutput, DdbError> {
+pub(crate) fn list_tags(scope: &Scope, input: ListTagsOfResourceInput) -> Result<ListTagsOfResourceOutput, DdbError> {
     let record = table_from_arn(scope, &input.resource_arn)?;
     Ok(ListTagsOfResourceOutput {
         tags: Some(record.tags.into_iter().map(|(key, value)| Tag { key, value }).collect()),
@@ -393,7 +393,7 @@ pub fn list_tags(scope: &Scope, input: ListTagsOfResourceInput) -> Result<ListTa
     })
 }
 
-pub fn update_ttl(scope: &Scope, input: UpdateTimeToLiveInput) -> Result<UpdateTimeToLiveOutput, DdbError> {
+pub(crate) fn update_ttl(scope: &Scope, input: UpdateTimeToLiveInput) -> Result<UpdateTimeToLiveOutput, DdbError> {
     let spec = input.time_to_live_specification;
     let wanted = spec.clone();
     change_table(scope, &input.table_name, move |record| {
@@ -416,7 +416,10 @@ pub fn update_ttl(scope: &Scope, input: UpdateTimeToLiveInput) -> Result<UpdateT
     })
 }
 
-pub fn describe_ttl(scope: &Scope, input: DescribeTimeToLiveInput) -> Result<DescribeTimeToLiveOutput, DdbError> {
+pub(crate) fn describe_ttl(
+    scope: &Scope,
+    input: DescribeTimeToLiveInput,
+) -> Result<DescribeTimeToLiveOutput, DdbError> {
     let record = existing(scope, &input.table_name)?;
     let description = match record.ttl.filter(|t| t.enabled) {
         Some(ttl) => TimeToLiveDescription {
@@ -457,7 +460,7 @@ fn backup_table_not_found(name: &str) -> DdbError {
     DdbError::TableNotFound(format!("Table not found: {name}"))
 }
 
-pub fn describe_backups(
+pub(crate) fn describe_backups(
     scope: &Scope,
     input: DescribeContinuousBackupsInput,
 ) -> Result<DescribeContinuousBackupsOutput, DdbError> {
@@ -469,7 +472,7 @@ pub fn describe_backups(
 }
 
 /// Records the point-in-time recovery setting; no backups are taken or restored.
-pub fn update_backups(
+pub(crate) fn update_backups(
     scope: &Scope,
     input: UpdateContinuousBackupsInput,
 ) -> Result<UpdateContinuousBackupsOutput, DdbError> {
@@ -490,23 +493,4 @@ pub fn update_backups(
     Ok(UpdateContinuousBackupsOutput {
         continuous_backups_description: Some(backups_description(&record, scope.now_ms())),
     })
-}
-
-/// AWS's default account and table quotas.
-pub fn describe_limits() -> DescribeLimitsOutput {
-    DescribeLimitsOutput {
-        account_max_read_capacity_units: Some(80_000),
-        account_max_write_capacity_units: Some(80_000),
-        table_max_read_capacity_units: Some(40_000),
-        table_max_write_capacity_units: Some(40_000),
-    }
-}
-
-pub fn describe_endpoints(region: &str) -> DescribeEndpointsResponse {
-    DescribeEndpointsResponse {
-        endpoints: vec![Endpoint {
-            address: format!("dynamodb.{region}.amazonaws.com"),
-            cache_period_in_minutes: 1440,
-        }],
-    }
 }

@@ -64,14 +64,14 @@ impl Scope {
     }
 }
 
-pub const TABLES: &str = "tables";
-pub const ITEMS: &str = "items";
-pub const INDEXES: &str = "indexes";
-pub const STATS: &str = "stats";
-pub const TOKENS: &str = "tokens";
+pub(crate) const TABLES: &str = "tables";
+pub(crate) const ITEMS: &str = "items";
+pub(crate) const INDEXES: &str = "indexes";
+pub(crate) const STATS: &str = "stats";
+pub(crate) const TOKENS: &str = "tokens";
 
 /// The table named `name`, if it exists.
-pub fn find_table(db: &(impl Read + ?Sized), name: &str) -> Result<Option<TableRecord>, DdbError> {
+pub(crate) fn find_table(db: &(impl Read + ?Sized), name: &str) -> Result<Option<TableRecord>, DdbError> {
     db.get(TABLES, name.as_bytes())?
         .map(|bytes| {
             serde_json::from_slice(&bytes).map_err(|e| DdbError::Internal(format!("corrupt table record: {e}")))
@@ -80,7 +80,7 @@ pub fn find_table(db: &(impl Read + ?Sized), name: &str) -> Result<Option<TableR
 }
 
 /// Every table, in name order.
-pub fn all_tables(db: &dyn Store) -> Result<Vec<TableRecord>, DdbError> {
+pub(crate) fn all_tables(db: &dyn Store) -> Result<Vec<TableRecord>, DdbError> {
     db.scan(TABLES, &KeyRange::all(), Direction::Forward, None)?
         .into_iter()
         .map(|(_, bytes)| {
@@ -90,27 +90,27 @@ pub fn all_tables(db: &dyn Store) -> Result<Vec<TableRecord>, DdbError> {
 }
 
 /// The table named `name`, or the item operations' ResourceNotFoundException.
-pub fn table(db: &(impl Read + ?Sized), name: &str) -> Result<TableRecord, DdbError> {
+pub(crate) fn table(db: &(impl Read + ?Sized), name: &str) -> Result<TableRecord, DdbError> {
     find_table(db, name)?.ok_or_else(DdbError::resource_not_found)
 }
 
 /// The table as it is inside a write transaction: refuses a table deleted (or deleted and
 /// re-created) since the request was checked against `checked`, and picks up indexes added
 /// meanwhile, so no write lands in a dropped table or misses a new index.
-pub fn current(tx: &Tx<'_>, checked: &TableRecord) -> Result<TableRecord, DdbError> {
+pub(crate) fn current(tx: &Tx<'_>, checked: &TableRecord) -> Result<TableRecord, DdbError> {
     match find_table(tx, &checked.name)? {
         Some(table) if table.id == checked.id => Ok(table),
         _ => Err(DdbError::resource_not_found()),
     }
 }
 
-pub fn save_table(tx: &mut Tx<'_>, record: &TableRecord) {
+pub(crate) fn save_table(tx: &mut Tx<'_>, record: &TableRecord) {
     let bytes = serde_json::to_vec(record).expect("table records serialize");
     tx.put(TABLES, record.name.as_bytes(), bytes);
 }
 
 /// The statistics under `key`: a table's name, or an index's [`keys::index_prefix`].
-pub fn stats(db: &(impl Read + ?Sized), key: &[u8]) -> Result<Stats, DdbError> {
+pub(crate) fn stats(db: &(impl Read + ?Sized), key: &[u8]) -> Result<Stats, DdbError> {
     Ok(match db.get(STATS, key)? {
         Some(bytes) if bytes.len() == 16 => Stats {
             items: u64::from_be_bytes(bytes[..8].try_into().expect("8 bytes")),
@@ -120,20 +120,20 @@ pub fn stats(db: &(impl Read + ?Sized), key: &[u8]) -> Result<Stats, DdbError> {
     })
 }
 
-pub fn save_stats(tx: &mut Tx<'_>, key: &[u8], stats: Stats) {
+pub(crate) fn save_stats(tx: &mut Tx<'_>, key: &[u8], stats: Stats) {
     let mut bytes = stats.items.to_be_bytes().to_vec();
     bytes.extend_from_slice(&stats.bytes.to_be_bytes());
     tx.put(STATS, key, bytes);
 }
 
 /// The stored item under `key`.
-pub fn get_item(db: &(impl Read + ?Sized), key: &[u8]) -> Result<Option<Item>, DdbError> {
+pub(crate) fn get_item(db: &(impl Read + ?Sized), key: &[u8]) -> Result<Option<Item>, DdbError> {
     Ok(db.get(ITEMS, key)?.map(|bytes| codec::decode(&bytes)).transpose()?)
 }
 
 /// Replaces the item under `key` (`old` is what is stored now) with `new`, or deletes it, at
 /// `now_ms`, keeping every index entry, the table's statistics and its stream in step.
-pub fn write_item(
+pub(crate) fn write_item(
     tx: &mut Tx<'_>,
     table: &TableRecord,
     key: &[u8],
@@ -146,7 +146,7 @@ pub fn write_item(
 
 /// [`write_item`] on behalf of `origin` (the time-to-live sweeper's deletions are marked as
 /// the service's in the stream).
-pub fn write_item_by(
+pub(crate) fn write_item_by(
     tx: &mut Tx<'_>,
     table: &TableRecord,
     key: &[u8],
@@ -187,7 +187,7 @@ pub fn write_item_by(
 }
 
 /// Deletes every key under `prefix` in `table`, a chunk at a time.
-pub fn delete_prefix(tx: &mut Tx<'_>, table: &str, prefix: &[u8]) -> Result<(), DdbError> {
+pub(crate) fn delete_prefix(tx: &mut Tx<'_>, table: &str, prefix: &[u8]) -> Result<(), DdbError> {
     loop {
         let chunk = tx.scan(table, &KeyRange::prefix(prefix), Direction::Forward, Some(1024))?;
         if chunk.is_empty() {
@@ -201,7 +201,7 @@ pub fn delete_prefix(tx: &mut Tx<'_>, table: &str, prefix: &[u8]) -> Result<(), 
 
 /// Drops a table: its record, statistics, items and index entries. Its stream, if it has
 /// one, is closed and stays readable for 24 hours (as on AWS); streams closed longer ago go.
-pub fn drop_table(tx: &mut Tx<'_>, table: &TableRecord, now: i64) -> Result<(), DdbError> {
+pub(crate) fn drop_table(tx: &mut Tx<'_>, table: &TableRecord, now: i64) -> Result<(), DdbError> {
     let name = &table.name;
     if let Some(open) = &table.stream {
         stream::close(tx, name, &table.key, open, now);
@@ -216,6 +216,6 @@ pub fn drop_table(tx: &mut Tx<'_>, table: &TableRecord, now: i64) -> Result<(), 
 }
 
 /// Drops the streams closed more than 24 hours ago, with their records.
-pub fn purge_streams(tx: &mut Tx<'_>, now_ms: i64) -> Result<(), DdbError> {
+pub(crate) fn purge_streams(tx: &mut Tx<'_>, now_ms: i64) -> Result<(), DdbError> {
     stream::purge_closed(tx, now_ms).map_err(|e| DdbError::Internal(e.to_string()))
 }

@@ -35,7 +35,7 @@ pub enum DdbError {
 const CONDITION_FAILED: &str = "The conditional request failed";
 
 /// AWS's message when a transaction fails, naming every action's reason code in order.
-pub fn cancellation_message(reasons: &[CancellationReason]) -> String {
+pub(crate) fn cancellation_message(reasons: &[CancellationReason]) -> String {
     let codes: Vec<&str> = reasons.iter().map(|r| r.code.as_deref().unwrap_or("None")).collect();
     format!(
         "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]",

@@ -28,7 +28,7 @@ fn old_or_none(return_values: Option<&ReturnValue>) -> Result<bool, DdbError> {
     }
 }
 
-pub fn put_item(scope: &Scope, input: PutItemInput) -> Result<PutItemOutput, DdbError> {
+pub(crate) fn put_item(scope: &Scope, input: PutItemInput) -> Result<PutItemOutput, DdbError> {
     refuse_legacy(input.expected.is_some(), "Expected", "ConditionExpression")?;
     let table = db::table(&*scope.store, &input.table_name)?;
     let return_old = old_or_none(input.return_values.as_ref())?;
@@ -59,7 +59,7 @@ pub fn put_item(scope: &Scope, input: PutItemInput) -> Result<PutItemOutput, Ddb
     })
 }
 
-pub fn get_item(scope: &Scope, input: GetItemInput) -> Result<GetItemOutput, DdbError> {
+pub(crate) fn get_item(scope: &Scope, input: GetItemInput) -> Result<GetItemOutput, DdbError> {
     let table = db::table(&*scope.store, &input.table_name)?;
     let mut placeholders = placeholders(
         input.expression_attribute_names.as_ref(),
@@ -81,7 +81,7 @@ pub fn get_item(scope: &Scope, input: GetItemInput) -> Result<GetItemOutput, Ddb
     })
 }
 
-pub fn delete_item(scope: &Scope, input: DeleteItemInput) -> Result<DeleteItemOutput, DdbError> {
+pub(crate) fn delete_item(scope: &Scope, input: DeleteItemInput) -> Result<DeleteItemOutput, DdbError> {
     refuse_legacy(input.expected.is_some(), "Expected", "ConditionExpression")?;
     let table = db::table(&*scope.store, &input.table_name)?;
     let return_old = old_or_none(input.return_values.as_ref())?;
@@ -114,7 +114,7 @@ pub fn delete_item(scope: &Scope, input: DeleteItemInput) -> Result<DeleteItemOu
     })
 }
 
-pub fn update_item(scope: &Scope, input: UpdateItemInput) -> Result<UpdateItemOutput, DdbError> {
+pub(crate) fn update_item(scope: &Scope, input: UpdateItemInput) -> Result<UpdateItemOutput, DdbError> {
     refuse_legacy(input.expected.is_some(), "Expected", "ConditionExpression")?;
     refuse_legacy(
         input.attribute_updates.is_some(),

@@ -15,7 +15,7 @@ const MAX_HASH_KEY_BYTES: usize = 2048;
 const MAX_RANGE_KEY_BYTES: usize = 1024;
 
 /// `table 00`: the prefix of a table's items.
-pub fn table_prefix(table: &str) -> Vec<u8> {
+pub(crate) fn table_prefix(table: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(table.len() + 1);
     out.extend_from_slice(table.as_bytes());
     out.push(0);
@@ -23,7 +23,7 @@ pub fn table_prefix(table: &str) -> Vec<u8> {
 }
 
 /// `table 00 index 00`: the prefix of an index's entries.
-pub fn index_prefix(table: &str, index: &str) -> Vec<u8> {
+pub(crate) fn index_prefix(table: &str, index: &str) -> Vec<u8> {
     let mut out = table_prefix(table);
     out.extend_from_slice(index.as_bytes());
     out.push(0);
@@ -39,7 +39,7 @@ fn append_key(schema: &KeySchema, item: &Item, out: &mut Vec<u8>) -> Option<()> 
 }
 
 /// The storage key of an item whose primary key has been checked.
-pub fn item_key(table: &TableRecord, item: &Item) -> Vec<u8> {
+pub(crate) fn item_key(table: &TableRecord, item: &Item) -> Vec<u8> {
     let mut out = table_prefix(&table.name);
     append_key(&table.key, item, &mut out).expect("primary key checked before use");
     out
@@ -47,7 +47,7 @@ pub fn item_key(table: &TableRecord, item: &Item) -> Vec<u8> {
 
 /// The index entry key for an item, or `None` when the item lacks the index's key
 /// attributes (or has them with another type), which leaves it out of the index.
-pub fn index_entry_key(table: &TableRecord, index: &IndexRecord, item: &Item) -> Option<Vec<u8>> {
+pub(crate) fn index_entry_key(table: &TableRecord, index: &IndexRecord, item: &Item) -> Option<Vec<u8>> {
     let mut out = index_prefix(&table.name, &index.name);
     append_key(&index.key, item, &mut out)?;
     append_key(&table.key, item, &mut out)?;
@@ -82,7 +82,7 @@ fn check_key_size(value: &AttributeValue, hash: bool) -> Result<(), DdbError> {
 }
 
 /// Refuses an empty string or binary as the value of a key attribute.
-pub fn check_not_empty(attr: &KeyAttr, value: &AttributeValue) -> Result<(), DdbError> {
+pub(crate) fn check_not_empty(attr: &KeyAttr, value: &AttributeValue) -> Result<(), DdbError> {
     match empty_key_value(value) {
         Some(kind) => Err(DdbError::validation(format!(
             "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty {kind} value. Key: {}",
@@ -99,7 +99,7 @@ fn check_primary_value(attr: &KeyAttr, value: &AttributeValue, hash: bool) -> Re
 
 /// Checks a `Key` parameter (GetItem, DeleteItem, UpdateItem, batches, transactions) and
 /// returns its storage key.
-pub fn check_key(table: &TableRecord, key: &Item) -> Result<Vec<u8>, DdbError> {
+pub(crate) fn check_key(table: &TableRecord, key: &Item) -> Result<Vec<u8>, DdbError> {
     key.values().try_for_each(validate)?;
     if key.len() != table.key.attrs().count() {
         return Err(key_mismatch());
@@ -116,7 +116,7 @@ pub fn check_key(table: &TableRecord, key: &Item) -> Result<Vec<u8>, DdbError> {
 
 /// How a missing primary key attribute of a whole item is reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MissingKey {
+pub(crate) enum MissingKey {
     /// PutItem and transactions: "Missing the key X in the item".
     Named,
     /// BatchWriteItem: "The provided key element does not match the schema".
@@ -124,7 +124,7 @@ pub enum MissingKey {
 }
 
 /// Checks an item's primary and index key attributes; returns its storage key.
-pub fn check_item_keys(table: &TableRecord, item: &Item, missing: MissingKey) -> Result<Vec<u8>, DdbError> {
+pub(crate) fn check_item_keys(table: &TableRecord, item: &Item, missing: MissingKey) -> Result<Vec<u8>, DdbError> {
     for (i, attr) in table.key.attrs().enumerate() {
         let Some(value) = item.get(&attr.name) else {
             return Err(match missing {
@@ -148,7 +148,7 @@ pub fn check_item_keys(table: &TableRecord, item: &Item, missing: MissingKey) ->
 
 /// Refuses index key attributes of the wrong type or empty (absent ones are fine: the item
 /// is simply not in that index).
-pub fn check_index_keys(table: &TableRecord, item: &Item) -> Result<(), DdbError> {
+pub(crate) fn check_index_keys(table: &TableRecord, item: &Item) -> Result<(), DdbError> {
     for index in &table.indexes {
         for attr in index.key.attrs() {
             let Some(value) = item.get(&attr.name) else { continue };

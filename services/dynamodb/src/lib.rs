@@ -15,7 +15,8 @@
 //!   storage layout described in `db`;
 //! - [`partiql`]: ExecuteStatement, BatchExecuteStatement and ExecuteTransaction — a PartiQL
 //!   lexer and parser, and statements translated into the expressions above;
-//! - `settings`: contributor insights and resource policies kept on the table, and the empty
+//! - `settings`: contributor insights and resource policies kept on the table;
+//! - `fixed_answers`: what needs no storage — the account's limits and endpoint, and the empty
 //!   answers of backups, exports, imports and global tables;
 //! - [`ttl`]: the time-to-live sweeper, started only once TTL is enabled on some table;
 //! - the DynamoDB Streams service ([`DynamoDbStreamsService`], `streams_service`) over the
@@ -28,6 +29,7 @@ mod control;
 mod db;
 mod error;
 pub mod expr;
+mod fixed_answers;
 mod items;
 pub mod iterator;
 pub mod key;

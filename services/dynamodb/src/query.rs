@@ -386,7 +386,7 @@ fn check_sort_types(attr: &KeyAttr, sort: &SortCondition<'_>) -> Result<(), DdbE
     Ok(())
 }
 
-pub fn query(scope: &Scope, input: QueryInput) -> Result<Value, DdbError> {
+pub(crate) fn query(scope: &Scope, input: QueryInput) -> Result<Value, DdbError> {
     refuse_legacy(
         input.key_conditions.is_some(),
         "KeyConditions",
@@ -524,7 +524,7 @@ fn segments(segment: Option<i32>, total: Option<i32>) -> Result<Option<(u32, u32
     }
 }
 
-pub fn scan(scope: &Scope, input: ScanInput) -> Result<Value, DdbError> {
+pub(crate) fn scan(scope: &Scope, input: ScanInput) -> Result<Value, DdbError> {
     refuse_legacy(input.scan_filter.is_some(), "ScanFilter", "FilterExpression")?;
     let table = db::table(&*scope.store, &input.table_name)?;
     let segment = segments(input.segment, input.total_segments)?;

@@ -13,7 +13,7 @@ use crate::value::validate_item;
 use crate::{size, Item};
 
 /// Refuses a legacy (pre-expression) parameter, which Stratus does not implement.
-pub fn refuse_legacy(present: bool, parameter: &str, instead: &str) -> Result<(), DdbError> {
+pub(crate) fn refuse_legacy(present: bool, parameter: &str, instead: &str) -> Result<(), DdbError> {
     if present {
         return Err(DdbError::validation(format!(
             "Stratus does not support the legacy parameter {parameter}; use {instead} instead"
@@ -24,7 +24,7 @@ pub fn refuse_legacy(present: bool, parameter: &str, instead: &str) -> Result<()
 
 /// The request's placeholder maps, refused when no expression could use them (dynalite
 /// test/putItem.js records AWS's wording).
-pub fn placeholders<'a>(
+pub(crate) fn placeholders<'a>(
     names: Option<&'a BTreeMap<String, String>>,
     values: Option<&'a BTreeMap<String, AttributeValue>>,
     any_expression: bool,
@@ -45,14 +45,14 @@ pub fn placeholders<'a>(
 }
 
 /// Which attributes a read returns: all, a ProjectionExpression, or legacy AttributesToGet.
-pub enum Selection<'a> {
+pub(crate) enum Selection<'a> {
     All,
     Expression(expr::Projection<'a>),
     Names(&'a [String]),
 }
 
 impl<'a> Selection<'a> {
-    pub fn parse(
+    pub(crate) fn parse(
         expression: Option<&'a str>,
         attributes_to_get: Option<&'a [String]>,
         placeholders: &mut Placeholders<'a>,
@@ -67,7 +67,7 @@ impl<'a> Selection<'a> {
         }
     }
 
-    pub fn apply(&self, item: Item) -> Item {
+    pub(crate) fn apply(&self, item: Item) -> Item {
         match self {
             Selection::All => item,
             Selection::Expression(projection) => projection.apply(&item),
@@ -77,7 +77,7 @@ impl<'a> Selection<'a> {
 }
 
 /// Refuses a condition that does not hold for `old` (a missing item is an empty one).
-pub fn check_condition(
+pub(crate) fn check_condition(
     condition: Option<&expr::Condition<'_>>,
     old: Option<&Item>,
     on_failure: Option<&ReturnValuesOnConditionCheckFailure>,
@@ -95,7 +95,7 @@ pub fn check_condition(
 }
 
 /// A checked Put: the item and its storage key.
-pub fn check_put(table: &TableRecord, item: &Item, missing: MissingKey) -> Result<Vec<u8>, DdbError> {
+pub(crate) fn check_put(table: &TableRecord, item: &Item, missing: MissingKey) -> Result<Vec<u8>, DdbError> {
     validate_item(item)?;
     let key = keys::check_item_keys(table, item, missing)?;
     size::check_item(item)?;
@@ -103,14 +103,14 @@ pub fn check_put(table: &TableRecord, item: &Item, missing: MissingKey) -> Resul
 }
 
 /// A checked update: its expression, and the paths it writes.
-pub struct CheckedUpdate<'a> {
+pub(crate) struct CheckedUpdate<'a> {
     update: Option<expr::Update<'a>>,
     touched: expr::Projection<'a>,
 }
 
 impl<'a> CheckedUpdate<'a> {
     /// Parses an UpdateExpression, refusing writes to key attributes.
-    pub fn parse(
+    pub(crate) fn parse(
         table: &TableRecord,
         expression: Option<&'a str>,
         placeholders: &mut Placeholders<'a>,
@@ -139,7 +139,7 @@ impl<'a> CheckedUpdate<'a> {
     }
 
     /// The item after the update; a missing item starts as its key.
-    pub fn apply(&self, table: &TableRecord, key: &Item, old: Option<&Item>) -> Result<Item, DdbError> {
+    pub(crate) fn apply(&self, table: &TableRecord, key: &Item, old: Option<&Item>) -> Result<Item, DdbError> {
         let base = old.cloned().unwrap_or_else(|| key.clone());
         let new = match &self.update {
             Some(update) => update.apply(&base).map_err(|e| DdbError::validation(e.to_string()))?,
@@ -151,7 +151,7 @@ impl<'a> CheckedUpdate<'a> {
     }
 
     /// The parts of `item` the update writes (`UPDATED_OLD`, `UPDATED_NEW`).
-    pub fn written(&self, item: &Item) -> Item {
+    pub(crate) fn written(&self, item: &Item) -> Item {
         self.touched.apply(item)
     }
 }

@@ -1,12 +1,11 @@
-//! Table settings that round-trip without a feature behind them, and the honest answers of
-//! features Stratus does not have:
+//! Table settings that round-trip without a feature behind them, and the honest answer of a
+//! feature Stratus does not have:
 //!
 //! - contributor insights: the status (and mode) set by UpdateContributorInsights, per table
 //!   and index, reported by Describe/ListContributorInsights; no contributor data is kept;
 //! - resource-based policies: Put/Get/DeleteResourcePolicy keep the document and a revision
 //!   id on the table (the policy is not enforced: Stratus does not check permissions);
-//! - backups, exports, imports, global tables and Kinesis destinations: none can exist, so
-//!   their listings are empty and looking one up answers AWS's not-found error.
+//! - Kinesis streaming destinations: none can exist, so an existing table lists none.
 
 use stratus_core::paging::Token;
 use stratus_gen_dynamodb::*;
@@ -53,7 +52,7 @@ fn status(insights: Option<&Insights>) -> ContributorInsightsStatus {
     }
 }
 
-pub fn update_contributor_insights(
+pub(crate) fn update_contributor_insights(
     scope: &Scope,
     input: UpdateContributorInsightsInput,
 ) -> Result<UpdateContributorInsightsOutput, DdbError> {
@@ -94,7 +93,7 @@ pub fn update_contributor_insights(
     })
 }
 
-pub fn describe_contributor_insights(
+pub(crate) fn describe_contributor_insights(
     scope: &Scope,
     input: DescribeContributorInsightsInput,
 ) -> Result<DescribeContributorInsightsOutput, DdbError> {
@@ -116,7 +115,7 @@ pub fn describe_contributor_insights(
 /// ListContributorInsights' continuation tokens: the position of the next summary.
 const INSIGHTS_PAGES: Token = Token::for_listing("dynamodb:ListContributorInsights");
 
-pub fn list_contributor_insights(
+pub(crate) fn list_contributor_insights(
     scope: &Scope,
     input: ListContributorInsightsInput,
 ) -> Result<ListContributorInsightsOutput, DdbError> {
@@ -176,7 +175,10 @@ fn policy_not_found(arn: &str) -> DdbError {
     ))
 }
 
-pub fn put_resource_policy(scope: &Scope, input: PutResourcePolicyInput) -> Result<PutResourcePolicyOutput, DdbError> {
+pub(crate) fn put_resource_policy(
+    scope: &Scope,
+    input: PutResourcePolicyInput,
+) -> Result<PutResourcePolicyOutput, DdbError> {
     let name = table_name_of(scope, &input.resource_arn)?;
     if serde_json::from_str::<serde_json::Value>(&input.policy).map_or(true, |v| !v.is_object()) {
         return Err(DdbError::validation(
@@ -211,7 +213,10 @@ pub fn put_resource_policy(scope: &Scope, input: PutResourcePolicyInput) -> Resu
     })
 }
 
-pub fn get_resource_policy(scope: &Scope, input: GetResourcePolicyInput) -> Result<GetResourcePolicyOutput, DdbError> {
+pub(crate) fn get_resource_policy(
+    scope: &Scope,
+    input: GetResourcePolicyInput,
+) -> Result<GetResourcePolicyOutput, DdbError> {
     let name = table_name_of(scope, &input.resource_arn)?;
     let table = db::table(&*scope.store, &name)?;
     let policy = table.policy.ok_or_else(|| policy_not_found(&input.resource_arn))?;
@@ -221,7 +226,7 @@ pub fn get_resource_policy(scope: &Scope, input: GetResourcePolicyInput) -> Resu
     })
 }
 
-pub fn delete_resource_policy(
+pub(crate) fn delete_resource_policy(
     scope: &Scope,
     input: DeleteResourcePolicyInput,
 ) -> Result<DeleteResourcePolicyOutput, DdbError> {
@@ -247,7 +252,7 @@ pub fn delete_resource_policy(
     })
 }
 
-pub fn describe_kinesis_streaming_destination(
+pub(crate) fn describe_kinesis_streaming_destination(
     scope: &Scope,
     input: DescribeKinesisStreamingDestinationInput,
 ) -> Result<DescribeKinesisStreamingDestinationOutput, DdbError> {

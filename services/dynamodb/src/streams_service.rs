@@ -51,38 +51,12 @@ impl DynamoDbStreamsService {
     }
 }
 
-impl DynamoDbStreams for DynamoDbStreamsService {
-    async fn list_streams(
-        &self,
-        ctx: &RequestContext,
-        input: ListStreamsInput,
-    ) -> Result<ListStreamsOutput, ListStreamsError> {
-        Ok(self.run(ctx, move |scope| list_streams(scope, input)).await?)
-    }
-
-    async fn describe_stream(
-        &self,
-        ctx: &RequestContext,
-        input: DescribeStreamInput,
-    ) -> Result<DescribeStreamOutput, DescribeStreamError> {
-        Ok(self.run(ctx, move |scope| describe_stream(scope, input)).await?)
-    }
-
-    async fn get_shard_iterator(
-        &self,
-        ctx: &RequestContext,
-        input: GetShardIteratorInput,
-    ) -> Result<GetShardIteratorOutput, GetShardIteratorError> {
-        Ok(self.run(ctx, move |scope| get_shard_iterator(scope, input)).await?)
-    }
-
-    async fn get_records(
-        &self,
-        ctx: &RequestContext,
-        input: GetRecordsInput,
-    ) -> Result<GetRecordsOutput, GetRecordsError> {
-        Ok(self.run(ctx, move |scope| get_records(scope, input)).await?)
-    }
+stratus_gen_dynamodb_streams::operations! {
+    DynamoDbStreamsService;
+    list_streams in run => list_streams,
+    describe_stream in run => describe_stream,
+    get_shard_iterator in run => get_shard_iterator,
+    get_records in run => get_records,
 }
 
 /// Everything a Streams operation can refuse with.
@@ -210,7 +184,7 @@ fn view_type(info: &StreamInfo) -> StreamViewType {
     StreamViewType::from_wire(&info.view_type)
 }
 
-pub fn list_streams(scope: &Scope, input: ListStreamsInput) -> Result<ListStreamsOutput, StreamsError> {
+pub(crate) fn list_streams(scope: &Scope, input: ListStreamsInput) -> Result<ListStreamsOutput, StreamsError> {
     let limit = input
         .limit
         .map_or(MAX_STREAMS, |l| (l.max(1) as usize).min(MAX_STREAMS));
@@ -237,7 +211,7 @@ pub fn list_streams(scope: &Scope, input: ListStreamsInput) -> Result<ListStream
     })
 }
 
-pub fn describe_stream(scope: &Scope, input: DescribeStreamInput) -> Result<DescribeStreamOutput, StreamsError> {
+pub(crate) fn describe_stream(scope: &Scope, input: DescribeStreamInput) -> Result<DescribeStreamOutput, StreamsError> {
     let info = find_stream(scope, &input.stream_arn)?;
     let state = shard_state(scope, &info)?;
     let shard = Shard {
@@ -282,7 +256,10 @@ pub fn describe_stream(scope: &Scope, input: DescribeStreamInput) -> Result<Desc
     })
 }
 
-pub fn get_shard_iterator(scope: &Scope, input: GetShardIteratorInput) -> Result<GetShardIteratorOutput, StreamsError> {
+pub(crate) fn get_shard_iterator(
+    scope: &Scope,
+    input: GetShardIteratorInput,
+) -> Result<GetShardIteratorOutput, StreamsError> {
     let kind = input.shard_iterator_type;
     let by_sequence = matches!(
         kind,
@@ -345,7 +322,7 @@ pub fn get_shard_iterator(scope: &Scope, input: GetShardIteratorInput) -> Result
     })
 }
 
-pub fn get_records(scope: &Scope, input: GetRecordsInput) -> Result<GetRecordsOutput, StreamsError> {
+pub(crate) fn get_records(scope: &Scope, input: GetRecordsInput) -> Result<GetRecordsOutput, StreamsError> {
     let iterator = ShardIterator::decode(&input.shard_iterator)
         .ok_or_else(|| StreamsError::Validation("Invalid ShardIterator".into()))?;
     let now = scope.now_ms();

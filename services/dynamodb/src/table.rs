@@ -97,14 +97,14 @@ mod stored {
         Many(Vec<KeyAttr>),
     }
 
-    pub fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<KeyAttr>, D::Error> {
+    pub(super) fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<KeyAttr>, D::Error> {
         Ok(match OneOrMany::deserialize(d)? {
             OneOrMany::One(attr) => vec![attr],
             OneOrMany::Many(attrs) => attrs,
         })
     }
 
-    pub fn none_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<KeyAttr>, D::Error> {
+    pub(super) fn none_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<KeyAttr>, D::Error> {
         Ok(match Option::<OneOrMany>::deserialize(d)? {
             None => Vec::new(),
             Some(OneOrMany::One(attr)) => vec![attr],
@@ -115,21 +115,21 @@ mod stored {
 
 /// Which attributes an index copies from the table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum IndexProjection {
+pub(crate) enum IndexProjection {
     All,
     KeysOnly,
     Include(Vec<String>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Throughput {
+pub(crate) struct Throughput {
     pub read: i64,
     pub write: i64,
 }
 
 /// A secondary index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IndexRecord {
+pub(crate) struct IndexRecord {
     pub name: String,
     pub global: bool,
     pub key: KeySchema,
@@ -140,7 +140,7 @@ pub struct IndexRecord {
 impl IndexRecord {
     /// The item as the index stores it: its projected attributes plus every key attribute
     /// of the index and the table.
-    pub fn project(&self, item: &Item, table_key: &KeySchema) -> Item {
+    pub(crate) fn project(&self, item: &Item, table_key: &KeySchema) -> Item {
         let keep = |name: &str| {
             self.key.contains(name)
                 || table_key.contains(name)
@@ -170,20 +170,20 @@ impl IndexRecord {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stream {
+pub(crate) struct Stream {
     pub view_type: String,
     pub label: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Ttl {
+pub(crate) struct Ttl {
     pub attribute: String,
     pub enabled: bool,
 }
 
 /// A table as stored in the `tables` storage table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TableRecord {
+pub(crate) struct TableRecord {
     pub name: String,
     pub id: String,
     pub created_ms: i64,
@@ -216,7 +216,7 @@ pub struct TableRecord {
 
 /// Contributor insights as last set by UpdateContributorInsights.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Insights {
+pub(crate) struct Insights {
     pub index: Option<String>,
     pub enabled: bool,
     pub mode: String,
@@ -225,27 +225,27 @@ pub struct Insights {
 
 /// A resource-based policy document and its revision id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Policy {
+pub(crate) struct Policy {
     pub document: String,
     pub revision: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Recovery {
+pub(crate) struct Recovery {
     pub since_ms: i64,
     pub days: i32,
 }
 
 /// The item count and size the description reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Stats {
+pub(crate) struct Stats {
     pub items: u64,
     pub bytes: u64,
 }
 
 impl Stats {
     /// Accounts for `old` (if any) replaced by `new` (if any).
-    pub fn replace(&mut self, old: Option<&Item>, new: Option<&Item>) {
+    pub(crate) fn replace(&mut self, old: Option<&Item>, new: Option<&Item>) {
         if let Some(old) = old {
             self.items = self.items.saturating_sub(1);
             self.bytes = self.bytes.saturating_sub(item_size(old) as u64);
@@ -265,7 +265,7 @@ fn key_type(t: &ScalarAttributeType) -> KeyType {
     }
 }
 
-pub fn type_letter(t: KeyType) -> &'static str {
+pub(crate) fn type_letter(t: KeyType) -> &'static str {
     match t {
         KeyType::S => "S",
         KeyType::N => "N",
@@ -291,7 +291,7 @@ fn check_throughput(t: &ProvisionedThroughput) -> Result<Throughput, DdbError> {
 }
 
 /// The attribute definitions as key attributes, refusing a name defined twice.
-pub fn definitions(defs: &[AttributeDefinition]) -> Result<Vec<KeyAttr>, DdbError> {
+pub(crate) fn definitions(defs: &[AttributeDefinition]) -> Result<Vec<KeyAttr>, DdbError> {
     let mut out: Vec<KeyAttr> = Vec::with_capacity(defs.len());
     for def in defs {
         if out.iter().any(|a| a.name == def.attribute_name) {
@@ -461,7 +461,7 @@ fn projection(name: &str, shape: &ProjectionShape) -> Result<IndexProjection, Dd
 }
 
 /// A new GSI: its key, projection and throughput, checked against the table's billing.
-pub fn global_index(
+pub(crate) fn global_index(
     name: &str,
     key: &[KeySchemaElement],
     shape: &ProjectionShape,
@@ -495,7 +495,7 @@ pub fn global_index(
 }
 
 /// The billing mode and throughput a request asks for.
-pub fn billing(
+pub(crate) fn billing(
     mode: Option<&BillingMode>,
     throughput: Option<&ProvisionedThroughput>,
 ) -> Result<Option<Throughput>, DdbError> {
@@ -512,7 +512,7 @@ pub fn billing(
 }
 
 /// Refuses attribute definitions no key uses.
-pub fn check_definitions_used(record: &TableRecord, has_indexes: bool) -> Result<(), DdbError> {
+pub(crate) fn check_definitions_used(record: &TableRecord, has_indexes: bool) -> Result<(), DdbError> {
     let used = |a: &KeyAttr| record.is_key_attribute(&a.name);
     if record.attributes.iter().all(used) {
         return Ok(());
@@ -531,7 +531,7 @@ pub fn check_definitions_used(record: &TableRecord, has_indexes: bool) -> Result
     )))
 }
 
-pub fn stream(spec: &StreamSpecification, now_ms: i64) -> Result<Option<Stream>, DdbError> {
+pub(crate) fn stream(spec: &StreamSpecification, now_ms: i64) -> Result<Option<Stream>, DdbError> {
     if !spec.stream_enabled {
         if spec.stream_view_type.is_some() {
             return Err(DdbError::validation(
@@ -563,7 +563,7 @@ pub(crate) fn stream_label(now_ms: i64) -> String {
 
 impl TableRecord {
     /// Checks a CreateTable request and builds the record.
-    pub fn create(input: &CreateTableInput, id: String, now_ms: i64) -> Result<TableRecord, DdbError> {
+    pub(crate) fn create(input: &CreateTableInput, id: String, now_ms: i64) -> Result<TableRecord, DdbError> {
         if input.global_table_source_arn.is_some() {
             return Err(DdbError::NotImplemented(
                 "Stratus does not create global table replicas: one Stratus serves each region separately and replicates nothing between them"
@@ -677,26 +677,26 @@ impl TableRecord {
 
     /// What a DynamoDB ARN of this region and account names after `table/`: a table's name,
     /// followed by `/index/NAME` or `/stream/LABEL` for what lives under the table.
-    pub fn path_in_arn(arn: &str, region: &str, account: &str) -> Option<String> {
+    pub(crate) fn path_in_arn(arn: &str, region: &str, account: &str) -> Option<String> {
         let arn = Arn::parse(arn).ok().filter(|a| a.is_in("dynamodb", region, account))?;
         arn.resource.strip_prefix("table/").map(str::to_owned)
     }
 
-    pub fn arn(&self, region: &str, account: &str) -> String {
+    pub(crate) fn arn(&self, region: &str, account: &str) -> String {
         Arn::new("dynamodb", region, account, &format!("table/{}", self.name)).to_string()
     }
 
     /// Whether the table's or an index's key uses the attribute.
-    pub fn is_key_attribute(&self, name: &str) -> bool {
+    pub(crate) fn is_key_attribute(&self, name: &str) -> bool {
         self.key.contains(name) || self.indexes.iter().any(|i| i.key.contains(name))
     }
 
-    pub fn index(&self, name: &str) -> Option<&IndexRecord> {
+    pub(crate) fn index(&self, name: &str) -> Option<&IndexRecord> {
         self.indexes.iter().find(|i| i.name == name)
     }
 
     /// The primary key attributes of an item (or a key map), by schema.
-    pub fn key_of(&self, item: &Item) -> Item {
+    pub(crate) fn key_of(&self, item: &Item) -> Item {
         self.key
             .attrs()
             .filter_map(|a| item.get(&a.name).map(|v| (a.name.clone(), v.clone())))
@@ -704,7 +704,7 @@ impl TableRecord {
     }
 
     /// The description, given the table's statistics and each index's by name.
-    pub fn describe(
+    pub(crate) fn describe(
         &self,
         region: &str,
         account: &str,
@@ -815,7 +815,7 @@ fn push_index(indexes: &mut Vec<IndexRecord>, index: IndexRecord) -> Result<(), 
     Ok(())
 }
 
-pub fn matches_type(value: &AttributeValue, kind: KeyType) -> bool {
+pub(crate) fn matches_type(value: &AttributeValue, kind: KeyType) -> bool {
     matches!(
         (value, kind),
         (AttributeValue::S(_), KeyType::S) | (AttributeValue::N(_), KeyType::N) | (AttributeValue::B(_), KeyType::B)
@@ -823,7 +823,7 @@ pub fn matches_type(value: &AttributeValue, kind: KeyType) -> bool {
 }
 
 /// Sorted tag list after applying `tags` (a later value for a key replaces the earlier).
-pub fn merge_tags(existing: &mut Vec<(String, String)>, tags: impl IntoIterator<Item = (String, String)>) {
+pub(crate) fn merge_tags(existing: &mut Vec<(String, String)>, tags: impl IntoIterator<Item = (String, String)>) {
     let mut map: BTreeMap<String, String> = existing.drain(..).collect();
     map.extend(tags);
     existing.extend(map);

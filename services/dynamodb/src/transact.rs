@@ -162,7 +162,7 @@ pub(crate) fn check_token(
     Ok(true)
 }
 
-pub fn transact_write_items(
+pub(crate) fn transact_write_items(
     scope: &Scope,
     input: TransactWriteItemsInput,
 ) -> Result<TransactWriteItemsOutput, DdbError> {
@@ -267,7 +267,10 @@ pub fn transact_write_items(
     })
 }
 
-pub fn transact_get_items(scope: &Scope, input: TransactGetItemsInput) -> Result<TransactGetItemsOutput, DdbError> {
+pub(crate) fn transact_get_items(
+    scope: &Scope,
+    input: TransactGetItemsInput,
+) -> Result<TransactGetItemsOutput, DdbError> {
     let mut reads = Vec::with_capacity(input.transact_items.len());
     let mut seen = BTreeSet::new();
     for item in &input.transact_items {

@@ -20,16 +20,16 @@ use crate::checksum::Checksum;
 use crate::error::S3Error;
 use crate::versioning::{self, View};
 
-pub const ANNOTATIONS: &str = "annotations";
-pub const PAYLOADS: &str = "annotation_payloads";
+pub(crate) const ANNOTATIONS: &str = "annotations";
+pub(crate) const PAYLOADS: &str = "annotation_payloads";
 /// The most annotations one object version may have, and one listing page.
-pub const MAX_PER_VERSION: usize = 1000;
+pub(crate) const MAX_PER_VERSION: usize = 1000;
 const MAX_NAME_BYTES: usize = 512;
-pub const MAX_PAYLOAD: usize = 1 << 20;
+pub(crate) const MAX_PAYLOAD: usize = 1 << 20;
 
 /// An annotation as stored, without its payload.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct AnnotationRecord {
+pub(crate) struct AnnotationRecord {
     pub name: String,
     pub size: u64,
     /// The payload's MD5 in hex, quoted.
@@ -40,7 +40,7 @@ pub struct AnnotationRecord {
 }
 
 impl AnnotationRecord {
-    pub fn last_modified(&self) -> DateTime {
+    pub(crate) fn last_modified(&self) -> DateTime {
         // S3 reports modification times to the second.
         DateTime::from_secs(self.last_modified_ms.div_euclid(1000))
     }
@@ -48,7 +48,7 @@ impl AnnotationRecord {
 
 /// The object version whose annotations these are.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VersionRef {
+pub(crate) struct VersionRef {
     pub bucket: String,
     pub key: String,
     /// The version id, or `null`.
@@ -71,7 +71,7 @@ impl VersionRef {
     }
 }
 
-pub fn no_such_annotation() -> AwsError {
+pub(crate) fn no_such_annotation() -> AwsError {
     AwsError::new(
         "NoSuchAnnotation",
         "The specified annotation does not exist on this object.",
@@ -81,7 +81,7 @@ pub fn no_such_annotation() -> AwsError {
 
 /// Refuses a name S3 would not store: `AnnotationNameTooLong` over 512 bytes, else
 /// `InvalidAnnotationName`.
-pub fn check_name(name: &str) -> Result<(), AwsError> {
+pub(crate) fn check_name(name: &str) -> Result<(), AwsError> {
     if name.len() > MAX_NAME_BYTES {
         return Err(AwsError::new(
             "AnnotationNameTooLong",
@@ -105,7 +105,7 @@ pub fn check_name(name: &str) -> Result<(), AwsError> {
 }
 
 /// Refuses a payload S3 would not store: empty or over 1 MiB, or not UTF-8 (`415`).
-pub fn check_payload(payload: &[u8]) -> Result<(), AwsError> {
+pub(crate) fn check_payload(payload: &[u8]) -> Result<(), AwsError> {
     if payload.is_empty() || payload.len() > MAX_PAYLOAD {
         return Err(payload_out_of_range());
     }
@@ -120,12 +120,12 @@ pub fn check_payload(payload: &[u8]) -> Result<(), AwsError> {
 }
 
 /// A payload empty or over 1 MiB.
-pub fn payload_out_of_range() -> AwsError {
+pub(crate) fn payload_out_of_range() -> AwsError {
     S3Error::invalid_request("The annotation payload must be between 1 byte and 1 MiB in size.")
 }
 
 /// Refuses a prefix no annotation name can start with: one longer than the longest name.
-pub fn check_prefix(prefix: &str) -> Result<(), AwsError> {
+pub(crate) fn check_prefix(prefix: &str) -> Result<(), AwsError> {
     if prefix.len() > MAX_NAME_BYTES {
         return Err(AwsError::new(
             "InvalidPrefix",
@@ -142,7 +142,12 @@ fn decode(bytes: &[u8]) -> Result<AnnotationRecord, AwsError> {
 
 /// Stores `record` with `payload` on `version`, replacing an annotation of the same name;
 /// refuses a new name beyond the version's 1,000th.
-pub fn put(tx: &mut Tx<'_>, version: &VersionRef, record: &AnnotationRecord, payload: Vec<u8>) -> Result<(), AwsError> {
+pub(crate) fn put(
+    tx: &mut Tx<'_>,
+    version: &VersionRef,
+    record: &AnnotationRecord,
+    payload: Vec<u8>,
+) -> Result<(), AwsError> {
     let key = version.record_key(&record.name);
     if tx.get(ANNOTATIONS, &key).map_err(S3Error::storage)?.is_none() {
         let range = KeyRange::prefix(&version.prefix());
@@ -168,7 +173,7 @@ pub fn put(tx: &mut Tx<'_>, version: &VersionRef, record: &AnnotationRecord, pay
 }
 
 /// Annotation `name` of `version` and its payload.
-pub fn get(
+pub(crate) fn get(
     view: &(impl View + ?Sized),
     version: &VersionRef,
     name: &str,
@@ -183,7 +188,7 @@ pub fn get(
 }
 
 /// Deletes annotation `name` of `version`, which must exist.
-pub fn delete(tx: &mut Tx<'_>, version: &VersionRef, name: &str) -> Result<(), AwsError> {
+pub(crate) fn delete(tx: &mut Tx<'_>, version: &VersionRef, name: &str) -> Result<(), AwsError> {
     let key = version.record_key(name);
     if tx.get(ANNOTATIONS, &key).map_err(S3Error::storage)?.is_none() {
         return Err(no_such_annotation());
@@ -195,7 +200,7 @@ pub fn delete(tx: &mut Tx<'_>, version: &VersionRef, name: &str) -> Result<(), A
 
 /// Up to `limit` annotations of `version` whose names start with `prefix`, after name
 /// `after`, in name order; and whether more follow.
-pub fn list(
+pub(crate) fn list(
     view: &(impl View + ?Sized),
     version: &VersionRef,
     prefix: &str,
@@ -221,7 +226,7 @@ pub fn list(
 }
 
 /// Every annotation of `version` with its payload, in name order.
-pub fn all(tx: &Tx<'_>, version: &VersionRef) -> Result<Vec<(AnnotationRecord, Vec<u8>)>, AwsError> {
+pub(crate) fn all(tx: &Tx<'_>, version: &VersionRef) -> Result<Vec<(AnnotationRecord, Vec<u8>)>, AwsError> {
     let range = KeyRange::prefix(&version.prefix());
     let records = tx
         .scan(ANNOTATIONS, &range, Direction::Forward, None)
@@ -236,7 +241,7 @@ pub fn all(tx: &Tx<'_>, version: &VersionRef) -> Result<Vec<(AnnotationRecord, V
 }
 
 /// Stores `annotations` (from [`all`]) on `version` as they are.
-pub fn put_all(
+pub(crate) fn put_all(
     tx: &mut Tx<'_>,
     version: &VersionRef,
     annotations: Vec<(AnnotationRecord, Vec<u8>)>,
@@ -254,7 +259,7 @@ pub fn put_all(
 }
 
 /// Deletes every annotation of `version`, which is leaving the store.
-pub fn delete_all(tx: &mut Tx<'_>, version: &VersionRef) -> Result<(), AwsError> {
+pub(crate) fn delete_all(tx: &mut Tx<'_>, version: &VersionRef) -> Result<(), AwsError> {
     let range = KeyRange::prefix(&version.prefix());
     let keys = tx
         .scan(ANNOTATIONS, &range, Direction::Forward, None)

@@ -14,10 +14,10 @@ use crate::chunked::{Decoder, Framing};
 use crate::error::S3Error;
 
 /// The largest object a single PutObject, and the largest part an UploadPart, may carry.
-pub const MAX_SINGLE_UPLOAD: u64 = 5 << 30;
+pub(crate) const MAX_SINGLE_UPLOAD: u64 = 5 << 30;
 
 /// Where a body comes from.
-pub enum Source {
+pub(crate) enum Source {
     /// A request's payload, as sent.
     Request(BodyReader),
     /// A request's aws-chunked payload, decoded as it is read.
@@ -28,7 +28,7 @@ pub enum Source {
 }
 
 /// A request's payload, and the checksum its aws-chunked trailer will carry.
-pub struct Incoming {
+pub(crate) struct Incoming {
     pub source: Source,
     /// The algorithm of the trailer's checksum, as `x-amz-trailer` announces it.
     pub trailer: Option<Algorithm>,
@@ -38,7 +38,7 @@ impl Incoming {
     /// The payload of the request `ctx` serves: the stream the gateway hands over for a large
     /// body, else `body` (the input's payload member), decoded as it is read if its headers
     /// say it is aws-chunked.
-    pub fn of(ctx: &RequestContext, body: Vec<u8>) -> Result<Incoming, AwsError> {
+    pub(crate) fn of(ctx: &RequestContext, body: Vec<u8>) -> Result<Incoming, AwsError> {
         let reader = ctx
             .streams
             .take_request()
@@ -58,7 +58,7 @@ impl Incoming {
 
 /// A request's payload with the digests its headers declare for it (PutObject's and
 /// PutObjectAnnotation's).
-pub struct Declared {
+pub(crate) struct Declared {
     pub incoming: Incoming,
     /// The binary MD5 `Content-MD5` states.
     pub content_md5: Option<Vec<u8>>,
@@ -68,7 +68,7 @@ pub struct Declared {
 }
 
 impl Declared {
-    pub fn of(
+    pub(crate) fn of(
         ctx: &RequestContext,
         body: Vec<u8>,
         content_md5: Option<&str>,
@@ -89,7 +89,7 @@ impl Declared {
 }
 
 /// What a written body measured.
-pub struct Written {
+pub(crate) struct Written {
     pub size: u64,
     pub md5: Vec<u8>,
     /// The digest of the algorithm asked for, if one was.
@@ -100,12 +100,12 @@ pub struct Written {
 
 impl Written {
     /// The ETag of a body written in one piece: its MD5, quoted.
-    pub fn etag(&self) -> String {
+    pub(crate) fn etag(&self) -> String {
         format!("\"{}\"", stratus_core::hex::encode(&self.md5))
     }
 
     /// Checks the body against the request's `Content-MD5` (binary) and the checksum it sent.
-    pub fn verify(&self, content_md5: Option<&[u8]>, sent: Option<&Sent>) -> Result<(), AwsError> {
+    pub(crate) fn verify(&self, content_md5: Option<&[u8]>, sent: Option<&Sent>) -> Result<(), AwsError> {
         if content_md5.is_some_and(|expected| expected != self.md5.as_slice()) {
             return Err(S3Error::bad_digest());
         }
@@ -120,7 +120,7 @@ impl Written {
 
 /// Writes `source` as blob `name` of `store`, measuring it; refuses a body over `limit` bytes
 /// (and leaves no blob behind when it fails). Blocking: runs on a blocking thread.
-pub fn write(
+pub(crate) fn write(
     store: &dyn Store,
     name: &str,
     source: Source,
@@ -139,7 +139,7 @@ pub fn write(
 
 /// Reads a small body (an annotation's payload) whole from `source`, measuring it; refuses
 /// one over `limit` bytes.
-pub fn read_whole(source: Source, algorithm: Algorithm, limit: u64) -> Result<(Vec<u8>, Written), AwsError> {
+pub(crate) fn read_whole(source: Source, algorithm: Algorithm, limit: u64) -> Result<(Vec<u8>, Written), AwsError> {
     consume(source, Some(algorithm), limit, |body| {
         let mut bytes = Vec::new();
         body.read_to_end(&mut bytes)
@@ -195,7 +195,7 @@ fn measure<R: Read, T>(
 }
 
 /// The bytes `range` (inclusive; all when `None`) of an opened body, as a reader.
-pub fn reader(mut body: Blob, range: Option<(u64, u64)>) -> Result<BodyReader, AwsError> {
+pub(crate) fn reader(mut body: Blob, range: Option<(u64, u64)>) -> Result<BodyReader, AwsError> {
     Ok(match range {
         None => Box::new(body),
         Some((start, end)) => {

@@ -10,7 +10,7 @@ use stratus_core::arn::Arn;
 
 /// A bucket as stored.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct BucketRecord {
+pub(crate) struct BucketRecord {
     pub name: String,
     pub owner: String,
     pub region: String,
@@ -30,7 +30,7 @@ pub struct BucketRecord {
 }
 
 impl BucketRecord {
-    pub fn arn(&self) -> String {
+    pub(crate) fn arn(&self) -> String {
         Arn::global("s3", &self.region, "", &self.name).to_string()
     }
 }
@@ -38,7 +38,7 @@ impl BucketRecord {
 /// AWS's general-purpose bucket naming rules: 3 to 63 lowercase letters, digits, dots and
 /// hyphens, beginning and ending with a letter or digit, no two adjacent dots, not shaped
 /// like an IP address, and none of the reserved prefixes and suffixes.
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     let bytes = name.as_bytes();
     let alphabet = bytes
         .iter()

@@ -40,12 +40,12 @@ static CRC32C: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISCSI);
 static CRC64NVME: Crc<u64, Table<16>> = Crc::<u64, Table<16>>::new(&CRC_64_NVME);
 
 /// How many algorithms S3 knows.
-pub const COUNT: usize = 10;
+pub(crate) const COUNT: usize = 10;
 
 /// A checksum algorithm S3 verifies and stores.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "UPPERCASE")]
-pub enum Algorithm {
+pub(crate) enum Algorithm {
     Crc32,
     Crc32c,
     Crc64Nvme,
@@ -59,7 +59,7 @@ pub enum Algorithm {
 }
 
 /// What S3 says of an algorithm.
-pub struct Properties {
+pub(crate) struct Properties {
     /// AWS's name: `CRC32`, `XXHASH64`.
     pub name: &'static str,
     /// The header (and trailer) that carries a value.
@@ -74,7 +74,7 @@ pub struct Properties {
 
 impl Algorithm {
     /// In the order of the `x-amz-checksum-*` members of every input and output.
-    pub const ALL: [Algorithm; COUNT] = [
+    pub(crate) const ALL: [Algorithm; COUNT] = [
         Algorithm::Crc32,
         Algorithm::Crc32c,
         Algorithm::Crc64Nvme,
@@ -90,7 +90,7 @@ impl Algorithm {
     /// The table of algorithms. That the new ones (SHA512, MD5, the xxHashes) are COMPOSITE
     /// only follows the model's part members, which each say "present if the multipart upload
     /// request was created with the … checksum algorithm", and that only CRCs combine.
-    pub const fn properties(self) -> Properties {
+    pub(crate) const fn properties(self) -> Properties {
         const fn row(
             name: &'static str,
             header: &'static str,
@@ -121,24 +121,24 @@ impl Algorithm {
     }
 
     /// AWS's name: `CRC32`, `CRC32C`, `CRC64NVME`, `SHA1`, …
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.properties().name
     }
 
-    pub fn from_name(name: &str) -> Option<Algorithm> {
+    pub(crate) fn from_name(name: &str) -> Option<Algorithm> {
         Algorithm::ALL.into_iter().find(|a| a.name().eq_ignore_ascii_case(name))
     }
 
     /// The header (and trailer) that carries a value: `x-amz-checksum-crc32`.
-    pub fn header(self) -> &'static str {
+    pub(crate) fn header(self) -> &'static str {
         self.properties().header
     }
 
-    pub fn from_model(algorithm: &ChecksumAlgorithm) -> Option<Algorithm> {
+    pub(crate) fn from_model(algorithm: &ChecksumAlgorithm) -> Option<Algorithm> {
         Algorithm::from_name(algorithm.as_str())
     }
 
-    pub fn to_model(self) -> ChecksumAlgorithm {
+    pub(crate) fn to_model(self) -> ChecksumAlgorithm {
         ChecksumAlgorithm::from_wire(self.name())
     }
 
@@ -147,7 +147,7 @@ impl Algorithm {
     }
 
     /// Whether a multipart upload may use it FULL_OBJECT or COMPOSITE.
-    pub fn allows(self, full_object: bool) -> bool {
+    pub(crate) fn allows(self, full_object: bool) -> bool {
         let p = self.properties();
         if full_object {
             p.full_object
@@ -156,7 +156,7 @@ impl Algorithm {
         }
     }
 
-    pub fn hasher(self) -> Hasher {
+    pub(crate) fn hasher(self) -> Hasher {
         match self {
             Algorithm::Crc32 => Hasher::Crc32(CRC32.digest()),
             Algorithm::Crc32c => Hasher::Crc32(CRC32C.digest()),
@@ -175,7 +175,7 @@ impl Algorithm {
 
     /// The binary digest of `data`.
     #[cfg(test)]
-    pub fn digest(self, data: &[u8]) -> Vec<u8> {
+    pub(crate) fn digest(self, data: &[u8]) -> Vec<u8> {
         let mut h = self.hasher();
         h.update(data);
         h.finish()
@@ -183,7 +183,7 @@ impl Algorithm {
 }
 
 /// A running checksum.
-pub enum Hasher {
+pub(crate) enum Hasher {
     Crc32(crc::Digest<'static, u32, Table<16>>),
     Crc64(crc::Digest<'static, u64, Table<16>>),
     /// SHA1, SHA256, SHA512 and MD5, which share the `digest` crate's interface.
@@ -197,7 +197,7 @@ pub enum Hasher {
 }
 
 impl Hasher {
-    pub fn update(&mut self, data: &[u8]) {
+    pub(crate) fn update(&mut self, data: &[u8]) {
         match self {
             Hasher::Crc32(d) => d.update(data),
             Hasher::Crc64(d) => d.update(data),
@@ -207,7 +207,7 @@ impl Hasher {
         }
     }
 
-    pub fn finish(self) -> Vec<u8> {
+    pub(crate) fn finish(self) -> Vec<u8> {
         match self {
             Hasher::Crc32(d) => d.finalize().to_be_bytes().to_vec(),
             Hasher::Crc64(d) => d.finalize().to_be_bytes().to_vec(),
@@ -219,14 +219,14 @@ impl Hasher {
     }
 }
 
-pub fn encode(digest: &[u8]) -> String {
+pub(crate) fn encode(digest: &[u8]) -> String {
     STANDARD.encode(digest)
 }
 
 /// A stored checksum: its algorithm, its value as AWS answers it (base64, with `-N` for a
 /// composite one) and whether it covers the whole object.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct Checksum {
+pub(crate) struct Checksum {
     pub algorithm: Algorithm,
     pub value: String,
     #[serde(default)]
@@ -236,7 +236,7 @@ pub struct Checksum {
 impl Checksum {
     /// The full-object checksum of `data`.
     #[cfg(test)]
-    pub fn of(algorithm: Algorithm, data: &[u8]) -> Checksum {
+    pub(crate) fn of(algorithm: Algorithm, data: &[u8]) -> Checksum {
         Checksum {
             algorithm,
             value: encode(&algorithm.digest(data)),
@@ -244,7 +244,7 @@ impl Checksum {
         }
     }
 
-    pub fn checksum_type(&self) -> ChecksumType {
+    pub(crate) fn checksum_type(&self) -> ChecksumType {
         if self.composite {
             ChecksumType::Composite
         } else {
@@ -255,7 +255,7 @@ impl Checksum {
 
 /// The value of each algorithm's member for an output, in [`Algorithm::ALL`]'s order: only
 /// `checksum`'s is set.
-pub fn members(checksum: Option<&Checksum>) -> [Option<String>; COUNT] {
+pub(crate) fn members(checksum: Option<&Checksum>) -> [Option<String>; COUNT] {
     Algorithm::ALL.map(|a| checksum.filter(|c| c.algorithm == a).map(|c| c.value.clone()))
 }
 
@@ -301,7 +301,7 @@ fn invalid_request(message: impl Into<String>) -> AwsError {
     AwsError::new("InvalidRequest", message, 400)
 }
 
-pub fn bad_digest(algorithm: Algorithm) -> AwsError {
+pub(crate) fn bad_digest(algorithm: Algorithm) -> AwsError {
     AwsError::new(
         "BadDigest",
         format!(
@@ -321,7 +321,7 @@ fn decode_value(algorithm: Algorithm, value: &str) -> Option<Vec<u8>> {
 }
 
 /// The algorithm `x-amz-sdk-checksum-algorithm` names, refusing one S3 does not know.
-pub fn sdk_algorithm(given: Option<&ChecksumAlgorithm>) -> Result<Option<Algorithm>, AwsError> {
+pub(crate) fn sdk_algorithm(given: Option<&ChecksumAlgorithm>) -> Result<Option<Algorithm>, AwsError> {
     match given {
         None => Ok(None),
         Some(a) => Algorithm::from_model(a).map(Some).ok_or_else(|| {
@@ -335,7 +335,7 @@ pub fn sdk_algorithm(given: Option<&ChecksumAlgorithm>) -> Result<Option<Algorit
 }
 
 /// Refuses a second checksum value for one body.
-pub fn multiple_values() -> AwsError {
+pub(crate) fn multiple_values() -> AwsError {
     invalid_request("Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.")
 }
 
@@ -345,7 +345,7 @@ fn invalid_value(algorithm: Algorithm) -> AwsError {
 
 /// The checksum a request sends for its body.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Sent {
+pub(crate) enum Sent {
     /// In an `x-amz-checksum-*` header: the expected binary digest.
     Header(Algorithm, Vec<u8>),
     /// In the aws-chunked trailer `x-amz-trailer` announces, which comes after the body.
@@ -353,7 +353,7 @@ pub enum Sent {
 }
 
 impl Sent {
-    pub fn algorithm(&self) -> Algorithm {
+    pub(crate) fn algorithm(&self) -> Algorithm {
         match self {
             Sent::Header(a, _) | Sent::Trailer(a) => *a,
         }
@@ -361,7 +361,7 @@ impl Sent {
 
     /// The expected binary digest, given the checksum the body's trailer carried (see
     /// [`crate::chunked::Decoder::into_checksum`]).
-    pub fn digest(&self, trailer: Option<&(Algorithm, String)>) -> Result<Vec<u8>, AwsError> {
+    pub(crate) fn digest(&self, trailer: Option<&(Algorithm, String)>) -> Result<Vec<u8>, AwsError> {
         match (self, trailer) {
             (Sent::Header(_, digest), _) => Ok(digest.clone()),
             (Sent::Trailer(algorithm), Some((carried, value))) if carried == algorithm => {
@@ -375,7 +375,7 @@ impl Sent {
 /// The checksum a request sends for its body: at most one, in a header or in the trailer
 /// `x-amz-trailer` announces (`trailer`), a header's well-formed, and of the algorithm
 /// `x-amz-sdk-checksum-algorithm` names.
-pub fn requested(
+pub(crate) fn requested(
     sdk: Option<&ChecksumAlgorithm>,
     headers: [Option<&str>; COUNT],
     trailer: Option<Algorithm>,
@@ -414,7 +414,7 @@ pub fn requested(
 
 /// A multipart upload's composite checksum: `algorithm` over the concatenated binary part
 /// checksums (each given base64), base64, a dash and the number of parts.
-pub fn composite(algorithm: Algorithm, parts: &[&str]) -> Result<String, AwsError> {
+pub(crate) fn composite(algorithm: Algorithm, parts: &[&str]) -> Result<String, AwsError> {
     let mut h = algorithm.hasher();
     for part in parts {
         let digest = decode_value(algorithm, part)
@@ -425,7 +425,10 @@ pub fn composite(algorithm: Algorithm, parts: &[&str]) -> Result<String, AwsErro
 }
 
 /// The checksum type a multipart upload asks for, checked against its algorithm.
-pub fn upload_type(algorithm: Option<Algorithm>, given: Option<&ChecksumType>) -> Result<Option<bool>, AwsError> {
+pub(crate) fn upload_type(
+    algorithm: Option<Algorithm>,
+    given: Option<&ChecksumType>,
+) -> Result<Option<bool>, AwsError> {
     let full_object = match given {
         None => None,
         Some(ChecksumType::FullObject) => Some(true),
@@ -453,7 +456,7 @@ pub fn upload_type(algorithm: Option<Algorithm>, given: Option<&ChecksumType>) -
 
 /// A part's checksum under an upload created with `expected` (if any): the one it was sent
 /// with must be that algorithm's.
-pub fn part_mismatch(expected: Algorithm, sent: Algorithm) -> AwsError {
+pub(crate) fn part_mismatch(expected: Algorithm, sent: Algorithm) -> AwsError {
     invalid_request(format!(
         "Checksum Type mismatch occurred, expected checksum Type: {}, actual checksum Type: {}",
         expected.name().to_ascii_lowercase(),

@@ -42,7 +42,7 @@ fn declared(content_encoding: Option<&str>) -> bool {
 }
 
 /// A `Content-Encoding` without aws-chunked (which S3 does not store), if anything is left.
-pub fn stored_encoding(content_encoding: Option<String>) -> Option<String> {
+pub(crate) fn stored_encoding(content_encoding: Option<String>) -> Option<String> {
     let e = content_encoding?;
     if !declared(Some(&e)) {
         return Some(e);
@@ -57,7 +57,7 @@ pub fn stored_encoding(content_encoding: Option<String>) -> Option<String> {
 
 /// What a request's headers say about its aws-chunked body.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Framing {
+pub(crate) struct Framing {
     /// `x-amz-decoded-content-length`.
     pub decoded_length: Option<u64>,
     /// The checksum `x-amz-trailer` announces.
@@ -67,7 +67,7 @@ pub struct Framing {
 impl Framing {
     /// The framing of a payload that is aws-chunked (by its `Content-Encoding` or its
     /// `STREAMING-` content hash); `None` for one sent as it is.
-    pub fn of(headers: &PayloadFraming) -> Result<Option<Framing>, AwsError> {
+    pub(crate) fn of(headers: &PayloadFraming) -> Result<Option<Framing>, AwsError> {
         let streaming = headers
             .content_sha256
             .as_deref()
@@ -125,7 +125,7 @@ enum State {
 /// The data of an aws-chunked body, read from `inner` (the raw body) as it arrives. A refusal
 /// is an `io::Error` carrying the [`AwsError`] (see [`S3Error::from_io`]); once it has failed,
 /// every read fails the same way.
-pub struct Decoder<R> {
+pub(crate) struct Decoder<R> {
     inner: BufReader<R>,
     framing: Framing,
     state: State,
@@ -136,7 +136,7 @@ pub struct Decoder<R> {
 }
 
 impl<R: Read> Decoder<R> {
-    pub fn new(inner: R, framing: Framing) -> Decoder<R> {
+    pub(crate) fn new(inner: R, framing: Framing) -> Decoder<R> {
         Decoder {
             inner: BufReader::with_capacity(BUFFER, inner),
             framing,
@@ -150,7 +150,7 @@ impl<R: Read> Decoder<R> {
 
     /// The checksum the trailer carried: `x-amz-trailer`'s algorithm and the value as sent.
     /// Set once the body has been read to its end.
-    pub fn into_checksum(self) -> Option<(Algorithm, String)> {
+    pub(crate) fn into_checksum(self) -> Option<(Algorithm, String)> {
         self.checksum
     }
 

@@ -22,7 +22,7 @@ const NOT_ALLOWED: &str = "CORSResponse: This CORS request is not allowed. This 
 
 /// What a request asks of the rules.
 #[derive(Debug)]
-pub struct Asked<'a> {
+pub(crate) struct Asked<'a> {
     pub origin: &'a str,
     pub method: &'a str,
     /// The names in `Access-Control-Request-Headers`, lowercased, as S3 answers them.
@@ -30,7 +30,7 @@ pub struct Asked<'a> {
 }
 
 impl<'a> Asked<'a> {
-    pub fn new(origin: &'a str, method: &'a str, request_headers: Option<&str>) -> Asked<'a> {
+    pub(crate) fn new(origin: &'a str, method: &'a str, request_headers: Option<&str>) -> Asked<'a> {
         let headers = request_headers
             .into_iter()
             .flat_map(|list| list.split(','))
@@ -47,7 +47,7 @@ impl<'a> Asked<'a> {
 }
 
 /// The first rule that allows `asked`, with its allowed origin that matched.
-pub fn matching<'r>(rules: &'r [CORSRule], asked: &Asked<'_>) -> Option<(&'r CORSRule, &'r str)> {
+pub(crate) fn matching<'r>(rules: &'r [CORSRule], asked: &Asked<'_>) -> Option<(&'r CORSRule, &'r str)> {
     rules.iter().find_map(|rule| {
         let origin = rule
             .allowed_origins
@@ -66,7 +66,7 @@ pub fn matching<'r>(rules: &'r [CORSRule], asked: &Asked<'_>) -> Option<(&'r COR
 
 /// The headers S3 answers a request that `rule` allows with; `allowed` is the rule's origin
 /// that matched (`*` answers any origin, without credentials).
-pub fn headers(rule: &CORSRule, allowed: &str, asked: &Asked<'_>) -> Headers {
+pub(crate) fn headers(rule: &CORSRule, allowed: &str, asked: &Asked<'_>) -> Headers {
     let any = allowed == "*";
     let mut headers = vec![(
         "access-control-allow-origin",

@@ -19,7 +19,7 @@ use crate::object::ObjectRecord;
 
 /// SSE-KMS, as UpdateObjectEncryption set it on a version.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct KmsEncryption {
+pub(crate) struct KmsEncryption {
     /// The full KMS key ARN.
     pub key_arn: String,
     /// Whether an S3 Bucket Key is used.
@@ -27,14 +27,14 @@ pub struct KmsEncryption {
 }
 
 /// The encryption headers a read of a version answers with.
-pub struct Reported {
+pub(crate) struct Reported {
     pub server_side_encryption: ServerSideEncryption,
     pub kms_key_id: Option<String>,
     pub bucket_key_enabled: Option<bool>,
 }
 
 impl Reported {
-    pub fn of(record: &ObjectRecord) -> Reported {
+    pub(crate) fn of(record: &ObjectRecord) -> Reported {
         match &record.kms {
             Some(kms) => Reported {
                 server_side_encryption: ServerSideEncryption::AwsKms,
@@ -53,7 +53,7 @@ impl Reported {
 /// The SSE-KMS encryption an UpdateObjectEncryption asks for, for an object of a bucket owned
 /// by `bucket_owner` (an account id): the key must be a full KMS key ARN of that account (the
 /// model's pattern has already refused other ARNs).
-pub fn requested(encryption: ObjectEncryption, bucket_owner: &str) -> Result<KmsEncryption, AwsError> {
+pub(crate) fn requested(encryption: ObjectEncryption, bucket_owner: &str) -> Result<KmsEncryption, AwsError> {
     let ObjectEncryption::Ssekms(sse) = encryption;
     let key = Arn::parse(&sse.kms_key_arn)
         .ok()
@@ -77,7 +77,7 @@ pub fn requested(encryption: ObjectEncryption, bucket_owner: &str) -> Result<Kms
 }
 
 /// Refuses a version under Object Lock: an unexpired retention of either mode, or a legal hold.
-pub fn check_unlocked(record: &ObjectRecord, now_ms: i64) -> Result<(), AwsError> {
+pub(crate) fn check_unlocked(record: &ObjectRecord, now_ms: i64) -> Result<(), AwsError> {
     lock::check_delete(record, false, now_ms).map_err(|_| {
         AwsError::new(
             "AccessDenied",

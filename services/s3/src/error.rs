@@ -7,22 +7,22 @@ use stratus_core::AwsError;
 use stratus_storage::StorageError;
 
 /// Builds S3 errors with AWS's codes and statuses.
-pub struct S3Error;
+pub(crate) struct S3Error;
 
 impl S3Error {
-    pub fn no_such_bucket() -> AwsError {
+    pub(crate) fn no_such_bucket() -> AwsError {
         AwsError::new("NoSuchBucket", "The specified bucket does not exist", 404)
     }
 
-    pub fn no_such_key() -> AwsError {
+    pub(crate) fn no_such_key() -> AwsError {
         AwsError::new("NoSuchKey", "The specified key does not exist.", 404)
     }
 
-    pub fn invalid_bucket_name() -> AwsError {
+    pub(crate) fn invalid_bucket_name() -> AwsError {
         AwsError::new("InvalidBucketName", "The specified bucket is not valid.", 400)
     }
 
-    pub fn bucket_exists() -> AwsError {
+    pub(crate) fn bucket_exists() -> AwsError {
         AwsError::new(
             "BucketAlreadyExists",
             "The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again.",
@@ -30,7 +30,7 @@ impl S3Error {
         )
     }
 
-    pub fn bucket_owned() -> AwsError {
+    pub(crate) fn bucket_owned() -> AwsError {
         AwsError::new(
             "BucketAlreadyOwnedByYou",
             "Your previous request to create the named bucket succeeded and you already own it.",
@@ -38,19 +38,19 @@ impl S3Error {
         )
     }
 
-    pub fn bucket_not_empty() -> AwsError {
+    pub(crate) fn bucket_not_empty() -> AwsError {
         AwsError::new("BucketNotEmpty", "The bucket you tried to delete is not empty", 409)
     }
 
-    pub fn invalid_argument(message: impl Into<String>) -> AwsError {
+    pub(crate) fn invalid_argument(message: impl Into<String>) -> AwsError {
         AwsError::new("InvalidArgument", message, 400)
     }
 
-    pub fn invalid_request(message: impl Into<String>) -> AwsError {
+    pub(crate) fn invalid_request(message: impl Into<String>) -> AwsError {
         AwsError::new("InvalidRequest", message, 400)
     }
 
-    pub fn precondition_failed() -> AwsError {
+    pub(crate) fn precondition_failed() -> AwsError {
         AwsError::new(
             "PreconditionFailed",
             "At least one of the pre-conditions you specified did not hold",
@@ -58,15 +58,15 @@ impl S3Error {
         )
     }
 
-    pub fn not_modified() -> AwsError {
+    pub(crate) fn not_modified() -> AwsError {
         AwsError::new("NotModified", "Not Modified", 304)
     }
 
-    pub fn invalid_range() -> AwsError {
+    pub(crate) fn invalid_range() -> AwsError {
         AwsError::new("InvalidRange", "The requested range is not satisfiable", 416)
     }
 
-    pub fn bad_digest() -> AwsError {
+    pub(crate) fn bad_digest() -> AwsError {
         AwsError::new(
             "BadDigest",
             "The Content-MD5 you specified did not match what we received.",
@@ -74,7 +74,7 @@ impl S3Error {
         )
     }
 
-    pub fn entity_too_large() -> AwsError {
+    pub(crate) fn entity_too_large() -> AwsError {
         AwsError::new(
             "EntityTooLarge",
             "Your proposed upload exceeds the maximum allowed size",
@@ -83,7 +83,7 @@ impl S3Error {
     }
 
     /// A body shorter or longer than its headers said (or cut off).
-    pub fn body_length_mismatch() -> AwsError {
+    pub(crate) fn body_length_mismatch() -> AwsError {
         AwsError::new(
             "IncompleteBody",
             "You did not provide the number of bytes specified by the Content-Length HTTP header",
@@ -91,7 +91,7 @@ impl S3Error {
         )
     }
 
-    pub fn entity_too_small() -> AwsError {
+    pub(crate) fn entity_too_small() -> AwsError {
         AwsError::new(
             "EntityTooSmall",
             "Your proposed upload is smaller than the minimum allowed size",
@@ -99,7 +99,7 @@ impl S3Error {
         )
     }
 
-    pub fn missing_content_length() -> AwsError {
+    pub(crate) fn missing_content_length() -> AwsError {
         AwsError::new(
             "MissingContentLength",
             "You must provide the Content-Length HTTP header.",
@@ -107,7 +107,7 @@ impl S3Error {
         )
     }
 
-    pub fn malformed_trailer() -> AwsError {
+    pub(crate) fn malformed_trailer() -> AwsError {
         AwsError::new(
             "MalformedTrailerError",
             "The request contained trailing data that was not well-formed or did not conform to our published schema.",
@@ -116,26 +116,26 @@ impl S3Error {
     }
 
     /// A refusal raised inside a reader, carried through `std::io` to whoever reads it.
-    pub fn in_io(e: AwsError) -> io::Error {
+    pub(crate) fn in_io(e: AwsError) -> io::Error {
         io::Error::other(e)
     }
 
     /// The refusal an I/O error carries, if a reader raised one ([`S3Error::in_io`]).
-    pub fn from_io(e: &io::Error) -> Option<AwsError> {
+    pub(crate) fn from_io(e: &io::Error) -> Option<AwsError> {
         e.get_ref()?.downcast_ref::<AwsError>().cloned()
     }
 
-    pub fn invalid_digest() -> AwsError {
+    pub(crate) fn invalid_digest() -> AwsError {
         AwsError::new("InvalidDigest", "The Content-MD5 you specified was invalid.", 400)
     }
 
-    pub fn no_such_version() -> AwsError {
+    pub(crate) fn no_such_version() -> AwsError {
         AwsError::new("NoSuchVersion", "The specified version does not exist.", 404)
     }
 
     /// A GET or HEAD of delete marker `version_id` by its version id: AWS's 405 says what it
     /// hit and that only DELETE applies.
-    pub fn method_not_allowed(version_id: &str) -> AwsError {
+    pub(crate) fn method_not_allowed(version_id: &str) -> AwsError {
         AwsError::new(
             "MethodNotAllowed",
             "The specified method is not allowed against this resource.",
@@ -147,13 +147,13 @@ impl S3Error {
     }
 
     /// A GET or HEAD of a key whose current version is delete marker `version_id`.
-    pub fn deleted_key(version_id: &str) -> AwsError {
+    pub(crate) fn deleted_key(version_id: &str) -> AwsError {
         S3Error::no_such_key()
             .with_header("x-amz-delete-marker", "true")
             .with_header("x-amz-version-id", version_id)
     }
 
-    pub fn invalid_bucket_acl_with_ownership() -> AwsError {
+    pub(crate) fn invalid_bucket_acl_with_ownership() -> AwsError {
         AwsError::new(
             "InvalidBucketAclWithObjectOwnership",
             "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting",
@@ -162,19 +162,19 @@ impl S3Error {
     }
 
     /// A request that MFA delete protects, sent without `x-amz-mfa`.
-    pub fn mfa_required() -> AwsError {
+    pub(crate) fn mfa_required() -> AwsError {
         AwsError::new("AccessDenied", "Mfa Authentication must be used for this request", 403)
     }
 
-    pub fn no_such_tag_set() -> AwsError {
+    pub(crate) fn no_such_tag_set() -> AwsError {
         AwsError::new("NoSuchTagSet", "The TagSet does not exist", 404)
     }
 
-    pub fn invalid_tag(message: impl Into<String>) -> AwsError {
+    pub(crate) fn invalid_tag(message: impl Into<String>) -> AwsError {
         AwsError::new("InvalidTag", message, 400)
     }
 
-    pub fn malformed_xml() -> AwsError {
+    pub(crate) fn malformed_xml() -> AwsError {
         AwsError::new(
             "MalformedXML",
             "The XML you provided was not well-formed or did not validate against our published schema",
@@ -183,7 +183,7 @@ impl S3Error {
     }
 
     /// A HEAD request's refusal: a missing bucket or key is a bodiless `404 NotFound`.
-    pub fn head(e: AwsError) -> AwsError {
+    pub(crate) fn head(e: AwsError) -> AwsError {
         let bare = match e.code.as_str() {
             "NoSuchBucket" | "NoSuchKey" | "NoSuchVersion" => AwsError::new("NotFound", "Not Found", 404),
             "MethodNotAllowed" => AwsError::new("MethodNotAllowed", "Method Not Allowed", 405),
@@ -195,11 +195,11 @@ impl S3Error {
         }
     }
 
-    pub fn storage(e: StorageError) -> AwsError {
+    pub(crate) fn storage(e: StorageError) -> AwsError {
         AwsError::internal(format!("object store: {e}"))
     }
 
-    pub fn corrupt(e: serde_json::Error) -> AwsError {
+    pub(crate) fn corrupt(e: serde_json::Error) -> AwsError {
         AwsError::internal(format!("corrupt object record: {e}"))
     }
 }

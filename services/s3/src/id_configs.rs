@@ -20,7 +20,7 @@ use crate::listing;
 use crate::{load_bucket, object_key, S3Service};
 
 /// One family of configurations kept by id.
-pub struct Family {
+pub(crate) struct Family {
     /// The key prefix of its documents.
     name: &'static str,
     shape: &'static Shape,
@@ -28,22 +28,22 @@ pub struct Family {
     listing: Token,
 }
 
-pub const ANALYTICS: Family = Family {
+pub(crate) const ANALYTICS: Family = Family {
     name: "analytics",
     shape: &schema::ANALYTICS_CONFIGURATION,
     listing: Token::for_listing("s3:ListBucketAnalyticsConfigurations"),
 };
-pub const INTELLIGENT_TIERING: Family = Family {
+pub(crate) const INTELLIGENT_TIERING: Family = Family {
     name: "intelligent-tiering",
     shape: &schema::INTELLIGENT_TIERING_CONFIGURATION,
     listing: Token::for_listing("s3:ListBucketIntelligentTieringConfigurations"),
 };
-pub const INVENTORY: Family = Family {
+pub(crate) const INVENTORY: Family = Family {
     name: "inventory",
     shape: &schema::INVENTORY_CONFIGURATION,
     listing: Token::for_listing("s3:ListBucketInventoryConfigurations"),
 };
-pub const METRICS: Family = Family {
+pub(crate) const METRICS: Family = Family {
     name: "metrics",
     shape: &schema::METRICS_CONFIGURATION,
     listing: Token::for_listing("s3:ListBucketMetricsConfigurations"),
@@ -55,7 +55,7 @@ const MAX_PER_BUCKET: usize = 1000;
 const PAGE: usize = 100;
 
 /// One page of a family's configurations.
-pub struct Page<T> {
+pub(crate) struct Page<T> {
     pub configurations: Vec<T>,
     /// Where the next page starts, when there is one.
     pub next_token: Option<String>,

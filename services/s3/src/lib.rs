@@ -29,8 +29,8 @@
 //! before the record that names it commits, and a blob no version names any more is deleted
 //! after.
 //!
-//! Each operation is one function in [`ops`] (grouped by what it acts on); the `ops!` table
-//! below wires them to the generated `S3` trait. The modules beside `ops` hold the records,
+//! Each operation is one function in [`ops`] (grouped by what it acts on); the generated
+//! `operations!` table below wires them to the `S3` trait. The modules beside `ops` hold the records,
 //! the storage layout and the rules the operations share. Operations not in the table answer
 //! AWS's `NotImplemented`.
 
@@ -606,117 +606,105 @@ fn from_tags(tag_set: Vec<Tag>, max: usize) -> Result<BTreeMap<String, String>, 
     Ok(tags)
 }
 
-/// The S3 trait, implemented by handing each operation to its function in [`ops`]: one line
-/// per operation, so this table is the map from AWS's operation names to the code.
-macro_rules! ops {
-    ($($module:ident::$op:ident($input:ty) -> $output:ty, $error:ty;)*) => {
-        impl S3 for S3Service {
-            $(
-                async fn $op(&self, ctx: &RequestContext, input: $input) -> Result<$output, $error> {
-                    ops::$module::$op(self, ctx, input).await
-                }
-            )*
-        }
-    };
-}
-
-ops! {
-    bucket::create_bucket(CreateBucketRequest) -> CreateBucketOutput, CreateBucketError;
-    bucket::head_bucket(HeadBucketRequest) -> HeadBucketOutput, HeadBucketError;
-    bucket::delete_bucket(DeleteBucketRequest) -> Unit, DeleteBucketError;
-    bucket::list_buckets(ListBucketsRequest) -> ListBucketsOutput, ListBucketsError;
-    bucket::get_bucket_location(GetBucketLocationRequest) -> GetBucketLocationOutput, GetBucketLocationError;
-    object::put_object(PutObjectRequest) -> PutObjectOutput, PutObjectError;
-    object::get_object(GetObjectRequest) -> GetObjectOutput, GetObjectError;
-    object::head_object(HeadObjectRequest) -> HeadObjectOutput, HeadObjectError;
-    object::delete_object(DeleteObjectRequest) -> DeleteObjectOutput, DeleteObjectError;
-    object::delete_objects(DeleteObjectsRequest) -> DeleteObjectsOutput, DeleteObjectsError;
-    object::copy_object(CopyObjectRequest) -> CopyObjectOutput, CopyObjectError;
-    object::update_object_encryption(UpdateObjectEncryptionRequest) -> UpdateObjectEncryptionResponse, UpdateObjectEncryptionError;
-    object::get_object_attributes(GetObjectAttributesRequest) -> GetObjectAttributesOutput, GetObjectAttributesError;
-    annotation::put_object_annotation(PutObjectAnnotationRequest) -> PutObjectAnnotationOutput, PutObjectAnnotationError;
-    annotation::get_object_annotation(GetObjectAnnotationRequest) -> GetObjectAnnotationOutput, GetObjectAnnotationError;
-    annotation::delete_object_annotation(DeleteObjectAnnotationRequest) -> DeleteObjectAnnotationOutput, DeleteObjectAnnotationError;
-    annotation::list_object_annotations(ListObjectAnnotationsRequest) -> ListObjectAnnotationsOutput, ListObjectAnnotationsError;
-    listing::list_objects(ListObjectsRequest) -> ListObjectsOutput, ListObjectsError;
-    listing::list_objects_v2(ListObjectsV2Request) -> ListObjectsV2Output, ListObjectsV2Error;
-    multipart::create_multipart_upload(CreateMultipartUploadRequest) -> CreateMultipartUploadOutput, CreateMultipartUploadError;
-    multipart::upload_part(UploadPartRequest) -> UploadPartOutput, UploadPartError;
-    multipart::upload_part_copy(UploadPartCopyRequest) -> UploadPartCopyOutput, UploadPartCopyError;
-    multipart::complete_multipart_upload(CompleteMultipartUploadRequest) -> CompleteMultipartUploadOutput, CompleteMultipartUploadError;
-    multipart::abort_multipart_upload(AbortMultipartUploadRequest) -> AbortMultipartUploadOutput, AbortMultipartUploadError;
-    multipart::list_parts(ListPartsRequest) -> ListPartsOutput, ListPartsError;
-    multipart::list_multipart_uploads(ListMultipartUploadsRequest) -> ListMultipartUploadsOutput, ListMultipartUploadsError;
-    bucket::put_bucket_tagging(PutBucketTaggingRequest) -> Unit, PutBucketTaggingError;
-    bucket::get_bucket_tagging(GetBucketTaggingRequest) -> GetBucketTaggingOutput, GetBucketTaggingError;
-    bucket::delete_bucket_tagging(DeleteBucketTaggingRequest) -> Unit, DeleteBucketTaggingError;
-    object::put_object_tagging(PutObjectTaggingRequest) -> PutObjectTaggingOutput, PutObjectTaggingError;
-    object::get_object_tagging(GetObjectTaggingRequest) -> GetObjectTaggingOutput, GetObjectTaggingError;
-    object::delete_object_tagging(DeleteObjectTaggingRequest) -> DeleteObjectTaggingOutput, DeleteObjectTaggingError;
-    versioning::put_bucket_versioning(PutBucketVersioningRequest) -> Unit, PutBucketVersioningError;
-    versioning::get_bucket_versioning(GetBucketVersioningRequest) -> GetBucketVersioningOutput, GetBucketVersioningError;
-    listing::list_object_versions(ListObjectVersionsRequest) -> ListObjectVersionsOutput, ListObjectVersionsError;
-    config::put_bucket_cors(PutBucketCorsRequest) -> Unit, PutBucketCorsError;
-    config::get_bucket_cors(GetBucketCorsRequest) -> GetBucketCorsOutput, GetBucketCorsError;
-    config::delete_bucket_cors(DeleteBucketCorsRequest) -> Unit, DeleteBucketCorsError;
-    config::put_bucket_policy(PutBucketPolicyRequest) -> Unit, PutBucketPolicyError;
-    config::get_bucket_policy(GetBucketPolicyRequest) -> GetBucketPolicyOutput, GetBucketPolicyError;
-    config::get_bucket_policy_status(GetBucketPolicyStatusRequest) -> GetBucketPolicyStatusOutput, GetBucketPolicyStatusError;
-    config::delete_bucket_policy(DeleteBucketPolicyRequest) -> Unit, DeleteBucketPolicyError;
-    config::put_bucket_encryption(PutBucketEncryptionRequest) -> Unit, PutBucketEncryptionError;
-    config::get_bucket_encryption(GetBucketEncryptionRequest) -> GetBucketEncryptionOutput, GetBucketEncryptionError;
-    config::delete_bucket_encryption(DeleteBucketEncryptionRequest) -> Unit, DeleteBucketEncryptionError;
-    config::put_bucket_ownership_controls(PutBucketOwnershipControlsRequest) -> Unit, PutBucketOwnershipControlsError;
-    config::get_bucket_ownership_controls(GetBucketOwnershipControlsRequest) -> GetBucketOwnershipControlsOutput, GetBucketOwnershipControlsError;
-    config::delete_bucket_ownership_controls(DeleteBucketOwnershipControlsRequest) -> Unit, DeleteBucketOwnershipControlsError;
-    config::put_public_access_block(PutPublicAccessBlockRequest) -> Unit, PutPublicAccessBlockError;
-    config::get_public_access_block(GetPublicAccessBlockRequest) -> GetPublicAccessBlockOutput, GetPublicAccessBlockError;
-    config::delete_public_access_block(DeletePublicAccessBlockRequest) -> Unit, DeletePublicAccessBlockError;
-    config::put_bucket_website(PutBucketWebsiteRequest) -> Unit, PutBucketWebsiteError;
-    config::get_bucket_website(GetBucketWebsiteRequest) -> GetBucketWebsiteOutput, GetBucketWebsiteError;
-    config::delete_bucket_website(DeleteBucketWebsiteRequest) -> Unit, DeleteBucketWebsiteError;
-    config::put_bucket_lifecycle_configuration(PutBucketLifecycleConfigurationRequest) -> PutBucketLifecycleConfigurationOutput, PutBucketLifecycleConfigurationError;
-    config::get_bucket_lifecycle_configuration(GetBucketLifecycleConfigurationRequest) -> GetBucketLifecycleConfigurationOutput, GetBucketLifecycleConfigurationError;
-    config::delete_bucket_lifecycle(DeleteBucketLifecycleRequest) -> Unit, DeleteBucketLifecycleError;
-    acl::put_bucket_acl(PutBucketAclRequest) -> Unit, PutBucketAclError;
-    acl::get_bucket_acl(GetBucketAclRequest) -> GetBucketAclOutput, GetBucketAclError;
-    acl::put_object_acl(PutObjectAclRequest) -> PutObjectAclOutput, PutObjectAclError;
-    acl::get_object_acl(GetObjectAclRequest) -> GetObjectAclOutput, GetObjectAclError;
-    config::put_bucket_accelerate_configuration(PutBucketAccelerateConfigurationRequest) -> Unit, PutBucketAccelerateConfigurationError;
-    config::get_bucket_accelerate_configuration(GetBucketAccelerateConfigurationRequest) -> GetBucketAccelerateConfigurationOutput, GetBucketAccelerateConfigurationError;
-    config::put_bucket_request_payment(PutBucketRequestPaymentRequest) -> Unit, PutBucketRequestPaymentError;
-    config::get_bucket_request_payment(GetBucketRequestPaymentRequest) -> GetBucketRequestPaymentOutput, GetBucketRequestPaymentError;
-    config::put_bucket_logging(PutBucketLoggingRequest) -> Unit, PutBucketLoggingError;
-    config::get_bucket_logging(GetBucketLoggingRequest) -> GetBucketLoggingOutput, GetBucketLoggingError;
-    config::put_bucket_notification_configuration(PutBucketNotificationConfigurationRequest) -> Unit, PutBucketNotificationConfigurationError;
-    lock::put_object_lock_configuration(PutObjectLockConfigurationRequest) -> PutObjectLockConfigurationOutput, PutObjectLockConfigurationError;
-    lock::get_object_lock_configuration(GetObjectLockConfigurationRequest) -> GetObjectLockConfigurationOutput, GetObjectLockConfigurationError;
-    lock::put_object_retention(PutObjectRetentionRequest) -> PutObjectRetentionOutput, PutObjectRetentionError;
-    lock::get_object_retention(GetObjectRetentionRequest) -> GetObjectRetentionOutput, GetObjectRetentionError;
-    lock::put_object_legal_hold(PutObjectLegalHoldRequest) -> PutObjectLegalHoldOutput, PutObjectLegalHoldError;
-    lock::get_object_legal_hold(GetObjectLegalHoldRequest) -> GetObjectLegalHoldOutput, GetObjectLegalHoldError;
-    config::put_bucket_replication(PutBucketReplicationRequest) -> Unit, PutBucketReplicationError;
-    config::get_bucket_replication(GetBucketReplicationRequest) -> GetBucketReplicationOutput, GetBucketReplicationError;
-    config::delete_bucket_replication(DeleteBucketReplicationRequest) -> Unit, DeleteBucketReplicationError;
-    config::put_bucket_abac(PutBucketAbacRequest) -> Unit, PutBucketAbacError;
-    config::get_bucket_abac(GetBucketAbacRequest) -> GetBucketAbacOutput, GetBucketAbacError;
-    config::get_bucket_notification_configuration(GetBucketNotificationConfigurationRequest) -> NotificationConfiguration, GetBucketNotificationConfigurationError;
-    id_configs::put_bucket_analytics_configuration(PutBucketAnalyticsConfigurationRequest) -> Unit, PutBucketAnalyticsConfigurationError;
-    id_configs::get_bucket_analytics_configuration(GetBucketAnalyticsConfigurationRequest) -> GetBucketAnalyticsConfigurationOutput, GetBucketAnalyticsConfigurationError;
-    id_configs::delete_bucket_analytics_configuration(DeleteBucketAnalyticsConfigurationRequest) -> Unit, DeleteBucketAnalyticsConfigurationError;
-    id_configs::list_bucket_analytics_configurations(ListBucketAnalyticsConfigurationsRequest) -> ListBucketAnalyticsConfigurationsOutput, ListBucketAnalyticsConfigurationsError;
-    id_configs::put_bucket_intelligent_tiering_configuration(PutBucketIntelligentTieringConfigurationRequest) -> Unit, PutBucketIntelligentTieringConfigurationError;
-    id_configs::get_bucket_intelligent_tiering_configuration(GetBucketIntelligentTieringConfigurationRequest) -> GetBucketIntelligentTieringConfigurationOutput, GetBucketIntelligentTieringConfigurationError;
-    id_configs::delete_bucket_intelligent_tiering_configuration(DeleteBucketIntelligentTieringConfigurationRequest) -> Unit, DeleteBucketIntelligentTieringConfigurationError;
-    id_configs::list_bucket_intelligent_tiering_configurations(ListBucketIntelligentTieringConfigurationsRequest) -> ListBucketIntelligentTieringConfigurationsOutput, ListBucketIntelligentTieringConfigurationsError;
-    id_configs::put_bucket_inventory_configuration(PutBucketInventoryConfigurationRequest) -> Unit, PutBucketInventoryConfigurationError;
-    id_configs::get_bucket_inventory_configuration(GetBucketInventoryConfigurationRequest) -> GetBucketInventoryConfigurationOutput, GetBucketInventoryConfigurationError;
-    id_configs::delete_bucket_inventory_configuration(DeleteBucketInventoryConfigurationRequest) -> Unit, DeleteBucketInventoryConfigurationError;
-    id_configs::list_bucket_inventory_configurations(ListBucketInventoryConfigurationsRequest) -> ListBucketInventoryConfigurationsOutput, ListBucketInventoryConfigurationsError;
-    id_configs::put_bucket_metrics_configuration(PutBucketMetricsConfigurationRequest) -> Unit, PutBucketMetricsConfigurationError;
-    id_configs::get_bucket_metrics_configuration(GetBucketMetricsConfigurationRequest) -> GetBucketMetricsConfigurationOutput, GetBucketMetricsConfigurationError;
-    id_configs::delete_bucket_metrics_configuration(DeleteBucketMetricsConfigurationRequest) -> Unit, DeleteBucketMetricsConfigurationError;
-    id_configs::list_bucket_metrics_configurations(ListBucketMetricsConfigurationsRequest) -> ListBucketMetricsConfigurationsOutput, ListBucketMetricsConfigurationsError;
+// The map from AWS's operation names to the code: each operation's function in `ops`.
+stratus_gen_s3::operations! {
+    S3Service;
+    create_bucket => ops::bucket::create_bucket,
+    head_bucket => ops::bucket::head_bucket,
+    delete_bucket => ops::bucket::delete_bucket,
+    list_buckets => ops::bucket::list_buckets,
+    get_bucket_location => ops::bucket::get_bucket_location,
+    put_object => ops::object::put_object,
+    get_object => ops::object::get_object,
+    head_object => ops::object::head_object,
+    delete_object => ops::object::delete_object,
+    delete_objects => ops::object::delete_objects,
+    copy_object => ops::object::copy_object,
+    update_object_encryption => ops::object::update_object_encryption,
+    get_object_attributes => ops::object::get_object_attributes,
+    put_object_annotation => ops::annotation::put_object_annotation,
+    get_object_annotation => ops::annotation::get_object_annotation,
+    delete_object_annotation => ops::annotation::delete_object_annotation,
+    list_object_annotations => ops::annotation::list_object_annotations,
+    list_objects => ops::listing::list_objects,
+    list_objects_v2 => ops::listing::list_objects_v2,
+    create_multipart_upload => ops::multipart::create_multipart_upload,
+    upload_part => ops::multipart::upload_part,
+    upload_part_copy => ops::multipart::upload_part_copy,
+    complete_multipart_upload => ops::multipart::complete_multipart_upload,
+    abort_multipart_upload => ops::multipart::abort_multipart_upload,
+    list_parts => ops::multipart::list_parts,
+    list_multipart_uploads => ops::multipart::list_multipart_uploads,
+    put_bucket_tagging => ops::bucket::put_bucket_tagging,
+    get_bucket_tagging => ops::bucket::get_bucket_tagging,
+    delete_bucket_tagging => ops::bucket::delete_bucket_tagging,
+    put_object_tagging => ops::object::put_object_tagging,
+    get_object_tagging => ops::object::get_object_tagging,
+    delete_object_tagging => ops::object::delete_object_tagging,
+    put_bucket_versioning => ops::versioning::put_bucket_versioning,
+    get_bucket_versioning => ops::versioning::get_bucket_versioning,
+    list_object_versions => ops::listing::list_object_versions,
+    put_bucket_cors => ops::config::put_bucket_cors,
+    get_bucket_cors => ops::config::get_bucket_cors,
+    delete_bucket_cors => ops::config::delete_bucket_cors,
+    put_bucket_policy => ops::config::put_bucket_policy,
+    get_bucket_policy => ops::config::get_bucket_policy,
+    get_bucket_policy_status => ops::config::get_bucket_policy_status,
+    delete_bucket_policy => ops::config::delete_bucket_policy,
+    put_bucket_encryption => ops::config::put_bucket_encryption,
+    get_bucket_encryption => ops::config::get_bucket_encryption,
+    delete_bucket_encryption => ops::config::delete_bucket_encryption,
+    put_bucket_ownership_controls => ops::config::put_bucket_ownership_controls,
+    get_bucket_ownership_controls => ops::config::get_bucket_ownership_controls,
+    delete_bucket_ownership_controls => ops::config::delete_bucket_ownership_controls,
+    put_public_access_block => ops::config::put_public_access_block,
+    get_public_access_block => ops::config::get_public_access_block,
+    delete_public_access_block => ops::config::delete_public_access_block,
+    put_bucket_website => ops::config::put_bucket_website,
+    get_bucket_website => ops::config::get_bucket_website,
+    delete_bucket_website => ops::config::delete_bucket_website,
+    put_bucket_lifecycle_configuration => ops::config::put_bucket_lifecycle_configuration,
+    get_bucket_lifecycle_configuration => ops::config::get_bucket_lifecycle_configuration,
+    delete_bucket_lifecycle => ops::config::delete_bucket_lifecycle,
+    put_bucket_acl => ops::acl::put_bucket_acl,
+    get_bucket_acl => ops::acl::get_bucket_acl,
+    put_object_acl => ops::acl::put_object_acl,
+    get_object_acl => ops::acl::get_object_acl,
+    put_bucket_accelerate_configuration => ops::config::put_bucket_accelerate_configuration,
+    get_bucket_accelerate_configuration => ops::config::get_bucket_accelerate_configuration,
+    put_bucket_request_payment => ops::config::put_bucket_request_payment,
+    get_bucket_request_payment => ops::config::get_bucket_request_payment,
+    put_bucket_logging => ops::config::put_bucket_logging,
+    get_bucket_logging => ops::config::get_bucket_logging,
+    put_bucket_notification_configuration => ops::config::put_bucket_notification_configuration,
+    put_object_lock_configuration => ops::lock::put_object_lock_configuration,
+    get_object_lock_configuration => ops::lock::get_object_lock_configuration,
+    put_object_retention => ops::lock::put_object_retention,
+    get_object_retention => ops::lock::get_object_retention,
+    put_object_legal_hold => ops::lock::put_object_legal_hold,
+    get_object_legal_hold => ops::lock::get_object_legal_hold,
+    put_bucket_replication => ops::config::put_bucket_replication,
+    get_bucket_replication => ops::config::get_bucket_replication,
+    delete_bucket_replication => ops::config::delete_bucket_replication,
+    put_bucket_abac => ops::config::put_bucket_abac,
+    get_bucket_abac => ops::config::get_bucket_abac,
+    get_bucket_notification_configuration => ops::config::get_bucket_notification_configuration,
+    put_bucket_analytics_configuration => ops::id_configs::put_bucket_analytics_configuration,
+    get_bucket_analytics_configuration => ops::id_configs::get_bucket_analytics_configuration,
+    delete_bucket_analytics_configuration => ops::id_configs::delete_bucket_analytics_configuration,
+    list_bucket_analytics_configurations => ops::id_configs::list_bucket_analytics_configurations,
+    put_bucket_intelligent_tiering_configuration => ops::id_configs::put_bucket_intelligent_tiering_configuration,
+    get_bucket_intelligent_tiering_configuration => ops::id_configs::get_bucket_intelligent_tiering_configuration,
+    delete_bucket_intelligent_tiering_configuration => ops::id_configs::delete_bucket_intelligent_tiering_configuration,
+    list_bucket_intelligent_tiering_configurations => ops::id_configs::list_bucket_intelligent_tiering_configurations,
+    put_bucket_inventory_configuration => ops::id_configs::put_bucket_inventory_configuration,
+    get_bucket_inventory_configuration => ops::id_configs::get_bucket_inventory_configuration,
+    delete_bucket_inventory_configuration => ops::id_configs::delete_bucket_inventory_configuration,
+    list_bucket_inventory_configurations => ops::id_configs::list_bucket_inventory_configurations,
+    put_bucket_metrics_configuration => ops::id_configs::put_bucket_metrics_configuration,
+    get_bucket_metrics_configuration => ops::id_configs::get_bucket_metrics_configuration,
+    delete_bucket_metrics_configuration => ops::id_configs::delete_bucket_metrics_configuration,
+    list_bucket_metrics_configurations => ops::id_configs::list_bucket_metrics_configurations,
 }
 
 impl S3Service {

@@ -22,12 +22,12 @@ use crate::listing::plus_encode;
 use crate::object::ObjectRecord;
 use crate::S3Service;
 
-pub const DAY_MS: i64 = 86_400_000;
+pub(crate) const DAY_MS: i64 = 86_400_000;
 
 /// What lifecycle dates are reckoned by: the current time and the length of a day, in
 /// milliseconds.
 #[derive(Clone, Copy, Debug)]
-pub struct Calendar {
+pub(crate) struct Calendar {
     pub now_ms: i64,
     pub day_ms: i64,
 }
@@ -123,7 +123,7 @@ impl S3Service {
 }
 
 /// Whether any rule has an enabled action a sweep carries out (transitions are not emulated).
-pub fn has_expiration(rules: &[LifecycleRule]) -> bool {
+pub(crate) fn has_expiration(rules: &[LifecycleRule]) -> bool {
     rules.iter().filter(|r| enabled(r)).any(|r| {
         r.expiration.is_some()
             || r.noncurrent_version_expiration.is_some()
@@ -133,7 +133,7 @@ pub fn has_expiration(rules: &[LifecycleRule]) -> bool {
 
 /// Whether an incomplete multipart upload of `key`, started at `initiated_ms`, is due to be
 /// aborted by some enabled rule's `AbortIncompleteMultipartUpload`.
-pub fn abort_due(
+pub(crate) fn abort_due(
     rules: &[LifecycleRule],
     key: &str,
     tags: &BTreeMap<String, String>,
@@ -153,7 +153,7 @@ pub fn abort_due(
 
 /// What a sweep does to one key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Expire the current version: delete it in an unversioned bucket, add a delete marker in
     /// a versioned one.
     ExpireCurrent,
@@ -176,7 +176,7 @@ pub enum Action {
 ///   current versions, or the ExpiredObjectDeleteMarker action is explicitly set, Amazon S3
 ///   removes the expired object's delete marker"). It comes last, so it can be skipped when a
 ///   noncurrent version could not be removed.
-pub fn plan(rules: &[LifecycleRule], versions: &[ObjectRecord], clock: &Calendar) -> Vec<Action> {
+pub(crate) fn plan(rules: &[LifecycleRule], versions: &[ObjectRecord], clock: &Calendar) -> Vec<Action> {
     let mut actions = Vec::new();
     let Some(current) = versions.first() else {
         return actions;

@@ -19,7 +19,7 @@ const MAX_CHUNK: usize = 4096;
 
 /// The entries of `table` between two bounds, fetched lazily in growing chunks. A storage
 /// failure ends the iteration and is kept in `error`.
-pub struct Scan<'a, V: View + ?Sized> {
+pub(crate) struct Scan<'a, V: View + ?Sized> {
     view: &'a V,
     table: &'static str,
     start: Bound<Vec<u8>>,
@@ -31,7 +31,7 @@ pub struct Scan<'a, V: View + ?Sized> {
 }
 
 impl<'a, V: View + ?Sized> Scan<'a, V> {
-    pub fn new(view: &'a V, table: &'static str, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Self {
+    pub(crate) fn new(view: &'a V, table: &'static str, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Self {
         Scan {
             view,
             table,
@@ -78,7 +78,7 @@ impl<V: View + ?Sized> Iterator for Scan<'_, V> {
 
 /// One page of a listing.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Page<T> {
+pub(crate) struct Page<T> {
     pub contents: Vec<T>,
     pub common_prefixes: Vec<String>,
     pub truncated: bool,
@@ -91,7 +91,7 @@ pub struct Page<T> {
 /// Lists `entries` (sorted by key, all after the marker and under `prefix`) as S3 does: a key
 /// with `delimiter` after the prefix counts once, as its common prefix; at most `max_keys`
 /// keys and prefixes together.
-pub fn page<T>(
+pub(crate) fn page<T>(
     entries: impl IntoIterator<Item = (String, T)>,
     prefix: &str,
     delimiter: Option<&str>,
@@ -136,7 +136,7 @@ pub fn page<T>(
 }
 
 /// A listing's `max-keys`: at most 1000, 1000 when not given.
-pub fn max_keys(given: Option<i32>) -> Result<usize, AwsError> {
+pub(crate) fn max_keys(given: Option<i32>) -> Result<usize, AwsError> {
     match given {
         None => Ok(MAX_KEYS),
         Some(n) if n < 0 => Err(S3Error::invalid_argument(
@@ -148,19 +148,19 @@ pub fn max_keys(given: Option<i32>) -> Result<usize, AwsError> {
 
 /// A key as a listing with `encoding-type=url` sends it: UTF-8 bytes percent-encoded except
 /// unreserved characters and `/`, a space as `+` (botocore decodes with `unquote_plus`).
-pub fn url_encode(text: &str) -> String {
+pub(crate) fn url_encode(text: &str) -> String {
     plus_encode(text, b'~')
 }
 
 /// `text` percent-encoded as S3 writes keys into listings and event messages: every UTF-8 byte
 /// but ASCII letters, digits, `-`, `_`, `.`, `/` and `also_kept`, with a space as `+`.
-pub fn plus_encode(text: &str, also_kept: u8) -> String {
+pub(crate) fn plus_encode(text: &str, also_kept: u8) -> String {
     escape(text, &[b'/', also_kept], "+")
 }
 
 /// `text` percent-encoded: every UTF-8 byte but ASCII letters, digits, `-`, `_`, `.` and
 /// `kept`, with a space as `space`.
-pub fn escape(text: &str, kept: &[u8], space: &str) -> String {
+pub(crate) fn escape(text: &str, kept: &[u8], space: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         match b {
@@ -174,14 +174,14 @@ pub fn escape(text: &str, kept: &[u8], space: &str) -> String {
 }
 
 /// ListObjectsV2's continuation tokens, which continue after a key or common prefix.
-pub const OBJECT_LISTING: Token = Token::for_listing("s3:ListObjectsV2");
+pub(crate) const OBJECT_LISTING: Token = Token::for_listing("s3:ListObjectsV2");
 /// ListBuckets' and ListDirectoryBuckets', which continue after a bucket name.
-pub const BUCKET_LISTING: Token = Token::for_listing("s3:ListBuckets");
+pub(crate) const BUCKET_LISTING: Token = Token::for_listing("s3:ListBuckets");
 /// ListObjectAnnotations', which continue after an annotation name.
-pub const ANNOTATION_LISTING: Token = Token::for_listing("s3:ListObjectAnnotations");
+pub(crate) const ANNOTATION_LISTING: Token = Token::for_listing("s3:ListObjectAnnotations");
 
 /// The name a continuation token of `listing` continues after, refused in S3's words.
-pub fn decode_token(listing: Token, token: &str) -> Result<String, AwsError> {
+pub(crate) fn decode_token(listing: Token, token: &str) -> Result<String, AwsError> {
     listing
         .decode_str(token)
         .map_err(|_| S3Error::invalid_argument("The continuation token provided is incorrect"))

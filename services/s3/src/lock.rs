@@ -20,11 +20,11 @@ use crate::error::S3Error;
 use crate::object::ObjectRecord;
 
 /// The configuration document holding the bucket's default retention rule.
-pub const OBJECT_LOCK: &str = "object-lock";
+pub(crate) const OBJECT_LOCK: &str = "object-lock";
 
 const DAY_MS: i64 = 86_400_000;
 
-pub fn protected() -> AwsError {
+pub(crate) fn protected() -> AwsError {
     AwsError::new(
         "AccessDenied",
         "Access Denied because object protected by object lock.",
@@ -32,11 +32,11 @@ pub fn protected() -> AwsError {
     )
 }
 
-pub fn missing_configuration() -> AwsError {
+pub(crate) fn missing_configuration() -> AwsError {
     AwsError::new("InvalidRequest", "Bucket is missing Object Lock Configuration", 400)
 }
 
-pub fn no_configuration() -> AwsError {
+pub(crate) fn no_configuration() -> AwsError {
     AwsError::new(
         "NoSuchObjectLockConfiguration",
         "The specified object does not have a ObjectLock configuration",
@@ -52,13 +52,13 @@ fn mode_name(mode: &ObjectLockRetentionMode) -> Result<&'static str, AwsError> {
     }
 }
 
-pub fn to_millis(date: &DateTime) -> i64 {
+pub(crate) fn to_millis(date: &DateTime) -> i64 {
     date.to_millis().unwrap_or(i64::MAX)
 }
 
 /// Checks a PutObjectLockConfiguration document: `ObjectLockEnabled` must be `Enabled`, a
 /// default retention needs a mode and exactly one of positive `Days` or `Years`.
-pub fn check_configuration(config: &ObjectLockConfiguration) -> Result<(), AwsError> {
+pub(crate) fn check_configuration(config: &ObjectLockConfiguration) -> Result<(), AwsError> {
     if config.object_lock_enabled != Some(ObjectLockEnabled::Enabled) {
         return Err(S3Error::malformed_xml());
     }
@@ -79,7 +79,7 @@ pub fn check_configuration(config: &ObjectLockConfiguration) -> Result<(), AwsEr
 }
 
 /// The default retention rule of `bucket`, if it has one.
-pub fn default_retention(tx: &Tx<'_>, bucket: &str) -> Result<Option<DefaultRetention>, AwsError> {
+pub(crate) fn default_retention(tx: &Tx<'_>, bucket: &str) -> Result<Option<DefaultRetention>, AwsError> {
     match tx
         .get(CONFIGS, &config::config_key(bucket, OBJECT_LOCK))
         .map_err(S3Error::storage)?
@@ -94,14 +94,14 @@ pub fn default_retention(tx: &Tx<'_>, bucket: &str) -> Result<Option<DefaultRete
 
 /// The lock settings a write (PutObject, CopyObject, CreateMultipartUpload) asks for.
 #[derive(Default, Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
-pub struct Requested {
+pub(crate) struct Requested {
     pub mode: Option<String>,
     pub until_ms: Option<i64>,
     pub legal_hold: Option<bool>,
 }
 
 impl Requested {
-    pub fn from_headers(
+    pub(crate) fn from_headers(
         mode: Option<&ObjectLockMode>,
         until: Option<&DateTime>,
         legal_hold: Option<&ObjectLockLegalHoldStatus>,
@@ -147,7 +147,7 @@ impl Requested {
 
     /// Applies these settings, or the bucket's default retention, to a new version (refused
     /// when the bucket has no Object Lock).
-    pub fn apply(
+    pub(crate) fn apply(
         &self,
         tx: &Tx<'_>,
         bucket: &BucketRecord,
@@ -173,7 +173,7 @@ impl Requested {
     }
 }
 
-pub fn legal_hold_status(on: bool) -> ObjectLockLegalHoldStatus {
+pub(crate) fn legal_hold_status(on: bool) -> ObjectLockLegalHoldStatus {
     if on {
         ObjectLockLegalHoldStatus::On
     } else {
@@ -183,7 +183,7 @@ pub fn legal_hold_status(on: bool) -> ObjectLockLegalHoldStatus {
 
 /// Whether deleting `record` for good is refused: a legal hold, COMPLIANCE retention, or
 /// GOVERNANCE retention without the bypass.
-pub fn check_delete(record: &ObjectRecord, bypass_governance: bool, now_ms: i64) -> Result<(), AwsError> {
+pub(crate) fn check_delete(record: &ObjectRecord, bypass_governance: bool, now_ms: i64) -> Result<(), AwsError> {
     if record.legal_hold == Some(true) {
         return Err(protected());
     }
@@ -197,7 +197,7 @@ pub fn check_delete(record: &ObjectRecord, bypass_governance: bool, now_ms: i64)
 
 /// Checks a PutObjectRetention against the version's current retention: COMPLIANCE can only
 /// be extended; shortening or removing GOVERNANCE needs the bypass.
-pub fn check_retention_change(
+pub(crate) fn check_retention_change(
     record: &ObjectRecord,
     mode: Option<&str>,
     until_ms: Option<i64>,
@@ -216,7 +216,7 @@ pub fn check_retention_change(
 }
 
 /// The retention a PutObjectRetention asks for: mode and date, or nothing (removal).
-pub fn requested_retention(
+pub(crate) fn requested_retention(
     retention: Option<&ObjectLockRetention>,
     now_ms: i64,
 ) -> Result<(Option<&'static str>, Option<i64>), AwsError> {

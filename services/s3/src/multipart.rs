@@ -34,7 +34,7 @@ const MAX_PART_NUMBER: i32 = 10_000;
 
 /// An upload in progress.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct UploadRecord {
+pub(crate) struct UploadRecord {
     pub key: String,
     pub upload_id: String,
     pub initiated_ms: i64,
@@ -59,7 +59,7 @@ pub struct UploadRecord {
 
 /// One uploaded part.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct PartRecord {
+pub(crate) struct PartRecord {
     pub number: i32,
     pub etag: String,
     pub size: u64,
@@ -71,7 +71,7 @@ pub struct PartRecord {
 }
 
 /// Every upload in progress in `bucket`.
-pub fn uploads_of(store: &dyn Store, bucket: &str) -> Result<Vec<UploadRecord>, AwsError> {
+pub(crate) fn uploads_of(store: &dyn Store, bucket: &str) -> Result<Vec<UploadRecord>, AwsError> {
     store
         .scan(
             UPLOADS,
@@ -157,7 +157,7 @@ fn check_part_number(n: i32) -> Result<(), AwsError> {
 }
 
 /// AWS's ETag of a multipart object: the MD5 of the parts' MD5s, `-`, the part count.
-pub fn multipart_etag(part_etags: &[&str]) -> Result<String, AwsError> {
+pub(crate) fn multipart_etag(part_etags: &[&str]) -> Result<String, AwsError> {
     let mut digests = Md5::new();
     for etag in part_etags {
         let digest = hex::decode(etag.trim_matches('"'))
@@ -169,7 +169,7 @@ pub fn multipart_etag(part_etags: &[&str]) -> Result<String, AwsError> {
 
 /// The parts a CompleteMultipartUpload names, checked against those uploaded: ascending,
 /// present with matching ETags, all but the last at least 5 MiB.
-pub fn chosen_parts(requested: &[(i32, String)], uploaded: &[PartRecord]) -> Result<Vec<PartRecord>, AwsError> {
+pub(crate) fn chosen_parts(requested: &[(i32, String)], uploaded: &[PartRecord]) -> Result<Vec<PartRecord>, AwsError> {
     if requested.is_empty() {
         return Err(S3Error::malformed_xml());
     }

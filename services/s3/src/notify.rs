@@ -14,7 +14,7 @@ use crate::listing::plus_encode;
 use crate::object::ObjectRecord;
 
 /// An object event, as S3 names it without the `s3:` prefix (`ObjectCreated:Put`).
-pub struct Event<'a> {
+pub(crate) struct Event<'a> {
     pub name: &'static str,
     pub bucket: &'a str,
     pub key: &'a str,
@@ -29,7 +29,7 @@ pub struct Event<'a> {
 
 impl<'a> Event<'a> {
     /// Object `record` of `bucket` was created by the request `ctx` serves.
-    pub fn created(
+    pub(crate) fn created(
         name: &'static str,
         bucket: &'a str,
         record: &'a ObjectRecord,
@@ -49,7 +49,7 @@ impl<'a> Event<'a> {
 
     /// `key` of `bucket` was deleted (`version_id`: the version removed or the delete marker
     /// added) by the request `ctx` serves, at `time_ms`.
-    pub fn removed(
+    pub(crate) fn removed(
         name: &'static str,
         bucket: &'a str,
         key: &'a str,
@@ -71,7 +71,7 @@ impl<'a> Event<'a> {
 }
 
 /// The queues of `config` that `event` goes to, with the id of the configuration that sends it.
-pub fn queues<'c>(config: &'c NotificationConfiguration, event: &Event<'_>) -> Vec<&'c QueueConfiguration> {
+pub(crate) fn queues<'c>(config: &'c NotificationConfiguration, event: &Event<'_>) -> Vec<&'c QueueConfiguration> {
     config
         .queue_configurations
         .iter()
@@ -110,7 +110,7 @@ fn key_matches(queue: &QueueConfiguration, key: &str) -> bool {
 }
 
 /// The message for `event`, sent for configuration `configuration_id`.
-pub fn message(event: &Event<'_>, configuration_id: &str, owner: &str) -> String {
+pub(crate) fn message(event: &Event<'_>, configuration_id: &str, owner: &str) -> String {
     let mut object = json!({
         "key": form_encode(event.key),
         "sequencer": format!("{:016X}", event.time_ms.max(0) as u64 * 1000),
@@ -148,7 +148,7 @@ pub fn message(event: &Event<'_>, configuration_id: &str, owner: &str) -> String
 }
 
 /// The message S3 sends each destination when a notification configuration is stored.
-pub fn test_message(bucket: &str, request_id: &str, time_ms: i64) -> String {
+pub(crate) fn test_message(bucket: &str, request_id: &str, time_ms: i64) -> String {
     json!({
         "Service": "Amazon S3",
         "Event": "s3:TestEvent",

@@ -18,7 +18,7 @@ use crate::error::S3Error;
 
 /// An object as stored.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
-pub struct ObjectRecord {
+pub(crate) struct ObjectRecord {
     pub key: String,
     pub size: u64,
     /// The ETag with its quotes, as S3 sends it.
@@ -70,7 +70,7 @@ pub struct ObjectRecord {
 
 /// One part of a multipart object, as GetObjectAttributes lists it.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct StoredPart {
+pub(crate) struct StoredPart {
     pub number: i32,
     pub size: u64,
     /// The part's checksum (base64) in the object's checksum algorithm, when it has one.
@@ -80,7 +80,7 @@ pub struct StoredPart {
 
 /// The content headers an object keeps and returns.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
-pub struct ContentHeaders {
+pub(crate) struct ContentHeaders {
     pub content_type: Option<String>,
     pub cache_control: Option<String>,
     pub content_disposition: Option<String>,
@@ -91,18 +91,18 @@ pub struct ContentHeaders {
 
 impl ObjectRecord {
     /// The version id as S3 reports it: `null` for the null version.
-    pub fn version_label(&self) -> &str {
+    pub(crate) fn version_label(&self) -> &str {
         self.version_id.as_deref().unwrap_or("null")
     }
 
     /// The `x-amz-version-id` S3 answers with: only for objects of a bucket that has had
     /// versioning configured.
-    pub fn version_header(&self) -> Option<String> {
+    pub(crate) fn version_header(&self) -> Option<String> {
         (self.seq > 0).then(|| self.version_label().to_owned())
     }
 
     /// A delete marker for `key`.
-    pub fn marker(key: String, now_ms: i64) -> ObjectRecord {
+    pub(crate) fn marker(key: String, now_ms: i64) -> ObjectRecord {
         ObjectRecord {
             key,
             size: 0,
@@ -121,7 +121,7 @@ impl ObjectRecord {
         }
     }
 
-    pub fn last_modified(&self) -> DateTime {
+    pub(crate) fn last_modified(&self) -> DateTime {
         // S3 reports modification times to the second.
         DateTime::from_secs(self.last_modified_ms.div_euclid(1000))
     }
@@ -129,12 +129,12 @@ impl ObjectRecord {
 
 /// The ETag of a body uploaded whole: its MD5 in hex, quoted.
 #[cfg(test)]
-pub fn etag(body: &[u8]) -> String {
+pub(crate) fn etag(body: &[u8]) -> String {
     format!("\"{}\"", stratus_core::hex::encode(&Md5::digest(body)))
 }
 
 /// The MD5 a `Content-MD5` header (base64) states, or `InvalidDigest`.
-pub fn content_md5(header: &str) -> Result<Vec<u8>, AwsError> {
+pub(crate) fn content_md5(header: &str) -> Result<Vec<u8>, AwsError> {
     base64_decode(header.trim())
         .filter(|digest| digest.len() == 16)
         .ok_or_else(S3Error::invalid_digest)
@@ -161,12 +161,16 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 
 /// An inclusive byte range of an object (all of it when `None`), and the object's part count
 /// when a part was asked for.
-pub type ReadRange = (Option<(u64, u64)>, Option<i32>);
+pub(crate) type ReadRange = (Option<(u64, u64)>, Option<i32>);
 
 /// The bytes a read asks for — a `Range` header or a `partNumber` — and, for a part of a
 /// multipart object, how many parts it has. AWS answers both with `206` and a `Content-Range`;
 /// a single-part object has one part (S3 API reference, GetObject: "partNumber").
-pub fn read_range(range: Option<&str>, part_number: Option<i32>, record: &ObjectRecord) -> Result<ReadRange, AwsError> {
+pub(crate) fn read_range(
+    range: Option<&str>,
+    part_number: Option<i32>,
+    record: &ObjectRecord,
+) -> Result<ReadRange, AwsError> {
     let Some(number) = part_number else {
         return Ok((byte_range(range, record.size)?, None));
     };
@@ -195,7 +199,7 @@ pub fn read_range(range: Option<&str>, part_number: Option<i32>, record: &Object
 
 /// The byte range a `Range` header asks of an object of `size` bytes: `Ok(None)` for the
 /// whole object (no header, or one S3 ignores), `InvalidRange` for an unsatisfiable one.
-pub fn byte_range(header: Option<&str>, size: u64) -> Result<Option<(u64, u64)>, AwsError> {
+pub(crate) fn byte_range(header: Option<&str>, size: u64) -> Result<Option<(u64, u64)>, AwsError> {
     let Some(spec) = header.and_then(|h| h.trim().strip_prefix("bytes=")) else {
         return Ok(None);
     };
@@ -227,7 +231,7 @@ pub fn byte_range(header: Option<&str>, size: u64) -> Result<Option<(u64, u64)>,
 
 /// The conditions of a read (`If-Match`, `If-None-Match`, `If-Modified-Since`,
 /// `If-Unmodified-Since`).
-pub struct ReadConditions<'a> {
+pub(crate) struct ReadConditions<'a> {
     pub if_match: Option<&'a str>,
     pub if_none_match: Option<&'a str>,
     pub if_modified_since: Option<&'a DateTime>,
@@ -237,7 +241,7 @@ pub struct ReadConditions<'a> {
 impl ReadConditions<'_> {
     /// RFC 7232's evaluation order, as S3 applies it: `If-Match` then `If-Unmodified-Since`
     /// (412), `If-None-Match` then `If-Modified-Since` (304).
-    pub fn check(&self, object: &ObjectRecord) -> Result<(), AwsError> {
+    pub(crate) fn check(&self, object: &ObjectRecord) -> Result<(), AwsError> {
         let modified = object.last_modified().secs();
         match self.if_match {
             Some(tags) if !etag_matches(tags, &object.etag) => return Err(S3Error::precondition_failed()),
@@ -262,7 +266,7 @@ impl ReadConditions<'_> {
 }
 
 /// Whether an `If-Match`/`If-None-Match` list (`*`, or ETags quoted or not) names `etag`.
-pub fn etag_matches(list: &str, etag: &str) -> bool {
+pub(crate) fn etag_matches(list: &str, etag: &str) -> bool {
     let bare = etag.trim_matches('"');
     list.split(',')
         .map(|t| t.trim().trim_start_matches("W/").trim_matches('"'))
@@ -270,7 +274,7 @@ pub fn etag_matches(list: &str, etag: &str) -> bool {
 }
 
 /// Parses an `x-amz-tagging` header (URL-encoded `k=v&k2=v2`).
-pub fn parse_tagging_header(header: &str) -> Result<BTreeMap<String, String>, AwsError> {
+pub(crate) fn parse_tagging_header(header: &str) -> Result<BTreeMap<String, String>, AwsError> {
     let mut tags = BTreeMap::new();
     for pair in header.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -288,7 +292,7 @@ pub fn parse_tagging_header(header: &str) -> Result<BTreeMap<String, String>, Aw
 
 /// Decodes `%XX` escapes; `+` is a space where `form` (URL query encoding, as in
 /// `x-amz-tagging`), a plus sign elsewhere (paths, as in `x-amz-copy-source`).
-pub fn percent_decode(text: &str, form: bool) -> Option<String> {
+pub(crate) fn percent_decode(text: &str, form: bool) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -309,7 +313,7 @@ pub fn percent_decode(text: &str, form: bool) -> Option<String> {
 
 /// S3's tag rules: at most `max` tags (10 on objects, 50 on buckets), keys of 1 to 128 and
 /// values of at most 256 characters.
-pub fn check_tags(tags: &BTreeMap<String, String>, max: usize) -> Result<(), AwsError> {
+pub(crate) fn check_tags(tags: &BTreeMap<String, String>, max: usize) -> Result<(), AwsError> {
     let rules = TagRules {
         max,
         reserved_prefix: None,
@@ -325,7 +329,7 @@ pub fn check_tags(tags: &BTreeMap<String, String>, max: usize) -> Result<(), Aws
 
 /// The source bucket, key and version of a copy: `bucket/key`, URL-encoded, with an
 /// optional leading slash and an optional `?versionId=` suffix.
-pub fn copy_source(source: &str) -> Result<(String, String, Option<String>), AwsError> {
+pub(crate) fn copy_source(source: &str) -> Result<(String, String, Option<String>), AwsError> {
     let (path, version_id) = match source.split_once("?versionId=") {
         Some((p, v)) => (p, Some(v.to_owned())),
         None => (source, None),

@@ -53,7 +53,7 @@ impl Default for LifecycleTiming {
 }
 
 /// The background sweeper of one process (see the module docs).
-pub struct Sweeper {
+pub(crate) struct Sweeper {
     pub(crate) scheduler: Scheduler,
     interval: Duration,
     day_ms: i64,
@@ -74,7 +74,7 @@ struct State {
 
 impl Sweeper {
     /// A sweeper on `scheduler`, timed by `timing`.
-    pub fn new(scheduler: Scheduler, timing: LifecycleTiming) -> Sweeper {
+    pub(crate) fn new(scheduler: Scheduler, timing: LifecycleTiming) -> Sweeper {
         Sweeper {
             scheduler,
             interval: timing.interval,
@@ -87,7 +87,7 @@ impl Sweeper {
     }
 
     /// Now, with this process's length of a day.
-    pub fn calendar(&self) -> Calendar {
+    pub(crate) fn calendar(&self) -> Calendar {
         Calendar {
             now_ms: self.scheduler.clock().epoch_millis(),
             day_ms: self.day_ms,
@@ -99,7 +99,7 @@ impl Sweeper {
     }
 
     /// Sweeps from now on, registering the periodic sweep if none is.
-    pub fn watch(&self, s3: &S3Service) {
+    pub(crate) fn watch(&self, s3: &S3Service) {
         let mut state = self.state();
         state.epoch += 1;
         if state.sweep.is_none() {
@@ -110,7 +110,7 @@ impl Sweeper {
 
     /// Watches if a stored bucket has a lifecycle configuration to apply (after a restart),
     /// looked for on a thread of its own, and only when there is a data directory to look in.
-    pub fn discover(&self, s3: &S3Service) {
+    pub(crate) fn discover(&self, s3: &S3Service) {
         if s3.storage.data_dir().is_none() {
             return;
         }

@@ -28,18 +28,18 @@ use crate::listing::Scan;
 use crate::object::ObjectRecord;
 use crate::{object_key, OBJECTS};
 
-pub const VERSIONS: &str = "versions";
+pub(crate) const VERSIONS: &str = "versions";
 
 /// A bucket's versioning state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     Unversioned,
     Enabled,
     Suspended,
 }
 
 impl BucketRecord {
-    pub fn state(&self) -> State {
+    pub(crate) fn state(&self) -> State {
         match self.versioning.as_deref() {
             None => State::Unversioned,
             Some("Enabled") => State::Enabled,
@@ -49,7 +49,7 @@ impl BucketRecord {
 }
 
 /// Reads from a transaction or from the committed store alike.
-pub trait View {
+pub(crate) trait View {
     fn get_value(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError>;
     fn scan_values(
         &self,
@@ -91,26 +91,26 @@ impl View for dyn Store + '_ {
 }
 
 /// The prefix of every version of `key`.
-pub fn key_prefix(bucket: &str, key: &str) -> Vec<u8> {
+pub(crate) fn key_prefix(bucket: &str, key: &str) -> Vec<u8> {
     let mut k = object_key(bucket, key);
     k.push(0);
     k
 }
 
 /// Where version `seq` of `key` is stored: newer versions sort first.
-pub fn version_key(bucket: &str, key: &str, seq: u64) -> Vec<u8> {
+pub(crate) fn version_key(bucket: &str, key: &str, seq: u64) -> Vec<u8> {
     let mut k = key_prefix(bucket, key);
     k.extend_from_slice(&(u64::MAX - seq).to_be_bytes());
     k
 }
 
 /// A fresh version id: 32 URL-safe characters, like AWS's.
-pub fn new_id() -> String {
+pub(crate) fn new_id() -> String {
     id::uuid().replace('-', "")
 }
 
 /// Refuses a version id that cannot name a version: AWS's `InvalidArgument`.
-pub fn check_id(version_id: &str) -> Result<(), AwsError> {
+pub(crate) fn check_id(version_id: &str) -> Result<(), AwsError> {
     if version_id.is_empty() {
         return Err(S3Error::invalid_argument("Version id cannot be the empty string"));
     }
@@ -121,7 +121,7 @@ pub fn check_id(version_id: &str) -> Result<(), AwsError> {
 }
 
 /// Whether `version_id` is `null` or shaped like the ids Stratus mints.
-pub fn well_formed(version_id: &str) -> bool {
+pub(crate) fn well_formed(version_id: &str) -> bool {
     version_id == "null"
         || (version_id.len() == 32
             && version_id
@@ -134,7 +134,7 @@ fn decode(bytes: &[u8]) -> Result<ObjectRecord, AwsError> {
 }
 
 /// The versions of `key`, newest first, at most `limit`.
-pub fn versions_of(
+pub(crate) fn versions_of(
     view: &(impl View + ?Sized),
     bucket: &str,
     key: &str,
@@ -154,7 +154,7 @@ pub fn versions_of(
 
 /// Every version of `key`, newest first, whatever the bucket's state: an unversioned bucket's
 /// object is its key's only version.
-pub fn all_versions(
+pub(crate) fn all_versions(
     view: &(impl View + ?Sized),
     bucket: &BucketRecord,
     key: &str,
@@ -170,7 +170,7 @@ pub fn all_versions(
 }
 
 /// The version `version_id` (`null` for the null version) of `key`, if there is one.
-pub fn find(
+pub(crate) fn find(
     view: &(impl View + ?Sized),
     bucket: &BucketRecord,
     key: &str,
@@ -183,7 +183,7 @@ pub fn find(
 
 /// Version `version_id` of `key` as a request names it: `NoSuchVersion` if there is none, and
 /// a delete marker `MethodNotAllowed`, as AWS answers requests on an object version.
-pub fn named(
+pub(crate) fn named(
     view: &(impl View + ?Sized),
     bucket: &BucketRecord,
     key: &str,
@@ -198,7 +198,7 @@ pub fn named(
 }
 
 /// The current version of `key` (`NoSuchKey` if there is none) or version `version_id`.
-pub fn current_or_named(
+pub(crate) fn current_or_named(
     view: &(impl View + ?Sized),
     bucket: &BucketRecord,
     key: &str,
@@ -216,7 +216,7 @@ pub fn current_or_named(
 }
 
 /// The version whose annotations `record` (a version of `bucket`) names.
-pub fn annotated(bucket: &BucketRecord, record: &ObjectRecord) -> VersionRef {
+pub(crate) fn annotated(bucket: &BucketRecord, record: &ObjectRecord) -> VersionRef {
     VersionRef {
         bucket: bucket.name.clone(),
         key: record.key.clone(),
@@ -241,7 +241,7 @@ fn encode(record: &ObjectRecord) -> Result<Vec<u8>, AwsError> {
 /// bucket's state says: replacing the object in an unversioned bucket, a new version when
 /// versioning is enabled, the null version when suspended. Returns the stored record and the
 /// blobs no record names any more.
-pub fn put_version(
+pub(crate) fn put_version(
     tx: &mut Tx<'_>,
     bucket: &BucketRecord,
     mut record: ObjectRecord,
@@ -294,14 +294,14 @@ pub fn put_version(
 /// What a delete did: whether it created or removed a delete marker, and the version id it
 /// names (the new marker's, or the one asked for).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Deleted {
+pub(crate) struct Deleted {
     pub delete_marker: bool,
     pub version_id: Option<String>,
 }
 
 /// Deletes `key` without a version id: removes the object of an unversioned bucket, adds a
 /// delete marker to a versioned one. Returns what it did and the orphaned blobs.
-pub fn delete_current(
+pub(crate) fn delete_current(
     tx: &mut Tx<'_>,
     bucket: &BucketRecord,
     key: &str,
@@ -323,7 +323,7 @@ pub fn delete_current(
 
 /// Deletes version `version_id` of `key` for good. A version that does not exist is no
 /// error: AWS answers with the version id asked for.
-pub fn delete_version(
+pub(crate) fn delete_version(
     tx: &mut Tx<'_>,
     bucket: &BucketRecord,
     key: &str,
@@ -371,7 +371,7 @@ pub fn delete_version(
 /// Rewrites version `version_id` of `key` (the current version when `None`) with `change`
 /// (which may refuse the version as it finds it), keeping the `objects` copy of the current
 /// version in step.
-pub fn update(
+pub(crate) fn update(
     tx: &mut Tx<'_>,
     bucket: &BucketRecord,
     key: &str,
@@ -398,7 +398,7 @@ pub fn update(
 }
 
 /// Turns on versioning for a bucket that never had it: its objects become null versions.
-pub fn start_versioning(tx: &mut Tx<'_>, bucket: &str) -> Result<(), AwsError> {
+pub(crate) fn start_versioning(tx: &mut Tx<'_>, bucket: &str) -> Result<(), AwsError> {
     let objects = tx
         .scan(
             OBJECTS,
@@ -420,14 +420,14 @@ pub fn start_versioning(tx: &mut Tx<'_>, bucket: &str) -> Result<(), AwsError> {
 
 /// One entry of ListObjectVersions.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Listed {
+pub(crate) struct Listed {
     pub record: ObjectRecord,
     pub is_latest: bool,
 }
 
 /// The versions of `bucket` under `prefix`, in ListObjectVersions' order, after the key
 /// marker (and, for that key, after the version id marker), read as they are consumed.
-pub fn list<'a, V: View + ?Sized>(
+pub(crate) fn list<'a, V: View + ?Sized>(
     view: &'a V,
     bucket: &BucketRecord,
     prefix: &str,
@@ -459,7 +459,7 @@ pub fn list<'a, V: View + ?Sized>(
 }
 
 /// ListObjectVersions' entries, from [`list`].
-pub struct Versions<'a, V: View + ?Sized> {
+pub(crate) struct Versions<'a, V: View + ?Sized> {
     scan: Scan<'a, V>,
     key_marker: Option<&'a str>,
     version_id_marker: Option<&'a str>,
@@ -472,7 +472,7 @@ pub struct Versions<'a, V: View + ?Sized> {
 
 impl<V: View + ?Sized> Versions<'_, V> {
     /// The failure that ended the listing early, if one did.
-    pub fn error(self) -> Option<AwsError> {
+    pub(crate) fn error(self) -> Option<AwsError> {
         self.corrupt.or(self.scan.error)
     }
 }

@@ -35,8 +35,7 @@ mod wait;
 use std::sync::Arc;
 
 use stratus_core::service::{Providers, Registration, ServiceEnv};
-use stratus_core::{RequestContext, Unit};
-use stratus_gen_sqs::*;
+use stratus_gen_sqs::{Handler, SERVICE};
 use stratus_storage::Storage;
 
 pub use crate::service::SqsService;
@@ -59,150 +58,29 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     }
 }
 
-impl Sqs for SqsService {
-    async fn create_queue(
-        &self,
-        ctx: &RequestContext,
-        input: CreateQueueRequest,
-    ) -> Result<CreateQueueResult, CreateQueueError> {
-        Ok(ops::queues::create_queue(self, ctx, input).await?)
-    }
-    async fn get_queue_url(
-        &self,
-        ctx: &RequestContext,
-        input: GetQueueUrlRequest,
-    ) -> Result<GetQueueUrlResult, GetQueueUrlError> {
-        Ok(ops::queues::get_queue_url(self, ctx, input).await?)
-    }
-    async fn list_queues(
-        &self,
-        ctx: &RequestContext,
-        input: ListQueuesRequest,
-    ) -> Result<ListQueuesResult, ListQueuesError> {
-        Ok(ops::queues::list_queues(self, ctx, input).await?)
-    }
-    async fn delete_queue(&self, ctx: &RequestContext, input: DeleteQueueRequest) -> Result<Unit, DeleteQueueError> {
-        Ok(ops::queues::delete_queue(self, ctx, input).await?)
-    }
-    async fn get_queue_attributes(
-        &self,
-        ctx: &RequestContext,
-        input: GetQueueAttributesRequest,
-    ) -> Result<GetQueueAttributesResult, GetQueueAttributesError> {
-        Ok(ops::queues::get_queue_attributes(self, ctx, input).await?)
-    }
-    async fn set_queue_attributes(
-        &self,
-        ctx: &RequestContext,
-        input: SetQueueAttributesRequest,
-    ) -> Result<Unit, SetQueueAttributesError> {
-        Ok(ops::queues::set_queue_attributes(self, ctx, input).await?)
-    }
-    async fn purge_queue(&self, ctx: &RequestContext, input: PurgeQueueRequest) -> Result<Unit, PurgeQueueError> {
-        Ok(ops::queues::purge_queue(self, ctx, input).await?)
-    }
-    async fn list_dead_letter_source_queues(
-        &self,
-        ctx: &RequestContext,
-        input: ListDeadLetterSourceQueuesRequest,
-    ) -> Result<ListDeadLetterSourceQueuesResult, ListDeadLetterSourceQueuesError> {
-        Ok(ops::queues::list_dead_letter_source_queues(self, ctx, input).await?)
-    }
-    async fn send_message(
-        &self,
-        ctx: &RequestContext,
-        input: SendMessageRequest,
-    ) -> Result<SendMessageResult, SendMessageError> {
-        Ok(ops::messages::send_message(self, ctx, input).await?)
-    }
-    async fn send_message_batch(
-        &self,
-        ctx: &RequestContext,
-        input: SendMessageBatchRequest,
-    ) -> Result<SendMessageBatchResult, SendMessageBatchError> {
-        Ok(ops::messages::send_message_batch(self, ctx, input).await?)
-    }
-    async fn receive_message(
-        &self,
-        ctx: &RequestContext,
-        input: ReceiveMessageRequest,
-    ) -> Result<ReceiveMessageResult, ReceiveMessageError> {
-        Ok(ops::messages::receive_message(self, ctx, input).await?)
-    }
-    async fn delete_message(
-        &self,
-        ctx: &RequestContext,
-        input: DeleteMessageRequest,
-    ) -> Result<Unit, DeleteMessageError> {
-        Ok(ops::messages::delete_message(self, ctx, input).await?)
-    }
-    async fn delete_message_batch(
-        &self,
-        ctx: &RequestContext,
-        input: DeleteMessageBatchRequest,
-    ) -> Result<DeleteMessageBatchResult, DeleteMessageBatchError> {
-        Ok(ops::messages::delete_message_batch(self, ctx, input).await?)
-    }
-    async fn change_message_visibility(
-        &self,
-        ctx: &RequestContext,
-        input: ChangeMessageVisibilityRequest,
-    ) -> Result<Unit, ChangeMessageVisibilityError> {
-        Ok(ops::messages::change_message_visibility(self, ctx, input).await?)
-    }
-    async fn change_message_visibility_batch(
-        &self,
-        ctx: &RequestContext,
-        input: ChangeMessageVisibilityBatchRequest,
-    ) -> Result<ChangeMessageVisibilityBatchResult, ChangeMessageVisibilityBatchError> {
-        Ok(ops::messages::change_message_visibility_batch(self, ctx, input).await?)
-    }
-    async fn tag_queue(&self, ctx: &RequestContext, input: TagQueueRequest) -> Result<Unit, TagQueueError> {
-        Ok(ops::tags::tag_queue(self, ctx, input).await?)
-    }
-    async fn untag_queue(&self, ctx: &RequestContext, input: UntagQueueRequest) -> Result<Unit, UntagQueueError> {
-        Ok(ops::tags::untag_queue(self, ctx, input).await?)
-    }
-    async fn list_queue_tags(
-        &self,
-        ctx: &RequestContext,
-        input: ListQueueTagsRequest,
-    ) -> Result<ListQueueTagsResult, ListQueueTagsError> {
-        Ok(ops::tags::list_queue_tags(self, ctx, input).await?)
-    }
-    async fn add_permission(
-        &self,
-        ctx: &RequestContext,
-        input: AddPermissionRequest,
-    ) -> Result<Unit, AddPermissionError> {
-        Ok(ops::permissions::add_permission(self, ctx, input).await?)
-    }
-    async fn remove_permission(
-        &self,
-        ctx: &RequestContext,
-        input: RemovePermissionRequest,
-    ) -> Result<Unit, RemovePermissionError> {
-        Ok(ops::permissions::remove_permission(self, ctx, input).await?)
-    }
-    async fn start_message_move_task(
-        &self,
-        ctx: &RequestContext,
-        input: StartMessageMoveTaskRequest,
-    ) -> Result<StartMessageMoveTaskResult, StartMessageMoveTaskError> {
-        Ok(ops::move_tasks::start_message_move_task(self, ctx, input).await?)
-    }
-    async fn cancel_message_move_task(
-        &self,
-        ctx: &RequestContext,
-        input: CancelMessageMoveTaskRequest,
-    ) -> Result<CancelMessageMoveTaskResult, CancelMessageMoveTaskError> {
-        Ok(ops::move_tasks::cancel_message_move_task(self, ctx, input).await?)
-    }
-    async fn list_message_move_tasks(
-        &self,
-        ctx: &RequestContext,
-        input: ListMessageMoveTasksRequest,
-    ) -> Result<ListMessageMoveTasksResult, ListMessageMoveTasksError> {
-        Ok(ops::move_tasks::list_message_move_tasks(self, ctx, input).await?)
-    }
+stratus_gen_sqs::operations! {
+    SqsService;
+    create_queue => ops::queues::create_queue,
+    get_queue_url => ops::queues::get_queue_url,
+    list_queues => ops::queues::list_queues,
+    delete_queue => ops::queues::delete_queue,
+    get_queue_attributes => ops::queues::get_queue_attributes,
+    set_queue_attributes => ops::queues::set_queue_attributes,
+    purge_queue => ops::queues::purge_queue,
+    list_dead_letter_source_queues => ops::queues::list_dead_letter_source_queues,
+    send_message => ops::messages::send_message,
+    send_message_batch => ops::messages::send_message_batch,
+    receive_message => ops::messages::receive_message,
+    delete_message => ops::messages::delete_message,
+    delete_message_batch => ops::messages::delete_message_batch,
+    change_message_visibility => ops::messages::change_message_visibility,
+    change_message_visibility_batch => ops::messages::change_message_visibility_batch,
+    tag_queue => ops::tags::tag_queue,
+    untag_queue => ops::tags::untag_queue,
+    list_queue_tags => ops::tags::list_queue_tags,
+    add_permission => ops::permissions::add_permission,
+    remove_permission => ops::permissions::remove_permission,
+    start_message_move_task => ops::move_tasks::start_message_move_task,
+    cancel_message_move_task => ops::move_tasks::cancel_message_move_task,
+    list_message_move_tasks => ops::move_tasks::list_message_move_tasks,
 }

@@ -19,7 +19,7 @@ use crate::error::SqsError;
 
 /// A message attribute as stored (list values are reserved by AWS and refused).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct Attribute {
+pub(crate) struct Attribute {
     pub data_type: String,
     pub string: Option<String>,
     pub binary: Option<Vec<u8>>,
@@ -27,7 +27,7 @@ pub struct Attribute {
 
 /// A message as stored.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct StoredMessage {
+pub(crate) struct StoredMessage {
     pub id: String,
     pub sequence: u64,
     pub body: String,
@@ -53,14 +53,14 @@ pub struct StoredMessage {
 
 /// Where a message stands at a moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     Visible,
     InFlight,
     Delayed,
 }
 
 impl StoredMessage {
-    pub fn state(&self, now_ms: u64) -> State {
+    pub(crate) fn state(&self, now_ms: u64) -> State {
         if self.visible_at_ms <= now_ms {
             State::Visible
         } else if self.receive_count > 0 {
@@ -71,7 +71,7 @@ impl StoredMessage {
     }
 
     /// Marks the message received at `now_ms`, invisible for `visibility_secs`.
-    pub fn receive(&mut self, now_ms: u64, visibility_secs: u64, token: u64) {
+    pub(crate) fn receive(&mut self, now_ms: u64, visibility_secs: u64, token: u64) {
         self.visible_at_ms = now_ms + visibility_secs * 1000;
         self.receive_count += 1;
         self.first_receive_ms.get_or_insert(now_ms);
@@ -79,13 +79,13 @@ impl StoredMessage {
     }
 
     /// The handle this receive hands out: the sequence number and the receive's token.
-    pub fn receipt_handle(&self) -> String {
+    pub(crate) fn receipt_handle(&self) -> String {
         format!("{:016x}{:016x}", self.sequence, self.receipt_token)
     }
 
     /// The message as ReceiveMessage returns it, with the system attributes named in
     /// `system` and the message attributes named in `wanted` (`All`, `.*`, or `prefix.*`).
-    pub fn to_message(&self, system: &BTreeSet<String>, wanted: &[String]) -> Message {
+    pub(crate) fn to_message(&self, system: &BTreeSet<String>, wanted: &[String]) -> Message {
         let all = system.contains("All");
         let mut attributes = BTreeMap::new();
         let mut put = |name: &str, value: Option<String>| {
@@ -146,12 +146,12 @@ impl StoredMessage {
 }
 
 /// A FIFO sequence number as AWS writes it: twenty digits.
-pub fn sequence_number(sequence: u64) -> String {
+pub(crate) fn sequence_number(sequence: u64) -> String {
     format!("{sequence:020}")
 }
 
 /// The sequence number and token a receipt handle carries.
-pub fn parse_receipt_handle(handle: &str) -> Result<(u64, u64), SqsError> {
+pub(crate) fn parse_receipt_handle(handle: &str) -> Result<(u64, u64), SqsError> {
     let invalid = || SqsError::ReceiptHandleIsInvalid(handle.to_owned());
     if handle.len() != 32 || !handle.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(invalid());
@@ -162,12 +162,12 @@ pub fn parse_receipt_handle(handle: &str) -> Result<(u64, u64), SqsError> {
 }
 
 /// Lower-case hex MD5 of `data`.
-pub fn md5_hex(data: &[u8]) -> String {
+pub(crate) fn md5_hex(data: &[u8]) -> String {
     stratus_core::hex::encode(&Md5::digest(data))
 }
 
 /// AWS's MD5 of message attributes; `None` when there are none.
-pub fn attributes_md5(attributes: &BTreeMap<String, Attribute>) -> Option<String> {
+pub(crate) fn attributes_md5(attributes: &BTreeMap<String, Attribute>) -> Option<String> {
     if attributes.is_empty() {
         return None;
     }
@@ -195,7 +195,7 @@ pub fn attributes_md5(attributes: &BTreeMap<String, Attribute>) -> Option<String
 }
 
 /// Whether `body` has only the characters AWS allows in a message.
-pub fn valid_characters(body: &str) -> bool {
+pub(crate) fn valid_characters(body: &str) -> bool {
     body.chars().all(|c| {
         matches!(c, '\t' | '\n' | '\r')
             || ('\u{20}'..='\u{D7FF}').contains(&c)
@@ -205,7 +205,7 @@ pub fn valid_characters(body: &str) -> bool {
 }
 
 /// Checks message attributes and converts them for storage.
-pub fn attributes(
+pub(crate) fn attributes(
     given: Option<BTreeMap<String, MessageAttributeValue>>,
 ) -> Result<BTreeMap<String, Attribute>, SqsError> {
     let given = given.unwrap_or_default();
@@ -245,7 +245,9 @@ pub fn attributes(
 }
 
 /// The `AWSTraceHeader` system attribute, the only one AWS accepts on sends.
-pub fn trace_header(given: Option<BTreeMap<String, MessageSystemAttributeValue>>) -> Result<Option<String>, SqsError> {
+pub(crate) fn trace_header(
+    given: Option<BTreeMap<String, MessageSystemAttributeValue>>,
+) -> Result<Option<String>, SqsError> {
     let mut trace = None;
     for (name, value) in given.unwrap_or_default() {
         if name != "AWSTraceHeader" || value.data_type != "String" || value.string_value.is_none() {
@@ -259,7 +261,7 @@ pub fn trace_header(given: Option<BTreeMap<String, MessageSystemAttributeValue>>
 }
 
 /// AWS's size of a message: the body plus every attribute's name, type and value, in bytes.
-pub fn size(body: &str, attributes: &BTreeMap<String, Attribute>) -> usize {
+pub(crate) fn size(body: &str, attributes: &BTreeMap<String, Attribute>) -> usize {
     body.len()
         + attributes
             .iter()
@@ -274,7 +276,7 @@ pub fn size(body: &str, attributes: &BTreeMap<String, Attribute>) -> usize {
 
 /// Which of `messages` (in sequence order) a receive of at most `max` delivers at `now_ms`.
 /// In a FIFO queue a group whose earliest message is not visible blocks the rest of the group.
-pub fn deliverable<'a>(
+pub(crate) fn deliverable<'a>(
     messages: impl IntoIterator<Item = &'a StoredMessage>,
     now_ms: u64,
     max: usize,

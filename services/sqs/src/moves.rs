@@ -24,11 +24,11 @@ use crate::queue::{self, QueueRecord, RedrivePolicy};
 use crate::store::{load_queue, message_key, queue_prefix, MESSAGES, QUEUES};
 
 /// [`MoveTask`]s by source queue name, a zero byte and the task id.
-pub const MOVE_TASKS: Table<MoveTask> = Table::new("move_tasks");
+pub(crate) const MOVE_TASKS: Table<MoveTask> = Table::new("move_tasks");
 /// Messages moved per transaction by a task without a rate.
 const UNLIMITED_BATCH: usize = 1000;
 /// AWS's bounds on `MaxNumberOfMessagesPerSecond`.
-pub const RATE_RANGE: std::ops::RangeInclusive<i32> = 1..=500;
+pub(crate) const RATE_RANGE: std::ops::RangeInclusive<i32> = 1..=500;
 
 /// Moves message `m`, stored under `key`, to the end of queue `to` (whose record the caller
 /// stores), visible at `now_ms`.
@@ -52,7 +52,7 @@ fn transfer(
 /// Moves message `m` of queue `source` (ARN `source_arn`), received too often, to the
 /// dead-letter queue `policy` names. Returns that queue's name, or `None` when the message
 /// stays (the dead-letter queue is gone, of another kind, or does not allow this source).
-pub fn dead_letter(
+pub(crate) fn dead_letter(
     tx: &mut Tx<'_>,
     source: &QueueRecord,
     source_arn: &str,
@@ -83,7 +83,7 @@ pub fn dead_letter(
 
 /// A message move task as stored.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct MoveTask {
+pub(crate) struct MoveTask {
     pub id: String,
     pub source_arn: String,
     pub destination_arn: Option<String>,
@@ -96,7 +96,7 @@ pub struct MoveTask {
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     Running,
     Completed,
     Cancelled,
@@ -116,7 +116,7 @@ impl Status {
 
 impl MoveTask {
     /// The task's key under source queue `queue`.
-    pub fn key(&self, queue: &str) -> Vec<u8> {
+    pub(crate) fn key(&self, queue: &str) -> Vec<u8> {
         let mut key = queue_prefix(queue);
         key.extend_from_slice(&self.started_ms.to_be_bytes());
         key.extend_from_slice(self.id.as_bytes());
@@ -124,11 +124,11 @@ impl MoveTask {
     }
 
     /// The opaque handle CancelMessageMoveTask takes: the task id and source ARN, in hex.
-    pub fn handle(&self) -> String {
+    pub(crate) fn handle(&self) -> String {
         stratus_core::hex::encode(format!("{}&{}", self.id, self.source_arn).as_bytes())
     }
 
-    pub fn to_entry(&self) -> ListMessageMoveTasksResultEntry {
+    pub(crate) fn to_entry(&self) -> ListMessageMoveTasksResultEntry {
         ListMessageMoveTasksResultEntry {
             task_handle: (self.status == Status::Running).then(|| self.handle()),
             status: Some(self.status.as_str().to_owned()),
@@ -144,7 +144,7 @@ impl MoveTask {
 }
 
 /// The task id and source ARN a handle carries.
-pub fn parse_handle(handle: &str) -> Option<(String, String)> {
+pub(crate) fn parse_handle(handle: &str) -> Option<(String, String)> {
     let text = stratus_core::hex::decode_str(handle)?;
     let (id, arn) = text.split_once('&')?;
     Some((id.to_owned(), arn.to_owned()))
@@ -152,7 +152,7 @@ pub fn parse_handle(handle: &str) -> Option<(String, String)> {
 
 /// Source queue `queue`'s tasks in `direction` order (backwards: newest first), at most
 /// `limit`.
-pub fn tasks(
+pub(crate) fn tasks(
     r: &(impl Read + ?Sized),
     queue: &str,
     direction: Direction,
@@ -163,7 +163,7 @@ pub fn tasks(
 }
 
 /// The visible messages of queue `queue`: what a task started now would move.
-pub fn visible_count(tx: &Tx<'_>, queue: &str, now_ms: u64) -> Result<i64, SqsError> {
+pub(crate) fn visible_count(tx: &Tx<'_>, queue: &str, now_ms: u64) -> Result<i64, SqsError> {
     let mut count = 0;
     for (_, m) in MESSAGES.scan_prefix(tx, queue_prefix(queue))? {
         if m.state(now_ms) == State::Visible {
@@ -176,7 +176,7 @@ pub fn visible_count(tx: &Tx<'_>, queue: &str, now_ms: u64) -> Result<i64, SqsEr
 /// One step of task `key` (of source queue `queue`): moves up to a batch of messages and
 /// stores the task's progress. Returns the task as it now stands and the destination queues
 /// that received messages.
-pub fn step(tx: &mut Tx<'_>, queue: &str, key: &[u8], now_ms: u64) -> Result<(MoveTask, Vec<String>), SqsError> {
+pub(crate) fn step(tx: &mut Tx<'_>, queue: &str, key: &[u8], now_ms: u64) -> Result<(MoveTask, Vec<String>), SqsError> {
     let mut task = MOVE_TASKS
         .get(tx, key)?
         .ok_or_else(|| SqsError::ResourceNotFoundException("Task does not exist.".into()))?;

@@ -20,7 +20,7 @@ const SHAREABLE: &[&str] = &[
 
 /// `policy` (the queue's, if any) with a statement labelled `label` that allows `accounts`
 /// the `actions` on queue `queue_arn`.
-pub fn add(
+pub(crate) fn add(
     policy: Option<&str>,
     queue_arn: &str,
     label: &str,
@@ -73,7 +73,7 @@ pub fn add(
 }
 
 /// `policy` without the statement labelled `label`; `None` when no statement is left.
-pub fn remove(policy: Option<&str>, queue_arn: &str, label: &str) -> Result<Option<String>, SqsError> {
+pub(crate) fn remove(policy: Option<&str>, queue_arn: &str, label: &str) -> Result<Option<String>, SqsError> {
     let mut document = parse(policy, queue_arn);
     let statements = statements(&mut document);
     let before = statements.len();

@@ -37,7 +37,7 @@ const FIFO_ONLY: &[(&str, &[&str])] = &[
 ];
 
 /// Attributes computed from the queue's state, which can be read but not set.
-pub const COMPUTED: &[&str] = &[
+pub(crate) const COMPUTED: &[&str] = &[
     "ApproximateNumberOfMessages",
     "ApproximateNumberOfMessagesNotVisible",
     "ApproximateNumberOfMessagesDelayed",
@@ -48,7 +48,7 @@ pub const COMPUTED: &[&str] = &[
 
 /// A queue as stored.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct QueueRecord {
+pub(crate) struct QueueRecord {
     pub name: String,
     /// Settable attributes, defaults included, as AWS spells their values.
     pub attributes: BTreeMap<String, String>,
@@ -66,7 +66,7 @@ pub struct QueueRecord {
 
 impl QueueRecord {
     /// A new queue called `name` with `given` attributes over AWS's defaults.
-    pub fn new(name: &str, given: &BTreeMap<String, String>, now_secs: u64) -> Result<QueueRecord, SqsError> {
+    pub(crate) fn new(name: &str, given: &BTreeMap<String, String>, now_secs: u64) -> Result<QueueRecord, SqsError> {
         let fifo = name.ends_with(".fifo");
         check_name(name, fifo)?;
         let mut attributes: BTreeMap<String, String> = NUMERIC
@@ -104,24 +104,24 @@ impl QueueRecord {
         Ok(queue)
     }
 
-    pub fn redrive_policy(&self) -> Option<RedrivePolicy> {
+    pub(crate) fn redrive_policy(&self) -> Option<RedrivePolicy> {
         RedrivePolicy::parse(self.attributes.get("RedrivePolicy")?).ok()
     }
 
     /// Whether this queue, as a dead-letter queue, takes messages from `source_arn`.
-    pub fn allows_redrive_from(&self, source_arn: &str) -> bool {
+    pub(crate) fn allows_redrive_from(&self, source_arn: &str) -> bool {
         self.attributes
             .get("RedriveAllowPolicy")
             .and_then(|p| RedriveAllowPolicy::parse(p).ok())
             .is_none_or(|p| p.allows(source_arn))
     }
 
-    pub fn is_fifo(&self) -> bool {
+    pub(crate) fn is_fifo(&self) -> bool {
         self.attributes.get("FifoQueue").is_some_and(|v| v == "true")
     }
 
     /// A numeric attribute's value (every numeric attribute has a default).
-    pub fn number(&self, name: &str) -> u64 {
+    pub(crate) fn number(&self, name: &str) -> u64 {
         self.attributes
             .get(name)
             .and_then(|v| v.parse().ok())
@@ -129,7 +129,7 @@ impl QueueRecord {
     }
 
     /// Checks `given` and applies it: SetQueueAttributes.
-    pub fn set(&mut self, given: &BTreeMap<String, String>, now_secs: u64) -> Result<(), SqsError> {
+    pub(crate) fn set(&mut self, given: &BTreeMap<String, String>, now_secs: u64) -> Result<(), SqsError> {
         for (name, value) in given {
             if value.is_empty() && REMOVABLE.contains(&name.as_str()) {
                 self.attributes.remove(name);
@@ -146,7 +146,7 @@ impl QueueRecord {
 
     /// The first attribute in `given` whose value differs from this queue's: CreateQueue on an
     /// existing name is idempotent only when there is none.
-    pub fn first_difference<'a>(&self, given: &'a BTreeMap<String, String>) -> Option<&'a str> {
+    pub(crate) fn first_difference<'a>(&self, given: &'a BTreeMap<String, String>) -> Option<&'a str> {
         given
             .iter()
             .find(|(name, value)| {
@@ -195,7 +195,7 @@ impl QueueRecord {
 
 /// A queue's `RedrivePolicy`: where messages go after too many receives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RedrivePolicy {
+pub(crate) struct RedrivePolicy {
     pub dead_letter_target_arn: String,
     pub max_receive_count: u32,
 }
@@ -203,7 +203,7 @@ pub struct RedrivePolicy {
 impl RedrivePolicy {
     /// Parses a policy as AWS accepts it: a JSON object whose `maxReceiveCount` may be a
     /// number or a numeric string.
-    pub fn parse(text: &str) -> Result<RedrivePolicy, SqsError> {
+    pub(crate) fn parse(text: &str) -> Result<RedrivePolicy, SqsError> {
         let invalid = |reason: &str| SqsError::invalid_value("RedrivePolicy", text, reason);
         let map = json_object(text).ok_or_else(|| invalid("Redrive policy is not a valid JSON map."))?;
         let target = map
@@ -237,7 +237,7 @@ impl RedrivePolicy {
     }
 
     /// The policy as AWS returns it.
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         serde_json::json!({
             "deadLetterTargetArn": self.dead_letter_target_arn,
             "maxReceiveCount": self.max_receive_count,
@@ -248,13 +248,13 @@ impl RedrivePolicy {
 
 /// A dead-letter queue's `RedriveAllowPolicy`: which queues may use it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RedriveAllowPolicy {
+pub(crate) struct RedriveAllowPolicy {
     pub permission: String,
     pub source_queue_arns: Vec<String>,
 }
 
 impl RedriveAllowPolicy {
-    pub fn parse(text: &str) -> Result<RedriveAllowPolicy, SqsError> {
+    pub(crate) fn parse(text: &str) -> Result<RedriveAllowPolicy, SqsError> {
         let invalid = |reason: &str| SqsError::invalid_value("RedriveAllowPolicy", text, reason);
         let map = json_object(text).ok_or_else(|| invalid("Redrive allow policy is not a valid JSON map."))?;
         let permission = map
@@ -291,7 +291,7 @@ impl RedriveAllowPolicy {
         }
     }
 
-    pub fn allows(&self, source_arn: &str) -> bool {
+    pub(crate) fn allows(&self, source_arn: &str) -> bool {
         match self.permission.as_str() {
             "allowAll" => true,
             "byQueue" => self.source_queue_arns.iter().any(|a| a == source_arn),
@@ -299,7 +299,7 @@ impl RedriveAllowPolicy {
         }
     }
 
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         let mut policy = serde_json::json!({ "redrivePermission": self.permission });
         if self.permission == "byQueue" {
             policy["sourceQueueArns"] = serde_json::json!(self.source_queue_arns);
@@ -316,7 +316,7 @@ fn json_object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>>
 }
 
 /// The parts of an SQS queue ARN, whose resource is the queue's name.
-pub fn parse_arn(arn: &str) -> Option<Arn> {
+pub(crate) fn parse_arn(arn: &str) -> Option<Arn> {
     Arn::parse(arn)
         .ok()
         .filter(|a| a.service == "sqs" && !a.resource.contains(':'))
@@ -324,7 +324,7 @@ pub fn parse_arn(arn: &str) -> Option<Arn> {
 
 /// AWS's rules for a queue's tags: at most 50, keys of 1 to 128 characters, values of at most
 /// 256, no `aws:` prefix.
-pub fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), SqsError> {
+pub(crate) fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), SqsError> {
     let rules = TagRules {
         max: 50,
         reserved_prefix: Some("aws:"),
@@ -356,7 +356,7 @@ fn fifo_name_error() -> SqsError {
 
 /// AWS's rule for queue names: 1 to 80 letters, digits, `-` and `_`, plus `.fifo` for FIFO
 /// queues (counted in the 80).
-pub fn check_name(name: &str, fifo: bool) -> Result<(), SqsError> {
+pub(crate) fn check_name(name: &str, fifo: bool) -> Result<(), SqsError> {
     let stem = if fifo {
         name.strip_suffix(".fifo").unwrap_or(name)
     } else {
@@ -382,7 +382,7 @@ pub fn check_name(name: &str, fifo: bool) -> Result<(), SqsError> {
 /// (`http://HOST/ACCOUNT/NAME`); without one, `http://sqs.REGION.localhost:4566/ACCOUNT/NAME`.
 /// Requests may use any URL whose last two path segments are the account and the name
 /// ([`parse_url`]).
-pub fn url(host: Option<&str>, region: &str, account: &str, name: &str) -> String {
+pub(crate) fn url(host: Option<&str>, region: &str, account: &str, name: &str) -> String {
     match host {
         Some(host) => format!("http://{host}/{account}/{name}"),
         None => format!("http://sqs.{region}.localhost:4566/{account}/{name}"),
@@ -391,7 +391,7 @@ pub fn url(host: Option<&str>, region: &str, account: &str, name: &str) -> Strin
 
 /// The account and queue name a queue URL names: its last two path segments, whatever the
 /// scheme, host and port (SDKs build URLs from `AWS_ENDPOINT_URL`).
-pub fn parse_url(queue_url: &str) -> Result<(&str, &str), SqsError> {
+pub(crate) fn parse_url(queue_url: &str) -> Result<(&str, &str), SqsError> {
     let path = queue_url
         .split_once("://")
         .map_or(queue_url, |(_, rest)| rest.split_once('/').map_or("", |(_, path)| path));

@@ -13,19 +13,19 @@ use tokio::sync::Notify;
 
 /// The arrival signal of every queue that has been polled, by `account/region/name`.
 #[derive(Default)]
-pub struct Arrivals {
+pub(crate) struct Arrivals {
     queues: Mutex<HashMap<String, Arc<Notify>>>,
 }
 
 impl Arrivals {
     /// The signal for queue `key`, created on first use.
-    pub fn of(&self, key: &str) -> Arc<Notify> {
+    pub(crate) fn of(&self, key: &str) -> Arc<Notify> {
         let mut queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
         queues.entry(key.to_owned()).or_default().clone()
     }
 
     /// Wakes every receive waiting on queue `key`, if any.
-    pub fn signal(&self, key: &str) {
+    pub(crate) fn signal(&self, key: &str) {
         let queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(notify) = queues.get(key) {
             notify.notify_waiters();
@@ -33,7 +33,7 @@ impl Arrivals {
     }
 
     /// Forgets a deleted queue's signal, waking its waiters.
-    pub fn remove(&self, key: &str) {
+    pub(crate) fn remove(&self, key: &str) {
         let removed = self.queues.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
         if let Some(notify) = removed {
             notify.notify_waiters();

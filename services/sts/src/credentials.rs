@@ -89,7 +89,7 @@ impl Issued {
 
 /// The stored form of [`Issued`] as a record codec: [`Issued::to_bytes`] and
 /// [`Issued::from_bytes`].
-pub struct StoredForm;
+pub(crate) struct StoredForm;
 
 impl Codec<Issued> for StoredForm {
     fn encode(issued: &Issued) -> Result<Vec<u8>, String> {

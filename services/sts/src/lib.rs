@@ -6,10 +6,14 @@
 //! `AssumeRole`, the federated user after `GetFederationToken`. Credentials are kept per
 //! account in the `credentials` table of the account's global `sts` store.
 //!
+//! Each operation is a function in `ops`, wired to the generated `Sts` trait by the
+//! `operations!` table below.
+//!
 //! Signatures are not verified and no IAM policy is evaluated: any role can be assumed by
 //! anyone, as in every local emulator, and trust policies are not consulted.
 
 mod credentials;
+mod ops;
 mod tokens;
 
 use std::sync::Arc;
@@ -215,254 +219,19 @@ fn denied(message: &str) -> AwsError {
     AwsError::new("AccessDenied", message, 403)
 }
 
-impl Sts for StsService {
-    async fn get_caller_identity(
-        &self,
-        ctx: &RequestContext,
-        _input: GetCallerIdentityRequest,
-    ) -> Result<GetCallerIdentityResponse, GetCallerIdentityError> {
-        let (p, _) = self.caller(ctx).await?;
-        Ok(GetCallerIdentityResponse {
-            user_id: Some(p.user_id),
-            account: Some(p.account),
-            arn: Some(p.arn),
-        })
-    }
-
-    async fn assume_role(
-        &self,
-        ctx: &RequestContext,
-        input: AssumeRoleRequest,
-    ) -> Result<AssumeRoleResponse, AssumeRoleError> {
-        self.caller(ctx).await?;
-        let packed = packed_policy_size(
-            input.policy.as_deref(),
-            input.policy_arns.as_ref().map_or(0, Vec::len),
-            input.tags.as_ref().map_or(0, Vec::len),
-        )?;
-        let (user, principal) = Self::role_session(&input.role_arn, &input.role_session_name)?;
-        let credentials = self
-            .issue(ctx, principal, input.duration_seconds.unwrap_or(3600))
-            .await?;
-        Ok(AssumeRoleResponse {
-            credentials: Some(credentials),
-            assumed_role_user: Some(user),
-            packed_policy_size: packed,
-            source_identity: input.source_identity,
-        })
-    }
-
-    async fn assume_role_with_web_identity(
-        &self,
-        ctx: &RequestContext,
-        input: AssumeRoleWithWebIdentityRequest,
-    ) -> Result<AssumeRoleWithWebIdentityResponse, AssumeRoleWithWebIdentityError> {
-        let claims = tokens::jwt_claims(&input.web_identity_token).map_err(|message| {
-            AssumeRoleWithWebIdentityError::InvalidIdentityTokenException(InvalidIdentityTokenException {
-                message: Some(message.into()),
-            })
-        })?;
-        let packed = packed_policy_size(
-            input.policy.as_deref(),
-            input.policy_arns.as_ref().map_or(0, Vec::len),
-            0,
-        )?;
-        let (user, principal) = Self::role_session(&input.role_arn, &input.role_session_name)?;
-        let credentials = self
-            .issue(ctx, principal, input.duration_seconds.unwrap_or(3600))
-            .await?;
-        Ok(AssumeRoleWithWebIdentityResponse {
-            credentials: Some(credentials),
-            subject_from_web_identity_token: claims.subject,
-            assumed_role_user: Some(user),
-            packed_policy_size: packed,
-            provider: input.provider_id.or(claims.issuer),
-            audience: claims.audience,
-            source_identity: None,
-        })
-    }
-
-    async fn assume_role_with_saml(
-        &self,
-        ctx: &RequestContext,
-        input: AssumeRoleWithSAMLRequest,
-    ) -> Result<AssumeRoleWithSAMLResponse, AssumeRoleWithSAMLError> {
-        let assertion = tokens::saml_assertion(&input.saml_assertion).map_err(|message| {
-            AssumeRoleWithSAMLError::InvalidIdentityTokenException(InvalidIdentityTokenException {
-                message: Some(message.into()),
-            })
-        })?;
-        let packed = packed_policy_size(
-            input.policy.as_deref(),
-            input.policy_arns.as_ref().map_or(0, Vec::len),
-            0,
-        )?;
-        let session = assertion
-            .session_name
-            .clone()
-            .or_else(|| assertion.subject.clone())
-            .unwrap_or_else(|| "saml".into());
-        let (user, principal) = Self::role_session(&input.role_arn, &session)?;
-        let credentials = self
-            .issue(ctx, principal, input.duration_seconds.unwrap_or(3600))
-            .await?;
-        Ok(AssumeRoleWithSAMLResponse {
-            credentials: Some(credentials),
-            assumed_role_user: Some(user),
-            packed_policy_size: packed,
-            subject: assertion.subject,
-            subject_type: assertion.subject_type,
-            issuer: assertion.issuer,
-            audience: assertion.audience,
-            name_qualifier: None,
-            source_identity: None,
-        })
-    }
-
-    async fn assume_root(
-        &self,
-        ctx: &RequestContext,
-        input: AssumeRootRequest,
-    ) -> Result<AssumeRootResponse, AssumeRootError> {
-        self.caller(ctx).await?;
-        let target = input.target_principal;
-        if !is_account_id(&target) {
-            return Err(AwsError::new(
-                "ValidationError",
-                "TargetPrincipal must be a 12-digit AWS account ID",
-                400,
-            )
-            .into());
-        }
-        let principal = Principal {
-            user_id: target.clone(),
-            arn: root_arn(&ctx.region, &target),
-            account: target,
-        };
-        let credentials = self
-            .issue(ctx, principal, input.duration_seconds.unwrap_or(900))
-            .await?;
-        Ok(AssumeRootResponse {
-            credentials: Some(credentials),
-            source_identity: None,
-        })
-    }
-
-    async fn get_session_token(
-        &self,
-        ctx: &RequestContext,
-        input: GetSessionTokenRequest,
-    ) -> Result<GetSessionTokenResponse, GetSessionTokenError> {
-        let (principal, temporary) = self.caller(ctx).await?;
-        if temporary {
-            return Err(denied("Cannot call GetSessionToken with session credentials").into());
-        }
-        let credentials = self
-            .issue(ctx, principal, input.duration_seconds.unwrap_or(43_200))
-            .await?;
-        Ok(GetSessionTokenResponse {
-            credentials: Some(credentials),
-        })
-    }
-
-    async fn get_federation_token(
-        &self,
-        ctx: &RequestContext,
-        input: GetFederationTokenRequest,
-    ) -> Result<GetFederationTokenResponse, GetFederationTokenError> {
-        let (caller, temporary) = self.caller(ctx).await?;
-        if temporary {
-            return Err(denied("Cannot call GetFederationToken with session credentials").into());
-        }
-        let packed = packed_policy_size(
-            input.policy.as_deref(),
-            input.policy_arns.as_ref().map_or(0, Vec::len),
-            input.tags.as_ref().map_or(0, Vec::len),
-        )?;
-        let account = caller.account;
-        let user = FederatedUser {
-            federated_user_id: format!("{account}:{}", input.name),
-            arn: Arn::global("sts", &ctx.region, &account, &format!("federated-user/{}", input.name)).to_string(),
-        };
-        let principal = Principal {
-            user_id: user.federated_user_id.clone(),
-            account,
-            arn: user.arn.clone(),
-        };
-        let credentials = self
-            .issue(ctx, principal, input.duration_seconds.unwrap_or(43_200))
-            .await?;
-        Ok(GetFederationTokenResponse {
-            credentials: Some(credentials),
-            federated_user: Some(user),
-            packed_policy_size: packed,
-        })
-    }
-
-    async fn get_access_key_info(
-        &self,
-        ctx: &RequestContext,
-        input: GetAccessKeyInfoRequest,
-    ) -> Result<GetAccessKeyInfoResponse, GetAccessKeyInfoError> {
-        let account = match self.lookup(&ctx.account_id, &input.access_key_id)? {
-            Some(issued) => issued.principal.account,
-            None => ctx.account_id.clone(),
-        };
-        Ok(GetAccessKeyInfoResponse { account: Some(account) })
-    }
-
-    async fn decode_authorization_message(
-        &self,
-        ctx: &RequestContext,
-        input: DecodeAuthorizationMessageRequest,
-    ) -> Result<DecodeAuthorizationMessageResponse, DecodeAuthorizationMessageError> {
-        self.caller(ctx).await?;
-        match tokens::decode_authorization_message(&input.encoded_message) {
-            Some(decoded) => Ok(DecodeAuthorizationMessageResponse {
-                decoded_message: Some(decoded),
-            }),
-            None => Err(DecodeAuthorizationMessageError::InvalidAuthorizationMessageException(
-                InvalidAuthorizationMessageException {
-                    message: Some("Invalid authorization message".into()),
-                },
-            )),
-        }
-    }
-
-    /// Every Stratus account is as a new AWS account: outbound web identity federation is
-    /// off until IAM's EnableOutboundWebIdentityFederation turns it on, which Stratus does
-    /// not serve yet, so tokens are refused as AWS refuses them then.
-    async fn get_web_identity_token(
-        &self,
-        ctx: &RequestContext,
-        _input: GetWebIdentityTokenRequest,
-    ) -> Result<GetWebIdentityTokenResponse, GetWebIdentityTokenError> {
-        self.caller(ctx).await?;
-        Err(GetWebIdentityTokenError::OutboundWebIdentityFederationDisabledException(
-            OutboundWebIdentityFederationDisabledException {
-                // The model's documentation of the error.
-                message: Some(
-                    "The outbound web identity federation feature is not enabled for this account. To use this feature, you must first enable it through the Amazon Web Services Management Console or API."
-                        .into(),
-                ),
-            },
-        ))
-    }
-
-    /// Trade-in tokens come from IAM's delegation requests, which Stratus does not serve yet.
-    async fn get_delegated_access_token(
-        &self,
-        ctx: &RequestContext,
-        _input: GetDelegatedAccessTokenRequest,
-    ) -> Result<GetDelegatedAccessTokenResponse, GetDelegatedAccessTokenError> {
-        self.caller(ctx).await?;
-        Err(AwsError::new(
-            "NotImplemented",
-            "GetDelegatedAccessToken exchanges tokens that IAM delegation requests issue, which Stratus does not serve yet",
-            501,
-        )
-        .into())
-    }
+stratus_gen_sts::operations! {
+    StsService;
+    get_caller_identity => ops::get_caller_identity,
+    assume_role => ops::assume_role,
+    assume_role_with_web_identity => ops::assume_role_with_web_identity,
+    assume_role_with_saml => ops::assume_role_with_saml,
+    assume_root => ops::assume_root,
+    get_session_token => ops::get_session_token,
+    get_federation_token => ops::get_federation_token,
+    get_access_key_info => ops::get_access_key_info,
+    decode_authorization_message => ops::decode_authorization_message,
+    get_web_identity_token => ops::get_web_identity_token,
+    get_delegated_access_token => ops::get_delegated_access_token,
 }
 
 #[cfg(test)]

@@ -7,14 +7,14 @@ use stratus_core::{Document, Value};
 
 /// The claims of a web identity token that STS echoes back.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Claims {
+pub(crate) struct Claims {
     pub subject: Option<String>,
     pub audience: Option<String>,
     pub issuer: Option<String>,
 }
 
 /// Parses `text` as JSON.
-pub fn check_json(text: &str) -> Result<Document, ()> {
+pub(crate) fn check_json(text: &str) -> Result<Document, ()> {
     match decode(&DOCUMENT, text.as_bytes(), KeyNames::Member) {
         Ok(Value::Document(doc)) => Ok(*doc),
         _ => Err(()),
@@ -22,7 +22,7 @@ pub fn check_json(text: &str) -> Result<Document, ()> {
 }
 
 /// The claims of a JWT (`header.payload.signature`, base64url).
-pub fn jwt_claims(token: &str) -> Result<Claims, &'static str> {
+pub(crate) fn jwt_claims(token: &str) -> Result<Claims, &'static str> {
     const NOT_JWT: &str =
         "The ID Token provided is not a valid JWT. (You may see this error if you sent an Access Token)";
     let mut parts = token.split('.');
@@ -69,7 +69,7 @@ fn base64url(text: &str) -> Option<Vec<u8>> {
 
 /// What STS echoes from a SAML assertion.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Assertion {
+pub(crate) struct Assertion {
     pub subject: Option<String>,
     pub subject_type: Option<String>,
     pub issuer: Option<String>,
@@ -79,7 +79,7 @@ pub struct Assertion {
 
 /// Reads a base64 SAML response: issuer, subject (NameID and its format), audience and the
 /// `RoleSessionName` attribute.
-pub fn saml_assertion(encoded: &str) -> Result<Assertion, &'static str> {
+pub(crate) fn saml_assertion(encoded: &str) -> Result<Assertion, &'static str> {
     const INVALID: &str = "Invalid SAML response";
     let xml = aws_smithy_types::base64::decode(encoded.trim()).map_err(|_| INVALID)?;
     let xml = String::from_utf8(xml).map_err(|_| INVALID)?;
@@ -128,7 +128,7 @@ fn attribute<'x>(attrs: &'x str, name: &str) -> Option<&'x str> {
 }
 
 /// Authorization messages Stratus would encode are base64 JSON; anything else is invalid.
-pub fn decode_authorization_message(encoded: &str) -> Option<String> {
+pub(crate) fn decode_authorization_message(encoded: &str) -> Option<String> {
     let bytes = aws_smithy_types::base64::decode(encoded.trim()).ok()?;
     let text = String::from_utf8(bytes).ok()?;
     matches!(check_json(&text), Ok(Document::Map(_))).then_some(text)

@@ -13,14 +13,17 @@ pub struct ValueWriter<'a> {
 }
 
 impl<'a> ValueWriter<'a> {
+    /// A writer that appends one value to `out`.
     pub fn new(out: &'a mut String) -> Self {
         ValueWriter { out }
     }
 
+    /// Writes `null`.
     pub fn null(self) {
         self.out.push_str("null");
     }
 
+    /// Writes `true` or `false`.
     pub fn boolean(self, value: bool) {
         self.out.push_str(if value { "true" } else { "false" });
     }
@@ -44,6 +47,7 @@ impl<'a> ValueWriter<'a> {
         }
     }
 
+    /// Writes `value` as a JSON string (see [`write_string`]).
     pub fn string(self, value: &str) {
         write_string(self.out, value);
     }
@@ -53,6 +57,7 @@ impl<'a> ValueWriter<'a> {
         self.out.push_str(json);
     }
 
+    /// Writes `[` and hands back the writer of the elements; `finish` closes it.
     pub fn start_array(self) -> ArrayWriter<'a> {
         self.out.push('[');
         ArrayWriter {
@@ -61,6 +66,7 @@ impl<'a> ValueWriter<'a> {
         }
     }
 
+    /// Writes `{` and hands back the writer of the entries; `finish` closes it.
     pub fn start_object(self) -> ObjectWriter<'a> {
         self.out.push('{');
         ObjectWriter {

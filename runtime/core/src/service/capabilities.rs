@@ -21,8 +21,11 @@ use crate::value::DateTime;
 /// deliveries).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caller<'a> {
+    /// The 12-digit account the call acts in: the target's resources are looked up there.
     pub account_id: &'a str,
+    /// The region the call acts in, e.g. `us-east-1`.
     pub region: &'a str,
+    /// The principal acting, which the target's resource policies are checked against.
     pub principal: &'a str,
 }
 
@@ -48,7 +51,7 @@ pub trait MessageSink: Send + Sync {
     fn exists<'a>(&'a self, caller: Caller<'a>, queue_arn: &'a str) -> BoxFuture<'a, bool>;
 
     /// Sends `body` to the queue `queue_arn` for `caller`, whose principal is the message's
-    /// `SenderId`.
+    /// `SenderId`. A missing queue is SQS's `QueueDoesNotExist`.
     fn send<'a>(&'a self, caller: Caller<'a>, queue_arn: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>>;
 }
 
@@ -70,7 +73,9 @@ pub struct Invocation {
     pub function: String,
     /// A version or alias; `$LATEST` when absent.
     pub qualifier: Option<String>,
+    /// Whether to run the function, queue the payload, or only check it may run.
     pub invocation_type: InvocationType,
+    /// The event handed to the function (Lambda's `Payload`), usually JSON.
     pub payload: Vec<u8>,
 }
 
@@ -79,9 +84,13 @@ pub struct Invocation {
 pub struct InvocationResult {
     /// `200` for a run, `202` for a queued event, `204` for a dry run.
     pub status: u16,
+    /// The function's answer, or its error document when `function_error` is set; empty for
+    /// an event or a dry run.
     pub payload: Vec<u8>,
     /// `Handled` or `Unhandled` when the function failed (its payload then says how).
     pub function_error: Option<String>,
+    /// The version that ran (`$LATEST` or a number), as Lambda's `X-Amz-Executed-Version`
+    /// header says; `None` when nothing ran.
     pub executed_version: Option<String>,
 }
 
@@ -104,6 +113,7 @@ pub trait FunctionInvoker: Send + Sync {
 pub enum MessageAttributeValue {
     /// `String` and `Number` (and their custom subtypes), as text.
     String(String),
+    /// `Binary` values, as raw bytes.
     Binary(Vec<u8>),
 }
 
@@ -111,16 +121,22 @@ pub enum MessageAttributeValue {
 /// `.custom` suffix) and its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageAttribute {
+    /// The `DataType`, which says how subscribers read `value`.
     pub data_type: String,
+    /// The value: text for `String` and `Number`, bytes for `Binary`.
     pub value: MessageAttributeValue,
 }
 
 /// One message published to a topic.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Publication {
+    /// The ARN of the topic to publish to.
     pub topic_arn: String,
+    /// `Subject`: the title of email deliveries and a field of JSON ones; `None` leaves it out.
     pub subject: Option<String>,
+    /// `Message`: the body subscribers receive.
     pub message: String,
+    /// `MessageAttributes` by name, handed on to the subscriptions that carry them.
     pub attributes: BTreeMap<String, MessageAttribute>,
     /// `MessageGroupId`, required by FIFO topics.
     pub group_id: Option<String>,
@@ -145,7 +161,9 @@ pub trait TopicPublisher: Send + Sync {
 pub struct Event {
     /// The bus's name or ARN; `default` is the account's default bus.
     pub bus: String,
+    /// `Source`: who reports the event, e.g. `aws.s3` for S3's own; rules match on it.
     pub source: String,
+    /// `DetailType`: what kind of event it is, e.g. `Object Created`; rules match on it.
     pub detail_type: String,
     /// The event's `detail`, a JSON object as text.
     pub detail: String,
@@ -168,7 +186,9 @@ pub trait EventBus: Send + Sync {
 /// One log event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogEvent {
+    /// When the event happened, in milliseconds since the Unix epoch.
     pub timestamp_ms: i64,
+    /// The log line, as the stream shows it.
     pub message: String,
 }
 
@@ -191,11 +211,15 @@ pub trait LogWriter: Send + Sync {
 /// One metric data point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricDatum {
+    /// `MetricName`, e.g. `NumberOfMessagesSent`.
     pub name: String,
+    /// The dimensions by name (`QueueName` → `orders`); each distinct set is its own metric.
     pub dimensions: BTreeMap<String, String>,
+    /// The value observed, in `unit`.
     pub value: f64,
     /// A CloudWatch `StandardUnit` (`Count`, `Bytes`, `Milliseconds`, …).
     pub unit: &'static str,
+    /// When the value was observed, in milliseconds since the Unix epoch.
     pub timestamp_ms: i64,
 }
 
@@ -221,14 +245,19 @@ pub type EncryptionContext = BTreeMap<String, String>;
 pub struct Keyed {
     /// The ARN of the key used.
     pub key_arn: String,
+    /// The ciphertext after encryption (it names its key), the plaintext after decryption.
     pub bytes: Vec<u8>,
 }
 
 /// A data key: its plaintext to encrypt with, and the same encrypted under the key to store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DataKey {
+    /// The ARN of the key the data key is encrypted under.
     pub key_arn: String,
+    /// The data key itself, to encrypt data with and then forget.
     pub plaintext: Vec<u8>,
+    /// The data key encrypted under `key_arn`, to store beside the data; [`KeyService::decrypt`]
+    /// turns it back into `plaintext`.
     pub ciphertext: Vec<u8>,
 }
 
@@ -267,6 +296,7 @@ pub trait KeyService: Send + Sync {
 /// The outcome of evaluating policies, as IAM's policy evaluation logic names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
+    /// A statement allows the action and none denies it.
     Allow,
     /// A statement denies the action: nothing overrides it.
     ExplicitDeny,

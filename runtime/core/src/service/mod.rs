@@ -7,10 +7,13 @@
 //! Beside it: the hooks for what browsers send that no operation models: [`CrossOrigin`], a
 //! service's CORS rules, and [`FormUpload`], its HTML form uploads; the capabilities one
 //! service offers another ([`capabilities`]: [`MessageSink`] and the rest); and the
-//! [`Registration`] each service crate hands the binary ([`registration`]).
+//! [`Registration`] each service crate hands the binary ([`registration`]); and how a
+//! service's operations are wired to its functions ([`wiring`]: the generated `operations!`
+//! macros).
 
 pub mod capabilities;
 pub mod registration;
+pub mod wiring;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -25,6 +28,7 @@ pub use capabilities::{
     TopicPublisher,
 };
 pub use registration::{Providers, Registration, ServiceEnv, Settings};
+pub use wiring::EncodedAnswer;
 
 /// A boxed, sendable future: what a type-erased operation call returns.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -53,6 +57,7 @@ pub struct CrossOriginRequest<'a> {
     pub path: &'a str,
     /// The request's own method.
     pub method: &'a str,
+    /// `Origin`: the page's origin, e.g. `https://example.com`; `None` when the request has none.
     pub origin: Option<&'a str>,
     /// `Access-Control-Request-Method`: the method a preflight asks about.
     pub request_method: Option<&'a str>,
@@ -93,8 +98,12 @@ pub struct FormPost<'a> {
 /// A service's answer to a form upload.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FormAnswer {
+    /// The HTTP status code, e.g. `204`, or the `success_action_status` an S3 form asks for.
     pub status: u16,
+    /// Response headers (`etag`, `location`, …); the gateway adds the request ids and CORS
+    /// headers itself.
     pub headers: Headers,
+    /// The response body; empty for a `204`.
     pub body: Vec<u8>,
 }
 

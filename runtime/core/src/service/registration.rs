@@ -91,9 +91,11 @@ impl Settings {
 /// What a service crate is built from. `S` is the storage the binary opened
 /// (`stratus_storage::Storage`, a crate above this one).
 pub struct ServiceEnv<'a, S> {
+    /// The storage the binary opened; each crate keeps its tables in it.
     pub storage: &'a Arc<S>,
     /// The process's one scheduler, and through it the clock.
     pub scheduler: &'a Scheduler,
+    /// The services' own settings, from the command line.
     pub settings: &'a Settings,
     /// The capabilities of the services registered before this one.
     pub providers: &'a Providers,
@@ -115,8 +117,11 @@ impl<S> ServiceEnv<'_, S> {
 pub struct Registration {
     /// One per service served (DynamoDB's crate serves DynamoDB and DynamoDB Streams).
     pub handlers: Vec<Arc<dyn ServiceHandler>>,
+    /// The CORS rules of each served service that has them (S3).
     pub cross_origin: Vec<Arc<dyn CrossOrigin>>,
+    /// The HTML form uploads of each served service that takes them (S3).
     pub form_uploads: Vec<Arc<dyn FormUpload>>,
+    /// The capabilities the crate offers the services registered after it.
     pub provides: Providers,
 }
 

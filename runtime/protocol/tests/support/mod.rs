@@ -7,7 +7,7 @@ use stratus_protocol::http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 use stratus_protocol::Request;
 
 /// A request that owns its parts; [`Owned::req`] lends them out.
-pub struct Owned {
+pub(crate) struct Owned {
     pub method: Method,
     pub uri: Uri,
     pub headers: HeaderMap,
@@ -15,7 +15,7 @@ pub struct Owned {
 }
 
 impl Owned {
-    pub fn new(method: &str, uri: &str, headers: &[(&str, &str)], body: impl Into<Vec<u8>>) -> Owned {
+    pub(crate) fn new(method: &str, uri: &str, headers: &[(&str, &str)], body: impl Into<Vec<u8>>) -> Owned {
         let mut map = HeaderMap::new();
         for (k, v) in headers {
             map.append(
@@ -31,7 +31,7 @@ impl Owned {
         }
     }
 
-    pub fn req(&self) -> Request<'_> {
+    pub(crate) fn req(&self) -> Request<'_> {
         Request {
             method: &self.method,
             uri: &self.uri,
@@ -42,7 +42,7 @@ impl Owned {
 }
 
 /// The value at a dotted path of member names (and list indices), e.g. `Tags.0.Key`.
-pub fn at<'v>(shape: &'static Shape, value: &'v Value, path: &str) -> Option<&'v Value> {
+pub(crate) fn at<'v>(shape: &'static Shape, value: &'v Value, path: &str) -> Option<&'v Value> {
     let mut shape = shape;
     let mut value = value;
     for step in path.split('.') {
@@ -74,12 +74,12 @@ pub fn at<'v>(shape: &'static Shape, value: &'v Value, path: &str) -> Option<&'v
     Some(value)
 }
 
-pub fn s(text: &str) -> Value {
+pub(crate) fn s(text: &str) -> Value {
     Value::String(text.to_owned())
 }
 
 /// A structure value of `shape` with the named members set.
-pub fn build(shape: &'static Shape, members: Vec<(&str, Value)>) -> Value {
+pub(crate) fn build(shape: &'static Shape, members: Vec<(&str, Value)>) -> Value {
     let mut slots = vec![None; shape.members.len()];
     for (name, v) in members {
         let i = shape
@@ -90,6 +90,6 @@ pub fn build(shape: &'static Shape, members: Vec<(&str, Value)>) -> Value {
     Value::Struct(slots)
 }
 
-pub fn body_text(response: &stratus_protocol::Response) -> &str {
+pub(crate) fn body_text(response: &stratus_protocol::Response) -> &str {
     std::str::from_utf8(response.body()).unwrap()
 }

@@ -8,19 +8,19 @@ use tempfile::TempDir;
 
 /// The backends every behaviour test runs against.
 #[derive(Clone, Copy, Debug)]
-pub enum Backend {
+pub(crate) enum Backend {
     Redb,
     Memory,
 }
 
 /// An open storage, with the temporary data directory it lives in (redb).
-pub struct Harness {
+pub(crate) struct Harness {
     pub storage: Storage,
     pub dir: Option<TempDir>,
 }
 
 impl Harness {
-    pub fn open(backend: Backend) -> Self {
+    pub(crate) fn open(backend: Backend) -> Self {
         match backend {
             Backend::Redb => {
                 let dir = tempfile::tempdir().unwrap();
@@ -39,7 +39,7 @@ impl Harness {
 
     /// Closes the storage and opens it again on the same data directory (redb); an
     /// ephemeral storage is kept as it is.
-    pub fn reopen(self) -> Self {
+    pub(crate) fn reopen(self) -> Self {
         let Harness { storage, dir } = self;
         let Some(dir) = dir else {
             return Harness { storage, dir: None };
@@ -53,17 +53,17 @@ impl Harness {
     }
 
     /// The test namespace's store.
-    pub fn store(&self) -> Arc<dyn Store> {
+    pub(crate) fn store(&self) -> Arc<dyn Store> {
         self.storage.store(&namespace(), Durability::Strict).unwrap()
     }
 }
 
-pub fn namespace() -> Namespace {
+pub(crate) fn namespace() -> Namespace {
     Namespace::regional("000000000000", "us-east-1", "test")
 }
 
 /// Commits `writes` (`Some` puts, `None` deletes) to `table` in one transaction.
-pub fn write(store: &dyn Store, table: &str, writes: &[(&str, Option<&str>)]) {
+pub(crate) fn write(store: &dyn Store, table: &str, writes: &[(&str, Option<&str>)]) {
     store
         .transact(|tx| {
             for (key, value) in writes {
@@ -78,7 +78,7 @@ pub fn write(store: &dyn Store, table: &str, writes: &[(&str, Option<&str>)]) {
 }
 
 /// The keys of a scan, as strings.
-pub fn keys(entries: Vec<(Vec<u8>, Vec<u8>)>) -> Vec<String> {
+pub(crate) fn keys(entries: Vec<(Vec<u8>, Vec<u8>)>) -> Vec<String> {
     entries
         .into_iter()
         .map(|(key, _)| String::from_utf8(key).unwrap())
@@ -86,7 +86,7 @@ pub fn keys(entries: Vec<(Vec<u8>, Vec<u8>)>) -> Vec<String> {
 }
 
 /// The keys a store scan returns.
-pub fn scan_keys(
+pub(crate) fn scan_keys(
     store: &dyn Store,
     table: &str,
     range: KeyRange,

@@ -4,7 +4,7 @@ use super::ast::{Element, Path};
 use crate::{AttributeValue, Item};
 
 /// The value at `path`, if every step exists and has the type the step needs.
-pub fn get<'v>(item: &'v Item, path: &Path<'_>) -> Option<&'v AttributeValue> {
+pub(super) fn get<'v>(item: &'v Item, path: &Path<'_>) -> Option<&'v AttributeValue> {
     let (first, rest) = path.0.split_first()?;
     let Element::Name(name) = first else { return None };
     rest.iter()
@@ -28,13 +28,13 @@ fn step_mut<'v>(value: &'v mut AttributeValue, element: &Element<'_>) -> Option<
 }
 
 /// Where a path's last step lands: the item itself, or a value that must be a container.
-pub enum Parent<'v> {
+pub(super) enum Parent<'v> {
     Item(&'v mut Item),
     Value(&'v mut AttributeValue),
 }
 
 /// The container holding the last step of `path`, or `None` when a step before it is missing.
-pub fn parent_mut<'v>(item: &'v mut Item, path: &Path<'_>) -> Option<Parent<'v>> {
+pub(super) fn parent_mut<'v>(item: &'v mut Item, path: &Path<'_>) -> Option<Parent<'v>> {
     let steps = &path.0[..path.0.len() - 1];
     let Some((first, rest)) = steps.split_first() else {
         return Some(Parent::Item(item));

@@ -46,11 +46,11 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 impl<'a> Lexer<'a> {
-    pub fn new(src: &'a str) -> Lexer<'a> {
+    pub(super) fn new(src: &'a str) -> Lexer<'a> {
         Lexer { src, pos: 0 }
     }
 
-    pub fn at(src: &'a str, pos: usize) -> Lexer<'a> {
+    pub(super) fn at(src: &'a str, pos: usize) -> Lexer<'a> {
         Lexer { src, pos }
     }
 
@@ -61,7 +61,7 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    pub fn next_token(&mut self) -> Token {
+    pub(super) fn next_token(&mut self) -> Token {
         self.skip_while(|b| b.is_ascii_whitespace());
         let start = self.pos;
         let Some(&first) = self.src.as_bytes().get(start) else {

@@ -70,7 +70,11 @@ pub(crate) struct Parser<'a, 'p> {
 
 impl<'a, 'p> Parser<'a, 'p> {
     /// A parser positioned on the first token; refuses an empty expression.
-    pub fn new(src: &'a str, kind: ExpressionKind, placeholders: &'p mut Placeholders<'a>) -> Result<Self, ExprError> {
+    pub(super) fn new(
+        src: &'a str,
+        kind: ExpressionKind,
+        placeholders: &'p mut Placeholders<'a>,
+    ) -> Result<Self, ExprError> {
         if src.trim().is_empty() {
             return Err(ExprError::Invalid(kind, Reason::Empty));
         }
@@ -152,12 +156,12 @@ impl<'a, 'p> Parser<'a, 'p> {
         words.iter().any(|w| w.eq_ignore_ascii_case(word))
     }
 
-    pub fn expect_end(&mut self) -> Result<(), ExprError> {
+    pub(super) fn expect_end(&mut self) -> Result<(), ExprError> {
         self.expect(Tok::Eof).map(drop)
     }
 
     /// After a list item: `true` past a comma, `false` at the end, a syntax error otherwise.
-    pub fn expect_comma_or_end(&mut self) -> Result<bool, ExprError> {
+    pub(super) fn expect_comma_or_end(&mut self) -> Result<bool, ExprError> {
         if self.current.kind == Tok::Comma {
             self.bump();
             return Ok(true);
@@ -221,7 +225,7 @@ impl<'a, 'p> Parser<'a, 'p> {
         }
     }
 
-    pub fn path(&mut self) -> Result<Path<'a>, ExprError> {
+    pub(super) fn path(&mut self) -> Result<Path<'a>, ExprError> {
         let first = self.path_name()?;
         self.path_after(first)
     }
@@ -250,7 +254,7 @@ impl<'a, 'p> Parser<'a, 'p> {
         expr
     }
 
-    pub fn condition(&mut self) -> Result<Expr<'a>, ExprError> {
+    pub(super) fn condition(&mut self) -> Result<Expr<'a>, ExprError> {
         let expr = self.or()?;
         self.require_condition(&expr)?;
         Ok(expr)
@@ -444,7 +448,7 @@ impl<'a, 'p> Parser<'a, 'p> {
     // ---- update expressions ----
 
     /// All actions, in the order written, and the sections seen.
-    pub fn update(&mut self) -> Result<Vec<RawAction<'a>>, ExprError> {
+    pub(super) fn update(&mut self) -> Result<Vec<RawAction<'a>>, ExprError> {
         let mut actions = Vec::new();
         let mut seen: Vec<Section> = Vec::new();
         loop {

@@ -11,9 +11,9 @@ use crate::config::{tx_ownership, tx_public_access_block};
 use crate::error::S3Error;
 use crate::owner;
 
-pub const ALL_USERS: &str = "http://acs.amazonaws.com/groups/global/AllUsers";
-pub const AUTHENTICATED_USERS: &str = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers";
-pub const LOG_DELIVERY: &str = "http://acs.amazonaws.com/groups/s3/LogDelivery";
+pub(crate) const ALL_USERS: &str = "http://acs.amazonaws.com/groups/global/AllUsers";
+pub(crate) const AUTHENTICATED_USERS: &str = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers";
+pub(crate) const LOG_DELIVERY: &str = "http://acs.amazonaws.com/groups/s3/LogDelivery";
 
 fn grantee(kind: Type) -> Grantee {
     Grantee {
@@ -49,7 +49,7 @@ fn group_grant(uri: &str, permission: Permission) -> Grant {
 
 /// The grants of a canned ACL for a resource owned by `account` (`bucket_owner` for the
 /// object ACLs that name the bucket's owner).
-pub fn canned(acl: &str, account: &str, bucket_owner: &str) -> Result<Vec<Grant>, AwsError> {
+pub(crate) fn canned(acl: &str, account: &str, bucket_owner: &str) -> Result<Vec<Grant>, AwsError> {
     let mut grants = vec![user_grant(account, Permission::FullControl)];
     match acl {
         "private" => {}
@@ -84,7 +84,7 @@ pub fn canned(acl: &str, account: &str, bucket_owner: &str) -> Result<Vec<Grant>
 
 /// Grants from `x-amz-grant-*` headers: comma-separated `id="…"`, `uri="…"` or
 /// `emailAddress="…"`.
-pub fn header_grants(headers: &[(Permission, Option<&String>)]) -> Result<Vec<Grant>, AwsError> {
+pub(crate) fn header_grants(headers: &[(Permission, Option<&String>)]) -> Result<Vec<Grant>, AwsError> {
     let mut grants = Vec::new();
     for (permission, header) in headers {
         let Some(header) = header else { continue };
@@ -118,7 +118,7 @@ pub fn header_grants(headers: &[(Permission, Option<&String>)]) -> Result<Vec<Gr
 }
 
 /// Whether `grants` give anything to everyone or to every AWS user.
-pub fn public_grants(grants: &[Grant]) -> bool {
+pub(crate) fn public_grants(grants: &[Grant]) -> bool {
     grants.iter().any(|g| {
         g.grantee
             .as_ref()
@@ -129,7 +129,7 @@ pub fn public_grants(grants: &[Grant]) -> bool {
 
 /// Whether `grants` give the owner full control and nothing to anyone else (the only ACL a
 /// `BucketOwnerEnforced` bucket accepts).
-pub fn owner_only(grants: &[Grant], account: &str) -> bool {
+pub(crate) fn owner_only(grants: &[Grant], account: &str) -> bool {
     let id = owner(account).id;
     grants
         .iter()
@@ -138,7 +138,7 @@ pub fn owner_only(grants: &[Grant], account: &str) -> bool {
 
 /// The ACL a request sets: a canned ACL, grant headers, or a policy document (one way at a
 /// time, as AWS requires). `None` when the request sets none.
-pub fn requested_acl(
+pub(crate) fn requested_acl(
     canned_acl: Option<&str>,
     headers: &[(Permission, Option<&String>)],
     policy: Option<AccessControlPolicy>,
@@ -195,7 +195,12 @@ pub fn requested_acl(
 
 /// Refuses an ACL the bucket's settings do not allow: any but the owner's full control on a
 /// `BucketOwnerEnforced` bucket, a public one under `BlockPublicAcls`.
-pub fn check_acl_allowed(tx: &Tx<'_>, bucket: &BucketRecord, grants: &[Grant], account: &str) -> Result<(), AwsError> {
+pub(crate) fn check_acl_allowed(
+    tx: &Tx<'_>,
+    bucket: &BucketRecord,
+    grants: &[Grant],
+    account: &str,
+) -> Result<(), AwsError> {
     if enforced(tx_ownership(tx, &bucket.name)?.as_ref())
         && !owner_only(grants, &bucket.owner)
         && !owner_only(grants, account)

@@ -7,7 +7,7 @@ use crate::error::S3Error;
 
 /// AWS's CORS rules: 1 to 100 rules, methods GET, PUT, POST, DELETE and HEAD, at most one
 /// wildcard in an origin.
-pub fn check_cors(rules: &[CORSRule]) -> Result<(), AwsError> {
+pub(crate) fn check_cors(rules: &[CORSRule]) -> Result<(), AwsError> {
     if rules.is_empty() || rules.len() > 100 {
         return Err(S3Error::malformed_xml());
     }

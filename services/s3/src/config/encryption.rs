@@ -6,7 +6,7 @@ use stratus_gen_s3::*;
 use crate::error::S3Error;
 
 /// The default encryption every bucket has had since January 2023: SSE-S3.
-pub fn default_encryption() -> ServerSideEncryptionConfiguration {
+pub(crate) fn default_encryption() -> ServerSideEncryptionConfiguration {
     ServerSideEncryptionConfiguration {
         rules: vec![ServerSideEncryptionRule {
             apply_server_side_encryption_by_default: Some(ServerSideEncryptionByDefault {
@@ -19,7 +19,7 @@ pub fn default_encryption() -> ServerSideEncryptionConfiguration {
     }
 }
 
-pub fn check_encryption(config: &ServerSideEncryptionConfiguration) -> Result<(), AwsError> {
+pub(crate) fn check_encryption(config: &ServerSideEncryptionConfiguration) -> Result<(), AwsError> {
     if config.rules.len() != 1 {
         return Err(S3Error::malformed_xml());
     }

@@ -7,7 +7,7 @@ use stratus_gen_s3::*;
 use crate::error::S3Error;
 
 /// AWS's checks on a lifecycle configuration's rules.
-pub fn check_lifecycle(rules: &[LifecycleRule]) -> Result<(), AwsError> {
+pub(crate) fn check_lifecycle(rules: &[LifecycleRule]) -> Result<(), AwsError> {
     if rules.is_empty() || rules.len() > 1000 {
         return Err(S3Error::malformed_xml());
     }

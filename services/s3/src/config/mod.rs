@@ -17,14 +17,14 @@
 //! applied by [`crate::sweeper`]; lifecycle transitions, website hosting, access logs,
 //! replication itself and ABAC's tag conditions are not emulated yet.
 
-pub mod acl;
-pub mod cors_rules;
-pub mod encryption;
-pub mod lifecycle_rules;
-pub mod ownership;
-pub mod policy;
-pub mod replication;
-pub mod website;
+pub(crate) mod acl;
+pub(crate) mod cors_rules;
+pub(crate) mod encryption;
+pub(crate) mod lifecycle_rules;
+pub(crate) mod ownership;
+pub(crate) mod policy;
+pub(crate) mod replication;
+pub(crate) mod website;
 
 use stratus_core::json::{self, KeyNames};
 use stratus_core::schema::Shape;
@@ -37,47 +37,47 @@ use crate::config::ownership::{default_ownership, default_public_access_block};
 use crate::error::S3Error;
 use crate::{load_bucket, object_key, S3Service};
 
-pub const CONFIGS: &str = "configs";
+pub(crate) const CONFIGS: &str = "configs";
 
-pub const CORS: &str = "cors";
-pub const POLICY: &str = "policy";
-pub const ENCRYPTION: &str = "encryption";
-pub const OWNERSHIP: &str = "ownership";
-pub const PUBLIC_ACCESS_BLOCK: &str = "public-access-block";
-pub const WEBSITE: &str = "website";
-pub const LIFECYCLE: &str = "lifecycle";
+pub(crate) const CORS: &str = "cors";
+pub(crate) const POLICY: &str = "policy";
+pub(crate) const ENCRYPTION: &str = "encryption";
+pub(crate) const OWNERSHIP: &str = "ownership";
+pub(crate) const PUBLIC_ACCESS_BLOCK: &str = "public-access-block";
+pub(crate) const WEBSITE: &str = "website";
+pub(crate) const LIFECYCLE: &str = "lifecycle";
 /// The lifecycle configuration's `x-amz-transition-default-minimum-object-size`.
-pub const LIFECYCLE_SIZE: &str = "lifecycle-size";
-pub const ACL: &str = "acl";
-pub const ACCELERATE: &str = "accelerate";
-pub const REQUEST_PAYMENT: &str = "request-payment";
-pub const LOGGING: &str = "logging";
-pub const NOTIFICATION: &str = "notification";
-pub const REPLICATION: &str = "replication";
+pub(crate) const LIFECYCLE_SIZE: &str = "lifecycle-size";
+pub(crate) const ACL: &str = "acl";
+pub(crate) const ACCELERATE: &str = "accelerate";
+pub(crate) const REQUEST_PAYMENT: &str = "request-payment";
+pub(crate) const LOGGING: &str = "logging";
+pub(crate) const NOTIFICATION: &str = "notification";
+pub(crate) const REPLICATION: &str = "replication";
 /// Whether tags authorize requests (ABAC): `Enabled` or `Disabled`.
-pub const ABAC: &str = "abac";
+pub(crate) const ABAC: &str = "abac";
 
-pub fn config_key(bucket: &str, name: &str) -> Vec<u8> {
+pub(crate) fn config_key(bucket: &str, name: &str) -> Vec<u8> {
     object_key(bucket, name)
 }
 
 /// A typed value as stored: JSON of `shape`.
-pub fn encode<T: IntoValue>(shape: &'static Shape, value: T) -> Vec<u8> {
+pub(crate) fn encode<T: IntoValue>(shape: &'static Shape, value: T) -> Vec<u8> {
     json::encode(shape, &value.into_value(), KeyNames::Member).into_bytes()
 }
 
-pub fn decode<T: FromValue>(shape: &'static Shape, bytes: &[u8]) -> Result<T, AwsError> {
+pub(crate) fn decode<T: FromValue>(shape: &'static Shape, bytes: &[u8]) -> Result<T, AwsError> {
     let value = json::decode(shape, bytes, KeyNames::Member)
         .map_err(|e| AwsError::internal(format!("corrupt bucket configuration: {e}")))?;
     T::from_value(value).map_err(|e| AwsError::internal(format!("corrupt bucket configuration: {e}")))
 }
 
-pub fn not_found(code: &str, message: &str) -> AwsError {
+pub(crate) fn not_found(code: &str, message: &str) -> AwsError {
     AwsError::new(code, message, 404)
 }
 
 /// What a configuration write does to the stored document.
-pub enum Change {
+pub(crate) enum Change {
     Set(Vec<u8>),
     /// Remove the document (the bucket falls back to AWS's default, if there is one).
     Remove,
@@ -146,7 +146,7 @@ impl S3Service {
 }
 
 /// Reads a typed document inside a transaction; `default` stands in while none is stored.
-pub fn tx_config<T: FromValue>(
+pub(crate) fn tx_config<T: FromValue>(
     tx: &Tx<'_>,
     bucket: &str,
     name: &str,
@@ -161,14 +161,17 @@ pub fn tx_config<T: FromValue>(
 }
 
 /// The bucket's ownership controls, inside a transaction.
-pub fn tx_ownership(tx: &Tx<'_>, bucket: &str) -> Result<Option<OwnershipControls>, AwsError> {
+pub(crate) fn tx_ownership(tx: &Tx<'_>, bucket: &str) -> Result<Option<OwnershipControls>, AwsError> {
     tx_config(tx, bucket, OWNERSHIP, &schema::OWNERSHIP_CONTROLS, || {
         Some(default_ownership())
     })
 }
 
 /// The bucket's public access block, inside a transaction.
-pub fn tx_public_access_block(tx: &Tx<'_>, bucket: &str) -> Result<Option<PublicAccessBlockConfiguration>, AwsError> {
+pub(crate) fn tx_public_access_block(
+    tx: &Tx<'_>,
+    bucket: &str,
+) -> Result<Option<PublicAccessBlockConfiguration>, AwsError> {
     tx_config(
         tx,
         bucket,
@@ -179,7 +182,7 @@ pub fn tx_public_access_block(tx: &Tx<'_>, bucket: &str) -> Result<Option<Public
 }
 
 /// Removes every configuration document of `bucket` (when the bucket is deleted).
-pub fn remove_all(tx: &mut Tx<'_>, bucket: &str) -> Result<(), AwsError> {
+pub(crate) fn remove_all(tx: &mut Tx<'_>, bucket: &str) -> Result<(), AwsError> {
     let keys: Vec<Vec<u8>> = tx
         .scan(
             CONFIGS,

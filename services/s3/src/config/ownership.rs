@@ -7,7 +7,7 @@ use stratus_gen_s3::*;
 use crate::error::S3Error;
 
 /// The object ownership of a bucket with no stored controls: AWS's default since April 2023.
-pub fn default_ownership() -> OwnershipControls {
+pub(crate) fn default_ownership() -> OwnershipControls {
     OwnershipControls {
         rules: vec![OwnershipControlsRule {
             object_ownership: ObjectOwnership::BucketOwnerEnforced,
@@ -15,14 +15,14 @@ pub fn default_ownership() -> OwnershipControls {
     }
 }
 
-pub fn check_ownership(controls: &OwnershipControls) -> Result<(), AwsError> {
+pub(crate) fn check_ownership(controls: &OwnershipControls) -> Result<(), AwsError> {
     match controls.rules.as_slice() {
         [rule] if !matches!(rule.object_ownership, ObjectOwnership::Unknown(_)) => Ok(()),
         _ => Err(S3Error::malformed_xml()),
     }
 }
 
-pub fn enforced(controls: Option<&OwnershipControls>) -> bool {
+pub(crate) fn enforced(controls: Option<&OwnershipControls>) -> bool {
     controls.is_some_and(|c| {
         c.rules
             .iter()
@@ -31,7 +31,7 @@ pub fn enforced(controls: Option<&OwnershipControls>) -> bool {
 }
 
 /// Every block on: AWS's default for new buckets since April 2023.
-pub fn default_public_access_block() -> PublicAccessBlockConfiguration {
+pub(crate) fn default_public_access_block() -> PublicAccessBlockConfiguration {
     PublicAccessBlockConfiguration {
         block_public_acls: Some(true),
         ignore_public_acls: Some(true),
@@ -40,10 +40,10 @@ pub fn default_public_access_block() -> PublicAccessBlockConfiguration {
     }
 }
 
-pub fn acls_not_supported() -> AwsError {
+pub(crate) fn acls_not_supported() -> AwsError {
     AwsError::new("AccessControlListNotSupported", "The bucket does not allow ACLs", 400)
 }
 
-pub fn access_denied() -> AwsError {
+pub(crate) fn access_denied() -> AwsError {
     AwsError::new("AccessDenied", "Access Denied", 403)
 }

@@ -9,7 +9,7 @@ fn malformed_policy(message: &str) -> AwsError {
 
 /// Checks a bucket policy as S3 does before storing it; returns whether it is public (an
 /// unconditional `Allow` to every principal).
-pub fn check_policy(bucket: &str, region: &str, text: &str) -> Result<bool, AwsError> {
+pub(crate) fn check_policy(bucket: &str, region: &str, text: &str) -> Result<bool, AwsError> {
     // Bucket policies are limited to 20 KB.
     if text.len() > 20 * 1024 {
         return Err(malformed_policy("Policy exceeds the maximum allowed document size."));

@@ -22,7 +22,7 @@ fn replication_schema(element: &str, required: bool) -> AwsError {
 
 /// AWS's checks on the rules of bucket `source`'s replication configuration that need no
 /// other bucket; gives rules without an ID one. Returns the destination buckets' names.
-pub fn check_replication(source: &str, config: &mut ReplicationConfiguration) -> Result<Vec<String>, AwsError> {
+pub(crate) fn check_replication(source: &str, config: &mut ReplicationConfiguration) -> Result<Vec<String>, AwsError> {
     if config.role.is_empty() {
         return Err(S3Error::invalid_argument(
             "Invalid Role specified in replication configuration",

@@ -6,7 +6,7 @@ use stratus_gen_s3::*;
 
 use crate::error::S3Error;
 
-pub fn check_website(config: &WebsiteConfiguration) -> Result<(), AwsError> {
+pub(crate) fn check_website(config: &WebsiteConfiguration) -> Result<(), AwsError> {
     if config.redirect_all_requests_to.is_some() {
         if config.index_document.is_some() || config.error_document.is_some() || config.routing_rules.is_some() {
             return Err(S3Error::invalid_request(
@@ -28,7 +28,7 @@ pub fn check_website(config: &WebsiteConfiguration) -> Result<(), AwsError> {
 
 /// A stored website configuration (kept as GetBucketWebsite's output, whose members are
 /// the configuration's).
-pub fn website(bytes: &[u8]) -> Result<GetBucketWebsiteOutput, AwsError> {
+pub(crate) fn website(bytes: &[u8]) -> Result<GetBucketWebsiteOutput, AwsError> {
     let shape = &schema::GET_BUCKET_WEBSITE_OUTPUT;
     let corrupt = |e: String| AwsError::internal(format!("corrupt bucket configuration: {e}"));
     let value = json::decode(shape, bytes, KeyNames::Member).map_err(|e| corrupt(e.to_string()))?;

@@ -6,14 +6,14 @@
 //! that is no operation of the model: browser POST uploads, which the gateway's form-upload hook
 //! hands over.
 
-pub mod acl;
-pub mod annotation;
-pub mod bucket;
-pub mod config;
-pub mod id_configs;
-pub mod listing;
-pub mod lock;
-pub mod multipart;
-pub mod object;
-pub mod post;
-pub mod versioning;
+pub(crate) mod acl;
+pub(crate) mod annotation;
+pub(crate) mod bucket;
+pub(crate) mod config;
+pub(crate) mod id_configs;
+pub(crate) mod listing;
+pub(crate) mod lock;
+pub(crate) mod multipart;
+pub(crate) mod object;
+pub(crate) mod post;
+pub(crate) mod versioning;

@@ -16,7 +16,13 @@ use crate::listing;
 
 /// The answer to the upload of `key` into the bucket at `bucket_url` (as the client addressed
 /// it) with `fields`, which PutObject's write answered with `output`.
-pub fn answer(fields: &Fields, bucket_url: &str, bucket: &str, key: &str, output: &PutObjectOutput) -> FormAnswer {
+pub(crate) fn answer(
+    fields: &Fields,
+    bucket_url: &str,
+    bucket: &str,
+    key: &str,
+    output: &PutObjectOutput,
+) -> FormAnswer {
     let etag = output.e_tag.clone().unwrap_or_default();
     let location = format!(
         "{}/{}",

@@ -19,7 +19,7 @@ const SIGV2: [&str; 2] = ["AWSAccessKeyId", "Signature"];
 
 /// How a form authenticates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Auth {
+pub(crate) enum Auth {
     /// No signature fields: anonymous, which only a publicly writable bucket accepts.
     Anonymous,
     /// A signed policy (the signature is not verified, as no Stratus signature is).
@@ -28,7 +28,7 @@ pub enum Auth {
 
 /// The fields of a form, before its file.
 #[derive(Debug)]
-pub struct Fields {
+pub(crate) struct Fields {
     /// Names as sent, values with `${filename}` expanded, one entry per name.
     fields: Vec<Field>,
     /// The bucket addressed, which a policy's `bucket` condition is about.
@@ -40,7 +40,7 @@ impl Fields {
     /// a file, `${filename}` in any field becomes its name without a path; without a
     /// `filename` parameter the variable stays as sent (LocalStack's AWS-validated recording
     /// of a file part without one shows S3 keeping it).
-    pub fn new(sent: Vec<Field>, bucket: &str, filename: Option<&str>) -> Fields {
+    pub(crate) fn new(sent: Vec<Field>, bucket: &str, filename: Option<&str>) -> Fields {
         let base = filename.map(|name| name.rsplit(['/', '\\']).next().unwrap_or_default());
         let mut fields: Vec<Field> = Vec::with_capacity(sent.len());
         for field in sent {
@@ -68,7 +68,7 @@ impl Fields {
     }
 
     /// The value of field `name`, whatever the case of either.
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.fields
             .iter()
             .find(|f| f.name.eq_ignore_ascii_case(name))
@@ -76,7 +76,7 @@ impl Fields {
     }
 
     /// The object key: the `key` field, which must be sent before the file and not be empty.
-    pub fn key(&self) -> Result<&str, AwsError> {
+    pub(crate) fn key(&self) -> Result<&str, AwsError> {
         self.get("key").filter(|k| !k.is_empty()).ok_or_else(|| missing("key"))
     }
 
@@ -84,7 +84,7 @@ impl Fields {
     /// it must carry all of them and the policy (LocalStack's AWS-validated recordings of
     /// forms missing signature fields: the first missing field is named, the algorithm before
     /// the credential).
-    pub fn auth(&self) -> Result<Auth, AwsError> {
+    pub(crate) fn auth(&self) -> Result<Auth, AwsError> {
         let complete = |names: &[&'static str]| match names.iter().find(|n| self.get(n).is_none()) {
             Some(name) => Err(missing(name)),
             None => self
@@ -104,7 +104,7 @@ impl Fields {
     /// The success redirect: `success_action_redirect` (or the deprecated `redirect`), when it
     /// is an absolute URL ("If Amazon S3 cannot interpret the URL, it acts as if the field is
     /// not present"; a relative one got 204 in LocalStack's AWS-validated recording).
-    pub fn redirect(&self) -> Option<&str> {
+    pub(crate) fn redirect(&self) -> Option<&str> {
         self.get("success_action_redirect")
             .or_else(|| self.get("redirect"))
             .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
@@ -112,7 +112,7 @@ impl Fields {
 
     /// PutObject's input for the upload of `key` to the bucket: the fields PutObject takes as
     /// headers, and `tagging`'s XML as its tag header.
-    pub fn put_request(&self, key: &str) -> Result<PutObjectRequest, AwsError> {
+    pub(crate) fn put_request(&self, key: &str) -> Result<PutObjectRequest, AwsError> {
         let text = |name: &str| self.get(name).map(str::to_owned);
         let metadata: BTreeMap<String, String> = self
             .fields
@@ -182,7 +182,7 @@ impl policy::Form for Fields {
 
 /// S3's answer to a form without field `name` (issue threads from 2014 to 2020 quote it, two
 /// spaces and all, with `ArgumentName` and an empty `ArgumentValue`).
-pub fn missing(name: &str) -> AwsError {
+pub(crate) fn missing(name: &str) -> AwsError {
     S3Error::invalid_argument(format!(
         "Bucket POST must contain a field named '{name}'.  If it is specified, please check the order of the fields."
     ))

@@ -7,10 +7,10 @@
 //! Here too: S3's refusals of forms, and the reader that checks the file on its way to the
 //! blob.
 
-pub mod answer;
-pub mod fields;
-pub mod multipart;
-pub mod policy;
+pub(crate) mod answer;
+pub(crate) mod fields;
+pub(crate) mod multipart;
+pub(crate) mod policy;
 mod tagging;
 
 use std::io::{self, Read};
@@ -44,7 +44,7 @@ impl FormUpload for S3Service {
 
 /// The bucket a POST to the path-style `path` uploads into: `/bucket` or `/bucket/` (a form's
 /// action "must be set to the URL of the bucket").
-pub fn bucket_of(path: &str) -> Option<&str> {
+pub(crate) fn bucket_of(path: &str) -> Option<&str> {
     let bucket = path.strip_prefix('/')?;
     let bucket = bucket.strip_suffix('/').unwrap_or(bucket);
     (!bucket.is_empty() && !bucket.contains('/')).then_some(bucket)
@@ -53,7 +53,7 @@ pub fn bucket_of(path: &str) -> Option<&str> {
 /// A POST that is not a form: S3's 412, as LocalStack's AWS-validated `TestS3PresignedPost`
 /// recording of a `text/html` upload shows it (not the documented
 /// `RequestIsNotMultiPartContent`).
-pub fn not_multipart() -> AwsError {
+pub(crate) fn not_multipart() -> AwsError {
     S3Error::precondition_failed().with_detail(
         "Condition",
         "Bucket POST must be of the enclosure-type multipart/form-data",
@@ -62,14 +62,14 @@ pub fn not_multipart() -> AwsError {
 
 /// A form without its file (S3's answer as issue threads quote it, not the documented
 /// `IncorrectNumberOfFilesInPostRequest`).
-pub fn no_file() -> AwsError {
+pub(crate) fn no_file() -> AwsError {
     S3Error::invalid_argument("POST requires exactly one file upload per request.")
         .with_detail("ArgumentName", "file")
         .with_detail("ArgumentValue", "0")
 }
 
 /// S3's answer to a form it cannot read.
-pub fn form_error(e: &FormError) -> AwsError {
+pub(crate) fn form_error(e: &FormError) -> AwsError {
     match e {
         FormError::Malformed => AwsError::new(
             "MalformedPOSTRequest",
@@ -87,11 +87,11 @@ pub fn form_error(e: &FormError) -> AwsError {
     }
 }
 
-pub fn invalid_policy(e: policy::InvalidPolicy) -> AwsError {
+pub(crate) fn invalid_policy(e: policy::InvalidPolicy) -> AwsError {
     AwsError::new("InvalidPolicyDocument", e.to_string(), 400)
 }
 
-pub fn refused(refusal: policy::Refusal) -> AwsError {
+pub(crate) fn refused(refusal: policy::Refusal) -> AwsError {
     AwsError::new("AccessDenied", refusal.to_string(), 403)
 }
 
@@ -100,14 +100,14 @@ pub fn refused(refusal: policy::Refusal) -> AwsError {
 /// and `EntityTooSmall` with `ProposedSize` and the bound, as LocalStack's AWS-validated
 /// `TestS3PresignedPost` recordings of a `content-length-range` record them. The refusal travels inside the
 /// I/O error, for the body writer to answer with.
-pub struct Checked<R> {
+pub(crate) struct Checked<R> {
     inner: R,
     size: u64,
     range: Option<(u64, u64)>,
 }
 
 impl<R: Read> Checked<R> {
-    pub fn new(inner: R, range: Option<(u64, u64)>) -> Checked<R> {
+    pub(crate) fn new(inner: R, range: Option<(u64, u64)>) -> Checked<R> {
         Checked { inner, size: 0, range }
     }
 }

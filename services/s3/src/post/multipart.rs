@@ -10,7 +10,7 @@ use std::io::{self, Read};
 
 /// The most bytes of fields and boundaries that may precede the file's content (S3's
 /// `MaxPostPreDataLengthBytes`, 20480 in its error documents).
-pub const MAX_PRE_DATA: usize = 20 * 1024;
+pub(crate) const MAX_PRE_DATA: usize = 20 * 1024;
 /// How much is read from the body at a time.
 const CHUNK: usize = 64 * 1024;
 /// RFC 2046: a boundary is 1 to 70 characters.
@@ -18,7 +18,7 @@ const MAX_BOUNDARY: usize = 70;
 
 /// Why a form could not be read.
 #[derive(Debug)]
-pub enum FormError {
+pub(crate) enum FormError {
     /// Not well-formed multipart/form-data.
     Malformed,
     /// More than [`MAX_PRE_DATA`] bytes before the file's content.
@@ -41,7 +41,7 @@ impl std::error::Error for FormError {}
 
 /// The boundary a `Content-Type` of `multipart/form-data` names: `Ok(None)` for another
 /// media type, `Err` for multipart/form-data without a usable boundary.
-pub fn boundary(content_type: &str) -> Result<Option<String>, FormError> {
+pub(crate) fn boundary(content_type: &str) -> Result<Option<String>, FormError> {
     let params = split_params(content_type);
     let media_type = params[0].trim();
     if !media_type.eq_ignore_ascii_case("multipart/form-data") {
@@ -61,14 +61,14 @@ pub fn boundary(content_type: &str) -> Result<Option<String>, FormError> {
 
 /// A form field.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Field {
+pub(crate) struct Field {
     /// The name as sent.
     pub name: String,
     pub value: String,
 }
 
 /// A form read up to its file part.
-pub struct Form<R> {
+pub(crate) struct Form<R> {
     /// The fields before the file part, in order.
     pub fields: Vec<Field>,
     /// The file part, when the form has one.
@@ -76,7 +76,7 @@ pub struct Form<R> {
 }
 
 /// Reads the fields of the form in `body` (delimited by `boundary`) up to its `file` part.
-pub fn read<R: Read>(body: R, boundary: &str) -> Result<Form<R>, FormError> {
+pub(crate) fn read<R: Read>(body: R, boundary: &str) -> Result<Form<R>, FormError> {
     // The delimiter is CRLF "--" boundary; a body begins with the boundary itself, so a
     // CRLF stands in front of it.
     let mut reader = Reader {
@@ -119,7 +119,7 @@ pub fn read<R: Read>(body: R, boundary: &str) -> Result<Form<R>, FormError> {
 /// The file part: its file name, and a reader of its content, which ends at the next
 /// delimiter. A body that ends before that delimiter fails with [`FormError::Malformed`]
 /// (inside an `io::Error`).
-pub struct FilePart<R> {
+pub(crate) struct FilePart<R> {
     /// The `filename` parameter, if the part has one.
     pub filename: Option<String>,
     reader: Reader<R>,

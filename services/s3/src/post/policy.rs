@@ -16,7 +16,7 @@ use serde_json::Value as Json;
 
 /// A parsed policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Policy {
+pub(crate) struct Policy {
     pub expiration_ms: i64,
     conditions: Vec<Condition>,
 }
@@ -44,7 +44,7 @@ enum Test {
 
 /// Why a policy document is refused (`InvalidPolicyDocument`); displays as S3's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvalidPolicy(String);
+pub(crate) struct InvalidPolicy(String);
 
 impl fmt::Display for InvalidPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -58,7 +58,7 @@ fn invalid(message: impl Into<String>) -> InvalidPolicy {
 
 /// Why a form does not satisfy its policy (`403 AccessDenied`); displays as S3's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     Expired,
     ConditionFailed(String),
     ExtraField(String),
@@ -76,7 +76,7 @@ impl fmt::Display for Refusal {
 }
 
 /// The form as a policy sees it.
-pub trait Form {
+pub(crate) trait Form {
     /// The value of field `name` (lowercase; `bucket` is the bucket addressed), if sent.
     fn value(&self, name: &str) -> Option<&str>;
     /// The names of the fields a condition must cover, as sent.
@@ -85,7 +85,7 @@ pub trait Form {
 
 impl Policy {
     /// Decodes and parses the `policy` field's value.
-    pub fn parse(encoded: &str) -> Result<Policy, InvalidPolicy> {
+    pub(crate) fn parse(encoded: &str) -> Result<Policy, InvalidPolicy> {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(encoded.trim())
             // Not shown by any capture; versitygw, modelled on S3, words it so.
@@ -129,7 +129,7 @@ impl Policy {
 
     /// Checks `form` at `now_ms`: expiry, then each condition in order, then that every field
     /// is covered. The file's size is checked as it is read ([`Policy::size_range`]).
-    pub fn check(&self, form: &dyn Form, now_ms: i64) -> Result<(), Refusal> {
+    pub(crate) fn check(&self, form: &dyn Form, now_ms: i64) -> Result<(), Refusal> {
         if now_ms >= self.expiration_ms {
             return Err(Refusal::Expired);
         }
@@ -164,7 +164,7 @@ impl Policy {
 
     /// The sizes the file may have, inclusive, when `content-length-range` conditions limit
     /// it (several: all of them).
-    pub fn size_range(&self) -> Option<(u64, u64)> {
+    pub(crate) fn size_range(&self) -> Option<(u64, u64)> {
         self.conditions
             .iter()
             .filter_map(|c| match c.test {

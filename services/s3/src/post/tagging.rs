@@ -5,7 +5,7 @@
 //! well-formed one with another root element gives no tags.
 
 /// The tags the document holds, in order; `None` when it is not well-formed XML.
-pub fn parse(document: &str) -> Option<Vec<(String, String)>> {
+pub(super) fn parse(document: &str) -> Option<Vec<(String, String)>> {
     let root = element_tree(document)?;
     if root.name != "Tagging" {
         return Some(Vec::new());

@@ -8,7 +8,7 @@ use stratus_core::value::Document;
 use stratus_core::{DateTime, Value};
 
 /// `params` (absent: an empty object) as a value of `shape`.
-pub fn to_value(shape: &'static Shape, params: &Json) -> Result<Value, String> {
+pub(crate) fn to_value(shape: &'static Shape, params: &Json) -> Result<Value, String> {
     let empty = Json::Object(Default::default());
     let params = if params.is_null() && shape.kind == ShapeType::Structure {
         &empty
@@ -87,7 +87,7 @@ fn document(json: &Json) -> Document {
 }
 
 /// Whether `actual` and `expected` mean the same; the error names the first difference.
-pub fn equivalent(actual: &Value, expected: &Value) -> Result<(), String> {
+pub(crate) fn equivalent(actual: &Value, expected: &Value) -> Result<(), String> {
     let differ = || Err(format!("{actual:?} differs from {expected:?}"));
     match (actual, expected) {
         (Value::Float(a), Value::Float(b)) => {
@@ -152,12 +152,12 @@ fn documents_equivalent(a: &Document, b: &Document) -> bool {
 }
 
 /// Standard base64, as CBOR bodies are given.
-pub fn base64(text: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn base64(text: &str) -> Result<Vec<u8>, String> {
     aws_smithy_types::base64::decode(text).map_err(|e| format!("base64 body: {e}"))
 }
 
 /// A JSON error body whose `message` matches `regex`.
-pub fn check_message_regex(body: &[u8], regex: &str) -> Result<(), String> {
+pub(crate) fn check_message_regex(body: &[u8], regex: &str) -> Result<(), String> {
     let json: Json = serde_json::from_slice(body).map_err(|e| format!("error body is not JSON: {e}"))?;
     let message = json
         .get("message")

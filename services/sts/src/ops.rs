@@ -1,0 +1,253 @@
+//! The STS operations, one function each, wired to the generated `Sts` trait in `lib.rs`.
+
+use stratus_core::arn::Arn;
+use stratus_core::{AwsError, RequestContext};
+use stratus_gen_sts::*;
+
+use crate::{denied, is_account_id, packed_policy_size, root_arn, tokens, Principal, StsService};
+
+pub(crate) async fn get_caller_identity(
+    sts: &StsService,
+    ctx: &RequestContext,
+    _input: GetCallerIdentityRequest,
+) -> Result<GetCallerIdentityResponse, GetCallerIdentityError> {
+    let (p, _) = sts.caller(ctx).await?;
+    Ok(GetCallerIdentityResponse {
+        user_id: Some(p.user_id),
+        account: Some(p.account),
+        arn: Some(p.arn),
+    })
+}
+
+pub(crate) async fn assume_role(
+    sts: &StsService,
+    ctx: &RequestContext,
+    input: AssumeRoleRequest,
+) -> Result<AssumeRoleResponse, AssumeRoleError> {
+    sts.caller(ctx).await?;
+    let packed = packed_policy_size(
+        input.policy.as_deref(),
+        input.policy_arns.as_ref().map_or(0, Vec::len),
+        input.tags.as_ref().map_or(0, Vec::len),
+    )?;
+    let (user, principal) = StsService::role_session(&input.role_arn, &input.role_session_name)?;
+    let credentials = sts
+        .issue(ctx, principal, input.duration_seconds.unwrap_or(3600))
+        .await?;
+    Ok(AssumeRoleResponse {
+        credentials: Some(credentials),
+        assumed_role_user: Some(user),
+        packed_policy_size: packed,
+        source_identity: input.source_identity,
+    })
+}
+
+pub(crate) async fn assume_role_with_web_identity(
+    sts: &StsService,
+    ctx: &RequestContext,
+    input: AssumeRoleWithWebIdentityRequest,
+) -> Result<AssumeRoleWithWebIdentityResponse, AssumeRoleWithWebIdentityError> {
+    let claims = tokens::jwt_claims(&input.web_identity_token).map_err(|message| {
+        AssumeRoleWithWebIdentityError::InvalidIdentityTokenException(InvalidIdentityTokenException {
+            message: Some(message.into()),
+        })
+    })?;
+    let packed = packed_policy_size(
+        input.policy.as_deref(),
+        input.policy_arns.as_ref().map_or(0, Vec::len),
+        0,
+    )?;
+    let (user, principal) = StsService::role_session(&input.role_arn, &input.role_session_name)?;
+    let credentials = sts
+        .issue(ctx, principal, input.duration_seconds.unwrap_or(3600))
+        .await?;
+    Ok(AssumeRoleWithWebIdentityResponse {
+        credentials: Some(credentials),
+        subject_from_web_identity_token: claims.subject,
+        assumed_role_user: Some(user),
+        packed_policy_size: packed,
+        provider: input.provider_id.or(claims.issuer),
+        audience: claims.audience,
+        source_identity: None,
+    })
+}
+
+pub(crate) async fn assume_role_with_saml(
+    sts: &StsService,
+    ctx: &RequestContext,
+    input: AssumeRoleWithSAMLRequest,
+) -> Result<AssumeRoleWithSAMLResponse, AssumeRoleWithSAMLError> {
+    let assertion = tokens::saml_assertion(&input.saml_assertion).map_err(|message| {
+        AssumeRoleWithSAMLError::InvalidIdentityTokenException(InvalidIdentityTokenException {
+            message: Some(message.into()),
+        })
+    })?;
+    let packed = packed_policy_size(
+        input.policy.as_deref(),
+        input.policy_arns.as_ref().map_or(0, Vec::len),
+        0,
+    )?;
+    let session = assertion
+        .session_name
+        .clone()
+        .or_else(|| assertion.subject.clone())
+        .unwrap_or_else(|| "saml".into());
+    let (user, principal) = StsService::role_session(&input.role_arn, &session)?;
+    let credentials = sts
+        .issue(ctx, principal, input.duration_seconds.unwrap_or(3600))
+        .await?;
+    Ok(AssumeRoleWithSAMLResponse {
+        credentials: Some(credentials),
+        assumed_role_user: Some(user),
+        packed_policy_size: packed,
+        subject: assertion.subject,
+        subject_type: assertion.subject_type,
+        issuer: assertion.issuer,
+        audience: assertion.audience,
+        name_qualifier: None,
+        source_identity: None,
+    })
+}
+
+pub(crate) async fn assume_root(
+    sts: &StsService,
+    ctx: &RequestContext,
+    input: AssumeRootRequest,
+) -> Result<AssumeRootResponse, AssumeRootError> {
+    sts.caller(ctx).await?;
+    let target = input.target_principal;
+    if !is_account_id(&target) {
+        return Err(AwsError::new(
+            "ValidationError",
+            "TargetPrincipal must be a 12-digit AWS account ID",
+            400,
+        )
+        .into());
+    }
+    let principal = Principal {
+        user_id: target.clone(),
+        arn: root_arn(&ctx.region, &target),
+        account: target,
+    };
+    let credentials = sts.issue(ctx, principal, input.duration_seconds.unwrap_or(900)).await?;
+    Ok(AssumeRootResponse {
+        credentials: Some(credentials),
+        source_identity: None,
+    })
+}
+
+pub(crate) async fn get_session_token(
+    sts: &StsService,
+    ctx: &RequestContext,
+    input: GetSessionTokenRequest,
+) -> Result<GetSessionTokenResponse, GetSessionTokenError> {
+    let (principal, temporary) = sts.caller(ctx).await?;
+    if temporary {
+        return Err(denied("Cannot call GetSessionToken with session credentials").into());
+    }
+    let credentials = sts
+        .issue(ctx, principal, input.duration_seconds.unwrap_or(43_200))
+        .await?;
+    Ok(GetSessionTokenResponse {
+        credentials: Some(credentials),
+    })
+}
+
+pub(crate) async fn get_federation_token(
+    sts: &StsService,
+    ctx: &RequestContext,
+    input: GetFederationTokenRequest,
+) -> Result<GetFederationTokenResponse, GetFederationTokenError> {
+    let (caller, temporary) = sts.caller(ctx).await?;
+    if temporary {
+        return Err(denied("Cannot call GetFederationToken with session credentials").into());
+    }
+    let packed = packed_policy_size(
+        input.policy.as_deref(),
+        input.policy_arns.as_ref().map_or(0, Vec::len),
+        input.tags.as_ref().map_or(0, Vec::len),
+    )?;
+    let account = caller.account;
+    let user = FederatedUser {
+        federated_user_id: format!("{account}:{}", input.name),
+        arn: Arn::global("sts", &ctx.region, &account, &format!("federated-user/{}", input.name)).to_string(),
+    };
+    let principal = Principal {
+        user_id: user.federated_user_id.clone(),
+        account,
+        arn: user.arn.clone(),
+    };
+    let credentials = sts
+        .issue(ctx, principal, input.duration_seconds.unwrap_or(43_200))
+        .await?;
+    Ok(GetFederationTokenResponse {
+        credentials: Some(credentials),
+        federated_user: Some(user),
+        packed_policy_size: packed,
+    })
+}
+
+pub(crate) async fn get_access_key_info(
+    sts: &StsService,
+    ctx: &RequestContext,
+    input: GetAccessKeyInfoRequest,
+) -> Result<GetAccessKeyInfoResponse, GetAccessKeyInfoError> {
+    let account = match sts.lookup(&ctx.account_id, &input.access_key_id)? {
+        Some(issued) => issued.principal.account,
+        None => ctx.account_id.clone(),
+    };
+    Ok(GetAccessKeyInfoResponse { account: Some(account) })
+}
+
+pub(crate) async fn decode_authorization_message(
+    sts: &StsService,
+    ctx: &RequestContext,
+    input: DecodeAuthorizationMessageRequest,
+) -> Result<DecodeAuthorizationMessageResponse, DecodeAuthorizationMessageError> {
+    sts.caller(ctx).await?;
+    match tokens::decode_authorization_message(&input.encoded_message) {
+        Some(decoded) => Ok(DecodeAuthorizationMessageResponse {
+            decoded_message: Some(decoded),
+        }),
+        None => Err(DecodeAuthorizationMessageError::InvalidAuthorizationMessageException(
+            InvalidAuthorizationMessageException {
+                message: Some("Invalid authorization message".into()),
+            },
+        )),
+    }
+}
+
+/// Every Stratus account is as a new AWS account: outbound web identity federation is
+/// off until IAM's EnableOutboundWebIdentityFederation turns it on, which Stratus does
+/// not serve yet, so tokens are refused as AWS refuses them then.
+pub(crate) async fn get_web_identity_token(
+    sts: &StsService,
+    ctx: &RequestContext,
+    _input: GetWebIdentityTokenRequest,
+) -> Result<GetWebIdentityTokenResponse, GetWebIdentityTokenError> {
+    sts.caller(ctx).await?;
+    Err(GetWebIdentityTokenError::OutboundWebIdentityFederationDisabledException(
+        OutboundWebIdentityFederationDisabledException {
+            // The model's documentation of the error.
+            message: Some(
+                "The outbound web identity federation feature is not enabled for this account. To use this feature, you must first enable it through the Amazon Web Services Management Console or API."
+                    .into(),
+            ),
+        },
+    ))
+}
+
+/// Trade-in tokens come from IAM's delegation requests, which Stratus does not serve yet.
+pub(crate) async fn get_delegated_access_token(
+    sts: &StsService,
+    ctx: &RequestContext,
+    _input: GetDelegatedAccessTokenRequest,
+) -> Result<GetDelegatedAccessTokenResponse, GetDelegatedAccessTokenError> {
+    sts.caller(ctx).await?;
+    Err(AwsError::new(
+        "NotImplemented",
+        "GetDelegatedAccessToken exchanges tokens that IAM delegation requests issue, which Stratus does not serve yet",
+        501,
+    )
+    .into())
+}
