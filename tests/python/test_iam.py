@@ -598,6 +598,37 @@ def test_service_linked_roles(iam):
     iam.delete_service_linked_role(RoleName="AWSServiceRoleForAutoScaling_web")
 
 
+def test_open_id_connect_providers(iam):
+    host = f"oidc-{uuid.uuid4().hex[:8]}.example.com/id"
+    arn = iam.create_open_id_connect_provider(
+        Url=f"https://{host}", ClientIDList=["sts.amazonaws.com"], ThumbprintList=["a" * 40], Tags=[{"Key": "k", "Value": "v"}]
+    )["OpenIDConnectProviderArn"]
+    assert arn == f"arn:aws:iam::{ACCOUNT}:oidc-provider/{host}"
+    assert refusal(iam.create_open_id_connect_provider, Url=f"https://{host}", ThumbprintList=["a" * 40]) == (
+        "EntityAlreadyExists",
+        f"Provider with url https://{host} already exists.",
+        409,
+    )
+    iam.add_client_id_to_open_id_connect_provider(OpenIDConnectProviderArn=arn, ClientID="app")
+    iam.remove_client_id_from_open_id_connect_provider(OpenIDConnectProviderArn=arn, ClientID="sts.amazonaws.com")
+    iam.update_open_id_connect_provider_thumbprint(OpenIDConnectProviderArn=arn, ThumbprintList=["b" * 40])
+    got = iam.get_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+    assert (got["Url"], got["ClientIDList"], got["ThumbprintList"]) == (host, ["app"], ["b" * 40])
+    assert {"Arn": arn} in iam.list_open_id_connect_providers()["OpenIDConnectProviderList"]
+    iam.tag_open_id_connect_provider(OpenIDConnectProviderArn=arn, Tags=[{"Key": "k2", "Value": "v2"}])
+    iam.untag_open_id_connect_provider(OpenIDConnectProviderArn=arn, TagKeys=["k"])
+    assert iam.list_open_id_connect_provider_tags(OpenIDConnectProviderArn=arn)["Tags"] == [{"Key": "k2", "Value": "v2"}]
+    assert refusal(iam.update_open_id_connect_provider_thumbprint, OpenIDConnectProviderArn=arn, ThumbprintList=["c" * 40] * 6)[0] == (
+        "LimitExceeded"
+    )
+    iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+    assert refusal(iam.get_open_id_connect_provider, OpenIDConnectProviderArn=arn) == (
+        "NoSuchEntity",
+        f"OpenIDConnect Provider not found for arn {arn}",
+        404,
+    )
+
+
 def test_unimplemented_operations_are_refused_by_name(iam):
     code, message, status = refusal(iam.list_mfa_devices)
     assert (code, status) == ("NotImplemented", 501)

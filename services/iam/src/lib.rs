@@ -18,6 +18,7 @@
 //! - `access_keys`: [`records::AccessKeyRecord`] by access key id — its user's key, secret,
 //!   status;
 //! - `service_credentials`: [`records::ServiceCredentialRecord`] by credential id;
+//! - `oidc_providers`: [`records::OidcProviderRecord`] by URL without `https://`;
 //! - `deletion_tasks`: the role each service-linked role deletion task deleted, by task id;
 //! - `account`: one [`records::AccountRecord`] (alias, password policy) under `settings`.
 //!
@@ -161,4 +162,14 @@ stratus_gen_iam::operations! {
     create_service_linked_role => ops::service_linked_roles::create_service_linked_role,
     delete_service_linked_role => ops::service_linked_roles::delete_service_linked_role,
     get_service_linked_role_deletion_status => ops::service_linked_roles::get_service_linked_role_deletion_status,
+    create_open_id_connect_provider => ops::oidc_providers::create_open_id_connect_provider,
+    get_open_id_connect_provider => ops::oidc_providers::get_open_id_connect_provider,
+    list_open_id_connect_providers => ops::oidc_providers::list_open_id_connect_providers,
+    delete_open_id_connect_provider => ops::oidc_providers::delete_open_id_connect_provider,
+    add_client_id_to_open_id_connect_provider => ops::oidc_providers::add_client_id_to_open_id_connect_provider,
+    remove_client_id_from_open_id_connect_provider => ops::oidc_providers::remove_client_id_from_open_id_connect_provider,
+    update_open_id_connect_provider_thumbprint => ops::oidc_providers::update_open_id_connect_provider_thumbprint,
+    tag_open_id_connect_provider => ops::oidc_providers::tag_open_id_connect_provider,
+    untag_open_id_connect_provider => ops::oidc_providers::untag_open_id_connect_provider,
+    list_open_id_connect_provider_tags => ops::oidc_providers::list_open_id_connect_provider_tags,
 }

@@ -250,6 +250,15 @@ pub(crate) struct AccessKeyRecord {
     pub(crate) created: u64,
 }
 
+/// An OpenID Connect identity provider, keyed by its URL without the scheme.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct OidcProviderRecord {
+    pub(crate) client_ids: Vec<String>,
+    pub(crate) thumbprints: Vec<String>,
+    pub(crate) tags: Tags,
+    pub(crate) created: u64,
+}
+
 /// A service-specific credential (CodeCommit, Keyspaces) of a user.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct ServiceCredentialRecord {
