@@ -629,6 +629,33 @@ def test_open_id_connect_providers(iam):
     )
 
 
+def test_account_authorization_details(iam):
+    user, group, role = name("detail"), name("detail"), name("detail")
+    iam.create_group(GroupName=group)
+    iam.create_user(UserName=user)
+    iam.add_user_to_group(GroupName=group, UserName=user)
+    iam.put_user_policy(UserName=user, PolicyName="inline", PolicyDocument=json.dumps(ALLOW_S3))
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST)
+    iam.attach_role_policy(RoleName=role, PolicyArn=ADMIN)
+    arn = iam.create_policy(PolicyName=name("detail"), PolicyDocument=json.dumps(ALLOW_S3))["Policy"]["Arn"]
+    iam.attach_group_policy(GroupName=group, PolicyArn=arn)
+    details = iam.get_account_authorization_details()
+    users = {u["UserName"]: u for u in details["UserDetailList"]}
+    assert users[user]["GroupList"] == [group]
+    assert users[user]["UserPolicyList"] == [{"PolicyName": "inline", "PolicyDocument": ALLOW_S3}]
+    groups = {g["GroupName"]: g for g in details["GroupDetailList"]}
+    assert groups[group]["AttachedManagedPolicies"][0]["PolicyArn"] == arn
+    roles = {r["RoleName"]: r for r in details["RoleDetailList"]}
+    assert roles[role]["AssumeRolePolicyDocument"] == json.loads(TRUST)
+    policies = {p["Arn"]: p for p in details["Policies"]}
+    assert policies[arn]["PolicyVersionList"][0]["Document"] == ALLOW_S3
+    assert policies[ADMIN]["AttachmentCount"] >= 1
+    only_roles = iam.get_account_authorization_details(Filter=["Role"])
+    assert only_roles["UserDetailList"] == [] and only_roles["Policies"] == []
+    paged = iam.get_paginator("get_account_authorization_details").paginate(PaginationConfig={"PageSize": 2})
+    assert sum(len(p["UserDetailList"]) for p in paged) == len(details["UserDetailList"])
+
+
 def test_unimplemented_operations_are_refused_by_name(iam):
     code, message, status = refusal(iam.list_mfa_devices)
     assert (code, status) == ("NotImplemented", 501)

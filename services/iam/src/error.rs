@@ -116,4 +116,5 @@ into_operation_error! {
     DeleteOpenIDConnectProviderError AddClientIDToOpenIDConnectProviderError
     RemoveClientIDFromOpenIDConnectProviderError UpdateOpenIDConnectProviderThumbprintError
     TagOpenIDConnectProviderError UntagOpenIDConnectProviderError ListOpenIDConnectProviderTagsError
+    GetAccountAuthorizationDetailsError
 }

@@ -172,4 +172,5 @@ stratus_gen_iam::operations! {
     tag_open_id_connect_provider => ops::oidc_providers::tag_open_id_connect_provider,
     untag_open_id_connect_provider => ops::oidc_providers::untag_open_id_connect_provider,
     list_open_id_connect_provider_tags => ops::oidc_providers::list_open_id_connect_provider_tags,
+    get_account_authorization_details => ops::authorization_details::get_account_authorization_details,
 }

@@ -87,6 +87,14 @@ fn name_and_path(arn: &str) -> (String, String) {
     }
 }
 
+/// `attached` (policy ARNs) as the wire lists them.
+pub(crate) fn wire_attached(attached: &[String]) -> impl Iterator<Item = AttachedPolicy> + '_ {
+    attached.iter().map(|arn| AttachedPolicy {
+        policy_name: Some(name_and_path(arn).0),
+        policy_arn: Some(arn.clone()),
+    })
+}
+
 fn list<H: Holder>(
     iam: &IamService,
     ctx: &RequestContext,
@@ -98,12 +106,9 @@ fn list<H: Holder>(
 ) -> Result<Page<AttachedPolicy>, IamError> {
     let record: H = load(&iam.reader(&ctx.account_id)?, holder)?;
     let prefix = path_prefix.unwrap_or("/");
-    let policies = record.permissions().attached.iter().filter_map(|arn| {
-        let (name, path) = name_and_path(arn);
-        path.starts_with(prefix).then(|| AttachedPolicy {
-            policy_name: Some(name),
-            policy_arn: Some(arn.clone()),
-        })
+    let policies = wire_attached(&record.permissions().attached).filter(|p| {
+        let arn = p.policy_arn.as_deref().unwrap_or_default();
+        name_and_path(arn).1.starts_with(prefix)
     });
     page(listing, in_order(policies), marker, max_items)
 }

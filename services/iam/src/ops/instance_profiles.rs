@@ -17,7 +17,11 @@ use crate::tagging::{merged, tag_page, without};
 const ROLES_PER_PROFILE: usize = 1;
 
 /// The profile as the wire shows it, with its roles.
-fn wire(r: &(impl Read + ?Sized), scope: &Scope, profile: &InstanceProfileRecord) -> Result<InstanceProfile, IamError> {
+pub(crate) fn wire(
+    r: &(impl Read + ?Sized),
+    scope: &Scope,
+    profile: &InstanceProfileRecord,
+) -> Result<InstanceProfile, IamError> {
     let mut roles = Vec::new();
     for role_key in &profile.roles {
         if let Some(role) = ROLES.get(r, role_key)? {

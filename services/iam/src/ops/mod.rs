@@ -4,6 +4,7 @@
 pub(crate) mod access_keys;
 pub(crate) mod account;
 pub(crate) mod attached;
+pub(crate) mod authorization_details;
 pub(crate) mod groups;
 pub(crate) mod inline;
 pub(crate) mod instance_profiles;
