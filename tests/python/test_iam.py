@@ -656,10 +656,40 @@ def test_account_authorization_details(iam):
     assert sum(len(p["UserDetailList"]) for p in paged) == len(details["UserDetailList"])
 
 
+def test_virtual_mfa_devices(iam):
+    user, device = name("mfa"), name("mfa")
+    iam.create_user(UserName=user)
+    created = iam.create_virtual_mfa_device(VirtualMFADeviceName=device, Path="/m/", Tags=[{"Key": "k", "Value": "v"}])["VirtualMFADevice"]
+    serial = created["SerialNumber"]
+    assert serial == f"arn:aws:iam::{ACCOUNT}:mfa/m/{device}"
+    assert re.fullmatch(rb"[A-Z2-7]{64}", created["Base32StringSeed"])
+    iam.enable_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1="123456", AuthenticationCode2="654321")
+    assert refusal(iam.enable_mfa_device, UserName=user, SerialNumber=serial, AuthenticationCode1="123456", AuthenticationCode2="654321")[0] == (
+        "EntityAlreadyExists"
+    )
+    assert [d["SerialNumber"] for d in iam.list_mfa_devices(UserName=user)["MFADevices"]] == [serial]
+    assigned = iam.list_virtual_mfa_devices(AssignmentStatus="Assigned")["VirtualMFADevices"]
+    assert [d["User"]["UserName"] for d in assigned if d["SerialNumber"] == serial] == [user]
+    assert iam.get_mfa_device(SerialNumber=serial)["UserName"] == user
+    iam.resync_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1="111111", AuthenticationCode2="222222")
+    # https://github.com/rebuy-de/aws-nuke/issues/281 — AWS's words.
+    assert refusal(iam.delete_user, UserName=user) == ("DeleteConflict", "Cannot delete entity, must delete MFA device first.", 409)
+    assert refusal(iam.delete_virtual_mfa_device, SerialNumber=serial)[0] == "DeleteConflict"
+    iam.tag_mfa_device(SerialNumber=serial, Tags=[{"Key": "k2", "Value": "v2"}])
+    iam.untag_mfa_device(SerialNumber=serial, TagKeys=["k"])
+    assert iam.list_mfa_device_tags(SerialNumber=serial)["Tags"] == [{"Key": "k2", "Value": "v2"}]
+    iam.deactivate_mfa_device(UserName=user, SerialNumber=serial)
+    assert iam.list_mfa_devices(UserName=user)["MFADevices"] == []
+    assert serial in [d["SerialNumber"] for d in iam.list_virtual_mfa_devices(AssignmentStatus="Unassigned")["VirtualMFADevices"]]
+    iam.delete_virtual_mfa_device(SerialNumber=serial)
+    assert refusal(iam.get_mfa_device, SerialNumber=serial)[0] == "NoSuchEntity"
+    iam.delete_user(UserName=user)
+
+
 def test_unimplemented_operations_are_refused_by_name(iam):
-    code, message, status = refusal(iam.list_mfa_devices)
+    code, message, status = refusal(iam.list_ssh_public_keys)
     assert (code, status) == ("NotImplemented", 501)
-    assert "ListMFADevices" in message
+    assert "ListSSHPublicKeys" in message
 
 
 def test_raw_query_documents_are_url_encoded(stratus, iam):

@@ -116,5 +116,7 @@ into_operation_error! {
     DeleteOpenIDConnectProviderError AddClientIDToOpenIDConnectProviderError
     RemoveClientIDFromOpenIDConnectProviderError UpdateOpenIDConnectProviderThumbprintError
     TagOpenIDConnectProviderError UntagOpenIDConnectProviderError ListOpenIDConnectProviderTagsError
-    GetAccountAuthorizationDetailsError
+    GetAccountAuthorizationDetailsError CreateVirtualMFADeviceError DeleteVirtualMFADeviceError
+    ListVirtualMFADevicesError EnableMFADeviceError DeactivateMFADeviceError ResyncMFADeviceError
+    ListMFADevicesError GetMFADeviceError TagMFADeviceError UntagMFADeviceError ListMFADeviceTagsError
 }

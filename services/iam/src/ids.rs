@@ -43,6 +43,14 @@ pub(crate) fn unique_id(kind: IdKind) -> String {
     format!("{}{}", kind.prefix(), random_string(BASE32, 17))
 }
 
+/// A virtual MFA device's TOTP seed: 64 base-32 characters (320 bits) from the CSPRNG.
+pub(crate) fn mfa_seed() -> String {
+    let mut bytes = [0u8; 64];
+    getrandom::fill(&mut bytes).expect("the operating system's random source");
+    // 32 divides 256: five bits of each byte keep every character equally likely.
+    bytes.iter().map(|b| BASE32[usize::from(b & 31)] as char).collect()
+}
+
 /// A new access key id.
 pub(crate) fn access_key_id() -> String {
     format!("AKIA{}", random_string(BASE32, 16))
@@ -96,5 +104,8 @@ mod tests {
         assert_eq!(secret.len(), 40);
         assert!(secret.bytes().all(|c| SECRET.contains(&c)));
         assert_ne!(secret, secret_access_key());
+        let seed = mfa_seed();
+        assert_eq!(seed.len(), 64);
+        assert!(is_base32(&seed));
     }
 }

@@ -18,6 +18,7 @@
 //! - `access_keys`: [`records::AccessKeyRecord`] by access key id — its user's key, secret,
 //!   status;
 //! - `service_credentials`: [`records::ServiceCredentialRecord`] by credential id;
+//! - `mfa_devices`: [`records::MfaDeviceRecord`] by serial number (the device's ARN);
 //! - `oidc_providers`: [`records::OidcProviderRecord`] by URL without `https://`;
 //! - `deletion_tasks`: the role each service-linked role deletion task deleted, by task id;
 //! - `account`: one [`records::AccountRecord`] (alias, password policy) under `settings`.
@@ -173,4 +174,15 @@ stratus_gen_iam::operations! {
     untag_open_id_connect_provider => ops::oidc_providers::untag_open_id_connect_provider,
     list_open_id_connect_provider_tags => ops::oidc_providers::list_open_id_connect_provider_tags,
     get_account_authorization_details => ops::authorization_details::get_account_authorization_details,
+    create_virtual_mfa_device => ops::mfa_devices::create_virtual_mfa_device,
+    delete_virtual_mfa_device => ops::mfa_devices::delete_virtual_mfa_device,
+    list_virtual_mfa_devices => ops::mfa_devices::list_virtual_mfa_devices,
+    enable_mfa_device => ops::mfa_devices::enable_mfa_device,
+    deactivate_mfa_device => ops::mfa_devices::deactivate_mfa_device,
+    resync_mfa_device => ops::mfa_devices::resync_mfa_device,
+    list_mfa_devices => ops::mfa_devices::list_mfa_devices,
+    get_mfa_device => ops::mfa_devices::get_mfa_device,
+    tag_mfa_device => ops::mfa_devices::tag_mfa_device,
+    untag_mfa_device => ops::mfa_devices::untag_mfa_device,
+    list_mfa_device_tags => ops::mfa_devices::list_mfa_device_tags,
 }

@@ -250,6 +250,16 @@ pub(crate) struct AccessKeyRecord {
     pub(crate) created: u64,
 }
 
+/// A virtual MFA device, keyed by its serial number (its ARN).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct MfaDeviceRecord {
+    /// The TOTP seed, base 32, as `Base32StringSeed` carries it.
+    pub(crate) seed: String,
+    pub(crate) tags: Tags,
+    /// The key of the user it is enabled for, and since when.
+    pub(crate) assigned: Option<(String, u64)>,
+}
+
 /// An OpenID Connect identity provider, keyed by its URL without the scheme.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct OidcProviderRecord {

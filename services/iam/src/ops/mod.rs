@@ -9,6 +9,7 @@ pub(crate) mod groups;
 pub(crate) mod inline;
 pub(crate) mod instance_profiles;
 pub(crate) mod login_profiles;
+pub(crate) mod mfa_devices;
 pub(crate) mod oidc_providers;
 pub(crate) mod policies;
 pub(crate) mod roles;

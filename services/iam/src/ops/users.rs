@@ -10,7 +10,7 @@ use crate::listing::page;
 use crate::managed::resolve;
 use crate::records::{key, Permissions, Scope, UserRecord};
 use crate::service::{now, scope, IamService};
-use crate::store::{all, load, ACCESS_KEYS, GROUPS, SERVICE_CREDENTIALS, USERS};
+use crate::store::{all, load, ACCESS_KEYS, GROUPS, MFA_DEVICES, SERVICE_CREDENTIALS, USERS};
 use crate::tagging::{merged, tag_page, without};
 
 const USER_LISTING: Token = Token::for_listing("iam:ListUsers");
@@ -171,6 +171,13 @@ pub(crate) async fn delete_user(
         }
         if all(tx, ACCESS_KEYS)?.iter().any(|(_, k)| k.user == user_key) {
             return Err(IamError::must("delete access keys"));
+        }
+        // https://github.com/rebuy-de/aws-nuke/issues/281 — AWS's words.
+        if all(tx, MFA_DEVICES)?
+            .iter()
+            .any(|(_, d)| d.assigned.as_ref().is_some_and(|(u, _)| *u == user_key))
+        {
+            return Err(IamError::must("delete MFA device"));
         }
         if !user.permissions.attached.is_empty() {
             return Err(IamError::must("detach all policies"));
