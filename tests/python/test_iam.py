@@ -8,7 +8,7 @@ import uuid
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import ACCOUNT
+from conftest import ACCOUNT, Stratus
 from test_dynamodb_cli import cli
 
 TRUST = json.dumps(
@@ -684,6 +684,29 @@ def test_virtual_mfa_devices(iam):
     iam.delete_virtual_mfa_device(SerialNumber=serial)
     assert refusal(iam.get_mfa_device, SerialNumber=serial)[0] == "NoSuchEntity"
     iam.delete_user(UserName=user)
+
+
+def test_credential_report():
+    # A server of its own: the report is the account's, and other tests' users would show.
+    server = Stratus("--ephemeral")
+    try:
+        iam = server.client("iam")
+        assert refusal(iam.get_credential_report)[0::2] == ("ReportNotPresent", 410)
+        user = name("reported")
+        iam.create_user(UserName=user)
+        iam.create_access_key(UserName=user)
+        assert iam.generate_credential_report()["State"] == "STARTED"
+        assert iam.generate_credential_report()["State"] == "COMPLETE"
+        report = iam.get_credential_report()
+        assert report["ReportFormat"] == "text/csv"
+        lines = report["Content"].decode().splitlines()
+        assert lines[0].startswith("user,arn,user_creation_time,password_enabled")
+        assert lines[1].startswith(f"<root_account>,arn:aws:iam::{ACCOUNT}:root,")
+        row = dict(zip(lines[0].split(","), lines[2].split(",")))
+        assert (row["user"], row["password_enabled"], row["mfa_active"], row["access_key_1_active"]) == (user, "false", "false", "true")
+        assert row["access_key_2_active"] == "false"
+    finally:
+        server.stop()
 
 
 def test_unimplemented_operations_are_refused_by_name(iam):

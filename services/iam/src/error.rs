@@ -40,6 +40,12 @@ pub enum IamError {
     /// `PasswordPolicyViolation` (400).
     #[error("{0}")]
     PasswordPolicyViolation(String),
+    /// `ReportNotPresent` (410): no credential report has been generated.
+    #[error("{0}")]
+    ReportNotPresent(String),
+    /// `ReportExpired` (410): the credential report is over four hours old.
+    #[error("{0}")]
+    ReportExpired(String),
     /// `NotImplemented` (501): what Stratus does not serve, the message says which.
     #[error("{0}")]
     NotServed(String),
@@ -62,6 +68,8 @@ impl IamError {
             IamError::Validation(_) => ("ValidationError", 400),
             IamError::PasswordPolicyViolation(_) => ("PasswordPolicyViolation", 400),
             IamError::NotServed(_) => ("NotImplemented", 501),
+            IamError::ReportNotPresent(_) => ("ReportNotPresent", 410),
+            IamError::ReportExpired(_) => ("ReportExpired", 410),
             IamError::Storage(e) => return AwsError::internal(format!("iam store: {e}")),
         };
         AwsError::new(code, self.to_string(), status)
@@ -119,4 +127,5 @@ into_operation_error! {
     GetAccountAuthorizationDetailsError CreateVirtualMFADeviceError DeleteVirtualMFADeviceError
     ListVirtualMFADevicesError EnableMFADeviceError DeactivateMFADeviceError ResyncMFADeviceError
     ListMFADevicesError GetMFADeviceError TagMFADeviceError UntagMFADeviceError ListMFADeviceTagsError
+    GenerateCredentialReportError GetCredentialReportError
 }

@@ -21,7 +21,8 @@
 //! - `mfa_devices`: [`records::MfaDeviceRecord`] by serial number (the device's ARN);
 //! - `oidc_providers`: [`records::OidcProviderRecord`] by URL without `https://`;
 //! - `deletion_tasks`: the role each service-linked role deletion task deleted, by task id;
-//! - `account`: one [`records::AccountRecord`] (alias, password policy) under `settings`.
+//! - `account`: one [`records::AccountRecord`] (alias, password policy, the last credential
+//!   report) under `settings`.
 //!
 //! AWS managed policies are data shipped with the crate ([`aws_policies`]), never stored.
 //! Every policy document IAM accepts is checked by `stratus-policy` with IAM's grammar and
@@ -185,4 +186,6 @@ stratus_gen_iam::operations! {
     tag_mfa_device => ops::mfa_devices::tag_mfa_device,
     untag_mfa_device => ops::mfa_devices::untag_mfa_device,
     list_mfa_device_tags => ops::mfa_devices::list_mfa_device_tags,
+    generate_credential_report => ops::credential_report::generate_credential_report,
+    get_credential_report => ops::credential_report::get_credential_report,
 }

@@ -308,6 +308,9 @@ pub(crate) struct VersionRecord {
 pub(crate) struct AccountRecord {
     pub(crate) alias: Option<String>,
     pub(crate) password_policy: Option<PasswordPolicyRecord>,
+    /// The last credential report: when it was generated, and its CSV.
+    #[serde(default)]
+    pub(crate) credential_report: Option<(u64, String)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -5,6 +5,7 @@ pub(crate) mod access_keys;
 pub(crate) mod account;
 pub(crate) mod attached;
 pub(crate) mod authorization_details;
+pub(crate) mod credential_report;
 pub(crate) mod groups;
 pub(crate) mod inline;
 pub(crate) mod instance_profiles;
