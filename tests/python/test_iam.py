@@ -1,7 +1,10 @@
 """IAM through boto3 (awsQuery) and the AWS CLI, against the real binary."""
 
+import base64
+import hashlib
 import json
 import re
+import struct
 import urllib.parse
 import uuid
 
@@ -709,10 +712,51 @@ def test_credential_report():
         server.stop()
 
 
+def ssh_key(seed):
+    """An OpenSSH ed25519 public key line and its MD5 fingerprint, computed here."""
+    blob = struct.pack(">I", 11) + b"ssh-ed25519" + struct.pack(">I", 32) + bytes([seed]) * 32
+    digest = hashlib.md5(blob).hexdigest()
+    return f"ssh-ed25519 {base64.b64encode(blob).decode()} me@host", ":".join(digest[i : i + 2] for i in range(0, 32, 2))
+
+
+def test_ssh_public_keys(iam):
+    user = name("ssh")
+    iam.create_user(UserName=user)
+    body, fingerprint = ssh_key(1)
+    uploaded = iam.upload_ssh_public_key(UserName=user, SSHPublicKeyBody=body)["SSHPublicKey"]
+    key_id = uploaded["SSHPublicKeyId"]
+    assert re.fullmatch(r"APKA[A-Z2-7]{17}", key_id)
+    assert (uploaded["Fingerprint"], uploaded["Status"]) == (fingerprint, "Active")
+    assert refusal(iam.upload_ssh_public_key, UserName=user, SSHPublicKeyBody=body)[0] == "DuplicateSSHPublicKey"
+    assert refusal(iam.upload_ssh_public_key, UserName=user, SSHPublicKeyBody="not a key")[0] == "InvalidPublicKey"
+    iam.update_ssh_public_key(UserName=user, SSHPublicKeyId=key_id, Status="Inactive")
+    got = iam.get_ssh_public_key(UserName=user, SSHPublicKeyId=key_id, Encoding="SSH")["SSHPublicKey"]
+    assert (got["SSHPublicKeyBody"], got["Status"]) == (body, "Inactive")
+    assert [k["SSHPublicKeyId"] for k in iam.list_ssh_public_keys(UserName=user)["SSHPublicKeys"]] == [key_id]
+    for seed in range(2, 6):
+        iam.upload_ssh_public_key(UserName=user, SSHPublicKeyBody=ssh_key(seed)[0])
+    assert refusal(iam.upload_ssh_public_key, UserName=user, SSHPublicKeyBody=ssh_key(6)[0])[1] == (
+        "Cannot exceed quota for PublicKeysPerUser: 5"
+    )
+    # https://github.com/rebuy-de/aws-nuke/issues/470 — AWS's words.
+    assert refusal(iam.delete_user, UserName=user)[1] == "Cannot delete entity, must remove referenced objects first."
+    for k in iam.list_ssh_public_keys(UserName=user)["SSHPublicKeys"]:
+        iam.delete_ssh_public_key(UserName=user, SSHPublicKeyId=k["SSHPublicKeyId"])
+    assert refusal(iam.get_ssh_public_key, UserName=user, SSHPublicKeyId=key_id, Encoding="SSH")[0] == "NoSuchEntity"
+    iam.delete_user(UserName=user)
+
+
+def test_security_token_service_preferences(iam):
+    iam.set_security_token_service_preferences(GlobalEndpointTokenVersion="v2Token")
+    assert iam.get_account_summary()["SummaryMap"]["GlobalEndpointTokenVersion"] == 2
+    iam.set_security_token_service_preferences(GlobalEndpointTokenVersion="v1Token")
+    assert iam.get_account_summary()["SummaryMap"]["GlobalEndpointTokenVersion"] == 1
+
+
 def test_unimplemented_operations_are_refused_by_name(iam):
-    code, message, status = refusal(iam.list_ssh_public_keys)
+    code, message, status = refusal(iam.list_signing_certificates)
     assert (code, status) == ("NotImplemented", 501)
-    assert "ListSSHPublicKeys" in message
+    assert "ListSigningCertificates" in message
 
 
 def test_raw_query_documents_are_url_encoded(stratus, iam):

@@ -40,6 +40,12 @@ pub enum IamError {
     /// `PasswordPolicyViolation` (400).
     #[error("{0}")]
     PasswordPolicyViolation(String),
+    /// `InvalidPublicKey` (400): an SSH public key that is not one.
+    #[error("{0}")]
+    InvalidPublicKey(String),
+    /// `DuplicateSSHPublicKey` (400): the user already has this key.
+    #[error("{0}")]
+    DuplicateSshPublicKey(String),
     /// `ReportNotPresent` (410): no credential report has been generated.
     #[error("{0}")]
     ReportNotPresent(String),
@@ -69,6 +75,8 @@ impl IamError {
             IamError::PasswordPolicyViolation(_) => ("PasswordPolicyViolation", 400),
             IamError::NotServed(_) => ("NotImplemented", 501),
             IamError::ReportNotPresent(_) => ("ReportNotPresent", 410),
+            IamError::InvalidPublicKey(_) => ("InvalidPublicKey", 400),
+            IamError::DuplicateSshPublicKey(_) => ("DuplicateSSHPublicKey", 400),
             IamError::ReportExpired(_) => ("ReportExpired", 410),
             IamError::Storage(e) => return AwsError::internal(format!("iam store: {e}")),
         };
@@ -127,5 +135,7 @@ into_operation_error! {
     GetAccountAuthorizationDetailsError CreateVirtualMFADeviceError DeleteVirtualMFADeviceError
     ListVirtualMFADevicesError EnableMFADeviceError DeactivateMFADeviceError ResyncMFADeviceError
     ListMFADevicesError GetMFADeviceError TagMFADeviceError UntagMFADeviceError ListMFADeviceTagsError
-    GenerateCredentialReportError GetCredentialReportError
+    GenerateCredentialReportError GetCredentialReportError UploadSSHPublicKeyError GetSSHPublicKeyError
+    ListSSHPublicKeysError UpdateSSHPublicKeyError DeleteSSHPublicKeyError
+    SetSecurityTokenServicePreferencesError
 }

@@ -2,7 +2,7 @@
 //!
 //! IAM's unique ids are a four-letter prefix naming the kind of entity (`AIDA` users, `AROA`
 //! roles, `ANPA` managed policies, `AGPA` groups, `AIPA` instance profiles, `ACCA`
-//! service-specific credentials) and 17 characters of the base-32 alphabet `A–Z2–7`, 21 in
+//! service-specific credentials, `APKA` SSH public keys) and 17 characters of the base-32 alphabet `A–Z2–7`, 21 in
 //! all; access key ids are `AKIA` and 16 more, 20 in all, as AWS issues them. Secrets (secret
 //! access keys, service passwords) are base 64 drawn from the operating system's CSPRNG: they
 //! are credentials, unlike ids.
@@ -23,6 +23,7 @@ pub(crate) enum IdKind {
     Policy,
     InstanceProfile,
     ServiceCredential,
+    SshKey,
 }
 
 impl IdKind {
@@ -34,6 +35,7 @@ impl IdKind {
             IdKind::Policy => "ANPA",
             IdKind::InstanceProfile => "AIPA",
             IdKind::ServiceCredential => "ACCA",
+            IdKind::SshKey => "APKA",
         }
     }
 }
@@ -86,6 +88,7 @@ mod tests {
             (IdKind::Policy, "ANPA"),
             (IdKind::InstanceProfile, "AIPA"),
             (IdKind::ServiceCredential, "ACCA"),
+            (IdKind::SshKey, "APKA"),
         ] {
             let id = unique_id(kind);
             assert_eq!(id.len(), 21, "{id}");

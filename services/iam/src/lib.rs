@@ -18,6 +18,7 @@
 //! - `access_keys`: [`records::AccessKeyRecord`] by access key id — its user's key, secret,
 //!   status;
 //! - `service_credentials`: [`records::ServiceCredentialRecord`] by credential id;
+//! - `ssh_keys`: [`records::SshKeyRecord`] by `APKA…` id;
 //! - `mfa_devices`: [`records::MfaDeviceRecord`] by serial number (the device's ARN);
 //! - `oidc_providers`: [`records::OidcProviderRecord`] by URL without `https://`;
 //! - `deletion_tasks`: the role each service-linked role deletion task deleted, by task id;
@@ -188,4 +189,10 @@ stratus_gen_iam::operations! {
     list_mfa_device_tags => ops::mfa_devices::list_mfa_device_tags,
     generate_credential_report => ops::credential_report::generate_credential_report,
     get_credential_report => ops::credential_report::get_credential_report,
+    upload_ssh_public_key => ops::ssh_keys::upload_ssh_public_key,
+    get_ssh_public_key => ops::ssh_keys::get_ssh_public_key,
+    list_ssh_public_keys => ops::ssh_keys::list_ssh_public_keys,
+    update_ssh_public_key => ops::ssh_keys::update_ssh_public_key,
+    delete_ssh_public_key => ops::ssh_keys::delete_ssh_public_key,
+    set_security_token_service_preferences => ops::account::set_security_token_service_preferences,
 }

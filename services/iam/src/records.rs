@@ -250,6 +250,16 @@ pub(crate) struct AccessKeyRecord {
     pub(crate) created: u64,
 }
 
+/// An SSH public key of a user (for CodeCommit), keyed by its `APKA…` id.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct SshKeyRecord {
+    pub(crate) user: String,
+    pub(crate) body: String,
+    pub(crate) fingerprint: String,
+    pub(crate) active: bool,
+    pub(crate) uploaded: u64,
+}
+
 /// A virtual MFA device, keyed by its serial number (its ARN).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct MfaDeviceRecord {
@@ -311,6 +321,9 @@ pub(crate) struct AccountRecord {
     /// The last credential report: when it was generated, and its CSV.
     #[serde(default)]
     pub(crate) credential_report: Option<(u64, String)>,
+    /// STS's global endpoint token version (`SetSecurityTokenServicePreferences`), 1 unless set.
+    #[serde(default)]
+    pub(crate) global_endpoint_token_version: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -8,7 +8,7 @@ use stratus_storage::{Direction, KeyRange, Read, Table};
 use crate::error::IamError;
 use crate::records::{
     key, AccessKeyRecord, AccountRecord, GroupRecord, InstanceProfileRecord, MfaDeviceRecord, OidcProviderRecord,
-    Permissions, PolicyRecord, RoleRecord, ServiceCredentialRecord, UserRecord,
+    Permissions, PolicyRecord, RoleRecord, ServiceCredentialRecord, SshKeyRecord, UserRecord,
 };
 
 pub(crate) const USERS: Table<UserRecord> = Table::new("users");
@@ -18,6 +18,7 @@ pub(crate) const POLICIES: Table<PolicyRecord> = Table::new("policies");
 pub(crate) const INSTANCE_PROFILES: Table<InstanceProfileRecord> = Table::new("instance_profiles");
 pub(crate) const ACCESS_KEYS: Table<AccessKeyRecord> = Table::new("access_keys");
 pub(crate) const SERVICE_CREDENTIALS: Table<ServiceCredentialRecord> = Table::new("service_credentials");
+pub(crate) const SSH_KEYS: Table<SshKeyRecord> = Table::new("ssh_keys");
 pub(crate) const MFA_DEVICES: Table<MfaDeviceRecord> = Table::new("mfa_devices");
 pub(crate) const OIDC_PROVIDERS: Table<OidcProviderRecord> = Table::new("oidc_providers");
 pub(crate) const ACCOUNT: Table<AccountRecord> = Table::new("account");

@@ -134,6 +134,24 @@ pub(crate) async fn list_account_aliases(
     })
 }
 
+pub(crate) async fn set_security_token_service_preferences(
+    iam: &IamService,
+    ctx: &RequestContext,
+    input: SetSecurityTokenServicePreferencesRequest,
+) -> Result<Unit, IamError> {
+    let version = match input.global_endpoint_token_version {
+        GlobalEndpointTokenVersion::V1Token => 1,
+        _ => 2,
+    };
+    iam.write(&ctx.account_id, move |tx| {
+        let mut account = load_account(tx)?;
+        account.global_endpoint_token_version = Some(version);
+        ACCOUNT.put(tx, ACCOUNT_KEY, &account)?;
+        Ok(Unit {})
+    })
+    .await
+}
+
 /// AWS's default quotas, as `GetAccountSummary` reports them.
 const QUOTAS: &[(&str, i32)] = &[
     ("UsersQuota", 5000),
@@ -155,7 +173,6 @@ const QUOTAS: &[(&str, i32)] = &[
     ("AttachedPoliciesPerRoleQuota", 10),
     ("VersionsPerPolicyQuota", 5),
     ("PolicyVersionsInUseQuota", 10000),
-    ("GlobalEndpointTokenVersion", 1),
 ];
 
 fn count(n: usize) -> i32 {
@@ -172,8 +189,10 @@ pub(crate) async fn get_account_summary(
     let groups = all(&store, GROUPS)?;
     let roles = all(&store, ROLES)?;
     let policies = all(&store, POLICIES)?;
+    let token_version = load_account(&store)?.global_endpoint_token_version.unwrap_or(1);
     let mut summary: BTreeMap<String, i32> = QUOTAS.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     let versions: usize = policies.iter().map(|(_, p)| p.versions.len()).sum();
+    summary.insert("GlobalEndpointTokenVersion".into(), token_version);
     for (name, n) in [
         ("Users", users.len()),
         ("Groups", groups.len()),

@@ -16,4 +16,5 @@ pub(crate) mod policies;
 pub(crate) mod roles;
 pub(crate) mod service_credentials;
 pub(crate) mod service_linked_roles;
+pub(crate) mod ssh_keys;
 pub(crate) mod users;

@@ -10,7 +10,7 @@ use crate::listing::page;
 use crate::managed::resolve;
 use crate::records::{key, Permissions, Scope, UserRecord};
 use crate::service::{now, scope, IamService};
-use crate::store::{all, load, ACCESS_KEYS, GROUPS, MFA_DEVICES, SERVICE_CREDENTIALS, USERS};
+use crate::store::{all, load, ACCESS_KEYS, GROUPS, MFA_DEVICES, SERVICE_CREDENTIALS, SSH_KEYS, USERS};
 use crate::tagging::{merged, tag_page, without};
 
 const USER_LISTING: Token = Token::for_listing("iam:ListUsers");
@@ -142,6 +142,12 @@ pub(crate) async fn update_user(
                     ACCESS_KEYS.put(tx, id, &access_key)?;
                 }
             }
+            for (id, mut ssh_key) in all(tx, SSH_KEYS)? {
+                if ssh_key.user == old_key {
+                    ssh_key.user = new_key.clone();
+                    SSH_KEYS.put(tx, id, &ssh_key)?;
+                }
+            }
             for (id, mut credential) in all(tx, SERVICE_CREDENTIALS)? {
                 if credential.user == old_key {
                     credential.user = new_key.clone();
@@ -188,8 +194,11 @@ pub(crate) async fn delete_user(
         if !user.groups.is_empty() {
             return Err(IamError::must("remove users from group"));
         }
-        // Recorded from AWS for a user with a service-specific credential.
-        if all(tx, SERVICE_CREDENTIALS)?.iter().any(|(_, c)| c.user == user_key) {
+        // Recorded from AWS for a user with a service-specific credential; the same for SSH
+        // keys (https://github.com/rebuy-de/aws-nuke/issues/470).
+        if all(tx, SERVICE_CREDENTIALS)?.iter().any(|(_, c)| c.user == user_key)
+            || all(tx, SSH_KEYS)?.iter().any(|(_, k)| k.user == user_key)
+        {
             return Err(IamError::must("remove referenced objects"));
         }
         USERS.delete(tx, user_key);
