@@ -753,6 +753,23 @@ def test_security_token_service_preferences(iam):
     assert iam.get_account_summary()["SummaryMap"]["GlobalEndpointTokenVersion"] == 1
 
 
+def test_outbound_web_identity_federation():
+    server = Stratus("--ephemeral")
+    try:
+        iam = server.client("iam")
+        assert refusal(iam.get_outbound_web_identity_federation_info)[0::2] == ("FeatureDisabled", 404)
+        issuer = iam.enable_outbound_web_identity_federation()["IssuerIdentifier"]
+        assert re.fullmatch(r"https://[0-9a-f-]{36}\.tokens\.sts\.global\.api\.aws", issuer)
+        assert refusal(iam.enable_outbound_web_identity_federation)[0::2] == ("FeatureEnabled", 409)
+        info = iam.get_outbound_web_identity_federation_info()
+        assert (info["IssuerIdentifier"], info["JwtVendingEnabled"]) == (issuer, True)
+        iam.disable_outbound_web_identity_federation()
+        assert refusal(iam.disable_outbound_web_identity_federation)[0] == "FeatureDisabled"
+        assert iam.enable_outbound_web_identity_federation()["IssuerIdentifier"] == issuer
+    finally:
+        server.stop()
+
+
 def test_unimplemented_operations_are_refused_by_name(iam):
     code, message, status = refusal(iam.list_signing_certificates)
     assert (code, status) == ("NotImplemented", 501)

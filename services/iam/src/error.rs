@@ -46,6 +46,12 @@ pub enum IamError {
     /// `DuplicateSSHPublicKey` (400): the user already has this key.
     #[error("{0}")]
     DuplicateSshPublicKey(String),
+    /// `FeatureDisabled` (404) and `FeatureEnabled` (409): an account feature is not in the
+    /// state the request needs.
+    #[error("{0}")]
+    FeatureDisabled(String),
+    #[error("{0}")]
+    FeatureEnabled(String),
     /// `ReportNotPresent` (410): no credential report has been generated.
     #[error("{0}")]
     ReportNotPresent(String),
@@ -75,6 +81,8 @@ impl IamError {
             IamError::PasswordPolicyViolation(_) => ("PasswordPolicyViolation", 400),
             IamError::NotServed(_) => ("NotImplemented", 501),
             IamError::ReportNotPresent(_) => ("ReportNotPresent", 410),
+            IamError::FeatureDisabled(_) => ("FeatureDisabled", 404),
+            IamError::FeatureEnabled(_) => ("FeatureEnabled", 409),
             IamError::InvalidPublicKey(_) => ("InvalidPublicKey", 400),
             IamError::DuplicateSshPublicKey(_) => ("DuplicateSSHPublicKey", 400),
             IamError::ReportExpired(_) => ("ReportExpired", 410),
@@ -137,5 +145,6 @@ into_operation_error! {
     ListMFADevicesError GetMFADeviceError TagMFADeviceError UntagMFADeviceError ListMFADeviceTagsError
     GenerateCredentialReportError GetCredentialReportError UploadSSHPublicKeyError GetSSHPublicKeyError
     ListSSHPublicKeysError UpdateSSHPublicKeyError DeleteSSHPublicKeyError
-    SetSecurityTokenServicePreferencesError
+    SetSecurityTokenServicePreferencesError EnableOutboundWebIdentityFederationError
+    DisableOutboundWebIdentityFederationError GetOutboundWebIdentityFederationInfoError
 }

@@ -23,7 +23,7 @@
 //! - `oidc_providers`: [`records::OidcProviderRecord`] by URL without `https://`;
 //! - `deletion_tasks`: the role each service-linked role deletion task deleted, by task id;
 //! - `account`: one [`records::AccountRecord`] (alias, password policy, the last credential
-//!   report) under `settings`.
+//!   report, STS preferences, outbound federation) under `settings`.
 //!
 //! AWS managed policies are data shipped with the crate ([`aws_policies`]), never stored.
 //! Every policy document IAM accepts is checked by `stratus-policy` with IAM's grammar and
@@ -195,4 +195,7 @@ stratus_gen_iam::operations! {
     update_ssh_public_key => ops::ssh_keys::update_ssh_public_key,
     delete_ssh_public_key => ops::ssh_keys::delete_ssh_public_key,
     set_security_token_service_preferences => ops::account::set_security_token_service_preferences,
+    enable_outbound_web_identity_federation => ops::outbound_federation::enable_outbound_web_identity_federation,
+    disable_outbound_web_identity_federation => ops::outbound_federation::disable_outbound_web_identity_federation,
+    get_outbound_web_identity_federation_info => ops::outbound_federation::get_outbound_web_identity_federation_info,
 }

@@ -324,6 +324,10 @@ pub(crate) struct AccountRecord {
     /// STS's global endpoint token version (`SetSecurityTokenServicePreferences`), 1 unless set.
     #[serde(default)]
     pub(crate) global_endpoint_token_version: Option<i32>,
+    /// The issuer of outbound web identity tokens, once federation was enabled, and whether
+    /// it is on.
+    #[serde(default)]
+    pub(crate) outbound_federation: Option<(String, bool)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
