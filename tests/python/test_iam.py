@@ -770,6 +770,31 @@ def test_outbound_web_identity_federation():
         server.stop()
 
 
+def test_policy_simulation(iam):
+    put_only = json.dumps({"Version": "2012-10-17", "Statement": {"Sid": "", "Effect": "Allow", "Action": "s3:PutObject", "Resource": "*"}})
+    arn = iam.create_policy(PolicyName=name("sim"), PolicyDocument=put_only)["Policy"]["Arn"]
+    user, group = name("sim"), name("sim")
+    iam.create_user(UserName=user)
+    iam.create_group(GroupName=group)
+    iam.add_user_to_group(GroupName=group, UserName=user)
+    iam.attach_group_policy(GroupName=group, PolicyArn=arn)
+    user_arn = iam.get_user(UserName=user)["User"]["Arn"]
+    results = iam.simulate_principal_policy(
+        PolicySourceArn=user_arn, ActionNames=["s3:PutObject", "s3:GetObjectVersion"], ResourceArns=["arn:aws:s3:::bucket"]
+    )["EvaluationResults"]
+    # As recorded from AWS for the same policy: allowed, and an implicit deny.
+    assert [(r["EvalActionName"], r["EvalDecision"]) for r in results] == [("s3:PutObject", "allowed"), ("s3:GetObjectVersion", "implicitDeny")]
+    assert results[0]["ResourceSpecificResults"][0]["EvalResourceDecision"] == "allowed"
+    deny = json.dumps({"Version": "2012-10-17", "Statement": {"Effect": "Deny", "Action": "s3:*", "Resource": "*"}})
+    denied = iam.simulate_principal_policy(PolicySourceArn=user_arn, ActionNames=["s3:PutObject"], PolicyInputList=[deny])
+    assert denied["EvaluationResults"][0]["EvalDecision"] == "explicitDeny"
+    custom = iam.simulate_custom_policy(PolicyInputList=[put_only], ActionNames=["s3:PutObject", "sqs:SendMessage"])
+    assert [r["EvalDecision"] for r in custom["EvaluationResults"]] == ["allowed", "implicitDeny"]
+    assert refusal(iam.simulate_custom_policy, PolicyInputList=["{}"], ActionNames=["s3:PutObject"])[0] == "InvalidInput"
+    missing = f"arn:aws:iam::{ACCOUNT}:user/nobody"
+    assert refusal(iam.simulate_principal_policy, PolicySourceArn=missing, ActionNames=["s3:PutObject"])[0] == "NoSuchEntity"
+
+
 def test_unimplemented_operations_are_refused_by_name(iam):
     code, message, status = refusal(iam.list_signing_certificates)
     assert (code, status) == ("NotImplemented", 501)

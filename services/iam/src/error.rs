@@ -147,4 +147,5 @@ into_operation_error! {
     ListSSHPublicKeysError UpdateSSHPublicKeyError DeleteSSHPublicKeyError
     SetSecurityTokenServicePreferencesError EnableOutboundWebIdentityFederationError
     DisableOutboundWebIdentityFederationError GetOutboundWebIdentityFederationInfoError
+    SimulatePrincipalPolicyError SimulateCustomPolicyError
 }

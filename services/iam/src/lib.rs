@@ -198,4 +198,6 @@ stratus_gen_iam::operations! {
     enable_outbound_web_identity_federation => ops::outbound_federation::enable_outbound_web_identity_federation,
     disable_outbound_web_identity_federation => ops::outbound_federation::disable_outbound_web_identity_federation,
     get_outbound_web_identity_federation_info => ops::outbound_federation::get_outbound_web_identity_federation_info,
+    simulate_principal_policy => ops::simulate::simulate_principal_policy,
+    simulate_custom_policy => ops::simulate::simulate_custom_policy,
 }

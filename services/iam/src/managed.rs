@@ -65,6 +65,20 @@ pub(crate) fn not_attachable(arn: &str) -> IamError {
     IamError::NoSuchEntity(format!("Policy {arn} does not exist or is not attachable."))
 }
 
+impl Managed {
+    /// The document of the policy's default version.
+    pub(crate) fn default_document(&self) -> &str {
+        match self {
+            Managed::Aws(policy) => policy.document,
+            Managed::Customer(record) => record
+                .versions
+                .iter()
+                .find(|v| v.number == record.default_version)
+                .map_or("", |v| v.document.as_str()),
+        }
+    }
+}
+
 /// How many users, groups and roles each managed policy (by ARN) is attached to.
 pub(crate) fn attachment_counts(r: &(impl Read + ?Sized)) -> Result<HashMap<String, i32>, IamError> {
     let mut counts = HashMap::new();

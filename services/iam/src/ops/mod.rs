@@ -17,5 +17,6 @@ pub(crate) mod policies;
 pub(crate) mod roles;
 pub(crate) mod service_credentials;
 pub(crate) mod service_linked_roles;
+pub(crate) mod simulate;
 pub(crate) mod ssh_keys;
 pub(crate) mod users;
