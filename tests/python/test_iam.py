@@ -795,6 +795,25 @@ def test_policy_simulation(iam):
     assert refusal(iam.simulate_principal_policy, PolicySourceArn=missing, ActionNames=["s3:PutObject"])[0] == "NoSuchEntity"
 
 
+def test_saml_providers(iam):
+    provider = name("idp")
+    metadata = '<?xml version="1.0"?><EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.com">' + " " * 1000 + "</EntityDescriptor>"
+    arn = iam.create_saml_provider(Name=provider, SAMLMetadataDocument=metadata, Tags=[{"Key": "k", "Value": "v"}])["SAMLProviderArn"]
+    assert arn == f"arn:aws:iam::{ACCOUNT}:saml-provider/{provider}"
+    assert refusal(iam.create_saml_provider, Name=provider, SAMLMetadataDocument=metadata)[0] == "EntityAlreadyExists"
+    got = iam.get_saml_provider(SAMLProviderArn=arn)
+    assert got["SAMLMetadataDocument"] == metadata and re.fullmatch(r"[0-9a-f-]{36}", got["SAMLProviderUUID"])
+    assert arn in [p["Arn"] for p in iam.list_saml_providers()["SAMLProviderList"]]
+    updated = metadata.replace("idp.example.com", "idp2.example.com")
+    assert iam.update_saml_provider(SAMLProviderArn=arn, SAMLMetadataDocument=updated)["SAMLProviderArn"] == arn
+    assert iam.get_saml_provider(SAMLProviderArn=arn)["SAMLMetadataDocument"] == updated
+    iam.tag_saml_provider(SAMLProviderArn=arn, Tags=[{"Key": "k2", "Value": "v2"}])
+    iam.untag_saml_provider(SAMLProviderArn=arn, TagKeys=["k"])
+    assert iam.list_saml_provider_tags(SAMLProviderArn=arn)["Tags"] == [{"Key": "k2", "Value": "v2"}]
+    iam.delete_saml_provider(SAMLProviderArn=arn)
+    assert refusal(iam.get_saml_provider, SAMLProviderArn=arn)[0::2] == ("NoSuchEntity", 404)
+
+
 def test_unimplemented_operations_are_refused_by_name(iam):
     code, message, status = refusal(iam.list_signing_certificates)
     assert (code, status) == ("NotImplemented", 501)

@@ -147,5 +147,7 @@ into_operation_error! {
     ListSSHPublicKeysError UpdateSSHPublicKeyError DeleteSSHPublicKeyError
     SetSecurityTokenServicePreferencesError EnableOutboundWebIdentityFederationError
     DisableOutboundWebIdentityFederationError GetOutboundWebIdentityFederationInfoError
-    SimulatePrincipalPolicyError SimulateCustomPolicyError
+    SimulatePrincipalPolicyError SimulateCustomPolicyError CreateSAMLProviderError GetSAMLProviderError
+    ListSAMLProvidersError UpdateSAMLProviderError DeleteSAMLProviderError TagSAMLProviderError
+    UntagSAMLProviderError ListSAMLProviderTagsError
 }

@@ -20,6 +20,7 @@
 //! - `service_credentials`: [`records::ServiceCredentialRecord`] by credential id;
 //! - `ssh_keys`: [`records::SshKeyRecord`] by `APKA…` id;
 //! - `mfa_devices`: [`records::MfaDeviceRecord`] by serial number (the device's ARN);
+//! - `saml_providers`: [`records::SamlProviderRecord`] by name;
 //! - `oidc_providers`: [`records::OidcProviderRecord`] by URL without `https://`;
 //! - `deletion_tasks`: the role each service-linked role deletion task deleted, by task id;
 //! - `account`: one [`records::AccountRecord`] (alias, password policy, the last credential
@@ -200,4 +201,12 @@ stratus_gen_iam::operations! {
     get_outbound_web_identity_federation_info => ops::outbound_federation::get_outbound_web_identity_federation_info,
     simulate_principal_policy => ops::simulate::simulate_principal_policy,
     simulate_custom_policy => ops::simulate::simulate_custom_policy,
+    create_saml_provider => ops::saml_providers::create_saml_provider,
+    get_saml_provider => ops::saml_providers::get_saml_provider,
+    list_saml_providers => ops::saml_providers::list_saml_providers,
+    update_saml_provider => ops::saml_providers::update_saml_provider,
+    delete_saml_provider => ops::saml_providers::delete_saml_provider,
+    tag_saml_provider => ops::saml_providers::tag_saml_provider,
+    untag_saml_provider => ops::saml_providers::untag_saml_provider,
+    list_saml_provider_tags => ops::saml_providers::list_saml_provider_tags,
 }

@@ -270,6 +270,15 @@ pub(crate) struct MfaDeviceRecord {
     pub(crate) assigned: Option<(String, u64)>,
 }
 
+/// A SAML identity provider, keyed by its name.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct SamlProviderRecord {
+    pub(crate) uuid: String,
+    pub(crate) metadata: String,
+    pub(crate) tags: Tags,
+    pub(crate) created: u64,
+}
+
 /// An OpenID Connect identity provider, keyed by its URL without the scheme.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct OidcProviderRecord {

@@ -8,7 +8,7 @@ use stratus_storage::{Direction, KeyRange, Read, Table};
 use crate::error::IamError;
 use crate::records::{
     key, AccessKeyRecord, AccountRecord, GroupRecord, InstanceProfileRecord, MfaDeviceRecord, OidcProviderRecord,
-    Permissions, PolicyRecord, RoleRecord, ServiceCredentialRecord, SshKeyRecord, UserRecord,
+    Permissions, PolicyRecord, RoleRecord, SamlProviderRecord, ServiceCredentialRecord, SshKeyRecord, UserRecord,
 };
 
 pub(crate) const USERS: Table<UserRecord> = Table::new("users");
@@ -20,6 +20,7 @@ pub(crate) const ACCESS_KEYS: Table<AccessKeyRecord> = Table::new("access_keys")
 pub(crate) const SERVICE_CREDENTIALS: Table<ServiceCredentialRecord> = Table::new("service_credentials");
 pub(crate) const SSH_KEYS: Table<SshKeyRecord> = Table::new("ssh_keys");
 pub(crate) const MFA_DEVICES: Table<MfaDeviceRecord> = Table::new("mfa_devices");
+pub(crate) const SAML_PROVIDERS: Table<SamlProviderRecord> = Table::new("saml_providers");
 pub(crate) const OIDC_PROVIDERS: Table<OidcProviderRecord> = Table::new("oidc_providers");
 pub(crate) const ACCOUNT: Table<AccountRecord> = Table::new("account");
 /// The one key of the `account` table.

@@ -15,6 +15,7 @@ pub(crate) mod oidc_providers;
 pub(crate) mod outbound_federation;
 pub(crate) mod policies;
 pub(crate) mod roles;
+pub(crate) mod saml_providers;
 pub(crate) mod service_credentials;
 pub(crate) mod service_linked_roles;
 pub(crate) mod simulate;
