@@ -814,6 +814,18 @@ def test_saml_providers(iam):
     assert refusal(iam.get_saml_provider, SAMLProviderArn=arn)[0::2] == ("NoSuchEntity", 404)
 
 
+def test_organizations_features_need_an_organization(iam):
+    for call in (
+        iam.list_organizations_features,
+        iam.enable_organizations_root_sessions,
+        iam.disable_organizations_root_sessions,
+        iam.enable_organizations_root_credentials_management,
+        iam.disable_organizations_root_credentials_management,
+    ):
+        with pytest.raises(iam.exceptions.OrganizationNotFoundException):
+            call()
+
+
 def test_unimplemented_operations_are_refused_by_name(iam):
     code, message, status = refusal(iam.list_signing_certificates)
     assert (code, status) == ("NotImplemented", 501)

@@ -52,6 +52,10 @@ pub enum IamError {
     FeatureDisabled(String),
     #[error("{0}")]
     FeatureEnabled(String),
+    /// `OrganizationNotFoundException` (400): the account belongs to no organization (none
+    /// does in Stratus).
+    #[error("{0}")]
+    OrganizationNotFound(String),
     /// `ReportNotPresent` (410): no credential report has been generated.
     #[error("{0}")]
     ReportNotPresent(String),
@@ -81,6 +85,7 @@ impl IamError {
             IamError::PasswordPolicyViolation(_) => ("PasswordPolicyViolation", 400),
             IamError::NotServed(_) => ("NotImplemented", 501),
             IamError::ReportNotPresent(_) => ("ReportNotPresent", 410),
+            IamError::OrganizationNotFound(_) => ("OrganizationNotFoundException", 400),
             IamError::FeatureDisabled(_) => ("FeatureDisabled", 404),
             IamError::FeatureEnabled(_) => ("FeatureEnabled", 409),
             IamError::InvalidPublicKey(_) => ("InvalidPublicKey", 400),
@@ -149,5 +154,7 @@ into_operation_error! {
     DisableOutboundWebIdentityFederationError GetOutboundWebIdentityFederationInfoError
     SimulatePrincipalPolicyError SimulateCustomPolicyError CreateSAMLProviderError GetSAMLProviderError
     ListSAMLProvidersError UpdateSAMLProviderError DeleteSAMLProviderError TagSAMLProviderError
-    UntagSAMLProviderError ListSAMLProviderTagsError
+    UntagSAMLProviderError ListSAMLProviderTagsError ListOrganizationsFeaturesError
+    EnableOrganizationsRootSessionsError DisableOrganizationsRootSessionsError
+    EnableOrganizationsRootCredentialsManagementError DisableOrganizationsRootCredentialsManagementError
 }

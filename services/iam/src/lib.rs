@@ -209,4 +209,9 @@ stratus_gen_iam::operations! {
     tag_saml_provider => ops::saml_providers::tag_saml_provider,
     untag_saml_provider => ops::saml_providers::untag_saml_provider,
     list_saml_provider_tags => ops::saml_providers::list_saml_provider_tags,
+    list_organizations_features => ops::organizations::list_organizations_features,
+    enable_organizations_root_sessions => ops::organizations::enable_organizations_root_sessions,
+    disable_organizations_root_sessions => ops::organizations::disable_organizations_root_sessions,
+    enable_organizations_root_credentials_management => ops::organizations::enable_organizations_root_credentials_management,
+    disable_organizations_root_credentials_management => ops::organizations::disable_organizations_root_credentials_management,
 }

@@ -12,6 +12,7 @@ pub(crate) mod instance_profiles;
 pub(crate) mod login_profiles;
 pub(crate) mod mfa_devices;
 pub(crate) mod oidc_providers;
+pub(crate) mod organizations;
 pub(crate) mod outbound_federation;
 pub(crate) mod policies;
 pub(crate) mod roles;
