@@ -511,6 +511,20 @@ def test_account_password_policy_alias_and_summary(iam):
     assert (policy["MinimumPasswordLength"], policy["RequireSymbols"], policy["ExpirePasswords"]) == (12, True, True)
     iam.delete_account_password_policy()
     assert refusal(iam.delete_account_password_policy)[0] == "NoSuchEntity"
+    # With a policy, console passwords must keep it.
+    iam.update_account_password_policy(MinimumPasswordLength=10, RequireNumbers=True)
+    user = name("policed")
+    iam.create_user(UserName=user)
+    assert refusal(iam.create_login_profile, UserName=user, Password="short1") == (
+        "PasswordPolicyViolation",
+        "Password should have a minimum length of 10",
+        400,
+    )
+    assert refusal(iam.create_login_profile, UserName=user, Password="no-digits-here")[1] == "Password should have at least one number"
+    iam.create_login_profile(UserName=user, Password="long-enough-1")
+    assert refusal(iam.update_login_profile, UserName=user, Password="x")[0] == "PasswordPolicyViolation"
+    iam.delete_login_profile(UserName=user)
+    iam.delete_account_password_policy()
     iam.create_account_alias(AccountAlias="stratus-test")
     assert iam.list_account_aliases()["AccountAliases"] == ["stratus-test"]
     iam.delete_account_alias(AccountAlias="stratus-test")

@@ -1,17 +1,67 @@
-//! Console passwords (login profiles): whether a user has one and must reset it. Stratus
-//! keeps no password: it serves no console.
+//! Console passwords (login profiles): whether a user has one and must reset it. Passwords
+//! are checked against the account's password policy, if it has one, and then forgotten:
+//! Stratus serves no console.
 
 use stratus_core::{RequestContext, Unit};
 use stratus_gen_iam::*;
 
 use crate::error::IamError;
 use crate::ops::users::caller_user;
-use crate::records::{key, LoginProfileRecord, UserRecord};
+use crate::records::{key, LoginProfileRecord, PasswordPolicyRecord, UserRecord};
 use crate::service::{now, IamService};
-use crate::store::{load, USERS};
+use crate::store::{load, load_account, USERS};
 
 fn no_such_profile(user: &str) -> IamError {
     IamError::NoSuchEntity(format!("Login Profile for User {user} cannot be found."))
+}
+
+/// A rule of a password policy: whether it applies, what a password needs a character of, and
+/// how AWS's message names that.
+type Rule = (bool, fn(char) -> bool, &'static str);
+
+/// The first rule of the account's password policy `password` breaks, in AWS's words.
+fn policy_violation(policy: &PasswordPolicyRecord, password: &str) -> Option<String> {
+    let length = i32::try_from(password.chars().count()).unwrap_or(i32::MAX);
+    if length < policy.minimum_length {
+        return Some(format!(
+            "Password should have a minimum length of {}",
+            policy.minimum_length
+        ));
+    }
+    let rules: [Rule; 4] = [
+        (
+            policy.require_uppercase,
+            |c| c.is_ascii_uppercase(),
+            "one uppercase letter",
+        ),
+        (
+            policy.require_lowercase,
+            |c| c.is_ascii_lowercase(),
+            "one lowercase letter",
+        ),
+        (policy.require_numbers, |c| c.is_ascii_digit(), "one number"),
+        (policy.require_symbols, |c| c.is_ascii_punctuation(), "one symbol"),
+    ];
+    rules
+        .iter()
+        .find(|(required, has, _)| *required && !password.chars().any(has))
+        .map(|(_, _, what)| format!("Password should have at least {what}"))
+}
+
+/// Refuses a password the account's policy does not allow.
+fn check_password(iam: &IamService, ctx: &RequestContext, password: &str) -> Result<(), IamError> {
+    if password.is_empty() {
+        return Err(IamError::PasswordPolicyViolation(
+            "Password should have at least 1 characters".into(),
+        ));
+    }
+    match load_account(&iam.reader(&ctx.account_id)?)?.password_policy {
+        Some(policy) => match policy_violation(&policy, password) {
+            Some(message) => Err(IamError::PasswordPolicyViolation(message)),
+            None => Ok(()),
+        },
+        None => Ok(()),
+    }
 }
 
 pub(crate) async fn create_login_profile(
@@ -20,11 +70,7 @@ pub(crate) async fn create_login_profile(
     input: CreateLoginProfileRequest,
 ) -> Result<CreateLoginProfileResponse, IamError> {
     let user = caller_user(iam, ctx, input.user_name)?;
-    if input.password.as_deref().unwrap_or_default().is_empty() {
-        return Err(IamError::PasswordPolicyViolation(
-            "Password should have at least 1 characters".into(),
-        ));
-    }
+    check_password(iam, ctx, input.password.as_deref().unwrap_or_default())?;
     let profile = LoginProfileRecord {
         created: now(ctx),
         reset_required: input.password_reset_required,
@@ -64,6 +110,9 @@ pub(crate) async fn update_login_profile(
     ctx: &RequestContext,
     input: UpdateLoginProfileRequest,
 ) -> Result<Unit, IamError> {
+    if let Some(password) = &input.password {
+        check_password(iam, ctx, password)?;
+    }
     iam.write(&ctx.account_id, move |tx| {
         let mut user: UserRecord = load(tx, &input.user_name)?;
         let name = user.name.clone();
@@ -92,4 +141,34 @@ pub(crate) async fn delete_login_profile(
         Ok(Unit {})
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_break_the_first_rule_they_miss() {
+        let policy = PasswordPolicyRecord {
+            minimum_length: 8,
+            require_symbols: true,
+            require_numbers: true,
+            require_uppercase: true,
+            require_lowercase: true,
+            allow_users_to_change: true,
+            max_age: None,
+            reuse_prevention: None,
+            hard_expiry: None,
+        };
+        for (password, refusal) in [
+            ("Ab1!", Some("Password should have a minimum length of 8")),
+            ("abcdefg1!", Some("Password should have at least one uppercase letter")),
+            ("ABCDEFG1!", Some("Password should have at least one lowercase letter")),
+            ("Abcdefgh!", Some("Password should have at least one number")),
+            ("Abcdefgh1", Some("Password should have at least one symbol")),
+            ("Abcdefg1!", None),
+        ] {
+            assert_eq!(policy_violation(&policy, password).as_deref(), refusal, "{password}");
+        }
+    }
 }
