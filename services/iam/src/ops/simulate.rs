@@ -146,6 +146,10 @@ fn principal(scope: &Scope, arns: &[Option<&str>]) -> Principal {
         .unwrap_or(Principal::Anonymous)
 }
 
+fn resource_policy(document: Option<&str>) -> Result<Option<Policy>, IamError> {
+    document.map(|d| parse(d, PolicyKind::Resource)).transpose()
+}
+
 fn given(documents: Option<Vec<String>>, kind: PolicyKind) -> Result<Vec<Policy>, IamError> {
     documents.unwrap_or_default().iter().map(|d| parse(d, kind)).collect()
 }
@@ -168,11 +172,7 @@ pub(crate) async fn simulate_principal_policy(
     let inputs = Inputs {
         identity,
         boundary: boundaries.into_iter().next(),
-        resource: input
-            .resource_policy
-            .as_deref()
-            .map(|d| parse(d, PolicyKind::Resource))
-            .transpose()?,
+        resource: resource_policy(input.resource_policy.as_deref())?,
     };
     let principal = principal(&scope, &[input.caller_arn.as_deref(), Some(&input.policy_source_arn)]);
     run(
@@ -196,11 +196,7 @@ pub(crate) async fn simulate_custom_policy(
         boundary: given(input.permissions_boundary_policy_input_list, PolicyKind::Identity)?
             .into_iter()
             .next(),
-        resource: input
-            .resource_policy
-            .as_deref()
-            .map(|d| parse(d, PolicyKind::Resource))
-            .transpose()?,
+        resource: resource_policy(input.resource_policy.as_deref())?,
     };
     let principal = principal(&scope, &[input.caller_arn.as_deref()]);
     run(
