@@ -1,6 +1,7 @@
 //! AWS Identity and Access Management: users, groups, roles, managed and inline policies,
-//! instance profiles, access keys, login profiles and account settings, answered as IAM
-//! answers (awsQuery) and kept durably.
+//! instance profiles, credentials (access keys, login profiles, MFA devices, SSH keys,
+//! service-specific credentials), identity providers, service-linked roles, account settings
+//! and policy simulation, answered as IAM answers (awsQuery) and kept durably.
 //!
 //! IAM is global: each account's state lives in its global `iam` store
 //! (`Namespace::global(account, "iam")`), written with strict durability. Tables, each keyed
