@@ -132,6 +132,7 @@ struct Served {
 /// (queues) before S3 (event notifications).
 const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_sqs::register,
+    stratus_service_iam::register,
     stratus_service_sts::register,
     stratus_service_dynamodb::register,
     stratus_service_s3::register,

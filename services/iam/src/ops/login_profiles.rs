@@ -1,0 +1,174 @@
+//! Console passwords (login profiles): whether a user has one and must reset it. Passwords
+//! are checked against the account's password policy, if it has one, and then forgotten:
+//! Stratus serves no console.
+
+use stratus_core::{RequestContext, Unit};
+use stratus_gen_iam::*;
+
+use crate::error::IamError;
+use crate::ops::users::caller_user;
+use crate::records::{key, LoginProfileRecord, PasswordPolicyRecord, UserRecord};
+use crate::service::{now, IamService};
+use crate::store::{load, load_account, USERS};
+
+fn no_such_profile(user: &str) -> IamError {
+    IamError::NoSuchEntity(format!("Login Profile for User {user} cannot be found."))
+}
+
+/// A rule of a password policy: whether it applies, what a password needs a character of, and
+/// how AWS's message names that.
+type Rule = (bool, fn(char) -> bool, &'static str);
+
+/// The first rule of the account's password policy `password` breaks, in AWS's words.
+fn policy_violation(policy: &PasswordPolicyRecord, password: &str) -> Option<String> {
+    let length = i32::try_from(password.chars().count()).unwrap_or(i32::MAX);
+    if length < policy.minimum_length {
+        return Some(format!(
+            "Password should have a minimum length of {}",
+            policy.minimum_length
+        ));
+    }
+    let rules: [Rule; 4] = [
+        (
+            policy.require_uppercase,
+            |c| c.is_ascii_uppercase(),
+            "one uppercase letter",
+        ),
+        (
+            policy.require_lowercase,
+            |c| c.is_ascii_lowercase(),
+            "one lowercase letter",
+        ),
+        (policy.require_numbers, |c| c.is_ascii_digit(), "one number"),
+        (policy.require_symbols, |c| c.is_ascii_punctuation(), "one symbol"),
+    ];
+    rules
+        .iter()
+        .find(|(required, has, _)| *required && !password.chars().any(has))
+        .map(|(_, _, what)| format!("Password should have at least {what}"))
+}
+
+/// Refuses a password the account's policy does not allow.
+fn check_password(iam: &IamService, ctx: &RequestContext, password: &str) -> Result<(), IamError> {
+    if password.is_empty() {
+        return Err(IamError::PasswordPolicyViolation(
+            "Password should have at least 1 characters".into(),
+        ));
+    }
+    match load_account(&iam.reader(&ctx.account_id)?)?.password_policy {
+        Some(policy) => match policy_violation(&policy, password) {
+            Some(message) => Err(IamError::PasswordPolicyViolation(message)),
+            None => Ok(()),
+        },
+        None => Ok(()),
+    }
+}
+
+pub(crate) async fn create_login_profile(
+    iam: &IamService,
+    ctx: &RequestContext,
+    input: CreateLoginProfileRequest,
+) -> Result<CreateLoginProfileResponse, IamError> {
+    let user = caller_user(iam, ctx, input.user_name)?;
+    check_password(iam, ctx, input.password.as_deref().unwrap_or_default())?;
+    let profile = LoginProfileRecord {
+        created: now(ctx),
+        reset_required: input.password_reset_required,
+    };
+    let user = iam
+        .write(&ctx.account_id, move |tx| {
+            let mut user: UserRecord = load(tx, &user.name)?;
+            if user.login_profile.is_some() {
+                return Err(IamError::EntityAlreadyExists(format!(
+                    "Login Profile for user {} already exists.",
+                    user.name
+                )));
+            }
+            user.login_profile = Some(profile);
+            USERS.put(tx, key(&user.name), &user)?;
+            Ok(user)
+        })
+        .await?;
+    Ok(CreateLoginProfileResponse {
+        login_profile: user.wire_login_profile().expect("just set"),
+    })
+}
+
+pub(crate) async fn get_login_profile(
+    iam: &IamService,
+    ctx: &RequestContext,
+    input: GetLoginProfileRequest,
+) -> Result<GetLoginProfileResponse, IamError> {
+    let user = caller_user(iam, ctx, input.user_name)?;
+    Ok(GetLoginProfileResponse {
+        login_profile: user.wire_login_profile().ok_or_else(|| no_such_profile(&user.name))?,
+    })
+}
+
+pub(crate) async fn update_login_profile(
+    iam: &IamService,
+    ctx: &RequestContext,
+    input: UpdateLoginProfileRequest,
+) -> Result<Unit, IamError> {
+    if let Some(password) = &input.password {
+        check_password(iam, ctx, password)?;
+    }
+    iam.write(&ctx.account_id, move |tx| {
+        let mut user: UserRecord = load(tx, &input.user_name)?;
+        let name = user.name.clone();
+        let profile = user.login_profile.as_mut().ok_or_else(|| no_such_profile(&name))?;
+        if let Some(reset) = input.password_reset_required {
+            profile.reset_required = reset;
+        }
+        USERS.put(tx, key(&user.name), &user)?;
+        Ok(Unit {})
+    })
+    .await
+}
+
+pub(crate) async fn delete_login_profile(
+    iam: &IamService,
+    ctx: &RequestContext,
+    input: DeleteLoginProfileRequest,
+) -> Result<Unit, IamError> {
+    let user = caller_user(iam, ctx, input.user_name)?;
+    iam.write(&ctx.account_id, move |tx| {
+        let mut user: UserRecord = load(tx, &user.name)?;
+        if user.login_profile.take().is_none() {
+            return Err(no_such_profile(&user.name));
+        }
+        USERS.put(tx, key(&user.name), &user)?;
+        Ok(Unit {})
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_break_the_first_rule_they_miss() {
+        let policy = PasswordPolicyRecord {
+            minimum_length: 8,
+            require_symbols: true,
+            require_numbers: true,
+            require_uppercase: true,
+            require_lowercase: true,
+            allow_users_to_change: true,
+            max_age: None,
+            reuse_prevention: None,
+            hard_expiry: None,
+        };
+        for (password, refusal) in [
+            ("Ab1!", Some("Password should have a minimum length of 8")),
+            ("abcdefg1!", Some("Password should have at least one uppercase letter")),
+            ("ABCDEFG1!", Some("Password should have at least one lowercase letter")),
+            ("Abcdefgh!", Some("Password should have at least one number")),
+            ("Abcdefgh1", Some("Password should have at least one symbol")),
+            ("Abcdefg1!", None),
+        ] {
+            assert_eq!(policy_violation(&policy, password).as_deref(), refusal, "{password}");
+        }
+    }
+}

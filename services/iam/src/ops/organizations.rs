@@ -1,0 +1,55 @@
+//! The Organizations features of IAM (centralized root access for member accounts). Stratus
+//! serves no AWS Organizations, so every account stands alone and these answer as AWS
+//! answers an account outside any organization.
+
+use stratus_core::RequestContext;
+use stratus_gen_iam::*;
+
+use crate::error::IamError;
+use crate::service::IamService;
+
+fn no_organization<T>() -> Result<T, IamError> {
+    Err(IamError::OrganizationNotFound(
+        "Your account is not a member of an organization.".into(),
+    ))
+}
+
+pub(crate) async fn list_organizations_features(
+    _iam: &IamService,
+    _ctx: &RequestContext,
+    _input: ListOrganizationsFeaturesRequest,
+) -> Result<ListOrganizationsFeaturesResponse, IamError> {
+    no_organization()
+}
+
+pub(crate) async fn enable_organizations_root_sessions(
+    _iam: &IamService,
+    _ctx: &RequestContext,
+    _input: EnableOrganizationsRootSessionsRequest,
+) -> Result<EnableOrganizationsRootSessionsResponse, IamError> {
+    no_organization()
+}
+
+pub(crate) async fn disable_organizations_root_sessions(
+    _iam: &IamService,
+    _ctx: &RequestContext,
+    _input: DisableOrganizationsRootSessionsRequest,
+) -> Result<DisableOrganizationsRootSessionsResponse, IamError> {
+    no_organization()
+}
+
+pub(crate) async fn enable_organizations_root_credentials_management(
+    _iam: &IamService,
+    _ctx: &RequestContext,
+    _input: EnableOrganizationsRootCredentialsManagementRequest,
+) -> Result<EnableOrganizationsRootCredentialsManagementResponse, IamError> {
+    no_organization()
+}
+
+pub(crate) async fn disable_organizations_root_credentials_management(
+    _iam: &IamService,
+    _ctx: &RequestContext,
+    _input: DisableOrganizationsRootCredentialsManagementRequest,
+) -> Result<DisableOrganizationsRootCredentialsManagementResponse, IamError> {
+    no_organization()
+}

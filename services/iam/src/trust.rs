@@ -1,0 +1,102 @@
+//! What STS needs to know about a role before issuing a session for it: whether it exists,
+//! its trust policy and its longest session. Not yet exposed as a capability (that trait is
+//! owned elsewhere); this is the function it will call.
+
+use stratus_core::arn::Arn;
+
+use crate::error::IamError;
+use crate::records::{key, RoleRecord};
+use crate::service::IamService;
+use crate::store::ROLES;
+
+/// A role as `AssumeRole` sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssumableRole {
+    pub role_id: String,
+    /// The trust policy as it was given.
+    pub trust_policy: String,
+    /// Seconds.
+    pub max_session_duration: i32,
+}
+
+impl IamService {
+    /// The role `arn` names (`arn:PARTITION:iam::ACCOUNT:role/PATH/NAME`), if it exists with
+    /// that path in that account.
+    pub fn assumable_role(&self, arn: &str) -> Result<Option<AssumableRole>, IamError> {
+        let Ok(parsed) = Arn::parse(arn) else {
+            return Ok(None);
+        };
+        let Some(resource) = parsed.resource.strip_prefix("role") else {
+            return Ok(None);
+        };
+        if parsed.service != "iam" || !parsed.region.is_empty() {
+            return Ok(None);
+        }
+        let Some((path, name)) = resource.rsplit_once('/') else {
+            return Ok(None);
+        };
+        let role: Option<RoleRecord> = ROLES.get(&self.reader(&parsed.account)?, key(name))?;
+        Ok(role
+            .filter(|r| r.name == name && r.path == format!("{path}/"))
+            .map(|r| AssumableRole {
+                role_id: r.id,
+                trust_policy: r.trust_policy,
+                max_session_duration: r.max_session_duration,
+            }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use stratus_storage::{Durability, Namespace, Storage, StorageConfig, StorageError};
+
+    use super::*;
+    use crate::records::Permissions;
+
+    #[test]
+    fn roles_are_found_by_arn_with_their_path() {
+        let storage = Arc::new(Storage::open(StorageConfig::Ephemeral).unwrap());
+        let role = RoleRecord {
+            name: "Deploy".into(),
+            path: "/ci/".into(),
+            id: "AROAEXAMPLEEXAMPLE234".into(),
+            created: 0,
+            trust_policy: "{}".into(),
+            description: None,
+            max_session_duration: 7200,
+            boundary: None,
+            tags: Vec::new(),
+            permissions: Permissions::default(),
+            last_used: None,
+        };
+        storage
+            .store(&Namespace::global("123456789012", "iam"), Durability::Strict)
+            .unwrap()
+            .transact(|tx| {
+                ROLES.put(tx, key(&role.name), &role)?;
+                Ok::<_, StorageError>(())
+            })
+            .unwrap();
+        let iam = IamService::new(storage);
+        let found = iam.assumable_role("arn:aws:iam::123456789012:role/ci/Deploy").unwrap();
+        assert_eq!(
+            found,
+            Some(AssumableRole {
+                role_id: "AROAEXAMPLEEXAMPLE234".into(),
+                trust_policy: "{}".into(),
+                max_session_duration: 7200,
+            })
+        );
+        for other in [
+            "arn:aws:iam::123456789012:role/Deploy",
+            "arn:aws:iam::210987654321:role/ci/Deploy",
+            "arn:aws:iam::123456789012:user/ci/Deploy",
+            "arn:aws:iam:us-east-1:123456789012:role/ci/Deploy",
+            "Deploy",
+        ] {
+            assert_eq!(iam.assumable_role(other).unwrap(), None, "{other}");
+        }
+    }
+}
