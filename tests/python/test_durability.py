@@ -1,6 +1,7 @@
 """Acknowledged writes survive `kill -9`: the real binary, concurrent strict writes (STS
 credentials), SIGKILL at a random moment, restart, and every acknowledged credential works."""
 
+import json
 import random
 import signal
 import threading
@@ -16,6 +17,12 @@ def test_acknowledged_credentials_survive_sigkill(tmp_path):
     rng = random.Random(20261129)
     for round_no in range(3):
         server = Stratus("--data-dir", data_dir)
+        if round_no == 0:
+            # Sessions are issued only for a role IAM has (itself durable: it is there each round).
+            trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
+            server.client("iam", aws_access_key_id="123456789012").create_role(
+                RoleName="crash-test", AssumeRolePolicyDocument=json.dumps(trust)
+            )
         acknowledged = []
         lock = threading.Lock()
         stop = threading.Event()

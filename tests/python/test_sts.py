@@ -12,6 +12,17 @@ from botocore.exceptions import ClientError
 from conftest import ACCOUNT
 
 ROLE = "arn:aws:iam::123456789012:role/service/Deployer"
+TRUST_EVERYONE = json.dumps(
+    {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def deployer_role(stratus):
+    """STS issues sessions only for roles IAM has: the role the tests assume, made in its account
+    (a 12-digit access key signs as that account)."""
+    iam = stratus.client("iam", aws_access_key_id="123456789012")
+    return iam.create_role(Path="/service/", RoleName="Deployer", AssumeRolePolicyDocument=TRUST_EVERYONE)["Role"]
 
 
 def test_caller_identity_of_long_term_keys_is_the_account_root(sts):
@@ -23,7 +34,7 @@ def test_caller_identity_of_long_term_keys_is_the_account_root(sts):
     assert len(who["ResponseMetadata"]["RequestId"]) == 36
 
 
-def test_assume_role_issues_remembered_credentials(stratus, sts):
+def test_assume_role_issues_remembered_credentials(stratus, sts, deployer_role):
     out = sts.assume_role(RoleArn=ROLE, RoleSessionName="ci-run", DurationSeconds=900)
     creds = out["Credentials"]
     assert creds["AccessKeyId"].startswith("ASIA") and len(creds["AccessKeyId"]) == 20
@@ -32,7 +43,7 @@ def test_assume_role_issues_remembered_credentials(stratus, sts):
     assert datetime.timedelta(seconds=880) < remaining <= datetime.timedelta(seconds=900)
     user = out["AssumedRoleUser"]
     assert user["Arn"] == "arn:aws:sts::123456789012:assumed-role/Deployer/ci-run"
-    assert user["AssumedRoleId"].startswith("AROA") and user["AssumedRoleId"].endswith(":ci-run")
+    assert user["AssumedRoleId"] == f"{deployer_role['RoleId']}:ci-run"
 
     as_role = stratus.client(
         "sts",
@@ -50,6 +61,31 @@ def test_assume_role_issues_remembered_credentials(stratus, sts):
         as_role.get_session_token()
     assert err.value.response["Error"]["Code"] == "AccessDenied"
     assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+
+
+def test_a_role_iam_does_not_have_is_denied(sts):
+    # AWS answers a missing role as a role that does not trust the caller.
+    missing = "arn:aws:iam::123456789012:role/service/Nobody"
+    with pytest.raises(ClientError) as err:
+        sts.assume_role(RoleArn=missing, RoleSessionName="ss")
+    assert err.value.response["Error"]["Code"] == "AccessDenied"
+    assert err.value.response["Error"]["Message"] == (
+        f"User: arn:aws:iam::{ACCOUNT}:root is not authorized to perform: sts:AssumeRole on resource: {missing}"
+    )
+    assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+    # The path is part of the role's ARN.
+    with pytest.raises(ClientError) as err:
+        sts.assume_role(RoleArn="arn:aws:iam::123456789012:role/Deployer", RoleSessionName="ss")
+    assert err.value.response["Error"]["Code"] == "AccessDenied"
+
+
+def test_sessions_are_no_longer_than_the_role_allows(sts):
+    with pytest.raises(ClientError) as err:
+        sts.assume_role(RoleArn=ROLE, RoleSessionName="long", DurationSeconds=7200)
+    assert err.value.response["Error"]["Code"] == "ValidationError"
+    assert err.value.response["Error"]["Message"] == (
+        "The requested DurationSeconds exceeds the MaxSessionDuration set for this role."
+    )
 
 
 def test_role_ids_are_stable_per_role(sts):

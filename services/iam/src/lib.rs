@@ -48,21 +48,25 @@ mod trust;
 
 use std::sync::Arc;
 
-use stratus_core::service::{Registration, ServiceEnv};
+use stratus_core::service::{Providers, Registration, ServiceEnv};
 use stratus_gen_iam::{Handler, SERVICE};
 use stratus_storage::Storage;
 
 pub use crate::error::IamError;
 pub use crate::service::IamService;
-pub use crate::trust::AssumableRole;
 
 /// Builds IAM when the binary serves it.
 pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
+    let iam = IamService::new(env.storage.clone());
     Registration {
-        handlers: vec![Arc::new(Handler(IamService::new(env.storage.clone())))],
+        handlers: vec![Arc::new(Handler(iam.clone()))],
+        provides: Providers {
+            roles: Some(Arc::new(iam)),
+            ..Providers::default()
+        },
         ..Registration::default()
     }
 }

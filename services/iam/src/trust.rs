@@ -1,23 +1,13 @@
 //! What STS needs to know about a role before issuing a session for it: whether it exists,
-//! its trust policy and its longest session. Not yet exposed as a capability (that trait is
-//! owned elsewhere); this is the function it will call.
+//! its trust policy and its longest session — IAM's [`RoleDirectory`].
 
 use stratus_core::arn::Arn;
+use stratus_core::service::{AssumableRole, BoxFuture, Caller, RoleDirectory};
 
 use crate::error::IamError;
 use crate::records::{key, RoleRecord};
 use crate::service::IamService;
 use crate::store::ROLES;
-
-/// A role as `AssumeRole` sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AssumableRole {
-    pub role_id: String,
-    /// The trust policy as it was given.
-    pub trust_policy: String,
-    /// Seconds.
-    pub max_session_duration: i32,
-}
 
 impl IamService {
     /// The role `arn` names (`arn:PARTITION:iam::ACCOUNT:role/PATH/NAME`), if it exists with
@@ -43,6 +33,19 @@ impl IamService {
                 trust_policy: r.trust_policy,
                 max_session_duration: r.max_session_duration,
             }))
+    }
+}
+
+/// STS's view of IAM's roles. A role that cannot be read (a storage failure) is logged and
+/// treated as missing: STS then refuses the session, as it would for no role.
+impl RoleDirectory for IamService {
+    fn assumable_role<'a>(&'a self, _caller: Caller<'a>, role_arn: &'a str) -> BoxFuture<'a, Option<AssumableRole>> {
+        Box::pin(async move {
+            IamService::assumable_role(self, role_arn).unwrap_or_else(|e| {
+                tracing::warn!(role = role_arn, error = %e, "IAM role not readable for STS");
+                None
+            })
+        })
     }
 }
 

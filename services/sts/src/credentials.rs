@@ -101,21 +101,6 @@ impl Codec<Issued> for StoredForm {
     }
 }
 
-/// A stable id for a role: `AROA` and 17 characters derived from its ARN, so every session
-/// of one role carries the same role id, as in AWS.
-pub fn role_id(role_arn: &str) -> String {
-    // FNV-1a, then base32 digits: deterministic across runs and processes.
-    let mut hash: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
-    for b in role_arn.bytes() {
-        hash ^= u128::from(b);
-        hash = hash.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
-    }
-    let id: String = (0..17)
-        .map(|i| KEY_ALPHABET[((hash >> (i * 5)) & 31) as usize] as char)
-        .collect();
-    format!("AROA{id}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,13 +125,5 @@ mod tests {
         assert!(issued.expired(NOW + 900));
         assert_eq!(Issued::from_bytes(&issued.to_bytes()), Some(issued));
         assert_eq!(Issued::from_bytes(b"v0\nx"), None);
-    }
-
-    #[test]
-    fn role_ids_are_stable_per_role() {
-        let a = role_id("arn:aws:iam::123456789012:role/a");
-        assert_eq!(a, role_id("arn:aws:iam::123456789012:role/a"));
-        assert_ne!(a, role_id("arn:aws:iam::123456789012:role/b"));
-        assert_eq!(a.len(), 21);
     }
 }

@@ -21,12 +21,12 @@ use std::time::Duration;
 
 use aws_smithy_types::DateTime;
 use stratus_core::arn::Arn;
-use stratus_core::service::{Registration, ServiceEnv};
+use stratus_core::service::{Caller, Registration, RoleDirectory, ServiceEnv};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 use stratus_storage::{Durability, Namespace, Storage, StorageError, Store, Table};
 
-pub use credentials::{role_id, Issued, Principal};
+pub use credentials::{Issued, Principal};
 
 /// Issued credentials by access key id.
 const CREDENTIALS: Table<Issued, credentials::StoredForm> = Table::new("credentials");
@@ -34,6 +34,8 @@ const CREDENTIALS: Table<Issued, credentials::StoredForm> = Table::new("credenti
 /// The STS service, backed by `storage`.
 pub struct StsService {
     storage: Arc<Storage>,
+    /// IAM's roles: a session is issued only for a role that exists.
+    roles: Option<Arc<dyn RoleDirectory>>,
 }
 
 /// Builds STS when the binary serves it.
@@ -42,14 +44,17 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
         return Registration::default();
     }
     Registration {
-        handlers: vec![Arc::new(Handler(StsService::new(env.storage.clone())))],
+        handlers: vec![Arc::new(Handler(StsService::new(
+            env.storage.clone(),
+            env.providers.roles.clone(),
+        )))],
         ..Registration::default()
     }
 }
 
 impl StsService {
-    pub fn new(storage: Arc<Storage>) -> StsService {
-        StsService { storage }
+    pub fn new(storage: Arc<Storage>, roles: Option<Arc<dyn RoleDirectory>>) -> StsService {
+        StsService { storage, roles }
     }
 
     /// The account's `sts` store.
@@ -121,10 +126,51 @@ impl StsService {
         })
     }
 
-    /// A role session: the assumed-role user and its principal.
-    fn role_session(role_arn: &str, session_name: &str) -> Result<(AssumedRoleUser, Principal), AwsError> {
+    /// A session of role `role_arn` for `request`: the assumed-role user and its principal.
+    /// The role must exist in IAM, and allow a session as long as the one asked for.
+    async fn role_session(
+        &self,
+        ctx: &RequestContext,
+        request: SessionRequest<'_>,
+    ) -> Result<(AssumedRoleUser, Principal), AwsError> {
+        let SessionRequest {
+            action,
+            caller,
+            role_arn,
+            session_name,
+            duration_seconds,
+        } = request;
         let role = RoleArn::parse(role_arn)?;
-        let assumed_role_id = format!("{}:{session_name}", role_id(role_arn));
+        let found = match &self.roles {
+            Some(roles) => {
+                let principal = caller.map_or("", |c| c.arn.as_str());
+                let on_behalf = Caller {
+                    account_id: &ctx.account_id,
+                    region: &ctx.region,
+                    principal,
+                };
+                roles.assumable_role(on_behalf, role_arn).await
+            }
+            None => None,
+        };
+        // AWS answers a missing role as it answers a caller the role does not trust.
+        let Some(assumable) = found else {
+            return Err(denied(&match caller {
+                Some(caller) => format!(
+                    "User: {} is not authorized to perform: {action} on resource: {role_arn}",
+                    caller.arn
+                ),
+                None => format!("Not authorized to perform {action}"),
+            }));
+        };
+        if duration_seconds > assumable.max_session_duration {
+            return Err(AwsError::new(
+                "ValidationError",
+                "The requested DurationSeconds exceeds the MaxSessionDuration set for this role.",
+                400,
+            ));
+        }
+        let assumed_role_id = format!("{}:{session_name}", assumable.role_id);
         // The session lives in the role's partition, whatever region it was asked for in.
         let arn = Arn {
             partition: role.partition,
@@ -141,6 +187,18 @@ impl StsService {
         };
         Ok((AssumedRoleUser { assumed_role_id, arn }, principal))
     }
+}
+
+/// What a role session is asked for with.
+struct SessionRequest<'a> {
+    /// The IAM action asked for, e.g. `sts:AssumeRole`, as AccessDenied names it.
+    action: &'static str,
+    /// Who asks: the signer of an AssumeRole; none for the web identity and SAML variants,
+    /// which are not signed.
+    caller: Option<&'a Principal>,
+    role_arn: &'a str,
+    session_name: &'a str,
+    duration_seconds: i32,
 }
 
 /// The parts of `arn:PARTITION:iam::ACCOUNT:role/PATH/NAME` a session needs.

@@ -4,7 +4,7 @@ use stratus_core::arn::Arn;
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 
-use crate::{denied, is_account_id, packed_policy_size, root_arn, tokens, Principal, StsService};
+use crate::{denied, is_account_id, packed_policy_size, root_arn, tokens, Principal, SessionRequest, StsService};
 
 pub(crate) async fn get_caller_identity(
     sts: &StsService,
@@ -24,16 +24,22 @@ pub(crate) async fn assume_role(
     ctx: &RequestContext,
     input: AssumeRoleRequest,
 ) -> Result<AssumeRoleResponse, AssumeRoleError> {
-    sts.caller(ctx).await?;
+    let (caller, _) = sts.caller(ctx).await?;
     let packed = packed_policy_size(
         input.policy.as_deref(),
         input.policy_arns.as_ref().map_or(0, Vec::len),
         input.tags.as_ref().map_or(0, Vec::len),
     )?;
-    let (user, principal) = StsService::role_session(&input.role_arn, &input.role_session_name)?;
-    let credentials = sts
-        .issue(ctx, principal, input.duration_seconds.unwrap_or(3600))
-        .await?;
+    let duration_seconds = input.duration_seconds.unwrap_or(3600);
+    let session = SessionRequest {
+        action: "sts:AssumeRole",
+        caller: Some(&caller),
+        role_arn: &input.role_arn,
+        session_name: &input.role_session_name,
+        duration_seconds,
+    };
+    let (user, principal) = sts.role_session(ctx, session).await?;
+    let credentials = sts.issue(ctx, principal, duration_seconds).await?;
     Ok(AssumeRoleResponse {
         credentials: Some(credentials),
         assumed_role_user: Some(user),
@@ -57,10 +63,16 @@ pub(crate) async fn assume_role_with_web_identity(
         input.policy_arns.as_ref().map_or(0, Vec::len),
         0,
     )?;
-    let (user, principal) = StsService::role_session(&input.role_arn, &input.role_session_name)?;
-    let credentials = sts
-        .issue(ctx, principal, input.duration_seconds.unwrap_or(3600))
-        .await?;
+    let duration_seconds = input.duration_seconds.unwrap_or(3600);
+    let session = SessionRequest {
+        action: "sts:AssumeRoleWithWebIdentity",
+        caller: None,
+        role_arn: &input.role_arn,
+        session_name: &input.role_session_name,
+        duration_seconds,
+    };
+    let (user, principal) = sts.role_session(ctx, session).await?;
+    let credentials = sts.issue(ctx, principal, duration_seconds).await?;
     Ok(AssumeRoleWithWebIdentityResponse {
         credentials: Some(credentials),
         subject_from_web_identity_token: claims.subject,
@@ -92,10 +104,16 @@ pub(crate) async fn assume_role_with_saml(
         .clone()
         .or_else(|| assertion.subject.clone())
         .unwrap_or_else(|| "saml".into());
-    let (user, principal) = StsService::role_session(&input.role_arn, &session)?;
-    let credentials = sts
-        .issue(ctx, principal, input.duration_seconds.unwrap_or(3600))
-        .await?;
+    let duration_seconds = input.duration_seconds.unwrap_or(3600);
+    let request = SessionRequest {
+        action: "sts:AssumeRoleWithSAML",
+        caller: None,
+        role_arn: &input.role_arn,
+        session_name: &session,
+        duration_seconds,
+    };
+    let (user, principal) = sts.role_session(ctx, request).await?;
+    let credentials = sts.issue(ctx, principal, duration_seconds).await?;
     Ok(AssumeRoleWithSAMLResponse {
         credentials: Some(credentials),
         assumed_role_user: Some(user),

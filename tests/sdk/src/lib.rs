@@ -2,7 +2,8 @@
 //! drive it with the AWS SDK for Rust. The SDK is heavy, so it lives here and not in the
 //! builds of the emulator itself.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
@@ -57,7 +58,33 @@ impl Stratus {
             .http_client(Builder::new().build_http())
             .build()
     }
+
+    /// Creates the IAM role `name`, trusting everyone, in `account`: STS issues sessions only
+    /// for roles that exist. A Query request signed with the 12-digit account as its access
+    /// key, which Stratus serves in that account (the SDK for IAM is not worth its build here).
+    pub fn create_role(&self, account: &str, name: &str) {
+        let body = format!(
+            "Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={TRUST_EVERYONE}"
+        );
+        let host = self.endpoint.trim_start_matches("http://");
+        let mut stream = TcpStream::connect(host).expect("connect");
+        write!(
+            stream,
+            "POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+             Authorization: AWS4-HMAC-SHA256 Credential={account}/20260101/us-east-1/iam/aws4_request, \
+             SignedHeaders=host, Signature=00\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("send CreateRole");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).expect("read CreateRole's answer");
+        assert!(answer.starts_with("HTTP/1.1 200"), "CreateRole {name} in {account}: {answer}");
+    }
 }
+
+/// `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"sts:AssumeRole"}]}`,
+/// percent-encoded for a form body.
+const TRUST_EVERYONE: &str = "%7B%22Version%22%3A%222012-10-17%22%2C%22Statement%22%3A%5B%7B%22Effect%22%3A%22Allow%22%2C%22Principal%22%3A%7B%22AWS%22%3A%22%2A%22%7D%2C%22Action%22%3A%22sts%3AAssumeRole%22%7D%5D%7D";
 
 impl Drop for Stratus {
     fn drop(&mut self) {

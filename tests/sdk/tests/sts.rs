@@ -11,6 +11,7 @@ fn client(stratus: &Stratus, credentials: Credentials) -> Client {
 #[tokio::test]
 async fn get_caller_identity_and_assumed_role() {
     let stratus = Stratus::start();
+    stratus.create_role("111122223333", "app");
     let sts = client(&stratus, long_term());
     let me = sts.get_caller_identity().send().await.expect("GetCallerIdentity");
     assert_eq!(me.account(), Some("000000000000"));
@@ -47,6 +48,7 @@ async fn get_caller_identity_and_assumed_role() {
 #[tokio::test]
 async fn refusals_are_typed_errors() {
     let stratus = Stratus::start();
+    stratus.create_role("111122223333", "app");
     let sts = client(&stratus, long_term());
     let err = sts
         .assume_role()

@@ -304,6 +304,27 @@ pub enum Decision {
     ImplicitDeny,
 }
 
+/// An IAM role, as STS needs it to issue a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssumableRole {
+    /// The role's unique id (`AROA…`), the first half of a session's `AssumedRoleId`.
+    pub role_id: String,
+    /// The role's trust policy (`AssumeRolePolicyDocument`), as the role was given it.
+    pub trust_policy: String,
+    /// The longest session the role allows, in seconds (3,600 to 43,200).
+    pub max_session_duration: i32,
+}
+
+/// IAM's roles. Provided by IAM; called by STS's AssumeRole, AssumeRoleWithWebIdentity and
+/// AssumeRoleWithSAML, which issue sessions only for a role that exists. Absent (IAM not
+/// served): no role exists, and AssumeRole answers `AccessDenied`, as AWS answers for a role
+/// that does not.
+pub trait RoleDirectory: Send + Sync {
+    /// The role `role_arn` names (`arn:PARTITION:iam::ACCOUNT:role/PATH/NAME`), if it exists in
+    /// that account with that path.
+    fn assumable_role<'a>(&'a self, caller: Caller<'a>, role_arn: &'a str) -> BoxFuture<'a, Option<AssumableRole>>;
+}
+
 /// Evaluates whether the caller's principal may perform an action on a resource. Provided by
 /// IAM; called by the gateway and by services that check resource policies (S3 bucket
 /// policies, SQS queue policies, KMS key policies, Lambda's resource-based policies). Absent:

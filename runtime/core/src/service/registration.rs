@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::capabilities::{
-    Authorizer, EventBus, FunctionInvoker, KeyService, LogWriter, MessageSink, MetricSink, TopicPublisher,
+    Authorizer, EventBus, FunctionInvoker, KeyService, LogWriter, MessageSink, MetricSink, RoleDirectory,
+    TopicPublisher,
 };
 use super::{CrossOrigin, FormUpload, ServiceHandler};
 use crate::scheduler::Scheduler;
@@ -37,6 +38,8 @@ pub struct Providers {
     pub keys: Option<Arc<dyn KeyService>>,
     /// IAM's policy evaluation.
     pub authorizer: Option<Arc<dyn Authorizer>>,
+    /// IAM's roles.
+    pub roles: Option<Arc<dyn RoleDirectory>>,
 }
 
 impl Providers {
@@ -52,6 +55,7 @@ impl Providers {
             metrics,
             keys,
             authorizer,
+            roles,
         } = other;
         self.messages = self.messages.take().or(messages);
         self.functions = self.functions.take().or(functions);
@@ -61,6 +65,7 @@ impl Providers {
         self.metrics = self.metrics.take().or(metrics);
         self.keys = self.keys.take().or(keys);
         self.authorizer = self.authorizer.take().or(authorizer);
+        self.roles = self.roles.take().or(roles);
     }
 }
 
