@@ -113,6 +113,9 @@ def test_malformed_role_arn_and_policy(sts):
         sts.assume_role(RoleArn="arn:aws:iam::123456789012:user/not-a-role", RoleSessionName="ss")
     assert err.value.response["Error"]["Code"] == "ValidationError"
     with pytest.raises(ClientError) as err:
+        sts.assume_role(RoleArn="arn:aws:iam::123456789012:", RoleSessionName="ss")
+    assert err.value.response["Error"]["Message"] == "arn:aws:iam::123456789012: is invalid"
+    with pytest.raises(ClientError) as err:
         sts.assume_role(RoleArn=ROLE, RoleSessionName="ss", Policy="{not json")
     assert err.value.response["Error"]["Code"] == "MalformedPolicyDocument"
 
@@ -127,6 +130,7 @@ def test_session_and_federation_tokens(stratus, sts):
     session = sts.get_session_token(DurationSeconds=3600)["Credentials"]
     assert session["AccessKeyId"].startswith("ASIA")
     fed = sts.get_federation_token(Name="alice", DurationSeconds=900)
+    assert fed["PackedPolicySize"] == 0  # reported even with no policy, unlike AssumeRole's
     assert fed["FederatedUser"]["Arn"] == f"arn:aws:sts::{ACCOUNT}:federated-user/alice"
     assert fed["FederatedUser"]["FederatedUserId"] == f"{ACCOUNT}:alice"
     creds = fed["Credentials"]

@@ -211,10 +211,11 @@ struct RoleArn {
 impl RoleArn {
     fn parse(text: &str) -> Result<RoleArn, AwsError> {
         let invalid = || AwsError::new("ValidationError", "Request ARN is invalid", 400);
-        let arn = Arn::parse(text)
-            .ok()
-            .filter(|a| a.service == "iam" && a.region.is_empty())
-            .ok_or_else(invalid)?;
+        // Text that is no ARN at all is refused naming it (AWS's recorded answers).
+        let arn = Arn::parse(text).map_err(|_| AwsError::new("ValidationError", format!("{text} is invalid"), 400))?;
+        if arn.service != "iam" || !arn.region.is_empty() {
+            return Err(invalid());
+        }
         let path_and_name = arn.resource.strip_prefix("role/").ok_or_else(invalid)?;
         let name = path_and_name
             .rsplit('/')

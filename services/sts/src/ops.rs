@@ -201,7 +201,9 @@ pub(crate) async fn get_federation_token(
     Ok(GetFederationTokenResponse {
         credentials: Some(credentials),
         federated_user: Some(user),
-        packed_policy_size: packed,
+        // Unlike AssumeRole, GetFederationToken reports a size even with no policy (AWS's
+        // recorded answers).
+        packed_policy_size: packed.or(Some(0)),
     })
 }
 

@@ -63,9 +63,8 @@ impl Stratus {
     /// for roles that exist. A Query request signed with the 12-digit account as its access
     /// key, which Stratus serves in that account (the SDK for IAM is not worth its build here).
     pub fn create_role(&self, account: &str, name: &str) {
-        let body = format!(
-            "Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={TRUST_EVERYONE}"
-        );
+        let body =
+            format!("Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={TRUST_EVERYONE}");
         let host = self.endpoint.trim_start_matches("http://");
         let mut stream = TcpStream::connect(host).expect("connect");
         write!(
@@ -78,7 +77,10 @@ impl Stratus {
         .expect("send CreateRole");
         let mut answer = String::new();
         stream.read_to_string(&mut answer).expect("read CreateRole's answer");
-        assert!(answer.starts_with("HTTP/1.1 200"), "CreateRole {name} in {account}: {answer}");
+        assert!(
+            answer.starts_with("HTTP/1.1 200"),
+            "CreateRole {name} in {account}: {answer}"
+        );
     }
 }
 
