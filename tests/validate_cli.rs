@@ -33,7 +33,7 @@ fn dynamodb_refusal_as_json() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stdout(&out),
-        r#"{"status":400,"code":"ValidationException","message":"2 validation errors detected: Value 'a;' at 'globalTableName' failed to satisfy constraint: Member must have length greater than or equal to 3; Value 'a;' at 'globalTableName' failed to satisfy constraint: Member must satisfy regular expression pattern: ^[a-zA-Z0-9_.-]+$"}"#
+        r#"{"status":400,"code":"ValidationException","message":"2 validation errors detected: Value 'a;' at 'globalTableName' failed to satisfy constraint: Member must have length greater than or equal to 3; Value 'a;' at 'globalTableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"}"#
     );
 }
 

@@ -58,6 +58,10 @@ pub struct Validation {
     /// `InvalidAttributeName`, and accepts ReceiveMessage's legacy `AttributeNames`).
     #[serde(default)]
     pub open_enums: bool,
+    /// Whether pattern violations quote the pattern without the model's outer `^…$`
+    /// (DynamoDB, STS and Lambda do; EventBridge does not).
+    #[serde(default)]
+    pub unanchored_patterns: bool,
 }
 
 impl Manifest {

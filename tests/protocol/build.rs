@@ -97,6 +97,7 @@ fn generate(dir: &Path) -> (String, Vec<Value>) {
                     missing_code: None,
                     path_from_input: false,
                     open_enums: false,
+                    unanchored_patterns: false,
                 },
                 service: Some(service.id.clone()),
                 xml_namespace: None,

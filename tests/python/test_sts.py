@@ -108,6 +108,16 @@ def test_validation_errors_are_awss(sts):
     assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
 
 
+def test_pattern_violations_quote_the_pattern_as_sts_does(sts):
+    # STS quotes `[\w+=,.@-]*`, without the anchors its Smithy model puts around it.
+    with pytest.raises(ClientError) as err:
+        sts.assume_role(RoleArn=ROLE, RoleSessionName="bad:name")
+    assert err.value.response["Error"]["Message"] == (
+        "1 validation error detected: Value 'bad:name' at 'roleSessionName' failed to satisfy constraint: "
+        "Member must satisfy regular expression pattern: [\\w+=,.@-]*"
+    )
+
+
 def test_malformed_role_arn_and_policy(sts):
     with pytest.raises(ClientError) as err:
         sts.assume_role(RoleArn="arn:aws:iam::123456789012:user/not-a-role", RoleSessionName="ss")

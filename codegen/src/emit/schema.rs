@@ -285,7 +285,7 @@ impl ServiceGen<'_> {
              sdk_id: {:?},\nnamespace: {namespace:?},\nshape_name: {:?},\nversion: {:?},\n\
              signing_name: {signing_name:?},\nendpoint_prefix: {:?},\nprotocols: &[{}],\n\
              query_compatible: {},\nxml_namespace: {xml_ns},\noperations: &[\n{ops}],\n\
-             validation: ValidationStyle {{ code: {:?}, http_status: {}, missing_code: {:?}, path_from_input: {}, framework_error: {framework_error} }},\n\
+             validation: ValidationStyle {{ code: {:?}, http_status: {}, missing_code: {:?}, path_from_input: {}, unanchored_patterns: {}, framework_error: {framework_error} }},\n\
              departures: {departures},\n\
              model_sha256: {:?},\n}};\n",
             self.sdk_id_text(),
@@ -298,6 +298,7 @@ impl ServiceGen<'_> {
             v.status,
             v.missing_code,
             v.path_from_input,
+            v.unanchored_patterns,
             self.model_sha256,
         ))
     }

@@ -1388,6 +1388,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        unanchored_patterns: false,
         framework_error: None,
     },
     departures: Departures {

@@ -448,6 +448,7 @@ pub static SERVICE: Service = Service {
         http_status: 400,
         missing_code: None,
         path_from_input: false,
+        unanchored_patterns: false,
         framework_error: None,
     },
     departures: Departures::NONE,

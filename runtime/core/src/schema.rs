@@ -446,6 +446,10 @@ pub struct ValidationStyle {
     /// Member paths start at `<operation>Input` (API Gateway writes
     /// `createRestApiInput.apiKeySource`).
     pub path_from_input: bool,
+    /// Pattern violations quote the pattern without the `^…$` the Smithy model wraps it in,
+    /// as DynamoDB, STS and Lambda answer (`[a-zA-Z0-9_.-]+` for `^[a-zA-Z0-9_.-]+$`);
+    /// others, EventBridge among them, quote it as modelled.
+    pub unanchored_patterns: bool,
     /// The Smithy framework's `ValidationException` shape, for services whose model lists it
     /// (the protocol test services): violations are then answered as that modelled error, in
     /// the framework's wording.

@@ -32,7 +32,7 @@
 //!     ..Shape::simple("DescribeTableInput", ShapeType::Structure)
 //! };
 //! let bad = Value::Struct(vec![Some(Value::String("ab".into()))]);
-//! let report = check(&INPUT, &bad, Dialect::Coral { root_operation: None }).unwrap_err();
+//! let report = check(&INPUT, &bad, Dialect::Coral { root_operation: None, unanchored_patterns: false }).unwrap_err();
 //! assert_eq!(
 //!     report.message(),
 //!     "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: \
@@ -58,6 +58,9 @@ pub enum Dialect<'r> {
         /// That operation's name, e.g. `CreateRestApi`; `None` starts paths at the input's
         /// members.
         root_operation: Option<&'r str>,
+        /// Whether pattern violations quote the pattern without its outer `^…$`
+        /// ([`ValidationStyle::unanchored_patterns`](crate::schema::ValidationStyle)).
+        unanchored_patterns: bool,
     },
     /// The Smithy server framework's `ValidationException`.
     Framework,
@@ -106,6 +109,7 @@ pub fn validate_input(service: &Service, operation: &Operation, input: &Value) -
         Some(_) => Dialect::Framework,
         None => Dialect::Coral {
             root_operation: style.path_from_input.then_some(operation.name),
+            unanchored_patterns: style.unanchored_patterns,
         },
     };
     let Err(report) = check(operation.input, input, dialect) else {
@@ -223,6 +227,17 @@ impl Checker<'_> {
         self.dialect == Dialect::Framework
     }
 
+    /// Whether pattern violations quote the pattern without its outer anchors.
+    fn unanchored_patterns(&self) -> bool {
+        matches!(
+            self.dialect,
+            Dialect::Coral {
+                unanchored_patterns: true,
+                ..
+            }
+        )
+    }
+
     fn member(&mut self, member: &'static Member, value: Option<&Value>, path: Option<&Path<'_>>) {
         let here = Path {
             parent: path,
@@ -331,7 +346,7 @@ impl Checker<'_> {
         message.push_str("at '");
         message.push_str(&pointer);
         message.push_str("' failed to satisfy constraint: ");
-        render_rule(&mut message, &rule, self.framework());
+        render_rule(&mut message, &rule, self.framework(), self.unanchored_patterns());
         self.items.push(Violation { path: pointer, message });
     }
 
@@ -356,7 +371,7 @@ impl Checker<'_> {
                     }
                 }
             }
-            Dialect::Coral { root_operation } => {
+            Dialect::Coral { root_operation, .. } => {
                 let mut segments: Vec<String> = Vec::with_capacity(steps.len() + 1);
                 if let Some(op) = root_operation {
                     segments.push(format!("{}Input", lower_first(op)));
@@ -478,7 +493,7 @@ fn all_unique(items: &[Value]) -> bool {
         .all(|(i, a)| items[i + 1..].iter().all(|b| a != b))
 }
 
-fn render_rule(out: &mut String, rule: &Rule, framework: bool) {
+fn render_rule(out: &mut String, rule: &Rule, framework: bool, unanchored: bool) {
     match rule {
         Rule::NotNull => out.push_str("Member must not be null"),
         Rule::Length {
@@ -522,7 +537,7 @@ fn render_rule(out: &mut String, rule: &Rule, framework: bool) {
         }
         Rule::Pattern(p) => {
             out.push_str("Member must satisfy regular expression pattern: ");
-            out.push_str(p);
+            out.push_str(if unanchored { without_anchors(p) } else { p });
         }
         Rule::EnumSet(c) => {
             out.push_str("Member must satisfy enum value set: [");
@@ -551,7 +566,7 @@ fn render_rule(out: &mut String, rule: &Rule, framework: bool) {
                 if !std::mem::take(&mut first) {
                     out.push_str(", ");
                 }
-                render_rule(out, &rule, framework);
+                render_rule(out, &rule, framework, unanchored);
             };
             // AWS lists the maximum before the minimum.
             if let Some(bounds @ (min, max)) = c.length {
@@ -602,6 +617,14 @@ fn render_rule(out: &mut String, rule: &Rule, framework: bool) {
 
 /// Integral shapes print bounds as integers; float and double shapes as Java's
 /// `Double.toString` does (`1.0`, `0.5`) for AWS, and as written for the framework.
+/// `pattern` without one leading `^` and one trailing `$`, when it has both.
+fn without_anchors(pattern: &str) -> &str {
+    pattern
+        .strip_prefix('^')
+        .and_then(|p| p.strip_suffix('$'))
+        .unwrap_or(pattern)
+}
+
 fn render_bound(out: &mut String, n: f64, kind: ShapeType, framework: bool) {
     if kind.is_integral() || (framework && n.fract() == 0.0) {
         let _ = write!(out, "{}", n as i64);

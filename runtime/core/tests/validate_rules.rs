@@ -6,7 +6,10 @@ use stratus_core::prelude_shapes::{DOUBLE, STRING};
 use stratus_core::schema::*;
 use stratus_core::validate::{check, validate_input, Dialect, MAX_REPORTED};
 
-const CORAL: Dialect<'static> = Dialect::Coral { root_operation: None };
+const CORAL: Dialect<'static> = Dialect::Coral {
+    root_operation: None,
+    unanchored_patterns: false,
+};
 use stratus_core::Value;
 
 static NAME_PATTERN: Pattern = Pattern::new("[a-zA-Z0-9_.-]+", "^(?:[a-zA-Z0-9_.\\-]+)$", Engine::Regex);
@@ -267,6 +270,7 @@ fn service_style_picks_code_and_path_root() {
             http_status: 400,
             missing_code: Some("MissingParameter"),
             path_from_input: true,
+            unanchored_patterns: false,
             framework_error: None,
         },
         departures: Departures::NONE,
@@ -295,4 +299,37 @@ fn framework_dialect_uses_pointers_and_per_element_reports() {
          Member must have length between 1 and 255, inclusive; Value at '/Limit' failed to satisfy constraint: \
          Member must be greater than or equal to 1"
     );
+}
+
+static ANCHORED_PATTERN: Pattern = Pattern::new("^[\\w+=,.@-]*$", "^(?:[\\w+=,.@-]*)$", Engine::Regex);
+static SESSION_NAME: Shape = Shape {
+    constraints: Constraints {
+        pattern: Some(&ANCHORED_PATTERN),
+        ..Constraints::NONE
+    },
+    ..Shape::simple("RoleSessionName", ShapeType::String)
+};
+static SESSION_INPUT: Shape = Shape {
+    members: &[Member::plain("RoleSessionName", &SESSION_NAME)],
+    ..Shape::simple("AssumeRoleRequest", ShapeType::Structure)
+};
+
+#[test]
+fn services_that_quote_patterns_unanchored_drop_the_models_outer_anchors() {
+    // STS answers `[\w+=,.@-]*` for its model's `^[\w+=,.@-]*$`; EventBridge quotes as modelled.
+    let bad = Value::Struct(vec![Some(s("a:b"))]);
+    let quoted = |unanchored_patterns| {
+        check(
+            &SESSION_INPUT,
+            &bad,
+            Dialect::Coral {
+                root_operation: None,
+                unanchored_patterns,
+            },
+        )
+        .unwrap_err()
+        .message()
+    };
+    assert!(quoted(true).ends_with("Member must satisfy regular expression pattern: [\\w+=,.@-]*"));
+    assert!(quoted(false).ends_with("Member must satisfy regular expression pattern: ^[\\w+=,.@-]*$"));
 }
