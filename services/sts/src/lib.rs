@@ -126,13 +126,13 @@ impl StsService {
         })
     }
 
-    /// A session of role `role_arn` for `request`: the assumed-role user and its principal.
-    /// The role must exist in IAM, and allow a session as long as the one asked for.
+    /// A session of role `role_arn` for `request`, issued: its credentials and the assumed-role
+    /// user. The role must exist in IAM, and allow a session as long as the one asked for.
     async fn role_session(
         &self,
         ctx: &RequestContext,
         request: SessionRequest<'_>,
-    ) -> Result<(AssumedRoleUser, Principal), AwsError> {
+    ) -> Result<(Credentials, AssumedRoleUser), AwsError> {
         let SessionRequest {
             action,
             caller,
@@ -140,6 +140,7 @@ impl StsService {
             session_name,
             duration_seconds,
         } = request;
+        let duration_seconds = duration_seconds.unwrap_or(3600);
         let role = RoleArn::parse(role_arn)?;
         let found = match &self.roles {
             Some(roles) => {
@@ -185,7 +186,8 @@ impl StsService {
             account: role.account,
             arn: arn.clone(),
         };
-        Ok((AssumedRoleUser { assumed_role_id, arn }, principal))
+        let credentials = self.issue(ctx, principal, duration_seconds).await?;
+        Ok((credentials, AssumedRoleUser { assumed_role_id, arn }))
     }
 }
 
@@ -198,7 +200,8 @@ struct SessionRequest<'a> {
     caller: Option<&'a Principal>,
     role_arn: &'a str,
     session_name: &'a str,
-    duration_seconds: i32,
+    /// `DurationSeconds`; an hour when not given.
+    duration_seconds: Option<i32>,
 }
 
 /// The parts of `arn:PARTITION:iam::ACCOUNT:role/PATH/NAME` a session needs.

@@ -30,16 +30,14 @@ pub(crate) async fn assume_role(
         input.policy_arns.as_ref().map_or(0, Vec::len),
         input.tags.as_ref().map_or(0, Vec::len),
     )?;
-    let duration_seconds = input.duration_seconds.unwrap_or(3600);
     let session = SessionRequest {
         action: "sts:AssumeRole",
         caller: Some(&caller),
         role_arn: &input.role_arn,
         session_name: &input.role_session_name,
-        duration_seconds,
+        duration_seconds: input.duration_seconds,
     };
-    let (user, principal) = sts.role_session(ctx, session).await?;
-    let credentials = sts.issue(ctx, principal, duration_seconds).await?;
+    let (credentials, user) = sts.role_session(ctx, session).await?;
     Ok(AssumeRoleResponse {
         credentials: Some(credentials),
         assumed_role_user: Some(user),
@@ -63,16 +61,14 @@ pub(crate) async fn assume_role_with_web_identity(
         input.policy_arns.as_ref().map_or(0, Vec::len),
         0,
     )?;
-    let duration_seconds = input.duration_seconds.unwrap_or(3600);
     let session = SessionRequest {
         action: "sts:AssumeRoleWithWebIdentity",
         caller: None,
         role_arn: &input.role_arn,
         session_name: &input.role_session_name,
-        duration_seconds,
+        duration_seconds: input.duration_seconds,
     };
-    let (user, principal) = sts.role_session(ctx, session).await?;
-    let credentials = sts.issue(ctx, principal, duration_seconds).await?;
+    let (credentials, user) = sts.role_session(ctx, session).await?;
     Ok(AssumeRoleWithWebIdentityResponse {
         credentials: Some(credentials),
         subject_from_web_identity_token: claims.subject,
@@ -104,16 +100,14 @@ pub(crate) async fn assume_role_with_saml(
         .clone()
         .or_else(|| assertion.subject.clone())
         .unwrap_or_else(|| "saml".into());
-    let duration_seconds = input.duration_seconds.unwrap_or(3600);
     let request = SessionRequest {
         action: "sts:AssumeRoleWithSAML",
         caller: None,
         role_arn: &input.role_arn,
         session_name: &session,
-        duration_seconds,
+        duration_seconds: input.duration_seconds,
     };
-    let (user, principal) = sts.role_session(ctx, request).await?;
-    let credentials = sts.issue(ctx, principal, duration_seconds).await?;
+    let (credentials, user) = sts.role_session(ctx, request).await?;
     Ok(AssumeRoleWithSAMLResponse {
         credentials: Some(credentials),
         assumed_role_user: Some(user),
