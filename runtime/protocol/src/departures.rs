@@ -49,12 +49,13 @@ fn unwrapped_output(namespace: Option<XmlNamespace>, shape: &'static Shape, outp
     };
     let root = member.xml_name.unwrap_or(member.name);
     let namespace = shape.xml_namespace.or(namespace);
-    match output {
-        Value::Struct(slots) if matches!(slots.get(i), Some(Some(_))) => {
-            let value = slots[i].as_ref().expect("matched as present");
-            xml::to_document(root, namespace, member.target, value)
-        }
-        _ => {
+    let present = match output {
+        Value::Struct(slots) => slots.get(i).and_then(Option::as_ref),
+        _ => None,
+    };
+    match present {
+        Some(value) => xml::to_document(root, namespace, member.target, value),
+        None => {
             let mut body = String::new();
             {
                 let mut writer = XmlWriter::new(&mut body);
