@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests: a storage of either backend, and short forms.
 
+use std::path::Path;
 use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
 
 use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, StorageConfig};
 use stratus_storage::{StorageError, Store};
@@ -45,7 +48,7 @@ impl Harness {
             return Harness { storage, dir: None };
         };
         drop(storage);
-        let storage = Storage::open(StorageConfig::DataDir(dir.path().into())).unwrap();
+        let storage = relock(dir.path());
         Harness {
             storage,
             dir: Some(dir),
@@ -55,6 +58,23 @@ impl Harness {
     /// The test namespace's store.
     pub(crate) fn store(&self) -> Arc<dyn Store> {
         self.storage.store(&namespace(), Durability::Strict).unwrap()
+    }
+}
+
+/// Opens the data directory at `path` that this process has just released.
+///
+/// The lock is an `flock` on an open file, and a sibling test spawning a process (the crash
+/// tests do) shares every open file with its child for the moment between fork and exec;
+/// a release that falls in that moment takes effect only at the exec, so a reopen may find
+/// the directory locked for a few milliseconds.
+#[allow(clippy::disallowed_methods)]
+fn relock(path: &Path) -> Storage {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match Storage::open(StorageConfig::DataDir(path.into())) {
+            Err(StorageError::Locked { .. }) if Instant::now() < deadline => thread::sleep(Duration::from_millis(5)),
+            opened => return opened.unwrap(),
+        }
     }
 }
 
