@@ -98,7 +98,8 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
         Gateway::new(config, served.handlers)
             .with_unclaimed(&stratus_gen_s3::SERVICE)
             .with_cross_origin(served.cross_origin)
-            .with_form_uploads(served.form_uploads),
+            .with_form_uploads(served.form_uploads)
+            .with_key_directories(served.providers.key_directories()),
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -125,6 +126,8 @@ struct Served {
     handlers: Vec<Arc<dyn ServiceHandler>>,
     cross_origin: Vec<Arc<dyn CrossOrigin>>,
     form_uploads: Vec<Arc<dyn FormUpload>>,
+    /// Every capability the services provide, for the gateway's own use of them.
+    providers: Providers,
 }
 
 /// Each hand-written service crate's registration. Providers come before the services that
@@ -168,22 +171,22 @@ fn handlers(only: &[String], storage: &Arc<Storage>, scheduler: &Scheduler, timi
             .any(|(id, listed)| listed.sdk_id == service.sdk_id && wanted(id, service.sdk_id))
     };
     let settings = settings(timing);
-    let mut providers = Providers::default();
     let mut written = Vec::new();
     let mut served = Served {
         handlers: Vec::new(),
         cross_origin: Vec::new(),
         form_uploads: Vec::new(),
+        providers: Providers::default(),
     };
     for register in REGISTRATIONS {
         let registration = register(&ServiceEnv {
             storage,
             scheduler,
             settings: &settings,
-            providers: &providers,
+            providers: &served.providers,
             serves: &serves,
         });
-        providers.absorb(registration.provides);
+        served.providers.absorb(registration.provides);
         written.extend(registration.handlers);
         served.cross_origin.extend(registration.cross_origin);
         served.form_uploads.extend(registration.form_uploads);

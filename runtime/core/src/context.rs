@@ -21,6 +21,9 @@ pub struct RequestContext {
     pub request_id: String,
     /// The access key id the request was signed with, if it was signed.
     pub access_key_id: Option<String>,
+    /// Who signed: the IAM user or session whose key IAM or STS issued; `None` for the
+    /// account's root, which any other key (`test`, a 12-digit account id) signs as.
+    pub principal: Option<Principal>,
     /// The `Host` the client addressed (`127.0.0.1:4566`), so that URLs a service returns (SQS
     /// queue URLs) work as given.
     pub host: Option<String>,
@@ -30,6 +33,34 @@ pub struct RequestContext {
     pub framing: PayloadFraming,
     /// The time the request is served at: read it, never the system's clock.
     pub clock: Clock,
+}
+
+/// What kind of identity signs with an access key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrincipalKind {
+    /// The account's root (temporary credentials from the root's `GetSessionToken`).
+    Root,
+    /// An IAM user, with its own key or its `GetSessionToken` credentials.
+    User,
+    /// A session of an IAM role (`AssumeRole` and its web identity and SAML forms).
+    AssumedRole,
+    /// A federated user (`GetFederationToken`).
+    FederatedUser,
+}
+
+/// The identity a request was signed as, in IAM's terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The kind of identity.
+    pub kind: PrincipalKind,
+    /// Its ARN, as `GetCallerIdentity` answers it and `aws:PrincipalArn` names it:
+    /// `arn:aws:iam::ACCOUNT:user/PATH/NAME`, `arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION`.
+    pub arn: String,
+    /// `aws:userid`: the user's `AIDA…` id, `AROA…:SESSION` for a role session,
+    /// `ACCOUNT:NAME` for a federated user, the account id for the root.
+    pub user_id: String,
+    /// Whether the key is temporary (STS's `ASIA…`) rather than a user's own.
+    pub temporary: bool,
 }
 
 /// The headers of an `aws-chunked` (SigV4 streaming) upload. They describe how the payload is

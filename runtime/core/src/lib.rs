@@ -14,6 +14,7 @@
 //! generated crate's types and validators on their own.
 #![warn(missing_docs)]
 
+pub mod access_key;
 pub mod arn;
 pub mod calendar;
 pub mod clock;
@@ -32,7 +33,7 @@ pub mod validate;
 pub mod value;
 
 pub use clock::Clock;
-pub use context::{BodyReader, PayloadFraming, RequestContext, Streams};
+pub use context::{BodyReader, PayloadFraming, Principal, PrincipalKind, RequestContext, Streams};
 pub use error::{AwsError, OperationError};
 pub use prelude_shapes::Unit;
 pub use stratus_pattern as pattern;

@@ -85,7 +85,7 @@ pub(crate) fn encode_error(
 fn error_body(protocol: Protocol, service: &Service, failure: &Failure) -> String {
     let error_type = match protocol {
         Protocol::AwsJson1_1 => failure.code.to_owned(),
-        _ => format!("{}#{}", service.namespace, failure.code),
+        _ => failure.qualified_type(service.namespace),
     };
     let type_field = json::encode(
         &stratus_core::prelude_shapes::STRING,

@@ -327,7 +327,7 @@ pub(crate) fn encode_output(op: &'static Operation, output: &Value, request_id: 
 pub(crate) fn encode_error(service: &'static Service, error: &OperationError, request_id: &str) -> Response {
     let failure = Failure::of(error);
     let mut e = Encoder::new(Vec::new());
-    let type_name = format!("{}#{}", service.namespace, failure.code);
+    let type_name = failure.qualified_type(service.namespace);
     match failure.modeled {
         Some((shape, Value::Struct(slots))) => {
             let set: Vec<_> = shape

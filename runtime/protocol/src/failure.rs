@@ -8,6 +8,10 @@ use stratus_core::{OperationError, Value};
 pub(crate) struct Failure<'e> {
     /// The shape name of a modelled error, else the common error's code.
     pub code: &'e str,
+    /// The namespace a common error's JSON `__type` names instead of the service's, when
+    /// its code was given as `namespace#Code`: the errors of AWS's request front end
+    /// (`com.amazon.coral.service#UnrecognizedClientException`) are not the service's own.
+    pub namespace: Option<&'e str>,
     /// `@awsQueryError`'s code where the shape has one, else `code`.
     pub query_code: &'e str,
     pub message: Option<&'e str>,
@@ -24,22 +28,30 @@ pub(crate) struct Failure<'e> {
 impl<'e> Failure<'e> {
     pub(crate) fn of(error: &'e OperationError) -> Failure<'e> {
         match error {
-            OperationError::Aws(e) => Failure {
-                code: &e.code,
-                query_code: &e.code,
-                message: Some(&e.message),
-                status: e.http_status,
-                query_status: e.http_status,
-                fault: e.fault,
-                modeled: None,
-                details: &e.details,
-            },
+            OperationError::Aws(e) => {
+                let (namespace, code) = match e.code.split_once('#') {
+                    Some((namespace, code)) => (Some(namespace), code),
+                    None => (None, e.code.as_str()),
+                };
+                Failure {
+                    code,
+                    namespace,
+                    query_code: code,
+                    message: Some(&e.message),
+                    status: e.http_status,
+                    query_status: e.http_status,
+                    fault: e.fault,
+                    modeled: None,
+                    details: &e.details,
+                }
+            }
             OperationError::Modeled { shape, value } => {
                 let info = shape.error;
                 let status = info.map_or(400, |i| i.http_status);
                 let query = info.and_then(|i| i.query_error);
                 Failure {
                     code: shape.name,
+                    namespace: None,
                     query_code: query.map_or(shape.name, |(code, _)| code),
                     message: message_of(shape, value),
                     status,
@@ -50,6 +62,11 @@ impl<'e> Failure<'e> {
                 }
             }
         }
+    }
+
+    /// The JSON `__type`: the code in its namespace (the service's unless the error names one).
+    pub(crate) fn qualified_type(&self, service_namespace: &str) -> String {
+        format!("{}#{}", self.namespace.unwrap_or(service_namespace), self.code)
     }
 
     /// `Sender` for the caller's faults, `Receiver` for the service's (Query's `<Type>`).

@@ -91,7 +91,15 @@ pub async fn upload(
     let params = pipeline::routing_params(&req);
     let signer = pipeline::signer(&req, &params).ok().flatten();
     let streams = Streams::with_request(streaming::request_reader(body));
-    let ctx = pipeline::context(gateway, &req, signer, request_id, streams, PayloadFraming::default());
+    let ctx = pipeline::context(
+        gateway,
+        &req,
+        signer,
+        None,
+        request_id,
+        streams,
+        PayloadFraming::default(),
+    );
     health::mark_used(gateway, service);
     let url = format!(
         "http://{}{}",

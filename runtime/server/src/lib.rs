@@ -23,6 +23,7 @@ pub mod clock_endpoint;
 pub mod cors;
 pub mod form;
 pub mod health;
+mod identity;
 pub mod pipeline;
 pub mod route;
 mod route_tables;
@@ -41,7 +42,7 @@ use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use stratus_core::clock::Clock;
 use stratus_core::schema::Service;
-use stratus_core::service::{CrossOrigin, FormUpload, ServiceHandler};
+use stratus_core::service::{CrossOrigin, FormUpload, KeyDirectory, ServiceHandler};
 use tokio::net::TcpListener;
 
 use crate::route::Services;
@@ -72,8 +73,9 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The account a request is served in: an access key id of twelve digits names the
-    /// account (as LocalStack does); any other key uses the configured account.
+    /// The account a request is served in when its key is none IAM or STS issued: an access
+    /// key id of twelve digits names the account (as LocalStack does); any other key uses the
+    /// configured account.
     pub fn account_for(&self, signer: Option<Signer<'_>>) -> String {
         match signer.map(|s| s.access_key_id) {
             Some(key) if key.len() == 12 && key.bytes().all(|b| b.is_ascii_digit()) => key.to_string(),
@@ -94,6 +96,8 @@ pub struct Gateway {
     cross_origin: Vec<Arc<dyn CrossOrigin>>,
     /// The form uploads of the services that take them.
     form_uploads: Vec<Arc<dyn FormUpload>>,
+    /// Who the access keys IAM and STS issued stand for.
+    key_directories: Vec<Arc<dyn KeyDirectory>>,
 }
 
 impl Gateway {
@@ -107,6 +111,16 @@ impl Gateway {
             used,
             cross_origin: Vec::new(),
             form_uploads: Vec::new(),
+            key_directories: Vec::new(),
+        }
+    }
+
+    /// The same gateway, serving requests signed with the keys `directories` issued as the
+    /// identities they stand for.
+    pub fn with_key_directories(self, directories: Vec<Arc<dyn KeyDirectory>>) -> Gateway {
+        Gateway {
+            key_directories: directories,
+            ..self
         }
     }
 

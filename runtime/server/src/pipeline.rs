@@ -19,6 +19,7 @@ use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Body as _;
 use hyper::body::Incoming;
 use stratus_core::clock::Clock;
+use stratus_core::service::Identity;
 use stratus_core::validate::validate_input;
 use stratus_core::{AwsError, BodyReader, OperationError, PayloadFraming, RequestContext, Streams};
 use stratus_protocol::{urlencoded, Request, Response};
@@ -26,7 +27,7 @@ use stratus_protocol::{urlencoded, Request, Response};
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
-use crate::{clock_endpoint, cors, form, health, Gateway};
+use crate::{clock_endpoint, cors, form, health, identity, Gateway};
 
 /// The body of a response: whole, or streamed from a service.
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
@@ -208,12 +209,23 @@ async fn call(
     if let Err(e) = validate_input(service, route.operation, &input) {
         return (refuse(e), None);
     }
+    let identity = match identity::identify(
+        &gateway.key_directories,
+        signer.map(|s| s.access_key_id),
+        signer.and_then(|s| s.region).unwrap_or(&gateway.config.region),
+        gateway.config.clock.epoch_secs(),
+        service,
+        route.protocol,
+    ) {
+        Ok(identity) => identity,
+        Err(e) => return (refuse(e.into()), None),
+    };
     let framing = if streaming::has_streaming_payload(route.operation) {
         streaming::framing(req.headers)
     } else {
         PayloadFraming::default()
     };
-    let ctx = context(gateway, req, signer, request_id, streams, framing);
+    let ctx = context(gateway, req, signer, identity, request_id, streams, framing);
     health::mark_used(gateway, service);
     match route.handler.call(&ctx, route.operation, input).await {
         Ok(output) => {
@@ -237,18 +249,24 @@ pub(crate) fn context(
     gateway: &Gateway,
     req: &Request<'_>,
     signer: Option<Signer<'_>>,
+    identity: Option<Identity>,
     request_id: &str,
     streams: Streams,
     framing: PayloadFraming,
 ) -> RequestContext {
+    let (account_id, principal) = match identity {
+        Some(identity) => (identity.account_id, Some(identity.principal)),
+        None => (gateway.config.account_for(signer), None),
+    };
     RequestContext {
-        account_id: gateway.config.account_for(signer),
+        account_id,
         region: signer
             .and_then(|s| s.region)
             .unwrap_or(&gateway.config.region)
             .to_string(),
         request_id: request_id.to_string(),
         access_key_id: signer.map(|s| s.access_key_id.to_string()),
+        principal,
         host: request_host(req),
         streams,
         framing,

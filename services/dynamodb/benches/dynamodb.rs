@@ -25,6 +25,7 @@ fn ctx() -> RequestContext {
         region: "us-east-1".into(),
         request_id: "bench".into(),
         access_key_id: None,
+        principal: None,
         host: None,
         streams: Default::default(),
         framing: Default::default(),

@@ -53,9 +53,9 @@ pub(crate) fn mfa_seed() -> String {
     bytes.iter().map(|b| BASE32[usize::from(b & 31)] as char).collect()
 }
 
-/// A new access key id.
-pub(crate) fn access_key_id() -> String {
-    format!("AKIA{}", random_string(BASE32, 16))
+/// A new access key id of a user in `account`, which the id carries as AWS's do.
+pub(crate) fn access_key_id(account: &str) -> String {
+    stratus_core::access_key::new_key_id("AKIA", account)
 }
 
 /// A new secret access key, from the operating system's CSPRNG.
@@ -100,7 +100,7 @@ mod tests {
 
     #[test]
     fn access_keys_are_20_characters_and_secrets_40() {
-        let id = access_key_id();
+        let id = access_key_id("123456789012");
         assert_eq!(id.len(), 20);
         assert!(id.starts_with("AKIA") && is_base32(&id[4..]));
         let secret = secret_access_key();

@@ -36,6 +36,7 @@
 mod aws_policies;
 mod documents;
 mod error;
+mod identity;
 mod ids;
 mod listing;
 mod managed;
@@ -64,7 +65,8 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     Registration {
         handlers: vec![Arc::new(Handler(iam.clone()))],
         provides: Providers {
-            roles: Some(Arc::new(iam)),
+            roles: Some(Arc::new(iam.clone())),
+            user_keys: Some(Arc::new(iam)),
             ..Providers::default()
         },
         ..Registration::default()

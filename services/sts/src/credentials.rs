@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
+use stratus_core::access_key;
 use stratus_core::id::random_string;
+use stratus_core::PrincipalKind;
 use stratus_storage::Codec;
 
-/// Base32 (RFC 4648) alphabet AWS access key ids are written in.
-const KEY_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 const SECRET_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Who a set of temporary credentials belongs to.
@@ -17,6 +17,22 @@ pub struct Principal {
     pub user_id: String,
     pub account: String,
     pub arn: String,
+}
+
+impl Principal {
+    /// The kind of identity the ARN names.
+    pub fn kind(&self) -> PrincipalKind {
+        let resource = self.arn.splitn(6, ':').nth(5).unwrap_or_default();
+        if resource.starts_with("assumed-role/") {
+            PrincipalKind::AssumedRole
+        } else if resource.starts_with("federated-user/") {
+            PrincipalKind::FederatedUser
+        } else if resource == "root" {
+            PrincipalKind::Root
+        } else {
+            PrincipalKind::User
+        }
+    }
 }
 
 /// One issued set of temporary credentials, as stored.
@@ -34,7 +50,7 @@ impl Issued {
     /// New random credentials for `principal`, valid for `duration` from `now_secs`.
     pub fn new(principal: Principal, duration: Duration, now_secs: u64) -> Issued {
         Issued {
-            access_key_id: format!("ASIA{}", random_string(KEY_ALPHABET, 16)),
+            access_key_id: access_key::new_key_id("ASIA", &principal.account),
             secret_access_key: random_string(SECRET_ALPHABET, 40),
             // Real session tokens are long opaque base64; SDKs only pass them back.
             session_token: format!("IQoJb3JpZ2luX2VjE{}", random_string(SECRET_ALPHABET, 339)),

@@ -1,16 +1,17 @@
 //! AWS Security Token Service.
 //!
-//! Issues temporary credentials in AWS's formats (`ASIA…` access keys, session tokens,
-//! expirations) and remembers them, durably, so that a request signed with them is answered as
-//! the principal they were issued to: `GetCallerIdentity` reports the assumed-role ARN after
-//! `AssumeRole`, the federated user after `GetFederationToken`. Credentials are kept per
-//! account in the `credentials` table of the account's global `sts` store.
+//! Issues temporary credentials in AWS's formats (`ASIA…` access keys that carry their
+//! account, session tokens, expirations) and remembers them, durably, in the `credentials`
+//! table of the global `sts` store of the account the session acts in. STS is the gateway's
+//! [`KeyDirectory`] for those keys: a request signed with them is served as the principal
+//! they were issued to, in its account — `GetCallerIdentity` reports the assumed-role ARN
+//! after `AssumeRole`, the federated user after `GetFederationToken`.
 //!
 //! Each operation is a function in `ops`, wired to the generated `Sts` trait by the
 //! `operations!` table below.
 //!
-//! Signatures are not verified and no IAM policy is evaluated: any role can be assumed by
-//! anyone, as in every local emulator, and trust policies are not consulted.
+//! A session is issued only for a role IAM has ([`RoleDirectory`]); its trust policy is not
+//! evaluated yet.
 
 mod credentials;
 mod ops;
@@ -21,7 +22,7 @@ use std::time::Duration;
 
 use aws_smithy_types::DateTime;
 use stratus_core::arn::Arn;
-use stratus_core::service::{Caller, Registration, RoleDirectory, ServiceEnv};
+use stratus_core::service::{Caller, Identity, KeyDirectory, Providers, Registration, RoleDirectory, ServiceEnv};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 use stratus_storage::{Durability, Namespace, Storage, StorageError, Store, Table};
@@ -32,6 +33,7 @@ pub use credentials::{Issued, Principal};
 const CREDENTIALS: Table<Issued, credentials::StoredForm> = Table::new("credentials");
 
 /// The STS service, backed by `storage`.
+#[derive(Clone)]
 pub struct StsService {
     storage: Arc<Storage>,
     /// IAM's roles: a session is issued only for a role that exists.
@@ -43,11 +45,13 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
+    let sts = StsService::new(env.storage.clone(), env.providers.roles.clone());
     Registration {
-        handlers: vec![Arc::new(Handler(StsService::new(
-            env.storage.clone(),
-            env.providers.roles.clone(),
-        )))],
+        handlers: vec![Arc::new(Handler(sts.clone()))],
+        provides: Providers {
+            session_keys: Some(Arc::new(sts)),
+            ..Providers::default()
+        },
         ..Registration::default()
     }
 }
@@ -84,39 +88,12 @@ impl StsService {
         CREDENTIALS.get(&self.store(account)?, key).map_err(storage_error)
     }
 
-    /// Who signed the request: the principal of credentials Stratus issued, else the
-    /// account's root.
-    async fn caller(&self, ctx: &RequestContext) -> Result<(Principal, bool), AwsError> {
-        if let Some(key) = ctx.access_key_id.as_deref() {
-            if let Some(issued) = self.lookup(&ctx.account_id, key)? {
-                if issued.expired(ctx.clock.epoch_secs()) {
-                    return Err(AwsError::new(
-                        "ExpiredToken",
-                        "The security token included in the request is expired",
-                        403,
-                    ));
-                }
-                return Ok((issued.principal, true));
-            }
-        }
-        let account = ctx.account_id.clone();
-        Ok((
-            Principal {
-                user_id: account.clone(),
-                arn: root_arn(&ctx.region, &account),
-                account,
-            },
-            false,
-        ))
-    }
-
     async fn issue(&self, ctx: &RequestContext, principal: Principal, seconds: i32) -> Result<Credentials, AwsError> {
         let duration = Duration::from_secs(u64::try_from(seconds).unwrap_or(0));
+        // Kept in the account the session acts in, which its key id names.
+        let account = principal.account.clone();
         let issued = self
-            .remember(
-                &ctx.account_id,
-                Issued::new(principal, duration, ctx.clock.epoch_secs()),
-            )
+            .remember(&account, Issued::new(principal, duration, ctx.clock.epoch_secs()))
             .await?;
         Ok(Credentials {
             access_key_id: issued.access_key_id,
@@ -191,6 +168,26 @@ impl StsService {
     }
 }
 
+/// Who signs with the temporary credentials STS issued: the gateway asks for every request
+/// signed with an `ASIA…` key, in the account the key names.
+impl KeyDirectory for StsService {
+    fn identify(&self, account_id: &str, _region: &str, access_key_id: &str) -> Result<Option<Identity>, AwsError> {
+        Ok(self.lookup(account_id, access_key_id)?.map(|issued| Identity {
+            principal: stratus_core::Principal {
+                kind: issued.principal.kind(),
+                arn: issued.principal.arn,
+                user_id: issued.principal.user_id,
+                temporary: true,
+            },
+            secret_access_key: issued.secret_access_key,
+            session_token: Some(issued.session_token),
+            expires: Some(issued.expires),
+            active: true,
+            account_id: issued.principal.account,
+        }))
+    }
+}
+
 /// What a role session is asked for with.
 struct SessionRequest<'a> {
     /// The IAM action asked for, e.g. `sts:AssumeRole`, as AccessDenied names it.
@@ -239,6 +236,29 @@ impl RoleArn {
 
 fn is_account_id(text: &str) -> bool {
     text.len() == 12 && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Who signed the request, in STS's terms, and whether with temporary credentials: the
+/// principal the gateway found for its key, else the account's root.
+fn caller(ctx: &RequestContext) -> (Principal, bool) {
+    match &ctx.principal {
+        Some(principal) => (
+            Principal {
+                user_id: principal.user_id.clone(),
+                account: ctx.account_id.clone(),
+                arn: principal.arn.clone(),
+            },
+            principal.temporary,
+        ),
+        None => (
+            Principal {
+                user_id: ctx.account_id.clone(),
+                arn: root_arn(&ctx.region, &ctx.account_id),
+                account: ctx.account_id.clone(),
+            },
+            false,
+        ),
+    }
 }
 
 /// The ARN of an account's root user, in the partition of the request's region.

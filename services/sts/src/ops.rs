@@ -1,17 +1,20 @@
 //! The STS operations, one function each, wired to the generated `Sts` trait in `lib.rs`.
 
+use stratus_core::access_key;
 use stratus_core::arn::Arn;
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 
-use crate::{denied, is_account_id, packed_policy_size, root_arn, tokens, Principal, SessionRequest, StsService};
+use crate::{
+    caller, denied, is_account_id, packed_policy_size, root_arn, tokens, Principal, SessionRequest, StsService,
+};
 
 pub(crate) async fn get_caller_identity(
-    sts: &StsService,
+    _sts: &StsService,
     ctx: &RequestContext,
     _input: GetCallerIdentityRequest,
 ) -> Result<GetCallerIdentityResponse, GetCallerIdentityError> {
-    let (p, _) = sts.caller(ctx).await?;
+    let (p, _) = caller(ctx);
     Ok(GetCallerIdentityResponse {
         user_id: Some(p.user_id),
         account: Some(p.account),
@@ -24,7 +27,7 @@ pub(crate) async fn assume_role(
     ctx: &RequestContext,
     input: AssumeRoleRequest,
 ) -> Result<AssumeRoleResponse, AssumeRoleError> {
-    let (caller, _) = sts.caller(ctx).await?;
+    let (caller, _) = caller(ctx);
     let packed = packed_policy_size(
         input.policy.as_deref(),
         input.policy_arns.as_ref().map_or(0, Vec::len),
@@ -126,7 +129,6 @@ pub(crate) async fn assume_root(
     ctx: &RequestContext,
     input: AssumeRootRequest,
 ) -> Result<AssumeRootResponse, AssumeRootError> {
-    sts.caller(ctx).await?;
     let target = input.target_principal;
     if !is_account_id(&target) {
         return Err(AwsError::new(
@@ -153,7 +155,7 @@ pub(crate) async fn get_session_token(
     ctx: &RequestContext,
     input: GetSessionTokenRequest,
 ) -> Result<GetSessionTokenResponse, GetSessionTokenError> {
-    let (principal, temporary) = sts.caller(ctx).await?;
+    let (principal, temporary) = caller(ctx);
     if temporary {
         return Err(denied("Cannot call GetSessionToken with session credentials").into());
     }
@@ -170,7 +172,7 @@ pub(crate) async fn get_federation_token(
     ctx: &RequestContext,
     input: GetFederationTokenRequest,
 ) -> Result<GetFederationTokenResponse, GetFederationTokenError> {
-    let (caller, temporary) = sts.caller(ctx).await?;
+    let (caller, temporary) = caller(ctx);
     if temporary {
         return Err(denied("Cannot call GetFederationToken with session credentials").into());
     }
@@ -202,23 +204,20 @@ pub(crate) async fn get_federation_token(
 }
 
 pub(crate) async fn get_access_key_info(
-    sts: &StsService,
+    _sts: &StsService,
     ctx: &RequestContext,
     input: GetAccessKeyInfoRequest,
 ) -> Result<GetAccessKeyInfoResponse, GetAccessKeyInfoError> {
-    let account = match sts.lookup(&ctx.account_id, &input.access_key_id)? {
-        Some(issued) => issued.principal.account,
-        None => ctx.account_id.clone(),
-    };
+    // A key of AWS's form names its account, whoever issued it (as AWS reads its own keys).
+    let account = access_key::account_of(&input.access_key_id).unwrap_or_else(|| ctx.account_id.clone());
     Ok(GetAccessKeyInfoResponse { account: Some(account) })
 }
 
 pub(crate) async fn decode_authorization_message(
-    sts: &StsService,
-    ctx: &RequestContext,
+    _sts: &StsService,
+    _ctx: &RequestContext,
     input: DecodeAuthorizationMessageRequest,
 ) -> Result<DecodeAuthorizationMessageResponse, DecodeAuthorizationMessageError> {
-    sts.caller(ctx).await?;
     match tokens::decode_authorization_message(&input.encoded_message) {
         Some(decoded) => Ok(DecodeAuthorizationMessageResponse {
             decoded_message: Some(decoded),
@@ -235,11 +234,10 @@ pub(crate) async fn decode_authorization_message(
 /// off until IAM's EnableOutboundWebIdentityFederation turns it on, which Stratus does
 /// not serve yet, so tokens are refused as AWS refuses them then.
 pub(crate) async fn get_web_identity_token(
-    sts: &StsService,
-    ctx: &RequestContext,
+    _sts: &StsService,
+    _ctx: &RequestContext,
     _input: GetWebIdentityTokenRequest,
 ) -> Result<GetWebIdentityTokenResponse, GetWebIdentityTokenError> {
-    sts.caller(ctx).await?;
     Err(GetWebIdentityTokenError::OutboundWebIdentityFederationDisabledException(
         OutboundWebIdentityFederationDisabledException {
             // The model's documentation of the error.
@@ -253,11 +251,10 @@ pub(crate) async fn get_web_identity_token(
 
 /// Trade-in tokens come from IAM's delegation requests, which Stratus does not serve yet.
 pub(crate) async fn get_delegated_access_token(
-    sts: &StsService,
-    ctx: &RequestContext,
+    _sts: &StsService,
+    _ctx: &RequestContext,
     _input: GetDelegatedAccessTokenRequest,
 ) -> Result<GetDelegatedAccessTokenResponse, GetDelegatedAccessTokenError> {
-    sts.caller(ctx).await?;
     Err(AwsError::new(
         "NotImplemented",
         "GetDelegatedAccessToken exchanges tokens that IAM delegation requests issue, which Stratus does not serve yet",

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::BoxFuture;
+use crate::context::Principal;
 use crate::error::AwsError;
 use crate::value::DateTime;
 
@@ -323,6 +324,34 @@ pub trait RoleDirectory: Send + Sync {
     /// The role `role_arn` names (`arn:PARTITION:iam::ACCOUNT:role/PATH/NAME`), if it exists in
     /// that account with that path.
     fn assumable_role<'a>(&'a self, caller: Caller<'a>, role_arn: &'a str) -> BoxFuture<'a, Option<AssumableRole>>;
+}
+
+/// What an access key IAM or STS issued stands for, and the secret that proves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// The account the key belongs to (the one its id names).
+    pub account_id: String,
+    /// Who signs with the key.
+    pub principal: Principal,
+    /// The secret access key a signature by the key is made with.
+    pub secret_access_key: String,
+    /// The session token temporary credentials must be sent with (`X-Amz-Security-Token`).
+    pub session_token: Option<String>,
+    /// When temporary credentials expire, in seconds since the Unix epoch.
+    pub expires: Option<u64>,
+    /// Whether the key may sign: a user's key made `Inactive` may not.
+    pub active: bool,
+}
+
+/// The access keys one service issues. Provided by IAM (its users' `AKIA…` keys) and by STS
+/// (the `ASIA…` keys of the sessions it issues); called by the gateway for every request
+/// signed with a key of AWS's form, in the account the key id names. Absent: every key signs
+/// as its account's root, as every key did before IAM.
+pub trait KeyDirectory: Send + Sync {
+    /// What `access_key_id` stands for, if this service issued it in `account_id`; ARNs are
+    /// in the partition of `region`, the request's. A read of the service's store, made
+    /// inline: no fsync to wait for.
+    fn identify(&self, account_id: &str, region: &str, access_key_id: &str) -> Result<Option<Identity>, AwsError>;
 }
 
 /// Evaluates whether the caller's principal may perform an action on a resource. Provided by

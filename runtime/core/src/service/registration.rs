@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::capabilities::{
-    Authorizer, EventBus, FunctionInvoker, KeyService, LogWriter, MessageSink, MetricSink, RoleDirectory,
+    Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, RoleDirectory,
     TopicPublisher,
 };
 use super::{CrossOrigin, FormUpload, ServiceHandler};
@@ -40,6 +40,10 @@ pub struct Providers {
     pub authorizer: Option<Arc<dyn Authorizer>>,
     /// IAM's roles.
     pub roles: Option<Arc<dyn RoleDirectory>>,
+    /// IAM's users' access keys.
+    pub user_keys: Option<Arc<dyn KeyDirectory>>,
+    /// STS's session credentials.
+    pub session_keys: Option<Arc<dyn KeyDirectory>>,
 }
 
 impl Providers {
@@ -56,6 +60,8 @@ impl Providers {
             keys,
             authorizer,
             roles,
+            user_keys,
+            session_keys,
         } = other;
         self.messages = self.messages.take().or(messages);
         self.functions = self.functions.take().or(functions);
@@ -66,6 +72,13 @@ impl Providers {
         self.keys = self.keys.take().or(keys);
         self.authorizer = self.authorizer.take().or(authorizer);
         self.roles = self.roles.take().or(roles);
+        self.user_keys = self.user_keys.take().or(user_keys);
+        self.session_keys = self.session_keys.take().or(session_keys);
+    }
+
+    /// The providers of access keys, for the gateway: IAM's users', then STS's sessions'.
+    pub fn key_directories(&self) -> Vec<Arc<dyn KeyDirectory>> {
+        self.user_keys.iter().chain(&self.session_keys).cloned().collect()
     }
 }
 

@@ -31,7 +31,7 @@ pub(crate) async fn create_access_key(
         active: true,
         created: now(ctx),
     };
-    let id = access_key_id();
+    let id = access_key_id(&ctx.account_id);
     let (id, record) = iam
         .write(&ctx.account_id, move |tx| {
             let _: UserRecord = load(tx, &user.name)?;

@@ -1,7 +1,7 @@
 //! Users: create, read, list, rename, delete, tags and permissions boundaries.
 
 use stratus_core::paging::Token;
-use stratus_core::{RequestContext, Unit};
+use stratus_core::{Principal, PrincipalKind, RequestContext, Unit};
 use stratus_gen_iam::*;
 
 use crate::error::IamError;
@@ -78,11 +78,14 @@ pub(crate) fn caller_user(
     if let Some(name) = name {
         return load(&store, &name);
     }
-    let key_id = ctx.access_key_id.as_deref().unwrap_or_default();
-    match ACCESS_KEYS.get(&store, key_id)? {
-        Some(access_key) => load(&store, &access_key.user),
+    match &ctx.principal {
+        Some(Principal {
+            kind: PrincipalKind::User,
+            arn,
+            ..
+        }) => load(&store, arn.rsplit('/').next().unwrap_or_default()),
         // AWS's answer to a caller that is not an IAM user (a role session, the root here).
-        None => Err(IamError::Validation(
+        _ => Err(IamError::Validation(
             "Must specify userName when calling with non-User credentials".into(),
         )),
     }
