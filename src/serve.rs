@@ -42,6 +42,10 @@ pub(crate) struct ServeArgs {
     /// error, warn, info, debug or trace.
     #[arg(long, env = "STRATUS_LOG_LEVEL", default_value = "info")]
     log_level: tracing::Level,
+    /// Serve only requests signed with a secret Stratus knows (IAM users' keys, STS's
+    /// sessions, and `test`/`test`), refusing the rest as AWS does.
+    #[arg(long, env = "STRATUS_VERIFY_SIGNATURES")]
+    verify_signatures: bool,
     /// Where time comes from: `system`, or `manual` for tests, which moves only when told
     /// (`POST /_stratus/clock?advance=<seconds>`).
     #[arg(long, env = "STRATUS_CLOCK", value_enum, default_value = "system")]
@@ -92,6 +96,7 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
         region: args.region,
         account_id: args.account_id,
         clock,
+        verify_signatures: args.verify_signatures,
         ..Config::default()
     };
     let gateway = Arc::new(

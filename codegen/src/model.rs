@@ -128,8 +128,6 @@ const IGNORED_TRAITS: &[&str] = &[
     "smithy.api#unstable",
     "smithy.api#recommended",
     "smithy.api#private",
-    "smithy.api#auth",
-    "smithy.api#optionalAuth",
     "smithy.api#retryable",
     "smithy.api#clientOptional",
     "smithy.api#addedDefault",
@@ -172,6 +170,9 @@ const IGNORED_TRAITS: &[&str] = &[
 
 /// Traits the generator turns into schema, types or constraints.
 const HANDLED_TRAITS: &[&str] = &[
+    // Whether an operation may be called unsigned.
+    "smithy.api#auth",
+    "smithy.api#optionalAuth",
     "smithy.api#required",
     "smithy.api#default",
     "smithy.api#length",

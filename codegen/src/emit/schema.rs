@@ -252,9 +252,15 @@ impl ServiceGen<'_> {
                 Some(h) => format!("Some({})", http_route(&op.shape.id, h)?),
                 None => "None".into(),
             };
+            let traits = &op.shape.traits;
+            let unsigned = traits.contains_key("smithy.api#optionalAuth")
+                || traits
+                    .get("smithy.api#auth")
+                    .and_then(Node::as_array)
+                    .is_some_and(|schemes| schemes.is_empty());
             let _ = writeln!(
                 ops,
-                "Operation {{ name: {:?}, input: &{}, output: &{}, errors: &[{}], http: {http} }},",
+                "Operation {{ name: {:?}, input: &{}, output: &{}, errors: &[{}], http: {http}, unsigned: {unsigned} }},",
                 op.shape.name(),
                 self.schema_ref(&op.input)?,
                 self.schema_ref(&op.output)?,

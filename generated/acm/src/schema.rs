@@ -30,6 +30,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_TAGS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteCertificate",
@@ -44,6 +45,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeCertificate",
@@ -51,6 +53,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_CERTIFICATE_RESPONSE,
             errors: &[&INVALID_ARN_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ExportCertificate",
@@ -62,6 +65,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAccountConfiguration",
@@ -69,6 +73,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ACCOUNT_CONFIGURATION_RESPONSE,
             errors: &[&ACCESS_DENIED_EXCEPTION, &THROTTLING_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetCertificate",
@@ -80,6 +85,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ImportCertificate",
@@ -95,6 +101,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_TAGS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListCertificates",
@@ -102,6 +109,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_CERTIFICATES_RESPONSE,
             errors: &[&INVALID_ARGS_EXCEPTION, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForCertificate",
@@ -109,6 +117,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TAGS_FOR_CERTIFICATE_RESPONSE,
             errors: &[&INVALID_ARN_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutAccountConfiguration",
@@ -121,6 +130,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemoveTagsFromCertificate",
@@ -135,6 +145,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RenewCertificate",
@@ -146,6 +157,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RequestCertificate",
@@ -161,6 +173,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_TAGS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ResendValidationEmail",
@@ -173,6 +186,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RevokeCertificate",
@@ -187,6 +201,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateCertificateOptions",
@@ -199,6 +214,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

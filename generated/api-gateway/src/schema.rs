@@ -34,6 +34,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateAuthorizer",
@@ -57,6 +58,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateBasePathMapping",
@@ -80,6 +82,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateDeployment",
@@ -104,6 +107,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateDocumentationPart",
@@ -128,6 +132,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateDocumentationVersion",
@@ -152,6 +157,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateDomainName",
@@ -170,6 +176,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateDomainNameAccessAssociation",
@@ -188,6 +195,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateModel",
@@ -211,6 +219,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateRequestValidator",
@@ -234,6 +243,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateResource",
@@ -258,6 +268,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateRestApi",
@@ -276,6 +287,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateStage",
@@ -299,6 +311,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateUsagePlan",
@@ -318,6 +331,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateUsagePlanKey",
@@ -341,6 +355,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateVpcLink",
@@ -359,6 +374,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteApiKey",
@@ -377,6 +393,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteAuthorizer",
@@ -400,6 +417,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBasePathMapping",
@@ -423,6 +441,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteClientCertificate",
@@ -444,6 +463,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteDeployment",
@@ -468,6 +488,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteDocumentationPart",
@@ -492,6 +513,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteDocumentationVersion",
@@ -516,6 +538,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteDomainName",
@@ -534,6 +557,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteDomainNameAccessAssociation",
@@ -555,6 +579,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteGatewayResponse",
@@ -578,6 +603,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteIntegration",
@@ -604,6 +630,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteIntegrationResponse",
@@ -632,6 +659,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteMethod",
@@ -656,6 +684,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteMethodResponse",
@@ -683,6 +712,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteModel",
@@ -706,6 +736,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteRequestValidator",
@@ -729,6 +760,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteResource",
@@ -752,6 +784,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteRestApi",
@@ -770,6 +803,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteStage",
@@ -794,6 +828,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteUsagePlan",
@@ -812,6 +847,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteUsagePlanKey",
@@ -835,6 +871,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteVpcLink",
@@ -853,6 +890,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "FlushStageAuthorizersCache",
@@ -879,6 +917,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "FlushStageCache",
@@ -905,6 +944,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GenerateClientCertificate",
@@ -923,6 +963,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetAccount",
@@ -940,6 +981,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetApiKey",
@@ -957,6 +999,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetApiKeys",
@@ -974,6 +1017,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetAuthorizer",
@@ -996,6 +1040,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetAuthorizers",
@@ -1017,6 +1062,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBasePathMapping",
@@ -1039,6 +1085,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBasePathMappings",
@@ -1060,6 +1107,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetClientCertificate",
@@ -1080,6 +1128,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetClientCertificates",
@@ -1097,6 +1146,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDeployment",
@@ -1120,6 +1170,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDeployments",
@@ -1142,6 +1193,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDocumentationPart",
@@ -1165,6 +1217,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDocumentationParts",
@@ -1187,6 +1240,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDocumentationVersion",
@@ -1209,6 +1263,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDocumentationVersions",
@@ -1231,6 +1286,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDomainName",
@@ -1248,6 +1304,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDomainNameAccessAssociations",
@@ -1265,6 +1322,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDomainNames",
@@ -1282,6 +1340,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetExport",
@@ -1308,6 +1367,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetGatewayResponse",
@@ -1330,6 +1390,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetGatewayResponses",
@@ -1351,6 +1412,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetIntegration",
@@ -1376,6 +1438,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetIntegrationResponse",
@@ -1403,6 +1466,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetMethod",
@@ -1426,6 +1490,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetMethodResponse",
@@ -1451,6 +1516,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetModel",
@@ -1473,6 +1539,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetModelTemplate",
@@ -1496,6 +1563,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetModels",
@@ -1517,6 +1585,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRequestValidator",
@@ -1539,6 +1608,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRequestValidators",
@@ -1560,6 +1630,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetResource",
@@ -1581,6 +1652,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetResources",
@@ -1602,6 +1674,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRestApi",
@@ -1619,6 +1692,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRestApis",
@@ -1636,6 +1710,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetSdk",
@@ -1662,6 +1737,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetSdkType",
@@ -1679,6 +1755,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetSdkTypes",
@@ -1696,6 +1773,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetStage",
@@ -1720,6 +1798,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetStages",
@@ -1743,6 +1822,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetTags",
@@ -1760,6 +1840,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetUsage",
@@ -1781,6 +1862,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetUsagePlan",
@@ -1798,6 +1880,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetUsagePlanKey",
@@ -1820,6 +1903,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetUsagePlanKeys",
@@ -1841,6 +1925,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetUsagePlans",
@@ -1858,6 +1943,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetVpcLink",
@@ -1875,6 +1961,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetVpcLinks",
@@ -1892,6 +1979,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ImportApiKeys",
@@ -1911,6 +1999,7 @@ pub static SERVICE: Service = Service {
                 query: &[("mode", Some("import"))],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ImportDocumentationParts",
@@ -1935,6 +2024,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ImportRestApi",
@@ -1954,6 +2044,7 @@ pub static SERVICE: Service = Service {
                 query: &[("mode", Some("import"))],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutGatewayResponse",
@@ -1978,6 +2069,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutIntegration",
@@ -2005,6 +2097,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutIntegrationResponse",
@@ -2034,6 +2127,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutMethod",
@@ -2060,6 +2154,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutMethodResponse",
@@ -2088,6 +2183,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutRestApi",
@@ -2107,6 +2203,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "RejectDomainNameAccessAssociation",
@@ -2125,6 +2222,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -2144,6 +2242,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "TestInvokeAuthorizer",
@@ -2166,6 +2265,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "TestInvokeMethod",
@@ -2190,6 +2290,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -2209,6 +2310,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateAccount",
@@ -2228,6 +2330,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateApiKey",
@@ -2247,6 +2350,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateAuthorizer",
@@ -2271,6 +2375,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateBasePathMapping",
@@ -2295,6 +2400,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateClientCertificate",
@@ -2317,6 +2423,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateDeployment",
@@ -2342,6 +2449,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateDocumentationPart",
@@ -2367,6 +2475,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateDocumentationVersion",
@@ -2392,6 +2501,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateDomainName",
@@ -2411,6 +2521,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateGatewayResponse",
@@ -2435,6 +2546,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateIntegration",
@@ -2462,6 +2574,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateIntegrationResponse",
@@ -2491,6 +2604,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateMethod",
@@ -2516,6 +2630,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateMethodResponse",
@@ -2544,6 +2659,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateModel",
@@ -2568,6 +2684,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateRequestValidator",
@@ -2592,6 +2709,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateResource",
@@ -2615,6 +2733,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateRestApi",
@@ -2634,6 +2753,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateStage",
@@ -2658,6 +2778,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateUsage",
@@ -2683,6 +2804,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateUsagePlan",
@@ -2702,6 +2824,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateVpcLink",
@@ -2721,6 +2844,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

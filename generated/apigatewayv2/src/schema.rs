@@ -32,6 +32,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateApiMapping",
@@ -54,6 +55,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateAuthorizer",
@@ -76,6 +78,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateDeployment",
@@ -98,6 +101,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateDomainName",
@@ -116,6 +120,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateIntegration",
@@ -138,6 +143,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateIntegrationResponse",
@@ -162,6 +168,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateModel",
@@ -184,6 +191,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateRoute",
@@ -206,6 +214,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateRouteResponse",
@@ -230,6 +239,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateRoutingRule",
@@ -252,6 +262,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateStage",
@@ -274,6 +285,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateVpcLink",
@@ -286,6 +298,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteAccessLogSettings",
@@ -305,6 +318,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteApi",
@@ -321,6 +335,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteApiMapping",
@@ -343,6 +358,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteAuthorizer",
@@ -361,6 +377,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteCorsConfiguration",
@@ -378,6 +395,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteDeployment",
@@ -396,6 +414,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteDomainName",
@@ -412,6 +431,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteIntegration",
@@ -430,6 +450,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteIntegrationResponse",
@@ -450,6 +471,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteModel",
@@ -468,6 +490,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteRoute",
@@ -486,6 +509,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteRouteRequestParameter",
@@ -506,6 +530,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteRouteResponse",
@@ -526,6 +551,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteRouteSettings",
@@ -546,6 +572,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteRoutingRule",
@@ -568,6 +595,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteStage",
@@ -586,6 +614,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteVpcLink",
@@ -602,6 +631,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ExportApi",
@@ -624,6 +654,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetApi",
@@ -640,6 +671,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetApiMapping",
@@ -662,6 +694,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetApiMappings",
@@ -683,6 +716,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetApis",
@@ -699,6 +733,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetAuthorizer",
@@ -717,6 +752,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetAuthorizers",
@@ -738,6 +774,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDeployment",
@@ -756,6 +793,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDeployments",
@@ -777,6 +815,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDomainName",
@@ -793,6 +832,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDomainNames",
@@ -809,6 +849,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetIntegration",
@@ -827,6 +868,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetIntegrationResponse",
@@ -847,6 +889,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetIntegrationResponses",
@@ -870,6 +913,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetIntegrations",
@@ -891,6 +935,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetModel",
@@ -909,6 +954,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetModelTemplate",
@@ -928,6 +974,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetModels",
@@ -949,6 +996,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRoute",
@@ -967,6 +1015,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRouteResponse",
@@ -987,6 +1036,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRouteResponses",
@@ -1010,6 +1060,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRoutes",
@@ -1031,6 +1082,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRoutingRule",
@@ -1053,6 +1105,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetStage",
@@ -1071,6 +1124,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetStages",
@@ -1092,6 +1146,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetTags",
@@ -1113,6 +1168,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetVpcLink",
@@ -1129,6 +1185,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetVpcLinks",
@@ -1141,6 +1198,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ImportApi",
@@ -1158,6 +1216,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListRoutingRules",
@@ -1179,6 +1238,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutRoutingRule",
@@ -1202,6 +1262,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ReimportApi",
@@ -1223,6 +1284,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ResetAuthorizersCache",
@@ -1243,6 +1305,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -1264,6 +1327,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -1285,6 +1349,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateApi",
@@ -1306,6 +1371,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateApiMapping",
@@ -1329,6 +1395,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateAuthorizer",
@@ -1352,6 +1419,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateDeployment",
@@ -1375,6 +1443,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateDomainName",
@@ -1396,6 +1465,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateIntegration",
@@ -1419,6 +1489,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateIntegrationResponse",
@@ -1444,6 +1515,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateModel",
@@ -1467,6 +1539,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateRoute",
@@ -1490,6 +1563,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateRouteResponse",
@@ -1515,6 +1589,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateStage",
@@ -1538,6 +1613,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateVpcLink",
@@ -1558,6 +1634,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

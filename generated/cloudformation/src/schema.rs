@@ -25,6 +25,7 @@ pub static SERVICE: Service = Service {
             output: &ACTIVATE_ORGANIZATIONS_ACCESS_OUTPUT,
             errors: &[&INVALID_OPERATION_EXCEPTION, &OPERATION_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ActivateType",
@@ -32,6 +33,7 @@ pub static SERVICE: Service = Service {
             output: &ACTIVATE_TYPE_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION, &TYPE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "BatchDescribeTypeConfigurations",
@@ -39,6 +41,7 @@ pub static SERVICE: Service = Service {
             output: &BATCH_DESCRIBE_TYPE_CONFIGURATIONS_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION, &TYPE_CONFIGURATION_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CancelUpdateStack",
@@ -46,6 +49,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&TOKEN_ALREADY_EXISTS_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ContinueUpdateRollback",
@@ -53,6 +57,7 @@ pub static SERVICE: Service = Service {
             output: &CONTINUE_UPDATE_ROLLBACK_OUTPUT,
             errors: &[&TOKEN_ALREADY_EXISTS_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateChangeSet",
@@ -64,6 +69,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateGeneratedTemplate",
@@ -75,6 +81,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateStack",
@@ -87,6 +94,7 @@ pub static SERVICE: Service = Service {
                 &TOKEN_ALREADY_EXISTS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateStackInstances",
@@ -101,6 +109,7 @@ pub static SERVICE: Service = Service {
                 &STALE_REQUEST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateStackRefactor",
@@ -108,6 +117,7 @@ pub static SERVICE: Service = Service {
             output: &CREATE_STACK_REFACTOR_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateStackSet",
@@ -119,6 +129,7 @@ pub static SERVICE: Service = Service {
                 &NAME_ALREADY_EXISTS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeactivateOrganizationsAccess",
@@ -126,6 +137,7 @@ pub static SERVICE: Service = Service {
             output: &DEACTIVATE_ORGANIZATIONS_ACCESS_OUTPUT,
             errors: &[&INVALID_OPERATION_EXCEPTION, &OPERATION_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeactivateType",
@@ -133,6 +145,7 @@ pub static SERVICE: Service = Service {
             output: &DEACTIVATE_TYPE_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION, &TYPE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteChangeSet",
@@ -140,6 +153,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_CHANGE_SET_OUTPUT,
             errors: &[&INVALID_CHANGE_SET_STATUS_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteGeneratedTemplate",
@@ -150,6 +164,7 @@ pub static SERVICE: Service = Service {
                 &GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteStack",
@@ -157,6 +172,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&TOKEN_ALREADY_EXISTS_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteStackInstances",
@@ -170,6 +186,7 @@ pub static SERVICE: Service = Service {
                 &STALE_REQUEST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteStackSet",
@@ -177,6 +194,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_STACK_SET_OUTPUT,
             errors: &[&OPERATION_IN_PROGRESS_EXCEPTION, &STACK_SET_NOT_EMPTY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeregisterType",
@@ -184,6 +202,7 @@ pub static SERVICE: Service = Service {
             output: &DEREGISTER_TYPE_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION, &TYPE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAccountLimits",
@@ -191,6 +210,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ACCOUNT_LIMITS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeChangeSet",
@@ -198,6 +218,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_CHANGE_SET_OUTPUT,
             errors: &[&CHANGE_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeChangeSetHooks",
@@ -205,6 +226,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_CHANGE_SET_HOOKS_OUTPUT,
             errors: &[&CHANGE_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeGeneratedTemplate",
@@ -212,6 +234,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_GENERATED_TEMPLATE_OUTPUT,
             errors: &[&GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeOrganizationsAccess",
@@ -219,6 +242,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ORGANIZATIONS_ACCESS_OUTPUT,
             errors: &[&INVALID_OPERATION_EXCEPTION, &OPERATION_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribePublisher",
@@ -226,6 +250,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_PUBLISHER_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeResourceScan",
@@ -233,6 +258,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_RESOURCE_SCAN_OUTPUT,
             errors: &[&RESOURCE_SCAN_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStackDriftDetectionStatus",
@@ -240,6 +266,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACK_DRIFT_DETECTION_STATUS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStackEvents",
@@ -247,6 +274,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACK_EVENTS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStackInstance",
@@ -254,6 +282,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACK_INSTANCE_OUTPUT,
             errors: &[&STACK_INSTANCE_NOT_FOUND_EXCEPTION, &STACK_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStackRefactor",
@@ -261,6 +290,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACK_REFACTOR_OUTPUT,
             errors: &[&STACK_REFACTOR_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStackResource",
@@ -268,6 +298,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACK_RESOURCE_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStackResourceDrifts",
@@ -275,6 +306,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACK_RESOURCE_DRIFTS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStackResources",
@@ -282,6 +314,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACK_RESOURCES_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStackSet",
@@ -289,6 +322,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACK_SET_OUTPUT,
             errors: &[&STACK_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStackSetOperation",
@@ -296,6 +330,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACK_SET_OPERATION_OUTPUT,
             errors: &[&OPERATION_NOT_FOUND_EXCEPTION, &STACK_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStacks",
@@ -303,6 +338,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STACKS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeType",
@@ -310,6 +346,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_TYPE_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION, &TYPE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeTypeRegistration",
@@ -317,6 +354,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_TYPE_REGISTRATION_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DetectStackDrift",
@@ -324,6 +362,7 @@ pub static SERVICE: Service = Service {
             output: &DETECT_STACK_DRIFT_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DetectStackResourceDrift",
@@ -331,6 +370,7 @@ pub static SERVICE: Service = Service {
             output: &DETECT_STACK_RESOURCE_DRIFT_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DetectStackSetDrift",
@@ -342,6 +382,7 @@ pub static SERVICE: Service = Service {
                 &STACK_SET_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EstimateTemplateCost",
@@ -349,6 +390,7 @@ pub static SERVICE: Service = Service {
             output: &ESTIMATE_TEMPLATE_COST_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ExecuteChangeSet",
@@ -361,6 +403,7 @@ pub static SERVICE: Service = Service {
                 &TOKEN_ALREADY_EXISTS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ExecuteStackRefactor",
@@ -368,6 +411,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetGeneratedTemplate",
@@ -375,6 +419,7 @@ pub static SERVICE: Service = Service {
             output: &GET_GENERATED_TEMPLATE_OUTPUT,
             errors: &[&GENERATED_TEMPLATE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetStackPolicy",
@@ -382,6 +427,7 @@ pub static SERVICE: Service = Service {
             output: &GET_STACK_POLICY_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetTemplate",
@@ -389,6 +435,7 @@ pub static SERVICE: Service = Service {
             output: &GET_TEMPLATE_OUTPUT,
             errors: &[&CHANGE_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetTemplateSummary",
@@ -396,6 +443,7 @@ pub static SERVICE: Service = Service {
             output: &GET_TEMPLATE_SUMMARY_OUTPUT,
             errors: &[&STACK_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ImportStacksToStackSet",
@@ -411,6 +459,7 @@ pub static SERVICE: Service = Service {
                 &STALE_REQUEST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListChangeSets",
@@ -418,6 +467,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_CHANGE_SETS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListExports",
@@ -425,6 +475,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_EXPORTS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListGeneratedTemplates",
@@ -432,6 +483,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_GENERATED_TEMPLATES_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListHookResults",
@@ -439,6 +491,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_HOOK_RESULTS_OUTPUT,
             errors: &[&HOOK_RESULT_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListImports",
@@ -446,6 +499,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_IMPORTS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListResourceScanRelatedResources",
@@ -453,6 +507,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_RESOURCE_SCAN_RELATED_RESOURCES_OUTPUT,
             errors: &[&RESOURCE_SCAN_IN_PROGRESS_EXCEPTION, &RESOURCE_SCAN_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListResourceScanResources",
@@ -460,6 +515,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_RESOURCE_SCAN_RESOURCES_OUTPUT,
             errors: &[&RESOURCE_SCAN_IN_PROGRESS_EXCEPTION, &RESOURCE_SCAN_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListResourceScans",
@@ -467,6 +523,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_RESOURCE_SCANS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStackInstanceResourceDrifts",
@@ -478,6 +535,7 @@ pub static SERVICE: Service = Service {
                 &STACK_SET_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStackInstances",
@@ -485,6 +543,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STACK_INSTANCES_OUTPUT,
             errors: &[&STACK_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStackRefactorActions",
@@ -492,6 +551,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STACK_REFACTOR_ACTIONS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStackRefactors",
@@ -499,6 +559,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STACK_REFACTORS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStackResources",
@@ -506,6 +567,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STACK_RESOURCES_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStackSetAutoDeploymentTargets",
@@ -513,6 +575,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STACK_SET_AUTO_DEPLOYMENT_TARGETS_OUTPUT,
             errors: &[&STACK_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStackSetOperationResults",
@@ -520,6 +583,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STACK_SET_OPERATION_RESULTS_OUTPUT,
             errors: &[&OPERATION_NOT_FOUND_EXCEPTION, &STACK_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStackSetOperations",
@@ -527,6 +591,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STACK_SET_OPERATIONS_OUTPUT,
             errors: &[&STACK_SET_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStackSets",
@@ -534,6 +599,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STACK_SETS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStacks",
@@ -541,6 +607,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STACKS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTypeRegistrations",
@@ -548,6 +615,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TYPE_REGISTRATIONS_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTypeVersions",
@@ -555,6 +623,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TYPE_VERSIONS_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTypes",
@@ -562,6 +631,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TYPES_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PublishType",
@@ -569,6 +639,7 @@ pub static SERVICE: Service = Service {
             output: &PUBLISH_TYPE_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION, &TYPE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RecordHandlerProgress",
@@ -579,6 +650,7 @@ pub static SERVICE: Service = Service {
                 &OPERATION_STATUS_CHECK_FAILED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RegisterPublisher",
@@ -586,6 +658,7 @@ pub static SERVICE: Service = Service {
             output: &REGISTER_PUBLISHER_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RegisterType",
@@ -593,6 +666,7 @@ pub static SERVICE: Service = Service {
             output: &REGISTER_TYPE_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RollbackStack",
@@ -600,6 +674,7 @@ pub static SERVICE: Service = Service {
             output: &ROLLBACK_STACK_OUTPUT,
             errors: &[&TOKEN_ALREADY_EXISTS_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetStackPolicy",
@@ -607,6 +682,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetTypeConfiguration",
@@ -614,6 +690,7 @@ pub static SERVICE: Service = Service {
             output: &SET_TYPE_CONFIGURATION_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION, &TYPE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetTypeDefaultVersion",
@@ -621,6 +698,7 @@ pub static SERVICE: Service = Service {
             output: &SET_TYPE_DEFAULT_VERSION_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION, &TYPE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SignalResource",
@@ -628,6 +706,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartResourceScan",
@@ -638,6 +717,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_SCAN_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StopStackSetOperation",
@@ -649,6 +729,7 @@ pub static SERVICE: Service = Service {
                 &STACK_SET_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TestType",
@@ -656,6 +737,7 @@ pub static SERVICE: Service = Service {
             output: &TEST_TYPE_OUTPUT,
             errors: &[&CFN_REGISTRY_EXCEPTION, &TYPE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateGeneratedTemplate",
@@ -667,6 +749,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateStack",
@@ -674,6 +757,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_STACK_OUTPUT,
             errors: &[&INSUFFICIENT_CAPABILITIES_EXCEPTION, &TOKEN_ALREADY_EXISTS_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateStackInstances",
@@ -688,6 +772,7 @@ pub static SERVICE: Service = Service {
                 &STALE_REQUEST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateStackSet",
@@ -702,6 +787,7 @@ pub static SERVICE: Service = Service {
                 &STALE_REQUEST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateTerminationProtection",
@@ -709,6 +795,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_TERMINATION_PROTECTION_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ValidateTemplate",
@@ -716,6 +803,7 @@ pub static SERVICE: Service = Service {
             output: &VALIDATE_TEMPLATE_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

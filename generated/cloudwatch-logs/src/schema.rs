@@ -30,6 +30,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AssociateSourceToS3TableIntegration",
@@ -43,6 +44,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CancelExportTask",
@@ -55,6 +57,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CancelImportTask",
@@ -68,6 +71,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateDelivery",
@@ -83,6 +87,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateExportTask",
@@ -97,6 +102,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateImportTask",
@@ -112,6 +118,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateLogAnomalyDetector",
@@ -125,6 +132,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateLogGroup",
@@ -138,6 +146,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateLogStream",
@@ -150,6 +159,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateLookupTable",
@@ -164,6 +174,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateScheduledQuery",
@@ -179,6 +190,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteAccountPolicy",
@@ -191,6 +203,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteDataProtectionPolicy",
@@ -203,6 +216,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteDelivery",
@@ -217,6 +231,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteDeliveryDestination",
@@ -231,6 +246,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteDeliveryDestinationPolicy",
@@ -243,6 +259,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteDeliverySource",
@@ -257,6 +274,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteDestination",
@@ -269,6 +287,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteIndexPolicy",
@@ -282,6 +301,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteIntegration",
@@ -294,6 +314,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteLogAnomalyDetector",
@@ -306,6 +327,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteLogGroup",
@@ -319,6 +341,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteLogStream",
@@ -332,6 +355,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteLookupTable",
@@ -344,6 +368,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteMetricFilter",
@@ -356,6 +381,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteQueryDefinition",
@@ -367,6 +393,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteResourcePolicy",
@@ -379,6 +406,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteRetentionPolicy",
@@ -391,6 +419,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteScheduledQuery",
@@ -404,6 +433,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteSubscriptionFilter",
@@ -416,6 +446,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteTransformer",
@@ -429,6 +460,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAccountPolicies",
@@ -441,6 +473,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeConfigurationTemplates",
@@ -453,6 +486,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeDeliveries",
@@ -465,6 +499,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeDeliveryDestinations",
@@ -477,6 +512,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeDeliverySources",
@@ -489,6 +525,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeDestinations",
@@ -496,6 +533,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_DESTINATIONS_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVICE_UNAVAILABLE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeExportTasks",
@@ -503,6 +541,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_EXPORT_TASKS_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVICE_UNAVAILABLE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeFieldIndexes",
@@ -516,6 +555,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeImportTaskBatches",
@@ -529,6 +569,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeImportTasks",
@@ -542,6 +583,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeIndexPolicies",
@@ -555,6 +597,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeLogGroups",
@@ -562,6 +605,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_LOG_GROUPS_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVICE_UNAVAILABLE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeLogStreams",
@@ -573,6 +617,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeLookupTables",
@@ -585,6 +630,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMetricFilters",
@@ -596,6 +642,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeQueries",
@@ -607,6 +654,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeQueryDefinitions",
@@ -614,6 +662,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_QUERY_DEFINITIONS_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVICE_UNAVAILABLE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeResourcePolicies",
@@ -621,6 +670,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_RESOURCE_POLICIES_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVICE_UNAVAILABLE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeSubscriptionFilters",
@@ -632,6 +682,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisassociateKmsKey",
@@ -644,6 +695,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisassociateSourceFromS3TableIntegration",
@@ -657,6 +709,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "FilterLogEvents",
@@ -668,6 +721,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDataProtectionPolicy",
@@ -680,6 +734,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDelivery",
@@ -693,6 +748,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDeliveryDestination",
@@ -706,6 +762,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDeliveryDestinationPolicy",
@@ -717,6 +774,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDeliverySource",
@@ -730,6 +788,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetIntegration",
@@ -741,6 +800,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLogAnomalyDetector",
@@ -753,6 +813,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLogEvents",
@@ -764,6 +825,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLogFields",
@@ -776,6 +838,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLogGroupFields",
@@ -788,6 +851,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLogObject",
@@ -801,6 +865,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLogRecord",
@@ -813,6 +878,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLookupTable",
@@ -825,6 +891,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetQueryResults",
@@ -836,6 +903,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetScheduledQuery",
@@ -849,6 +917,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetScheduledQueryHistory",
@@ -862,6 +931,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetTransformer",
@@ -874,6 +944,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAggregateLogGroupSummaries",
@@ -885,6 +956,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAnomalies",
@@ -897,6 +969,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListIntegrations",
@@ -904,6 +977,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_INTEGRATIONS_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVICE_UNAVAILABLE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListLogAnomalyDetectors",
@@ -916,6 +990,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListLogGroups",
@@ -923,6 +998,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_LOG_GROUPS_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVICE_UNAVAILABLE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListLogGroupsForQuery",
@@ -935,6 +1011,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListScheduledQueries",
@@ -947,6 +1024,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSourcesForS3TableIntegration",
@@ -960,6 +1038,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -971,6 +1050,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsLogGroup",
@@ -978,6 +1058,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TAGS_LOG_GROUP_RESPONSE,
             errors: &[&RESOURCE_NOT_FOUND_EXCEPTION, &SERVICE_UNAVAILABLE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutAccountPolicy",
@@ -990,6 +1071,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutBearerTokenAuthentication",
@@ -1004,6 +1086,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutDataProtectionPolicy",
@@ -1017,6 +1100,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutDeliveryDestination",
@@ -1031,6 +1115,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutDeliveryDestinationPolicy",
@@ -1043,6 +1128,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutDeliverySource",
@@ -1057,6 +1143,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutDestination",
@@ -1068,6 +1155,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutDestinationPolicy",
@@ -1079,6 +1167,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutIndexPolicy",
@@ -1092,6 +1181,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutIntegration",
@@ -1104,6 +1194,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutLogEvents",
@@ -1118,6 +1209,7 @@ pub static SERVICE: Service = Service {
                 &UNRECOGNIZED_CLIENT_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutLogGroupDeletionProtection",
@@ -1132,6 +1224,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutMetricFilter",
@@ -1146,6 +1239,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutQueryDefinition",
@@ -1158,6 +1252,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutResourcePolicy",
@@ -1171,6 +1266,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRetentionPolicy",
@@ -1183,6 +1279,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutSubscriptionFilter",
@@ -1197,6 +1294,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutTransformer",
@@ -1211,6 +1309,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartLiveTail",
@@ -1224,6 +1323,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartQuery",
@@ -1237,6 +1337,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StopQuery",
@@ -1248,6 +1349,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagLogGroup",
@@ -1255,6 +1357,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -1267,6 +1370,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_TAGS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TestMetricFilter",
@@ -1274,6 +1378,7 @@ pub static SERVICE: Service = Service {
             output: &TEST_METRIC_FILTER_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVICE_UNAVAILABLE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TestTransformer",
@@ -1285,6 +1390,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagLogGroup",
@@ -1292,6 +1398,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -1303,6 +1410,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateAnomaly",
@@ -1315,6 +1423,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateDeliveryConfiguration",
@@ -1329,6 +1438,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateLogAnomalyDetector",
@@ -1341,6 +1451,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateLookupTable",
@@ -1354,6 +1465,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateScheduledQuery",
@@ -1368,6 +1480,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

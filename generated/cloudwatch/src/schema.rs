@@ -25,6 +25,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&RESOURCE_NOT_FOUND],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteAnomalyDetector",
@@ -38,6 +39,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteDashboards",
@@ -50,6 +52,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteInsightRules",
@@ -60,6 +63,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteMetricStream",
@@ -71,6 +75,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAlarmContributors",
@@ -78,6 +83,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ALARM_CONTRIBUTORS_OUTPUT,
             errors: &[&INVALID_NEXT_TOKEN, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAlarmHistory",
@@ -85,6 +91,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ALARM_HISTORY_OUTPUT,
             errors: &[&INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAlarms",
@@ -92,6 +99,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ALARMS_OUTPUT,
             errors: &[&INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAlarmsForMetric",
@@ -99,6 +107,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ALARMS_FOR_METRIC_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAnomalyDetectors",
@@ -111,6 +120,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeInsightRules",
@@ -118,6 +128,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_INSIGHT_RULES_OUTPUT,
             errors: &[&INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableAlarmActions",
@@ -125,6 +136,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableInsightRules",
@@ -135,6 +147,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableAlarmActions",
@@ -142,6 +155,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableInsightRules",
@@ -153,6 +167,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDashboard",
@@ -164,6 +179,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_VALUE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetInsightRuleReport",
@@ -175,6 +191,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMetricData",
@@ -182,6 +199,7 @@ pub static SERVICE: Service = Service {
             output: &GET_METRIC_DATA_OUTPUT,
             errors: &[&INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMetricStatistics",
@@ -194,6 +212,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMetricStream",
@@ -207,6 +226,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMetricWidgetImage",
@@ -214,6 +234,7 @@ pub static SERVICE: Service = Service {
             output: &GET_METRIC_WIDGET_IMAGE_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListDashboards",
@@ -221,6 +242,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_DASHBOARDS_OUTPUT,
             errors: &[&INTERNAL_SERVICE_FAULT, &INVALID_PARAMETER_VALUE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListManagedInsightRules",
@@ -232,6 +254,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListMetricStreams",
@@ -244,6 +267,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListMetrics",
@@ -251,6 +275,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_METRICS_OUTPUT,
             errors: &[&INTERNAL_SERVICE_FAULT, &INVALID_PARAMETER_VALUE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -262,6 +287,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutAnomalyDetector",
@@ -275,6 +301,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutCompositeAlarm",
@@ -282,6 +309,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&LIMIT_EXCEEDED_FAULT],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutDashboard",
@@ -293,6 +321,7 @@ pub static SERVICE: Service = Service {
                 &INTERNAL_SERVICE_FAULT,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutInsightRule",
@@ -304,6 +333,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutManagedInsightRules",
@@ -314,6 +344,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutMetricAlarm",
@@ -321,6 +352,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&LIMIT_EXCEEDED_FAULT],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutMetricData",
@@ -333,6 +365,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutMetricStream",
@@ -346,6 +379,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetAlarmState",
@@ -353,6 +387,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&INVALID_FORMAT_FAULT, &RESOURCE_NOT_FOUND],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartMetricStreams",
@@ -364,6 +399,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StopMetricStreams",
@@ -375,6 +411,7 @@ pub static SERVICE: Service = Service {
                 &MISSING_REQUIRED_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -388,6 +425,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -401,6 +439,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -25,6 +25,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STREAM_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetRecords",
@@ -38,6 +39,7 @@ pub static SERVICE: Service = Service {
                 &TRIMMED_DATA_ACCESS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetShardIterator",
@@ -49,6 +51,7 @@ pub static SERVICE: Service = Service {
                 &TRIMMED_DATA_ACCESS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStreams",
@@ -56,6 +59,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STREAMS_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -25,6 +25,7 @@ pub static SERVICE: Service = Service {
             output: &BATCH_EXECUTE_STATEMENT_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &REQUEST_LIMIT_EXCEEDED, &THROTTLING_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "BatchGetItem",
@@ -39,6 +40,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "BatchWriteItem",
@@ -55,6 +57,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateBackup",
@@ -70,6 +73,7 @@ pub static SERVICE: Service = Service {
                 &TABLE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateGlobalTable",
@@ -83,6 +87,7 @@ pub static SERVICE: Service = Service {
                 &TABLE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateTable",
@@ -95,6 +100,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_IN_USE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteBackup",
@@ -108,6 +114,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteItem",
@@ -126,6 +133,7 @@ pub static SERVICE: Service = Service {
                 &TRANSACTION_CONFLICT_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteResourcePolicy",
@@ -140,6 +148,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteTable",
@@ -153,6 +162,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeBackup",
@@ -164,6 +174,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_ENDPOINT_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeContinuousBackups",
@@ -175,6 +186,7 @@ pub static SERVICE: Service = Service {
                 &TABLE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeContributorInsights",
@@ -182,6 +194,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_CONTRIBUTOR_INSIGHTS_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeEndpoints",
@@ -189,6 +202,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ENDPOINTS_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeExport",
@@ -200,6 +214,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeGlobalTable",
@@ -211,6 +226,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_ENDPOINT_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeGlobalTableSettings",
@@ -222,6 +238,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_ENDPOINT_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeImport",
@@ -229,6 +246,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_IMPORT_OUTPUT,
             errors: &[&IMPORT_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeKinesisStreamingDestination",
@@ -240,6 +258,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeLimits",
@@ -247,6 +266,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_LIMITS_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_ENDPOINT_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeTable",
@@ -258,6 +278,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeTableReplicaAutoScaling",
@@ -265,6 +286,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_TABLE_REPLICA_AUTO_SCALING_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeTimeToLive",
@@ -276,6 +298,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableKinesisStreamingDestination",
@@ -289,6 +312,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableKinesisStreamingDestination",
@@ -302,6 +326,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ExecuteStatement",
@@ -319,6 +344,7 @@ pub static SERVICE: Service = Service {
                 &TRANSACTION_CONFLICT_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ExecuteTransaction",
@@ -335,6 +361,7 @@ pub static SERVICE: Service = Service {
                 &TRANSACTION_IN_PROGRESS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ExportTableToPointInTime",
@@ -349,6 +376,7 @@ pub static SERVICE: Service = Service {
                 &TABLE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetItem",
@@ -363,6 +391,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetResourcePolicy",
@@ -375,6 +404,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ImportTable",
@@ -386,6 +416,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_IN_USE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListBackups",
@@ -393,6 +424,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_BACKUPS_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_ENDPOINT_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListContributorInsights",
@@ -400,6 +432,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_CONTRIBUTOR_INSIGHTS_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListExports",
@@ -407,6 +440,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_EXPORTS_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &LIMIT_EXCEEDED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListGlobalTables",
@@ -414,6 +448,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_GLOBAL_TABLES_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_ENDPOINT_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListImports",
@@ -421,6 +456,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_IMPORTS_OUTPUT,
             errors: &[&LIMIT_EXCEEDED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTables",
@@ -428,6 +464,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TABLES_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_ENDPOINT_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsOfResource",
@@ -439,6 +476,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutItem",
@@ -457,6 +495,7 @@ pub static SERVICE: Service = Service {
                 &TRANSACTION_CONFLICT_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutResourcePolicy",
@@ -471,6 +510,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "Query",
@@ -485,6 +525,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RestoreTableFromBackup",
@@ -500,6 +541,7 @@ pub static SERVICE: Service = Service {
                 &TABLE_IN_USE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RestoreTableToPointInTime",
@@ -516,6 +558,7 @@ pub static SERVICE: Service = Service {
                 &TABLE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "Scan",
@@ -530,6 +573,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -543,6 +587,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TransactGetItems",
@@ -558,6 +603,7 @@ pub static SERVICE: Service = Service {
                 &TRANSACTION_CANCELED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TransactWriteItems",
@@ -575,6 +621,7 @@ pub static SERVICE: Service = Service {
                 &TRANSACTION_IN_PROGRESS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -588,6 +635,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateContinuousBackups",
@@ -600,6 +648,7 @@ pub static SERVICE: Service = Service {
                 &TABLE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateContributorInsights",
@@ -607,6 +656,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_CONTRIBUTOR_INSIGHTS_OUTPUT,
             errors: &[&INTERNAL_SERVER_ERROR, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateGlobalTable",
@@ -621,6 +671,7 @@ pub static SERVICE: Service = Service {
                 &TABLE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateGlobalTableSettings",
@@ -636,6 +687,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_IN_USE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateItem",
@@ -654,6 +706,7 @@ pub static SERVICE: Service = Service {
                 &TRANSACTION_CONFLICT_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateKinesisStreamingDestination",
@@ -667,6 +720,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateTable",
@@ -680,6 +734,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateTableReplicaAutoScaling",
@@ -692,6 +747,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateTimeToLive",
@@ -705,6 +761,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -29,6 +29,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "BatchDeleteImage",
@@ -40,6 +41,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "BatchGetImage",
@@ -53,6 +55,7 @@ pub static SERVICE: Service = Service {
                 &UNABLE_TO_GET_UPSTREAM_IMAGE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "BatchGetRepositoryScanningConfiguration",
@@ -65,6 +68,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CompleteLayerUpload",
@@ -82,6 +86,7 @@ pub static SERVICE: Service = Service {
                 &UPLOAD_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreatePullThroughCacheRule",
@@ -99,6 +104,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateRepository",
@@ -114,6 +120,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_TAGS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateRepositoryCreationTemplate",
@@ -127,6 +134,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteLifecyclePolicy",
@@ -140,6 +148,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeletePullThroughCacheRule",
@@ -152,6 +161,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteRegistryPolicy",
@@ -164,6 +174,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteRepository",
@@ -177,6 +188,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteRepositoryCreationTemplate",
@@ -189,6 +201,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteRepositoryPolicy",
@@ -201,6 +214,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeImageReplicationStatus",
@@ -214,6 +228,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeImageScanFindings",
@@ -228,6 +243,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeImages",
@@ -240,6 +256,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribePullThroughCacheRules",
@@ -252,6 +269,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeRegistry",
@@ -259,6 +277,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_REGISTRY_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVER_EXCEPTION, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeRepositories",
@@ -270,6 +289,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeRepositoryCreationTemplates",
@@ -277,6 +297,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_REPOSITORY_CREATION_TEMPLATES_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVER_EXCEPTION, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAccountSetting",
@@ -284,6 +305,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ACCOUNT_SETTING_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVER_EXCEPTION, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAuthorizationToken",
@@ -291,6 +313,7 @@ pub static SERVICE: Service = Service {
             output: &GET_AUTHORIZATION_TOKEN_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVER_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDownloadUrlForLayer",
@@ -305,6 +328,7 @@ pub static SERVICE: Service = Service {
                 &UNABLE_TO_GET_UPSTREAM_LAYER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLifecyclePolicy",
@@ -318,6 +342,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLifecyclePolicyPreview",
@@ -331,6 +356,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetRegistryPolicy",
@@ -343,6 +369,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetRegistryScanningConfiguration",
@@ -350,6 +377,7 @@ pub static SERVICE: Service = Service {
             output: &GET_REGISTRY_SCANNING_CONFIGURATION_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVER_EXCEPTION, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetRepositoryPolicy",
@@ -362,6 +390,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "InitiateLayerUpload",
@@ -374,6 +403,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListImages",
@@ -385,6 +415,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -396,6 +427,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutAccountSetting",
@@ -408,6 +440,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutImage",
@@ -426,6 +459,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutImageScanningConfiguration",
@@ -438,6 +472,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutImageTagMutability",
@@ -449,6 +484,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutLifecyclePolicy",
@@ -461,6 +497,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRegistryPolicy",
@@ -468,6 +505,7 @@ pub static SERVICE: Service = Service {
             output: &PUT_REGISTRY_POLICY_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVER_EXCEPTION, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRegistryScanningConfiguration",
@@ -475,6 +513,7 @@ pub static SERVICE: Service = Service {
             output: &PUT_REGISTRY_SCANNING_CONFIGURATION_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVER_EXCEPTION, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutReplicationConfiguration",
@@ -482,6 +521,7 @@ pub static SERVICE: Service = Service {
             output: &PUT_REPLICATION_CONFIGURATION_RESPONSE,
             errors: &[&INVALID_PARAMETER_EXCEPTION, &SERVER_EXCEPTION, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetRepositoryPolicy",
@@ -493,6 +533,7 @@ pub static SERVICE: Service = Service {
                 &SERVER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartImageScan",
@@ -508,6 +549,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartLifecyclePolicyPreview",
@@ -522,6 +564,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -535,6 +578,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_TAGS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -548,6 +592,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_TAGS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdatePullThroughCacheRule",
@@ -563,6 +608,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateRepositoryCreationTemplate",
@@ -575,6 +621,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UploadLayerPart",
@@ -590,6 +637,7 @@ pub static SERVICE: Service = Service {
                 &UPLOAD_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ValidatePullThroughCacheRule",
@@ -602,6 +650,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

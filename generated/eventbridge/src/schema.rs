@@ -31,6 +31,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CancelReplay",
@@ -43,6 +44,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateApiDestination",
@@ -55,6 +57,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateArchive",
@@ -69,6 +72,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateConnection",
@@ -83,6 +87,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateEndpoint",
@@ -94,6 +99,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_ALREADY_EXISTS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateEventBus",
@@ -109,6 +115,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreatePartnerEventSource",
@@ -122,6 +129,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_ALREADY_EXISTS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeactivateEventSource",
@@ -135,6 +143,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeauthorizeConnection",
@@ -146,6 +155,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteApiDestination",
@@ -157,6 +167,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteArchive",
@@ -168,6 +179,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteConnection",
@@ -179,6 +191,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteEndpoint",
@@ -190,6 +203,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteEventBus",
@@ -197,6 +211,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&CONCURRENT_MODIFICATION_EXCEPTION, &INTERNAL_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeletePartnerEventSource",
@@ -208,6 +223,7 @@ pub static SERVICE: Service = Service {
                 &OPERATION_DISABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteRule",
@@ -220,6 +236,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeApiDestination",
@@ -227,6 +244,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_API_DESTINATION_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeArchive",
@@ -238,6 +256,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeConnection",
@@ -245,6 +264,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_CONNECTION_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeEndpoint",
@@ -252,6 +272,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ENDPOINT_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeEventBus",
@@ -259,6 +280,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_EVENT_BUS_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeEventSource",
@@ -270,6 +292,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribePartnerEventSource",
@@ -281,6 +304,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeReplay",
@@ -288,6 +312,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_REPLAY_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeRule",
@@ -295,6 +320,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_RULE_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableRule",
@@ -307,6 +333,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableRule",
@@ -319,6 +346,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListApiDestinations",
@@ -326,6 +354,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_API_DESTINATIONS_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListArchives",
@@ -333,6 +362,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ARCHIVES_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListConnections",
@@ -340,6 +370,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_CONNECTIONS_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListEndpoints",
@@ -347,6 +378,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ENDPOINTS_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListEventBuses",
@@ -354,6 +386,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_EVENT_BUSES_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListEventSources",
@@ -361,6 +394,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_EVENT_SOURCES_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &OPERATION_DISABLED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListPartnerEventSourceAccounts",
@@ -372,6 +406,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListPartnerEventSources",
@@ -379,6 +414,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_PARTNER_EVENT_SOURCES_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &OPERATION_DISABLED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListReplays",
@@ -386,6 +422,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_REPLAYS_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListRuleNamesByTarget",
@@ -393,6 +430,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_RULE_NAMES_BY_TARGET_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListRules",
@@ -400,6 +438,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_RULES_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -407,6 +446,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TAGS_FOR_RESOURCE_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTargetsByRule",
@@ -414,6 +454,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TARGETS_BY_RULE_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutEvents",
@@ -421,6 +462,7 @@ pub static SERVICE: Service = Service {
             output: &PUT_EVENTS_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutPartnerEvents",
@@ -428,6 +470,7 @@ pub static SERVICE: Service = Service {
             output: &PUT_PARTNER_EVENTS_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &OPERATION_DISABLED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutPermission",
@@ -441,6 +484,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRule",
@@ -455,6 +499,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutTargets",
@@ -468,6 +513,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemovePermission",
@@ -480,6 +526,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemoveTargets",
@@ -492,6 +539,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartReplay",
@@ -505,6 +553,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -517,6 +566,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TestEventPattern",
@@ -524,6 +574,7 @@ pub static SERVICE: Service = Service {
             output: &TEST_EVENT_PATTERN_RESPONSE,
             errors: &[&INTERNAL_EXCEPTION, &INVALID_EVENT_PATTERN_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -536,6 +587,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateApiDestination",
@@ -548,6 +600,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateArchive",
@@ -561,6 +614,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateConnection",
@@ -575,6 +629,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateEndpoint",
@@ -586,6 +641,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateEventBus",
@@ -598,6 +654,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

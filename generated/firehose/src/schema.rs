@@ -30,6 +30,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_IN_USE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteDeliveryStream",
@@ -37,6 +38,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_DELIVERY_STREAM_OUTPUT,
             errors: &[&RESOURCE_IN_USE_EXCEPTION, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeDeliveryStream",
@@ -44,6 +46,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_DELIVERY_STREAM_OUTPUT,
             errors: &[&RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListDeliveryStreams",
@@ -51,6 +54,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_DELIVERY_STREAMS_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForDeliveryStream",
@@ -62,6 +66,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRecord",
@@ -75,6 +80,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRecordBatch",
@@ -88,6 +94,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_UNAVAILABLE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartDeliveryStreamEncryption",
@@ -101,6 +108,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StopDeliveryStreamEncryption",
@@ -113,6 +121,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagDeliveryStream",
@@ -125,6 +134,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagDeliveryStream",
@@ -137,6 +147,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateDestination",
@@ -149,6 +160,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -29,6 +29,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AddClientIDToOpenIDConnectProvider",
@@ -42,6 +43,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AddRoleToInstanceProfile",
@@ -55,6 +57,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AddUserToGroup",
@@ -66,6 +69,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AssociateDelegationRequest",
@@ -78,6 +82,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AttachGroupPolicy",
@@ -91,6 +96,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AttachRolePolicy",
@@ -105,6 +111,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AttachUserPolicy",
@@ -118,6 +125,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ChangePassword",
@@ -132,6 +140,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateAccessKey",
@@ -143,6 +152,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateAccountAlias",
@@ -155,6 +165,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateDelegationRequest",
@@ -168,6 +179,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateGroup",
@@ -180,6 +192,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateInstanceProfile",
@@ -193,6 +206,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateLoginProfile",
@@ -206,6 +220,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateOpenIDConnectProvider",
@@ -220,6 +235,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreatePolicy",
@@ -234,6 +250,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreatePolicyVersion",
@@ -247,6 +264,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateRole",
@@ -261,6 +279,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateSAMLProvider",
@@ -274,6 +293,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateServiceLinkedRole",
@@ -286,6 +306,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateServiceSpecificCredential",
@@ -297,6 +318,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_NOT_SUPPORTED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateUser",
@@ -311,6 +333,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateVirtualMFADevice",
@@ -324,6 +347,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeactivateMFADevice",
@@ -337,6 +361,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteAccessKey",
@@ -348,6 +373,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteAccountAlias",
@@ -360,6 +386,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteAccountPasswordPolicy",
@@ -371,6 +398,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteGroup",
@@ -383,6 +411,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteGroupPolicy",
@@ -394,6 +423,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteInstanceProfile",
@@ -406,6 +436,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteLoginProfile",
@@ -418,6 +449,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteOpenIDConnectProvider",
@@ -429,6 +461,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeletePolicy",
@@ -442,6 +475,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeletePolicyVersion",
@@ -455,6 +489,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteRole",
@@ -469,6 +504,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteRolePermissionsBoundary",
@@ -480,6 +516,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteRolePolicy",
@@ -492,6 +529,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteSAMLProvider",
@@ -504,6 +542,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteSSHPublicKey",
@@ -511,6 +550,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteServerCertificate",
@@ -523,6 +563,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteServiceLinkedRole",
@@ -534,6 +575,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteServiceSpecificCredential",
@@ -541,6 +583,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteSigningCertificate",
@@ -553,6 +596,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteUser",
@@ -566,6 +610,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteUserPermissionsBoundary",
@@ -573,6 +618,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteUserPolicy",
@@ -584,6 +630,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteVirtualMFADevice",
@@ -597,6 +644,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DetachGroupPolicy",
@@ -609,6 +657,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DetachRolePolicy",
@@ -622,6 +671,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DetachUserPolicy",
@@ -634,6 +684,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableOrganizationsRootCredentialsManagement",
@@ -646,6 +697,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableOrganizationsRootSessions",
@@ -658,6 +710,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableOutboundWebIdentityFederation",
@@ -665,6 +718,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&FEATURE_DISABLED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableMFADevice",
@@ -680,6 +734,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableOrganizationsRootCredentialsManagement",
@@ -693,6 +748,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableOrganizationsRootSessions",
@@ -706,6 +762,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableOutboundWebIdentityFederation",
@@ -713,6 +770,7 @@ pub static SERVICE: Service = Service {
             output: &ENABLE_OUTBOUND_WEB_IDENTITY_FEDERATION_RESPONSE,
             errors: &[&FEATURE_ENABLED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GenerateCredentialReport",
@@ -720,6 +778,7 @@ pub static SERVICE: Service = Service {
             output: &GENERATE_CREDENTIAL_REPORT_RESPONSE,
             errors: &[&LIMIT_EXCEEDED_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GenerateOrganizationsAccessReport",
@@ -727,6 +786,7 @@ pub static SERVICE: Service = Service {
             output: &GENERATE_ORGANIZATIONS_ACCESS_REPORT_RESPONSE,
             errors: &[&REPORT_GENERATION_LIMIT_EXCEEDED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GenerateServiceLastAccessedDetails",
@@ -734,6 +794,7 @@ pub static SERVICE: Service = Service {
             output: &GENERATE_SERVICE_LAST_ACCESSED_DETAILS_RESPONSE,
             errors: &[&INVALID_INPUT_EXCEPTION, &NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAccessKeyLastUsed",
@@ -741,6 +802,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ACCESS_KEY_LAST_USED_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAccountAuthorizationDetails",
@@ -748,6 +810,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ACCOUNT_AUTHORIZATION_DETAILS_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAccountPasswordPolicy",
@@ -755,6 +818,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ACCOUNT_PASSWORD_POLICY_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAccountSummary",
@@ -762,6 +826,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ACCOUNT_SUMMARY_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetContextKeysForCustomPolicy",
@@ -769,6 +834,7 @@ pub static SERVICE: Service = Service {
             output: &GET_CONTEXT_KEYS_FOR_POLICY_RESPONSE,
             errors: &[&INVALID_INPUT_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetContextKeysForPrincipalPolicy",
@@ -776,6 +842,7 @@ pub static SERVICE: Service = Service {
             output: &GET_CONTEXT_KEYS_FOR_POLICY_RESPONSE,
             errors: &[&INVALID_INPUT_EXCEPTION, &NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetCredentialReport",
@@ -788,6 +855,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDelegationRequest",
@@ -795,6 +863,7 @@ pub static SERVICE: Service = Service {
             output: &GET_DELEGATION_REQUEST_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetGroup",
@@ -802,6 +871,7 @@ pub static SERVICE: Service = Service {
             output: &GET_GROUP_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetGroupPolicy",
@@ -809,6 +879,7 @@ pub static SERVICE: Service = Service {
             output: &GET_GROUP_POLICY_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetHumanReadableSummary",
@@ -820,6 +891,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetInstanceProfile",
@@ -827,6 +899,7 @@ pub static SERVICE: Service = Service {
             output: &GET_INSTANCE_PROFILE_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetLoginProfile",
@@ -834,6 +907,7 @@ pub static SERVICE: Service = Service {
             output: &GET_LOGIN_PROFILE_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMFADevice",
@@ -841,6 +915,7 @@ pub static SERVICE: Service = Service {
             output: &GET_MFA_DEVICE_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetOpenIDConnectProvider",
@@ -852,6 +927,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetOrganizationsAccessReport",
@@ -859,6 +935,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ORGANIZATIONS_ACCESS_REPORT_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetOutboundWebIdentityFederationInfo",
@@ -866,6 +943,7 @@ pub static SERVICE: Service = Service {
             output: &GET_OUTBOUND_WEB_IDENTITY_FEDERATION_INFO_RESPONSE,
             errors: &[&FEATURE_DISABLED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetPolicy",
@@ -877,6 +955,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetPolicyVersion",
@@ -888,6 +967,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetRole",
@@ -895,6 +975,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ROLE_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetRolePolicy",
@@ -902,6 +983,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ROLE_POLICY_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetSAMLProvider",
@@ -913,6 +995,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetSSHPublicKey",
@@ -920,6 +1003,7 @@ pub static SERVICE: Service = Service {
             output: &GET_SSH_PUBLIC_KEY_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &UNRECOGNIZED_PUBLIC_KEY_ENCODING_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetServerCertificate",
@@ -927,6 +1011,7 @@ pub static SERVICE: Service = Service {
             output: &GET_SERVER_CERTIFICATE_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetServiceLastAccessedDetails",
@@ -934,6 +1019,7 @@ pub static SERVICE: Service = Service {
             output: &GET_SERVICE_LAST_ACCESSED_DETAILS_RESPONSE,
             errors: &[&INVALID_INPUT_EXCEPTION, &NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetServiceLastAccessedDetailsWithEntities",
@@ -941,6 +1027,7 @@ pub static SERVICE: Service = Service {
             output: &GET_SERVICE_LAST_ACCESSED_DETAILS_WITH_ENTITIES_RESPONSE,
             errors: &[&INVALID_INPUT_EXCEPTION, &NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetServiceLinkedRoleDeletionStatus",
@@ -952,6 +1039,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetUser",
@@ -959,6 +1047,7 @@ pub static SERVICE: Service = Service {
             output: &GET_USER_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetUserPolicy",
@@ -966,6 +1055,7 @@ pub static SERVICE: Service = Service {
             output: &GET_USER_POLICY_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAccessKeys",
@@ -973,6 +1063,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ACCESS_KEYS_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAccountAliases",
@@ -980,6 +1071,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ACCOUNT_ALIASES_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAttachedGroupPolicies",
@@ -991,6 +1083,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAttachedRolePolicies",
@@ -1002,6 +1095,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAttachedUserPolicies",
@@ -1013,6 +1107,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListDelegationRequests",
@@ -1024,6 +1119,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListEntitiesForPolicy",
@@ -1035,6 +1131,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListGroupPolicies",
@@ -1042,6 +1139,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_GROUP_POLICIES_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListGroups",
@@ -1049,6 +1147,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_GROUPS_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListGroupsForUser",
@@ -1056,6 +1155,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_GROUPS_FOR_USER_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListInstanceProfileTags",
@@ -1063,6 +1163,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_INSTANCE_PROFILE_TAGS_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListInstanceProfiles",
@@ -1070,6 +1171,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_INSTANCE_PROFILES_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListInstanceProfilesForRole",
@@ -1077,6 +1179,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_INSTANCE_PROFILES_FOR_ROLE_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListMFADeviceTags",
@@ -1088,6 +1191,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListMFADevices",
@@ -1095,6 +1199,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_MFA_DEVICES_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListOpenIDConnectProviderTags",
@@ -1106,6 +1211,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListOpenIDConnectProviders",
@@ -1113,6 +1219,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_OPEN_ID_CONNECT_PROVIDERS_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListOrganizationsFeatures",
@@ -1125,6 +1232,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_ACCESS_NOT_ENABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListPolicies",
@@ -1132,6 +1240,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_POLICIES_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListPoliciesGrantingServiceAccess",
@@ -1139,6 +1248,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_POLICIES_GRANTING_SERVICE_ACCESS_RESPONSE,
             errors: &[&INVALID_INPUT_EXCEPTION, &NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListPolicyTags",
@@ -1150,6 +1260,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListPolicyVersions",
@@ -1161,6 +1272,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListRolePolicies",
@@ -1168,6 +1280,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ROLE_POLICIES_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListRoleTags",
@@ -1175,6 +1288,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ROLE_TAGS_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListRoles",
@@ -1182,6 +1296,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ROLES_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSAMLProviderTags",
@@ -1193,6 +1308,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSAMLProviders",
@@ -1200,6 +1316,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_SAML_PROVIDERS_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSSHPublicKeys",
@@ -1207,6 +1324,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_SSH_PUBLIC_KEYS_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListServerCertificateTags",
@@ -1214,6 +1332,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_SERVER_CERTIFICATE_TAGS_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListServerCertificates",
@@ -1221,6 +1340,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_SERVER_CERTIFICATES_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListServiceSpecificCredentials",
@@ -1228,6 +1348,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_SERVICE_SPECIFIC_CREDENTIALS_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_NOT_SUPPORTED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSigningCertificates",
@@ -1235,6 +1356,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_SIGNING_CERTIFICATES_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListUserPolicies",
@@ -1242,6 +1364,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_USER_POLICIES_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListUserTags",
@@ -1249,6 +1372,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_USER_TAGS_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION, &SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListUsers",
@@ -1256,6 +1380,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_USERS_RESPONSE,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListVirtualMFADevices",
@@ -1263,6 +1388,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_VIRTUAL_MFA_DEVICES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutGroupPolicy",
@@ -1275,6 +1401,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRolePermissionsBoundary",
@@ -1288,6 +1415,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRolePolicy",
@@ -1301,6 +1429,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutUserPermissionsBoundary",
@@ -1313,6 +1442,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutUserPolicy",
@@ -1325,6 +1455,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RejectDelegationRequest",
@@ -1337,6 +1468,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemoveClientIDFromOpenIDConnectProvider",
@@ -1349,6 +1481,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemoveRoleFromInstanceProfile",
@@ -1361,6 +1494,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemoveUserFromGroup",
@@ -1372,6 +1506,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ResetServiceSpecificCredential",
@@ -1379,6 +1514,7 @@ pub static SERVICE: Service = Service {
             output: &RESET_SERVICE_SPECIFIC_CREDENTIAL_RESPONSE,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ResyncMFADevice",
@@ -1392,6 +1528,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendDelegationToken",
@@ -1404,6 +1541,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetDefaultPolicyVersion",
@@ -1416,6 +1554,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetSecurityTokenServicePreferences",
@@ -1423,6 +1562,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&SERVICE_FAILURE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SimulateCustomPolicy",
@@ -1430,6 +1570,7 @@ pub static SERVICE: Service = Service {
             output: &SIMULATE_POLICY_RESPONSE,
             errors: &[&INVALID_INPUT_EXCEPTION, &POLICY_EVALUATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SimulatePrincipalPolicy",
@@ -1441,6 +1582,7 @@ pub static SERVICE: Service = Service {
                 &POLICY_EVALUATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagInstanceProfile",
@@ -1454,6 +1596,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagMFADevice",
@@ -1467,6 +1610,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagOpenIDConnectProvider",
@@ -1480,6 +1624,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagPolicy",
@@ -1493,6 +1638,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagRole",
@@ -1506,6 +1652,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagSAMLProvider",
@@ -1519,6 +1666,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagServerCertificate",
@@ -1532,6 +1680,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagUser",
@@ -1545,6 +1694,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagInstanceProfile",
@@ -1557,6 +1707,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagMFADevice",
@@ -1569,6 +1720,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagOpenIDConnectProvider",
@@ -1581,6 +1733,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagPolicy",
@@ -1593,6 +1746,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagRole",
@@ -1604,6 +1758,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagSAMLProvider",
@@ -1616,6 +1771,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagServerCertificate",
@@ -1628,6 +1784,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagUser",
@@ -1639,6 +1796,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateAccessKey",
@@ -1651,6 +1809,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateAccountPasswordPolicy",
@@ -1663,6 +1822,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateAssumeRolePolicy",
@@ -1676,6 +1836,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateDelegationRequest",
@@ -1688,6 +1849,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateGroup",
@@ -1700,6 +1862,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateLoginProfile",
@@ -1713,6 +1876,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateOpenIDConnectProviderThumbprint",
@@ -1725,6 +1889,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateRole",
@@ -1736,6 +1901,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateRoleDescription",
@@ -1747,6 +1913,7 @@ pub static SERVICE: Service = Service {
                 &UNMODIFIABLE_ENTITY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateSAMLProvider",
@@ -1760,6 +1927,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateSSHPublicKey",
@@ -1767,6 +1935,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&INVALID_INPUT_EXCEPTION, &NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateServerCertificate",
@@ -1779,6 +1948,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateServiceSpecificCredential",
@@ -1786,6 +1956,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&NO_SUCH_ENTITY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateSigningCertificate",
@@ -1798,6 +1969,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateUser",
@@ -1812,6 +1984,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UploadSSHPublicKey",
@@ -1825,6 +1998,7 @@ pub static SERVICE: Service = Service {
                 &UNRECOGNIZED_PUBLIC_KEY_ENCODING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UploadServerCertificate",
@@ -1840,6 +2014,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UploadSigningCertificate",
@@ -1856,6 +2031,7 @@ pub static SERVICE: Service = Service {
                 &SERVICE_FAILURE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -31,6 +31,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateStream",
@@ -42,6 +43,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_IN_USE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DecreaseStreamRetentionPeriod",
@@ -55,6 +57,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteResourcePolicy",
@@ -68,6 +71,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteStream",
@@ -81,6 +85,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeregisterStreamConsumer",
@@ -92,6 +97,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeLimits",
@@ -99,6 +105,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_LIMITS_OUTPUT,
             errors: &[&LIMIT_EXCEEDED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStream",
@@ -111,6 +118,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStreamConsumer",
@@ -122,6 +130,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStreamSummary",
@@ -134,6 +143,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableEnhancedMonitoring",
@@ -147,6 +157,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableEnhancedMonitoring",
@@ -160,6 +171,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetRecords",
@@ -180,6 +192,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetResourcePolicy",
@@ -193,6 +206,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetShardIterator",
@@ -206,6 +220,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "IncreaseStreamRetentionPeriod",
@@ -219,6 +234,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListShards",
@@ -233,6 +249,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStreamConsumers",
@@ -246,6 +263,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStreams",
@@ -257,6 +275,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -270,6 +289,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForStream",
@@ -282,6 +302,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "MergeShards",
@@ -296,6 +317,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRecord",
@@ -315,6 +337,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutRecords",
@@ -334,6 +357,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutResourcePolicy",
@@ -347,6 +371,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RegisterStreamConsumer",
@@ -359,6 +384,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemoveTagsFromStream",
@@ -372,6 +398,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SplitShard",
@@ -386,6 +413,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartStreamEncryption",
@@ -405,6 +433,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StopStreamEncryption",
@@ -418,6 +447,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SubscribeToShard",
@@ -431,6 +461,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -444,6 +475,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -457,6 +489,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateShardCount",
@@ -471,6 +504,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateStreamMode",
@@ -483,6 +517,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -31,6 +31,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ConnectCustomKeyStore",
@@ -44,6 +45,7 @@ pub static SERVICE: Service = Service {
                 &KMS_INTERNAL_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateAlias",
@@ -59,6 +61,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateCustomKeyStore",
@@ -84,6 +87,7 @@ pub static SERVICE: Service = Service {
                 &XKS_PROXY_VPC_ENDPOINT_SERVICE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateGrant",
@@ -101,6 +105,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateKey",
@@ -122,6 +127,7 @@ pub static SERVICE: Service = Service {
                 &XKS_KEY_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "Decrypt",
@@ -141,6 +147,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteAlias",
@@ -153,6 +160,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteCustomKeyStore",
@@ -165,6 +173,7 @@ pub static SERVICE: Service = Service {
                 &KMS_INTERNAL_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteImportedKeyMaterial",
@@ -179,6 +188,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeriveSharedSecret",
@@ -196,6 +206,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeCustomKeyStores",
@@ -207,6 +218,7 @@ pub static SERVICE: Service = Service {
                 &KMS_INTERNAL_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeKey",
@@ -219,6 +231,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableKey",
@@ -232,6 +245,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisableKeyRotation",
@@ -247,6 +261,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisconnectCustomKeyStore",
@@ -258,6 +273,7 @@ pub static SERVICE: Service = Service {
                 &KMS_INTERNAL_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableKey",
@@ -272,6 +288,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "EnableKeyRotation",
@@ -287,6 +304,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "Encrypt",
@@ -304,6 +322,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GenerateDataKey",
@@ -321,6 +340,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GenerateDataKeyPair",
@@ -339,6 +359,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GenerateDataKeyPairWithoutPlaintext",
@@ -357,6 +378,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GenerateDataKeyWithoutPlaintext",
@@ -374,6 +396,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GenerateMac",
@@ -390,6 +413,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GenerateRandom",
@@ -403,6 +427,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetKeyLastUsage",
@@ -415,6 +440,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetKeyPolicy",
@@ -428,6 +454,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetKeyRotationStatus",
@@ -442,6 +469,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetParametersForImport",
@@ -456,6 +484,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetPublicKey",
@@ -474,6 +503,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ImportKeyMaterial",
@@ -492,6 +522,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAliases",
@@ -505,6 +536,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListGrants",
@@ -520,6 +552,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListKeyPolicies",
@@ -533,6 +566,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListKeyRotations",
@@ -547,6 +581,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListKeys",
@@ -558,6 +593,7 @@ pub static SERVICE: Service = Service {
                 &KMS_INTERNAL_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListResourceTags",
@@ -570,6 +606,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListRetirableGrants",
@@ -583,6 +620,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutKeyPolicy",
@@ -599,6 +637,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ReEncrypt",
@@ -618,6 +657,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ReplicateKey",
@@ -636,6 +676,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RetireGrant",
@@ -652,6 +693,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RevokeGrant",
@@ -667,6 +709,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RotateKeyOnDemand",
@@ -684,6 +727,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ScheduleKeyDeletion",
@@ -697,6 +741,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "Sign",
@@ -714,6 +759,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -728,6 +774,7 @@ pub static SERVICE: Service = Service {
                 &TAG_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -741,6 +788,7 @@ pub static SERVICE: Service = Service {
                 &TAG_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateAlias",
@@ -754,6 +802,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateCustomKeyStore",
@@ -779,6 +828,7 @@ pub static SERVICE: Service = Service {
                 &XKS_PROXY_VPC_ENDPOINT_SERVICE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateKeyDescription",
@@ -792,6 +842,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdatePrimaryRegion",
@@ -806,6 +857,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "Verify",
@@ -824,6 +876,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "VerifyMac",
@@ -841,6 +894,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

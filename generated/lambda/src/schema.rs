@@ -42,6 +42,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "AddPermission",
@@ -68,6 +69,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CheckpointDurableExecution",
@@ -89,6 +91,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateAlias",
@@ -113,6 +116,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateCapacityProvider",
@@ -134,6 +138,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateCodeSigningConfig",
@@ -149,6 +154,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateEventSourceMapping",
@@ -170,6 +176,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateFunction",
@@ -193,6 +200,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateFunctionUrlConfig",
@@ -216,6 +224,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteAlias",
@@ -240,6 +249,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteCapacityProvider",
@@ -262,6 +272,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteCodeSigningConfig",
@@ -283,6 +294,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteEventSourceMapping",
@@ -306,6 +318,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteFunction",
@@ -328,6 +341,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteFunctionCodeSigningConfig",
@@ -352,6 +366,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteFunctionConcurrency",
@@ -375,6 +390,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteFunctionEventInvokeConfig",
@@ -398,6 +414,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteFunctionUrlConfig",
@@ -421,6 +438,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteLayerVersion",
@@ -444,6 +462,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteProvisionedConcurrencyConfig",
@@ -467,6 +486,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetAccountSettings",
@@ -482,6 +502,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetAlias",
@@ -505,6 +526,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetCapacityProvider",
@@ -526,6 +548,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetCodeSigningConfig",
@@ -546,6 +569,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDurableExecution",
@@ -567,6 +591,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDurableExecutionHistory",
@@ -589,6 +614,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDurableExecutionState",
@@ -610,6 +636,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetEventSourceMapping",
@@ -631,6 +658,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetFunction",
@@ -652,6 +680,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetFunctionCodeSigningConfig",
@@ -675,6 +704,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetFunctionConcurrency",
@@ -697,6 +727,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetFunctionConfiguration",
@@ -719,6 +750,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetFunctionEventInvokeConfig",
@@ -741,6 +773,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetFunctionRecursionConfig",
@@ -763,6 +796,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetFunctionScalingConfig",
@@ -785,6 +819,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetFunctionUrlConfig",
@@ -807,6 +842,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetLayerVersion",
@@ -830,6 +866,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetLayerVersionByArn",
@@ -847,6 +884,7 @@ pub static SERVICE: Service = Service {
                 query: &[("find", Some("LayerVersion"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetLayerVersionPolicy",
@@ -871,6 +909,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetPolicy",
@@ -893,6 +932,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetProvisionedConcurrencyConfig",
@@ -916,6 +956,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetRuntimeManagementConfig",
@@ -938,6 +979,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "Invoke",
@@ -999,6 +1041,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "InvokeAsync",
@@ -1046,6 +1089,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "InvokeWithResponseStream",
@@ -1101,6 +1145,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListAliases",
@@ -1123,6 +1168,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListCapacityProviders",
@@ -1142,6 +1188,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListCodeSigningConfigs",
@@ -1157,6 +1204,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListDurableExecutionsByFunction",
@@ -1179,6 +1227,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListEventSourceMappings",
@@ -1199,6 +1248,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListFunctionEventInvokeConfigs",
@@ -1222,6 +1272,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListFunctionUrlConfigs",
@@ -1244,6 +1295,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListFunctionVersionsByCapacityProvider",
@@ -1266,6 +1318,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListFunctions",
@@ -1282,6 +1335,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListFunctionsByCodeSigningConfig",
@@ -1303,6 +1357,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListLayerVersions",
@@ -1325,6 +1380,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListLayers",
@@ -1341,6 +1397,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListProvisionedConcurrencyConfigs",
@@ -1363,6 +1420,7 @@ pub static SERVICE: Service = Service {
                 query: &[("List", Some("ALL"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTags",
@@ -1384,6 +1442,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListVersionsByFunction",
@@ -1406,6 +1465,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PublishLayerVersion",
@@ -1429,6 +1489,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PublishVersion",
@@ -1455,6 +1516,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutFunctionCodeSigningConfig",
@@ -1479,6 +1541,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutFunctionConcurrency",
@@ -1502,6 +1565,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutFunctionEventInvokeConfig",
@@ -1525,6 +1589,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutFunctionRecursionConfig",
@@ -1548,6 +1613,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutFunctionScalingConfig",
@@ -1571,6 +1637,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutProvisionedConcurrencyConfig",
@@ -1594,6 +1661,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutRuntimeManagementConfig",
@@ -1617,6 +1685,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "RemoveLayerVersionPermission",
@@ -1643,6 +1712,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "RemovePermission",
@@ -1668,6 +1738,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "SendDurableExecutionCallbackFailure",
@@ -1691,6 +1762,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "SendDurableExecutionCallbackHeartbeat",
@@ -1714,6 +1786,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "SendDurableExecutionCallbackSuccess",
@@ -1737,6 +1810,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "StopDurableExecution",
@@ -1759,6 +1833,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -1781,6 +1856,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -1803,6 +1879,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateAlias",
@@ -1828,6 +1905,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateCapacityProvider",
@@ -1850,6 +1928,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateCodeSigningConfig",
@@ -1870,6 +1949,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateEventSourceMapping",
@@ -1893,6 +1973,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 202,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateFunctionCode",
@@ -1921,6 +2002,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateFunctionConfiguration",
@@ -1948,6 +2030,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateFunctionEventInvokeConfig",
@@ -1971,6 +2054,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateFunctionUrlConfig",
@@ -1994,6 +2078,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -43,6 +43,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "AssociateVPCWithHostedZone",
@@ -69,6 +70,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ChangeCidrCollection",
@@ -92,6 +94,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ChangeResourceRecordSets",
@@ -115,6 +118,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ChangeTagsForResource",
@@ -138,6 +142,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateCidrCollection",
@@ -158,6 +163,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateHealthCheck",
@@ -170,6 +176,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateHostedZone",
@@ -192,6 +199,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateKeySigningKey",
@@ -218,6 +226,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateQueryLoggingConfig",
@@ -240,6 +249,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateReusableDelegationSet",
@@ -263,6 +273,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateTrafficPolicy",
@@ -283,6 +294,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateTrafficPolicyInstance",
@@ -304,6 +316,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateTrafficPolicyVersion",
@@ -326,6 +339,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 201,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateVPCAssociationAuthorization",
@@ -349,6 +363,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeactivateKeySigningKey",
@@ -375,6 +390,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteCidrCollection",
@@ -396,6 +412,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteHealthCheck",
@@ -412,6 +429,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteHostedZone",
@@ -434,6 +452,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteKeySigningKey",
@@ -458,6 +477,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteQueryLoggingConfig",
@@ -474,6 +494,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteReusableDelegationSet",
@@ -495,6 +516,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteTrafficPolicy",
@@ -517,6 +539,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteTrafficPolicyInstance",
@@ -537,6 +560,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteVPCAssociationAuthorization",
@@ -560,6 +584,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DisableHostedZoneDNSSEC",
@@ -586,6 +611,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DisassociateVPCFromHostedZone",
@@ -609,6 +635,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "EnableHostedZoneDNSSEC",
@@ -636,6 +663,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetAccountLimit",
@@ -652,6 +680,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetChange",
@@ -668,6 +697,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetCheckerIpRanges",
@@ -683,6 +713,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDNSSEC",
@@ -700,6 +731,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetGeoLocation",
@@ -712,6 +744,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetHealthCheck",
@@ -728,6 +761,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetHealthCheckCount",
@@ -743,6 +777,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetHealthCheckLastFailureReason",
@@ -760,6 +795,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetHealthCheckStatus",
@@ -777,6 +813,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetHostedZone",
@@ -793,6 +830,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetHostedZoneCount",
@@ -808,6 +846,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetHostedZoneLimit",
@@ -825,6 +864,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetQueryLoggingConfig",
@@ -841,6 +881,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetReusableDelegationSet",
@@ -857,6 +898,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetReusableDelegationSetLimit",
@@ -874,6 +916,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetTrafficPolicy",
@@ -891,6 +934,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetTrafficPolicyInstance",
@@ -907,6 +951,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetTrafficPolicyInstanceCount",
@@ -922,6 +967,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListCidrBlocks",
@@ -943,6 +989,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListCidrCollections",
@@ -958,6 +1005,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListCidrLocations",
@@ -974,6 +1022,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListGeoLocations",
@@ -986,6 +1035,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListHealthChecks",
@@ -998,6 +1048,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListHostedZones",
@@ -1010,6 +1061,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListHostedZonesByName",
@@ -1025,6 +1077,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListHostedZonesByVPC",
@@ -1040,6 +1093,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListQueryLoggingConfigs",
@@ -1055,6 +1109,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListResourceRecordSets",
@@ -1072,6 +1127,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListReusableDelegationSets",
@@ -1087,6 +1143,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -1110,6 +1167,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResources",
@@ -1132,6 +1190,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTrafficPolicies",
@@ -1147,6 +1206,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTrafficPolicyInstances",
@@ -1162,6 +1222,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTrafficPolicyInstancesByHostedZone",
@@ -1178,6 +1239,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTrafficPolicyInstancesByPolicy",
@@ -1198,6 +1260,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTrafficPolicyVersions",
@@ -1215,6 +1278,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListVPCAssociationAuthorizations",
@@ -1232,6 +1296,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "TestDNSAnswer",
@@ -1247,6 +1312,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateHealthCheck",
@@ -1263,6 +1329,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateHostedZoneComment",
@@ -1279,6 +1346,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateHostedZoneFeatures",
@@ -1301,6 +1369,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateTrafficPolicyComment",
@@ -1318,6 +1387,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateTrafficPolicyInstance",
@@ -1340,6 +1410,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

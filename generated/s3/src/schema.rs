@@ -30,6 +30,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("AbortMultipartUpload"))],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CompleteMultipartUpload",
@@ -42,6 +43,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CopyObject",
@@ -54,6 +56,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("CopyObject"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateBucket",
@@ -66,6 +69,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateBucketMetadataConfiguration",
@@ -78,6 +82,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metadataConfiguration", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateBucketMetadataTableConfiguration",
@@ -90,6 +95,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metadataTable", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateMultipartUpload",
@@ -102,6 +108,7 @@ pub static SERVICE: Service = Service {
                 query: &[("uploads", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateSession",
@@ -114,6 +121,7 @@ pub static SERVICE: Service = Service {
                 query: &[("session", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucket",
@@ -126,6 +134,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketAnalyticsConfiguration",
@@ -138,6 +147,7 @@ pub static SERVICE: Service = Service {
                 query: &[("analytics", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketCors",
@@ -150,6 +160,7 @@ pub static SERVICE: Service = Service {
                 query: &[("cors", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketEncryption",
@@ -162,6 +173,7 @@ pub static SERVICE: Service = Service {
                 query: &[("encryption", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketIntelligentTieringConfiguration",
@@ -174,6 +186,7 @@ pub static SERVICE: Service = Service {
                 query: &[("intelligent-tiering", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketInventoryConfiguration",
@@ -186,6 +199,7 @@ pub static SERVICE: Service = Service {
                 query: &[("inventory", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketLifecycle",
@@ -198,6 +212,7 @@ pub static SERVICE: Service = Service {
                 query: &[("lifecycle", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketMetadataConfiguration",
@@ -210,6 +225,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metadataConfiguration", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketMetadataTableConfiguration",
@@ -222,6 +238,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metadataTable", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketMetricsConfiguration",
@@ -234,6 +251,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metrics", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketOwnershipControls",
@@ -246,6 +264,7 @@ pub static SERVICE: Service = Service {
                 query: &[("ownershipControls", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketPolicy",
@@ -258,6 +277,7 @@ pub static SERVICE: Service = Service {
                 query: &[("policy", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketReplication",
@@ -270,6 +290,7 @@ pub static SERVICE: Service = Service {
                 query: &[("replication", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketTagging",
@@ -282,6 +303,7 @@ pub static SERVICE: Service = Service {
                 query: &[("tagging", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteBucketWebsite",
@@ -294,6 +316,7 @@ pub static SERVICE: Service = Service {
                 query: &[("website", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteObject",
@@ -306,6 +329,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("DeleteObject"))],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteObjectAnnotation",
@@ -318,6 +342,7 @@ pub static SERVICE: Service = Service {
                 query: &[("annotation", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteObjectTagging",
@@ -330,6 +355,7 @@ pub static SERVICE: Service = Service {
                 query: &[("tagging", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteObjects",
@@ -342,6 +368,7 @@ pub static SERVICE: Service = Service {
                 query: &[("delete", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeletePublicAccessBlock",
@@ -354,6 +381,7 @@ pub static SERVICE: Service = Service {
                 query: &[("publicAccessBlock", None)],
                 code: 204,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketAbac",
@@ -366,6 +394,7 @@ pub static SERVICE: Service = Service {
                 query: &[("abac", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketAccelerateConfiguration",
@@ -378,6 +407,7 @@ pub static SERVICE: Service = Service {
                 query: &[("accelerate", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketAcl",
@@ -390,6 +420,7 @@ pub static SERVICE: Service = Service {
                 query: &[("acl", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketAnalyticsConfiguration",
@@ -402,6 +433,7 @@ pub static SERVICE: Service = Service {
                 query: &[("analytics", None), ("x-id", Some("GetBucketAnalyticsConfiguration"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketCors",
@@ -414,6 +446,7 @@ pub static SERVICE: Service = Service {
                 query: &[("cors", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketEncryption",
@@ -426,6 +459,7 @@ pub static SERVICE: Service = Service {
                 query: &[("encryption", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketIntelligentTieringConfiguration",
@@ -441,6 +475,7 @@ pub static SERVICE: Service = Service {
                 ],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketInventoryConfiguration",
@@ -453,6 +488,7 @@ pub static SERVICE: Service = Service {
                 query: &[("inventory", None), ("x-id", Some("GetBucketInventoryConfiguration"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketLifecycleConfiguration",
@@ -465,6 +501,7 @@ pub static SERVICE: Service = Service {
                 query: &[("lifecycle", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketLocation",
@@ -477,6 +514,7 @@ pub static SERVICE: Service = Service {
                 query: &[("location", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketLogging",
@@ -489,6 +527,7 @@ pub static SERVICE: Service = Service {
                 query: &[("logging", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketMetadataConfiguration",
@@ -501,6 +540,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metadataConfiguration", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketMetadataTableConfiguration",
@@ -513,6 +553,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metadataTable", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketMetricsConfiguration",
@@ -525,6 +566,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metrics", None), ("x-id", Some("GetBucketMetricsConfiguration"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketNotificationConfiguration",
@@ -537,6 +579,7 @@ pub static SERVICE: Service = Service {
                 query: &[("notification", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketOwnershipControls",
@@ -549,6 +592,7 @@ pub static SERVICE: Service = Service {
                 query: &[("ownershipControls", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketPolicy",
@@ -561,6 +605,7 @@ pub static SERVICE: Service = Service {
                 query: &[("policy", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketPolicyStatus",
@@ -573,6 +618,7 @@ pub static SERVICE: Service = Service {
                 query: &[("policyStatus", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketReplication",
@@ -585,6 +631,7 @@ pub static SERVICE: Service = Service {
                 query: &[("replication", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketRequestPayment",
@@ -597,6 +644,7 @@ pub static SERVICE: Service = Service {
                 query: &[("requestPayment", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketTagging",
@@ -609,6 +657,7 @@ pub static SERVICE: Service = Service {
                 query: &[("tagging", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketVersioning",
@@ -621,6 +670,7 @@ pub static SERVICE: Service = Service {
                 query: &[("versioning", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBucketWebsite",
@@ -633,6 +683,7 @@ pub static SERVICE: Service = Service {
                 query: &[("website", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetObject",
@@ -645,6 +696,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("GetObject"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetObjectAcl",
@@ -657,6 +709,7 @@ pub static SERVICE: Service = Service {
                 query: &[("acl", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetObjectAnnotation",
@@ -669,6 +722,7 @@ pub static SERVICE: Service = Service {
                 query: &[("annotation", None), ("x-id", Some("GetObjectAnnotation"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetObjectAttributes",
@@ -681,6 +735,7 @@ pub static SERVICE: Service = Service {
                 query: &[("attributes", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetObjectLegalHold",
@@ -693,6 +748,7 @@ pub static SERVICE: Service = Service {
                 query: &[("legal-hold", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetObjectLockConfiguration",
@@ -705,6 +761,7 @@ pub static SERVICE: Service = Service {
                 query: &[("object-lock", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetObjectRetention",
@@ -717,6 +774,7 @@ pub static SERVICE: Service = Service {
                 query: &[("retention", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetObjectTagging",
@@ -729,6 +787,7 @@ pub static SERVICE: Service = Service {
                 query: &[("tagging", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetObjectTorrent",
@@ -741,6 +800,7 @@ pub static SERVICE: Service = Service {
                 query: &[("torrent", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetPublicAccessBlock",
@@ -753,6 +813,7 @@ pub static SERVICE: Service = Service {
                 query: &[("publicAccessBlock", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "HeadBucket",
@@ -765,6 +826,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "HeadObject",
@@ -777,6 +839,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListBucketAnalyticsConfigurations",
@@ -789,6 +852,7 @@ pub static SERVICE: Service = Service {
                 query: &[("analytics", None), ("x-id", Some("ListBucketAnalyticsConfigurations"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListBucketIntelligentTieringConfigurations",
@@ -804,6 +868,7 @@ pub static SERVICE: Service = Service {
                 ],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListBucketInventoryConfigurations",
@@ -816,6 +881,7 @@ pub static SERVICE: Service = Service {
                 query: &[("inventory", None), ("x-id", Some("ListBucketInventoryConfigurations"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListBucketMetricsConfigurations",
@@ -828,6 +894,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metrics", None), ("x-id", Some("ListBucketMetricsConfigurations"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListBuckets",
@@ -840,6 +907,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("ListBuckets"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListDirectoryBuckets",
@@ -852,6 +920,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("ListDirectoryBuckets"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListMultipartUploads",
@@ -864,6 +933,7 @@ pub static SERVICE: Service = Service {
                 query: &[("uploads", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListObjectAnnotations",
@@ -876,6 +946,7 @@ pub static SERVICE: Service = Service {
                 query: &[("annotation", None), ("x-id", Some("ListObjectAnnotations"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListObjectVersions",
@@ -888,6 +959,7 @@ pub static SERVICE: Service = Service {
                 query: &[("versions", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListObjects",
@@ -900,6 +972,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListObjectsV2",
@@ -912,6 +985,7 @@ pub static SERVICE: Service = Service {
                 query: &[("list-type", Some("2"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListParts",
@@ -924,6 +998,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("ListParts"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketAbac",
@@ -936,6 +1011,7 @@ pub static SERVICE: Service = Service {
                 query: &[("abac", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketAccelerateConfiguration",
@@ -948,6 +1024,7 @@ pub static SERVICE: Service = Service {
                 query: &[("accelerate", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketAcl",
@@ -960,6 +1037,7 @@ pub static SERVICE: Service = Service {
                 query: &[("acl", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketAnalyticsConfiguration",
@@ -972,6 +1050,7 @@ pub static SERVICE: Service = Service {
                 query: &[("analytics", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketCors",
@@ -984,6 +1063,7 @@ pub static SERVICE: Service = Service {
                 query: &[("cors", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketEncryption",
@@ -996,6 +1076,7 @@ pub static SERVICE: Service = Service {
                 query: &[("encryption", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketIntelligentTieringConfiguration",
@@ -1008,6 +1089,7 @@ pub static SERVICE: Service = Service {
                 query: &[("intelligent-tiering", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketInventoryConfiguration",
@@ -1020,6 +1102,7 @@ pub static SERVICE: Service = Service {
                 query: &[("inventory", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketLifecycleConfiguration",
@@ -1032,6 +1115,7 @@ pub static SERVICE: Service = Service {
                 query: &[("lifecycle", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketLogging",
@@ -1044,6 +1128,7 @@ pub static SERVICE: Service = Service {
                 query: &[("logging", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketMetricsConfiguration",
@@ -1056,6 +1141,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metrics", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketNotificationConfiguration",
@@ -1068,6 +1154,7 @@ pub static SERVICE: Service = Service {
                 query: &[("notification", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketOwnershipControls",
@@ -1080,6 +1167,7 @@ pub static SERVICE: Service = Service {
                 query: &[("ownershipControls", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketPolicy",
@@ -1092,6 +1180,7 @@ pub static SERVICE: Service = Service {
                 query: &[("policy", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketReplication",
@@ -1104,6 +1193,7 @@ pub static SERVICE: Service = Service {
                 query: &[("replication", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketRequestPayment",
@@ -1116,6 +1206,7 @@ pub static SERVICE: Service = Service {
                 query: &[("requestPayment", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketTagging",
@@ -1128,6 +1219,7 @@ pub static SERVICE: Service = Service {
                 query: &[("tagging", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketVersioning",
@@ -1140,6 +1232,7 @@ pub static SERVICE: Service = Service {
                 query: &[("versioning", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutBucketWebsite",
@@ -1152,6 +1245,7 @@ pub static SERVICE: Service = Service {
                 query: &[("website", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutObject",
@@ -1169,6 +1263,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("PutObject"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutObjectAcl",
@@ -1181,6 +1276,7 @@ pub static SERVICE: Service = Service {
                 query: &[("acl", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutObjectAnnotation",
@@ -1201,6 +1297,7 @@ pub static SERVICE: Service = Service {
                 query: &[("annotation", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutObjectLegalHold",
@@ -1213,6 +1310,7 @@ pub static SERVICE: Service = Service {
                 query: &[("legal-hold", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutObjectLockConfiguration",
@@ -1225,6 +1323,7 @@ pub static SERVICE: Service = Service {
                 query: &[("object-lock", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutObjectRetention",
@@ -1237,6 +1336,7 @@ pub static SERVICE: Service = Service {
                 query: &[("retention", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutObjectTagging",
@@ -1249,6 +1349,7 @@ pub static SERVICE: Service = Service {
                 query: &[("tagging", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutPublicAccessBlock",
@@ -1261,6 +1362,7 @@ pub static SERVICE: Service = Service {
                 query: &[("publicAccessBlock", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "RenameObject",
@@ -1273,6 +1375,7 @@ pub static SERVICE: Service = Service {
                 query: &[("renameObject", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "RestoreObject",
@@ -1285,6 +1388,7 @@ pub static SERVICE: Service = Service {
                 query: &[("restore", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "SelectObjectContent",
@@ -1297,6 +1401,7 @@ pub static SERVICE: Service = Service {
                 query: &[("select", None), ("select-type", Some("2"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateBucketMetadataAnnotationTableConfiguration",
@@ -1309,6 +1414,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metadataAnnotationTable", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateBucketMetadataInventoryTableConfiguration",
@@ -1321,6 +1427,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metadataInventoryTable", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateBucketMetadataJournalTableConfiguration",
@@ -1333,6 +1440,7 @@ pub static SERVICE: Service = Service {
                 query: &[("metadataJournalTable", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateObjectEncryption",
@@ -1345,6 +1453,7 @@ pub static SERVICE: Service = Service {
                 query: &[("encryption", None)],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UploadPart",
@@ -1357,6 +1466,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("UploadPart"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UploadPartCopy",
@@ -1369,6 +1479,7 @@ pub static SERVICE: Service = Service {
                 query: &[("x-id", Some("UploadPartCopy"))],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "WriteGetObjectResponse",
@@ -1381,6 +1492,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -34,6 +34,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateScheduleGroup",
@@ -52,6 +53,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteSchedule",
@@ -70,6 +72,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteScheduleGroup",
@@ -88,6 +91,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetSchedule",
@@ -105,6 +109,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetScheduleGroup",
@@ -122,6 +127,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListScheduleGroups",
@@ -134,6 +140,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListSchedules",
@@ -151,6 +158,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -168,6 +176,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -186,6 +195,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -204,6 +214,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateSchedule",
@@ -222,6 +233,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

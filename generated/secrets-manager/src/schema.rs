@@ -29,6 +29,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CancelRotateSecret",
@@ -41,6 +42,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateSecret",
@@ -59,6 +61,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteResourcePolicy",
@@ -71,6 +74,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteSecret",
@@ -83,6 +87,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeSecret",
@@ -94,6 +99,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetRandomPassword",
@@ -105,6 +111,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_REQUEST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetResourcePolicy",
@@ -117,6 +124,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetSecretValue",
@@ -130,6 +138,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSecretVersionIds",
@@ -142,6 +151,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSecrets",
@@ -154,6 +164,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_REQUEST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutResourcePolicy",
@@ -168,6 +179,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutSecretValue",
@@ -184,6 +196,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemoveRegionsFromReplication",
@@ -196,6 +209,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ReplicateSecretToRegions",
@@ -208,6 +222,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RestoreSecret",
@@ -220,6 +235,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RotateSecret",
@@ -232,6 +248,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StopReplicationToReplica",
@@ -244,6 +261,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -256,6 +274,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -268,6 +287,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateSecret",
@@ -286,6 +306,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateSecretVersionStage",
@@ -299,6 +320,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ValidateResourcePolicy",
@@ -312,6 +334,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

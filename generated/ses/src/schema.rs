@@ -29,6 +29,7 @@ pub static SERVICE: Service = Service {
                 &RULE_SET_DOES_NOT_EXIST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateConfigurationSet",
@@ -40,6 +41,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateConfigurationSetEventDestination",
@@ -54,6 +56,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateConfigurationSetTrackingOptions",
@@ -65,6 +68,7 @@ pub static SERVICE: Service = Service {
                 &TRACKING_OPTIONS_ALREADY_EXISTS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateCustomVerificationEmailTemplate",
@@ -77,6 +81,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateReceiptFilter",
@@ -84,6 +89,7 @@ pub static SERVICE: Service = Service {
             output: &CREATE_RECEIPT_FILTER_RESPONSE,
             errors: &[&ALREADY_EXISTS_EXCEPTION, &LIMIT_EXCEEDED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateReceiptRule",
@@ -99,6 +105,7 @@ pub static SERVICE: Service = Service {
                 &RULE_SET_DOES_NOT_EXIST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateReceiptRuleSet",
@@ -106,6 +113,7 @@ pub static SERVICE: Service = Service {
             output: &CREATE_RECEIPT_RULE_SET_RESPONSE,
             errors: &[&ALREADY_EXISTS_EXCEPTION, &LIMIT_EXCEEDED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateTemplate",
@@ -117,6 +125,7 @@ pub static SERVICE: Service = Service {
                 &LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteConfigurationSet",
@@ -124,6 +133,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_CONFIGURATION_SET_RESPONSE,
             errors: &[&CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteConfigurationSetEventDestination",
@@ -134,6 +144,7 @@ pub static SERVICE: Service = Service {
                 &EVENT_DESTINATION_DOES_NOT_EXIST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteConfigurationSetTrackingOptions",
@@ -144,6 +155,7 @@ pub static SERVICE: Service = Service {
                 &TRACKING_OPTIONS_DOES_NOT_EXIST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteCustomVerificationEmailTemplate",
@@ -151,6 +163,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteIdentity",
@@ -158,6 +171,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_IDENTITY_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteIdentityPolicy",
@@ -165,6 +179,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_IDENTITY_POLICY_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteReceiptFilter",
@@ -172,6 +187,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_RECEIPT_FILTER_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteReceiptRule",
@@ -179,6 +195,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_RECEIPT_RULE_RESPONSE,
             errors: &[&RULE_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteReceiptRuleSet",
@@ -186,6 +203,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_RECEIPT_RULE_SET_RESPONSE,
             errors: &[&CANNOT_DELETE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteTemplate",
@@ -193,6 +211,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_TEMPLATE_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteVerifiedEmailAddress",
@@ -200,6 +219,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeActiveReceiptRuleSet",
@@ -207,6 +227,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ACTIVE_RECEIPT_RULE_SET_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeConfigurationSet",
@@ -214,6 +235,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_CONFIGURATION_SET_RESPONSE,
             errors: &[&CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeReceiptRule",
@@ -221,6 +243,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_RECEIPT_RULE_RESPONSE,
             errors: &[&RULE_DOES_NOT_EXIST_EXCEPTION, &RULE_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeReceiptRuleSet",
@@ -228,6 +251,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_RECEIPT_RULE_SET_RESPONSE,
             errors: &[&RULE_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAccountSendingEnabled",
@@ -235,6 +259,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ACCOUNT_SENDING_ENABLED_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetCustomVerificationEmailTemplate",
@@ -242,6 +267,7 @@ pub static SERVICE: Service = Service {
             output: &GET_CUSTOM_VERIFICATION_EMAIL_TEMPLATE_RESPONSE,
             errors: &[&CUSTOM_VERIFICATION_EMAIL_TEMPLATE_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetIdentityDkimAttributes",
@@ -249,6 +275,7 @@ pub static SERVICE: Service = Service {
             output: &GET_IDENTITY_DKIM_ATTRIBUTES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetIdentityMailFromDomainAttributes",
@@ -256,6 +283,7 @@ pub static SERVICE: Service = Service {
             output: &GET_IDENTITY_MAIL_FROM_DOMAIN_ATTRIBUTES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetIdentityNotificationAttributes",
@@ -263,6 +291,7 @@ pub static SERVICE: Service = Service {
             output: &GET_IDENTITY_NOTIFICATION_ATTRIBUTES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetIdentityPolicies",
@@ -270,6 +299,7 @@ pub static SERVICE: Service = Service {
             output: &GET_IDENTITY_POLICIES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetIdentityVerificationAttributes",
@@ -277,6 +307,7 @@ pub static SERVICE: Service = Service {
             output: &GET_IDENTITY_VERIFICATION_ATTRIBUTES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetSendQuota",
@@ -284,6 +315,7 @@ pub static SERVICE: Service = Service {
             output: &GET_SEND_QUOTA_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetSendStatistics",
@@ -291,6 +323,7 @@ pub static SERVICE: Service = Service {
             output: &GET_SEND_STATISTICS_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetTemplate",
@@ -298,6 +331,7 @@ pub static SERVICE: Service = Service {
             output: &GET_TEMPLATE_RESPONSE,
             errors: &[&TEMPLATE_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListConfigurationSets",
@@ -305,6 +339,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_CONFIGURATION_SETS_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListCustomVerificationEmailTemplates",
@@ -312,6 +347,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_CUSTOM_VERIFICATION_EMAIL_TEMPLATES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListIdentities",
@@ -319,6 +355,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_IDENTITIES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListIdentityPolicies",
@@ -326,6 +363,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_IDENTITY_POLICIES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListReceiptFilters",
@@ -333,6 +371,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_RECEIPT_FILTERS_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListReceiptRuleSets",
@@ -340,6 +379,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_RECEIPT_RULE_SETS_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTemplates",
@@ -347,6 +387,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TEMPLATES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListVerifiedEmailAddresses",
@@ -354,6 +395,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_VERIFIED_EMAIL_ADDRESSES_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutConfigurationSetDeliveryOptions",
@@ -364,6 +406,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_DELIVERY_OPTIONS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutIdentityPolicy",
@@ -371,6 +414,7 @@ pub static SERVICE: Service = Service {
             output: &PUT_IDENTITY_POLICY_RESPONSE,
             errors: &[&INVALID_POLICY_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ReorderReceiptRuleSet",
@@ -378,6 +422,7 @@ pub static SERVICE: Service = Service {
             output: &REORDER_RECEIPT_RULE_SET_RESPONSE,
             errors: &[&RULE_DOES_NOT_EXIST_EXCEPTION, &RULE_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendBounce",
@@ -385,6 +430,7 @@ pub static SERVICE: Service = Service {
             output: &SEND_BOUNCE_RESPONSE,
             errors: &[&MESSAGE_REJECTED],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendBulkTemplatedEmail",
@@ -399,6 +445,7 @@ pub static SERVICE: Service = Service {
                 &TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendCustomVerificationEmail",
@@ -412,6 +459,7 @@ pub static SERVICE: Service = Service {
                 &PRODUCTION_ACCESS_NOT_GRANTED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendEmail",
@@ -425,6 +473,7 @@ pub static SERVICE: Service = Service {
                 &MESSAGE_REJECTED,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendRawEmail",
@@ -438,6 +487,7 @@ pub static SERVICE: Service = Service {
                 &MESSAGE_REJECTED,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendTemplatedEmail",
@@ -452,6 +502,7 @@ pub static SERVICE: Service = Service {
                 &TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetActiveReceiptRuleSet",
@@ -459,6 +510,7 @@ pub static SERVICE: Service = Service {
             output: &SET_ACTIVE_RECEIPT_RULE_SET_RESPONSE,
             errors: &[&RULE_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetIdentityDkimEnabled",
@@ -466,6 +518,7 @@ pub static SERVICE: Service = Service {
             output: &SET_IDENTITY_DKIM_ENABLED_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetIdentityFeedbackForwardingEnabled",
@@ -473,6 +526,7 @@ pub static SERVICE: Service = Service {
             output: &SET_IDENTITY_FEEDBACK_FORWARDING_ENABLED_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetIdentityHeadersInNotificationsEnabled",
@@ -480,6 +534,7 @@ pub static SERVICE: Service = Service {
             output: &SET_IDENTITY_HEADERS_IN_NOTIFICATIONS_ENABLED_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetIdentityMailFromDomain",
@@ -487,6 +542,7 @@ pub static SERVICE: Service = Service {
             output: &SET_IDENTITY_MAIL_FROM_DOMAIN_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetIdentityNotificationTopic",
@@ -494,6 +550,7 @@ pub static SERVICE: Service = Service {
             output: &SET_IDENTITY_NOTIFICATION_TOPIC_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetReceiptRulePosition",
@@ -501,6 +558,7 @@ pub static SERVICE: Service = Service {
             output: &SET_RECEIPT_RULE_POSITION_RESPONSE,
             errors: &[&RULE_DOES_NOT_EXIST_EXCEPTION, &RULE_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TestRenderTemplate",
@@ -512,6 +570,7 @@ pub static SERVICE: Service = Service {
                 &TEMPLATE_DOES_NOT_EXIST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateAccountSendingEnabled",
@@ -519,6 +578,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateConfigurationSetEventDestination",
@@ -532,6 +592,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_SNS_DESTINATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateConfigurationSetReputationMetricsEnabled",
@@ -539,6 +600,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateConfigurationSetSendingEnabled",
@@ -546,6 +608,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[&CONFIGURATION_SET_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateConfigurationSetTrackingOptions",
@@ -557,6 +620,7 @@ pub static SERVICE: Service = Service {
                 &TRACKING_OPTIONS_DOES_NOT_EXIST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateCustomVerificationEmailTemplate",
@@ -568,6 +632,7 @@ pub static SERVICE: Service = Service {
                 &FROM_EMAIL_ADDRESS_NOT_VERIFIED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateReceiptRule",
@@ -582,6 +647,7 @@ pub static SERVICE: Service = Service {
                 &RULE_SET_DOES_NOT_EXIST_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateTemplate",
@@ -589,6 +655,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_TEMPLATE_RESPONSE,
             errors: &[&INVALID_TEMPLATE_EXCEPTION, &TEMPLATE_DOES_NOT_EXIST_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "VerifyDomainDkim",
@@ -596,6 +663,7 @@ pub static SERVICE: Service = Service {
             output: &VERIFY_DOMAIN_DKIM_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "VerifyDomainIdentity",
@@ -603,6 +671,7 @@ pub static SERVICE: Service = Service {
             output: &VERIFY_DOMAIN_IDENTITY_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "VerifyEmailAddress",
@@ -610,6 +679,7 @@ pub static SERVICE: Service = Service {
             output: &rt::prelude_shapes::UNIT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "VerifyEmailIdentity",
@@ -617,6 +687,7 @@ pub static SERVICE: Service = Service {
             output: &VERIFY_EMAIL_IDENTITY_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -37,6 +37,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CancelExportJob",
@@ -59,6 +60,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateConfigurationSet",
@@ -82,6 +84,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateConfigurationSetEventDestination",
@@ -106,6 +109,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateContact",
@@ -129,6 +133,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateContactList",
@@ -150,6 +155,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateCustomVerificationEmailTemplate",
@@ -172,6 +178,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateDedicatedIpPool",
@@ -194,6 +201,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateDeliverabilityTestReport",
@@ -221,6 +229,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateEmailIdentity",
@@ -244,6 +253,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateEmailIdentityPolicy",
@@ -269,6 +279,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateEmailTemplate",
@@ -290,6 +301,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateExportJob",
@@ -311,6 +323,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateImportJob",
@@ -331,6 +344,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateMultiRegionEndpoint",
@@ -352,6 +366,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateTenant",
@@ -373,6 +388,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "CreateTenantResourceAssociation",
@@ -395,6 +411,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteConfigurationSet",
@@ -417,6 +434,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteConfigurationSetEventDestination",
@@ -440,6 +458,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteContact",
@@ -463,6 +482,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteContactList",
@@ -485,6 +505,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteCustomVerificationEmailTemplate",
@@ -506,6 +527,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteDedicatedIpPool",
@@ -528,6 +550,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteEmailIdentity",
@@ -550,6 +573,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteEmailIdentityPolicy",
@@ -573,6 +597,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteEmailTemplate",
@@ -594,6 +619,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteMultiRegionEndpoint",
@@ -616,6 +642,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteSuppressedDestination",
@@ -638,6 +665,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteTenant",
@@ -659,6 +687,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "DeleteTenantResourceAssociation",
@@ -681,6 +710,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetAccount",
@@ -697,6 +727,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetBlacklistReports",
@@ -718,6 +749,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetConfigurationSet",
@@ -739,6 +771,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetConfigurationSetEventDestinations",
@@ -761,6 +794,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetContact",
@@ -784,6 +818,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetContactList",
@@ -805,6 +840,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetCustomVerificationEmailTemplate",
@@ -826,6 +862,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDedicatedIp",
@@ -847,6 +884,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDedicatedIpPool",
@@ -868,6 +906,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDedicatedIps",
@@ -888,6 +927,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDeliverabilityDashboardOptions",
@@ -908,6 +948,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDeliverabilityTestReport",
@@ -930,6 +971,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDomainDeliverabilityCampaign",
@@ -952,6 +994,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetDomainStatisticsReport",
@@ -974,6 +1017,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetEmailIdentity",
@@ -995,6 +1039,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetEmailIdentityPolicies",
@@ -1017,6 +1062,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetEmailTemplate",
@@ -1038,6 +1084,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetExportJob",
@@ -1059,6 +1106,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetImportJob",
@@ -1080,6 +1128,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetMessageInsights",
@@ -1101,6 +1150,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetMultiRegionEndpoint",
@@ -1122,6 +1172,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetReputationEntity",
@@ -1145,6 +1196,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetSuppressedDestination",
@@ -1167,6 +1219,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "GetTenant",
@@ -1188,6 +1241,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListConfigurationSets",
@@ -1204,6 +1258,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListContactLists",
@@ -1220,6 +1275,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListContacts",
@@ -1243,6 +1299,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListCustomVerificationEmailTemplates",
@@ -1259,6 +1316,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListDedicatedIpPools",
@@ -1275,6 +1333,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListDeliverabilityTestReports",
@@ -1296,6 +1355,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListDomainDeliverabilityCampaigns",
@@ -1319,6 +1379,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListEmailIdentities",
@@ -1335,6 +1396,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListEmailTemplates",
@@ -1351,6 +1413,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListExportJobs",
@@ -1367,6 +1430,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListImportJobs",
@@ -1384,6 +1448,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListMultiRegionEndpoints",
@@ -1400,6 +1465,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListRecommendations",
@@ -1421,6 +1487,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListReputationEntities",
@@ -1438,6 +1505,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListResourceTenants",
@@ -1460,6 +1528,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListSuppressedDestinations",
@@ -1481,6 +1550,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -1501,6 +1571,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTenantResources",
@@ -1523,6 +1594,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "ListTenants",
@@ -1540,6 +1612,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutAccountDedicatedIpWarmupAttributes",
@@ -1558,6 +1631,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutAccountDetails",
@@ -1579,6 +1653,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutAccountSendingAttributes",
@@ -1596,6 +1671,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutAccountSuppressionAttributes",
@@ -1613,6 +1689,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutAccountVdmAttributes",
@@ -1630,6 +1707,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutConfigurationSetArchivingOptions",
@@ -1652,6 +1730,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutConfigurationSetDeliveryOptions",
@@ -1674,6 +1753,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutConfigurationSetReputationOptions",
@@ -1696,6 +1776,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutConfigurationSetSendingOptions",
@@ -1718,6 +1799,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutConfigurationSetSuppressionOptions",
@@ -1740,6 +1822,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutConfigurationSetTrackingOptions",
@@ -1762,6 +1845,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutConfigurationSetVdmOptions",
@@ -1784,6 +1868,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutDedicatedIpInPool",
@@ -1806,6 +1891,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutDedicatedIpPoolScalingAttributes",
@@ -1829,6 +1915,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutDedicatedIpWarmupAttributes",
@@ -1851,6 +1938,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutDeliverabilityDashboardOption",
@@ -1873,6 +1961,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutEmailIdentityConfigurationSetAttributes",
@@ -1895,6 +1984,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutEmailIdentityDkimAttributes",
@@ -1917,6 +2007,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutEmailIdentityDkimSigningAttributes",
@@ -1940,6 +2031,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutEmailIdentityFeedbackAttributes",
@@ -1962,6 +2054,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutEmailIdentityMailFromAttributes",
@@ -1984,6 +2077,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "PutSuppressedDestination",
@@ -2001,6 +2095,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "SendBulkEmail",
@@ -2026,6 +2121,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "SendCustomVerificationEmail",
@@ -2050,6 +2146,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "SendEmail",
@@ -2075,6 +2172,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -2096,6 +2194,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "TestRenderEmailTemplate",
@@ -2118,6 +2217,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -2139,6 +2239,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateConfigurationSetEventDestination",
@@ -2162,6 +2263,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateContact",
@@ -2186,6 +2288,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateContactList",
@@ -2208,6 +2311,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateCustomVerificationEmailTemplate",
@@ -2229,6 +2333,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateEmailIdentityPolicy",
@@ -2252,6 +2357,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateEmailTemplate",
@@ -2273,6 +2379,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateReputationEntityCustomerManagedStatus",
@@ -2297,6 +2404,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "UpdateReputationEntityPolicy",
@@ -2321,6 +2429,7 @@ pub static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

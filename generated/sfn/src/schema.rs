@@ -33,6 +33,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_TAGS,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateStateMachine",
@@ -56,6 +57,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateStateMachineAlias",
@@ -71,6 +73,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteActivity",
@@ -78,6 +81,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_ACTIVITY_OUTPUT,
             errors: &[&INVALID_ARN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteStateMachine",
@@ -85,6 +89,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_STATE_MACHINE_OUTPUT,
             errors: &[&INVALID_ARN, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteStateMachineAlias",
@@ -97,6 +102,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteStateMachineVersion",
@@ -104,6 +110,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_STATE_MACHINE_VERSION_OUTPUT,
             errors: &[&CONFLICT_EXCEPTION, &INVALID_ARN, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeActivity",
@@ -111,6 +118,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ACTIVITY_OUTPUT,
             errors: &[&ACTIVITY_DOES_NOT_EXIST, &INVALID_ARN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeExecution",
@@ -124,6 +132,7 @@ pub static SERVICE: Service = Service {
                 &KMS_THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMapRun",
@@ -131,6 +140,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_MAP_RUN_OUTPUT,
             errors: &[&INVALID_ARN, &RESOURCE_NOT_FOUND],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStateMachine",
@@ -144,6 +154,7 @@ pub static SERVICE: Service = Service {
                 &STATE_MACHINE_DOES_NOT_EXIST,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStateMachineAlias",
@@ -151,6 +162,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_STATE_MACHINE_ALIAS_OUTPUT,
             errors: &[&INVALID_ARN, &RESOURCE_NOT_FOUND, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeStateMachineForExecution",
@@ -164,6 +176,7 @@ pub static SERVICE: Service = Service {
                 &KMS_THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetActivityTask",
@@ -178,6 +191,7 @@ pub static SERVICE: Service = Service {
                 &KMS_THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetExecutionHistory",
@@ -192,6 +206,7 @@ pub static SERVICE: Service = Service {
                 &KMS_THROTTLING_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListActivities",
@@ -199,6 +214,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ACTIVITIES_OUTPUT,
             errors: &[&INVALID_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListExecutions",
@@ -213,6 +229,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListMapRuns",
@@ -220,6 +237,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_MAP_RUNS_OUTPUT,
             errors: &[&EXECUTION_DOES_NOT_EXIST, &INVALID_ARN, &INVALID_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStateMachineAliases",
@@ -233,6 +251,7 @@ pub static SERVICE: Service = Service {
                 &STATE_MACHINE_DOES_NOT_EXIST,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStateMachineVersions",
@@ -240,6 +259,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STATE_MACHINE_VERSIONS_OUTPUT,
             errors: &[&INVALID_ARN, &INVALID_TOKEN, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListStateMachines",
@@ -247,6 +267,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_STATE_MACHINES_OUTPUT,
             errors: &[&INVALID_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -254,6 +275,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TAGS_FOR_RESOURCE_OUTPUT,
             errors: &[&INVALID_ARN, &RESOURCE_NOT_FOUND],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PublishStateMachineVersion",
@@ -268,6 +290,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RedriveExecution",
@@ -281,6 +304,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendTaskFailure",
@@ -295,6 +319,7 @@ pub static SERVICE: Service = Service {
                 &TASK_TIMED_OUT,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendTaskHeartbeat",
@@ -302,6 +327,7 @@ pub static SERVICE: Service = Service {
             output: &SEND_TASK_HEARTBEAT_OUTPUT,
             errors: &[&INVALID_TOKEN, &TASK_DOES_NOT_EXIST, &TASK_TIMED_OUT],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendTaskSuccess",
@@ -317,6 +343,7 @@ pub static SERVICE: Service = Service {
                 &TASK_TIMED_OUT,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartExecution",
@@ -336,6 +363,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartSyncExecution",
@@ -353,6 +381,7 @@ pub static SERVICE: Service = Service {
                 &STATE_MACHINE_TYPE_NOT_SUPPORTED,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StopExecution",
@@ -367,6 +396,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -374,6 +404,7 @@ pub static SERVICE: Service = Service {
             output: &TAG_RESOURCE_OUTPUT,
             errors: &[&INVALID_ARN, &RESOURCE_NOT_FOUND, &TOO_MANY_TAGS],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TestState",
@@ -386,6 +417,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -393,6 +425,7 @@ pub static SERVICE: Service = Service {
             output: &UNTAG_RESOURCE_OUTPUT,
             errors: &[&INVALID_ARN, &RESOURCE_NOT_FOUND],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateMapRun",
@@ -400,6 +433,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_MAP_RUN_OUTPUT,
             errors: &[&INVALID_ARN, &RESOURCE_NOT_FOUND, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateStateMachine",
@@ -421,6 +455,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateStateMachineAlias",
@@ -434,6 +469,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ValidateStateMachineDefinition",
@@ -441,6 +477,7 @@ pub static SERVICE: Service = Service {
             output: &VALIDATE_STATE_MACHINE_DEFINITION_OUTPUT,
             errors: &[&VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

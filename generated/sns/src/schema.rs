@@ -30,6 +30,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CheckIfPhoneNumberIsOptedOut",
@@ -42,6 +43,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ConfirmSubscription",
@@ -57,6 +59,7 @@ pub static SERVICE: Service = Service {
                 &SUBSCRIPTION_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreatePlatformApplication",
@@ -68,6 +71,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreatePlatformEndpoint",
@@ -80,6 +84,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateSMSSandboxPhoneNumber",
@@ -94,6 +99,7 @@ pub static SERVICE: Service = Service {
                 &USER_ERROR_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateTopic",
@@ -111,6 +117,7 @@ pub static SERVICE: Service = Service {
                 &TOPIC_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteEndpoint",
@@ -122,6 +129,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeletePlatformApplication",
@@ -133,6 +141,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteSMSSandboxPhoneNumber",
@@ -147,6 +156,7 @@ pub static SERVICE: Service = Service {
                 &USER_ERROR_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteTopic",
@@ -163,6 +173,7 @@ pub static SERVICE: Service = Service {
                 &TAG_POLICY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDataProtectionPolicy",
@@ -176,6 +187,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetEndpointAttributes",
@@ -188,6 +200,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetPlatformApplicationAttributes",
@@ -200,6 +213,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetSMSAttributes",
@@ -212,6 +226,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetSMSSandboxAccountStatus",
@@ -223,6 +238,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetSubscriptionAttributes",
@@ -235,6 +251,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetTopicAttributes",
@@ -248,6 +265,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListEndpointsByPlatformApplication",
@@ -260,6 +278,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListOriginationNumbers",
@@ -273,6 +292,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListPhoneNumbersOptedOut",
@@ -285,6 +305,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListPlatformApplications",
@@ -296,6 +317,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSMSSandboxPhoneNumbers",
@@ -309,6 +331,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSubscriptions",
@@ -320,6 +343,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListSubscriptionsByTopic",
@@ -332,6 +356,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -345,6 +370,7 @@ pub static SERVICE: Service = Service {
                 &TAG_POLICY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTopics",
@@ -356,6 +382,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "OptInPhoneNumber",
@@ -368,6 +395,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "Publish",
@@ -391,6 +419,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PublishBatch",
@@ -419,6 +448,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutDataProtectionPolicy",
@@ -432,6 +462,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemovePermission",
@@ -444,6 +475,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetEndpointAttributes",
@@ -456,6 +488,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetPlatformApplicationAttributes",
@@ -468,6 +501,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetSMSAttributes",
@@ -480,6 +514,7 @@ pub static SERVICE: Service = Service {
                 &THROTTLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetSubscriptionAttributes",
@@ -494,6 +529,7 @@ pub static SERVICE: Service = Service {
                 &REPLAY_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetTopicAttributes",
@@ -507,6 +543,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "Subscribe",
@@ -523,6 +560,7 @@ pub static SERVICE: Service = Service {
                 &SUBSCRIPTION_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagResource",
@@ -538,6 +576,7 @@ pub static SERVICE: Service = Service {
                 &TAG_POLICY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "Unsubscribe",
@@ -551,6 +590,7 @@ pub static SERVICE: Service = Service {
                 &NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagResource",
@@ -566,6 +606,7 @@ pub static SERVICE: Service = Service {
                 &TAG_POLICY_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "VerifySMSSandboxPhoneNumber",
@@ -580,6 +621,7 @@ pub static SERVICE: Service = Service {
                 &VERIFICATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

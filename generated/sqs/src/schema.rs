@@ -32,6 +32,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CancelMessageMoveTask",
@@ -45,6 +46,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ChangeMessageVisibility",
@@ -60,6 +62,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ChangeMessageVisibilityBatch",
@@ -77,6 +80,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateQueue",
@@ -93,6 +97,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteMessage",
@@ -108,6 +113,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteMessageBatch",
@@ -125,6 +131,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteQueue",
@@ -138,6 +145,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetQueueAttributes",
@@ -152,6 +160,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetQueueUrl",
@@ -165,6 +174,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListDeadLetterSourceQueues",
@@ -178,6 +188,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListMessageMoveTasks",
@@ -191,6 +202,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListQueueTags",
@@ -204,6 +216,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListQueues",
@@ -216,6 +229,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PurgeQueue",
@@ -230,6 +244,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ReceiveMessage",
@@ -251,6 +266,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemovePermission",
@@ -264,6 +280,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendMessage",
@@ -285,6 +302,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendMessageBatch",
@@ -310,6 +328,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SetQueueAttributes",
@@ -326,6 +345,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartMessageMoveTask",
@@ -339,6 +359,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TagQueue",
@@ -352,6 +373,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UntagQueue",
@@ -365,6 +387,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -31,6 +31,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AssociateOpsItemRelatedItem",
@@ -45,6 +46,7 @@ pub static SERVICE: Service = Service {
                 &OPS_ITEM_RELATED_ITEM_ALREADY_EXISTS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CancelCommand",
@@ -57,6 +59,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_INSTANCE_ID,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CancelMaintenanceWindowExecution",
@@ -64,6 +67,7 @@ pub static SERVICE: Service = Service {
             output: &CANCEL_MAINTENANCE_WINDOW_EXECUTION_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateActivation",
@@ -71,6 +75,7 @@ pub static SERVICE: Service = Service {
             output: &CREATE_ACTIVATION_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_PARAMETERS],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateAssociation",
@@ -92,6 +97,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_PLATFORM_TYPE,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateAssociationBatch",
@@ -112,6 +118,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_PLATFORM_TYPE,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateDocument",
@@ -127,6 +134,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateMaintenanceWindow",
@@ -138,6 +146,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateOpsItem",
@@ -151,6 +160,7 @@ pub static SERVICE: Service = Service {
                 &OPS_ITEM_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateOpsMetadata",
@@ -164,6 +174,7 @@ pub static SERVICE: Service = Service {
                 &OPS_METADATA_TOO_MANY_UPDATES_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreatePatchBaseline",
@@ -175,6 +186,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "CreateResourceDataSync",
@@ -187,6 +199,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_DATA_SYNC_INVALID_CONFIGURATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteActivation",
@@ -199,6 +212,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteAssociation",
@@ -212,6 +226,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteDocument",
@@ -225,6 +240,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteInventory",
@@ -238,6 +254,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_TYPE_NAME_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteMaintenanceWindow",
@@ -245,6 +262,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_MAINTENANCE_WINDOW_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteOpsItem",
@@ -252,6 +270,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_OPS_ITEM_RESPONSE,
             errors: &[&INTERNAL_SERVER_ERROR, &OPS_ITEM_INVALID_PARAMETER_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteOpsMetadata",
@@ -263,6 +282,7 @@ pub static SERVICE: Service = Service {
                 &OPS_METADATA_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteParameter",
@@ -270,6 +290,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_PARAMETER_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &PARAMETER_NOT_FOUND],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteParameters",
@@ -277,6 +298,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_PARAMETERS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeletePatchBaseline",
@@ -284,6 +306,7 @@ pub static SERVICE: Service = Service {
             output: &DELETE_PATCH_BASELINE_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &RESOURCE_IN_USE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteResourceDataSync",
@@ -295,6 +318,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeleteResourcePolicy",
@@ -309,6 +333,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_POLICY_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeregisterManagedInstance",
@@ -316,6 +341,7 @@ pub static SERVICE: Service = Service {
             output: &DEREGISTER_MANAGED_INSTANCE_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_INSTANCE_ID],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeregisterPatchBaselineForPatchGroup",
@@ -323,6 +349,7 @@ pub static SERVICE: Service = Service {
             output: &DEREGISTER_PATCH_BASELINE_FOR_PATCH_GROUP_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_RESOURCE_ID],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeregisterTargetFromMaintenanceWindow",
@@ -334,6 +361,7 @@ pub static SERVICE: Service = Service {
                 &TARGET_IN_USE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DeregisterTaskFromMaintenanceWindow",
@@ -341,6 +369,7 @@ pub static SERVICE: Service = Service {
             output: &DEREGISTER_TASK_FROM_MAINTENANCE_WINDOW_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeActivations",
@@ -348,6 +377,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ACTIVATIONS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_FILTER, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAssociation",
@@ -361,6 +391,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_INSTANCE_ID,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAssociationExecutionTargets",
@@ -373,6 +404,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAssociationExecutions",
@@ -380,6 +412,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_ASSOCIATION_EXECUTIONS_RESULT,
             errors: &[&ASSOCIATION_DOES_NOT_EXIST, &INTERNAL_SERVER_ERROR, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAutomationExecutions",
@@ -392,6 +425,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAutomationStepExecutions",
@@ -405,6 +439,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeAvailablePatches",
@@ -412,6 +447,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_AVAILABLE_PATCHES_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeDocument",
@@ -419,6 +455,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_DOCUMENT_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_DOCUMENT, &INVALID_DOCUMENT_VERSION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeDocumentPermission",
@@ -432,6 +469,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PERMISSION_TYPE,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeEffectiveInstanceAssociations",
@@ -439,6 +477,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_EFFECTIVE_INSTANCE_ASSOCIATIONS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_INSTANCE_ID, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeEffectivePatchesForPatchBaseline",
@@ -451,6 +490,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATING_SYSTEM,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeInstanceAssociationsStatus",
@@ -458,6 +498,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_INSTANCE_ASSOCIATIONS_STATUS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_INSTANCE_ID, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeInstanceInformation",
@@ -471,6 +512,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeInstancePatchStates",
@@ -478,6 +520,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_INSTANCE_PATCH_STATES_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeInstancePatchStatesForPatchGroup",
@@ -485,6 +528,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_INSTANCE_PATCH_STATES_FOR_PATCH_GROUP_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_FILTER, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeInstancePatches",
@@ -497,6 +541,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeInstanceProperties",
@@ -512,6 +557,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeInventoryDeletions",
@@ -523,6 +569,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMaintenanceWindowExecutionTaskInvocations",
@@ -530,6 +577,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_MAINTENANCE_WINDOW_EXECUTION_TASK_INVOCATIONS_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMaintenanceWindowExecutionTasks",
@@ -537,6 +585,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_MAINTENANCE_WINDOW_EXECUTION_TASKS_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMaintenanceWindowExecutions",
@@ -544,6 +593,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_MAINTENANCE_WINDOW_EXECUTIONS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMaintenanceWindowSchedule",
@@ -551,6 +601,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_MAINTENANCE_WINDOW_SCHEDULE_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMaintenanceWindowTargets",
@@ -558,6 +609,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_MAINTENANCE_WINDOW_TARGETS_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMaintenanceWindowTasks",
@@ -565,6 +617,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_MAINTENANCE_WINDOW_TASKS_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMaintenanceWindows",
@@ -572,6 +625,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_MAINTENANCE_WINDOWS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeMaintenanceWindowsForTarget",
@@ -579,6 +633,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_MAINTENANCE_WINDOWS_FOR_TARGET_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeOpsItems",
@@ -586,6 +641,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_OPS_ITEMS_RESPONSE,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeParameters",
@@ -599,6 +655,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribePatchBaselines",
@@ -606,6 +663,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_PATCH_BASELINES_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribePatchGroupState",
@@ -613,6 +671,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_PATCH_GROUP_STATE_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribePatchGroups",
@@ -620,6 +679,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_PATCH_GROUPS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribePatchProperties",
@@ -627,6 +687,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_PATCH_PROPERTIES_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DescribeSessions",
@@ -634,6 +695,7 @@ pub static SERVICE: Service = Service {
             output: &DESCRIBE_SESSIONS_RESPONSE,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_FILTER_KEY, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DisassociateOpsItemRelatedItem",
@@ -647,6 +709,7 @@ pub static SERVICE: Service = Service {
                 &OPS_ITEM_RELATED_ITEM_ASSOCIATION_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAccessToken",
@@ -660,6 +723,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAutomationExecution",
@@ -667,6 +731,7 @@ pub static SERVICE: Service = Service {
             output: &GET_AUTOMATION_EXECUTION_RESULT,
             errors: &[&AUTOMATION_EXECUTION_NOT_FOUND_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetCalendarState",
@@ -679,6 +744,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_CALENDAR_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetCommandInvocation",
@@ -692,6 +758,7 @@ pub static SERVICE: Service = Service {
                 &INVOCATION_DOES_NOT_EXIST,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetConnectionStatus",
@@ -699,6 +766,7 @@ pub static SERVICE: Service = Service {
             output: &GET_CONNECTION_STATUS_RESPONSE,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDefaultPatchBaseline",
@@ -706,6 +774,7 @@ pub static SERVICE: Service = Service {
             output: &GET_DEFAULT_PATCH_BASELINE_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDeployablePatchSnapshotForInstance",
@@ -717,6 +786,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATING_SYSTEM,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDocument",
@@ -724,6 +794,7 @@ pub static SERVICE: Service = Service {
             output: &GET_DOCUMENT_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_DOCUMENT, &INVALID_DOCUMENT_VERSION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetExecutionPreview",
@@ -731,6 +802,7 @@ pub static SERVICE: Service = Service {
             output: &GET_EXECUTION_PREVIEW_RESPONSE,
             errors: &[&INTERNAL_SERVER_ERROR, &RESOURCE_NOT_FOUND_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetInventory",
@@ -746,6 +818,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_TYPE_NAME_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetInventorySchema",
@@ -757,6 +830,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_TYPE_NAME_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMaintenanceWindow",
@@ -764,6 +838,7 @@ pub static SERVICE: Service = Service {
             output: &GET_MAINTENANCE_WINDOW_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMaintenanceWindowExecution",
@@ -771,6 +846,7 @@ pub static SERVICE: Service = Service {
             output: &GET_MAINTENANCE_WINDOW_EXECUTION_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMaintenanceWindowExecutionTask",
@@ -778,6 +854,7 @@ pub static SERVICE: Service = Service {
             output: &GET_MAINTENANCE_WINDOW_EXECUTION_TASK_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMaintenanceWindowExecutionTaskInvocation",
@@ -785,6 +862,7 @@ pub static SERVICE: Service = Service {
             output: &GET_MAINTENANCE_WINDOW_EXECUTION_TASK_INVOCATION_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetMaintenanceWindowTask",
@@ -792,6 +870,7 @@ pub static SERVICE: Service = Service {
             output: &GET_MAINTENANCE_WINDOW_TASK_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetOpsItem",
@@ -803,6 +882,7 @@ pub static SERVICE: Service = Service {
                 &OPS_ITEM_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetOpsMetadata",
@@ -814,6 +894,7 @@ pub static SERVICE: Service = Service {
                 &OPS_METADATA_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetOpsSummary",
@@ -828,6 +909,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetParameter",
@@ -840,6 +922,7 @@ pub static SERVICE: Service = Service {
                 &PARAMETER_VERSION_NOT_FOUND,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetParameterHistory",
@@ -852,6 +935,7 @@ pub static SERVICE: Service = Service {
                 &PARAMETER_NOT_FOUND,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetParameters",
@@ -859,6 +943,7 @@ pub static SERVICE: Service = Service {
             output: &GET_PARAMETERS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_KEY_ID],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetParametersByPath",
@@ -873,6 +958,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetPatchBaseline",
@@ -880,6 +966,7 @@ pub static SERVICE: Service = Service {
             output: &GET_PATCH_BASELINE_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR, &INVALID_RESOURCE_ID],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetPatchBaselineForPatchGroup",
@@ -887,6 +974,7 @@ pub static SERVICE: Service = Service {
             output: &GET_PATCH_BASELINE_FOR_PATCH_GROUP_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetResourcePolicies",
@@ -898,6 +986,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_POLICY_INVALID_PARAMETER_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetServiceSetting",
@@ -905,6 +994,7 @@ pub static SERVICE: Service = Service {
             output: &GET_SERVICE_SETTING_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &SERVICE_SETTING_NOT_FOUND],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "LabelParameterVersion",
@@ -918,6 +1008,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAssociationVersions",
@@ -925,6 +1016,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ASSOCIATION_VERSIONS_RESULT,
             errors: &[&ASSOCIATION_DOES_NOT_EXIST, &INTERNAL_SERVER_ERROR, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListAssociations",
@@ -932,6 +1024,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_ASSOCIATIONS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListCommandInvocations",
@@ -945,6 +1038,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListCommands",
@@ -958,6 +1052,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListComplianceItems",
@@ -971,6 +1066,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_RESOURCE_TYPE,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListComplianceSummaries",
@@ -978,6 +1074,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_COMPLIANCE_SUMMARIES_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_FILTER, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListDocumentMetadataHistory",
@@ -990,6 +1087,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_NEXT_TOKEN,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListDocumentVersions",
@@ -997,6 +1095,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_DOCUMENT_VERSIONS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_DOCUMENT, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListDocuments",
@@ -1004,6 +1103,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_DOCUMENTS_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_FILTER_KEY, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListInventoryEntries",
@@ -1017,6 +1117,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_TYPE_NAME_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListNodes",
@@ -1030,6 +1131,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListNodesSummary",
@@ -1044,6 +1146,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_OPERATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListOpsItemEvents",
@@ -1056,6 +1159,7 @@ pub static SERVICE: Service = Service {
                 &OPS_ITEM_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListOpsItemRelatedItems",
@@ -1063,6 +1167,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_OPS_ITEM_RELATED_ITEMS_RESPONSE,
             errors: &[&INTERNAL_SERVER_ERROR, &OPS_ITEM_INVALID_PARAMETER_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListOpsMetadata",
@@ -1070,6 +1175,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_OPS_METADATA_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &OPS_METADATA_INVALID_ARGUMENT_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListResourceComplianceSummaries",
@@ -1077,6 +1183,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_RESOURCE_COMPLIANCE_SUMMARIES_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_FILTER, &INVALID_NEXT_TOKEN],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListResourceDataSync",
@@ -1088,6 +1195,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_DATA_SYNC_INVALID_CONFIGURATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListTagsForResource",
@@ -1095,6 +1203,7 @@ pub static SERVICE: Service = Service {
             output: &LIST_TAGS_FOR_RESOURCE_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_RESOURCE_ID, &INVALID_RESOURCE_TYPE],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ModifyDocumentPermission",
@@ -1108,6 +1217,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_PERMISSION_TYPE,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutComplianceItems",
@@ -1123,6 +1233,7 @@ pub static SERVICE: Service = Service {
                 &TOTAL_SIZE_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutInventory",
@@ -1143,6 +1254,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_INVENTORY_SCHEMA_VERSION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutParameter",
@@ -1166,6 +1278,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_PARAMETER_TYPE,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "PutResourcePolicy",
@@ -1181,6 +1294,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_POLICY_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RegisterDefaultPatchBaseline",
@@ -1188,6 +1302,7 @@ pub static SERVICE: Service = Service {
             output: &REGISTER_DEFAULT_PATCH_BASELINE_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR, &INVALID_RESOURCE_ID],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RegisterPatchBaselineForPatchGroup",
@@ -1201,6 +1316,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RegisterTargetWithMaintenanceWindow",
@@ -1213,6 +1329,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RegisterTaskWithMaintenanceWindow",
@@ -1226,6 +1343,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_LIMIT_EXCEEDED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "RemoveTagsFromResource",
@@ -1238,6 +1356,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ResetServiceSetting",
@@ -1245,6 +1364,7 @@ pub static SERVICE: Service = Service {
             output: &RESET_SERVICE_SETTING_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &SERVICE_SETTING_NOT_FOUND, &TOO_MANY_UPDATES],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ResumeSession",
@@ -1252,6 +1372,7 @@ pub static SERVICE: Service = Service {
             output: &RESUME_SESSION_RESPONSE,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendAutomationSignal",
@@ -1264,6 +1385,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_AUTOMATION_SIGNAL_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "SendCommand",
@@ -1283,6 +1405,7 @@ pub static SERVICE: Service = Service {
                 &UNSUPPORTED_PLATFORM_TYPE,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartAccessRequest",
@@ -1297,6 +1420,7 @@ pub static SERVICE: Service = Service {
                 &VALIDATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartAssociationsOnce",
@@ -1304,6 +1428,7 @@ pub static SERVICE: Service = Service {
             output: &START_ASSOCIATIONS_ONCE_RESULT,
             errors: &[&ASSOCIATION_DOES_NOT_EXIST, &INVALID_ASSOCIATION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartAutomationExecution",
@@ -1319,6 +1444,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_TARGET,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartChangeRequestExecution",
@@ -1334,6 +1460,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_AUTOMATION_EXECUTION_PARAMETERS_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartExecutionPreview",
@@ -1341,6 +1468,7 @@ pub static SERVICE: Service = Service {
             output: &START_EXECUTION_PREVIEW_RESPONSE,
             errors: &[&INTERNAL_SERVER_ERROR, &VALIDATION_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StartSession",
@@ -1348,6 +1476,7 @@ pub static SERVICE: Service = Service {
             output: &START_SESSION_RESPONSE,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_DOCUMENT, &TARGET_NOT_CONNECTED],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "StopAutomationExecution",
@@ -1359,6 +1488,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_AUTOMATION_STATUS_UPDATE_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "TerminateSession",
@@ -1366,6 +1496,7 @@ pub static SERVICE: Service = Service {
             output: &TERMINATE_SESSION_RESPONSE,
             errors: &[&INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UnlabelParameterVersion",
@@ -1378,6 +1509,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateAssociation",
@@ -1399,6 +1531,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateAssociationStatus",
@@ -1413,6 +1546,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateDocument",
@@ -1431,6 +1565,7 @@ pub static SERVICE: Service = Service {
                 &MAX_DOCUMENT_SIZE_EXCEEDED,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateDocumentDefaultVersion",
@@ -1443,6 +1578,7 @@ pub static SERVICE: Service = Service {
                 &INVALID_DOCUMENT_VERSION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateDocumentMetadata",
@@ -1456,6 +1592,7 @@ pub static SERVICE: Service = Service {
                 &TOO_MANY_UPDATES,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateMaintenanceWindow",
@@ -1463,6 +1600,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_MAINTENANCE_WINDOW_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateMaintenanceWindowTarget",
@@ -1470,6 +1608,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_MAINTENANCE_WINDOW_TARGET_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateMaintenanceWindowTask",
@@ -1477,6 +1616,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_MAINTENANCE_WINDOW_TASK_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateManagedInstanceRole",
@@ -1484,6 +1624,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_MANAGED_INSTANCE_ROLE_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &INVALID_INSTANCE_ID],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateOpsItem",
@@ -1499,6 +1640,7 @@ pub static SERVICE: Service = Service {
                 &OPS_ITEM_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateOpsMetadata",
@@ -1512,6 +1654,7 @@ pub static SERVICE: Service = Service {
                 &OPS_METADATA_TOO_MANY_UPDATES_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdatePatchBaseline",
@@ -1519,6 +1662,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_PATCH_BASELINE_RESULT,
             errors: &[&DOES_NOT_EXIST_EXCEPTION, &INTERNAL_SERVER_ERROR],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateResourceDataSync",
@@ -1531,6 +1675,7 @@ pub static SERVICE: Service = Service {
                 &RESOURCE_DATA_SYNC_NOT_FOUND_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "UpdateServiceSetting",
@@ -1538,6 +1683,7 @@ pub static SERVICE: Service = Service {
             output: &UPDATE_SERVICE_SETTING_RESULT,
             errors: &[&INTERNAL_SERVER_ERROR, &SERVICE_SETTING_NOT_FOUND, &TOO_MANY_UPDATES],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

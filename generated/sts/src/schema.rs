@@ -30,6 +30,7 @@ pub static SERVICE: Service = Service {
                 &REGION_DISABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "AssumeRoleWithSAML",
@@ -44,6 +45,7 @@ pub static SERVICE: Service = Service {
                 &REGION_DISABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: true,
         },
         Operation {
             name: "AssumeRoleWithWebIdentity",
@@ -59,6 +61,7 @@ pub static SERVICE: Service = Service {
                 &REGION_DISABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: true,
         },
         Operation {
             name: "AssumeRoot",
@@ -66,6 +69,7 @@ pub static SERVICE: Service = Service {
             output: &ASSUME_ROOT_RESPONSE,
             errors: &[&EXPIRED_TOKEN_EXCEPTION, &REGION_DISABLED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "DecodeAuthorizationMessage",
@@ -73,6 +77,7 @@ pub static SERVICE: Service = Service {
             output: &DECODE_AUTHORIZATION_MESSAGE_RESPONSE,
             errors: &[&INVALID_AUTHORIZATION_MESSAGE_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetAccessKeyInfo",
@@ -80,6 +85,7 @@ pub static SERVICE: Service = Service {
             output: &GET_ACCESS_KEY_INFO_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetCallerIdentity",
@@ -87,6 +93,7 @@ pub static SERVICE: Service = Service {
             output: &GET_CALLER_IDENTITY_RESPONSE,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetDelegatedAccessToken",
@@ -98,6 +105,7 @@ pub static SERVICE: Service = Service {
                 &REGION_DISABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetFederationToken",
@@ -109,6 +117,7 @@ pub static SERVICE: Service = Service {
                 &REGION_DISABLED_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetSessionToken",
@@ -116,6 +125,7 @@ pub static SERVICE: Service = Service {
             output: &GET_SESSION_TOKEN_RESPONSE,
             errors: &[&REGION_DISABLED_EXCEPTION],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "GetWebIdentityToken",
@@ -127,6 +137,7 @@ pub static SERVICE: Service = Service {
                 &SESSION_DURATION_ESCALATION_EXCEPTION,
             ],
             http: None,
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

@@ -97,6 +97,11 @@ impl Streams {
         }
     }
 
+    /// Whether the request's payload streams (and has not been taken yet).
+    pub fn has_request(&self) -> bool {
+        self.request.lock().unwrap_or_else(PoisonError::into_inner).is_some()
+    }
+
     /// The streamed request payload, once.
     pub fn take_request(&self) -> Option<BodyReader> {
         self.request.lock().unwrap_or_else(PoisonError::into_inner).take()

@@ -431,6 +431,10 @@ pub struct Operation {
     pub errors: &'static [&'static Shape],
     /// `@http`, for routing REST requests; `None` for an operation without it.
     pub http: Option<HttpRoute>,
+    /// Whether AWS serves the operation to an unsigned request: the model gives it no auth
+    /// scheme (`@auth([])`) or makes signing optional (`@optionalAuth`), as STS's
+    /// AssumeRoleWithWebIdentity.
+    pub unsigned: bool,
 }
 
 /// How a service reports constraint violations (its validation error).

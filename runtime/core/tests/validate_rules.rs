@@ -253,6 +253,7 @@ fn service_style_picks_code_and_path_root() {
         output: &INPUT,
         errors: &[],
         http: None,
+        unsigned: false,
     };
     static SVC: Service = Service {
         sdk_id: "Test",

@@ -43,7 +43,7 @@
 //!     protocols: &[Protocol::AwsJson1_0],
 //!     query_compatible: false,
 //!     xml_namespace: None,
-//!     operations: &[Operation { name: "Greet", input: &INPUT, output: &UNIT, errors: &[], http: None }],
+//!     operations: &[Operation { name: "Greet", input: &INPUT, output: &UNIT, errors: &[], http: None, unsigned: false }],
 //!     validation: ValidationStyle {
 //!         code: "ValidationException",
 //!         http_status: 400,

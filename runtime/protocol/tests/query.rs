@@ -230,6 +230,7 @@ static SERVICE: Service = Service {
         output: &stratus_core::prelude_shapes::UNIT,
         errors: &[&INVALID_GREETING],
         http: None,
+        unsigned: false,
     }],
     validation: ValidationStyle {
         code: "ValidationError",

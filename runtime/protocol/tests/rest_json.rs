@@ -249,6 +249,7 @@ static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
         Operation {
             name: "InputAndOutputWithHeaders",
@@ -261,6 +262,7 @@ static SERVICE: Service = Service {
                 query: &[],
                 code: 200,
             }),
+            unsigned: false,
         },
     ],
     validation: ValidationStyle {

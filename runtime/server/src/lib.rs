@@ -29,6 +29,7 @@ pub mod route;
 mod route_tables;
 pub mod sigv4;
 pub mod streaming;
+mod verify;
 pub mod virtual_host;
 
 use std::convert::Infallible;
@@ -45,6 +46,8 @@ use stratus_core::schema::Service;
 use stratus_core::service::{CrossOrigin, FormUpload, KeyDirectory, ServiceHandler};
 use tokio::net::TcpListener;
 
+use stratus_sigv4::SigningKeys;
+
 use crate::route::Services;
 use crate::sigv4::Signer;
 
@@ -59,6 +62,8 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// The time requests are served at; a manual clock is moved through `/_stratus/clock`.
     pub clock: Clock,
+    /// Whether requests must be signed with a secret Stratus knows (`--verify-signatures`).
+    pub verify_signatures: bool,
 }
 
 impl Default for Config {
@@ -68,6 +73,7 @@ impl Default for Config {
             account_id: "000000000000".into(),
             max_body_bytes: 16 << 20,
             clock: Clock::system(),
+            verify_signatures: false,
         }
     }
 }
@@ -98,6 +104,8 @@ pub struct Gateway {
     form_uploads: Vec<Arc<dyn FormUpload>>,
     /// Who the access keys IAM and STS issued stand for.
     key_directories: Vec<Arc<dyn KeyDirectory>>,
+    /// The SigV4 signing keys derived so far, when signatures are verified.
+    signing_keys: SigningKeys,
 }
 
 impl Gateway {
@@ -112,6 +120,7 @@ impl Gateway {
             cross_origin: Vec::new(),
             form_uploads: Vec::new(),
             key_directories: Vec::new(),
+            signing_keys: SigningKeys::new(),
         }
     }
 

@@ -27,7 +27,7 @@ use stratus_protocol::{urlencoded, Request, Response};
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
-use crate::{clock_endpoint, cors, form, health, identity, Gateway};
+use crate::{clock_endpoint, cors, form, health, identity, verify, virtual_host, Gateway};
 
 /// The body of a response: whole, or streamed from a service.
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
@@ -220,6 +220,25 @@ async fn call(
         Ok(identity) => identity,
         Err(e) => return (refuse(e.into()), None),
     };
+    if gateway.config.verify_signatures {
+        let target = verify::Target {
+            service,
+            operation: route.operation,
+            protocol: route.protocol,
+            host_bucket: host_bucket(req, route),
+        };
+        let now = gateway.config.clock.epoch_millis();
+        if let Err(e) = verify::check(
+            req,
+            streams.has_request(),
+            &target,
+            identity.as_ref(),
+            now,
+            &gateway.signing_keys,
+        ) {
+            return (refuse(e.into()), None);
+        }
+    }
     let framing = if streaming::has_streaming_payload(route.operation) {
         streaming::framing(req.headers)
     } else {
@@ -272,6 +291,14 @@ pub(crate) fn context(
         framing,
         clock: gateway.config.clock.clone(),
     }
+}
+
+/// The bucket a virtual-hosted S3 request's `Host` names: the request was routed by a path
+/// the gateway rewrote.
+fn host_bucket<'r>(req: &Request<'r>, route: &Route) -> Option<&'r str> {
+    route.uri.as_ref()?;
+    let host = req.headers.get(http::header::HOST)?.to_str().ok()?;
+    virtual_host::bucket_of(host)
 }
 
 /// The authority the client addressed: the `Host` header, or HTTP/2's `:authority`.
