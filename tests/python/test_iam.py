@@ -605,8 +605,20 @@ def test_service_linked_roles(iam):
         "UnmodifiableEntity",
         "Cannot perform the operation on the protected role 'AWSServiceRoleForBatch' - this role is only modifiable by AWS",
     )
+    # The service's own AWS managed policy is attached, and no description unless one is given.
+    assert "Description" not in iam.get_role(RoleName="AWSServiceRoleForBatch")["Role"]
+    assert iam.list_attached_role_policies(RoleName="AWSServiceRoleForBatch")["AttachedPolicies"] == [
+        {
+            "PolicyName": "BatchServiceRolePolicy",
+            "PolicyArn": "arn:aws:iam::aws:policy/aws-service-role/BatchServiceRolePolicy",
+        }
+    ]
+    assert iam.list_role_policies(RoleName="AWSServiceRoleForBatch")["PolicyNames"] == []
     suffixed = iam.create_service_linked_role(AWSServiceName="autoscaling.amazonaws.com", CustomSuffix="web")["Role"]
     assert suffixed["RoleName"] == "AWSServiceRoleForAutoScaling_web"
+    ssm = iam.create_service_linked_role(AWSServiceName="accountdiscovery.ssm.amazonaws.com", Description="mine")["Role"]
+    assert (ssm["RoleName"], ssm["Description"]) == ("AWSServiceRoleForAmazonSSM_AccountDiscovery", "mine")
+    iam.delete_service_linked_role(RoleName=ssm["RoleName"])
     task = iam.delete_service_linked_role(RoleName="AWSServiceRoleForBatch")["DeletionTaskId"]
     assert re.fullmatch(r"task/aws-service-role/batch\.amazonaws\.com/AWSServiceRoleForBatch/[0-9a-f-]{36}", task)
     assert iam.get_service_linked_role_deletion_status(DeletionTaskId=task)["Status"] == "SUCCEEDED"
