@@ -811,9 +811,22 @@ def test_policy_simulation(iam):
     # As recorded from AWS for the same policy: allowed, and an implicit deny.
     assert [(r["EvalActionName"], r["EvalDecision"]) for r in results] == [("s3:PutObject", "allowed"), ("s3:GetObjectVersion", "implicitDeny")]
     assert results[0]["ResourceSpecificResults"][0]["EvalResourceDecision"] == "allowed"
+    # The deciding statement, where it lies in the document as AWS counts: just past its braces.
+    assert results[0]["MatchedStatements"] == [
+        {
+            "SourcePolicyId": arn.rsplit("/", 1)[1],
+            "SourcePolicyType": "IAM Policy",
+            "StartPosition": {"Line": 1, "Column": 41},
+            "EndPosition": {"Line": 1, "Column": 113},
+        }
+    ]
+    assert results[0]["ResourceSpecificResults"][0]["MatchedStatements"] == results[0]["MatchedStatements"]
+    assert results[1]["MatchedStatements"] == []
     deny = json.dumps({"Version": "2012-10-17", "Statement": {"Effect": "Deny", "Action": "s3:*", "Resource": "*"}})
     denied = iam.simulate_principal_policy(PolicySourceArn=user_arn, ActionNames=["s3:PutObject"], PolicyInputList=[deny])
     assert denied["EvaluationResults"][0]["EvalDecision"] == "explicitDeny"
+    [deciding] = denied["EvaluationResults"][0]["MatchedStatements"]
+    assert (deciding["SourcePolicyId"], deciding["StartPosition"]) == ("PolicyInputList.1", {"Line": 1, "Column": 41})
     custom = iam.simulate_custom_policy(PolicyInputList=[put_only], ActionNames=["s3:PutObject", "sqs:SendMessage"])
     assert [r["EvalDecision"] for r in custom["EvaluationResults"]] == ["allowed", "implicitDeny"]
     assert refusal(iam.simulate_custom_policy, PolicyInputList=["{}"], ActionNames=["s3:PutObject"])[0] == "InvalidInput"

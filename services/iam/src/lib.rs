@@ -42,6 +42,7 @@ mod managed;
 mod ops;
 mod records;
 mod service;
+mod statement_spans;
 mod store;
 mod tagging;
 mod trust;
