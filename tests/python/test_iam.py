@@ -547,8 +547,15 @@ def test_service_specific_credentials(iam, service):
     assert (created["ServiceUserName"], created["Status"], created["ServiceName"]) == (f"{user}-at-{ACCOUNT}", "Active", service)
     assert len(created["ServicePassword"]) == 44
     iam.update_service_specific_credential(UserName=user, ServiceSpecificCredentialId=credential, Status="Inactive")
-    listed = iam.list_service_specific_credentials(UserName=user)["ServiceSpecificCredentials"]
+    listing = iam.list_service_specific_credentials(UserName=user)
+    # Recorded from AWS: a complete listing carries no IsTruncated, though the model requires it.
+    assert "IsTruncated" not in listing
+    listed = listing["ServiceSpecificCredentials"]
     assert [(c["ServiceSpecificCredentialId"], c["Status"]) for c in listed] == [(credential, "Inactive")]
+    second = iam.create_service_specific_credential(UserName=user, ServiceName=service)["ServiceSpecificCredential"]
+    first_page = iam.list_service_specific_credentials(UserName=user, MaxItems=1)
+    assert (first_page["IsTruncated"], len(first_page["ServiceSpecificCredentials"])) == (True, 1)
+    iam.delete_service_specific_credential(UserName=user, ServiceSpecificCredentialId=second["ServiceSpecificCredentialId"])
     assert "ServicePassword" not in listed[0]
     other = "codecommit.amazonaws.com" if service != "codecommit.amazonaws.com" else "cassandra.amazonaws.com"
     assert iam.list_service_specific_credentials(UserName=user, ServiceName=other)["ServiceSpecificCredentials"] == []
