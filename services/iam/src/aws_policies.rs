@@ -100,6 +100,17 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         document: document!("AmazonSQSReadOnlyAccess"),
     },
     AwsPolicy {
+        name: "AmazonSNSFullAccess",
+        path: "/",
+        id: "ANPAJWEKLCXXUNT2SOLSG",
+        description: "Provides full access to Amazon SNS via the AWS Management Console.",
+        default_version: "v2",
+        // 2015-02-06T18:41Z; 2024-09-24T22:32Z (to the minute).
+        created: 1_423_248_060,
+        updated: 1_727_217_120,
+        document: document!("AmazonSNSFullAccess"),
+    },
+    AwsPolicy {
         name: "AWSLambdaExecute",
         path: "/",
         id: "ANPAJE5FX7FQZSU5XAKGO",
