@@ -39,6 +39,11 @@ pub struct ServiceEntry {
     /// listing order on the wire (S3's ListObjectVersions), which no model trait says.
     #[serde(default)]
     pub interleaved_versions: Vec<String>,
+    /// Output members, as `Operation.Member`, that the service leaves out of its answers while
+    /// they hold their `@default`, though the model requires them (IAM's
+    /// `ListServiceSpecificCredentials.IsTruncated`).
+    #[serde(default)]
+    pub omitted_default_members: Vec<String>,
 }
 
 /// The error a service answers for a constraint violation.

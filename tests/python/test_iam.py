@@ -547,8 +547,15 @@ def test_service_specific_credentials(iam, service):
     assert (created["ServiceUserName"], created["Status"], created["ServiceName"]) == (f"{user}-at-{ACCOUNT}", "Active", service)
     assert len(created["ServicePassword"]) == 44
     iam.update_service_specific_credential(UserName=user, ServiceSpecificCredentialId=credential, Status="Inactive")
-    listed = iam.list_service_specific_credentials(UserName=user)["ServiceSpecificCredentials"]
+    listing = iam.list_service_specific_credentials(UserName=user)
+    # Recorded from AWS: a complete listing carries no IsTruncated, though the model requires it.
+    assert "IsTruncated" not in listing
+    listed = listing["ServiceSpecificCredentials"]
     assert [(c["ServiceSpecificCredentialId"], c["Status"]) for c in listed] == [(credential, "Inactive")]
+    second = iam.create_service_specific_credential(UserName=user, ServiceName=service)["ServiceSpecificCredential"]
+    first_page = iam.list_service_specific_credentials(UserName=user, MaxItems=1)
+    assert (first_page["IsTruncated"], len(first_page["ServiceSpecificCredentials"])) == (True, 1)
+    iam.delete_service_specific_credential(UserName=user, ServiceSpecificCredentialId=second["ServiceSpecificCredentialId"])
     assert "ServicePassword" not in listed[0]
     other = "codecommit.amazonaws.com" if service != "codecommit.amazonaws.com" else "cassandra.amazonaws.com"
     assert iam.list_service_specific_credentials(UserName=user, ServiceName=other)["ServiceSpecificCredentials"] == []
@@ -605,8 +612,20 @@ def test_service_linked_roles(iam):
         "UnmodifiableEntity",
         "Cannot perform the operation on the protected role 'AWSServiceRoleForBatch' - this role is only modifiable by AWS",
     )
+    # The service's own AWS managed policy is attached, and no description unless one is given.
+    assert "Description" not in iam.get_role(RoleName="AWSServiceRoleForBatch")["Role"]
+    assert iam.list_attached_role_policies(RoleName="AWSServiceRoleForBatch")["AttachedPolicies"] == [
+        {
+            "PolicyName": "BatchServiceRolePolicy",
+            "PolicyArn": "arn:aws:iam::aws:policy/aws-service-role/BatchServiceRolePolicy",
+        }
+    ]
+    assert iam.list_role_policies(RoleName="AWSServiceRoleForBatch")["PolicyNames"] == []
     suffixed = iam.create_service_linked_role(AWSServiceName="autoscaling.amazonaws.com", CustomSuffix="web")["Role"]
     assert suffixed["RoleName"] == "AWSServiceRoleForAutoScaling_web"
+    ssm = iam.create_service_linked_role(AWSServiceName="accountdiscovery.ssm.amazonaws.com", Description="mine")["Role"]
+    assert (ssm["RoleName"], ssm["Description"]) == ("AWSServiceRoleForAmazonSSM_AccountDiscovery", "mine")
+    iam.delete_service_linked_role(RoleName=ssm["RoleName"])
     task = iam.delete_service_linked_role(RoleName="AWSServiceRoleForBatch")["DeletionTaskId"]
     assert re.fullmatch(r"task/aws-service-role/batch\.amazonaws\.com/AWSServiceRoleForBatch/[0-9a-f-]{36}", task)
     assert iam.get_service_linked_role_deletion_status(DeletionTaskId=task)["Status"] == "SUCCEEDED"
@@ -799,9 +818,22 @@ def test_policy_simulation(iam):
     # As recorded from AWS for the same policy: allowed, and an implicit deny.
     assert [(r["EvalActionName"], r["EvalDecision"]) for r in results] == [("s3:PutObject", "allowed"), ("s3:GetObjectVersion", "implicitDeny")]
     assert results[0]["ResourceSpecificResults"][0]["EvalResourceDecision"] == "allowed"
+    # The deciding statement, where it lies in the document as AWS counts: just past its braces.
+    assert results[0]["MatchedStatements"] == [
+        {
+            "SourcePolicyId": arn.rsplit("/", 1)[1],
+            "SourcePolicyType": "IAM Policy",
+            "StartPosition": {"Line": 1, "Column": 41},
+            "EndPosition": {"Line": 1, "Column": 113},
+        }
+    ]
+    assert results[0]["ResourceSpecificResults"][0]["MatchedStatements"] == results[0]["MatchedStatements"]
+    assert results[1]["MatchedStatements"] == []
     deny = json.dumps({"Version": "2012-10-17", "Statement": {"Effect": "Deny", "Action": "s3:*", "Resource": "*"}})
     denied = iam.simulate_principal_policy(PolicySourceArn=user_arn, ActionNames=["s3:PutObject"], PolicyInputList=[deny])
     assert denied["EvaluationResults"][0]["EvalDecision"] == "explicitDeny"
+    [deciding] = denied["EvaluationResults"][0]["MatchedStatements"]
+    assert (deciding["SourcePolicyId"], deciding["StartPosition"]) == ("PolicyInputList.1", {"Line": 1, "Column": 41})
     custom = iam.simulate_custom_policy(PolicyInputList=[put_only], ActionNames=["s3:PutObject", "sqs:SendMessage"])
     assert [r["EvalDecision"] for r in custom["EvaluationResults"]] == ["allowed", "implicitDeny"]
     assert refusal(iam.simulate_custom_policy, PolicyInputList=["{}"], ActionNames=["s3:PutObject"])[0] == "InvalidInput"

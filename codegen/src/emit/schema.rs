@@ -194,7 +194,7 @@ impl ServiceGen<'_> {
     }
 
     /// The service's `Departures`: from the model's customization traits and the manifest.
-    fn departures(&self, svc: &ShapeDef) -> String {
+    fn departures(&self, svc: &ShapeDef) -> Result<String, Error> {
         let bare_xml_errors = svc
             .traits
             .get("aws.protocols#restXml")
@@ -213,15 +213,48 @@ impl ServiceGen<'_> {
             .iter()
             .map(|op| format!("{op:?}"))
             .collect();
+        let omitted = self
+            .entry
+            .omitted_default_members
+            .iter()
+            .map(|entry| self.omitted_default_member(&svc.id, entry))
+            .collect::<Result<Vec<String>, Error>>()?;
         let host_id = self.entry.host_id;
-        if !bare_xml_errors && !host_id && unwrapped.is_empty() && interleaved.is_empty() {
-            return "Departures::NONE".into();
+        if !bare_xml_errors && !host_id && unwrapped.is_empty() && interleaved.is_empty() && omitted.is_empty() {
+            return Ok("Departures::NONE".into());
         }
-        format!(
-            "Departures {{ bare_xml_errors: {bare_xml_errors}, unwrapped_xml_outputs: &[{}], host_id: {host_id}, interleaved_versions: &[{}] }}",
+        Ok(format!(
+            "Departures {{ bare_xml_errors: {bare_xml_errors}, unwrapped_xml_outputs: &[{}], host_id: {host_id}, interleaved_versions: &[{}], omitted_default_members: &[{}] }}",
             unwrapped.join(", "),
             interleaved.join(", "),
-        )
+            omitted.join(", "),
+        ))
+    }
+
+    /// A manifest `omitted_default_members` entry (`Operation.Member`) as the tuple the table
+    /// holds, refused unless the operation's output has that member.
+    fn omitted_default_member(&self, service: &str, entry: &str) -> Result<String, Error> {
+        let (op_name, member) = entry.split_once('.').ok_or_else(|| {
+            Error::unsupported(
+                service,
+                format!("omitted default member {entry:?} is not Operation.Member"),
+            )
+        })?;
+        let op = self
+            .operations
+            .iter()
+            .find(|op| op.shape.name() == op_name)
+            .ok_or_else(|| {
+                Error::unsupported(service, format!("omitted default member {entry:?}: no such operation"))
+            })?;
+        let output = self.shape(&op.output)?;
+        if !output.members.iter().any(|m| m.name == member) {
+            return Err(Error::unsupported(
+                &output.id,
+                format!("omitted default member {entry:?}: no such member"),
+            ));
+        }
+        Ok(format!("({op_name:?}, {member:?})"))
     }
 
     fn service_static(&self) -> Result<String, Error> {
@@ -284,7 +317,7 @@ impl ServiceGen<'_> {
                 Some(format!("XmlNamespace {{ uri: {uri:?}, prefix: None }}"))
             })
             .map_or("None".into(), |ns| format!("Some({ns})"));
-        let departures = self.departures(svc);
+        let departures = self.departures(svc)?;
         Ok(format!(
             "/// The service: identity, protocols, operations (sorted by name) and error conventions.\n\
              pub static SERVICE: Service = Service {{\n\

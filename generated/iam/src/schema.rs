@@ -2042,7 +2042,13 @@ pub static SERVICE: Service = Service {
         unanchored_patterns: false,
         framework_error: None,
     },
-    departures: Departures::NONE,
+    departures: Departures {
+        bare_xml_errors: false,
+        unwrapped_xml_outputs: &[],
+        host_id: false,
+        interleaved_versions: &[],
+        omitted_default_members: &[("ListServiceSpecificCredentials", "IsTruncated")],
+    },
     model_sha256: "e1d56568a5bb1e17ea757e47b7830cc7dc447767f98ab08d8430bc440e1ce817",
 };
 

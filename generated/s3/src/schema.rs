@@ -1508,6 +1508,7 @@ pub static SERVICE: Service = Service {
         unwrapped_xml_outputs: &["GetBucketLocation"],
         host_id: true,
         interleaved_versions: &["ListObjectVersions"],
+        omitted_default_members: &[],
     },
     model_sha256: "3e7e6a41c4ac91e340aee7be88b4a1428b8cf93dd3fbb122e2211170831e3a0c",
 };

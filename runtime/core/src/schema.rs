@@ -511,6 +511,11 @@ pub struct Departures {
     /// sequence in listing order rather than one list after the other (manifest:
     /// `interleaved_versions`).
     pub interleaved_versions: &'static [&'static str],
+    /// Output members the service leaves out of an operation's answers while they hold their
+    /// `@default`, though the model requires them, as `(operation, member)` (manifest:
+    /// `omitted_default_members`; IAM's ListServiceSpecificCredentials answers no
+    /// `IsTruncated` for a complete listing).
+    pub omitted_default_members: &'static [(&'static str, &'static str)],
 }
 
 impl Departures {
@@ -520,6 +525,7 @@ impl Departures {
         unwrapped_xml_outputs: &[],
         host_id: false,
         interleaved_versions: &[],
+        omitted_default_members: &[],
     };
 
     /// Whether `op`'s output is its one body member as the document's root.
@@ -530,6 +536,14 @@ impl Departures {
     /// Whether `op` writes its versions and delete markers as one sequence.
     pub fn interleaves_versions(&self, op: &str) -> bool {
         self.interleaved_versions.contains(&op)
+    }
+
+    /// The output members `op`'s answers leave out while they hold their default.
+    pub fn omitted_default_members<'a>(&'a self, op: &'a str) -> impl Iterator<Item = &'static str> + 'a {
+        self.omitted_default_members
+            .iter()
+            .filter(move |(o, _)| *o == op)
+            .map(|(_, member)| *member)
     }
 }
 

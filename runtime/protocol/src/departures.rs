@@ -1,14 +1,17 @@
-//! Where a service's restXml answers depart from the protocol's general rules, as its
-//! schema's [`Departures`] flags say (they come from the model's customization traits and
-//! from `models/manifest.toml`; S3 is the service that sets them): an output written as its
-//! one member (`s3UnwrappedXmlOutput`), versions and delete markers interleaved in one
-//! listing, and a host id header beside the request id. The bare `<Error>` document
-//! (`noErrorWrapping`) is [`rest_xml::ErrorStyle::Bare`](crate::rest_xml::ErrorStyle).
+//! Where a service's answers depart from the protocol's general rules, as its schema's
+//! [`Departures`] flags say (they come from the model's customization traits and from
+//! `models/manifest.toml`). S3's restXml answers: an output written as its one member
+//! (`s3UnwrappedXmlOutput`), versions and delete markers interleaved in one listing, and a host
+//! id header beside the request id; the bare `<Error>` document (`noErrorWrapping`) is
+//! [`rest_xml::ErrorStyle::Bare`](crate::rest_xml::ErrorStyle). In any protocol: output
+//! members the model requires but the service leaves out while they hold their default (IAM's
+//! ListServiceSpecificCredentials answers no `IsTruncated` for a complete listing).
 
 use std::cmp::Reverse;
 
 use crate::xml_writer::XmlWriter;
 use stratus_core::schema::{Departures, Member, Operation, Service, Shape, XmlNamespace};
+use stratus_core::value::fill_defaults;
 use stratus_core::{DateTime, Value};
 
 use crate::reply::{respond, set_header};
@@ -26,6 +29,34 @@ pub(crate) fn finish_output(service: &Service, op: &Operation, output: &Value, r
         }
     }
     finish(departures, response);
+}
+
+/// Clears the members of `output` (defaults filled in) that the service's answers to `op`
+/// leave out while they hold their default, so that no protocol writes them.
+pub(crate) fn omit_default_members(service: &Service, op: &Operation, output: &mut Value) {
+    let mut omitted = service.departures.omitted_default_members(op.name).peekable();
+    if omitted.peek().is_none() {
+        return;
+    }
+    let Value::Struct(slots) = output else {
+        return;
+    };
+    // What each member holds when it is not set: its default, if it has one.
+    let mut defaults = Value::Struct(vec![None; slots.len()]);
+    fill_defaults(op.output, &mut defaults);
+    let Value::Struct(defaults) = defaults else {
+        return;
+    };
+    for member in omitted {
+        let Some(i) = op.output.member_index(member) else {
+            continue;
+        };
+        if let (Some(slot), Some(Some(default))) = (slots.get_mut(i), defaults.get(i)) {
+            if slot.as_ref() == Some(default) {
+                *slot = None;
+            }
+        }
+    }
 }
 
 /// Adds what every answer of the service carries (an output's, an error's, a preflight's).

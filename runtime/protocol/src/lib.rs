@@ -158,7 +158,8 @@ pub fn decode(
 }
 
 /// Encodes `output`, a value of `op.output`, as the operation's successful response; members
-/// left out that have a `@default` are sent with it.
+/// left out that have a `@default` are sent with it, except those the service's answers leave
+/// out while they hold it ([`Departures::omitted_default_members`](stratus_core::schema::Departures)).
 pub fn encode_output(
     protocol: Protocol,
     service: &'static Service,
@@ -167,6 +168,7 @@ pub fn encode_output(
     request_id: &str,
 ) -> Response {
     fill_defaults(op.output, &mut output);
+    departures::omit_default_members(service, op, &mut output);
     match protocol {
         Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_output(protocol, op, &output, request_id),
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_output(service, op, &output, request_id),

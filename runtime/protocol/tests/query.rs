@@ -311,3 +311,86 @@ fn unit_output_has_no_result_element() {
         "<QueryListsResponse xmlns=\"https://example.com/\"><ResponseMetadata><RequestId>id</RequestId></ResponseMetadata></QueryListsResponse>"
     );
 }
+
+/// A listing whose output requires `IsTruncated` (with a `@default`), answered by a service that
+/// leaves it out while it is false, as IAM's ListServiceSpecificCredentials does.
+static LISTING_OUTPUT: Shape = Shape {
+    members: &[
+        Member::plain("Marker", &STRING),
+        Member {
+            required: true,
+            default: Some(DefaultValue::Bool(false)),
+            ..Member::plain("IsTruncated", &stratus_core::prelude_shapes::PRIMITIVE_BOOLEAN)
+        },
+    ],
+    ..Shape::simple("ListThingsOutput", ShapeType::Structure)
+};
+static OMITTING: Service = Service {
+    sdk_id: "Omitting",
+    namespace: "stratus.test",
+    shape_name: "Omitting",
+    version: "2020-01-08",
+    signing_name: "omitting",
+    endpoint_prefix: "omitting",
+    protocols: &[Protocol::AwsQuery],
+    query_compatible: false,
+    xml_namespace: Some(XmlNamespace {
+        uri: "https://example.com/",
+        prefix: None,
+    }),
+    operations: &[
+        Operation {
+            name: "ListThings",
+            input: &stratus_core::prelude_shapes::UNIT,
+            output: &LISTING_OUTPUT,
+            errors: &[],
+            http: None,
+        },
+        Operation {
+            name: "ListOthers",
+            input: &stratus_core::prelude_shapes::UNIT,
+            output: &LISTING_OUTPUT,
+            errors: &[],
+            http: None,
+        },
+    ],
+    departures: Departures {
+        omitted_default_members: &[("ListThings", "IsTruncated")],
+        ..Departures::NONE
+    },
+    validation: ValidationStyle {
+        code: "ValidationError",
+        http_status: 400,
+        missing_code: None,
+        path_from_input: false,
+        unanchored_patterns: false,
+        framework_error: None,
+    },
+    model_sha256: "",
+};
+
+#[test]
+fn members_omitted_at_their_default_are_written_only_when_set_otherwise() {
+    let body = |name: &str, value: Value| {
+        let op = OMITTING.operations.iter().find(|op| op.name == name).unwrap();
+        body_text(&encode_output(Protocol::AwsQuery, &OMITTING, op, value, "id")).to_owned()
+    };
+    for complete in [
+        Value::Struct(vec![None, Some(Value::Bool(false))]),
+        Value::Struct(vec![None, None]),
+    ] {
+        let listed = body("ListThings", complete);
+        assert!(!listed.contains("IsTruncated"), "{listed}");
+    }
+    let truncated = body(
+        "ListThings",
+        Value::Struct(vec![Some(s("next")), Some(Value::Bool(true))]),
+    );
+    assert!(
+        truncated.contains("<Marker>next</Marker><IsTruncated>true</IsTruncated>"),
+        "{truncated}"
+    );
+    // The departure names one operation; the other keeps the member, filled with its default.
+    let other = body("ListOthers", Value::Struct(vec![None, None]));
+    assert!(other.contains("<IsTruncated>false</IsTruncated>"), "{other}");
+}

@@ -28,10 +28,10 @@ macro_rules! document {
     };
 }
 
-/// 2015-02-06T18:39:46Z and 18:40:58Z, when IAM's first managed policies were published.
-const FIRST: u64 = 1_423_247_986;
-const FIRST_SERVICE: u64 = 1_423_248_058;
-
+/// The policies, as the AWS Managed Policy Reference and IAM's own answers (GetPolicy,
+/// GetPolicyVersion, recorded in public repositories) give them; docs/services/iam.md says
+/// which source each was checked against. Where only the reference gives a time, it is to
+/// the minute.
 pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
     AwsPolicy {
         name: "AdministratorAccess",
@@ -39,8 +39,9 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         id: "ANPAIWMBCKSKIEE64ZLYK",
         description: "Provides full access to AWS services and resources.",
         default_version: "v1",
-        created: FIRST,
-        updated: FIRST,
+        // 2015-02-06T18:39:46Z, never edited.
+        created: 1_423_247_986,
+        updated: 1_423_247_986,
         document: document!("AdministratorAccess"),
     },
     AwsPolicy {
@@ -49,8 +50,8 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         id: "ANPAJYRXTHIB4FOVS3ZXS",
         description: "Provides full access to AWS services and resources, but does not allow management of Users and groups.",
         default_version: "v12",
-        created: FIRST,
-        // 2026-02-12T17:59:00Z, the edit the published document is of.
+        // 2015-02-06T18:39Z; 2026-02-12T17:59Z (to the minute).
+        created: 1_423_247_940,
         updated: 1_770_919_140,
         document: document!("PowerUserAccess"),
     },
@@ -60,8 +61,9 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         id: "ANPAIFIR6V6BVTRAHWINE",
         description: "Provides full access to all buckets via the AWS Management Console.",
         default_version: "v2",
-        created: FIRST_SERVICE,
-        updated: FIRST_SERVICE,
+        // 2015-02-06T18:40:58Z; 2021-09-27T20:16:37Z.
+        created: 1_423_248_058,
+        updated: 1_632_773_797,
         document: document!("AmazonS3FullAccess"),
     },
     AwsPolicy {
@@ -70,8 +72,9 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         id: "ANPAIZTJ4DXE7G6AGAE6M",
         description: "Provides read only access to all buckets via the AWS Management Console.",
         default_version: "v3",
-        created: FIRST_SERVICE,
-        updated: FIRST_SERVICE,
+        // 2015-02-06T18:40:59Z; 2023-08-10T21:31:39Z.
+        created: 1_423_248_059,
+        updated: 1_691_703_099,
         document: document!("AmazonS3ReadOnlyAccess"),
     },
     AwsPolicy {
@@ -80,9 +83,32 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         id: "ANPAI65L554VRJ33ECQS6",
         description: "Provides full access to Amazon SQS via the AWS Management Console.",
         default_version: "v1",
-        created: FIRST_SERVICE,
-        updated: FIRST_SERVICE,
+        // 2015-02-06T18:41:07Z, never edited.
+        created: 1_423_248_067,
+        updated: 1_423_248_067,
         document: document!("AmazonSQSFullAccess"),
+    },
+    AwsPolicy {
+        name: "AmazonSQSReadOnlyAccess",
+        path: "/",
+        id: "ANPAIUGSSQY362XGCM6KW",
+        description: "Provides read only access to Amazon SQS via the AWS Management Console.",
+        default_version: "v4",
+        // 2015-02-06T18:41Z; 2024-05-24T18:16Z (to the minute).
+        created: 1_423_248_060,
+        updated: 1_716_574_560,
+        document: document!("AmazonSQSReadOnlyAccess"),
+    },
+    AwsPolicy {
+        name: "AmazonSNSFullAccess",
+        path: "/",
+        id: "ANPAJWEKLCXXUNT2SOLSG",
+        description: "Provides full access to Amazon SNS via the AWS Management Console.",
+        default_version: "v2",
+        // 2015-02-06T18:41Z; 2024-09-24T22:32Z (to the minute).
+        created: 1_423_248_060,
+        updated: 1_727_217_120,
+        document: document!("AmazonSNSFullAccess"),
     },
     AwsPolicy {
         name: "AWSLambdaExecute",
@@ -90,8 +116,9 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         id: "ANPAJE5FX7FQZSU5XAKGO",
         description: "Provides Put, Get access to S3 and full access to CloudWatch Logs.",
         default_version: "v1",
-        created: FIRST_SERVICE,
-        updated: FIRST_SERVICE,
+        // 2015-02-06T18:40:46Z, never edited.
+        created: 1_423_248_046,
+        updated: 1_423_248_046,
         document: document!("AWSLambdaExecute"),
     },
     AwsPolicy {
@@ -100,19 +127,54 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         id: "ANPAJNCQGXC42545SKXIK",
         description: "Provides write permissions to CloudWatch Logs.",
         default_version: "v1",
-        created: FIRST_SERVICE,
-        updated: FIRST_SERVICE,
+        // 2015-04-09T15:03:43Z, never edited.
+        created: 1_428_591_823,
+        updated: 1_428_591_823,
         document: document!("AWSLambdaBasicExecutionRole"),
     },
     AwsPolicy {
-        name: "AWSLambdaSQSQueueExecutionRole",
+        name: "AWSLambdaDynamoDBExecutionRole",
         path: "/service-role/",
-        id: "ANPAJFWJZI6JNND4TSELK",
-        description: "Provides receive message, delete message, and read attribute access to SQS queues, and write permissions to CloudWatch logs.",
+        id: "ANPAIP7WNAGMIPYNW4WQG",
+        description: "Provides list and read access to DynamoDB streams and write permissions to CloudWatch logs.",
+        default_version: "v1",
+        // 2015-04-09T15:09:29Z, never edited.
+        created: 1_428_592_169,
+        updated: 1_428_592_169,
+        document: document!("AWSLambdaDynamoDBExecutionRole"),
+    },
+    AwsPolicy {
+        name: "AWSLambdaKinesisExecutionRole",
+        path: "/service-role/",
+        id: "ANPAJHOLKJPXV4GBRMJUQ",
+        description: "Provides list and read access to Kinesis streams and write permissions to CloudWatch logs.",
         default_version: "v2",
-        created: FIRST_SERVICE,
-        updated: FIRST_SERVICE,
-        document: document!("AWSLambdaSQSQueueExecutionRole"),
+        // 2015-04-09T15:14:16Z; 2018-11-19T20:09Z (to the minute).
+        created: 1_428_592_456,
+        updated: 1_542_658_140,
+        document: document!("AWSLambdaKinesisExecutionRole"),
+    },
+    AwsPolicy {
+        name: "AWSLambdaVPCAccessExecutionRole",
+        path: "/service-role/",
+        id: "ANPAJVTME3YLVNL72YR2K",
+        description: "Provides minimum permissions for a Lambda function to execute while accessing a resource within a VPC - create, describe, delete network interfaces and write permissions to CloudWatch Logs.",
+        default_version: "v3",
+        // 2016-02-11T23:15Z; 2024-01-05T22:38Z (to the minute).
+        created: 1_455_232_500,
+        updated: 1_704_494_280,
+        document: document!("AWSLambdaVPCAccessExecutionRole"),
+    },
+    AwsPolicy {
+        name: "AWSLambdaRole",
+        path: "/service-role/",
+        id: "ANPAJX4DPCRGTC4NFDUXI",
+        description: "Default policy for AWS Lambda service role.",
+        default_version: "v1",
+        // 2015-02-06T18:41:28Z, never edited.
+        created: 1_423_248_088,
+        updated: 1_423_248_088,
+        document: document!("AWSLambdaRole"),
     },
 ];
 
@@ -169,6 +231,22 @@ mod tests {
         for policy in AWS_POLICIES {
             Policy::parse(policy.document, PolicyKind::Identity).unwrap_or_else(|e| panic!("{}: {e}", policy.name));
             assert_eq!(policy.id.len(), 21);
+        }
+    }
+
+    #[test]
+    fn every_policy_has_a_document_and_a_unique_name_and_id() {
+        let mut names: Vec<&str> = AWS_POLICIES.iter().map(|p| p.name).collect();
+        let mut ids: Vec<&str> = AWS_POLICIES.iter().map(|p| p.id).collect();
+        names.sort_unstable();
+        names.dedup();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!((names.len(), ids.len()), (AWS_POLICIES.len(), AWS_POLICIES.len()));
+        for policy in AWS_POLICIES {
+            assert!(policy.id.starts_with("ANPA"), "{}", policy.name);
+            assert!(policy.created <= policy.updated, "{}", policy.name);
+            assert!(policy.default_version.starts_with('v'), "{}", policy.name);
         }
     }
 

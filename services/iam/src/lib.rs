@@ -27,7 +27,9 @@
 //! - `account`: one [`records::AccountRecord`] (alias, password policy, the last credential
 //!   report, STS preferences, outbound federation) under `settings`.
 //!
-//! AWS managed policies are data shipped with the crate ([`aws_policies`]), never stored.
+//! AWS managed policies are data shipped with the crate ([`aws_policies`]), never stored; so
+//! are the services whose service-linked roles IAM creates, with each role's name and policy
+//! (`data/service-linked-roles.json`, read by `ops::service_linked_roles`).
 //! Every policy document IAM accepts is checked by `stratus-policy` with IAM's grammar and
 //! messages, and its size counted as IAM counts it ([`documents`]). Nothing runs in the
 //! background. Operations not in the `operations!` table below answer the generated
@@ -43,6 +45,7 @@ mod managed;
 mod ops;
 mod records;
 mod service;
+mod statement_spans;
 mod store;
 mod tagging;
 mod trust;

@@ -1,12 +1,18 @@
 //! Service-linked roles: roles a service creates for itself under `/aws-service-role/SERVICE/`,
-//! named `AWSServiceRoleFor…`, trusting that service, and modifiable only through these
-//! operations.
+//! named `AWSServiceRoleFor…`, trusting that service, holding the AWS managed policy the
+//! service attaches, and modifiable only through these operations.
 //!
-//! Stratus knows the role names of the services in [`SERVICES`]; another service's role is
-//! not created (`NotImplemented`, naming the service) rather than given a made-up name. The
-//! permissions policy AWS attaches to each is not attached (those AWS managed policies are not
-//! shipped), and deletion completes at once, so its task reports `SUCCEEDED`.
+//! The services Stratus knows are data (`data/service-linked-roles.json`): each service's role
+//! name, the `aws-service-role/` policy attached to it, and whether it takes a custom suffix,
+//! as AWS creates them. Another service's role is not created (`NotImplemented`, naming the
+//! service) rather than given a made-up name. The attached policies' documents are not shipped
+//! (see docs/services/iam.md), so `GetPolicy` on one answers `NoSuchEntity`. Deletion completes
+//! at once, so its task reports `SUCCEEDED`.
 
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+use stratus_core::arn::partition_of;
 use stratus_core::id::uuid;
 use stratus_core::RequestContext;
 use stratus_gen_iam::*;
@@ -21,32 +27,38 @@ use crate::store::{load, ROLES};
 /// Deletion tasks by id: the role each deleted.
 pub(crate) const DELETION_TASKS: Table<String> = Table::new("deletion_tasks");
 
-/// Services and the name their role takes after `AWSServiceRoleFor` (the IAM User Guide's
-/// "AWS services that work with IAM" and each service's guide).
-const SERVICES: &[(&str, &str)] = &[
-    ("autoscaling.amazonaws.com", "AutoScaling"),
-    ("batch.amazonaws.com", "Batch"),
-    ("cloudtrail.amazonaws.com", "CloudTrail"),
-    ("config.amazonaws.com", "Config"),
-    ("ecs.amazonaws.com", "ECS"),
-    ("eks.amazonaws.com", "AmazonEKS"),
-    ("elasticache.amazonaws.com", "ElastiCache"),
-    ("elasticloadbalancing.amazonaws.com", "ElasticLoadBalancing"),
-    ("rds.amazonaws.com", "RDS"),
-    ("spot.amazonaws.com", "EC2Spot"),
-    ("ssm.amazonaws.com", "AmazonSSM"),
-];
+/// One service's service-linked role, as AWS creates it.
+#[derive(Debug, Deserialize)]
+struct LinkedService {
+    /// The service principal, `….amazonaws.com`.
+    service: String,
+    /// The role's name (before any custom suffix).
+    role: String,
+    /// The AWS managed policy attached, under `policy/aws-service-role/`.
+    policy: String,
+    /// Whether the role may carry a custom suffix (`ROLE_SUFFIX`); most services refuse one.
+    #[serde(default)]
+    custom_suffix: bool,
+}
 
-/// The services whose roles may carry a custom suffix (all others refuse one).
-const SUFFIXED: &[&str] = &[
-    "autoscaling.amazonaws.com",
-    "connect.amazonaws.com",
-    "lexv2.amazonaws.com",
-];
+/// The services whose roles Stratus creates.
+static SERVICES: LazyLock<Vec<LinkedService>> = LazyLock::new(|| {
+    // Checked by the tests below, so an empty table here is never shipped.
+    serde_json::from_str(include_str!("../../data/service-linked-roles.json")).unwrap_or_default()
+});
+
+fn linked_service(service: &str) -> Option<&'static LinkedService> {
+    SERVICES.iter().find(|s| s.service == service)
+}
 
 /// The path of `service`'s roles.
 fn path(service: &str) -> String {
     format!("/aws-service-role/{service}/")
+}
+
+/// The ARN of the AWS managed policy `name` under `aws-service-role/`, in `region`'s partition.
+fn policy_arn(region: &str, name: &str) -> String {
+    format!("arn:{}:iam::aws:policy/aws-service-role/{name}", partition_of(region))
 }
 
 /// Whether `role` is a service-linked role.
@@ -76,20 +88,20 @@ pub(crate) async fn create_service_linked_role(
     input: CreateServiceLinkedRoleRequest,
 ) -> Result<CreateServiceLinkedRoleResponse, IamError> {
     let service = input.aws_service_name;
-    if input.custom_suffix.is_some() && !SUFFIXED.contains(&service.as_str()) {
-        // Recorded from AWS for each service that takes no suffix.
-        return Err(IamError::InvalidInput(format!(
-            "Custom suffix is not allowed for {service}"
-        )));
-    }
-    let Some((_, role)) = SERVICES.iter().find(|(s, _)| *s == service) else {
+    let Some(linked) = linked_service(&service) else {
         return Err(IamError::NotServed(format!(
             "Stratus does not know the service-linked role of {service}"
         )));
     };
     let name = match &input.custom_suffix {
-        Some(suffix) => format!("AWSServiceRoleFor{role}_{suffix}"),
-        None => format!("AWSServiceRoleFor{role}"),
+        // Recorded from AWS for each service that takes no suffix.
+        Some(_) if !linked.custom_suffix => {
+            return Err(IamError::InvalidInput(format!(
+                "Custom suffix is not allowed for {service}"
+            )))
+        }
+        Some(suffix) => format!("{}_{suffix}", linked.role),
+        None => linked.role.clone(),
     };
     let record = RoleRecord {
         name,
@@ -101,7 +113,10 @@ pub(crate) async fn create_service_linked_role(
         max_session_duration: 3600,
         boundary: None,
         tags: Vec::new(),
-        permissions: Permissions::default(),
+        permissions: Permissions {
+            attached: vec![policy_arn(&ctx.region, &linked.policy)],
+            ..Permissions::default()
+        },
         last_used: None,
     };
     let record = iam
@@ -168,11 +183,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn trust_policies_are_valid_and_name_the_service() {
-        for (service, _) in SERVICES {
-            let document = trust_policy(service);
-            Policy::parse(&document, PolicyKind::Trust).unwrap();
-            assert!(document.contains(service));
+    fn the_shipped_table_reads_and_names_each_service_once() {
+        assert!(SERVICES.len() >= 70, "data/service-linked-roles.json did not read");
+        let mut services: Vec<&str> = SERVICES.iter().map(|s| s.service.as_str()).collect();
+        services.sort_unstable();
+        services.dedup();
+        assert_eq!(services.len(), SERVICES.len());
+        for linked in SERVICES.iter() {
+            assert!(linked.service.ends_with(".amazonaws.com"), "{}", linked.service);
+            assert!(linked.role.starts_with("AWSServiceRoleFor"), "{}", linked.role);
+            assert!(!linked.policy.is_empty() && !linked.policy.contains('/'));
         }
+    }
+
+    #[test]
+    fn trust_policies_are_valid_and_name_the_service() {
+        for linked in SERVICES.iter() {
+            let document = trust_policy(&linked.service);
+            Policy::parse(&document, PolicyKind::Trust).unwrap();
+            assert!(document.contains(&linked.service));
+        }
+    }
+
+    #[test]
+    fn only_some_services_take_a_suffix() {
+        let suffixed: Vec<&str> = SERVICES
+            .iter()
+            .filter(|s| s.custom_suffix)
+            .map(|s| s.service.as_str())
+            .collect();
+        assert_eq!(
+            suffixed,
+            [
+                "autoscaling.amazonaws.com",
+                "connect.amazonaws.com",
+                "lexv2.amazonaws.com"
+            ]
+        );
+        let batch = linked_service("batch.amazonaws.com").unwrap();
+        assert_eq!(batch.role, "AWSServiceRoleForBatch");
+        assert_eq!(
+            policy_arn("cn-north-1", &batch.policy),
+            "arn:aws-cn:iam::aws:policy/aws-service-role/BatchServiceRolePolicy"
+        );
     }
 }

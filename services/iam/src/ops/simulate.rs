@@ -2,13 +2,16 @@
 //! and any given) and `SimulateCustomPolicy` (only the policies given), evaluated by
 //! `stratus-policy` with IAM's logic, one result per action and resource.
 //!
-//! What is not reproduced: `MatchedStatements` (the positions of the deciding statements in
-//! their documents) is empty, and `ContextEntries` are not fed to conditions.
+//! `MatchedStatements` names the identity-policy statements that decided an `allowed` (each
+//! statement that allows on its own) or an `explicitDeny` (each that denies), with where each
+//! lies in its document ([`crate::statement_spans`]); an implicit deny matches none. The
+//! statements of boundaries and resource policies are not listed, and `ContextEntries` are
+//! not fed to conditions.
 
 use stratus_core::paging::Token;
 use stratus_core::RequestContext;
 use stratus_gen_iam::*;
-use stratus_policy::{evaluate, Decision, Policy, PolicyKind, PolicySet, Principal};
+use stratus_policy::{evaluate, Decision, Effect, Policy, PolicyKind, PolicySet, Principal};
 use stratus_storage::Read;
 
 use crate::error::IamError;
@@ -16,34 +19,67 @@ use crate::listing::{in_order, page};
 use crate::managed::resolve;
 use crate::records::{GroupRecord, Permissions, RoleRecord, Scope, UserRecord};
 use crate::service::{scope, IamService};
+use crate::statement_spans::statement_spans;
 use crate::store::{load, GROUPS};
 
 const LISTING: Token = Token::for_listing("iam:SimulatePolicy");
 
 /// What a simulation weighs.
 struct Inputs {
-    identity: Vec<Policy>,
+    identity: Vec<Source>,
     boundary: Option<Policy>,
     resource: Option<Policy>,
 }
+
+/// An identity policy and what `MatchedStatements` calls it.
+struct Source {
+    /// `SourcePolicyId`: the policy's name, or `PolicyInputList.N` for a given one.
+    id: String,
+    document: String,
+    policy: Policy,
+}
+
+impl Source {
+    fn new(id: String, document: String) -> Result<Source, IamError> {
+        let policy = parse(&document, PolicyKind::Identity)?;
+        Ok(Source { id, document, policy })
+    }
+}
+
+/// The type AWS answers for an identity policy's statement (recorded from AWS for an attached
+/// customer managed policy), which the model's `PolicySourceType` does not list.
+const IDENTITY_SOURCE: &str = "IAM Policy";
 
 fn parse(document: &str, kind: PolicyKind) -> Result<Policy, IamError> {
     Policy::parse(document, kind).map_err(|e| IamError::InvalidInput(e.to_string()))
 }
 
-/// The documents of `permissions`: inline ones and the attached policies' default versions.
-fn documents(r: &(impl Read + ?Sized), scope: &Scope, permissions: &Permissions) -> Result<Vec<String>, IamError> {
-    let mut out: Vec<String> = permissions.inline.values().cloned().collect();
+/// The policies of `permissions` by name: inline ones and the attached policies' default
+/// versions.
+fn documents(
+    r: &(impl Read + ?Sized),
+    scope: &Scope,
+    permissions: &Permissions,
+) -> Result<Vec<(String, String)>, IamError> {
+    let mut out: Vec<(String, String)> = permissions
+        .inline
+        .iter()
+        .map(|(name, document)| (name.clone(), document.clone()))
+        .collect();
     for arn in &permissions.attached {
         if let Some(policy) = resolve(r, scope, arn)? {
-            out.push(policy.default_document().to_owned());
+            let name = arn.rsplit('/').next().unwrap_or(arn);
+            out.push((name.to_owned(), policy.default_document().to_owned()));
         }
     }
     Ok(out)
 }
 
+/// The policies of the principal: named documents, and its boundary's document.
+type Held = (Vec<(String, String)>, Option<String>);
+
 /// The policies and boundary of the user, group or role `arn` names.
-fn held(r: &(impl Read + ?Sized), scope: &Scope, arn: &str) -> Result<(Vec<String>, Option<String>), IamError> {
+fn held(r: &(impl Read + ?Sized), scope: &Scope, arn: &str) -> Result<Held, IamError> {
     let not_found = || IamError::NoSuchEntity(format!("The entity {arn} cannot be found."));
     let resource = stratus_core::arn::Arn::parse(arn)
         .map_err(|_| IamError::InvalidInput(format!("Invalid ARN: {arn}")))?
@@ -83,6 +119,56 @@ fn decision(d: &Decision) -> PolicyEvaluationDecisionType {
     }
 }
 
+/// The identity-policy statements that decided `decided`: for an allow, each statement that
+/// allows the request on its own; for an explicit deny, each that denies it; none for an
+/// implicit deny. A statement is weighed alone by evaluating a policy of just that statement.
+fn matched_statements(sources: &[Source], request: &stratus_policy::Request, decided: &Decision) -> Vec<Statement> {
+    let wanted = match decided {
+        Decision::Allow => Effect::Allow,
+        Decision::ExplicitDeny { .. } => Effect::Deny,
+        Decision::ImplicitDeny { .. } => return Vec::new(),
+    };
+    let mut matched = Vec::new();
+    for source in sources {
+        let Some(spans) = statement_spans(&source.document) else {
+            continue;
+        };
+        let statements = source.policy.statements();
+        for (span, statement) in spans.statements.iter().zip(statements) {
+            if statement.effect() != wanted {
+                continue;
+            }
+            let alone = match spans.version {
+                Some(version) => format!(r#"{{"Version":"{version}","Statement":[{}]}}"#, span.text),
+                None => format!(r#"{{"Statement":[{}]}}"#, span.text),
+            };
+            let Ok(alone) = Policy::parse(&alone, PolicyKind::Identity) else {
+                continue;
+            };
+            let set = PolicySet {
+                identity: vec![&alone],
+                ..PolicySet::default()
+            };
+            if decision(&evaluate(request, &set)) == decision(decided) {
+                matched.push(Statement {
+                    source_policy_id: Some(source.id.clone()),
+                    source_policy_type: Some(PolicySourceType::Unknown(IDENTITY_SOURCE.into())),
+                    start_position: Some(wire_position(span.start)),
+                    end_position: Some(wire_position(span.end)),
+                });
+            }
+        }
+    }
+    matched
+}
+
+fn wire_position(at: crate::statement_spans::Position) -> Position {
+    Position {
+        line: at.line,
+        column: at.column,
+    }
+}
+
 /// One result per action and resource, paged.
 fn run(
     inputs: &Inputs,
@@ -94,7 +180,7 @@ fn run(
 ) -> Result<SimulatePolicyResponse, IamError> {
     let resources = resources.filter(|r| !r.is_empty()).unwrap_or_else(|| vec!["*".into()]);
     let set = PolicySet {
-        identity: inputs.identity.iter().collect(),
+        identity: inputs.identity.iter().map(|s| &s.policy).collect(),
         resource: inputs.resource.as_ref(),
         permissions_boundary: inputs.boundary.as_ref(),
         ..PolicySet::default()
@@ -103,12 +189,14 @@ fn run(
     for action in actions {
         for resource in &resources {
             let request = stratus_policy::Request::new(principal.clone(), action, [resource.as_str()]);
-            let verdict = decision(&evaluate(&request, &set));
+            let decided = evaluate(&request, &set);
+            let verdict = decision(&decided);
+            let matched = matched_statements(&inputs.identity, &request, &decided);
             results.push(EvaluationResult {
                 eval_action_name: action.clone(),
                 eval_resource_name: Some(resource.clone()),
                 eval_decision: verdict.clone(),
-                matched_statements: Some(Vec::new()),
+                matched_statements: Some(matched.clone()),
                 missing_context_values: Some(Vec::new()),
                 organizations_decision_detail: Some(OrganizationsDecisionDetail {
                     allowed_by_organizations: true,
@@ -118,7 +206,7 @@ fn run(
                 resource_specific_results: Some(vec![ResourceSpecificResult {
                     eval_resource_name: resource.clone(),
                     eval_resource_decision: verdict,
-                    matched_statements: Some(Vec::new()),
+                    matched_statements: Some(matched),
                     missing_context_values: Some(Vec::new()),
                     eval_decision_details: None,
                     permissions_boundary_decision_detail: None,
@@ -154,6 +242,17 @@ fn given(documents: Option<Vec<String>>, kind: PolicyKind) -> Result<Vec<Policy>
     documents.unwrap_or_default().iter().map(|d| parse(d, kind)).collect()
 }
 
+/// The identity policies given in `PolicyInputList`, named as AWS names them in
+/// `MatchedStatements` (`PolicyInputList.1`, …).
+fn given_sources(documents: Option<Vec<String>>) -> Result<Vec<Source>, IamError> {
+    documents
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, document)| Source::new(format!("PolicyInputList.{}", i + 1), document))
+        .collect()
+}
+
 pub(crate) async fn simulate_principal_policy(
     iam: &IamService,
     ctx: &RequestContext,
@@ -161,9 +260,9 @@ pub(crate) async fn simulate_principal_policy(
 ) -> Result<SimulatePolicyResponse, IamError> {
     let scope = scope(ctx);
     let (documents, boundary) = held(&iam.reader(&scope.account)?, &scope, &input.policy_source_arn)?;
-    let mut identity = given(input.policy_input_list, PolicyKind::Identity)?;
-    for document in &documents {
-        identity.push(parse(document, PolicyKind::Identity)?);
+    let mut identity = given_sources(input.policy_input_list)?;
+    for (name, document) in documents {
+        identity.push(Source::new(name, document)?);
     }
     let mut boundaries = given(input.permissions_boundary_policy_input_list, PolicyKind::Identity)?;
     if let Some(document) = boundary {
@@ -192,7 +291,7 @@ pub(crate) async fn simulate_custom_policy(
 ) -> Result<SimulatePolicyResponse, IamError> {
     let scope = scope(ctx);
     let inputs = Inputs {
-        identity: given(Some(input.policy_input_list), PolicyKind::Identity)?,
+        identity: given_sources(Some(input.policy_input_list))?,
         boundary: given(input.permissions_boundary_policy_input_list, PolicyKind::Identity)?
             .into_iter()
             .next(),
