@@ -103,6 +103,7 @@ fn generate(dir: &Path) -> (String, Vec<Value>) {
                 xml_namespace: None,
                 host_id: false,
                 interleaved_versions: Vec::new(),
+                omitted_default_members: Vec::new(),
             };
             let files = emit::generate(&model, &entry, "").unwrap_or_else(|e| panic!("{}: {e}", service.id));
             let schema = files

@@ -345,6 +345,7 @@ static OMITTING: Service = Service {
             output: &LISTING_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
         Operation {
             name: "ListOthers",
@@ -352,6 +353,7 @@ static OMITTING: Service = Service {
             output: &LISTING_OUTPUT,
             errors: &[],
             http: None,
+            unsigned: false,
         },
     ],
     departures: Departures {
