@@ -191,3 +191,64 @@ def test_aws_cli_get_caller_identity(stratus):
         env=env, capture_output=True, text=True, timeout=60, check=True,
     )
     assert json.loads(out.stdout)["Account"] == ACCOUNT
+
+
+def session_client(stratus, credentials):
+    return stratus.client(
+        "sts",
+        aws_access_key_id=credentials["AccessKeyId"],
+        aws_secret_access_key=credentials["SecretAccessKey"],
+        aws_session_token=credentials["SessionToken"],
+    )
+
+
+def invalid_parameter(call):
+    with pytest.raises(ClientError) as err:
+        call()
+    error = err.value.response["Error"]
+    assert error["Code"] == "InvalidParameterValue"
+    assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+    return error["Message"]
+
+
+def test_session_tags_are_checked_as_sts_checks_them(sts):
+    tags = [{"Key": "Team", "Value": "blue"}]
+    message = invalid_parameter(
+        lambda: sts.assume_role(RoleArn=ROLE, RoleSessionName="tags", Tags=tags, TransitiveTagKeys=["Other"])
+    )
+    assert message == "The specified transitive tag key must be included in the requested tags."
+    # Tag keys compare without regard to case, for transitive keys and for duplicates.
+    sts.assume_role(RoleArn=ROLE, RoleSessionName="tags", Tags=tags, TransitiveTagKeys=["team"])
+    message = invalid_parameter(
+        lambda: sts.assume_role(RoleArn=ROLE, RoleSessionName="tags", Tags=tags + [{"Key": "TEAM", "Value": "red"}])
+    )
+    assert message == "Duplicate tag keys found. Please note that Tag keys are case insensitive."
+
+
+def test_a_chained_session_keeps_transitive_tags_and_an_hour_at_most(stratus, sts):
+    first = sts.assume_role(
+        RoleArn=ROLE,
+        RoleSessionName="first",
+        Tags=[{"Key": "Team", "Value": "blue"}, {"Key": "Env", "Value": "dev"}],
+        TransitiveTagKeys=["Team"],
+    )["Credentials"]
+    chained = session_client(stratus, first)
+    # A non-transitive tag may be set again; a transitive one, in any casing, may not.
+    second = chained.assume_role(RoleArn=ROLE, RoleSessionName="second", Tags=[{"Key": "Env", "Value": "prod"}])
+    for key in ["Team", "team"]:
+        message = invalid_parameter(
+            lambda: chained.assume_role(RoleArn=ROLE, RoleSessionName="third", Tags=[{"Key": key, "Value": "red"}])
+        )
+        assert "conflicts with a transitive tag key from the calling session" in message
+    # The transitive tag travels on: the second session may not override it either.
+    message = invalid_parameter(
+        lambda: session_client(stratus, second["Credentials"]).assume_role(
+            RoleArn=ROLE, RoleSessionName="fourth", Tags=[{"Key": "Team", "Value": "red"}]
+        )
+    )
+    assert "conflicts with a transitive tag key" in message
+    with pytest.raises(ClientError) as err:
+        chained.assume_role(RoleArn=ROLE, RoleSessionName="long", DurationSeconds=3601)
+    assert err.value.response["Error"]["Code"] == "ValidationError"
+    assert "1 hour session limit for roles assumed by role chaining" in err.value.response["Error"]["Message"]
+    chained.assume_role(RoleArn=ROLE, RoleSessionName="hour", DurationSeconds=3600)

@@ -7,6 +7,8 @@ use stratus_core::id::random_string;
 use stratus_core::PrincipalKind;
 use stratus_storage::Codec;
 
+use crate::session_tags::SessionTag;
+
 const SECRET_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Who a set of temporary credentials belongs to.
@@ -44,11 +46,14 @@ pub struct Issued {
     /// Seconds since the epoch.
     pub expires: u64,
     pub principal: Principal,
+    /// The session's tags, transitive ones first.
+    pub tags: Vec<SessionTag>,
 }
 
 impl Issued {
-    /// New random credentials for `principal`, valid for `duration` from `now_secs`.
-    pub fn new(principal: Principal, duration: Duration, now_secs: u64) -> Issued {
+    /// New random credentials for `principal`, tagged `tags`, valid for `duration` from
+    /// `now_secs`.
+    pub fn new(principal: Principal, tags: Vec<SessionTag>, duration: Duration, now_secs: u64) -> Issued {
         Issued {
             access_key_id: access_key::new_key_id("ASIA", &principal.account),
             secret_access_key: random_string(SECRET_ALPHABET, 40),
@@ -56,6 +61,7 @@ impl Issued {
             session_token: format!("IQoJb3JpZ2luX2VjE{}", random_string(SECRET_ALPHABET, 339)),
             expires: now_secs.saturating_add(duration.as_secs()),
             principal,
+            tags,
         }
     }
 
@@ -64,12 +70,14 @@ impl Issued {
         now_secs >= self.expires
     }
 
-    /// The stored form: one field per line (no field contains a newline).
+    /// The stored form: one field per line, then one line per tag with its key, value and
+    /// transitivity separated by tabs (no field contains a newline, no tag a tab: STS's
+    /// patterns allow neither). Records of the first form, without tags, still read.
     pub fn to_bytes(&self) -> Vec<u8> {
         let p = &self.principal;
         let expires = self.expires.to_string();
         let fields = [
-            "v1",
+            "v2",
             &self.access_key_id,
             &self.secret_access_key,
             &self.session_token,
@@ -78,29 +86,52 @@ impl Issued {
             &p.account,
             &p.arn,
         ];
-        fields.join("\n").into_bytes()
+        let mut text = fields.join("\n");
+        for tag in &self.tags {
+            let transitive = if tag.transitive { "1" } else { "0" };
+            text.push_str(&format!("\n{}\t{}\t{transitive}", tag.key, tag.value));
+        }
+        text.into_bytes()
     }
 
     /// Reads the stored form; `None` if it is not one.
     pub fn from_bytes(bytes: &[u8]) -> Option<Issued> {
         let text = std::str::from_utf8(bytes).ok()?;
-        let f: Vec<&str> = text.split('\n').collect();
-        let [version, key, secret, token, expires, user_id, account, arn] = f.as_slice() else {
-            return None;
+        let mut lines = text.split('\n');
+        let version = lines.next()?;
+        let mut field = || lines.next().map(str::to_owned);
+        let (key, secret, token, expires) = (field()?, field()?, field()?, field()?);
+        let (user_id, account, arn) = (field()?, field()?, field()?);
+        let tags = match version {
+            "v1" if lines.next().is_none() => Vec::new(),
+            "v2" => lines.map(tag_line).collect::<Option<_>>()?,
+            _ => return None,
         };
-        (*version == "v1").then_some(())?;
         Some(Issued {
-            access_key_id: key.to_string(),
-            secret_access_key: secret.to_string(),
-            session_token: token.to_string(),
+            access_key_id: key,
+            secret_access_key: secret,
+            session_token: token,
             expires: expires.parse().ok()?,
-            principal: Principal {
-                user_id: user_id.to_string(),
-                account: account.to_string(),
-                arn: arn.to_string(),
-            },
+            principal: Principal { user_id, account, arn },
+            tags,
         })
     }
+}
+
+/// A stored tag line: `KEY<tab>VALUE<tab>0|1`.
+fn tag_line(line: &str) -> Option<SessionTag> {
+    let mut parts = line.split('\t');
+    let (key, value, transitive) = (parts.next()?, parts.next()?, parts.next()?);
+    (parts.next().is_none()).then_some(())?;
+    Some(SessionTag {
+        key: key.to_owned(),
+        value: value.to_owned(),
+        transitive: match transitive {
+            "1" => true,
+            "0" => false,
+            _ => return None,
+        },
+    })
 }
 
 /// The stored form of [`Issued`] as a record codec: [`Issued::to_bytes`] and
@@ -113,7 +144,7 @@ impl Codec<Issued> for StoredForm {
     }
 
     fn decode(bytes: &[u8]) -> Result<Issued, String> {
-        Issued::from_bytes(bytes).ok_or_else(|| "not a v1 credentials record".to_owned())
+        Issued::from_bytes(bytes).ok_or_else(|| "not a credentials record".to_owned())
     }
 }
 
@@ -123,17 +154,17 @@ mod tests {
 
     const NOW: u64 = 1_700_000_000;
 
+    fn principal() -> Principal {
+        Principal {
+            user_id: "AROAEXAMPLE:s".into(),
+            account: "000000000000".into(),
+            arn: "arn:aws:sts::000000000000:assumed-role/r/s".into(),
+        }
+    }
+
     #[test]
     fn formats_follow_aws() {
-        let issued = Issued::new(
-            Principal {
-                user_id: "u".into(),
-                account: "000000000000".into(),
-                arn: "arn".into(),
-            },
-            Duration::from_secs(900),
-            NOW,
-        );
+        let issued = Issued::new(principal(), Vec::new(), Duration::from_secs(900), NOW);
         assert!(issued.access_key_id.starts_with("ASIA"));
         assert_eq!(issued.access_key_id.len(), 20);
         assert_eq!(issued.secret_access_key.len(), 40);
@@ -141,5 +172,35 @@ mod tests {
         assert!(issued.expired(NOW + 900));
         assert_eq!(Issued::from_bytes(&issued.to_bytes()), Some(issued));
         assert_eq!(Issued::from_bytes(b"v0\nx"), None);
+    }
+
+    #[test]
+    fn tags_survive_the_stored_form_and_first_form_records_still_read() {
+        let tags = vec![
+            SessionTag {
+                key: "Team=a:b".into(),
+                value: "x y/z".into(),
+                transitive: true,
+            },
+            SessionTag {
+                key: "Env".into(),
+                value: String::new(),
+                transitive: false,
+            },
+        ];
+        let issued = Issued::new(principal(), tags, Duration::from_secs(900), NOW);
+        assert_eq!(Issued::from_bytes(&issued.to_bytes()), Some(issued.clone()));
+        let first_form = format!(
+            "v1\n{}\n{}\n{}\n{}\nAROAEXAMPLE:s\n000000000000\narn:aws:sts::000000000000:assumed-role/r/s",
+            issued.access_key_id, issued.secret_access_key, issued.session_token, issued.expires
+        );
+        let read = Issued::from_bytes(first_form.as_bytes()).unwrap();
+        assert!(read.tags.is_empty());
+        assert_eq!(read.principal, principal());
+        assert_eq!(Issued::from_bytes(format!("{first_form}\nextra").as_bytes()), None);
+        assert_eq!(
+            Issued::from_bytes(format!("{}\nbad-tag", String::from_utf8(issued.to_bytes()).unwrap()).as_bytes()),
+            None
+        );
     }
 }

@@ -15,6 +15,7 @@
 
 mod credentials;
 mod ops;
+mod session_tags;
 mod tokens;
 
 use std::sync::Arc;
@@ -28,6 +29,7 @@ use stratus_gen_sts::*;
 use stratus_storage::{Durability, Namespace, Storage, StorageError, Store, Table};
 
 pub use credentials::{Issued, Principal};
+pub use session_tags::SessionTag;
 
 /// Issued credentials by access key id.
 const CREDENTIALS: Table<Issued, credentials::StoredForm> = Table::new("credentials");
@@ -88,12 +90,26 @@ impl StsService {
         CREDENTIALS.get(&self.store(account)?, key).map_err(storage_error)
     }
 
-    async fn issue(&self, ctx: &RequestContext, principal: Principal, seconds: i32) -> Result<Credentials, AwsError> {
+    /// The session whose credentials signed the request, if STS issued them.
+    fn calling_session(&self, ctx: &RequestContext) -> Result<Option<Issued>, AwsError> {
+        match ctx.access_key_id.as_deref() {
+            Some(key) if ctx.principal.as_ref().is_some_and(|p| p.temporary) => self.lookup(&ctx.account_id, key),
+            _ => Ok(None),
+        }
+    }
+
+    async fn issue(
+        &self,
+        ctx: &RequestContext,
+        principal: Principal,
+        tags: Vec<SessionTag>,
+        seconds: i32,
+    ) -> Result<Credentials, AwsError> {
         let duration = Duration::from_secs(u64::try_from(seconds).unwrap_or(0));
         // Kept in the account the session acts in, which its key id names.
         let account = principal.account.clone();
         let issued = self
-            .remember(&account, Issued::new(principal, duration, ctx.clock.epoch_secs()))
+            .remember(&account, Issued::new(principal, tags, duration, ctx.clock.epoch_secs()))
             .await?;
         Ok(Credentials {
             access_key_id: issued.access_key_id,
@@ -116,6 +132,7 @@ impl StsService {
             role_arn,
             session_name,
             duration_seconds,
+            tags,
         } = request;
         let duration_seconds = duration_seconds.unwrap_or(3600);
         let role = RoleArn::parse(role_arn)?;
@@ -163,7 +180,7 @@ impl StsService {
             account: role.account,
             arn: arn.clone(),
         };
-        let credentials = self.issue(ctx, principal, duration_seconds).await?;
+        let credentials = self.issue(ctx, principal, tags, duration_seconds).await?;
         Ok((credentials, AssumedRoleUser { assumed_role_id, arn }))
     }
 }
@@ -199,6 +216,8 @@ struct SessionRequest<'a> {
     session_name: &'a str,
     /// `DurationSeconds`; an hour when not given.
     duration_seconds: Option<i32>,
+    /// The new session's tags, the calling session's transitive ones among them.
+    tags: Vec<SessionTag>,
 }
 
 /// The parts of `arn:PARTITION:iam::ACCOUNT:role/PATH/NAME` a session needs.

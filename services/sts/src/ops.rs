@@ -5,6 +5,7 @@ use stratus_core::arn::Arn;
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 
+use crate::session_tags::session_tags;
 use crate::{
     caller, denied, is_account_id, packed_policy_size, root_arn, tokens, Principal, SessionRequest, StsService,
 };
@@ -27,18 +28,34 @@ pub(crate) async fn assume_role(
     ctx: &RequestContext,
     input: AssumeRoleRequest,
 ) -> Result<AssumeRoleResponse, AssumeRoleError> {
-    let (caller, _) = caller(ctx);
+    let (caller, temporary) = caller(ctx);
     let packed = packed_policy_size(
         input.policy.as_deref(),
         input.policy_arns.as_ref().map_or(0, Vec::len),
         input.tags.as_ref().map_or(0, Vec::len),
     )?;
+    let calling = sts.calling_session(ctx)?;
+    let tags = session_tags(
+        calling.as_ref().map_or(&[][..], |session| session.tags.as_slice()),
+        input.tags.as_deref().unwrap_or_default(),
+        input.transitive_tag_keys.as_deref().unwrap_or_default(),
+    )?;
+    // Role chaining: a role assumed with temporary credentials gets at most an hour.
+    if temporary && input.duration_seconds.is_some_and(|seconds| seconds > 3600) {
+        return Err(AwsError::new(
+            "ValidationError",
+            "The requested DurationSeconds exceeds the 1 hour session limit for roles assumed by role chaining.",
+            400,
+        )
+        .into());
+    }
     let session = SessionRequest {
         action: "sts:AssumeRole",
         caller: Some(&caller),
         role_arn: &input.role_arn,
         session_name: &input.role_session_name,
         duration_seconds: input.duration_seconds,
+        tags,
     };
     let (credentials, user) = sts.role_session(ctx, session).await?;
     Ok(AssumeRoleResponse {
@@ -70,6 +87,7 @@ pub(crate) async fn assume_role_with_web_identity(
         role_arn: &input.role_arn,
         session_name: &input.role_session_name,
         duration_seconds: input.duration_seconds,
+        tags: Vec::new(),
     };
     let (credentials, user) = sts.role_session(ctx, session).await?;
     Ok(AssumeRoleWithWebIdentityResponse {
@@ -109,6 +127,7 @@ pub(crate) async fn assume_role_with_saml(
         role_arn: &input.role_arn,
         session_name: &session,
         duration_seconds: input.duration_seconds,
+        tags: Vec::new(),
     };
     let (credentials, user) = sts.role_session(ctx, request).await?;
     Ok(AssumeRoleWithSAMLResponse {
@@ -143,7 +162,9 @@ pub(crate) async fn assume_root(
         arn: root_arn(&ctx.region, &target),
         account: target,
     };
-    let credentials = sts.issue(ctx, principal, input.duration_seconds.unwrap_or(900)).await?;
+    let credentials = sts
+        .issue(ctx, principal, Vec::new(), input.duration_seconds.unwrap_or(900))
+        .await?;
     Ok(AssumeRootResponse {
         credentials: Some(credentials),
         source_identity: None,
@@ -160,7 +181,7 @@ pub(crate) async fn get_session_token(
         return Err(denied("Cannot call GetSessionToken with session credentials").into());
     }
     let credentials = sts
-        .issue(ctx, principal, input.duration_seconds.unwrap_or(43_200))
+        .issue(ctx, principal, Vec::new(), input.duration_seconds.unwrap_or(43_200))
         .await?;
     Ok(GetSessionTokenResponse {
         credentials: Some(credentials),
@@ -191,8 +212,9 @@ pub(crate) async fn get_federation_token(
         account,
         arn: user.arn.clone(),
     };
+    let tags = session_tags(&[], input.tags.as_deref().unwrap_or_default(), &[])?;
     let credentials = sts
-        .issue(ctx, principal, input.duration_seconds.unwrap_or(43_200))
+        .issue(ctx, principal, tags, input.duration_seconds.unwrap_or(43_200))
         .await?;
     Ok(GetFederationTokenResponse {
         credentials: Some(credentials),
