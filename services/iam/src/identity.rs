@@ -39,6 +39,7 @@ impl IamService {
             session_token: None,
             expires: None,
             active,
+            session: None,
         }))
     }
 }

@@ -23,7 +23,9 @@ use std::time::Duration;
 
 use aws_smithy_types::DateTime;
 use stratus_core::arn::Arn;
-use stratus_core::service::{Caller, Identity, KeyDirectory, Providers, Registration, RoleDirectory, ServiceEnv};
+use stratus_core::service::{
+    Caller, Identity, KeyDirectory, Providers, Registration, RoleDirectory, ServiceEnv, SessionGrants,
+};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 use stratus_storage::{Durability, Namespace, Storage, StorageError, Store, Table};
@@ -200,6 +202,12 @@ impl KeyDirectory for StsService {
             session_token: Some(issued.session_token),
             expires: Some(issued.expires),
             active: true,
+            session: Some(SessionGrants {
+                tags: issued.tags.into_iter().map(|tag| (tag.key, tag.value)).collect(),
+                // Session policies are not kept yet.
+                policy: None,
+                policy_arns: Vec::new(),
+            }),
             account_id: issued.principal.account,
         }))
     }

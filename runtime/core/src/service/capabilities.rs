@@ -341,6 +341,8 @@ pub struct Identity {
     pub expires: Option<u64>,
     /// Whether the key may sign: a user's key made `Inactive` may not.
     pub active: bool,
+    /// What a session STS issued was issued with; `None` for a user's own key.
+    pub session: Option<SessionGrants>,
 }
 
 /// The access keys one service issues. Provided by IAM (its users' `AKIA…` keys) and by STS
@@ -354,12 +356,60 @@ pub trait KeyDirectory: Send + Sync {
     fn identify(&self, account_id: &str, region: &str, access_key_id: &str) -> Result<Option<Identity>, AwsError>;
 }
 
-/// Evaluates whether the caller's principal may perform an action on a resource. Provided by
-/// IAM; called by the gateway and by services that check resource policies (S3 bucket
-/// policies, SQS queue policies, KMS key policies, Lambda's resource-based policies). Absent:
-/// every action is allowed, as every request is today — Stratus evaluates no policy until IAM
-/// is served.
+/// A session's own grants, kept by STS when it issued the session: its tags and the session
+/// policies it was asked for with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionGrants {
+    /// Session tags (`aws:PrincipalTag/…`), which override the role's or user's own tags.
+    pub tags: Vec<(String, String)>,
+    /// The inline session policy (`Policy`), a JSON document.
+    pub policy: Option<String>,
+    /// The managed session policies (`PolicyArns`).
+    pub policy_arns: Vec<String>,
+}
+
+/// One request to authorize: who asks, for which action on which resources, in which
+/// context.
+#[derive(Debug, Clone)]
+pub struct Authorization<'a> {
+    /// The principal's account: the request's.
+    pub account_id: &'a str,
+    /// Who asks; `None` for the account's root, whom identity policies do not limit.
+    pub principal: Option<&'a Principal>,
+    /// What the session was issued with, when the principal is a session STS issued.
+    pub session: Option<&'a SessionGrants>,
+    /// The IAM action, e.g. `sqs:SendMessage`.
+    pub action: &'a str,
+    /// The ARNs the action is on; `*` for an action on no particular resource.
+    pub resources: &'a [String],
+    /// The policy of the resource itself (a bucket or queue policy), if it has one.
+    pub resource_policy: Option<&'a str>,
+    /// The account owning the resources, when it is not the principal's.
+    pub resource_account: Option<&'a str>,
+    /// The request's condition keys and their values (`aws:SourceIp`, `aws:SecureTransport`,
+    /// `s3:prefix`, …); the principal's own keys (`aws:username`, `aws:PrincipalTag/…`) are
+    /// the authorizer's to add.
+    pub context: &'a [(&'a str, Vec<String>)],
+    /// The time of the request, in seconds since the Unix epoch (`aws:CurrentTime`).
+    pub now_secs: u64,
+}
+
+/// What an authorization decided, with AWS's AccessDenied message when it refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// The decision.
+    pub decision: Decision,
+    /// AWS's message ("User: … is not authorized to perform: … because no identity-based
+    /// policy allows …"), for a refusal.
+    pub message: Option<String>,
+}
+
+/// Decides whether a principal may perform an action, with IAM's policy evaluation logic:
+/// its identity policies (a user's own and its groups', a role's), permissions boundary,
+/// session policies, and the resource's policy. Provided by IAM; called by the gateway when
+/// it authorizes requests (`--iam audit|enforce`). Absent: nothing is authorized, and the
+/// gateway serves every request, as with `--iam off`.
 pub trait Authorizer: Send + Sync {
-    /// The decision on `action` (`s3:GetObject`) against `resource` (an ARN) for `caller`.
-    fn evaluate<'a>(&'a self, caller: Caller<'a>, action: &'a str, resource: &'a str) -> BoxFuture<'a, Decision>;
+    /// The verdict on `request`. A read of IAM's store, made inline.
+    fn authorize(&self, request: &Authorization<'_>) -> Result<Verdict, AwsError>;
 }

@@ -24,8 +24,8 @@ use crate::schema::{Operation, Service};
 use crate::value::Value;
 
 pub use capabilities::{
-    AssumableRole, Authorizer, Caller, Decision, EventBus, FunctionInvoker, Identity, KeyDirectory, KeyService,
-    LogWriter, MessageSink, MetricSink, RoleDirectory, TopicPublisher,
+    AssumableRole, Authorization, Authorizer, Caller, Decision, EventBus, FunctionInvoker, Identity, KeyDirectory,
+    KeyService, LogWriter, MessageSink, MetricSink, RoleDirectory, SessionGrants, TopicPublisher, Verdict,
 };
 pub use registration::{Providers, Registration, ServiceEnv, Settings};
 pub use wiring::EncodedAnswer;
