@@ -7,7 +7,7 @@ use stratus_core::id::random_string;
 use stratus_core::PrincipalKind;
 use stratus_storage::Codec;
 
-use crate::session_tags::SessionTag;
+use crate::session::{Grants, SessionTag};
 
 const SECRET_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -46,14 +46,14 @@ pub struct Issued {
     /// Seconds since the epoch.
     pub expires: u64,
     pub principal: Principal,
-    /// The session's tags, transitive ones first.
-    pub tags: Vec<SessionTag>,
+    /// The session's tags and session policies.
+    pub grants: Grants,
 }
 
 impl Issued {
-    /// New random credentials for `principal`, tagged `tags`, valid for `duration` from
+    /// New random credentials for `principal`, with `grants`, valid for `duration` from
     /// `now_secs`.
-    pub fn new(principal: Principal, tags: Vec<SessionTag>, duration: Duration, now_secs: u64) -> Issued {
+    pub fn new(principal: Principal, grants: Grants, duration: Duration, now_secs: u64) -> Issued {
         Issued {
             access_key_id: access_key::new_key_id("ASIA", &principal.account),
             secret_access_key: random_string(SECRET_ALPHABET, 40),
@@ -61,7 +61,7 @@ impl Issued {
             session_token: format!("IQoJb3JpZ2luX2VjE{}", random_string(SECRET_ALPHABET, 339)),
             expires: now_secs.saturating_add(duration.as_secs()),
             principal,
-            tags,
+            grants,
         }
     }
 
@@ -70,9 +70,10 @@ impl Issued {
         now_secs >= self.expires
     }
 
-    /// The stored form: one field per line, then one line per tag with its key, value and
-    /// transitivity separated by tabs (no field contains a newline, no tag a tab: STS's
-    /// patterns allow neither). Records of the first form, without tags, still read.
+    /// The stored form: one field per line, then a line per grant, tab-separated: `t KEY
+    /// VALUE 0|1` for a tag (no field contains a newline, no tag a tab: STS's patterns allow
+    /// neither), `p POLICY` for the session policy (escaped), `a ARN` for a managed one.
+    /// Records of the first form, without grants, still read.
     pub fn to_bytes(&self) -> Vec<u8> {
         let p = &self.principal;
         let expires = self.expires.to_string();
@@ -87,9 +88,21 @@ impl Issued {
             &p.arn,
         ];
         let mut text = fields.join("\n");
-        for tag in &self.tags {
+        let Grants {
+            tags,
+            policy,
+            policy_arns,
+        } = &self.grants;
+        for tag in tags {
             let transitive = if tag.transitive { "1" } else { "0" };
-            text.push_str(&format!("\n{}\t{}\t{transitive}", tag.key, tag.value));
+            text.push_str(&format!("\nt\t{}\t{}\t{transitive}", tag.key, tag.value));
+        }
+        if let Some(policy) = policy {
+            text.push_str("\np\t");
+            escape_into(policy, &mut text);
+        }
+        for arn in policy_arns {
+            text.push_str(&format!("\na\t{arn}"));
         }
         text.into_bytes()
     }
@@ -102,36 +115,83 @@ impl Issued {
         let mut field = || lines.next().map(str::to_owned);
         let (key, secret, token, expires) = (field()?, field()?, field()?, field()?);
         let (user_id, account, arn) = (field()?, field()?, field()?);
-        let tags = match version {
-            "v1" if lines.next().is_none() => Vec::new(),
-            "v2" => lines.map(tag_line).collect::<Option<_>>()?,
+        let mut grants = Grants::default();
+        match version {
+            "v1" if lines.next().is_none() => {}
+            "v2" => {
+                for line in lines {
+                    read_grant(line, &mut grants)?;
+                }
+            }
             _ => return None,
-        };
+        }
         Some(Issued {
             access_key_id: key,
             secret_access_key: secret,
             session_token: token,
             expires: expires.parse().ok()?,
             principal: Principal { user_id, account, arn },
-            tags,
+            grants,
         })
     }
 }
 
-/// A stored tag line: `KEY<tab>VALUE<tab>0|1`.
-fn tag_line(line: &str) -> Option<SessionTag> {
-    let mut parts = line.split('\t');
-    let (key, value, transitive) = (parts.next()?, parts.next()?, parts.next()?);
-    (parts.next().is_none()).then_some(())?;
-    Some(SessionTag {
-        key: key.to_owned(),
-        value: value.to_owned(),
-        transitive: match transitive {
-            "1" => true,
-            "0" => false,
+/// Adds the grant a stored line holds to `grants`; `None` for a line of no known form.
+fn read_grant(line: &str, grants: &mut Grants) -> Option<()> {
+    let (kind, rest) = line.split_once('\t')?;
+    match kind {
+        "t" => {
+            let mut parts = rest.split('\t');
+            let (key, value, transitive) = (parts.next()?, parts.next()?, parts.next()?);
+            parts.next().is_none().then_some(())?;
+            grants.tags.push(SessionTag {
+                key: key.to_owned(),
+                value: value.to_owned(),
+                transitive: match transitive {
+                    "1" => true,
+                    "0" => false,
+                    _ => return None,
+                },
+            });
+        }
+        "p" => grants.policy = Some(unescape(rest)?),
+        "a" => grants.policy_arns.push(rest.to_owned()),
+        _ => return None,
+    }
+    Some(())
+}
+
+/// Appends `text` with backslashes, newlines and tabs escaped, so it fits on one line.
+fn escape_into(text: &str, out: &mut String) {
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// The text [`escape_into`] escaped; `None` for an escape it does not write.
+fn unescape(line: &str) -> Option<String> {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            '\\' => '\\',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
             _ => return None,
-        },
-    })
+        });
+    }
+    Some(out)
 }
 
 /// The stored form of [`Issued`] as a record codec: [`Issued::to_bytes`] and
@@ -164,7 +224,7 @@ mod tests {
 
     #[test]
     fn formats_follow_aws() {
-        let issued = Issued::new(principal(), Vec::new(), Duration::from_secs(900), NOW);
+        let issued = Issued::new(principal(), Grants::default(), Duration::from_secs(900), NOW);
         assert!(issued.access_key_id.starts_with("ASIA"));
         assert_eq!(issued.access_key_id.len(), 20);
         assert_eq!(issued.secret_access_key.len(), 40);
@@ -175,32 +235,36 @@ mod tests {
     }
 
     #[test]
-    fn tags_survive_the_stored_form_and_first_form_records_still_read() {
-        let tags = vec![
-            SessionTag {
-                key: "Team=a:b".into(),
-                value: "x y/z".into(),
-                transitive: true,
-            },
-            SessionTag {
-                key: "Env".into(),
-                value: String::new(),
-                transitive: false,
-            },
-        ];
-        let issued = Issued::new(principal(), tags, Duration::from_secs(900), NOW);
+    fn grants_survive_the_stored_form_and_first_form_records_still_read() {
+        let grants = Grants {
+            tags: vec![
+                SessionTag {
+                    key: "Team=a:b".into(),
+                    value: "x y/z".into(),
+                    transitive: true,
+                },
+                SessionTag {
+                    key: "Env".into(),
+                    value: String::new(),
+                    transitive: false,
+                },
+            ],
+            policy: Some("{\n\t\"Statement\": \"a\\\\b\\n\"\r\n}".into()),
+            policy_arns: vec!["arn:aws:iam::aws:policy/ReadOnlyAccess".into()],
+        };
+        let issued = Issued::new(principal(), grants, Duration::from_secs(900), NOW);
         assert_eq!(Issued::from_bytes(&issued.to_bytes()), Some(issued.clone()));
         let first_form = format!(
             "v1\n{}\n{}\n{}\n{}\nAROAEXAMPLE:s\n000000000000\narn:aws:sts::000000000000:assumed-role/r/s",
             issued.access_key_id, issued.secret_access_key, issued.session_token, issued.expires
         );
         let read = Issued::from_bytes(first_form.as_bytes()).unwrap();
-        assert!(read.tags.is_empty());
+        assert_eq!(read.grants, Grants::default());
         assert_eq!(read.principal, principal());
         assert_eq!(Issued::from_bytes(format!("{first_form}\nextra").as_bytes()), None);
-        assert_eq!(
-            Issued::from_bytes(format!("{}\nbad-tag", String::from_utf8(issued.to_bytes()).unwrap()).as_bytes()),
-            None
-        );
+        let stored = String::from_utf8(issued.to_bytes()).unwrap();
+        for bad in ["bad-line", "t\tk\tv\t2", "p\t\\x", "x\ty"] {
+            assert_eq!(Issued::from_bytes(format!("{stored}\n{bad}").as_bytes()), None, "{bad}");
+        }
     }
 }

@@ -15,7 +15,7 @@
 
 mod credentials;
 mod ops;
-mod session_tags;
+mod session;
 mod tokens;
 
 use std::sync::Arc;
@@ -31,7 +31,7 @@ use stratus_gen_sts::*;
 use stratus_storage::{Durability, Namespace, Storage, StorageError, Store, Table};
 
 pub use credentials::{Issued, Principal};
-pub use session_tags::SessionTag;
+pub use session::{Grants, SessionTag};
 
 /// Issued credentials by access key id.
 const CREDENTIALS: Table<Issued, credentials::StoredForm> = Table::new("credentials");
@@ -104,14 +104,17 @@ impl StsService {
         &self,
         ctx: &RequestContext,
         principal: Principal,
-        tags: Vec<SessionTag>,
+        grants: Grants,
         seconds: i32,
     ) -> Result<Credentials, AwsError> {
         let duration = Duration::from_secs(u64::try_from(seconds).unwrap_or(0));
         // Kept in the account the session acts in, which its key id names.
         let account = principal.account.clone();
         let issued = self
-            .remember(&account, Issued::new(principal, tags, duration, ctx.clock.epoch_secs()))
+            .remember(
+                &account,
+                Issued::new(principal, grants, duration, ctx.clock.epoch_secs()),
+            )
             .await?;
         Ok(Credentials {
             access_key_id: issued.access_key_id,
@@ -134,7 +137,7 @@ impl StsService {
             role_arn,
             session_name,
             duration_seconds,
-            tags,
+            grants,
         } = request;
         let duration_seconds = duration_seconds.unwrap_or(3600);
         let role = RoleArn::parse(role_arn)?;
@@ -182,7 +185,7 @@ impl StsService {
             account: role.account,
             arn: arn.clone(),
         };
-        let credentials = self.issue(ctx, principal, tags, duration_seconds).await?;
+        let credentials = self.issue(ctx, principal, grants, duration_seconds).await?;
         Ok((credentials, AssumedRoleUser { assumed_role_id, arn }))
     }
 }
@@ -203,10 +206,9 @@ impl KeyDirectory for StsService {
             expires: Some(issued.expires),
             active: true,
             session: Some(SessionGrants {
-                tags: issued.tags.into_iter().map(|tag| (tag.key, tag.value)).collect(),
-                // Session policies are not kept yet.
-                policy: None,
-                policy_arns: Vec::new(),
+                tags: issued.grants.tags.into_iter().map(|tag| (tag.key, tag.value)).collect(),
+                policy: issued.grants.policy,
+                policy_arns: issued.grants.policy_arns,
             }),
             account_id: issued.principal.account,
         }))
@@ -224,8 +226,9 @@ struct SessionRequest<'a> {
     session_name: &'a str,
     /// `DurationSeconds`; an hour when not given.
     duration_seconds: Option<i32>,
-    /// The new session's tags, the calling session's transitive ones among them.
-    tags: Vec<SessionTag>,
+    /// The new session's tags (the calling session's transitive ones among them) and
+    /// session policies.
+    grants: Grants,
 }
 
 /// The parts of `arn:PARTITION:iam::ACCOUNT:role/PATH/NAME` a session needs.

@@ -5,7 +5,7 @@ use stratus_core::arn::Arn;
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 
-use crate::session_tags::session_tags;
+use crate::session::{session_tags, Grants};
 use crate::{
     caller, denied, is_account_id, packed_policy_size, root_arn, tokens, Principal, SessionRequest, StsService,
 };
@@ -36,7 +36,9 @@ pub(crate) async fn assume_role(
     )?;
     let calling = sts.calling_session(ctx)?;
     let tags = session_tags(
-        calling.as_ref().map_or(&[][..], |session| session.tags.as_slice()),
+        calling
+            .as_ref()
+            .map_or(&[][..], |session| session.grants.tags.as_slice()),
         input.tags.as_deref().unwrap_or_default(),
         input.transitive_tag_keys.as_deref().unwrap_or_default(),
     )?;
@@ -55,7 +57,11 @@ pub(crate) async fn assume_role(
         role_arn: &input.role_arn,
         session_name: &input.role_session_name,
         duration_seconds: input.duration_seconds,
-        tags,
+        grants: Grants {
+            tags,
+            policy: input.policy,
+            policy_arns: policy_arns(input.policy_arns),
+        },
     };
     let (credentials, user) = sts.role_session(ctx, session).await?;
     Ok(AssumeRoleResponse {
@@ -87,7 +93,11 @@ pub(crate) async fn assume_role_with_web_identity(
         role_arn: &input.role_arn,
         session_name: &input.role_session_name,
         duration_seconds: input.duration_seconds,
-        tags: Vec::new(),
+        grants: Grants {
+            policy: input.policy,
+            policy_arns: policy_arns(input.policy_arns),
+            ..Grants::default()
+        },
     };
     let (credentials, user) = sts.role_session(ctx, session).await?;
     Ok(AssumeRoleWithWebIdentityResponse {
@@ -127,7 +137,11 @@ pub(crate) async fn assume_role_with_saml(
         role_arn: &input.role_arn,
         session_name: &session,
         duration_seconds: input.duration_seconds,
-        tags: Vec::new(),
+        grants: Grants {
+            policy: input.policy,
+            policy_arns: policy_arns(input.policy_arns),
+            ..Grants::default()
+        },
     };
     let (credentials, user) = sts.role_session(ctx, request).await?;
     Ok(AssumeRoleWithSAMLResponse {
@@ -163,7 +177,7 @@ pub(crate) async fn assume_root(
         account: target,
     };
     let credentials = sts
-        .issue(ctx, principal, Vec::new(), input.duration_seconds.unwrap_or(900))
+        .issue(ctx, principal, Grants::default(), input.duration_seconds.unwrap_or(900))
         .await?;
     Ok(AssumeRootResponse {
         credentials: Some(credentials),
@@ -181,7 +195,12 @@ pub(crate) async fn get_session_token(
         return Err(denied("Cannot call GetSessionToken with session credentials").into());
     }
     let credentials = sts
-        .issue(ctx, principal, Vec::new(), input.duration_seconds.unwrap_or(43_200))
+        .issue(
+            ctx,
+            principal,
+            Grants::default(),
+            input.duration_seconds.unwrap_or(43_200),
+        )
         .await?;
     Ok(GetSessionTokenResponse {
         credentials: Some(credentials),
@@ -212,9 +231,13 @@ pub(crate) async fn get_federation_token(
         account,
         arn: user.arn.clone(),
     };
-    let tags = session_tags(&[], input.tags.as_deref().unwrap_or_default(), &[])?;
+    let grants = Grants {
+        tags: session_tags(&[], input.tags.as_deref().unwrap_or_default(), &[])?,
+        policy: input.policy,
+        policy_arns: policy_arns(input.policy_arns),
+    };
     let credentials = sts
-        .issue(ctx, principal, tags, input.duration_seconds.unwrap_or(43_200))
+        .issue(ctx, principal, grants, input.duration_seconds.unwrap_or(43_200))
         .await?;
     Ok(GetFederationTokenResponse {
         credentials: Some(credentials),
@@ -283,4 +306,9 @@ pub(crate) async fn get_delegated_access_token(
         501,
     )
     .into())
+}
+
+/// The ARNs of managed session policies, as `PolicyArns` names them.
+fn policy_arns(descriptors: Option<Vec<PolicyDescriptorType>>) -> Vec<String> {
+    descriptors.into_iter().flatten().filter_map(|d| d.arn).collect()
 }

@@ -1,5 +1,5 @@
-//! Session tags: the tags an AssumeRole (or GetFederationToken) attaches to the session it
-//! issues, and the transitive ones a role session hands on to the sessions it assumes.
+//! What a session is issued with beside its principal: session tags (the transitive ones a
+//! role session hands on to the sessions it assumes) and session policies.
 
 use stratus_core::AwsError;
 use stratus_gen_sts::Tag;
@@ -11,6 +11,18 @@ pub struct SessionTag {
     pub value: String,
     /// Whether sessions assumed from this one carry it too (role chaining).
     pub transitive: bool,
+}
+
+/// What an issued session was asked for with; it limits (policies) and describes (tags) the
+/// session when IAM authorizes its requests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// The session's tags, transitive ones first.
+    pub tags: Vec<SessionTag>,
+    /// The inline session policy (`Policy`).
+    pub policy: Option<String>,
+    /// The managed session policies (`PolicyArns`).
+    pub policy_arns: Vec<String>,
 }
 
 fn invalid(message: &str) -> AwsError {
