@@ -34,7 +34,7 @@
 //!     }],
 //! };
 //! let input = Value::Struct(vec![Some(Value::String("http://localhost:4566/000000000000/jobs".into()))]);
-//! let scope = Scope { partition: "aws", region: "eu-west-1", account: "123456789012" };
+//! let scope = Scope::new("eu-west-1", "123456789012");
 //! let needed = evaluate(&SEND, &input, &scope);
 //! assert_eq!(needed[0].action, "sqs:SendMessage");
 //! assert_eq!(needed[0].resources, ["arn:aws:sqs:eu-west-1:123456789012:jobs"]);
@@ -207,6 +207,17 @@ pub struct Scope<'a> {
     pub region: &'a str,
     /// The account the request is made in.
     pub account: &'a str,
+}
+
+impl<'a> Scope<'a> {
+    /// The scope of a request in `region` and `account`, in the region's partition.
+    pub fn new(region: &'a str, account: &'a str) -> Scope<'a> {
+        Scope {
+            partition: crate::arn::partition_of(region),
+            region,
+            account,
+        }
+    }
 }
 
 /// One action a request needs, on the resources and with the condition keys its input names.
@@ -742,6 +753,12 @@ mod tests {
         let input = Value::Struct(vec![Some(Value::String("T".into())), Some(strings(&refs)), None]);
         let needed = evaluate(&QUERY, &input, &SCOPE);
         assert_eq!(needed[0].resources.len(), MAX_RESOURCES);
+    }
+
+    #[test]
+    fn a_scope_takes_its_region_s_partition() {
+        let scope = Scope::new("us-gov-west-1", "111122223333");
+        assert_eq!((scope.partition, scope.region), ("aws-us-gov", "us-gov-west-1"));
     }
 
     #[test]
