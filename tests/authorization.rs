@@ -85,16 +85,29 @@ fn s3_copy_object_reads_the_source_and_writes_the_target() {
     assert_eq!(
         summary(&needed),
         [
-            ("s3:GetObject", vec!["arn:aws:s3:::source/dir/a b.txt"]),
+            ("s3:GetObjectVersion", vec!["arn:aws:s3:::source/dir/a b.txt"]),
             ("s3:PutObject", vec!["arn:aws:s3:::target/copies/a.txt"]),
         ]
     );
+    assert_eq!(needed[0].conditions, [("s3:versionid", vec!["3".to_string()])]);
     assert_eq!(
         needed[1].conditions,
         [(
             "s3:x-amz-copy-source",
             vec!["/source/dir/a%20b.txt?versionId=3".to_string()]
         )]
+    );
+    let current = needs(
+        "s3",
+        "CopyObject",
+        &[("Bucket", s("target")), ("Key", s("k")), ("CopySource", s("source/k"))],
+    );
+    assert_eq!(
+        summary(&current),
+        [
+            ("s3:GetObject", vec!["arn:aws:s3:::source/k"]),
+            ("s3:PutObject", vec!["arn:aws:s3:::target/k"]),
+        ]
     );
 }
 

@@ -152,7 +152,7 @@ fn several_actions_with_presence_conditions() {
     .unwrap();
     assert!(text.contains("Step::Member(1), Step::Each"), "{text}");
     assert!(
-        text.contains(r#"action: "other:Tag", only_if: Some(Presence { path: &[Step::Member(1)], present: true })"#),
+        text.contains(r#"action: "other:Tag", only_if: Some(Presence { path: &[Step::Member(1)], transform: Transform::Text, present: true })"#),
         "{text}"
     );
 }

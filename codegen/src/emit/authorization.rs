@@ -30,6 +30,7 @@ const TRANSFORMS: &[(&str, &str)] = &[
     ("queue_url_account", "QueueUrlAccount"),
     ("copy_source_bucket", "CopySourceBucket"),
     ("copy_source_key", "CopySourceKey"),
+    ("copy_source_version", "CopySourceVersion"),
     ("iam_path", "IamPath"),
     ("strip_leading_slash", "StripLeadingSlash"),
 ];
@@ -52,7 +53,7 @@ struct Res {
 
 struct Act {
     action: String,
-    only_if: Option<(Vec<String>, bool)>,
+    only_if: Option<(Src, bool)>,
     resources: Vec<Res>,
     conditions: Vec<(String, Src)>,
 }
@@ -227,8 +228,8 @@ impl ServiceGen<'_> {
     fn one_action(&self, data: &Data, op: &OperationInfo<'_>, def: &ActionDef, action: String) -> Result<Act, String> {
         let only_if = match (&def.when, &def.unless) {
             (Some(_), Some(_)) => return Err("give `when` or `unless`, not both".into()),
-            (Some(p), None) => Some((self.path(op, p)?, true)),
-            (None, Some(p)) => Some((self.path(op, p)?, false)),
+            (Some(p), None) => Some((self.source(op, p)?, true)),
+            (None, Some(p)) => Some((self.source(op, p)?, false)),
             (None, None) => None,
         };
         let resources = match &def.resource {
@@ -480,7 +481,11 @@ impl Pool {
 
 fn write_action(out: &mut String, a: &Act, pool: &mut Pool) {
     let only_if = match &a.only_if {
-        Some((steps, present)) => format!("Some(Presence {{ path: &[{}], present: {present} }})", steps.join(", ")),
+        Some((src, present)) => format!(
+            "Some(Presence {{ path: &[{}], transform: Transform::{}, present: {present} }})",
+            src.steps.join(", "),
+            src.transform
+        ),
         None => "None".into(),
     };
     let resources = if a.resources.is_empty() {

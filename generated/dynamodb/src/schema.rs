@@ -893,6 +893,7 @@ pub mod authorization {
                         action: "dynamodb:DescribeContributorInsights",
                         only_if: Some(Presence {
                             path: &[Step::Member(1)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R1,
@@ -902,6 +903,7 @@ pub mod authorization {
                         action: "dynamodb:DescribeContributorInsights",
                         only_if: Some(Presence {
                             path: &[Step::Member(1)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R5,
@@ -1161,6 +1163,7 @@ pub mod authorization {
                         action: "dynamodb:Query",
                         only_if: Some(Presence {
                             path: &[Step::Member(1)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R1,
@@ -1192,6 +1195,7 @@ pub mod authorization {
                         action: "dynamodb:Query",
                         only_if: Some(Presence {
                             path: &[Step::Member(1)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R5,
@@ -1243,6 +1247,7 @@ pub mod authorization {
                         action: "dynamodb:Scan",
                         only_if: Some(Presence {
                             path: &[Step::Member(1)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R1,
@@ -1274,6 +1279,7 @@ pub mod authorization {
                         action: "dynamodb:Scan",
                         only_if: Some(Presence {
                             path: &[Step::Member(1)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R5,
@@ -1337,6 +1343,7 @@ pub mod authorization {
                         action: "dynamodb:ConditionCheckItem",
                         only_if: Some(Presence {
                             path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R10,
@@ -1346,6 +1353,7 @@ pub mod authorization {
                         action: "dynamodb:PutItem",
                         only_if: Some(Presence {
                             path: &[Step::Member(0), Step::Each, Step::Member(1)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R11,
@@ -1355,6 +1363,7 @@ pub mod authorization {
                         action: "dynamodb:DeleteItem",
                         only_if: Some(Presence {
                             path: &[Step::Member(0), Step::Each, Step::Member(2)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R12,
@@ -1364,6 +1373,7 @@ pub mod authorization {
                         action: "dynamodb:UpdateItem",
                         only_if: Some(Presence {
                             path: &[Step::Member(0), Step::Each, Step::Member(3)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R13,
@@ -1399,6 +1409,7 @@ pub mod authorization {
                         action: "dynamodb:UpdateContributorInsights",
                         only_if: Some(Presence {
                             path: &[Step::Member(1)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R1,
@@ -1408,6 +1419,7 @@ pub mod authorization {
                         action: "dynamodb:UpdateContributorInsights",
                         only_if: Some(Presence {
                             path: &[Step::Member(1)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R5,

@@ -2834,6 +2834,7 @@ pub mod authorization {
                         action: "iam:PassRole",
                         only_if: Some(Presence {
                             path: &[Step::Member(1)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R15,

@@ -1451,9 +1451,29 @@ pub mod authorization {
                 actions: &[
                     ActionRule {
                         action: "s3:GetObject",
-                        only_if: None,
+                        only_if: Some(Presence {
+                            path: &[Step::Member(8)],
+                            transform: Transform::CopySourceVersion,
+                            present: false,
+                        }),
                         resources: &R1,
                         conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersion",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(8)],
+                            transform: Transform::CopySourceVersion,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(8)],
+                                transform: Transform::CopySourceVersion,
+                            },
+                        }],
                     },
                     ActionRule {
                         action: "s3:PutObject",
@@ -1508,6 +1528,7 @@ pub mod authorization {
                         action: "s3:PutObjectAcl",
                         only_if: Some(Presence {
                             path: &[Step::Member(0)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R2,
@@ -1523,6 +1544,7 @@ pub mod authorization {
                         action: "s3:PutObjectTagging",
                         only_if: Some(Presence {
                             path: &[Step::Member(38)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R2,
@@ -1532,6 +1554,7 @@ pub mod authorization {
                         action: "s3:PutObjectRetention",
                         only_if: Some(Presence {
                             path: &[Step::Member(39)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R2,
@@ -1541,6 +1564,7 @@ pub mod authorization {
                         action: "s3:PutObjectLegalHold",
                         only_if: Some(Presence {
                             path: &[Step::Member(41)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R2,
@@ -1582,6 +1606,7 @@ pub mod authorization {
                         action: "s3:PutBucketAcl",
                         only_if: Some(Presence {
                             path: &[Step::Member(0)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R3,
@@ -1597,6 +1622,7 @@ pub mod authorization {
                         action: "s3:PutBucketObjectLockConfiguration",
                         only_if: Some(Presence {
                             path: &[Step::Member(8)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R3,
@@ -1606,6 +1632,7 @@ pub mod authorization {
                         action: "s3:PutBucketVersioning",
                         only_if: Some(Presence {
                             path: &[Step::Member(8)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R3,
@@ -1615,6 +1642,7 @@ pub mod authorization {
                         action: "s3:PutBucketOwnershipControls",
                         only_if: Some(Presence {
                             path: &[Step::Member(9)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R3,
@@ -1699,6 +1727,7 @@ pub mod authorization {
                         action: "s3:PutObjectAcl",
                         only_if: Some(Presence {
                             path: &[Step::Member(0)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R5,
@@ -1714,6 +1743,7 @@ pub mod authorization {
                         action: "s3:PutObjectTagging",
                         only_if: Some(Presence {
                             path: &[Step::Member(24)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R5,
@@ -1723,6 +1753,7 @@ pub mod authorization {
                         action: "s3:PutObjectRetention",
                         only_if: Some(Presence {
                             path: &[Step::Member(25)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R5,
@@ -1732,6 +1763,7 @@ pub mod authorization {
                         action: "s3:PutObjectLegalHold",
                         only_if: Some(Presence {
                             path: &[Step::Member(27)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R5,
@@ -1873,6 +1905,7 @@ pub mod authorization {
                         action: "s3:DeleteObject",
                         only_if: Some(Presence {
                             path: &[Step::Member(3)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R0,
@@ -1882,6 +1915,7 @@ pub mod authorization {
                         action: "s3:DeleteObjectVersion",
                         only_if: Some(Presence {
                             path: &[Step::Member(3)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,
@@ -1897,6 +1931,7 @@ pub mod authorization {
                         action: "s3:BypassGovernanceRetention",
                         only_if: Some(Presence {
                             path: &[Step::Member(5)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,
@@ -1918,6 +1953,7 @@ pub mod authorization {
                         action: "s3:DeleteObjectTagging",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R0,
@@ -1927,6 +1963,7 @@ pub mod authorization {
                         action: "s3:DeleteObjectVersionTagging",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,
@@ -1952,6 +1989,7 @@ pub mod authorization {
                         action: "s3:BypassGovernanceRetention",
                         only_if: Some(Presence {
                             path: &[Step::Member(4)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R4,
@@ -2157,6 +2195,7 @@ pub mod authorization {
                         action: "s3:GetObject",
                         only_if: Some(Presence {
                             path: &[Step::Member(13)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R8,
@@ -2166,6 +2205,7 @@ pub mod authorization {
                         action: "s3:GetObjectVersion",
                         only_if: Some(Presence {
                             path: &[Step::Member(13)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R8,
@@ -2185,6 +2225,7 @@ pub mod authorization {
                         action: "s3:GetObjectAcl",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R0,
@@ -2194,6 +2235,7 @@ pub mod authorization {
                         action: "s3:GetObjectVersionAcl",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,
@@ -2221,6 +2263,7 @@ pub mod authorization {
                         action: "s3:GetObjectAttributes",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R0,
@@ -2230,6 +2273,7 @@ pub mod authorization {
                         action: "s3:GetObjectVersionAttributes",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,
@@ -2273,6 +2317,7 @@ pub mod authorization {
                         action: "s3:GetObjectTagging",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R0,
@@ -2282,6 +2327,7 @@ pub mod authorization {
                         action: "s3:GetObjectVersionTagging",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,
@@ -2325,6 +2371,7 @@ pub mod authorization {
                         action: "s3:GetObject",
                         only_if: Some(Presence {
                             path: &[Step::Member(13)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R8,
@@ -2334,6 +2381,7 @@ pub mod authorization {
                         action: "s3:GetObjectVersion",
                         only_if: Some(Presence {
                             path: &[Step::Member(13)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R8,
@@ -2744,6 +2792,7 @@ pub mod authorization {
                         action: "s3:PutObjectAcl",
                         only_if: Some(Presence {
                             path: &[Step::Member(0)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R11,
@@ -2759,6 +2808,7 @@ pub mod authorization {
                         action: "s3:PutObjectTagging",
                         only_if: Some(Presence {
                             path: &[Step::Member(41)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R11,
@@ -2768,6 +2818,7 @@ pub mod authorization {
                         action: "s3:PutObjectRetention",
                         only_if: Some(Presence {
                             path: &[Step::Member(42)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R11,
@@ -2777,6 +2828,7 @@ pub mod authorization {
                         action: "s3:PutObjectLegalHold",
                         only_if: Some(Presence {
                             path: &[Step::Member(44)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R11,
@@ -2790,6 +2842,7 @@ pub mod authorization {
                         action: "s3:PutObjectAcl",
                         only_if: Some(Presence {
                             path: &[Step::Member(12)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R12,
@@ -2799,6 +2852,7 @@ pub mod authorization {
                         action: "s3:PutObjectVersionAcl",
                         only_if: Some(Presence {
                             path: &[Step::Member(12)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R12,
@@ -2848,6 +2902,7 @@ pub mod authorization {
                         action: "s3:BypassGovernanceRetention",
                         only_if: Some(Presence {
                             path: &[Step::Member(5)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,
@@ -2861,6 +2916,7 @@ pub mod authorization {
                         action: "s3:PutObjectTagging",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: false,
                         }),
                         resources: &R0,
@@ -2870,6 +2926,7 @@ pub mod authorization {
                         action: "s3:PutObjectVersionTagging",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,
@@ -2959,9 +3016,29 @@ pub mod authorization {
                 actions: &[
                     ActionRule {
                         action: "s3:GetObject",
-                        only_if: None,
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::CopySourceVersion,
+                            present: false,
+                        }),
                         resources: &R14,
                         conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersion",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::CopySourceVersion,
+                            present: true,
+                        }),
+                        resources: &R14,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(1)],
+                                transform: Transform::CopySourceVersion,
+                            },
+                        }],
                     },
                     ActionRule {
                         action: "s3:PutObject",

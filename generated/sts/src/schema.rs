@@ -208,6 +208,7 @@ pub mod authorization {
                         action: "sts:TagSession",
                         only_if: Some(Presence {
                             path: &[Step::Member(5)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,
@@ -232,6 +233,7 @@ pub mod authorization {
                         action: "sts:SetSourceIdentity",
                         only_if: Some(Presence {
                             path: &[Step::Member(10)],
+                            transform: Transform::Text,
                             present: true,
                         }),
                         resources: &R0,

@@ -113,6 +113,10 @@ pub struct ActionRule {
 pub struct Presence {
     /// The member.
     pub path: &'static [Step],
+    /// [`Transform::Text`] asks for the member itself (a non-empty string, list or map, a
+    /// `true`); another asks whether the transform finds something in it (a copy source's
+    /// version).
+    pub transform: Transform,
     /// Whether the rule applies when the member is present (`true`) or absent.
     pub present: bool,
 }
@@ -181,6 +185,8 @@ pub enum Transform {
     CopySourceBucket,
     /// The key of S3's `x-amz-copy-source`.
     CopySourceKey,
+    /// The `versionId` of S3's `x-amz-copy-source`, when it names one.
+    CopySourceVersion,
     /// An IAM path (`/division/`) as it precedes a name in an ARN (`division/`); `/` or an
     /// absent path is nothing.
     IamPath,
@@ -240,7 +246,7 @@ pub fn evaluate(entry: &OperationAuthorization, input: &Value, scope: &Scope<'_>
     let mut out = Vec::with_capacity(entry.actions.len());
     for rule in entry.actions {
         if let Some(p) = rule.only_if {
-            if present(input, p.path) != p.present {
+            if present(input, &p, scope) != p.present {
                 continue;
             }
         }
@@ -465,9 +471,18 @@ fn collect<'v>(value: &'v Value, path: &[Step], out: &mut Vec<Found<'v>>) {
     }
 }
 
-fn present(input: &Value, path: &[Step]) -> bool {
+fn present(input: &Value, presence: &Presence, scope: &Scope<'_>) -> bool {
+    if presence.transform != Transform::Text {
+        let source = Source {
+            path: presence.path,
+            transform: presence.transform,
+        };
+        return read(input, &source, scope)
+            .into_iter()
+            .any(|f| !f.into_text().is_empty());
+    }
     let mut found = Vec::new();
-    collect(input, path, &mut found);
+    collect(input, presence.path, &mut found);
     found.iter().any(|f| match f {
         Found::Key(k) => !k.is_empty(),
         Found::Value(Value::String(s)) => !s.is_empty(),
@@ -522,6 +537,15 @@ fn transform(value: Option<String>, how: Transform, scope: &Scope<'_>) -> Option
             let account = segments.len().checked_sub(2).map(|i| segments[i]);
             let piece = if how == Transform::QueueUrlName { name } else { account };
             Fill::Text(piece?.to_string())
+        }
+        Transform::CopySourceVersion => {
+            let s = s?;
+            let (_, version) = s.split_once("?versionId=")?;
+            let version = version.split('&').next().unwrap_or_default();
+            if version.is_empty() {
+                return None;
+            }
+            Fill::Text(version.to_string())
         }
         Transform::CopySourceBucket | Transform::CopySourceKey => {
             let s = s?;
@@ -599,6 +623,9 @@ mod tests {
         assert_eq!(text_of(src, Transform::CopySourceBucket).as_deref(), Some("bucket"));
         assert_eq!(text_of(src, Transform::CopySourceKey).as_deref(), Some("a/b c.txt"));
         assert_eq!(text_of("bucket", Transform::CopySourceKey), None);
+        assert_eq!(text_of(src, Transform::CopySourceVersion).as_deref(), Some("xyz"));
+        assert_eq!(text_of("/b/k", Transform::CopySourceVersion), None);
+        assert_eq!(text_of("/b/k?versionId=", Transform::CopySourceVersion), None);
         assert_eq!(text_of("%", Transform::CopySourceKey), None);
         assert_eq!(
             text_of("%e2%82/x", Transform::CopySourceBucket).as_deref(),
@@ -662,6 +689,7 @@ mod tests {
                 action: "dynamodb:Query",
                 only_if: Some(Presence {
                     path: &[Step::Member(1)],
+                    transform: Transform::Text,
                     present: true,
                 }),
                 resources: std::slice::from_ref(&TABLE_INDEX),
@@ -677,6 +705,7 @@ mod tests {
                 action: "dynamodb:Scan",
                 only_if: Some(Presence {
                     path: &[Step::Member(1)],
+                    transform: Transform::Text,
                     present: false,
                 }),
                 resources: &[],
