@@ -517,3 +517,49 @@ fn evaluation_never_panics_on_arbitrary_inputs() {
     }
     assert!(evaluated > 10_000, "{evaluated}");
 }
+
+#[test]
+fn eventbridge_rules_are_named_on_their_bus() {
+    let default_bus = needs("eventbridge", "PutRule", &[("Name", s("nightly"))]);
+    assert_eq!(
+        summary(&default_bus),
+        [(
+            "events:PutRule",
+            vec!["arn:aws:events:us-east-1:111122223333:rule/nightly"]
+        )]
+    );
+    let custom = needs(
+        "eventbridge",
+        "PutTargets",
+        &[("Rule", s("nightly")), ("EventBusName", s("orders"))],
+    );
+    assert_eq!(
+        summary(&custom),
+        [(
+            "events:PutTargets",
+            vec!["arn:aws:events:us-east-1:111122223333:rule/orders/nightly"]
+        )]
+    );
+}
+
+#[test]
+fn kms_re_encrypt_is_from_one_key_and_to_another() {
+    let needed = needs(
+        "kms",
+        "ReEncrypt",
+        &[
+            ("SourceKeyId", s("1234abcd")),
+            ("DestinationKeyId", s("arn:aws:kms:us-east-1:111122223333:key/5678")),
+        ],
+    );
+    assert_eq!(
+        summary(&needed),
+        [
+            (
+                "kms:ReEncryptFrom",
+                vec!["arn:aws:kms:us-east-1:111122223333:key/1234abcd"]
+            ),
+            ("kms:ReEncryptTo", vec!["arn:aws:kms:us-east-1:111122223333:key/5678"]),
+        ]
+    );
+}

@@ -620,10 +620,20 @@ pub mod authorization {
     /// One entry per operation, in the order of `SERVICE.operations`.
     pub static AUTHORIZATION: Authorization = Authorization {
         prefix: "events",
-        resource_types: &[ResourceType {
-            name: "event-bus",
-            arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
-        }],
+        resource_types: &[
+            ResourceType {
+                name: "event-bus",
+                arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
+            },
+            ResourceType {
+                name: "rule-on-custom-event-bus",
+                arn: "arn:${Partition}:events:${Region}:${Account}:rule/${EventBusName}/${RuleName}",
+            },
+            ResourceType {
+                name: "rule-on-default-event-bus",
+                arn: "arn:${Partition}:events:${Region}:${Account}:rule/${RuleName}",
+            },
+        ],
         operations: &[
             OperationAuthorization {
                 actions: &[ActionRule {
@@ -754,12 +764,28 @@ pub mod authorization {
                 }],
             },
             OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "events:DeleteRule",
-                    only_if: None,
-                    resources: &R0,
-                    conditions: &[],
-                }],
+                actions: &[
+                    ActionRule {
+                        action: "events:DeleteRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:DeleteRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
                 actions: &[ActionRule {
@@ -826,28 +852,76 @@ pub mod authorization {
                 }],
             },
             OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "events:DescribeRule",
-                    only_if: None,
-                    resources: &R0,
-                    conditions: &[],
-                }],
+                actions: &[
+                    ActionRule {
+                        action: "events:DescribeRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:DescribeRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "events:DisableRule",
-                    only_if: None,
-                    resources: &R0,
-                    conditions: &[],
-                }],
+                actions: &[
+                    ActionRule {
+                        action: "events:DisableRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:DisableRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "events:EnableRule",
-                    only_if: None,
-                    resources: &R0,
-                    conditions: &[],
-                }],
+                actions: &[
+                    ActionRule {
+                        action: "events:EnableRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:EnableRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
                 actions: &[ActionRule {
@@ -925,7 +999,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "events:ListRuleNamesByTarget",
                     only_if: None,
-                    resources: &R0,
+                    resources: &R2,
                     conditions: &[],
                 }],
             },
@@ -933,7 +1007,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "events:ListRules",
                     only_if: None,
-                    resources: &R0,
+                    resources: &R2,
                     conditions: &[],
                 }],
             },
@@ -941,23 +1015,39 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "events:ListTagsForResource",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R3,
                     conditions: &[],
                 }],
             },
             OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "events:ListTargetsByRule",
-                    only_if: None,
-                    resources: &R0,
-                    conditions: &[],
-                }],
+                actions: &[
+                    ActionRule {
+                        action: "events:ListTargetsByRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:ListTargetsByRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
                 actions: &[ActionRule {
                     action: "events:PutEvents",
                     only_if: None,
-                    resources: &R2,
+                    resources: &R4,
                     conditions: &[
                         ConditionRule {
                             key: "events:detail-type",
@@ -988,41 +1078,101 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "events:PutPermission",
                     only_if: None,
-                    resources: &R3,
-                    conditions: &[],
-                }],
-            },
-            OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "events:PutRule",
-                    only_if: None,
-                    resources: &R4,
-                    conditions: &[],
-                }],
-            },
-            OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "events:PutTargets",
-                    only_if: None,
-                    resources: &R0,
-                    conditions: &[],
-                }],
-            },
-            OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "events:RemovePermission",
-                    only_if: None,
                     resources: &R5,
                     conditions: &[],
                 }],
             },
             OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:PutRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(7)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(6), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "events:PutRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(7)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R6,
+                        conditions: &[ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(6), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:PutTargets",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:PutTargets",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
                 actions: &[ActionRule {
-                    action: "events:RemoveTargets",
+                    action: "events:RemovePermission",
                     only_if: None,
-                    resources: &R0,
+                    resources: &R7,
                     conditions: &[],
                 }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:RemoveTargets",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:RemoveTargets",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
                 actions: &[ActionRule {
@@ -1036,7 +1186,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "events:TagResource",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R3,
                     conditions: &[ConditionRule {
                         key: "aws:TagKeys",
                         source: Source {
@@ -1058,7 +1208,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "events:UntagResource",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R3,
                     conditions: &[ConditionRule {
                         key: "aws:TagKeys",
                         source: Source {
@@ -1112,6 +1262,37 @@ pub mod authorization {
     };
 
     static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "rule-on-default-event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:rule/${RuleName}",
+        bindings: &[Binding {
+            variable: "RuleName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "rule-on-custom-event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:rule/${EventBusName}/${RuleName}",
+        bindings: &[
+            Binding {
+                variable: "EventBusName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RuleName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
         resource_type: "event-bus",
         arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
         bindings: &[Binding {
@@ -1122,7 +1303,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R1: [ResourceRule; 1] = [ResourceRule {
+    static R3: [ResourceRule; 1] = [ResourceRule {
         resource_type: "arn",
         arn: "${Arn}",
         bindings: &[Binding {
@@ -1133,7 +1314,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R2: [ResourceRule; 1] = [ResourceRule {
+    static R4: [ResourceRule; 1] = [ResourceRule {
         resource_type: "event-bus",
         arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
         bindings: &[Binding {
@@ -1144,7 +1325,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R3: [ResourceRule; 1] = [ResourceRule {
+    static R5: [ResourceRule; 1] = [ResourceRule {
         resource_type: "event-bus",
         arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
         bindings: &[Binding {
@@ -1155,18 +1336,27 @@ pub mod authorization {
             }],
         }],
     }];
-    static R4: [ResourceRule; 1] = [ResourceRule {
-        resource_type: "event-bus",
-        arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
-        bindings: &[Binding {
-            variable: "EventBusName",
-            pieces: &[Source {
-                path: &[Step::Member(7)],
-                transform: Transform::NameOrArn,
-            }],
-        }],
+    static R6: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "rule-on-custom-event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:rule/${EventBusName}/${RuleName}",
+        bindings: &[
+            Binding {
+                variable: "EventBusName",
+                pieces: &[Source {
+                    path: &[Step::Member(7)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RuleName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
     }];
-    static R5: [ResourceRule; 1] = [ResourceRule {
+    static R7: [ResourceRule; 1] = [ResourceRule {
         resource_type: "event-bus",
         arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
         bindings: &[Binding {

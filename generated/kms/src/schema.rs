@@ -956,13 +956,22 @@ pub mod authorization {
                     action: "kms:Decrypt",
                     only_if: None,
                     resources: &R2,
-                    conditions: &[ConditionRule {
-                        key: "kms:EncryptionAlgorithm",
-                        source: Source {
-                            path: &[Step::Member(4)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "kms:EncryptionAlgorithm",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "kms:EncryptionContextKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Keys],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -1058,13 +1067,22 @@ pub mod authorization {
                     action: "kms:Encrypt",
                     only_if: None,
                     resources: &R0,
-                    conditions: &[ConditionRule {
-                        key: "kms:EncryptionAlgorithm",
-                        source: Source {
-                            path: &[Step::Member(4)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "kms:EncryptionAlgorithm",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "kms:EncryptionContextKeys",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Keys],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -1072,7 +1090,13 @@ pub mod authorization {
                     action: "kms:GenerateDataKey",
                     only_if: None,
                     resources: &R0,
-                    conditions: &[],
+                    conditions: &[ConditionRule {
+                        key: "kms:EncryptionContextKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
                 }],
             },
             OperationAuthorization {
@@ -1080,7 +1104,13 @@ pub mod authorization {
                     action: "kms:GenerateDataKeyPair",
                     only_if: None,
                     resources: &R4,
-                    conditions: &[],
+                    conditions: &[ConditionRule {
+                        key: "kms:EncryptionContextKeys",
+                        source: Source {
+                            path: &[Step::Member(0), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
                 }],
             },
             OperationAuthorization {
@@ -1096,7 +1126,13 @@ pub mod authorization {
                     action: "kms:GenerateDataKeyWithoutPlaintext",
                     only_if: None,
                     resources: &R0,
-                    conditions: &[],
+                    conditions: &[ConditionRule {
+                        key: "kms:EncryptionContextKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
                 }],
             },
             OperationAuthorization {
@@ -1228,12 +1264,20 @@ pub mod authorization {
                 }],
             },
             OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "kms:ReEncrypt",
-                    only_if: None,
-                    resources: &[],
-                    conditions: &[],
-                }],
+                actions: &[
+                    ActionRule {
+                        action: "kms:ReEncryptFrom",
+                        only_if: None,
+                        resources: &R5,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "kms:ReEncryptTo",
+                        only_if: None,
+                        resources: &R2,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
                 actions: &[ActionRule {

@@ -841,13 +841,13 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "sns:Publish",
                     only_if: None,
-                    resources: &R0,
+                    resources: &R3,
                     conditions: &[],
                 }],
             },
             OperationAuthorization {
                 actions: &[ActionRule {
-                    action: "sns:PublishBatch",
+                    action: "sns:Publish",
                     only_if: None,
                     resources: &R0,
                     conditions: &[],
@@ -1012,6 +1012,30 @@ pub mod authorization {
             }],
         }],
     }];
+    static R3: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "topic",
+            arn: "arn:${Partition}:sns:${Region}:${Account}:${TopicName}",
+            bindings: &[Binding {
+                variable: "TopicName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "arn",
+            arn: "${Arn}",
+            bindings: &[Binding {
+                variable: "Arn",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
 }
 
 static P_0: ::stratus_pattern::Pattern =
