@@ -563,3 +563,10 @@ fn kms_re_encrypt_is_from_one_key_and_to_another() {
         ]
     );
 }
+
+#[test]
+fn s3_get_object_attributes_reads_the_object_and_its_attributes() {
+    let needed = needs("s3", "GetObjectAttributes", &[("Bucket", s("b")), ("Key", s("k"))]);
+    let actions: Vec<&str> = needed.iter().map(|a| a.action).collect();
+    assert_eq!(actions, ["s3:GetObject", "s3:GetObjectAttributes"]);
+}

@@ -2260,6 +2260,16 @@ pub mod authorization {
             OperationAuthorization {
                 actions: &[
                     ActionRule {
+                        action: "s3:GetObject",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
                         action: "s3:GetObjectAttributes",
                         only_if: Some(Presence {
                             path: &[Step::Member(2)],
@@ -2268,6 +2278,22 @@ pub mod authorization {
                         }),
                         resources: &R0,
                         conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersion",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        }],
                     },
                     ActionRule {
                         action: "s3:GetObjectVersionAttributes",
