@@ -2976,9 +2976,9 @@ pub mod authorization {
             },
             OperationAuthorization {
                 actions: &[ActionRule {
-                    action: "s3:RenameObject",
+                    action: "s3express:CreateSession",
                     only_if: None,
-                    resources: &R0,
+                    resources: &R13,
                     conditions: &[],
                 }],
             },
@@ -3034,7 +3034,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "s3:PutObject",
                     only_if: None,
-                    resources: &R13,
+                    resources: &R14,
                     conditions: &[],
                 }],
             },
@@ -3047,7 +3047,7 @@ pub mod authorization {
                             transform: Transform::CopySourceVersion,
                             present: false,
                         }),
-                        resources: &R14,
+                        resources: &R15,
                         conditions: &[],
                     },
                     ActionRule {
@@ -3057,7 +3057,7 @@ pub mod authorization {
                             transform: Transform::CopySourceVersion,
                             present: true,
                         }),
-                        resources: &R14,
+                        resources: &R15,
                         conditions: &[ConditionRule {
                             key: "s3:versionid",
                             source: Source {
@@ -3069,7 +3069,7 @@ pub mod authorization {
                     ActionRule {
                         action: "s3:PutObject",
                         only_if: None,
-                        resources: &R15,
+                        resources: &R16,
                         conditions: &[ConditionRule {
                             key: "s3:x-amz-copy-source",
                             source: Source {
@@ -3307,6 +3307,17 @@ pub mod authorization {
         ],
     }];
     static R13: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "directory-bucket",
+        arn: "arn:${Partition}:s3express:${Region}:${Account}:bucket/${BucketName}",
+        bindings: &[Binding {
+            variable: "BucketName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R14: [ResourceRule; 1] = [ResourceRule {
         resource_type: "object",
         arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
         bindings: &[
@@ -3326,7 +3337,7 @@ pub mod authorization {
             },
         ],
     }];
-    static R14: [ResourceRule; 1] = [ResourceRule {
+    static R15: [ResourceRule; 1] = [ResourceRule {
         resource_type: "source-object",
         arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
         bindings: &[
@@ -3346,7 +3357,7 @@ pub mod authorization {
             },
         ],
     }];
-    static R15: [ResourceRule; 1] = [ResourceRule {
+    static R16: [ResourceRule; 1] = [ResourceRule {
         resource_type: "object",
         arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
         bindings: &[
