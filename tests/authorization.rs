@@ -507,6 +507,7 @@ fn evaluation_never_panics_on_arbitrary_inputs() {
                     arbitrary(&mut rng, op.input, 0)
                 };
                 let needed = evaluate(entry, &input, &scopes[round % 2]);
+                assert!(!needed.is_empty(), "{} {} needs nothing", svc.sdk_id, op.name);
                 for action in &needed {
                     assert!(!action.resources.is_empty(), "{} {}", svc.sdk_id, op.name);
                     assert!(action.resources.len() <= stratus_core::authz::MAX_RESOURCES);
@@ -569,4 +570,34 @@ fn s3_get_object_attributes_reads_the_object_and_its_attributes() {
     let needed = needs("s3", "GetObjectAttributes", &[("Bucket", s("b")), ("Key", s("k"))]);
     let actions: Vec<&str> = needed.iter().map(|a| a.action).collect();
     assert_eq!(actions, ["s3:GetObject", "s3:GetObjectAttributes"]);
+}
+
+#[test]
+fn dynamodb_partiql_is_authorized_by_statement_kind() {
+    let select = needs(
+        "dynamodb",
+        "ExecuteStatement",
+        &[("Statement", s("SELECT * FROM \"Music\" WHERE Artist = ?"))],
+    );
+    assert_eq!(
+        summary(&select),
+        [(
+            "dynamodb:PartiQLSelect",
+            vec!["arn:aws:dynamodb:us-east-1:111122223333:table/Music"]
+        )]
+    );
+    let update = needs(
+        "dynamodb",
+        "ExecuteStatement",
+        &[("Statement", s("update Music set a = 1"))],
+    );
+    assert_eq!(
+        summary(&update),
+        [(
+            "dynamodb:PartiQLUpdate",
+            vec!["arn:aws:dynamodb:us-east-1:111122223333:table/Music"]
+        )]
+    );
+    let unknown = needs("dynamodb", "ExecuteStatement", &[("Statement", s("EXISTS(x)"))]);
+    assert_eq!(summary(&unknown), [("dynamodb:PartiQLSelect", vec!["*"])]);
 }

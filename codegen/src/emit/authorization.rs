@@ -33,6 +33,10 @@ const TRANSFORMS: &[(&str, &str)] = &[
     ("copy_source_version", "CopySourceVersion"),
     ("iam_path", "IamPath"),
     ("strip_leading_slash", "StripLeadingSlash"),
+    ("partiql_select", "PartiqlSelect"),
+    ("partiql_insert", "PartiqlInsert"),
+    ("partiql_update", "PartiqlUpdate"),
+    ("partiql_delete", "PartiqlDelete"),
 ];
 
 /// Transforms that give a value for an absent member, so a binding made of them alone does

@@ -759,18 +759,54 @@ pub mod authorization {
         ],
         operations: &[
             OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "dynamodb:BatchExecuteStatement",
-                    only_if: None,
-                    resources: &[],
-                    conditions: &[],
-                }],
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:PartiQLSelect",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlSelect,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLInsert",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlInsert,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLUpdate",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlUpdate,
+                            present: true,
+                        }),
+                        resources: &R2,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLDelete",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlDelete,
+                            present: true,
+                        }),
+                        resources: &R3,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
                 actions: &[ActionRule {
                     action: "dynamodb:BatchGetItem",
                     only_if: None,
-                    resources: &R0,
+                    resources: &R4,
                     conditions: &[ConditionRule {
                         key: "dynamodb:ReturnConsumedCapacity",
                         source: Source {
@@ -784,7 +820,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:BatchWriteItem",
                     only_if: None,
-                    resources: &R0,
+                    resources: &R4,
                     conditions: &[ConditionRule {
                         key: "dynamodb:ReturnConsumedCapacity",
                         source: Source {
@@ -798,7 +834,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:CreateBackup",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -806,7 +842,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:CreateGlobalTable",
                     only_if: None,
-                    resources: &R2,
+                    resources: &R6,
                     conditions: &[],
                 }],
             },
@@ -814,7 +850,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:CreateTable",
                     only_if: None,
-                    resources: &R3,
+                    resources: &R7,
                     conditions: &[ConditionRule {
                         key: "aws:TagKeys",
                         source: Source {
@@ -828,7 +864,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DeleteBackup",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[],
                 }],
             },
@@ -836,7 +872,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DeleteItem",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[
                         ConditionRule {
                             key: "dynamodb:ReturnConsumedCapacity",
@@ -859,7 +895,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DeleteResourcePolicy",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[],
                 }],
             },
@@ -867,7 +903,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DeleteTable",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -875,7 +911,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeBackup",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[],
                 }],
             },
@@ -883,7 +919,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeContinuousBackups",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -896,7 +932,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: false,
                         }),
-                        resources: &R1,
+                        resources: &R5,
                         conditions: &[],
                     },
                     ActionRule {
@@ -906,7 +942,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: true,
                         }),
-                        resources: &R5,
+                        resources: &R9,
                         conditions: &[],
                     },
                 ],
@@ -923,7 +959,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeExport",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[],
                 }],
             },
@@ -931,7 +967,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeGlobalTable",
                     only_if: None,
-                    resources: &R6,
+                    resources: &R10,
                     conditions: &[],
                 }],
             },
@@ -939,7 +975,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeGlobalTableSettings",
                     only_if: None,
-                    resources: &R6,
+                    resources: &R10,
                     conditions: &[],
                 }],
             },
@@ -947,7 +983,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeImport",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[],
                 }],
             },
@@ -955,7 +991,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeKinesisStreamingDestination",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -971,7 +1007,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeTable",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -979,7 +1015,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeTableReplicaAutoScaling",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -987,7 +1023,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DescribeTimeToLive",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -995,7 +1031,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:DisableKinesisStreamingDestination",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -1003,31 +1039,103 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:EnableKinesisStreamingDestination",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
             OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "dynamodb:ExecuteStatement",
-                    only_if: None,
-                    resources: &[],
-                    conditions: &[],
-                }],
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:PartiQLSelect",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::PartiqlSelect,
+                            present: true,
+                        }),
+                        resources: &R11,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLInsert",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::PartiqlInsert,
+                            present: true,
+                        }),
+                        resources: &R12,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLUpdate",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::PartiqlUpdate,
+                            present: true,
+                        }),
+                        resources: &R13,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLDelete",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::PartiqlDelete,
+                            present: true,
+                        }),
+                        resources: &R14,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
-                actions: &[ActionRule {
-                    action: "dynamodb:ExecuteTransaction",
-                    only_if: None,
-                    resources: &[],
-                    conditions: &[],
-                }],
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:PartiQLSelect",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlSelect,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLInsert",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlInsert,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLUpdate",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlUpdate,
+                            present: true,
+                        }),
+                        resources: &R2,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLDelete",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlDelete,
+                            present: true,
+                        }),
+                        resources: &R3,
+                        conditions: &[],
+                    },
+                ],
             },
             OperationAuthorization {
                 actions: &[ActionRule {
                     action: "dynamodb:ExportTableToPointInTime",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[],
                 }],
             },
@@ -1035,7 +1143,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:GetItem",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[
                         ConditionRule {
                             key: "dynamodb:Attributes",
@@ -1058,7 +1166,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:GetResourcePolicy",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[],
                 }],
             },
@@ -1066,7 +1174,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:ImportTable",
                     only_if: None,
-                    resources: &R7,
+                    resources: &R15,
                     conditions: &[],
                 }],
             },
@@ -1122,7 +1230,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:ListTagsOfResource",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[],
                 }],
             },
@@ -1130,7 +1238,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:PutItem",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[
                         ConditionRule {
                             key: "dynamodb:ReturnConsumedCapacity",
@@ -1153,7 +1261,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:PutResourcePolicy",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[],
                 }],
             },
@@ -1166,7 +1274,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: false,
                         }),
-                        resources: &R1,
+                        resources: &R5,
                         conditions: &[
                             ConditionRule {
                                 key: "dynamodb:Attributes",
@@ -1198,7 +1306,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: true,
                         }),
-                        resources: &R5,
+                        resources: &R9,
                         conditions: &[
                             ConditionRule {
                                 key: "dynamodb:Attributes",
@@ -1229,7 +1337,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:RestoreTableFromBackup",
                     only_if: None,
-                    resources: &R8,
+                    resources: &R16,
                     conditions: &[],
                 }],
             },
@@ -1237,7 +1345,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:RestoreTableToPointInTime",
                     only_if: None,
-                    resources: &R9,
+                    resources: &R17,
                     conditions: &[],
                 }],
             },
@@ -1250,7 +1358,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: false,
                         }),
-                        resources: &R1,
+                        resources: &R5,
                         conditions: &[
                             ConditionRule {
                                 key: "dynamodb:Attributes",
@@ -1282,7 +1390,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: true,
                         }),
-                        resources: &R5,
+                        resources: &R9,
                         conditions: &[
                             ConditionRule {
                                 key: "dynamodb:Attributes",
@@ -1313,7 +1421,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:TagResource",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[ConditionRule {
                         key: "aws:TagKeys",
                         source: Source {
@@ -1327,7 +1435,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:GetItem",
                     only_if: None,
-                    resources: &R10,
+                    resources: &R18,
                     conditions: &[ConditionRule {
                         key: "dynamodb:ReturnConsumedCapacity",
                         source: Source {
@@ -1346,7 +1454,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: true,
                         }),
-                        resources: &R10,
+                        resources: &R18,
                         conditions: &[],
                     },
                     ActionRule {
@@ -1356,7 +1464,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: true,
                         }),
-                        resources: &R11,
+                        resources: &R19,
                         conditions: &[],
                     },
                     ActionRule {
@@ -1366,7 +1474,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: true,
                         }),
-                        resources: &R12,
+                        resources: &R20,
                         conditions: &[],
                     },
                     ActionRule {
@@ -1376,7 +1484,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: true,
                         }),
-                        resources: &R13,
+                        resources: &R21,
                         conditions: &[],
                     },
                 ],
@@ -1385,7 +1493,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:UntagResource",
                     only_if: None,
-                    resources: &R4,
+                    resources: &R8,
                     conditions: &[ConditionRule {
                         key: "aws:TagKeys",
                         source: Source {
@@ -1399,7 +1507,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:UpdateContinuousBackups",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -1412,7 +1520,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: false,
                         }),
-                        resources: &R1,
+                        resources: &R5,
                         conditions: &[],
                     },
                     ActionRule {
@@ -1422,7 +1530,7 @@ pub mod authorization {
                             transform: Transform::Text,
                             present: true,
                         }),
-                        resources: &R5,
+                        resources: &R9,
                         conditions: &[],
                     },
                 ],
@@ -1431,7 +1539,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:UpdateGlobalTable",
                     only_if: None,
-                    resources: &R6,
+                    resources: &R10,
                     conditions: &[],
                 }],
             },
@@ -1439,7 +1547,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:UpdateGlobalTableSettings",
                     only_if: None,
-                    resources: &R6,
+                    resources: &R10,
                     conditions: &[],
                 }],
             },
@@ -1447,7 +1555,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:UpdateItem",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[
                         ConditionRule {
                             key: "dynamodb:ReturnConsumedCapacity",
@@ -1470,7 +1578,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:UpdateKinesisStreamingDestination",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -1478,7 +1586,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:UpdateTable",
                     only_if: None,
-                    resources: &R3,
+                    resources: &R7,
                     conditions: &[],
                 }],
             },
@@ -1486,7 +1594,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:UpdateTableReplicaAutoScaling",
                     only_if: None,
-                    resources: &R3,
+                    resources: &R7,
                     conditions: &[],
                 }],
             },
@@ -1494,7 +1602,7 @@ pub mod authorization {
                 actions: &[ActionRule {
                     action: "dynamodb:UpdateTimeToLive",
                     only_if: None,
-                    resources: &R1,
+                    resources: &R5,
                     conditions: &[],
                 }],
             },
@@ -1507,12 +1615,56 @@ pub mod authorization {
         bindings: &[Binding {
             variable: "TableName",
             pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                transform: Transform::PartiqlSelect,
+            }],
+        }],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                transform: Transform::PartiqlInsert,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                transform: Transform::PartiqlUpdate,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                transform: Transform::PartiqlDelete,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
                 path: &[Step::Member(0), Step::Keys],
                 transform: Transform::NameOrArn,
             }],
         }],
     }];
-    static R1: [ResourceRule; 1] = [ResourceRule {
+    static R5: [ResourceRule; 1] = [ResourceRule {
         resource_type: "table",
         arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
         bindings: &[Binding {
@@ -1523,7 +1675,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R2: [ResourceRule; 2] = [
+    static R6: [ResourceRule; 2] = [
         ResourceRule {
             resource_type: "global-table",
             arn: "arn:${Partition}:dynamodb::${Account}:global-table/${GlobalTableName}",
@@ -1547,7 +1699,7 @@ pub mod authorization {
             }],
         },
     ];
-    static R3: [ResourceRule; 1] = [ResourceRule {
+    static R7: [ResourceRule; 1] = [ResourceRule {
         resource_type: "table",
         arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
         bindings: &[Binding {
@@ -1558,7 +1710,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R4: [ResourceRule; 1] = [ResourceRule {
+    static R8: [ResourceRule; 1] = [ResourceRule {
         resource_type: "arn",
         arn: "${Arn}",
         bindings: &[Binding {
@@ -1569,7 +1721,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R5: [ResourceRule; 1] = [ResourceRule {
+    static R9: [ResourceRule; 1] = [ResourceRule {
         resource_type: "index",
         arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}/index/${IndexName}",
         bindings: &[
@@ -1589,7 +1741,7 @@ pub mod authorization {
             },
         ],
     }];
-    static R6: [ResourceRule; 1] = [ResourceRule {
+    static R10: [ResourceRule; 1] = [ResourceRule {
         resource_type: "global-table",
         arn: "arn:${Partition}:dynamodb::${Account}:global-table/${GlobalTableName}",
         bindings: &[Binding {
@@ -1600,7 +1752,51 @@ pub mod authorization {
             }],
         }],
     }];
-    static R7: [ResourceRule; 1] = [ResourceRule {
+    static R11: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::PartiqlSelect,
+            }],
+        }],
+    }];
+    static R12: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::PartiqlInsert,
+            }],
+        }],
+    }];
+    static R13: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::PartiqlUpdate,
+            }],
+        }],
+    }];
+    static R14: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::PartiqlDelete,
+            }],
+        }],
+    }];
+    static R15: [ResourceRule; 1] = [ResourceRule {
         resource_type: "table",
         arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
         bindings: &[Binding {
@@ -1611,7 +1807,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R8: [ResourceRule; 2] = [
+    static R16: [ResourceRule; 2] = [
         ResourceRule {
             resource_type: "table",
             arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
@@ -1635,7 +1831,7 @@ pub mod authorization {
             }],
         },
     ];
-    static R9: [ResourceRule; 3] = [
+    static R17: [ResourceRule; 3] = [
         ResourceRule {
             resource_type: "table",
             arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
@@ -1670,7 +1866,7 @@ pub mod authorization {
             }],
         },
     ];
-    static R10: [ResourceRule; 1] = [ResourceRule {
+    static R18: [ResourceRule; 1] = [ResourceRule {
         resource_type: "table",
         arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
         bindings: &[Binding {
@@ -1681,7 +1877,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R11: [ResourceRule; 1] = [ResourceRule {
+    static R19: [ResourceRule; 1] = [ResourceRule {
         resource_type: "table",
         arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
         bindings: &[Binding {
@@ -1692,7 +1888,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R12: [ResourceRule; 1] = [ResourceRule {
+    static R20: [ResourceRule; 1] = [ResourceRule {
         resource_type: "table",
         arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
         bindings: &[Binding {
@@ -1703,7 +1899,7 @@ pub mod authorization {
             }],
         }],
     }];
-    static R13: [ResourceRule; 1] = [ResourceRule {
+    static R21: [ResourceRule; 1] = [ResourceRule {
         resource_type: "table",
         arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
         bindings: &[Binding {

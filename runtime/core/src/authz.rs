@@ -11,7 +11,7 @@
 //!
 //! [`evaluate`] never fails and never panics: a member the input leaves out drops the resource
 //! it would fill, and an action left with no resource applies to `*`, as AWS evaluates an
-//! action whose resource it cannot name.
+//! action whose resource it cannot name. It never answers that a request needs nothing.
 //!
 //! ```
 //! use stratus_core::authz::*;
@@ -193,6 +193,14 @@ pub enum Transform {
     /// The value without its leading `/` (SSM's parameter names: `/app/db` is
     /// `parameter/app/db`).
     StripLeadingSlash,
+    /// The table a PartiQL `SELECT … FROM table` reads; nothing for another statement.
+    PartiqlSelect,
+    /// The table of a PartiQL `INSERT INTO table`.
+    PartiqlInsert,
+    /// The table of a PartiQL `UPDATE table`.
+    PartiqlUpdate,
+    /// The table of a PartiQL `DELETE FROM table`.
+    PartiqlDelete,
 }
 
 /// A condition key the request supplies from a member.
@@ -241,7 +249,8 @@ pub struct RequiredAction {
 /// keys); a larger product of bound values is cut off here.
 pub const MAX_RESOURCES: usize = 1000;
 
-/// The actions `entry` says a request with `input` needs in `scope`.
+/// The actions `entry` says a request with `input` needs in `scope`: never none, for an entry
+/// with actions — when no rule's presence condition holds, the first action on `*`.
 pub fn evaluate(entry: &OperationAuthorization, input: &Value, scope: &Scope<'_>) -> Vec<RequiredAction> {
     let mut out = Vec::with_capacity(entry.actions.len());
     for rule in entry.actions {
@@ -270,6 +279,17 @@ pub fn evaluate(entry: &OperationAuthorization, input: &Value, scope: &Scope<'_>
             resources,
             conditions,
         });
+    }
+    // A request none of whose rules apply (a PartiQL statement of no kind the table reads)
+    // still needs something: the first action, on everything.
+    if out.is_empty() {
+        if let Some(first) = entry.actions.first() {
+            out.push(RequiredAction {
+                action: first.action,
+                resources: vec!["*".to_string()],
+                conditions: Vec::new(),
+            });
+        }
     }
     out
 }
@@ -511,6 +531,9 @@ fn transform(value: Option<String>, how: Transform, scope: &Scope<'_>) -> Option
         Transform::QualifierSuffix => Fill::Text(s.map(|q| format!(":{q}")).unwrap_or_default()),
         Transform::Text => Fill::Text(s?),
         Transform::StripLeadingSlash => Fill::Text(s?.trim_start_matches('/').to_string()),
+        Transform::PartiqlSelect | Transform::PartiqlInsert | Transform::PartiqlUpdate | Transform::PartiqlDelete => {
+            Fill::Text(partiql_table(&s?, how)?)
+        }
         Transform::Arn if is_arn => Fill::Arn(s?),
         Transform::Arn => return None,
         Transform::NameOrArn | Transform::LambdaFunction if is_arn => Fill::Arn(s?),
@@ -566,6 +589,57 @@ fn transform(value: Option<String>, how: Transform, scope: &Scope<'_>) -> Option
             Fill::Text(piece.to_string())
         }
     })
+}
+
+/// The table a PartiQL statement of the transform's kind names, by its first keyword and the
+/// identifier after `FROM`, `INTO` or the verb (quoted or not; an index after a `.` is left
+/// out, as the statement's table is what it is authorized on here).
+fn partiql_table(statement: &str, how: Transform) -> Option<String> {
+    let (verb, before_table) = match how {
+        Transform::PartiqlSelect => ("SELECT", "FROM"),
+        Transform::PartiqlInsert => ("INSERT", "INTO"),
+        Transform::PartiqlUpdate => ("UPDATE", "UPDATE"),
+        _ => ("DELETE", "FROM"),
+    };
+    let text = statement.trim_start();
+    let first = text.split(|c: char| c.is_whitespace()).next()?;
+    if !first.eq_ignore_ascii_case(verb) {
+        return None;
+    }
+    // The keyword before the table, outside quotes; for UPDATE it is the verb itself.
+    let mut rest = if verb == before_table {
+        &text[first.len()..]
+    } else {
+        let mut quoted = false;
+        let mut at = None;
+        let bytes = text.as_bytes();
+        for (i, c) in text.char_indices() {
+            match c {
+                '"' | '\'' => quoted = !quoted,
+                _ if !quoted
+                    && i > 0
+                    && bytes[i - 1].is_ascii_whitespace()
+                    && text[i..].len() > before_table.len()
+                    && text.is_char_boundary(i + before_table.len())
+                    && text[i..i + before_table.len()].eq_ignore_ascii_case(before_table)
+                    && bytes[i + before_table.len()].is_ascii_whitespace() =>
+                {
+                    at = Some(i + before_table.len());
+                    break;
+                }
+                _ => {}
+            }
+        }
+        &text[at?..]
+    };
+    rest = rest.trim_start();
+    let name = match rest.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next()?,
+        None => rest
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-')))
+            .next()?,
+    };
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 fn percent_decode(s: &str) -> String {
@@ -782,6 +856,35 @@ mod tests {
         let input = Value::Struct(vec![Some(Value::String("T".into())), Some(strings(&refs)), None]);
         let needed = evaluate(&QUERY, &input, &SCOPE);
         assert_eq!(needed[0].resources.len(), MAX_RESOURCES);
+    }
+
+    #[test]
+    fn partiql_statements_name_their_table() {
+        let cases = [
+            (
+                "SELECT * FROM \"Music\" WHERE Artist = ?",
+                Transform::PartiqlSelect,
+                Some("Music"),
+            ),
+            ("select a from Music.ByArtist", Transform::PartiqlSelect, Some("Music")),
+            ("SELECT \"from\" FROM \"T-1\"", Transform::PartiqlSelect, Some("T-1")),
+            (
+                "INSERT INTO \"Music\" VALUE {'a': 1}",
+                Transform::PartiqlInsert,
+                Some("Music"),
+            ),
+            ("  UPDATE Music SET x = 1", Transform::PartiqlUpdate, Some("Music")),
+            ("DELETE FROM Music WHERE a = 1", Transform::PartiqlDelete, Some("Music")),
+            ("DELETE FROM Music", Transform::PartiqlSelect, None),
+            ("SELECT * FROM", Transform::PartiqlSelect, None),
+            ("SELECT", Transform::PartiqlSelect, None),
+            ("SELECT * FROM \"", Transform::PartiqlSelect, None),
+            ("SELECT 'é FROM x' FROM t", Transform::PartiqlSelect, Some("t")),
+            ("SELECT é FROMé", Transform::PartiqlSelect, None),
+        ];
+        for (statement, how, table) in cases {
+            assert_eq!(text_of(statement, how).as_deref(), table, "{statement}");
+        }
     }
 
     #[test]
