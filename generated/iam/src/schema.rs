@@ -3773,30 +3773,17 @@ pub mod authorization {
             }],
         }],
     }];
-    static R17: [ResourceRule; 2] = [
-        ResourceRule {
-            resource_type: "mfa",
-            arn: "arn:${Partition}:iam::${Account}:mfa/${MfaTokenIdWithPath}",
-            bindings: &[Binding {
-                variable: "MfaTokenIdWithPath",
-                pieces: &[Source {
-                    path: &[Step::Member(0)],
-                    transform: Transform::NameOrArn,
-                }],
+    static R17: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "user",
+        arn: "arn:${Partition}:iam::${Account}:user/${UserNameWithPath}",
+        bindings: &[Binding {
+            variable: "UserNameWithPath",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::Text,
             }],
-        },
-        ResourceRule {
-            resource_type: "user",
-            arn: "arn:${Partition}:iam::${Account}:user/${UserNameWithPath}",
-            bindings: &[Binding {
-                variable: "UserNameWithPath",
-                pieces: &[Source {
-                    path: &[Step::Member(1)],
-                    transform: Transform::Text,
-                }],
-            }],
-        },
-    ];
+        }],
+    }];
     static R18: [ResourceRule; 1] = [ResourceRule {
         resource_type: "saml-provider",
         arn: "arn:${Partition}:iam::${Account}:saml-provider/${SamlProviderName}",
