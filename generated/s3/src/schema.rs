@@ -2007,7 +2007,7 @@ pub mod authorization {
             },
             OperationAuthorization {
                 actions: &[ActionRule {
-                    action: "s3:GetBucketAbac",
+                    action: "s3:GetBucketABAC",
                     only_if: None,
                     resources: &R4,
                     conditions: &[],
@@ -2585,7 +2585,7 @@ pub mod authorization {
             },
             OperationAuthorization {
                 actions: &[ActionRule {
-                    action: "s3:PutBucketAbac",
+                    action: "s3:PutBucketABAC",
                     only_if: None,
                     resources: &R4,
                     conditions: &[],
