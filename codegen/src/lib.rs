@@ -9,6 +9,7 @@
 //! models. Anything in a model the generator does not understand is refused with an error
 //! naming the shape, rather than silently generating something wrong.
 
+pub mod authorization;
 pub mod diff;
 pub mod emit;
 pub mod idl;
@@ -45,6 +46,8 @@ pub enum Error {
     },
     #[error("no model for {sdk_id} in {source_dir} (looked for <sdk-id>.json and <sdk-id>/service/<version>/<sdk-id>-<version>.json)")]
     ModelMissing { sdk_id: String, source_dir: PathBuf },
+    #[error("{file}: {reason}")]
+    Authorization { file: String, reason: String },
     #[error("rustfmt failed on {path}: {reason}")]
     Rustfmt { path: PathBuf, reason: String },
 }

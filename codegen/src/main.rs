@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use stratus_codegen::manifest::Manifest;
 use stratus_codegen::model::Model;
 use stratus_codegen::sync::{sha256_hex, sync_models, OnMismatch};
-use stratus_codegen::{diff, emit, Error};
+use stratus_codegen::{authorization, diff, emit, Error};
 
 const USAGE: &str = "usage:
   stratus-codegen sync --manifest FILE --from DIR --to DIR [--repin]
@@ -64,6 +64,7 @@ fn generate(manifest_path: &Path, models: &Path, out: &Path, only: Option<&str>)
         .and_then(Path::parent)
         .map(|root| root.join("rustfmt.toml"))
         .context("manifest has no parent directory")?;
+    let authorization_dir = manifest_path.parent().unwrap_or(Path::new(".")).join("authorization");
     write_crate(
         &out.join("registry"),
         emit::registry(&manifest.service),
@@ -81,7 +82,11 @@ fn generate(manifest_path: &Path, models: &Path, out: &Path, only: Option<&str>)
             });
         }
         let model = Model::load_json(&path)?;
-        let files = emit::generate(&model, entry, &hash).with_context(|| format!("generating {}", entry.sdk_id))?;
+        // Every service has its authorization data beside the manifest.
+        let data_path = authorization_dir.join(format!("{}.toml", entry.sdk_id));
+        let data = authorization::Data::load(&data_path)?;
+        let files = emit::generate_with_authorization(&model, entry, &hash, Some(&data))
+            .with_context(|| format!("generating {}", entry.sdk_id))?;
         write_crate(&out.join(&entry.sdk_id), files, &rustfmt_config)?;
     }
     Ok(())

@@ -146,7 +146,6 @@ const IGNORED_TRAITS: &[&str] = &[
     "smithy.rules#operationContextParams",
     "smithy.waiters#waitable",
     "smithy.test#smokeTests",
-    "aws.iam#iamAction",
     "aws.iam#conditionKeys",
     "aws.iam#iamResource",
     "aws.iam#defineConditionKeys",
@@ -215,6 +214,8 @@ const HANDLED_TRAITS: &[&str] = &[
     "aws.customizations#s3UnwrappedXmlOutput",
     "aws.api#service",
     "aws.auth#sigv4",
+    // Its action name and resource types seed the authorization table.
+    "aws.iam#iamAction",
 ];
 
 /// Traits the generator does not turn into code but that the IDL loader keeps, because the

@@ -4,6 +4,7 @@
 //! the shapes they reach, Rust names, which members need a `Box` — and the submodules render
 //! `types.rs`, `schema.rs` and `operations.rs` from it.
 
+mod authorization;
 mod operations;
 mod schema;
 mod types;
@@ -12,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value as Node;
 
+use crate::authorization::Data as AuthorizationData;
 use crate::manifest::ServiceEntry;
 use crate::model::{Kind, MemberDef, Model, ShapeDef};
 use crate::names;
@@ -59,11 +61,25 @@ pub(crate) struct ServiceGen<'m> {
     pub boxed: BTreeSet<(String, String)>,
     /// The service trait's name.
     pub trait_name: String,
+    /// The service's authorization data; `None` gives every operation the default rule.
+    pub authorization: Option<&'m AuthorizationData>,
 }
 
-/// Generates the crate for `entry` from its loaded `model`.
+/// Generates the crate for `entry` from its loaded `model`, every operation authorized by the
+/// default rule.
 pub fn generate(model: &Model, entry: &ServiceEntry, model_sha256: &str) -> Result<Vec<GeneratedFile>, Error> {
-    let gen = ServiceGen::new(model, entry, model_sha256)?;
+    generate_with_authorization(model, entry, model_sha256, None)
+}
+
+/// Generates the crate for `entry` from its loaded `model` and its authorization data.
+pub fn generate_with_authorization(
+    model: &Model,
+    entry: &ServiceEntry,
+    model_sha256: &str,
+    authorization: Option<&AuthorizationData>,
+) -> Result<Vec<GeneratedFile>, Error> {
+    let mut gen = ServiceGen::new(model, entry, model_sha256)?;
+    gen.authorization = authorization;
     let crate_name = format!("stratus-gen-{}", entry.sdk_id);
     Ok(vec![
         GeneratedFile {
@@ -150,6 +166,7 @@ impl<'m> ServiceGen<'m> {
             type_names: BTreeMap::new(),
             boxed: BTreeSet::new(),
             trait_name: names::variant_name(&sdk_id(service, entry)?),
+            authorization: None,
         };
         let roots_in: Vec<String> = gen.operations.iter().map(|o| o.input.clone()).collect();
         let roots_out: Vec<String> = gen

@@ -35,11 +35,12 @@ impl ServiceGen<'_> {
             self.shape_static(&mut shapes, shape, &mut pool)?;
         }
         let service = self.service_static()?;
+        let authorization = self.authorization_module()?;
         Ok(format!(
             "{HEADER}\n//! Static schema and constraint tables.\n\n\
              use stratus_core as rt;\n\
              use rt::schema::*;\n\n\
-             {service}\n{}\n{}\n{shapes}",
+             {service}\n{authorization}\n{}\n{}\n{shapes}",
             pool.pattern_defs, pool.constraint_defs
         ))
     }
@@ -326,7 +327,7 @@ impl ServiceGen<'_> {
              query_compatible: {},\nxml_namespace: {xml_ns},\noperations: &[\n{ops}],\n\
              validation: ValidationStyle {{ code: {:?}, http_status: {}, missing_code: {:?}, path_from_input: {}, unanchored_patterns: {}, framework_error: {framework_error} }},\n\
              departures: {departures},\n\
-             model_sha256: {:?},\n}};\n",
+             model_sha256: {:?},\nauthorization: &authorization::AUTHORIZATION,\n}};\n",
             self.sdk_id_text(),
             svc.name(),
             svc.version.clone().unwrap_or_default(),

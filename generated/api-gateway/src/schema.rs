@@ -2857,7 +2857,1654 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "ec98e364fcea90eb0afb2dbf03e4364a1afe2b62abad20efcdbecea8aa6809f6",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "apigateway",
+        resource_types: &[],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R10,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R11,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R12,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R15,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R16,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R17,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R18,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R19,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R20,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R21,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R22,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R23,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R24,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R25,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R26,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R27,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R28,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R29,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R30,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R31,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R32,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R33,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R34,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R35,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R36,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R37,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R38,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R39,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R40,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R41,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R16,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R17,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R18,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R19,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R40,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R20,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R21,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R22,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R23,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R42,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R25,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R43,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R26,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R27,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R28,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R29,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R30,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R44,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R31,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R32,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R45,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R33,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R11,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R46,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R47,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R48,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R34,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R12,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R49,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R50,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R35,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R36,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R37,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R15,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R11,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R25,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R26,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R27,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R28,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R29,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R33,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R51,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R49,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R17,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R28,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R49,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R41,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R16,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R17,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R18,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R19,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R20,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R21,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R22,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R23,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R25,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R26,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R27,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R28,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R29,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R30,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R31,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R32,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R33,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R34,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R52,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R35,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R37,
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/apikeys",
+        bindings: &[],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/authorizers",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/domainnames/${domainName}/basepathmappings",
+        bindings: &[Binding {
+            variable: "domainName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/deployments",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/documentation/parts",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R5: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/documentation/versions",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R6: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/domainnames",
+        bindings: &[],
+    }];
+    static R7: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/domainnameaccessassociations",
+        bindings: &[],
+    }];
+    static R8: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/models",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R9: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/requestvalidators",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R10: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/resources/${parentId}",
+        bindings: &[
+            Binding {
+                variable: "parentId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R11: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis",
+        bindings: &[],
+    }];
+    static R12: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/stages",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R13: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/usageplans",
+        bindings: &[],
+    }];
+    static R14: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/usageplans/${usagePlanId}/keys",
+        bindings: &[Binding {
+            variable: "usagePlanId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R15: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/vpclinks",
+        bindings: &[],
+    }];
+    static R16: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/apikeys/${apiKey}",
+        bindings: &[Binding {
+            variable: "apiKey",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R17: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/authorizers/${authorizerId}",
+        bindings: &[
+            Binding {
+                variable: "authorizerId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R18: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/domainnames/${domainName}/basepathmappings/${basePath}",
+        bindings: &[
+            Binding {
+                variable: "basePath",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "domainName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R19: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/clientcertificates/${clientCertificateId}",
+        bindings: &[Binding {
+            variable: "clientCertificateId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R20: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/deployments/${deploymentId}",
+        bindings: &[
+            Binding {
+                variable: "deploymentId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R21: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/documentation/parts/${documentationPartId}",
+        bindings: &[
+            Binding {
+                variable: "documentationPartId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R22: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/documentation/versions/${documentationVersion}", bindings: &[Binding { variable: "documentationVersion", pieces: &[Source { path: &[Step::Member(1)], transform: Transform::Text },] },Binding { variable: "restApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },] },];
+    static R23: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/domainnames/${domainName}",
+        bindings: &[Binding {
+            variable: "domainName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R24: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/domainnameaccessassociations/${domainNameAccessAssociationArn}",
+        bindings: &[Binding {
+            variable: "domainNameAccessAssociationArn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R25: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/gatewayresponses/${responseType}",
+        bindings: &[
+            Binding {
+                variable: "responseType",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R26: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/resources/${resourceId}/methods/${httpMethod}/integration", bindings: &[Binding { variable: "httpMethod", pieces: &[Source { path: &[Step::Member(2)], transform: Transform::Text },] },Binding { variable: "resourceId", pieces: &[Source { path: &[Step::Member(1)], transform: Transform::Text },] },Binding { variable: "restApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },] },];
+    static R27: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/resources/${resourceId}/methods/${httpMethod}/integration/responses/${statusCode}", bindings: &[Binding { variable: "httpMethod", pieces: &[Source { path: &[Step::Member(2)], transform: Transform::Text },] },Binding { variable: "resourceId", pieces: &[Source { path: &[Step::Member(1)], transform: Transform::Text },] },Binding { variable: "restApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },Binding { variable: "statusCode", pieces: &[Source { path: &[Step::Member(3)], transform: Transform::Text },] },] },];
+    static R28: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/resources/${resourceId}/methods/${httpMethod}", bindings: &[Binding { variable: "httpMethod", pieces: &[Source { path: &[Step::Member(2)], transform: Transform::Text },] },Binding { variable: "resourceId", pieces: &[Source { path: &[Step::Member(1)], transform: Transform::Text },] },Binding { variable: "restApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },] },];
+    static R29: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/resources/${resourceId}/methods/${httpMethod}/responses/${statusCode}", bindings: &[Binding { variable: "httpMethod", pieces: &[Source { path: &[Step::Member(2)], transform: Transform::Text },] },Binding { variable: "resourceId", pieces: &[Source { path: &[Step::Member(1)], transform: Transform::Text },] },Binding { variable: "restApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },Binding { variable: "statusCode", pieces: &[Source { path: &[Step::Member(3)], transform: Transform::Text },] },] },];
+    static R30: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/models/${modelName}",
+        bindings: &[
+            Binding {
+                variable: "modelName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R31: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/requestvalidators/${requestValidatorId}",
+        bindings: &[
+            Binding {
+                variable: "requestValidatorId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R32: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/resources/${resourceId}",
+        bindings: &[
+            Binding {
+                variable: "resourceId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R33: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R34: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/stages/${stageName}",
+        bindings: &[
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "stageName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R35: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/usageplans/${usagePlanId}",
+        bindings: &[Binding {
+            variable: "usagePlanId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R36: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/usageplans/${usagePlanId}/keys/${keyId}",
+        bindings: &[
+            Binding {
+                variable: "keyId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "usagePlanId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R37: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/vpclinks/${vpcLinkId}",
+        bindings: &[Binding {
+            variable: "vpcLinkId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R38: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/stages/${stageName}/cache/authorizers",
+        bindings: &[
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "stageName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R39: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/stages/${stageName}/cache/data",
+        bindings: &[
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "stageName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R40: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/clientcertificates",
+        bindings: &[],
+    }];
+    static R41: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/account",
+        bindings: &[],
+    }];
+    static R42: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/stages/${stageName}/exports/${exportType}",
+        bindings: &[
+            Binding {
+                variable: "exportType",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "stageName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R43: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/gatewayresponses",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R44: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/models/${modelName}/default_template",
+        bindings: &[
+            Binding {
+                variable: "modelName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R45: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/resources",
+        bindings: &[Binding {
+            variable: "restApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R46: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/restapis/${restApiId}/stages/${stageName}/sdks/${sdkType}",
+        bindings: &[
+            Binding {
+                variable: "restApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "sdkType",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "stageName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R47: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/sdktypes/${id}",
+        bindings: &[Binding {
+            variable: "id",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R48: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/sdktypes",
+        bindings: &[],
+    }];
+    static R49: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/tags/${resourceArn}",
+        bindings: &[Binding {
+            variable: "resourceArn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R50: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/usageplans/${usagePlanId}/usage",
+        bindings: &[Binding {
+            variable: "usagePlanId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R51: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/rejectdomainnameaccessassociations",
+        bindings: &[],
+    }];
+    static R52: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/usageplans/${usagePlanId}/keys/${keyId}/usage",
+        bindings: &[
+            Binding {
+                variable: "keyId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "usagePlanId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^([1-5]\\d\\d|\\*|\\s*)$", "^^(?:[1-5][0-9][0-9]|\\*|[\\x{9}-\\x{D}\\x{20}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]*)$$", ::stratus_pattern::Engine::Regex);
 static P_1: ::stratus_pattern::Pattern =

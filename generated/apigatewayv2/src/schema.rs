@@ -1647,7 +1647,1294 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "95c4d15d29c0145614ca263d3daa1e60901020a4f0552f9a5cbbb885d59a28de",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "apigateway",
+        resource_types: &[],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R10,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R11,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R12,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R15,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R16,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R17,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R18,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R19,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R20,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R21,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R22,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R23,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R24,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R25,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R26,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R27,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R28,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R29,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R30,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R15,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R31,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R16,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R18,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R19,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R20,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R21,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R32,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R22,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R33,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R23,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R25,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R34,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R27,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R28,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R35,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R36,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R29,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R12,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:GET",
+                    only_if: None,
+                    resources: &R37,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R38,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PUT",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R39,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:POST",
+                    only_if: None,
+                    resources: &R36,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:DELETE",
+                    only_if: None,
+                    resources: &R36,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R40,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R41,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R18,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R19,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R42,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R43,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R44,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R45,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R46,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R47,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "apigateway:PATCH",
+                    only_if: None,
+                    resources: &R48,
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis",
+        bindings: &[],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames/${DomainName}/apimappings",
+        bindings: &[Binding {
+            variable: "DomainName",
+            pieces: &[Source {
+                path: &[Step::Member(2)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/authorizers",
+        bindings: &[Binding {
+            variable: "ApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/deployments",
+        bindings: &[Binding {
+            variable: "ApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames",
+        bindings: &[],
+    }];
+    static R5: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/integrations",
+        bindings: &[Binding {
+            variable: "ApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R6: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/integrations/${IntegrationId}/integrationresponses", bindings: &[Binding { variable: "ApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },Binding { variable: "IntegrationId", pieces: &[Source { path: &[Step::Member(2)], transform: Transform::Text },] },] },];
+    static R7: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/models",
+        bindings: &[Binding {
+            variable: "ApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R8: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/routes",
+        bindings: &[Binding {
+            variable: "ApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R9: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/routes/${RouteId}/routeresponses",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RouteId",
+                pieces: &[Source {
+                    path: &[Step::Member(4)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R10: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames/${DomainName}/routingrules",
+        bindings: &[Binding {
+            variable: "DomainName",
+            pieces: &[Source {
+                path: &[Step::Member(2)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R11: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/stages",
+        bindings: &[Binding {
+            variable: "ApiId",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R12: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/vpclinks",
+        bindings: &[],
+    }];
+    static R13: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/stages/${StageName}/accesslogsettings",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "StageName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R14: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}",
+        bindings: &[Binding {
+            variable: "ApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R15: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames/${DomainName}/apimappings/${ApiMappingId}",
+        bindings: &[
+            Binding {
+                variable: "ApiMappingId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "DomainName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R16: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/authorizers/${AuthorizerId}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "AuthorizerId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R17: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/cors",
+        bindings: &[Binding {
+            variable: "ApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R18: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/deployments/${DeploymentId}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "DeploymentId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R19: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames/${DomainName}",
+        bindings: &[Binding {
+            variable: "DomainName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R20: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/integrations/${IntegrationId}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "IntegrationId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R21: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/integrations/${IntegrationId}/integrationresponses/${IntegrationResponseId}", bindings: &[Binding { variable: "ApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },Binding { variable: "IntegrationId", pieces: &[Source { path: &[Step::Member(1)], transform: Transform::Text },] },Binding { variable: "IntegrationResponseId", pieces: &[Source { path: &[Step::Member(2)], transform: Transform::Text },] },] },];
+    static R22: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/models/${ModelId}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ModelId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R23: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/routes/${RouteId}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RouteId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R24: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/routes/${RouteId}/requestparameters/${RequestParameterKey}", bindings: &[Binding { variable: "ApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },Binding { variable: "RequestParameterKey", pieces: &[Source { path: &[Step::Member(1)], transform: Transform::Text },] },Binding { variable: "RouteId", pieces: &[Source { path: &[Step::Member(2)], transform: Transform::Text },] },] },];
+    static R25: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/routes/${RouteId}/routeresponses/${RouteResponseId}", bindings: &[Binding { variable: "ApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },Binding { variable: "RouteId", pieces: &[Source { path: &[Step::Member(1)], transform: Transform::Text },] },Binding { variable: "RouteResponseId", pieces: &[Source { path: &[Step::Member(2)], transform: Transform::Text },] },] },];
+    static R26: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/stages/${StageName}/routesettings/${RouteKey}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RouteKey",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "StageName",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R27: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames/${DomainName}/routingrules/${RoutingRuleId}",
+        bindings: &[
+            Binding {
+                variable: "DomainName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RoutingRuleId",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R28: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/stages/${StageName}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "StageName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R29: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/vpclinks/${VpcLinkId}",
+        bindings: &[Binding {
+            variable: "VpcLinkId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R30: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/exports/${Specification}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "Specification",
+                pieces: &[Source {
+                    path: &[Step::Member(4)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R31: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames/${DomainName}/apimappings",
+        bindings: &[Binding {
+            variable: "DomainName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R32: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/integrations/${IntegrationId}/integrationresponses", bindings: &[Binding { variable: "ApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },Binding { variable: "IntegrationId", pieces: &[Source { path: &[Step::Member(1)], transform: Transform::Text },] },] },];
+    static R33: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/models/${ModelId}/template",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ModelId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R34: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/routes/${RouteId}/routeresponses",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RouteId",
+                pieces: &[Source {
+                    path: &[Step::Member(3)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R35: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/stages",
+        bindings: &[Binding {
+            variable: "ApiId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R36: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/tags/${ResourceArn}",
+        bindings: &[Binding {
+            variable: "ResourceArn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R37: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames/${DomainName}/routingrules",
+        bindings: &[Binding {
+            variable: "DomainName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R38: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames/${DomainName}/routingrules/${RoutingRuleId}",
+        bindings: &[
+            Binding {
+                variable: "DomainName",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RoutingRuleId",
+                pieces: &[Source {
+                    path: &[Step::Member(5)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R39: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/stages/${StageName}/cache/authorizers",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "StageName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R40: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/domainnames/${DomainName}/apimappings/${ApiMappingId}",
+        bindings: &[
+            Binding {
+                variable: "ApiMappingId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "DomainName",
+                pieces: &[Source {
+                    path: &[Step::Member(3)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R41: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/authorizers/${AuthorizerId}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "AuthorizerId",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R42: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/integrations/${IntegrationId}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "IntegrationId",
+                pieces: &[Source {
+                    path: &[Step::Member(6)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R43: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/integrations/${IntegrationId}/integrationresponses/${IntegrationResponseId}", bindings: &[Binding { variable: "ApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },Binding { variable: "IntegrationId", pieces: &[Source { path: &[Step::Member(2)], transform: Transform::Text },] },Binding { variable: "IntegrationResponseId", pieces: &[Source { path: &[Step::Member(3)], transform: Transform::Text },] },] },];
+    static R44: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/models/${ModelId}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ModelId",
+                pieces: &[Source {
+                    path: &[Step::Member(3)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R45: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/routes/${RouteId}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RouteId",
+                pieces: &[Source {
+                    path: &[Step::Member(9)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R46: [ResourceRule; 1] = [ResourceRule { resource_type: "route", arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/routes/${RouteId}/routeresponses/${RouteResponseId}", bindings: &[Binding { variable: "ApiId", pieces: &[Source { path: &[Step::Member(0)], transform: Transform::Text },] },Binding { variable: "RouteId", pieces: &[Source { path: &[Step::Member(4)], transform: Transform::Text },] },Binding { variable: "RouteResponseId", pieces: &[Source { path: &[Step::Member(5)], transform: Transform::Text },] },] },];
+    static R47: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/apis/${ApiId}/stages/${StageName}",
+        bindings: &[
+            Binding {
+                variable: "ApiId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "StageName",
+                pieces: &[Source {
+                    path: &[Step::Member(8)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R48: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "route",
+        arn: "arn:${Partition}:apigateway:${Region}::/v2/vpclinks/${VpcLinkId}",
+        bindings: &[Binding {
+            variable: "VpcLinkId",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+}
 
 pub static ACCESS_DENIED_EXCEPTION: Shape = Shape {
     members: &[Member {

@@ -816,7 +816,803 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "193893a330a34c22aa3caeffa23706a14439e30fb0f3eb0e3b0ea0c32f7165b3",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "cloudformation",
+        resource_types: &[
+            ResourceType {
+                name: "stack",
+                arn: "arn:${Partition}:cloudformation:${Region}:${Account}:stack/${StackName}/*",
+            },
+            ResourceType {
+                name: "stackset",
+                arn: "arn:${Partition}:cloudformation:${Region}:${Account}:stackset/${StackSetName}:*",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ActivateOrganizationsAccess",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ActivateType",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:BatchDescribeTypeConfigurations",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:CancelUpdateStack",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ContinueUpdateRollback",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:CreateChangeSet",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:CreateGeneratedTemplate",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:CreateStack",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:CreateStackInstances",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:CreateStackRefactor",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:CreateStackSet",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DeactivateOrganizationsAccess",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DeactivateType",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DeleteChangeSet",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DeleteGeneratedTemplate",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DeleteStack",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DeleteStackInstances",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DeleteStackSet",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DeregisterType",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeAccountLimits",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeChangeSet",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeChangeSetHooks",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeGeneratedTemplate",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeOrganizationsAccess",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribePublisher",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeResourceScan",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStackDriftDetectionStatus",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStackEvents",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStackInstance",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStackRefactor",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStackResource",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStackResourceDrifts",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStackResources",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStackSet",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStackSetOperation",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeStacks",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeType",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DescribeTypeRegistration",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DetectStackDrift",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DetectStackResourceDrift",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:DetectStackSetDrift",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:EstimateTemplateCost",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ExecuteChangeSet",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ExecuteStackRefactor",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:GetGeneratedTemplate",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:GetStackPolicy",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:GetTemplate",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:GetTemplateSummary",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ImportStacksToStackSet",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListChangeSets",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListExports",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListGeneratedTemplates",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListHookResults",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListImports",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListResourceScanRelatedResources",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListResourceScanResources",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListResourceScans",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStackInstanceResourceDrifts",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStackInstances",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStackRefactorActions",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStackRefactors",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStackResources",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStackSetAutoDeploymentTargets",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStackSetOperationResults",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStackSetOperations",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStackSets",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListStacks",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListTypeRegistrations",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListTypeVersions",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ListTypes",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:PublishType",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:RecordHandlerProgress",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:RegisterPublisher",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:RegisterType",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:RollbackStack",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:SetStackPolicy",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:SetTypeConfiguration",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:SetTypeDefaultVersion",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:SignalResource",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:StartResourceScan",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:StopStackSetOperation",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:TestType",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:UpdateGeneratedTemplate",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:UpdateStack",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:UpdateStackInstances",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:UpdateStackSet",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:UpdateTerminationProtection",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudformation:ValidateTemplate",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "stack",
+        arn: "arn:${Partition}:cloudformation:${Region}:${Account}:stack/${StackName}/*",
+        bindings: &[Binding {
+            variable: "StackName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "stack",
+        arn: "arn:${Partition}:cloudformation:${Region}:${Account}:stack/${StackName}/*",
+        bindings: &[Binding {
+            variable: "StackName",
+            pieces: &[Source {
+                path: &[Step::Member(2)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "stackset",
+        arn: "arn:${Partition}:cloudformation:${Region}:${Account}:stackset/${StackSetName}:*",
+        bindings: &[Binding {
+            variable: "StackSetName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "stack",
+        arn: "arn:${Partition}:cloudformation:${Region}:${Account}:stack/${StackName}/*",
+        bindings: &[Binding {
+            variable: "StackName",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "stack",
+            arn: "arn:${Partition}:cloudformation:${Region}:${Account}:stack/${StackName}/*",
+            bindings: &[Binding {
+                variable: "StackName",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::NameOrArn,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "stackset",
+            arn: "arn:${Partition}:cloudformation:${Region}:${Account}:stackset/${StackSetName}:*",
+            bindings: &[Binding {
+                variable: "StackSetName",
+                pieces: &[Source {
+                    path: &[Step::Member(3)],
+                    transform: Transform::NameOrArn,
+                }],
+            }],
+        },
+    ];
+}
 
 static P_0: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[0-9]{12}$", "^^[0-9]{12}$$", ::stratus_pattern::Engine::Regex);

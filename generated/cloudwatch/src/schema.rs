@@ -452,7 +452,405 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "186a18b01d3b6e4d9c4b0515384019a7f6f074628bf3f0d3b78a6d9eb81af461",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "cloudwatch",
+        resource_types: &[
+            ResourceType {
+                name: "alarm",
+                arn: "arn:${Partition}:cloudwatch:${Region}:${Account}:alarm:${AlarmName}",
+            },
+            ResourceType {
+                name: "dashboard",
+                arn: "arn:${Partition}:cloudwatch::${Account}:dashboard/${DashboardName}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DeleteAlarms",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DeleteAnomalyDetector",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DeleteDashboards",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DeleteInsightRules",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DeleteMetricStream",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DescribeAlarmContributors",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DescribeAlarmHistory",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DescribeAlarms",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DescribeAlarmsForMetric",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DescribeAnomalyDetectors",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DescribeInsightRules",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DisableAlarmActions",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:DisableInsightRules",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:EnableAlarmActions",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:EnableInsightRules",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:GetDashboard",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:GetInsightRuleReport",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:GetMetricData",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:GetMetricStatistics",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:GetMetricStream",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:GetMetricWidgetImage",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:ListDashboards",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:ListManagedInsightRules",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:ListMetricStreams",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:ListMetrics",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:ListTagsForResource",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:PutAnomalyDetector",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:PutCompositeAlarm",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:PutDashboard",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:PutInsightRule",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:PutManagedInsightRules",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:PutMetricAlarm",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:PutMetricData",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[ConditionRule {
+                        key: "cloudwatch:namespace",
+                        source: Source {
+                            path: &[Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:PutMetricStream",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:SetAlarmState",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:StartMetricStreams",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:StopMetricStreams",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:TagResource",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "cloudwatch:UntagResource",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "alarm",
+        arn: "arn:${Partition}:cloudwatch:${Region}:${Account}:alarm:${AlarmName}",
+        bindings: &[Binding {
+            variable: "AlarmName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "dashboard",
+        arn: "arn:${Partition}:cloudwatch::${Account}:dashboard/${DashboardName}",
+        bindings: &[Binding {
+            variable: "DashboardName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "alarm",
+        arn: "arn:${Partition}:cloudwatch:${Region}:${Account}:alarm:${AlarmName}",
+        bindings: &[Binding {
+            variable: "AlarmName",
+            pieces: &[Source {
+                path: &[Step::Member(3)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(SampleCount|Average|Sum|Minimum|Maximum|IQM|(p|tc|tm|ts|wm)(\\d{1,2}(\\.\\d{0,10})?|100)|[ou]\\d+(\\.\\d*)?)(_E|_L|_H)?|(TM|TC|TS|WM)\\(((((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%)?:((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%|((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%:(((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%)?)\\)|(TM|TC|TS|WM|PR)\\(((\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)):((\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)))?|((\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)))?:(\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)))\\)$", "^(?:^(?:SampleCount|Average|Sum|Minimum|Maximum|IQM|(?:p|tc|tm|ts|wm)(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100)|[ou][0-9]+(?:\\.[0-9]*)?)(?:_E|_L|_H)?|(?:TM|TC|TS|WM)\\((?:(?:(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%)?:(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%|(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%:(?:(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%)?)\\)|(?:TM|TC|TS|WM|PR)\\((?:(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+):(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+)?|(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+)?:(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+))\\)$)$", ::stratus_pattern::Engine::Regex);
 static P_1: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(

@@ -774,7 +774,1200 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "08614bd289841fc18b631a7fe626e6471abb705101fe88eaebaaf93ca0f48319",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "dynamodb",
+        resource_types: &[
+            ResourceType {
+                name: "backup",
+                arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}/backup/${BackupName}",
+            },
+            ResourceType {
+                name: "export",
+                arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}/export/${ExportName}",
+            },
+            ResourceType {
+                name: "global-table",
+                arn: "arn:${Partition}:dynamodb::${Account}:global-table/${GlobalTableName}",
+            },
+            ResourceType {
+                name: "import",
+                arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}/import/${ImportName}",
+            },
+            ResourceType {
+                name: "index",
+                arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}/index/${IndexName}",
+            },
+            ResourceType {
+                name: "stream",
+                arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}/stream/${StreamLabel}",
+            },
+            ResourceType {
+                name: "table",
+                arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:PartiQLSelect",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlSelect,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLInsert",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlInsert,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLUpdate",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlUpdate,
+                            present: true,
+                        }),
+                        resources: &R2,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLDelete",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlDelete,
+                            present: true,
+                        }),
+                        resources: &R3,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:BatchGetItem",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[ConditionRule {
+                        key: "dynamodb:ReturnConsumedCapacity",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:BatchWriteItem",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[ConditionRule {
+                        key: "dynamodb:ReturnConsumedCapacity",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:CreateBackup",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:CreateGlobalTable",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:CreateTable",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(9), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DeleteBackup",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DeleteItem",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[
+                        ConditionRule {
+                            key: "dynamodb:ReturnConsumedCapacity",
+                            source: Source {
+                                path: &[Step::Member(5)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "dynamodb:ReturnValues",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DeleteResourcePolicy",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DeleteTable",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeBackup",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeContinuousBackups",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:DescribeContributorInsights",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R5,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:DescribeContributorInsights",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R9,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeEndpoints",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeExport",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeGlobalTable",
+                    only_if: None,
+                    resources: &R10,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeGlobalTableSettings",
+                    only_if: None,
+                    resources: &R10,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeImport",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeKinesisStreamingDestination",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeLimits",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeTable",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeTableReplicaAutoScaling",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DescribeTimeToLive",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:DisableKinesisStreamingDestination",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:EnableKinesisStreamingDestination",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:PartiQLSelect",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::PartiqlSelect,
+                            present: true,
+                        }),
+                        resources: &R11,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLInsert",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::PartiqlInsert,
+                            present: true,
+                        }),
+                        resources: &R12,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLUpdate",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::PartiqlUpdate,
+                            present: true,
+                        }),
+                        resources: &R13,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLDelete",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::PartiqlDelete,
+                            present: true,
+                        }),
+                        resources: &R14,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:PartiQLSelect",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlSelect,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLInsert",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlInsert,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLUpdate",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlUpdate,
+                            present: true,
+                        }),
+                        resources: &R2,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PartiQLDelete",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::PartiqlDelete,
+                            present: true,
+                        }),
+                        resources: &R3,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:ExportTableToPointInTime",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:GetItem",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[
+                        ConditionRule {
+                            key: "dynamodb:Attributes",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "dynamodb:ReturnConsumedCapacity",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:GetResourcePolicy",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:ImportTable",
+                    only_if: None,
+                    resources: &R15,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:ListBackups",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:ListContributorInsights",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:ListExports",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:ListGlobalTables",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:ListImports",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:ListTables",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:ListTagsOfResource",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:PutItem",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[
+                        ConditionRule {
+                            key: "dynamodb:ReturnConsumedCapacity",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "dynamodb:ReturnValues",
+                            source: Source {
+                                path: &[Step::Member(3)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:PutResourcePolicy",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:Query",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R5,
+                        conditions: &[
+                            ConditionRule {
+                                key: "dynamodb:Attributes",
+                                source: Source {
+                                    path: &[Step::Member(3)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "dynamodb:ReturnConsumedCapacity",
+                                source: Source {
+                                    path: &[Step::Member(11)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "dynamodb:Select",
+                                source: Source {
+                                    path: &[Step::Member(2)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "dynamodb:Query",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R9,
+                        conditions: &[
+                            ConditionRule {
+                                key: "dynamodb:Attributes",
+                                source: Source {
+                                    path: &[Step::Member(3)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "dynamodb:ReturnConsumedCapacity",
+                                source: Source {
+                                    path: &[Step::Member(11)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "dynamodb:Select",
+                                source: Source {
+                                    path: &[Step::Member(2)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:RestoreTableFromBackup",
+                    only_if: None,
+                    resources: &R16,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:RestoreTableToPointInTime",
+                    only_if: None,
+                    resources: &R17,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:Scan",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R5,
+                        conditions: &[
+                            ConditionRule {
+                                key: "dynamodb:Attributes",
+                                source: Source {
+                                    path: &[Step::Member(2)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "dynamodb:ReturnConsumedCapacity",
+                                source: Source {
+                                    path: &[Step::Member(8)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "dynamodb:Select",
+                                source: Source {
+                                    path: &[Step::Member(4)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "dynamodb:Scan",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R9,
+                        conditions: &[
+                            ConditionRule {
+                                key: "dynamodb:Attributes",
+                                source: Source {
+                                    path: &[Step::Member(2)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "dynamodb:ReturnConsumedCapacity",
+                                source: Source {
+                                    path: &[Step::Member(8)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "dynamodb:Select",
+                                source: Source {
+                                    path: &[Step::Member(4)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:TagResource",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:GetItem",
+                    only_if: None,
+                    resources: &R18,
+                    conditions: &[ConditionRule {
+                        key: "dynamodb:ReturnConsumedCapacity",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:ConditionCheckItem",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R18,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:PutItem",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R19,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:DeleteItem",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(2)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R20,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:UpdateItem",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0), Step::Each, Step::Member(3)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R21,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:UntagResource",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:UpdateContinuousBackups",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "dynamodb:UpdateContributorInsights",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R5,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "dynamodb:UpdateContributorInsights",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R9,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:UpdateGlobalTable",
+                    only_if: None,
+                    resources: &R10,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:UpdateGlobalTableSettings",
+                    only_if: None,
+                    resources: &R10,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:UpdateItem",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[
+                        ConditionRule {
+                            key: "dynamodb:ReturnConsumedCapacity",
+                            source: Source {
+                                path: &[Step::Member(6)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "dynamodb:ReturnValues",
+                            source: Source {
+                                path: &[Step::Member(5)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:UpdateKinesisStreamingDestination",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:UpdateTable",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:UpdateTableReplicaAutoScaling",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "dynamodb:UpdateTimeToLive",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                transform: Transform::PartiqlSelect,
+            }],
+        }],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                transform: Transform::PartiqlInsert,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                transform: Transform::PartiqlUpdate,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(0)],
+                transform: Transform::PartiqlDelete,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Keys],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R5: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R6: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "global-table",
+            arn: "arn:${Partition}:dynamodb::${Account}:global-table/${GlobalTableName}",
+            bindings: &[Binding {
+                variable: "GlobalTableName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "table",
+            arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+            bindings: &[Binding {
+                variable: "TableName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+    ];
+    static R7: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R8: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R9: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "index",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}/index/${IndexName}",
+        bindings: &[
+            Binding {
+                variable: "IndexName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "TableName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::NameOrArn,
+                }],
+            },
+        ],
+    }];
+    static R10: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "global-table",
+        arn: "arn:${Partition}:dynamodb::${Account}:global-table/${GlobalTableName}",
+        bindings: &[Binding {
+            variable: "GlobalTableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R11: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::PartiqlSelect,
+            }],
+        }],
+    }];
+    static R12: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::PartiqlInsert,
+            }],
+        }],
+    }];
+    static R13: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::PartiqlUpdate,
+            }],
+        }],
+    }];
+    static R14: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::PartiqlDelete,
+            }],
+        }],
+    }];
+    static R15: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(5), Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R16: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "table",
+            arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+            bindings: &[Binding {
+                variable: "TableName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "arn",
+            arn: "${Arn}",
+            bindings: &[Binding {
+                variable: "Arn",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
+    static R17: [ResourceRule; 3] = [
+        ResourceRule {
+            resource_type: "table",
+            arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+            bindings: &[Binding {
+                variable: "TableName",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "table",
+            arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+            bindings: &[Binding {
+                variable: "TableName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "arn",
+            arn: "${Arn}",
+            bindings: &[Binding {
+                variable: "Arn",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
+    static R18: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(0), Step::Member(1)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R19: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(1), Step::Member(1)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R20: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(2), Step::Member(1)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R21: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "table",
+        arn: "arn:${Partition}:dynamodb:${Region}:${Account}:table/${TableName}",
+        bindings: &[Binding {
+            variable: "TableName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(3), Step::Member(2)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^\\p{Print}+$", "^^[\\x{20}-\\~]+$$", ::stratus_pattern::Engine::Regex);

@@ -667,7 +667,764 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "b1fe9ee70be33ad57ba590ed2846f49744adcda8ea159b5f2b2b8cc21d447c84",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "events",
+        resource_types: &[
+            ResourceType {
+                name: "event-bus",
+                arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
+            },
+            ResourceType {
+                name: "rule-on-custom-event-bus",
+                arn: "arn:${Partition}:events:${Region}:${Account}:rule/${EventBusName}/${RuleName}",
+            },
+            ResourceType {
+                name: "rule-on-default-event-bus",
+                arn: "arn:${Partition}:events:${Region}:${Account}:rule/${RuleName}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ActivateEventSource",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:CancelReplay",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:CreateApiDestination",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:CreateArchive",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:CreateConnection",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:CreateEndpoint",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:CreateEventBus",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:CreatePartnerEventSource",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DeactivateEventSource",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DeauthorizeConnection",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DeleteApiDestination",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DeleteArchive",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DeleteConnection",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DeleteEndpoint",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DeleteEventBus",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DeletePartnerEventSource",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:DeleteRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:DeleteRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DescribeApiDestination",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DescribeArchive",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DescribeConnection",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DescribeEndpoint",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DescribeEventBus",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DescribeEventSource",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DescribePartnerEventSource",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:DescribeReplay",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:DescribeRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:DescribeRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:DisableRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:DisableRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:EnableRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:EnableRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListApiDestinations",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListArchives",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListConnections",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListEndpoints",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListEventBuses",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListEventSources",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListPartnerEventSourceAccounts",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListPartnerEventSources",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListReplays",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListRuleNamesByTarget",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListRules",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:ListTagsForResource",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:ListTargetsByRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:ListTargetsByRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:PutEvents",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[
+                        ConditionRule {
+                            key: "events:detail-type",
+                            source: Source {
+                                path: &[Step::Member(0), Step::Each, Step::Member(3)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "events:source",
+                            source: Source {
+                                path: &[Step::Member(0), Step::Each, Step::Member(1)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:PutPartnerEvents",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:PutPermission",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:PutRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(7)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(6), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "events:PutRule",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(7)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R6,
+                        conditions: &[ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(6), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:PutTargets",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:PutTargets",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:RemovePermission",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "events:RemoveTargets",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "events:RemoveTargets",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:StartReplay",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:TagResource",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:TestEventPattern",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:UntagResource",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:UpdateApiDestination",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:UpdateArchive",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:UpdateConnection",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:UpdateEndpoint",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "events:UpdateEventBus",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "rule-on-default-event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:rule/${RuleName}",
+        bindings: &[Binding {
+            variable: "RuleName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "rule-on-custom-event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:rule/${EventBusName}/${RuleName}",
+        bindings: &[
+            Binding {
+                variable: "EventBusName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RuleName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
+        bindings: &[Binding {
+            variable: "EventBusName",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
+        bindings: &[Binding {
+            variable: "EventBusName",
+            pieces: &[Source {
+                path: &[Step::Member(0), Step::Each, Step::Member(5)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R5: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
+        bindings: &[Binding {
+            variable: "EventBusName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R6: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "rule-on-custom-event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:rule/${EventBusName}/${RuleName}",
+        bindings: &[
+            Binding {
+                variable: "EventBusName",
+                pieces: &[Source {
+                    path: &[Step::Member(7)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "RuleName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R7: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "event-bus",
+        arn: "arn:${Partition}:events:${Region}:${Account}:event-bus/${EventBusName}",
+        bindings: &[Binding {
+            variable: "EventBusName",
+            pieces: &[Source {
+                path: &[Step::Member(2)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^\\d{12}$", "^^[0-9]{12}$$", ::stratus_pattern::Engine::Regex);

@@ -173,7 +173,132 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "d6592d9e8857e807aa0af3a18dcfc5e5425afbcd470defa809d8ef39d9cf5b57",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "firehose",
+        resource_types: &[ResourceType {
+            name: "deliverystream",
+            arn: "arn:${Partition}:firehose:${Region}:${Account}:deliverystream/${DeliveryStreamName}",
+        }],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:CreateDeliveryStream",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:DeleteDeliveryStream",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:DescribeDeliveryStream",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:ListDeliveryStreams",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:ListTagsForDeliveryStream",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:PutRecord",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:PutRecordBatch",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:StartDeliveryStreamEncryption",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:StopDeliveryStreamEncryption",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:TagDeliveryStream",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:UntagDeliveryStream",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "firehose:UpdateDestination",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "deliverystream",
+        arn: "arn:${Partition}:firehose:${Region}:${Account}:deliverystream/${DeliveryStreamName}",
+        bindings: &[Binding {
+            variable: "DeliveryStreamName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:kms:[a-zA-Z0-9\\-]+:\\d{12}:(key|alias)/[a-zA-Z_0-9+=,.@\\-_/]+$", "^^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:kms:[\\-0-9A-Za-z]+:[0-9]{12}:(?:key|alias)/[\\+-9=@-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
 static P_1: ::stratus_pattern::Pattern =

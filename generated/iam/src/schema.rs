@@ -2050,7 +2050,1951 @@ pub static SERVICE: Service = Service {
         omitted_default_members: &[("ListServiceSpecificCredentials", "IsTruncated")],
     },
     model_sha256: "e1d56568a5bb1e17ea757e47b7830cc7dc447767f98ab08d8430bc440e1ce817",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "iam",
+        resource_types: &[
+            ResourceType {
+                name: "group",
+                arn: "arn:${Partition}:iam::${Account}:group/${GroupNameWithPath}",
+            },
+            ResourceType {
+                name: "instance-profile",
+                arn: "arn:${Partition}:iam::${Account}:instance-profile/${InstanceProfileNameWithPath}",
+            },
+            ResourceType {
+                name: "mfa",
+                arn: "arn:${Partition}:iam::${Account}:mfa/${MfaTokenIdWithPath}",
+            },
+            ResourceType {
+                name: "oidc-provider",
+                arn: "arn:${Partition}:iam::${Account}:oidc-provider/${OidcProviderName}",
+            },
+            ResourceType {
+                name: "policy",
+                arn: "arn:${Partition}:iam::${Account}:policy/${PolicyNameWithPath}",
+            },
+            ResourceType {
+                name: "role",
+                arn: "arn:${Partition}:iam::${Account}:role/${RoleNameWithPath}",
+            },
+            ResourceType {
+                name: "saml-provider",
+                arn: "arn:${Partition}:iam::${Account}:saml-provider/${SamlProviderName}",
+            },
+            ResourceType {
+                name: "server-certificate",
+                arn: "arn:${Partition}:iam::${Account}:server-certificate/${CertificateNameWithPath}",
+            },
+            ResourceType {
+                name: "user",
+                arn: "arn:${Partition}:iam::${Account}:user/${UserNameWithPath}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:AcceptDelegationRequest",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:AddClientIDToOpenIDConnectProvider",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:AddRoleToInstanceProfile",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:AddUserToGroup",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:AssociateDelegationRequest",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:AttachGroupPolicy",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[ConditionRule {
+                        key: "iam:PolicyARN",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:AttachRolePolicy",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[ConditionRule {
+                        key: "iam:PolicyARN",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:AttachUserPolicy",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[ConditionRule {
+                        key: "iam:PolicyARN",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ChangePassword",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateAccessKey",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateAccountAlias",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateDelegationRequest",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateGroup",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateInstanceProfile",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(2), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateLoginProfile",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateOpenIDConnectProvider",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(3), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreatePolicy",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(4), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreatePolicyVersion",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateRole",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(6), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "iam:PermissionsBoundary",
+                            source: Source {
+                                path: &[Step::Member(5)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateSAMLProvider",
+                    only_if: None,
+                    resources: &R10,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(2), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateServiceLinkedRole",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[ConditionRule {
+                        key: "iam:AWSServiceName",
+                        source: Source {
+                            path: &[Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateServiceSpecificCredential",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateUser",
+                    only_if: None,
+                    resources: &R11,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(3), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "iam:PermissionsBoundary",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:CreateVirtualMFADevice",
+                    only_if: None,
+                    resources: &R12,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(2), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeactivateMFADevice",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteAccessKey",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteAccountAlias",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteAccountPasswordPolicy",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteGroup",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteGroupPolicy",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteInstanceProfile",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteLoginProfile",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteOpenIDConnectProvider",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeletePolicy",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeletePolicyVersion",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteRole",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteRolePermissionsBoundary",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteRolePolicy",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteSAMLProvider",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteSSHPublicKey",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteServerCertificate",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteServiceLinkedRole",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteServiceSpecificCredential",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteSigningCertificate",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteUser",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteUserPermissionsBoundary",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteUserPolicy",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DeleteVirtualMFADevice",
+                    only_if: None,
+                    resources: &R15,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DetachGroupPolicy",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[ConditionRule {
+                        key: "iam:PolicyARN",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DetachRolePolicy",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[ConditionRule {
+                        key: "iam:PolicyARN",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DetachUserPolicy",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[ConditionRule {
+                        key: "iam:PolicyARN",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DisableOrganizationsRootCredentialsManagement",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DisableOrganizationsRootSessions",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:DisableOutboundWebIdentityFederation",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:EnableMFADevice",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:EnableOrganizationsRootCredentialsManagement",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:EnableOrganizationsRootSessions",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:EnableOutboundWebIdentityFederation",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GenerateCredentialReport",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GenerateOrganizationsAccessReport",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[ConditionRule {
+                        key: "iam:OrganizationsPolicyId",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GenerateServiceLastAccessedDetails",
+                    only_if: None,
+                    resources: &R16,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetAccessKeyLastUsed",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetAccountAuthorizationDetails",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetAccountPasswordPolicy",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetAccountSummary",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetContextKeysForCustomPolicy",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetContextKeysForPrincipalPolicy",
+                    only_if: None,
+                    resources: &R16,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetCredentialReport",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetDelegationRequest",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetGroup",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetGroupPolicy",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetHumanReadableSummary",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetInstanceProfile",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetLoginProfile",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetMFADevice",
+                    only_if: None,
+                    resources: &R17,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetOpenIDConnectProvider",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetOrganizationsAccessReport",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetOutboundWebIdentityFederationInfo",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetPolicy",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetPolicyVersion",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetRole",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetRolePolicy",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetSAMLProvider",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetSSHPublicKey",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetServerCertificate",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetServiceLastAccessedDetails",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetServiceLastAccessedDetailsWithEntities",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetServiceLinkedRoleDeletionStatus",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetUser",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:GetUserPolicy",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListAccessKeys",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListAccountAliases",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListAttachedGroupPolicies",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListAttachedRolePolicies",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListAttachedUserPolicies",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListDelegationRequests",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListEntitiesForPolicy",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListGroupPolicies",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListGroups",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListGroupsForUser",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListInstanceProfileTags",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListInstanceProfiles",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListInstanceProfilesForRole",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListMFADeviceTags",
+                    only_if: None,
+                    resources: &R15,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListMFADevices",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListOpenIDConnectProviderTags",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListOpenIDConnectProviders",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListOrganizationsFeatures",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListPolicies",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListPoliciesGrantingServiceAccess",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListPolicyTags",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListPolicyVersions",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListRolePolicies",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListRoleTags",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListRoles",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListSAMLProviderTags",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListSAMLProviders",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListSSHPublicKeys",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListServerCertificateTags",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListServerCertificates",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListServiceSpecificCredentials",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListSigningCertificates",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListUserPolicies",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListUserTags",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListUsers",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ListVirtualMFADevices",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:PutGroupPolicy",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:PutRolePermissionsBoundary",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[ConditionRule {
+                        key: "iam:PermissionsBoundary",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:PutRolePolicy",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:PutUserPermissionsBoundary",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[ConditionRule {
+                        key: "iam:PermissionsBoundary",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:PutUserPolicy",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:RejectDelegationRequest",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:RemoveClientIDFromOpenIDConnectProvider",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:RemoveRoleFromInstanceProfile",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:RemoveUserFromGroup",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ResetServiceSpecificCredential",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:ResyncMFADevice",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:SendDelegationToken",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:SetDefaultPolicyVersion",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:SetSecurityTokenServicePreferences",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:SimulateCustomPolicy",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:SimulatePrincipalPolicy",
+                    only_if: None,
+                    resources: &R16,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:TagInstanceProfile",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:TagMFADevice",
+                    only_if: None,
+                    resources: &R15,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:TagOpenIDConnectProvider",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:TagPolicy",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:TagRole",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:TagSAMLProvider",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:TagServerCertificate",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:TagUser",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UntagInstanceProfile",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UntagMFADevice",
+                    only_if: None,
+                    resources: &R15,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UntagOpenIDConnectProvider",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UntagPolicy",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UntagRole",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UntagSAMLProvider",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UntagServerCertificate",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UntagUser",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateAccessKey",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateAccountPasswordPolicy",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateAssumeRolePolicy",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateDelegationRequest",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateGroup",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateLoginProfile",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateOpenIDConnectProviderThumbprint",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateRole",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateRoleDescription",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateSAMLProvider",
+                    only_if: None,
+                    resources: &R18,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateSSHPublicKey",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateServerCertificate",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateServiceSpecificCredential",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateSigningCertificate",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UpdateUser",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UploadSSHPublicKey",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UploadServerCertificate",
+                    only_if: None,
+                    resources: &R19,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(5), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "iam:UploadSigningCertificate",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "oidc-provider",
+        arn: "arn:${Partition}:iam::${Account}:oidc-provider/${OidcProviderName}",
+        bindings: &[Binding {
+            variable: "OidcProviderName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "instance-profile",
+        arn: "arn:${Partition}:iam::${Account}:instance-profile/${InstanceProfileNameWithPath}",
+        bindings: &[Binding {
+            variable: "InstanceProfileNameWithPath",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "group",
+        arn: "arn:${Partition}:iam::${Account}:group/${GroupNameWithPath}",
+        bindings: &[Binding {
+            variable: "GroupNameWithPath",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "role",
+        arn: "arn:${Partition}:iam::${Account}:role/${RoleNameWithPath}",
+        bindings: &[Binding {
+            variable: "RoleNameWithPath",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "user",
+        arn: "arn:${Partition}:iam::${Account}:user/${UserNameWithPath}",
+        bindings: &[Binding {
+            variable: "UserNameWithPath",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R5: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "group",
+        arn: "arn:${Partition}:iam::${Account}:group/${GroupNameWithPath}",
+        bindings: &[Binding {
+            variable: "GroupNameWithPath",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::IamPath,
+                },
+                Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                },
+            ],
+        }],
+    }];
+    static R6: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "instance-profile",
+        arn: "arn:${Partition}:iam::${Account}:instance-profile/${InstanceProfileNameWithPath}",
+        bindings: &[Binding {
+            variable: "InstanceProfileNameWithPath",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::IamPath,
+                },
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                },
+            ],
+        }],
+    }];
+    static R7: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "policy",
+        arn: "arn:${Partition}:iam::${Account}:policy/${PolicyNameWithPath}",
+        bindings: &[Binding {
+            variable: "PolicyNameWithPath",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::IamPath,
+                },
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                },
+            ],
+        }],
+    }];
+    static R8: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "policy",
+        arn: "arn:${Partition}:iam::${Account}:policy/${PolicyNameWithPath}",
+        bindings: &[Binding {
+            variable: "PolicyNameWithPath",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R9: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "role",
+        arn: "arn:${Partition}:iam::${Account}:role/${RoleNameWithPath}",
+        bindings: &[Binding {
+            variable: "RoleNameWithPath",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::IamPath,
+                },
+                Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                },
+            ],
+        }],
+    }];
+    static R10: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "saml-provider",
+        arn: "arn:${Partition}:iam::${Account}:saml-provider/${SamlProviderName}",
+        bindings: &[Binding {
+            variable: "SamlProviderName",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R11: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "user",
+        arn: "arn:${Partition}:iam::${Account}:user/${UserNameWithPath}",
+        bindings: &[Binding {
+            variable: "UserNameWithPath",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::IamPath,
+                },
+                Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                },
+            ],
+        }],
+    }];
+    static R12: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "mfa",
+        arn: "arn:${Partition}:iam::${Account}:mfa/${MfaTokenIdWithPath}",
+        bindings: &[Binding {
+            variable: "MfaTokenIdWithPath",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::IamPath,
+                },
+                Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                },
+            ],
+        }],
+    }];
+    static R13: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "saml-provider",
+        arn: "arn:${Partition}:iam::${Account}:saml-provider/${SamlProviderName}",
+        bindings: &[Binding {
+            variable: "SamlProviderName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R14: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "server-certificate",
+        arn: "arn:${Partition}:iam::${Account}:server-certificate/${CertificateNameWithPath}",
+        bindings: &[Binding {
+            variable: "CertificateNameWithPath",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R15: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "mfa",
+        arn: "arn:${Partition}:iam::${Account}:mfa/${MfaTokenIdWithPath}",
+        bindings: &[Binding {
+            variable: "MfaTokenIdWithPath",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R16: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R17: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "user",
+        arn: "arn:${Partition}:iam::${Account}:user/${UserNameWithPath}",
+        bindings: &[Binding {
+            variable: "UserNameWithPath",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R18: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "saml-provider",
+        arn: "arn:${Partition}:iam::${Account}:saml-provider/${SamlProviderName}",
+        bindings: &[Binding {
+            variable: "SamlProviderName",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R19: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "server-certificate",
+        arn: "arn:${Partition}:iam::${Account}:server-certificate/${CertificateNameWithPath}",
+        bindings: &[Binding {
+            variable: "CertificateNameWithPath",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::IamPath,
+                },
+                Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                },
+            ],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\u0020-\\u00FF]+$",

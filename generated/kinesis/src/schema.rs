@@ -530,7 +530,527 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "31fef04023c1e0fd40d4c56682ac3722446236eaf7911601eca9a7e49c95798f",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "kinesis",
+        resource_types: &[
+            ResourceType {
+                name: "consumer",
+                arn: "${ConsumerARN}",
+            },
+            ResourceType {
+                name: "stream",
+                arn: "arn:${Partition}:kinesis:${Region}:${Account}:stream/${StreamName}",
+            },
+            ResourceType {
+                name: "stream-by-arn",
+                arn: "${StreamARN}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:AddTagsToStream",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:CreateStream",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:DecreaseStreamRetentionPeriod",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:DeleteResourcePolicy",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:DeleteStream",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:DeregisterStreamConsumer",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:DescribeLimits",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:DescribeStream",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:DescribeStreamConsumer",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:DescribeStreamSummary",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:DisableEnhancedMonitoring",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:EnableEnhancedMonitoring",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:GetRecords",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:GetResourcePolicy",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:GetShardIterator",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:IncreaseStreamRetentionPeriod",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:ListShards",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:ListStreamConsumers",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:ListStreams",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:ListTagsForResource",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:ListTagsForStream",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:MergeShards",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:PutRecord",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:PutRecords",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:PutResourcePolicy",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:RegisterStreamConsumer",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:RemoveTagsFromStream",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:SplitShard",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:StartStreamEncryption",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:StopStreamEncryption",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:SubscribeToShard",
+                    only_if: None,
+                    resources: &R10,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:TagResource",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:UntagResource",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:UpdateShardCount",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kinesis:UpdateStreamMode",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "stream",
+            arn: "arn:${Partition}:kinesis:${Region}:${Account}:stream/${StreamName}",
+            bindings: &[Binding {
+                variable: "StreamName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "stream-by-arn",
+            arn: "${StreamARN}",
+            bindings: &[Binding {
+                variable: "StreamARN",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "stream",
+        arn: "arn:${Partition}:kinesis:${Region}:${Account}:stream/${StreamName}",
+        bindings: &[Binding {
+            variable: "StreamName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "consumer",
+            arn: "${ConsumerARN}",
+            bindings: &[Binding {
+                variable: "ConsumerARN",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "stream-by-arn",
+            arn: "${StreamARN}",
+            bindings: &[Binding {
+                variable: "StreamARN",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
+    static R3: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "stream",
+            arn: "arn:${Partition}:kinesis:${Region}:${Account}:stream/${StreamName}",
+            bindings: &[Binding {
+                variable: "StreamName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "stream-by-arn",
+            arn: "${StreamARN}",
+            bindings: &[Binding {
+                variable: "StreamARN",
+                pieces: &[Source {
+                    path: &[Step::Member(3)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
+    static R4: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "stream",
+            arn: "arn:${Partition}:kinesis:${Region}:${Account}:stream/${StreamName}",
+            bindings: &[Binding {
+                variable: "StreamName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "stream-by-arn",
+            arn: "${StreamARN}",
+            bindings: &[Binding {
+                variable: "StreamARN",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
+    static R5: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "stream-by-arn",
+        arn: "${StreamARN}",
+        bindings: &[Binding {
+            variable: "StreamARN",
+            pieces: &[Source {
+                path: &[Step::Member(2)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R6: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "stream",
+            arn: "arn:${Partition}:kinesis:${Region}:${Account}:stream/${StreamName}",
+            bindings: &[Binding {
+                variable: "StreamName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "stream-by-arn",
+            arn: "${StreamARN}",
+            bindings: &[Binding {
+                variable: "StreamARN",
+                pieces: &[Source {
+                    path: &[Step::Member(5)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
+    static R7: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "stream",
+            arn: "arn:${Partition}:kinesis:${Region}:${Account}:stream/${StreamName}",
+            bindings: &[Binding {
+                variable: "StreamName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "stream-by-arn",
+            arn: "${StreamARN}",
+            bindings: &[Binding {
+                variable: "StreamARN",
+                pieces: &[Source {
+                    path: &[Step::Member(6)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
+    static R8: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "stream-by-arn",
+        arn: "${StreamARN}",
+        bindings: &[Binding {
+            variable: "StreamARN",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R9: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "stream",
+            arn: "arn:${Partition}:kinesis:${Region}:${Account}:stream/${StreamName}",
+            bindings: &[Binding {
+                variable: "StreamName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "stream-by-arn",
+            arn: "${StreamARN}",
+            bindings: &[Binding {
+                variable: "StreamARN",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Arn,
+                }],
+            }],
+        },
+    ];
+    static R10: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "consumer",
+        arn: "${ConsumerARN}",
+        bindings: &[Binding {
+            variable: "ConsumerARN",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(arn):aws.*:kinesis:.*:\\d{12}:.*stream\\/[a-zA-Z0-9_.-]+\\/consumer\\/[a-zA-Z0-9_.-]+:[0-9]+$", "^^arn:aws[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:kinesis:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:[0-9]{12}:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*stream/[\\-\\.0-9A-Z_a-z]+/consumer/[\\-\\.0-9A-Z_a-z]+:[0-9]+$$", ::stratus_pattern::Engine::Regex);
 static P_1: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(

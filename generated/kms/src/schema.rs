@@ -907,7 +907,627 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "7cfc98f4547c5431437a938d69a7b86d58d858ecadc79964fdc9de9d7eeb2f25",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "kms",
+        resource_types: &[
+            ResourceType {
+                name: "alias",
+                arn: "arn:${Partition}:kms:${Region}:${Account}:${AliasName}",
+            },
+            ResourceType {
+                name: "key",
+                arn: "arn:${Partition}:kms:${Region}:${Account}:key/${KeyId}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:CancelKeyDeletion",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ConnectCustomKeyStore",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:CreateAlias",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:CreateCustomKeyStore",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:CreateGrant",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:CreateKey",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(8), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "kms:KeyOrigin",
+                            source: Source {
+                                path: &[Step::Member(5)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "kms:KeySpec",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "kms:KeyUsage",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:Decrypt",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[
+                        ConditionRule {
+                            key: "kms:EncryptionAlgorithm",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "kms:EncryptionContextKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Keys],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:DeleteAlias",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:DeleteCustomKeyStore",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:DeleteImportedKeyMaterial",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:DeriveSharedSecret",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:DescribeCustomKeyStores",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:DescribeKey",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:DisableKey",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:DisableKeyRotation",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:DisconnectCustomKeyStore",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:EnableKey",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:EnableKeyRotation",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:Encrypt",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[
+                        ConditionRule {
+                            key: "kms:EncryptionAlgorithm",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "kms:EncryptionContextKeys",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Keys],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GenerateDataKey",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[ConditionRule {
+                        key: "kms:EncryptionContextKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GenerateDataKeyPair",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[ConditionRule {
+                        key: "kms:EncryptionContextKeys",
+                        source: Source {
+                            path: &[Step::Member(0), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GenerateDataKeyPairWithoutPlaintext",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GenerateDataKeyWithoutPlaintext",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[ConditionRule {
+                        key: "kms:EncryptionContextKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GenerateMac",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GenerateRandom",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GetKeyLastUsage",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GetKeyPolicy",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GetKeyRotationStatus",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GetParametersForImport",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:GetPublicKey",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ImportKeyMaterial",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ListAliases",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ListGrants",
+                    only_if: None,
+                    resources: &R5,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ListKeyPolicies",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ListKeyRotations",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ListKeys",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ListResourceTags",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ListRetirableGrants",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:PutKeyPolicy",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "kms:ReEncryptFrom",
+                        only_if: None,
+                        resources: &R5,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "kms:ReEncryptTo",
+                        only_if: None,
+                        resources: &R2,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ReplicateKey",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:RetireGrant",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:RevokeGrant",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:RotateKeyOnDemand",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:ScheduleKeyDeletion",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:Sign",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:TagResource",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:UntagResource",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:UpdateAlias",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:UpdateCustomKeyStore",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:UpdateKeyDescription",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:UpdatePrimaryRegion",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:Verify",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "kms:VerifyMac",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "key",
+        arn: "arn:${Partition}:kms:${Region}:${Account}:key/${KeyId}",
+        bindings: &[Binding {
+            variable: "KeyId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R1: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "alias",
+            arn: "arn:${Partition}:kms:${Region}:${Account}:${AliasName}",
+            bindings: &[Binding {
+                variable: "AliasName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "key",
+            arn: "arn:${Partition}:kms:${Region}:${Account}:key/${KeyId}",
+            bindings: &[Binding {
+                variable: "KeyId",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::NameOrArn,
+                }],
+            }],
+        },
+    ];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "key",
+        arn: "arn:${Partition}:kms:${Region}:${Account}:key/${KeyId}",
+        bindings: &[Binding {
+            variable: "KeyId",
+            pieces: &[Source {
+                path: &[Step::Member(3)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "alias",
+        arn: "arn:${Partition}:kms:${Region}:${Account}:${AliasName}",
+        bindings: &[Binding {
+            variable: "AliasName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "key",
+        arn: "arn:${Partition}:kms:${Region}:${Account}:key/${KeyId}",
+        bindings: &[Binding {
+            variable: "KeyId",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R5: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "key",
+        arn: "arn:${Partition}:kms:${Region}:${Account}:key/${KeyId}",
+        bindings: &[Binding {
+            variable: "KeyId",
+            pieces: &[Source {
+                path: &[Step::Member(2)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[0-9]{12}$", "^^[0-9]{12}$$", ::stratus_pattern::Engine::Regex);

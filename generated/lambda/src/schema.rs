@@ -2091,7 +2091,1096 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "dc3c2c5336fcdd93047e0783b4e2cc259b4f198041d4dbaf0e5cdc7e92a4fdf0",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "lambda",
+        resource_types: &[
+            ResourceType {
+                name: "capacityProvider",
+                arn: "arn:${Partition}:lambda:${Region}:${Account}:capacity-provider:${CapacityProviderName}",
+            },
+            ResourceType {
+                name: "code signing config",
+                arn: "arn:${Partition}:lambda:${Region}:${Account}:code-signing-config:${CodeSigningConfigId}",
+            },
+            ResourceType {
+                name: "durable execution",
+                arn: "${DurableExecutionArn}",
+            },
+            ResourceType {
+                name: "eventSourceMapping",
+                arn: "arn:${Partition}:lambda:${Region}:${Account}:event-source-mapping:${UUID}",
+            },
+            ResourceType {
+                name: "function",
+                arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}",
+            },
+            ResourceType {
+                name: "function alias",
+                arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}:${Alias}",
+            },
+            ResourceType {
+                name: "function version",
+                arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}:${Version}",
+            },
+            ResourceType {
+                name: "layer",
+                arn: "arn:${Partition}:lambda:${Region}:${Account}:layer:${LayerName}",
+            },
+            ResourceType {
+                name: "layerVersion",
+                arn: "arn:${Partition}:lambda:${Region}:${Account}:layer:${LayerName}:${LayerVersion}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:AddLayerVersionPermission",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:AddPermission",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[
+                        ConditionRule {
+                            key: "lambda:FunctionUrlAuthType",
+                            source: Source {
+                                path: &[Step::Member(5)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "lambda:Principal",
+                            source: Source {
+                                path: &[Step::Member(3)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:CheckpointDurableExecution",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:CreateAlias",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:CreateCapacityProvider",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(6), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:CreateCodeSigningConfig",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:CreateEventSourceMapping",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "lambda:CreateFunction",
+                        only_if: None,
+                        resources: &R3,
+                        conditions: &[
+                            ConditionRule {
+                                key: "aws:TagKeys",
+                                source: Source {
+                                    path: &[Step::Member(16), Step::Keys],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "lambda:CodeSigningConfigArn",
+                                source: Source {
+                                    path: &[Step::Member(19)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "lambda:Layer",
+                                source: Source {
+                                    path: &[Step::Member(17)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "lambda:SecurityGroupIds",
+                                source: Source {
+                                    path: &[Step::Member(10), Step::Member(1)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "lambda:SubnetIds",
+                                source: Source {
+                                    path: &[Step::Member(10), Step::Member(0)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "iam:PassRole",
+                        only_if: None,
+                        resources: &R5,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:CreateFunctionUrlConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[ConditionRule {
+                        key: "lambda:FunctionUrlAuthType",
+                        source: Source {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteAlias",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteCapacityProvider",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteCodeSigningConfig",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteEventSourceMapping",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteFunction",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteFunctionCodeSigningConfig",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteFunctionConcurrency",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteFunctionEventInvokeConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteFunctionUrlConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteLayerVersion",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:DeleteProvisionedConcurrencyConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetAccountSettings",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetAlias",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetCapacityProvider",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetCodeSigningConfig",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetDurableExecution",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetDurableExecutionHistory",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetDurableExecutionState",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetEventSourceMapping",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetFunction",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetFunctionCodeSigningConfig",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetFunctionConcurrency",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetFunctionConfiguration",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetFunctionEventInvokeConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetFunctionRecursionConfig",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetFunctionScalingConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetFunctionUrlConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetLayerVersion",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetLayerVersion",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetLayerVersionPolicy",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetPolicy",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetProvisionedConcurrencyConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:GetRuntimeManagementConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:InvokeFunction",
+                    only_if: None,
+                    resources: &R10,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:InvokeAsync",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:InvokeFunction",
+                    only_if: None,
+                    resources: &R11,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListAliases",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListCapacityProviders",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListCodeSigningConfigs",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListDurableExecutionsByFunction",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListEventSourceMappings",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListFunctionEventInvokeConfigs",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListFunctionUrlConfigs",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListFunctionVersionsByCapacityProvider",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListFunctions",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListFunctionsByCodeSigningConfig",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListLayerVersions",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListLayers",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListProvisionedConcurrencyConfigs",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListTags",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:ListVersionsByFunction",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:PublishLayerVersion",
+                    only_if: None,
+                    resources: &R12,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:PublishVersion",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:PutFunctionCodeSigningConfig",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[ConditionRule {
+                        key: "lambda:CodeSigningConfigArn",
+                        source: Source {
+                            path: &[Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:PutFunctionConcurrency",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:PutFunctionEventInvokeConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:PutFunctionRecursionConfig",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:PutFunctionScalingConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:PutProvisionedConcurrencyConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:PutRuntimeManagementConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:RemoveLayerVersionPermission",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:RemovePermission",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:SendDurableExecutionCallbackFailure",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:SendDurableExecutionCallbackHeartbeat",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:SendDurableExecutionCallbackSuccess",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:StopDurableExecution",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:TagResource",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:UntagResource",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:UpdateAlias",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:UpdateCapacityProvider",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:UpdateCodeSigningConfig",
+                    only_if: None,
+                    resources: &R7,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:UpdateEventSourceMapping",
+                    only_if: None,
+                    resources: &R8,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:UpdateFunctionCode",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "lambda:UpdateFunctionConfiguration",
+                        only_if: None,
+                        resources: &R3,
+                        conditions: &[
+                            ConditionRule {
+                                key: "lambda:Layer",
+                                source: Source {
+                                    path: &[Step::Member(13)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "lambda:SecurityGroupIds",
+                                source: Source {
+                                    path: &[Step::Member(6), Step::Member(1)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "lambda:SubnetIds",
+                                source: Source {
+                                    path: &[Step::Member(6), Step::Member(0)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "iam:PassRole",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R15,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:UpdateFunctionEventInvokeConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "lambda:UpdateFunctionUrlConfig",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[ConditionRule {
+                        key: "lambda:FunctionUrlAuthType",
+                        source: Source {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "layerVersion",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:layer:${LayerName}:${LayerVersion}",
+        bindings: &[
+            Binding {
+                variable: "LayerName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::NameOrArn,
+                }],
+            },
+            Binding {
+                variable: "LayerVersion",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "function",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}",
+        bindings: &[Binding {
+            variable: "FunctionName",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::LambdaFunction,
+                },
+                Source {
+                    path: &[Step::Member(9)],
+                    transform: Transform::QualifierSuffix,
+                },
+            ],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "durable execution",
+        arn: "${DurableExecutionArn}",
+        bindings: &[Binding {
+            variable: "DurableExecutionArn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "function",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}",
+        bindings: &[Binding {
+            variable: "FunctionName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::LambdaFunction,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "capacityProvider",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:capacity-provider:${CapacityProviderName}",
+        bindings: &[Binding {
+            variable: "CapacityProviderName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R5: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(2)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R6: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "function",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}",
+        bindings: &[Binding {
+            variable: "FunctionName",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::LambdaFunction,
+                },
+                Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::QualifierSuffix,
+                },
+            ],
+        }],
+    }];
+    static R7: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "code signing config",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:code-signing-config:${CodeSigningConfigId}",
+        bindings: &[Binding {
+            variable: "CodeSigningConfigId",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R8: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "eventSourceMapping",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:event-source-mapping:${UUID}",
+        bindings: &[Binding {
+            variable: "UUID",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R9: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R10: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "function",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}",
+        bindings: &[Binding {
+            variable: "FunctionName",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::LambdaFunction,
+                },
+                Source {
+                    path: &[Step::Member(6)],
+                    transform: Transform::QualifierSuffix,
+                },
+            ],
+        }],
+    }];
+    static R11: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "function",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}",
+        bindings: &[Binding {
+            variable: "FunctionName",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::LambdaFunction,
+                },
+                Source {
+                    path: &[Step::Member(4)],
+                    transform: Transform::QualifierSuffix,
+                },
+            ],
+        }],
+    }];
+    static R12: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "layer",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:layer:${LayerName}",
+        bindings: &[Binding {
+            variable: "LayerName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::NameOrArn,
+            }],
+        }],
+    }];
+    static R13: [ResourceRule; 2] = [
+        ResourceRule {
+            resource_type: "function",
+            arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}",
+            bindings: &[Binding {
+                variable: "FunctionName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::LambdaFunction,
+                }],
+            }],
+        },
+        ResourceRule {
+            resource_type: "code signing config",
+            arn: "arn:${Partition}:lambda:${Region}:${Account}:code-signing-config:${CodeSigningConfigId}",
+            bindings: &[Binding {
+                variable: "CodeSigningConfigId",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::NameOrArn,
+                }],
+            }],
+        },
+    ];
+    static R14: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "function",
+        arn: "arn:${Partition}:lambda:${Region}:${Account}:function:${FunctionName}",
+        bindings: &[Binding {
+            variable: "FunctionName",
+            pieces: &[
+                Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::LambdaFunction,
+                },
+                Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::QualifierSuffix,
+                },
+            ],
+        }],
+    }];
+    static R15: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^(lambda:[*]|lambda:[a-zA-Z]+|[*])$",

@@ -1511,7 +1511,1986 @@ pub static SERVICE: Service = Service {
         omitted_default_members: &[],
     },
     model_sha256: "3e7e6a41c4ac91e340aee7be88b4a1428b8cf93dd3fbb122e2211170831e3a0c",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "s3",
+        resource_types: &[
+            ResourceType {
+                name: "accesspoint",
+                arn: "arn:${Partition}:s3:${Region}:${Account}:accesspoint/${AccessPointName}",
+            },
+            ResourceType {
+                name: "bucket",
+                arn: "arn:${Partition}:s3:::${BucketName}",
+            },
+            ResourceType {
+                name: "directory-bucket",
+                arn: "arn:${Partition}:s3express:${Region}:${Account}:bucket/${BucketName}",
+            },
+            ResourceType {
+                name: "object",
+                arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+            },
+            ResourceType {
+                name: "source-object",
+                arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:AbortMultipartUpload",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutObject",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:GetObject",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(8)],
+                            transform: Transform::CopySourceVersion,
+                            present: false,
+                        }),
+                        resources: &R1,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersion",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(8)],
+                            transform: Transform::CopySourceVersion,
+                            present: true,
+                        }),
+                        resources: &R1,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(8)],
+                                transform: Transform::CopySourceVersion,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "s3:PutObject",
+                        only_if: None,
+                        resources: &R2,
+                        conditions: &[
+                            ConditionRule {
+                                key: "s3:x-amz-acl",
+                                source: Source {
+                                    path: &[Step::Member(0)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-copy-source",
+                                source: Source {
+                                    path: &[Step::Member(8)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-metadata-directive",
+                                source: Source {
+                                    path: &[Step::Member(22)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-server-side-encryption",
+                                source: Source {
+                                    path: &[Step::Member(25)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-server-side-encryption-aws-kms-key-id",
+                                source: Source {
+                                    path: &[Step::Member(31)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-storage-class",
+                                source: Source {
+                                    path: &[Step::Member(26)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectAcl",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R2,
+                        conditions: &[ConditionRule {
+                            key: "s3:x-amz-acl",
+                            source: Source {
+                                path: &[Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectTagging",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(38)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R2,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectRetention",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(39)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R2,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectLegalHold",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(41)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R2,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:CreateBucket",
+                        only_if: None,
+                        resources: &R3,
+                        conditions: &[
+                            ConditionRule {
+                                key: "s3:LocationConstraint",
+                                source: Source {
+                                    path: &[Step::Member(2), Step::Member(0)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-acl",
+                                source: Source {
+                                    path: &[Step::Member(0)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-object-ownership",
+                                source: Source {
+                                    path: &[Step::Member(9)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "s3:PutBucketAcl",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R3,
+                        conditions: &[ConditionRule {
+                            key: "s3:x-amz-acl",
+                            source: Source {
+                                path: &[Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "s3:PutBucketObjectLockConfiguration",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(8)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R3,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutBucketVersioning",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(8)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R3,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutBucketOwnershipControls",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(9)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R3,
+                        conditions: &[ConditionRule {
+                            key: "s3:x-amz-object-ownership",
+                            source: Source {
+                                path: &[Step::Member(9)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:CreateBucketMetadataTableConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:CreateBucketMetadataTableConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:PutObject",
+                        only_if: None,
+                        resources: &R5,
+                        conditions: &[
+                            ConditionRule {
+                                key: "s3:object-lock-legal-hold",
+                                source: Source {
+                                    path: &[Step::Member(27)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:object-lock-mode",
+                                source: Source {
+                                    path: &[Step::Member(25)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-acl",
+                                source: Source {
+                                    path: &[Step::Member(0)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-server-side-encryption",
+                                source: Source {
+                                    path: &[Step::Member(14)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-server-side-encryption-aws-kms-key-id",
+                                source: Source {
+                                    path: &[Step::Member(20)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-storage-class",
+                                source: Source {
+                                    path: &[Step::Member(15)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectAcl",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R5,
+                        conditions: &[ConditionRule {
+                            key: "s3:x-amz-acl",
+                            source: Source {
+                                path: &[Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectTagging",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(24)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R5,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectRetention",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(25)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R5,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectLegalHold",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(27)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R5,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3express:CreateSession",
+                    only_if: None,
+                    resources: &R6,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:DeleteBucket",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutAnalyticsConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketCORS",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutEncryptionConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutIntelligentTieringConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutInventoryConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutLifecycleConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:DeleteBucketMetadataTableConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:DeleteBucketMetadataTableConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutMetricsConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketOwnershipControls",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:DeleteBucketPolicy",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutReplicationConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketTagging",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:DeleteBucketWebsite",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:DeleteObject",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(3)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:DeleteObjectVersion",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(3)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(3)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "s3:BypassGovernanceRetention",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(5)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:DeleteObjectAnnotation",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:DeleteObjectTagging",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:DeleteObjectVersionTagging",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:DeleteObject",
+                        only_if: None,
+                        resources: &R7,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:BypassGovernanceRetention",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(4)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R4,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketPublicAccessBlock",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketABAC",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetAccelerateConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketAcl",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetAnalyticsConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketCORS",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetEncryptionConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetIntelligentTieringConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetInventoryConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetLifecycleConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketLocation",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketLogging",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketMetadataTableConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketMetadataTableConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetMetricsConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketNotification",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketOwnershipControls",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketPolicy",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketPolicyStatus",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetReplicationConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketRequestPayment",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketTagging",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketVersioning",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketWebsite",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:GetObject",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(13)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R8,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersion",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(13)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R8,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(13)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:GetObjectAcl",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersionAcl",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetObjectAnnotation",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:GetObject",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectAttributes",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersion",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersionAttributes",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetObjectLegalHold",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketObjectLockConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetObjectRetention",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:GetObjectTagging",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersionTagging",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetObjectTorrent",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetBucketPublicAccessBlock",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:ListBucket",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:GetObject",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(13)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R8,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersion",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(13)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R8,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(13)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetAnalyticsConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetIntelligentTieringConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetInventoryConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetMetricsConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:ListAllMyBuckets",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3express:ListAllMyDirectoryBuckets",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:ListBucketMultipartUploads",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:ListObjectAnnotations",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:ListBucketVersions",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[
+                        ConditionRule {
+                            key: "s3:delimiter",
+                            source: Source {
+                                path: &[Step::Member(1)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "s3:max-keys",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "s3:prefix",
+                            source: Source {
+                                path: &[Step::Member(5)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:ListBucket",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[
+                        ConditionRule {
+                            key: "s3:delimiter",
+                            source: Source {
+                                path: &[Step::Member(1)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "s3:max-keys",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "s3:prefix",
+                            source: Source {
+                                path: &[Step::Member(5)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:ListBucket",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[
+                        ConditionRule {
+                            key: "s3:delimiter",
+                            source: Source {
+                                path: &[Step::Member(1)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "s3:max-keys",
+                            source: Source {
+                                path: &[Step::Member(3)],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "s3:prefix",
+                            source: Source {
+                                path: &[Step::Member(4)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:ListMultipartUploadParts",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketABAC",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutAccelerateConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketAcl",
+                    only_if: None,
+                    resources: &R9,
+                    conditions: &[ConditionRule {
+                        key: "s3:x-amz-acl",
+                        source: Source {
+                            path: &[Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutAnalyticsConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketCORS",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutEncryptionConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutIntelligentTieringConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutInventoryConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutLifecycleConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketLogging",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutMetricsConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketNotification",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketOwnershipControls",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketPolicy",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:PutReplicationConfiguration",
+                        only_if: None,
+                        resources: &R4,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "iam:PassRole",
+                        only_if: None,
+                        resources: &R10,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketRequestPayment",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketTagging",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketVersioning",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketWebsite",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:PutObject",
+                        only_if: None,
+                        resources: &R11,
+                        conditions: &[
+                            ConditionRule {
+                                key: "s3:object-lock-legal-hold",
+                                source: Source {
+                                    path: &[Step::Member(44)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:object-lock-mode",
+                                source: Source {
+                                    path: &[Step::Member(42)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:object-lock-retain-until-date",
+                                source: Source {
+                                    path: &[Step::Member(43)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-acl",
+                                source: Source {
+                                    path: &[Step::Member(0)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-server-side-encryption",
+                                source: Source {
+                                    path: &[Step::Member(31)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-server-side-encryption-aws-kms-key-id",
+                                source: Source {
+                                    path: &[Step::Member(37)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-storage-class",
+                                source: Source {
+                                    path: &[Step::Member(32)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "s3:x-amz-website-redirect-location",
+                                source: Source {
+                                    path: &[Step::Member(33)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectAcl",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(0)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R11,
+                        conditions: &[ConditionRule {
+                            key: "s3:x-amz-acl",
+                            source: Source {
+                                path: &[Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectTagging",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(41)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R11,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectRetention",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(42)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R11,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectLegalHold",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(44)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R11,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:PutObjectAcl",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(12)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R12,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectVersionAcl",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(12)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R12,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(12)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutObjectAnnotation",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutObjectLegalHold",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketObjectLockConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:PutObjectRetention",
+                        only_if: None,
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:BypassGovernanceRetention",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(5)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:PutObjectTagging",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: false,
+                        }),
+                        resources: &R0,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:PutObjectVersionTagging",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(2)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(2)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutBucketPublicAccessBlock",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3express:CreateSession",
+                    only_if: None,
+                    resources: &R13,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:RestoreObject",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:GetObject",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:UpdateBucketMetadataAnnotationTableConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:UpdateBucketMetadataInventoryTableConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:UpdateBucketMetadataJournalTableConfiguration",
+                    only_if: None,
+                    resources: &R4,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:UpdateObjectEncryption",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3:PutObject",
+                    only_if: None,
+                    resources: &R14,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "s3:GetObject",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::CopySourceVersion,
+                            present: false,
+                        }),
+                        resources: &R15,
+                        conditions: &[],
+                    },
+                    ActionRule {
+                        action: "s3:GetObjectVersion",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(1)],
+                            transform: Transform::CopySourceVersion,
+                            present: true,
+                        }),
+                        resources: &R15,
+                        conditions: &[ConditionRule {
+                            key: "s3:versionid",
+                            source: Source {
+                                path: &[Step::Member(1)],
+                                transform: Transform::CopySourceVersion,
+                            },
+                        }],
+                    },
+                    ActionRule {
+                        action: "s3:PutObject",
+                        only_if: None,
+                        resources: &R16,
+                        conditions: &[ConditionRule {
+                            key: "s3:x-amz-copy-source",
+                            source: Source {
+                                path: &[Step::Member(1)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "s3-object-lambda:WriteGetObjectResponse",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "source-object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(8)],
+                    transform: Transform::CopySourceBucket,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(8)],
+                    transform: Transform::CopySourceKey,
+                }],
+            },
+        ],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(20)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "bucket",
+        arn: "arn:${Partition}:s3:::${BucketName}",
+        bindings: &[Binding {
+            variable: "BucketName",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R4: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "bucket",
+        arn: "arn:${Partition}:s3:::${BucketName}",
+        bindings: &[Binding {
+            variable: "BucketName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R5: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(12)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R6: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "directory-bucket",
+        arn: "arn:${Partition}:s3express:${Region}:${Account}:bucket/${BucketName}",
+        bindings: &[Binding {
+            variable: "BucketName",
+            pieces: &[Source {
+                path: &[Step::Member(1)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R7: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(1), Step::Member(0), Step::Each, Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R8: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(5)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R9: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "bucket",
+        arn: "arn:${Partition}:s3:::${BucketName}",
+        bindings: &[Binding {
+            variable: "BucketName",
+            pieces: &[Source {
+                path: &[Step::Member(2)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R10: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(3), Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+    static R11: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(28)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R12: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(2)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(10)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R13: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "directory-bucket",
+        arn: "arn:${Partition}:s3express:${Region}:${Account}:bucket/${BucketName}",
+        bindings: &[Binding {
+            variable: "BucketName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R14: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(15)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R15: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "source-object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::CopySourceBucket,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::CopySourceKey,
+                }],
+            },
+        ],
+    }];
+    static R16: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "object",
+        arn: "arn:${Partition}:s3:::${BucketName}/${ObjectName}",
+        bindings: &[
+            Binding {
+                variable: "BucketName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ObjectName",
+                pieces: &[Source {
+                    path: &[Step::Member(7)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^\\/?.+\\/.+$", "^^/?[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+/[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+$$", ::stratus_pattern::Engine::Regex);
 static P_1: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(

@@ -246,7 +246,187 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "011e941124eb8c804636c9cc7966de593929d6cbc4ec4695267540bab65ead09",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "scheduler",
+        resource_types: &[
+            ResourceType {
+                name: "schedule",
+                arn: "arn:${Partition}:scheduler:${Region}:${Account}:schedule/${GroupName}/${ScheduleName}",
+            },
+            ResourceType {
+                name: "schedule-group",
+                arn: "arn:${Partition}:scheduler:${Region}:${Account}:schedule-group/${GroupName}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:CreateSchedule",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:CreateScheduleGroup",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:DeleteSchedule",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:DeleteScheduleGroup",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:GetSchedule",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:GetScheduleGroup",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:ListScheduleGroups",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:ListSchedules",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:ListTagsForResource",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:TagResource",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:UntagResource",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "scheduler:UpdateSchedule",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "schedule",
+        arn: "arn:${Partition}:scheduler:${Region}:${Account}:schedule/${GroupName}/${ScheduleName}",
+        bindings: &[
+            Binding {
+                variable: "GroupName",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "ScheduleName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "schedule-group",
+        arn: "arn:${Partition}:scheduler:${Region}:${Account}:schedule-group/${GroupName}",
+        bindings: &[Binding {
+            variable: "GroupName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z0-9-_]+$",

@@ -400,7 +400,289 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "95b525beb0009f56f39163b5ad04e6851475901cd9c848b5d42d9e0d285bf659",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "sqs",
+        resource_types: &[ResourceType {
+            name: "queue",
+            arn: "arn:${Partition}:sqs:${Region}:${Account}:${QueueName}",
+        }],
+        operations: &[
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:AddPermission",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:CancelMessageMoveTask",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:ChangeMessageVisibility",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:ChangeMessageVisibility",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:CreateQueue",
+                    only_if: None,
+                    resources: &R1,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(2), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:DeleteMessage",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:DeleteMessage",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:DeleteQueue",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:GetQueueAttributes",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:GetQueueUrl",
+                    only_if: None,
+                    resources: &R2,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:ListDeadLetterSourceQueues",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:ListMessageMoveTasks",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:ListQueueTags",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:ListQueues",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:PurgeQueue",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:ReceiveMessage",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:RemovePermission",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:SendMessage",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:SendMessage",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:SetQueueAttributes",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:StartMessageMoveTask",
+                    only_if: None,
+                    resources: &R3,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:TagQueue",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sqs:UntagQueue",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "queue",
+        arn: "arn:${Partition}:sqs:${Region}:${Account}:${QueueName}",
+        bindings: &[
+            Binding {
+                variable: "Account",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::QueueUrlAccount,
+                }],
+            },
+            Binding {
+                variable: "QueueName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::QueueUrlName,
+                }],
+            },
+        ],
+    }];
+    static R1: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "queue",
+        arn: "arn:${Partition}:sqs:${Region}:${Account}:${QueueName}",
+        bindings: &[Binding {
+            variable: "QueueName",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Text,
+            }],
+        }],
+    }];
+    static R2: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "queue",
+        arn: "arn:${Partition}:sqs:${Region}:${Account}:${QueueName}",
+        bindings: &[
+            Binding {
+                variable: "Account",
+                pieces: &[Source {
+                    path: &[Step::Member(1)],
+                    transform: Transform::Text,
+                }],
+            },
+            Binding {
+                variable: "QueueName",
+                pieces: &[Source {
+                    path: &[Step::Member(0)],
+                    transform: Transform::Text,
+                }],
+            },
+        ],
+    }];
+    static R3: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+}
 
 pub static AWS_ACCOUNT_ID_LIST: Shape = Shape {
     members: &[Member::plain("member", &STRING)],

@@ -150,7 +150,227 @@ pub static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "3f45027ce5a4b60e7a83712fff855a8758059d04dcca262a288071338f063c75",
+    authorization: &authorization::AUTHORIZATION,
 };
+
+/// Which IAM actions each operation needs, on which resources (docs/authorization.md).
+pub mod authorization {
+    use stratus_core::authz::*;
+
+    /// One entry per operation, in the order of `SERVICE.operations`.
+    pub static AUTHORIZATION: Authorization = Authorization {
+        prefix: "sts",
+        resource_types: &[
+            ResourceType {
+                name: "role",
+                arn: "arn:${Partition}:iam::${Account}:role/${RoleNameWithPath}",
+            },
+            ResourceType {
+                name: "user",
+                arn: "arn:${Partition}:iam::${Account}:user/${UserNameWithPath}",
+            },
+        ],
+        operations: &[
+            OperationAuthorization {
+                actions: &[
+                    ActionRule {
+                        action: "sts:AssumeRole",
+                        only_if: None,
+                        resources: &R0,
+                        conditions: &[
+                            ConditionRule {
+                                key: "aws:TagKeys",
+                                source: Source {
+                                    path: &[Step::Member(5), Step::Each, Step::Member(0)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "sts:ExternalId",
+                                source: Source {
+                                    path: &[Step::Member(7)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "sts:RoleSessionName",
+                                source: Source {
+                                    path: &[Step::Member(1)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "sts:SourceIdentity",
+                                source: Source {
+                                    path: &[Step::Member(10)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "sts:TransitiveTagKeys",
+                                source: Source {
+                                    path: &[Step::Member(6)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "sts:TagSession",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(5)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[
+                            ConditionRule {
+                                key: "aws:TagKeys",
+                                source: Source {
+                                    path: &[Step::Member(5), Step::Each, Step::Member(0)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
+                                key: "sts:TransitiveTagKeys",
+                                source: Source {
+                                    path: &[Step::Member(6)],
+                                    transform: Transform::Text,
+                                },
+                            },
+                        ],
+                    },
+                    ActionRule {
+                        action: "sts:SetSourceIdentity",
+                        only_if: Some(Presence {
+                            path: &[Step::Member(10)],
+                            transform: Transform::Text,
+                            present: true,
+                        }),
+                        resources: &R0,
+                        conditions: &[ConditionRule {
+                            key: "sts:SourceIdentity",
+                            source: Source {
+                                path: &[Step::Member(10)],
+                                transform: Transform::Text,
+                            },
+                        }],
+                    },
+                ],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:AssumeRoleWithSAML",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:AssumeRoleWithWebIdentity",
+                    only_if: None,
+                    resources: &R0,
+                    conditions: &[ConditionRule {
+                        key: "sts:RoleSessionName",
+                        source: Source {
+                            path: &[Step::Member(1)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:AssumeRoot",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[ConditionRule {
+                        key: "sts:TaskPolicyArn",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:DecodeAuthorizationMessage",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:GetAccessKeyInfo",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:GetCallerIdentity",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:GetDelegatedAccessToken",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:GetFederationToken",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(4), Step::Each, Step::Member(0)],
+                            transform: Transform::Text,
+                        },
+                    }],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:GetSessionToken",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+            OperationAuthorization {
+                actions: &[ActionRule {
+                    action: "sts:GetWebIdentityToken",
+                    only_if: None,
+                    resources: &[],
+                    conditions: &[],
+                }],
+            },
+        ],
+    };
+
+    static R0: [ResourceRule; 1] = [ResourceRule {
+        resource_type: "arn",
+        arn: "${Arn}",
+        bindings: &[Binding {
+            variable: "Arn",
+            pieces: &[Source {
+                path: &[Step::Member(0)],
+                transform: Transform::Arn,
+            }],
+        }],
+    }];
+}
 
 static P_0: ::stratus_pattern::Pattern =
     ::stratus_pattern::Pattern::new("^[\\w]*$", "^^[0-9A-Z_a-z]*$$", ::stratus_pattern::Engine::Regex);

@@ -4,6 +4,7 @@
 //! - [`value`]: the protocol-neutral value model and conversions to generated types;
 //! - [`validate`]: the constraint engine, answering in AWS's wording;
 //! - [`arn`]: ARNs built in their region's partition, and parsed back;
+//! - [`authz`]: the IAM actions, resources and condition keys each operation needs;
 //! - [`error`]: AWS errors and what an operation can fail with;
 //! - [`clock`] and [`scheduler`]: the time services read, and the one thread that runs
 //!   deadlines and periodic sweeps;
@@ -16,6 +17,7 @@
 
 pub mod access_key;
 pub mod arn;
+pub mod authz;
 pub mod calendar;
 pub mod clock;
 pub mod context;

@@ -493,6 +493,9 @@ pub struct Service {
     pub departures: Departures,
     /// SHA-256 of the model file the tables were generated from.
     pub model_sha256: &'static str,
+    /// The IAM actions, resources and condition keys of each operation
+    /// ([`crate::authz`]).
+    pub authorization: &'static crate::authz::Authorization,
 }
 
 /// Where a service's answers depart from its protocol's general rules: what its model's

@@ -276,6 +276,7 @@ fn service_style_picks_code_and_path_root() {
         },
         departures: Departures::NONE,
         model_sha256: "",
+        authorization: &stratus_core::authz::Authorization::NONE,
     };
     let missing = validate_input(&SVC, &OP, &Value::Struct(vec![None; INPUT.members.len()])).unwrap_err();
     assert_eq!(missing.code(), "MissingParameter");

@@ -54,6 +54,7 @@
 //!     },
 //!     departures: Departures::NONE,
 //!     model_sha256: "",
+//!     authorization: &stratus_core::authz::Authorization::NONE,
 //! };
 //!
 //! let mut headers = http::HeaderMap::new();

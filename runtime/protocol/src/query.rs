@@ -22,7 +22,7 @@
 //! # static SERVICE: Service = Service { sdk_id: "X", namespace: "x", shape_name: "X", version: "2012-11-05",
 //! #     signing_name: "sqs", endpoint_prefix: "sqs", protocols: &[], query_compatible: false, xml_namespace: None,
 //! #     operations: &[], validation: ValidationStyle { code: "", http_status: 400, missing_code: None, path_from_input: false, unanchored_patterns: false, framework_error: None },
-//! #     departures: Departures::NONE, model_sha256: "" };
+//! #     departures: Departures::NONE, model_sha256: "", authorization: &stratus_core::authz::Authorization::NONE };
 //! // A service without @xmlNamespace answers in a namespace made from its endpoint prefix.
 //! assert_eq!(namespace_uri(&SERVICE), "http://sqs.amazonaws.com/doc/2012-11-05/");
 //! ```

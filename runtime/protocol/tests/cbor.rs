@@ -177,6 +177,7 @@ static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "",
+    authorization: &stratus_core::authz::Authorization::NONE,
 };
 
 #[test]

@@ -242,6 +242,7 @@ static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "",
+    authorization: &stratus_core::authz::Authorization::NONE,
 };
 
 fn decode_test_body(body: &str) -> Value {

@@ -275,6 +275,7 @@ static SERVICE: Service = Service {
     },
     departures: Departures::NONE,
     model_sha256: "",
+    authorization: &stratus_core::authz::Authorization::NONE,
 };
 
 fn decode_test(method: &str, uri: &str, headers: &[(&str, &str)]) -> (&'static Operation, Value) {
