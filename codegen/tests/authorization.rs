@@ -57,6 +57,7 @@ fn entry() -> ServiceEntry {
         xml_namespace: None,
         host_id: false,
         interleaved_versions: Vec::new(),
+        omitted_default_members: Vec::new(),
     }
 }
 

@@ -357,6 +357,7 @@ static OMITTING: Service = Service {
             unsigned: false,
         },
     ],
+    authorization: &stratus_core::authz::Authorization::NONE,
     departures: Departures {
         omitted_default_members: &[("ListThings", "IsTruncated")],
         ..Departures::NONE
