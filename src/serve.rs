@@ -11,12 +11,13 @@ use stratus_core::clock::Clock;
 use stratus_core::scheduler::Scheduler;
 use stratus_core::schema::Service;
 use stratus_core::service::{CrossOrigin, FormUpload, Providers, Registration, ServiceEnv, ServiceHandler, Settings};
+use stratus_server::authorize::Authorizers;
 use stratus_server::{serve, Config, Gateway};
 use stratus_service_dynamodb::TtlInterval;
 use stratus_service_s3::LifecycleTiming;
 use stratus_storage::{Storage, StorageConfig};
 
-use crate::settings::{seconds, ClockKind};
+use crate::settings::{seconds, ClockKind, IamSetting};
 
 /// Settings of the server, each also read from a `STRATUS_*` environment variable.
 #[derive(Args, Debug)]
@@ -46,6 +47,10 @@ pub(crate) struct ServeArgs {
     /// sessions, and `test`/`test`), refusing the rest as AWS does.
     #[arg(long, env = "STRATUS_VERIFY_SIGNATURES")]
     verify_signatures: bool,
+    /// Whether IAM's policies authorize requests: `off`, `audit` (log what would be refused)
+    /// or `enforce`.
+    #[arg(long, env = "STRATUS_IAM", value_enum, default_value = "off")]
+    iam: IamSetting,
     /// Where time comes from: `system`, or `manual` for tests, which moves only when told
     /// (`POST /_stratus/clock?advance=<seconds>`).
     #[arg(long, env = "STRATUS_CLOCK", value_enum, default_value = "system")]
@@ -92,11 +97,15 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
     // One scheduler for every service's deadlines and sweeps; no thread until one is needed.
     let scheduler = Scheduler::new(clock.clone());
     let served = handlers(&args.services, &storage, &scheduler, &args.timing)?;
+    if args.iam != IamSetting::Off && served.providers.authorizer.is_none() {
+        bail!("--iam audit and --iam enforce need IAM, which --services leaves out");
+    }
     let config = Config {
         region: args.region,
         account_id: args.account_id,
         clock,
         verify_signatures: args.verify_signatures,
+        iam: args.iam.into(),
         ..Config::default()
     };
     let gateway = Arc::new(
@@ -104,7 +113,11 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
             .with_unclaimed(&stratus_gen_s3::SERVICE)
             .with_cross_origin(served.cross_origin)
             .with_form_uploads(served.form_uploads)
-            .with_key_directories(served.providers.key_directories()),
+            .with_key_directories(served.providers.key_directories())
+            .with_authorizers(Authorizers {
+                iam: served.providers.authorizer.clone(),
+                resource_policies: served.providers.resource_policies.clone(),
+            }),
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

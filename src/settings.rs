@@ -23,6 +23,27 @@ pub(crate) enum ClockKind {
     Manual,
 }
 
+/// Whether IAM's policies authorize requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum IamSetting {
+    /// Serve every request, as without IAM.
+    Off,
+    /// Serve every request; log what IAM would refuse (target `stratus::iam`).
+    Audit,
+    /// Refuse what IAM refuses, with AWS's AccessDenied.
+    Enforce,
+}
+
+impl From<IamSetting> for stratus_server::authorize::IamMode {
+    fn from(setting: IamSetting) -> Self {
+        match setting {
+            IamSetting::Off => Self::Off,
+            IamSetting::Audit => Self::Audit,
+            IamSetting::Enforce => Self::Enforce,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

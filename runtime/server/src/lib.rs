@@ -19,6 +19,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod authorize;
 pub mod clock_endpoint;
 pub mod cors;
 pub mod form;
@@ -48,6 +49,7 @@ use tokio::net::TcpListener;
 
 use stratus_sigv4::SigningKeys;
 
+use crate::authorize::{Authorizers, IamMode};
 use crate::route::Services;
 use crate::sigv4::Signer;
 
@@ -64,6 +66,8 @@ pub struct Config {
     pub clock: Clock,
     /// Whether requests must be signed with a secret Stratus knows (`--verify-signatures`).
     pub verify_signatures: bool,
+    /// Whether IAM's policies authorize requests (`--iam`).
+    pub iam: IamMode,
 }
 
 impl Default for Config {
@@ -74,6 +78,7 @@ impl Default for Config {
             max_body_bytes: 16 << 20,
             clock: Clock::system(),
             verify_signatures: false,
+            iam: IamMode::Off,
         }
     }
 }
@@ -106,6 +111,8 @@ pub struct Gateway {
     key_directories: Vec<Arc<dyn KeyDirectory>>,
     /// The SigV4 signing keys derived so far, when signatures are verified.
     signing_keys: SigningKeys,
+    /// IAM and the resource policies, when requests are authorized.
+    authorizers: Authorizers,
 }
 
 impl Gateway {
@@ -121,7 +128,13 @@ impl Gateway {
             form_uploads: Vec::new(),
             key_directories: Vec::new(),
             signing_keys: SigningKeys::new(),
+            authorizers: Authorizers::default(),
         }
+    }
+
+    /// The same gateway, authorizing requests with `authorizers` when `--iam` asks it to.
+    pub fn with_authorizers(self, authorizers: Authorizers) -> Gateway {
+        Gateway { authorizers, ..self }
     }
 
     /// The same gateway, serving requests signed with the keys `directories` issued as the

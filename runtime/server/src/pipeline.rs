@@ -27,7 +27,7 @@ use stratus_protocol::{urlencoded, Request, Response};
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
-use crate::{clock_endpoint, cors, form, health, identity, verify, virtual_host, Gateway};
+use crate::{authorize, clock_endpoint, cors, form, health, identity, verify, virtual_host, Gateway};
 
 /// The body of a response: whole, or streamed from a service.
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
@@ -244,7 +244,17 @@ async fn call(
     } else {
         PayloadFraming::default()
     };
+    let session = identity.as_ref().and_then(|identity| identity.session.clone());
     let ctx = context(gateway, req, signer, identity, request_id, streams, framing);
+    let call = authorize::Call {
+        service,
+        operation: route.operation,
+        protocol: route.protocol,
+        input: &input,
+    };
+    if let Err(e) = authorize::check(&gateway.authorizers, gateway.config.iam, &call, &ctx, session.as_ref()) {
+        return (refuse(e.into()), None);
+    }
     health::mark_used(gateway, service);
     match route.handler.call(&ctx, route.operation, input).await {
         Ok(output) => {

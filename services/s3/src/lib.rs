@@ -52,6 +52,7 @@ mod notify;
 mod object;
 mod ops;
 mod post;
+mod resource_policy;
 mod sweeper;
 
 pub use sweeper::LifecycleTiming;
@@ -63,7 +64,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{Caller, MessageSink, Registration, ServiceEnv};
+use stratus_core::service::{Caller, MessageSink, Providers, Registration, ServiceEnv};
 use stratus_core::{hex, id, AwsError, DateTime, RequestContext, Unit};
 use stratus_gen_s3::*;
 use stratus_storage::{Blob, Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
@@ -112,8 +113,11 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     Registration {
         handlers: vec![Arc::new(Handler(s3.clone()))],
         cross_origin: vec![Arc::new(s3.clone())],
-        form_uploads: vec![Arc::new(s3)],
-        ..Registration::default()
+        form_uploads: vec![Arc::new(s3.clone())],
+        provides: Providers {
+            resource_policies: vec![Arc::new(s3)],
+            ..Providers::default()
+        },
     }
 }
 

@@ -1,12 +1,15 @@
-//! Other services' deliveries into queues, through [`MessageSink`].
+//! What other parts of Stratus ask of queues: deliveries into them, through [`MessageSink`],
+//! and their policies, through [`ResourcePolicies`].
 
-use stratus_core::service::{BoxFuture, Caller, MessageSink};
+use stratus_core::service::{BoxFuture, Caller, MessageSink, ResourcePolicies, ResourcePolicy};
 use stratus_core::AwsError;
+use stratus_storage::Durability;
 
 use crate::error::SqsError;
 use crate::queue_ref::QueueRef;
 use crate::send::Outgoing;
 use crate::service::SqsService;
+use crate::store::load_queue;
 
 /// Other services' deliveries into queues (S3 event notifications): a plain send, as its
 /// sender, with the queue's own delay and deduplication rules.
@@ -39,5 +42,32 @@ impl MessageSink for SqsService {
             }
             Ok(())
         })
+    }
+}
+
+/// Queue policies, for the gateway to authorize requests on queues.
+impl ResourcePolicies for SqsService {
+    fn arn_service(&self) -> &'static str {
+        "sqs"
+    }
+
+    fn policy_of(&self, arn: &str) -> Result<Option<ResourcePolicy>, AwsError> {
+        let Some(queue) = QueueRef::from_arn(arn) else {
+            return Ok(None);
+        };
+        let store = self
+            .shared
+            .storage
+            .store(&queue.namespace(), Durability::Strict)
+            .map_err(|e| SqsError::from(e).into_aws())?;
+        let record = match load_queue(&*store, &queue.name) {
+            Ok(record) => record,
+            Err(SqsError::QueueDoesNotExist) => return Ok(None),
+            Err(e) => return Err(e.into_aws()),
+        };
+        Ok(Some(ResourcePolicy {
+            owner_account: queue.account,
+            document: record.attributes.get("Policy").cloned(),
+        }))
     }
 }

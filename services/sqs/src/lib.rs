@@ -51,7 +51,8 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     Registration {
         handlers: vec![Arc::new(Handler(sqs.clone()))],
         provides: Providers {
-            messages: Some(Arc::new(sqs)),
+            messages: Some(Arc::new(sqs.clone())),
+            resource_policies: vec![Arc::new(sqs)],
             ..Providers::default()
         },
         ..Registration::default()

@@ -404,6 +404,28 @@ pub struct Verdict {
     pub message: Option<String>,
 }
 
+/// A resource's own policy, and the account that owns the resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourcePolicy {
+    /// The account the resource belongs to (an S3 bucket's ARN does not say).
+    pub owner_account: String,
+    /// The policy document (a bucket or queue policy), if the resource has one.
+    pub document: Option<String>,
+}
+
+/// The policies of one service's resources. Provided by S3 (bucket policies) and SQS (queue
+/// policies), and by SNS, KMS, Lambda and Secrets Manager as they land; called by the
+/// gateway when it authorizes a request on their resources. Absent: resources have no
+/// policy, and only identity policies can allow.
+pub trait ResourcePolicies: Send + Sync {
+    /// The service part of the ARNs it answers for, e.g. `sqs`.
+    fn arn_service(&self) -> &'static str;
+
+    /// The policy of the resource `arn` names (for S3, also an object's ARN, whose bucket's
+    /// policy applies), or `None` when there is no such resource. A read, made inline.
+    fn policy_of(&self, arn: &str) -> Result<Option<ResourcePolicy>, AwsError>;
+}
+
 /// Decides whether a principal may perform an action, with IAM's policy evaluation logic:
 /// its identity policies (a user's own and its groups', a role's), permissions boundary,
 /// session policies, and the resource's policy. Provided by IAM; called by the gateway when

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::capabilities::{
-    Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, RoleDirectory,
-    TopicPublisher,
+    Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink,
+    ResourcePolicies, RoleDirectory, TopicPublisher,
 };
 use super::{CrossOrigin, FormUpload, ServiceHandler};
 use crate::scheduler::Scheduler;
@@ -44,6 +44,9 @@ pub struct Providers {
     pub user_keys: Option<Arc<dyn KeyDirectory>>,
     /// STS's session credentials.
     pub session_keys: Option<Arc<dyn KeyDirectory>>,
+    /// The resource policies of the services whose resources have them (S3, SQS): one per
+    /// service.
+    pub resource_policies: Vec<Arc<dyn ResourcePolicies>>,
 }
 
 impl Providers {
@@ -62,6 +65,7 @@ impl Providers {
             roles,
             user_keys,
             session_keys,
+            resource_policies,
         } = other;
         self.messages = self.messages.take().or(messages);
         self.functions = self.functions.take().or(functions);
@@ -74,6 +78,7 @@ impl Providers {
         self.roles = self.roles.take().or(roles);
         self.user_keys = self.user_keys.take().or(user_keys);
         self.session_keys = self.session_keys.take().or(session_keys);
+        self.resource_policies.extend(resource_policies);
     }
 
     /// The providers of access keys, for the gateway: IAM's users', then STS's sessions'.

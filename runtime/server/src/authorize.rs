@@ -1,0 +1,132 @@
+//! IAM authorization of requests, when asked for (`--iam audit|enforce`): each request's IAM
+//! actions and resources, from the generated authorization table, put to IAM's
+//! [`Authorizer`] with the resource's own policy; a refusal is answered as AWS's
+//! `AccessDenied` (`enforce`) or logged and served (`audit`).
+//!
+//! Every decision is logged under the target `stratus::iam`: refusals at `info`, grants at
+//! `debug`, with the principal, action and resources.
+
+use std::sync::Arc;
+
+use stratus_core::authz::{self, Scope};
+use stratus_core::calendar::format_iso8601;
+use stratus_core::schema::{Operation, Protocol, Service};
+use stratus_core::service::{Authorization, Authorizer, Decision, ResourcePolicies, ResourcePolicy, SessionGrants};
+use stratus_core::{AwsError, RequestContext, Value};
+
+use crate::identity::in_protocol;
+
+/// Whether requests are authorized by IAM's policies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum IamMode {
+    /// Every request is served, as without IAM.
+    #[default]
+    Off,
+    /// Every request is served; what IAM would refuse is logged.
+    Audit,
+    /// What IAM would refuse is refused, with AWS's `AccessDenied`.
+    Enforce,
+}
+
+/// What authorizes requests: IAM, and the services whose resources have policies.
+#[derive(Clone, Default)]
+pub struct Authorizers {
+    /// IAM's policy evaluation.
+    pub iam: Option<Arc<dyn Authorizer>>,
+    /// Resource policies, one provider per ARN service.
+    pub resource_policies: Vec<Arc<dyn ResourcePolicies>>,
+}
+
+/// The operation a request was routed to and decoded for.
+pub(crate) struct Call<'a> {
+    pub(crate) service: &'static Service,
+    pub(crate) operation: &'static Operation,
+    pub(crate) protocol: Protocol,
+    pub(crate) input: &'a Value,
+}
+
+/// Authorizes `call`, made as `ctx` says (with the grants of its session, if it was signed by
+/// one), under `mode`.
+pub(crate) fn check(
+    authorizers: &Authorizers,
+    mode: IamMode,
+    call: &Call<'_>,
+    ctx: &RequestContext,
+    session: Option<&SessionGrants>,
+) -> Result<(), AwsError> {
+    let Some(iam) = &authorizers.iam else {
+        return Ok(());
+    };
+    if mode == IamMode::Off {
+        return Ok(());
+    }
+    let Some(entry) = call.service.authorization.operation(call.service, call.operation) else {
+        return Ok(());
+    };
+    let now = ctx.clock.epoch_secs();
+    let scope = Scope::new(&ctx.region, &ctx.account_id);
+    for required in authz::evaluate(entry, call.input, &scope) {
+        let owner = resource_policy(authorizers, &required.resources)?;
+        let mut context: Vec<(&str, Vec<String>)> = vec![
+            (
+                "aws:CurrentTime",
+                vec![format_iso8601(i64::try_from(now).unwrap_or(i64::MAX))],
+            ),
+            ("aws:EpochTime", vec![now.to_string()]),
+            ("aws:SecureTransport", vec!["false".to_owned()]),
+        ];
+        context.extend(required.conditions.iter().cloned());
+        let request = Authorization {
+            account_id: &ctx.account_id,
+            principal: ctx.principal.as_ref(),
+            session,
+            action: required.action,
+            resources: &required.resources,
+            resource_policy: owner.as_ref().and_then(|o| o.document.as_deref()),
+            resource_account: owner
+                .as_ref()
+                .map(|o| o.owner_account.as_str())
+                .filter(|account| *account != ctx.account_id),
+            context: &context,
+            now_secs: now,
+        };
+        let verdict = iam.authorize(&request)?;
+        let principal = ctx.principal.as_ref().map_or("root", |p| p.arn.as_str());
+        if verdict.decision == Decision::Allow {
+            tracing::debug!(target: "stratus::iam", principal, action = required.action, resources = ?required.resources, "allowed");
+            continue;
+        }
+        tracing::info!(
+            target: "stratus::iam",
+            principal,
+            action = required.action,
+            resources = ?required.resources,
+            decision = ?verdict.decision,
+            enforced = mode == IamMode::Enforce,
+            "denied"
+        );
+        if mode == IamMode::Enforce {
+            let message = verdict.message.unwrap_or_default();
+            return Err(in_protocol(call.service, call.protocol, "AccessDenied", message, 403));
+        }
+    }
+    Ok(())
+}
+
+/// The policy and owner of the first of `resources`, from the provider of its service.
+fn resource_policy(authorizers: &Authorizers, resources: &[String]) -> Result<Option<ResourcePolicy>, AwsError> {
+    let Some(arn) = resources.first() else {
+        return Ok(None);
+    };
+    let Some(service) = arn.split(':').nth(2) else {
+        return Ok(None);
+    };
+    match authorizers
+        .resource_policies
+        .iter()
+        .find(|provider| provider.arn_service() == service)
+    {
+        Some(provider) => provider.policy_of(arn),
+        None => Ok(None),
+    }
+}
