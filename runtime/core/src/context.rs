@@ -5,6 +5,7 @@ use std::io::Read;
 use std::sync::{Mutex, PoisonError};
 
 use crate::clock::Clock;
+use crate::error::AwsError;
 
 /// A body read as it arrives or as it is sent, rather than held in memory. It blocks while it
 /// waits for the network, so read it on a blocking thread (`tokio::task::spawn_blocking`).
@@ -86,6 +87,22 @@ pub struct PayloadFraming {
 pub struct Streams {
     request: Mutex<Option<BodyReader>>,
     response: Mutex<Option<BodyReader>>,
+    chunk_signatures: Mutex<Option<Box<dyn ChunkSignatures>>>,
+}
+
+/// The chain of signatures an aws-chunked payload carries (SigV4 streaming), checked as the
+/// service decodes it: the gateway sets it when it has verified the request's own signature
+/// (`--verify-signatures`), and it answers each refusal as the protocol's error.
+pub trait ChunkSignatures: Send {
+    /// Whether the payload must end in a signed trailer (`…-PAYLOAD-TRAILER`).
+    fn expects_trailer(&self) -> bool;
+
+    /// Checks the next chunk (the last one is empty), by its SHA-256, against its
+    /// `chunk-signature`.
+    fn chunk(&mut self, sha256: [u8; 32], signature: &str) -> Result<(), AwsError>;
+
+    /// Checks the trailer's header lines against its `x-amz-trailer-signature`.
+    fn trailer(&mut self, trailers: &[(&str, &str)], signature: &str) -> Result<(), AwsError>;
 }
 
 impl Streams {
@@ -93,8 +110,21 @@ impl Streams {
     pub fn with_request(body: BodyReader) -> Streams {
         Streams {
             request: Mutex::new(Some(body)),
-            response: Mutex::default(),
+            ..Streams::default()
         }
+    }
+
+    /// Has the service check the chunk signatures of the request's aws-chunked payload.
+    pub fn set_chunk_signatures(&self, signatures: Box<dyn ChunkSignatures>) {
+        *self.chunk_signatures.lock().unwrap_or_else(PoisonError::into_inner) = Some(signatures);
+    }
+
+    /// The chunk signatures to check the request's aws-chunked payload against, once.
+    pub fn take_chunk_signatures(&self) -> Option<Box<dyn ChunkSignatures>> {
+        self.chunk_signatures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 
     /// Whether the request's payload streams (and has not been taken yet).

@@ -228,15 +228,18 @@ async fn call(
             host_bucket: host_bucket(req, route),
         };
         let now = gateway.config.clock.epoch_millis();
-        if let Err(e) = verify::check(
+        let checked = verify::check(
             req,
             streams.has_request(),
             &target,
             identity.as_ref(),
             now,
             &gateway.signing_keys,
-        ) {
-            return (refuse(e.into()), None);
+        );
+        match checked {
+            Ok(Some(chunks)) => streams.set_chunk_signatures(chunks),
+            Ok(None) => {}
+            Err(e) => return (refuse(e.into()), None),
         }
     }
     let framing = if streaming::has_streaming_payload(route.operation) {

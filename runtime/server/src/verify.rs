@@ -8,16 +8,17 @@
 //! served only where AWS serves them: to operations the model lets be called unsigned
 //! (`AssumeRoleWithWebIdentity`), and to S3, which serves them as an anonymous caller.
 //!
-//! A streamed body is checked as far as its headers go: the seed signature of an aws-chunked
-//! upload is verified, its chunk signatures and a deferred body hash are not yet.
+//! The chunk and trailer signatures of an aws-chunked payload are checked by its service as it
+//! decodes it ([`ChunkSignatures`]); the hash of a plain body that streams (over 1 MiB) is not
+//! checked yet.
 
 use std::time::{Duration, UNIX_EPOCH};
 
 use stratus_core::schema::{Operation, Protocol, Service};
 use stratus_core::service::Identity;
-use stratus_core::AwsError;
+use stratus_core::{AwsError, ChunkSignatures};
 use stratus_protocol::Request;
-use stratus_sigv4::{Dialect, Payload, Signature, SigningKeys};
+use stratus_sigv4::{Body, Dialect, Payload, Signature, SigningKeys};
 
 use crate::identity::{in_protocol, refusal, Refusal};
 
@@ -34,7 +35,9 @@ pub(crate) struct Target<'a> {
 }
 
 /// Checks the signature of `req` (whose body is `req.body`, unless it streams) for `target`,
-/// with the secret of `identity` or the default pair's, at `now_millis`.
+/// with the secret of `identity` or the default pair's, at `now_millis`. A verified
+/// aws-chunked payload answers the chain of its chunk signatures, for the service to check
+/// as it decodes the payload.
 pub(crate) fn check(
     req: &Request<'_>,
     streams: bool,
@@ -42,9 +45,8 @@ pub(crate) fn check(
     identity: Option<&Identity>,
     now_millis: i64,
     keys: &SigningKeys,
-) -> Result<(), AwsError> {
+) -> Result<Option<Box<dyn ChunkSignatures>>, AwsError> {
     let s3 = target.service.departures.bare_xml_errors;
-    let dialect = if s3 { Dialect::S3 } else { Dialect::Aws };
     let headers: Vec<(&str, &[u8])> = req
         .headers
         .iter()
@@ -63,22 +65,10 @@ pub(crate) fn check(
         },
         host_bucket: target.host_bucket,
     };
-    let refused = |e: stratus_sigv4::Error| {
-        let mut error = in_protocol(
-            target.service,
-            target.protocol,
-            e.code(dialect),
-            e.message(dialect),
-            e.status(dialect),
-        );
-        if s3 {
-            error.details = e.details().into_boxed_slice();
-        }
-        error
-    };
+    let refused = |e: stratus_sigv4::Error| refusal_of(target.service, target.protocol, &e);
     let Some(signature) = Signature::parse(&signed).map_err(refused)? else {
         return match s3 || target.operation.unsigned {
-            true => Ok(()),
+            true => Ok(None),
             false => Err(in_protocol(
                 target.service,
                 target.protocol,
@@ -107,7 +97,56 @@ pub(crate) fn check(
             false => refusal(target.service, target.protocol, Refusal::InvalidKey),
         });
     }
-    Ok(())
+    Ok(match verified.body {
+        Body::SignedChunks(chain) => Some(Box::new(SignedChunks {
+            chain,
+            service: target.service,
+            protocol: target.protocol,
+        })),
+        Body::Checked | Body::Unsigned | Body::UnsignedChunks | Body::MustHash(_) => None,
+    })
+}
+
+/// AWS's answer to a refused signature, in the words of `service` and `protocol`.
+fn refusal_of(service: &Service, protocol: Protocol, e: &stratus_sigv4::Error) -> AwsError {
+    let s3 = service.departures.bare_xml_errors;
+    let dialect = if s3 { Dialect::S3 } else { Dialect::Aws };
+    let mut error = in_protocol(
+        service,
+        protocol,
+        e.code(dialect),
+        e.message(dialect),
+        e.status(dialect),
+    );
+    if s3 {
+        error.details = e.details().into_boxed_slice();
+    }
+    error
+}
+
+/// The chunk signatures of a verified aws-chunked payload, refused in its service's words.
+struct SignedChunks {
+    chain: stratus_sigv4::ChunkSignatures,
+    service: &'static Service,
+    protocol: Protocol,
+}
+
+impl ChunkSignatures for SignedChunks {
+    fn expects_trailer(&self) -> bool {
+        self.chain.expects_trailer()
+    }
+
+    fn chunk(&mut self, sha256: [u8; 32], signature: &str) -> Result<(), AwsError> {
+        self.chain
+            .verify_chunk_digest(sha256, signature)
+            .map_err(|e| refusal_of(self.service, self.protocol, &e))
+    }
+
+    fn trailer(&mut self, trailers: &[(&str, &str)], signature: &str) -> Result<(), AwsError> {
+        self.chain
+            .verify_trailer(trailers, signature)
+            .map_err(|e| refusal_of(self.service, self.protocol, &e))
+    }
 }
 
 /// Whether `key` is one of the keys that sign with the default secret.

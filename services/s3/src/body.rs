@@ -45,7 +45,9 @@ impl Incoming {
             .unwrap_or_else(|| Box::new(Cursor::new(body)));
         Ok(match Framing::of(&ctx.framing)? {
             Some(framing) => Incoming {
-                source: Source::Chunked(Box::new(Decoder::new(reader, framing))),
+                source: Source::Chunked(Box::new(
+                    Decoder::new(reader, framing).with_signatures(ctx.streams.take_chunk_signatures()),
+                )),
                 trailer: framing.trailer,
             },
             None => Incoming {

@@ -6,8 +6,9 @@
 //! `AwsChunkedWrapper` writes `0\r\nname:value\r\n\r\n`).
 //!
 //! [`Decoder`] reads the framing as the body arrives and yields only the data, so a body of any
-//! size passes through in constant memory; it never panics, whatever the input. Chunk
-//! signatures are not verified (no request signature is). Refusals are AWS's, as S3's answers
+//! size passes through in constant memory; it never panics, whatever the input. Chunk and
+//! trailer signatures are checked as they arrive when the gateway verified the request's
+//! signature and handed over the chain ([`ChunkSignatures`]). Refusals are AWS's, as S3's answers
 //! to malformed bodies are recorded by S3-compatible servers' parity tests (versity/versitygw
 //! issues 1161, 1656, 1666, 1684; scality/Arsenal pull request 2596): broken framing is
 //! `IncompleteBody`; a trailer that is malformed, that `x-amz-trailer` did not announce or that
@@ -16,7 +17,8 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-use stratus_core::{AwsError, PayloadFraming};
+use sha2::{Digest, Sha256};
+use stratus_core::{AwsError, ChunkSignatures, PayloadFraming};
 
 use crate::checksum::{self, Algorithm};
 use crate::error::S3Error;
@@ -111,6 +113,15 @@ fn chunk_size(header: &[u8]) -> Option<u64> {
     u64::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
 }
 
+/// A chunk header's `chunk-signature` extension.
+fn chunk_signature(header: &[u8]) -> Option<&str> {
+    let header = std::str::from_utf8(header).ok()?;
+    header
+        .split(';')
+        .skip(1)
+        .find_map(|extension| extension.trim().strip_prefix("chunk-signature="))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum State {
     ChunkHeader,
@@ -133,6 +144,20 @@ pub(crate) struct Decoder<R> {
     decoded: u64,
     checksum: Option<(Algorithm, String)>,
     failure: Option<AwsError>,
+    /// The signatures to check, when the request's own was verified.
+    signed: Option<Signed>,
+}
+
+/// The chunk signatures of a body being checked, and what the current chunk has given so far.
+struct Signed {
+    chain: Box<dyn ChunkSignatures>,
+    /// The current chunk's data, hashed as it is read.
+    hash: Sha256,
+    /// The current chunk's `chunk-signature`.
+    signature: String,
+    /// The trailer's lines other than its signature, and its signature.
+    trailers: Vec<(String, String)>,
+    trailer_signature: Option<String>,
 }
 
 impl<R: Read> Decoder<R> {
@@ -145,7 +170,31 @@ impl<R: Read> Decoder<R> {
             decoded: 0,
             checksum: None,
             failure: None,
+            signed: None,
         }
+    }
+
+    /// The same decoder, checking the body's chunk signatures against `chain`.
+    pub(crate) fn with_signatures(self, chain: Option<Box<dyn ChunkSignatures>>) -> Decoder<R> {
+        Decoder {
+            signed: chain.map(|chain| Signed {
+                chain,
+                hash: Sha256::new(),
+                signature: String::new(),
+                trailers: Vec::new(),
+                trailer_signature: None,
+            }),
+            ..self
+        }
+    }
+
+    /// Checks the chunk just read against its signature.
+    fn chunk_read(&mut self) -> io::Result<()> {
+        if let Some(signed) = &mut self.signed {
+            let digest: [u8; 32] = std::mem::take(&mut signed.hash).finalize().into();
+            signed.chain.chunk(digest, &signed.signature).map_err(S3Error::in_io)?;
+        }
+        Ok(())
     }
 
     /// The checksum the trailer carried: `x-amz-trailer`'s algorithm and the value as sent.
@@ -159,8 +208,15 @@ impl<R: Read> Decoder<R> {
             match self.state {
                 State::ChunkHeader => {
                     self.read_line(incomplete)?;
-                    self.state = match chunk_size(&self.line).ok_or_else(|| S3Error::in_io(incomplete()))? {
-                        0 => State::Trailer,
+                    let size = chunk_size(&self.line).ok_or_else(|| S3Error::in_io(incomplete()))?;
+                    if let Some(signed) = &mut self.signed {
+                        signed.signature = chunk_signature(&self.line).unwrap_or_default().to_owned();
+                    }
+                    self.state = match size {
+                        0 => {
+                            self.chunk_read()?;
+                            State::Trailer
+                        }
                         size => State::Data(size),
                     };
                 }
@@ -174,6 +230,9 @@ impl<R: Read> Decoder<R> {
                         return Err(S3Error::in_io(incomplete()));
                     }
                     self.decoded += n as u64;
+                    if let Some(signed) = &mut self.signed {
+                        signed.hash.update(&out[..n]);
+                    }
                     self.state = match left - n as u64 {
                         0 => State::DataEnd,
                         left => State::Data(left),
@@ -185,6 +244,7 @@ impl<R: Read> Decoder<R> {
                     if !self.line.is_empty() {
                         return Err(S3Error::in_io(incomplete()));
                     }
+                    self.chunk_read()?;
                     self.state = State::ChunkHeader;
                 }
                 State::Trailer => {
@@ -242,6 +302,12 @@ impl<R: Read> Decoder<R> {
         if name.is_empty() {
             return Err(S3Error::malformed_trailer());
         }
+        if let Some(signed) = &mut self.signed {
+            match name.as_str() {
+                "x-amz-trailer-signature" => signed.trailer_signature = Some(value.trim().to_owned()),
+                _ => signed.trailers.push((name.clone(), value.to_owned())),
+            }
+        }
         if !name.starts_with("x-amz-checksum-") {
             return Ok(());
         }
@@ -268,6 +334,14 @@ impl<R: Read> Decoder<R> {
         }
         if self.framing.trailer != self.checksum.as_ref().map(|(a, _)| *a) {
             return Err(S3Error::in_io(S3Error::malformed_trailer()));
+        }
+        if let Some(signed) = &mut self.signed {
+            if signed.chain.expects_trailer() || signed.trailer_signature.is_some() {
+                let trailers: Vec<(&str, &str)> =
+                    signed.trailers.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+                let signature = signed.trailer_signature.as_deref().unwrap_or_default();
+                signed.chain.trailer(&trailers, signature).map_err(S3Error::in_io)?;
+            }
         }
         Ok(())
     }
@@ -370,6 +444,106 @@ mod tests {
         }
         out.extend_from_slice(b"\r\n");
         out
+    }
+
+    /// Records what it is asked to check, refusing a signature of `bad`.
+    struct Recorder {
+        seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+        trailer: bool,
+    }
+
+    impl ChunkSignatures for Recorder {
+        fn expects_trailer(&self) -> bool {
+            self.trailer
+        }
+
+        fn chunk(&mut self, sha256: [u8; 32], signature: &str) -> Result<(), AwsError> {
+            self.seen
+                .lock()
+                .unwrap()
+                .push(format!("{}:{signature}", stratus_core::hex::encode(&sha256)));
+            match signature {
+                "bad" => Err(AwsError::new("SignatureDoesNotMatch", "no", 403)),
+                _ => Ok(()),
+            }
+        }
+
+        fn trailer(&mut self, trailers: &[(&str, &str)], signature: &str) -> Result<(), AwsError> {
+            self.seen
+                .lock()
+                .unwrap()
+                .push(format!("trailer {trailers:?}:{signature}"));
+            Ok(())
+        }
+    }
+
+    fn checked(body: &'static [u8], framing: Framing, trailer: bool) -> (io::Result<Vec<u8>>, Vec<String>) {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let chain = Recorder {
+            seen: seen.clone(),
+            trailer,
+        };
+        let mut decoder = Decoder::new(body, framing).with_signatures(Some(Box::new(chain)));
+        let mut out = Vec::new();
+        let read = decoder.read_to_end(&mut out).map(|_| out);
+        let seen = seen.lock().unwrap().clone();
+        (read, seen)
+    }
+
+    #[test]
+    fn each_chunk_is_checked_by_its_digest_and_signature_the_last_one_empty() {
+        let (read, seen) = checked(SIGNED, PLAIN, false);
+        assert_eq!(read.unwrap(), b"hello world");
+        let digest = |data: &[u8]| stratus_core::hex::encode(&Sha256::digest(data));
+        assert_eq!(
+            seen,
+            [
+                format!(
+                    "{}:ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648",
+                    digest(b"hello")
+                ),
+                format!(
+                    "{}:0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497",
+                    digest(b" world")
+                ),
+                format!(
+                    "{}:b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9",
+                    digest(b"")
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_refused_chunk_fails_the_read_with_the_refusal() {
+        let (read, seen) = checked(
+            b"5;chunk-signature=bad\r\nhello\r\n0;chunk-signature=x\r\n\r\n",
+            PLAIN,
+            false,
+        );
+        assert_eq!(
+            S3Error::from_io(&read.unwrap_err()).unwrap().code,
+            "SignatureDoesNotMatch"
+        );
+        assert_eq!(seen.len(), 1);
+    }
+
+    #[test]
+    fn a_signed_trailer_is_checked_without_its_signature_line() {
+        let body = b"5;chunk-signature=a\r\nhello\r\n0;chunk-signature=b\r\nx-amz-checksum-crc32:NhCmhg==\r\nx-amz-trailer-signature:c\r\n\r\n";
+        let (read, seen) = checked(body, CRC32, true);
+        assert_eq!(read.unwrap(), b"hello");
+        assert_eq!(
+            seen.last().unwrap(),
+            r#"trailer [("x-amz-checksum-crc32", "NhCmhg==")]:c"#
+        );
+        // A trailer the chain expects must be signed: a missing signature is checked as empty.
+        let unsigned = b"5;chunk-signature=a\r\nhello\r\n0;chunk-signature=b\r\nx-amz-checksum-crc32:NhCmhg==\r\n\r\n";
+        let (_, seen) = checked(unsigned, CRC32, true);
+        assert_eq!(
+            seen.last().unwrap(),
+            r#"trailer [("x-amz-checksum-crc32", "NhCmhg==")]:"#
+        );
     }
 
     #[test]
