@@ -38,6 +38,7 @@
 mod aws_policies;
 mod documents;
 mod error;
+mod held_policies;
 mod identity;
 mod ids;
 mod listing;
