@@ -35,6 +35,7 @@
 //! background. Operations not in the `operations!` table below answer the generated
 //! `NotImplemented`; docs/services/iam.md lists them all.
 
+mod authorize;
 mod aws_policies;
 mod documents;
 mod error;
@@ -44,6 +45,7 @@ mod ids;
 mod listing;
 mod managed;
 mod ops;
+mod policy_cache;
 mod records;
 mod service;
 mod statement_spans;
@@ -69,6 +71,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     Registration {
         handlers: vec![Arc::new(Handler(iam.clone()))],
         provides: Providers {
+            authorizer: Some(Arc::new(iam.clone())),
             roles: Some(Arc::new(iam.clone())),
             user_keys: Some(Arc::new(iam)),
             ..Providers::default()
