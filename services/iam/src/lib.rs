@@ -31,8 +31,11 @@
 //! are the services whose service-linked roles IAM creates, with each role's name and policy
 //! (`data/service-linked-roles.json`, read by `ops::service_linked_roles`).
 //! Every policy document IAM accepts is checked by `stratus-policy` with IAM's grammar and
-//! messages, and its size counted as IAM counts it ([`documents`]). Nothing runs in the
-//! background. Operations not in the `operations!` table below answer the generated
+//! messages, and its size counted as IAM counts it ([`documents`]). IAM is the binary's
+//! [`Authorizer`](stratus_core::service::Authorizer) ([`authorize`]), which evaluates what a
+//! principal holds ([`held_policies`]) parsed once and kept in memory until the next write
+//! to its account ([`policy_cache`]; every write goes through `IamService::write`). Nothing
+//! runs in the background. Operations not in the `operations!` table below answer the generated
 //! `NotImplemented`; docs/services/iam.md lists them all.
 
 mod authorize;
