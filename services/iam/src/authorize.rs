@@ -11,8 +11,9 @@
 //! - A role session is granted its role's policies, capped by the role's boundary and by the
 //!   session policies it was issued with (when it was issued with any). Its principal tags
 //!   are the role's, overridden by the session's; `aws:PrincipalArn` is the role's ARN and
-//!   `aws:userid` is `ROLEID:SESSION`, as AWS sets them. A session of a role deleted since is
-//!   denied.
+//!   `aws:userid` is `ROLEID:SESSION`, as AWS sets them.
+//! - A session of a role deleted since, or credentials of a user deleted since, are denied,
+//!   even when a role or user of the same name was made again (its id differs).
 //! - A federated user is granted only its session policies. AWS also caps them by the
 //!   policies of the IAM user who called `GetFederationToken`, which Stratus does not record.
 //! - Within an account, the identity's policies or the resource's policy may allow; across
@@ -24,8 +25,8 @@
 //!
 //! IAM validated every document it stored, so one that no longer parses (the parser changed
 //! since) is logged and left out rather than failing every request: an identity or resource
-//! policy grants nothing, and a boundary or session policy allows nothing, so that losing it
-//! never widens what the principal may do.
+//! policy is left out, its allows and its denies with it; a boundary or session policy is
+//! taken as allowing nothing, so that losing a cap never lifts it.
 
 use std::convert::Infallible;
 use std::sync::{Arc, OnceLock};
@@ -132,7 +133,17 @@ impl IamService {
 
     fn subject(&self, cache: &AccountCache, a: &Authorization<'_>, iam: &IamPrincipal) -> Result<Subject, IamError> {
         let account = a.account_id;
-        let kind = a.principal.map_or(PrincipalKind::Root, |p| p.kind);
+        let (kind, user_id) = a
+            .principal
+            .map_or((PrincipalKind::Root, ""), |p| (p.kind, p.user_id.as_str()));
+        // A user or role deleted and made again under its name is another identity (its id
+        // differs): the credentials of the first grant nothing of the second's.
+        let is_user = |user: &Arc<Grants>| user.id == user_id;
+        let is_role_of_session = |role: &Arc<Grants>| {
+            user_id
+                .strip_prefix(role.id.as_str())
+                .is_some_and(|session| session.starts_with(':'))
+        };
         Ok(match (kind, iam.kind()) {
             (PrincipalKind::Root, _) | (_, IamKind::Root) => Subject::Root,
             (PrincipalKind::User, IamKind::User { .. }) => {
@@ -140,7 +151,7 @@ impl IamService {
                 let user = cache
                     .users
                     .get_or_load(arn, || arn.to_owned(), || self.load_user(account, arn))?;
-                user.map_or(Subject::Gone, Subject::User)
+                user.filter(is_user).map_or(Subject::Gone, Subject::User)
             }
             (PrincipalKind::AssumedRole, IamKind::AssumedRole { role, session }) => {
                 let grants = cache.roles.get_or_load(
@@ -148,7 +159,7 @@ impl IamService {
                     || role.clone(),
                     || self.load_role(account, iam.partition(), role),
                 )?;
-                match grants {
+                match grants.filter(is_role_of_session) {
                     Some(grants) => Subject::Session {
                         role: grants,
                         name: session.clone(),

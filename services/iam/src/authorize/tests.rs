@@ -520,6 +520,16 @@ fn principals_that_no_longer_exist_are_refused() {
         )
     );
 
+    // A role made again under the name is another role: the old session stays refused.
+    let id = f.role("gone", &allow("*", "*"), &[]);
+    assert_eq!(
+        f.verdict(&request(Some(&principal), "sqs:SendMessage", &queue))
+            .decision,
+        Decision::ImplicitDeny
+    );
+    let again = session("gone", &id, "s");
+    assert_eq!(f.verdict(&request(Some(&again), "sqs:SendMessage", &queue)), allowed());
+
     let stranger = Principal {
         kind: PrincipalKind::User,
         arn: format!("arn:aws:iam::{ACCOUNT}:user/nobody"),
