@@ -177,6 +177,29 @@ fn bench(c: &mut Criterion) {
     group.bench_function("authorize: user, 2 groups, 6 attached policies, warm", |b| {
         b.iter(|| iam.authorize(black_box(&request)))
     });
+    // The same request to a queue with a policy of about 1 KB, as SQS would pass it.
+    let statements: Vec<String> = (0..8)
+        .map(|i| {
+            format!(
+                r#"{{"Sid":"Partner{i}","Effect":"Allow","Principal":{{"AWS":"arn:aws:iam::21098765432{i}:root"}},
+                "Action":["sqs:SendMessage","sqs:GetQueueAttributes"],"Resource":"arn:aws:sqs:us-east-1:123456789012:orders-eu",
+                "Condition":{{"ArnLike":{{"aws:SourceArn":"arn:aws:sns:us-east-1:21098765432{i}:*"}}}}}}"#
+            )
+        })
+        .collect();
+    let queue_policy = format!(r#"{{"Version":"2012-10-17","Statement":[{}]}}"#, statements.join(","));
+    let with_policy = Authorization {
+        resource_policy: Some(&queue_policy),
+        ..request.clone()
+    };
+    assert_eq!(iam.authorize(&with_policy).unwrap().decision, Decision::Allow);
+    group.bench_function(
+        format!(
+            "authorize: the same, with a {} B queue policy, warm",
+            queue_policy.len()
+        ),
+        |b| b.iter(|| iam.authorize(black_box(&with_policy))),
+    );
     group.finish();
 }
 
