@@ -218,6 +218,11 @@ impl IamService {
             if let Some(document) = &session.policy {
                 documents.push(("inline session policy".to_owned(), document.clone()));
             }
+            if documents.is_empty() {
+                // Its managed policies were deleted since: what they allowed is gone, and
+                // no session policy left must not mean none was asked for.
+                return Ok(Arc::new([allows_nothing().clone()]));
+            }
             Ok(documents
                 .iter()
                 .map(|(name, document)| parsed_cap(document, "session", name))
@@ -230,14 +235,11 @@ impl IamService {
     fn resource_policy(&self, document: &str) -> Option<Arc<Policy>> {
         let load =
             || Ok::<_, Infallible>(parsed(document, PolicyKind::Resource, "resource", "resource policy").map(Arc::new));
-        match self
+        let Ok(policy) = self
             .policies
             .resources
-            .get_or_load(document, || document.to_owned(), load)
-        {
-            Ok(policy) => policy,
-            Err(never) => match never {},
-        }
+            .get_or_load(document, || document.to_owned(), load);
+        policy
     }
 }
 

@@ -299,6 +299,27 @@ fn session_policies_cap_a_role_session() {
 }
 
 #[test]
+fn a_session_whose_managed_policies_are_gone_is_allowed_nothing() {
+    let f = Fixture::new();
+    let id = f.role("ops", &allow("*", "*"), &[]);
+    let arn = f.policy("short-lived", &allow("sqs:*", "*"));
+    let grants = SessionGrants {
+        policy_arns: vec![arn.clone()],
+        ..SessionGrants::default()
+    };
+    let principal = session("ops", &id, "s");
+    let queue = [QUEUE.to_owned()];
+    let send = Authorization {
+        session: Some(&grants),
+        ..request(Some(&principal), "sqs:SendMessage", &queue)
+    };
+    assert_eq!(f.verdict(&send), allowed());
+    let input = DeletePolicyRequest { policy_arn: arn };
+    f.run(f.iam.delete_policy(&f.ctx, input)).unwrap();
+    assert_eq!(f.verdict(&send).decision, Decision::ImplicitDeny);
+}
+
+#[test]
 fn session_tags_override_the_roles_and_the_session_names_its_role() {
     let f = Fixture::new();
     let id = f.role(
