@@ -31,18 +31,24 @@
 //! are the services whose service-linked roles IAM creates, with each role's name and policy
 //! (`data/service-linked-roles.json`, read by `ops::service_linked_roles`).
 //! Every policy document IAM accepts is checked by `stratus-policy` with IAM's grammar and
-//! messages, and its size counted as IAM counts it ([`documents`]). Nothing runs in the
-//! background. Operations not in the `operations!` table below answer the generated
+//! messages, and its size counted as IAM counts it ([`documents`]). IAM is the binary's
+//! [`Authorizer`](stratus_core::service::Authorizer) ([`authorize`]), which evaluates what a
+//! principal holds ([`held_policies`]) parsed once and kept in memory until the next write
+//! to its account ([`policy_cache`]; every write goes through `IamService::write`). Nothing
+//! runs in the background. Operations not in the `operations!` table below answer the generated
 //! `NotImplemented`; docs/services/iam.md lists them all.
 
+mod authorize;
 mod aws_policies;
 mod documents;
 mod error;
+mod held_policies;
 mod identity;
 mod ids;
 mod listing;
 mod managed;
 mod ops;
+mod policy_cache;
 mod records;
 mod service;
 mod statement_spans;
@@ -68,6 +74,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     Registration {
         handlers: vec![Arc::new(Handler(iam.clone()))],
         provides: Providers {
+            authorizer: Some(Arc::new(iam.clone())),
             roles: Some(Arc::new(iam.clone())),
             user_keys: Some(Arc::new(iam)),
             ..Providers::default()

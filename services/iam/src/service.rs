@@ -3,20 +3,26 @@
 use std::sync::Arc;
 
 use stratus_core::RequestContext;
-use stratus_storage::{Durability, Namespace, Storage, Store, Tx};
+use stratus_storage::{run_blocking, Durability, Namespace, Storage, Store, Tx};
 
 use crate::error::IamError;
+use crate::policy_cache::PolicyCache;
 use crate::records::Scope;
 
 /// The IAM service, backed by `storage`: one global store per account.
 #[derive(Clone)]
 pub struct IamService {
     storage: Arc<Storage>,
+    /// What authorizations parsed, until the next write to their account.
+    pub(crate) policies: Arc<PolicyCache>,
 }
 
 impl IamService {
     pub fn new(storage: Arc<Storage>) -> IamService {
-        IamService { storage }
+        IamService {
+            storage,
+            policies: Arc::default(),
+        }
     }
 
     fn namespace(account: &str) -> Namespace {
@@ -29,16 +35,23 @@ impl IamService {
     }
 
     /// Runs `body` as one strict write transaction in the account's store, on a blocking
-    /// thread (a strict commit waits for fsync).
+    /// thread (a strict commit waits for fsync). Every write of IAM goes through here, and
+    /// drops the account's cached policies once committed — on that thread, so that a caller
+    /// gone meanwhile cannot leave them stale.
     pub(crate) async fn write<R, F>(&self, account: &str, body: F) -> Result<R, IamError>
     where
         R: Send + 'static,
         F: FnOnce(&mut Tx<'_>) -> Result<R, IamError> + Send + 'static,
     {
-        self.storage
-            .store(&Self::namespace(account), Durability::Strict)?
-            .transact_async(body)
-            .await
+        let store = self.storage.store(&Self::namespace(account), Durability::Strict)?;
+        let policies = self.policies.clone();
+        let account = account.to_owned();
+        run_blocking(move || {
+            let written = store.transact(body);
+            policies.written(&account);
+            written
+        })
+        .await
     }
 }
 

@@ -15,12 +15,12 @@ use stratus_policy::{evaluate, Decision, Effect, Policy, PolicyKind, PolicySet, 
 use stratus_storage::Read;
 
 use crate::error::IamError;
+use crate::held_policies::{self, Held};
 use crate::listing::{in_order, page};
-use crate::managed::resolve;
-use crate::records::{GroupRecord, Permissions, RoleRecord, Scope, UserRecord};
+use crate::records::{GroupRecord, RoleRecord, Scope, UserRecord};
 use crate::service::{scope, IamService};
 use crate::statement_spans::statement_spans;
-use crate::store::{load, GROUPS};
+use crate::store::load;
 
 const LISTING: Token = Token::for_listing("iam:SimulatePolicy");
 
@@ -54,58 +54,22 @@ fn parse(document: &str, kind: PolicyKind) -> Result<Policy, IamError> {
     Policy::parse(document, kind).map_err(|e| IamError::InvalidInput(e.to_string()))
 }
 
-/// The policies of `permissions` by name: inline ones and the attached policies' default
-/// versions.
-fn documents(
-    r: &(impl Read + ?Sized),
-    scope: &Scope,
-    permissions: &Permissions,
-) -> Result<Vec<(String, String)>, IamError> {
-    let mut out: Vec<(String, String)> = permissions
-        .inline
-        .iter()
-        .map(|(name, document)| (name.clone(), document.clone()))
-        .collect();
-    for arn in &permissions.attached {
-        if let Some(policy) = resolve(r, scope, arn)? {
-            let name = arn.rsplit('/').next().unwrap_or(arn);
-            out.push((name.to_owned(), policy.default_document().to_owned()));
-        }
-    }
-    Ok(out)
-}
-
-/// The policies of the principal: named documents, and its boundary's document.
-type Held = (Vec<(String, String)>, Option<String>);
-
-/// The policies and boundary of the user, group or role `arn` names.
+/// What the user, group or role `arn` names holds.
 fn held(r: &(impl Read + ?Sized), scope: &Scope, arn: &str) -> Result<Held, IamError> {
     let not_found = || IamError::NoSuchEntity(format!("The entity {arn} cannot be found."));
     let resource = stratus_core::arn::Arn::parse(arn)
         .map_err(|_| IamError::InvalidInput(format!("Invalid ARN: {arn}")))?
         .resource;
     let name = resource.rsplit('/').next().unwrap_or_default();
-    let boundary_of = |boundary: &Option<String>| -> Result<Option<String>, IamError> {
-        Ok(match boundary {
-            Some(b) => resolve(r, scope, b)?.map(|p| p.default_document().to_owned()),
-            None => None,
-        })
-    };
     if resource.starts_with("user/") {
         let user: UserRecord = load(r, name).map_err(|_| not_found())?;
-        let mut docs = documents(r, scope, &user.permissions)?;
-        for group_key in &user.groups {
-            if let Some(group) = GROUPS.get(r, group_key)? {
-                docs.extend(documents(r, scope, &group.permissions)?);
-            }
-        }
-        Ok((docs, boundary_of(&user.boundary)?))
+        held_policies::of_user(r, scope, &user)
     } else if resource.starts_with("group/") {
         let group: GroupRecord = load(r, name).map_err(|_| not_found())?;
-        Ok((documents(r, scope, &group.permissions)?, None))
+        held_policies::of_group(r, scope, &group)
     } else if resource.starts_with("role/") {
         let role: RoleRecord = load(r, name).map_err(|_| not_found())?;
-        Ok((documents(r, scope, &role.permissions)?, boundary_of(&role.boundary)?))
+        held_policies::of_role(r, scope, &role)
     } else {
         Err(not_found())
     }
@@ -259,9 +223,9 @@ pub(crate) async fn simulate_principal_policy(
     input: SimulatePrincipalPolicyRequest,
 ) -> Result<SimulatePolicyResponse, IamError> {
     let scope = scope(ctx);
-    let (documents, boundary) = held(&iam.reader(&scope.account)?, &scope, &input.policy_source_arn)?;
+    let Held { policies, boundary } = held(&iam.reader(&scope.account)?, &scope, &input.policy_source_arn)?;
     let mut identity = given_sources(input.policy_input_list)?;
-    for (name, document) in documents {
+    for (name, document) in policies {
         identity.push(Source::new(name, document)?);
     }
     let mut boundaries = given(input.permissions_boundary_policy_input_list, PolicyKind::Identity)?;
