@@ -243,3 +243,36 @@ def test_audit_mode_serves_what_it_would_refuse_and_logs_it():
 def test_iam_modes_need_iam_served():
     with pytest.raises(RuntimeError, match="need IAM"):
         Stratus("--ephemeral", "--iam", "enforce", "--services", "sqs")
+
+
+def test_a_roles_trust_policy_decides_who_may_assume_it(stratus, root):
+    iam = root("iam")
+    trust = policy({
+        "Effect": "Allow",
+        "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/trusted"},
+        "Action": "sts:AssumeRole",
+    })
+    role_arn = iam.create_role(RoleName="guarded", AssumeRolePolicyDocument=trust)["Role"]["Arn"]
+    # Named in the trust policy, the user needs no policy of its own in the role's account.
+    trusted = user(stratus, root, "trusted")
+    trusted("sts").assume_role(RoleArn=role_arn, RoleSessionName="ok")
+    # Allowed by its own policy but not trusted by the role: refused, in STS's words.
+    untrusted = user(stratus, root, "untrusted", allow("sts:AssumeRole", role_arn))
+    code, status, message = refused(lambda: untrusted("sts").assume_role(RoleArn=role_arn, RoleSessionName="no"))
+    assert (code, status) == ("AccessDenied", 403)
+    assert message == (
+        f"User: arn:aws:iam::{ACCOUNT}:user/untrusted is not authorized to perform: sts:AssumeRole "
+        f"on resource: {role_arn}"
+    )
+    # Not even the root assumes a role that does not trust it.
+    assert refused(lambda: root("sts").assume_role(RoleArn=role_arn, RoleSessionName="root"))[0] == "AccessDenied"
+
+
+def test_s3_names_the_refused_resource_in_quotes(stratus, root):
+    root("s3").create_bucket(Bucket="quoted")
+    stranger = user(stratus, root, "stranger")
+    _, _, message = refused(lambda: stranger("s3").put_object(Bucket="quoted", Key="k", Body=b"x"))
+    assert message == (
+        f'User: arn:aws:iam::{ACCOUNT}:user/stranger is not authorized to perform: s3:PutObject on resource: '
+        '"arn:aws:s3:::quoted/k" because no identity-based policy allows the s3:PutObject action'
+    )

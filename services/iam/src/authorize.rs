@@ -115,11 +115,21 @@ impl IamService {
             }
             Subject::Gone => return Ok(gone(arn, a)),
         };
-        let resource = a.resource_policy.and_then(|document| self.resource_policy(document));
+        // Assuming a role is allowed by its trust policy, which must admit the caller even
+        // within the role's account; the role lives where its ARN says.
+        let trust = self.trust_policy(a)?;
+        let governed_by_trust = trust.is_some();
+        let (resource, resource_account) = match trust {
+            Some((trust, role_account)) => (Some(trust), Some(role_account).filter(|r| *r != a.account_id)),
+            None => (
+                a.resource_policy.and_then(|document| self.resource_policy(document)),
+                a.resource_account.map(str::to_owned),
+            ),
+        };
         let set = PolicySet {
             identity,
             resource: resource.as_deref(),
-            resource_account: a.resource_account,
+            resource_account: resource_account.as_deref(),
             permissions_boundary: boundary,
             session,
             resource_must_allow: false,
@@ -127,8 +137,29 @@ impl IamService {
         let decided = evaluate(&request, &set);
         Ok(Verdict {
             decision: decision(&decided),
-            message: decided.message(&request),
+            message: message(&decided, &request, governed_by_trust),
         })
+    }
+
+    /// For the actions a role's trust policy governs (assuming it, tagging or naming the
+    /// session), on a role: the role's trust policy and the role's account. A missing role
+    /// has none, and nothing allows assuming it.
+    fn trust_policy(&self, a: &Authorization<'_>) -> Result<Option<(Arc<Policy>, String)>, IamError> {
+        if !TRUST_ACTIONS.iter().any(|action| action.eq_ignore_ascii_case(a.action)) {
+            return Ok(None);
+        }
+        let [role_arn] = a.resources else {
+            return Ok(None);
+        };
+        let Some(role_account) = role_arn.split(':').nth(4).filter(|_| role_arn.contains(":role/")) else {
+            return Ok(None);
+        };
+        let trust = match self.assumable_role(role_arn)? {
+            Some(role) => parsed(&role.trust_policy, PolicyKind::Trust, role_arn, "trust policy"),
+            None => None,
+        };
+        let trust = trust.unwrap_or_else(|| allows_nothing().clone());
+        Ok(Some((Arc::new(trust), role_account.to_owned())))
     }
 
     fn subject(&self, cache: &AccountCache, a: &Authorization<'_>, iam: &IamPrincipal) -> Result<Subject, IamError> {
@@ -241,6 +272,39 @@ impl IamService {
             .get_or_load(document, || document.to_owned(), load);
         policy
     }
+}
+
+/// The actions a role's trust policy decides.
+const TRUST_ACTIONS: [&str; 3] = ["sts:AssumeRole", "sts:TagSession", "sts:SetSourceIdentity"];
+
+/// AWS's AccessDenied message for `decided`, naming the refused resource as the service
+/// does: S3 in double quotes; STS, refusing to assume a role (`trust`), without saying why.
+fn message(decided: &policy::Decision, request: &Request, trust: bool) -> Option<String> {
+    let refused = match *decided {
+        policy::Decision::Allow => return None,
+        policy::Decision::ExplicitDeny { resource, .. } | policy::Decision::ImplicitDeny { resource, .. } => resource,
+    };
+    let principal = request.principal().display_name();
+    let action = request.action();
+    if trust {
+        let role = request.resources().nth(refused).unwrap_or_default();
+        return Some(format!(
+            "User: {principal} is not authorized to perform: {action} on resource: {role}"
+        ));
+    }
+    if !action.starts_with("s3:") {
+        return decided.message(request);
+    }
+    let resource = request
+        .resources()
+        .nth(refused)
+        .map(|r| if r == "*" { r.to_owned() } else { format!("\"{r}\"") });
+    Some(policy::access_denied_message(
+        principal,
+        action,
+        resource.as_deref(),
+        decided,
+    ))
 }
 
 /// The account's root, in the partition of the resource (the request names no other).

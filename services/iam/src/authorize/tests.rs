@@ -293,7 +293,7 @@ fn session_policies_cap_a_role_session() {
         refused(
             Decision::ImplicitDeny,
             "User: arn:aws:sts::123456789012:assumed-role/deploy/ci is not authorized to perform: s3:PutObject \
-             on resource: arn:aws:s3:::bucket/key because no session policy allows the s3:PutObject action"
+             on resource: \"arn:aws:s3:::bucket/key\" because no session policy allows the s3:PutObject action"
         )
     );
 }
