@@ -36,6 +36,24 @@ pub struct RequestContext {
     pub clock: Clock,
 }
 
+impl RequestContext {
+    /// A request served in `account_id` and `region` as the account's root, unsigned, at
+    /// `clock`'s time: what a service's own tests and benches call it with.
+    pub fn unsigned(account_id: &str, region: &str, clock: Clock) -> RequestContext {
+        RequestContext {
+            account_id: account_id.to_owned(),
+            region: region.to_owned(),
+            request_id: crate::id::uuid(),
+            access_key_id: None,
+            principal: None,
+            host: None,
+            streams: Streams::default(),
+            framing: PayloadFraming::default(),
+            clock,
+        }
+    }
+}
+
 /// What kind of identity signs with an access key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrincipalKind {

@@ -20,17 +20,7 @@ use stratus_service_dynamodb::{DynamoDbService, Item};
 use stratus_storage::{Storage, StorageConfig};
 
 fn ctx() -> RequestContext {
-    RequestContext {
-        account_id: "000000000000".into(),
-        region: "us-east-1".into(),
-        request_id: "bench".into(),
-        access_key_id: None,
-        principal: None,
-        host: None,
-        streams: Default::default(),
-        framing: Default::default(),
-        clock: Default::default(),
-    }
+    RequestContext::unsigned("000000000000", "us-east-1", Default::default())
 }
 
 fn s(text: &str) -> AttributeValue {

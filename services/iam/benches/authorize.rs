@@ -61,17 +61,7 @@ const ATTACHED: [(&str, &str); 6] = [
 ];
 
 fn ctx() -> RequestContext {
-    RequestContext {
-        account_id: "123456789012".into(),
-        region: "us-east-1".into(),
-        request_id: "bench".into(),
-        access_key_id: None,
-        principal: None,
-        host: None,
-        streams: Default::default(),
-        framing: Default::default(),
-        clock: Default::default(),
-    }
+    RequestContext::unsigned("123456789012", "us-east-1", Default::default())
 }
 
 /// IAM holding alice, her policies and her two groups; alice as the gateway names her.

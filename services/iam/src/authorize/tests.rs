@@ -50,17 +50,7 @@ impl Fixture {
         Fixture {
             runtime: tokio::runtime::Builder::new_current_thread().build().unwrap(),
             iam: IamService::new(Arc::new(Storage::open(StorageConfig::Ephemeral).unwrap())),
-            ctx: RequestContext {
-                account_id: ACCOUNT.into(),
-                region: "us-east-1".into(),
-                request_id: "test".into(),
-                access_key_id: None,
-                principal: None,
-                host: None,
-                streams: Default::default(),
-                framing: Default::default(),
-                clock: Default::default(),
-            },
+            ctx: RequestContext::unsigned(ACCOUNT, "us-east-1", Default::default()),
         }
     }
 
