@@ -276,3 +276,10 @@ def test_s3_names_the_refused_resource_in_quotes(stratus, root):
         f'User: arn:aws:iam::{ACCOUNT}:user/stranger is not authorized to perform: s3:PutObject on resource: '
         '"arn:aws:s3:::quoted/k" because no identity-based policy allows the s3:PutObject action'
     )
+
+
+def test_conditions_see_the_callers_address(stratus, root):
+    local = user(stratus, root, "local", allow("sqs:ListQueues", Condition={"IpAddress": {"aws:SourceIp": "127.0.0.0/8"}}))
+    local("sqs").list_queues()
+    remote = user(stratus, root, "remote", allow("sqs:ListQueues", Condition={"IpAddress": {"aws:SourceIp": "10.0.0.0/8"}}))
+    assert refused(lambda: remote("sqs").list_queues())[0] == "AccessDenied"

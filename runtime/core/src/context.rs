@@ -25,6 +25,8 @@ pub struct RequestContext {
     /// Who signed: the IAM user or session whose key IAM or STS issued; `None` for the
     /// account's root, which any other key (`test`, a 12-digit account id) signs as.
     pub principal: Option<Principal>,
+    /// The address the request came from (`aws:SourceIp`), when it came over a socket.
+    pub source_ip: Option<std::net::IpAddr>,
     /// The `Host` the client addressed (`127.0.0.1:4566`), so that URLs a service returns (SQS
     /// queue URLs) work as given.
     pub host: Option<String>,
@@ -46,6 +48,7 @@ impl RequestContext {
             request_id: crate::id::uuid(),
             access_key_id: None,
             principal: None,
+            source_ip: None,
             host: None,
             streams: Streams::default(),
             framing: PayloadFraming::default(),

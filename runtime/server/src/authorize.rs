@@ -75,6 +75,9 @@ pub(crate) fn check(
             ("aws:EpochTime", vec![now.to_string()]),
             ("aws:SecureTransport", vec!["false".to_owned()]),
         ];
+        if let Some(ip) = ctx.source_ip {
+            context.push(("aws:SourceIp", vec![ip.to_string()]));
+        }
         context.extend(required.conditions.iter().cloned());
         let request = Authorization {
             account_id: &ctx.account_id,

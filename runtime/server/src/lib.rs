@@ -209,7 +209,7 @@ pub async fn serve(
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let (stream, _) = match accepted {
+                let (stream, peer) = match accepted {
                     Ok(conn) => conn,
                     Err(e) => {
                         tracing::warn!(error = %e, "accept failed");
@@ -220,7 +220,7 @@ pub async fn serve(
                 let gateway = gateway.clone();
                 let service = service_fn(move |req| {
                     let gateway = gateway.clone();
-                    async move { Ok::<_, Infallible>(pipeline::handle(&gateway, req).await) }
+                    async move { Ok::<_, Infallible>(pipeline::handle(&gateway, req, peer.ip()).await) }
                 });
                 let conn = builder.serve_connection(TokioIo::new(stream), service).into_owned();
                 let conn = graceful.watch(conn);

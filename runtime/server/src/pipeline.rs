@@ -9,6 +9,7 @@
 
 use std::any::Any;
 use std::future::Future;
+use std::net::IpAddr;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -33,7 +34,7 @@ use crate::{authorize, clock_endpoint, cors, form, health, identity, verify, vir
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
 
 /// Serves one HTTP request.
-pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::Response<GatewayBody> {
+pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>, client: IpAddr) -> hyper::Response<GatewayBody> {
     let request_id = stratus_core::id::uuid();
     let (parts, body) = req.into_parts();
     if let Some(response) = health::answer(gateway, &parts) {
@@ -57,7 +58,15 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::
             Err(error) => return into_hyper(plain_json_error(&error, &request_id), None),
         }
     };
-    let served = CatchUnwind(std::pin::pin!(serve(gateway, &parts, &body, &request_id, streams))).await;
+    let served = CatchUnwind(std::pin::pin!(serve(
+        gateway,
+        &parts,
+        &body,
+        &request_id,
+        streams,
+        client
+    )))
+    .await;
     match served {
         Ok((response, streamed)) => into_hyper(response, streamed),
         Err(panic) => panicked(&panic, &request_id),
@@ -137,6 +146,7 @@ async fn serve(
     body: &Bytes,
     request_id: &str,
     streams: Streams,
+    client: IpAddr,
 ) -> (Response, Option<BodyReader>) {
     let req = Request {
         method: &parts.method,
@@ -165,7 +175,7 @@ async fn serve(
         }
         Err(Unrouted { error, target: None }) => return (plain_json_error(&error, request_id), None),
     };
-    let (mut response, streamed) = call(gateway, &req, &route, signed, request_id, streams).await;
+    let (mut response, streamed) = call(gateway, &req, &route, signed, request_id, streams, client).await;
     if let Some(origin) = parts.headers.get(http::header::ORIGIN) {
         cors::allow(
             gateway,
@@ -188,6 +198,7 @@ async fn call(
     signed: Result<Option<Signer<'_>>, PresignError>,
     request_id: &str,
     streams: Streams,
+    client: IpAddr,
 ) -> (Response, Option<BodyReader>) {
     let refusal = presign_refusal(&signed, &gateway.config.clock);
     let signer = signed.ok().flatten();
@@ -248,7 +259,8 @@ async fn call(
         PayloadFraming::default()
     };
     let session = identity.as_ref().and_then(|identity| identity.session.clone());
-    let ctx = context(gateway, req, signer, identity, request_id, streams, framing);
+    let mut ctx = context(gateway, req, signer, identity, request_id, streams, framing);
+    ctx.source_ip = Some(client);
     let call = authorize::Call {
         service,
         operation: route.operation,
@@ -299,6 +311,7 @@ pub(crate) fn context(
         request_id: request_id.to_string(),
         access_key_id: signer.map(|s| s.access_key_id.to_string()),
         principal,
+        source_ip: None,
         host: request_host(req),
         streams,
         framing,
