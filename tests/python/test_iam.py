@@ -23,6 +23,13 @@ TRUST = json.dumps(
 )
 ALLOW_S3 = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
 ADMIN = "arn:aws:iam::aws:policy/AdministratorAccess"
+# Self-signed test certificates and keys (RSA, and EC for a key type not matched).
+TESTDATA = pathlib.Path(__file__).resolve().parents[2] / "services" / "iam" / "testdata"
+CERTIFICATE = (TESTDATA / "server.crt").read_text()
+CERTIFICATE_KEY = (TESTDATA / "server.key").read_text()
+OTHER_KEY = (TESTDATA / "other.key").read_text()
+OTHER_CERTIFICATE = (TESTDATA / "other.crt").read_text()
+EC_CERTIFICATE = (TESTDATA / "ec.crt").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -732,6 +739,7 @@ def test_credential_report():
         user = name("reported")
         iam.create_user(UserName=user)
         iam.create_access_key(UserName=user)
+        iam.upload_signing_certificate(UserName=user, CertificateBody=CERTIFICATE)
         assert iam.generate_credential_report()["State"] == "STARTED"
         assert iam.generate_credential_report()["State"] == "COMPLETE"
         report = iam.get_credential_report()
@@ -742,6 +750,7 @@ def test_credential_report():
         row = dict(zip(lines[0].split(","), lines[2].split(",")))
         assert (row["user"], row["password_enabled"], row["mfa_active"], row["access_key_1_active"]) == (user, "false", "false", "true")
         assert row["access_key_2_active"] == "false"
+        assert (row["cert_1_active"], row["cert_2_active"]) == ("true", "false")
     finally:
         server.stop()
 
@@ -778,14 +787,6 @@ def test_ssh_public_keys(iam):
         iam.delete_ssh_public_key(UserName=user, SSHPublicKeyId=k["SSHPublicKeyId"])
     assert refusal(iam.get_ssh_public_key, UserName=user, SSHPublicKeyId=key_id, Encoding="SSH")[0] == "NoSuchEntity"
     iam.delete_user(UserName=user)
-
-
-TESTDATA = pathlib.Path(__file__).resolve().parents[2] / "services" / "iam" / "testdata"
-CERTIFICATE = (TESTDATA / "server.crt").read_text()
-CERTIFICATE_KEY = (TESTDATA / "server.key").read_text()
-OTHER_KEY = (TESTDATA / "other.key").read_text()
-OTHER_CERTIFICATE = (TESTDATA / "other.crt").read_text()
-EC_CERTIFICATE = (TESTDATA / "ec.crt").read_text()
 
 
 def test_server_certificates(iam):

@@ -69,6 +69,8 @@ const RSA_ENCRYPTION: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 
 /// What is read of an X.509 certificate.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Certificate {
+    /// `notBefore`, in seconds since the epoch.
+    pub(crate) not_before: u64,
     /// `notAfter`, in seconds since the epoch.
     pub(crate) not_after: u64,
     /// The RSA modulus of its public key, when it is an RSA key.
@@ -89,7 +91,8 @@ impl Certificate {
         let (_signature, fields) = expect(fields, SEQUENCE)?;
         let (_issuer, fields) = expect(fields, SEQUENCE)?;
         let (validity, fields) = expect(fields, SEQUENCE)?;
-        let (_, _not_before, validity) = element(validity)?;
+        let (tag, not_before, validity) = element(validity)?;
+        let not_before = time(tag, not_before)?;
         let (tag, not_after, _) = element(validity)?;
         let not_after = time(tag, not_after)?;
         let (_subject, fields) = expect(fields, SEQUENCE)?;
@@ -102,7 +105,11 @@ impl Certificate {
         } else {
             None
         };
-        Some(Certificate { not_after, rsa_modulus })
+        Some(Certificate {
+            not_before,
+            not_after,
+            rsa_modulus,
+        })
     }
 }
 
@@ -193,7 +200,8 @@ mod tests {
     fn a_certificate_gives_its_not_after() {
         let der = single_certificate(CERTIFICATE).unwrap();
         let certificate = Certificate::parse(&der).unwrap();
-        // `openssl x509 -enddate`: Nov 28 18:43:16 2036 GMT.
+        // `openssl x509 -dates`: Dec 1 18:43:16 2026 GMT to Nov 28 18:43:16 2036 GMT.
+        assert_eq!(certificate.not_before, 2_111_510_596 - 3650 * 86_400);
         assert_eq!(certificate.not_after, 2_111_510_596);
         assert!(certificate.rsa_modulus.is_some());
     }

@@ -102,6 +102,8 @@ pub(crate) fn load_account(r: &(impl Read + ?Sized)) -> Result<AccountRecord, Ia
     Ok(ACCOUNT.get(r, ACCOUNT_KEY)?.unwrap_or_default())
 }
 
+/// The named server certificate, or AWS's refusal (as moto's test_get_server_cert_doesnt_exist
+/// records it).
 pub(crate) fn load_server_certificate(
     r: &(impl Read + ?Sized),
     name: &str,

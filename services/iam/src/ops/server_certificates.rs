@@ -16,21 +16,30 @@ use crate::service::{now, scope, IamService};
 use crate::store::{all, load_server_certificate, SERVER_CERTIFICATES};
 use crate::tagging::{merged, tag_page, without};
 
-/// Server certificates an account may hold (IAM's default quota, "IAM and AWS STS quotas").
+/// Server certificates an account may hold (IAM's default quota, "IAM and AWS STS quotas";
+/// the refusal's words as a Terraform user quoted AWS's).
 const PER_ACCOUNT: usize = 20;
 
+/// AWS's words (https://github.com/vmware-archive/terraforming-aws/issues/46).
 fn malformed() -> IamError {
-    // Wording not verified against AWS.
     IamError::MalformedCertificate(
         "Unable to parse certificate. Please ensure the certificate is in PEM format.".into(),
     )
 }
 
-/// The certificate `body` holds, checked with its key and chain as IAM checks them.
-fn checked(body: &str, private_key: &str, chain: Option<&str>) -> Result<Certificate, IamError> {
+/// The certificate `body` holds, checked with its key and chain as IAM checks them at `now`.
+fn checked(body: &str, private_key: &str, chain: Option<&str>, now: u64) -> Result<Certificate, IamError> {
     let certificate = single_certificate(body)
         .and_then(|der| Certificate::parse(&der))
         .ok_or_else(malformed)?;
+    // A certificate not valid yet is MalformedCertificate, IAM's team said, its message not
+    // about time (https://github.com/aws/aws-sdk-go/issues/2586); so is an expired one (the
+    // error's description: "malformed or expired"). The wording is not verified.
+    if now < certificate.not_before || certificate.not_after < now {
+        return Err(IamError::MalformedCertificate(
+            "Unable to validate certificate. The certificate is not within its validity period.".into(),
+        ));
+    }
     let key_modulus = private_key_modulus(private_key).ok_or_else(|| {
         IamError::MalformedCertificate("Unable to parse private key. Please ensure the key is in PEM format.".into())
     })?;
@@ -45,8 +54,11 @@ fn checked(body: &str, private_key: &str, chain: Option<&str>) -> Result<Certifi
         let parsed = pem_blocks(chain, "CERTIFICATE")
             .is_some_and(|blocks| blocks.iter().all(|der| Certificate::parse(der).is_some()));
         if !parsed {
+            // AWS's words for a chain it cannot validate
+            // (https://github.com/aws/aws-cli/issues/715); the chain's order and signatures
+            // are not checked here.
             return Err(IamError::MalformedCertificate(
-                "Unable to parse certificate chain. Please ensure the chain is in PEM format.".into(),
+                "Unable to validate certificate chain. The certificate chain must start with the immediate signing certificate, followed by any intermediaries in order.".into(),
             ));
         }
     }
@@ -73,6 +85,7 @@ pub(crate) async fn upload_server_certificate(
         &input.certificate_body,
         &input.private_key,
         input.certificate_chain.as_deref(),
+        now(ctx),
     )?;
     let record = ServerCertificateRecord {
         name: input.server_certificate_name,
@@ -244,29 +257,30 @@ mod tests {
     const KEY: &str = include_str!("../../testdata/server.key");
     const OTHER_KEY: &str = include_str!("../../testdata/other.key");
 
+    /// A time within the test certificate's validity (2026-12-01 to 2036-11-28).
+    const VALID: u64 = 2_000_000_000;
+
     #[test]
     fn a_certificate_with_its_own_key_is_accepted() {
-        assert!(checked(CERTIFICATE, KEY, None).is_ok());
-        assert!(checked(CERTIFICATE, KEY, Some(CERTIFICATE)).is_ok());
+        assert!(checked(CERTIFICATE, KEY, None, VALID).is_ok());
+        assert!(checked(CERTIFICATE, KEY, Some(CERTIFICATE), VALID).is_ok());
     }
 
     #[test]
     fn refusals_name_what_is_wrong() {
+        let refused = |body, key, chain, at| checked(body, key, chain, at).unwrap_err();
         assert!(matches!(
-            checked(CERTIFICATE, OTHER_KEY, None),
-            Err(IamError::KeyPairMismatch(_))
+            refused(CERTIFICATE, OTHER_KEY, None, VALID),
+            IamError::KeyPairMismatch(_)
         ));
-        assert!(matches!(
-            checked("nope", KEY, None),
-            Err(IamError::MalformedCertificate(_))
-        ));
-        assert!(matches!(
-            checked(CERTIFICATE, "nope", None),
-            Err(IamError::MalformedCertificate(_))
-        ));
-        assert!(matches!(
-            checked(CERTIFICATE, KEY, Some("nope")),
-            Err(IamError::MalformedCertificate(_))
-        ));
+        for error in [
+            refused("nope", KEY, None, VALID),
+            refused(CERTIFICATE, "nope", None, VALID),
+            refused(CERTIFICATE, KEY, Some("nope"), VALID),
+            refused(CERTIFICATE, KEY, None, 1_700_000_000),
+            refused(CERTIFICATE, KEY, None, 2_200_000_000),
+        ] {
+            assert!(matches!(error, IamError::MalformedCertificate(_)), "{error:?}");
+        }
     }
 }

@@ -16,7 +16,8 @@ use crate::records::{date, key, status, SigningCertificateRecord, UserRecord};
 use crate::service::{now, IamService};
 use crate::store::{all, load, SIGNING_CERTIFICATES};
 
-/// Signing certificates a user may have (IAM's quota).
+/// Signing certificates a user may have (IAM's quota; its refusal and the not-found wording
+/// below are AWS's, from moto's AWS-verified test_iam_signing_certificates.py).
 const PER_USER: usize = 2;
 
 fn owned(r: &(impl Read + ?Sized), user: &UserRecord, id: &str) -> Result<SigningCertificateRecord, IamError> {
@@ -43,7 +44,8 @@ pub(crate) async fn upload_signing_certificate(
 ) -> Result<UploadSigningCertificateResponse, IamError> {
     let user = caller_user(iam, ctx, input.user_name)?;
     let der = single_certificate(&input.certificate_body).ok_or_else(|| {
-        // Wording not verified against AWS.
+        // The code is AWS's (moto's AWS-verified test_upload_invalid_certificate); the words
+        // are those of UploadServerCertificate's refusal.
         IamError::MalformedCertificate(
             "Unable to parse certificate. Please ensure the certificate is in PEM format.".into(),
         )
