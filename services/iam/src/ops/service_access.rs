@@ -24,7 +24,7 @@ use crate::listing::{in_order, page};
 use crate::managed::{not_found, resolve};
 use crate::records::{date, AccessReportRecord, GroupRecord, Permissions, ReportEntity, RoleRecord, Scope, UserRecord};
 use crate::service::{now, scope, IamService};
-use crate::store::{all, load, ACCESS_REPORTS, GROUPS, ROLES, USERS};
+use crate::store::{all, load, Holder, ACCESS_REPORTS, GROUPS};
 
 /// The services Stratus serves, by namespace, with their names in the Service Authorization
 /// Reference; a wildcard namespace is matched against these.
@@ -170,6 +170,17 @@ fn invalid_arn(arn: &str) -> IamError {
     IamError::InvalidInput(format!("ARN {arn} is not valid."))
 }
 
+/// The policies `holder` holds itself, named as held by it.
+fn own_policies<H: Holder>(
+    r: &(impl Read + ?Sized),
+    scope: &Scope,
+    holder: &H,
+    kind: PolicyOwnerEntityType,
+    out: &mut Vec<Granting>,
+) -> Result<(), IamError> {
+    policies_of(r, scope, holder.permissions(), (kind, holder.name()), out)
+}
+
 /// The user (with its groups'), group or role `arn` names: itself and its policies.
 fn holder_policies(
     r: &(impl Read + ?Sized),
@@ -181,44 +192,20 @@ fn holder_policies(
     let mut out = Vec::new();
     let entity = if resource.starts_with("user/") {
         let user: UserRecord = load(r, name)?;
-        policies_of(
-            r,
-            scope,
-            &user.permissions,
-            (PolicyOwnerEntityType::User, &user.name),
-            &mut out,
-        )?;
+        own_policies(r, scope, &user, PolicyOwnerEntityType::User, &mut out)?;
         for group_key in &user.groups {
             if let Some(group) = GROUPS.get(r, group_key)? {
-                policies_of(
-                    r,
-                    scope,
-                    &group.permissions,
-                    (PolicyOwnerEntityType::Group, &group.name),
-                    &mut out,
-                )?;
+                own_policies(r, scope, &group, PolicyOwnerEntityType::Group, &mut out)?;
             }
         }
         ReportEntity::of(scope, &user)
     } else if resource.starts_with("group/") {
         let group: GroupRecord = load(r, name)?;
-        policies_of(
-            r,
-            scope,
-            &group.permissions,
-            (PolicyOwnerEntityType::Group, &group.name),
-            &mut out,
-        )?;
+        own_policies(r, scope, &group, PolicyOwnerEntityType::Group, &mut out)?;
         ReportEntity::of(scope, &group)
     } else if resource.starts_with("role/") {
         let role: RoleRecord = load(r, name)?;
-        policies_of(
-            r,
-            scope,
-            &role.permissions,
-            (PolicyOwnerEntityType::Role, &role.name),
-            &mut out,
-        )?;
+        own_policies(r, scope, &role, PolicyOwnerEntityType::Role, &mut out)?;
         ReportEntity::of(scope, &role)
     } else {
         return Err(invalid_arn(arn));
@@ -226,24 +213,27 @@ fn holder_policies(
     Ok((entity, out))
 }
 
-/// The holders a managed policy is attached to.
+/// The holders of kind `H` a managed policy is attached to, added to `out`.
+fn attached<H: Holder>(
+    r: &(impl Read + ?Sized),
+    scope: &Scope,
+    arn: &str,
+    out: &mut Vec<ReportEntity>,
+) -> Result<(), IamError> {
+    for (_, holder) in all(r, H::TABLE)? {
+        if holder.permissions().attached.iter().any(|a| a == arn) {
+            out.push(ReportEntity::of(scope, &holder));
+        }
+    }
+    Ok(())
+}
+
+/// The users, groups and roles a managed policy is attached to.
 fn attached_to(r: &(impl Read + ?Sized), scope: &Scope, arn: &str) -> Result<Vec<ReportEntity>, IamError> {
     let mut out = Vec::new();
-    for (_, user) in all(r, USERS)? {
-        if user.permissions.attached.iter().any(|a| a == arn) {
-            out.push(ReportEntity::of(scope, &user));
-        }
-    }
-    for (_, group) in all(r, GROUPS)? {
-        if group.permissions.attached.iter().any(|a| a == arn) {
-            out.push(ReportEntity::of(scope, &group));
-        }
-    }
-    for (_, role) in all(r, ROLES)? {
-        if role.permissions.attached.iter().any(|a| a == arn) {
-            out.push(ReportEntity::of(scope, &role));
-        }
-    }
+    attached::<UserRecord>(r, scope, arn, &mut out)?;
+    attached::<GroupRecord>(r, scope, arn, &mut out)?;
+    attached::<RoleRecord>(r, scope, arn, &mut out)?;
     Ok(out)
 }
 
