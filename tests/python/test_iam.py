@@ -856,6 +856,25 @@ def test_server_certificates_page_and_have_a_quota():
         server.stop()
 
 
+def test_certificates_survive_a_restart(tmp_path):
+    first = Stratus("--data-dir", str(tmp_path))
+    try:
+        iam = first.client("iam")
+        iam.upload_server_certificate(ServerCertificateName="kept", CertificateBody=CERTIFICATE, PrivateKey=CERTIFICATE_KEY)
+        iam.create_user(UserName="signer")
+        cert_id = iam.upload_signing_certificate(UserName="signer", CertificateBody=CERTIFICATE)["Certificate"]["CertificateId"]
+    finally:
+        first.stop()
+    second = Stratus("--data-dir", str(tmp_path))
+    try:
+        iam = second.client("iam")
+        assert iam.get_server_certificate(ServerCertificateName="kept")["ServerCertificate"]["CertificateBody"] == CERTIFICATE
+        listed = iam.list_signing_certificates(UserName="signer")["Certificates"]
+        assert [c["CertificateId"] for c in listed] == [cert_id]
+    finally:
+        second.stop()
+
+
 def test_signing_certificates(iam):
     user = name("signer")
     iam.create_user(UserName=user)
