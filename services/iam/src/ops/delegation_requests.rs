@@ -1,8 +1,9 @@
 //! Delegation requests (temporary access a partner asks an account for). IAM takes
 //! `CreateDelegationRequest` only from partners it has onboarded ("This API is not available
-//! for general use", the CreateDelegationRequest reference); Stratus onboards none, so no
-//! delegation request ever exists: creating one is refused, listing finds none, and every
-//! operation on one by id finds nothing.
+//! for general use", the CreateDelegationRequest reference; "Customers review and approve
+//! these requests but cannot create them directly", the User Guide's "IAM temporary
+//! delegation"); Stratus onboards none, so no delegation request ever exists: creating one
+//! is refused, listing finds none, and every operation on one by id finds nothing.
 
 use stratus_core::{RequestContext, Unit};
 use stratus_gen_iam::*;
