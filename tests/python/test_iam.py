@@ -882,6 +882,14 @@ def test_signing_certificates(iam):
     cert_id = uploaded["CertificateId"]
     assert (uploaded["UserName"], uploaded["Status"], uploaded["CertificateBody"]) == (user, "Active", CERTIFICATE)
     assert refusal(iam.upload_signing_certificate, UserName=user, CertificateBody=CERTIFICATE)[0] == "DuplicateCertificate"
+    # Nor may another user of the account hold it.
+    other = name("signer")
+    iam.create_user(UserName=other)
+    assert refusal(iam.upload_signing_certificate, UserName=other, CertificateBody=CERTIFICATE)[0::2] == (
+        "DuplicateCertificate",
+        409,
+    )
+    iam.delete_user(UserName=other)
     assert refusal(iam.upload_signing_certificate, UserName=user, CertificateBody="junk")[0] == "MalformedCertificate"
     iam.upload_signing_certificate(UserName=user, CertificateBody=OTHER_CERTIFICATE)
     assert refusal(iam.upload_signing_certificate, UserName=user, CertificateBody=EC_CERTIFICATE)[0::2] == (

@@ -1,6 +1,6 @@
 //! Users' X.509 signing certificates (what the old SOAP APIs signed with): one PEM
-//! certificate each, two per user, Active until made Inactive. Without `UserName` the
-//! calling IAM user's.
+//! certificate each, held by one user of the account, two per user, Active until made
+//! Inactive. Without `UserName` the calling IAM user's.
 
 use stratus_core::paging::Token;
 use stratus_core::{RequestContext, Unit};
@@ -60,11 +60,10 @@ pub(crate) async fn upload_signing_certificate(
     let stored = (id.clone(), record.clone());
     iam.write(&ctx.account_id, move |tx| {
         let (id, record) = stored;
-        let held: Vec<_> = all(tx, SIGNING_CERTIFICATES)?
-            .into_iter()
-            .filter(|(_, c)| c.user == record.user)
-            .collect();
-        if held
+        let certificates = all(tx, SIGNING_CERTIFICATES)?;
+        // A certificate may belong to one user of the account only (the model's description
+        // of DuplicateCertificate, whose words the message is).
+        if certificates
             .iter()
             .any(|(_, c)| single_certificate(&c.body).as_ref() == Some(&der))
         {
@@ -73,7 +72,7 @@ pub(crate) async fn upload_signing_certificate(
                     .into(),
             ));
         }
-        if held.len() >= PER_USER {
+        if certificates.iter().filter(|(_, c)| c.user == record.user).count() >= PER_USER {
             return Err(IamError::LimitExceeded(format!(
                 "Cannot exceed quota for CertificatesPerUser: {PER_USER}"
             )));
