@@ -1,6 +1,7 @@
 """IAM through boto3 (awsQuery) and the AWS CLI, against the real binary."""
 
 import base64
+import datetime
 import hashlib
 import json
 import pathlib
@@ -1090,6 +1091,27 @@ def test_users_change_their_own_password(stratus, iam):
     )
     iam.delete_access_key(UserName=user, AccessKeyId=key["AccessKeyId"])
     iam.delete_user(UserName=user)
+
+
+def test_a_changed_password_shows_in_the_credential_report():
+    server = Stratus("--ephemeral", "--clock", "manual")
+    try:
+        iam = server.client("iam")
+        iam.create_user(UserName="changer")
+        iam.create_login_profile(UserName="changer", Password="First-pass-1")
+        key = iam.create_access_key(UserName="changer")["AccessKey"]
+        server.advance(3600)
+        own = server.client("iam", aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"])
+        own.change_password(OldPassword="First-pass-1", NewPassword="Second-pass-2")
+        iam.generate_credential_report()
+        iam.generate_credential_report()
+        lines = iam.get_credential_report()["Content"].decode().splitlines()
+        row = dict(zip(lines[0].split(","), lines[2].split(",")))
+        created = datetime.datetime.fromisoformat(row["user_creation_time"])
+        changed = datetime.datetime.fromisoformat(row["password_last_changed"])
+        assert changed - created >= datetime.timedelta(seconds=3600)
+    finally:
+        server.stop()
 
 
 def test_service_last_accessed_and_policies_granting_access(iam):

@@ -105,6 +105,10 @@ pub(crate) struct LoginProfileRecord {
     /// password against (absent for profiles kept before passwords were).
     #[serde(default)]
     pub(crate) password: Option<(String, String)>,
+    /// When the password was last changed (`ChangePassword`, `UpdateLoginProfile`), if since
+    /// the profile was made.
+    #[serde(default)]
+    pub(crate) password_changed: Option<u64>,
 }
 
 impl UserRecord {

@@ -49,7 +49,7 @@ fn build(r: &(impl Read + ?Sized), scope: &Scope) -> Result<String, IamError> {
             Some(profile) => line.extend([
                 "true".into(),
                 "no_information".into(),
-                time(profile.created),
+                time(profile.password_changed.unwrap_or(profile.created)),
                 "N/A".into(),
             ]),
             None => line.extend(["false", "N/A", "N/A", "N/A"].map(String::from)),

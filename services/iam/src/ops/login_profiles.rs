@@ -96,6 +96,7 @@ pub(crate) async fn create_login_profile(
         created: now(ctx),
         reset_required: input.password_reset_required,
         password: Some(hashed(password)),
+        password_changed: None,
     };
     let user = iam
         .write(&ctx.account_id, move |tx| {
@@ -136,6 +137,7 @@ pub(crate) async fn update_login_profile(
         check_password(iam, ctx, password)?;
     }
     let new_password = input.password.as_deref().map(hashed);
+    let at = now(ctx);
     iam.write(&ctx.account_id, move |tx| {
         let mut user: UserRecord = load(tx, &input.user_name)?;
         let name = user.name.clone();
@@ -145,6 +147,7 @@ pub(crate) async fn update_login_profile(
         }
         if new_password.is_some() {
             profile.password = new_password;
+            profile.password_changed = Some(at);
         }
         USERS.put(tx, key(&user.name), &user)?;
         Ok(Unit {})
@@ -193,6 +196,7 @@ pub(crate) async fn change_password(
     };
     check_password(iam, ctx, &input.new_password)?;
     let new_password = hashed(&input.new_password);
+    let at = now(ctx);
     iam.write(&ctx.account_id, move |tx| {
         let mut user: UserRecord = load(tx, &name)?;
         let user_name = user.name.clone();
@@ -202,6 +206,7 @@ pub(crate) async fn change_password(
             return Err(IamError::AccessDenied("The old password is incorrect.".into()));
         }
         profile.password = Some(new_password);
+        profile.password_changed = Some(at);
         profile.reset_required = false;
         USERS.put(tx, key(&user.name), &user)?;
         Ok(Unit {})
