@@ -1,8 +1,10 @@
 """IAM through boto3 (awsQuery) and the AWS CLI, against the real binary."""
 
 import base64
+import datetime
 import hashlib
 import json
+import pathlib
 import re
 import struct
 import urllib.parse
@@ -22,6 +24,13 @@ TRUST = json.dumps(
 )
 ALLOW_S3 = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
 ADMIN = "arn:aws:iam::aws:policy/AdministratorAccess"
+# Self-signed test certificates and keys (RSA, and EC for a key type not matched).
+TESTDATA = pathlib.Path(__file__).resolve().parents[2] / "services" / "iam" / "testdata"
+CERTIFICATE = (TESTDATA / "server.crt").read_text()
+CERTIFICATE_KEY = (TESTDATA / "server.key").read_text()
+OTHER_KEY = (TESTDATA / "other.key").read_text()
+OTHER_CERTIFICATE = (TESTDATA / "other.crt").read_text()
+EC_CERTIFICATE = (TESTDATA / "ec.crt").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -731,6 +740,7 @@ def test_credential_report():
         user = name("reported")
         iam.create_user(UserName=user)
         iam.create_access_key(UserName=user)
+        iam.upload_signing_certificate(UserName=user, CertificateBody=CERTIFICATE)
         assert iam.generate_credential_report()["State"] == "STARTED"
         assert iam.generate_credential_report()["State"] == "COMPLETE"
         report = iam.get_credential_report()
@@ -741,6 +751,7 @@ def test_credential_report():
         row = dict(zip(lines[0].split(","), lines[2].split(",")))
         assert (row["user"], row["password_enabled"], row["mfa_active"], row["access_key_1_active"]) == (user, "false", "false", "true")
         assert row["access_key_2_active"] == "false"
+        assert (row["cert_1_active"], row["cert_2_active"]) == ("true", "false")
     finally:
         server.stop()
 
@@ -776,6 +787,132 @@ def test_ssh_public_keys(iam):
     for k in iam.list_ssh_public_keys(UserName=user)["SSHPublicKeys"]:
         iam.delete_ssh_public_key(UserName=user, SSHPublicKeyId=k["SSHPublicKeyId"])
     assert refusal(iam.get_ssh_public_key, UserName=user, SSHPublicKeyId=key_id, Encoding="SSH")[0] == "NoSuchEntity"
+    iam.delete_user(UserName=user)
+
+
+def test_server_certificates(iam):
+    cert = name("cert")
+    uploaded = iam.upload_server_certificate(
+        ServerCertificateName=cert,
+        Path="/web/",
+        CertificateBody=CERTIFICATE,
+        PrivateKey=CERTIFICATE_KEY,
+        Tags=[{"Key": "team", "Value": "a"}],
+    )
+    metadata = uploaded["ServerCertificateMetadata"]
+    assert re.fullmatch(r"ASCA[A-Z2-7]{17}", metadata["ServerCertificateId"])
+    assert metadata["Arn"] == f"arn:aws:iam::{ACCOUNT}:server-certificate/web/{cert}"
+    # The test certificate's notAfter (openssl x509 -enddate).
+    assert metadata["Expiration"].isoformat() == "2036-11-28T18:43:16+00:00"
+    assert uploaded["Tags"] == [{"Key": "team", "Value": "a"}]
+    assert refusal(
+        iam.upload_server_certificate, ServerCertificateName=cert, CertificateBody=CERTIFICATE, PrivateKey=CERTIFICATE_KEY
+    )[0::2] == ("EntityAlreadyExists", 409)
+    other = name("cert")
+    assert refusal(
+        iam.upload_server_certificate, ServerCertificateName=other, CertificateBody=CERTIFICATE, PrivateKey=OTHER_KEY
+    )[0::2] == ("KeyPairMismatch", 400)
+    assert refusal(
+        iam.upload_server_certificate, ServerCertificateName=other, CertificateBody="junk", PrivateKey=CERTIFICATE_KEY
+    )[0::2] == ("MalformedCertificate", 400)
+
+    got = iam.get_server_certificate(ServerCertificateName=cert.upper())["ServerCertificate"]
+    assert got["CertificateBody"] == CERTIFICATE
+    assert got["ServerCertificateMetadata"]["ServerCertificateName"] == cert
+    assert "PrivateKey" not in got
+    listed = iam.list_server_certificates(PathPrefix="/web/")["ServerCertificateMetadataList"]
+    assert [c["ServerCertificateName"] for c in listed] == [cert]
+    assert iam.list_server_certificates(PathPrefix="/elsewhere/")["ServerCertificateMetadataList"] == []
+
+    iam.tag_server_certificate(ServerCertificateName=cert, Tags=[{"Key": "env", "Value": "dev"}])
+    iam.untag_server_certificate(ServerCertificateName=cert, TagKeys=["team"])
+    assert iam.list_server_certificate_tags(ServerCertificateName=cert)["Tags"] == [{"Key": "env", "Value": "dev"}]
+
+    renamed = name("cert")
+    iam.update_server_certificate(ServerCertificateName=cert, NewServerCertificateName=renamed, NewPath="/api/")
+    assert refusal(iam.get_server_certificate, ServerCertificateName=cert)[0::2] == ("NoSuchEntity", 404)
+    moved = iam.get_server_certificate(ServerCertificateName=renamed)["ServerCertificate"]["ServerCertificateMetadata"]
+    assert (moved["Path"], moved["ServerCertificateId"]) == ("/api/", metadata["ServerCertificateId"])
+    iam.delete_server_certificate(ServerCertificateName=renamed)
+    assert refusal(iam.delete_server_certificate, ServerCertificateName=renamed)[0] == "NoSuchEntity"
+
+
+def test_server_certificates_page_and_have_a_quota():
+    server = Stratus("--ephemeral")
+    try:
+        iam = server.client("iam")
+        for i in range(20):
+            iam.upload_server_certificate(
+                ServerCertificateName=f"c{i:02}", CertificateBody=CERTIFICATE, PrivateKey=CERTIFICATE_KEY
+            )
+        assert iam.get_account_summary()["SummaryMap"]["ServerCertificates"] == 20
+        assert refusal(
+            iam.upload_server_certificate, ServerCertificateName="one-more", CertificateBody=CERTIFICATE, PrivateKey=CERTIFICATE_KEY
+        )[0::2] == ("LimitExceeded", 409)
+        first = iam.list_server_certificates(MaxItems=15)
+        assert first["IsTruncated"] and len(first["ServerCertificateMetadataList"]) == 15
+        rest = iam.list_server_certificates(Marker=first["Marker"])
+        assert [c["ServerCertificateName"] for c in rest["ServerCertificateMetadataList"]] == [f"c{i}" for i in range(15, 20)]
+    finally:
+        server.stop()
+
+
+def test_certificates_survive_a_restart(tmp_path):
+    first = Stratus("--data-dir", str(tmp_path))
+    try:
+        iam = first.client("iam")
+        iam.upload_server_certificate(ServerCertificateName="kept", CertificateBody=CERTIFICATE, PrivateKey=CERTIFICATE_KEY)
+        iam.create_user(UserName="signer")
+        cert_id = iam.upload_signing_certificate(UserName="signer", CertificateBody=CERTIFICATE)["Certificate"]["CertificateId"]
+    finally:
+        first.stop()
+    second = Stratus("--data-dir", str(tmp_path))
+    try:
+        iam = second.client("iam")
+        assert iam.get_server_certificate(ServerCertificateName="kept")["ServerCertificate"]["CertificateBody"] == CERTIFICATE
+        listed = iam.list_signing_certificates(UserName="signer")["Certificates"]
+        assert [c["CertificateId"] for c in listed] == [cert_id]
+    finally:
+        second.stop()
+
+
+def test_signing_certificates(iam):
+    user = name("signer")
+    iam.create_user(UserName=user)
+    uploaded = iam.upload_signing_certificate(UserName=user, CertificateBody=CERTIFICATE)["Certificate"]
+    cert_id = uploaded["CertificateId"]
+    assert (uploaded["UserName"], uploaded["Status"], uploaded["CertificateBody"]) == (user, "Active", CERTIFICATE)
+    assert refusal(iam.upload_signing_certificate, UserName=user, CertificateBody=CERTIFICATE)[0] == "DuplicateCertificate"
+    # Nor may another user of the account hold it.
+    other = name("signer")
+    iam.create_user(UserName=other)
+    assert refusal(iam.upload_signing_certificate, UserName=other, CertificateBody=CERTIFICATE)[0::2] == (
+        "DuplicateCertificate",
+        409,
+    )
+    iam.delete_user(UserName=other)
+    assert refusal(iam.upload_signing_certificate, UserName=user, CertificateBody="junk")[0] == "MalformedCertificate"
+    iam.upload_signing_certificate(UserName=user, CertificateBody=OTHER_CERTIFICATE)
+    assert refusal(iam.upload_signing_certificate, UserName=user, CertificateBody=EC_CERTIFICATE)[0::2] == (
+        "LimitExceeded",
+        409,
+    )
+    iam.delete_signing_certificate(
+        UserName=user,
+        CertificateId=next(
+            c["CertificateId"] for c in iam.list_signing_certificates(UserName=user)["Certificates"] if c["CertificateId"] != cert_id
+        ),
+    )
+    iam.update_signing_certificate(UserName=user, CertificateId=cert_id, Status="Inactive")
+    listed = iam.list_signing_certificates(UserName=user)["Certificates"]
+    assert [(c["CertificateId"], c["Status"]) for c in listed] == [(cert_id, "Inactive")]
+    assert refusal(iam.delete_user, UserName=user)[0] == "DeleteConflict"
+    assert refusal(iam.delete_signing_certificate, UserName=user, CertificateId="NOSUCHCERTIFICATE" + "A" * 11)[0::2] == (
+        "NoSuchEntity",
+        404,
+    )
+    iam.delete_signing_certificate(UserName=user, CertificateId=cert_id)
+    assert iam.list_signing_certificates(UserName=user)["Certificates"] == []
     iam.delete_user(UserName=user)
 
 
@@ -872,10 +1009,158 @@ def test_organizations_features_need_an_organization(iam):
             call()
 
 
-def test_unimplemented_operations_are_refused_by_name(iam):
-    code, message, status = refusal(iam.list_signing_certificates)
-    assert (code, status) == ("NotImplemented", 501)
-    assert "ListSigningCertificates" in message
+def test_delegation_requests_are_for_onboarded_partners(iam):
+    # CreateDelegationRequest "is not available for general use" (its API reference): no
+    # delegation request can exist, so none is listed and none is found by id.
+    code, _, status = refusal(
+        iam.create_delegation_request,
+        Description="d",
+        Permissions={"PolicyTemplateArn": "arn:aws:iam::aws:policy/ReadOnlyAccess"},
+        RequestorWorkflowId="workflow-1",
+        NotificationChannel="arn:aws:sns:us-east-1:123456789012:t",
+        SessionDuration=3600,
+    )
+    assert (code, status) == ("AccessDenied", 403)
+    assert iam.list_delegation_requests()["DelegationRequests"] == []
+    for call in (
+        iam.get_delegation_request,
+        iam.accept_delegation_request,
+        iam.associate_delegation_request,
+        iam.reject_delegation_request,
+        iam.update_delegation_request,
+        iam.send_delegation_token,
+    ):
+        assert refusal(call, DelegationRequestId="dr-1234567890abcdef")[0::2] == ("NoSuchEntity", 404), call
+    arn = f"arn:aws:iam::{ACCOUNT}:delegation-request/dr-1234567890abcdef"
+    assert refusal(iam.get_human_readable_summary, EntityArn=arn)[0] == "NoSuchEntity"
+    assert refusal(iam.get_human_readable_summary, EntityArn=f"arn:aws:iam::{ACCOUNT}:user/x")[0] == "InvalidInput"
+
+
+def test_organizations_access_reports_need_an_organization(iam):
+    with pytest.raises(iam.exceptions.OrganizationNotFoundException):
+        iam.generate_organizations_access_report(EntityPath="o-a1b2c3d4e5/r-f6g7h8i9j0example")
+    assert refusal(iam.get_organizations_access_report, JobId="00000000-0000-0000-0000-000000000000")[0] == "NoSuchEntity"
+
+
+def test_context_keys_for_policies(iam):
+    # The GetContextKeysForCustomPolicy CLI example (IAM User Guide).
+    example = json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": {
+                "Effect": "Allow",
+                "Action": "dynamodb:*",
+                "Resource": "arn:aws:dynamodb:us-west-2:123456789012:table/${aws:username}",
+                "Condition": {"DateGreaterThan": {"aws:CurrentTime": "2015-08-16T12:00:00Z"}},
+            },
+        }
+    )
+    keys = iam.get_context_keys_for_custom_policy(PolicyInputList=[example])["ContextKeyNames"]
+    assert keys == ["aws:username", "aws:CurrentTime"]
+    assert refusal(iam.get_context_keys_for_custom_policy, PolicyInputList=["{"])[0] == "InvalidInput"
+    user = name("keys")
+    arn = iam.create_user(UserName=user)["User"]["Arn"]
+    mfa = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*", "Condition": {"Bool": {"aws:MultiFactorAuthPresent": "true"}}}],
+    }
+    iam.put_user_policy(UserName=user, PolicyName="mfa", PolicyDocument=json.dumps(mfa))
+    keys = iam.get_context_keys_for_principal_policy(PolicySourceArn=arn, PolicyInputList=[example])["ContextKeyNames"]
+    assert keys == ["aws:MultiFactorAuthPresent", "aws:username", "aws:CurrentTime"]
+    iam.delete_user_policy(UserName=user, PolicyName="mfa")
+    iam.delete_user(UserName=user)
+
+
+def test_users_change_their_own_password(stratus, iam):
+    user = name("pw")
+    iam.create_user(UserName=user)
+    iam.create_login_profile(UserName=user, Password="First-pass-1", PasswordResetRequired=True)
+    key = iam.create_access_key(UserName=user)["AccessKey"]
+    own = stratus.client("iam", aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"])
+    assert refusal(own.change_password, OldPassword="wrong", NewPassword="Second-pass-2")[0] == "AccessDenied"
+    own.change_password(OldPassword="First-pass-1", NewPassword="Second-pass-2")
+    assert iam.get_login_profile(UserName=user)["LoginProfile"].get("PasswordResetRequired") is not True
+    assert refusal(own.change_password, OldPassword="First-pass-1", NewPassword="Third-pass-3")[0] == "AccessDenied"
+    own.change_password(OldPassword="Second-pass-2", NewPassword="Third-pass-3")
+    # Only IAM users have a password of their own to change (the test's root credentials).
+    assert refusal(iam.change_password, OldPassword="a", NewPassword="b")[0] == "InvalidUserType"
+    iam.delete_login_profile(UserName=user)
+    assert refusal(own.change_password, OldPassword="Third-pass-3", NewPassword="Fourth-pass-4")[0::2] == (
+        "NoSuchEntity",
+        404,
+    )
+    iam.delete_access_key(UserName=user, AccessKeyId=key["AccessKeyId"])
+    iam.delete_user(UserName=user)
+
+
+def test_a_changed_password_shows_in_the_credential_report():
+    server = Stratus("--ephemeral", "--clock", "manual")
+    try:
+        iam = server.client("iam")
+        iam.create_user(UserName="changer")
+        iam.create_login_profile(UserName="changer", Password="First-pass-1")
+        key = iam.create_access_key(UserName="changer")["AccessKey"]
+        server.advance(3600)
+        own = server.client("iam", aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"])
+        own.change_password(OldPassword="First-pass-1", NewPassword="Second-pass-2")
+        iam.generate_credential_report()
+        iam.generate_credential_report()
+        lines = iam.get_credential_report()["Content"].decode().splitlines()
+        row = dict(zip(lines[0].split(","), lines[2].split(",")))
+        created = datetime.datetime.fromisoformat(row["user_creation_time"])
+        changed = datetime.datetime.fromisoformat(row["password_last_changed"])
+        assert changed - created >= datetime.timedelta(seconds=3600)
+    finally:
+        server.stop()
+
+
+def test_service_last_accessed_and_policies_granting_access(iam):
+    user, group = name("advised"), name("advisors")
+    arn = iam.create_user(UserName=user)["User"]["Arn"]
+    iam.create_group(GroupName=group)
+    iam.add_user_to_group(GroupName=group, UserName=user)
+    iam.put_user_policy(UserName=user, PolicyName="queues", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["sqs:SendMessage", "ec2:Describe*"], "Resource": "*"}]}
+    ))
+    iam.put_group_policy(GroupName=group, PolicyName="buckets", PolicyDocument=json.dumps(ALLOW_S3))
+    job = iam.generate_service_last_accessed_details(Arn=arn)["JobId"]
+    report = iam.get_service_last_accessed_details(JobId=job)
+    assert report["JobStatus"] == "COMPLETED"
+    services = {s["ServiceNamespace"]: s for s in report["ServicesLastAccessed"]}
+    assert sorted(services) == ["ec2", "s3", "sqs"]
+    assert services["s3"]["ServiceName"] == "Amazon S3"
+    # Stratus records no use: each service is as AWS reports one nobody used.
+    assert "LastAuthenticated" not in services["s3"] and services["s3"]["TotalAuthenticatedEntities"] == 0
+    page = iam.get_service_last_accessed_details(JobId=job, MaxItems=2)
+    assert page["IsTruncated"] and len(page["ServicesLastAccessed"]) == 2
+    entities = iam.get_service_last_accessed_details_with_entities(JobId=job, ServiceNamespace="s3")["EntityDetailsList"]
+    assert [(e["EntityInfo"]["Name"], e["EntityInfo"]["Type"]) for e in entities] == [(user, "USER")]
+    assert refusal(iam.get_service_last_accessed_details, JobId="00000000-0000-4000-8000-000000000000")[0] == "NoSuchEntity"
+    assert refusal(iam.generate_service_last_accessed_details, Arn=f"arn:aws:iam::{ACCOUNT}:user/nobody")[0] == "NoSuchEntity"
+
+    granting = iam.list_policies_granting_service_access(Arn=arn, ServiceNamespaces=["s3", "sqs", "dynamodb"])
+    by_service = {e["ServiceNamespace"]: e["Policies"] for e in granting["PoliciesGrantingServiceAccess"]}
+    assert [(p["PolicyName"], p["PolicyType"], p["EntityType"], p["EntityName"]) for p in by_service["s3"]] == [
+        ("buckets", "INLINE", "GROUP", group)
+    ]
+    assert [(p["PolicyName"], p["EntityType"]) for p in by_service["sqs"]] == [("queues", "USER")]
+    assert by_service["dynamodb"] == []
+    iam.delete_user_policy(UserName=user, PolicyName="queues")
+    iam.delete_group_policy(GroupName=group, PolicyName="buckets")
+    iam.remove_user_from_group(GroupName=group, UserName=user)
+    iam.delete_group(GroupName=group)
+    iam.delete_user(UserName=user)
+
+
+def test_what_is_not_served_is_refused_as_not_implemented(iam):
+    # Every operation of the model is served; within one, what Stratus lacks says so.
+    user = name("pem")
+    iam.create_user(UserName=user)
+    key_id = iam.upload_ssh_public_key(UserName=user, SSHPublicKeyBody=ssh_key(9)[0])["SSHPublicKey"]["SSHPublicKeyId"]
+    code, message, status = refusal(iam.get_ssh_public_key, UserName=user, SSHPublicKeyId=key_id, Encoding="PEM")
+    assert (code, status) == ("NotImplemented", 501) and "SSH encoding" in message
+    iam.delete_ssh_public_key(UserName=user, SSHPublicKeyId=key_id)
+    iam.delete_user(UserName=user)
 
 
 def test_raw_query_documents_are_url_encoded(stratus, iam):

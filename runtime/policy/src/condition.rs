@@ -86,6 +86,8 @@ pub(crate) struct Condition {
     if_exists: bool,
     /// Lowercased.
     key: String,
+    /// As the policy writes it (what `GetContextKeysFor*Policy` answers).
+    written_key: String,
     values: Values,
 }
 
@@ -234,6 +236,7 @@ pub(crate) fn parse(block: &Json, variables: bool) -> Result<Vec<Condition>, Pol
                 negated: op.negated,
                 if_exists: op.if_exists,
                 key: key.to_ascii_lowercase(),
+                written_key: key.clone(),
                 values,
             });
         }
@@ -242,6 +245,28 @@ pub(crate) fn parse(block: &Json, variables: bool) -> Result<Vec<Condition>, Pol
 }
 
 impl Condition {
+    /// The context keys the condition reads: its own key as written, then those of the
+    /// variables in its values (lowercased).
+    pub(crate) fn context_keys(&self) -> impl Iterator<Item = &str> {
+        fn of<T>(texts: &[Text<T>]) -> Vec<&Template> {
+            texts
+                .iter()
+                .filter_map(|t| match t {
+                    Text::Variables(template) => Some(template),
+                    Text::Fixed(_) => None,
+                })
+                .collect()
+        }
+        let templates = match &self.values {
+            Values::Exact(v) | Values::IgnoreCase(v) => of(v),
+            Values::Like(v) => of(v),
+            Values::Arn(v) => of(v),
+            Values::Bool(v) => of(v),
+            _ => Vec::new(),
+        };
+        std::iter::once(self.written_key.as_str()).chain(templates.into_iter().flat_map(Template::variable_keys))
+    }
+
     /// Whether the condition holds for `request`.
     pub(crate) fn holds(&self, request: &Request) -> bool {
         let present = request.values(&self.key).filter(|v| !v.is_empty());

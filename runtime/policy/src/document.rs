@@ -143,6 +143,30 @@ impl Policy {
         })
     }
 
+    /// The context keys the policy reads, each once (compared without regard to case), in
+    /// the order the statements name them: the variables of `Resource`/`NotResource`, then
+    /// the condition keys as written, then the variables of the condition values. Variable
+    /// keys are given lowercased. This is what IAM's `GetContextKeysForCustomPolicy` lists
+    /// (its CLI example: `${aws:username}` in a resource and `aws:CurrentTime` in a
+    /// condition give `["aws:username", "aws:CurrentTime"]`).
+    pub fn context_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = Vec::new();
+        for statement in &self.statements {
+            let resources = statement.resources.iter().flat_map(|rule| &rule.items);
+            let resource_keys = resources.flat_map(|p| match p {
+                ResourcePattern::Variables(template) => template.variable_keys().collect(),
+                ResourcePattern::Fixed(_) => Vec::new(),
+            });
+            let condition_keys = statement.conditions.iter().flat_map(Condition::context_keys);
+            for key in resource_keys.chain(condition_keys) {
+                if !keys.iter().any(|k| k.eq_ignore_ascii_case(key)) {
+                    keys.push(key.to_owned());
+                }
+            }
+        }
+        keys
+    }
+
     /// The kind of policy it was parsed as.
     pub fn kind(&self) -> PolicyKind {
         self.kind

@@ -65,6 +65,14 @@ impl Template {
         Some(Template { parts })
     }
 
+    /// The context keys of its variables (lowercased), in order.
+    pub(crate) fn variable_keys(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Variable { key, .. } => Some(key.as_str()),
+            _ => None,
+        })
+    }
+
     /// Whether `candidate` is exactly the value with the request's values put in, compared
     /// piece by piece (nothing is built).
     pub(crate) fn equals(&self, request: &Request, candidate: &str) -> bool {

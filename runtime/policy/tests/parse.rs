@@ -294,3 +294,39 @@ fn sids_are_unique_and_alphanumeric_in_iam() {
         "S3 and SQS take any Sid"
     );
 }
+
+#[test]
+fn context_keys_are_listed_once_in_the_order_the_policy_names_them() {
+    // The GetContextKeysForCustomPolicy CLI example (IAM User Guide).
+    let example = identity(
+        r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*",
+            "Resource":"arn:aws:dynamodb:us-west-2:123456789012:table/${aws:username}",
+            "Condition":{"DateGreaterThan":{"aws:CurrentTime":"2015-08-16T12:00:00Z"}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(example.context_keys(), ["aws:username", "aws:CurrentTime"]);
+    let several = identity(
+        r#"{"Version":"2012-10-17","Statement":[
+            {"Effect":"Allow","Action":"s3:*","Resource":"*",
+             "Condition":{"StringEquals":{"s3:prefix":"home/${aws:userid}/","aws:SourceVpc":"vpc-1"},
+                          "Bool":{"aws:SecureTransport":"true"}}},
+            {"Effect":"Deny","Action":"s3:*","Resource":"*",
+             "Condition":{"StringLike":{"AWS:SourceVPC":"x"},"Null":{"aws:MultiFactorAuthAge":"true"}}}]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        several.context_keys(),
+        [
+            "s3:prefix",
+            "aws:userid",
+            "aws:SourceVpc",
+            "aws:SecureTransport",
+            "aws:MultiFactorAuthAge"
+        ]
+    );
+    // Version 2008-10-17 has no variables: `${aws:username}` there is text.
+    let legacy =
+        identity(r#"{"Version":"2008-10-17","Statement":{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::${aws:username}"}}"#)
+            .unwrap();
+    assert!(legacy.context_keys().is_empty());
+}

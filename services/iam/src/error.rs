@@ -46,6 +46,23 @@ pub enum IamError {
     /// `DuplicateSSHPublicKey` (400): the user already has this key.
     #[error("{0}")]
     DuplicateSshPublicKey(String),
+    /// `MalformedCertificate` (400): a certificate that is not one PEM X.509 certificate.
+    #[error("{0}")]
+    MalformedCertificate(String),
+    /// `KeyPairMismatch` (400): the private key is not the certificate's.
+    #[error("{0}")]
+    KeyPairMismatch(String),
+    /// `DuplicateCertificate` (409): the user already has this signing certificate.
+    #[error("{0}")]
+    DuplicateCertificate(String),
+    /// `AccessDenied` (403): what IAM allows only callers it has enrolled (delegation
+    /// requests are for onboarded partners).
+    #[error("{0}")]
+    AccessDenied(String),
+    /// `InvalidUserType` (400): the caller is not of the kind the operation is for
+    /// (`ChangePassword` is for IAM users).
+    #[error("{0}")]
+    InvalidUserType(String),
     /// `FeatureDisabled` (404) and `FeatureEnabled` (409): an account feature is not in the
     /// state the request needs.
     #[error("{0}")]
@@ -91,6 +108,11 @@ impl IamError {
             IamError::InvalidPublicKey(_) => ("InvalidPublicKey", 400),
             IamError::DuplicateSshPublicKey(_) => ("DuplicateSSHPublicKey", 400),
             IamError::ReportExpired(_) => ("ReportExpired", 410),
+            IamError::InvalidUserType(_) => ("InvalidUserType", 400),
+            IamError::AccessDenied(_) => ("AccessDenied", 403),
+            IamError::MalformedCertificate(_) => ("MalformedCertificate", 400),
+            IamError::KeyPairMismatch(_) => ("KeyPairMismatch", 400),
+            IamError::DuplicateCertificate(_) => ("DuplicateCertificate", 409),
             IamError::Storage(e) => return AwsError::internal(format!("iam store: {e}")),
         };
         AwsError::new(code, self.to_string(), status)
@@ -157,4 +179,15 @@ into_operation_error! {
     UntagSAMLProviderError ListSAMLProviderTagsError ListOrganizationsFeaturesError
     EnableOrganizationsRootSessionsError DisableOrganizationsRootSessionsError
     EnableOrganizationsRootCredentialsManagementError DisableOrganizationsRootCredentialsManagementError
+    UploadServerCertificateError GetServerCertificateError ListServerCertificatesError
+    UpdateServerCertificateError DeleteServerCertificateError TagServerCertificateError
+    UntagServerCertificateError ListServerCertificateTagsError UploadSigningCertificateError
+    ListSigningCertificatesError UpdateSigningCertificateError DeleteSigningCertificateError
+    CreateDelegationRequestError ListDelegationRequestsError GetDelegationRequestError
+    AcceptDelegationRequestError AssociateDelegationRequestError RejectDelegationRequestError
+    UpdateDelegationRequestError SendDelegationTokenError GenerateOrganizationsAccessReportError
+    GetOrganizationsAccessReportError GetContextKeysForCustomPolicyError
+    GetContextKeysForPrincipalPolicyError GetHumanReadableSummaryError ChangePasswordError
+    GenerateServiceLastAccessedDetailsError GetServiceLastAccessedDetailsError
+    GetServiceLastAccessedDetailsWithEntitiesError ListPoliciesGrantingServiceAccessError
 }

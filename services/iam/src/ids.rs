@@ -2,7 +2,7 @@
 //!
 //! IAM's unique ids are a four-letter prefix naming the kind of entity (`AIDA` users, `AROA`
 //! roles, `ANPA` managed policies, `AGPA` groups, `AIPA` instance profiles, `ACCA`
-//! service-specific credentials, `APKA` SSH public keys) and 17 characters of the base-32 alphabet `A–Z2–7`, 21 in
+//! service-specific credentials, `APKA` SSH public keys, `ASCA` server certificates) and 17 characters of the base-32 alphabet `A–Z2–7`, 21 in
 //! all; access key ids are `AKIA` and 16 more, 20 in all, as AWS issues them. Secrets (secret
 //! access keys, service passwords) are base 64 drawn from the operating system's CSPRNG: they
 //! are credentials, unlike ids.
@@ -24,6 +24,7 @@ pub(crate) enum IdKind {
     InstanceProfile,
     ServiceCredential,
     SshKey,
+    ServerCertificate,
 }
 
 impl IdKind {
@@ -36,6 +37,7 @@ impl IdKind {
             IdKind::InstanceProfile => "AIPA",
             IdKind::ServiceCredential => "ACCA",
             IdKind::SshKey => "APKA",
+            IdKind::ServerCertificate => "ASCA",
         }
     }
 }
@@ -43,6 +45,12 @@ impl IdKind {
 /// A new unique id of `kind`.
 pub(crate) fn unique_id(kind: IdKind) -> String {
     format!("{}{}", kind.prefix(), random_string(BASE32, 17))
+}
+
+/// A signing certificate's id: 28 characters of `A–Z2–7`, the length of the id in IAM's
+/// UploadSigningCertificate example (`TA7SMP42TDN5Z26OBPJE7EXAMPLE`).
+pub(crate) fn signing_certificate_id() -> String {
+    random_string(BASE32, 28)
 }
 
 /// A virtual MFA device's TOTP seed: 64 base-32 characters (320 bits) from the CSPRNG.
@@ -89,6 +97,7 @@ mod tests {
             (IdKind::InstanceProfile, "AIPA"),
             (IdKind::ServiceCredential, "ACCA"),
             (IdKind::SshKey, "APKA"),
+            (IdKind::ServerCertificate, "ASCA"),
         ] {
             let id = unique_id(kind);
             assert_eq!(id.len(), 21, "{id}");

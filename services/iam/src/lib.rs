@@ -1,7 +1,8 @@
 //! AWS Identity and Access Management: users, groups, roles, managed and inline policies,
 //! instance profiles, credentials (access keys, login profiles, MFA devices, SSH keys,
-//! service-specific credentials), identity providers, service-linked roles, account settings
-//! and policy simulation, answered as IAM answers (awsQuery) and kept durably.
+//! service-specific credentials, server and signing certificates), identity providers,
+//! service-linked roles, account settings, policy simulation and the access advisor's
+//! reports, answered as IAM answers (awsQuery) and kept durably.
 //!
 //! IAM is global: each account's state lives in its global `iam` store
 //! (`Namespace::global(account, "iam")`), written with strict durability. Tables, each keyed
@@ -20,9 +21,14 @@
 //!   status;
 //! - `service_credentials`: [`records::ServiceCredentialRecord`] by credential id;
 //! - `ssh_keys`: [`records::SshKeyRecord`] by `APKA…` id;
+//! - `server_certificates`: [`records::ServerCertificateRecord`] — body, chain, expiry, tags
+//!   (the private key is checked, not kept);
+//! - `signing_certificates`: [`records::SigningCertificateRecord`] by certificate id;
 //! - `mfa_devices`: [`records::MfaDeviceRecord`] by serial number (the device's ARN);
 //! - `saml_providers`: [`records::SamlProviderRecord`] by name;
 //! - `oidc_providers`: [`records::OidcProviderRecord`] by URL without `https://`;
+//! - `access_reports`: [`records::AccessReportRecord`] by job id — the services
+//!   an entity's policies grant, when the report was asked for;
 //! - `deletion_tasks`: the role each service-linked role deletion task deleted, by task id;
 //! - `account`: one [`records::AccountRecord`] (alias, password policy, the last credential
 //!   report, STS preferences, outbound federation) under `settings`.
@@ -35,11 +41,12 @@
 //! [`Authorizer`](stratus_core::service::Authorizer) ([`authorize`]), which evaluates what a
 //! principal holds ([`held_policies`]) parsed once and kept in memory until the next write
 //! to its account ([`policy_cache`]; every write goes through `IamService::write`). Nothing
-//! runs in the background. Operations not in the `operations!` table below answer the generated
-//! `NotImplemented`; docs/services/iam.md lists them all.
+//! runs in the background. Every operation of the model is in the `operations!` table below;
+//! docs/services/iam.md says how each answers.
 
 mod authorize;
 mod aws_policies;
+mod certificates;
 mod documents;
 mod error;
 mod held_policies;
@@ -231,4 +238,34 @@ stratus_gen_iam::operations! {
     disable_organizations_root_sessions => ops::organizations::disable_organizations_root_sessions,
     enable_organizations_root_credentials_management => ops::organizations::enable_organizations_root_credentials_management,
     disable_organizations_root_credentials_management => ops::organizations::disable_organizations_root_credentials_management,
+    upload_server_certificate => ops::server_certificates::upload_server_certificate,
+    get_server_certificate => ops::server_certificates::get_server_certificate,
+    list_server_certificates => ops::server_certificates::list_server_certificates,
+    update_server_certificate => ops::server_certificates::update_server_certificate,
+    delete_server_certificate => ops::server_certificates::delete_server_certificate,
+    tag_server_certificate => ops::server_certificates::tag_server_certificate,
+    untag_server_certificate => ops::server_certificates::untag_server_certificate,
+    list_server_certificate_tags => ops::server_certificates::list_server_certificate_tags,
+    upload_signing_certificate => ops::signing_certificates::upload_signing_certificate,
+    list_signing_certificates => ops::signing_certificates::list_signing_certificates,
+    update_signing_certificate => ops::signing_certificates::update_signing_certificate,
+    delete_signing_certificate => ops::signing_certificates::delete_signing_certificate,
+    create_delegation_request => ops::delegation_requests::create_delegation_request,
+    list_delegation_requests => ops::delegation_requests::list_delegation_requests,
+    get_delegation_request => ops::delegation_requests::get_delegation_request,
+    accept_delegation_request => ops::delegation_requests::accept_delegation_request,
+    associate_delegation_request => ops::delegation_requests::associate_delegation_request,
+    reject_delegation_request => ops::delegation_requests::reject_delegation_request,
+    update_delegation_request => ops::delegation_requests::update_delegation_request,
+    send_delegation_token => ops::delegation_requests::send_delegation_token,
+    generate_organizations_access_report => ops::organizations::generate_organizations_access_report,
+    get_organizations_access_report => ops::organizations::get_organizations_access_report,
+    change_password => ops::login_profiles::change_password,
+    generate_service_last_accessed_details => ops::service_access::generate_service_last_accessed_details,
+    get_service_last_accessed_details => ops::service_access::get_service_last_accessed_details,
+    get_service_last_accessed_details_with_entities => ops::service_access::get_service_last_accessed_details_with_entities,
+    list_policies_granting_service_access => ops::service_access::list_policies_granting_service_access,
+    get_human_readable_summary => ops::delegation_requests::get_human_readable_summary,
+    get_context_keys_for_custom_policy => ops::simulate::get_context_keys_for_custom_policy,
+    get_context_keys_for_principal_policy => ops::simulate::get_context_keys_for_principal_policy,
 }

@@ -101,6 +101,14 @@ pub(crate) struct UserRecord {
 pub(crate) struct LoginProfileRecord {
     pub(crate) created: u64,
     pub(crate) reset_required: bool,
+    /// The password's salt and salted SHA-256, which `ChangePassword` checks the old
+    /// password against (absent for profiles kept before passwords were).
+    #[serde(default)]
+    pub(crate) password: Option<(String, String)>,
+    /// When the password was last changed (`ChangePassword`, `UpdateLoginProfile`), if since
+    /// the profile was made.
+    #[serde(default)]
+    pub(crate) password_changed: Option<u64>,
 }
 
 impl UserRecord {
@@ -350,4 +358,77 @@ pub(crate) struct PasswordPolicyRecord {
     pub(crate) max_age: Option<i32>,
     pub(crate) reuse_prevention: Option<i32>,
     pub(crate) hard_expiry: Option<bool>,
+}
+
+/// A server certificate: its body and chain as given (the private key is checked against it
+/// and not kept: IAM never answers it).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ServerCertificateRecord {
+    pub(crate) name: String,
+    pub(crate) path: String,
+    pub(crate) id: String,
+    pub(crate) uploaded: u64,
+    /// The certificate's `notAfter`.
+    pub(crate) expiration: u64,
+    pub(crate) body: String,
+    pub(crate) chain: Option<String>,
+    pub(crate) tags: Tags,
+}
+
+/// A user's X.509 signing certificate.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct SigningCertificateRecord {
+    /// The key of its user.
+    pub(crate) user: String,
+    pub(crate) body: String,
+    pub(crate) active: bool,
+    pub(crate) uploaded: u64,
+}
+
+/// An entity a report names, as `EntityInfo` carries it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ReportEntity {
+    arn: String,
+    name: String,
+    /// `USER`, `ROLE` or `GROUP`.
+    kind: String,
+    id: String,
+    path: String,
+}
+
+impl ReportEntity {
+    pub(crate) fn of<H: crate::store::Holder>(scope: &Scope, holder: &H) -> ReportEntity {
+        ReportEntity {
+            arn: scope.arn(H::KIND, holder.path(), holder.name()),
+            name: holder.name().to_owned(),
+            kind: H::KIND.to_ascii_uppercase(),
+            id: holder.id().to_owned(),
+            path: holder.path().to_owned(),
+        }
+    }
+
+    pub(crate) fn wire(&self) -> stratus_gen_iam::EntityInfo {
+        stratus_gen_iam::EntityInfo {
+            arn: self.arn.clone(),
+            name: self.name.clone(),
+            r#type: match self.kind.as_str() {
+                "USER" => stratus_gen_iam::PolicyOwnerEntityType::User,
+                "ROLE" => stratus_gen_iam::PolicyOwnerEntityType::Role,
+                _ => stratus_gen_iam::PolicyOwnerEntityType::Group,
+            },
+            id: self.id.clone(),
+            path: Some(self.path.clone()),
+        }
+    }
+}
+
+/// A report of the services an entity's policies grant.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct AccessReportRecord {
+    pub(crate) created: u64,
+    pub(crate) action_level: bool,
+    /// The namespaces granted, sorted.
+    pub(crate) services: Vec<String>,
+    /// The users, groups and roles the report is of (a policy's: those it is attached to).
+    pub(crate) entities: Vec<ReportEntity>,
 }

@@ -7,8 +7,9 @@ use stratus_storage::{Direction, KeyRange, Read, Table};
 
 use crate::error::IamError;
 use crate::records::{
-    key, AccessKeyRecord, AccountRecord, GroupRecord, InstanceProfileRecord, MfaDeviceRecord, OidcProviderRecord,
-    Permissions, PolicyRecord, RoleRecord, SamlProviderRecord, ServiceCredentialRecord, SshKeyRecord, UserRecord,
+    key, AccessKeyRecord, AccessReportRecord, AccountRecord, GroupRecord, InstanceProfileRecord, MfaDeviceRecord,
+    OidcProviderRecord, Permissions, PolicyRecord, RoleRecord, SamlProviderRecord, ServerCertificateRecord,
+    ServiceCredentialRecord, SigningCertificateRecord, SshKeyRecord, UserRecord,
 };
 
 pub(crate) const USERS: Table<UserRecord> = Table::new("users");
@@ -22,6 +23,9 @@ pub(crate) const SSH_KEYS: Table<SshKeyRecord> = Table::new("ssh_keys");
 pub(crate) const MFA_DEVICES: Table<MfaDeviceRecord> = Table::new("mfa_devices");
 pub(crate) const SAML_PROVIDERS: Table<SamlProviderRecord> = Table::new("saml_providers");
 pub(crate) const OIDC_PROVIDERS: Table<OidcProviderRecord> = Table::new("oidc_providers");
+pub(crate) const SERVER_CERTIFICATES: Table<ServerCertificateRecord> = Table::new("server_certificates");
+pub(crate) const SIGNING_CERTIFICATES: Table<SigningCertificateRecord> = Table::new("signing_certificates");
+pub(crate) const ACCESS_REPORTS: Table<AccessReportRecord> = Table::new("access_reports");
 pub(crate) const ACCOUNT: Table<AccountRecord> = Table::new("account");
 /// The one key of the `account` table.
 pub(crate) const ACCOUNT_KEY: &str = "settings";
@@ -96,4 +100,15 @@ pub(crate) fn load_instance_profile(r: &(impl Read + ?Sized), name: &str) -> Res
 
 pub(crate) fn load_account(r: &(impl Read + ?Sized)) -> Result<AccountRecord, IamError> {
     Ok(ACCOUNT.get(r, ACCOUNT_KEY)?.unwrap_or_default())
+}
+
+/// The named server certificate, or AWS's refusal (as moto's test_get_server_cert_doesnt_exist
+/// records it).
+pub(crate) fn load_server_certificate(
+    r: &(impl Read + ?Sized),
+    name: &str,
+) -> Result<ServerCertificateRecord, IamError> {
+    SERVER_CERTIFICATES
+        .get(r, key(name))?
+        .ok_or_else(|| IamError::NoSuchEntity(format!("The Server Certificate with name {name} cannot be found.")))
 }

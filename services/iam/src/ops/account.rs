@@ -9,7 +9,9 @@ use stratus_gen_iam::*;
 use crate::error::IamError;
 use crate::records::PasswordPolicyRecord;
 use crate::service::IamService;
-use crate::store::{all, load_account, ACCOUNT, ACCOUNT_KEY, GROUPS, INSTANCE_PROFILES, POLICIES, ROLES, USERS};
+use crate::store::{
+    all, load_account, ACCOUNT, ACCOUNT_KEY, GROUPS, INSTANCE_PROFILES, POLICIES, ROLES, SERVER_CERTIFICATES, USERS,
+};
 
 /// The shortest password AWS lets a policy ask for when it names none.
 const DEFAULT_MINIMUM_LENGTH: i32 = 6;
@@ -200,7 +202,7 @@ pub(crate) async fn get_account_summary(
         ("Policies", policies.len()),
         ("PolicyVersionsInUse", versions),
         ("InstanceProfiles", all(&store, INSTANCE_PROFILES)?.len()),
-        ("ServerCertificates", 0),
+        ("ServerCertificates", all(&store, SERVER_CERTIFICATES)?.len()),
         ("MFADevices", 0),
         ("MFADevicesInUse", 0),
         ("Providers", 0),

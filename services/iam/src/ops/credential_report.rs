@@ -9,7 +9,7 @@ use stratus_storage::Read;
 use crate::error::IamError;
 use crate::records::{date, key, Scope};
 use crate::service::{now, scope, IamService};
-use crate::store::{all, load_account, ACCESS_KEYS, ACCOUNT, ACCOUNT_KEY, MFA_DEVICES, USERS};
+use crate::store::{all, load_account, ACCESS_KEYS, ACCOUNT, ACCOUNT_KEY, MFA_DEVICES, SIGNING_CERTIFICATES, USERS};
 
 /// How long a report is served before a new one must be generated.
 const REPORT_LIFETIME_SECS: u64 = 4 * 3600;
@@ -30,6 +30,7 @@ fn time(secs: u64) -> String {
 fn build(r: &(impl Read + ?Sized), scope: &Scope) -> Result<String, IamError> {
     let keys = all(r, ACCESS_KEYS)?;
     let devices = all(r, MFA_DEVICES)?;
+    let certificates = all(r, SIGNING_CERTIFICATES)?;
     let mut lines = vec![
         HEADER.to_owned(),
         format!(
@@ -48,7 +49,7 @@ fn build(r: &(impl Read + ?Sized), scope: &Scope) -> Result<String, IamError> {
             Some(profile) => line.extend([
                 "true".into(),
                 "no_information".into(),
-                time(profile.created),
+                time(profile.password_changed.unwrap_or(profile.created)),
                 "N/A".into(),
             ]),
             None => line.extend(["false", "N/A", "N/A", "N/A"].map(String::from)),
@@ -66,7 +67,16 @@ fn build(r: &(impl Read + ?Sized), scope: &Scope) -> Result<String, IamError> {
             }
             line.extend(["N/A", "N/A", "N/A"].map(String::from));
         }
-        line.extend(["false", "N/A", "false", "N/A"].map(String::from));
+        // A user's signing certificates fill cert_1 and cert_2 in upload order (the columns
+        // moto's AWS-verified test_retrieve_cert_details_using_credentials_report reads).
+        let mut user_certificates: Vec<_> = certificates.iter().filter(|(_, c)| c.user == user_key).collect();
+        user_certificates.sort_by_key(|(_, c)| c.uploaded);
+        for slot in 0..2 {
+            match user_certificates.get(slot) {
+                Some((_, c)) => line.extend([c.active.to_string(), time(c.uploaded)]),
+                None => line.extend(["false", "N/A"].map(String::from)),
+            }
+        }
         lines.push(line.join(","));
     }
     Ok(lines.join("\n"))

@@ -53,3 +53,25 @@ pub(crate) async fn disable_organizations_root_credentials_management(
 ) -> Result<DisableOrganizationsRootCredentialsManagementResponse, IamError> {
     no_organization()
 }
+
+/// The Organizations access report is of an organization's entities (`EntityPath`
+/// `o-…/r-…/…`), which an account outside any organization has none of.
+pub(crate) async fn generate_organizations_access_report(
+    _iam: &IamService,
+    _ctx: &RequestContext,
+    _input: GenerateOrganizationsAccessReportRequest,
+) -> Result<GenerateOrganizationsAccessReportResponse, IamError> {
+    no_organization()
+}
+
+/// No report can have been generated, so no job id names one (wording not verified).
+pub(crate) async fn get_organizations_access_report(
+    _iam: &IamService,
+    _ctx: &RequestContext,
+    input: GetOrganizationsAccessReportRequest,
+) -> Result<GetOrganizationsAccessReportResponse, IamError> {
+    Err(IamError::NoSuchEntity(format!(
+        "The report with job id {} cannot be found.",
+        input.job_id
+    )))
+}

@@ -271,3 +271,44 @@ pub(crate) async fn simulate_custom_policy(
         input.max_items,
     )
 }
+
+/// The context keys `documents` read, each once, in order (`Policy::context_keys`).
+fn context_keys<'a>(documents: impl IntoIterator<Item = &'a str>) -> Result<GetContextKeysForPolicyResponse, IamError> {
+    let mut keys: Vec<String> = Vec::new();
+    for document in documents {
+        for key in parse(document, PolicyKind::Identity)?.context_keys() {
+            if !keys.iter().any(|k| k.eq_ignore_ascii_case(&key)) {
+                keys.push(key);
+            }
+        }
+    }
+    Ok(GetContextKeysForPolicyResponse {
+        context_key_names: Some(keys),
+    })
+}
+
+pub(crate) async fn get_context_keys_for_custom_policy(
+    _iam: &IamService,
+    _ctx: &RequestContext,
+    input: GetContextKeysForCustomPolicyRequest,
+) -> Result<GetContextKeysForPolicyResponse, IamError> {
+    context_keys(input.policy_input_list.iter().map(String::as_str))
+}
+
+/// The keys of the user's (with its groups'), group's or role's identity policies, then of
+/// those given; the permissions boundary is not among them, as simulation's identity
+/// policies do not include it.
+pub(crate) async fn get_context_keys_for_principal_policy(
+    iam: &IamService,
+    ctx: &RequestContext,
+    input: GetContextKeysForPrincipalPolicyRequest,
+) -> Result<GetContextKeysForPolicyResponse, IamError> {
+    let held = held(&iam.reader(&ctx.account_id)?, &scope(ctx), &input.policy_source_arn)?;
+    let given = input.policy_input_list.unwrap_or_default();
+    context_keys(
+        held.policies
+            .iter()
+            .map(|(_, document)| document.as_str())
+            .chain(given.iter().map(String::as_str)),
+    )
+}

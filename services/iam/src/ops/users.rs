@@ -10,7 +10,9 @@ use crate::listing::page;
 use crate::managed::resolve;
 use crate::records::{key, Permissions, Scope, UserRecord};
 use crate::service::{now, scope, IamService};
-use crate::store::{all, load, ACCESS_KEYS, GROUPS, MFA_DEVICES, SERVICE_CREDENTIALS, SSH_KEYS, USERS};
+use crate::store::{
+    all, load, ACCESS_KEYS, GROUPS, MFA_DEVICES, SERVICE_CREDENTIALS, SIGNING_CERTIFICATES, SSH_KEYS, USERS,
+};
 use crate::tagging::{merged, tag_page, without};
 
 const USER_LISTING: Token = Token::for_listing("iam:ListUsers");
@@ -151,6 +153,12 @@ pub(crate) async fn update_user(
                     SSH_KEYS.put(tx, id, &ssh_key)?;
                 }
             }
+            for (id, mut certificate) in all(tx, SIGNING_CERTIFICATES)? {
+                if certificate.user == old_key {
+                    certificate.user = new_key.clone();
+                    SIGNING_CERTIFICATES.put(tx, id, &certificate)?;
+                }
+            }
             for (id, mut credential) in all(tx, SERVICE_CREDENTIALS)? {
                 if credential.user == old_key {
                     credential.user = new_key.clone();
@@ -182,6 +190,10 @@ pub(crate) async fn delete_user(
             return Err(IamError::must("delete access keys"));
         }
         // https://github.com/rebuy-de/aws-nuke/issues/281 — AWS's words.
+        // The DeleteUser reference lists signing certificates; the wording is not verified.
+        if all(tx, SIGNING_CERTIFICATES)?.iter().any(|(_, c)| c.user == user_key) {
+            return Err(IamError::must("delete signing certificates"));
+        }
         if all(tx, MFA_DEVICES)?
             .iter()
             .any(|(_, d)| d.assigned.as_ref().is_some_and(|(u, _)| *u == user_key))
