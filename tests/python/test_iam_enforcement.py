@@ -283,3 +283,20 @@ def test_conditions_see_the_callers_address(stratus, root):
     local("sqs").list_queues()
     remote = user(stratus, root, "remote", allow("sqs:ListQueues", Condition={"IpAddress": {"aws:SourceIp": "10.0.0.0/8"}}))
     assert refused(lambda: remote("sqs").list_queues())[0] == "AccessDenied"
+
+
+def test_an_anonymous_caller_gets_only_what_a_bucket_policy_grants_everyone(stratus, root):
+    import requests
+
+    root("s3").create_bucket(Bucket="site")
+    root("s3").put_object(Bucket="site", Key="index.html", Body=b"<h1>hi</h1>")
+    url = f"{stratus.endpoint}/site/index.html"
+    refused_answer = requests.get(url)
+    assert refused_answer.status_code == 403 and "<Message>Access Denied</Message>" in refused_answer.text
+    # New buckets block public policies, as on AWS since 2023.
+    root("s3").delete_public_access_block(Bucket="site")
+    root("s3").put_bucket_policy(Bucket="site", Policy=policy({
+        "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::site/*",
+    }))
+    assert requests.get(url).content == b"<h1>hi</h1>"
+    assert requests.put(f"{stratus.endpoint}/site/new.html", data=b"x").status_code == 403

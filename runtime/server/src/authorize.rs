@@ -60,6 +60,11 @@ pub(crate) fn check(
     if mode == IamMode::Off {
         return Ok(());
     }
+    // The operations AWS serves unsigned (web identity and SAML federation) decide for
+    // themselves whom they admit.
+    if call.operation.unsigned {
+        return Ok(());
+    }
     let Some(entry) = call.service.authorization.operation(call.service, call.operation) else {
         return Ok(());
     };
@@ -82,6 +87,7 @@ pub(crate) fn check(
         let request = Authorization {
             account_id: &ctx.account_id,
             principal: ctx.principal.as_ref(),
+            anonymous: ctx.access_key_id.is_none(),
             session,
             action: required.action,
             resources: &required.resources,
@@ -94,7 +100,11 @@ pub(crate) fn check(
             now_secs: now,
         };
         let verdict = iam.authorize(&request)?;
-        let principal = ctx.principal.as_ref().map_or("root", |p| p.arn.as_str());
+        let principal = match (&ctx.principal, ctx.access_key_id.is_none()) {
+            (Some(principal), _) => principal.arn.as_str(),
+            (None, true) => "anonymous",
+            (None, false) => "root",
+        };
         if verdict.decision == Decision::Allow {
             tracing::debug!(target: "stratus::iam", principal, action = required.action, resources = ?required.resources, "allowed");
             continue;

@@ -149,6 +149,7 @@ fn bench(c: &mut Criterion) {
     let request = Authorization {
         account_id: "123456789012",
         principal: Some(&alice),
+        anonymous: false,
         session: None,
         action: "sqs:SendMessage",
         resources: &resources,

@@ -69,6 +69,9 @@ impl Authorizer for IamService {
 
 impl IamService {
     fn verdict(&self, a: &Authorization<'_>) -> Result<Verdict, IamError> {
+        if a.anonymous {
+            return Ok(self.anonymous_verdict(a));
+        }
         let cache = self.policies.account(a.account_id);
         let root;
         let arn = match a.principal {
@@ -139,6 +142,36 @@ impl IamService {
             decision: decision(&decided),
             message: message(&decided, &request, governed_by_trust),
         })
+    }
+
+    /// An unsigned request: no identity policy applies, so only the resource's policy can
+    /// allow it, by granting everyone. S3 refuses it with its plain "Access Denied".
+    fn anonymous_verdict(&self, a: &Authorization<'_>) -> Verdict {
+        let mut request = Request::new(
+            policy::Principal::Anonymous,
+            a.action,
+            a.resources.iter().map(String::as_str),
+        );
+        for (key, values) in a.context {
+            request = request.with_context(key, values.iter().map(String::as_str));
+        }
+        request = request.at(UNIX_EPOCH + Duration::from_secs(a.now_secs));
+        let resource = a.resource_policy.and_then(|document| self.resource_policy(document));
+        let set = PolicySet {
+            resource: resource.as_deref(),
+            resource_must_allow: true,
+            ..PolicySet::default()
+        };
+        let decided = evaluate(&request, &set);
+        let message = match decided {
+            policy::Decision::Allow => None,
+            _ if a.action.starts_with("s3:") => Some("Access Denied".to_owned()),
+            _ => message(&decided, &request, false),
+        };
+        Verdict {
+            decision: decision(&decided),
+            message,
+        }
     }
 
     /// For the actions a role's trust policy governs (assuming it, tagging or naming the

@@ -376,6 +376,9 @@ pub struct Authorization<'a> {
     pub account_id: &'a str,
     /// Who asks; `None` for the account's root, whom identity policies do not limit.
     pub principal: Option<&'a Principal>,
+    /// Whether the request is unsigned (S3's anonymous caller): then `principal` is `None`
+    /// and only a resource policy that grants everyone can allow it.
+    pub anonymous: bool,
     /// What the session was issued with, when the principal is a session STS issued.
     pub session: Option<&'a SessionGrants>,
     /// The IAM action, e.g. `sqs:SendMessage`.

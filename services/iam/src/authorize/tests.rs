@@ -154,6 +154,7 @@ fn request<'a>(principal: Option<&'a Principal>, action: &'a str, resources: &'a
     Authorization {
         account_id: ACCOUNT,
         principal,
+        anonymous: false,
         session: None,
         action,
         resources,
@@ -601,4 +602,30 @@ fn the_stand_in_policies_allow_nothing_and_everything() {
     };
     assert!(!stratus_policy::evaluate(&request, &only(allows_nothing())).is_allowed());
     assert!(stratus_policy::evaluate(&request, &only(unrecorded_caller())).is_allowed());
+}
+
+#[test]
+fn an_anonymous_caller_is_allowed_only_by_a_resource_policy_granting_everyone() {
+    let f = Fixture::new();
+    let object = ["arn:aws:s3:::site/index.html".to_owned()];
+    let anonymous = Authorization {
+        anonymous: true,
+        ..request(None, "s3:GetObject", &object)
+    };
+    let refused = f.verdict(&anonymous);
+    assert_eq!(refused.decision, Decision::ImplicitDeny);
+    assert_eq!(refused.message.as_deref(), Some("Access Denied"));
+    let public = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::site/*"}]}"#;
+    let with_policy = Authorization {
+        resource_policy: Some(public),
+        ..anonymous.clone()
+    };
+    assert_eq!(f.verdict(&with_policy), allowed());
+    let put = ["arn:aws:s3:::site/new".to_owned()];
+    let writing = Authorization {
+        action: "s3:PutObject",
+        resources: &put,
+        ..with_policy
+    };
+    assert_eq!(f.verdict(&writing).decision, Decision::ImplicitDeny);
 }
