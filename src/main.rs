@@ -1,6 +1,7 @@
 //! `stratus`: a local AWS. This is the binary's edge — command line parsing and wiring; the
 //! work is done by the library crates under `runtime/`, `generated/` and `services/`.
 
+mod policy_from_log;
 mod serve;
 mod settings;
 mod validate;
@@ -39,6 +40,24 @@ enum Command {
     },
     /// List the services and their pinned models.
     Models,
+    /// IAM tools.
+    Iam {
+        #[command(subcommand)]
+        command: IamCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum IamCommand {
+    /// Print the least-privilege identity policy a workload needed, from the decisions a server
+    /// run with `--iam audit --iam-log FILE` (or `enforce`) recorded.
+    PolicyFromLog {
+        /// The decision log `--iam-log` wrote.
+        log: PathBuf,
+        /// Only the decisions of this principal (an ARN, as the log names it).
+        #[arg(long)]
+        principal: Option<String>,
+    },
 }
 
 fn list_models() -> anyhow::Result<ExitCode> {
@@ -68,6 +87,9 @@ fn main() -> ExitCode {
             request,
         }) => validate::run(&service, &operation, &request),
         Some(Command::Models) => list_models(),
+        Some(Command::Iam {
+            command: IamCommand::PolicyFromLog { log, principal },
+        }) => policy_from_log::run(&log, principal.as_deref()).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

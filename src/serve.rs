@@ -12,6 +12,7 @@ use stratus_core::scheduler::Scheduler;
 use stratus_core::schema::Service;
 use stratus_core::service::{CrossOrigin, FormUpload, Providers, Registration, ServiceEnv, ServiceHandler, Settings};
 use stratus_server::authorize::Authorizers;
+use stratus_server::decision_log::DecisionLog;
 use stratus_server::{serve, Config, Gateway};
 use stratus_service_dynamodb::TtlInterval;
 use stratus_service_s3::LifecycleTiming;
@@ -51,6 +52,10 @@ pub(crate) struct ServeArgs {
     /// or `enforce`.
     #[arg(long, env = "STRATUS_IAM", value_enum, default_value = "off")]
     iam: IamSetting,
+    /// With `--iam audit|enforce`: append every decision to this file as a JSON line, for
+    /// `stratus iam policy-from-log`.
+    #[arg(long, env = "STRATUS_IAM_LOG")]
+    iam_log: Option<PathBuf>,
     /// Where time comes from: `system`, or `manual` for tests, which moves only when told
     /// (`POST /_stratus/clock?advance=<seconds>`).
     #[arg(long, env = "STRATUS_CLOCK", value_enum, default_value = "system")]
@@ -100,6 +105,15 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
     if args.iam != IamSetting::Off && served.providers.authorizer.is_none() {
         bail!("--iam audit and --iam enforce need IAM, which --services leaves out");
     }
+    let decision_log = match &args.iam_log {
+        Some(_) if args.iam == IamSetting::Off => bail!("--iam-log needs --iam audit or --iam enforce"),
+        Some(path) => {
+            Some(Arc::new(DecisionLog::open(path).with_context(|| {
+                format!("opening the IAM decision log {}", path.display())
+            })?))
+        }
+        None => None,
+    };
     let config = Config {
         region: args.region,
         account_id: args.account_id,
@@ -117,6 +131,7 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
             .with_authorizers(Authorizers {
                 iam: served.providers.authorizer.clone(),
                 resource_policies: served.providers.resource_policies.clone(),
+                log: decision_log,
             }),
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()

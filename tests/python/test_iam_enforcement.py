@@ -300,3 +300,49 @@ def test_an_anonymous_caller_gets_only_what_a_bucket_policy_grants_everyone(stra
     }))
     assert requests.get(url).content == b"<h1>hi</h1>"
     assert requests.put(f"{stratus.endpoint}/site/new.html", data=b"x").status_code == 403
+
+
+def test_the_policy_a_workload_needed_comes_from_the_audit_log(stratus, tmp_path):
+    import subprocess
+
+    from conftest import BIN
+
+    log = tmp_path / "decisions.jsonl"
+    audited = Stratus("--ephemeral", "--iam", "audit", "--iam-log", str(log))
+    try:
+        iam = audited.client("iam", aws_access_key_id="test", aws_secret_access_key="test")
+        iam.create_user(UserName="app")
+        key = iam.create_access_key(UserName="app")["AccessKey"]
+        as_app = lambda service: audited.client(
+            service, aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"]
+        )
+
+        def workload(client_of):
+            url = client_of("sqs").create_queue(QueueName="orders")["QueueUrl"]
+            client_of("sqs").send_message(QueueUrl=url, MessageBody="1")
+            client_of("s3").list_buckets()
+
+        workload(as_app)  # served: audit only logs
+    finally:
+        audited.stop()
+    app = f"arn:aws:iam::{ACCOUNT}:user/app"
+    done = subprocess.run([BIN, "iam", "policy-from-log", str(log), "--principal", app], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    needed = json.loads(done.stdout)
+    actions = sorted(a for statement in needed["Statement"] for a in statement["Action"])
+    assert actions == ["s3:ListAllMyBuckets", "sqs:CreateQueue", "sqs:SendMessage"]
+
+    # Under enforcement, the policy lets the workload run, and nothing more.
+    enforced = Stratus("--ephemeral", "--iam", "enforce")
+    try:
+        iam = enforced.client("iam", aws_access_key_id="test", aws_secret_access_key="test")
+        iam.create_user(UserName="app")
+        iam.put_user_policy(UserName="app", PolicyName="needed", PolicyDocument=done.stdout)
+        key = iam.create_access_key(UserName="app")["AccessKey"]
+        as_app = lambda service: enforced.client(
+            service, aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"]
+        )
+        workload(as_app)
+        assert refused(lambda: as_app("sqs").create_queue(QueueName="other"))[0] == "AccessDenied"
+    finally:
+        enforced.stop()

@@ -4,16 +4,19 @@
 //! `AccessDenied` (`enforce`) or logged and served (`audit`).
 //!
 //! Every decision is logged under the target `stratus::iam`: refusals at `info`, grants at
-//! `debug`, with the principal, action and resources.
+//! `debug`, with the principal, action and resources; and, with `--iam-log`, as a JSON line
+//! in that file ([`DecisionLog`]).
 
 use std::sync::Arc;
 
+use stratus_core::arn::Arn;
 use stratus_core::authz::{self, Scope};
 use stratus_core::calendar::format_iso8601;
 use stratus_core::schema::{Operation, Protocol, Service};
 use stratus_core::service::{Authorization, Authorizer, Decision, ResourcePolicies, ResourcePolicy, SessionGrants};
 use stratus_core::{AwsError, RequestContext, Value};
 
+use crate::decision_log::{DecisionLog, Entry};
 use crate::identity::in_protocol;
 
 /// Whether requests are authorized by IAM's policies.
@@ -35,6 +38,8 @@ pub struct Authorizers {
     pub iam: Option<Arc<dyn Authorizer>>,
     /// Resource policies, one provider per ARN service.
     pub resource_policies: Vec<Arc<dyn ResourcePolicies>>,
+    /// Where every decision is logged as a JSON line (`--iam-log`), if anywhere.
+    pub log: Option<Arc<DecisionLog>>,
 }
 
 /// The operation a request was routed to and decoded for.
@@ -100,11 +105,24 @@ pub(crate) fn check(
             now_secs: now,
         };
         let verdict = iam.authorize(&request)?;
+        let root;
         let principal = match (&ctx.principal, ctx.access_key_id.is_none()) {
             (Some(principal), _) => principal.arn.as_str(),
             (None, true) => "anonymous",
-            (None, false) => "root",
+            (None, false) => {
+                root = Arn::global("iam", &ctx.region, &ctx.account_id, "root").to_string();
+                root.as_str()
+            }
         };
+        if let Some(log) = &authorizers.log {
+            log.record(&Entry {
+                now_secs: now,
+                principal,
+                action: required.action,
+                resources: &required.resources,
+                decision: verdict.decision,
+            });
+        }
         if verdict.decision == Decision::Allow {
             tracing::debug!(target: "stratus::iam", principal, action = required.action, resources = ?required.resources, "allowed");
             continue;

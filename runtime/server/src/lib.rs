@@ -22,6 +22,7 @@
 pub mod authorize;
 pub mod clock_endpoint;
 pub mod cors;
+pub mod decision_log;
 pub mod form;
 pub mod health;
 mod identity;
