@@ -84,7 +84,7 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
         .with_max_level(args.log_level)
         .with_writer(std::io::stderr)
         .init();
-    if args.account_id.len() != 12 || !args.account_id.bytes().all(|b| b.is_ascii_digit()) {
+    if !stratus_core::arn::is_account_id(&args.account_id) {
         bail!("--account-id must be twelve digits, got {:?}", args.account_id);
     }
     let storage = Arc::new(

@@ -20,6 +20,11 @@
 
 use std::fmt;
 
+/// Whether `text` is an account id: twelve digits.
+pub fn is_account_id(text: &str) -> bool {
+    text.len() == 12 && text.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The partition a region belongs to: `aws-cn` for China, `aws-us-gov` for GovCloud,
 /// `aws-iso`/`aws-iso-b` for the isolated regions, and `aws` for every other region.
 pub fn partition_of(region: &str) -> &'static str {

@@ -541,11 +541,7 @@ fn transform(value: Option<String>, how: Transform, scope: &Scope<'_>) -> Option
         Transform::LambdaFunction => {
             let s = s?;
             match s.split_once(':') {
-                Some((account, rest))
-                    if account.len() == 12
-                        && account.bytes().all(|b| b.is_ascii_digit())
-                        && rest.starts_with("function:") =>
-                {
+                Some((account, rest)) if crate::arn::is_account_id(account) && rest.starts_with("function:") => {
                     Fill::Arn(format!("arn:{}:lambda:{}:{s}", scope.partition, scope.region))
                 }
                 _ => Fill::Text(s),

@@ -75,24 +75,35 @@ pub(crate) fn check(
     };
     let now = ctx.clock.epoch_secs();
     let scope = Scope::new(&ctx.region, &ctx.account_id);
+    let mut request_keys: Vec<(&str, Vec<String>)> = vec![
+        (
+            "aws:CurrentTime",
+            vec![format_iso8601(i64::try_from(now).unwrap_or(i64::MAX))],
+        ),
+        ("aws:EpochTime", vec![now.to_string()]),
+        ("aws:SecureTransport", vec!["false".to_owned()]),
+    ];
+    if let Some(ip) = ctx.source_ip {
+        request_keys.push(("aws:SourceIp", vec![ip.to_string()]));
+    }
+    let anonymous = ctx.access_key_id.is_none();
+    let root;
+    let principal = match (&ctx.principal, anonymous) {
+        (Some(principal), _) => principal.arn.as_str(),
+        (None, true) => "anonymous",
+        (None, false) => {
+            root = Arn::global("iam", &ctx.region, &ctx.account_id, "root").to_string();
+            root.as_str()
+        }
+    };
     for required in authz::evaluate(entry, call.input, &scope) {
         let owner = resource_policy(authorizers, &required.resources)?;
-        let mut context: Vec<(&str, Vec<String>)> = vec![
-            (
-                "aws:CurrentTime",
-                vec![format_iso8601(i64::try_from(now).unwrap_or(i64::MAX))],
-            ),
-            ("aws:EpochTime", vec![now.to_string()]),
-            ("aws:SecureTransport", vec!["false".to_owned()]),
-        ];
-        if let Some(ip) = ctx.source_ip {
-            context.push(("aws:SourceIp", vec![ip.to_string()]));
-        }
+        let mut context = request_keys.clone();
         context.extend(required.conditions.iter().cloned());
         let request = Authorization {
             account_id: &ctx.account_id,
             principal: ctx.principal.as_ref(),
-            anonymous: ctx.access_key_id.is_none(),
+            anonymous,
             session,
             action: required.action,
             resources: &required.resources,
@@ -105,15 +116,6 @@ pub(crate) fn check(
             now_secs: now,
         };
         let verdict = iam.authorize(&request)?;
-        let root;
-        let principal = match (&ctx.principal, ctx.access_key_id.is_none()) {
-            (Some(principal), _) => principal.arn.as_str(),
-            (None, true) => "anonymous",
-            (None, false) => {
-                root = Arn::global("iam", &ctx.region, &ctx.account_id, "root").to_string();
-                root.as_str()
-            }
-        };
         if let Some(log) = &authorizers.log {
             log.record(&Entry {
                 now_secs: now,

@@ -90,7 +90,7 @@ impl Config {
     /// configured account.
     pub fn account_for(&self, signer: Option<Signer<'_>>) -> String {
         match signer.map(|s| s.access_key_id) {
-            Some(key) if key.len() == 12 && key.bytes().all(|b| b.is_ascii_digit()) => key.to_string(),
+            Some(key) if stratus_core::arn::is_account_id(key) => key.to_string(),
             _ => self.account_id.clone(),
         }
     }

@@ -220,7 +220,7 @@ async fn call(
     if let Err(e) = validate_input(service, route.operation, &input) {
         return (refuse(e), None);
     }
-    let identity = match identity::identify(
+    let mut identity = match identity::identify(
         &gateway.key_directories,
         signer.map(|s| s.access_key_id),
         signer.and_then(|s| s.region).unwrap_or(&gateway.config.region),
@@ -258,7 +258,8 @@ async fn call(
     } else {
         PayloadFraming::default()
     };
-    let session = identity.as_ref().and_then(|identity| identity.session.clone());
+    // The session's grants are for authorization; the context keeps the principal.
+    let session = identity.as_mut().and_then(|identity| identity.session.take());
     let mut ctx = context(gateway, req, signer, identity, request_id, streams, framing);
     ctx.source_ip = Some(client);
     let call = authorize::Call {

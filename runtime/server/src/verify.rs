@@ -151,7 +151,7 @@ impl ChunkSignatures for SignedChunks {
 
 /// Whether `key` is one of the keys that sign with the default secret.
 fn is_default_key(key: &str) -> bool {
-    key == "test" || (key.len() == 12 && key.bytes().all(|b| b.is_ascii_digit()))
+    key == "test" || stratus_core::arn::is_account_id(key)
 }
 
 /// HTTP/2's `:authority`, which SigV4 signs as `host`, when the request has no `Host` header.

@@ -397,9 +397,7 @@ pub(crate) fn parse_url(queue_url: &str) -> Result<(&str, &str), SqsError> {
         .map_or(queue_url, |(_, rest)| rest.split_once('/').map_or("", |(_, path)| path));
     let mut segments = path.trim_end_matches('/').rsplit('/');
     match (segments.next(), segments.next()) {
-        (Some(name), Some(account))
-            if account.len() == 12 && account.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty() =>
-        {
+        (Some(name), Some(account)) if stratus_core::arn::is_account_id(account) && !name.is_empty() => {
             Ok((account, name))
         }
         _ => Err(SqsError::InvalidAddress(queue_url.to_owned())),

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use aws_smithy_types::DateTime;
-use stratus_core::arn::Arn;
+use stratus_core::arn::{is_account_id, Arn};
 use stratus_core::service::{
     Caller, Identity, KeyDirectory, Providers, Registration, RoleDirectory, ServiceEnv, SessionGrants,
 };
@@ -262,10 +262,6 @@ impl RoleArn {
             name,
         })
     }
-}
-
-fn is_account_id(text: &str) -> bool {
-    text.len() == 12 && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Who signed the request, in STS's terms, and whether with temporary credentials: the

@@ -1,14 +1,12 @@
 //! The STS operations, one function each, wired to the generated `Sts` trait in `lib.rs`.
 
 use stratus_core::access_key;
-use stratus_core::arn::Arn;
+use stratus_core::arn::{is_account_id, Arn};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_sts::*;
 
 use crate::session::{session_tags, Grants};
-use crate::{
-    caller, denied, is_account_id, packed_policy_size, root_arn, tokens, Principal, SessionRequest, StsService,
-};
+use crate::{caller, denied, packed_policy_size, root_arn, tokens, Principal, SessionRequest, StsService};
 
 pub(crate) async fn get_caller_identity(
     _sts: &StsService,
