@@ -326,6 +326,62 @@ pub trait RoleDirectory: Send + Sync {
     fn assumable_role<'a>(&'a self, caller: Caller<'a>, role_arn: &'a str) -> BoxFuture<'a, Option<AssumableRole>>;
 }
 
+/// Temporary credentials issued for a role on a service's behalf.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoleCredentials {
+    /// The session's `ASIA…` access key id.
+    pub access_key_id: String,
+    /// Its 40-character secret.
+    pub secret_access_key: String,
+    /// The session token that goes with them.
+    pub session_token: String,
+    /// When they expire.
+    pub expiration: DateTime,
+}
+
+/// Sessions for roles that services assume for themselves (Lambda's execution roles,
+/// EventBridge's target roles). Provided by STS; called by Lambda to hand a function its
+/// role's credentials. The caller is the service principal (`lambda.amazonaws.com`) in the
+/// role's account; the role's trust policy must let that principal assume it, else the
+/// answer is STS's `AccessDenied`, which Lambda words as AWS does. Absent (STS not served):
+/// no credentials can be issued, and functions run without them.
+pub trait RoleSessions: Send + Sync {
+    /// A session of `duration_seconds` for `role_arn`, named `session_name` (the function's
+    /// name for Lambda).
+    fn assume_for_service<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        role_arn: &'a str,
+        session_name: &'a str,
+        duration_seconds: i32,
+    ) -> BoxFuture<'a, Result<RoleCredentials, AwsError>>;
+}
+
+/// An object read from a bucket for another service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredObject {
+    /// The object's bytes.
+    pub body: Vec<u8>,
+    /// The version read, when the bucket is versioned.
+    pub version_id: Option<String>,
+}
+
+/// Objects other services read from S3 (Lambda's code and layers from `S3Bucket`/`S3Key`,
+/// CloudFormation's templates). Provided by S3; the error is S3's own (`NoSuchBucket`,
+/// `NoSuchKey`, `NoSuchVersion`, `AccessDenied`), which the caller words in its own terms, as
+/// Lambda does ("Error occurred while GetObject. S3 Error Code: NoSuchKey. …"). Absent: every
+/// bucket is missing.
+pub trait ObjectSource: Send + Sync {
+    /// The object `key` of `bucket`, at `version_id` when given, else its current version.
+    fn get_object<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        bucket: &'a str,
+        key: &'a str,
+        version_id: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<StoredObject, AwsError>>;
+}
+
 /// What an access key IAM or STS issued stands for, and the secret that proves it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::capabilities::{
     Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink,
-    ResourcePolicies, RoleDirectory, TopicPublisher,
+    ObjectSource, ResourcePolicies, RoleDirectory, RoleSessions, TopicPublisher,
 };
 use super::{CrossOrigin, FormUpload, ServiceHandler};
 use crate::scheduler::Scheduler;
@@ -44,6 +44,10 @@ pub struct Providers {
     pub user_keys: Option<Arc<dyn KeyDirectory>>,
     /// STS's session credentials.
     pub session_keys: Option<Arc<dyn KeyDirectory>>,
+    /// STS's sessions for roles services assume for themselves.
+    pub role_sessions: Option<Arc<dyn RoleSessions>>,
+    /// S3's objects, read for other services.
+    pub objects: Option<Arc<dyn ObjectSource>>,
     /// The resource policies of the services whose resources have them (S3, SQS): one per
     /// service.
     pub resource_policies: Vec<Arc<dyn ResourcePolicies>>,
@@ -65,6 +69,8 @@ impl Providers {
             roles,
             user_keys,
             session_keys,
+            role_sessions,
+            objects,
             resource_policies,
         } = other;
         self.messages = self.messages.take().or(messages);
@@ -78,6 +84,8 @@ impl Providers {
         self.roles = self.roles.take().or(roles);
         self.user_keys = self.user_keys.take().or(user_keys);
         self.session_keys = self.session_keys.take().or(session_keys);
+        self.role_sessions = self.role_sessions.take().or(role_sessions);
+        self.objects = self.objects.take().or(objects);
         self.resource_policies.extend(resource_policies);
     }
 
