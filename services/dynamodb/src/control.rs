@@ -55,7 +55,7 @@ pub(crate) fn create_table(scope: &Scope, input: CreateTableInput) -> Result<Cre
         if let Some(stream) = saved.stream.as_mut() {
             crate::stream::unique_label(tx, &record.name, stream).map_err(|e| DdbError::Internal(e.to_string()))?;
         }
-        db::save_table(tx, &saved);
+        db::save_table(tx, &saved)?;
         Ok(saved)
     })?;
     Ok(CreateTableOutput {
@@ -76,7 +76,7 @@ pub(crate) fn list_tables(scope: &Scope, input: ListTablesInput) -> Result<ListT
         Some(start) => KeyRange::between(std::ops::Bound::Excluded(start.as_bytes()), std::ops::Bound::Unbounded),
         None => KeyRange::all(),
     };
-    let rows = scope.store.scan(TABLES, &range, Direction::Forward, Some(limit + 1))?;
+    let rows = scope.store.scan(TABLES.name(), &range, Direction::Forward, Some(limit + 1))?;
     let mut names: Vec<String> = rows
         .into_iter()
         .map(|(key, _)| String::from_utf8_lossy(&key).into_owned())
@@ -131,7 +131,7 @@ pub(crate) fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<Upd
         let stream_before = record.stream.clone();
         let (created, deleted) = apply_update(&mut record, &input, now)?;
         if let Some(before) = stream_before.filter(|before| record.stream.as_ref() != Some(before)) {
-            crate::stream::close(tx, name, &record.key, &before, now);
+            crate::stream::close(tx, name, &record.key, &before, now)?;
             db::purge_streams(tx, now)?;
         }
         if let Some(stream) = record.stream.as_mut() {
@@ -145,7 +145,7 @@ pub(crate) fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<Upd
         for index in &created {
             backfill(tx, &record, index)?;
         }
-        db::save_table(tx, &record);
+        db::save_table(tx, &record)?;
         Ok::<_, DdbError>(record)
     })?;
     Ok(UpdateTableOutput {
@@ -362,7 +362,7 @@ fn change_table(
     scope.store.transact(|tx| {
         let mut record = db::find_table(tx, name)?.ok_or_else(|| DdbError::table_not_found(name))?;
         change(&mut record)?;
-        db::save_table(tx, &record);
+        db::save_table(tx, &record)?;
         Ok(())
     })
 }
@@ -487,7 +487,7 @@ pub(crate) fn update_backups(
                 days: spec.recovery_period_in_days.unwrap_or(DEFAULT_RECOVERY_DAYS),
             }),
         };
-        db::save_table(tx, &record);
+        db::save_table(tx, &record)?;
         Ok::<_, DdbError>(record)
     })?;
     Ok(UpdateContinuousBackupsOutput {

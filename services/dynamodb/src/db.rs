@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use stratus_core::clock::Clock;
 use stratus_core::RequestContext;
-use stratus_storage::{Direction, Durability, KeyRange, Namespace, Read, Storage, StorageError, Store, Tx};
+use stratus_storage::{Direction, Durability, KeyRange, Namespace, Read, Storage, StorageError, Store, Table, Tx};
 
 use crate::codec;
 use crate::error::DdbError;
@@ -64,7 +64,7 @@ impl Scope {
     }
 }
 
-pub(crate) const TABLES: &str = "tables";
+pub(crate) const TABLES: Table<TableRecord> = Table::new("tables");
 pub(crate) const ITEMS: &str = "items";
 pub(crate) const INDEXES: &str = "indexes";
 pub(crate) const STATS: &str = "stats";
@@ -72,21 +72,16 @@ pub(crate) const TOKENS: &str = "tokens";
 
 /// The table named `name`, if it exists.
 pub(crate) fn find_table(db: &(impl Read + ?Sized), name: &str) -> Result<Option<TableRecord>, DdbError> {
-    db.get(TABLES, name.as_bytes())?
-        .map(|bytes| {
-            serde_json::from_slice(&bytes).map_err(|e| DdbError::Internal(format!("corrupt table record: {e}")))
-        })
-        .transpose()
+    Ok(TABLES.get(db, name)?)
 }
 
 /// Every table, in name order.
 pub(crate) fn all_tables(db: &dyn Store) -> Result<Vec<TableRecord>, DdbError> {
-    db.scan(TABLES, &KeyRange::all(), Direction::Forward, None)?
+    Ok(TABLES
+        .scan(db, &KeyRange::all(), Direction::Forward, None)?
         .into_iter()
-        .map(|(_, bytes)| {
-            serde_json::from_slice(&bytes).map_err(|e| DdbError::Internal(format!("corrupt table record: {e}")))
-        })
-        .collect()
+        .map(|(_, table)| table)
+        .collect())
 }
 
 /// The table named `name`, or the item operations' ResourceNotFoundException.
@@ -104,9 +99,8 @@ pub(crate) fn current(tx: &Tx<'_>, checked: &TableRecord) -> Result<TableRecord,
     }
 }
 
-pub(crate) fn save_table(tx: &mut Tx<'_>, record: &TableRecord) {
-    let bytes = serde_json::to_vec(record).expect("table records serialize");
-    tx.put(TABLES, record.name.as_bytes(), bytes);
+pub(crate) fn save_table(tx: &mut Tx<'_>, record: &TableRecord) -> Result<(), DdbError> {
+    Ok(TABLES.put(tx, record.name.as_bytes(), record)?)
 }
 
 /// The statistics under `key`: a table's name, or an index's [`keys::index_prefix`].
@@ -204,9 +198,9 @@ pub(crate) fn delete_prefix(tx: &mut Tx<'_>, table: &str, prefix: &[u8]) -> Resu
 pub(crate) fn drop_table(tx: &mut Tx<'_>, table: &TableRecord, now: i64) -> Result<(), DdbError> {
     let name = &table.name;
     if let Some(open) = &table.stream {
-        stream::close(tx, name, &table.key, open, now);
+        stream::close(tx, name, &table.key, open, now)?;
     }
-    tx.delete(TABLES, name.as_bytes());
+    TABLES.delete(tx, name.as_bytes());
     tx.delete(STATS, name.as_bytes());
     let prefix = keys::table_prefix(name);
     delete_prefix(tx, STATS, &prefix)?;

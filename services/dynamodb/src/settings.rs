@@ -77,7 +77,7 @@ pub(crate) fn update_contributor_insights(
             mode: mode.clone(),
             updated_ms: scope.now_ms(),
         });
-        db::save_table(tx, &table);
+        db::save_table(tx, &table)?;
         Ok::<_, DdbError>(())
     })?;
     Ok(UpdateContributorInsightsOutput {
@@ -205,7 +205,7 @@ pub(crate) fn put_resource_policy(
             document: input.policy.clone(),
             revision: revision.clone(),
         });
-        db::save_table(tx, &table);
+        db::save_table(tx, &table)?;
         Ok(revision)
     })?;
     Ok(PutResourcePolicyOutput {
@@ -244,7 +244,7 @@ pub(crate) fn delete_resource_policy(
         {
             return Err(policy_not_found(&input.resource_arn));
         }
-        db::save_table(tx, &table);
+        db::save_table(tx, &table)?;
         Ok(policy.revision)
     })?;
     Ok(DeleteResourcePolicyOutput {

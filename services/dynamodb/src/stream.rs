@@ -15,14 +15,14 @@
 //! 24 hours, as on AWS; the next table-level change after that purges it with its records.
 
 use serde::{Deserialize, Serialize};
-use stratus_storage::{Direction, KeyRange, StorageError, Store, Tx};
+use stratus_storage::{Direction, KeyRange, StorageError, Store, Table, Tx};
 
 use crate::codec::{self, CodecError};
 use crate::table::{KeySchema, Stream, TableRecord};
 use crate::{AttributeValue, Item};
 
 pub(crate) const STREAMS: &str = "streams";
-pub(crate) const CLOSED: &str = "closed_streams";
+const CLOSED: Table<Closed> = Table::new("closed_streams");
 /// How long records, and closed streams, are kept: AWS's 24 hours.
 pub const RETENTION_MS: i64 = 24 * 60 * 60 * 1000;
 /// Trimming looks at the oldest records once every this many appends.
@@ -73,8 +73,6 @@ pub enum StreamError {
     Codec(#[from] CodecError),
     #[error("corrupt stream record: missing {0}")]
     Missing(&'static str),
-    #[error("corrupt stream description: {0}")]
-    Json(#[from] serde_json::Error),
 }
 
 /// `table 00 label 00`: the prefix of one stream's records.
@@ -269,30 +267,28 @@ fn enabled(table: &TableRecord) -> Option<StreamInfo> {
     })
 }
 
-fn closed(table: &str, label: &str, bytes: &[u8]) -> Result<StreamInfo, StreamError> {
-    let closed: Closed = serde_json::from_slice(bytes)?;
-    Ok(StreamInfo {
+fn closed(table: &str, label: &str, closed: Closed) -> StreamInfo {
+    StreamInfo {
         table: table.to_owned(),
         label: label.to_owned(),
         view_type: closed.view_type,
         key: closed.key,
         created_ms: closed.created_ms,
         closed_ms: Some(closed.closed_ms),
-    })
+    }
 }
 
 /// The stream `label` of table `table`, if it is enabled or closed less than 24 hours ago.
 pub fn find(store: &dyn Store, table: &str, label: &str, now_ms: i64) -> Result<Option<StreamInfo>, StreamError> {
-    if let Some(bytes) = store.get(crate::db::TABLES, table.as_bytes())? {
-        let record: TableRecord = serde_json::from_slice(&bytes)?;
+    if let Some(record) = crate::db::TABLES.get(store, table)? {
         if let Some(info) = enabled(&record).filter(|s| s.label == label) {
             return Ok(Some(info));
         }
     }
-    match store.get(CLOSED, &stream_prefix(table, label))? {
-        Some(bytes) => Ok(Some(closed(table, label, &bytes)?).filter(|s| live(s, now_ms))),
-        None => Ok(None),
-    }
+    Ok(CLOSED
+        .get(store, stream_prefix(table, label))?
+        .map(|record| closed(table, label, record))
+        .filter(|s| live(s, now_ms)))
 }
 
 fn live(stream: &StreamInfo, now_ms: i64) -> bool {
@@ -302,16 +298,15 @@ fn live(stream: &StreamInfo, now_ms: i64) -> bool {
 /// Every stream of the store, enabled or closed less than 24 hours ago, in no set order.
 pub fn list(store: &dyn Store, now_ms: i64) -> Result<Vec<StreamInfo>, StreamError> {
     let mut out = Vec::new();
-    for (_, bytes) in store.scan(crate::db::TABLES, &KeyRange::all(), Direction::Forward, None)? {
-        let table: TableRecord = serde_json::from_slice(&bytes)?;
+    for (_, table) in crate::db::TABLES.scan(store, &KeyRange::all(), Direction::Forward, None)? {
         out.extend(enabled(&table));
     }
-    for (key, bytes) in store.scan(CLOSED, &KeyRange::all(), Direction::Forward, None)? {
+    for (key, record) in CLOSED.scan(store, &KeyRange::all(), Direction::Forward, None)? {
         let mut parts = key.split(|b| *b == 0);
         let (Some(table), Some(label)) = (parts.next(), parts.next()) else {
             continue;
         };
-        let info = closed(&String::from_utf8_lossy(table), &String::from_utf8_lossy(label), &bytes)?;
+        let info = closed(&String::from_utf8_lossy(table), &String::from_utf8_lossy(label), record);
         if live(&info, now_ms) {
             out.push(info);
         }
@@ -320,22 +315,21 @@ pub fn list(store: &dyn Store, now_ms: i64) -> Result<Vec<StreamInfo>, StreamErr
 }
 
 /// Closes `stream` of the table `table` (keyed by `key`): it stays readable for 24 hours.
-pub(crate) fn close(tx: &mut Tx<'_>, table: &str, key: &KeySchema, stream: &Stream, now_ms: i64) {
+pub(crate) fn close(tx: &mut Tx<'_>, table: &str, key: &KeySchema, stream: &Stream, now_ms: i64) -> Result<(), StorageError> {
     let closed = Closed {
         view_type: stream.view_type.clone(),
         key: key.clone(),
         created_ms: label_ms(&stream.label).unwrap_or(now_ms),
         closed_ms: now_ms,
     };
-    let bytes = serde_json::to_vec(&closed).expect("closed streams serialize");
-    tx.put(CLOSED, stream_prefix(table, &stream.label), bytes);
+    CLOSED.put(tx, stream_prefix(table, &stream.label), &closed)
 }
 
 /// Gives a new stream of table `table` a label no closed stream of the table holds: labels
 /// are creation times in milliseconds, and a table re-created within the millisecond its
 /// stream closed would otherwise reuse one.
 pub(crate) fn unique_label(tx: &Tx<'_>, table: &str, stream: &mut Stream) -> Result<(), StreamError> {
-    while tx.get(CLOSED, &stream_prefix(table, &stream.label))?.is_some() {
+    while tx.get(CLOSED.name(), &stream_prefix(table, &stream.label))?.is_some() {
         let next = label_ms(&stream.label).unwrap_or(0) + 1;
         stream.label = crate::table::stream_label(next);
     }
@@ -345,10 +339,10 @@ pub(crate) fn unique_label(tx: &Tx<'_>, table: &str, stream: &mut Stream) -> Res
 /// Drops the streams closed more than 24 hours ago, with their records.
 pub(crate) fn purge_closed(tx: &mut Tx<'_>, now_ms: i64) -> Result<(), StreamError> {
     let expired: Vec<Vec<u8>> = tx
-        .scan(CLOSED, &KeyRange::all(), Direction::Forward, None)?
+        .scan(CLOSED.name(), &KeyRange::all(), Direction::Forward, None)?
         .into_iter()
-        .filter(|(_, bytes)| {
-            serde_json::from_slice::<Closed>(bytes).map_or(true, |c| now_ms - c.closed_ms >= RETENTION_MS)
+        .filter(|(key, bytes)| {
+            CLOSED.decode(key, bytes).map_or(true, |c| now_ms - c.closed_ms >= RETENTION_MS)
         })
         .map(|(key, _)| key)
         .collect();
@@ -362,7 +356,7 @@ pub(crate) fn purge_closed(tx: &mut Tx<'_>, now_ms: i64) -> Result<(), StreamErr
                 tx.delete(STREAMS, key);
             }
         }
-        tx.delete(CLOSED, prefix);
+        CLOSED.delete(tx, prefix);
     }
     Ok(())
 }

@@ -521,7 +521,7 @@ mod tests {
         scope
             .store
             .transact(|tx| {
-                crate::db::save_table(tx, &table);
+                crate::db::save_table(tx, &table).expect("saved");
                 // 63 records from two days ago, then one now: appending the 64th trims them.
                 for i in 0..64 {
                     let (old, new) = if i % 2 == 0 {

@@ -49,10 +49,10 @@ pub fn expired(item: &Item, attribute: &str, now_secs: f64) -> bool {
 /// Deletes the items of every TTL-enabled table in `store` that have expired at `now_ms`;
 /// returns whether the store has any TTL-enabled table (when not, it need not be swept again).
 pub fn sweep(store: &dyn Store, now_ms: i64) -> Result<bool, DdbError> {
-    let tables: Vec<TableRecord> = store
-        .scan(TABLES, &KeyRange::all(), Direction::Forward, None)?
+    let tables: Vec<TableRecord> = TABLES
+        .scan(store, &KeyRange::all(), Direction::Forward, None)?
         .into_iter()
-        .filter_map(|(_, bytes)| serde_json::from_slice::<TableRecord>(&bytes).ok())
+        .map(|(_, table)| table)
         .filter(|t| t.ttl.as_ref().is_some_and(|ttl| ttl.enabled))
         .collect();
     for table in &tables {
@@ -193,15 +193,9 @@ impl TtlSweeper {
                     let Ok(store) = sweeper.storage.store(&namespace, Durability::Strict) else {
                         continue;
                     };
-                    let has_ttl = store
-                        .scan(TABLES, &KeyRange::all(), Direction::Forward, None)
-                        .map(|tables| {
-                            tables.iter().any(|(_, bytes)| {
-                                serde_json::from_slice::<TableRecord>(bytes)
-                                    .is_ok_and(|t| t.ttl.as_ref().is_some_and(|ttl| ttl.enabled))
-                            })
-                        })
-                        .unwrap_or(false);
+                    let has_ttl = TABLES
+                        .scan(&*store, &KeyRange::all(), Direction::Forward, None)
+                        .is_ok_and(|tables| tables.iter().any(|(_, t)| t.ttl.as_ref().is_some_and(|ttl| ttl.enabled)));
                     if let (true, Some(region)) = (has_ttl, namespace.region.as_deref()) {
                         sweeper.watch(&namespace.account, region);
                     }
