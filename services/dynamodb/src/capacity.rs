@@ -66,6 +66,11 @@ pub(crate) fn per_table(
     spent: impl IntoIterator<Item = (String, f64)>,
     write: bool,
 ) -> Option<Vec<ConsumedCapacity>> {
+    // Asked for nothing, nothing is answered, even when nothing was spent (a repeated
+    // idempotent transaction), where collecting no tables would answer an empty list.
+    if !matches!(mode, Some(ReturnConsumedCapacity::Total | ReturnConsumedCapacity::Indexes)) {
+        return None;
+    }
     let mut totals: BTreeMap<String, f64> = BTreeMap::new();
     for (table, units) in spent {
         *totals.entry(table).or_default() += units;

@@ -9,14 +9,14 @@ use stratus_storage::{Direction, KeyRange};
 use crate::db::{self, Scope, INDEXES, ITEMS, STATS, TABLES};
 use crate::error::DdbError;
 use crate::keys;
-use crate::table::{self, merge_tags, Recovery, TableRecord, Ttl};
+use crate::table::{self, merge_tags, Answer, Recovery, TableRecord, Ttl, Warm};
 
 const MAX_TAGS: usize = 50;
 const DEFAULT_LIST_LIMIT: usize = 100;
 /// AWS's point-in-time recovery window when none is given.
 const DEFAULT_RECOVERY_DAYS: i32 = 35;
 
-fn describe(scope: &Scope, record: &TableRecord, status: TableStatus) -> Result<TableDescription, DdbError> {
+fn describe(scope: &Scope, record: &TableRecord, answer: Answer) -> Result<TableDescription, DdbError> {
     let stats = db::stats(&*scope.store, record.name.as_bytes())?;
     let index_stats = record
         .indexes
@@ -28,12 +28,12 @@ fn describe(scope: &Scope, record: &TableRecord, status: TableStatus) -> Result<
             ))
         })
         .collect::<Result<_, DdbError>>()?;
-    Ok(record.describe(&scope.region, &scope.account, stats, &index_stats, status))
+    Ok(record.describe(&scope.region, &scope.account, stats, &index_stats, answer))
 }
 
 /// The table named `name`, or the table operations' ResourceNotFoundException.
 fn existing(scope: &Scope, name: &str) -> Result<TableRecord, DdbError> {
-    db::find_table(&*scope.store, name)?.ok_or_else(|| DdbError::table_not_found(name))
+    db::find_table(&*scope.store, &scope.table(name))?.ok_or_else(|| DdbError::table_not_found(name))
 }
 
 pub(crate) fn create_table(scope: &Scope, input: CreateTableInput) -> Result<CreateTableOutput, DdbError> {
@@ -59,14 +59,14 @@ pub(crate) fn create_table(scope: &Scope, input: CreateTableInput) -> Result<Cre
         Ok(saved)
     })?;
     Ok(CreateTableOutput {
-        table_description: Some(describe(scope, &record, TableStatus::Active)?),
+        table_description: Some(describe(scope, &record, Answer::Created)?),
     })
 }
 
 pub(crate) fn describe_table(scope: &Scope, input: DescribeTableInput) -> Result<DescribeTableOutput, DdbError> {
     let record = existing(scope, &input.table_name)?;
     Ok(DescribeTableOutput {
-        table: Some(describe(scope, &record, TableStatus::Active)?),
+        table: Some(describe(scope, &record, Answer::Described)?),
     })
 }
 
@@ -90,14 +90,14 @@ pub(crate) fn list_tables(scope: &Scope, input: ListTablesInput) -> Result<ListT
 }
 
 pub(crate) fn delete_table(scope: &Scope, input: DeleteTableInput) -> Result<DeleteTableOutput, DdbError> {
-    let name = input.table_name;
-    let record = existing(scope, &name)?;
+    let record = existing(scope, &input.table_name)?;
+    let name = record.name.clone();
     if record.deletion_protection {
         return Err(DdbError::validation(
             "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.",
         ));
     }
-    let description = describe(scope, &record, TableStatus::Deleting)?;
+    let description = describe(scope, &record, Answer::Deleted)?;
     scope.store.transact(|tx| {
         let current = db::find_table(tx, &name)?.ok_or_else(|| DdbError::table_not_found(&name))?;
         db::drop_table(tx, &current, scope.now_ms())
@@ -126,7 +126,7 @@ pub(crate) fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<Upd
     }
     let now = scope.now_ms();
     let record = scope.store.transact(|tx| {
-        let name = &input.table_name;
+        let name = &*scope.table(&input.table_name);
         let mut record = db::find_table(tx, name)?.ok_or_else(|| DdbError::table_not_found(name))?;
         let stream_before = record.stream.clone();
         let (created, deleted) = apply_update(&mut record, &input, now)?;
@@ -149,7 +149,7 @@ pub(crate) fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<Upd
         Ok::<_, DdbError>(record)
     })?;
     Ok(UpdateTableOutput {
-        table_description: Some(describe(scope, &record, TableStatus::Active)?),
+        table_description: Some(describe(scope, &record, Answer::Described)?),
     })
 }
 
@@ -171,6 +171,10 @@ fn apply_update(
     }
     if let Some(mode) = &input.global_table_settings_replication_mode {
         record.settings_replication = Some(mode.as_str().to_owned());
+    }
+    if let Some(warm) = &input.warm_throughput {
+        let current = record.warm.unwrap_or(Warm::of(record.throughput));
+        record.warm = Warm::requested(Some(warm), current);
     }
     if let Some(defs) = &input.attribute_definitions {
         for attr in table::definitions(defs)? {
@@ -360,7 +364,8 @@ fn change_table(
     change: impl FnOnce(&mut TableRecord) -> Result<(), DdbError>,
 ) -> Result<(), DdbError> {
     scope.store.transact(|tx| {
-        let mut record = db::find_table(tx, name)?.ok_or_else(|| DdbError::table_not_found(name))?;
+        let mut record =
+            db::find_table(tx, &scope.table(name))?.ok_or_else(|| DdbError::table_not_found(name))?;
         change(&mut record)?;
         db::save_table(tx, &record)?;
         Ok(())
@@ -465,7 +470,7 @@ pub(crate) fn describe_backups(
     input: DescribeContinuousBackupsInput,
 ) -> Result<DescribeContinuousBackupsOutput, DdbError> {
     let record =
-        db::find_table(&*scope.store, &input.table_name)?.ok_or_else(|| backup_table_not_found(&input.table_name))?;
+        db::find_table(&*scope.store, &scope.table(&input.table_name))?.ok_or_else(|| backup_table_not_found(&input.table_name))?;
     Ok(DescribeContinuousBackupsOutput {
         continuous_backups_description: Some(backups_description(&record, scope.now_ms())),
     })
@@ -479,7 +484,8 @@ pub(crate) fn update_backups(
     let spec = input.point_in_time_recovery_specification;
     let name = input.table_name;
     let record = scope.store.transact(|tx| {
-        let mut record = db::find_table(tx, &name)?.ok_or_else(|| backup_table_not_found(&name))?;
+        let mut record =
+            db::find_table(tx, &scope.table(&name))?.ok_or_else(|| backup_table_not_found(&name))?;
         record.recovery = match (spec.point_in_time_recovery_enabled, record.recovery.take()) {
             (false, _) => None,
             (true, previous) => Some(Recovery {

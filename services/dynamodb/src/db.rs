@@ -9,6 +9,7 @@
 //! - `streams`: stream records, and `closed_streams`: disabled streams kept readable for
 //!   24 hours (see [`crate::stream`]).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use stratus_core::clock::Clock;
@@ -32,6 +33,16 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// The table name a request's `TableName` stands for: AWS takes a table's ARN wherever it
+    /// takes its name. An ARN of another account or region stays as it is, and names no table
+    /// here (table names cannot hold a colon).
+    pub(crate) fn table<'a>(&self, name: &'a str) -> Cow<'a, str> {
+        match TableRecord::path_in_arn(name, &self.region, &self.account) {
+            Some(path) if !path.contains('/') => Cow::Owned(path),
+            _ => Cow::Borrowed(name),
+        }
+    }
+
     /// Runs `body` on a blocking thread against the store of the request's account and region
     /// (a strict commit waits for fsync): the bridge of both the DynamoDB and the DynamoDB
     /// Streams service.

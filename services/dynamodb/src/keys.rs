@@ -206,6 +206,7 @@ mod tests {
             insights: Vec::new(),
             policy: None,
             settings_replication: None,
+            warm: None,
         }
     }
 

@@ -68,7 +68,7 @@ pub(crate) fn update_contributor_insights(
     let index = input.index_name.clone();
     let mode = mode_name(input.contributor_insights_mode.as_ref());
     scope.store.transact(|tx| {
-        let mut table = db::table(tx, &input.table_name)?;
+        let mut table = db::table(tx, &scope.table(&input.table_name))?;
         check_index(&table, index.as_deref())?;
         table.insights.retain(|i| i.index != index);
         table.insights.push(Insights {
@@ -97,7 +97,7 @@ pub(crate) fn describe_contributor_insights(
     scope: &Scope,
     input: DescribeContributorInsightsInput,
 ) -> Result<DescribeContributorInsightsOutput, DdbError> {
-    let table = db::table(&*scope.store, &input.table_name)?;
+    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
     check_index(&table, input.index_name.as_deref())?;
     let insights = insights_of(&table, input.index_name.as_deref());
     let enabled = insights.filter(|i| i.enabled);
@@ -120,7 +120,7 @@ pub(crate) fn list_contributor_insights(
     input: ListContributorInsightsInput,
 ) -> Result<ListContributorInsightsOutput, DdbError> {
     let tables: Vec<TableRecord> = match &input.table_name {
-        Some(name) => vec![db::table(&*scope.store, name)?],
+        Some(name) => vec![db::table(&*scope.store, &scope.table(name))?],
         None => db::all_tables(&*scope.store)?,
     };
     let mut summaries = Vec::new();
@@ -256,7 +256,7 @@ pub(crate) fn describe_kinesis_streaming_destination(
     scope: &Scope,
     input: DescribeKinesisStreamingDestinationInput,
 ) -> Result<DescribeKinesisStreamingDestinationOutput, DdbError> {
-    let table = db::table(&*scope.store, &input.table_name)?;
+    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
     Ok(DescribeKinesisStreamingDestinationOutput {
         table_name: Some(table.name),
         kinesis_data_stream_destinations: Some(Vec::new()),

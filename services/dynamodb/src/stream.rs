@@ -401,6 +401,7 @@ mod tests {
             insights: Vec::new(),
             policy: None,
             settings_replication: None,
+            warm: None,
         }
     }
 

@@ -509,6 +509,7 @@ mod tests {
             insights: Vec::new(),
             policy: None,
             settings_replication: None,
+            warm: None,
         };
         let item = crate::Item::from([("pk".to_string(), crate::AttributeValue::S("k".into()))]);
         let now = NOW_MS;

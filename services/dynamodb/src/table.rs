@@ -9,10 +9,10 @@ use stratus_core::arn::Arn;
 use stratus_core::DateTime;
 use stratus_gen_dynamodb::{
     AttributeDefinition, BillingMode, BillingModeSummary, CreateTableInput, GlobalSecondaryIndexDescription,
-    GlobalTableSettingsReplicationMode, IndexStatus, KeySchemaElement, KeyType as SchemaKeyType,
-    LocalSecondaryIndexDescription, Projection as ProjectionShape, ProjectionType, ProvisionedThroughput,
-    ProvisionedThroughputDescription, ScalarAttributeType, StreamSpecification, StreamViewType, TableClass,
-    TableClassSummary, TableDescription, TableStatus,
+    GlobalSecondaryIndexWarmThroughputDescription, GlobalTableSettingsReplicationMode, IndexStatus, KeySchemaElement,
+    KeyType as SchemaKeyType, LocalSecondaryIndexDescription, Projection as ProjectionShape, ProjectionType,
+    ProvisionedThroughput, ProvisionedThroughputDescription, ScalarAttributeType, StreamSpecification, StreamViewType,
+    TableClass, TableClassSummary, TableDescription, TableStatus, TableWarmThroughputDescription, WarmThroughput,
 };
 
 use crate::error::DdbError;
@@ -212,6 +212,45 @@ pub(crate) struct TableRecord {
     /// would share this table's settings (nothing is replicated).
     #[serde(default)]
     pub settings_replication: Option<String>,
+    /// `WarmThroughput` as requested; `None`: the default (the provisioned capacity, or
+    /// on-demand's 12,000 reads and 4,000 writes a second).
+    #[serde(default)]
+    pub warm: Option<Warm>,
+}
+
+/// Warm throughput: the reads and writes a second a table is ready for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Warm {
+    pub read: i64,
+    pub write: i64,
+}
+
+/// On-demand tables' and indexes' warm throughput, as DescribeTable reports it.
+const ON_DEMAND_WARM: Warm = Warm { read: 12_000, write: 4_000 };
+
+impl Warm {
+    /// A requested warm throughput; a missing half is the default's.
+    pub(crate) fn requested(input: Option<&WarmThroughput>, default: Warm) -> Option<Warm> {
+        input.map(|w| Warm {
+            read: w.read_units_per_second.unwrap_or(default.read),
+            write: w.write_units_per_second.unwrap_or(default.write),
+        })
+    }
+
+    pub(crate) fn of(throughput: Option<Throughput>) -> Warm {
+        throughput.map_or(ON_DEMAND_WARM, |t| Warm { read: t.read, write: t.write })
+    }
+}
+
+/// Which answer a table's description is for: AWS describes a table differently in each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// CreateTable: `CREATING`, no billing date yet, warm throughput only if requested.
+    Created,
+    /// DescribeTable and UpdateTable: `ACTIVE`, with warm throughput.
+    Described,
+    /// DeleteTable: `DELETING`, without the key schema, attributes, dates and indexes.
+    Deleted,
 }
 
 /// Contributor insights as last set by UpdateContributorInsights.
@@ -656,6 +695,7 @@ impl TableRecord {
             key,
             throughput,
             on_demand_since_ms: on_demand.then_some(now_ms),
+            warm: Warm::requested(input.warm_throughput.as_ref(), Warm::of(throughput)),
             indexes,
             stream,
             tags: Vec::new(),
@@ -710,8 +750,14 @@ impl TableRecord {
         account: &str,
         stats: Stats,
         index_stats: &BTreeMap<String, Stats>,
-        status: TableStatus,
+        answer: Answer,
     ) -> TableDescription {
+        let deleted = answer == Answer::Deleted;
+        let status = match answer {
+            Answer::Created => TableStatus::Creating,
+            Answer::Described => TableStatus::Active,
+            Answer::Deleted => TableStatus::Deleting,
+        };
         let index_stats = |i: &IndexRecord| index_stats.get(&i.name).copied().unwrap_or_default();
         let arn = self.arn(region, account);
         let throughput = |t: Option<Throughput>| ProvisionedThroughputDescription {
@@ -736,7 +782,14 @@ impl TableRecord {
                 item_count: Some(index_stats(i).items as i64),
                 index_arn: Some(index_arn(i)),
                 on_demand_throughput: None,
-                warm_throughput: None,
+                warm_throughput: (answer == Answer::Described).then(|| {
+                    let warm = Warm::of(i.throughput);
+                    GlobalSecondaryIndexWarmThroughputDescription {
+                        read_units_per_second: Some(warm.read),
+                        write_units_per_second: Some(warm.write),
+                        status: Some(IndexStatus::Active),
+                    }
+                }),
             })
             .collect();
         let lsis: Vec<LocalSecondaryIndexDescription> = locals
@@ -750,35 +803,51 @@ impl TableRecord {
                 index_arn: Some(index_arn(i)),
             })
             .collect();
+        // AWS summarises the billing mode only of tables that are or were on demand.
+        let billing_mode_summary = (!deleted && (self.throughput.is_none() || self.on_demand_since_ms.is_some()))
+            .then(|| BillingModeSummary {
+                billing_mode: Some(if self.throughput.is_some() {
+                    BillingMode::Provisioned
+                } else {
+                    BillingMode::PayPerRequest
+                }),
+                last_update_to_pay_per_request_date_time: self
+                    .on_demand_since_ms
+                    .filter(|_| answer != Answer::Created)
+                    .map(DateTime::from_millis),
+            });
+        let warm_throughput = match answer {
+            Answer::Created => self.warm.map(|w| (w, TableStatus::Updating)),
+            Answer::Described => Some((self.warm.unwrap_or(Warm::of(self.throughput)), TableStatus::Active)),
+            Answer::Deleted => None,
+        }
+        .map(|(warm, status)| TableWarmThroughputDescription {
+            read_units_per_second: Some(warm.read),
+            write_units_per_second: Some(warm.write),
+            status: Some(status),
+        });
         TableDescription {
-            attribute_definitions: Some(
+            attribute_definitions: (!deleted).then(|| {
                 self.attributes
                     .iter()
                     .map(|a| AttributeDefinition {
                         attribute_name: a.name.clone(),
                         attribute_type: ScalarAttributeType::from_wire(type_letter(a.kind)),
                     })
-                    .collect(),
-            ),
+                    .collect()
+            }),
             table_name: Some(self.name.clone()),
-            key_schema: Some(self.key.describe()),
+            key_schema: (!deleted).then(|| self.key.describe()),
             table_status: Some(status),
-            creation_date_time: Some(DateTime::from_millis(self.created_ms)),
+            creation_date_time: (!deleted).then(|| DateTime::from_millis(self.created_ms)),
             provisioned_throughput: Some(throughput(self.throughput)),
             table_size_bytes: Some(stats.bytes as i64),
             item_count: Some(stats.items as i64),
             table_arn: Some(arn.clone()),
             table_id: Some(self.id.clone()),
-            billing_mode_summary: Some(BillingModeSummary {
-                billing_mode: Some(if self.throughput.is_some() {
-                    BillingMode::Provisioned
-                } else {
-                    BillingMode::PayPerRequest
-                }),
-                last_update_to_pay_per_request_date_time: self.on_demand_since_ms.map(DateTime::from_millis),
-            }),
-            local_secondary_indexes: (!lsis.is_empty()).then_some(lsis),
-            global_secondary_indexes: (!gsis.is_empty()).then_some(gsis),
+            billing_mode_summary,
+            local_secondary_indexes: (!deleted && !lsis.is_empty()).then_some(lsis),
+            global_secondary_indexes: (!deleted && !gsis.is_empty()).then_some(gsis),
             stream_specification: self.stream.as_ref().map(|s| StreamSpecification {
                 stream_enabled: true,
                 stream_view_type: Some(StreamViewType::from_wire(&s.view_type)),
@@ -801,7 +870,7 @@ impl TableRecord {
             }),
             deletion_protection_enabled: Some(self.deletion_protection),
             on_demand_throughput: None,
-            warm_throughput: None,
+            warm_throughput,
             multi_region_consistency: None,
         }
     }

@@ -837,8 +837,9 @@ pub fn execute_transaction(
             errors.iter().map(|e| reason(e.as_ref())).collect(),
         ))
     })?;
+    // AWS answers a transaction of writes with an empty list of responses.
     Ok(ExecuteTransactionOutput {
-        responses: None,
+        responses: Some(Vec::new()),
         consumed_capacity: consumed(prepared.iter().map(|p| p.table.name.as_str()).collect(), true),
     })
 }
