@@ -315,3 +315,47 @@ def test_aws_cli_cp_and_ls(stratus, bucket, tmp_path):
     back = tmp_path / "back.txt"
     cli("cp", f"s3://{bucket}/docs/hello.txt", str(back))
     assert back.read_text() == "hello from the cli"
+
+
+# ---- answers as recorded from AWS (../shared/parity, LocalStack's AWS-validated S3 tests) ----
+
+
+def test_writes_report_sse_s3_as_every_new_object_has_it(s3, bucket):
+    assert s3.put_object(Bucket=bucket, Key="k", Body=b"x")["ServerSideEncryption"] == "AES256"
+    copied = s3.copy_object(Bucket=bucket, Key="k2", CopySource=f"{bucket}/k")
+    assert copied["ServerSideEncryption"] == "AES256"
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="m")
+    assert upload["ServerSideEncryption"] == "AES256"
+    part = s3.upload_part(Bucket=bucket, Key="m", UploadId=upload["UploadId"], PartNumber=1, Body=b"p")
+    assert part["ServerSideEncryption"] == "AES256"
+    done = s3.complete_multipart_upload(
+        Bucket=bucket, Key="m", UploadId=upload["UploadId"],
+        MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": part["ETag"]}]},
+    )
+    assert done["ServerSideEncryption"] == "AES256"
+
+
+def test_expected_bucket_owner_refuses_another_account(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="k", Body=b"x", ExpectedBucketOwner="000000000000")
+    with pytest.raises(ClientError) as err:
+        s3.get_object(Bucket=bucket, Key="k", ExpectedBucketOwner="111111111111")
+    assert (code(err), status(err)) == ("AccessDenied", 403)
+    assert err.value.response["Error"]["Message"] == "Access Denied"
+    with pytest.raises(ClientError) as err:
+        s3.get_bucket_tagging(Bucket=bucket, ExpectedBucketOwner="not-an-account")
+    assert (code(err), status(err)) == ("InvalidBucketOwnerAWSAccountID", 400)
+    assert err.value.response["Error"]["Message"] == (
+        "The value of the expected bucket owner parameter must be an AWS Account ID... [not-an-account]"
+    )
+    with pytest.raises(ClientError) as err:
+        s3.copy_object(Bucket=bucket, Key="k2", CopySource=f"{bucket}/k", ExpectedSourceBucketOwner="111111111111")
+    assert code(err) == "AccessDenied"
+
+
+def test_not_found_errors_name_the_bucket_and_key(s3, bucket):
+    with pytest.raises(ClientError) as err:
+        s3.get_object(Bucket=bucket, Key="missing")
+    assert err.value.response["Error"]["Key"] == "missing"
+    with pytest.raises(ClientError) as err:
+        s3.get_object(Bucket=f"{bucket}-none", Key="k")
+    assert err.value.response["Error"]["BucketName"] == f"{bucket}-none"

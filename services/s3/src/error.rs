@@ -10,12 +10,18 @@ use stratus_storage::StorageError;
 pub(crate) struct S3Error;
 
 impl S3Error {
-    pub(crate) fn no_such_bucket() -> AwsError {
-        AwsError::new("NoSuchBucket", "The specified bucket does not exist", 404)
+    /// `NoSuchBucket`, naming the bucket in `<BucketName>` as AWS's error document does.
+    pub(crate) fn no_such_bucket(bucket: &str) -> AwsError {
+        let error = AwsError::new("NoSuchBucket", "The specified bucket does not exist", 404);
+        match bucket {
+            "" => error,
+            _ => error.with_detail("BucketName", bucket),
+        }
     }
 
-    pub(crate) fn no_such_key() -> AwsError {
-        AwsError::new("NoSuchKey", "The specified key does not exist.", 404)
+    /// `NoSuchKey`, naming the key in `<Key>` as AWS's error document does.
+    pub(crate) fn no_such_key(key: &str) -> AwsError {
+        AwsError::new("NoSuchKey", "The specified key does not exist.", 404).with_detail("Key", key)
     }
 
     pub(crate) fn invalid_bucket_name() -> AwsError {
@@ -147,8 +153,8 @@ impl S3Error {
     }
 
     /// A GET or HEAD of a key whose current version is delete marker `version_id`.
-    pub(crate) fn deleted_key(version_id: &str) -> AwsError {
-        S3Error::no_such_key()
+    pub(crate) fn deleted_key(key: &str, version_id: &str) -> AwsError {
+        S3Error::no_such_key(key)
             .with_header("x-amz-delete-marker", "true")
             .with_header("x-amz-version-id", version_id)
     }

@@ -43,6 +43,7 @@ mod config;
 mod cors;
 mod encryption;
 mod error;
+mod expected_owner;
 mod id_configs;
 mod lifecycle;
 mod listing;
@@ -111,7 +112,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     };
     let s3 = s3.resume_lifecycle();
     Registration {
-        handlers: vec![Arc::new(Handler(s3.clone()))],
+        handlers: vec![Arc::new(expected_owner::OwnerChecked(Handler(s3.clone())))],
         cross_origin: vec![Arc::new(s3.clone())],
         form_uploads: vec![Arc::new(s3.clone())],
         provides: Providers {
@@ -268,8 +269,8 @@ impl S3Service {
                 _ => versioning::versions_of(self.store()?.as_ref(), bucket, key, Some(1))?.pop(),
             };
             return Err(match latest {
-                Some(marker) if marker.delete_marker => S3Error::deleted_key(marker.version_label()),
-                _ => S3Error::no_such_key(),
+                Some(marker) if marker.delete_marker => S3Error::deleted_key(key, marker.version_label()),
+                _ => S3Error::no_such_key(key),
             });
         };
         versioning::check_id(id)?;
@@ -567,7 +568,7 @@ fn load_bucket(r: &(impl stratus_storage::Read + ?Sized), name: &str) -> Result<
     let bytes = r
         .get(BUCKETS, name.as_bytes())
         .map_err(S3Error::storage)?
-        .ok_or_else(S3Error::no_such_bucket)?;
+        .ok_or_else(|| S3Error::no_such_bucket(name))?;
     serde_json::from_slice(&bytes).map_err(S3Error::corrupt)
 }
 
@@ -793,6 +794,7 @@ fn check_storage_class(class: Option<&StorageClass>) -> Result<(), AwsError> {
 /// A write's conditions on the object it replaces: `If-None-Match: *` refuses to replace one,
 /// `If-Match` requires one with a matching ETag.
 fn conditional_write(
+    key: &str,
     previous: Option<&ObjectRecord>,
     if_match: Option<&str>,
     if_none_match: Option<&str>,
@@ -802,7 +804,7 @@ fn conditional_write(
     }
     if let Some(tags) = if_match {
         match previous {
-            None => return Err(S3Error::no_such_key()),
+            None => return Err(S3Error::no_such_key(key)),
             Some(p) if !object::etag_matches(tags, &p.etag) => return Err(S3Error::precondition_failed()),
             Some(_) => {}
         }

@@ -371,6 +371,8 @@ impl S3Service {
             upload_id: Some(upload_id),
             checksum_algorithm: algorithm.map(Algorithm::to_model),
             checksum_type,
+            // Every new object is SSE-S3 (crate::encryption).
+            server_side_encryption: Some(ServerSideEncryption::Aes256),
             ..CreateMultipartUploadOutput::default()
         })
     }
@@ -538,7 +540,7 @@ impl S3Service {
                 load_upload(tx, &bucket, &upload_id, &key)?;
                 let b = load_bucket(tx, &bucket)?;
                 let previous = load_object(tx, &object_key(&bucket, &key))?;
-                crate::conditional_write(previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
+                crate::conditional_write(&key, previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
                 let mut orphans = remove_upload(tx, &bucket, &upload_id)?;
                 let mut record = record;
                 upload_lock.apply(tx, &b, &mut record, now)?;
@@ -555,6 +557,7 @@ impl S3Service {
             e_tag: Some(etag),
             version_id: stored.version_header(),
             checksum_type: stored.checksum.as_ref().map(Checksum::checksum_type),
+            server_side_encryption: Some(crate::encryption::Reported::of(&stored).server_side_encryption),
             ..CompleteMultipartUploadOutput::default()
         };
         checksum::set_checksum_members!(output, stored.checksum.as_ref());

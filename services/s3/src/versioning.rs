@@ -211,7 +211,7 @@ pub(crate) fn current_or_named(
             .map_err(S3Error::storage)?
             .map(|bytes| decode(&bytes))
             .transpose()?
-            .ok_or_else(S3Error::no_such_key),
+            .ok_or_else(|| S3Error::no_such_key(key)),
     }
 }
 
@@ -384,7 +384,7 @@ pub(crate) fn update(
         None => None,
     };
     let mut record = match version_id {
-        None => current.clone().ok_or_else(S3Error::no_such_key)?,
+        None => current.clone().ok_or_else(|| S3Error::no_such_key(key))?,
         Some(id) => named(tx, bucket, key, id)?,
     };
     change(&mut record)?;

@@ -87,7 +87,7 @@ async fn change_lock(
                 versioning::check_id(id)?;
                 versioning::find(tx, &b, &key, id)?.ok_or_else(S3Error::no_such_version)?
             }
-            None => load_object(tx, &object_key(&bucket, &key))?.ok_or_else(S3Error::no_such_key)?,
+            None => load_object(tx, &object_key(&bucket, &key))?.ok_or_else(|| S3Error::no_such_key(&key))?,
         };
         check(&current)?;
         versioning::update(tx, &b, &key, version_id.as_deref(), |o| {

@@ -37,8 +37,10 @@ pub(crate) async fn upload_part(
             sent,
         )
         .await?;
+    // Parts are SSE-S3, as every new object is (crate::encryption).
     let mut output = UploadPartOutput {
         e_tag: Some(part.etag),
+        server_side_encryption: Some(ServerSideEncryption::Aes256),
         ..UploadPartOutput::default()
     };
     set_checksum_members!(output, part.checksum.as_ref());
@@ -87,6 +89,7 @@ pub(crate) async fn upload_part_copy(
     Ok(UploadPartCopyOutput {
         copy_source_version_id: source.version_header(),
         copy_part_result: Some(result),
+        server_side_encryption: Some(ServerSideEncryption::Aes256),
         ..UploadPartCopyOutput::default()
     })
 }

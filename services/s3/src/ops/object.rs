@@ -91,17 +91,22 @@ pub(crate) async fn write_object(
     };
     let (if_match, if_none_match) = (input.if_match, input.if_none_match);
     let bucket = input.bucket.clone();
+    let key = record.key.clone();
     let stored = s3
         .put(input.bucket, record, lock, None, move |previous| {
-            conditional_write(previous, if_match.as_deref(), if_none_match.as_deref())
+            conditional_write(&key, previous, if_match.as_deref(), if_none_match.as_deref())
         })
         .await?;
     s3.notify(notify::Event::created(event, &bucket, &stored, ctx)).await;
+    let sse = Reported::of(&stored);
     let mut output = PutObjectOutput {
         expiration: s3.expiration(&bucket, &stored),
         version_id: stored.version_header(),
         e_tag: Some(stored.etag.clone()),
         checksum_type: stored.checksum.as_ref().map(checksum::Checksum::checksum_type),
+        server_side_encryption: Some(sse.server_side_encryption),
+        ssekms_key_id: sse.kms_key_id,
+        bucket_key_enabled: sse.bucket_key_enabled,
         ..PutObjectOutput::default()
     };
     set_checksum_members!(output, stored.checksum.as_ref());
@@ -461,11 +466,15 @@ pub(crate) async fn copy_object(
         ..CopyObjectResult::default()
     };
     set_checksum_members!(result, stored.checksum.as_ref());
+    let sse = Reported::of(&stored);
     Ok(CopyObjectOutput {
         expiration: s3.expiration(&bucket, &stored),
         copy_source_version_id: source.version_header(),
         version_id: stored.version_header(),
         copy_object_result: Some(result),
+        server_side_encryption: Some(sse.server_side_encryption),
+        ssekms_key_id: sse.kms_key_id,
+        bucket_key_enabled: sse.bucket_key_enabled,
         ..CopyObjectOutput::default()
     })
 }

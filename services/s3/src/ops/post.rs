@@ -24,7 +24,7 @@ pub(crate) async fn post_object(
     ctx: &RequestContext,
     form: FormPost<'_>,
 ) -> Result<FormAnswer, OperationError> {
-    let bucket = post::bucket_of(form.path).ok_or_else(S3Error::no_such_bucket)?;
+    let bucket = post::bucket_of(form.path).ok_or_else(|| S3Error::no_such_bucket(""))?;
     let boundary = match form.content_type.map(multipart::boundary) {
         Some(Ok(Some(boundary))) => boundary,
         Some(Err(e)) => return Err(post::form_error(&e).into()),
