@@ -1,12 +1,74 @@
-//! Runs Lambda functions as host processes behind AWS's Runtime API.
+//! Runs Lambda functions as host processes behind AWS's Lambda Runtime API.
 //!
-//! INTERFACE SKELETON (branch lambda-base): the types and signatures the Lambda service
-//! codes against; the bodies are filled in on the lambda-host branch.
+//! The Lambda service (the control plane) makes one [`Host`] and calls [`Host::invoke`] with
+//! a [`FunctionSpec`] (what to run) and an [`InvokeRequest`] (the event). The host keeps warm
+//! instances per function version and revision, and starts one when none is idle:
+//!
+//! 1. the code zip (and each layer) is unpacked once per `CodeSha256` under the work
+//!    directory, layers merged in order into the directory the instance sees as `/opt`;
+//! 2. the instance gets its own Runtime API server on `127.0.0.1:<port>`
+//!    (`AWS_LAMBDA_RUNTIME_API`) and a process: the package's `bootstrap` for `provided*`, the
+//!    host's `python3` or `node` on a runtime client Stratus ships for `python3.*` and
+//!    `nodejs*`, with the environment Lambda sets;
+//! 3. the event is answered when the runtime takes it from `/next`; the runtime's `/response`
+//!    or `/error`, a timeout, or the process's exit ends the invocation with AWS's document,
+//!    and its log (`START` … `REPORT`) is returned as [`InvokeOutcome::log_tail`].
+//!
+//! At most `max_concurrency` instances of a function run; past that, with none idle, an
+//! invoke is refused with [`HostError::TooManyRequests`]. An instance idle for
+//! [`HostConfig::idle_timeout`] is stopped, so nothing runs while nothing is invoked.
+//!
+//! ```no_run
+//! # async fn example(spec: stratus_lambda_host::FunctionSpec) -> Result<(), stratus_lambda_host::HostError> {
+//! use std::time::Duration;
+//! use stratus_lambda_host::{FunctionResult, Host, HostConfig, InvokeRequest};
+//!
+//! let host = Host::new(HostConfig {
+//!     work_dir: None,
+//!     endpoint_url: "http://127.0.0.1:4566".into(),
+//!     idle_timeout: Duration::from_secs(300),
+//! });
+//! let outcome = host
+//!     .invoke(&spec, InvokeRequest {
+//!         request_id: "6bc28136-xmpl-4365-b021-0ce6b2e64ab0".into(),
+//!         payload: br#"{"key":"value"}"#.to_vec(),
+//!         invoked_function_arn: spec.function_arn.clone(),
+//!         client_context: None,
+//!         cognito_identity: None,
+//!         trace_id: None,
+//!     })
+//!     .await?;
+//! if let FunctionResult::Response(payload) = outcome.result {
+//!     println!("{}", String::from_utf8_lossy(&payload));
+//! }
+//! host.shutdown();
+//! # Ok(()) }
+//! ```
+//!
+//! Instances are plain processes, each the leader of its own process group (killed whole)
+//! and set to die with Stratus. Linux namespaces (a real `/var/task`, `/opt` and `/tmp`) are
+//! not used yet: the variables point at the real directories instead.
 
 #![warn(missing_docs)]
 
+mod clients;
+mod cold_start;
+mod instance;
+mod invocation;
+mod log;
+mod pool;
+mod runtime_api;
+mod runtimes;
+mod zip;
+
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+use stratus_core::clock::Clock;
+
+use crate::cold_start::{Started, WorkDir};
+use crate::pool::{Acquired, Pool};
 
 /// How the host is set up, once, by the Lambda service.
 #[derive(Debug, Clone)]
@@ -144,32 +206,74 @@ pub struct ZipInfo {
 pub struct InvalidZip;
 
 /// Reads a zip archive's directory without unpacking it.
-pub fn inspect_zip(_zip: &[u8]) -> Result<ZipInfo, InvalidZip> {
-    todo!("lambda-host branch")
+pub fn inspect_zip(zip: &[u8]) -> Result<ZipInfo, InvalidZip> {
+    zip::inspect(zip)
 }
 
 /// The function instances of one Lambda service: none exist until the first invoke.
 #[derive(Clone)]
-pub struct Host {}
+pub struct Host {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    endpoint_url: String,
+    work: WorkDir,
+    pool: Arc<Pool>,
+    /// Durations and deadlines of real processes: always the machine's clock.
+    clock: Clock,
+}
 
 impl Host {
     /// A host that starts nothing until asked to invoke.
-    pub fn new(_config: HostConfig) -> Host {
-        todo!("lambda-host branch")
+    pub fn new(config: HostConfig) -> Host {
+        Host {
+            inner: Arc::new(Inner {
+                endpoint_url: config.endpoint_url.clone(),
+                work: WorkDir::new(&config),
+                pool: Pool::new(config.idle_timeout),
+                clock: Clock::system(),
+            }),
+        }
     }
 
     /// Runs `request` on a warm instance of `function`, or a new one.
-    pub async fn invoke(&self, _function: &FunctionSpec, _request: InvokeRequest) -> Result<InvokeOutcome, HostError> {
-        todo!("lambda-host branch")
+    pub async fn invoke(&self, function: &FunctionSpec, request: InvokeRequest) -> Result<InvokeOutcome, HostError> {
+        let inner = &*self.inner;
+        let (lease, acquired) = inner.pool.acquire(function)?;
+        let (instance, cold) = match acquired {
+            Acquired::Warm(instance) => (instance, false),
+            Acquired::Cold => {
+                match cold_start::start(function, &inner.work, &inner.endpoint_url, &inner.clock).await? {
+                    Started::Instance(instance) => {
+                        let instance = Arc::new(instance);
+                        if !lease.started(instance.clone()) {
+                            return Err(HostError::Code("the function was stopped while it started".into()));
+                        }
+                        (instance, true)
+                    }
+                    Started::NoBootstrap(message) => return Ok(invocation::no_bootstrap(function, &request, &message)),
+                }
+            }
+        };
+        let ran = invocation::run(&instance, function, request, cold, &inner.clock).await;
+        lease.release(ran.reusable);
+        Ok(ran.outcome)
     }
 
     /// Stops every instance of the function `function_arn` (any version): on update and delete.
-    pub fn stop_function(&self, _function_arn: &str) {
-        todo!("lambda-host branch")
+    pub fn stop_function(&self, function_arn: &str) {
+        self.inner.pool.stop_function(function_arn);
     }
 
-    /// Stops every instance, at shutdown.
+    /// Stops every instance, at shutdown, and removes the private work directory.
     pub fn shutdown(&self) {
-        todo!("lambda-host branch")
+        self.inner.pool.stop_all();
+        self.inner.work.remove_private();
+    }
+
+    /// How many instances of `function_arn` exist (busy, idle or starting).
+    pub fn instance_count(&self, function_arn: &str) -> usize {
+        self.inner.pool.instances(function_arn)
     }
 }
