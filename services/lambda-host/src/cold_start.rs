@@ -93,12 +93,24 @@ pub(crate) async fn start(
         let dir = runtime_dir.clone();
         blocking(move || clients::install(&dir)).await?;
     }
+    let launch = {
+        let (family, code, opt, runtime_dir) = (family.clone(), code.clone(), opt.clone(), runtime_dir.clone());
+        blocking(move || {
+            let dirs = Dirs {
+                task_root: &code,
+                opt: opt.as_deref(),
+                runtime_dir: &runtime_dir,
+            };
+            runtimes::launch(&family, &dirs)
+        })
+        .await?
+    };
     let dirs = Dirs {
         task_root: &code,
         opt: opt.as_deref(),
         runtime_dir: &runtime_dir,
     };
-    let launch = match runtimes::launch(&family, &dirs)? {
+    let launch = match launch {
         Ok(launch) => launch,
         Err(runtimes::NoBootstrap(message)) => return Ok(Started::NoBootstrap(message)),
     };

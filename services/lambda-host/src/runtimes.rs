@@ -4,8 +4,10 @@
 //! `python3.*` and `nodejs*` run the host's interpreter on a runtime client Stratus ships
 //! ([`crate::clients`]). Every other runtime is refused with what it would take.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use crate::{Credentials, FunctionSpec, HostError};
 
@@ -62,6 +64,7 @@ pub(crate) struct Dirs<'a> {
 pub(crate) struct NoBootstrap(pub(crate) String);
 
 /// The command of `family`, or `Ok(Err(..))` when a custom runtime has no bootstrap.
+/// Blocking (it may ask an interpreter where it is): call it from a blocking thread.
 pub(crate) fn launch(family: &Family, dirs: &Dirs<'_>) -> Result<Result<Launch, NoBootstrap>, HostError> {
     match family {
         Family::Provided => {
@@ -78,7 +81,7 @@ pub(crate) fn launch(family: &Family, dirs: &Dirs<'_>) -> Result<Result<Launch, 
             })
         }
         Family::Python(version) => {
-            let program = find_program(&[&format!("python{version}"), "python3"]).ok_or_else(|| {
+            let program = python(version).ok_or_else(|| {
                 HostError::RuntimeUnavailable(format!(
                     "The runtime python{version} needs python3 on the host: install python{version} or python3 (e.g. apt-get install python3)"
                 ))
@@ -97,6 +100,33 @@ pub(crate) fn launch(family: &Family, dirs: &Dirs<'_>) -> Result<Result<Launch, 
             Ok(Ok(Launch { program, args }))
         }
     }
+}
+
+/// The interpreter for `python3.X`: `python3.X` if the host has one that runs, else
+/// `python3`. Asked once per version (blocking), it answers with the real executable
+/// (`sys.executable`), so a version manager's shim is neither run per cold start nor taken
+/// when it only names a version that is not installed.
+fn python(version: &str) -> Option<PathBuf> {
+    static FOUND: Mutex<Option<HashMap<String, Option<PathBuf>>>> = Mutex::new(None);
+    let mut found = FOUND.lock().unwrap_or_else(PoisonError::into_inner);
+    let cache = found.get_or_insert_with(HashMap::new);
+    if let Some(known) = cache.get(version) {
+        return known.clone();
+    }
+    let specific = format!("python{version}");
+    let resolved = [specific.as_str(), "python3"].iter().find_map(|name| {
+        let program = find_program(&[name])?;
+        let output = std::process::Command::new(&program)
+            .args(["-c", "import sys; sys.stdout.write(sys.executable)"])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let executable = PathBuf::from(String::from_utf8(output.stdout).ok()?);
+        (output.status.success() && is_executable(&executable)).then_some(executable)
+    });
+    cache.insert(version.to_owned(), resolved.clone());
+    resolved
 }
 
 /// The first of `names` found on the host's `PATH`.
