@@ -1,0 +1,128 @@
+//! Real Node.js functions on the host's node, through the runtime client Stratus ships.
+
+mod common;
+
+use common::*;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn commonjs_async_handler() {
+    require_node();
+    let host = host();
+    let code = "exports.handler = async (event, context) => ({ got: event, name: context.functionName });\n";
+    let spec = spec("nodejs20.x", "index.handler", archive(&[("index.js", code, 0o644)]));
+    let outcome = invoke(&host, &spec, r#"{"a":1}"#).await;
+    assert_eq!(response(&outcome), r#"{"got":{"a":1},"name":"test"}"#);
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn es_module_handler_and_context() {
+    require_node();
+    let host = host();
+    let code = "\
+export const handler = async (event, context) => ({
+  version: context.functionVersion,
+  arn: context.invokedFunctionArn,
+  memory: context.memoryLimitInMB,
+  requestId: context.awsRequestId,
+  group: context.logGroupName,
+  stream: context.logStreamName,
+  waits: context.callbackWaitsForEmptyEventLoop,
+  remaining: context.getRemainingTimeInMillis() > 3000,
+  env: process.env.AWS_EXECUTION_ENV,
+});
+";
+    let spec = spec("nodejs20.x", "src/app.handler", archive(&[("src/app.mjs", code, 0o644)]));
+    let request = request("{}");
+    let id = request.request_id.clone();
+    let body = response(&host.invoke(&spec, request).await.expect("invoke"));
+    assert!(body.contains(r#""version":"$LATEST""#), "{body}");
+    assert!(body.contains(&format!(r#""arn":"{ARN}""#)), "{body}");
+    assert!(body.contains(r#""memory":"128""#), "{body}");
+    assert!(body.contains(&format!(r#""requestId":"{id}""#)), "{body}");
+    assert!(body.contains(r#""group":"/aws/lambda/test""#), "{body}");
+    assert!(body.contains(r#""stream":"20"#), "{body}");
+    assert!(body.contains(r#""waits":true"#), "{body}");
+    assert!(body.contains(r#""remaining":true"#), "{body}");
+    assert!(body.contains(r#""env":"AWS_Lambda_nodejs20.x""#), "{body}");
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn type_module_package_js() {
+    require_node();
+    let host = host();
+    let spec = spec(
+        "nodejs20.x",
+        "index.handler",
+        archive(&[
+            ("package.json", r#"{"type":"module"}"#, 0o644),
+            ("index.js", "export async function handler() { return 'esm'; }\n", 0o644),
+        ]),
+    );
+    assert_eq!(response(&invoke(&host, &spec, "{}").await), r#""esm""#);
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn callback_handler_waits_for_the_event_loop() {
+    require_node();
+    let host = host();
+    let code = "\
+let later = 'not yet';
+exports.handler = (event, context, callback) => {
+  setTimeout(() => { later = 'ran'; console.log('timer ran'); }, 50);
+  callback(null, { callback: true, later });
+};
+";
+    let spec = spec("nodejs20.x", "index.handler", archive(&[("index.cjs", code, 0o644)]));
+    let outcome = invoke(&host, &spec, "{}").await;
+    assert_eq!(response(&outcome), r#"{"callback":true,"later":"not yet"}"#);
+    assert!(outcome.log_tail.contains("\tINFO\ttimer ran\n"), "{}", outcome.log_tail);
+    // A warm second invoke works after the event loop emptied.
+    assert_eq!(response(&invoke(&host, &spec, "{}").await), r#"{"callback":true,"later":"ran"}"#);
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn thrown_error_is_aws_error_document() {
+    require_node();
+    let host = host();
+    let code = "exports.handler = async () => { throw new TypeError('bad thing'); };\n";
+    let spec = spec("nodejs20.x", "index.handler", archive(&[("index.js", code, 0o644)]));
+    let outcome = invoke(&host, &spec, "{}").await;
+    let body = error(&outcome);
+    assert!(
+        body.starts_with(r#"{"errorType":"TypeError","errorMessage":"bad thing","trace":["TypeError: bad thing","    at "#),
+        "{body}"
+    );
+    assert!(outcome.log_tail.contains("\tERROR\tTypeError: bad thing"), "{}", outcome.log_tail);
+    let callback = "exports.handler = (e, c, cb) => cb(new Error('via callback'));\n";
+    let mut spec = common::spec("nodejs20.x", "index.handler", archive(&[("index.js", callback, 0o644)]));
+    spec.revision = "r2".into();
+    let body = error(&invoke(&host, &spec, "{}").await);
+    assert!(body.starts_with(r#"{"errorType":"Error","errorMessage":"via callback""#), "{body}");
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn init_errors() {
+    require_node();
+    let host = host();
+    let code = archive(&[
+        ("index.js", "exports.handler = async () => 1;\n", 0o644),
+        ("broken.js", "exports.handler = async () => {;\n", 0o644),
+    ]);
+    let cases = [
+        ("missing.handler", r#"{"errorType":"Runtime.ImportModuleError","errorMessage":"Error: Cannot find module 'missing'"#),
+        ("index.nope", r#"{"errorType":"Runtime.HandlerNotFound","errorMessage":"index.nope is undefined or not exported""#),
+        ("broken.handler", r#"{"errorType":"Runtime.UserCodeSyntaxError","errorMessage":"SyntaxError: "#),
+    ];
+    for (handler, expected) in cases {
+        let outcome = invoke(&host, &spec("nodejs20.x", handler, code.clone()), "{}").await;
+        let body = error(&outcome);
+        assert!(body.starts_with(expected), "{handler}: {body}");
+        assert_eq!(host.instance_count(ARN), 0);
+    }
+    host.shutdown();
+}

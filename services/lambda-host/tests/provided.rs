@@ -1,0 +1,100 @@
+//! Custom runtimes: a `bootstrap` that speaks the Runtime API itself (here bash, over
+//! `/dev/tcp`, so the test needs no HTTP client on the host).
+
+mod common;
+
+use common::*;
+use stratus_lambda_host::HostError;
+
+/// Answers every event with `{"echo":EVENT,"handler":_HANDLER}`.
+const BOOTSTRAP: &str = r#"#!/bin/bash
+set -eu
+host=${AWS_LAMBDA_RUNTIME_API%:*}
+port=${AWS_LAMBDA_RUNTIME_API##*:}
+api=/2018-06-01/runtime
+while true; do
+  exec 3<>"/dev/tcp/$host/$port"
+  printf 'GET %s/invocation/next HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$api" "$host" >&3
+  id=; length=0
+  while IFS= read -r line <&3; do
+    line=${line%$'\r'}
+    [ -z "$line" ] && break
+    case "${line,,}" in
+      lambda-runtime-aws-request-id:*) id=${line#*: } ;;
+      content-length:*) length=${line#*: } ;;
+    esac
+  done
+  event=
+  [ "$length" -gt 0 ] && read -r -N "$length" event <&3
+  exec 3<&-
+  echo "handling $id"
+  body="{\"echo\":$event,\"handler\":\"$_HANDLER\"}"
+  exec 3<>"/dev/tcp/$host/$port"
+  printf 'POST %s/invocation/%s/response HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+    "$api" "$id" "$host" "${#body}" "$body" >&3
+  while IFS= read -r line <&3; do :; done
+  exec 3<&-
+done
+"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bash_bootstrap() {
+    require("bash", "install bash");
+    let host = host();
+    let spec = spec("provided.al2023", "any.thing", archive(&[("bootstrap", BOOTSTRAP, 0o755)]));
+    let outcome = invoke(&host, &spec, r#"{"n":1}"#).await;
+    assert_eq!(response(&outcome), r#"{"echo":{"n":1},"handler":"any.thing"}"#);
+    assert!(outcome.log_tail.contains("handling "), "{}", outcome.log_tail);
+    let warm = invoke(&host, &spec, r#"{"n":2}"#).await;
+    assert_eq!(response(&warm), r#"{"echo":{"n":2},"handler":"any.thing"}"#);
+    assert_eq!(host.instance_count(ARN), 1);
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bootstrap_from_a_layer() {
+    require("bash", "install bash");
+    let host = host();
+    let mut spec = spec("provided", "h", archive(&[("README", "no bootstrap here", 0o644)]));
+    spec.layers = vec![archive(&[("bootstrap", BOOTSTRAP, 0o755)])];
+    assert_eq!(response(&invoke(&host, &spec, "1").await), r#"{"echo":1,"handler":"h"}"#);
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn missing_bootstrap_is_invalid_entrypoint() {
+    let host = host();
+    let spec = spec("provided.al2", "h", archive(&[("README", "nothing", 0o644)]));
+    let request = request("{}");
+    let id = request.request_id.clone();
+    let outcome = host.invoke(&spec, request).await.expect("invoke");
+    assert_eq!(
+        error(&outcome),
+        format!(r#"{{"errorMessage":"RequestId: {id} Error: Couldn't find valid bootstrap(s): [/var/task/bootstrap /opt/bootstrap]","errorType":"Runtime.InvalidEntrypoint"}}"#)
+    );
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unsupported_runtimes_are_unavailable() {
+    let host = host();
+    for runtime in ["java21", "dotnet8", "ruby3.3", "go1.x", "cobol", ""] {
+        let spec = spec(runtime, "h", archive(&[("a", "b", 0o644)]));
+        match host.invoke(&spec, request("{}")).await {
+            Err(HostError::RuntimeUnavailable(message)) => assert!(message.contains("not supported"), "{message}"),
+            other => panic!("{runtime}: {:?}", other.map(|o| o.result)),
+        }
+    }
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn not_a_zip_is_a_code_error() {
+    let host = host();
+    let mut code = archive(&[("a", "b", 0o644)]);
+    std::fs::write(&code.zip_path, b"not a zip").expect("write");
+    code.sha256 = "bm90IGEgemlw".into();
+    let spec = spec("provided", "h", code);
+    assert!(matches!(host.invoke(&spec, request("{}")).await, Err(HostError::Code(_))));
+    host.shutdown();
+}
