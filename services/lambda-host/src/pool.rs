@@ -117,6 +117,10 @@ impl Pool {
 
     /// An idle instance of `spec`'s version and revision, or room for a new one.
     pub(crate) fn acquire(self: &Arc<Self>, spec: &FunctionSpec) -> Result<(Lease, Acquired), HostError> {
+        // Reserved concurrency 0 throttles every invoke, warm instance or not.
+        if spec.max_concurrency == 0 {
+            return Err(HostError::TooManyRequests);
+        }
         let id = {
             let mut next = self.next_id.lock().unwrap_or_else(PoisonError::into_inner);
             *next += 1;

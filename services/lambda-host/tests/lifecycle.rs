@@ -1,0 +1,181 @@
+//! Instances' lives: warm reuse, the concurrency limit, idle stop, stop_function, revisions.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use stratus_lambda_host::HostError;
+
+/// Counts its invocations and says which process it is.
+const COUNTER: &str = "\
+import os, time
+count = 0
+def handler(event, context):
+    global count
+    count += 1
+    if event and event.get('sleep'):
+        time.sleep(event['sleep'])
+    return {'count': count, 'pid': os.getpid(), 'root': os.environ['LAMBDA_TASK_ROOT']}
+";
+
+fn counter_spec() -> stratus_lambda_host::FunctionSpec {
+    spec("python3.12", "app.handler", archive(&[("app.py", COUNTER, 0o644)]))
+}
+
+fn field(body: &str, name: &str) -> String {
+    let start = body.find(&format!(r#""{name}": "#)).map(|i| i + name.len() + 4).expect("field");
+    body[start..].split([',', '}']).next().unwrap_or_default().trim_matches('"').to_owned()
+}
+
+fn alive(pid: &str) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Waits up to `limit` for `done`, polling.
+async fn eventually(limit: Duration, done: impl Fn() -> bool) -> bool {
+    let step = Duration::from_millis(20);
+    let mut waited = Duration::ZERO;
+    while !done() {
+        if waited >= limit {
+            return false;
+        }
+        tokio::time::sleep(step).await;
+        waited += step;
+    }
+    true
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn warm_instance_is_reused() {
+    require_python();
+    let host = host();
+    let spec = counter_spec();
+    let first = response(&invoke(&host, &spec, "{}").await);
+    let second = response(&invoke(&host, &spec, "{}").await);
+    assert_eq!(field(&first, "count"), "1");
+    assert_eq!(field(&second, "count"), "2");
+    assert_eq!(field(&first, "pid"), field(&second, "pid"));
+    assert_eq!(host.instance_count(ARN), 1);
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrency_limit_is_too_many_requests() {
+    require_python();
+    let host = host();
+    let mut spec = counter_spec();
+    spec.max_concurrency = 1;
+    let busy = {
+        let (host, spec) = (host.clone(), spec.clone());
+        tokio::spawn(async move { invoke(&host, &spec, r#"{"sleep": 1}"#).await })
+    };
+    assert!(eventually(Duration::from_secs(5), || host.instance_count(ARN) == 1).await);
+    match host.invoke(&spec, request("{}")).await {
+        Err(HostError::TooManyRequests) => {}
+        other => panic!("expected TooManyRequests, got {:?}", other.map(|o| o.result)),
+    }
+    let done = busy.await.expect("first invoke");
+    assert_eq!(field(&response(&done), "count"), "1");
+    // Once it is idle again, the one instance serves the next invoke.
+    assert_eq!(field(&response(&invoke(&host, &spec, "{}").await), "count"), "2");
+    spec.max_concurrency = 0;
+    assert!(matches!(host.invoke(&spec, request("{}")).await, Err(HostError::TooManyRequests)));
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_invokes_get_their_own_instances() {
+    require_python();
+    let host = host();
+    let spec = counter_spec();
+    let invokes: Vec<_> = (0..3)
+        .map(|_| {
+            let (host, spec) = (host.clone(), spec.clone());
+            tokio::spawn(async move { response(&invoke(&host, &spec, r#"{"sleep": 0.3}"#).await) })
+        })
+        .collect();
+    let mut pids = Vec::new();
+    for invoke in invokes {
+        pids.push(field(&invoke.await.expect("invoke"), "pid"));
+    }
+    pids.sort();
+    pids.dedup();
+    assert_eq!(pids.len(), 3);
+    assert_eq!(host.instance_count(ARN), 3);
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn idle_instances_are_stopped() {
+    require_python();
+    let host = host_with_idle(Duration::from_millis(300));
+    let spec = counter_spec();
+    let body = response(&invoke(&host, &spec, "{}").await);
+    let pid = field(&body, "pid");
+    assert!(alive(&pid));
+    assert!(eventually(Duration::from_secs(5), || host.instance_count(ARN) == 0).await);
+    assert!(eventually(Duration::from_secs(2), || !alive(&pid)).await, "process {pid} still runs");
+    // The next invoke is a cold start.
+    assert_eq!(field(&response(&invoke(&host, &spec, "{}").await), "count"), "1");
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_function_kills_its_instances() {
+    require_python();
+    let host = host();
+    let spec = counter_spec();
+    let pid = field(&response(&invoke(&host, &spec, "{}").await), "pid");
+    host.stop_function(ARN);
+    assert_eq!(host.instance_count(ARN), 0);
+    assert!(eventually(Duration::from_secs(2), || !alive(&pid)).await, "process {pid} still runs");
+    assert_eq!(field(&response(&invoke(&host, &spec, "{}").await), "count"), "1");
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_revision_gets_a_new_instance() {
+    require_python();
+    let host = host();
+    let mut spec = counter_spec();
+    let old = field(&response(&invoke(&host, &spec, "{}").await), "pid");
+    spec.revision = "r2".into();
+    let body = response(&invoke(&host, &spec, "{}").await);
+    assert_eq!(field(&body, "count"), "1");
+    assert_ne!(field(&body, "pid"), old);
+    assert!(eventually(Duration::from_secs(2), || !alive(&old)).await, "old revision's process still runs");
+    assert_eq!(host.instance_count(ARN), 1);
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shutdown_stops_everything_and_removes_the_private_work_dir() {
+    require_python();
+    let host = host();
+    let body = response(&invoke(&host, &counter_spec(), "{}").await);
+    let (pid, root) = (field(&body, "pid"), field(&body, "root"));
+    assert!(std::path::Path::new(&root).join("app.py").is_file(), "{root}");
+    host.shutdown();
+    assert!(eventually(Duration::from_secs(2), || !alive(&pid)).await);
+    assert!(!std::path::Path::new(&root).exists(), "{root} is left behind");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn code_is_unpacked_once_and_keeps_modes() {
+    require_python();
+    let host = host();
+    let code = "\
+import os, stat
+def handler(event, context):
+    root = os.environ['LAMBDA_TASK_ROOT']
+    return [oct(stat.S_IMODE(os.stat(os.path.join(root, n)).st_mode)) for n in ('run.sh', 'data.txt')]
+";
+    let spec = spec(
+        "python3.12",
+        "app.handler",
+        archive(&[("app.py", code, 0o644), ("run.sh", "#!/bin/sh\n", 0o755), ("data.txt", "x", 0o600)]),
+    );
+    assert_eq!(response(&invoke(&host, &spec, "{}").await), r#"["0o755", "0o600"]"#);
+    host.shutdown();
+}
