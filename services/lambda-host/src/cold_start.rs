@@ -32,7 +32,10 @@ impl WorkDir {
     /// The directory, made if need be.
     fn get(&self) -> Result<PathBuf, HostError> {
         let failed = |path: &Path, e: std::io::Error| {
-            HostError::Code(format!("could not create the Lambda work directory {}: {e}", path.display()))
+            HostError::Code(format!(
+                "could not create the Lambda work directory {}: {e}",
+                path.display()
+            ))
         };
         if let Some(dir) = &self.configured {
             std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;

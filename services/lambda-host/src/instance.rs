@@ -52,7 +52,8 @@ impl Instance {
             .await
             .map_err(|e| HostError::Code(format!("could not start the Runtime API: {e}")))?;
         spec.env.retain(|(k, _)| k != "AWS_LAMBDA_RUNTIME_API");
-        spec.env.push(("AWS_LAMBDA_RUNTIME_API".into(), server.addr.to_string()));
+        spec.env
+            .push(("AWS_LAMBDA_RUNTIME_API".into(), server.addr.to_string()));
 
         let mut command = Command::new(&spec.program);
         command
@@ -79,9 +80,9 @@ impl Instance {
             });
         }
         let spawned = clock.moment();
-        let mut child = command.spawn().map_err(|e| {
-            HostError::Code(format!("could not start {}: {e}", spec.program.display()))
-        })?;
+        let mut child = command
+            .spawn()
+            .map_err(|e| HostError::Code(format!("could not start {}: {e}", spec.program.display())))?;
         let pid = child.id();
         let mut pipes = [-1, -1];
         if let Some(stdout) = child.stdout.take() {

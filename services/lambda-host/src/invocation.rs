@@ -32,7 +32,13 @@ pub(crate) struct Ran {
 }
 
 /// Runs `request` on `instance` (new if `cold`).
-pub(crate) async fn run(instance: &Instance, spec: &FunctionSpec, request: InvokeRequest, cold: bool, clock: &Clock) -> Ran {
+pub(crate) async fn run(
+    instance: &Instance,
+    spec: &FunctionSpec,
+    request: InvokeRequest,
+    cold: bool,
+    clock: &Clock,
+) -> Ran {
     let request_id = request.request_id.clone();
     let (events, mut heard) = mpsc::unbounded_channel();
     instance.send(Invocation {
@@ -62,7 +68,11 @@ pub(crate) async fn run(instance: &Instance, spec: &FunctionSpec, request: Invok
             .completed(completion, clock.moment())
             .await;
         }
-        Ok(None) => return ending.completed(Completion::Exited("exit status unknown".into()), clock.moment()).await,
+        Ok(None) => {
+            return ending
+                .completed(Completion::Exited("exit status unknown".into()), clock.moment())
+                .await
+        }
         Err(_) => {
             instance.log.start(&request_id, &spec.version, true);
             return ending.timed_out(clock.moment(), INIT_LIMIT).await;
@@ -75,7 +85,9 @@ pub(crate) async fn run(instance: &Instance, spec: &FunctionSpec, request: Invok
     match tokio::time::timeout(spec.timeout, heard.recv()).await {
         Ok(Some(Event::Done(completion))) => ending.completed(completion, picked).await,
         Ok(Some(Event::Picked(_)) | None) => {
-            ending.completed(Completion::Exited("exit status unknown".into()), picked).await
+            ending
+                .completed(Completion::Exited("exit status unknown".into()), picked)
+                .await
         }
         Err(_) => ending.timed_out(picked, spec.timeout).await,
     }
@@ -96,7 +108,9 @@ impl Ending<'_> {
         self.instance.drain_output().await;
         let id = self.request_id;
         match completion {
-            Completion::Response(body) => self.finish(FunctionResult::Response(body.to_vec()), duration, &[], None, true),
+            Completion::Response(body) => {
+                self.finish(FunctionResult::Response(body.to_vec()), duration, &[], None, true)
+            }
             Completion::Error(body, error_type) => {
                 // A runtime that posts no document still names the error in its header.
                 let document = if body.is_empty() {
@@ -156,7 +170,13 @@ impl Ending<'_> {
             now.rem_euclid(1000)
         );
         let lines = [format!("{stamp} {id} Task timed out after {seconds} seconds")];
-        self.finish(FunctionResult::Error(document), duration, &lines, Some(("timeout", "")), false)
+        self.finish(
+            FunctionResult::Error(document),
+            duration,
+            &lines,
+            Some(("timeout", "")),
+            false,
+        )
     }
 
     fn finish(
@@ -216,7 +236,12 @@ pub(crate) fn no_bootstrap(spec: &FunctionSpec, request: &InvokeRequest, message
     };
     let log = log::LogBuffer::default();
     log.start(id, &spec.version, false);
-    let log_tail = log.finish(&[message.clone(), "Runtime.InvalidEntrypoint".to_owned(), log::end_line(id), report.line()]);
+    let log_tail = log.finish(&[
+        message.clone(),
+        "Runtime.InvalidEntrypoint".to_owned(),
+        log::end_line(id),
+        report.line(),
+    ]);
     InvokeOutcome {
         result: FunctionResult::Error(error_document("Runtime.InvalidEntrypoint", &message)),
         log_tail,

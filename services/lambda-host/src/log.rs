@@ -2,12 +2,12 @@
 //! `START`, `END` and `REPORT` lines Lambda writes, kept for [`InvokeOutcome::log_tail`]
 //! (the last 4 KB) and passed on, line by line, to `tracing` (target `lambda`).
 //!
-//! The lines are AWS's, for example (fields of `REPORT` each end with a tab):
+//! The lines are AWS's, for example (`\t` is a tab: every field of `REPORT` ends with one):
 //!
 //! ```text
 //! START RequestId: 8f5... Version: $LATEST
 //! END RequestId: 8f5...
-//! REPORT RequestId: 8f5...	Duration: 2.02 ms	Billed Duration: 3 ms	Memory Size: 128 MB	Max Memory Used: 31 MB	Init Duration: 95.10 ms	
+//! REPORT RequestId: 8f5...\tDuration: 2.02 ms\tBilled Duration: 3 ms\tMemory Size: 128 MB\tMax Memory Used: 31 MB\tInit Duration: 95.10 ms\t
 //! ```
 //!
 //! [`InvokeOutcome::log_tail`]: crate::InvokeOutcome::log_tail

@@ -144,7 +144,10 @@ impl Pool {
             released: false,
         };
         let idle = function.members.iter_mut().find(|member| {
-            !member.busy && member.instance.is_some() && member.version == spec.version && member.revision == spec.revision
+            !member.busy
+                && member.instance.is_some()
+                && member.version == spec.version
+                && member.revision == spec.revision
         });
         if let Some(member) = idle {
             if let Some(timer) = member.idle_timer.take() {

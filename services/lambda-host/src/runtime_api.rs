@@ -74,7 +74,10 @@ pub(crate) enum Completion {
 enum Slot {
     Empty,
     Queued(Invocation),
-    Running { request_id: String, events: mpsc::UnboundedSender<Event> },
+    Running {
+        request_id: String,
+        events: mpsc::UnboundedSender<Event>,
+    },
 }
 
 /// Where an instance's invocation waits for the runtime.
@@ -122,7 +125,7 @@ impl Mailbox {
     }
 
     /// Waits for an invocation and marks it running.
-    async fn next(&self) -> Result<(InvokeRequest, i64), Response<Full<Bytes>>> {
+    async fn next(&self) -> Result<(InvokeRequest, i64), Refusal> {
         loop {
             let notified = self.notify.notified();
             {
@@ -132,11 +135,8 @@ impl Mailbox {
                         let now = self.clock.moment();
                         let timeout_ms = i64::try_from(invocation.timeout.as_millis()).unwrap_or(i64::MAX);
                         let deadline_ms = self.clock.epoch_millis().saturating_add(timeout_ms);
-                        self.log.start(
-                            &invocation.request.request_id,
-                            &invocation.version,
-                            invocation.cold,
-                        );
+                        self.log
+                            .start(&invocation.request.request_id, &invocation.version, invocation.cold);
                         let _ = invocation.events.send(Event::Picked(now));
                         *slot = Slot::Running {
                             request_id: invocation.request.request_id.clone(),
@@ -146,11 +146,7 @@ impl Mailbox {
                     }
                     running @ Slot::Running { .. } => {
                         *slot = running;
-                        return Err(error(
-                            StatusCode::FORBIDDEN,
-                            "InvalidStateTransition",
-                            "State transition from Running to Ready is not allowed: post the current invocation's response or error first",
-                        ));
+                        return Err(Refusal::InvalidState);
                     }
                     Slot::Empty => {}
                 }
@@ -160,16 +156,40 @@ impl Mailbox {
     }
 
     /// Ends the running invocation `request_id` with what `answer` makes of its sender.
-    fn complete(&self, request_id: &str, completion: Completion) -> Result<(), Response<Full<Bytes>>> {
+    fn complete(&self, request_id: &str, completion: Completion) -> Result<(), Refusal> {
         let mut slot = self.lock();
         match &*slot {
-            Slot::Running { request_id: running, .. } if running == request_id => {}
-            _ => return Err(error(StatusCode::BAD_REQUEST, "InvalidRequestID", "Invalid request ID")),
+            Slot::Running {
+                request_id: running, ..
+            } if running == request_id => {}
+            _ => return Err(Refusal::UnknownRequestId),
         }
         if let Slot::Running { events, .. } = std::mem::replace(&mut *slot, Slot::Empty) {
             let _ = events.send(Event::Done(completion));
         }
         Ok(())
+    }
+}
+
+/// Why the Runtime API refused a call from the runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// `/next` while the event it took is unanswered.
+    InvalidState,
+    /// An answer for a request id that is not running (unknown, or answered already).
+    UnknownRequestId,
+}
+
+impl Refusal {
+    fn response(self) -> Response<Full<Bytes>> {
+        match self {
+            Refusal::InvalidState => error(
+                StatusCode::FORBIDDEN,
+                "InvalidStateTransition",
+                "State transition from Running to Ready is not allowed: post the current invocation's response or error first",
+            ),
+            Refusal::UnknownRequestId => error(StatusCode::BAD_REQUEST, "InvalidRequestID", "Invalid request ID"),
+        }
     }
 }
 
@@ -225,7 +245,7 @@ async fn route(mailbox: &Mailbox, request: Request<Incoming>) -> Response<Full<B
     match (method, parts.as_slice()) {
         (Method::GET, ["invocation", "next"]) => match mailbox.next().await {
             Ok((event, deadline_ms)) => next_response(event, deadline_ms),
-            Err(refusal) => refusal,
+            Err(refusal) => refusal.response(),
         },
         (Method::POST, ["invocation", id, "response"]) => {
             let id = (*id).to_owned();
@@ -237,7 +257,7 @@ async fn route(mailbox: &Mailbox, request: Request<Incoming>) -> Response<Full<B
                         "RequestEntityTooLarge",
                         &format!("Exceeded maximum allowed payload size ({MAX_RESPONSE_BYTES} bytes)."),
                     ),
-                    Err(refusal) => refusal,
+                    Err(refusal) => refusal.response(),
                 },
                 Body::Broken => bad_body(),
             }
@@ -261,11 +281,9 @@ async fn route(mailbox: &Mailbox, request: Request<Incoming>) -> Response<Full<B
                 Body::TooLarge(_) | Body::Broken => bad_body(),
             }
         }
-        (_, ["invocation", "next"] | ["invocation", _, "response" | "error"] | ["init", "error"]) => error(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "MethodNotAllowed",
-            "Method not allowed",
-        ),
+        (_, ["invocation", "next"] | ["invocation", _, "response" | "error"] | ["init", "error"]) => {
+            error(StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed", "Method not allowed")
+        }
         _ => not_found(),
     }
 }
@@ -329,15 +347,19 @@ async fn read_body(mut body: Incoming) -> Body {
     }
 }
 
-fn accepted(done: Result<(), Response<Full<Bytes>>>) -> Response<Full<Bytes>> {
+fn accepted(done: Result<(), Refusal>) -> Response<Full<Bytes>> {
     match done {
         Ok(()) => json(StatusCode::ACCEPTED, r#"{"status":"OK"}"#.to_owned()),
-        Err(refusal) => refusal,
+        Err(refusal) => refusal.response(),
     }
 }
 
 fn bad_body() -> Response<Full<Bytes>> {
-    error(StatusCode::BAD_REQUEST, "InvalidRequest", "The request body could not be read")
+    error(
+        StatusCode::BAD_REQUEST,
+        "InvalidRequest",
+        "The request body could not be read",
+    )
 }
 
 fn not_found() -> Response<Full<Bytes>> {

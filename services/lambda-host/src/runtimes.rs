@@ -93,7 +93,8 @@ pub(crate) fn launch(family: &Family, dirs: &Dirs<'_>) -> Result<Result<Launch, 
         Family::Node => {
             let program = find_program(&["node", "nodejs"]).ok_or_else(|| {
                 HostError::RuntimeUnavailable(
-                    "The nodejs runtimes need node on the host: install Node.js (e.g. apt-get install nodejs)".to_owned(),
+                    "The nodejs runtimes need node on the host: install Node.js (e.g. apt-get install nodejs)"
+                        .to_owned(),
                 )
             })?;
             let args = vec![dirs.runtime_dir.join(crate::clients::NODE).into_os_string()];
@@ -133,13 +134,16 @@ fn python(version: &str) -> Option<PathBuf> {
 fn find_program(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     names.iter().find_map(|name| {
-        std::env::split_paths(&path).map(|dir| dir.join(name)).find(|candidate| is_executable(candidate))
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| is_executable(candidate))
     })
 }
 
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// What an instance's environment is made of besides the function's own settings.

@@ -139,7 +139,9 @@ fn extract(zip_path: &Path, into: &Path) -> Result<(), HostError> {
         }
         if mode.is_some_and(|m| m & S_IFMT == S_IFLNK) {
             let mut target = String::new();
-            entry.read_to_string(&mut target).map_err(|e| io_error("read", zip_path, e))?;
+            entry
+                .read_to_string(&mut target)
+                .map_err(|e| io_error("read", zip_path, e))?;
             links.push((path, target));
             continue;
         }

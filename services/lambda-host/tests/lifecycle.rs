@@ -24,8 +24,16 @@ fn counter_spec() -> stratus_lambda_host::FunctionSpec {
 }
 
 fn field(body: &str, name: &str) -> String {
-    let start = body.find(&format!(r#""{name}": "#)).map(|i| i + name.len() + 4).expect("field");
-    body[start..].split([',', '}']).next().unwrap_or_default().trim_matches('"').to_owned()
+    let start = body
+        .find(&format!(r#""{name}": "#))
+        .map(|i| i + name.len() + 4)
+        .expect("field");
+    body[start..]
+        .split([',', '}'])
+        .next()
+        .unwrap_or_default()
+        .trim_matches('"')
+        .to_owned()
 }
 
 fn alive(pid: &str) -> bool {
@@ -80,7 +88,10 @@ async fn concurrency_limit_is_too_many_requests() {
     // Once it is idle again, the one instance serves the next invoke.
     assert_eq!(field(&response(&invoke(&host, &spec, "{}").await), "count"), "2");
     spec.max_concurrency = 0;
-    assert!(matches!(host.invoke(&spec, request("{}")).await, Err(HostError::TooManyRequests)));
+    assert!(matches!(
+        host.invoke(&spec, request("{}")).await,
+        Err(HostError::TooManyRequests)
+    ));
     host.shutdown();
 }
 
@@ -115,7 +126,10 @@ async fn idle_instances_are_stopped() {
     let pid = field(&body, "pid");
     assert!(alive(&pid));
     assert!(eventually(Duration::from_secs(5), || host.instance_count(ARN) == 0).await);
-    assert!(eventually(Duration::from_secs(2), || !alive(&pid)).await, "process {pid} still runs");
+    assert!(
+        eventually(Duration::from_secs(2), || !alive(&pid)).await,
+        "process {pid} still runs"
+    );
     // The next invoke is a cold start.
     assert_eq!(field(&response(&invoke(&host, &spec, "{}").await), "count"), "1");
     host.shutdown();
@@ -129,7 +143,10 @@ async fn stop_function_kills_its_instances() {
     let pid = field(&response(&invoke(&host, &spec, "{}").await), "pid");
     host.stop_function(ARN);
     assert_eq!(host.instance_count(ARN), 0);
-    assert!(eventually(Duration::from_secs(2), || !alive(&pid)).await, "process {pid} still runs");
+    assert!(
+        eventually(Duration::from_secs(2), || !alive(&pid)).await,
+        "process {pid} still runs"
+    );
     assert_eq!(field(&response(&invoke(&host, &spec, "{}").await), "count"), "1");
     host.shutdown();
 }
@@ -144,7 +161,10 @@ async fn a_new_revision_gets_a_new_instance() {
     let body = response(&invoke(&host, &spec, "{}").await);
     assert_eq!(field(&body, "count"), "1");
     assert_ne!(field(&body, "pid"), old);
-    assert!(eventually(Duration::from_secs(2), || !alive(&old)).await, "old revision's process still runs");
+    assert!(
+        eventually(Duration::from_secs(2), || !alive(&old)).await,
+        "old revision's process still runs"
+    );
     assert_eq!(host.instance_count(ARN), 1);
     host.shutdown();
 }
@@ -174,7 +194,11 @@ def handler(event, context):
     let spec = spec(
         "python3.12",
         "app.handler",
-        archive(&[("app.py", code, 0o644), ("run.sh", "#!/bin/sh\n", 0o755), ("data.txt", "x", 0o600)]),
+        archive(&[
+            ("app.py", code, 0o644),
+            ("run.sh", "#!/bin/sh\n", 0o755),
+            ("data.txt", "x", 0o600),
+        ]),
     );
     assert_eq!(response(&invoke(&host, &spec, "{}").await), r#"["0o755", "0o600"]"#);
     host.shutdown();

@@ -32,7 +32,11 @@ export const handler = async (event, context) => ({
   env: process.env.AWS_EXECUTION_ENV,
 });
 ";
-    let spec = spec("nodejs20.x", "src/app.handler", archive(&[("src/app.mjs", code, 0o644)]));
+    let spec = spec(
+        "nodejs20.x",
+        "src/app.handler",
+        archive(&[("src/app.mjs", code, 0o644)]),
+    );
     let request = request("{}");
     let id = request.request_id.clone();
     let body = response(&host.invoke(&spec, request).await.expect("invoke"));
@@ -80,7 +84,10 @@ exports.handler = (event, context, callback) => {
     assert_eq!(response(&outcome), r#"{"callback":true,"later":"not yet"}"#);
     assert!(outcome.log_tail.contains("\tINFO\ttimer ran\n"), "{}", outcome.log_tail);
     // A warm second invoke works after the event loop emptied.
-    assert_eq!(response(&invoke(&host, &spec, "{}").await), r#"{"callback":true,"later":"ran"}"#);
+    assert_eq!(
+        response(&invoke(&host, &spec, "{}").await),
+        r#"{"callback":true,"later":"ran"}"#
+    );
     host.shutdown();
 }
 
@@ -93,15 +100,24 @@ async fn thrown_error_is_aws_error_document() {
     let outcome = invoke(&host, &spec, "{}").await;
     let body = error(&outcome);
     assert!(
-        body.starts_with(r#"{"errorType":"TypeError","errorMessage":"bad thing","trace":["TypeError: bad thing","    at "#),
+        body.starts_with(
+            r#"{"errorType":"TypeError","errorMessage":"bad thing","trace":["TypeError: bad thing","    at "#
+        ),
         "{body}"
     );
-    assert!(outcome.log_tail.contains("\tERROR\tTypeError: bad thing"), "{}", outcome.log_tail);
+    assert!(
+        outcome.log_tail.contains("\tERROR\tTypeError: bad thing"),
+        "{}",
+        outcome.log_tail
+    );
     let callback = "exports.handler = (e, c, cb) => cb(new Error('via callback'));\n";
     let mut spec = common::spec("nodejs20.x", "index.handler", archive(&[("index.js", callback, 0o644)]));
     spec.revision = "r2".into();
     let body = error(&invoke(&host, &spec, "{}").await);
-    assert!(body.starts_with(r#"{"errorType":"Error","errorMessage":"via callback""#), "{body}");
+    assert!(
+        body.starts_with(r#"{"errorType":"Error","errorMessage":"via callback""#),
+        "{body}"
+    );
     host.shutdown();
 }
 
@@ -114,9 +130,18 @@ async fn init_errors() {
         ("broken.js", "exports.handler = async () => {;\n", 0o644),
     ]);
     let cases = [
-        ("missing.handler", r#"{"errorType":"Runtime.ImportModuleError","errorMessage":"Error: Cannot find module 'missing'"#),
-        ("index.nope", r#"{"errorType":"Runtime.HandlerNotFound","errorMessage":"index.nope is undefined or not exported""#),
-        ("broken.handler", r#"{"errorType":"Runtime.UserCodeSyntaxError","errorMessage":"SyntaxError: "#),
+        (
+            "missing.handler",
+            r#"{"errorType":"Runtime.ImportModuleError","errorMessage":"Error: Cannot find module 'missing'"#,
+        ),
+        (
+            "index.nope",
+            r#"{"errorType":"Runtime.HandlerNotFound","errorMessage":"index.nope is undefined or not exported""#,
+        ),
+        (
+            "broken.handler",
+            r#"{"errorType":"Runtime.UserCodeSyntaxError","errorMessage":"SyntaxError: "#,
+        ),
     ];
     for (handler, expected) in cases {
         let outcome = invoke(&host, &spec("nodejs20.x", handler, code.clone()), "{}").await;

@@ -41,7 +41,11 @@ done
 async fn bash_bootstrap() {
     require("bash", "install bash");
     let host = host();
-    let spec = spec("provided.al2023", "any.thing", archive(&[("bootstrap", BOOTSTRAP, 0o755)]));
+    let spec = spec(
+        "provided.al2023",
+        "any.thing",
+        archive(&[("bootstrap", BOOTSTRAP, 0o755)]),
+    );
     let outcome = invoke(&host, &spec, r#"{"n":1}"#).await;
     assert_eq!(response(&outcome), r#"{"echo":{"n":1},"handler":"any.thing"}"#);
     assert!(outcome.log_tail.contains("handling "), "{}", outcome.log_tail);
@@ -57,7 +61,10 @@ async fn bootstrap_from_a_layer() {
     let host = host();
     let mut spec = spec("provided", "h", archive(&[("README", "no bootstrap here", 0o644)]));
     spec.layers = vec![archive(&[("bootstrap", BOOTSTRAP, 0o755)])];
-    assert_eq!(response(&invoke(&host, &spec, "1").await), r#"{"echo":1,"handler":"h"}"#);
+    assert_eq!(
+        response(&invoke(&host, &spec, "1").await),
+        r#"{"echo":1,"handler":"h"}"#
+    );
     host.shutdown();
 }
 
@@ -70,7 +77,9 @@ async fn missing_bootstrap_is_invalid_entrypoint() {
     let outcome = host.invoke(&spec, request).await.expect("invoke");
     assert_eq!(
         error(&outcome),
-        format!(r#"{{"errorMessage":"RequestId: {id} Error: Couldn't find valid bootstrap(s): [/var/task/bootstrap /opt/bootstrap]","errorType":"Runtime.InvalidEntrypoint"}}"#)
+        format!(
+            r#"{{"errorMessage":"RequestId: {id} Error: Couldn't find valid bootstrap(s): [/var/task/bootstrap /opt/bootstrap]","errorType":"Runtime.InvalidEntrypoint"}}"#
+        )
     );
     host.shutdown();
 }
@@ -95,6 +104,9 @@ async fn not_a_zip_is_a_code_error() {
     std::fs::write(&code.zip_path, b"not a zip").expect("write");
     code.sha256 = "bm90IGEgemlw".into();
     let spec = spec("provided", "h", code);
-    assert!(matches!(host.invoke(&spec, request("{}")).await, Err(HostError::Code(_))));
+    assert!(matches!(
+        host.invoke(&spec, request("{}")).await,
+        Err(HostError::Code(_))
+    ));
     host.shutdown();
 }

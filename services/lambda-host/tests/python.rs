@@ -141,11 +141,21 @@ async fn handler_exception_is_aws_error_document() {
     let id = request.request_id.clone();
     let outcome = host.invoke(&spec, request).await.expect("invoke");
     let body = error(&outcome);
-    assert!(body.starts_with(r#"{"errorMessage": "boom", "errorType": "ValueError""#), "{body}");
+    assert!(
+        body.starts_with(r#"{"errorMessage": "boom", "errorType": "ValueError""#),
+        "{body}"
+    );
     assert!(body.contains(&format!(r#""requestId": "{id}""#)), "{body}");
     assert!(body.contains(r#""stackTrace": ["  File \""#), "{body}");
-    assert!(body.contains(r#"line 2, in handler\n    raise ValueError('boom')\n"]"#), "{body}");
-    assert!(outcome.log_tail.contains("[ERROR] ValueError: boom"), "{}", outcome.log_tail);
+    assert!(
+        body.contains(r#"line 2, in handler\n    raise ValueError('boom')\n"]"#),
+        "{body}"
+    );
+    assert!(
+        outcome.log_tail.contains("[ERROR] ValueError: boom"),
+        "{}",
+        outcome.log_tail
+    );
     // The instance survives its handler's errors.
     let again = invoke(&host, &spec, "{}").await;
     assert!(error(&again).contains("boom"));
@@ -170,7 +180,10 @@ async fn init_errors() {
             "app.nope",
             r#"{"errorMessage": "Handler 'nope' missing on module 'app'", "errorType": "Runtime.HandlerNotFound""#,
         ),
-        ("broken.handler", r#"{"errorMessage": "Syntax error in module 'broken': "#),
+        (
+            "broken.handler",
+            r#"{"errorMessage": "Syntax error in module 'broken': "#,
+        ),
         ("nodot", r#""errorType": "Runtime.MalformedHandlerName""#),
     ];
     for (handler, expected) in cases {
@@ -197,9 +210,17 @@ async fn timeout_kills_the_instance() {
     let outcome = host.invoke(&spec, request).await.expect("invoke");
     assert_eq!(
         error(&outcome),
-        format!(r#"{{"errorMessage":"RequestId: {id} Error: Task timed out after 1.00 seconds","errorType":"Sandbox.Timedout"}}"#)
+        format!(
+            r#"{{"errorMessage":"RequestId: {id} Error: Task timed out after 1.00 seconds","errorType":"Sandbox.Timedout"}}"#
+        )
     );
-    assert!(outcome.log_tail.contains(&format!("{id} Task timed out after 1.00 seconds")), "{}", outcome.log_tail);
+    assert!(
+        outcome
+            .log_tail
+            .contains(&format!("{id} Task timed out after 1.00 seconds")),
+        "{}",
+        outcome.log_tail
+    );
     assert!(outcome.log_tail.contains("Status: timeout"), "{}", outcome.log_tail);
     assert!(outcome.duration >= Duration::from_secs(1) && outcome.duration < Duration::from_secs(3));
     assert_eq!(host.instance_count(ARN), 0);
@@ -216,12 +237,21 @@ async fn prints_are_in_the_log() {
     let id = request.request_id.clone();
     let outcome = host.invoke(&spec, request).await.expect("invoke");
     let log = &outcome.log_tail;
-    assert!(log.contains(&format!("START RequestId: {id} Version: $LATEST\n")), "{log}");
+    assert!(
+        log.contains(&format!("START RequestId: {id} Version: $LATEST\n")),
+        "{log}"
+    );
     assert!(log.contains("hello from the handler\n"), "{log}");
     assert!(log.contains("to stderr\n"), "{log}");
-    assert!(log.contains(&format!("END RequestId: {id}\nREPORT RequestId: {id}\tDuration: ")), "{log}");
+    assert!(
+        log.contains(&format!("END RequestId: {id}\nREPORT RequestId: {id}\tDuration: ")),
+        "{log}"
+    );
     assert!(log.contains("\tMemory Size: 128 MB\tMax Memory Used: "), "{log}");
-    assert!(log.contains("\tInit Duration: "), "a cold start reports its init: {log}");
+    assert!(
+        log.contains("\tInit Duration: "),
+        "a cold start reports its init: {log}"
+    );
     assert!(log.ends_with("\t\n"), "{log:?}");
     let warm = invoke(&host, &spec, "{}").await;
     assert!(!warm.log_tail.contains("Init Duration"), "{}", warm.log_tail);
@@ -241,9 +271,15 @@ async fn process_exit_is_runtime_exit_error() {
     let outcome = host.invoke(&spec, request).await.expect("invoke");
     assert_eq!(
         error(&outcome),
-        format!(r#"{{"errorMessage":"RequestId: {id} Error: Runtime exited with error: exit status 3","errorType":"Runtime.ExitError"}}"#)
+        format!(
+            r#"{{"errorMessage":"RequestId: {id} Error: Runtime exited with error: exit status 3","errorType":"Runtime.ExitError"}}"#
+        )
     );
-    assert!(outcome.log_tail.contains("Error Type: Runtime.ExitError"), "{}", outcome.log_tail);
+    assert!(
+        outcome.log_tail.contains("Error Type: Runtime.ExitError"),
+        "{}",
+        outcome.log_tail
+    );
     assert_eq!(host.instance_count(ARN), 0);
     host.shutdown();
 }
@@ -260,7 +296,10 @@ def handler(event, context):
 ";
     let mut spec = spec("python3.12", "app.handler", archive(&[("app.py", code, 0o644)]));
     spec.layers = vec![
-        archive(&[("python/layermod.py", "NAME = 'first'\n", 0o644), ("data.txt", "one", 0o644)]),
+        archive(&[
+            ("python/layermod.py", "NAME = 'first'\n", 0o644),
+            ("data.txt", "one", 0o644),
+        ]),
         archive(&[("data.txt", "two", 0o644)]),
     ];
     assert_eq!(response(&invoke(&host, &spec, "{}").await), r#"["first", "two"]"#);

@@ -21,7 +21,8 @@ const FILES: [(&str, &str); 2] = [
 /// Writes the clients into `dir` unless they are there with this binary's content.
 /// Each file is written beside and renamed, so a running instance never reads half of one.
 pub(crate) fn install(dir: &Path) -> Result<(), HostError> {
-    let failed = |e: std::io::Error| HostError::Code(format!("could not write the runtime clients to {}: {e}", dir.display()));
+    let failed =
+        |e: std::io::Error| HostError::Code(format!("could not write the runtime clients to {}: {e}", dir.display()));
     fs::create_dir_all(dir).map_err(failed)?;
     for (name, content) in FILES {
         let path = dir.join(name);

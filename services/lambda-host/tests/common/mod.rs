@@ -49,7 +49,10 @@ pub fn archive(files: &[File<'_>]) -> CodeArchive {
     let key = format!("{:016x}", hasher.finish());
     let path = scratch().join(format!("{key}-{}.zip", NEXT.fetch_add(1, Ordering::Relaxed)));
     std::fs::write(&path, &bytes).expect("write zip");
-    CodeArchive { zip_path: path, sha256: key }
+    CodeArchive {
+        zip_path: path,
+        sha256: key,
+    }
 }
 
 pub fn host() -> Host {
@@ -128,7 +131,10 @@ pub fn error(outcome: &InvokeOutcome) -> String {
 pub fn require(program: &str, install: &str) {
     let found = std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()));
-    assert!(found, "these tests run real functions and need `{program}` on PATH: {install}");
+    assert!(
+        found,
+        "these tests run real functions and need `{program}` on PATH: {install}"
+    );
 }
 
 pub fn require_python() {
