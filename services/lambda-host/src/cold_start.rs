@@ -6,13 +6,13 @@
 //! `runtime/` (the runtime clients).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, Once, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use stratus_core::clock::Clock;
 
 use crate::instance::{Instance, ProcessSpec};
 use crate::runtimes::{self, Dirs, Family};
-use crate::{clients, zip, CodeArchive, FunctionSpec, HostConfig, HostError};
+use crate::{clients, sandbox, zip, CodeArchive, FunctionSpec, HostConfig, HostError};
 
 /// Where instances' files go: the configured directory, or a private temporary one made on
 /// first use and removed by [`WorkDir::remove_private`].
@@ -55,6 +55,14 @@ impl WorkDir {
         Ok(dir)
     }
 
+    /// The directory, if it exists yet.
+    pub(crate) fn current(&self) -> Option<PathBuf> {
+        match &self.configured {
+            Some(dir) => dir.is_dir().then(|| dir.clone()),
+            None => self.private.lock().unwrap_or_else(PoisonError::into_inner).clone(),
+        }
+    }
+
     /// Removes the private directory, if one was made.
     pub(crate) fn remove_private(&self) {
         if let Some(dir) = self.private.lock().unwrap_or_else(PoisonError::into_inner).take() {
@@ -76,9 +84,9 @@ pub(crate) async fn start(
     work: &WorkDir,
     endpoint_url: &str,
     clock: &Clock,
+    namespaces: bool,
 ) -> Result<Started, HostError> {
     let family = runtimes::family(&spec.runtime)?;
-    warn_plain_processes();
     let root = work.get()?;
     let code = unpack(spec.code.clone(), root.join("code")).await?;
     let mut layers = Vec::with_capacity(spec.layers.len());
@@ -96,42 +104,114 @@ pub(crate) async fn start(
         let dir = runtime_dir.clone();
         blocking(move || clients::install(&dir)).await?;
     }
-    let launch = {
-        let (family, code, opt, runtime_dir) = (family.clone(), code.clone(), opt.clone(), runtime_dir.clone());
-        blocking(move || {
-            let dirs = Dirs {
-                task_root: &code,
-                opt: opt.as_deref(),
-                runtime_dir: &runtime_dir,
-            };
-            runtimes::launch(&family, &dirs)
-        })
-        .await?
+    let host_dirs = Dirs {
+        task_root: code,
+        opt,
+        runtime_dir,
     };
-    let dirs = Dirs {
-        task_root: &code,
-        opt: opt.as_deref(),
-        runtime_dir: &runtime_dir,
+    let log_stream = runtimes::log_stream_name(clock.epoch_secs(), &spec.version);
+    let plain = || {
+        prepare(
+            spec,
+            &family,
+            &host_dirs,
+            host_dirs.clone(),
+            &log_stream,
+            endpoint_url,
+            None,
+        )
+    };
+    if namespaces && !sandbox::unavailable() {
+        let view = Dirs {
+            task_root: sandbox::TASK_ROOT.into(),
+            opt: host_dirs.opt.as_ref().map(|_| sandbox::OPT.into()),
+            runtime_dir: sandbox::RUNTIME_DIR.into(),
+        };
+        let made = sandbox::Sandbox::new(
+            &sandbox::root_mount_point(&root),
+            &host_dirs.task_root,
+            host_dirs.opt.as_deref(),
+            &host_dirs.runtime_dir,
+            spec.ephemeral_storage_mb,
+        );
+        let sandboxed = match made {
+            Ok(made) => prepare(spec, &family, &host_dirs, view, &log_stream, endpoint_url, Some(made)).await?,
+            Err(error) => {
+                sandbox::mark_unavailable(&error);
+                return plain().await?.start(clock).await;
+            }
+        };
+        match sandboxed {
+            Prepared::Process(process) if !sandbox::hides(&process.program) => {
+                match Instance::start(*process, clock).await {
+                    Ok(instance) => return Ok(Started::Instance(instance)),
+                    Err(error) => {
+                        // Namespaces failed (or something else did): the plain path decides.
+                        let started = plain().await?.start(clock).await?;
+                        sandbox::mark_unavailable(&std::io::Error::other(error.to_string()));
+                        return Ok(started);
+                    }
+                }
+            }
+            Prepared::NoBootstrap(message) => return Ok(Started::NoBootstrap(message)),
+            Prepared::Process(_) => {}
+        }
+    }
+    plain().await?.start(clock).await
+}
+
+/// An instance ready to spawn, or why a custom runtime cannot start.
+enum Prepared {
+    Process(Box<ProcessSpec>),
+    NoBootstrap(String),
+}
+
+impl Prepared {
+    async fn start(self, clock: &Clock) -> Result<Started, HostError> {
+        match self {
+            Prepared::Process(process) => Instance::start(*process, clock).await.map(Started::Instance),
+            Prepared::NoBootstrap(message) => Ok(Started::NoBootstrap(message)),
+        }
+    }
+}
+
+/// The command and environment of an instance whose files it sees at `view`.
+async fn prepare(
+    spec: &FunctionSpec,
+    family: &Family,
+    host: &Dirs,
+    view: Dirs,
+    log_stream: &str,
+    endpoint_url: &str,
+    sandbox: Option<sandbox::Sandbox>,
+) -> Result<Prepared, HostError> {
+    let launch = {
+        let (family, host, view) = (family.clone(), host.clone(), view.clone());
+        blocking(move || runtimes::launch(&family, &host, &view)).await?
     };
     let launch = match launch {
         Ok(launch) => launch,
-        Err(runtimes::NoBootstrap(message)) => return Ok(Started::NoBootstrap(message)),
+        Err(runtimes::NoBootstrap(message)) => return Ok(Prepared::NoBootstrap(message)),
+    };
+    let cwd = if sandbox.is_some() {
+        PathBuf::from("/")
+    } else {
+        view.task_root.clone()
     };
     let context = runtimes::Context {
-        dirs,
+        dirs: view,
         runtime_api: String::new(),
-        log_stream: runtimes::log_stream_name(clock.epoch_secs(), &spec.version),
+        log_stream: log_stream.to_owned(),
         endpoint_url,
     };
-    let env = runtimes::environment(spec, &family, &context);
-    let process = ProcessSpec {
+    Ok(Prepared::Process(Box::new(ProcessSpec {
         program: launch.program,
         args: launch.args,
-        cwd: code.clone(),
-        env,
+        cwd,
+        env: runtimes::environment(spec, family, &context),
         function_name: spec.function_name.clone(),
-    };
-    Instance::start(process, clock).await.map(Started::Instance)
+        sandbox,
+    })))
 }
 
 async fn unpack(archive: CodeArchive, root: PathBuf) -> Result<PathBuf, HostError> {
@@ -144,16 +224,4 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| HostError::Code(format!("unpacking failed: {e}")))?
-}
-
-/// Says once that instances are plain processes, not namespaced sandboxes.
-fn warn_plain_processes() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        tracing::warn!(
-            "Lambda instances run as plain host processes: LAMBDA_TASK_ROOT is the unpacked code \
-             directory (not /var/task), layers are merged in a directory of the work dir (not /opt), \
-             and /tmp is the host's"
-        );
-    });
 }

@@ -19,6 +19,7 @@ use tokio::process::Command;
 
 use crate::log::{capture, LogBuffer};
 use crate::runtime_api::{self, Completion, Invocation, Mailbox, Server};
+use crate::sandbox::{self, Sandbox};
 use crate::HostError;
 
 /// How to start an instance's process.
@@ -29,6 +30,8 @@ pub(crate) struct ProcessSpec {
     /// Made complete by [`Instance::start`] with `AWS_LAMBDA_RUNTIME_API`.
     pub(crate) env: Vec<(String, String)>,
     pub(crate) function_name: String,
+    /// The namespaces to run in, if any.
+    pub(crate) sandbox: Option<Sandbox>,
 }
 
 /// A running instance.
@@ -36,6 +39,8 @@ pub(crate) struct Instance {
     mailbox: Arc<Mailbox>,
     pub(crate) log: LogBuffer,
     pid: Option<u32>,
+    /// Whether the process is the namespaces' intermediate (the runtime is its child).
+    sandboxed: bool,
     exited: Arc<AtomicBool>,
     pipes: [RawFd; 2],
     /// When the process was spawned (its init duration runs from here).
@@ -66,9 +71,12 @@ impl Instance {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        // SAFETY: prctl and getppid are async-signal-safe and touch no memory of the parent.
+        let sandboxed = spec.sandbox.is_some();
+        let sandbox = spec.sandbox.take();
+        // SAFETY: between fork and exec the closure makes only system calls (prctl, getppid,
+        // and the sandbox's, prepared beforehand) and allocates nothing.
         unsafe {
-            command.pre_exec(|| {
+            command.pre_exec(move || {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
@@ -76,7 +84,10 @@ impl Instance {
                 if libc::getppid() == 1 {
                     return Err(std::io::Error::other("the parent exited"));
                 }
-                Ok(())
+                match &sandbox {
+                    Some(sandbox) => sandbox.enter(),
+                    None => Ok(()),
+                }
             });
         }
         let spawned = clock.moment();
@@ -111,6 +122,7 @@ impl Instance {
             mailbox,
             log,
             pid,
+            sandboxed,
             exited,
             pipes,
             spawned,
@@ -136,6 +148,16 @@ impl Instance {
     /// The process id, while it runs.
     pub(crate) fn pid(&self) -> Option<u32> {
         self.pid.filter(|_| !self.has_exited())
+    }
+
+    /// The runtime's own process (for its memory use), while it runs.
+    pub(crate) fn runtime_pid(&self) -> Option<u32> {
+        let pid = self.pid()?;
+        if self.sandboxed {
+            sandbox::runtime_pid(pid)
+        } else {
+            Some(pid)
+        }
     }
 
     /// Kills the process and everything it started.

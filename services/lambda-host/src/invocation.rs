@@ -191,7 +191,7 @@ impl Ending<'_> {
             request_id: self.request_id,
             duration,
             memory_mb: self.spec.memory_mb,
-            max_memory_used_mb: log::max_memory_used_mb(self.instance.pid()),
+            max_memory_used_mb: log::max_memory_used_mb(self.instance.runtime_pid()),
             init_duration: self.init_duration,
             status: status.map(|(s, _)| s),
             error_type: status.map(|(_, t)| t).filter(|t| !t.is_empty()),

@@ -45,9 +45,11 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Instances are plain processes, each the leader of its own process group (killed whole)
-//! and set to die with Stratus. Linux namespaces (a real `/var/task`, `/opt` and `/tmp`) are
-//! not used yet: the variables point at the real directories instead.
+//! Each instance is the leader of its own process group (killed whole) and dies with
+//! Stratus. On Linux it runs in its own user, mount, PID and IPC namespaces, so its code is
+//! read-only at `/var/task`, its layers at `/opt` and its `/tmp` private; where namespaces
+//! are not available (or [`Host::set_namespaces`] turned them off) it is a plain process
+//! whose variables point at the real directories.
 
 #![warn(missing_docs)]
 
@@ -59,9 +61,11 @@ mod log;
 mod pool;
 mod runtime_api;
 mod runtimes;
+mod sandbox;
 mod zip;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -222,6 +226,8 @@ struct Inner {
     pool: Arc<Pool>,
     /// Durations and deadlines of real processes: always the machine's clock.
     clock: Clock,
+    /// Whether instances may run in Linux namespaces (where available).
+    namespaces: AtomicBool,
 }
 
 impl Host {
@@ -233,6 +239,7 @@ impl Host {
                 work: WorkDir::new(&config),
                 pool: Pool::new(config.idle_timeout),
                 clock: Clock::system(),
+                namespaces: AtomicBool::new(true),
             }),
         }
     }
@@ -244,7 +251,8 @@ impl Host {
         let (instance, cold) = match acquired {
             Acquired::Warm(instance) => (instance, false),
             Acquired::Cold => {
-                match cold_start::start(function, &inner.work, &inner.endpoint_url, &inner.clock).await? {
+                let namespaces = inner.namespaces.load(Ordering::Relaxed);
+                match cold_start::start(function, &inner.work, &inner.endpoint_url, &inner.clock, namespaces).await? {
                     Started::Instance(instance) => {
                         let instance = Arc::new(instance);
                         if !lease.started(instance.clone()) {
@@ -270,6 +278,17 @@ impl Host {
     pub fn shutdown(&self) {
         self.inner.pool.stop_all();
         self.inner.work.remove_private();
+    }
+
+    /// Whether new instances may run in Linux namespaces (a real `/var/task`, `/opt` and
+    /// `/tmp`; the default, used where the kernel allows it) or must be plain processes.
+    pub fn set_namespaces(&self, enabled: bool) {
+        self.inner.namespaces.store(enabled, Ordering::Relaxed);
+    }
+
+    /// The work directory (code, layers, runtime clients), once an invoke has made it.
+    pub fn work_dir(&self) -> Option<PathBuf> {
+        self.inner.work.current()
     }
 
     /// How many instances of `function_arn` exist (busy, idle or starting).

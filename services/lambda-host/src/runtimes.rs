@@ -50,29 +50,33 @@ pub(crate) struct Launch {
     pub(crate) args: Vec<OsString>,
 }
 
-/// Where an instance's files are, as its process sees them.
-pub(crate) struct Dirs<'a> {
+/// Where an instance's files are: on the host, or as its process sees them.
+#[derive(Debug, Clone)]
+pub(crate) struct Dirs {
     /// `LAMBDA_TASK_ROOT`: the unpacked code.
-    pub(crate) task_root: &'a Path,
+    pub(crate) task_root: PathBuf,
     /// The layers merged (`/opt`), if any.
-    pub(crate) opt: Option<&'a Path>,
+    pub(crate) opt: Option<PathBuf>,
     /// `LAMBDA_RUNTIME_DIR`: where the runtime clients are.
-    pub(crate) runtime_dir: &'a Path,
+    pub(crate) runtime_dir: PathBuf,
 }
 
 /// Why a `provided` function could not start: AWS's `Runtime.InvalidEntrypoint` message.
 pub(crate) struct NoBootstrap(pub(crate) String);
 
-/// The command of `family`, or `Ok(Err(..))` when a custom runtime has no bootstrap.
+/// The command of `family`, or `Ok(Err(..))` when a custom runtime has no bootstrap: looked
+/// for in `host`, named as the process sees it (`view`).
 /// Blocking (it may ask an interpreter where it is): call it from a blocking thread.
-pub(crate) fn launch(family: &Family, dirs: &Dirs<'_>) -> Result<Result<Launch, NoBootstrap>, HostError> {
+pub(crate) fn launch(family: &Family, host: &Dirs, view: &Dirs) -> Result<Result<Launch, NoBootstrap>, HostError> {
     match family {
         Family::Provided => {
-            let mut candidates = vec![dirs.task_root.join("bootstrap")];
-            candidates.extend(dirs.opt.map(|opt| opt.join("bootstrap")));
-            Ok(match candidates.iter().find(|path| path.is_file()) {
-                Some(bootstrap) => Ok(Launch {
-                    program: bootstrap.clone(),
+            let mut candidates = vec![(host.task_root.join("bootstrap"), view.task_root.join("bootstrap"))];
+            if let (Some(host_opt), Some(view_opt)) = (&host.opt, &view.opt) {
+                candidates.push((host_opt.join("bootstrap"), view_opt.join("bootstrap")));
+            }
+            Ok(match candidates.into_iter().find(|(path, _)| path.is_file()) {
+                Some((_, bootstrap)) => Ok(Launch {
+                    program: bootstrap,
                     args: Vec::new(),
                 }),
                 None => Err(NoBootstrap(
@@ -86,8 +90,8 @@ pub(crate) fn launch(family: &Family, dirs: &Dirs<'_>) -> Result<Result<Launch, 
                     "The runtime python{version} needs python3 on the host: install python{version} or python3 (e.g. apt-get install python3)"
                 ))
             })?;
-            let mut args = vec![dirs.runtime_dir.join(crate::clients::PYTHON).into_os_string()];
-            args.extend(dirs.opt.map(|opt| opt.as_os_str().to_owned()));
+            let mut args = vec![view.runtime_dir.join(crate::clients::PYTHON).into_os_string()];
+            args.extend(view.opt.as_ref().map(|opt| opt.as_os_str().to_owned()));
             Ok(Ok(Launch { program, args }))
         }
         Family::Node => {
@@ -97,7 +101,7 @@ pub(crate) fn launch(family: &Family, dirs: &Dirs<'_>) -> Result<Result<Launch, 
                         .to_owned(),
                 )
             })?;
-            let args = vec![dirs.runtime_dir.join(crate::clients::NODE).into_os_string()];
+            let args = vec![view.runtime_dir.join(crate::clients::NODE).into_os_string()];
             Ok(Ok(Launch { program, args }))
         }
     }
@@ -148,7 +152,8 @@ fn is_executable(path: &Path) -> bool {
 
 /// What an instance's environment is made of besides the function's own settings.
 pub(crate) struct Context<'a> {
-    pub(crate) dirs: Dirs<'a>,
+    /// As the process sees them.
+    pub(crate) dirs: Dirs,
     /// `host:port` of the instance's Runtime API.
     pub(crate) runtime_api: String,
     pub(crate) log_stream: String,
@@ -160,7 +165,7 @@ pub(crate) struct Context<'a> {
 pub(crate) fn environment(spec: &FunctionSpec, family: &Family, context: &Context<'_>) -> Vec<(String, String)> {
     let task = context.dirs.task_root.display().to_string();
     let runtime_dir = context.dirs.runtime_dir.display().to_string();
-    let opt = context.dirs.opt.map(|opt| opt.display().to_string());
+    let opt = context.dirs.opt.as_ref().map(|opt| opt.display().to_string());
     let opt_or = |sub: &str| match &opt {
         Some(opt) => format!("{opt}/{sub}"),
         None => format!("/opt/{sub}"),

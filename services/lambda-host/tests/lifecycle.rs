@@ -7,20 +7,47 @@ use std::time::Duration;
 use common::*;
 use stratus_lambda_host::HostError;
 
-/// Counts its invocations and says which process it is.
+/// Counts its invocations and says which instance it is (a pid would not do: in a PID
+/// namespace every instance is 1).
 const COUNTER: &str = "\
-import os, time
+import os, time, uuid
 count = 0
+instance = uuid.uuid4().hex
 def handler(event, context):
     global count
     count += 1
     if event and event.get('sleep'):
         time.sleep(event['sleep'])
-    return {'count': count, 'pid': os.getpid(), 'root': os.environ['LAMBDA_TASK_ROOT']}
+    return {'count': count, 'pid': instance}
 ";
 
+/// A function whose processes carry a marker in their environment, so the test can find
+/// them from outside (whether or not they run in namespaces).
 fn counter_spec() -> stratus_lambda_host::FunctionSpec {
-    spec("python3.12", "app.handler", archive(&[("app.py", COUNTER, 0o644)]))
+    let mut spec = spec("python3.12", "app.handler", archive(&[("app.py", COUNTER, 0o644)]));
+    spec.environment = vec![("TEST_MARKER".into(), stratus_core::id::uuid())];
+    spec
+}
+
+/// How many processes run with `spec`'s marker.
+fn processes(spec: &stratus_lambda_host::FunctionSpec) -> usize {
+    let marker = format!("TEST_MARKER={}", spec.environment[0].1);
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter(|entry| {
+            std::fs::read(entry.path().join("environ"))
+                .is_ok_and(|environ| environ.split(|b| *b == 0).any(|var| var == marker.as_bytes()))
+        })
+        .count()
 }
 
 fn field(body: &str, name: &str) -> String {
@@ -34,10 +61,6 @@ fn field(body: &str, name: &str) -> String {
         .unwrap_or_default()
         .trim_matches('"')
         .to_owned()
-}
-
-fn alive(pid: &str) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Waits up to `limit` for `done`, polling.
@@ -122,13 +145,12 @@ async fn idle_instances_are_stopped() {
     require_python();
     let host = host_with_idle(Duration::from_millis(300));
     let spec = counter_spec();
-    let body = response(&invoke(&host, &spec, "{}").await);
-    let pid = field(&body, "pid");
-    assert!(alive(&pid));
+    response(&invoke(&host, &spec, "{}").await);
+    assert!(processes(&spec) > 0);
     assert!(eventually(Duration::from_secs(5), || host.instance_count(ARN) == 0).await);
     assert!(
-        eventually(Duration::from_secs(2), || !alive(&pid)).await,
-        "process {pid} still runs"
+        eventually(Duration::from_secs(2), || processes(&spec) == 0).await,
+        "the instance still runs"
     );
     // The next invoke is a cold start.
     assert_eq!(field(&response(&invoke(&host, &spec, "{}").await), "count"), "1");
@@ -140,12 +162,13 @@ async fn stop_function_kills_its_instances() {
     require_python();
     let host = host();
     let spec = counter_spec();
-    let pid = field(&response(&invoke(&host, &spec, "{}").await), "pid");
+    response(&invoke(&host, &spec, "{}").await);
+    assert!(processes(&spec) > 0);
     host.stop_function(ARN);
     assert_eq!(host.instance_count(ARN), 0);
     assert!(
-        eventually(Duration::from_secs(2), || !alive(&pid)).await,
-        "process {pid} still runs"
+        eventually(Duration::from_secs(2), || processes(&spec) == 0).await,
+        "the instance still runs"
     );
     assert_eq!(field(&response(&invoke(&host, &spec, "{}").await), "count"), "1");
     host.shutdown();
@@ -157,13 +180,14 @@ async fn a_new_revision_gets_a_new_instance() {
     let host = host();
     let mut spec = counter_spec();
     let old = field(&response(&invoke(&host, &spec, "{}").await), "pid");
+    let one_instance = processes(&spec);
     spec.revision = "r2".into();
     let body = response(&invoke(&host, &spec, "{}").await);
     assert_eq!(field(&body, "count"), "1");
     assert_ne!(field(&body, "pid"), old);
     assert!(
-        eventually(Duration::from_secs(2), || !alive(&old)).await,
-        "old revision's process still runs"
+        eventually(Duration::from_secs(2), || processes(&spec) == one_instance).await,
+        "the old revision's instance still runs"
     );
     assert_eq!(host.instance_count(ARN), 1);
     host.shutdown();
@@ -173,12 +197,13 @@ async fn a_new_revision_gets_a_new_instance() {
 async fn shutdown_stops_everything_and_removes_the_private_work_dir() {
     require_python();
     let host = host();
-    let body = response(&invoke(&host, &counter_spec(), "{}").await);
-    let (pid, root) = (field(&body, "pid"), field(&body, "root"));
-    assert!(std::path::Path::new(&root).join("app.py").is_file(), "{root}");
+    let spec = counter_spec();
+    response(&invoke(&host, &spec, "{}").await);
+    let work_dir = host.work_dir().expect("a work dir once code is unpacked");
+    assert!(work_dir.join("code").is_dir(), "{}", work_dir.display());
     host.shutdown();
-    assert!(eventually(Duration::from_secs(2), || !alive(&pid)).await);
-    assert!(!std::path::Path::new(&root).exists(), "{root} is left behind");
+    assert!(eventually(Duration::from_secs(2), || processes(&spec) == 0).await);
+    assert!(!work_dir.exists(), "{} is left behind", work_dir.display());
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -325,3 +325,70 @@ async fn response_over_6_mb_is_refused() {
     assert_eq!(response(&outcome).len(), 6_291_556);
     host.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn files_are_where_lambda_puts_them() {
+    require_python();
+    let host = host();
+    let code = "\
+import os
+def handler(event, context):
+    root = os.environ['LAMBDA_TASK_ROOT']
+    try:
+        open(os.path.join(root, 'new.txt'), 'w').close()
+        code_writable = True
+    except OSError:
+        code_writable = False
+    open('/tmp/scratch', 'w').write('x')
+    return {
+        'root': root,
+        'cwd': os.getcwd(),
+        'code': os.path.isfile(os.path.join(root, 'app.py')),
+        'opt': open('/opt/from-layer.txt').read() if os.path.exists('/opt/from-layer.txt') else None,
+        'pid': os.getpid(),
+        'code_writable': code_writable,
+        'tmp': sorted(os.listdir('/tmp')),
+    }
+";
+    let mut spec = spec("python3.12", "app.handler", archive(&[("app.py", code, 0o644)]));
+    spec.layers = vec![archive(&[("from-layer.txt", "layer", 0o644)])];
+    let outcome = invoke(&host, &spec, "{}").await;
+    let body = response(&outcome);
+    println!("{body}");
+    if body.contains(r#""root": "/var/task""#) {
+        // In namespaces: AWS's paths, the code read-only, /opt the layers, /tmp private.
+        assert!(body.contains(r#""cwd": "/var/task""#), "{body}");
+        assert!(body.contains(r#""code": true"#), "{body}");
+        assert!(body.contains(r#""opt": "layer""#), "{body}");
+        assert!(body.contains(r#""pid": 1,"#), "{body}");
+        assert!(body.contains(r#""code_writable": false"#), "{body}");
+        assert!(body.contains(r#""tmp": ["scratch"]"#), "{body}");
+        assert!(
+            !outcome.log_tail.contains("Max Memory Used: 0 MB"),
+            "{}",
+            outcome.log_tail
+        );
+    } else {
+        // Plain processes: the real directories.
+        assert!(body.contains(r#""code": true"#), "{body}");
+    }
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plain_processes_see_the_real_directories() {
+    require_python();
+    let host = host();
+    host.set_namespaces(false);
+    let code = "import os\ndef handler(event, context):\n    return [os.environ['LAMBDA_TASK_ROOT'], os.getcwd(), os.getpid()]\n";
+    let spec = spec("python3.12", "app.handler", archive(&[("app.py", code, 0o644)]));
+    let body = response(&invoke(&host, &spec, "{}").await);
+    let work_dir = host.work_dir().expect("work dir");
+    let root = work_dir.join("code").join(&spec.code.sha256);
+    assert!(
+        body.starts_with(&format!(r#"["{}", "{}", "#, root.display(), root.display())),
+        "{body}"
+    );
+    assert!(!body.ends_with(", 1]"), "{body}");
+    host.shutdown();
+}

@@ -33,9 +33,9 @@ pub fn zip_bytes(files: &[File<'_>]) -> Vec<u8> {
     out.into_inner()
 }
 
-/// A directory for this test process's zips.
+/// A directory for this test process's zips (under the target directory, not /tmp).
 fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stratus-lambda-host-tests-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("lambda-host-zips-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
 }
