@@ -408,7 +408,140 @@ pub(crate) fn json_string(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
     use super::*;
+
+    /// Sends `raw` on a new connection and reads the whole answer.
+    async fn send(addr: SocketAddr, raw: &[u8]) -> String {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        stream.write_all(raw).await.expect("write");
+        // Nothing more comes: a server waiting for a promised body sees the end.
+        let _ = stream.shutdown().await;
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer).await;
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    fn post(path: &str, body: &str) -> Vec<u8> {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    }
+
+    fn get(path: &str) -> Vec<u8> {
+        format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").into_bytes()
+    }
+
+    fn request(id: &str) -> InvokeRequest {
+        InvokeRequest {
+            request_id: id.into(),
+            payload: b"{}".to_vec(),
+            invoked_function_arn: "arn:aws:lambda:us-east-1:000000000000:function:f".into(),
+            client_context: None,
+            cognito_identity: None,
+            trace_id: Some("Root=1-2-3".into()),
+        }
+    }
+
+    async fn server() -> (Arc<Mailbox>, Server) {
+        let mailbox = Arc::new(Mailbox::new(Clock::system(), LogBuffer::default()));
+        let server = serve(mailbox.clone()).await.expect("serve");
+        (mailbox, server)
+    }
+
+    #[tokio::test]
+    async fn malformed_calls_get_4xx_and_the_server_keeps_serving() {
+        let (_mailbox, server) = server().await;
+        let addr = server.addr;
+        let answer = send(addr, &get("/2018-06-01/runtime/nothing")).await;
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+        let answer = send(addr, &get("/elsewhere")).await;
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+        let answer = send(addr, &get("/2018-06-01/runtime/invocation/abc/response")).await;
+        assert!(answer.starts_with("HTTP/1.1 405"), "{answer}");
+        let answer = send(addr, &post("/2018-06-01/runtime/invocation/abc/response", "{}")).await;
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        assert!(
+            answer.ends_with(r#"{"errorMessage":"Invalid request ID","errorType":"InvalidRequestID"}"#),
+            "{answer}"
+        );
+        let answer = send(addr, b"\x00\x01 not http at all\r\n\r\n").await;
+        assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 400"), "{answer}");
+        let answer = send(
+            addr,
+            b"POST /2018-06-01/runtime/init/error HTTP/1.1\r\nContent-Length: 99\r\n\r\nshort",
+        )
+        .await;
+        assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 400"), "{answer}");
+        let answer = send(addr, &get("/2018-06-01/runtime/invocation/next/../next")).await;
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    }
+
+    #[tokio::test]
+    async fn an_invocation_goes_through_next_and_response() {
+        let (mailbox, server) = server().await;
+        let (events, mut heard) = mpsc::unbounded_channel();
+        mailbox.queue(Invocation {
+            request: request("req-1"),
+            version: "$LATEST".into(),
+            timeout: Duration::from_secs(3),
+            cold: true,
+            events,
+        });
+        let answer = send(server.addr, &get("/2018-06-01/runtime/invocation/next")).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.contains("lambda-runtime-aws-request-id: req-1\r\n"), "{answer}");
+        assert!(answer.contains("lambda-runtime-trace-id: Root=1-2-3\r\n"), "{answer}");
+        assert!(answer.contains("lambda-runtime-deadline-ms: "), "{answer}");
+        assert!(answer.ends_with("\r\n\r\n{}"), "{answer}");
+        assert!(matches!(heard.recv().await, Some(Event::Picked(_))));
+        // A second /next before the answer is refused.
+        let answer = send(server.addr, &get("/2018-06-01/runtime/invocation/next")).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        let answer = send(
+            server.addr,
+            &post("/2018-06-01/runtime/invocation/req-1/response", "42"),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+        assert!(matches!(heard.recv().await, Some(Event::Done(Completion::Response(body))) if &body[..] == b"42"));
+        let answer = send(
+            server.addr,
+            &post("/2018-06-01/runtime/invocation/req-1/response", "43"),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 400"), "answered twice: {answer}");
+    }
+
+    #[tokio::test]
+    async fn errors_carry_their_type() {
+        let (mailbox, server) = server().await;
+        let (events, mut heard) = mpsc::unbounded_channel();
+        mailbox.queue(Invocation {
+            request: request("req-2"),
+            version: "1".into(),
+            timeout: Duration::from_secs(3),
+            cold: false,
+            events,
+        });
+        send(server.addr, &get("/2018-06-01/runtime/invocation/next")).await;
+        let raw = "POST /2018-06-01/runtime/invocation/req-2/error HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+                   Lambda-Runtime-Function-Error-Type: Custom.Thing\r\nContent-Length: 2\r\n\r\n{}";
+        let answer = send(server.addr, raw.as_bytes()).await;
+        assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+        assert!(heard.recv().await.is_some()); // picked
+        match heard.recv().await {
+            Some(Event::Done(Completion::Error(body, error_type))) => {
+                assert_eq!(&body[..], b"{}");
+                assert_eq!(error_type.as_deref(), Some("Custom.Thing"));
+            }
+            _ => panic!("expected an error completion"),
+        }
+    }
 
     #[test]
     fn json_strings_are_escaped() {
