@@ -231,7 +231,7 @@ async fn timeout_kills_the_instance() {
 async fn prints_are_in_the_log() {
     require_python();
     let host = host();
-    let code = "import sys\nprint('at init')\ndef handler(event, context):\n    print('hello from the handler')\n    print('to stderr', file=sys.stderr)\n    return 1\n";
+    let code = "import sys, logging\nprint('at init')\nlogger = logging.getLogger()\nlogger.setLevel(logging.INFO)\ndef handler(event, context):\n    print('hello from the handler')\n    print('to stderr', file=sys.stderr)\n    logger.info('logged\\nover two lines')\n    return 1\n";
     let spec = spec("python3.12", "app.handler", archive(&[("app.py", code, 0o644)]));
     let request = request("{}");
     let id = request.request_id.clone();
@@ -243,6 +243,8 @@ async fn prints_are_in_the_log() {
     );
     assert!(log.contains("hello from the handler\n"), "{log}");
     assert!(log.contains("to stderr\n"), "{log}");
+    assert!(log.contains(&format!("Z\t{id}\tlogged\rover two lines\n")), "{log}");
+    assert!(log.contains("[INFO]\t20"), "{log}");
     assert!(
         log.contains(&format!("END RequestId: {id}\nREPORT RequestId: {id}\tDuration: ")),
         "{log}"

@@ -9,6 +9,7 @@ or the error document, in the shapes AWS's Python runtime uses.
 import http.client
 import importlib
 import json
+import logging
 import os
 import sys
 import time
@@ -111,6 +112,36 @@ class LambdaContext:
         )
 
 
+class RequestIdFilter(logging.Filter):
+    """Stamps every record with the current invocation's request id."""
+
+    request_id = None
+
+    def filter(self, record):
+        record.aws_request_id = RequestIdFilter.request_id
+        return True
+
+
+class LambdaLogHandler(logging.StreamHandler):
+    """Writes a record as one line of Lambda's text log format."""
+
+    def format(self, record):
+        return super().format(record).replace("\n", "\r")
+
+
+def install_logging():
+    # As in Lambda: the root logger writes `[LEVEL]\ttime\trequest id\tmessage` (its level
+    # stays WARNING until the function lowers it).
+    handler = LambdaLogHandler(sys.stdout)
+    formatter = logging.Formatter(
+        "[%(levelname)s]\t%(asctime)s.%(msecs)03dZ\t%(aws_request_id)s\t%(message)s", "%Y-%m-%dT%H:%M:%S"
+    )
+    formatter.converter = time.gmtime
+    handler.setFormatter(formatter)
+    handler.addFilter(RequestIdFilter())
+    logging.getLogger().addHandler(handler)
+
+
 class InitError(Exception):
     def __init__(self, error_type, message, stack=None):
         super().__init__(message)
@@ -193,6 +224,7 @@ def main():
         except AttributeError:
             pass
 
+    install_logging()
     api = RuntimeApi(os.environ["AWS_LAMBDA_RUNTIME_API"])
     try:
         handler = load_handler(os.environ.get("_HANDLER", ""))
@@ -204,6 +236,7 @@ def main():
     while True:
         headers, body = api.next()
         request_id = headers.get("Lambda-Runtime-Aws-Request-Id", "")
+        RequestIdFilter.request_id = request_id
         trace_id = headers.get("Lambda-Runtime-Trace-Id")
         if trace_id:
             os.environ["_X_AMZN_TRACE_ID"] = trace_id
