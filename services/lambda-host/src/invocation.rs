@@ -14,6 +14,7 @@
 
 use std::time::Duration;
 
+use bytes::Bytes;
 use stratus_core::clock::{Clock, Moment};
 use tokio::sync::mpsc;
 
@@ -38,6 +39,7 @@ pub(crate) async fn run(
     request: InvokeRequest,
     cold: bool,
     clock: &Clock,
+    stream: Option<mpsc::Sender<Bytes>>,
 ) -> Ran {
     let request_id = request.request_id.clone();
     let (events, mut heard) = mpsc::unbounded_channel();
@@ -47,6 +49,7 @@ pub(crate) async fn run(
         timeout: spec.timeout,
         cold,
         events,
+        stream,
     });
     let ending = Ending {
         instance,
@@ -129,6 +132,10 @@ impl Ending<'_> {
                     Some(("error", &error_type)),
                     false,
                 )
+            }
+            Completion::Streamed(None) => self.finish(FunctionResult::Response(Vec::new()), duration, &[], None, true),
+            Completion::Streamed(Some(document)) => {
+                self.finish(FunctionResult::Error(document.to_vec()), duration, &[], None, true)
             }
             Completion::TooLarge(size) => {
                 let message = format!(

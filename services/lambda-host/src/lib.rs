@@ -62,6 +62,7 @@ mod pool;
 mod runtime_api;
 mod runtimes;
 mod sandbox;
+mod streaming;
 mod zip;
 
 use std::path::PathBuf;
@@ -72,7 +73,9 @@ use std::time::Duration;
 use stratus_core::clock::Clock;
 
 use crate::cold_start::{Started, WorkDir};
-use crate::pool::{Acquired, Pool};
+use crate::instance::Instance;
+use crate::pool::{Acquired, Lease, Pool};
+pub use crate::streaming::ResponseStream;
 
 /// How the host is set up, once, by the Lambda service.
 #[derive(Debug, Clone)]
@@ -209,6 +212,14 @@ pub struct ZipInfo {
 #[error("Could not unzip uploaded file. Please check your file, then try to upload again.")]
 pub struct InvalidZip;
 
+/// What [`Host::instance_for`] found.
+enum Ready {
+    /// An instance to run on (new if the flag says so), held by the lease.
+    Instance(Lease, Arc<Instance>, bool),
+    /// Nothing could start: the outcome is known already.
+    Outcome(InvokeOutcome),
+}
+
 /// Reads a zip archive's directory without unpacking it.
 pub fn inspect_zip(zip: &[u8]) -> Result<ZipInfo, InvalidZip> {
     zip::inspect(zip)
@@ -246,10 +257,57 @@ impl Host {
 
     /// Runs `request` on a warm instance of `function`, or a new one.
     pub async fn invoke(&self, function: &FunctionSpec, request: InvokeRequest) -> Result<InvokeOutcome, HostError> {
+        let (lease, instance, cold) = match self.instance_for(function, &request).await? {
+            Ready::Instance(lease, instance, cold) => (lease, instance, cold),
+            Ready::Outcome(outcome) => return Ok(outcome),
+        };
+        let ran = invocation::run(&instance, function, request, cold, &self.inner.clock, None).await;
+        lease.release(ran.reusable);
+        Ok(ran.outcome)
+    }
+
+    /// Runs `request` as [`invoke`](Self::invoke) does, for `InvokeWithResponseStream`: the
+    /// response comes as chunks while the function writes them (see [`ResponseStream`]).
+    /// Throttling and start failures are returned here, before any chunk.
+    pub async fn invoke_streaming(
+        &self,
+        function: &FunctionSpec,
+        request: InvokeRequest,
+    ) -> Result<ResponseStream, HostError> {
+        let (chunks_in, chunks) = tokio::sync::mpsc::channel(16);
+        let (outcome_in, outcome) = tokio::sync::oneshot::channel();
+        match self.instance_for(function, &request).await? {
+            Ready::Outcome(done) => {
+                let _ = outcome_in.send(done);
+            }
+            Ready::Instance(lease, instance, cold) => {
+                let (function, clock) = (function.clone(), self.inner.clock.clone());
+                tokio::spawn(async move {
+                    let stream = Some(chunks_in.clone());
+                    let mut ran = invocation::run(&instance, &function, request, cold, &clock, stream).await;
+                    lease.release(ran.reusable);
+                    // A function that did not stream answers with one chunk.
+                    if let FunctionResult::Response(payload) = &mut ran.outcome.result {
+                        if !payload.is_empty() {
+                            let payload = std::mem::take(payload);
+                            let _ = chunks_in.send(payload.into()).await;
+                        }
+                    }
+                    drop(chunks_in);
+                    let _ = outcome_in.send(ran.outcome);
+                });
+            }
+        }
+        Ok(ResponseStream { chunks, outcome })
+    }
+
+    /// A warm or new instance for `function` (held by the lease), or the outcome of an
+    /// invocation that could not start.
+    async fn instance_for(&self, function: &FunctionSpec, request: &InvokeRequest) -> Result<Ready, HostError> {
         let inner = &*self.inner;
         let (lease, acquired) = inner.pool.acquire(function)?;
-        let (instance, cold) = match acquired {
-            Acquired::Warm(instance) => (instance, false),
+        match acquired {
+            Acquired::Warm(instance) => Ok(Ready::Instance(lease, instance, false)),
             Acquired::Cold => {
                 let namespaces = inner.namespaces.load(Ordering::Relaxed);
                 match cold_start::start(function, &inner.work, &inner.endpoint_url, &inner.clock, namespaces).await? {
@@ -258,15 +316,14 @@ impl Host {
                         if !lease.started(instance.clone()) {
                             return Err(HostError::Code("the function was stopped while it started".into()));
                         }
-                        (instance, true)
+                        Ok(Ready::Instance(lease, instance, true))
                     }
-                    Started::NoBootstrap(message) => return Ok(invocation::no_bootstrap(function, &request, &message)),
+                    Started::NoBootstrap(message) => {
+                        Ok(Ready::Outcome(invocation::no_bootstrap(function, request, &message)))
+                    }
                 }
             }
-        };
-        let ran = invocation::run(&instance, function, request, cold, &inner.clock).await;
-        lease.release(ran.reusable);
-        Ok(ran.outcome)
+        }
     }
 
     /// Stops every instance of the function `function_arn` (any version): on update and delete.

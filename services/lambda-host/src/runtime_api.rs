@@ -47,6 +47,8 @@ pub(crate) struct Invocation {
     /// Whether the log keeps what the process printed before this invocation (its init).
     pub(crate) cold: bool,
     pub(crate) events: mpsc::UnboundedSender<Event>,
+    /// Where a streamed response's chunks go (`invoke_streaming`), if anywhere.
+    pub(crate) stream: Option<mpsc::Sender<Bytes>>,
 }
 
 /// What an invocation hears.
@@ -65,6 +67,9 @@ pub(crate) enum Completion {
     Error(Bytes, Option<String>),
     /// `POST …/init/error`.
     InitError(Bytes, Option<String>),
+    /// A streamed response ended (its chunks went to the invocation's stream), with the
+    /// error document its trailers carried, if any.
+    Streamed(Option<Bytes>),
     /// A response over [`MAX_RESPONSE_BYTES`], of this many bytes (or more).
     TooLarge(u64),
     /// The process ended: Go's wording of its status (`exit status 1`, `signal: killed`).
@@ -77,6 +82,7 @@ enum Slot {
     Running {
         request_id: String,
         events: mpsc::UnboundedSender<Event>,
+        stream: Option<mpsc::Sender<Bytes>>,
     },
 }
 
@@ -141,6 +147,7 @@ impl Mailbox {
                         *slot = Slot::Running {
                             request_id: invocation.request.request_id.clone(),
                             events: invocation.events,
+                            stream: invocation.stream,
                         };
                         return Ok((invocation.request, deadline_ms));
                     }
@@ -155,7 +162,20 @@ impl Mailbox {
         }
     }
 
-    /// Ends the running invocation `request_id` with what `answer` makes of its sender.
+    /// Where the chunks of running invocation `request_id`'s response go: `None` when it was
+    /// not invoked for a stream (its response is buffered).
+    fn stream_of(&self, request_id: &str) -> Result<Option<mpsc::Sender<Bytes>>, Refusal> {
+        match &*self.lock() {
+            Slot::Running {
+                request_id: running,
+                stream,
+                ..
+            } if running == request_id => Ok(stream.clone()),
+            _ => Err(Refusal::UnknownRequestId),
+        }
+    }
+
+    /// Ends the running invocation `request_id` with `completion`.
     fn complete(&self, request_id: &str, completion: Completion) -> Result<(), Refusal> {
         let mut slot = self.lock();
         match &*slot {
@@ -249,6 +269,21 @@ async fn route(mailbox: &Mailbox, request: Request<Incoming>) -> Response<Full<B
         },
         (Method::POST, ["invocation", id, "response"]) => {
             let id = (*id).to_owned();
+            let streaming = request
+                .headers()
+                .get("lambda-runtime-function-response-mode")
+                .is_some_and(|mode| mode.as_bytes().eq_ignore_ascii_case(b"streaming"));
+            if streaming {
+                match mailbox.stream_of(&id) {
+                    Ok(Some(stream)) => {
+                        let error = forward(request.into_body(), &stream).await;
+                        return accepted(mailbox.complete(&id, Completion::Streamed(error)));
+                    }
+                    // Invoked to be buffered: the stream is read whole, as Invoke does.
+                    Ok(None) => {}
+                    Err(refusal) => return refusal.response(),
+                }
+            }
             match read_body(request.into_body()).await {
                 Body::Complete(body) => accepted(mailbox.complete(&id, Completion::Response(body))),
                 Body::TooLarge(size) => match mailbox.complete(&id, Completion::TooLarge(size)) {
@@ -345,6 +380,44 @@ async fn read_body(mut body: Incoming) -> Body {
     } else {
         Body::Complete(Bytes::from(kept))
     }
+}
+
+/// Passes a streamed body's chunks on as they come; returns the error its trailers report
+/// (`Lambda-Runtime-Function-Error-Type`, `Lambda-Runtime-Function-Error-Body` in base64).
+async fn forward(mut body: Incoming, stream: &mpsc::Sender<Bytes>) -> Option<Bytes> {
+    let mut listening = true;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return Some(Bytes::from(crate::invocation::error_document(
+                "Runtime.StreamError",
+                "The response stream was interrupted",
+            )));
+        };
+        match frame.into_data() {
+            Ok(data) => {
+                // A consumer that went away stops listening; the body is still read.
+                if listening && stream.send(data).await.is_err() {
+                    listening = false;
+                }
+            }
+            Err(frame) => {
+                let Ok(trailers) = frame.into_trailers() else { continue };
+                let text = |name: &str| trailers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+                let error_type = text("lambda-runtime-function-error-type");
+                let error_body = text("lambda-runtime-function-error-body")
+                    .and_then(|b64| aws_smithy_types::base64::decode(b64.trim()).ok())
+                    .filter(|doc| !doc.is_empty());
+                match (error_type, error_body) {
+                    (_, Some(document)) => return Some(Bytes::from(document)),
+                    (Some(error_type), None) => {
+                        return Some(Bytes::from(crate::invocation::error_document(&error_type, "")))
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+    }
+    None
 }
 
 fn accepted(done: Result<(), Refusal>) -> Response<Full<Bytes>> {
@@ -491,6 +564,7 @@ mod tests {
             timeout: Duration::from_secs(3),
             cold: true,
             events,
+            stream: None,
         });
         let answer = send(server.addr, &get("/2018-06-01/runtime/invocation/next")).await;
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
@@ -527,6 +601,7 @@ mod tests {
             timeout: Duration::from_secs(3),
             cold: false,
             events,
+            stream: None,
         });
         send(server.addr, &get("/2018-06-01/runtime/invocation/next")).await;
         let raw = "POST /2018-06-01/runtime/invocation/req-2/error HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\

@@ -151,3 +151,84 @@ async fn init_errors() {
     }
     host.shutdown();
 }
+
+/// Reads a whole response stream: its chunks and its outcome.
+async fn stream_all(
+    host: &stratus_lambda_host::Host,
+    spec: &stratus_lambda_host::FunctionSpec,
+) -> (Vec<String>, stratus_lambda_host::InvokeOutcome) {
+    let mut stream = host
+        .invoke_streaming(spec, request("{}"))
+        .await
+        .expect("invoke_streaming");
+    let mut chunks = Vec::new();
+    while let Some(chunk) = stream.next_chunk().await {
+        chunks.push(String::from_utf8_lossy(&chunk).into_owned());
+    }
+    (chunks, stream.outcome().await)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn streamed_response_arrives_in_chunks() {
+    require_node();
+    let host = host();
+    let code = "\
+exports.handler = awslambda.streamifyResponse(async (event, responseStream, context) => {
+  responseStream.setContentType('text/plain');
+  for (const part of ['one ', 'two ', 'three']) {
+    responseStream.write(part);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  responseStream.end();
+});
+";
+    let spec = spec("nodejs20.x", "index.handler", archive(&[("index.js", code, 0o644)]));
+    let (chunks, outcome) = stream_all(&host, &spec).await;
+    assert_eq!(chunks.concat(), "one two three");
+    assert!(chunks.len() >= 2, "{chunks:?}");
+    assert_eq!(
+        outcome.result,
+        stratus_lambda_host::FunctionResult::Response(Vec::new())
+    );
+    assert!(outcome.log_tail.contains("REPORT RequestId: "), "{}", outcome.log_tail);
+    // Invoked normally, the same function's stream is buffered.
+    assert_eq!(response(&invoke(&host, &spec, "{}").await), "one two three");
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_error_mid_stream_ends_it_with_the_error_document() {
+    require_node();
+    let host = host();
+    let code = "\
+exports.handler = awslambda.streamifyResponse(async (event, responseStream) => {
+  responseStream.write('partial');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  throw new RangeError('mid-stream');
+});
+";
+    let spec = spec("nodejs20.x", "index.handler", archive(&[("index.js", code, 0o644)]));
+    let (chunks, outcome) = stream_all(&host, &spec).await;
+    assert_eq!(chunks.concat(), "partial");
+    let body = error(&outcome);
+    assert!(
+        body.starts_with(r#"{"errorType":"RangeError","errorMessage":"mid-stream""#),
+        "{body}"
+    );
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_buffered_function_streams_as_one_chunk() {
+    require_node();
+    let host = host();
+    let code = "exports.handler = async () => ({ whole: true });\n";
+    let spec = spec("nodejs20.x", "index.handler", archive(&[("index.js", code, 0o644)]));
+    let (chunks, outcome) = stream_all(&host, &spec).await;
+    assert_eq!(chunks, vec![r#"{"whole":true}"#.to_owned()]);
+    assert_eq!(
+        outcome.result,
+        stratus_lambda_host::FunctionResult::Response(Vec::new())
+    );
+    host.shutdown();
+}

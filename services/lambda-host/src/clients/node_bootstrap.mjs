@@ -19,6 +19,25 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const clientPath = fileURLToPath(import.meta.url);
 let currentRequestId = null;
 
+// Lambda's globals for response streaming: a handler wrapped in streamifyResponse gets a
+// writable stream as its second argument, and its writes reach the invoker as they happen.
+const STREAMING = Symbol.for("aws.lambda.runtime.handler.streaming");
+globalThis.awslambda = {
+  streamifyResponse(handler) {
+    handler[STREAMING] = "response";
+    return handler;
+  },
+  HttpResponseStream: {
+    // A function URL's response: the JSON prelude (status, headers), eight NUL bytes, the body.
+    from(stream, prelude) {
+      stream.setContentType("application/vnd.awslambda.http-integration-response");
+      stream.write(JSON.stringify(prelude));
+      stream.write(new Uint8Array(8));
+      return stream;
+    },
+  },
+};
+
 function splitAddress(address) {
   const colon = address.lastIndexOf(":");
   return [address.slice(0, colon), Number(address.slice(colon + 1))];
@@ -210,6 +229,57 @@ function runHandler(handler, event, context) {
   });
 }
 
+// Streams one invocation's response: the handler writes to the POST itself (chunked); a
+// failure ends it with the error in trailers.
+function runStreaming(handler, event, context, requestId) {
+  return new Promise((resolve) => {
+    const stream = http.request(
+      {
+        host: apiHost,
+        port: apiPort,
+        method: "POST",
+        path: `${API_PREFIX}/invocation/${requestId}/response`,
+        agent,
+        headers: {
+          "Lambda-Runtime-Function-Response-Mode": "streaming",
+          "Transfer-Encoding": "chunked",
+          "Content-Type": "application/octet-stream",
+          Trailer: "Lambda-Runtime-Function-Error-Type, Lambda-Runtime-Function-Error-Body",
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", resolve);
+        res.on("error", resolve);
+      },
+    );
+    stream.on("error", resolve);
+    stream.setContentType = (type) => stream.setHeader("Content-Type", type);
+    let failed = false;
+    const fail = (error) => {
+      if (failed || stream.writableEnded) return;
+      failed = true;
+      const document = errorDocument(error);
+      console.error(`${document.errorType}: ${document.errorMessage}`);
+      stream.addTrailers({
+        "Lambda-Runtime-Function-Error-Type": document.errorType,
+        "Lambda-Runtime-Function-Error-Body": Buffer.from(JSON.stringify(document)).toString("base64"),
+      });
+      stream.end();
+    };
+    let returned;
+    try {
+      returned = handler(event, stream, context);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    Promise.resolve(returned).then(() => {
+      if (!stream.writableEnded) stream.end();
+    }, fail);
+  });
+}
+
 async function postError(urlPath, error) {
   const document = errorDocument(error);
   console.error(`${document.errorType}: ${document.errorMessage}`, ...(document.trace.length ? ["\n" + document.trace.slice(1).join("\n")] : []));
@@ -242,6 +312,10 @@ async function main() {
       event = next.body.length ? JSON.parse(next.body.toString("utf8")) : null;
     } catch (error) {
       await postError(`/invocation/${requestId}/error`, new UserError("Runtime.UnmarshalError", error.message));
+      continue;
+    }
+    if (handler[STREAMING] === "response") {
+      await runStreaming(handler, event, makeContext(next.headers), requestId);
       continue;
     }
     const outcome = await runHandler(handler, event, makeContext(next.headers));
