@@ -68,18 +68,22 @@ fn main() {
         common::archive(&[("index.js", NODE_ECHO, 0o644)]),
     );
     for (name, spec) in [("python3.12", &python), ("nodejs20.x", &node)] {
-        let mut cold = cold_starts(&runtime, spec);
-        println!(
-            "cold start, {name} echo (first invoke to response, code already unpacked): p50 {:?}, min {:?}, max {:?}",
-            p(&mut cold, 50),
-            cold[0],
-            cold[cold.len() - 1]
-        );
+        for (how, namespaces) in [("in namespaces", true), ("plain process", false)] {
+            let mut cold = cold_starts(&runtime, spec, namespaces);
+            println!(
+                "cold start, {name} echo, {how} (first invoke to response, code unpacked already): \
+                 p50 {:?}, min {:?}, max {:?}",
+                p(&mut cold, 50),
+                cold[0],
+                cold[cold.len() - 1]
+            );
+        }
     }
 }
 
-fn cold_starts(runtime: &tokio::runtime::Runtime, spec: &FunctionSpec) -> Vec<Duration> {
+fn cold_starts(runtime: &tokio::runtime::Runtime, spec: &FunctionSpec, namespaces: bool) -> Vec<Duration> {
     let host = common::host();
+    host.set_namespaces(namespaces);
     // The first start also unpacks the code and writes the runtime client.
     runtime.block_on(common::invoke(&host, spec, EVENT));
     let mut times = Vec::new();

@@ -200,7 +200,6 @@ async fn prepare(
     };
     let context = runtimes::Context {
         dirs: view,
-        runtime_api: String::new(),
         log_stream: log_stream.to_owned(),
         endpoint_url,
     };

@@ -3,8 +3,9 @@
 //!
 //! The process is the leader of its own process group, which [`Instance::kill`] (and
 //! dropping the instance) kills whole, and it is told to die with Stratus
-//! (`PR_SET_PDEATHSIG`). When it exits, whatever invocation it held ends with
-//! `Runtime.ExitError`.
+//! (`PR_SET_PDEATHSIG`; strictly, with the thread that spawned it, which is one of the tokio
+//! runtime's workers: they live as long as the runtime). When it exits, whatever invocation it
+//! held ends with `Runtime.ExitError`.
 
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, RawFd};
@@ -27,7 +28,8 @@ pub(crate) struct ProcessSpec {
     pub(crate) program: PathBuf,
     pub(crate) args: Vec<OsString>,
     pub(crate) cwd: PathBuf,
-    /// Made complete by [`Instance::start`] with `AWS_LAMBDA_RUNTIME_API`.
+    /// Made complete by [`Instance::start`] with `AWS_LAMBDA_RUNTIME_API`, after the
+    /// function's own variables (the service keeps users from setting it).
     pub(crate) env: Vec<(String, String)>,
     pub(crate) function_name: String,
     /// The namespaces to run in, if any.

@@ -154,14 +154,13 @@ fn is_executable(path: &Path) -> bool {
 pub(crate) struct Context<'a> {
     /// As the process sees them.
     pub(crate) dirs: Dirs,
-    /// `host:port` of the instance's Runtime API.
-    pub(crate) runtime_api: String,
     pub(crate) log_stream: String,
     pub(crate) endpoint_url: &'a str,
 }
 
-/// The environment of an instance of `spec`: what Lambda sets, then the function's own
-/// variables over it (the service has refused reserved keys already).
+/// The environment of an instance of `spec`: what Lambda sets (but `AWS_LAMBDA_RUNTIME_API`,
+/// added once the instance's server listens), then the function's own variables over it
+/// (the service has refused reserved keys already).
 pub(crate) fn environment(spec: &FunctionSpec, family: &Family, context: &Context<'_>) -> Vec<(String, String)> {
     let task = context.dirs.task_root.display().to_string();
     let runtime_dir = context.dirs.runtime_dir.display().to_string();
@@ -183,7 +182,6 @@ pub(crate) fn environment(spec: &FunctionSpec, family: &Family, context: &Contex
         ("AWS_LAMBDA_INITIALIZATION_TYPE".into(), "on-demand".into()),
         ("AWS_LAMBDA_LOG_GROUP_NAME".into(), spec.log_group.clone()),
         ("AWS_LAMBDA_LOG_STREAM_NAME".into(), context.log_stream.clone()),
-        ("AWS_LAMBDA_RUNTIME_API".into(), context.runtime_api.clone()),
         ("LAMBDA_TASK_ROOT".into(), task.clone()),
         ("LAMBDA_RUNTIME_DIR".into(), runtime_dir.clone()),
         ("LANG".into(), "en_US.UTF-8".into()),

@@ -165,8 +165,12 @@ fn link_tree(from: &Path, into: &Path) -> Result<(), HostError> {
         let dest = into.join(entry.file_name());
         let kind = entry.file_type().map_err(|e| io_error("stat", &source, e))?;
         if kind.is_dir() {
-            if !dest.is_dir() {
-                let _ = fs::remove_file(&dest);
+            // Never follow what an earlier layer put there: a symlink is replaced, not entered.
+            let existing = dest.symlink_metadata().ok();
+            if !existing.as_ref().is_some_and(fs::Metadata::is_dir) {
+                if existing.is_some() {
+                    remove_any(&dest)?;
+                }
                 fs::create_dir(&dest).map_err(|e| io_error("create", &dest, e))?;
             }
             link_tree(&source, &dest)?;
@@ -186,7 +190,7 @@ fn link_tree(from: &Path, into: &Path) -> Result<(), HostError> {
 }
 
 fn remove_any(path: &Path) -> Result<(), HostError> {
-    let removed = if path.is_dir() && !path.is_symlink() {
+    let removed = if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
         fs::remove_dir_all(path)
     } else {
         fs::remove_file(path)
@@ -216,6 +220,81 @@ mod tests {
         assert!(inspect(b"").is_err());
         assert!(inspect(b"PK\x03\x04 not really").is_err());
         assert!(inspect(&[0u8; 100]).is_err());
+    }
+
+    fn zip_of(entries: &[(&str, Option<&str>)]) -> Vec<u8> {
+        use std::io::Write;
+        let mut out = io::Cursor::new(Vec::new());
+        let mut writer = ::zip::ZipWriter::new(&mut out);
+        let options = ::zip::write::SimpleFileOptions::default().compression_method(::zip::CompressionMethod::Stored);
+        for (name, link) in entries {
+            match link {
+                Some(target) => writer.add_symlink(*name, *target, options).expect("symlink"),
+                None => {
+                    writer.start_file(*name, options).expect("entry");
+                    writer.write_all(b"x").expect("write");
+                }
+            }
+        }
+        writer.finish().expect("finish");
+        out.into_inner()
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("stratus-lambda-zip-test-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("scratch");
+        dir
+    }
+
+    #[test]
+    fn refuses_entries_escaping_the_directory() {
+        let dir = scratch("escape");
+        let zip_path = dir.join("evil.zip");
+        fs::write(&zip_path, zip_of(&[("ok.txt", None), ("../evil.txt", None)])).expect("write");
+        let archive = CodeArchive {
+            zip_path,
+            sha256: "evil".into(),
+        };
+        assert!(matches!(unpack(&archive, &dir.join("code")), Err(HostError::Code(_))));
+        assert!(!dir.join("evil.txt").exists());
+        assert!(!dir.join("code/evil").exists(), "a failed unpack leaves nothing");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn layers_cannot_write_through_an_earlier_layers_symlink() {
+        let dir = scratch("layers");
+        let outside = dir.join("outside");
+        fs::create_dir_all(&outside).expect("outside");
+        let first = dir.join("first.zip");
+        fs::write(&first, zip_of(&[("python", Some(outside.to_str().expect("utf-8")))])).expect("write");
+        let second = dir.join("second.zip");
+        fs::write(&second, zip_of(&[("python/mod.py", None)])).expect("write");
+        let code = dir.join("code");
+        let layers = [
+            unpack(
+                &CodeArchive {
+                    zip_path: first,
+                    sha256: "first".into(),
+                },
+                &code,
+            )
+            .expect("first"),
+            unpack(
+                &CodeArchive {
+                    zip_path: second,
+                    sha256: "second".into(),
+                },
+                &code,
+            )
+            .expect("second"),
+        ];
+        let merged = merge_layers(&layers, &dir.join("opt")).expect("merge");
+        assert!(merged.join("python/mod.py").is_file());
+        assert!(!merged.join("python").is_symlink());
+        assert!(!outside.join("mod.py").exists(), "wrote through the symlink");
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
