@@ -228,3 +228,24 @@ def handler(event, context):
     assert_eq!(response(&invoke(&host, &spec, "{}").await), r#"["0o755", "0o600"]"#);
     host.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_configured_work_dir_holds_the_code_and_survives_shutdown() {
+    require_python();
+    let work_dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lambda-host-work-{}", stratus_core::id::uuid()));
+    let host = stratus_lambda_host::Host::new(stratus_lambda_host::HostConfig {
+        work_dir: Some(work_dir.clone()),
+        endpoint_url: "http://127.0.0.1:4566".into(),
+        idle_timeout: Duration::from_secs(60),
+    });
+    let spec = counter_spec();
+    assert!(host.work_dir().is_none(), "nothing is made before the first invoke");
+    response(&invoke(&host, &spec, "{}").await);
+    assert_eq!(host.work_dir(), Some(work_dir.clone()));
+    assert!(work_dir.join("code").join(&spec.code.sha256).join("app.py").is_file());
+    assert!(work_dir.join("runtime/bootstrap.py").is_file());
+    host.shutdown();
+    assert!(work_dir.join("code").is_dir(), "a configured work dir is kept");
+    let _ = std::fs::remove_dir_all(&work_dir);
+}
