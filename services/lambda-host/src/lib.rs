@@ -17,6 +17,17 @@
 //! At most `max_concurrency` instances of a function run; past that, with none idle, an
 //! invoke is refused with [`HostError::TooManyRequests`]. An instance idle for
 //! [`HostConfig::idle_timeout`] is stopped, so nothing runs while nothing is invoked.
+//! [`Host::invoke_streaming`] is the same for `InvokeWithResponseStream`: the response comes
+//! as the function writes it ([`ResponseStream`]).
+//!
+//! The work directory ([`HostConfig::work_dir`], or a private temporary one) holds:
+//!
+//! ```text
+//! code/<CodeSha256, URL-safe>/      one archive (function or layer) unpacked, shared
+//! opt/<sha>+<sha>…/                 a function's layers merged in order (hard links)
+//! runtime/bootstrap.py, .mjs        the runtime clients (LAMBDA_RUNTIME_DIR)
+//! sandbox-root/                     where each namespace mounts its new root
+//! ```
 //!
 //! ```no_run
 //! # async fn example(spec: stratus_lambda_host::FunctionSpec) -> Result<(), stratus_lambda_host::HostError> {
@@ -45,8 +56,8 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Each instance is the leader of its own process group (killed whole) and dies with
-//! Stratus. On Linux it runs in its own user, mount, PID and IPC namespaces, so its code is
+//! The crate is Linux-only (process death signals, namespaces, `/proc`). Each instance is
+//! the leader of its own process group (killed whole) and dies with Stratus. On Linux it runs in its own user, mount, PID and IPC namespaces, so its code is
 //! read-only at `/var/task`, its layers at `/opt` and its `/tmp` private; where namespaces
 //! are not available (or [`Host::set_namespaces`] turned them off) it is a plain process
 //! whose variables point at the real directories.
