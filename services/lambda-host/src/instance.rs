@@ -44,6 +44,8 @@ pub(crate) struct Instance {
     /// Whether the process is the namespaces' intermediate (the runtime is its child).
     sandboxed: bool,
     exited: Arc<AtomicBool>,
+    /// Woken when the process exits.
+    exit_notice: Arc<tokio::sync::Notify>,
     pipes: [RawFd; 2],
     /// When the process was spawned (its init duration runs from here).
     pub(crate) spawned: Moment,
@@ -107,12 +109,14 @@ impl Instance {
             tokio::spawn(capture(stderr, log.clone(), spec.function_name.clone()));
         }
         let exited = Arc::new(AtomicBool::new(false));
+        let exit_notice = Arc::new(tokio::sync::Notify::new());
         {
-            let exited = exited.clone();
+            let (exited, exit_notice) = (exited.clone(), exit_notice.clone());
             let mailbox = mailbox.clone();
             tokio::spawn(async move {
                 let status = child.wait().await;
                 exited.store(true, Ordering::Release);
+                exit_notice.notify_one();
                 let description = match status {
                     Ok(status) => describe(status),
                     Err(e) => format!("wait failed: {e}"),
@@ -126,6 +130,7 @@ impl Instance {
             pid,
             sandboxed,
             exited,
+            exit_notice,
             pipes,
             spawned,
             _server: server,
@@ -145,6 +150,17 @@ impl Instance {
     /// Whether the process has exited.
     pub(crate) fn has_exited(&self) -> bool {
         self.exited.load(Ordering::Acquire)
+    }
+
+    /// A future that completes when the process has exited (it holds no reference to the
+    /// instance). One waiter at a time.
+    pub(crate) fn exit(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let (exited, notice) = (self.exited.clone(), self.exit_notice.clone());
+        async move {
+            while !exited.load(Ordering::Acquire) {
+                notice.notified().await;
+            }
+        }
     }
 
     /// The process id, while it runs.

@@ -46,13 +46,19 @@ impl Lease {
         let member = functions
             .get_mut(&self.arn)
             .and_then(|f| f.members.iter_mut().find(|m| m.id == self.id));
-        match member {
-            Some(member) => {
-                member.instance = Some(instance);
-                true
+        let Some(member) = member else { return false };
+        // An instance whose process exits leaves the pool at once (a busy one when its
+        // invocation is released): the watch lives as long as the process.
+        let exit = instance.exit();
+        member.instance = Some(instance);
+        let (pool, arn, id) = (self.pool.this.clone(), self.arn.clone(), self.id);
+        tokio::spawn(async move {
+            exit.await;
+            if let Some(pool) = pool.upgrade() {
+                pool.expire(&arn, id);
             }
-            None => false,
-        }
+        });
+        true
     }
 }
 
@@ -204,13 +210,12 @@ impl Pool {
         );
     }
 
-    /// Stops instance `id` if it is still idle (its idle timer fired).
+    /// Stops instance `id` if it is idle (its idle timer fired, or its process exited).
     fn expire(&self, arn: &str, id: u64) {
         let mut functions = self.lock();
         let Some(function) = functions.get_mut(arn) else { return };
         if let Some(index) = function.members.iter().position(|m| m.id == id && !m.busy) {
             let mut member = function.members.swap_remove(index);
-            member.idle_timer = None; // it is this very task
             member.stop();
         }
         if function.members.is_empty() {

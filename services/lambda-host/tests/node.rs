@@ -232,3 +232,54 @@ async fn a_buffered_function_streams_as_one_chunk() {
     );
     host.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn callback_without_waiting_for_the_event_loop() {
+    require_node();
+    let host = host();
+    let code = "\
+exports.handler = (event, context, callback) => {
+  context.callbackWaitsForEmptyEventLoop = false;
+  setTimeout(() => {}, 10000);
+  callback(null, 'early');
+};
+";
+    let mut spec = spec("nodejs20.x", "index.handler", archive(&[("index.js", code, 0o644)]));
+    spec.timeout = std::time::Duration::from_secs(3);
+    let outcome = invoke(&host, &spec, "{}").await;
+    assert_eq!(response(&outcome), r#""early""#);
+    assert!(
+        outcome.duration < std::time::Duration::from_secs(2),
+        "{:?}",
+        outcome.duration
+    );
+    host.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_uncaught_exception_fails_the_invocation_and_the_instance() {
+    require_node();
+    let host = host();
+    let code = "exports.handler = async () => { setTimeout(() => { throw new Error('async boom'); }, 10); await new Promise(() => {}); };\n";
+    let spec = spec("nodejs20.x", "index.handler", archive(&[("index.js", code, 0o644)]));
+    let body = error(&invoke(&host, &spec, "{}").await);
+    assert!(
+        body.starts_with(r#"{"errorType":"Error","errorMessage":"async boom""#),
+        "{body}"
+    );
+    assert!(
+        common_eventually(|| host.instance_count(ARN) == 0).await,
+        "the instance exits after an uncaught exception"
+    );
+    host.shutdown();
+}
+
+async fn common_eventually(done: impl Fn() -> bool) -> bool {
+    for _ in 0..100 {
+        if done() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    done()
+}

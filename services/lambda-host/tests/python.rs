@@ -394,3 +394,17 @@ async fn plain_processes_see_the_real_directories() {
     assert!(!body.ends_with(", 1]"), "{body}");
     host.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unserializable_results_are_marshal_errors() {
+    require_python();
+    let host = host();
+    let code = "def handler(event, context):\n    return {1, 2}\n";
+    let spec = spec("python3.12", "app.handler", archive(&[("app.py", code, 0o644)]));
+    let body = error(&invoke(&host, &spec, "{}").await);
+    assert!(
+        body.starts_with(r#"{"errorMessage": "Unable to marshal response: Object of type set is not JSON serializable", "errorType": "Runtime.MarshalError""#),
+        "{body}"
+    );
+    host.shutdown();
+}
