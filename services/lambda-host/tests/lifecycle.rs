@@ -249,3 +249,20 @@ async fn a_configured_work_dir_holds_the_code_and_survives_shutdown() {
     assert!(work_dir.join("code").is_dir(), "a configured work dir is kept");
     let _ = std::fs::remove_dir_all(&work_dir);
 }
+
+/// The service spawns invocations on tokio: the futures must be `Send`, the host shareable.
+#[test]
+fn host_and_its_futures_are_send() {
+    fn send<T: Send>(_: &T) {}
+    fn shared<T: Send + Sync + Clone + 'static>() {}
+    shared::<stratus_lambda_host::Host>();
+    let host = host();
+    let spec = counter_spec();
+    let invoke = host.invoke(&spec, request("{}"));
+    send(&invoke);
+    let streaming = host.invoke_streaming(&spec, request("{}"));
+    send(&streaming);
+    drop((invoke, streaming));
+    fn stream_is_send<T: Send>() {}
+    stream_is_send::<stratus_lambda_host::ResponseStream>();
+}
