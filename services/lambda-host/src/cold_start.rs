@@ -10,6 +10,7 @@ use std::sync::{Mutex, PoisonError};
 
 use stratus_core::clock::Clock;
 
+use crate::extensions_api::FunctionInfo;
 use crate::instance::{Instance, ProcessSpec};
 use crate::runtimes::{self, Dirs, Family};
 use crate::{clients, sandbox, zip, CodeArchive, FunctionSpec, HostConfig, HostError};
@@ -198,6 +199,13 @@ async fn prepare(
     } else {
         view.task_root.clone()
     };
+    let extensions = match (&host.opt, &view.opt) {
+        (Some(host_opt), Some(view_opt)) => external_extensions(host_opt)
+            .into_iter()
+            .map(|name| view_opt.join("extensions").join(name))
+            .collect(),
+        _ => Vec::new(),
+    };
     let context = runtimes::Context {
         dirs: view,
         log_stream: log_stream.to_owned(),
@@ -210,7 +218,33 @@ async fn prepare(
         env: runtimes::environment(spec, family, &context),
         function_name: spec.function_name.clone(),
         sandbox,
+        extensions,
+        function: FunctionInfo {
+            name: spec.function_name.clone(),
+            version: spec.version.clone(),
+            handler: spec.handler.clone(),
+        },
     })))
+}
+
+/// The external extensions a function's layers bring: the executables in `/opt/extensions`.
+fn external_extensions(opt: &Path) -> Vec<std::ffi::OsString> {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(entries) = std::fs::read_dir(opt.join("extensions")) else {
+        return Vec::new();
+    };
+    let mut names: Vec<_> = entries
+        .flatten()
+        .filter(|entry| {
+            entry
+                .path()
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .map(|entry| entry.file_name())
+        .collect();
+    names.sort();
+    names
 }
 
 async fn unpack(archive: CodeArchive, root: PathBuf) -> Result<PathBuf, HostError> {

@@ -7,8 +7,9 @@
 //! runtime's workers: they live as long as the runtime). When it exits, whatever invocation it
 //! held ends with `Runtime.ExitError`.
 
-use std::ffi::OsString;
+use std::ffi::{CString, OsString};
 use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +19,7 @@ use std::time::Duration;
 use stratus_core::clock::{Clock, Moment};
 use tokio::process::Command;
 
+use crate::extensions_api::{Extensions, FunctionInfo};
 use crate::log::{capture, LogBuffer};
 use crate::runtime_api::{self, Completion, Invocation, Mailbox, Server};
 use crate::sandbox::{self, Sandbox};
@@ -34,7 +36,61 @@ pub(crate) struct ProcessSpec {
     pub(crate) function_name: String,
     /// The namespaces to run in, if any.
     pub(crate) sandbox: Option<Sandbox>,
+    /// External extensions to start beside the runtime (as the process sees them).
+    pub(crate) extensions: Vec<PathBuf>,
+    /// What the extensions are told when they register.
+    pub(crate) function: FunctionInfo,
 }
+
+/// The external extensions' commands, made ready for `execve` before the fork.
+struct ExtensionLauncher {
+    programs: Vec<CString>,
+    /// `KEY=value` of the instance's environment.
+    env: Vec<CString>,
+}
+
+impl ExtensionLauncher {
+    fn new(programs: &[PathBuf], env: &[(String, String)]) -> ExtensionLauncher {
+        let cstring = |bytes: Vec<u8>| CString::new(bytes).ok();
+        ExtensionLauncher {
+            programs: programs
+                .iter()
+                .filter_map(|p| cstring(p.as_os_str().as_bytes().to_vec()))
+                .collect(),
+            env: env
+                .iter()
+                .filter_map(|(k, v)| cstring(format!("{k}={v}").into_bytes()))
+                .collect(),
+        }
+    }
+
+    /// Forks and execs each extension; called between fork and exec of the runtime.
+    ///
+    /// # Safety
+    /// Only between fork and exec, in a single-threaded child.
+    unsafe fn launch(&self, argv: &[*const libc::c_char], envp: &[*const libc::c_char]) {
+        for (program, argv0) in self.programs.iter().zip(argv.chunks(2)) {
+            if libc::fork() == 0 {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+                libc::execve(program.as_ptr(), argv0.as_ptr(), envp.as_ptr());
+                libc::_exit(127);
+            }
+        }
+    }
+}
+
+/// Pointer arrays into an [`ExtensionLauncher`]'s strings (which outlive them).
+struct Pointers(Vec<*const libc::c_char>);
+
+impl Pointers {
+    fn get(&self) -> &[*const libc::c_char] {
+        &self.0
+    }
+}
+
+// SAFETY: the pointers point into CStrings owned by the same closure, never written.
+unsafe impl Send for Pointers {}
+unsafe impl Sync for Pointers {}
 
 /// A running instance.
 pub(crate) struct Instance {
@@ -56,7 +112,8 @@ impl Instance {
     /// Starts the Runtime API and the process.
     pub(crate) async fn start(mut spec: ProcessSpec, clock: &Clock) -> Result<Instance, HostError> {
         let log = LogBuffer::default();
-        let mailbox = Arc::new(Mailbox::new(clock.clone(), log.clone()));
+        let extensions = Extensions::new(spec.extensions.len(), spec.function.clone());
+        let mailbox = Arc::new(Mailbox::new(clock.clone(), log.clone(), extensions));
         let server = runtime_api::serve(mailbox.clone())
             .await
             .map_err(|e| HostError::Code(format!("could not start the Runtime API: {e}")))?;
@@ -77,6 +134,23 @@ impl Instance {
             .kill_on_drop(true);
         let sandboxed = spec.sandbox.is_some();
         let sandbox = spec.sandbox.take();
+        let launcher = ExtensionLauncher::new(&spec.extensions, &spec.env);
+        // argv: [program, NULL] per extension; envp: every variable, NULL.
+        let argv = Pointers(
+            launcher
+                .programs
+                .iter()
+                .flat_map(|p| [p.as_ptr(), std::ptr::null()])
+                .collect(),
+        );
+        let envp = Pointers(
+            launcher
+                .env
+                .iter()
+                .map(|v| v.as_ptr())
+                .chain(std::iter::once(std::ptr::null()))
+                .collect(),
+        );
         // SAFETY: between fork and exec the closure makes only system calls (prctl, getppid,
         // and the sandbox's, prepared beforehand) and allocates nothing.
         unsafe {
@@ -88,10 +162,11 @@ impl Instance {
                 if libc::getppid() == 1 {
                     return Err(std::io::Error::other("the parent exited"));
                 }
-                match &sandbox {
-                    Some(sandbox) => sandbox.enter(),
-                    None => Ok(()),
+                if let Some(sandbox) = &sandbox {
+                    sandbox.enter()?;
                 }
+                launcher.launch(argv.get(), envp.get());
+                Ok(())
             });
         }
         let spawned = clock.moment();

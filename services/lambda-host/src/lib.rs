@@ -18,7 +18,9 @@
 //! invoke is refused with [`HostError::TooManyRequests`]. An instance idle for
 //! [`HostConfig::idle_timeout`] is stopped, so nothing runs while nothing is invoked.
 //! [`Host::invoke_streaming`] is the same for `InvokeWithResponseStream`: the response comes
-//! as the function writes it ([`ResponseStream`]).
+//! as the function writes it ([`ResponseStream`]). External extensions (executables in a
+//! layer's `extensions/`) start with the runtime and get `INVOKE` events through the
+//! Extensions API.
 //!
 //! The work directory ([`HostConfig::work_dir`], or a private temporary one) holds:
 //!
@@ -66,6 +68,7 @@
 
 mod clients;
 mod cold_start;
+mod extensions_api;
 mod instance;
 mod invocation;
 mod log;

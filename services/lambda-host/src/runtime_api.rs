@@ -11,7 +11,9 @@
 //! (docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html): `202 Accepted` with
 //! `{"status":"OK"}`; `400` for an unknown or already answered request id; `413` for a
 //! response over 6 MB (the invoker then gets `Function.ResponseSizeTooLarge`); `404` for any
-//! other path. Nothing the process sends can make the server panic.
+//! other path. Nothing the process sends can make the server panic. The same server answers
+//! the Extensions API ([`crate::extensions_api`]), whose extensions hold events back until
+//! they are ready.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -27,6 +29,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Notify};
 use tokio::task::{JoinHandle, JoinSet};
 
+use crate::extensions_api::{self, Extensions};
 use crate::log::LogBuffer;
 use crate::InvokeRequest;
 
@@ -92,15 +95,17 @@ pub(crate) struct Mailbox {
     notify: Notify,
     clock: Clock,
     log: LogBuffer,
+    extensions: Extensions,
 }
 
 impl Mailbox {
-    pub(crate) fn new(clock: Clock, log: LogBuffer) -> Mailbox {
+    pub(crate) fn new(clock: Clock, log: LogBuffer, extensions: Extensions) -> Mailbox {
         Mailbox {
             slot: Mutex::new(Slot::Empty),
             notify: Notify::new(),
             clock,
             log,
+            extensions,
         }
     }
 
@@ -134,15 +139,19 @@ impl Mailbox {
     async fn next(&self) -> Result<(InvokeRequest, i64), Refusal> {
         loop {
             let notified = self.notify.notified();
+            let extensions_changed = self.extensions.changed.notified();
             {
                 let mut slot = self.lock();
                 match std::mem::replace(&mut *slot, Slot::Empty) {
+                    // Extensions still busy (or not yet registered) hold the event back.
+                    queued @ Slot::Queued(_) if !self.extensions.ready() => *slot = queued,
                     Slot::Queued(invocation) => {
                         let now = self.clock.moment();
                         let timeout_ms = i64::try_from(invocation.timeout.as_millis()).unwrap_or(i64::MAX);
                         let deadline_ms = self.clock.epoch_millis().saturating_add(timeout_ms);
                         self.log
                             .start(&invocation.request.request_id, &invocation.version, invocation.cold);
+                        self.extensions.invoked(&invocation.request, deadline_ms);
                         let _ = invocation.events.send(Event::Picked(now));
                         *slot = Slot::Running {
                             request_id: invocation.request.request_id.clone(),
@@ -158,7 +167,10 @@ impl Mailbox {
                     Slot::Empty => {}
                 }
             }
-            notified.await;
+            tokio::select! {
+                () = notified => {}
+                () = extensions_changed => {}
+            }
         }
     }
 
@@ -257,6 +269,9 @@ pub(crate) async fn serve(mailbox: Arc<Mailbox>) -> std::io::Result<Server> {
 
 async fn route(mailbox: &Mailbox, request: Request<Incoming>) -> Response<Full<Bytes>> {
     let path = request.uri().path().to_owned();
+    if path.starts_with(extensions_api::PREFIX) {
+        return mailbox.extensions.route(request).await;
+    }
     let Some(rest) = path.strip_prefix(PREFIX) else {
         return not_found();
     };
@@ -440,7 +455,7 @@ fn not_found() -> Response<Full<Bytes>> {
 }
 
 /// The Runtime API's error document.
-fn error(status: StatusCode, error_type: &str, message: &str) -> Response<Full<Bytes>> {
+pub(crate) fn error(status: StatusCode, error_type: &str, message: &str) -> Response<Full<Bytes>> {
     json(
         status,
         format!(
@@ -451,7 +466,7 @@ fn error(status: StatusCode, error_type: &str, message: &str) -> Response<Full<B
     )
 }
 
-fn json(status: StatusCode, body: String) -> Response<Full<Bytes>> {
+pub(crate) fn json(status: StatusCode, body: String) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = status;
     response
@@ -521,7 +536,8 @@ mod tests {
     }
 
     async fn server() -> (Arc<Mailbox>, Server) {
-        let mailbox = Arc::new(Mailbox::new(Clock::system(), LogBuffer::default()));
+        let extensions = Extensions::new(0, extensions_api::FunctionInfo::default());
+        let mailbox = Arc::new(Mailbox::new(Clock::system(), LogBuffer::default(), extensions));
         let server = serve(mailbox.clone()).await.expect("serve");
         (mailbox, server)
     }

@@ -110,3 +110,67 @@ async fn not_a_zip_is_a_code_error() {
     ));
     host.shutdown();
 }
+
+/// An external extension: registers for INVOKE and writes each event's request id (and its
+/// registration answer) to `$RECORD`.
+const RECORDER: &str = r#"#!/bin/bash
+set -eu
+host=${AWS_LAMBDA_RUNTIME_API%:*}
+port=${AWS_LAMBDA_RUNTIME_API##*:}
+call() { # METHOD PATH HEADERS BODY -> sets $headers and $body
+  exec 3<>"/dev/tcp/$host/$port"
+  printf '%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n%sContent-Length: %d\r\n\r\n%s' \
+    "$1" "$2" "$host" "$3" "${#4}" "$4" >&3
+  headers=; length=0
+  while IFS= read -r line <&3; do
+    line=${line%$'\r'}
+    [ -z "$line" ] && break
+    headers+="${line,,}"$'\n'
+    case "${line,,}" in content-length:*) length=${line#*: } ;; esac
+  done
+  body=
+  [ "$length" -gt 0 ] && read -r -N "$length" body <&3
+  exec 3<&-
+}
+call POST /2020-01-01/extension/register $'Lambda-Extension-Name: recorder\r\n' '{"events":["INVOKE"]}'
+id=$(printf '%s' "$headers" | sed -n 's/^lambda-extension-identifier: //p')
+echo "registered $body" >> "$RECORD"
+while true; do
+  call GET /2020-01-01/extension/event/next "Lambda-Extension-Identifier: $id"$'\r\n' ''
+  [[ $body =~ \"requestId\":\"([^\"]+)\" ]] && echo "invoke ${BASH_REMATCH[1]}" >> "$RECORD"
+done
+"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn external_extensions_see_every_invoke() {
+    require("bash", "install bash");
+    require_python();
+    for namespaces in [true, false] {
+        extension_sees_every_invoke(namespaces).await;
+    }
+}
+
+async fn extension_sees_every_invoke(namespaces: bool) {
+    let host = host();
+    host.set_namespaces(namespaces);
+    let code = "import os\ndef handler(event, context):\n    return open(os.environ['RECORD']).read()\n";
+    let mut spec = spec("python3.12", "app.handler", archive(&[("app.py", code, 0o644)]));
+    spec.layers = vec![archive(&[("extensions/recorder", RECORDER, 0o755)])];
+    let record = format!("/tmp/stratus-extension-test-{}", stratus_core::id::uuid());
+    spec.environment = vec![("RECORD".into(), record.clone())];
+    let first = request("{}");
+    let first_id = first.request_id.clone();
+    let outcome = host.invoke(&spec, first).await.expect("invoke");
+    let seen = response(&outcome);
+    assert!(
+        seen.contains(
+            r#"registered {\"functionName\":\"test\",\"functionVersion\":\"$LATEST\",\"handler\":\"app.handler\"}"#
+        ),
+        "{seen}"
+    );
+    // The second event waits until the extension is done with the first.
+    let seen = response(&invoke(&host, &spec, "{}").await);
+    assert!(seen.contains(&format!("invoke {first_id}")), "{seen}");
+    host.shutdown();
+    let _ = std::fs::remove_file(&record);
+}
