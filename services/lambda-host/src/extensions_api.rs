@@ -6,8 +6,10 @@
 //! As in Lambda (docs.aws.amazon.com/lambda/latest/dg/runtimes-extensions-api.html), the
 //! runtime gets its first event only once every extension has registered and asked for its
 //! next event, and each next one only once every extension is done with the previous one
-//! (has asked again): [`Extensions::ready`]. `SHUTDOWN` events are not sent: an instance is
-//! stopped at once.
+//! (has asked again): [`Extensions::ready`]. An instance stopped for being idle sends
+//! `SHUTDOWN` (reason `spindown`) to the extensions that asked for it and gives them until
+//! they ask for their next event, 2 seconds at most, before it is killed; an instance stopped
+//! because its function changed or Stratus stops is killed at once.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -35,6 +37,7 @@ pub(crate) struct FunctionInfo {
 struct Extension {
     id: String,
     invoke: bool,
+    shutdown: bool,
     events: VecDeque<String>,
     /// In `/event/next` with nothing to do: done with what it was given.
     waiting: bool,
@@ -96,6 +99,23 @@ impl Extensions {
         }
     }
 
+    /// Sends `SHUTDOWN` to the extensions that subscribed; `false` if none did.
+    pub(crate) fn shut_down(&self, deadline_ms: i64) -> bool {
+        let event = format!(r#"{{"eventType":"SHUTDOWN","shutdownReason":"spindown","deadlineMs":{deadline_ms}}}"#);
+        let mut any = false;
+        for extension in self.lock().iter_mut().filter(|e| e.shutdown) {
+            extension.events.push_back(event.clone());
+            extension.notify.notify_one();
+            any = true;
+        }
+        any
+    }
+
+    /// Whether every extension is done with what it was sent.
+    pub(crate) fn idle(&self) -> bool {
+        self.lock().iter().all(|e| e.waiting && e.events.is_empty())
+    }
+
     /// Serves a call under [`PREFIX`].
     pub(crate) async fn route(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
         let path = request.uri().path().trim_start_matches(PREFIX).to_owned();
@@ -138,6 +158,7 @@ impl Extensions {
         self.lock().push(Extension {
             id: id.clone(),
             invoke: body.contains("\"INVOKE\""),
+            shutdown: body.contains("\"SHUTDOWN\""),
             events: VecDeque::new(),
             waiting: false,
             notify: Arc::new(Notify::new()),

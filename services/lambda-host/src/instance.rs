@@ -253,6 +253,26 @@ impl Instance {
         }
     }
 
+    /// Stops the instance as Lambda spins one down: its extensions get `SHUTDOWN` and until
+    /// they ask for their next event (2 s at most) before the process is killed.
+    pub(crate) fn spin_down(self: Arc<Self>, clock: &Clock) {
+        const GRACE: Duration = Duration::from_secs(2);
+        let deadline_ms = clock.epoch_millis().saturating_add(2000);
+        if self.has_exited() || !self.mailbox.extensions().shut_down(deadline_ms) {
+            self.kill();
+            return;
+        }
+        tokio::spawn(async move {
+            let step = Duration::from_millis(10);
+            let mut waited = Duration::ZERO;
+            while waited < GRACE && !self.has_exited() && !self.mailbox.extensions().idle() {
+                tokio::time::sleep(step).await;
+                waited += step;
+            }
+            self.kill();
+        });
+    }
+
     /// Kills the process and everything it started.
     pub(crate) fn kill(&self) {
         if let Some(pid) = self.pid() {

@@ -258,12 +258,13 @@ struct Inner {
 impl Host {
     /// A host that starts nothing until asked to invoke.
     pub fn new(config: HostConfig) -> Host {
+        let clock = Clock::system();
         Host {
             inner: Arc::new(Inner {
                 endpoint_url: config.endpoint_url.clone(),
                 work: WorkDir::new(&config),
-                pool: Pool::new(config.idle_timeout),
-                clock: Clock::system(),
+                pool: Pool::new(config.idle_timeout, clock.clone()),
+                clock,
                 namespaces: AtomicBool::new(true),
             }),
         }

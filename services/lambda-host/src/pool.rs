@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
+use stratus_core::clock::Clock;
 use tokio::task::AbortHandle;
 
 use crate::instance::Instance;
@@ -89,6 +90,16 @@ impl Member {
             instance.kill();
         }
     }
+
+    /// Stops it as an idle instance is stopped: its extensions are told first.
+    fn spin_down(mut self, clock: &Clock) {
+        if let Some(timer) = self.idle_timer.take() {
+            timer.abort();
+        }
+        if let Some(instance) = self.instance.take() {
+            instance.spin_down(clock);
+        }
+    }
 }
 
 #[derive(Default)]
@@ -103,16 +114,19 @@ pub(crate) struct Pool {
     functions: Mutex<HashMap<String, Function>>,
     next_id: Mutex<u64>,
     idle_timeout: Duration,
+    /// For the deadline extensions are given when an instance spins down.
+    clock: Clock,
     /// Itself, for the idle timers (which must not keep the pool alive).
     this: Weak<Pool>,
 }
 
 impl Pool {
-    pub(crate) fn new(idle_timeout: Duration) -> Arc<Pool> {
+    pub(crate) fn new(idle_timeout: Duration, clock: Clock) -> Arc<Pool> {
         Arc::new_cyclic(|this| Pool {
             functions: Mutex::default(),
             next_id: Mutex::new(0),
             idle_timeout,
+            clock,
             this: this.clone(),
         })
     }
@@ -215,8 +229,7 @@ impl Pool {
         let mut functions = self.lock();
         let Some(function) = functions.get_mut(arn) else { return };
         if let Some(index) = function.members.iter().position(|m| m.id == id && !m.busy) {
-            let mut member = function.members.swap_remove(index);
-            member.stop();
+            function.members.swap_remove(index).spin_down(&self.clock);
         }
         if function.members.is_empty() {
             functions.remove(arn);

@@ -126,6 +126,11 @@ impl Mailbox {
         let _ = events.send(Event::Done(completion));
     }
 
+    /// The instance's extensions.
+    pub(crate) fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
     /// Forgets the running invocation (it timed out).
     pub(crate) fn clear(&self) {
         *self.lock() = Slot::Empty;

@@ -111,8 +111,8 @@ async fn not_a_zip_is_a_code_error() {
     host.shutdown();
 }
 
-/// An external extension: registers for INVOKE and writes each event's request id (and its
-/// registration answer) to `$RECORD`.
+/// An external extension: registers for INVOKE and SHUTDOWN and writes each INVOKE's request
+/// id, each SHUTDOWN, and its registration answer to `$RECORD`.
 const RECORDER: &str = r#"#!/bin/bash
 set -eu
 host=${AWS_LAMBDA_RUNTIME_API%:*}
@@ -132,12 +132,13 @@ call() { # METHOD PATH HEADERS BODY -> sets $headers and $body
   [ "$length" -gt 0 ] && read -r -N "$length" body <&3
   exec 3<&-
 }
-call POST /2020-01-01/extension/register $'Lambda-Extension-Name: recorder\r\n' '{"events":["INVOKE"]}'
+call POST /2020-01-01/extension/register $'Lambda-Extension-Name: recorder\r\n' '{"events":["INVOKE","SHUTDOWN"]}'
 id=$(printf '%s' "$headers" | sed -n 's/^lambda-extension-identifier: //p')
 echo "registered $body" >> "$RECORD"
 while true; do
   call GET /2020-01-01/extension/event/next "Lambda-Extension-Identifier: $id"$'\r\n' ''
   [[ $body =~ \"requestId\":\"([^\"]+)\" ]] && echo "invoke ${BASH_REMATCH[1]}" >> "$RECORD"
+  [[ $body =~ \"eventType\":\"SHUTDOWN\",\"shutdownReason\":\"spindown\" ]] && echo "shutdown" >> "$RECORD"
 done
 "#;
 
@@ -173,4 +174,32 @@ async fn extension_sees_every_invoke(namespaces: bool) {
     assert!(seen.contains(&format!("invoke {first_id}")), "{seen}");
     host.shutdown();
     let _ = std::fs::remove_file(&record);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_idle_instance_tells_its_extensions_it_shuts_down() {
+    require("bash", "install bash");
+    require_python();
+    let host = host_with_idle(std::time::Duration::from_millis(200));
+    // A plain process, so the record is in the host's /tmp once the instance is gone.
+    host.set_namespaces(false);
+    let code = "def handler(event, context):\n    return 1\n";
+    let mut spec = spec("python3.12", "app.handler", archive(&[("app.py", code, 0o644)]));
+    spec.layers = vec![archive(&[("extensions/recorder", RECORDER, 0o755)])];
+    let record = format!("/tmp/stratus-extension-test-{}", stratus_core::id::uuid());
+    spec.environment = vec![("RECORD".into(), record.clone())];
+    response(&invoke(&host, &spec, "{}").await);
+    let mut shut_down = false;
+    for _ in 0..150 {
+        if std::fs::read_to_string(&record).is_ok_and(|text| text.contains("shutdown\n")) {
+            shut_down = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let text = std::fs::read_to_string(&record).unwrap_or_default();
+    let _ = std::fs::remove_file(&record);
+    assert!(shut_down, "no SHUTDOWN recorded: {text}");
+    assert_eq!(host.instance_count(ARN), 0);
+    host.shutdown();
 }
