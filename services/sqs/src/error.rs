@@ -88,7 +88,7 @@ impl SqsError {
             SqsError::BatchEntryIdsNotDistinct(id) => format!("Id {id} repeated."),
             SqsError::InvalidBatchEntryId => "A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.".into(),
             SqsError::BatchRequestTooLong(n) => {
-                format!("Batch requests cannot be longer than 262144 bytes. You have sent {n} bytes.")
+                format!("Batch requests cannot be longer than 1048576 bytes. You have sent {n} bytes.")
             }
             SqsError::PurgeQueueInProgress(name) => {
                 format!("Only one PurgeQueue operation on {name} is allowed every 60 seconds.")

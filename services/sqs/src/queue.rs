@@ -16,7 +16,8 @@ use crate::error::SqsError;
 /// Attributes whose values are numbers within a range: name, minimum, maximum, default.
 const NUMERIC: &[(&str, u64, u64, u64)] = &[
     ("DelaySeconds", 0, 900, 0),
-    ("MaximumMessageSize", 1024, 262_144, 262_144),
+    // 1 MiB, the limit and the default since August 2025 (256 KiB before).
+    ("MaximumMessageSize", 1024, 1_048_576, 1_048_576),
     ("MessageRetentionPeriod", 60, 1_209_600, 345_600),
     ("ReceiveMessageWaitTimeSeconds", 0, 20, 0),
     ("VisibilityTimeout", 0, 43_200, 30),
@@ -81,8 +82,11 @@ impl QueueRecord {
                 attributes.insert((*n).into(), values[0].into());
             }
         }
-        match (given.get("FifoQueue").map(String::as_str), fifo) {
-            (Some("true"), true) | (Some("false") | None, false) => {}
+        // AWS takes booleans in any case; a standard queue knows no `FifoQueue` at all.
+        match (given.get("FifoQueue").map(|v| v.to_ascii_lowercase()).as_deref(), fifo) {
+            (Some("true"), true) => {}
+            (None, false) => {}
+            (Some("false"), false) => return Err(SqsError::invalid_attribute_name("FifoQueue")),
             (Some("true" | "false") | None, _) => return Err(fifo_name_error()),
             (Some(_), _) => return Err(SqsError::invalid_attribute_value("FifoQueue")),
         }
@@ -116,6 +120,20 @@ impl QueueRecord {
             .is_none_or(|p| p.allows(source_arn))
     }
 
+    /// The settable attributes as GetQueueAttributes reports them: the KMS data key reuse
+    /// period only while a KMS key encrypts the queue (300 s unless set).
+    pub(crate) fn reported_attributes(&self) -> BTreeMap<String, String> {
+        let mut attributes = self.attributes.clone();
+        if attributes.contains_key("KmsMasterKeyId") {
+            attributes
+                .entry("KmsDataKeyReusePeriodSeconds".into())
+                .or_insert_with(|| "300".into());
+        } else {
+            attributes.remove("KmsDataKeyReusePeriodSeconds");
+        }
+        attributes
+    }
+
     pub(crate) fn is_fifo(&self) -> bool {
         self.attributes.get("FifoQueue").is_some_and(|v| v == "true")
     }
@@ -136,6 +154,10 @@ impl QueueRecord {
                 continue;
             }
             let normalized = self.check_attribute(name, value)?;
+            if name == "KmsMasterKeyId" {
+                // A KMS key replaces SQS-managed encryption.
+                self.attributes.insert("SqsManagedSseEnabled".into(), "false".into());
+            }
             self.attributes.insert(name.clone(), normalized);
         }
         if !given.is_empty() {
@@ -152,7 +174,6 @@ impl QueueRecord {
             .find(|(name, value)| {
                 let wanted = self.check_attribute(name, value).ok();
                 wanted.as_deref() != self.attributes.get(name.as_str()).map(String::as_str)
-                    && !(name.as_str() == "FifoQueue" && value.as_str() == "false" && !self.is_fifo())
             })
             .map(|(name, _)| name.as_str())
     }
@@ -178,11 +199,24 @@ impl QueueRecord {
             return bool_value(name, value);
         }
         if name == "FifoQueue" && self.is_fifo() {
-            return bool_value(name, value);
+            return match bool_value(name, value)?.as_str() {
+                "true" => Ok("true".into()),
+                _ => Err(SqsError::InvalidAttributeValue(
+                    "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.".into(),
+                )),
+            };
         }
         if let Some((_, allowed)) = FIFO_ONLY.iter().find(|(n, _)| *n == name) {
             if !self.is_fifo() {
-                return Err(SqsError::invalid_attribute_name(name));
+                return Err(match name {
+                    "ContentBasedDeduplication" => SqsError::invalid_attribute_name(name),
+                    _ => SqsError::InvalidAttributeName(format!(
+                        "You can specify the {name} only when FifoQueue is set to true."
+                    )),
+                });
+            }
+            if name == "ContentBasedDeduplication" {
+                return bool_value(name, value);
             }
             return match allowed.iter().find(|a| **a == value) {
                 Some(v) => Ok((*v).to_owned()),
@@ -341,9 +375,10 @@ pub(crate) fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), SqsError
     })
 }
 
+/// A boolean attribute, which AWS takes in any case (`True`) and reports in lower case.
 fn bool_value(name: &str, value: &str) -> Result<String, SqsError> {
-    match value {
-        "true" | "false" => Ok(value.to_owned()),
+    match value.to_ascii_lowercase().as_str() {
+        v @ ("true" | "false") => Ok(v.to_owned()),
         _ => Err(SqsError::invalid_attribute_value(name)),
     }
 }
@@ -378,15 +413,43 @@ pub(crate) fn check_name(name: &str, fifo: bool) -> Result<(), SqsError> {
     }
 }
 
-/// A queue's URL, minted from the `Host` the client addressed so it works as given
-/// (`http://HOST/ACCOUNT/NAME`); without one, `http://sqs.REGION.localhost:4566/ACCOUNT/NAME`.
+/// A queue's URL, which like AWS's (`https://sqs.REGION.amazonaws.com/ACCOUNT/NAME`) names
+/// the region, so queues of one name in two regions have different URLs, and which reaches
+/// the endpoint the client addressed:
+///
+/// - a host that already names SQS (`sqs.REGION.…`) is kept as the client gave it;
+/// - a loopback host (`localhost`, `127.0.0.1`, `[::1]`) becomes
+///   `sqs.REGION.localhost.localstack.cloud` on the same port, a name whose every subdomain
+///   resolves to 127.0.0.1, as tools written for local AWS emulators expect;
+/// - any other host is kept (`http://HOST/ACCOUNT/NAME`): it cannot be assumed to have
+///   subdomains, and the region is then not in the URL;
+/// - without a host, `http://sqs.REGION.localhost.localstack.cloud:4566/ACCOUNT/NAME`.
+///
 /// Requests may use any URL whose last two path segments are the account and the name
 /// ([`parse_url`]).
 pub(crate) fn url(host: Option<&str>, region: &str, account: &str, name: &str) -> String {
-    match host {
-        Some(host) => format!("http://{host}/{account}/{name}"),
-        None => format!("http://sqs.{region}.localhost:4566/{account}/{name}"),
-    }
+    let host = match host {
+        None => format!("sqs.{region}.{LOCAL_DOMAIN}:4566"),
+        Some(host) => match loopback_port(host) {
+            Some(port) => format!("sqs.{region}.{LOCAL_DOMAIN}{port}"),
+            None => host.to_owned(),
+        },
+    };
+    format!("http://{host}/{account}/{name}")
+}
+
+/// A domain whose names all resolve to the loopback address.
+const LOCAL_DOMAIN: &str = "localhost.localstack.cloud";
+
+/// The port part (`:4566`, or empty) of a loopback host.
+fn loopback_port(host: &str) -> Option<&str> {
+    let (name, port) = match host.rfind(':') {
+        Some(at) if !host[at..].contains(']') && host[at + 1..].bytes().all(|b| b.is_ascii_digit()) => {
+            (&host[..at], &host[at..])
+        }
+        _ => (host, ""),
+    };
+    matches!(name, "localhost" | "127.0.0.1" | "[::1]" | "localhost.localstack.cloud").then_some(port)
 }
 
 /// The account and queue name a queue URL names: its last two path segments, whatever the
@@ -417,13 +480,34 @@ mod tests {
         let q = QueueRecord::new("jobs", &BTreeMap::new(), 7).unwrap();
         assert_eq!(q.number("VisibilityTimeout"), 30);
         assert_eq!(q.number("MessageRetentionPeriod"), 345_600);
-        assert_eq!(q.number("MaximumMessageSize"), 262_144);
+        assert_eq!(q.number("MaximumMessageSize"), 1_048_576);
         assert_eq!(q.number("DelaySeconds"), 0);
         assert_eq!(q.number("ReceiveMessageWaitTimeSeconds"), 0);
         assert!(!q.is_fifo() && !q.attributes.contains_key("FifoQueue"));
         let f = QueueRecord::new("jobs.fifo", &attrs(&[("FifoQueue", "true")]), 7).unwrap();
         assert!(f.is_fifo());
         assert_eq!(f.attributes["ContentBasedDeduplication"], "false");
+    }
+
+    #[test]
+    fn fifo_attributes_as_aws_takes_them() {
+        let f = QueueRecord::new(
+            "jobs.fifo",
+            &attrs(&[("FifoQueue", "True"), ("ContentBasedDeduplication", "TRUE")]),
+            7,
+        )
+        .unwrap();
+        assert_eq!(f.attributes["ContentBasedDeduplication"], "true");
+        assert!(matches!(
+            QueueRecord::new("jobs", &attrs(&[("FifoQueue", "false")]), 0),
+            Err(SqsError::InvalidAttributeName(_))
+        ));
+        let mut f = f;
+        assert!(f.set(&attrs(&[("FifoQueue", "TRUE")]), 8).is_ok());
+        assert!(matches!(
+            f.set(&attrs(&[("FifoQueue", "false")]), 8),
+            Err(SqsError::InvalidAttributeValue(_))
+        ));
     }
 
     #[test]
@@ -460,5 +544,29 @@ mod tests {
         );
         assert!(parse_url("http://localhost:4566/jobs").is_err());
         assert!(parse_url("jobs").is_err());
+    }
+
+    #[test]
+    fn minted_urls_name_the_region() {
+        assert_eq!(
+            url(Some("localhost:4566"), "eu-west-1", "123456789012", "q"),
+            "http://sqs.eu-west-1.localhost.localstack.cloud:4566/123456789012/q"
+        );
+        assert_eq!(
+            url(Some("127.0.0.1"), "us-east-1", "123456789012", "q"),
+            "http://sqs.us-east-1.localhost.localstack.cloud/123456789012/q"
+        );
+        assert_eq!(
+            url(Some("[::1]:80"), "us-east-1", "123456789012", "q"),
+            "http://sqs.us-east-1.localhost.localstack.cloud:80/123456789012/q"
+        );
+        assert_eq!(
+            url(Some("sqs.us-east-1.localhost.localstack.cloud:4566"), "us-east-1", "123456789012", "q"),
+            "http://sqs.us-east-1.localhost.localstack.cloud:4566/123456789012/q"
+        );
+        assert_eq!(
+            url(Some("stratus:4566"), "us-east-1", "123456789012", "q"),
+            "http://stratus:4566/123456789012/q"
+        );
     }
 }
