@@ -807,3 +807,44 @@ def test_deleting_a_fifo_message_wakes_a_long_poll_on_its_group(sqs):
     sqs.delete_message(QueueUrl=url, ReceiptHandle=first["ReceiptHandle"])
     poll.join()
     assert got == ["a-2"] and time.monotonic() - started < 5
+
+
+def test_purge_forgets_deduplication_ids(sqs):
+    url = fifo_queue(sqs, ContentBasedDeduplication="false")
+    sqs.send_message(QueueUrl=url, MessageBody="first", MessageGroupId="g", MessageDeduplicationId="d")
+    sqs.purge_queue(QueueUrl=url)
+    sqs.send_message(QueueUrl=url, MessageBody="second", MessageGroupId="g", MessageDeduplicationId="d")
+    assert bodies(sqs.receive_message(QueueUrl=url)) == ["second"]
+
+
+def test_fifo_receipt_handles_expire_with_their_visibility(sqs):
+    url = fifo_queue(sqs, VisibilityTimeout="1")
+    send_all(sqs, url, ["a-1"])
+    [m] = sqs.receive_message(QueueUrl=url)["Messages"]
+    time.sleep(1.5)
+    with pytest.raises(ClientError) as err:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    assert err.value.response["Error"]["Message"] == (
+        f"Value {m['ReceiptHandle']} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired."
+    )
+    # Extended in time, the handle still deletes.
+    [m] = sqs.receive_message(QueueUrl=url)["Messages"]
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=30)
+    time.sleep(1.5)
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+
+
+def test_message_attribute_names_follow_aws_rules(sqs, queue):
+    def send(name, data_type="String"):
+        sqs.send_message(QueueUrl=queue, MessageBody="m", MessageAttributes={name: {"DataType": data_type, "StringValue": "v"}})
+
+    send("attr.1øßä")
+    send("L" * 256)
+    for bad in ["aWs.x", "AMAZON.x", ".x", "x.", "a..b", "a!b", "a§b", "L" * 257]:
+        with pytest.raises(ClientError) as err:
+            send(bad)
+        assert error_code(err) == "InvalidParameterValue", bad
+    with pytest.raises(ClientError) as err:
+        send("ok", "String." + "L" * 256)
+    assert error_code(err) == "InvalidParameterValue"

@@ -228,6 +228,12 @@ pub(crate) fn attributes(
     given
         .into_iter()
         .map(|(name, v)| {
+            check_attribute_name(&name)?;
+            if v.data_type.chars().count() > 256 {
+                return Err(SqsError::invalid_parameter(format!(
+                    "Message (user) attribute '{name}' has an invalid data type: it is longer than 256 characters."
+                )));
+            }
             let base = v.data_type.split('.').next().unwrap_or("").to_owned();
             let attribute = Attribute {
                 string: v.string_value.filter(|s| !s.is_empty()),
@@ -258,6 +264,29 @@ pub(crate) fn attributes(
             Ok((name, attribute))
         })
         .collect()
+}
+
+/// AWS's rules for a message attribute's name: letters, digits, `_`, `-` and `.`, at most 256
+/// characters, neither starting nor ending with a period nor holding two in a row, and not
+/// starting with the reserved `AWS.` or `Amazon.` in any case.
+fn check_attribute_name(name: &str) -> Result<(), SqsError> {
+    let lower = name.to_lowercase();
+    let valid = (1..=256).contains(&name.chars().count())
+        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && !name.starts_with('.')
+        && !name.ends_with('.')
+        && !name.contains("..")
+        && !lower.starts_with("aws.")
+        && !lower.starts_with("amazon.");
+    if valid {
+        Ok(())
+    } else {
+        Err(SqsError::invalid_parameter(format!(
+            "Message (user) attribute name '{name}' is invalid. Names may hold letters, digits, '_', '-' and '.', \
+             at most 256 characters, must neither start nor end with '.' nor hold '..', and must not start with \
+             'AWS.' or 'Amazon.'."
+        )))
+    }
 }
 
 /// The `AWSTraceHeader` system attribute, the only one AWS accepts on sends.

@@ -69,12 +69,24 @@ impl SqsService {
         handles: Vec<String>,
     ) -> Result<Vec<Result<(), SqsError>>, SqsError> {
         // A stale handle (the message was received again, or is gone) succeeds without effect.
+        // A FIFO message's handle expires with its visibility timeout: the message may
+        // already be on its way to another consumer.
+        let fifo = self.queue(queue)?.is_fifo();
+        let now = self.now_ms();
         let results = self
-            .with_received(queue, handles, |tx, _, key, found, _| {
-                if found.is_some_and(|(_, latest)| latest) {
-                    MESSAGES.delete(tx, key);
+            .with_received(queue, handles, move |tx, _, key, found, handle| {
+                match found {
+                    Some((m, true)) if fifo && m.state(now) == State::Visible => Err(SqsError::invalid_value(
+                        "ReceiptHandle",
+                        handle,
+                        "The receipt handle has expired.",
+                    )),
+                    Some((_, true)) => {
+                        MESSAGES.delete(tx, key);
+                        Ok(())
+                    }
+                    _ => Ok(()),
                 }
-                Ok(())
             })
             .await?;
         // Deleting a FIFO group's message in flight releases the group to a waiting long poll.

@@ -289,6 +289,8 @@ pub(crate) async fn purge_queue(
         }
         record.purged_ms = Some(now);
         QUEUES.put(tx, name.as_bytes(), &record)?;
+        // A purge also forgets the deduplication ids: the same id may be sent again at once.
+        delete_all(tx, DEDUP.name(), &name)?;
         delete_all(tx, MESSAGES.name(), &name)
     })
     .await?;
