@@ -848,3 +848,11 @@ def test_message_attribute_names_follow_aws_rules(sqs, queue):
     with pytest.raises(ClientError) as err:
         send("ok", "String." + "L" * 256)
     assert error_code(err) == "InvalidParameterValue"
+
+
+def test_query_errors_carry_an_empty_detail(stratus, sqs, queue):
+    status, doc = query(stratus, Action="ReceiveMessage", QueueUrl=queue, WaitTimeSeconds="21")
+    assert status == 400
+    error = find(doc, "Error")
+    assert [local(child.tag) for child in error] == ["Type", "Code", "Message", "Detail"]
+    assert find(error, "Code").text == "InvalidParameterValue" and not find(error, "Detail").text
