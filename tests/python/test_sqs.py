@@ -50,9 +50,8 @@ def attributes_md5(attributes):
 
 def test_create_is_idempotent_and_urls_resolve(stratus, sqs):
     url = sqs.create_queue(QueueName="orders", Attributes={"VisibilityTimeout": "45"})["QueueUrl"]
-    # Like AWS's, the URL names the region; it reaches the port the client addressed.
-    port = urllib.parse.urlsplit(stratus.endpoint).port
-    assert url == f"http://sqs.us-east-1.localhost.localstack.cloud:{port}/{ACCOUNT}/orders"
+    # Like AWS's, the URL names the region; it reaches the host the client addressed.
+    assert url == f"{stratus.endpoint}/queue/us-east-1/{ACCOUNT}/orders"
     assert sqs.create_queue(QueueName="orders", Attributes={"VisibilityTimeout": "45"})["QueueUrl"] == url
     assert sqs.get_queue_url(QueueName="orders")["QueueUrl"] == url
     with pytest.raises(ClientError) as err:
@@ -752,13 +751,13 @@ def test_string_attribute_values_obey_the_character_rules(sqs, queue):
 
 def test_queue_urls_name_their_region(stratus, query_models):
     name = f"regional-{uuid.uuid4().hex[:8]}"
-    port = urllib.parse.urlsplit(stratus.endpoint).port
     urls = {}
     for region in ["us-east-1", "eu-central-1"]:
         client = stratus.client("sqs", region=region)
         urls[region] = client.create_queue(QueueName=name)["QueueUrl"]
-        # Like AWS's https://sqs.REGION.amazonaws.com/ACCOUNT/NAME, on the port addressed.
-        assert urls[region] == f"http://sqs.{region}.localhost.localstack.cloud:{port}/{ACCOUNT}/{name}"
+        # Like AWS's https://sqs.REGION.amazonaws.com/ACCOUNT/NAME, the URL names the region;
+        # the host addressed has no sqs.REGION subdomain, so the region is in the path.
+        assert urls[region] == f"{stratus.endpoint}/queue/{region}/{ACCOUNT}/{name}"
         assert client.get_queue_url(QueueName=name)["QueueUrl"] == urls[region]
         assert client.list_queues(QueueNamePrefix=name)["QueueUrls"] == [urls[region]]
         # A bare queue name is taken for one of the caller's queues.
@@ -766,6 +765,15 @@ def test_queue_urls_name_their_region(stratus, query_models):
     for region in urls:
         client = stratus.client("sqs", region=region)
         assert bodies(client.receive_message(QueueUrl=urls[region])) == [region]
+    # A client that addresses the region's SQS host by name keeps it in its URLs.
+    port = urllib.parse.urlsplit(stratus.endpoint).port
+    request = urllib.request.Request(
+        f"{stratus.endpoint}/",
+        data=urllib.parse.urlencode({"Action": "GetQueueUrl", "QueueName": name, "Version": "2012-11-05"}).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded", "Host": f"sqs.us-east-1.example:{port}", **SIGNED},
+    )
+    with urllib.request.urlopen(request) as response:
+        assert find(ET.fromstring(response.read()), "QueueUrl").text == f"http://sqs.us-east-1.example:{port}/{ACCOUNT}/{name}"
 
 
 def test_query_requests_to_a_queue_url_name_the_queue(stratus, sqs, queue):

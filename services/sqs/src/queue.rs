@@ -413,43 +413,25 @@ pub(crate) fn check_name(name: &str, fifo: bool) -> Result<(), SqsError> {
     }
 }
 
-/// A queue's URL, which like AWS's (`https://sqs.REGION.amazonaws.com/ACCOUNT/NAME`) names
-/// the region, so queues of one name in two regions have different URLs, and which reaches
-/// the endpoint the client addressed:
+/// A queue's URL, which names the region as AWS's does
+/// (`https://sqs.REGION.amazonaws.com/ACCOUNT/NAME`), so queues of one name in two regions
+/// have different URLs, and which reaches the host the client addressed, whatever it is:
 ///
-/// - a host that already names SQS (`sqs.REGION.…`) is kept as the client gave it;
-/// - a loopback host (`localhost`, `127.0.0.1`, `[::1]`) becomes
-///   `sqs.REGION.localhost.localstack.cloud` on the same port, a name whose every subdomain
-///   resolves to 127.0.0.1, as tools written for local AWS emulators expect;
-/// - any other host is kept (`http://HOST/ACCOUNT/NAME`): it cannot be assumed to have
-///   subdomains, and the region is then not in the URL;
-/// - without a host, `http://sqs.REGION.localhost.localstack.cloud:4566/ACCOUNT/NAME`.
+/// - a host that names the region's SQS endpoint (`sqs.REGION.…`) is kept as it is:
+///   `http://sqs.REGION.HOST/ACCOUNT/NAME`;
+/// - any other host (`localhost:4566`, a container's name) cannot be assumed to have
+///   subdomains that resolve, so the region goes in the path:
+///   `http://HOST/queue/REGION/ACCOUNT/NAME`;
+/// - without a host, `http://sqs.REGION.localhost:4566/ACCOUNT/NAME`.
 ///
 /// Requests may use any URL whose last two path segments are the account and the name
 /// ([`parse_url`]).
 pub(crate) fn url(host: Option<&str>, region: &str, account: &str, name: &str) -> String {
-    let host = match host {
-        None => format!("sqs.{region}.{LOCAL_DOMAIN}:4566"),
-        Some(host) => match loopback_port(host) {
-            Some(port) => format!("sqs.{region}.{LOCAL_DOMAIN}{port}"),
-            None => host.to_owned(),
-        },
-    };
-    format!("http://{host}/{account}/{name}")
-}
-
-/// A domain whose names all resolve to the loopback address.
-const LOCAL_DOMAIN: &str = "localhost.localstack.cloud";
-
-/// The port part (`:4566`, or empty) of a loopback host.
-fn loopback_port(host: &str) -> Option<&str> {
-    let (name, port) = match host.rfind(':') {
-        Some(at) if !host[at..].contains(']') && host[at + 1..].bytes().all(|b| b.is_ascii_digit()) => {
-            (&host[..at], &host[at..])
-        }
-        _ => (host, ""),
-    };
-    matches!(name, "localhost" | "127.0.0.1" | "[::1]" | "localhost.localstack.cloud").then_some(port)
+    match host {
+        Some(host) if host.starts_with(&format!("sqs.{region}.")) => format!("http://{host}/{account}/{name}"),
+        Some(host) => format!("http://{host}/queue/{region}/{account}/{name}"),
+        None => format!("http://sqs.{region}.localhost:4566/{account}/{name}"),
+    }
 }
 
 /// The account and queue name a queue URL names: its last two path segments, whatever the
@@ -550,23 +532,17 @@ mod tests {
     fn minted_urls_name_the_region() {
         assert_eq!(
             url(Some("localhost:4566"), "eu-west-1", "123456789012", "q"),
-            "http://sqs.eu-west-1.localhost.localstack.cloud:4566/123456789012/q"
-        );
-        assert_eq!(
-            url(Some("127.0.0.1"), "us-east-1", "123456789012", "q"),
-            "http://sqs.us-east-1.localhost.localstack.cloud/123456789012/q"
-        );
-        assert_eq!(
-            url(Some("[::1]:80"), "us-east-1", "123456789012", "q"),
-            "http://sqs.us-east-1.localhost.localstack.cloud:80/123456789012/q"
+            "http://localhost:4566/queue/eu-west-1/123456789012/q"
         );
         assert_eq!(
             url(Some("sqs.us-east-1.localhost.localstack.cloud:4566"), "us-east-1", "123456789012", "q"),
             "http://sqs.us-east-1.localhost.localstack.cloud:4566/123456789012/q"
         );
         assert_eq!(
-            url(Some("stratus:4566"), "us-east-1", "123456789012", "q"),
-            "http://stratus:4566/123456789012/q"
+            url(Some("sqs.us-east-1.example"), "eu-west-1", "123456789012", "q"),
+            "http://sqs.us-east-1.example/queue/eu-west-1/123456789012/q"
         );
+        let minted = url(Some("stratus:4566"), "us-east-1", "123456789012", "q.fifo");
+        assert_eq!(parse_url(&minted).unwrap(), ("123456789012", "q.fifo"));
     }
 }
