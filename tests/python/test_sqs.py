@@ -50,8 +50,8 @@ def attributes_md5(attributes):
 
 def test_create_is_idempotent_and_urls_resolve(stratus, sqs):
     url = sqs.create_queue(QueueName="orders", Attributes={"VisibilityTimeout": "45"})["QueueUrl"]
-    # Minted from the Host the client addressed, so the URL works as given.
-    assert url == f"{stratus.endpoint}/{ACCOUNT}/orders"
+    # Like AWS's, the URL names the region; it reaches the host the client addressed.
+    assert url == f"{stratus.endpoint}/queue/us-east-1/{ACCOUNT}/orders"
     assert sqs.create_queue(QueueName="orders", Attributes={"VisibilityTimeout": "45"})["QueueUrl"] == url
     assert sqs.get_queue_url(QueueName="orders")["QueueUrl"] == url
     with pytest.raises(ClientError) as err:
@@ -110,7 +110,7 @@ def test_attributes_defaults_set_and_counts(sqs, queue):
     attrs = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["All"])["Attributes"]
     assert attrs["VisibilityTimeout"] == "30"
     assert attrs["MessageRetentionPeriod"] == "345600"
-    assert attrs["MaximumMessageSize"] == "262144"
+    assert attrs["MaximumMessageSize"] == "1048576"
     assert attrs["DelaySeconds"] == "0"
     assert attrs["ReceiveMessageWaitTimeSeconds"] == "0"
     assert attrs["QueueArn"] == f"arn:aws:sqs:us-east-1:{ACCOUNT}:{queue.rsplit('/', 1)[1]}"
@@ -164,7 +164,7 @@ def test_send_receive_delete_with_digests(sqs, queue):
 
 def test_message_refusals(sqs, queue):
     with pytest.raises(ClientError) as err:
-        sqs.send_message(QueueUrl=queue, MessageBody="x" * 262_145)
+        sqs.send_message(QueueUrl=queue, MessageBody="x" * 1_048_577)
     assert error_code(err) == "InvalidParameterValue"
     with pytest.raises(ClientError) as err:
         sqs.send_message(QueueUrl=queue, MessageBody="bad \u0000 char")
@@ -194,7 +194,7 @@ def test_batches(sqs, queue):
         ([{"Id": str(i), "MessageBody": "x"} for i in range(11)], "AWS.SimpleQueueService.TooManyEntriesInBatchRequest"),
         ([{"Id": "d", "MessageBody": "x"}] * 2, "AWS.SimpleQueueService.BatchEntryIdsNotDistinct"),
         ([{"Id": "bad id", "MessageBody": "x"}], "AWS.SimpleQueueService.InvalidBatchEntryId"),
-        ([{"Id": str(i), "MessageBody": "x" * 100_000} for i in range(3)], "AWS.SimpleQueueService.BatchRequestTooLong"),
+        ([{"Id": str(i), "MessageBody": "x" * 400_000} for i in range(3)], "AWS.SimpleQueueService.BatchRequestTooLong"),
     ]:
         with pytest.raises(ClientError) as err:
             sqs.send_message_batch(QueueUrl=queue, Entries=entries)
@@ -416,17 +416,20 @@ def test_attribute_names_are_checked_by_the_service(sqs, queue):
     assert list(m["Attributes"]) == ["SentTimestamp"]
 
 
+# A SigV4-shaped Authorization header (signatures are not verified unless asked).
+SIGNED = {
+    "Authorization": "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20240101/us-east-1/sqs/aws4_request, "
+    "SignedHeaders=content-type;host, Signature=" + "0" * 64,
+}
+
+
 def query(stratus, **params):
     """An awsQuery request as older SDKs send it, with a SigV4-shaped Authorization header."""
     body = urllib.parse.urlencode({"Version": "2012-11-05", **params}).encode()
     request = urllib.request.Request(
         stratus.endpoint + "/",
         data=body,
-        headers={
-            "Content-Type": "application/x-www-form-urlencoded; charset=utf-8",
-            "Authorization": "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20240101/us-east-1/sqs/aws4_request, "
-            "SignedHeaders=content-type;host, Signature=" + "0" * 64,
-        },
+        headers={"Content-Type": "application/x-www-form-urlencoded; charset=utf-8", **SIGNED},
     )
     try:
         with urllib.request.urlopen(request) as response:
@@ -534,3 +537,330 @@ def test_query_xml_shapes(stratus):
         [("Error", [("Type", []), ("Code", []), ("Message", [])]), ("RequestId", [])],
     )
     assert find(doc, "Type").text == "Sender"
+
+
+# --- Behaviour recorded from AWS ---------------------------------------------------------
+
+
+def test_fifo_booleans_are_taken_in_any_case(sqs):
+    url = sqs.create_queue(
+        QueueName=f"case-{uuid.uuid4().hex[:8]}.fifo",
+        Attributes={"FifoQueue": "True", "ContentBasedDeduplication": "TRUE"},
+    )["QueueUrl"]
+    attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    assert (attrs["FifoQueue"], attrs["ContentBasedDeduplication"]) == ("true", "true")
+    # Content-based deduplication is on: no deduplication id needed.
+    sqs.send_message(QueueUrl=url, MessageBody="m", MessageGroupId="g")
+
+
+def test_standard_queues_know_no_fifo_attributes(sqs):
+    name = f"std-{uuid.uuid4().hex[:8]}"
+    for attributes, code, message in [
+        ({"FifoQueue": "false"}, "InvalidAttributeName", "Unknown Attribute FifoQueue."),
+        ({"ContentBasedDeduplication": "false"}, "InvalidAttributeName", "Unknown Attribute ContentBasedDeduplication."),
+        (
+            {"DeduplicationScope": "queue"},
+            "InvalidAttributeName",
+            "You can specify the DeduplicationScope only when FifoQueue is set to true.",
+        ),
+        (
+            {"FifoThroughputLimit": "perQueue"},
+            "InvalidAttributeName",
+            "You can specify the FifoThroughputLimit only when FifoQueue is set to true.",
+        ),
+    ]:
+        with pytest.raises(ClientError) as err:
+            sqs.create_queue(QueueName=name, Attributes=attributes)
+        assert (error_code(err), err.value.response["Error"]["Message"]) == (code, message), attributes
+    fifo = sqs.create_queue(QueueName=f"{name}.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    sqs.set_queue_attributes(QueueUrl=fifo, Attributes={"FifoQueue": "true"})
+    with pytest.raises(ClientError) as err:
+        sqs.set_queue_attributes(QueueUrl=fifo, Attributes={"FifoQueue": "false"})
+    assert error_code(err) == "InvalidAttributeValue"
+    assert "Modifying queue type is not supported" in err.value.response["Error"]["Message"]
+
+
+def test_messages_may_be_one_mebibyte(sqs, queue):
+    attrs = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["MaximumMessageSize"])["Attributes"]
+    assert attrs["MaximumMessageSize"] == "1048576"
+    sqs.send_message(QueueUrl=queue, MessageBody="x" * 1_048_576)
+    with pytest.raises(ClientError) as err:
+        sqs.send_message(QueueUrl=queue, MessageBody="x" * 1_048_577)
+    assert err.value.response["Error"]["Message"] == (
+        "One or more parameters are invalid. Reason: Message must be shorter than 1048576 bytes."
+    )
+    with pytest.raises(ClientError) as err:
+        sqs.set_queue_attributes(QueueUrl=queue, Attributes={"MaximumMessageSize": "1048577"})
+    assert error_code(err) == "InvalidAttributeValue"
+    # A batch entry over the queue's limit fails alone, worded differently.
+    sqs.set_queue_attributes(QueueUrl=queue, Attributes={"MaximumMessageSize": "1024"})
+    result = sqs.send_message_batch(
+        QueueUrl=queue, Entries=[{"Id": "fits", "MessageBody": "a" * 1024}, {"Id": "over", "MessageBody": "a" * 1025}]
+    )
+    assert [e["Id"] for e in result["Successful"]] == ["fits"]
+    [failed] = result["Failed"]
+    assert failed["Message"] == "One or more parameters cannot be validated. Reason: Message must be shorter than 1024 bytes."
+
+
+def test_group_and_deduplication_ids_are_checked(sqs, queue):
+    fifo = sqs.create_queue(QueueName=f"ids-{uuid.uuid4().hex[:8]}.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    for bad in ["", "a" * 129, "group 123"]:
+        with pytest.raises(ClientError) as err:
+            sqs.send_message(QueueUrl=queue, MessageBody="m", MessageGroupId=bad)
+        assert err.value.response["Error"]["Message"] == (
+            f"Value {bad} for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include "
+            "alphanumeric and punctuation characters. 1 to 128 in length."
+        )
+        with pytest.raises(ClientError) as err:
+            sqs.send_message(QueueUrl=fifo, MessageBody="m", MessageGroupId="g", MessageDeduplicationId=bad)
+        assert error_code(err) == "InvalidParameterValue"
+    sqs.send_message(QueueUrl=fifo, MessageBody="m", MessageGroupId="g!#", MessageDeduplicationId="a" * 128)
+
+
+def test_fifo_batches_without_their_ids_are_refused_whole(sqs):
+    fifo = sqs.create_queue(QueueName=f"batch-{uuid.uuid4().hex[:8]}.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    ok = {"Id": "ok", "MessageBody": "m", "MessageGroupId": "g", "MessageDeduplicationId": "d"}
+    with pytest.raises(ClientError) as err:
+        sqs.send_message_batch(QueueUrl=fifo, Entries=[ok, {"Id": "nogroup", "MessageBody": "m", "MessageDeduplicationId": "e"}])
+    assert err.value.response["Error"]["Message"] == "The request must contain the parameter MessageGroupId."
+    with pytest.raises(ClientError) as err:
+        sqs.send_message_batch(QueueUrl=fifo, Entries=[ok, {"Id": "nodedup", "MessageBody": "m", "MessageGroupId": "g"}])
+    assert error_code(err) == "InvalidParameterValue"
+    # Nothing of a refused batch was sent.
+    assert "Messages" not in sqs.receive_message(QueueUrl=fifo)
+
+
+def test_fifo_takes_an_explicit_zero_delay(sqs):
+    fifo = sqs.create_queue(QueueName=f"d0-{uuid.uuid4().hex[:8]}.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    sqs.send_message(QueueUrl=fifo, MessageBody="m", MessageGroupId="g", MessageDeduplicationId="d", DelaySeconds=0)
+    with pytest.raises(ClientError) as err:
+        sqs.send_message(QueueUrl=fifo, MessageBody="m", MessageGroupId="g", MessageDeduplicationId="e", DelaySeconds=2)
+    assert error_code(err) == "InvalidParameterValue"
+
+
+def fifo_queue(sqs, **attributes):
+    return sqs.create_queue(
+        QueueName=f"order-{uuid.uuid4().hex[:8]}.fifo",
+        Attributes={"FifoQueue": "true", "ContentBasedDeduplication": "true", **attributes},
+    )["QueueUrl"]
+
+
+def send_all(sqs, url, bodies):
+    for body in bodies:
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId=body.split("-")[0])
+
+
+def bodies(response):
+    return [m["Body"] for m in response.get("Messages", [])]
+
+
+def test_fifo_delivers_a_group_together(sqs):
+    url = fifo_queue(sqs)
+    send_all(sqs, url, ["a-1", "b-1", "a-2", "a-3"])
+    assert bodies(sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)) == ["a-1", "a-2", "a-3", "b-1"]
+
+
+def test_fifo_groups_back_from_flight_wait_their_turn(stratus, sqs):
+    # A group whose messages were deleted goes on from where it was; one whose messages came
+    # back from flight waits behind the groups that were never received.
+    url = fifo_queue(sqs)
+    send_all(sqs, url, ["a-1", "b-1", "a-2", "b-2", "a-3", "c-1"])
+    got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=2)["Messages"]
+    assert bodies({"Messages": got}) == ["a-1", "a-2"]
+    for m in got:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    assert bodies(sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=0)) == [
+        "b-1",
+        "b-2",
+        "a-3",
+        "c-1",
+    ]
+    # All four came back at once (visibility 0): their groups keep their order, behind none.
+    url = fifo_queue(sqs)
+    send_all(sqs, url, ["a-1", "b-1", "c-1"])
+    assert bodies(sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=2, VisibilityTimeout=0)) == ["a-1", "b-1"]
+    assert bodies(sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)) == ["c-1", "a-1", "b-1"]
+
+
+def test_fifo_message_made_visible_again_releases_its_group(stratus, sqs):
+    url = fifo_queue(sqs, VisibilityTimeout="30")
+    send_all(sqs, url, ["a-1", "a-2", "b-1"])
+    got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=2)["Messages"]
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=got[0]["ReceiptHandle"], VisibilityTimeout=0)
+    # a-1 is visible again, a-2 still in flight; group b never left the queue.
+    assert bodies(sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=3)) == ["b-1", "a-1"]
+
+
+def test_visibility_changes_by_an_older_handle_and_after_expiry(stratus, sqs, queue):
+    sqs.send_message(QueueUrl=queue, MessageBody="m")
+    [first] = sqs.receive_message(QueueUrl=queue, VisibilityTimeout=0)["Messages"]
+    [second] = sqs.receive_message(QueueUrl=queue, VisibilityTimeout=30)["Messages"]
+    sqs.change_message_visibility(QueueUrl=queue, ReceiptHandle=first["ReceiptHandle"], VisibilityTimeout=0)
+    [third] = sqs.receive_message(QueueUrl=queue, VisibilityTimeout=1)["Messages"]
+    time.sleep(1.5)
+    # Expired, yet its handle still changes its visibility.
+    sqs.change_message_visibility(QueueUrl=queue, ReceiptHandle=third["ReceiptHandle"], VisibilityTimeout=30)
+    assert "Messages" not in sqs.receive_message(QueueUrl=queue)
+    assert second["MessageId"] == third["MessageId"]
+
+
+def test_fifo_sequence_numbers_and_attribute_wildcards(sqs, queue):
+    fifo = fifo_queue(sqs)
+    sent = [sqs.send_message(QueueUrl=fifo, MessageBody=f"m{i}", MessageGroupId="g")["SequenceNumber"] for i in range(2)]
+    # Large, growing, not consecutive.
+    assert all(len(s) == 20 and s.isdigit() for s in sent)
+    assert int(sent[1]) > int(sent[0]) + 1
+    got = sqs.receive_message(QueueUrl=fifo, MaxNumberOfMessages=2, AttributeNames=["All"])["Messages"]
+    assert [m["Attributes"]["SequenceNumber"] for m in got] == sent
+    # A standard queue's message has no sequence number, even with a group id.
+    sqs.send_message(
+        QueueUrl=queue,
+        MessageBody="fair",
+        MessageGroupId="tenant",
+        MessageAttributes={"k": {"DataType": "String", "StringValue": "v"}},
+    )
+    [m] = sqs.receive_message(QueueUrl=queue, AttributeNames=["All"], MessageAttributeNames=["*"])["Messages"]
+    assert "SequenceNumber" not in m["Attributes"] and m["Attributes"]["MessageGroupId"] == "tenant"
+    assert m["MessageAttributes"] == {"k": {"DataType": "String", "StringValue": "v"}}
+
+
+def test_kms_key_replaces_managed_encryption(sqs, queue):
+    def attrs():
+        return sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["All"])["Attributes"]
+
+    assert attrs()["SqsManagedSseEnabled"] == "true" and "KmsDataKeyReusePeriodSeconds" not in attrs()
+    sqs.set_queue_attributes(QueueUrl=queue, Attributes={"KmsMasterKeyId": "alias/mine", "KmsDataKeyReusePeriodSeconds": "600"})
+    now = attrs()
+    assert (now["SqsManagedSseEnabled"], now["KmsMasterKeyId"], now["KmsDataKeyReusePeriodSeconds"]) == ("false", "alias/mine", "600")
+    sqs.set_queue_attributes(QueueUrl=queue, Attributes={"KmsMasterKeyId": ""})
+    now = attrs()
+    assert now["SqsManagedSseEnabled"] == "false"
+    assert "KmsMasterKeyId" not in now and "KmsDataKeyReusePeriodSeconds" not in now
+
+
+def test_string_attribute_values_obey_the_character_rules(sqs, queue):
+    with pytest.raises(ClientError) as err:
+        sqs.send_message(
+            QueueUrl=queue, MessageBody="m", MessageAttributes={"a": {"DataType": "String", "StringValue": "bad\x08"}}
+        )
+    assert error_code(err) == "InvalidParameterValue"
+    with pytest.raises(ClientError) as err:
+        sqs.send_message(QueueUrl=queue, MessageBody="m", MessageAttributes={"a": {"DataType": "String", "StringValue": ""}})
+    assert err.value.response["Error"]["Message"] == "Message (user) attribute 'a' must contain a non-empty value of type 'String'."
+
+
+def test_queue_urls_name_their_region(stratus, query_models):
+    name = f"regional-{uuid.uuid4().hex[:8]}"
+    urls = {}
+    for region in ["us-east-1", "eu-central-1"]:
+        client = stratus.client("sqs", region=region)
+        urls[region] = client.create_queue(QueueName=name)["QueueUrl"]
+        # Like AWS's https://sqs.REGION.amazonaws.com/ACCOUNT/NAME, the URL names the region;
+        # the host addressed has no sqs.REGION subdomain, so the region is in the path.
+        assert urls[region] == f"{stratus.endpoint}/queue/{region}/{ACCOUNT}/{name}"
+        assert client.get_queue_url(QueueName=name)["QueueUrl"] == urls[region]
+        assert client.list_queues(QueueNamePrefix=name)["QueueUrls"] == [urls[region]]
+        # A bare queue name is taken for one of the caller's queues.
+        client.send_message(QueueUrl=name, MessageBody=region)
+    for region in urls:
+        client = stratus.client("sqs", region=region)
+        assert bodies(client.receive_message(QueueUrl=urls[region])) == [region]
+    # A client that addresses the region's SQS host by name keeps it in its URLs.
+    port = urllib.parse.urlsplit(stratus.endpoint).port
+    request = urllib.request.Request(
+        f"{stratus.endpoint}/",
+        data=urllib.parse.urlencode({"Action": "GetQueueUrl", "QueueName": name, "Version": "2012-11-05"}).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded", "Host": f"sqs.us-east-1.example:{port}", **SIGNED},
+    )
+    with urllib.request.urlopen(request) as response:
+        assert find(ET.fromstring(response.read()), "QueueUrl").text == f"http://sqs.us-east-1.example:{port}/{ACCOUNT}/{name}"
+
+
+def test_query_requests_to_a_queue_url_name_the_queue(stratus, sqs, queue):
+    """The classic Query form: the request goes to the queue's URL, without QueueUrl."""
+    path = urllib.parse.urlsplit(queue).path
+    for method in ["POST", "GET"]:
+        params = urllib.parse.urlencode({"Action": "SendMessage", "MessageBody": method, "Version": "2012-11-05"})
+        request = urllib.request.Request(
+            f"{stratus.endpoint}{path}" + ("" if method == "POST" else f"?{params}"),
+            data=params.encode() if method == "POST" else None,
+            method=method,
+            headers={"Content-Type": "application/x-www-form-urlencoded", **SIGNED},
+        )
+        with urllib.request.urlopen(request) as response:
+            assert response.status == 200
+            assert local(ET.fromstring(response.read()).tag) == "SendMessageResponse"
+    got = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)
+    assert sorted(bodies(got)) == ["GET", "POST"]
+
+
+def test_permissions_are_written_in_a_2008_policy(sqs, queue):
+    sqs.add_permission(QueueUrl=queue, Label="share", AWSAccountIds=["111122223333"], Actions=["ReceiveMessage"])
+    policy = json.loads(sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["Policy"])["Attributes"]["Policy"])
+    assert policy["Version"] == "2008-10-17"
+    with pytest.raises(ClientError) as err:
+        sqs.remove_permission(QueueUrl=queue, Label="other")
+    assert err.value.response["Error"]["Message"] == "Value other for parameter Label is invalid. Reason: can't find label."
+
+
+def test_deleting_a_fifo_message_wakes_a_long_poll_on_its_group(sqs):
+    url = fifo_queue(sqs, VisibilityTimeout="60")
+    send_all(sqs, url, ["a-1", "a-2"])
+    [first] = sqs.receive_message(QueueUrl=url)["Messages"]
+    got = []
+    poll = threading.Thread(target=lambda: got.extend(bodies(sqs.receive_message(QueueUrl=url, WaitTimeSeconds=10))))
+    poll.start()
+    time.sleep(0.5)
+    started = time.monotonic()
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=first["ReceiptHandle"])
+    poll.join()
+    assert got == ["a-2"] and time.monotonic() - started < 5
+
+
+def test_purge_forgets_deduplication_ids(sqs):
+    url = fifo_queue(sqs, ContentBasedDeduplication="false")
+    sqs.send_message(QueueUrl=url, MessageBody="first", MessageGroupId="g", MessageDeduplicationId="d")
+    sqs.purge_queue(QueueUrl=url)
+    sqs.send_message(QueueUrl=url, MessageBody="second", MessageGroupId="g", MessageDeduplicationId="d")
+    assert bodies(sqs.receive_message(QueueUrl=url)) == ["second"]
+
+
+def test_fifo_receipt_handles_expire_with_their_visibility(sqs):
+    url = fifo_queue(sqs, VisibilityTimeout="1")
+    send_all(sqs, url, ["a-1"])
+    [m] = sqs.receive_message(QueueUrl=url)["Messages"]
+    time.sleep(1.5)
+    with pytest.raises(ClientError) as err:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    assert err.value.response["Error"]["Message"] == (
+        f"Value {m['ReceiptHandle']} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired."
+    )
+    # Extended in time, the handle still deletes.
+    [m] = sqs.receive_message(QueueUrl=url)["Messages"]
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=30)
+    time.sleep(1.5)
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+
+
+def test_message_attribute_names_follow_aws_rules(sqs, queue):
+    def send(name, data_type="String"):
+        sqs.send_message(QueueUrl=queue, MessageBody="m", MessageAttributes={name: {"DataType": data_type, "StringValue": "v"}})
+
+    send("attr.1øßä")
+    send("L" * 256)
+    for bad in ["aWs.x", "AMAZON.x", ".x", "x.", "a..b", "a!b", "a§b", "L" * 257]:
+        with pytest.raises(ClientError) as err:
+            send(bad)
+        assert error_code(err) == "InvalidParameterValue", bad
+    with pytest.raises(ClientError) as err:
+        send("ok", "String." + "L" * 256)
+    assert error_code(err) == "InvalidParameterValue"
+
+
+def test_query_errors_carry_an_empty_detail(stratus, sqs, queue):
+    status, doc = query(stratus, Action="ReceiveMessage", QueueUrl=queue, WaitTimeSeconds="21")
+    assert status == 400
+    error = find(doc, "Error")
+    assert [local(child.tag) for child in error] == ["Type", "Code", "Message", "Detail"]
+    assert find(error, "Code").text == "InvalidParameterValue" and not find(error, "Detail").text

@@ -1,6 +1,7 @@
 """SQS dead-letter queues: RedrivePolicy, RedriveAllowPolicy, ListDeadLetterSourceQueues and
 message move tasks, through boto3 against the real binary."""
 
+import base64
 import json
 import time
 import uuid
@@ -155,6 +156,9 @@ def test_move_task_with_a_rate_can_be_cancelled(sqs):
     )["TaskHandle"]
     [running] = sqs.list_message_move_tasks(SourceArn=dlq_arn)["Results"]
     assert running["Status"] == "RUNNING" and running["TaskHandle"] == handle
+    # AWS's handle is the base64 of a JSON document naming the task and its source.
+    decoded = json.loads(base64.b64decode(handle))
+    assert decoded["sourceArn"] == dlq_arn and uuid.UUID(decoded["taskId"])
     assert running["MaxNumberOfMessagesPerSecond"] == 1
     with pytest.raises(ClientError) as err:
         sqs.start_message_move_task(SourceArn=dlq_arn)
@@ -181,3 +185,16 @@ def test_move_task_refusals(sqs):
     with pytest.raises(ClientError) as err:
         sqs.cancel_message_move_task(TaskHandle="not-a-handle")
     assert error(err) == ("InvalidParameterValue", "Value for parameter TaskHandle is invalid.")
+    # A well-formed handle naming an unknown queue, or an unknown task of a known queue.
+    def handle(task_id, source_arn):
+        return base64.b64encode(json.dumps({"taskId": task_id, "sourceArn": source_arn}).encode()).decode()
+
+    with pytest.raises(ClientError) as err:
+        sqs.cancel_message_move_task(TaskHandle=handle(str(uuid.uuid4()), "arn:aws:sqs:us-east-1:000000000000:absent"))
+    assert error(err) == (
+        "ResourceNotFoundException",
+        "The resource that you specified for the SourceArn parameter doesn't exist.",
+    )
+    with pytest.raises(ClientError) as err:
+        sqs.cancel_message_move_task(TaskHandle=handle(str(uuid.uuid4()), arn_of(sqs, plain)))
+    assert error(err) == ("ResourceNotFoundException", "Task does not exist.")

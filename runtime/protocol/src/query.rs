@@ -83,12 +83,31 @@ pub(crate) fn operation_for(
 }
 
 pub(crate) fn decode(protocol: Protocol, op: &'static Operation, req: &Request) -> Result<Value, ProtocolError> {
-    let params = params(protocol, req)?;
+    let mut params = params(protocol, req)?;
+    if let Some(url) = addressed_queue_url(op, req, &params) {
+        params.insert(Cow::Borrowed("QueueUrl"), Cow::Owned(url));
+    }
     read_struct(&params, "", op.input, 0).map_err(|(name, message)| ProtocolError::MalformedParameter {
         protocol,
         name,
         message,
     })
+}
+
+/// SQS's classic Query form names the queue by the URL it is sent to (`POST /ACCOUNT/NAME`,
+/// `Action=SendMessage&MessageBody=…`) instead of a `QueueUrl` parameter: that URL, for an
+/// operation with a `QueueUrl` member the request does not give, when a queue's path was
+/// addressed.
+fn addressed_queue_url(op: &Operation, req: &Request, params: &Params<'_>) -> Option<String> {
+    if params.contains_key("QueueUrl") || op.input.member_index("QueueUrl").is_none() {
+        return None;
+    }
+    let path = req.uri.path().trim_end_matches('/');
+    if path.matches('/').count() < 2 {
+        return None;
+    }
+    let host = req.header("host").or_else(|| req.uri.authority().map(|a| a.as_str()))?;
+    Some(format!("http://{host}{path}"))
 }
 
 /// A parameter that does not parse: its name and what is wrong.

@@ -7,7 +7,7 @@ use stratus_storage::Durability;
 
 use crate::error::SqsError;
 use crate::queue_ref::QueueRef;
-use crate::send::Outgoing;
+use crate::send::{Outgoing, Sending};
 use crate::service::SqsService;
 use crate::store::load_queue;
 
@@ -37,7 +37,7 @@ impl MessageSink for SqsService {
                 group_id: None,
                 sender_id: caller.principal.to_owned(),
             };
-            for sent in self.send(&queue, vec![outgoing]).await.map_err(SqsError::into_aws)? {
+            for sent in self.send(&queue, vec![outgoing], Sending::One).await.map_err(SqsError::into_aws)? {
                 sent.map_err(SqsError::into_aws)?;
             }
             Ok(())

@@ -38,8 +38,15 @@ pub enum SqsError {
 }
 
 impl SqsError {
+    /// A common error as SQS answers it: its Query error document carries an empty `Detail`
+    /// element after the message (errors the model lists are promoted to their shapes, which
+    /// have no such member, so only the common ones carry it).
+    fn common(code: &str, message: impl Into<String>) -> SqsError {
+        SqsError::Aws(AwsError::new(code, message, 400).with_detail("Detail", ""))
+    }
+
     pub fn invalid_parameter(message: impl Into<String>) -> SqsError {
-        SqsError::Aws(AwsError::new("InvalidParameterValue", message, 400))
+        SqsError::common("InvalidParameterValue", message)
     }
 
     /// AWS's wording for a parameter outside its range.
@@ -50,11 +57,10 @@ impl SqsError {
     }
 
     pub fn missing(parameter: &str) -> SqsError {
-        SqsError::Aws(AwsError::new(
+        SqsError::common(
             "MissingParameter",
             format!("The request must contain the parameter {parameter}."),
-            400,
-        ))
+        )
     }
 
     pub fn invalid_attribute_name(name: &str) -> SqsError {
@@ -88,7 +94,7 @@ impl SqsError {
             SqsError::BatchEntryIdsNotDistinct(id) => format!("Id {id} repeated."),
             SqsError::InvalidBatchEntryId => "A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.".into(),
             SqsError::BatchRequestTooLong(n) => {
-                format!("Batch requests cannot be longer than 262144 bytes. You have sent {n} bytes.")
+                format!("Batch requests cannot be longer than 1048576 bytes. You have sent {n} bytes.")
             }
             SqsError::PurgeQueueInProgress(name) => {
                 format!("Only one PurgeQueue operation on {name} is allowed every 60 seconds.")

@@ -13,9 +13,11 @@
 //! way. Long polling waits on the queue's arrival signal and a deadline on the scheduler
 //! ([`wait`]), as does a rate-limited message move task between batches.
 //!
-//! Queue URLs are minted from the request's Host (`http://HOST/ACCOUNT/NAME`), so a returned
-//! URL works as given; requests are accepted with any URL whose last two path segments are
-//! the account and the queue name.
+//! Queue URLs name the region as AWS's do and reach the host the client addressed
+//! (`http://HOST/queue/REGION/ACCOUNT/NAME`, or `http://sqs.REGION.HOST/ACCOUNT/NAME` when
+//! the host names the region); requests are accepted with any URL whose last two path
+//! segments are the account and the queue name, or with the bare name of one of the
+//! caller's queues.
 
 mod batch;
 mod delivery;

@@ -70,6 +70,12 @@ impl StoredMessage {
         }
     }
 
+    /// When the message last became visible: when it was sent (or its delay ended), or when it
+    /// came back after a receive. For a visible message only.
+    pub(crate) fn visible_since(&self) -> u64 {
+        self.visible_at_ms.max(self.sent_ms)
+    }
+
     /// Marks the message received at `now_ms`, invisible for `visibility_secs`.
     pub(crate) fn receive(&mut self, now_ms: u64, visibility_secs: u64, token: u64) {
         self.visible_at_ms = now_ms + visibility_secs * 1000;
@@ -84,8 +90,9 @@ impl StoredMessage {
     }
 
     /// The message as ReceiveMessage returns it, with the system attributes named in
-    /// `system` and the message attributes named in `wanted` (`All`, `.*`, or `prefix.*`).
-    pub(crate) fn to_message(&self, system: &BTreeSet<String>, wanted: &[String]) -> Message {
+    /// `system` and the message attributes named in `wanted` (`All`, `*`, `.*`, or
+    /// `prefix.*`); only a FIFO queue's messages have a sequence number.
+    pub(crate) fn to_message(&self, system: &BTreeSet<String>, wanted: &[String], fifo: bool) -> Message {
         let all = system.contains("All");
         let mut attributes = BTreeMap::new();
         let mut put = |name: &str, value: Option<String>| {
@@ -106,14 +113,14 @@ impl StoredMessage {
         put("DeadLetterQueueSourceArn", self.dead_letter_source.clone());
         put(
             "SequenceNumber",
-            self.group_id.as_ref().map(|_| sequence_number(self.sequence)),
+            fifo.then(|| sequence_number(self.sequence)),
         );
         let selected: BTreeMap<String, Attribute> = self
             .attributes
             .iter()
             .filter(|(name, _)| {
                 wanted.iter().any(|w| {
-                    w == "All" || w == ".*" || w == *name || w.strip_suffix(".*").is_some_and(|p| name.starts_with(p))
+                    matches!(w.as_str(), "All" | "*" | ".*") || w == *name || w.strip_suffix(".*").is_some_and(|p| name.starts_with(p))
                 })
             })
             .map(|(name, a)| (name.clone(), a.clone()))
@@ -145,9 +152,12 @@ impl StoredMessage {
     }
 }
 
-/// A FIFO sequence number as AWS writes it: twenty digits.
+/// A FIFO message's sequence number as AWS describes it: a large, non-consecutive number
+/// (twenty digits) that grows with each message sent to the queue.
 pub(crate) fn sequence_number(sequence: u64) -> String {
-    format!("{sequence:020}")
+    const FIRST: u128 = 12_345_678_901_234_567_890;
+    const STEP: u128 = 4_096;
+    (FIRST + u128::from(sequence) * STEP).to_string()
 }
 
 /// The sequence number and token a receipt handle carries.
@@ -218,6 +228,12 @@ pub(crate) fn attributes(
     given
         .into_iter()
         .map(|(name, v)| {
+            check_attribute_name(&name)?;
+            if v.data_type.chars().count() > 256 {
+                return Err(SqsError::invalid_parameter(format!(
+                    "Message (user) attribute '{name}' has an invalid data type: it is longer than 256 characters."
+                )));
+            }
             let base = v.data_type.split('.').next().unwrap_or("").to_owned();
             let attribute = Attribute {
                 string: v.string_value.filter(|s| !s.is_empty()),
@@ -236,12 +252,41 @@ pub(crate) fn attributes(
             };
             if !value_ok {
                 return Err(SqsError::invalid_parameter(format!(
-                    "The message attribute '{name}' must contain non-empty message attribute value for message attribute type '{base}'."
+                    "Message (user) attribute '{name}' must contain a non-empty value of type '{base}'."
+                )));
+            }
+            // String values obey the body's character rules.
+            if attribute.string.as_deref().is_some_and(|s| !valid_characters(s)) {
+                return Err(SqsError::invalid_parameter(format!(
+                    "Message (user) attribute '{name}' contains invalid characters."
                 )));
             }
             Ok((name, attribute))
         })
         .collect()
+}
+
+/// AWS's rules for a message attribute's name: letters, digits, `_`, `-` and `.`, at most 256
+/// characters, neither starting nor ending with a period nor holding two in a row, and not
+/// starting with the reserved `AWS.` or `Amazon.` in any case.
+fn check_attribute_name(name: &str) -> Result<(), SqsError> {
+    let lower = name.to_lowercase();
+    let valid = (1..=256).contains(&name.chars().count())
+        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && !name.starts_with('.')
+        && !name.ends_with('.')
+        && !name.contains("..")
+        && !lower.starts_with("aws.")
+        && !lower.starts_with("amazon.");
+    if valid {
+        Ok(())
+    } else {
+        Err(SqsError::invalid_parameter(format!(
+            "Message (user) attribute name '{name}' is invalid. Names may hold letters, digits, '_', '-' and '.', \
+             at most 256 characters, must neither start nor end with '.' nor hold '..', and must not start with \
+             'AWS.' or 'Amazon.'."
+        )))
+    }
 }
 
 /// The `AWSTraceHeader` system attribute, the only one AWS accepts on sends.
@@ -274,31 +319,53 @@ pub(crate) fn size(body: &str, attributes: &BTreeMap<String, Attribute>) -> usiz
             .sum::<usize>()
 }
 
-/// Which of `messages` (in sequence order) a receive of at most `max` delivers at `now_ms`.
-/// In a FIFO queue a group whose earliest message is not visible blocks the rest of the group.
+/// A FIFO group's place in line: when its first deliverable message became visible; at the
+/// same moment, a message never received goes first, then the one sent earlier.
+type Turn = (u64, bool, u64);
+
+/// Which of `messages` (in sequence order) a receive of at most `max` delivers at `now_ms`,
+/// in the order it delivers them.
+///
+/// In a FIFO queue a group's messages are delivered together, in order, up to the first one
+/// not visible (an in-flight or delayed message holds back the rest of its group). Groups take
+/// turns by when their first deliverable message became visible: a group received and made
+/// visible again (its visibility timeout expired or was changed, or its in-flight messages
+/// deleted) goes behind groups that have waited since they were sent.
 pub(crate) fn deliverable<'a>(
     messages: impl IntoIterator<Item = &'a StoredMessage>,
     now_ms: u64,
     max: usize,
     fifo: bool,
 ) -> Vec<usize> {
+    if !fifo {
+        return messages
+            .into_iter()
+            .enumerate()
+            .filter(|(_, m)| m.state(now_ms) == State::Visible)
+            .map(|(i, _)| i)
+            .take(max)
+            .collect();
+    }
     let mut blocked: BTreeSet<&str> = BTreeSet::new();
-    let mut chosen = Vec::new();
+    // Per group: its turn and its deliverable messages.
+    let mut runs: BTreeMap<&str, (Turn, Vec<usize>)> = BTreeMap::new();
     for (i, m) in messages.into_iter().enumerate() {
-        if chosen.len() == max {
-            break;
-        }
-        let group = m.group_id.as_deref().filter(|_| fifo);
-        if group.is_some_and(|g| blocked.contains(g)) {
+        let group = m.group_id.as_deref().unwrap_or_default();
+        if blocked.contains(group) {
             continue;
         }
         if m.state(now_ms) == State::Visible {
-            chosen.push(i);
-        } else if let Some(g) = group {
-            blocked.insert(g);
+            runs.entry(group)
+                .or_insert_with(|| ((m.visible_since(), m.receive_count > 0, m.sequence), Vec::new()))
+                .1
+                .push(i);
+        } else {
+            blocked.insert(group);
         }
     }
-    chosen
+    let mut runs: Vec<_> = runs.into_values().collect();
+    runs.sort_by_key(|(turn, _)| *turn);
+    runs.into_iter().flat_map(|(_, run)| run).take(max).collect()
 }
 
 #[cfg(test)]
@@ -350,7 +417,8 @@ mod tests {
         assert_eq!(deliverable(&ms, 10, 10, true), vec![2, 3, 4]);
         assert_eq!(deliverable(&ms, 10, 2, true), vec![2, 3]);
         assert_eq!(deliverable(&ms, 10, 10, false), vec![1, 2, 3, 4]);
-        assert_eq!(deliverable(&ms, 50, 10, true), vec![0, 1, 2, 3, 4]);
+        // Group a, visible again at 50, waits behind the groups visible since they were sent.
+        assert_eq!(deliverable(&ms, 50, 10, true), vec![2, 3, 4, 0, 1]);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! is cancelled. A task found running with no runner (the process restarted) gets one again
 //! when its queue's tasks are next looked at.
 
+use base64::prelude::{Engine as _, BASE64_STANDARD};
 use serde::{Deserialize, Serialize};
 use stratus_gen_sqs::ListMessageMoveTasksResultEntry;
 use stratus_storage::{Direction, KeyRange, Read, Table, Tx};
@@ -123,9 +124,11 @@ impl MoveTask {
         key
     }
 
-    /// The opaque handle CancelMessageMoveTask takes: the task id and source ARN, in hex.
+    /// The handle CancelMessageMoveTask takes, in AWS's form: the base64 of a JSON object
+    /// naming the task id and the source ARN.
     pub(crate) fn handle(&self) -> String {
-        stratus_core::hex::encode(format!("{}&{}", self.id, self.source_arn).as_bytes())
+        let document = serde_json::json!({ "taskId": self.id, "sourceArn": self.source_arn });
+        BASE64_STANDARD.encode(document.to_string())
     }
 
     pub(crate) fn to_entry(&self) -> ListMessageMoveTasksResultEntry {
@@ -145,9 +148,10 @@ impl MoveTask {
 
 /// The task id and source ARN a handle carries.
 pub(crate) fn parse_handle(handle: &str) -> Option<(String, String)> {
-    let text = stratus_core::hex::decode_str(handle)?;
-    let (id, arn) = text.split_once('&')?;
-    Some((id.to_owned(), arn.to_owned()))
+    let bytes = BASE64_STANDARD.decode(handle).ok()?;
+    let document: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let field = |name: &str| document.get(name)?.as_str().map(str::to_owned);
+    Some((field("taskId")?, field("sourceArn")?))
 }
 
 /// Source queue `queue`'s tasks in `direction` order (backwards: newest first), at most
@@ -245,7 +249,12 @@ mod tests {
             parse_handle(&task.handle()),
             Some(("t-1".into(), "arn:aws:sqs:us-east-1:000000000000:dlq".into()))
         );
-        assert_eq!(parse_handle("zz"), None);
-        assert_eq!(parse_handle("616263"), None);
+        let decoded = BASE64_STANDARD.decode(task.handle()).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&decoded).unwrap(),
+            serde_json::json!({ "taskId": "t-1", "sourceArn": "arn:aws:sqs:us-east-1:000000000000:dlq" })
+        );
+        assert_eq!(parse_handle("foobared"), None);
+        assert_eq!(parse_handle(&BASE64_STANDARD.encode("{\"taskId\":\"t\"}")), None);
     }
 }

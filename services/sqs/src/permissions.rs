@@ -82,7 +82,7 @@ pub(crate) fn remove(policy: Option<&str>, queue_arn: &str, label: &str) -> Resu
         return Err(SqsError::invalid_value(
             "Label",
             label,
-            "can't find label on existing policy.",
+            "can't find label.",
         ));
     }
     let empty = statements.is_empty();
@@ -96,7 +96,7 @@ fn parse(policy: Option<&str>, queue_arn: &str) -> Value {
         .filter(Value::is_object)
         .unwrap_or_else(|| {
             json!({
-                "Version": "2012-10-17",
+                "Version": "2008-10-17",
                 "Id": format!("{queue_arn}/SQSDefaultPolicy"),
                 "Statement": [],
             })

@@ -16,7 +16,8 @@ use crate::error::SqsError;
 /// Attributes whose values are numbers within a range: name, minimum, maximum, default.
 const NUMERIC: &[(&str, u64, u64, u64)] = &[
     ("DelaySeconds", 0, 900, 0),
-    ("MaximumMessageSize", 1024, 262_144, 262_144),
+    // 1 MiB, the limit and the default since August 2025 (256 KiB before).
+    ("MaximumMessageSize", 1024, 1_048_576, 1_048_576),
     ("MessageRetentionPeriod", 60, 1_209_600, 345_600),
     ("ReceiveMessageWaitTimeSeconds", 0, 20, 0),
     ("VisibilityTimeout", 0, 43_200, 30),
@@ -81,8 +82,11 @@ impl QueueRecord {
                 attributes.insert((*n).into(), values[0].into());
             }
         }
-        match (given.get("FifoQueue").map(String::as_str), fifo) {
-            (Some("true"), true) | (Some("false") | None, false) => {}
+        // AWS takes booleans in any case; a standard queue knows no `FifoQueue` at all.
+        match (given.get("FifoQueue").map(|v| v.to_ascii_lowercase()).as_deref(), fifo) {
+            (Some("true"), true) => {}
+            (None, false) => {}
+            (Some("false"), false) => return Err(SqsError::invalid_attribute_name("FifoQueue")),
             (Some("true" | "false") | None, _) => return Err(fifo_name_error()),
             (Some(_), _) => return Err(SqsError::invalid_attribute_value("FifoQueue")),
         }
@@ -116,6 +120,20 @@ impl QueueRecord {
             .is_none_or(|p| p.allows(source_arn))
     }
 
+    /// The settable attributes as GetQueueAttributes reports them: the KMS data key reuse
+    /// period only while a KMS key encrypts the queue (300 s unless set).
+    pub(crate) fn reported_attributes(&self) -> BTreeMap<String, String> {
+        let mut attributes = self.attributes.clone();
+        if attributes.contains_key("KmsMasterKeyId") {
+            attributes
+                .entry("KmsDataKeyReusePeriodSeconds".into())
+                .or_insert_with(|| "300".into());
+        } else {
+            attributes.remove("KmsDataKeyReusePeriodSeconds");
+        }
+        attributes
+    }
+
     pub(crate) fn is_fifo(&self) -> bool {
         self.attributes.get("FifoQueue").is_some_and(|v| v == "true")
     }
@@ -136,6 +154,10 @@ impl QueueRecord {
                 continue;
             }
             let normalized = self.check_attribute(name, value)?;
+            if name == "KmsMasterKeyId" {
+                // A KMS key replaces SQS-managed encryption.
+                self.attributes.insert("SqsManagedSseEnabled".into(), "false".into());
+            }
             self.attributes.insert(name.clone(), normalized);
         }
         if !given.is_empty() {
@@ -152,7 +174,6 @@ impl QueueRecord {
             .find(|(name, value)| {
                 let wanted = self.check_attribute(name, value).ok();
                 wanted.as_deref() != self.attributes.get(name.as_str()).map(String::as_str)
-                    && !(name.as_str() == "FifoQueue" && value.as_str() == "false" && !self.is_fifo())
             })
             .map(|(name, _)| name.as_str())
     }
@@ -178,11 +199,24 @@ impl QueueRecord {
             return bool_value(name, value);
         }
         if name == "FifoQueue" && self.is_fifo() {
-            return bool_value(name, value);
+            return match bool_value(name, value)?.as_str() {
+                "true" => Ok("true".into()),
+                _ => Err(SqsError::InvalidAttributeValue(
+                    "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.".into(),
+                )),
+            };
         }
         if let Some((_, allowed)) = FIFO_ONLY.iter().find(|(n, _)| *n == name) {
             if !self.is_fifo() {
-                return Err(SqsError::invalid_attribute_name(name));
+                return Err(match name {
+                    "ContentBasedDeduplication" => SqsError::invalid_attribute_name(name),
+                    _ => SqsError::InvalidAttributeName(format!(
+                        "You can specify the {name} only when FifoQueue is set to true."
+                    )),
+                });
+            }
+            if name == "ContentBasedDeduplication" {
+                return bool_value(name, value);
             }
             return match allowed.iter().find(|a| **a == value) {
                 Some(v) => Ok((*v).to_owned()),
@@ -341,9 +375,10 @@ pub(crate) fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), SqsError
     })
 }
 
+/// A boolean attribute, which AWS takes in any case (`True`) and reports in lower case.
 fn bool_value(name: &str, value: &str) -> Result<String, SqsError> {
-    match value {
-        "true" | "false" => Ok(value.to_owned()),
+    match value.to_ascii_lowercase().as_str() {
+        v @ ("true" | "false") => Ok(v.to_owned()),
         _ => Err(SqsError::invalid_attribute_value(name)),
     }
 }
@@ -378,13 +413,23 @@ pub(crate) fn check_name(name: &str, fifo: bool) -> Result<(), SqsError> {
     }
 }
 
-/// A queue's URL, minted from the `Host` the client addressed so it works as given
-/// (`http://HOST/ACCOUNT/NAME`); without one, `http://sqs.REGION.localhost:4566/ACCOUNT/NAME`.
+/// A queue's URL, which names the region as AWS's does
+/// (`https://sqs.REGION.amazonaws.com/ACCOUNT/NAME`), so queues of one name in two regions
+/// have different URLs, and which reaches the host the client addressed, whatever it is:
+///
+/// - a host that names the region's SQS endpoint (`sqs.REGION.…`) is kept as it is:
+///   `http://sqs.REGION.HOST/ACCOUNT/NAME`;
+/// - any other host (`localhost:4566`, a container's name) cannot be assumed to have
+///   subdomains that resolve, so the region goes in the path:
+///   `http://HOST/queue/REGION/ACCOUNT/NAME`;
+/// - without a host, `http://sqs.REGION.localhost:4566/ACCOUNT/NAME`.
+///
 /// Requests may use any URL whose last two path segments are the account and the name
 /// ([`parse_url`]).
 pub(crate) fn url(host: Option<&str>, region: &str, account: &str, name: &str) -> String {
     match host {
-        Some(host) => format!("http://{host}/{account}/{name}"),
+        Some(host) if host.starts_with(&format!("sqs.{region}.")) => format!("http://{host}/{account}/{name}"),
+        Some(host) => format!("http://{host}/queue/{region}/{account}/{name}"),
         None => format!("http://sqs.{region}.localhost:4566/{account}/{name}"),
     }
 }
@@ -417,13 +462,34 @@ mod tests {
         let q = QueueRecord::new("jobs", &BTreeMap::new(), 7).unwrap();
         assert_eq!(q.number("VisibilityTimeout"), 30);
         assert_eq!(q.number("MessageRetentionPeriod"), 345_600);
-        assert_eq!(q.number("MaximumMessageSize"), 262_144);
+        assert_eq!(q.number("MaximumMessageSize"), 1_048_576);
         assert_eq!(q.number("DelaySeconds"), 0);
         assert_eq!(q.number("ReceiveMessageWaitTimeSeconds"), 0);
         assert!(!q.is_fifo() && !q.attributes.contains_key("FifoQueue"));
         let f = QueueRecord::new("jobs.fifo", &attrs(&[("FifoQueue", "true")]), 7).unwrap();
         assert!(f.is_fifo());
         assert_eq!(f.attributes["ContentBasedDeduplication"], "false");
+    }
+
+    #[test]
+    fn fifo_attributes_as_aws_takes_them() {
+        let f = QueueRecord::new(
+            "jobs.fifo",
+            &attrs(&[("FifoQueue", "True"), ("ContentBasedDeduplication", "TRUE")]),
+            7,
+        )
+        .unwrap();
+        assert_eq!(f.attributes["ContentBasedDeduplication"], "true");
+        assert!(matches!(
+            QueueRecord::new("jobs", &attrs(&[("FifoQueue", "false")]), 0),
+            Err(SqsError::InvalidAttributeName(_))
+        ));
+        let mut f = f;
+        assert!(f.set(&attrs(&[("FifoQueue", "TRUE")]), 8).is_ok());
+        assert!(matches!(
+            f.set(&attrs(&[("FifoQueue", "false")]), 8),
+            Err(SqsError::InvalidAttributeValue(_))
+        ));
     }
 
     #[test]
@@ -460,5 +526,23 @@ mod tests {
         );
         assert!(parse_url("http://localhost:4566/jobs").is_err());
         assert!(parse_url("jobs").is_err());
+    }
+
+    #[test]
+    fn minted_urls_name_the_region() {
+        assert_eq!(
+            url(Some("localhost:4566"), "eu-west-1", "123456789012", "q"),
+            "http://localhost:4566/queue/eu-west-1/123456789012/q"
+        );
+        assert_eq!(
+            url(Some("sqs.us-east-1.localhost.localstack.cloud:4566"), "us-east-1", "123456789012", "q"),
+            "http://sqs.us-east-1.localhost.localstack.cloud:4566/123456789012/q"
+        );
+        assert_eq!(
+            url(Some("sqs.us-east-1.example"), "eu-west-1", "123456789012", "q"),
+            "http://sqs.us-east-1.example/queue/eu-west-1/123456789012/q"
+        );
+        let minted = url(Some("stratus:4566"), "us-east-1", "123456789012", "q.fifo");
+        assert_eq!(parse_url(&minted).unwrap(), ("123456789012", "q.fifo"));
     }
 }

@@ -16,7 +16,16 @@ pub(crate) struct QueueRef {
 }
 
 impl QueueRef {
+    /// The queue a `QueueUrl` parameter names: a queue URL, or (as AWS also takes) the bare
+    /// name of one of the caller's queues.
     pub(crate) fn from_url(ctx: &RequestContext, url: &str) -> Result<QueueRef, SqsError> {
+        if !url.contains('/') && queue::check_name(url, url.ends_with(".fifo")).is_ok() {
+            return Ok(QueueRef {
+                account: ctx.account_id.clone(),
+                region: ctx.region.clone(),
+                name: url.to_owned(),
+            });
+        }
         let (account, name) = queue::parse_url(url)?;
         Ok(QueueRef {
             account: account.to_owned(),

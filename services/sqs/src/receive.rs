@@ -16,6 +16,8 @@ const SCAN_CHUNK: usize = 256;
 /// What one receive attempt found.
 pub(crate) struct Taken {
     pub(crate) delivered: Vec<StoredMessage>,
+    /// Whether the queue is a FIFO queue (whose messages carry sequence numbers).
+    pub(crate) fifo: bool,
     /// When the queue's next delayed or in-flight message becomes visible, if any.
     pub(crate) next_visible: Option<u64>,
     /// The queue's default wait (`ReceiveMessageWaitTimeSeconds`).
@@ -25,7 +27,8 @@ pub(crate) struct Taken {
 }
 
 impl SqsService {
-    /// Applies `change` to the message each receipt handle names, in one transaction.
+    /// Applies `change` to the message each receipt handle names, in one transaction: the
+    /// message if it still exists, and whether the handle is its latest receive's.
     pub(crate) async fn with_received<R, F>(
         &self,
         queue: &QueueRef,
@@ -34,7 +37,9 @@ impl SqsService {
     ) -> Result<Vec<Result<R, SqsError>>, SqsError>
     where
         R: Send + 'static,
-        F: Fn(&mut Tx<'_>, usize, Vec<u8>, Option<StoredMessage>, &str) -> Result<R, SqsError> + Send + 'static,
+        F: Fn(&mut Tx<'_>, usize, Vec<u8>, Option<(StoredMessage, bool)>, &str) -> Result<R, SqsError>
+            + Send
+            + 'static,
     {
         let name = queue.name.clone();
         self.write(queue, move |tx| {
@@ -46,8 +51,11 @@ impl SqsService {
                     let (sequence, token) = message::parse_receipt_handle(handle)?;
                     let key = message_key(&name, sequence);
                     let found = MESSAGES.get(tx, &key)?;
-                    let current = found.filter(|m| m.receipt_token == token);
-                    change(tx, i, key, current, handle)
+                    let found = found.map(|m| {
+                        let latest = m.receipt_token == token;
+                        (m, latest)
+                    });
+                    change(tx, i, key, found, handle)
                 })
                 .collect();
             Ok(results)
@@ -61,13 +69,29 @@ impl SqsService {
         handles: Vec<String>,
     ) -> Result<Vec<Result<(), SqsError>>, SqsError> {
         // A stale handle (the message was received again, or is gone) succeeds without effect.
-        self.with_received(queue, handles, |tx, _, key, current, _| {
-            if current.is_some() {
-                MESSAGES.delete(tx, key);
-            }
-            Ok(())
-        })
-        .await
+        // A FIFO message's handle expires with its visibility timeout: the message may
+        // already be on its way to another consumer.
+        let fifo = self.queue(queue)?.is_fifo();
+        let now = self.now_ms();
+        let results = self
+            .with_received(queue, handles, move |tx, _, key, found, handle| {
+                match found {
+                    Some((m, true)) if fifo && m.state(now) == State::Visible => Err(SqsError::invalid_value(
+                        "ReceiptHandle",
+                        handle,
+                        "The receipt handle has expired.",
+                    )),
+                    Some((_, true)) => {
+                        MESSAGES.delete(tx, key);
+                        Ok(())
+                    }
+                    _ => Ok(()),
+                }
+            })
+            .await?;
+        // Deleting a FIFO group's message in flight releases the group to a waiting long poll.
+        self.shared.arrivals.signal(&queue.signal_key());
+        Ok(results)
     }
 
     pub(crate) async fn change_visibility(
@@ -78,16 +102,18 @@ impl SqsService {
         let (handles, timeouts): (Vec<String>, Vec<i32>) = changes.into_iter().unzip();
         let now = self.now_ms();
         let results = self
-            .with_received(queue, handles, move |tx, i, key, current, handle| {
+            .with_received(queue, handles, move |tx, i, key, found, handle| {
                 let seconds = visibility_timeout(timeouts[i])?;
-                let mut m = current.ok_or_else(|| {
+                // AWS changes the message's visibility by any of its receipt handles, and also
+                // once its visibility timeout has expired.
+                let (mut m, _) = found.ok_or_else(|| {
                     SqsError::invalid_value(
                         "ReceiptHandle",
                         handle,
                         "Message does not exist or is not available for visibility timeout change.",
                     )
                 })?;
-                if m.state(now) != State::InFlight {
+                if m.receive_count == 0 {
                     return Err(SqsError::MessageNotInflight);
                 }
                 m.visible_at_ms = now + seconds * 1000;
@@ -113,6 +139,7 @@ impl SqsService {
                 let visibility = visibility.unwrap_or_else(|| record.number("VisibilityTimeout"));
                 let prefix = queue_prefix(&name);
                 let redrive = record.redrive_policy();
+                let fifo = record.is_fifo();
                 let mut dead_lettered = Vec::new();
                 let mut seen: Vec<(Vec<u8>, StoredMessage)> = Vec::new();
                 let mut after: Option<Vec<u8>> = None;
@@ -144,7 +171,12 @@ impl SqsService {
                         }
                         seen.push((key, m));
                     }
-                    let chosen = message::deliverable(seen.iter().map(|(_, m)| m), now, max, record.is_fifo());
+                    // A FIFO receive sees the whole queue: a group's turn and run depend on
+                    // all of its messages.
+                    if !exhausted && fifo {
+                        continue;
+                    }
+                    let chosen = message::deliverable(seen.iter().map(|(_, m)| m), now, max, fifo);
                     if exhausted || chosen.len() == max {
                         break chosen;
                     }
@@ -159,6 +191,7 @@ impl SqsService {
                 }
                 Ok(Taken {
                     delivered,
+                    fifo,
                     next_visible,
                     queue_wait: record.number("ReceiveMessageWaitTimeSeconds"),
                     dead_lettered,

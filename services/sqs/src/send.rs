@@ -28,6 +28,14 @@ pub(crate) struct Outgoing {
     pub(crate) sender_id: String,
 }
 
+/// How messages are sent: AWS words some refusals differently for a batch's entries, and
+/// refuses a whole batch for a FIFO entry without its group or deduplication id.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sending {
+    One,
+    Batch,
+}
+
 /// What a send reports.
 pub(crate) struct Sent {
     pub(crate) message_id: String,
@@ -42,13 +50,22 @@ impl SqsService {
         &self,
         queue: &QueueRef,
         outgoing: Vec<Outgoing>,
+        sending: Sending,
     ) -> Result<Vec<Result<Sent, SqsError>>, SqsError> {
         let name = queue.name.clone();
         let now = self.now_ms();
         let sent = self
             .write(queue, move |tx| {
                 let mut record = load_queue(tx, &name)?;
-                let sent: Vec<_> = outgoing.into_iter().map(|o| enqueue(tx, &mut record, o, now)).collect();
+                if sending == Sending::Batch && record.is_fifo() {
+                    for o in &outgoing {
+                        check_fifo_ids(&record, o)?;
+                    }
+                }
+                let sent: Vec<_> = outgoing
+                    .into_iter()
+                    .map(|o| enqueue(tx, &mut record, o, now, sending))
+                    .collect();
                 QUEUES.put(tx, name.as_bytes(), &record)?;
                 Ok(sent)
             })
@@ -58,24 +75,80 @@ impl SqsService {
     }
 }
 
+/// A batch to a FIFO queue is refused as a whole when an entry lacks its group id, or its
+/// deduplication id without content-based deduplication.
+fn check_fifo_ids(queue: &QueueRecord, o: &Outgoing) -> Result<(), SqsError> {
+    if o.group_id.is_none() {
+        return Err(SqsError::invalid_parameter(
+            "The request must contain the parameter MessageGroupId.",
+        ));
+    }
+    if o.dedup_id.is_none() && !content_based_deduplication(queue) {
+        return Err(missing_deduplication_id());
+    }
+    Ok(())
+}
+
+fn content_based_deduplication(queue: &QueueRecord) -> bool {
+    queue
+        .attributes
+        .get("ContentBasedDeduplication")
+        .is_some_and(|v| v == "true")
+}
+
+fn missing_deduplication_id() -> SqsError {
+    SqsError::invalid_parameter(
+        "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
+    )
+}
+
+/// AWS's rule for group and deduplication ids: 1 to 128 ASCII letters, digits and
+/// punctuation.
+fn check_id(parameter: &str, id: Option<&str>) -> Result<(), SqsError> {
+    match id {
+        Some(id) if !(1..=128).contains(&id.len()) || !id.bytes().all(|b| b.is_ascii_graphic()) => {
+            Err(SqsError::invalid_value(
+                parameter,
+                id,
+                &format!("{parameter} can only include alphanumeric and punctuation characters. 1 to 128 in length."),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Checks and stores one message in `queue` (whose sequence counter it advances).
-pub(crate) fn enqueue(tx: &mut Tx<'_>, queue: &mut QueueRecord, o: Outgoing, now: u64) -> Result<Sent, SqsError> {
+pub(crate) fn enqueue(
+    tx: &mut Tx<'_>,
+    queue: &mut QueueRecord,
+    o: Outgoing,
+    now: u64,
+    sending: Sending,
+) -> Result<Sent, SqsError> {
     if o.body.is_empty() {
         return Err(SqsError::missing("MessageBody"));
     }
     if !message::valid_characters(&o.body) {
         return Err(SqsError::InvalidMessageContents);
     }
+    check_id("MessageGroupId", o.group_id.as_deref())?;
+    check_id("MessageDeduplicationId", o.dedup_id.as_deref())?;
     let attributes = message::attributes(o.attributes)?;
     let trace_header = message::trace_header(o.system_attributes)?;
     let max = queue.number("MaximumMessageSize");
     if message::size(&o.body, &attributes) as u64 > max {
+        let wording = match sending {
+            Sending::One => "are invalid",
+            Sending::Batch => "cannot be validated",
+        };
         return Err(SqsError::invalid_parameter(format!(
-            "One or more parameters are invalid. Reason: Message must be shorter than {max} bytes."
+            "One or more parameters {wording}. Reason: Message must be shorter than {max} bytes."
         )));
     }
     let fifo = queue.is_fifo();
     let delay = match o.delay_seconds {
+        // A FIFO queue has no per-message delay, but takes an explicit 0 (its own delay applies).
+        Some(0) if fifo => queue.number("DelaySeconds"),
         Some(d) if fifo => {
             return Err(SqsError::invalid_value(
                 "DelaySeconds",
@@ -116,15 +189,11 @@ pub(crate) fn enqueue(tx: &mut Tx<'_>, queue: &mut QueueRecord, o: Outgoing, now
             .ok_or_else(|| SqsError::missing("MessageGroupId"))?;
         let id = match o.dedup_id {
             Some(id) => id,
-            None if queue.attributes.get("ContentBasedDeduplication").is_some_and(|v| v == "true") => {
+            None if content_based_deduplication(queue) => {
                 use sha2::Digest;
                 hex::encode(&Sha256::digest(o.body.as_bytes()))
             }
-            None => {
-                return Err(SqsError::invalid_parameter(
-                    "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
-                ))
-            }
+            None => return Err(missing_deduplication_id()),
         };
         let mut key = queue_prefix(&queue.name);
         if queue

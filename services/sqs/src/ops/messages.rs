@@ -12,11 +12,12 @@ use crate::error::SqsError;
 use crate::message;
 use crate::queue_ref::QueueRef;
 use crate::receive::{visibility_timeout, Taken};
-use crate::send::Outgoing;
+use crate::send::{Outgoing, Sending};
 use crate::service::SqsService;
 
-/// The most a batch request may carry in total, whatever the queues' own limits.
-const MAX_BATCH_BYTES: usize = 262_144;
+/// The most a batch request may carry in total, whatever the queues' own limits (1 MiB
+/// since August 2025).
+const MAX_BATCH_BYTES: usize = 1_048_576;
 
 pub(crate) async fn send_message(
     sqs: &SqsService,
@@ -34,7 +35,7 @@ pub(crate) async fn send_message(
         sender_id: ctx.account_id.clone(),
     };
     let sent = sqs
-        .send(&queue, vec![outgoing])
+        .send(&queue, vec![outgoing], Sending::One)
         .await?
         .pop()
         .ok_or_else(|| SqsError::Aws(AwsError::internal("a send of one message reported none")))??;
@@ -85,7 +86,7 @@ pub(crate) async fn send_message_batch(
         })
         .unzip();
     let mut result = SendMessageBatchResult::default();
-    for (id, sent) in ids.into_iter().zip(sqs.send(&queue, outgoing).await?) {
+    for (id, sent) in ids.into_iter().zip(sqs.send(&queue, outgoing, Sending::Batch).await?) {
         match sent {
             Ok(s) => result.successful.push(SendMessageBatchResultEntry {
                 id,
@@ -152,13 +153,14 @@ pub(crate) async fn receive_message(
         notified.as_mut().enable();
         let Taken {
             delivered,
+            fifo,
             next_visible,
             queue_wait,
             ..
         } = sqs.take(&queue, max, visibility).await?;
         let deadline = start.after(Duration::from_secs(requested_wait.unwrap_or(queue_wait)));
         if !delivered.is_empty() || clock.moment() >= deadline {
-            let messages: Vec<Message> = delivered.iter().map(|m| m.to_message(&system, &wanted)).collect();
+            let messages: Vec<Message> = delivered.iter().map(|m| m.to_message(&system, &wanted, fifo)).collect();
             return Ok(ReceiveMessageResult {
                 messages: (!messages.is_empty()).then_some(messages),
             });

@@ -212,10 +212,9 @@ pub(crate) async fn get_queue_attributes(
     let all = names.iter().any(|n| n == "All");
     let wanted = |n: &str| all || names.iter().any(|w| w == n);
     let mut attributes: BTreeMap<String, String> = record
-        .attributes
-        .iter()
+        .reported_attributes()
+        .into_iter()
         .filter(|(n, _)| wanted(n))
-        .map(|(n, v)| (n.clone(), v.clone()))
         .collect();
     if queue::COMPUTED.iter().any(|n| wanted(n)) {
         let now = sqs.now_ms();
@@ -290,6 +289,8 @@ pub(crate) async fn purge_queue(
         }
         record.purged_ms = Some(now);
         QUEUES.put(tx, name.as_bytes(), &record)?;
+        // A purge also forgets the deduplication ids: the same id may be sent again at once.
+        delete_all(tx, DEDUP.name(), &name)?;
         delete_all(tx, MESSAGES.name(), &name)
     })
     .await?;
