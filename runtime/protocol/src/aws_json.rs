@@ -68,7 +68,10 @@ pub(crate) fn encode_error(
     error: &OperationError,
     request_id: &str,
 ) -> Response {
-    let failure = Failure::of(error);
+    let mut failure = Failure::of(error);
+    if service.query_compatible {
+        failure.code = failure.query_compatible_json_code();
+    }
     let body = error_body(protocol, service, &failure);
     let mut response = json_response(protocol, failure.status, body, request_id);
     if service.query_compatible {

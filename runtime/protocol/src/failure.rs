@@ -64,6 +64,18 @@ impl<'e> Failure<'e> {
         }
     }
 
+    /// The name a query-compatible service's JSON answer gives a common error its Query
+    /// answer (and the `x-amzn-query-error` header) calls `query_code`. As recorded from SQS:
+    /// `InvalidParameterValue` is `InvalidParameterValueException` and `MissingParameter`
+    /// `MissingRequiredParameterException` in JSON; modelled errors keep their shape names.
+    pub(crate) fn query_compatible_json_code(&self) -> &'e str {
+        match (self.modeled, self.code) {
+            (None, "InvalidParameterValue") => "InvalidParameterValueException",
+            (None, "MissingParameter") => "MissingRequiredParameterException",
+            _ => self.code,
+        }
+    }
+
     /// The JSON `__type`: the code in its namespace (the service's unless the error names one).
     pub(crate) fn qualified_type(&self, service_namespace: &str) -> String {
         format!("{}#{}", self.namespace.unwrap_or(service_namespace), self.code)
