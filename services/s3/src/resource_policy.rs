@@ -4,6 +4,7 @@
 use stratus_core::service::{ResourcePolicies, ResourcePolicy};
 use stratus_core::AwsError;
 
+use crate::bucket::BucketRecord;
 use crate::config::POLICY;
 use crate::S3Service;
 
@@ -14,14 +15,8 @@ impl ResourcePolicies for S3Service {
 
     /// `arn:aws:s3:::BUCKET` or `arn:aws:s3:::BUCKET/KEY`: the bucket's owner and policy.
     fn policy_of(&self, arn: &str) -> Result<Option<ResourcePolicy>, AwsError> {
-        let Some(resource) = arn.splitn(6, ':').nth(5) else {
+        let Some((bucket, _, record)) = self.bucket_of_arn(arn)? else {
             return Ok(None);
-        };
-        let bucket = resource.split('/').next().unwrap_or_default();
-        let record = match self.bucket(bucket) {
-            Ok(record) => record,
-            Err(e) if e.code == "NoSuchBucket" => return Ok(None),
-            Err(e) => return Err(e),
         };
         let document = self
             .load_config(bucket, POLICY)?
@@ -31,5 +26,33 @@ impl ResourcePolicies for S3Service {
             owner_account: record.owner,
             document,
         }))
+    }
+
+    /// A bucket's tags (`aws:ResourceTag/…` on bucket operations); an object's ARN has none
+    /// here (its own tags are `s3:ExistingObjectTag/…`, not supplied).
+    fn tags_of(&self, arn: &str) -> Result<Option<Vec<(String, String)>>, AwsError> {
+        Ok(match self.bucket_of_arn(arn)? {
+            Some((_, None, record)) => Some(record.tags.into_iter().collect()),
+            _ => None,
+        })
+    }
+}
+
+impl S3Service {
+    /// The bucket `arn:aws:s3:::BUCKET[/KEY]` names: its name, the key, and its record;
+    /// `None` when there is no such bucket.
+    fn bucket_of_arn<'a>(&self, arn: &'a str) -> Result<Option<(&'a str, Option<&'a str>, BucketRecord)>, AwsError> {
+        let Some(resource) = arn.splitn(6, ':').nth(5) else {
+            return Ok(None);
+        };
+        let (bucket, key) = match resource.split_once('/') {
+            Some((bucket, key)) => (bucket, Some(key)),
+            None => (resource, None),
+        };
+        match self.bucket(bucket) {
+            Ok(record) => Ok(Some((bucket, key, record))),
+            Err(e) if e.code == "NoSuchBucket" => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 }
