@@ -519,40 +519,32 @@ fn collect<'v>(value: &'v Value, path: &[Step], out: &mut Vec<Found<'v>>) {
 
 /// The key-value pairs at the end of `path` ([`Step::Entries`] of a map, [`Step::Pairs`] of
 /// a list of structures); nothing for a path that ends otherwise.
-fn collect_pairs(value: &Value, path: &[Step], out: &mut Vec<(String, String)>) {
-    if out.len() >= MAX_RESOURCES {
-        return;
-    }
-    let Some((step, rest)) = path.split_first() else {
+fn collect_pairs(input: &Value, path: &[Step], out: &mut Vec<(String, String)>) {
+    let Some((last, leading)) = path.split_last() else {
         return;
     };
-    match (step, value) {
-        (Step::Member(i), Value::Struct(slots)) => {
-            if let Some(Some(v)) = slots.get(usize::from(*i)) {
-                collect_pairs(v, rest, out);
+    let mut found = Vec::new();
+    collect(input, leading, &mut found);
+    for found in found {
+        match (last, found) {
+            (Step::Entries, Found::Value(Value::Map(entries))) => {
+                out.extend(entries.iter().filter_map(|(k, v)| Some((k.clone(), text(v)?))));
             }
-        }
-        (Step::Member(i), Value::Union(set, v)) if *set == usize::from(*i) => collect_pairs(v, rest, out),
-        (Step::Each, Value::List(items)) => items.iter().for_each(|item| collect_pairs(item, rest, out)),
-        (Step::Each, Value::Map(entries)) => entries.iter().for_each(|(_, v)| collect_pairs(v, rest, out)),
-        (Step::Entries, Value::Map(entries)) if rest.is_empty() => {
-            out.extend(
-                entries
-                    .iter()
-                    .take(MAX_RESOURCES)
-                    .filter_map(|(k, v)| Some((k.to_string(), text(v)?))),
-            );
-        }
-        (Step::Pairs { key, value }, Value::List(items)) if rest.is_empty() => {
-            for item in items.iter().take(MAX_RESOURCES) {
-                let Value::Struct(slots) = item else { continue };
-                let member = |i: &u16| slots.get(usize::from(*i)).and_then(Option::as_ref).and_then(text);
-                if let (Some(k), Some(v)) = (member(key), member(value)) {
-                    out.push((k, v));
+            (Step::Pairs { key, value }, Found::Value(Value::List(items))) => {
+                for item in items {
+                    let Value::Struct(slots) = item else { continue };
+                    let member = |i: &u16| slots.get(usize::from(*i)).and_then(Option::as_ref).and_then(text);
+                    if let (Some(k), Some(v)) = (member(key), member(value)) {
+                        out.push((k, v));
+                    }
                 }
             }
+            _ => {}
         }
-        _ => {}
+        if out.len() >= MAX_RESOURCES {
+            out.truncate(MAX_RESOURCES);
+            return;
+        }
     }
 }
 

@@ -155,14 +155,15 @@ impl IamService {
         request: Request,
         set: &PolicySet<'_>,
     ) -> Result<(policy::Decision, Request), IamError> {
-        let policies = set
+        let reads_tags = set
             .identity
             .iter()
             .copied()
             .chain(set.resource)
             .chain(set.permissions_boundary)
-            .chain(set.session.iter().copied());
-        if !policies.into_iter().any(Policy::reads_resource_tags) {
+            .chain(set.session.iter().copied())
+            .any(Policy::reads_resource_tags);
+        if !reads_tags {
             let decided = evaluate(&request, set);
             return Ok((decided, request));
         }

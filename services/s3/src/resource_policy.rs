@@ -15,15 +15,15 @@ impl ResourcePolicies for S3Service {
 
     /// `arn:aws:s3:::BUCKET` or `arn:aws:s3:::BUCKET/KEY`: the bucket's owner and policy.
     fn policy_of(&self, arn: &str) -> Result<Option<ResourcePolicy>, AwsError> {
-        let Some((bucket, _, record)) = self.bucket_of_arn(arn)? else {
+        let Some(named) = self.bucket_of_arn(arn)? else {
             return Ok(None);
         };
         let document = self
-            .load_config(bucket, POLICY)?
+            .load_config(named.bucket, POLICY)?
             .filter(|doc| !doc.is_empty())
             .and_then(|doc| String::from_utf8(doc).ok());
         Ok(Some(ResourcePolicy {
-            owner_account: record.owner,
+            owner_account: named.record.owner,
             document,
         }))
     }
@@ -32,16 +32,23 @@ impl ResourcePolicies for S3Service {
     /// here (its own tags are `s3:ExistingObjectTag/…`, not supplied).
     fn tags_of(&self, arn: &str) -> Result<Option<Vec<(String, String)>>, AwsError> {
         Ok(match self.bucket_of_arn(arn)? {
-            Some((_, None, record)) => Some(record.tags.into_iter().collect()),
+            Some(Named { key: None, record, .. }) => Some(record.tags.into_iter().collect()),
             _ => None,
         })
     }
 }
 
+/// A bucket or object ARN's bucket, as stored.
+struct Named<'a> {
+    bucket: &'a str,
+    /// The object's key, for an object's ARN.
+    key: Option<&'a str>,
+    record: BucketRecord,
+}
+
 impl S3Service {
-    /// The bucket `arn:aws:s3:::BUCKET[/KEY]` names: its name, the key, and its record;
-    /// `None` when there is no such bucket.
-    fn bucket_of_arn<'a>(&self, arn: &'a str) -> Result<Option<(&'a str, Option<&'a str>, BucketRecord)>, AwsError> {
+    /// The bucket `arn:aws:s3:::BUCKET[/KEY]` names, `None` when there is no such bucket.
+    fn bucket_of_arn<'a>(&self, arn: &'a str) -> Result<Option<Named<'a>>, AwsError> {
         let Some(resource) = arn.splitn(6, ':').nth(5) else {
             return Ok(None);
         };
@@ -50,7 +57,7 @@ impl S3Service {
             None => (resource, None),
         };
         match self.bucket(bucket) {
-            Ok(record) => Ok(Some((bucket, key, record))),
+            Ok(record) => Ok(Some(Named { bucket, key, record })),
             Err(e) if e.code == "NoSuchBucket" => Ok(None),
             Err(e) => Err(e),
         }
