@@ -346,3 +346,69 @@ def test_the_policy_a_workload_needed_comes_from_the_audit_log(stratus, tmp_path
         assert refused(lambda: as_app("sqs").create_queue(QueueName="other"))[0] == "AccessDenied"
     finally:
         enforced.stop()
+
+
+def test_request_tags_decide_what_a_caller_may_tag(stratus, root):
+    blue_only = {"StringEquals": {"aws:RequestTag/team": "blue"}}
+    tagger = user(
+        stratus, root, "tagger",
+        allow(["sqs:CreateQueue", "sqs:TagQueue"], Condition=blue_only),
+        allow(["iam:CreateRole", "iam:TagRole"], Condition=blue_only),
+    )
+    url = tagger("sqs").create_queue(QueueName="tagged-blue", tags={"team": "blue"})["QueueUrl"]
+    tagger("sqs").tag_queue(QueueUrl=url, Tags={"team": "blue"})
+    code, _, message = refused(lambda: tagger("sqs").create_queue(QueueName="tagged-red", tags={"team": "red"}))
+    assert code == "AccessDenied" and "sqs:CreateQueue" in message
+    assert refused(lambda: tagger("sqs").create_queue(QueueName="untagged"))[0] == "AccessDenied"
+    assert refused(lambda: tagger("sqs").tag_queue(QueueUrl=url, Tags={"team": "red"}))[0] == "AccessDenied"
+    # IAM takes its tags as a list of Key/Value pairs.
+    trust = policy({"Effect": "Allow", "Principal": {"AWS": ACCOUNT}, "Action": "sts:AssumeRole"})
+    iam = tagger("iam")
+    iam.create_role(RoleName="blue-role", AssumeRolePolicyDocument=trust, Tags=[{"Key": "team", "Value": "blue"}])
+    assert refused(lambda: iam.create_role(
+        RoleName="red-role", AssumeRolePolicyDocument=trust, Tags=[{"Key": "team", "Value": "red"}]
+    ))[0] == "AccessDenied"
+
+
+def test_resource_tags_decide_what_a_caller_may_touch(stratus, root):
+    blue = {"StringEquals": {"aws:ResourceTag/team": "blue"}}
+    member = user(
+        stratus, root, "blue-member",
+        allow("sqs:SendMessage", Condition=blue),
+        allow("s3:ListBucket", Condition=blue),
+        allow("iam:GetRole", Condition={"StringEquals": {"iam:ResourceTag/team": "blue"}}),
+    )
+    ours = root("sqs").create_queue(QueueName="blue-jobs", tags={"team": "blue"})["QueueUrl"]
+    theirs = root("sqs").create_queue(QueueName="red-jobs", tags={"team": "red"})["QueueUrl"]
+    member("sqs").send_message(QueueUrl=ours, MessageBody="hi")
+    code, _, message = refused(lambda: member("sqs").send_message(QueueUrl=theirs, MessageBody="hi"))
+    assert code == "AccessDenied" and queue_arn("red-jobs") in message
+    # Tags added later count at once.
+    root("sqs").tag_queue(QueueUrl=theirs, Tags={"team": "blue"})
+    member("sqs").send_message(QueueUrl=theirs, MessageBody="hi")
+
+    s3 = root("s3")
+    for bucket, team in [("blue-shelf", "blue"), ("red-shelf", "red")]:
+        s3.create_bucket(Bucket=bucket)
+        s3.put_bucket_tagging(Bucket=bucket, Tagging={"TagSet": [{"Key": "team", "Value": team}]})
+    member("s3").list_objects_v2(Bucket="blue-shelf")
+    assert refused(lambda: member("s3").list_objects_v2(Bucket="red-shelf"))[0] == "AccessDenied"
+
+    trust = policy({"Effect": "Allow", "Principal": {"AWS": ACCOUNT}, "Action": "sts:AssumeRole"})
+    iam = root("iam")
+    iam.create_role(RoleName="blue-tagged", Path="/teams/", AssumeRolePolicyDocument=trust,
+                    Tags=[{"Key": "team", "Value": "blue"}])
+    iam.create_role(RoleName="red-tagged", AssumeRolePolicyDocument=trust, Tags=[{"Key": "team", "Value": "red"}])
+    assert member("iam").get_role(RoleName="blue-tagged")["Role"]["Path"] == "/teams/"
+    assert refused(lambda: member("iam").get_role(RoleName="red-tagged"))[0] == "AccessDenied"
+
+
+def test_iam_entities_are_judged_with_their_paths(stratus, root):
+    iam = root("iam")
+    iam.create_user(UserName="Bob", Path="/division/")
+    iam.create_user(UserName="Eve")
+    manager = user(stratus, root, "manager", allow(["iam:GetUser", "iam:TagUser"], f"arn:aws:iam::{ACCOUNT}:user/division/*"))
+    assert manager("iam").get_user(UserName="Bob")["User"]["Arn"] == f"arn:aws:iam::{ACCOUNT}:user/division/Bob"
+    manager("iam").tag_user(UserName="Bob", Tags=[{"Key": "k", "Value": "v"}])
+    code, _, message = refused(lambda: manager("iam").get_user(UserName="Eve"))
+    assert code == "AccessDenied" and f"user/Eve" in message

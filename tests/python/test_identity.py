@@ -95,6 +95,22 @@ def test_a_deleted_key_is_no_ones_and_signs_as_the_root(stratus):
     assert who["Arn"] == f"arn:aws:iam::{ACCOUNT}:root"
 
 
+def test_keys_issued_after_unknown_keys_were_seen_sign_at_once(stratus):
+    # Unknown keys of AWS's form are remembered as no one's; issuing keys must not leave a
+    # new one behind that memory, nor a deleted one known.
+    unknown = {"AccessKeyId": "AKIAIOSFODNN7EXAMPLE", "SecretAccessKey": "x"}
+    for _ in range(3):
+        assert client_of(stratus, "sts", unknown).get_caller_identity()["Arn"] == f"arn:aws:iam::{ACCOUNT}:root"
+    _, key = new_user_key(stratus, "gwen")
+    assert client_of(stratus, "sts", key).get_caller_identity()["Arn"] == f"arn:aws:iam::{ACCOUNT}:user/gwen"
+    stratus.client("iam").delete_access_key(UserName="gwen", AccessKeyId=key["AccessKeyId"])
+    for _ in range(2):
+        assert client_of(stratus, "sts", key).get_caller_identity()["Arn"] == f"arn:aws:iam::{ACCOUNT}:root"
+    session = stratus.client("sts").get_session_token()["Credentials"]
+    assert client_of(stratus, "sts", session).get_caller_identity()["Arn"] == f"arn:aws:iam::{ACCOUNT}:root"
+    assert client_of(stratus, "sts", session).get_caller_identity()["UserId"] == ACCOUNT
+
+
 def test_a_role_session_of_another_account_serves_in_the_roles_account(stratus):
     stratus.client("iam", aws_access_key_id=OTHER).create_role(
         RoleName="builder", AssumeRolePolicyDocument=TRUST_EVERYONE

@@ -20,6 +20,10 @@ use crate::Error;
 
 const CONTEXT_VARIABLES: [&str; 3] = ["Partition", "Region", "Account"];
 
+/// The condition key whose source is the request's tags as pairs
+/// (`stratus_core::authz::REQUEST_TAG_KEY`).
+const REQUEST_TAG_KEY: &str = "aws:RequestTag/${TagKey}";
+
 const TRANSFORMS: &[(&str, &str)] = &[
     ("text", "Text"),
     ("arn", "Arn"),
@@ -284,7 +288,11 @@ impl ServiceGen<'_> {
         };
         let mut conditions = Vec::new();
         for (key, spec) in &def.conditions {
-            conditions.push((key.clone(), self.source(op, spec)?));
+            let source = match key.as_str() {
+                REQUEST_TAG_KEY => self.tag_pairs(op, spec)?,
+                _ => self.source(op, spec)?,
+            };
+            conditions.push((key.clone(), source));
         }
         Ok(Act {
             action,
@@ -370,8 +378,42 @@ impl ServiceGen<'_> {
         })
     }
 
+    /// The request's tags at `path` (`aws:RequestTag/${TagKey}`): a map of tag values by
+    /// key, or a list of tag structures (`Key`/`Value`, or KMS's `TagKey`/`TagValue`).
+    fn tag_pairs(&self, op: &OperationInfo<'_>, path: &str) -> Result<Src, String> {
+        let (mut steps, target) = self.path_and_target(op, path)?;
+        let shape = self.shape(&target).map_err(|e| e.to_string())?;
+        let pairs = match shape.kind {
+            Kind::Map => "Step::Entries".to_string(),
+            Kind::List => {
+                let element = self.shape(&shape.members[0].target).map_err(|e| e.to_string())?;
+                let find = |names: [&str; 2]| {
+                    element
+                        .members
+                        .iter()
+                        .position(|m| names.contains(&m.name.as_str()))
+                        .ok_or_else(|| format!("{path}: the elements of {} have no {} member", shape.name(), names[0]))
+                };
+                let key = find(["Key", "TagKey"])?;
+                let value = find(["Value", "TagValue"])?;
+                format!("Step::Pairs {{ key: {key}, value: {value} }}")
+            }
+            _ => return Err(format!("{path}: {REQUEST_TAG_KEY} needs a map or a list of tags")),
+        };
+        steps.push(pairs);
+        Ok(Src {
+            steps,
+            transform: "Text",
+        })
+    }
+
     /// The steps of a member path through the operation's input.
     fn path(&self, op: &OperationInfo<'_>, path: &str) -> Result<Vec<String>, String> {
+        self.path_and_target(op, path).map(|(steps, _)| steps)
+    }
+
+    /// [`Self::path`], and the shape the path ends at.
+    fn path_and_target(&self, op: &OperationInfo<'_>, path: &str) -> Result<(Vec<String>, String), String> {
         let input = op.shape.name();
         if op.input == UNIT {
             return Err(format!("{input} has no input, so no member {path}"));
@@ -417,7 +459,7 @@ impl ServiceGen<'_> {
                 steps.push("Step::Each".into());
             }
         }
-        Ok(steps)
+        Ok((steps, shape_id))
     }
 }
 

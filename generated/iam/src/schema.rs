@@ -2226,13 +2226,22 @@ pub mod authorization {
                     action: "iam:CreateInstanceProfile",
                     only_if: None,
                     resources: &R6,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(2), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -2248,13 +2257,22 @@ pub mod authorization {
                     action: "iam:CreateOpenIDConnectProvider",
                     only_if: None,
                     resources: &[],
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(3), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(3), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(3), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -2262,13 +2280,22 @@ pub mod authorization {
                     action: "iam:CreatePolicy",
                     only_if: None,
                     resources: &R7,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(4), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(4), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(4), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -2285,6 +2312,13 @@ pub mod authorization {
                     only_if: None,
                     resources: &R9,
                     conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(6), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
+                        },
                         ConditionRule {
                             key: "aws:TagKeys",
                             source: Source {
@@ -2307,13 +2341,22 @@ pub mod authorization {
                     action: "iam:CreateSAMLProvider",
                     only_if: None,
                     resources: &R10,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(2), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -2345,6 +2388,13 @@ pub mod authorization {
                     resources: &R11,
                     conditions: &[
                         ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(3), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
                             key: "aws:TagKeys",
                             source: Source {
                                 path: &[Step::Member(3), Step::Each, Step::Member(0)],
@@ -2366,13 +2416,22 @@ pub mod authorization {
                     action: "iam:CreateVirtualMFADevice",
                     only_if: None,
                     resources: &R12,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(2), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -3360,13 +3419,22 @@ pub mod authorization {
                     action: "iam:TagInstanceProfile",
                     only_if: None,
                     resources: &R1,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -3374,13 +3442,22 @@ pub mod authorization {
                     action: "iam:TagMFADevice",
                     only_if: None,
                     resources: &R15,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -3388,13 +3465,22 @@ pub mod authorization {
                     action: "iam:TagOpenIDConnectProvider",
                     only_if: None,
                     resources: &R0,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -3402,13 +3488,22 @@ pub mod authorization {
                     action: "iam:TagPolicy",
                     only_if: None,
                     resources: &R8,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -3416,13 +3511,22 @@ pub mod authorization {
                     action: "iam:TagRole",
                     only_if: None,
                     resources: &R3,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -3430,13 +3534,22 @@ pub mod authorization {
                     action: "iam:TagSAMLProvider",
                     only_if: None,
                     resources: &R13,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -3444,13 +3557,22 @@ pub mod authorization {
                     action: "iam:TagServerCertificate",
                     only_if: None,
                     resources: &R14,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -3458,13 +3580,22 @@ pub mod authorization {
                     action: "iam:TagUser",
                     only_if: None,
                     resources: &R4,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(1), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -3712,13 +3843,22 @@ pub mod authorization {
                     action: "iam:UploadServerCertificate",
                     only_if: None,
                     resources: &R19,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(5), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(5), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(5), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {

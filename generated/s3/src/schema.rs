@@ -2843,7 +2843,22 @@ pub mod authorization {
                     action: "s3:PutBucketTagging",
                     only_if: None,
                     resources: &R4,
-                    conditions: &[],
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(3), Step::Member(0), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
+                        },
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(3), Step::Member(0), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {

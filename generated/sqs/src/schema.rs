@@ -452,13 +452,22 @@ pub mod authorization {
                     action: "sqs:CreateQueue",
                     only_if: None,
                     resources: &R1,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(2), Step::Keys],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Entries],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(2), Step::Keys],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {
@@ -594,13 +603,22 @@ pub mod authorization {
                     action: "sqs:TagQueue",
                     only_if: None,
                     resources: &R0,
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(1), Step::Keys],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Entries],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(1), Step::Keys],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {

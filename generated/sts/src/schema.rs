@@ -179,6 +179,13 @@ pub mod authorization {
                         resources: &R0,
                         conditions: &[
                             ConditionRule {
+                                key: "aws:RequestTag/${TagKey}",
+                                source: Source {
+                                    path: &[Step::Member(5), Step::Pairs { key: 0, value: 1 }],
+                                    transform: Transform::Text,
+                                },
+                            },
+                            ConditionRule {
                                 key: "aws:TagKeys",
                                 source: Source {
                                     path: &[Step::Member(5), Step::Each, Step::Member(0)],
@@ -224,6 +231,13 @@ pub mod authorization {
                         }),
                         resources: &R0,
                         conditions: &[
+                            ConditionRule {
+                                key: "aws:RequestTag/${TagKey}",
+                                source: Source {
+                                    path: &[Step::Member(5), Step::Pairs { key: 0, value: 1 }],
+                                    transform: Transform::Text,
+                                },
+                            },
                             ConditionRule {
                                 key: "aws:TagKeys",
                                 source: Source {
@@ -331,13 +345,22 @@ pub mod authorization {
                     action: "sts:GetFederationToken",
                     only_if: None,
                     resources: &[],
-                    conditions: &[ConditionRule {
-                        key: "aws:TagKeys",
-                        source: Source {
-                            path: &[Step::Member(4), Step::Each, Step::Member(0)],
-                            transform: Transform::Text,
+                    conditions: &[
+                        ConditionRule {
+                            key: "aws:RequestTag/${TagKey}",
+                            source: Source {
+                                path: &[Step::Member(4), Step::Pairs { key: 0, value: 1 }],
+                                transform: Transform::Text,
+                            },
                         },
-                    }],
+                        ConditionRule {
+                            key: "aws:TagKeys",
+                            source: Source {
+                                path: &[Step::Member(4), Step::Each, Step::Member(0)],
+                                transform: Transform::Text,
+                            },
+                        },
+                    ],
                 }],
             },
             OperationAuthorization {

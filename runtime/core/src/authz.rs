@@ -161,7 +161,23 @@ pub enum Step {
     /// Every key of a map (DynamoDB's `RequestItems` by table name, tag maps by key); ends a
     /// path.
     Keys,
+    /// Every key and value of a map, as pairs (a tag map, for `aws:RequestTag/…`); ends a
+    /// path.
+    Entries,
+    /// Every element of a list of structures, as the pair of its `key` and `value` members
+    /// (a list of `Tag { Key, Value }`, for `aws:RequestTag/…`); ends a path.
+    Pairs {
+        /// The index of the key member.
+        key: u16,
+        /// The index of the value member.
+        value: u16,
+    },
 }
+
+/// The condition key a table writes for the request's tags: each tag the source's pairs
+/// ([`Step::Entries`], [`Step::Pairs`]) give becomes `aws:RequestTag/KEY` with its value
+/// ([`RequiredAction::request_tags`]).
+pub const REQUEST_TAG_KEY: &str = "aws:RequestTag/${TagKey}";
 
 /// The fixed set of ways a member's value becomes a template variable or condition value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,6 +259,9 @@ pub struct RequiredAction {
     pub resources: Vec<String>,
     /// Condition keys and their values, in table order.
     pub conditions: Vec<(&'static str, Vec<String>)>,
+    /// The tags the request asks for (`aws:RequestTag/KEY` is the value), as its input
+    /// names them, in input order: tagging and creating operations.
+    pub request_tags: Vec<(String, String)>,
 }
 
 /// No request names more resources than this for one action (S3's DeleteObjects takes 1000
@@ -266,9 +285,14 @@ pub fn evaluate(entry: &OperationAuthorization, input: &Value, scope: &Scope<'_>
         if resources.is_empty() {
             resources.push("*".to_string());
         }
+        let mut request_tags = Vec::new();
+        for c in rule.conditions.iter().filter(|c| c.key == REQUEST_TAG_KEY) {
+            collect_pairs(input, c.source.path, &mut request_tags);
+        }
         let conditions = rule
             .conditions
             .iter()
+            .filter(|c| c.key != REQUEST_TAG_KEY)
             .filter_map(|c| {
                 let values: Vec<String> = read(input, &c.source, scope).into_iter().map(Fill::into_text).collect();
                 (!values.is_empty()).then_some((c.key, values))
@@ -278,6 +302,7 @@ pub fn evaluate(entry: &OperationAuthorization, input: &Value, scope: &Scope<'_>
             action: rule.action,
             resources,
             conditions,
+            request_tags,
         });
     }
     // A request none of whose rules apply (a PartiQL statement of no kind the table reads)
@@ -288,6 +313,7 @@ pub fn evaluate(entry: &OperationAuthorization, input: &Value, scope: &Scope<'_>
                 action: first.action,
                 resources: vec!["*".to_string()],
                 conditions: Vec::new(),
+                request_tags: Vec::new(),
             });
         }
     }
@@ -491,6 +517,37 @@ fn collect<'v>(value: &'v Value, path: &[Step], out: &mut Vec<Found<'v>>) {
     }
 }
 
+/// The key-value pairs at the end of `path` ([`Step::Entries`] of a map, [`Step::Pairs`] of
+/// a list of structures); nothing for a path that ends otherwise.
+fn collect_pairs(input: &Value, path: &[Step], out: &mut Vec<(String, String)>) {
+    let Some((last, leading)) = path.split_last() else {
+        return;
+    };
+    let mut found = Vec::new();
+    collect(input, leading, &mut found);
+    for found in found {
+        match (last, found) {
+            (Step::Entries, Found::Value(Value::Map(entries))) => {
+                out.extend(entries.iter().filter_map(|(k, v)| Some((k.clone(), text(v)?))));
+            }
+            (Step::Pairs { key, value }, Found::Value(Value::List(items))) => {
+                for item in items {
+                    let Value::Struct(slots) = item else { continue };
+                    let member = |i: &u16| slots.get(usize::from(*i)).and_then(Option::as_ref).and_then(text);
+                    if let (Some(k), Some(v)) = (member(key), member(value)) {
+                        out.push((k, v));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if out.len() >= MAX_RESOURCES {
+            out.truncate(MAX_RESOURCES);
+            return;
+        }
+    }
+}
+
 fn present(input: &Value, presence: &Presence, scope: &Scope<'_>) -> bool {
     if presence.transform != Transform::Text {
         let source = Source {
@@ -673,6 +730,56 @@ mod tests {
 
     fn text_of(value: &str, how: Transform) -> Option<String> {
         fill(value, how).map(Fill::into_text)
+    }
+
+    #[test]
+    fn request_tags_come_from_maps_and_lists_of_pairs() {
+        static LIST: OperationAuthorization = OperationAuthorization {
+            actions: &[ActionRule {
+                action: "x:Create",
+                only_if: None,
+                resources: &[],
+                conditions: &[
+                    ConditionRule {
+                        key: REQUEST_TAG_KEY,
+                        source: Source {
+                            path: &[Step::Member(0), Step::Pairs { key: 0, value: 1 }],
+                            transform: Transform::Text,
+                        },
+                    },
+                    ConditionRule {
+                        key: REQUEST_TAG_KEY,
+                        source: Source {
+                            path: &[Step::Member(1), Step::Entries],
+                            transform: Transform::Text,
+                        },
+                    },
+                    ConditionRule {
+                        key: "aws:TagKeys",
+                        source: Source {
+                            path: &[Step::Member(1), Step::Keys],
+                            transform: Transform::Text,
+                        },
+                    },
+                ],
+            }],
+        };
+        let tag = |k: &str, v: &str| Value::Struct(vec![Some(Value::String(k.into())), Some(Value::String(v.into()))]);
+        let input = Value::Struct(vec![
+            Some(Value::List(vec![tag("team", "blue"), Value::Struct(vec![None, None])])),
+            Some(Value::Map(vec![("env".into(), Value::String("prod".into()))])),
+        ]);
+        let needed = evaluate(&LIST, &input, &SCOPE);
+        assert_eq!(
+            needed[0].request_tags,
+            [
+                ("team".to_owned(), "blue".to_owned()),
+                ("env".to_owned(), "prod".to_owned())
+            ]
+        );
+        assert_eq!(needed[0].conditions, [("aws:TagKeys", vec!["env".to_owned()])]);
+        let untagged = evaluate(&LIST, &Value::Struct(vec![None, None]), &SCOPE);
+        assert!(untagged[0].request_tags.is_empty() && untagged[0].conditions.is_empty());
     }
 
     #[test]

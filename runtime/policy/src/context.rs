@@ -211,6 +211,15 @@ impl Request {
         }
     }
 
+    /// The same request on its `index`th resource alone (asking of each resource what only
+    /// it supplies, such as its tags); on no resource when there is no such one.
+    pub fn only_resource(&self, index: usize) -> Request {
+        Request {
+            resources: self.resources.get(index).cloned().into_iter().collect(),
+            ..self.clone()
+        }
+    }
+
     fn set<I: IntoIterator<Item = S>, S: Into<String>>(&mut self, key: &str, values: I) {
         let values = values.into_iter().map(Into::into).collect();
         self.context.insert(key.to_ascii_lowercase(), values);

@@ -52,6 +52,9 @@ pub struct Policy {
     version: Version,
     id: Option<String>,
     statements: Vec<Statement>,
+    /// Whether a condition or variable reads a resource tag (`aws:ResourceTag/…`,
+    /// `iam:ResourceTag/…`): found once, when parsed.
+    reads_resource_tags: bool,
 }
 
 /// One statement of a policy.
@@ -64,6 +67,13 @@ pub struct Statement {
     /// `None` in trust policies, which name no resource.
     resources: Option<Rule<ResourcePattern>>,
     conditions: Vec<Condition>,
+}
+
+/// Whether `key` names a resource's tag: `aws:ResourceTag/…` or a service's own
+/// `<service>:ResourceTag/…`.
+fn is_resource_tag_key(key: &str) -> bool {
+    key.split_once(':')
+        .is_some_and(|(_, rest)| rest.get(..12).is_some_and(|p| p.eq_ignore_ascii_case("resourcetag/")))
 }
 
 #[derive(Debug, Clone)]
@@ -135,12 +145,30 @@ impl Policy {
         {
             return Err(PolicyError::DuplicateSid);
         }
-        Ok(Policy {
+        let mut policy = Policy {
             kind,
             version,
             id,
             statements,
-        })
+            reads_resource_tags: false,
+        };
+        policy.reads_resource_tags = policy.context_keys().iter().any(|key| is_resource_tag_key(key));
+        Ok(policy)
+    }
+
+    /// Whether the policy reads a resource's tags (`aws:ResourceTag/…`, or a service's own
+    /// such as `iam:ResourceTag/…`): only then must the caller look them up and supply them.
+    ///
+    /// ```
+    /// use stratus_policy::{Policy, PolicyKind};
+    /// let tagged = r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"sqs:*","Resource":"*",
+    ///     "Condition":{"StringEquals":{"aws:ResourceTag/team":"blue"}}}}"#;
+    /// assert!(Policy::parse(tagged, PolicyKind::Identity).unwrap().reads_resource_tags());
+    /// let plain = r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"sqs:*","Resource":"*"}}"#;
+    /// assert!(!Policy::parse(plain, PolicyKind::Identity).unwrap().reads_resource_tags());
+    /// ```
+    pub fn reads_resource_tags(&self) -> bool {
+        self.reads_resource_tags
     }
 
     /// The context keys the policy reads, each once (compared without regard to case), in

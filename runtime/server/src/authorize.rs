@@ -13,7 +13,9 @@ use stratus_core::arn::Arn;
 use stratus_core::authz::{self, Scope};
 use stratus_core::calendar::format_iso8601;
 use stratus_core::schema::{Operation, Protocol, Service};
-use stratus_core::service::{Authorization, Authorizer, Decision, ResourcePolicies, ResourcePolicy, SessionGrants};
+use stratus_core::service::{
+    Authorization, Authorizer, Decision, ResourcePolicies, ResourcePolicy, ResourceTags, SessionGrants,
+};
 use stratus_core::{AwsError, RequestContext, Value};
 
 use crate::decision_log::{DecisionLog, Entry};
@@ -96,12 +98,25 @@ pub(crate) fn check(
             root.as_str()
         }
     };
+    let tags = TagsFromOwners(&authorizers.resource_policies);
     for required in authz::evaluate(entry, call.input, &scope) {
         let owner = resource_policy(authorizers, &required.resources)?;
         let mut context = request_keys.clone();
         context.extend(required.conditions.iter().cloned());
+        let request_tag_keys: Vec<String> = required
+            .request_tags
+            .iter()
+            .map(|(key, _)| format!("aws:RequestTag/{key}"))
+            .collect();
+        context.extend(
+            request_tag_keys
+                .iter()
+                .zip(&required.request_tags)
+                .map(|(key, (_, value))| (key.as_str(), vec![value.clone()])),
+        );
         let request = Authorization {
             account_id: &ctx.account_id,
+            partition: scope.partition,
             principal: ctx.principal.as_ref(),
             anonymous,
             session,
@@ -112,6 +127,8 @@ pub(crate) fn check(
                 .as_ref()
                 .map(|o| o.owner_account.as_str())
                 .filter(|account| *account != ctx.account_id),
+            resource_must_allow: false,
+            resource_tags: Some(&tags),
             context: &context,
             now_secs: now,
         };
@@ -161,5 +178,21 @@ fn resource_policy(authorizers: &Authorizers, resources: &[String]) -> Result<Op
     {
         Some(provider) => provider.policy_of(arn),
         None => Ok(None),
+    }
+}
+
+/// The tags of resources, from the provider of each one's service: asked by the authorizer
+/// only when a policy it evaluates reads them.
+struct TagsFromOwners<'a>(&'a [Arc<dyn ResourcePolicies>]);
+
+impl ResourceTags for TagsFromOwners<'_> {
+    fn tags_of(&self, arn: &str) -> Result<Vec<(String, String)>, AwsError> {
+        let Some(service) = arn.split(':').nth(2) else {
+            return Ok(Vec::new());
+        };
+        match self.0.iter().find(|provider| provider.arn_service() == service) {
+            Some(provider) => Ok(provider.tags_of(arn)?.unwrap_or_default()),
+            None => Ok(Vec::new()),
+        }
     }
 }

@@ -3,7 +3,9 @@
 //!
 //! A key of AWS's form (`AKIA…`, `ASIA…`) names its account; the gateway asks the key
 //! directories (IAM's users' keys, STS's sessions') what it stands for there. Any other key
-//! (`test`, a 12-digit account id) and a key no directory knows sign as the account's root.
+//! (`test`, a 12-digit account id) and a key no directory knows sign as the account's root;
+//! a key of AWS's form that none knows is remembered, until a directory issues a key
+//! ([`UnknownKeys`]).
 
 use std::sync::Arc;
 
@@ -11,6 +13,8 @@ use stratus_core::access_key;
 use stratus_core::schema::{Protocol, Service};
 use stratus_core::service::{Identity, KeyDirectory};
 use stratus_core::AwsError;
+
+use crate::unknown_keys::UnknownKeys;
 
 /// The front end's errors are Coral's, not the service's: JSON answers name this namespace.
 const FRONT_END_NAMESPACE: &str = "com.amazon.coral.service";
@@ -20,6 +24,7 @@ const FRONT_END_NAMESPACE: &str = "com.amazon.coral.service";
 /// of `service`) when the key was made inactive or its session has expired at `now_secs`.
 pub(crate) fn identify(
     directories: &[Arc<dyn KeyDirectory>],
+    unknown: &UnknownKeys,
     access_key_id: Option<&str>,
     region: &str,
     now_secs: u64,
@@ -32,6 +37,14 @@ pub(crate) fn identify(
     let Some(account) = access_key::account_of(key) else {
         return Ok(None);
     };
+    if directories.is_empty() {
+        return Ok(None);
+    }
+    // Read before the directories are asked: see `unknown_keys`.
+    let issued = UnknownKeys::issued(directories);
+    if unknown.knows_unknown(key, issued) {
+        return Ok(None);
+    }
     for directory in directories {
         let Some(identity) = directory.identify(&account, region, key)? else {
             continue;
@@ -44,6 +57,7 @@ pub(crate) fn identify(
         }
         return Ok(Some(identity));
     }
+    unknown.remember(key, issued);
     Ok(None)
 }
 

@@ -31,6 +31,7 @@ pub mod route;
 mod route_tables;
 pub mod sigv4;
 pub mod streaming;
+mod unknown_keys;
 mod verify;
 pub mod virtual_host;
 
@@ -110,6 +111,8 @@ pub struct Gateway {
     form_uploads: Vec<Arc<dyn FormUpload>>,
     /// Who the access keys IAM and STS issued stand for.
     key_directories: Vec<Arc<dyn KeyDirectory>>,
+    /// The keys of AWS's form none of them knows, until one issues a key.
+    unknown_keys: unknown_keys::UnknownKeys,
     /// The SigV4 signing keys derived so far, when signatures are verified.
     signing_keys: SigningKeys,
     /// IAM and the resource policies, when requests are authorized.
@@ -128,6 +131,7 @@ impl Gateway {
             cross_origin: Vec::new(),
             form_uploads: Vec::new(),
             key_directories: Vec::new(),
+            unknown_keys: unknown_keys::UnknownKeys::default(),
             signing_keys: SigningKeys::new(),
             authorizers: Authorizers::default(),
         }

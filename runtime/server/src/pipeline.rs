@@ -222,6 +222,7 @@ async fn call(
     }
     let mut identity = match identity::identify(
         &gateway.key_directories,
+        &gateway.unknown_keys,
         signer.map(|s| s.access_key_id),
         signer.and_then(|s| s.region).unwrap_or(&gateway.config.region),
         gateway.config.clock.epoch_secs(),

@@ -148,6 +148,7 @@ fn bench(c: &mut Criterion) {
     ];
     let request = Authorization {
         account_id: "123456789012",
+        partition: "aws",
         principal: Some(&alice),
         anonymous: false,
         session: None,
@@ -155,6 +156,8 @@ fn bench(c: &mut Criterion) {
         resources: &resources,
         resource_policy: None,
         resource_account: None,
+        resource_must_allow: false,
+        resource_tags: None,
         context: &context,
         now_secs: 1_700_000_000,
     };

@@ -85,10 +85,11 @@ impl IamService {
             return Ok(gone(arn, a));
         };
         let subject = self.subject(&cache, a, &iam)?;
+        let resources = self.with_entity_paths(a.action, a.resources)?;
         let mut request = Request::new(
             policy::Principal::Iam(iam),
             a.action,
-            a.resources.iter().map(String::as_str),
+            resources.iter().map(String::as_str),
         );
         for (key, values) in a.context {
             request = request.with_context(key, values.iter().map(String::as_str));
@@ -135,13 +136,59 @@ impl IamService {
             resource_account: resource_account.as_deref(),
             permissions_boundary: boundary,
             session,
-            resource_must_allow: false,
+            resource_must_allow: a.resource_must_allow && !governed_by_trust,
         };
-        let decided = evaluate(&request, &set);
+        let (decided, request) = self.decide(a, request, &set)?;
         Ok(Verdict {
             decision: decision(&decided),
             message: message(&decided, &request, governed_by_trust),
         })
+    }
+
+    /// `request` decided under `set`; when a policy of the set reads resource tags, resource
+    /// by resource, each with its own tags (`aws:ResourceTag/…`, and `iam:ResourceTag/…` for
+    /// IAM's entities), the first refused deciding. Answers the request the decision is
+    /// about, for its message.
+    fn decide(
+        &self,
+        a: &Authorization<'_>,
+        request: Request,
+        set: &PolicySet<'_>,
+    ) -> Result<(policy::Decision, Request), IamError> {
+        let reads_tags = set
+            .identity
+            .iter()
+            .copied()
+            .chain(set.resource)
+            .chain(set.permissions_boundary)
+            .chain(set.session.iter().copied())
+            .any(Policy::reads_resource_tags);
+        if !reads_tags {
+            let decided = evaluate(&request, set);
+            return Ok((decided, request));
+        }
+        let resources: Vec<String> = request.resources().map(str::to_owned).collect();
+        for (index, arn) in resources.iter().enumerate() {
+            let mut one = request.only_resource(index);
+            let (tags, own_key) = match self.entity_tags(arn)? {
+                Some(tags) => (tags, Some("iam:ResourceTag/")),
+                None => match a.resource_tags {
+                    Some(source) if arn != "*" => (source.tags_of(arn).map_err(IamError::Other)?, None),
+                    _ => (Vec::new(), None),
+                },
+            };
+            for (key, value) in &tags {
+                one = one.with_context(&format!("aws:ResourceTag/{key}"), [value.as_str()]);
+                if let Some(prefix) = own_key {
+                    one = one.with_context(&format!("{prefix}{key}"), [value.as_str()]);
+                }
+            }
+            let decided = evaluate(&one, set);
+            if !decided.is_allowed() {
+                return Ok((decided, one));
+            }
+        }
+        Ok((policy::Decision::Allow, request))
     }
 
     /// An unsigned request: no identity policy applies, so only the resource's policy can
@@ -162,7 +209,22 @@ impl IamService {
             resource_must_allow: true,
             ..PolicySet::default()
         };
-        let decided = evaluate(&request, &set);
+        let (decided, request) = match self.decide(a, request, &set) {
+            Ok(decided) => decided,
+            Err(error) => {
+                tracing::warn!(%error, "resource tags not readable; refused");
+                let denied = policy::Decision::ImplicitDeny {
+                    missing: PolicyType::ResourceBased,
+                    resource: 0,
+                };
+                let request = Request::new(
+                    policy::Principal::Anonymous,
+                    a.action,
+                    a.resources.iter().map(String::as_str),
+                );
+                (denied, request)
+            }
+        };
         let message = match decided {
             policy::Decision::Allow => None,
             _ if a.action.starts_with("s3:") => Some("Access Denied".to_owned()),
@@ -340,16 +402,9 @@ fn message(decided: &policy::Decision, request: &Request, trust: bool) -> Option
     ))
 }
 
-/// The account's root, in the partition of the resource (the request names no other).
+/// The account's root, in the request's partition.
 fn root_arn(a: &Authorization<'_>) -> String {
-    let partition = a
-        .resources
-        .first()
-        .and_then(|r| r.strip_prefix("arn:"))
-        .and_then(|r| r.split(':').next())
-        .filter(|p| !p.is_empty())
-        .unwrap_or("aws");
-    format!("arn:{partition}:iam::{}:root", a.account_id)
+    format!("arn:{}:iam::{}:root", a.partition, a.account_id)
 }
 
 /// The refusal of a principal whose user or role no longer exists.
@@ -458,5 +513,6 @@ fn constant(cell: &'static OnceLock<Policy>, document: &str) -> &'static Policy 
     })
 }
 
+mod entities;
 #[cfg(test)]
 mod tests;

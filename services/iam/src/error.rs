@@ -85,11 +85,17 @@ pub enum IamError {
     /// A fault of the store.
     #[error("iam store: {0}")]
     Storage(#[from] StorageError),
+    /// Another service's answer, passed on (a resource's tags it could not read).
+    #[error("{}", .0.message)]
+    Other(AwsError),
 }
 
 impl IamError {
     /// The error as a common error with its Query code.
     pub fn into_aws(self) -> AwsError {
+        if let IamError::Other(e) = self {
+            return e;
+        }
         let (code, status) = match &self {
             IamError::NoSuchEntity(_) => ("NoSuchEntity", 404),
             IamError::EntityAlreadyExists(_) => ("EntityAlreadyExists", 409),
@@ -114,6 +120,7 @@ impl IamError {
             IamError::KeyPairMismatch(_) => ("KeyPairMismatch", 400),
             IamError::DuplicateCertificate(_) => ("DuplicateCertificate", 409),
             IamError::Storage(e) => return AwsError::internal(format!("iam store: {e}")),
+            IamError::Other(e) => return e.clone(),
         };
         AwsError::new(code, self.to_string(), status)
     }

@@ -1,5 +1,6 @@
 //! The service value and its access to each account's `iam` store.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use stratus_core::RequestContext;
@@ -15,6 +16,9 @@ pub struct IamService {
     storage: Arc<Storage>,
     /// What authorizations parsed, until the next write to their account.
     pub(crate) policies: Arc<PolicyCache>,
+    /// Counts committed writes, access keys' creations among them: the gateway's
+    /// [`KeyDirectory::issued`](stratus_core::service::KeyDirectory::issued).
+    pub(crate) writes: Arc<AtomicU64>,
 }
 
 impl IamService {
@@ -22,6 +26,7 @@ impl IamService {
         IamService {
             storage,
             policies: Arc::default(),
+            writes: Arc::default(),
         }
     }
 
@@ -45,10 +50,13 @@ impl IamService {
     {
         let store = self.storage.store(&Self::namespace(account), Durability::Strict)?;
         let policies = self.policies.clone();
+        let writes = self.writes.clone();
         let account = account.to_owned();
         run_blocking(move || {
             let written = store.transact(body);
             policies.written(&account);
+            // After the commit: a key looked up before this count changed is looked up again.
+            writes.fetch_add(1, Ordering::Release);
             written
         })
         .await

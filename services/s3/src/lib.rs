@@ -51,6 +51,7 @@ mod lock;
 mod multipart;
 mod notify;
 mod object;
+mod object_source;
 mod ops;
 mod post;
 mod resource_policy;
@@ -116,6 +117,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
         cross_origin: vec![Arc::new(s3.clone())],
         form_uploads: vec![Arc::new(s3.clone())],
         provides: Providers {
+            objects: Some(Arc::new(s3.clone())),
             resource_policies: vec![Arc::new(s3)],
             ..Providers::default()
         },
@@ -460,9 +462,13 @@ impl S3Service {
             ctx.streams.set_response(reader);
             return Ok(Vec::new());
         }
+        self.read_all(reader, length).await
+    }
+
+    /// All of `reader`, `length` bytes, read on a blocking thread.
+    async fn read_all(&self, mut reader: stratus_core::BodyReader, length: u64) -> Result<Vec<u8>, AwsError> {
         self.blocking(move |_| {
-            let mut out = Vec::with_capacity(length as usize);
-            let mut reader = reader;
+            let mut out = Vec::with_capacity(usize::try_from(length).unwrap_or(0));
             reader
                 .read_to_end(&mut out)
                 .map_err(|e| AwsError::internal(format!("reading object body: {e}")))?;

@@ -6,6 +6,7 @@ use stratus_core::AwsError;
 use stratus_storage::Durability;
 
 use crate::error::SqsError;
+use crate::queue::QueueRecord;
 use crate::queue_ref::QueueRef;
 use crate::send::{Outgoing, Sending};
 use crate::service::SqsService;
@@ -52,6 +53,23 @@ impl ResourcePolicies for SqsService {
     }
 
     fn policy_of(&self, arn: &str) -> Result<Option<ResourcePolicy>, AwsError> {
+        Ok(self.queue_of_arn(arn)?.map(|(queue, record)| ResourcePolicy {
+            owner_account: queue.account,
+            document: record.attributes.get("Policy").cloned(),
+        }))
+    }
+
+    /// The queue's tags (`aws:ResourceTag/…`).
+    fn tags_of(&self, arn: &str) -> Result<Option<Vec<(String, String)>>, AwsError> {
+        Ok(self
+            .queue_of_arn(arn)?
+            .map(|(_, record)| record.tags.into_iter().collect()))
+    }
+}
+
+impl SqsService {
+    /// The queue `arn` names and its record, `None` when there is no such queue.
+    fn queue_of_arn(&self, arn: &str) -> Result<Option<(QueueRef, QueueRecord)>, AwsError> {
         let Some(queue) = QueueRef::from_arn(arn) else {
             return Ok(None);
         };
@@ -60,14 +78,10 @@ impl ResourcePolicies for SqsService {
             .storage
             .store(&queue.namespace(), Durability::Strict)
             .map_err(|e| SqsError::from(e).into_aws())?;
-        let record = match load_queue(&*store, &queue.name) {
-            Ok(record) => record,
-            Err(SqsError::QueueDoesNotExist) => return Ok(None),
-            Err(e) => return Err(e.into_aws()),
-        };
-        Ok(Some(ResourcePolicy {
-            owner_account: queue.account,
-            document: record.attributes.get("Policy").cloned(),
-        }))
+        match load_queue(&*store, &queue.name) {
+            Ok(record) => Ok(Some((queue, record))),
+            Err(SqsError::QueueDoesNotExist) => Ok(None),
+            Err(e) => Err(e.into_aws()),
+        }
     }
 }

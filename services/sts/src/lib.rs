@@ -10,14 +10,20 @@
 //! Each operation is a function in `ops`, wired to the generated `Sts` trait by the
 //! `operations!` table below.
 //!
-//! A session is issued only for a role IAM has ([`RoleDirectory`]); its trust policy is not
-//! evaluated yet.
+//! A session is issued only for a role IAM has ([`RoleDirectory`]). The trust policy of a
+//! signed `AssumeRole` is evaluated by the gateway (IAM's authorizer, under `--iam
+//! audit|enforce`) before STS sees the request; STS evaluates it itself, always, when a
+//! service assumes a role for itself ([`RoleSessions`], in `for_services`), since no request
+//! is signed then.
 
 mod credentials;
+mod for_services;
 mod ops;
 mod session;
 mod tokens;
+mod trust;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,7 +32,7 @@ use stratus_core::arn::{is_account_id, Arn};
 use stratus_core::service::{
     Caller, Identity, KeyDirectory, Providers, Registration, RoleDirectory, ServiceEnv, SessionGrants,
 };
-use stratus_core::{AwsError, RequestContext};
+use stratus_core::{AwsError, Clock, RequestContext};
 use stratus_gen_sts::*;
 use stratus_storage::{Durability, Namespace, Storage, StorageError, Store, Table};
 
@@ -42,6 +48,10 @@ pub struct StsService {
     storage: Arc<Storage>,
     /// IAM's roles: a session is issued only for a role that exists.
     roles: Option<Arc<dyn RoleDirectory>>,
+    /// The process's clock, for the sessions issued to services outside any request.
+    clock: Clock,
+    /// How many credentials have been issued and stored: [`KeyDirectory::issued`].
+    issued: Arc<AtomicU64>,
 }
 
 /// Builds STS when the binary serves it.
@@ -49,11 +59,16 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
-    let sts = StsService::new(env.storage.clone(), env.providers.roles.clone());
+    let sts = StsService::new(
+        env.storage.clone(),
+        env.providers.roles.clone(),
+        env.scheduler.clock().clone(),
+    );
     Registration {
         handlers: vec![Arc::new(Handler(sts.clone()))],
         provides: Providers {
-            session_keys: Some(Arc::new(sts)),
+            session_keys: Some(Arc::new(sts.clone())),
+            role_sessions: Some(Arc::new(sts)),
             ..Providers::default()
         },
         ..Registration::default()
@@ -61,8 +76,13 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
 }
 
 impl StsService {
-    pub fn new(storage: Arc<Storage>, roles: Option<Arc<dyn RoleDirectory>>) -> StsService {
-        StsService { storage, roles }
+    pub fn new(storage: Arc<Storage>, roles: Option<Arc<dyn RoleDirectory>>, clock: Clock) -> StsService {
+        StsService {
+            storage,
+            roles,
+            clock,
+            issued: Arc::default(),
+        }
     }
 
     /// The account's `sts` store.
@@ -81,6 +101,11 @@ impl StsService {
             })
             .await
             .map_err(storage_error)
+            .inspect(|_| {
+                // Committed: the key may be looked up again wherever it was found unknown
+                // (its id reaches a client only once this returns).
+                self.issued.fetch_add(1, Ordering::Release);
+            })
     }
 
     /// The credentials with access key `key` issued in `account`, if any. Only `ASIA` keys
@@ -107,14 +132,22 @@ impl StsService {
         grants: Grants,
         seconds: i32,
     ) -> Result<Credentials, AwsError> {
+        self.issue_at(ctx.clock.epoch_secs(), principal, grants, seconds).await
+    }
+
+    /// Credentials for `principal` valid for `seconds` from `now_secs`, remembered.
+    async fn issue_at(
+        &self,
+        now_secs: u64,
+        principal: Principal,
+        grants: Grants,
+        seconds: i32,
+    ) -> Result<Credentials, AwsError> {
         let duration = Duration::from_secs(u64::try_from(seconds).unwrap_or(0));
         // Kept in the account the session acts in, which its key id names.
         let account = principal.account.clone();
         let issued = self
-            .remember(
-                &account,
-                Issued::new(principal, grants, duration, ctx.clock.epoch_secs()),
-            )
+            .remember(&account, Issued::new(principal, grants, duration, now_secs))
             .await?;
         Ok(Credentials {
             access_key_id: issued.access_key_id,
@@ -131,6 +164,19 @@ impl StsService {
         ctx: &RequestContext,
         request: SessionRequest<'_>,
     ) -> Result<(Credentials, AssumedRoleUser), AwsError> {
+        self.session_of_role(&ctx.account_id, &ctx.region, ctx.clock.epoch_secs(), request)
+            .await
+    }
+
+    /// [`Self::role_session`] asked for in `account` and `region` at `now_secs`: what a
+    /// request and a service's own call share.
+    async fn session_of_role(
+        &self,
+        account: &str,
+        region: &str,
+        now_secs: u64,
+        request: SessionRequest<'_>,
+    ) -> Result<(Credentials, AssumedRoleUser), AwsError> {
         let SessionRequest {
             action,
             caller,
@@ -138,15 +184,17 @@ impl StsService {
             session_name,
             duration_seconds,
             grants,
+            trustee,
         } = request;
         let duration_seconds = duration_seconds.unwrap_or(3600);
         let role = RoleArn::parse(role_arn)?;
         let found = match &self.roles {
             Some(roles) => {
                 let principal = caller.map_or("", |c| c.arn.as_str());
+                let principal = trustee.as_ref().map_or(principal, |t| t.principal.display_name());
                 let on_behalf = Caller {
-                    account_id: &ctx.account_id,
-                    region: &ctx.region,
+                    account_id: account,
+                    region,
                     principal,
                 };
                 roles.assumable_role(on_behalf, role_arn).await
@@ -154,15 +202,27 @@ impl StsService {
             None => None,
         };
         // AWS answers a missing role as it answers a caller the role does not trust.
-        let Some(assumable) = found else {
-            return Err(denied(&match caller {
-                Some(caller) => format!(
+        let refusal = || {
+            denied(&match (caller, &trustee) {
+                (Some(caller), _) => format!(
                     "User: {} is not authorized to perform: {action} on resource: {role_arn}",
                     caller.arn
                 ),
-                None => format!("Not authorized to perform {action}"),
-            }));
+                (None, Some(trustee)) => format!(
+                    "User: {} is not authorized to perform: {action} on resource: {role_arn}",
+                    trustee.principal.display_name()
+                ),
+                (None, None) => format!("Not authorized to perform {action}"),
+            })
         };
+        let Some(assumable) = found else {
+            return Err(refusal());
+        };
+        if let Some(trustee) = &trustee {
+            if !trustee.admitted_by(&assumable.trust_policy, action, role_arn, now_secs) {
+                return Err(refusal());
+            }
+        }
         if duration_seconds > assumable.max_session_duration {
             return Err(AwsError::new(
                 "ValidationError",
@@ -185,7 +245,7 @@ impl StsService {
             account: role.account,
             arn: arn.clone(),
         };
-        let credentials = self.issue(ctx, principal, grants, duration_seconds).await?;
+        let credentials = self.issue_at(now_secs, principal, grants, duration_seconds).await?;
         Ok((credentials, AssumedRoleUser { assumed_role_id, arn }))
     }
 }
@@ -213,6 +273,10 @@ impl KeyDirectory for StsService {
             account_id: issued.principal.account,
         }))
     }
+
+    fn issued(&self) -> u64 {
+        self.issued.load(Ordering::Acquire)
+    }
 }
 
 /// What a role session is asked for with.
@@ -229,6 +293,9 @@ struct SessionRequest<'a> {
     /// The new session's tags (the calling session's transitive ones among them) and
     /// session policies.
     grants: Grants,
+    /// Whom the role's trust policy must admit, when STS checks it itself (a service's own
+    /// session); `None` when the gateway checked it, or nothing can.
+    trustee: Option<trust::Trustee>,
 }
 
 /// The parts of `arn:PARTITION:iam::ACCOUNT:role/PATH/NAME` a session needs.

@@ -60,6 +60,7 @@ pub(crate) async fn assume_role(
             policy: input.policy,
             policy_arns: policy_arns(input.policy_arns),
         },
+        trustee: None,
     };
     let (credentials, user) = sts.role_session(ctx, session).await?;
     Ok(AssumeRoleResponse {
@@ -96,6 +97,7 @@ pub(crate) async fn assume_role_with_web_identity(
             policy_arns: policy_arns(input.policy_arns),
             ..Grants::default()
         },
+        trustee: None,
     };
     let (credentials, user) = sts.role_session(ctx, session).await?;
     Ok(AssumeRoleWithWebIdentityResponse {
@@ -140,6 +142,7 @@ pub(crate) async fn assume_role_with_saml(
             policy_arns: policy_arns(input.policy_arns),
             ..Grants::default()
         },
+        trustee: None,
     };
     let (credentials, user) = sts.role_session(ctx, request).await?;
     Ok(AssumeRoleWithSAMLResponse {

@@ -410,6 +410,14 @@ pub trait KeyDirectory: Send + Sync {
     /// in the partition of `region`, the request's. A read of the service's store, made
     /// inline: no fsync to wait for.
     fn identify(&self, account_id: &str, region: &str, access_key_id: &str) -> Result<Option<Identity>, AwsError>;
+
+    /// A count that changes each time the directory issues a key, once the key is stored:
+    /// the gateway remembers the keys no directory knows, and forgets them when the count of
+    /// any directory changes, so that a key issued after a miss is found on the next
+    /// request. The default, a directory that never issues keys, never changes.
+    fn issued(&self) -> u64 {
+        0
+    }
 }
 
 /// A session's own grants, kept by STS when it issued the session: its tags and the session
@@ -430,6 +438,9 @@ pub struct SessionGrants {
 pub struct Authorization<'a> {
     /// The principal's account: the request's.
     pub account_id: &'a str,
+    /// The partition of the request's region (`aws`, `aws-cn`, …; `stratus_core::arn::partition_of`),
+    /// which the root's ARN is written in.
+    pub partition: &'a str,
     /// Who asks; `None` for the account's root, whom identity policies do not limit.
     pub principal: Option<&'a Principal>,
     /// Whether the request is unsigned (S3's anonymous caller): then `principal` is `None`
@@ -445,6 +456,13 @@ pub struct Authorization<'a> {
     pub resource_policy: Option<&'a str>,
     /// The account owning the resources, when it is not the principal's.
     pub resource_account: Option<&'a str>,
+    /// Whether the resource's policy must itself allow, even within its account, as a KMS
+    /// key policy must: without a grant there, identity policies allow nothing. (A role's
+    /// trust policy always must; this is for the services whose resource policies do.)
+    pub resource_must_allow: bool,
+    /// Where the resources' tags come from (`aws:ResourceTag/…`), asked only when a policy
+    /// being evaluated reads them; `None` when the resources' service reports none.
+    pub resource_tags: Option<&'a dyn ResourceTags>,
     /// The request's condition keys and their values (`aws:SourceIp`, `aws:SecureTransport`,
     /// `s3:prefix`, …); the principal's own keys (`aws:username`, `aws:PrincipalTag/…`) are
     /// the authorizer's to add.
@@ -483,6 +501,29 @@ pub trait ResourcePolicies: Send + Sync {
     /// The policy of the resource `arn` names (for S3, also an object's ARN, whose bucket's
     /// policy applies), or `None` when there is no such resource. A read, made inline.
     fn policy_of(&self, arn: &str) -> Result<Option<ResourcePolicy>, AwsError>;
+
+    /// The tags of the resource `arn` names (`aws:ResourceTag/…`), `None` when there is no
+    /// such resource or it takes no tags. Asked only when a policy being evaluated reads a
+    /// resource tag, so a request under policies without such conditions pays nothing. A
+    /// read, made inline; the default reports no tags.
+    fn tags_of(&self, arn: &str) -> Result<Option<Vec<(String, String)>>, AwsError> {
+        let _ = arn;
+        Ok(None)
+    }
+}
+
+/// The tags of the resources one request is on, as the authorizer asks for them: only when
+/// a policy it evaluates has a condition on `aws:ResourceTag/…` (or a service's own
+/// resource-tag key), once per resource.
+pub trait ResourceTags: Sync {
+    /// The tags of the resource `arn` names; none when it has none or does not exist.
+    fn tags_of(&self, arn: &str) -> Result<Vec<(String, String)>, AwsError>;
+}
+
+impl std::fmt::Debug for dyn ResourceTags + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ResourceTags")
+    }
 }
 
 /// Decides whether a principal may perform an action, with IAM's policy evaluation logic:

@@ -25,8 +25,8 @@ use crate::value::Value;
 
 pub use capabilities::{
     AssumableRole, Authorization, Authorizer, Caller, Decision, EventBus, FunctionInvoker, Identity, KeyDirectory,
-    KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, ResourcePolicies, ResourcePolicy, RoleCredentials,
-    RoleDirectory, RoleSessions, SessionGrants, StoredObject, TopicPublisher, Verdict,
+    KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, ResourcePolicies, ResourcePolicy, ResourceTags,
+    RoleCredentials, RoleDirectory, RoleSessions, SessionGrants, StoredObject, TopicPublisher, Verdict,
 };
 pub use registration::{Providers, Registration, ServiceEnv, Settings};
 pub use wiring::EncodedAnswer;

@@ -153,6 +153,7 @@ fn session(role: &str, role_id: &str, session: &str) -> Principal {
 fn request<'a>(principal: Option<&'a Principal>, action: &'a str, resources: &'a [String]) -> Authorization<'a> {
     Authorization {
         account_id: ACCOUNT,
+        partition: "aws",
         principal,
         anonymous: false,
         session: None,
@@ -160,6 +161,8 @@ fn request<'a>(principal: Option<&'a Principal>, action: &'a str, resources: &'a
         resources,
         resource_policy: None,
         resource_account: None,
+        resource_must_allow: false,
+        resource_tags: None,
         context: &[],
         now_secs: 1_700_000_000,
     }
@@ -628,4 +631,136 @@ fn an_anonymous_caller_is_allowed_only_by_a_resource_policy_granting_everyone() 
         ..with_policy
     };
     assert_eq!(f.verdict(&writing).decision, Decision::ImplicitDeny);
+}
+
+#[test]
+fn a_resource_policy_that_must_allow_makes_identity_policies_irrelevant() {
+    // A KMS key policy: without a grant to the account or the caller, the caller's own
+    // policies allow nothing.
+    let f = Fixture::new();
+    let ivy = f.user("ivy", &[]);
+    f.put_user_policy("ivy", "kms", &allow("kms:Decrypt", "*"));
+    let key = ["arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab".to_owned()];
+    let none = r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::123456789012:user/other"},"Action":"kms:*","Resource":"*"}}"#;
+    let account = r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::123456789012:root"},"Action":"kms:*","Resource":"*"}}"#;
+    let with = |resource_policy, resource_must_allow| Authorization {
+        resource_policy,
+        resource_must_allow,
+        ..request(Some(&ivy), "kms:Decrypt", &key)
+    };
+    assert_eq!(f.verdict(&with(Some(none), false)), allowed());
+    assert_eq!(f.verdict(&with(Some(none), true)).decision, Decision::ImplicitDeny);
+    assert_eq!(f.verdict(&with(None, true)).decision, Decision::ImplicitDeny);
+    // Granting the account delegates to IAM policies, which then must allow.
+    assert_eq!(f.verdict(&with(Some(account), true)), allowed());
+    let jay = f.user("jay", &[]);
+    let as_jay = Authorization {
+        resource_policy: Some(account),
+        resource_must_allow: true,
+        ..request(Some(&jay), "kms:Decrypt", &key)
+    };
+    assert_eq!(f.verdict(&as_jay).decision, Decision::ImplicitDeny);
+}
+
+#[test]
+fn the_root_is_named_in_the_requests_partition() {
+    let f = Fixture::new();
+    let queue = ["arn:aws-cn:sqs:cn-north-1:210987654321:theirs".to_owned()];
+    let across = Authorization {
+        partition: "aws-cn",
+        resource_account: Some(OTHER),
+        ..request(None, "sqs:SendMessage", &queue)
+    };
+    let message = f.verdict(&across).message.unwrap();
+    assert!(
+        message.starts_with("User: arn:aws-cn:iam::123456789012:root "),
+        "{message}"
+    );
+}
+
+#[test]
+fn iam_entities_are_judged_with_their_paths() {
+    let f = Fixture::new();
+    let input = CreateUserRequest {
+        user_name: "Bob".into(),
+        path: Some("/division/".into()),
+        ..Default::default()
+    };
+    f.run(f.iam.create_user(&f.ctx, input)).unwrap();
+    let admin = f.user("admin", &[]);
+    f.put_user_policy(
+        "admin",
+        "division",
+        &allow("iam:GetUser", "arn:aws:iam::123456789012:user/division/*"),
+    );
+    // The table names an existing user without its path.
+    let bob = ["arn:aws:iam::123456789012:user/Bob".to_owned()];
+    assert_eq!(f.verdict(&request(Some(&admin), "iam:GetUser", &bob)), allowed());
+    let other = ["arn:aws:iam::123456789012:user/admin".to_owned()];
+    let refused = f.verdict(&request(Some(&admin), "iam:GetUser", &other));
+    assert_eq!(refused.decision, Decision::ImplicitDeny);
+    // Only IAM's own actions are rewritten.
+    f.put_user_policy(
+        "admin",
+        "other",
+        &allow("sqs:SendMessage", "arn:aws:iam::123456789012:user/division/*"),
+    );
+    assert_eq!(
+        f.verdict(&request(Some(&admin), "sqs:SendMessage", &bob)).decision,
+        Decision::ImplicitDeny
+    );
+}
+
+/// Resource tags as a service would report them: `team=blue` for the queue `blue`.
+struct QueueTags;
+
+impl stratus_core::service::ResourceTags for QueueTags {
+    fn tags_of(&self, arn: &str) -> Result<Vec<(String, String)>, stratus_core::AwsError> {
+        Ok(match arn.ends_with(":blue") {
+            true => vec![("team".to_owned(), "blue".to_owned())],
+            false => Vec::new(),
+        })
+    }
+}
+
+#[test]
+fn resource_tags_are_read_only_for_policies_that_name_them() {
+    let f = Fixture::new();
+    let kim = f.user("kim", &[]);
+    let by_tag = r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"*",
+        "Condition":{"StringEquals":{"aws:ResourceTag/team":"blue"}}}}"#;
+    f.put_user_policy("kim", "tagged", by_tag);
+    let blue = ["arn:aws:sqs:us-east-1:123456789012:blue".to_owned()];
+    let red = ["arn:aws:sqs:us-east-1:123456789012:red".to_owned()];
+    let both = [blue[0].clone(), red[0].clone()];
+    let with = |resources| Authorization {
+        resource_tags: Some(&QueueTags),
+        ..request(Some(&kim), "sqs:SendMessage", resources)
+    };
+    assert_eq!(f.verdict(&with(&blue)), allowed());
+    let refused = f.verdict(&with(&both));
+    assert_eq!(refused.decision, Decision::ImplicitDeny);
+    assert!(refused.message.unwrap().contains(":red "));
+    // Without a source of tags, none match.
+    assert_eq!(
+        f.verdict(&request(Some(&kim), "sqs:SendMessage", &blue)).decision,
+        Decision::ImplicitDeny
+    );
+
+    // IAM's own entities carry theirs, as aws:ResourceTag and iam:ResourceTag.
+    f.role("tagged", &allow("s3:GetObject", "*"), &[("team", "blue")]);
+    f.put_user_policy(
+        "kim",
+        "roles",
+        r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"iam:GetRole","Resource":"*",
+            "Condition":{"StringEquals":{"iam:ResourceTag/team":"blue","aws:ResourceTag/team":"blue"}}}}"#,
+    );
+    let role = ["arn:aws:iam::123456789012:role/tagged".to_owned()];
+    assert_eq!(f.verdict(&request(Some(&kim), "iam:GetRole", &role)), allowed());
+    f.role("plain", &allow("s3:GetObject", "*"), &[]);
+    let plain = ["arn:aws:iam::123456789012:role/plain".to_owned()];
+    assert_eq!(
+        f.verdict(&request(Some(&kim), "iam:GetRole", &plain)).decision,
+        Decision::ImplicitDeny
+    );
 }
