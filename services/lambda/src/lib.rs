@@ -10,6 +10,7 @@
 //!   operation reads and writes one record;
 //! - `layers`: a [`records::LayerVersionRecord`] by (layer name, version);
 //! - `code_signing`: a [`records::CodeSigningRecord`] by id;
+//! - `layer_counters`: the last version number each layer name handed out;
 //! - `events`: [`records::QueuedEvent`]s of asynchronous invocations by (due time, id),
 //!   written in the transaction that acknowledges the `Event` invocation and drained by a
 //!   scheduler job that exists only while events are queued.
@@ -111,6 +112,15 @@ stratus_gen_lambda::operations! {
     put_function_recursion_config => ops::settings::put_function_recursion_config,
     get_runtime_management_config => ops::settings::get_runtime_management_config,
     put_runtime_management_config => ops::settings::put_runtime_management_config,
+    create_code_signing_config => ops::code_signing::create_code_signing_config,
+    get_code_signing_config => ops::code_signing::get_code_signing_config,
+    update_code_signing_config => ops::code_signing::update_code_signing_config,
+    delete_code_signing_config => ops::code_signing::delete_code_signing_config,
+    list_code_signing_configs => ops::code_signing::list_code_signing_configs,
+    list_functions_by_code_signing_config => ops::code_signing::list_functions_by_code_signing_config,
+    put_function_code_signing_config => ops::code_signing::put_function_code_signing_config,
+    get_function_code_signing_config => ops::code_signing::get_function_code_signing_config,
+    delete_function_code_signing_config => ops::code_signing::delete_function_code_signing_config,
     publish_layer_version => ops::layers::publish_layer_version,
     get_layer_version => ops::layers::get_layer_version,
     get_layer_version_by_arn => ops::layers::get_layer_version_by_arn,

@@ -232,3 +232,13 @@ pub(crate) struct QueuedEvent {
     /// When it is next due.
     pub(crate) due_ms: i64,
 }
+
+/// A code signing configuration (stored only: code is not checked against it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct CodeSigningRecord {
+    pub(crate) id: String,
+    pub(crate) description: String,
+    pub(crate) signing_profile_version_arns: Vec<String>,
+    pub(crate) untrusted_artifact_on_deployment: String,
+    pub(crate) last_modified: String,
+}

@@ -1,6 +1,7 @@
 //! The operations, one module per area; each function is listed in the `operations!` table of
 //! `lib.rs`.
 
+pub(crate) mod code_signing;
 pub(crate) mod concurrency;
 pub(crate) mod event_invoke;
 pub(crate) mod functions;
