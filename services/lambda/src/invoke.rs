@@ -249,6 +249,8 @@ impl LambdaService {
             };
             handle.spawn(async move {
                 lock(&lambda.shared.draining).remove(&key);
+                let one_at_a_time = lock(&lambda.shared.drain_locks).entry(key.clone()).or_default().clone();
+                let _draining = one_at_a_time.lock().await;
                 lambda.drain(&key.0, &key.1).await;
             });
         });

@@ -160,7 +160,7 @@ mod tests {
             "arn:aws:lambda:us-east-1:000000000000:function:f1",
         ] {
             let f = parse(form, None).unwrap();
-            assert_eq!((f.name.as_str(), f.qualifier), ("f1", None), "{form}");
+            assert_eq!((f.name.as_str(), f.qualifier.as_deref()), ("f1", None), "{form}");
             assert_eq!(f.arn(), "arn:aws:lambda:us-east-1:000000000000:function:f1");
         }
         let f = parse("arn:aws:lambda:us-east-1:111111111111:function:f1:prod", None).unwrap();

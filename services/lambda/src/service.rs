@@ -46,6 +46,9 @@ impl Default for LambdaSettings {
     }
 }
 
+/// The queue of asynchronous invocations of one account and region.
+pub(crate) type QueueKey = (String, String);
+
 /// The Lambda service. Clones share everything.
 #[derive(Clone)]
 pub struct LambdaService {
@@ -64,8 +67,10 @@ pub(crate) struct Shared {
     pub(crate) host: OnceLock<Host>,
     /// Execution roles' credentials by (account, role ARN, function name), until near expiry.
     pub(crate) credentials: Mutex<HashMap<(String, String, String), RoleCredentials>>,
-    /// Namespaces with a drain job on the scheduler, and when it is due (ms).
-    pub(crate) draining: Mutex<HashMap<(String, String), i64>>,
+    /// Queues with a drain job on the scheduler, and when it is due (ms).
+    pub(crate) draining: Mutex<HashMap<QueueKey, i64>>,
+    /// One drain at a time per queue, so that no event runs twice.
+    pub(crate) drain_locks: Mutex<HashMap<QueueKey, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl LambdaService {
@@ -82,6 +87,7 @@ impl LambdaService {
                 host: OnceLock::new(),
                 credentials: Mutex::default(),
                 draining: Mutex::default(),
+                drain_locks: Mutex::default(),
             }),
         }
     }

@@ -14,9 +14,10 @@ use crate::records::{CodeRecord, FunctionRecord, LayerUse, Settling, VersionConf
 use crate::service::{lambda_time, load_function, LambdaService, FUNCTIONS};
 
 const FUNCTION_LISTING: Token = Token::for_listing("lambda:ListFunctions");
+/// ListFunctions answers at most 50 a page, whatever `MaxItems` asks.
 const FUNCTION_PAGE: PageSize = PageSize {
     min: 1,
-    max: 10_000,
+    max: 50,
     default: 50,
 };
 
@@ -28,12 +29,10 @@ pub(crate) async fn create_function(
     let f = function_ref(ctx, &input.function_name, None)?;
     let package_type = input.package_type.as_ref().map_or("Zip", |p| p.as_str()).to_owned();
     let runtime = input.runtime.as_ref().map(|r| r.as_str().to_owned());
-    if package_type == "Zip" {
-        if runtime.is_none() || input.handler.is_none() {
-            return Err(invalid_parameter(
-                "Runtime and Handler are mandatory parameters for functions created with deployment packages.",
-            ));
-        }
+    if package_type == "Zip" && (runtime.is_none() || input.handler.is_none()) {
+        return Err(invalid_parameter(
+            "Runtime and Handler are mandatory parameters for functions created with deployment packages.",
+        ));
     }
     if let Some(runtime) = &runtime {
         config::check_runtime(runtime)?;
@@ -110,13 +109,8 @@ pub(crate) async fn create_function(
         let published = publish(&mut record, None, lambda.now_ms());
         let mut cfg = published.clone();
         cfg.settling = Some(Settling::Creating);
-        configuration(
-            &f.name,
-            format!("{}:{}", f.arn(), cfg.version),
-            &f.region,
-            &cfg,
-            View::Written,
-        )
+        // AWS names the unqualified function, with the version published.
+        configuration(&f.name, f.arn(), &f.region, &cfg, View::Written)
     } else {
         configuration(&f.name, f.arn(), &f.region, &record.latest, View::Written)
     };

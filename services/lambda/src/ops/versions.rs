@@ -15,9 +15,10 @@ use crate::service::LambdaService;
 
 const VERSION_LISTING: Token = Token::for_listing("lambda:ListVersionsByFunction");
 const ALIAS_LISTING: Token = Token::for_listing("lambda:ListAliases");
+/// Lambda's listings answer at most 50 a page, whatever `MaxItems` asks.
 const PAGE: PageSize = PageSize {
     min: 1,
-    max: 10_000,
+    max: 50,
     default: 50,
 };
 
