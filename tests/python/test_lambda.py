@@ -397,7 +397,7 @@ def test_permissions_and_policies(lam, fn):
         lam.remove_permission(FunctionName=fn, StatementId="non-existent")
     assert error(e)[1] == "Statement non-existent is not found in resource policy."
     with pytest.raises(ClientError) as e:
-        lam.add_permission(FunctionName=fn, StatementId="x", Action="lambda:InvokeFunction", Principal="invalid principal")
+        lam.add_permission(FunctionName=fn, StatementId="x", Action="lambda:InvokeFunction", Principal="invalid-principal")
     assert error(e)[1] == "The provided principal was invalid. Please check the principal and try again."
     with pytest.raises(ClientError) as e:
         lam.add_permission(FunctionName=fn, Qualifier="$LATEST", StatementId="x", Action="lambda:InvokeFunction", Principal="*")

@@ -292,7 +292,6 @@ pub(crate) fn publish(record: &mut FunctionRecord, description: Option<String>, 
 fn same_version(a: &VersionConfig, b: &VersionConfig) -> bool {
     let strip = |v: &VersionConfig| VersionConfig {
         version: String::new(),
-        description: String::new(),
         last_modified: String::new(),
         revision_id: String::new(),
         settled_revision_id: String::new(),
