@@ -25,6 +25,7 @@
 mod code;
 mod config;
 mod error;
+mod error_type;
 mod invoke;
 mod names;
 mod ops;
@@ -56,7 +57,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     );
     lambda.resume_queued_events();
     Registration {
-        handlers: vec![Arc::new(Handler(lambda.clone()))],
+        handlers: vec![Arc::new(error_type::WithErrorTypes(Handler(lambda.clone())))],
         provides: Providers {
             functions: Some(Arc::new(lambda.clone())),
             resource_policies: vec![Arc::new(lambda)],

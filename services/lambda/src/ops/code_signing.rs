@@ -215,7 +215,7 @@ pub(crate) async fn put_function_code_signing_config(
 ) -> Result<PutFunctionCodeSigningConfigResponse, AwsError> {
     let f = function_ref(ctx, &input.function_name, None)?;
     unqualified_only(&f)?;
-    lambda.function(&f, &f.arn())?;
+    // The configuration is checked before the function, as AWS does.
     if load(lambda, ctx, &input.code_signing_config_arn)?.is_none() {
         return Err(AwsError::new(
             "CodeSigningConfigNotFoundException",
@@ -227,6 +227,7 @@ pub(crate) async fn put_function_code_signing_config(
             404,
         ));
     }
+    lambda.function(&f, &f.arn())?;
     let arn = input.code_signing_config_arn.clone();
     lambda
         .update(&f, f.arn(), move |record, _| {

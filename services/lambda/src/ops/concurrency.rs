@@ -11,6 +11,9 @@ use crate::names::{FunctionRef, Qualifier};
 use crate::records::{FunctionRecord, ProvisionedRecord};
 use crate::service::{lambda_time, LambdaService, FUNCTIONS};
 
+const PROVISIONED_LISTING: stratus_core::paging::Token =
+    stratus_core::paging::Token::for_listing("lambda:ListProvisionedConcurrencyConfigs");
+
 /// The least concurrency the account keeps unreserved.
 const MIN_UNRESERVED: i32 = 100;
 
@@ -205,22 +208,23 @@ pub(crate) async fn list_provisioned_concurrency_configs(
 ) -> Result<ListProvisionedConcurrencyConfigsResponse, AwsError> {
     let f = function_ref(ctx, &input.function_name, None)?;
     let record = lambda.function(&f, &f.arn())?;
+    let items = record.provisioned.iter().map(|(q, p)| {
+        (
+            q.clone(),
+            ProvisionedConcurrencyConfigListItem {
+                function_arn: Some(format!("{}:{q}", f.arn())),
+                requested_provisioned_concurrent_executions: Some(p.requested),
+                available_provisioned_concurrent_executions: Some(p.requested),
+                allocated_provisioned_concurrent_executions: Some(p.requested),
+                status: Some(ProvisionedConcurrencyStatusEnum::from_wire("READY")),
+                status_reason: None,
+                last_modified: Some(p.last_modified.clone()),
+            },
+        )
+    });
+    let (items, next_marker) = super::page(&PROVISIONED_LISTING, input.marker.as_deref(), input.max_items, items)?;
     Ok(ListProvisionedConcurrencyConfigsResponse {
-        provisioned_concurrency_configs: Some(
-            record
-                .provisioned
-                .iter()
-                .map(|(q, p)| ProvisionedConcurrencyConfigListItem {
-                    function_arn: Some(format!("{}:{q}", f.arn())),
-                    requested_provisioned_concurrent_executions: Some(p.requested),
-                    available_provisioned_concurrent_executions: Some(p.requested),
-                    allocated_provisioned_concurrent_executions: Some(p.requested),
-                    status: Some(ProvisionedConcurrencyStatusEnum::from_wire("READY")),
-                    status_reason: None,
-                    last_modified: Some(p.last_modified.clone()),
-                })
-                .collect(),
-        ),
-        next_marker: None,
+        provisioned_concurrency_configs: Some(items),
+        next_marker,
     })
 }

@@ -11,6 +11,9 @@ use crate::records::{EventInvokeRecord, FunctionRecord};
 use crate::service::{load_function, LambdaService};
 
 /// The key of `f`'s configuration: its qualifier, `$LATEST` when unqualified.
+const LISTING: stratus_core::paging::Token =
+    stratus_core::paging::Token::for_listing("lambda:ListFunctionEventInvokeConfigs");
+
 fn key(f: &FunctionRef) -> String {
     f.qualifier.clone().unwrap_or_else(|| LATEST.to_owned())
 }
@@ -240,19 +243,16 @@ pub(crate) async fn list_function_event_invoke_configs(
     let record = lambda
         .function(&f, &f.arn())
         .map_err(|_| not_found("The function doesn't exist."))?;
-    let items = record
-        .event_invoke
-        .iter()
-        .map(|(q, r)| {
-            let fq = FunctionRef {
-                qualifier: Some(q.clone()),
-                ..f.clone()
-            };
-            view(&fq, r)
-        })
-        .collect();
+    let items = record.event_invoke.iter().map(|(q, r)| {
+        let fq = FunctionRef {
+            qualifier: Some(q.clone()),
+            ..f.clone()
+        };
+        (q.clone(), view(&fq, r))
+    });
+    let (items, next_marker) = super::page(&LISTING, input.marker.as_deref(), input.max_items, items)?;
     Ok(ListFunctionEventInvokeConfigsResponse {
         function_event_invoke_configs: Some(items),
-        next_marker: None,
+        next_marker,
     })
 }

@@ -27,6 +27,13 @@ pub(crate) async fn create_function(
     input: CreateFunctionRequest,
 ) -> Result<FunctionConfiguration, AwsError> {
     let f = function_ref(ctx, &input.function_name, None)?;
+    if f.name.chars().count() > 64 {
+        return Err(invalid_parameter(format!(
+            "1 validation error detected: Value '{}' at 'functionName' failed to satisfy constraint: Member must have \
+             length less than or equal to 64",
+            input.function_name
+        )));
+    }
     let package_type = input.package_type.as_ref().map_or("Zip", |p| p.as_str()).to_owned();
     let runtime = input.runtime.as_ref().map(|r| r.as_str().to_owned());
     if package_type == "Zip" && (runtime.is_none() || input.handler.is_none()) {
@@ -64,7 +71,7 @@ pub(crate) async fn create_function(
         memory_size: input.memory_size.unwrap_or(128),
         package_type,
         code,
-        environment: Some(environment.unwrap_or_default()),
+        environment,
         dead_letter_target: input
             .dead_letter_config
             .and_then(|d| d.target_arn)
@@ -285,6 +292,9 @@ pub(crate) fn publish(record: &mut FunctionRecord, description: Option<String>, 
     version.settled_revision_id = version.revision_id.clone();
     version.settling = None;
     record.versions.insert(number, version.clone());
+    // Publishing gives $LATEST a new revision, as on AWS.
+    record.latest.revision_id = revision();
+    record.latest.settled_revision_id = record.latest.revision_id.clone();
     version
 }
 

@@ -13,6 +13,7 @@ pub(crate) mod tags;
 pub(crate) mod urls;
 pub(crate) mod versions;
 
+use stratus_core::paging::{take_page, PageSize, Token};
 use stratus_core::service::Caller;
 use stratus_core::{AwsError, RequestContext};
 
@@ -85,4 +86,47 @@ pub(crate) fn unqualified_only(f: &FunctionRef) -> Result<(), AwsError> {
 /// A fresh revision id.
 pub(crate) fn revision() -> String {
     stratus_core::id::uuid()
+}
+
+/// Lambda's listings answer at most 50 a page, whatever `MaxItems` asks.
+pub(crate) const PAGE: PageSize = PageSize {
+    min: 1,
+    max: 50,
+    default: 50,
+};
+
+/// One page of `items` (in key order) after `marker`, and the marker of the next page.
+pub(crate) fn page<T>(
+    token: &Token,
+    marker: Option<&str>,
+    max_items: Option<i32>,
+    items: impl IntoIterator<Item = (String, T)>,
+) -> Result<(Vec<T>, Option<String>), AwsError> {
+    let after = marker
+        .map(|m| {
+            token
+                .decode_str(m)
+                .map_err(|_| error::invalid_parameter("Invalid marker"))
+        })
+        .transpose()?;
+    let items = items
+        .into_iter()
+        .filter(|(key, _)| after.as_ref().is_none_or(|a| key > a));
+    let (page, more) = take_page(items, PAGE.clamp(max_items));
+    let next = if more {
+        page.last().map(|(key, _)| token.encode_str(key))
+    } else {
+        None
+    };
+    Ok((page.into_iter().map(|(_, item)| item).collect(), next))
+}
+
+/// The revision id of what `f` names: `$LATEST`'s, a version's or an alias's (a resource
+/// policy's `RevisionId` is its target's).
+pub(crate) fn target_revision(record: &FunctionRecord, f: &FunctionRef) -> Option<String> {
+    match Qualifier::of(f.qualifier.as_deref()) {
+        Qualifier::Latest => Some(record.latest.revision_id.clone()),
+        Qualifier::Version(n) => record.versions.get(&n).map(|v| v.revision_id.clone()),
+        Qualifier::Alias(a) => record.aliases.get(a).map(|a| a.revision_id.clone()),
+    }
 }

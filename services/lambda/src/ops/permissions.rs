@@ -3,7 +3,7 @@
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_lambda::types::*;
 
-use super::{function_ref, revision, version_named};
+use super::{function_ref, version_named};
 use crate::error::{self, conflict, function_not_found, invalid_parameter, not_found};
 use crate::names::{FunctionRef, Qualifier};
 use crate::policy::{self, MAX_POLICY_BYTES};
@@ -19,6 +19,8 @@ fn check_qualifier(record: &FunctionRecord, f: &FunctionRef) -> Result<(), AwsEr
             None => Err(function_not_found(&f.qualified_arn())),
         },
         Qualifier::Alias(a) if record.aliases.contains_key(a) => Ok(()),
+        // Not an alias name: a version-like qualifier that names nothing.
+        Qualifier::Alias(a) if a.contains('$') => Err(function_not_found(&f.qualified_arn())),
         Qualifier::Alias(_) => Err(not_found(format!("Cannot find alias arn: {}", f.qualified_arn()))),
     }
 }
@@ -41,10 +43,7 @@ pub(crate) async fn add_permission(
             let f = f2;
             check_qualifier(record, &f)?;
             let key = f.qualifier.clone().unwrap_or_default();
-            let current_revision = match record.policies.get(&key) {
-                Some(p) => p.revision_id.clone(),
-                None => record.latest.revision_id.clone(),
-            };
+            let current_revision = super::target_revision(record, &f).unwrap_or_default();
             if input.revision_id.as_ref().is_some_and(|r| *r != current_revision) {
                 return Err(error::revision_mismatch("GetPolicy"));
             }
@@ -69,7 +68,6 @@ pub(crate) async fn add_permission(
                     400,
                 ));
             }
-            policy.revision_id = revision();
             record.policies.insert(key, policy);
             Ok(AddPermissionResponse {
                 statement: Some(statement.to_string()),
@@ -93,12 +91,13 @@ pub(crate) async fn remove_permission(
                 let f = f2;
                 check_qualifier(record, &f)?;
                 let key = f.qualifier.clone().unwrap_or_default();
+                let current_revision = super::target_revision(record, &f).unwrap_or_default();
+                if input.revision_id.as_ref().is_some_and(|r| *r != current_revision) {
+                    return Err(error::revision_mismatch("GetPolicy"));
+                }
                 let Some(policy) = record.policies.get_mut(&key).filter(|p| !p.statements.is_empty()) else {
                     return Err(not_found("No policy is associated with the given resource."));
                 };
-                if input.revision_id.as_ref().is_some_and(|r| *r != policy.revision_id) {
-                    return Err(error::revision_mismatch("GetPolicy"));
-                }
                 let before = policy.statements.len();
                 policy
                     .statements
@@ -109,7 +108,6 @@ pub(crate) async fn remove_permission(
                         input.statement_id
                     )));
                 }
-                policy.revision_id = revision();
                 if policy.statements.is_empty() {
                     record.policies.remove(&key);
                 }
@@ -149,6 +147,6 @@ pub(crate) async fn get_policy(
         .ok_or_else(missing)?;
     Ok(GetPolicyResponse {
         policy: Some(policy::document(policy)),
-        revision_id: Some(policy.revision_id.clone()),
+        revision_id: super::target_revision(&record, &f),
     })
 }

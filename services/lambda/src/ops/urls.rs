@@ -10,6 +10,8 @@ use crate::names::FunctionRef;
 use crate::records::{CorsRecord, UrlRecord};
 use crate::service::LambdaService;
 
+const LISTING: stratus_core::paging::Token = stratus_core::paging::Token::for_listing("lambda:ListFunctionUrlConfigs");
+
 fn resource_missing() -> AwsError {
     not_found("The resource you requested does not exist.")
 }
@@ -193,27 +195,25 @@ pub(crate) async fn list_function_url_configs(
 ) -> Result<ListFunctionUrlConfigsResponse, AwsError> {
     let f = function_ref(ctx, &input.function_name, None)?;
     let record = lambda.function(&f, &f.arn())?;
-    let configs = record
-        .urls
-        .iter()
-        .map(|(q, r)| {
-            let fq = FunctionRef {
-                qualifier: (!q.is_empty()).then(|| q.clone()),
-                ..f.clone()
-            };
-            FunctionUrlConfig {
-                function_url: url(&fq, r),
-                function_arn: fq.qualified_arn(),
-                creation_time: r.creation_time.clone(),
-                last_modified_time: r.last_modified_time.clone(),
-                cors: r.cors.as_ref().map(cors),
-                auth_type: FunctionUrlAuthType::from_wire(&r.auth_type),
-                invoke_mode: Some(InvokeMode::from_wire(&r.invoke_mode)),
-            }
-        })
-        .collect();
+    let configs = record.urls.iter().map(|(q, r)| {
+        let fq = FunctionRef {
+            qualifier: (!q.is_empty()).then(|| q.clone()),
+            ..f.clone()
+        };
+        let config = FunctionUrlConfig {
+            function_url: url(&fq, r),
+            function_arn: fq.qualified_arn(),
+            creation_time: r.creation_time.clone(),
+            last_modified_time: r.last_modified_time.clone(),
+            cors: r.cors.as_ref().map(cors),
+            auth_type: FunctionUrlAuthType::from_wire(&r.auth_type),
+            invoke_mode: Some(InvokeMode::from_wire(&r.invoke_mode)),
+        };
+        (q.clone(), config)
+    });
+    let (configs, next_marker) = super::page(&LISTING, input.marker.as_deref(), input.max_items, configs)?;
     Ok(ListFunctionUrlConfigsResponse {
         function_url_configs: configs,
-        next_marker: None,
+        next_marker,
     })
 }
