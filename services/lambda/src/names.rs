@@ -47,6 +47,8 @@ impl FunctionRef {
         };
         let rest = match rest.strip_prefix("function:") {
             Some(rest) => rest,
+            // `arn:…:ACCOUNT:function` names a function called `function`, as AWS reads it.
+            None if in_region.is_some() && rest == "function" => rest,
             None if in_account.is_some() => return Err(error::invalid_function_name(function_name)),
             None => rest,
         };

@@ -100,7 +100,8 @@ pub(crate) async fn get_account_settings(
     let code: u64 = functions
         .iter()
         .map(|r| r.latest.code.size + r.versions.values().map(|v| v.code.size).sum::<u64>())
-        .sum();
+        .sum::<u64>()
+        + super::layers::layers_code_size(lambda, &ctx.account_id, &ctx.region)?;
     Ok(GetAccountSettingsResponse {
         account_limit: Some(AccountLimit {
             total_code_size: 80_530_636_800,

@@ -157,7 +157,7 @@ async fn write(
         .await
         .map_err(|e| {
             if e.message.starts_with("Function not found") {
-                missing_config(&f)
+                not_found("The function doesn't exist.")
             } else {
                 e
             }

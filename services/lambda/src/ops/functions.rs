@@ -582,11 +582,11 @@ pub(crate) async fn delete_function(
         }
         Qualifier::Alias(_) => return Err(invalid_parameter("Deletion of aliases is not currently supported.")),
         Qualifier::Version(n) => {
-            let qualified = f.qualified_arn();
             lambda
                 .update(&f, f.arn(), move |record, _| {
+                    // Deleting a version that does not exist is idempotent, as on AWS.
                     if !record.versions.contains_key(&n) {
-                        return Err(function_not_found(&qualified));
+                        return Ok(());
                     }
                     let pointing: Vec<&str> = record
                         .aliases

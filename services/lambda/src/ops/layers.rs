@@ -511,3 +511,15 @@ impl LambdaService {
         Ok(uses)
     }
 }
+
+/// The bytes of every layer version's zip in the store of `account` and `region`, which the
+/// account's `TotalCodeSize` counts.
+pub(crate) fn layers_code_size(lambda: &LambdaService, account: &str, region: &str) -> Result<u64, AwsError> {
+    let store = lambda.store(account, region)?;
+    Ok(LAYERS
+        .scan_prefix(&*store, b"")
+        .map_err(error::storage)?
+        .iter()
+        .map(|(_, r)| r.code.size)
+        .sum())
+}

@@ -108,8 +108,10 @@ pub(crate) async fn create_alias(
     let f = function_ref(ctx, &input.function_name, None)?;
     unqualified_only(&f)?;
     let f2 = f.clone();
+    // A missing function is named with the version the alias was to point at.
+    let missing = format!("{}:{}", f.arn(), input.function_version);
     lambda
-        .update(&f, f.arn(), move |record, _| {
+        .update(&f, missing, move |record, _| {
             let f = f2;
             if version_named(record, &input.function_version).is_none() {
                 return Err(function_not_found(&format!("{}:{}", f.arn(), input.function_version)));
