@@ -35,7 +35,7 @@ pub(crate) async fn put_function_concurrency(
 ) -> Result<Concurrency, AwsError> {
     let f = function_ref(ctx, &input.function_name, None)?;
     unqualified_only(&f)?;
-    lambda.function(&f, &f.arn())?;
+    lambda.function(&f, &f.latest_qualified_arn())?;
     let others: i32 = all_functions(lambda, &f.account, &f.region)?
         .iter()
         .filter(|r| r.name != f.name)
@@ -145,6 +145,23 @@ pub(crate) async fn put_provisioned_concurrency_config(
     input: PutProvisionedConcurrencyConfigRequest,
 ) -> Result<PutProvisionedConcurrencyConfigResponse, AwsError> {
     let f = function_ref(ctx, &input.function_name, Some(&input.qualifier))?;
+    let reserved: i32 = all_functions(lambda, &f.account, &f.region)?
+        .iter()
+        .filter_map(|r| r.reserved_concurrency)
+        .sum();
+    let unreserved = ACCOUNT_CONCURRENCY - reserved;
+    let wanted = input.provisioned_concurrent_executions;
+    if wanted > unreserved {
+        return Err(invalid_parameter(format!(
+            "Specified ConcurrentExecutions for function is greater than account's unreserved concurrency [{unreserved}]."
+        )));
+    }
+    if unreserved - wanted < MIN_UNRESERVED {
+        return Err(invalid_parameter(format!(
+            "Specified ConcurrentExecutions for function decreases account's UnreservedConcurrentExecution below its \
+             minimum value of [{MIN_UNRESERVED}]."
+        )));
+    }
     let now = lambda_time(lambda.now_ms());
     let f2 = f.clone();
     lambda
@@ -196,7 +213,8 @@ pub(crate) async fn delete_provisioned_concurrency_config(
     lambda
         .update(&f, f.arn(), move |record, _| {
             let key = check_provisioned_target(record, &f2)?;
-            record.provisioned.remove(&key).ok_or_else(provisioned_not_found)?;
+            // Deleting a configuration that does not exist is idempotent, as on AWS.
+            record.provisioned.remove(&key);
             Ok(stratus_core::Unit)
         })
         .await

@@ -105,7 +105,7 @@ fn check_all(lambda: &LambdaService, f: &FunctionRef, config: &Option<Destinatio
 
 fn check_qualifier(record: &FunctionRecord, f: &FunctionRef) -> Result<(), AwsError> {
     match &f.qualifier {
-        Some(q) if !qualifier_exists(record, q) => Err(missing_config(f)),
+        Some(q) if !qualifier_exists(record, q) => Err(not_found("The function doesn't exist.")),
         _ => Ok(()),
     }
 }

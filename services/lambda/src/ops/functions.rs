@@ -445,7 +445,7 @@ pub(crate) async fn update_function_code(
             change(record);
             if publish_it {
                 let mut v = publish(record, None, now);
-                v.settling = Some(Settling::Updating);
+                v.settling = Some(Settling::Creating);
                 return Ok(configuration(
                     &name,
                     format!("{arn}:{}", v.version),

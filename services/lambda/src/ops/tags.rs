@@ -27,9 +27,27 @@ pub(crate) fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), AwsError
     }
 }
 
+/// The pattern AWS checks a tagging request's `Resource` against, as its refusal quotes it.
+const RESOURCE_PATTERN: &str = r"arn:(aws[a-zA-Z-]*):lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\d{1}:\d{12}:(function:[a-zA-Z0-9-_]+(:(\$LATEST|[a-zA-Z0-9-_]+))?|layer:([a-zA-Z0-9-_]+)|code-signing-config:csc-[a-z0-9]{17}|event-source-mapping:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|capacity-provider:[a-zA-Z0-9-_]+)";
+
 /// The function a tagging request's `Resource` names; qualified ARNs are refused.
 fn resource(ctx: &RequestContext, arn: &str) -> Result<FunctionRef, AwsError> {
-    let f = function_ref(ctx, arn, None)?;
+    let invalid = || {
+        AwsError::new(
+            "ValidationException",
+            format!(
+                "1 validation error detected: Value '{arn}' at 'resource' failed to satisfy constraint: Member must \
+                 satisfy regular expression pattern: {RESOURCE_PATTERN}"
+            ),
+            400,
+        )
+    };
+    let is_function_arn =
+        arn.starts_with("arn:") && arn.split(':').nth(2) == Some("lambda") && arn.split(':').nth(5) == Some("function");
+    if !is_function_arn {
+        return Err(invalid());
+    }
+    let f = function_ref(ctx, arn, None).map_err(|e| if e.code == "ValidationException" { invalid() } else { e })?;
     if f.qualifier.is_some() {
         return Err(invalid_parameter(
             "Tags on function aliases and versions are not supported. Please specify a function ARN.",
@@ -44,6 +62,11 @@ pub(crate) async fn tag_resource(
     input: TagResourceRequest,
 ) -> Result<stratus_core::Unit, AwsError> {
     let f = resource(ctx, &input.resource)?;
+    if input.tags.is_empty() {
+        return Err(invalid_parameter(
+            "An error occurred and the request cannot be processed.",
+        ));
+    }
     lambda
         .update(&f, f.arn(), move |record, _| {
             let mut tags = record.tags.clone();
@@ -64,6 +87,13 @@ pub(crate) async fn untag_resource(
     input: UntagResourceRequest,
 ) -> Result<stratus_core::Unit, AwsError> {
     let f = resource(ctx, &input.resource)?;
+    if input.tag_keys.is_empty() {
+        return Err(AwsError::new(
+            "ValidationException",
+            "1 validation error detected: Value null at 'tagKeys' failed to satisfy constraint: Member must not be null",
+            400,
+        ));
+    }
     lambda
         .update(&f, f.arn(), move |record, _| {
             for key in &input.tag_keys {

@@ -159,7 +159,7 @@ pub(crate) async fn update_function_url_config(
         .await
         .map_err(|e| {
             if e.message.starts_with("Function not found") {
-                resource_missing()
+                not_found("Function does not exist")
             } else {
                 e
             }
@@ -194,7 +194,9 @@ pub(crate) async fn list_function_url_configs(
     input: ListFunctionUrlConfigsRequest,
 ) -> Result<ListFunctionUrlConfigsResponse, AwsError> {
     let f = function_ref(ctx, &input.function_name, None)?;
-    let record = lambda.function(&f, &f.arn())?;
+    let record = lambda
+        .function(&f, &f.arn())
+        .map_err(|_| not_found("Function does not exist"))?;
     let configs = record.urls.iter().map(|(q, r)| {
         let fq = FunctionRef {
             qualifier: (!q.is_empty()).then(|| q.clone()),
