@@ -117,12 +117,16 @@ pub(crate) async fn get_account_settings(
     })
 }
 
-/// Refuses a qualifier provisioned concurrency cannot be configured on.
-fn check_provisioned_target(record: &FunctionRecord, f: &FunctionRef) -> Result<String, AwsError> {
+/// Refuses a qualifier provisioned concurrency cannot be configured on; `writing` for Put,
+/// whose refusal of `$LATEST` AWS words differently.
+fn check_provisioned_target(record: &FunctionRecord, f: &FunctionRef, writing: bool) -> Result<String, AwsError> {
     let q = f.qualifier.clone().unwrap_or_default();
     match Qualifier::of(Some(&q)) {
-        Qualifier::Latest => Err(invalid_parameter(
+        Qualifier::Latest if writing => Err(invalid_parameter(
             "Provisioned Concurrency Configs cannot be applied to unpublished function versions.",
+        )),
+        Qualifier::Latest => Err(invalid_parameter(
+            "The function resource provided must be an alias or a published version.",
         )),
         Qualifier::Version(n) if record.versions.contains_key(&n) => Ok(q),
         Qualifier::Version(_) => Err(function_not_found(&f.qualified_arn())),
@@ -166,7 +170,7 @@ pub(crate) async fn put_provisioned_concurrency_config(
     let f2 = f.clone();
     lambda
         .update(&f, f.arn(), move |record, _| {
-            let key = check_provisioned_target(record, &f2)?;
+            let key = check_provisioned_target(record, &f2, true)?;
             let provisioned = ProvisionedRecord {
                 requested: input.provisioned_concurrent_executions,
                 last_modified: now.clone(),
@@ -190,8 +194,9 @@ pub(crate) async fn get_provisioned_concurrency_config(
     input: GetProvisionedConcurrencyConfigRequest,
 ) -> Result<GetProvisionedConcurrencyConfigResponse, AwsError> {
     let f = function_ref(ctx, &input.function_name, Some(&input.qualifier))?;
-    let record = lambda.function(&f, &f.arn())?;
-    let key = check_provisioned_target(&record, &f)?;
+    // A missing function is refused as its missing version or alias would be.
+    let record = lambda.function(&f, &f.arn()).unwrap_or_default();
+    let key = check_provisioned_target(&record, &f, false)?;
     let p = record.provisioned.get(&key).ok_or_else(provisioned_not_found)?;
     Ok(GetProvisionedConcurrencyConfigResponse {
         requested_provisioned_concurrent_executions: Some(p.requested),
@@ -209,10 +214,11 @@ pub(crate) async fn delete_provisioned_concurrency_config(
     input: DeleteProvisionedConcurrencyConfigRequest,
 ) -> Result<stratus_core::Unit, AwsError> {
     let f = function_ref(ctx, &input.function_name, Some(&input.qualifier))?;
+    check_provisioned_target(&lambda.function(&f, &f.arn()).unwrap_or_default(), &f, false)?;
     let f2 = f.clone();
     lambda
         .update(&f, f.arn(), move |record, _| {
-            let key = check_provisioned_target(record, &f2)?;
+            let key = check_provisioned_target(record, &f2, false)?;
             // Deleting a configuration that does not exist is idempotent, as on AWS.
             record.provisioned.remove(&key);
             Ok(stratus_core::Unit)

@@ -113,9 +113,7 @@ pub(crate) async fn create_function(
         ..FunctionRecord::default()
     };
     let answer = if input.publish {
-        let published = publish(&mut record, None, lambda.now_ms());
-        let mut cfg = published.clone();
-        cfg.settling = Some(Settling::Creating);
+        let cfg = publish_settling(&mut record, lambda.now_ms());
         // AWS names the unqualified function, with the version published.
         configuration(&f.name, f.arn(), &f.region, &cfg, View::Written)
     } else {
@@ -298,6 +296,22 @@ pub(crate) fn publish(record: &mut FunctionRecord, description: Option<String>, 
     version
 }
 
+/// Publishes `$LATEST` with its code just written: the version is being created, as on AWS,
+/// and settles to a revision of its own.
+fn publish_settling(record: &mut FunctionRecord, now_ms: i64) -> VersionConfig {
+    let before = record.last_version;
+    let v = publish(record, None, now_ms);
+    if record.last_version == before {
+        return v;
+    }
+    let Some(stored) = v.version.parse().ok().and_then(|n: u64| record.versions.get_mut(&n)) else {
+        return v;
+    };
+    stored.settling = Some(Settling::Creating);
+    stored.settled_revision_id = revision();
+    stored.clone()
+}
+
 /// Whether two configurations differ only in what publishing changes.
 fn same_version(a: &VersionConfig, b: &VersionConfig) -> bool {
     let strip = |v: &VersionConfig| VersionConfig {
@@ -444,8 +458,7 @@ pub(crate) async fn update_function_code(
             check_revision(revision_id.as_deref(), &record.latest.revision_id)?;
             change(record);
             if publish_it {
-                let mut v = publish(record, None, now);
-                v.settling = Some(Settling::Creating);
+                let v = publish_settling(record, now);
                 return Ok(configuration(
                     &name,
                     format!("{arn}:{}", v.version),

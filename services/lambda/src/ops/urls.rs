@@ -135,6 +135,9 @@ pub(crate) async fn update_function_url_config(
     lambda
         .update(&f, f.arn(), move |record, _| {
             let f = f2;
+            if f.qualifier.as_deref().is_some_and(|q| !qualifier_exists(record, q)) {
+                return Err(not_found("Function does not exist"));
+            }
             let r = record.urls.get_mut(&key(&f)).ok_or_else(resource_missing)?;
             if let Some(a) = &input.auth_type {
                 r.auth_type = a.as_str().to_owned();
