@@ -164,6 +164,13 @@ def test_the_role_must_exist_and_trust_lambda(lam, stratus):
     with pytest.raises(ClientError) as e:
         lam.create_function(FunctionName="no-role", Runtime="python3.12", Role="r1", Handler="h.h", Code={"ZipFile": ZIP})
     assert error(e)[0] == "ValidationException"
+    with pytest.raises(ClientError) as e:
+        lam.create_function(FunctionName="a" * 65, Runtime="python3.12", Role=other, Handler="h.h", Code={"ZipFile": ZIP})
+    assert error(e)[:2] == (
+        "InvalidParameterValueException",
+        f"1 validation error detected: Value '{'a' * 65}' at 'functionName' failed to satisfy constraint: Member "
+        "must have length less than or equal to 64",
+    )
 
 
 def test_runtimes_handlers_and_environments_are_checked(lam, role):
@@ -484,8 +491,16 @@ def test_provisioned_concurrency_configs(lam, fn):
     assert got["Status"] == "READY" and got["AvailableProvisionedConcurrentExecutions"] == 2
     listed = lam.list_provisioned_concurrency_configs(FunctionName=fn)["ProvisionedConcurrencyConfigs"]
     assert [c["FunctionArn"] for c in listed] == [f"{ARN_PREFIX}{fn}:pc"]
+    with pytest.raises(ClientError) as e:
+        lam.put_provisioned_concurrency_config(FunctionName=fn, Qualifier="1", ProvisionedConcurrentExecutions=1)
+    assert error(e) == ("ResourceConflictException", "Version is pointed by a Provisioned Concurrency alias", 409)
+    with pytest.raises(ClientError) as e:
+        lam.put_provisioned_concurrency_config(FunctionName=fn, Qualifier="pc", ProvisionedConcurrentExecutions=901)
+    assert error(e)[1].startswith("Specified ConcurrentExecutions for function decreases account's")
     lam.delete_provisioned_concurrency_config(FunctionName=fn, Qualifier="pc")
     assert lam.list_provisioned_concurrency_configs(FunctionName=fn)["ProvisionedConcurrencyConfigs"] == []
+    # Deleting again is idempotent.
+    lam.delete_provisioned_concurrency_config(FunctionName=fn, Qualifier="pc")
 
 
 def test_event_invoke_configs(lam, fn, stratus):

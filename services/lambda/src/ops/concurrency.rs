@@ -5,7 +5,7 @@ use stratus_gen_lambda::types::*;
 
 use super::{function_ref, unqualified_only};
 use crate::code::MAX_UNZIPPED;
-use crate::error::{self, function_not_found, invalid_parameter, not_found};
+use crate::error::{self, conflict, function_not_found, invalid_parameter, not_found};
 use crate::invoke::ACCOUNT_CONCURRENCY;
 use crate::names::{FunctionRef, Qualifier};
 use crate::records::{FunctionRecord, ProvisionedRecord};
@@ -171,6 +171,32 @@ pub(crate) async fn put_provisioned_concurrency_config(
     lambda
         .update(&f, f.arn(), move |record, _| {
             let key = check_provisioned_target(record, &f2, true)?;
+            // A version is provisioned once: directly or through one alias.
+            match Qualifier::of(Some(&key)) {
+                Qualifier::Alias(a) => {
+                    let version = record
+                        .aliases
+                        .get(a)
+                        .map(|a| a.function_version.clone())
+                        .unwrap_or_default();
+                    if record.provisioned.contains_key(&version) {
+                        return Err(conflict(
+                            "Alias can't be used for Provisioned Concurrency configuration on an already Provisioned \
+                             version",
+                        ));
+                    }
+                }
+                Qualifier::Version(n) => {
+                    let pointed = record
+                        .aliases
+                        .values()
+                        .any(|a| a.function_version == n.to_string() && record.provisioned.contains_key(&a.name));
+                    if pointed {
+                        return Err(conflict("Version is pointed by a Provisioned Concurrency alias"));
+                    }
+                }
+                Qualifier::Latest => {}
+            }
             let provisioned = ProvisionedRecord {
                 requested: input.provisioned_concurrent_executions,
                 last_modified: now.clone(),

@@ -26,6 +26,17 @@ pub(crate) async fn create_function(
     ctx: &RequestContext,
     input: CreateFunctionRequest,
 ) -> Result<FunctionConfiguration, AwsError> {
+    if input.function_name.chars().count() > 140 {
+        return Err(AwsError::new(
+            "ValidationException",
+            format!(
+                "1 validation error detected: Value '{}' at 'functionName' failed to satisfy constraint: Member must \
+                 have length less than or equal to 140",
+                input.function_name
+            ),
+            400,
+        ));
+    }
     let f = function_ref(ctx, &input.function_name, None)?;
     if f.name.chars().count() > 64 {
         return Err(invalid_parameter(format!(
