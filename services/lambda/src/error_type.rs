@@ -3,7 +3,7 @@
 //! error to its modelled one fills only the message, so this wrapper around the generated
 //! handler fills `Type` in every modelled Lambda error that leaves it empty.
 
-use stratus_core::schema::{Fault, Operation, Service};
+use stratus_core::schema::{Fault, Operation, Service, Shape};
 use stratus_core::service::{BoxFuture, ServiceHandler};
 use stratus_core::{OperationError, RequestContext, Value};
 
@@ -30,12 +30,34 @@ impl<H: ServiceHandler> ServiceHandler for WithErrorTypes<H> {
             // AWS leaves `Type` out of the refusals about code signing configurations themselves.
             if matches!(
                 operation.name,
-                "GetCodeSigningConfig" | "UpdateCodeSigningConfig" | "DeleteCodeSigningConfig"
+                "GetCodeSigningConfig"
+                    | "UpdateCodeSigningConfig"
+                    | "DeleteCodeSigningConfig"
+                    | "ListFunctionsByCodeSigningConfig"
             ) {
                 return answer;
             }
             answer.map_err(with_type)
         })
+    }
+}
+
+/// The refusals AWS answers without a `Type` (its recorded answers), by how they begin.
+const UNTYPED: &[&str] = &[
+    "Specified ReservedConcurrentExecutions for function",
+    "Specified ConcurrentExecutions for function",
+    "$LATEST is not supported for an alias pointing to more than 1 version",
+];
+
+/// The message member of an error's value.
+fn message_of<'v>(shape: &Shape, slots: &'v [Option<Value>]) -> Option<&'v str> {
+    let i = shape
+        .members
+        .iter()
+        .position(|m| m.name.eq_ignore_ascii_case("message"))?;
+    match slots.get(i) {
+        Some(Some(Value::String(m))) => Some(m),
+        _ => None,
     }
 }
 
@@ -47,6 +69,12 @@ pub(crate) fn with_type(error: OperationError) -> OperationError {
             value: Value::Struct(mut slots),
         } => {
             let fault = shape.error.map_or(Fault::Client, |e| e.fault);
+            if message_of(shape, &slots).is_some_and(|m| UNTYPED.iter().any(|prefix| m.starts_with(prefix))) {
+                return OperationError::Modeled {
+                    shape,
+                    value: Value::Struct(slots),
+                };
+            }
             if let Some(i) = shape.members.iter().position(|m| m.name == "Type") {
                 if let Some(slot @ None) = slots.get_mut(i) {
                     let kind = if fault == Fault::Server { "Service" } else { "User" };

@@ -64,11 +64,12 @@ pub(crate) async fn create_function(
     }
     let architectures = architectures(input.architectures)?;
     check_role(lambda, ctx, &input.role).await?;
+    // Layers are checked before the name is, as AWS does.
+    let layers = lambda.layer_uses(ctx, input.layers.as_deref().unwrap_or_default(), &f.region)?;
     let store = lambda.store(&f.account, &f.region)?;
     if load_function(&*store, &f.name)?.is_some() {
         return Err(conflict(format!("Function already exist: {}", f.name)));
     }
-    let layers = lambda.layer_uses(ctx, input.layers.as_deref().unwrap_or_default(), &f.region)?;
     let code = take_code(lambda, caller(ctx), input.code, &package_type).await?;
     check_unzipped(&code, &layers)?;
     let now = lambda_time(lambda.now_ms());
