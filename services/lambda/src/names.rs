@@ -196,6 +196,31 @@ mod tests {
     }
 
     #[test]
+    fn parsing_never_panics_on_any_short_input() {
+        // Every string of up to five characters over the characters names are made of,
+        // alone and after each prefix a name can start with.
+        const CHARS: &[char] = &[':', 'a', '1', '$', '-', 'é'];
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| CHARS.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(longer);
+        }
+        for prefix in [
+            "",
+            "arn:aws:lambda:us-east-1:000000000000:function:",
+            "000000000000:function:",
+        ] {
+            for text in &texts {
+                let _ = parse(&format!("{prefix}{text}"), None);
+                let _ = parse(&format!("{prefix}{text}"), Some(text));
+            }
+        }
+    }
+
+    #[test]
     fn parsing_never_panics_on_odd_input() {
         for text in [
             "",
