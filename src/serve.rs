@@ -145,9 +145,12 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
                 log: decision_log,
             }),
     );
+    // Timers for Lambda's function host (its instances' timeouts and idle stops): tokio's
+    // timer driver parks with the I/O driver and wakes no one while no timer is pending.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_io()
+        .enable_time()
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
