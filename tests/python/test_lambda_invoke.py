@@ -259,3 +259,42 @@ def test_layers_are_on_the_path(lam, role):
         lam, role, source="import helper\n\ndef handler(e, c):\n    return helper.VALUE\n", Layers=[layer]
     )
     assert payload(lam.invoke(FunctionName=name)) == "from a layer"
+
+
+def test_queued_retries_survive_a_restart(tmp_path):
+    """An event acknowledged (202) and failing is retried after a minute and two more, as AWS
+    retries, across a restart of Stratus, then reported to the OnFailure queue."""
+    from conftest import Stratus
+
+    data = str(tmp_path / "data")
+    first = Stratus("--data-dir", data, "--clock", "manual")
+    try:
+        lam, sqs = first.client("lambda"), first.client("sqs")
+        role = first.client("iam").create_role(RoleName="exec", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+        queue = sqs.create_queue(QueueName="retries")["QueueUrl"]
+        name = python_function(lam, role)
+        lam.put_function_event_invoke_config(
+            FunctionName=name,
+            DestinationConfig={"OnFailure": {"Destination": f"arn:aws:sqs:{REGION}:{ACCOUNT}:retries"}},
+        )
+        assert lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"fail": True}))["StatusCode"] == 202
+        time.sleep(3)  # the first run fails at once; the retry waits a minute
+        assert sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=0).get("Messages", []) == []
+    finally:
+        first.stop()
+    second = Stratus("--data-dir", data, "--clock", "manual")
+    try:
+        sqs = second.client("sqs")
+        for seconds in (61, 121):
+            second.advance(seconds)
+            time.sleep(3)
+        messages = []
+        deadline = time.time() + 30
+        while not messages and time.time() < deadline:
+            messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=2).get("Messages", [])
+        assert messages, "no destination record after the retries"
+        record = json.loads(messages[0]["Body"])
+        assert record["requestContext"]["condition"] == "RetriesExhausted"
+        assert record["requestContext"]["approximateInvokeCount"] == 3
+    finally:
+        second.stop()
