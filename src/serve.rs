@@ -15,6 +15,7 @@ use stratus_server::authorize::Authorizers;
 use stratus_server::decision_log::DecisionLog;
 use stratus_server::{serve, Config, Gateway};
 use stratus_service_dynamodb::TtlInterval;
+use stratus_service_lambda::LambdaSettings;
 use stratus_service_s3::LifecycleTiming;
 use stratus_storage::{Storage, StorageConfig};
 
@@ -76,6 +77,9 @@ struct Timing {
     /// The length of an S3 lifecycle day, in seconds.
     #[arg(long, env = "STRATUS_S3_LIFECYCLE_DAY_SECONDS", value_parser = seconds, default_value = "86400")]
     s3_lifecycle_day_seconds: Duration,
+    /// Seconds a Lambda function instance may sit idle before it is stopped.
+    #[arg(long, env = "STRATUS_LAMBDA_IDLE_TIMEOUT", value_parser = seconds, default_value = "300")]
+    lambda_idle_timeout: Duration,
 }
 
 /// Runs the server until SIGINT or SIGTERM, then finishes in-flight requests.
@@ -101,7 +105,14 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
     };
     // One scheduler for every service's deadlines and sweeps; no thread until one is needed.
     let scheduler = Scheduler::new(clock.clone());
-    let served = handlers(&args.services, &storage, &scheduler, &args.timing)?;
+    // Lambda's host is made on the first invoke; by then the listener's address and the
+    // runtime are known, and filled in below.
+    let lambda = LambdaSettings {
+        work_dir: (!args.ephemeral).then(|| args.data_dir.join("lambda")),
+        idle_timeout: args.timing.lambda_idle_timeout,
+        ..LambdaSettings::default()
+    };
+    let served = handlers(&args.services, &storage, &scheduler, &args.timing, &lambda)?;
     if args.iam != IamSetting::Off && served.providers.authorizer.is_none() {
         bail!("--iam audit and --iam enforce need IAM, which --services leaves out");
     }
@@ -134,9 +145,12 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
                 log: decision_log,
             }),
     );
+    // Timers for Lambda's function host (its instances' timeouts and idle stops): tokio's
+    // timer driver parks with the I/O driver and wakes no one while no timer is pending.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_io()
+        .enable_time()
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
@@ -144,6 +158,8 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let addr = listener.local_addr()?;
+        let _ = lambda.endpoint_url.set(format!("http://{addr}"));
+        let _ = lambda.runtime.set(tokio::runtime::Handle::current());
         println!("stratus listening on http://{addr}");
         serve(listener, gateway, shutdown_signal(), async {
             // After the first signal: a second one abandons requests still in flight.
@@ -172,21 +188,29 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_sts::register,
     stratus_service_dynamodb::register,
     stratus_service_s3::register,
+    stratus_service_lambda::register,
 ];
 
 /// The services' own settings, from the command line.
-fn settings(timing: &Timing) -> Settings {
+fn settings(timing: &Timing, lambda: &LambdaSettings) -> Settings {
     Settings::default()
         .with(TtlInterval(timing.dynamodb_ttl_interval))
         .with(LifecycleTiming {
             interval: timing.s3_lifecycle_interval,
             day: timing.s3_lifecycle_day_seconds,
         })
+        .with(lambda.clone())
 }
 
 /// The services to serve: hand-written ones where they exist, the rest validating and
 /// answering not-implemented.
-fn handlers(only: &[String], storage: &Arc<Storage>, scheduler: &Scheduler, timing: &Timing) -> Result<Served> {
+fn handlers(
+    only: &[String],
+    storage: &Arc<Storage>,
+    scheduler: &Scheduler,
+    timing: &Timing,
+    lambda: &LambdaSettings,
+) -> Result<Served> {
     for name in only {
         if stratus_gen_registry::find(name).is_none() {
             bail!("unknown service {name:?} in --services; `stratus models` lists them");
@@ -203,7 +227,7 @@ fn handlers(only: &[String], storage: &Arc<Storage>, scheduler: &Scheduler, timi
             .iter()
             .any(|(id, listed)| listed.sdk_id == service.sdk_id && wanted(id, service.sdk_id))
     };
-    let settings = settings(timing);
+    let settings = settings(timing, lambda);
     let mut written = Vec::new();
     let mut served = Served {
         handlers: Vec::new(),

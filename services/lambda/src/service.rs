@@ -1,0 +1,193 @@
+//! The service value: storage access, the capabilities of other services it uses, and the
+//! function host, created on first use.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use stratus_core::scheduler::Scheduler;
+use stratus_core::service::{MessageSink, ObjectSource, Providers, RoleCredentials, RoleDirectory, RoleSessions};
+use stratus_core::AwsError;
+use stratus_lambda_host::{Host, HostConfig};
+use stratus_storage::{Durability, Namespace, Read, Storage, Store, Table, Tx};
+
+use crate::error::{self, TxError};
+use crate::names::FunctionRef;
+use crate::records::FunctionRecord;
+
+/// Functions by name.
+pub(crate) const FUNCTIONS: Table<FunctionRecord> = Table::new("functions");
+
+/// What the binary tells Lambda about where it runs.
+#[derive(Debug, Clone)]
+pub struct LambdaSettings {
+    /// `AWS_ENDPOINT_URL` for functions: the listener's address, known once it is bound
+    /// (the binary fills it then; the host is made later, on the first invoke).
+    pub endpoint_url: Arc<OnceLock<String>>,
+    /// Where the host unpacks code and keeps instances' directories; `None` with
+    /// `--ephemeral` (a private temporary directory).
+    pub work_dir: Option<PathBuf>,
+    /// How long an idle instance lives.
+    pub idle_timeout: Duration,
+    /// The async runtime requests are served on, which the binary fills once it runs: the
+    /// scheduler's jobs run queued invocations on it.
+    pub runtime: Arc<OnceLock<tokio::runtime::Handle>>,
+}
+
+impl Default for LambdaSettings {
+    fn default() -> LambdaSettings {
+        LambdaSettings {
+            endpoint_url: Arc::new(OnceLock::new()),
+            work_dir: None,
+            idle_timeout: Duration::from_secs(300),
+            runtime: Arc::new(OnceLock::new()),
+        }
+    }
+}
+
+/// The queue of asynchronous invocations of one account and region.
+pub(crate) type QueueKey = (String, String);
+
+/// The Lambda service. Clones share everything.
+#[derive(Clone)]
+pub struct LambdaService {
+    pub(crate) shared: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    pub(crate) storage: Arc<Storage>,
+    pub(crate) scheduler: Scheduler,
+    pub(crate) settings: LambdaSettings,
+    pub(crate) messages: Option<Arc<dyn MessageSink>>,
+    pub(crate) roles: Option<Arc<dyn RoleDirectory>>,
+    pub(crate) role_sessions: Option<Arc<dyn RoleSessions>>,
+    pub(crate) objects: Option<Arc<dyn ObjectSource>>,
+    /// The function host, made by the first invoke.
+    pub(crate) host: OnceLock<Host>,
+    /// Execution roles' credentials by (account, role ARN, function name), until near expiry.
+    pub(crate) credentials: Mutex<HashMap<(String, String, String), RoleCredentials>>,
+    /// Queues with a drain job on the scheduler, and when it is due (ms).
+    pub(crate) draining: Mutex<HashMap<QueueKey, i64>>,
+    /// One drain at a time per queue, so that no event runs twice.
+    pub(crate) drain_locks: Mutex<HashMap<QueueKey, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl LambdaService {
+    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, settings: LambdaSettings, providers: &Providers) -> Self {
+        LambdaService {
+            shared: Arc::new(Shared {
+                storage,
+                scheduler,
+                settings,
+                messages: providers.messages.clone(),
+                roles: providers.roles.clone(),
+                role_sessions: providers.role_sessions.clone(),
+                objects: providers.objects.clone(),
+                host: OnceLock::new(),
+                credentials: Mutex::default(),
+                draining: Mutex::default(),
+                drain_locks: Mutex::default(),
+            }),
+        }
+    }
+
+    /// The host, made on first use.
+    pub(crate) fn host(&self) -> &Host {
+        self.shared.host.get_or_init(|| {
+            Host::new(HostConfig {
+                work_dir: self.shared.settings.work_dir.clone(),
+                endpoint_url: self
+                    .shared
+                    .settings
+                    .endpoint_url
+                    .get()
+                    .cloned()
+                    .unwrap_or_else(|| "http://127.0.0.1:4566".to_owned()),
+                idle_timeout: self.shared.settings.idle_timeout,
+            })
+        })
+    }
+
+    /// Stops a function's instances, if the host was ever made.
+    pub(crate) fn stop_instances(&self, function_arn: &str) {
+        if let Some(host) = self.shared.host.get() {
+            host.stop_function(function_arn);
+        }
+    }
+
+    pub(crate) fn store(&self, account: &str, region: &str) -> Result<Arc<dyn Store>, AwsError> {
+        self.shared
+            .storage
+            .store(&namespace(account, region), Durability::Strict)
+            .map_err(error::storage)
+    }
+
+    /// Now, in milliseconds since the epoch.
+    pub(crate) fn now_ms(&self) -> i64 {
+        self.shared.scheduler.clock().epoch_millis()
+    }
+
+    /// The function `f` names, settled; `missing` is the ARN the refusal names.
+    pub(crate) fn function(&self, f: &FunctionRef, missing: &str) -> Result<FunctionRecord, AwsError> {
+        let store = self.store(&f.account, &f.region)?;
+        load_function(&*store, &f.name)?
+            .map(FunctionRecord::settled)
+            .ok_or_else(|| error::function_not_found(missing))
+    }
+
+    /// Runs `change` on function `f`'s record in one strict transaction and writes it back.
+    pub(crate) async fn update<R, F>(&self, f: &FunctionRef, missing: String, change: F) -> Result<R, AwsError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut FunctionRecord, &mut Tx<'_>) -> Result<R, AwsError> + Send + 'static,
+    {
+        let name = f.name.clone();
+        let store = self.store(&f.account, &f.region)?;
+        store
+            .transact_async(move |tx| {
+                let mut record = load_function(tx, &name)?
+                    .map(FunctionRecord::settled)
+                    .ok_or_else(|| error::function_not_found(&missing))?;
+                let out = change(&mut record, tx)?;
+                FUNCTIONS.put(tx, name.as_bytes(), &record)?;
+                Ok::<_, TxError>(out)
+            })
+            .await
+            .map_err(AwsError::from)
+    }
+
+    /// Runs `body` as one strict transaction of the store of `account` and `region`.
+    pub(crate) async fn transact<R, F>(&self, account: &str, region: &str, body: F) -> Result<R, AwsError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Tx<'_>) -> Result<R, AwsError> + Send + 'static,
+    {
+        self.store(account, region)?
+            .transact_async(move |tx| body(tx).map_err(TxError::from))
+            .await
+            .map_err(AwsError::from)
+    }
+}
+
+pub(crate) fn namespace(account: &str, region: &str) -> Namespace {
+    Namespace::regional(account, region, "lambda")
+}
+
+pub(crate) fn load_function(r: &(impl Read + ?Sized), name: &str) -> Result<Option<FunctionRecord>, AwsError> {
+    FUNCTIONS.get(r, name).map_err(error::storage)
+}
+
+/// A time as Lambda's `LastModified` writes it: `2024-05-01T12:00:00.000+0000`.
+pub(crate) fn lambda_time(epoch_ms: i64) -> String {
+    let (y, mo, d, h, mi, s) = stratus_core::calendar::civil_from_seconds(epoch_ms.div_euclid(1000));
+    format!(
+        "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}+0000",
+        epoch_ms.rem_euclid(1000)
+    )
+}
+
+/// Ignores a poisoned lock: the maps it guards stay consistent between statements.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}

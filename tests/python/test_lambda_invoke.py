@@ -1,0 +1,300 @@
+"""Lambda invocation through boto3 against the real binary: real Python and Node.js functions
+(zips built here) run by the function host (`stratus-lambda-host`), synchronously and as
+events, with errors, tail logs, aliases' weights, destinations and throttling.
+
+These need the host, and the S3 code tests need S3's `ObjectSource` provider: the control
+plane without them is tests/python/test_lambda.py."""
+
+import base64
+import io
+import json
+import shutil
+import time
+import zipfile
+
+import pytest
+from botocore.exceptions import ClientError
+
+ACCOUNT = "000000000000"
+REGION = "us-east-1"
+TRUST = json.dumps(
+    {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
+        ],
+    }
+)
+
+PYTHON_ECHO = """
+import os
+
+def handler(event, context):
+    print("handling", event)
+    if isinstance(event, dict) and event.get("fail"):
+        raise ValueError("asked to fail")
+    custom = context.client_context.custom if context.client_context else None
+    return {
+        "event": event,
+        "version": context.function_version,
+        "arn": context.invoked_function_arn,
+        "env": os.environ.get("GREETING"),
+        "custom": custom,
+        "region": os.environ.get("AWS_REGION"),
+    }
+"""
+
+NODE_ECHO = """
+exports.handler = async (event, context) => {
+  console.log("handling", JSON.stringify(event));
+  if (event && event.fail) { throw new Error("asked to fail"); }
+  return { event, version: context.functionVersion, node: process.version.startsWith("v") };
+};
+"""
+
+
+def make_zip(files):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def lam(stratus):
+    return stratus.client("lambda")
+
+
+@pytest.fixture(scope="module")
+def role(stratus):
+    return stratus.client("iam").create_role(RoleName="exec", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+
+
+names = iter(range(10_000))
+
+
+def python_function(lam, role, source=PYTHON_ECHO, **extra):
+    name = f"py-{next(names)}"
+    lam.create_function(
+        FunctionName=name,
+        Runtime="python3.12",
+        Role=role,
+        Handler="app.handler",
+        Code={"ZipFile": make_zip({"app.py": source})},
+        Timeout=30,
+        **extra,
+    )
+    return name
+
+
+def payload(response):
+    return json.loads(response["Payload"].read())
+
+
+def test_a_python_function_answers_its_event(lam, role):
+    name = python_function(lam, role, Environment={"Variables": {"GREETING": "hello"}})
+    response = lam.invoke(FunctionName=name, Payload=json.dumps({"a": 1}))
+    assert response["StatusCode"] == 200
+    assert response["ExecutedVersion"] == "$LATEST"
+    assert "FunctionError" not in response
+    body = payload(response)
+    assert body["event"] == {"a": 1}
+    assert body["version"] == "$LATEST"
+    assert body["env"] == "hello"
+    assert body["region"] == REGION
+    assert body["arn"] == f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_a_node_function_answers_its_event(lam, role):
+    name = f"node-{next(names)}"
+    lam.create_function(
+        FunctionName=name,
+        Runtime="nodejs20.x",
+        Role=role,
+        Handler="index.handler",
+        Code={"ZipFile": make_zip({"index.js": NODE_ECHO})},
+        Timeout=30,
+    )
+    body = payload(lam.invoke(FunctionName=name, Payload=json.dumps({"b": 2})))
+    assert body == {"event": {"b": 2}, "version": "$LATEST", "node": True}
+    failed = lam.invoke(FunctionName=name, Payload=json.dumps({"fail": True}))
+    assert failed["FunctionError"] == "Unhandled"
+    assert payload(failed)["errorMessage"] == "asked to fail"
+
+
+def test_errors_are_unhandled_function_errors(lam, role):
+    name = python_function(lam, role)
+    response = lam.invoke(FunctionName=name, Payload=json.dumps({"fail": True}))
+    assert response["StatusCode"] == 200
+    assert response["FunctionError"] == "Unhandled"
+    body = payload(response)
+    assert body["errorMessage"] == "asked to fail"
+    assert body["errorType"] == "ValueError"
+
+
+def test_tail_logs_come_back_base64(lam, role):
+    name = python_function(lam, role)
+    response = lam.invoke(FunctionName=name, Payload=json.dumps({"x": "y"}), LogType="Tail")
+    log = base64.b64decode(response["LogResult"]).decode()
+    assert "START RequestId:" in log and "END RequestId:" in log and "REPORT RequestId:" in log
+    assert "handling" in log
+
+
+def test_client_context_reaches_the_function(lam, role):
+    name = python_function(lam, role)
+    context = base64.b64encode(json.dumps({"custom": {"k": "v"}}).encode()).decode()
+    assert payload(lam.invoke(FunctionName=name, Payload=b"{}", ClientContext=context))["custom"] == {"k": "v"}
+
+
+def test_dry_run_answers_204(lam, role):
+    name = python_function(lam, role)
+    assert lam.invoke(FunctionName=name, InvocationType="DryRun")["StatusCode"] == 204
+
+
+def test_reserved_concurrency_zero_throttles(lam, role):
+    name = python_function(lam, role)
+    lam.put_function_concurrency(FunctionName=name, ReservedConcurrentExecutions=0)
+    with pytest.raises(ClientError) as e:
+        lam.invoke(FunctionName=name, Payload=b"{}")
+    error = e.value.response
+    assert error["Error"]["Code"] == "TooManyRequestsException"
+    assert error["ResponseMetadata"]["HTTPStatusCode"] == 429
+    assert error["Reason"] == "ReservedFunctionConcurrentInvocationLimitExceeded"
+
+
+def test_versions_and_weighted_aliases(lam, role):
+    name = python_function(lam, role, source="def handler(e, c):\n    return 'v1'\n")
+    lam.publish_version(FunctionName=name)
+    lam.update_function_code(FunctionName=name, ZipFile=make_zip({"app.py": "def handler(e, c):\n    return 'v2'\n"}))
+    lam.publish_version(FunctionName=name)
+    one = lam.invoke(FunctionName=name, Qualifier="1")
+    assert (payload(one), one["ExecutedVersion"]) == ("v1", "1")
+    assert payload(lam.invoke(FunctionName=name)) == "v2"
+    lam.create_alias(FunctionName=name, Name="canary", FunctionVersion="1", RoutingConfig={"AdditionalVersionWeights": {"2": 0.5}})
+    seen = {}
+    for _ in range(40):
+        response = lam.invoke(FunctionName=name, Qualifier="canary")
+        body = payload(response)
+        assert body == f"v{response['ExecutedVersion']}"
+        seen[response["ExecutedVersion"]] = seen.get(response["ExecutedVersion"], 0) + 1
+    assert set(seen) == {"1", "2"}
+
+
+def test_an_update_runs_the_new_code(lam, role):
+    name = python_function(lam, role, source="def handler(e, c):\n    return 1\n")
+    assert payload(lam.invoke(FunctionName=name)) == 1
+    lam.update_function_code(FunctionName=name, ZipFile=make_zip({"app.py": "def handler(e, c):\n    return 2\n"}))
+    assert payload(lam.invoke(FunctionName=name)) == 2
+
+
+def test_events_that_fail_go_to_the_on_failure_queue(lam, role, stratus):
+    sqs = stratus.client("sqs")
+    queue = sqs.create_queue(QueueName="on-failure")["QueueUrl"]
+    queue_arn = f"arn:aws:sqs:{REGION}:{ACCOUNT}:on-failure"
+    name = python_function(lam, role)
+    lam.put_function_event_invoke_config(
+        FunctionName=name, MaximumRetryAttempts=0, DestinationConfig={"OnFailure": {"Destination": queue_arn}}
+    )
+    response = lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"fail": True}))
+    assert response["StatusCode"] == 202
+    messages = []
+    deadline = time.time() + 60
+    while not messages and time.time() < deadline:
+        messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5).get("Messages", [])
+    assert messages, "no destination record arrived"
+    record = json.loads(messages[0]["Body"])
+    assert record["version"] == "1.0"
+    assert record["requestContext"]["condition"] == "RetriesExhausted"
+    assert record["requestContext"]["approximateInvokeCount"] == 1
+    assert record["requestContext"]["functionArn"] == f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}:$LATEST"
+    assert record["requestPayload"] == {"fail": True}
+    assert record["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"}
+    assert record["responsePayload"]["errorMessage"] == "asked to fail"
+
+
+def test_events_that_succeed_go_to_the_on_success_queue(lam, role, stratus):
+    sqs = stratus.client("sqs")
+    queue = sqs.create_queue(QueueName="on-success")["QueueUrl"]
+    queue_arn = f"arn:aws:sqs:{REGION}:{ACCOUNT}:on-success"
+    name = python_function(lam, role)
+    lam.put_function_event_invoke_config(FunctionName=name, DestinationConfig={"OnSuccess": {"Destination": queue_arn}})
+    lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"ok": 1}))
+    messages = []
+    deadline = time.time() + 60
+    while not messages and time.time() < deadline:
+        messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5).get("Messages", [])
+    record = json.loads(messages[0]["Body"])
+    assert record["requestContext"]["condition"] == "Success"
+    assert record["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST"}
+    assert record["responsePayload"]["event"] == {"ok": 1}
+
+
+def test_code_from_s3(lam, role, stratus):
+    s3 = stratus.client("s3")
+    s3.create_bucket(Bucket="lambda-code")
+    s3.put_object(Bucket="lambda-code", Key="app.zip", Body=make_zip({"app.py": "def handler(e, c):\n    return 's3'\n"}))
+    name = f"s3-{next(names)}"
+    lam.create_function(
+        FunctionName=name,
+        Runtime="python3.12",
+        Role=role,
+        Handler="app.handler",
+        Code={"S3Bucket": "lambda-code", "S3Key": "app.zip"},
+    )
+    assert payload(lam.invoke(FunctionName=name)) == "s3"
+    with pytest.raises(ClientError) as e:
+        lam.update_function_code(FunctionName=name, S3Bucket="lambda-code", S3Key="missing.zip")
+    assert e.value.response["Error"]["Message"] == (
+        "Error occurred while GetObject. S3 Error Code: NoSuchKey. S3 Error Message: The specified key does not exist."
+    )
+
+
+def test_layers_are_on_the_path(lam, role):
+    layer = lam.publish_layer_version(
+        LayerName="helpers", Content={"ZipFile": make_zip({"python/helper.py": "VALUE = 'from a layer'\n"})}
+    )["LayerVersionArn"]
+    name = python_function(
+        lam, role, source="import helper\n\ndef handler(e, c):\n    return helper.VALUE\n", Layers=[layer]
+    )
+    assert payload(lam.invoke(FunctionName=name)) == "from a layer"
+
+
+def test_queued_retries_survive_a_restart(tmp_path):
+    """An event acknowledged (202) and failing is retried after a minute and two more, as AWS
+    retries, across a restart of Stratus, then reported to the OnFailure queue."""
+    from conftest import Stratus
+
+    data = str(tmp_path / "data")
+    first = Stratus("--data-dir", data, "--clock", "manual")
+    try:
+        lam, sqs = first.client("lambda"), first.client("sqs")
+        role = first.client("iam").create_role(RoleName="exec", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+        queue = sqs.create_queue(QueueName="retries")["QueueUrl"]
+        name = python_function(lam, role)
+        lam.put_function_event_invoke_config(
+            FunctionName=name,
+            DestinationConfig={"OnFailure": {"Destination": f"arn:aws:sqs:{REGION}:{ACCOUNT}:retries"}},
+        )
+        assert lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"fail": True}))["StatusCode"] == 202
+        time.sleep(3)  # the first run fails at once; the retry waits a minute
+        assert sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=0).get("Messages", []) == []
+    finally:
+        first.stop()
+    second = Stratus("--data-dir", data, "--clock", "manual")
+    try:
+        sqs = second.client("sqs")
+        for seconds in (61, 121):
+            second.advance(seconds)
+            time.sleep(3)
+        messages = []
+        deadline = time.time() + 30
+        while not messages and time.time() < deadline:
+            messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=2).get("Messages", [])
+        assert messages, "no destination record after the retries"
+        record = json.loads(messages[0]["Body"])
+        assert record["requestContext"]["condition"] == "RetriesExhausted"
+        assert record["requestContext"]["approximateInvokeCount"] == 3
+    finally:
+        second.stop()
