@@ -68,7 +68,10 @@ pub(crate) fn per_table(
 ) -> Option<Vec<ConsumedCapacity>> {
     // Asked for nothing, nothing is answered, even when nothing was spent (a repeated
     // idempotent transaction), where collecting no tables would answer an empty list.
-    if !matches!(mode, Some(ReturnConsumedCapacity::Total | ReturnConsumedCapacity::Indexes)) {
+    if !matches!(
+        mode,
+        Some(ReturnConsumedCapacity::Total | ReturnConsumedCapacity::Indexes)
+    ) {
         return None;
     }
     let mut totals: BTreeMap<String, f64> = BTreeMap::new();

@@ -76,7 +76,9 @@ pub(crate) fn list_tables(scope: &Scope, input: ListTablesInput) -> Result<ListT
         Some(start) => KeyRange::between(std::ops::Bound::Excluded(start.as_bytes()), std::ops::Bound::Unbounded),
         None => KeyRange::all(),
     };
-    let rows = scope.store.scan(TABLES.name(), &range, Direction::Forward, Some(limit + 1))?;
+    let rows = scope
+        .store
+        .scan(TABLES.name(), &range, Direction::Forward, Some(limit + 1))?;
     let mut names: Vec<String> = rows
         .into_iter()
         .map(|(key, _)| String::from_utf8_lossy(&key).into_owned())
@@ -364,8 +366,7 @@ fn change_table(
     change: impl FnOnce(&mut TableRecord) -> Result<(), DdbError>,
 ) -> Result<(), DdbError> {
     scope.store.transact(|tx| {
-        let mut record =
-            db::find_table(tx, &scope.table(name))?.ok_or_else(|| DdbError::table_not_found(name))?;
+        let mut record = db::find_table(tx, &scope.table(name))?.ok_or_else(|| DdbError::table_not_found(name))?;
         change(&mut record)?;
         db::save_table(tx, &record)?;
         Ok(())
@@ -469,8 +470,8 @@ pub(crate) fn describe_backups(
     scope: &Scope,
     input: DescribeContinuousBackupsInput,
 ) -> Result<DescribeContinuousBackupsOutput, DdbError> {
-    let record =
-        db::find_table(&*scope.store, &scope.table(&input.table_name))?.ok_or_else(|| backup_table_not_found(&input.table_name))?;
+    let record = db::find_table(&*scope.store, &scope.table(&input.table_name))?
+        .ok_or_else(|| backup_table_not_found(&input.table_name))?;
     Ok(DescribeContinuousBackupsOutput {
         continuous_backups_description: Some(backups_description(&record, scope.now_ms())),
     })
@@ -484,8 +485,7 @@ pub(crate) fn update_backups(
     let spec = input.point_in_time_recovery_specification;
     let name = input.table_name;
     let record = scope.store.transact(|tx| {
-        let mut record =
-            db::find_table(tx, &scope.table(&name))?.ok_or_else(|| backup_table_not_found(&name))?;
+        let mut record = db::find_table(tx, &scope.table(&name))?.ok_or_else(|| backup_table_not_found(&name))?;
         record.recovery = match (spec.point_in_time_recovery_enabled, record.recovery.take()) {
             (false, _) => None,
             (true, previous) => Some(Recovery {

@@ -315,7 +315,13 @@ pub fn list(store: &dyn Store, now_ms: i64) -> Result<Vec<StreamInfo>, StreamErr
 }
 
 /// Closes `stream` of the table `table` (keyed by `key`): it stays readable for 24 hours.
-pub(crate) fn close(tx: &mut Tx<'_>, table: &str, key: &KeySchema, stream: &Stream, now_ms: i64) -> Result<(), StorageError> {
+pub(crate) fn close(
+    tx: &mut Tx<'_>,
+    table: &str,
+    key: &KeySchema,
+    stream: &Stream,
+    now_ms: i64,
+) -> Result<(), StorageError> {
     let closed = Closed {
         view_type: stream.view_type.clone(),
         key: key.clone(),
@@ -342,7 +348,9 @@ pub(crate) fn purge_closed(tx: &mut Tx<'_>, now_ms: i64) -> Result<(), StreamErr
         .scan(CLOSED.name(), &KeyRange::all(), Direction::Forward, None)?
         .into_iter()
         .filter(|(key, bytes)| {
-            CLOSED.decode(key, bytes).map_or(true, |c| now_ms - c.closed_ms >= RETENTION_MS)
+            CLOSED
+                .decode(key, bytes)
+                .map_or(true, |c| now_ms - c.closed_ms >= RETENTION_MS)
         })
         .map(|(key, _)| key)
         .collect();

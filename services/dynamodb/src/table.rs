@@ -226,7 +226,10 @@ pub(crate) struct Warm {
 }
 
 /// On-demand tables' and indexes' warm throughput, as DescribeTable reports it.
-const ON_DEMAND_WARM: Warm = Warm { read: 12_000, write: 4_000 };
+const ON_DEMAND_WARM: Warm = Warm {
+    read: 12_000,
+    write: 4_000,
+};
 
 impl Warm {
     /// A requested warm throughput; a missing half is the default's.
@@ -238,7 +241,10 @@ impl Warm {
     }
 
     pub(crate) fn of(throughput: Option<Throughput>) -> Warm {
-        throughput.map_or(ON_DEMAND_WARM, |t| Warm { read: t.read, write: t.write })
+        throughput.map_or(ON_DEMAND_WARM, |t| Warm {
+            read: t.read,
+            write: t.write,
+        })
     }
 }
 
@@ -804,17 +810,19 @@ impl TableRecord {
             })
             .collect();
         // AWS summarises the billing mode only of tables that are or were on demand.
-        let billing_mode_summary = (!deleted && (self.throughput.is_none() || self.on_demand_since_ms.is_some()))
-            .then(|| BillingModeSummary {
-                billing_mode: Some(if self.throughput.is_some() {
-                    BillingMode::Provisioned
-                } else {
-                    BillingMode::PayPerRequest
-                }),
-                last_update_to_pay_per_request_date_time: self
-                    .on_demand_since_ms
-                    .filter(|_| answer != Answer::Created)
-                    .map(DateTime::from_millis),
+        let billing_mode_summary =
+            (!deleted && (self.throughput.is_none() || self.on_demand_since_ms.is_some())).then(|| {
+                BillingModeSummary {
+                    billing_mode: Some(if self.throughput.is_some() {
+                        BillingMode::Provisioned
+                    } else {
+                        BillingMode::PayPerRequest
+                    }),
+                    last_update_to_pay_per_request_date_time: self
+                        .on_demand_since_ms
+                        .filter(|_| answer != Answer::Created)
+                        .map(DateTime::from_millis),
+                }
             });
         let warm_throughput = match answer {
             Answer::Created => self.warm.map(|w| (w, TableStatus::Updating)),

@@ -195,7 +195,11 @@ impl TtlSweeper {
                     };
                     let has_ttl = TABLES
                         .scan(&*store, &KeyRange::all(), Direction::Forward, None)
-                        .is_ok_and(|tables| tables.iter().any(|(_, t)| t.ttl.as_ref().is_some_and(|ttl| ttl.enabled)));
+                        .is_ok_and(|tables| {
+                            tables
+                                .iter()
+                                .any(|(_, t)| t.ttl.as_ref().is_some_and(|ttl| ttl.enabled))
+                        });
                     if let (true, Some(region)) = (has_ttl, namespace.region.as_deref()) {
                         sweeper.watch(&namespace.account, region);
                     }

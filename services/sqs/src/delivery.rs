@@ -38,7 +38,11 @@ impl MessageSink for SqsService {
                 group_id: None,
                 sender_id: caller.principal.to_owned(),
             };
-            for sent in self.send(&queue, vec![outgoing], Sending::One).await.map_err(SqsError::into_aws)? {
+            for sent in self
+                .send(&queue, vec![outgoing], Sending::One)
+                .await
+                .map_err(SqsError::into_aws)?
+            {
                 sent.map_err(SqsError::into_aws)?;
             }
             Ok(())

@@ -111,16 +111,15 @@ impl StoredMessage {
         put("MessageGroupId", self.group_id.clone());
         put("MessageDeduplicationId", self.dedup_id.clone());
         put("DeadLetterQueueSourceArn", self.dead_letter_source.clone());
-        put(
-            "SequenceNumber",
-            fifo.then(|| sequence_number(self.sequence)),
-        );
+        put("SequenceNumber", fifo.then(|| sequence_number(self.sequence)));
         let selected: BTreeMap<String, Attribute> = self
             .attributes
             .iter()
             .filter(|(name, _)| {
                 wanted.iter().any(|w| {
-                    matches!(w.as_str(), "All" | "*" | ".*") || w == *name || w.strip_suffix(".*").is_some_and(|p| name.starts_with(p))
+                    matches!(w.as_str(), "All" | "*" | ".*")
+                        || w == *name
+                        || w.strip_suffix(".*").is_some_and(|p| name.starts_with(p))
                 })
             })
             .map(|(name, a)| (name.clone(), a.clone()))
@@ -272,7 +271,9 @@ pub(crate) fn attributes(
 fn check_attribute_name(name: &str) -> Result<(), SqsError> {
     let lower = name.to_lowercase();
     let valid = (1..=256).contains(&name.chars().count())
-        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
         && !name.starts_with('.')
         && !name.ends_with('.')
         && !name.contains("..")

@@ -79,11 +79,7 @@ pub(crate) fn remove(policy: Option<&str>, queue_arn: &str, label: &str) -> Resu
     let before = statements.len();
     statements.retain(|s| s["Sid"] != label);
     if statements.len() == before {
-        return Err(SqsError::invalid_value(
-            "Label",
-            label,
-            "can't find label.",
-        ));
+        return Err(SqsError::invalid_value("Label", label, "can't find label."));
     }
     let empty = statements.is_empty();
     Ok((!empty).then(|| document.to_string()))

@@ -535,7 +535,12 @@ mod tests {
             "http://localhost:4566/queue/eu-west-1/123456789012/q"
         );
         assert_eq!(
-            url(Some("sqs.us-east-1.localhost.localstack.cloud:4566"), "us-east-1", "123456789012", "q"),
+            url(
+                Some("sqs.us-east-1.localhost.localstack.cloud:4566"),
+                "us-east-1",
+                "123456789012",
+                "q"
+            ),
             "http://sqs.us-east-1.localhost.localstack.cloud:4566/123456789012/q"
         );
         assert_eq!(

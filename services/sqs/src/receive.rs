@@ -37,9 +37,7 @@ impl SqsService {
     ) -> Result<Vec<Result<R, SqsError>>, SqsError>
     where
         R: Send + 'static,
-        F: Fn(&mut Tx<'_>, usize, Vec<u8>, Option<(StoredMessage, bool)>, &str) -> Result<R, SqsError>
-            + Send
-            + 'static,
+        F: Fn(&mut Tx<'_>, usize, Vec<u8>, Option<(StoredMessage, bool)>, &str) -> Result<R, SqsError> + Send + 'static,
     {
         let name = queue.name.clone();
         self.write(queue, move |tx| {
@@ -74,19 +72,17 @@ impl SqsService {
         let fifo = self.queue(queue)?.is_fifo();
         let now = self.now_ms();
         let results = self
-            .with_received(queue, handles, move |tx, _, key, found, handle| {
-                match found {
-                    Some((m, true)) if fifo && m.state(now) == State::Visible => Err(SqsError::invalid_value(
-                        "ReceiptHandle",
-                        handle,
-                        "The receipt handle has expired.",
-                    )),
-                    Some((_, true)) => {
-                        MESSAGES.delete(tx, key);
-                        Ok(())
-                    }
-                    _ => Ok(()),
+            .with_received(queue, handles, move |tx, _, key, found, handle| match found {
+                Some((m, true)) if fifo && m.state(now) == State::Visible => Err(SqsError::invalid_value(
+                    "ReceiptHandle",
+                    handle,
+                    "The receipt handle has expired.",
+                )),
+                Some((_, true)) => {
+                    MESSAGES.delete(tx, key);
+                    Ok(())
                 }
+                _ => Ok(()),
             })
             .await?;
         // Deleting a FIFO group's message in flight releases the group to a waiting long poll.

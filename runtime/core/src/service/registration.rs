@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::capabilities::{
-    Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink,
-    ObjectSource, ResourcePolicies, RoleDirectory, RoleSessions, TopicPublisher,
+    Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSource,
+    ResourcePolicies, RoleDirectory, RoleSessions, TopicPublisher,
 };
 use super::{CrossOrigin, FormUpload, ServiceHandler};
 use crate::scheduler::Scheduler;
