@@ -584,10 +584,19 @@ fn canonical_id(account: &str) -> String {
     format!("{:0>64}", hex::encode(account.as_bytes()))
 }
 
+/// An owner as AWS names one since it stopped sending `DisplayName` (2025): by canonical id only.
 fn owner(account: &str) -> Owner {
     Owner {
-        display_name: Some("stratus".into()),
+        display_name: None,
         id: Some(canonical_id(account)),
+    }
+}
+
+/// Who started a multipart upload: the one place AWS still sends a `DisplayName`.
+fn initiator(account: &str) -> Initiator {
+    Initiator {
+        id: Some(canonical_id(account)),
+        display_name: Some("stratus".into()),
     }
 }
 
@@ -780,13 +789,37 @@ impl S3Service {
     }
 }
 
+/// Refuses a storage class a general-purpose bucket cannot hold: an unknown one, or
+/// `OUTPOSTS` (only S3 on Outposts buckets), naming it as AWS does.
 fn check_storage_class(class: Option<&StorageClass>) -> Result<(), AwsError> {
     match class {
-        Some(StorageClass::Unknown(_)) => Err(AwsError::new(
+        Some(c @ (StorageClass::Unknown(_) | StorageClass::Outposts)) => Err(AwsError::new(
             "InvalidStorageClass",
             "The storage class you specified is not valid",
             400,
-        )),
+        )
+        .with_detail("StorageClassRequested", c.as_str())),
+        _ => Ok(()),
+    }
+}
+
+/// The storage class a write keeps: none for `STANDARD`, which AWS's reads leave unsaid.
+fn kept_storage_class(class: Option<StorageClass>) -> Option<String> {
+    class
+        .filter(|c| *c != StorageClass::Standard)
+        .map(|c| c.as_str().to_owned())
+}
+
+/// Refuses to read the body of an object archived in GLACIER or DEEP_ARCHIVE (Stratus has no
+/// RestoreObject yet, so such an object stays archived): AWS's 403 `InvalidObjectState`.
+fn check_readable(record: &ObjectRecord) -> Result<(), AwsError> {
+    match record.storage_class.as_deref() {
+        Some(class @ ("GLACIER" | "DEEP_ARCHIVE")) => Err(AwsError::new(
+            "InvalidObjectState",
+            "The operation is not valid for the object's storage class",
+            403,
+        )
+        .with_detail("StorageClass", class)),
         _ => Ok(()),
     }
 }
@@ -800,12 +833,12 @@ fn conditional_write(
     if_none_match: Option<&str>,
 ) -> Result<(), AwsError> {
     if if_none_match.is_some_and(|t| t.trim() == "*") && previous.is_some() {
-        return Err(S3Error::precondition_failed());
+        return Err(S3Error::condition_failed("If-None-Match"));
     }
     if let Some(tags) = if_match {
         match previous {
             None => return Err(S3Error::no_such_key(key)),
-            Some(p) if !object::etag_matches(tags, &p.etag) => return Err(S3Error::precondition_failed()),
+            Some(p) if !object::etag_matches(tags, &p.etag) => return Err(S3Error::condition_failed("If-Match")),
             Some(_) => {}
         }
     }

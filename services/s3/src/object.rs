@@ -179,7 +179,11 @@ pub(crate) fn read_range(
             "Cannot specify both Range header and partNumber query parameter",
         ));
     }
-    let not_satisfiable = || AwsError::new("InvalidPartNumber", "The requested partnumber is not satisfiable", 416);
+    let not_satisfiable = || {
+        AwsError::new("InvalidPartNumber", "The requested partnumber is not satisfiable", 416)
+            .with_detail("ActualPartCount", record.parts.len().max(1).to_string())
+            .with_detail("PartNumberRequested", number.to_string())
+    };
     if record.parts.is_empty() {
         return match number {
             1 if record.size > 0 => Ok((Some((0, record.size - 1)), None)),
@@ -217,14 +221,14 @@ pub(crate) fn byte_range(header: Option<&str>, size: u64) -> Result<Option<(u64,
         (Ok(start), Err(_)) if last.is_empty() => (start, size.saturating_sub(1)),
         (Err(_), Ok(suffix)) if first.is_empty() => {
             if suffix == 0 {
-                return Err(S3Error::invalid_range());
+                return Err(S3Error::invalid_range(header.unwrap_or_default(), size));
             }
             (size.saturating_sub(suffix), size.saturating_sub(1))
         }
         _ => return Ok(None),
     };
     if range.0 >= size {
-        return Err(S3Error::invalid_range());
+        return Err(S3Error::invalid_range(header.unwrap_or_default(), size));
     }
     Ok(Some(range))
 }
@@ -244,11 +248,11 @@ impl ReadConditions<'_> {
     pub(crate) fn check(&self, object: &ObjectRecord) -> Result<(), AwsError> {
         let modified = object.last_modified().secs();
         match self.if_match {
-            Some(tags) if !etag_matches(tags, &object.etag) => return Err(S3Error::precondition_failed()),
+            Some(tags) if !etag_matches(tags, &object.etag) => return Err(S3Error::condition_failed("If-Match")),
             Some(_) => {}
             None => {
                 if self.if_unmodified_since.is_some_and(|t| modified > t.secs()) {
-                    return Err(S3Error::precondition_failed());
+                    return Err(S3Error::condition_failed("If-Unmodified-Since"));
                 }
             }
         }

@@ -532,6 +532,7 @@ mod tests {
             name: "b".into(),
             owner: "000000000000".into(),
             region: "us-east-1".into(),
+            location_constraint: None,
             created: 0,
             tags: BTreeMap::new(),
             versioning: state.map(str::to_owned),

@@ -35,7 +35,7 @@ pub(crate) async fn put_bucket_acl(
         &bucket.owner,
         &bucket.owner,
     )?
-    .ok_or_else(S3Error::malformed_xml)?;
+    .ok_or_else(config::acl::missing_acl)?;
     let account = ctx.account_id.clone();
     let doc = config::encode(&schema::GRANTS, grants.clone());
     s3.change_config(input.bucket, config::ACL, Change::Set(doc), move |tx, bucket| {
@@ -81,7 +81,7 @@ pub(crate) async fn put_object_acl(
         &ctx.account_id,
         &bucket.owner,
     )?
-    .ok_or_else(S3Error::malformed_xml)?;
+    .ok_or_else(config::acl::missing_acl)?;
     let account = ctx.account_id.clone();
     let (name, key, version_id) = (input.bucket, input.key, input.version_id);
     s3.write(move |tx| {

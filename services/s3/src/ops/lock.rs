@@ -53,6 +53,7 @@ pub(crate) async fn get_object_lock_configuration(
     let bucket = s3.bucket(&input.bucket)?;
     if !bucket.object_lock {
         return Err(config::not_found(
+            &input.bucket,
             "ObjectLockConfigurationNotFoundError",
             "Object Lock configuration does not exist for this bucket",
         )

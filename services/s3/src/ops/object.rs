@@ -80,7 +80,7 @@ pub(crate) async fn write_object(
         },
         metadata: input.metadata.unwrap_or_default(),
         tags,
-        storage_class: input.storage_class.map(|c| c.as_str().to_owned()),
+        storage_class: kept_storage_class(input.storage_class),
         acl,
         checksum: Some(checksum::Checksum {
             algorithm,
@@ -120,6 +120,7 @@ pub(crate) async fn get_object(
 ) -> Result<GetObjectOutput, GetObjectError> {
     let (record, body) =
         s3.open_object(|| s3.object_version(&input.bucket, &input.key, input.version_id.as_deref()))?;
+    check_readable(&record)?;
     ReadConditions {
         if_match: input.if_match.as_deref(),
         if_none_match: input.if_none_match.as_deref(),
@@ -129,6 +130,7 @@ pub(crate) async fn get_object(
     .check(&record)?;
     let (range, parts_count) = object::read_range(input.range.as_deref(), input.part_number, &record)?;
     let body = s3.read_body(ctx, body, record.size, range).await?;
+    let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range, input.part_number);
     let headers = &record.headers;
     let sse = Reported::of(&record);
     let mut output = GetObjectOutput {
@@ -157,7 +159,7 @@ pub(crate) async fn get_object(
         tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
         storage_class: record.storage_class.clone().map(|c| StorageClass::from_wire(&c)),
         version_id: record.version_header(),
-        checksum_type: returned_checksum(&record, input.checksum_mode.as_ref(), range).map(|c| c.checksum_type()),
+        checksum_type: checksum.as_ref().map(checksum::Checksum::checksum_type),
         object_lock_mode: record.lock_mode.as_deref().map(ObjectLockMode::from_wire),
         object_lock_retain_until_date: record.lock_until_ms.map(DateTime::from_millis),
         object_lock_legal_hold_status: record.legal_hold.map(lock::legal_hold_status),
@@ -165,7 +167,7 @@ pub(crate) async fn get_object(
         expiration: current_expiration(s3, &input.bucket, &record, input.version_id.as_deref()),
         ..GetObjectOutput::default()
     };
-    set_checksum_members!(output, returned_checksum(&record, input.checksum_mode.as_ref(), range));
+    set_checksum_members!(output, checksum.as_ref());
     Ok(output)
 }
 
@@ -174,16 +176,30 @@ fn current_expiration(s3: &S3Service, bucket: &str, record: &ObjectRecord, versi
     version_id.is_none().then(|| s3.expiration(bucket, record)).flatten()
 }
 
-/// The checksum a read returns: the object's, when asked with `x-amz-checksum-mode: ENABLED`
-/// for the whole object (a range has no stored checksum).
-fn returned_checksum<'a>(
-    record: &'a ObjectRecord,
+/// The checksum a read returns when asked with `x-amz-checksum-mode: ENABLED` (in any case, as
+/// AWS reads it): the object's for the whole object (part 1 of an object not uploaded in
+/// parts is the whole object), the part's for a part of a multipart object, none for a range.
+fn returned_checksum(
+    record: &ObjectRecord,
     mode: Option<&ChecksumMode>,
     range: Option<(u64, u64)>,
-) -> Option<&'a checksum::Checksum> {
-    match (mode, range) {
-        (Some(ChecksumMode::Enabled), None) => record.checksum.as_ref(),
-        _ => None,
+    part_number: Option<i32>,
+) -> Option<checksum::Checksum> {
+    if !mode.is_some_and(|m| m.as_str().eq_ignore_ascii_case("ENABLED")) {
+        return None;
+    }
+    let whole = record.checksum.as_ref()?;
+    match part_number {
+        Some(n) if !record.parts.is_empty() => {
+            let part = record.parts.iter().find(|p| p.number == n)?;
+            Some(checksum::Checksum {
+                value: part.checksum.clone()?,
+                ..whole.clone()
+            })
+        }
+        Some(_) => Some(whole.clone()),
+        None if range.is_none() => Some(whole.clone()),
+        None => None,
     }
 }
 
@@ -204,7 +220,7 @@ pub(crate) async fn head_object(
     .check(&record)?;
     let (range, parts_count) =
         object::read_range(input.range.as_deref(), input.part_number, &record).map_err(S3Error::head)?;
-    let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range).cloned();
+    let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range, input.part_number);
     let expiration = current_expiration(s3, &input.bucket, &record, input.version_id.as_deref());
     let sse = Reported::of(&record);
     let headers = record.headers;
@@ -447,10 +463,8 @@ pub(crate) async fn copy_object(
         headers,
         metadata,
         tags,
-        storage_class: input
-            .storage_class
-            .map(|c| c.as_str().to_owned())
-            .or(source.storage_class.clone()),
+        // A copy is STANDARD unless it says otherwise: the source's class is not kept.
+        storage_class: kept_storage_class(input.storage_class),
         acl,
         checksum,
         ..ObjectRecord::default()
