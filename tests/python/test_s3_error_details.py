@@ -333,3 +333,71 @@ def test_acl_refusals_name_what_was_wrong(s3, bucket):
         assert (got["Message"], got["ArgumentName"]) == ("Invalid group uri", "Group/URI")
         got = error(put, **target)
         assert (got["Code"], got["MissingHeaderName"]) == ("MissingSecurityHeader", "x-amz-acl")
+
+
+def test_null_versions_in_write_answers(s3, bucket):
+    s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Suspended"})
+    assert "VersionId" not in s3.put_object(Bucket=bucket, Key="k", Body=b"x")
+    copied = s3.copy_object(Bucket=bucket, Key="k", CopySource=f"{bucket}/k", MetadataDirective="REPLACE")
+    assert "CopySourceVersionId" not in copied
+
+
+def test_an_if_modified_since_in_the_future_is_ignored(s3, bucket):
+    import datetime
+
+    s3.put_object(Bucket=bucket, Key="k", Body=b"x")
+    tomorrow = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)
+    assert s3.get_object(Bucket=bucket, Key="k", IfModifiedSince=tomorrow)["Body"].read() == b"x"
+    assert s3.head_object(Bucket=bucket, Key="k", IfModifiedSince=tomorrow)["ContentLength"] == 1
+
+
+def test_get_object_answers_a_response_expires_override(s3, bucket):
+    import datetime
+
+    s3.put_object(Bucket=bucket, Key="k", Body=b"x")
+    when = datetime.datetime(2015, 10, 21, 7, 28, tzinfo=datetime.timezone.utc)
+    got = s3.get_object(Bucket=bucket, Key="k", ResponseExpires=when)
+    assert got["ResponseMetadata"]["HTTPHeaders"]["expires"] == "Wed, 21 Oct 2015 07:28:00 GMT"
+
+
+def test_website_redirect_location_is_kept(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="k", Body=b"x", WebsiteRedirectLocation="/elsewhere")
+    assert s3.head_object(Bucket=bucket, Key="k")["WebsiteRedirectLocation"] == "/elsewhere"
+    assert s3.get_object(Bucket=bucket, Key="k")["WebsiteRedirectLocation"] == "/elsewhere"
+    # Naming it again is a change that lets an object be copied onto itself.
+    s3.copy_object(Bucket=bucket, Key="k", CopySource=f"{bucket}/k", WebsiteRedirectLocation="/elsewhere")
+    assert s3.head_object(Bucket=bucket, Key="k")["WebsiteRedirectLocation"] == "/elsewhere"
+
+
+def test_digest_refusals_name_the_digests(s3, bucket):
+    got = error(s3.put_object, Bucket=bucket, Key="k", Body=b"x", ContentMD5="MTIz")
+    assert (got["Code"], got["Content-MD5"]) == ("InvalidDigest", "MTIz")
+    other = "CYketZBSTjX8czcs3cXVlg=="  # the MD5 of something else
+    got = error(s3.put_object, Bucket=bucket, Key="k", Body=b"test", ContentMD5=other)
+    assert got["Code"] == "BadDigest"
+    # PutObject writes the digest it expected in hex, UploadPart as sent; both the received in base64.
+    assert (got["CalculatedDigest"], got["ExpectedDigest"]) == ("CY9rzUYh03PK3k6DJie09g==", "09891eb590524e35fc73372cddc5d596")
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="m")["UploadId"]
+    got = error(s3.upload_part, Bucket=bucket, Key="m", UploadId=upload, PartNumber=1, Body=b"test", ContentMD5=other)
+    assert (got["CalculatedDigest"], got["ExpectedDigest"]) == ("CY9rzUYh03PK3k6DJie09g==", other)
+
+
+def test_lock_header_refusals_name_the_header(s3):
+    name = f"lock-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=name, ObjectLockEnabledForBucket=True)
+    got = error(s3.put_object, Bucket=name, Key="k", Body=b"x", ObjectLockMode="GOVERNANCE")
+    assert got["ArgumentName"] == "x-amz-object-lock-retain-until-date"
+    got = error(s3.put_object, Bucket=name, Key="k", Body=b"x", ObjectLockMode="BAD-VALUE")
+    assert (got["Message"], got["ArgumentName"], got["ArgumentValue"]) == (
+        "Unknown wormMode directive.",
+        "x-amz-object-lock-mode",
+        "BAD-VALUE",
+    )
+
+
+def test_an_unknown_upload_is_no_such_upload_before_anything_else(s3, bucket):
+    got = error(s3.complete_multipart_upload, Bucket=bucket, Key="k", UploadId="fakeid")
+    assert (got["Code"], got["UploadId"]) == ("NoSuchUpload", "fakeid")
+    got = error(s3.abort_multipart_upload, Bucket=bucket, Key="k", UploadId="fakeid")
+    assert (got["Code"], got["UploadId"]) == ("NoSuchUpload", "fakeid")

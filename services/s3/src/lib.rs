@@ -388,8 +388,9 @@ impl S3Service {
         written: &body::Written,
         content_md5: Option<&[u8]>,
         sent: Option<&checksum::Sent>,
+        expected: body::DigestText,
     ) -> Result<(), AwsError> {
-        if let Err(e) = written.verify(content_md5, sent) {
+        if let Err(e) = written.verify(content_md5, sent, expected) {
             self.delete_blobs(vec![blob.to_owned()]).await?;
             return Err(e);
         }

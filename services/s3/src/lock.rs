@@ -111,14 +111,22 @@ impl Requested {
             None => None,
             Some(ObjectLockMode::Governance) => Some("GOVERNANCE".to_owned()),
             Some(ObjectLockMode::Compliance) => Some("COMPLIANCE".to_owned()),
-            Some(ObjectLockMode::Unknown(_)) => {
-                return Err(S3Error::invalid_argument("Unknown wormMode directive."));
+            Some(ObjectLockMode::Unknown(value)) => {
+                return Err(S3Error::invalid_argument("Unknown wormMode directive.")
+                    .with_detail("ArgumentName", "x-amz-object-lock-mode")
+                    .with_detail("ArgumentValue", value.as_str()));
             }
         };
         if mode.is_some() != until.is_some() {
+            // AWS names the header that is missing.
+            let missing = match mode {
+                Some(_) => "x-amz-object-lock-retain-until-date",
+                None => "x-amz-object-lock-mode",
+            };
             return Err(S3Error::invalid_argument(
                 "x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied",
-            ));
+            )
+            .with_detail("ArgumentName", missing));
         }
         let until_ms = until.map(to_millis);
         if until_ms.is_some_and(|u| u <= now_ms) {

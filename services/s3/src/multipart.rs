@@ -435,7 +435,7 @@ impl S3Service {
         let (blob, written) = self
             .write_body("part", source, algorithm, body::MAX_SINGLE_UPLOAD)
             .await?;
-        self.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref())
+        self.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref(), body::DigestText::Base64)
             .await?;
         let checksum = algorithm
             .zip(written.checksum.as_ref())
@@ -471,10 +471,11 @@ impl S3Service {
         &self,
         input: CompleteMultipartUploadRequest,
     ) -> Result<CompleteMultipartUploadOutput, AwsError> {
-        let Some(listed) = input.multipart_upload.clone() else {
-            return Err(S3Error::invalid_request("You must specify at least one part"));
-        };
-        let completed = listed.parts.unwrap_or_default();
+        let completed = input
+            .multipart_upload
+            .clone()
+            .and_then(|m| m.parts)
+            .unwrap_or_default();
         let requested: Vec<(i32, String)> = completed
             .iter()
             .map(|p| (p.part_number.unwrap_or(0), p.e_tag.clone().unwrap_or_default()))
@@ -484,6 +485,9 @@ impl S3Service {
         let (upload, parts) = self
             .write(move |tx| Ok((load_upload(tx, &b, &u, &k)?, load_parts(tx, &b, &u)?)))
             .await?;
+        if input.multipart_upload.is_none() {
+            return Err(S3Error::invalid_request("You must specify at least one part"));
+        }
         check_checksum_mode(&upload, input.checksum_type.as_ref())?;
         let chosen = chosen_parts(&upload_id, &requested, &parts)?;
         check_part_checksums(&upload, &completed, &chosen)?;

@@ -60,6 +60,7 @@ pub(crate) async fn upload_part_copy(
         if_none_match: input.copy_source_if_none_match.as_deref(),
         if_modified_since: input.copy_source_if_modified_since.as_ref(),
         if_unmodified_since: input.copy_source_if_unmodified_since.as_ref(),
+        now_ms: s3.now_ms(),
     }
     .check(&source)
     .map_err(|_| S3Error::precondition_failed())?;
@@ -87,7 +88,7 @@ pub(crate) async fn upload_part_copy(
     };
     set_checksum_members!(result, part.checksum.as_ref());
     Ok(UploadPartCopyOutput {
-        copy_source_version_id: source.version_header(),
+        copy_source_version_id: source.version_id.clone(),
         copy_part_result: Some(result),
         server_side_encryption: Some(ServerSideEncryption::Aes256),
         ..UploadPartCopyOutput::default()

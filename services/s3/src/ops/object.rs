@@ -62,7 +62,7 @@ pub(crate) async fn write_object(
     let (blob, written) = s3
         .write_body("obj", incoming.source, Some(algorithm), body::MAX_SINGLE_UPLOAD)
         .await?;
-    s3.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref())
+    s3.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref(), body::DigestText::Hex)
         .await?;
     let record = ObjectRecord {
         key: input.key,
@@ -81,6 +81,7 @@ pub(crate) async fn write_object(
         metadata: input.metadata.unwrap_or_default(),
         tags,
         storage_class: kept_storage_class(input.storage_class),
+        website_redirect_location: input.website_redirect_location,
         acl,
         checksum: Some(checksum::Checksum {
             algorithm,
@@ -101,7 +102,9 @@ pub(crate) async fn write_object(
     let sse = Reported::of(&stored);
     let mut output = PutObjectOutput {
         expiration: s3.expiration(&bucket, &stored),
-        version_id: stored.version_header(),
+        // A null version (written while versioning is suspended) goes unsaid, as AWS's
+        // PutObject answers it; reads name it.
+        version_id: stored.version_id.clone(),
         e_tag: Some(stored.etag.clone()),
         checksum_type: stored.checksum.as_ref().map(checksum::Checksum::checksum_type),
         server_side_encryption: Some(sse.server_side_encryption),
@@ -126,6 +129,7 @@ pub(crate) async fn get_object(
         if_none_match: input.if_none_match.as_deref(),
         if_modified_since: input.if_modified_since.as_ref(),
         if_unmodified_since: input.if_unmodified_since.as_ref(),
+        now_ms: s3.now_ms(),
     }
     .check(&record)?;
     let (range, parts_count) = object::read_range(input.range.as_deref(), input.part_number, &record)?;
@@ -154,10 +158,14 @@ pub(crate) async fn get_object(
         content_language: input
             .response_content_language
             .or_else(|| headers.content_language.clone()),
-        expires: headers.expires.clone(),
+        expires: input
+            .response_expires
+            .and_then(|t| t.fmt(aws_smithy_types::date_time::Format::HttpDate).ok())
+            .or_else(|| headers.expires.clone()),
         metadata: (!record.metadata.is_empty()).then(|| record.metadata.clone()),
         tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
         storage_class: record.storage_class.clone().map(|c| StorageClass::from_wire(&c)),
+        website_redirect_location: record.website_redirect_location.clone(),
         version_id: record.version_header(),
         checksum_type: checksum.as_ref().map(checksum::Checksum::checksum_type),
         object_lock_mode: record.lock_mode.as_deref().map(ObjectLockMode::from_wire),
@@ -216,6 +224,7 @@ pub(crate) async fn head_object(
         if_none_match: input.if_none_match.as_deref(),
         if_modified_since: input.if_modified_since.as_ref(),
         if_unmodified_since: input.if_unmodified_since.as_ref(),
+        now_ms: s3.now_ms(),
     }
     .check(&record)?;
     let (range, parts_count) =
@@ -246,6 +255,7 @@ pub(crate) async fn head_object(
         metadata: (!record.metadata.is_empty()).then_some(record.metadata),
         tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
         storage_class: record.storage_class.map(|c| StorageClass::from_wire(&c)),
+        website_redirect_location: record.website_redirect_location,
         checksum_type: checksum.as_ref().map(checksum::Checksum::checksum_type),
         object_lock_mode: record.lock_mode.as_deref().map(ObjectLockMode::from_wire),
         object_lock_retain_until_date: record.lock_until_ms.map(DateTime::from_millis),
@@ -382,6 +392,7 @@ pub(crate) async fn copy_object(
         if_none_match: input.copy_source_if_none_match.as_deref(),
         if_modified_since: input.copy_source_if_modified_since.as_ref(),
         if_unmodified_since: input.copy_source_if_unmodified_since.as_ref(),
+        now_ms: s3.now_ms(),
     };
     // A copy's failed conditions are all 412s.
     conditions.check(&source).map_err(|_| S3Error::precondition_failed())?;
@@ -465,6 +476,7 @@ pub(crate) async fn copy_object(
         tags,
         // A copy is STANDARD unless it says otherwise: the source's class is not kept.
         storage_class: kept_storage_class(input.storage_class),
+        website_redirect_location: input.website_redirect_location,
         acl,
         checksum,
         ..ObjectRecord::default()
@@ -483,7 +495,8 @@ pub(crate) async fn copy_object(
     let sse = Reported::of(&stored);
     Ok(CopyObjectOutput {
         expiration: s3.expiration(&bucket, &stored),
-        copy_source_version_id: source.version_header(),
+        // Only a source with a version id of its own is named.
+        copy_source_version_id: source.version_id.clone(),
         version_id: stored.version_header(),
         copy_object_result: Some(result),
         server_side_encryption: Some(sse.server_side_encryption),
