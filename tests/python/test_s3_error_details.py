@@ -166,6 +166,14 @@ def test_delete_markers_refuse_what_only_delete_may_do(s3, bucket):
         assert (got["Code"], got["Method"], got["ResourceType"]) == ("MethodNotAllowed", method, "DeleteMarker")
     got = error(s3.put_object_tagging, Bucket=bucket, Key="k", VersionId=marker, Tagging={"TagSet": []})
     assert (got["Method"], got["ResourceType"]) == ("PUT", "DeleteMarker")
+    # The same when the marker is only the latest version, not named.
+    got = refusal(s3.put_object_acl, Bucket=bucket, Key="k", ACL="private")
+    assert got["ResponseMetadata"]["HTTPStatusCode"] == 405
+    assert (got["Error"]["Method"], got["Error"]["ResourceType"]) == ("PUT", "DeleteMarker")
+    got = error(s3.get_object_tagging, Bucket=bucket, Key="k")
+    assert (got["Code"], got["Method"]) == ("MethodNotAllowed", "GET")
+    # A read of the object itself is still NoSuchKey.
+    assert error(s3.get_object, Bucket=bucket, Key="k")["Code"] == "NoSuchKey"
 
 
 def test_checksum_mode_is_read_in_any_case_and_parts_answer_their_own(s3, bucket):
@@ -401,3 +409,21 @@ def test_an_unknown_upload_is_no_such_upload_before_anything_else(s3, bucket):
     assert (got["Code"], got["UploadId"]) == ("NoSuchUpload", "fakeid")
     got = error(s3.abort_multipart_upload, Bucket=bucket, Key="k", UploadId="fakeid")
     assert (got["Code"], got["UploadId"]) == ("NoSuchUpload", "fakeid")
+
+
+def test_a_copy_of_a_multipart_object_is_one_piece(s3, bucket):
+    import hashlib
+
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp", ChecksumAlgorithm="CRC32")["UploadId"]
+    part = s3.upload_part(Bucket=bucket, Key="mp", UploadId=upload, PartNumber=1, Body=b"whole", ChecksumAlgorithm="CRC32")
+    s3.complete_multipart_upload(
+        Bucket=bucket,
+        Key="mp",
+        UploadId=upload,
+        MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": part["ETag"], "ChecksumCRC32": part["ChecksumCRC32"]}]},
+    )
+    copied = s3.copy_object(Bucket=bucket, Key="copy", CopySource=f"{bucket}/mp")["CopyObjectResult"]
+    # The ETag is the bytes' MD5, the checksum a full-object one in the source's algorithm.
+    assert copied["ETag"] == f'"{hashlib.md5(b"whole").hexdigest()}"'
+    crc = base64.b64encode(zlib.crc32(b"whole").to_bytes(4, "big")).decode()
+    assert (copied["ChecksumCRC32"], copied["ChecksumType"]) == (crc, "FULL_OBJECT")

@@ -278,6 +278,19 @@ impl S3Service {
         versioning::named(self.store()?.as_ref(), &record, key, id)
     }
 
+    /// The version a sub-resource request (ACL, tagging, retention, legal hold) reads: as
+    /// [`S3Service::object_version`], but a key whose latest version is a delete marker is
+    /// `MethodNotAllowed`, as AWS answers those requests.
+    fn subresource_version(&self, bucket: &str, key: &str, version_id: Option<&str>) -> Result<ObjectRecord, AwsError> {
+        self.object_version(bucket, key, version_id).map_err(|e| {
+            let marker = e.headers.iter().any(|(name, _)| *name == "x-amz-delete-marker");
+            match e.code.as_str() {
+                "NoSuchKey" if marker => S3Error::delete_marker_not_allowed(),
+                _ => e,
+            }
+        })
+    }
+
     /// The source of a copy: the current version, or the version named (a delete marker
     /// named by id is `InvalidRequest`; as the current version it is `NoSuchKey`).
     fn copy_source_object(&self, bucket: &str, key: &str, version_id: Option<&str>) -> Result<ObjectRecord, AwsError> {

@@ -104,7 +104,7 @@ pub(crate) async fn get_object_acl(
     input: GetObjectAclRequest,
 ) -> Result<GetObjectAclOutput, GetObjectAclError> {
     let bucket = s3.bucket(&input.bucket)?;
-    let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    let record = s3.subresource_version(&input.bucket, &input.key, input.version_id.as_deref())?;
     let grants = match &record.acl {
         Some(doc) => config::decode(&schema::GRANTS, doc.as_bytes())?,
         None => config::acl::canned("private", &bucket.owner, &bucket.owner)?,

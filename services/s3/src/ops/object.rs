@@ -447,17 +447,18 @@ pub(crate) async fn copy_object(
         s3.now_ms(),
     )?;
     // The copy keeps the source's full-object checksum unless asked for another algorithm; a
-    // composite one cannot describe the copy, which gets the default CRC64NVME.
+    // composite one cannot describe the copy, which gets a full-object checksum in the same
+    // algorithm (the default CRC64NVME when the source has none).
     let kept = source.checksum.clone().filter(|c| !c.composite);
     let algorithm = match checksum::sdk_algorithm(input.checksum_algorithm.as_ref())? {
         Some(a) => Some(a),
         None if kept.is_some() => None,
-        None => Some(Algorithm::Crc64Nvme),
+        None => Some(source.checksum.as_ref().map_or(Algorithm::Crc64Nvme, |c| c.algorithm)),
     };
     let (blob, written) = s3
         .write_body("obj", Source::Blob(source_body, None), algorithm, u64::MAX)
         .await?;
-    let checksum = match (algorithm, written.checksum) {
+    let checksum = match (algorithm, written.checksum.clone()) {
         (Some(algorithm), Some(digest)) => Some(checksum::Checksum {
             algorithm,
             value: checksum::encode(&digest),
@@ -465,10 +466,16 @@ pub(crate) async fn copy_object(
         }),
         _ => kept,
     };
+    // The copy is written in one piece: a multipart source's ETag (of its parts) becomes the
+    // MD5 of the bytes.
+    let etag = match source.parts.is_empty() {
+        true => source.etag.clone(),
+        false => written.etag(),
+    };
     let record = ObjectRecord {
         key: input.key,
         size: source.size,
-        etag: source.etag.clone(),
+        etag,
         last_modified_ms: s3.now_ms(),
         blob,
         headers,
@@ -528,7 +535,7 @@ pub(crate) async fn get_object_tagging(
     _ctx: &RequestContext,
     input: GetObjectTaggingRequest,
 ) -> Result<GetObjectTaggingOutput, GetObjectTaggingError> {
-    let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    let record = s3.subresource_version(&input.bucket, &input.key, input.version_id.as_deref())?;
     Ok(GetObjectTaggingOutput {
         version_id: record.version_header(),
         tag_set: to_tags(&record.tags),
