@@ -396,7 +396,15 @@ def test_lock_header_refusals_name_the_header(s3):
     s3.create_bucket(Bucket=name, ObjectLockEnabledForBucket=True)
     got = error(s3.put_object, Bucket=name, Key="k", Body=b"x", ObjectLockMode="GOVERNANCE")
     assert got["ArgumentName"] == "x-amz-object-lock-retain-until-date"
+    # Both headers are asked for before the mode is read.
     got = error(s3.put_object, Bucket=name, Key="k", Body=b"x", ObjectLockMode="BAD-VALUE")
+    assert (got["ArgumentName"], "ArgumentValue" in got) == ("x-amz-object-lock-retain-until-date", False)
+    import datetime
+
+    later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)
+    got = error(
+        s3.put_object, Bucket=name, Key="k", Body=b"x", ObjectLockMode="BAD-VALUE", ObjectLockRetainUntilDate=later
+    )
     assert (got["Message"], got["ArgumentName"], got["ArgumentValue"]) == (
         "Unknown wormMode directive.",
         "x-amz-object-lock-mode",
@@ -427,3 +435,48 @@ def test_a_copy_of_a_multipart_object_is_one_piece(s3, bucket):
     assert copied["ETag"] == f'"{hashlib.md5(b"whole").hexdigest()}"'
     crc = base64.b64encode(zlib.crc32(b"whole").to_bytes(4, "big")).decode()
     assert (copied["ChecksumCRC32"], copied["ChecksumType"]) == (crc, "FULL_OBJECT")
+
+
+def test_logging_targets_must_exist_in_the_same_region(stratus, s3, bucket):
+    logging = lambda target: {"LoggingEnabled": {"TargetBucket": target, "TargetPrefix": "log"}}  # noqa: E731
+    missing = f"absent-{uuid.uuid4().hex[:8]}"
+    got = error(s3.put_bucket_logging, Bucket=bucket, BucketLoggingStatus=logging(missing))
+    assert (got["Code"], got["TargetBucket"]) == ("InvalidTargetBucketForLogging", missing)
+    west = f"west-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=west, CreateBucketConfiguration={"LocationConstraint": "us-west-2"})
+    answer = refusal(s3.put_bucket_logging, Bucket=bucket, BucketLoggingStatus=logging(west))
+    assert answer["ResponseMetadata"]["HTTPStatusCode"] == 403
+    got = answer["Error"]
+    assert (got["Code"], got["TargetBucketLocation"], "SourceBucketLocation" in got) == (
+        "CrossLocationLoggingProhibitted",
+        "us-west-2",
+        False,
+    )
+    east2 = f"east2-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=east2, CreateBucketConfiguration={"LocationConstraint": "us-east-2"})
+    got = error(s3.put_bucket_logging, Bucket=east2, BucketLoggingStatus=logging(west))
+    assert (got["SourceBucketLocation"], got["TargetBucketLocation"]) == ("us-east-2", "us-west-2")
+
+
+def test_website_configurations_are_checked_as_aws_checks_them(s3, bucket):
+    def put(config):
+        return error(s3.put_bucket_website, Bucket=bucket, WebsiteConfiguration=config)
+
+    got = put({"IndexDocument": {"Suffix": "/index.html"}})
+    assert (got["Message"], got["ArgumentName"], got["ArgumentValue"]) == (
+        "The IndexDocument Suffix is not well formed",
+        "IndexDocument",
+        "/index.html",
+    )
+    got = put({"RedirectAllRequestsTo": {"HostName": "h"}, "IndexDocument": {"Suffix": "index.html"}})
+    assert (got["ArgumentName"], got["ArgumentValue"]) == ("RedirectAllRequestsTo", "not null")
+    got = put({"ErrorDocument": {"Key": "e.html"}})
+    assert (got["ArgumentName"], got["ArgumentValue"]) == ("IndexDocument", "null")
+    index = {"IndexDocument": {"Suffix": "index.html"}}
+    got = put({**index, "RoutingRules": [{"Redirect": {"Protocol": "gopher"}}]})
+    assert got["Code"] == "InvalidRequest" and got["Message"].startswith("Invalid protocol")
+    got = put({**index, "RoutingRules": [{"Redirect": {"ReplaceKeyPrefixWith": "a", "ReplaceKeyWith": "b"}}]})
+    assert got["Message"] == "You can only define ReplaceKeyPrefix or ReplaceKey but not both."
+    got = put({**index, "RoutingRules": [{"Redirect": {"ReplaceKeyPrefixWith": "a"}, "Condition": {}}]})
+    assert got["Message"].startswith("Condition cannot be empty.")
+    assert put({**index, "RoutingRules": []})["Code"] == "MalformedXML"

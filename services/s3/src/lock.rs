@@ -107,16 +107,7 @@ impl Requested {
         legal_hold: Option<&ObjectLockLegalHoldStatus>,
         now_ms: i64,
     ) -> Result<Requested, AwsError> {
-        let mode = match mode {
-            None => None,
-            Some(ObjectLockMode::Governance) => Some("GOVERNANCE".to_owned()),
-            Some(ObjectLockMode::Compliance) => Some("COMPLIANCE".to_owned()),
-            Some(ObjectLockMode::Unknown(value)) => {
-                return Err(S3Error::invalid_argument("Unknown wormMode directive.")
-                    .with_detail("ArgumentName", "x-amz-object-lock-mode")
-                    .with_detail("ArgumentValue", value.as_str()));
-            }
-        };
+        // Both headers or neither, before the mode is read.
         if mode.is_some() != until.is_some() {
             // AWS names the header that is missing.
             let missing = match mode {
@@ -128,6 +119,16 @@ impl Requested {
             )
             .with_detail("ArgumentName", missing));
         }
+        let mode = match mode {
+            None => None,
+            Some(ObjectLockMode::Governance) => Some("GOVERNANCE".to_owned()),
+            Some(ObjectLockMode::Compliance) => Some("COMPLIANCE".to_owned()),
+            Some(ObjectLockMode::Unknown(value)) => {
+                return Err(S3Error::invalid_argument("Unknown wormMode directive.")
+                    .with_detail("ArgumentName", "x-amz-object-lock-mode")
+                    .with_detail("ArgumentValue", value.as_str()));
+            }
+        };
         let until_ms = until.map(to_millis);
         if until_ms.is_some_and(|u| u <= now_ms) {
             return Err(S3Error::invalid_argument(

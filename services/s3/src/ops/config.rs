@@ -447,7 +447,18 @@ pub(crate) async fn put_bucket_logging(
     let doc = config::encode(&schema::LOGGING_ENABLED, logging);
     s3.change_config(input.bucket, config::LOGGING, Change::Set(doc), move |tx, bucket| {
         let invalid = |m: &str| AwsError::new("InvalidTargetBucketForLogging", m, 400);
-        let target = load_bucket(tx, &target).map_err(|_| invalid("The target bucket for logging does not exist"))?;
+        let target = load_bucket(tx, &target).map_err(|_| {
+            invalid("The target bucket for logging does not exist").with_detail("TargetBucket", target.clone())
+        })?;
+        if target.region != bucket.region {
+            // AWS names the source's region too, unless it is us-east-1.
+            let refusal = AwsError::new("CrossLocationLoggingProhibitted", "Cross S3 location logging not allowed. ", 403);
+            let refusal = match bucket.region.as_str() {
+                "us-east-1" => refusal,
+                source => refusal.with_detail("SourceBucketLocation", source),
+            };
+            return Err(refusal.with_detail("TargetBucketLocation", target.region));
+        }
         if target.owner != bucket.owner {
             return Err(invalid(
                 "The owner for the bucket to be logged and the target bucket must be the same.",
@@ -529,9 +540,9 @@ pub(crate) async fn put_bucket_replication(
             ));
         }
         for name in destinations? {
-            let destination =
-                load_bucket(tx, &name).map_err(|_| S3Error::invalid_request("Destination bucket must exist."))?;
-            if destination.state() != State::Enabled {
+            // A destination that does not exist is refused as one without versioning, as AWS words it.
+            let enabled = load_bucket(tx, &name).is_ok_and(|d| d.state() == State::Enabled);
+            if !enabled {
                 return Err(S3Error::invalid_request(
                     "Destination bucket must have versioning enabled.",
                 ));
