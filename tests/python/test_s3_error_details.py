@@ -480,3 +480,30 @@ def test_website_configurations_are_checked_as_aws_checks_them(s3, bucket):
     got = put({**index, "RoutingRules": [{"Redirect": {"ReplaceKeyPrefixWith": "a"}, "Condition": {}}]})
     assert got["Message"].startswith("Condition cannot be empty.")
     assert put({**index, "RoutingRules": []})["Code"] == "MalformedXML"
+
+
+def test_part_reads_of_a_full_object_upload_answer_no_checksum_unless_whole(s3, bucket):
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="k", ChecksumAlgorithm="CRC32", ChecksumType="FULL_OBJECT")
+    parts = []
+    for number, body in [(1, b"a" * (5 * 1024 * 1024)), (2, b"tail")]:
+        part = s3.upload_part(
+            Bucket=bucket, Key="k", UploadId=upload["UploadId"], PartNumber=number, Body=body, ChecksumAlgorithm="CRC32"
+        )
+        parts.append({"PartNumber": number, "ETag": part["ETag"], "ChecksumCRC32": part["ChecksumCRC32"]})
+    s3.complete_multipart_upload(Bucket=bucket, Key="k", UploadId=upload["UploadId"], MultipartUpload={"Parts": parts})
+    got = s3.get_object(Bucket=bucket, Key="k", PartNumber=1, ChecksumMode="ENABLED")
+    assert "ChecksumCRC32" not in got and "ChecksumType" not in got
+    assert s3.head_object(Bucket=bucket, Key="k", ChecksumMode="ENABLED")["ChecksumType"] == "FULL_OBJECT"
+
+
+def test_completion_without_an_algorithm_ignores_a_composite_checksum(s3, bucket):
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="k")["UploadId"]
+    part = s3.upload_part(Bucket=bucket, Key="k", UploadId=upload, PartNumber=1, Body=b"aaa")
+    done = s3.complete_multipart_upload(
+        Bucket=bucket,
+        Key="k",
+        UploadId=upload,
+        MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": part["ETag"]}]},
+        ChecksumCRC32="AAAAAA==-2",
+    )
+    assert done["ChecksumType"] == "FULL_OBJECT"

@@ -291,10 +291,18 @@ fn check_part_checksums(
 
 /// The whole-object checksum a CompleteMultipartUpload may carry must be the object's (a
 /// composite one compared without its part count).
-fn check_object_checksum(input: &CompleteMultipartUploadRequest, stored: Option<&Checksum>) -> Result<(), AwsError> {
+/// An upload created without an algorithm ignores a composite (`…-N`) value, as AWS does.
+fn check_object_checksum(
+    input: &CompleteMultipartUploadRequest,
+    stored: Option<&Checksum>,
+    created_without_algorithm: bool,
+) -> Result<(), AwsError> {
     let sent = checksum::checksum_members!(input);
     for (a, v) in Algorithm::ALL.into_iter().zip(sent) {
         let Some(v) = v else { continue };
+        if created_without_algorithm && v.contains('-') {
+            continue;
+        }
         let matches = stored
             .is_some_and(|c| c.algorithm == a && c.value.split('-').next() == Some(v.split('-').next().unwrap_or(v)));
         if !matches {
@@ -489,6 +497,7 @@ impl S3Service {
             return Err(S3Error::invalid_request("You must specify at least one part"));
         }
         check_checksum_mode(&upload, input.checksum_type.as_ref())?;
+        let created_without_algorithm = upload.checksum_algorithm.is_none();
         let chosen = chosen_parts(&upload_id, &requested, &parts)?;
         check_part_checksums(&upload, &completed, &chosen)?;
         let size: u64 = chosen.iter().map(|p| p.size).sum();
@@ -575,7 +584,7 @@ impl S3Service {
             composite: false,
         };
         record.checksum = Some(composite.unwrap_or(full));
-        if let Err(e) = check_object_checksum(&input, record.checksum.as_ref()) {
+        if let Err(e) = check_object_checksum(&input, record.checksum.as_ref(), created_without_algorithm) {
             self.delete_blobs(vec![record.blob.clone()]).await?;
             return Err(e);
         }

@@ -186,7 +186,8 @@ fn current_expiration(s3: &S3Service, bucket: &str, record: &ObjectRecord, versi
 
 /// The checksum a read returns when asked with `x-amz-checksum-mode: ENABLED` (in any case, as
 /// AWS reads it): the object's for the whole object (part 1 of an object not uploaded in
-/// parts is the whole object), the part's for a part of a multipart object, none for a range.
+/// parts is the whole object), the part's for a part of a COMPOSITE multipart object (a
+/// FULL_OBJECT one answers only when its one part is the whole object), none for a range.
 fn returned_checksum(
     record: &ObjectRecord,
     mode: Option<&ChecksumMode>,
@@ -198,6 +199,7 @@ fn returned_checksum(
     }
     let whole = record.checksum.as_ref()?;
     match part_number {
+        Some(_) if !whole.composite && record.parts.len() > 1 => None,
         Some(n) if !record.parts.is_empty() => {
             let part = record.parts.iter().find(|p| p.number == n)?;
             Some(checksum::Checksum {
