@@ -172,6 +172,8 @@ def test_delete_markers_refuse_what_only_delete_may_do(s3, bucket):
     assert (got["Error"]["Method"], got["Error"]["ResourceType"]) == ("PUT", "DeleteMarker")
     got = error(s3.get_object_tagging, Bucket=bucket, Key="k")
     assert (got["Code"], got["Method"]) == ("MethodNotAllowed", "GET")
+    # GetObjectAcl alone reads a deleted key as missing.
+    assert error(s3.get_object_acl, Bucket=bucket, Key="k")["Code"] == "NoSuchKey"
     # A read of the object itself is still NoSuchKey.
     assert error(s3.get_object, Bucket=bucket, Key="k")["Code"] == "NoSuchKey"
 
@@ -278,6 +280,18 @@ def test_configurations_kept_by_id_must_carry_that_id(s3, bucket):
     }
     got = error(s3.put_bucket_inventory_configuration, Bucket=bucket, Id="outside", InventoryConfiguration=inventory)
     assert (got["Code"], got["Message"]) == ("IdMismatch", "Document ID does not match the specified configuration ID.")
+    put = dict(Bucket=bucket, Id="inside")
+    named = {**inventory, "Destination": {"S3BucketDestination": {"Bucket": bucket, "Format": "CSV"}}}
+    got = error(s3.put_bucket_inventory_configuration, **put, InventoryConfiguration=named)
+    assert (got["Code"], got["Message"]) == ("InvalidS3DestinationBucket", "Invalid bucket ARN.")
+    for wrong in [
+        {"Schedule": {"Frequency": "Hourly"}},
+        {"IncludedObjectVersions": "Wrong"},
+        {"OptionalFields": ["TestField"]},
+        {"Destination": {"S3BucketDestination": {"Bucket": f"arn:aws:s3:::{bucket}", "Format": "WRONG-FORMAT"}}},
+    ]:
+        got = error(s3.put_bucket_inventory_configuration, **put, InventoryConfiguration={**inventory, **wrong})
+        assert got["Code"] == "MalformedXML", wrong
 
 
 def test_lifecycle_filters_and_sizes(s3, bucket):
@@ -507,3 +521,14 @@ def test_completion_without_an_algorithm_ignores_a_composite_checksum(s3, bucket
         ChecksumCRC32="AAAAAA==-2",
     )
     assert done["ChecksumType"] == "FULL_OBJECT"
+
+
+def test_complete_answers_the_object_url(stratus, s3, bucket):
+    key = "dir/uni_\u2014_file"
+    upload = s3.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
+    part = s3.upload_part(Bucket=bucket, Key=key, UploadId=upload, PartNumber=1, Body=b"x")
+    done = s3.complete_multipart_upload(
+        Bucket=bucket, Key=key, UploadId=upload, MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": part["ETag"]}]}
+    )
+    # An IP address cannot carry the bucket's name, so the URL is path style.
+    assert done["Location"] == f"{stratus.endpoint}/{bucket}/dir/uni_%E2%80%94_file"

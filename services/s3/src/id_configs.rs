@@ -61,6 +61,40 @@ pub(crate) const METRICS: Family = Family {
     id_mismatch: None,
 };
 
+/// AWS's checks on a configuration's contents beyond the model's: an open enum's value it
+/// does not know is `MalformedXML`, as the recordings show.
+pub(crate) trait Checked {
+    fn check(&self) -> Result<(), AwsError> {
+        Ok(())
+    }
+}
+
+impl Checked for stratus_gen_s3::AnalyticsConfiguration {}
+impl Checked for stratus_gen_s3::IntelligentTieringConfiguration {}
+impl Checked for stratus_gen_s3::MetricsConfiguration {}
+
+impl Checked for stratus_gen_s3::InventoryConfiguration {
+    fn check(&self) -> Result<(), AwsError> {
+        use stratus_gen_s3::{InventoryFormat, InventoryFrequency, InventoryIncludedObjectVersions, InventoryOptionalField};
+        let destination = &self.destination.s3_bucket_destination;
+        if !destination.bucket.starts_with("arn:aws:s3:::") {
+            return Err(AwsError::new("InvalidS3DestinationBucket", "Invalid bucket ARN.", 400));
+        }
+        let unknown = matches!(destination.format, InventoryFormat::Unknown(_))
+            || matches!(self.schedule.frequency, InventoryFrequency::Unknown(_))
+            || matches!(self.included_object_versions, InventoryIncludedObjectVersions::Unknown(_))
+            || self
+                .optional_fields
+                .iter()
+                .flatten()
+                .any(|f| matches!(f, InventoryOptionalField::Unknown(_)));
+        match unknown {
+            true => Err(S3Error::malformed_xml()),
+            false => Ok(()),
+        }
+    }
+}
+
 /// The most configurations of one family a bucket holds.
 const MAX_PER_BUCKET: usize = 1000;
 /// The most configurations one listing page returns.

@@ -278,7 +278,7 @@ impl S3Service {
         versioning::named(self.store()?.as_ref(), &record, key, id)
     }
 
-    /// The version a sub-resource request (ACL, tagging, retention, legal hold) reads: as
+    /// The version a sub-resource read (tagging, retention, legal hold) reads: as
     /// [`S3Service::object_version`], but a key whose latest version is a delete marker is
     /// `MethodNotAllowed`, as AWS answers those requests.
     fn subresource_version(&self, bucket: &str, key: &str, version_id: Option<&str>) -> Result<ObjectRecord, AwsError> {

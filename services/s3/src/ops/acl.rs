@@ -104,7 +104,8 @@ pub(crate) async fn get_object_acl(
     input: GetObjectAclRequest,
 ) -> Result<GetObjectAclOutput, GetObjectAclError> {
     let bucket = s3.bucket(&input.bucket)?;
-    let record = s3.subresource_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    // Unlike its tagging, a deleted key's ACL is NoSuchKey, as AWS answers it.
+    let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
     let grants = match &record.acl {
         Some(doc) => config::decode(&schema::GRANTS, doc.as_bytes())?,
         None => config::acl::canned("private", &bucket.owner, &bucket.owner)?,

@@ -101,12 +101,32 @@ pub(crate) async fn complete_multipart_upload(
     input: CompleteMultipartUploadRequest,
 ) -> Result<CompleteMultipartUploadOutput, CompleteMultipartUploadError> {
     let (bucket, key) = (input.bucket.clone(), input.key.clone());
-    let output = s3.complete_upload(input).await?;
+    let mut output = s3.complete_upload(input).await?;
+    output.location = Some(object_url(ctx.host.as_deref(), &bucket, &key));
     if let Ok(record) = s3.object_version(&bucket, &key, output.version_id.as_deref()) {
         let event = notify::Event::created("ObjectCreated:CompleteMultipartUpload", &bucket, &record, ctx);
         s3.notify(event).await;
     }
     Ok(output)
+}
+
+/// The object's URL as CompleteMultipartUpload's `Location` gives it: virtual-hosted on the
+/// host the client addressed, the key percent-encoded (`/` kept), as AWS answers
+/// (`https://bucket.s3.amazonaws.com/key`); path style on a host that cannot carry a bucket
+/// name (an IP address).
+fn object_url(host: Option<&str>, bucket: &str, key: &str) -> String {
+    let key = crate::listing::escape(key, b"~/", "%20");
+    let Some(host) = host else {
+        return format!("/{bucket}/{key}");
+    };
+    let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
+    if host.starts_with(&format!("{bucket}.")) {
+        format!("http://{host}/{key}")
+    } else if name.parse::<std::net::IpAddr>().is_ok() {
+        format!("http://{host}/{bucket}/{key}")
+    } else {
+        format!("http://{bucket}.{host}/{key}")
+    }
 }
 
 pub(crate) async fn abort_multipart_upload(
@@ -132,4 +152,21 @@ pub(crate) async fn list_multipart_uploads(
     input: ListMultipartUploadsRequest,
 ) -> Result<ListMultipartUploadsOutput, ListMultipartUploadsError> {
     Ok(s3.list_uploads_of(input)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::object_url;
+
+    #[test]
+    fn locations_are_virtual_hosted_where_the_host_allows() {
+        let key = "dir/uni_\u{2014}_file";
+        assert_eq!(
+            object_url(Some("s3.localhost.localstack.cloud:4566"), "b", key),
+            "http://b.s3.localhost.localstack.cloud:4566/dir/uni_%E2%80%94_file"
+        );
+        assert_eq!(object_url(Some("b.s3.localhost:4566"), "b", "k"), "http://b.s3.localhost:4566/k");
+        assert_eq!(object_url(Some("127.0.0.1:4566"), "b", "k"), "http://127.0.0.1:4566/b/k");
+        assert_eq!(object_url(None, "b", "k"), "/b/k");
+    }
 }
