@@ -309,6 +309,11 @@ def test_lifecycle_filters_and_sizes(s3, bucket):
     got = put({**expire, "Filter": {"And": {"Tags": [{"Key": "k", "Value": "1"}, {"Key": "k", "Value": "2"}]}}})
     assert (got["Code"], got["Message"]) == ("InvalidRequest", "Duplicate Tag Keys are not allowed.")
     assert put({**expire, "Filter": {}, "NoncurrentVersionExpiration": {}})["Code"] == "MalformedXML"
+    import datetime
+
+    not_midnight = {"Expiration": {"Date": datetime.datetime(2023, 1, 1, 2, 2, tzinfo=datetime.timezone.utc)}, "Filter": {}}
+    got = put(not_midnight)
+    assert (got["Message"], got["ArgumentName"]) == ("'Date' must be at midnight GMT", "Date") and got["ArgumentValue"]
     got = put({**expire, "Filter": {}}, TransitionDefaultMinimumObjectSize="value")
     assert (got["Code"], got["Message"]) == ("InvalidRequest", "Invalid TransitionDefaultMinimumObjectSize found: value")
 
@@ -532,3 +537,19 @@ def test_complete_answers_the_object_url(stratus, s3, bucket):
     )
     # An IP address cannot carry the bucket's name, so the URL is path style.
     assert done["Location"] == f"{stratus.endpoint}/{bucket}/dir/uni_%E2%80%94_file"
+
+
+def test_a_full_object_checksum_on_completion_needs_its_type(s3, bucket):
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="k", ChecksumAlgorithm="CRC32", ChecksumType="FULL_OBJECT")
+    part = s3.upload_part(Bucket=bucket, Key="k", UploadId=upload["UploadId"], PartNumber=1, Body=b"abc", ChecksumAlgorithm="CRC32")
+    complete = dict(
+        Bucket=bucket,
+        Key="k",
+        UploadId=upload["UploadId"],
+        MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": part["ETag"], "ChecksumCRC32": part["ChecksumCRC32"]}]},
+    )
+    # The right value, but without x-amz-checksum-type: FULL_OBJECT, is refused.
+    got = error(s3.complete_multipart_upload, **complete, ChecksumCRC32=part["ChecksumCRC32"])
+    assert (got["Code"], got["Message"]) == ("BadDigest", "The crc32 you specified did not match the calculated checksum.")
+    done = s3.complete_multipart_upload(**complete, ChecksumCRC32=part["ChecksumCRC32"], ChecksumType="FULL_OBJECT")
+    assert done["ChecksumCRC32"] == part["ChecksumCRC32"]

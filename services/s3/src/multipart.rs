@@ -291,22 +291,37 @@ fn check_part_checksums(
 
 /// The whole-object checksum a CompleteMultipartUpload may carry must be the object's (a
 /// composite one compared without its part count).
-/// An upload created without an algorithm ignores a composite (`…-N`) value, as AWS does.
+/// An upload created without an algorithm ignores a composite (`…-N`) value; a FULL_OBJECT
+/// upload takes its whole-object checksum only with `x-amz-checksum-type: FULL_OBJECT`, and
+/// names its own algorithm in the refusal — as the recordings show AWS answering.
 fn check_object_checksum(
     input: &CompleteMultipartUploadRequest,
     stored: Option<&Checksum>,
-    created_without_algorithm: bool,
+    upload_algorithm: Option<Algorithm>,
+    full_object: bool,
 ) -> Result<(), AwsError> {
     let sent = checksum::checksum_members!(input);
+    let typed = input.checksum_type.as_ref() == Some(&ChecksumType::FullObject);
     for (a, v) in Algorithm::ALL.into_iter().zip(sent) {
         let Some(v) = v else { continue };
-        if created_without_algorithm && v.contains('-') {
+        if upload_algorithm.is_none() && v.contains('-') {
             continue;
         }
-        let matches = stored
-            .is_some_and(|c| c.algorithm == a && c.value.split('-').next() == Some(v.split('-').next().unwrap_or(v)));
+        let untyped_full = upload_algorithm.is_some() && full_object && !typed;
+        let matches = !untyped_full
+            && stored
+                .is_some_and(|c| c.algorithm == a && c.value.split('-').next() == Some(v.split('-').next().unwrap_or(v)));
         if !matches {
-            return Err(checksum::bad_digest(a));
+            // CompleteMultipartUpload writes the algorithm in lower case.
+            let named = if full_object { upload_algorithm.unwrap_or(a) } else { a };
+            return Err(AwsError::new(
+                "BadDigest",
+                format!(
+                    "The {} you specified did not match the calculated checksum.",
+                    named.name().to_ascii_lowercase()
+                ),
+                400,
+            ));
         }
     }
     Ok(())
@@ -497,7 +512,7 @@ impl S3Service {
             return Err(S3Error::invalid_request("You must specify at least one part"));
         }
         check_checksum_mode(&upload, input.checksum_type.as_ref())?;
-        let created_without_algorithm = upload.checksum_algorithm.is_none();
+        let (upload_algorithm, upload_full_object) = (upload.checksum_algorithm, upload.full_object);
         let chosen = chosen_parts(&upload_id, &requested, &parts)?;
         check_part_checksums(&upload, &completed, &chosen)?;
         let size: u64 = chosen.iter().map(|p| p.size).sum();
@@ -584,7 +599,7 @@ impl S3Service {
             composite: false,
         };
         record.checksum = Some(composite.unwrap_or(full));
-        if let Err(e) = check_object_checksum(&input, record.checksum.as_ref(), created_without_algorithm) {
+        if let Err(e) = check_object_checksum(&input, record.checksum.as_ref(), upload_algorithm, upload_full_object) {
             self.delete_blobs(vec![record.blob.clone()]).await?;
             return Err(e);
         }

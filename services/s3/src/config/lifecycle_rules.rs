@@ -61,8 +61,11 @@ pub(crate) fn check_lifecycle(rules: &[LifecycleRule]) -> Result<(), AwsError> {
                     "'Days' for Expiration action must be a positive integer",
                 ));
             }
-            if exp.date.as_ref().is_some_and(|d| d.secs() % 86_400 != 0) {
-                return Err(S3Error::invalid_argument("'Date' must be at midnight GMT"));
+            if let Some(date) = exp.date.as_ref().filter(|d| d.secs() % 86_400 != 0) {
+                let written = date.fmt(aws_smithy_types::date_time::Format::DateTime).unwrap_or_default();
+                return Err(S3Error::invalid_argument("'Date' must be at midnight GMT")
+                    .with_detail("ArgumentName", "Date")
+                    .with_detail("ArgumentValue", written));
             }
         }
         if let Some(n) = &rule.noncurrent_version_expiration {
