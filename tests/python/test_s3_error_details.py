@@ -553,3 +553,14 @@ def test_a_full_object_checksum_on_completion_needs_its_type(s3, bucket):
     assert (got["Code"], got["Message"]) == ("BadDigest", "The crc32 you specified did not match the calculated checksum.")
     done = s3.complete_multipart_upload(**complete, ChecksumCRC32=part["ChecksumCRC32"], ChecksumType="FULL_OBJECT")
     assert done["ChecksumCRC32"] == part["ChecksumCRC32"]
+
+
+def test_a_past_retention_date_is_quoted_as_aws_quotes_it(s3):
+    import datetime
+
+    name = f"lock-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=name, ObjectLockEnabledForBucket=True)
+    s3.put_object(Bucket=name, Key="k", Body=b"x")
+    past = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+    got = error(s3.put_object_retention, Bucket=name, Key="k", Retention={"Mode": "GOVERNANCE", "RetainUntilDate": past})
+    assert (got["ArgumentName"], got["ArgumentValue"]) == ("RetainUntilDate", "Tue Dec 31 16:00:00 PST 2019")
