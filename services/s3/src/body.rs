@@ -339,11 +339,17 @@ mod tests {
         let written = write(store.as_ref(), "b", request(b"hello"), Some(Algorithm::Sha256), 100).unwrap();
         let md5 = written.md5.clone();
         assert!(written.verify(Some(&md5), None, DigestText::Hex).is_ok());
-        assert_eq!(written.verify(Some(&[0; 16]), None, DigestText::Hex).unwrap_err().code, "BadDigest");
+        assert_eq!(
+            written.verify(Some(&[0; 16]), None, DigestText::Hex).unwrap_err().code,
+            "BadDigest"
+        );
         let good = Sent::Header(Algorithm::Sha256, Algorithm::Sha256.digest(b"hello"));
         assert!(written.verify(None, Some(&good), DigestText::Hex).is_ok());
         let bad = Sent::Header(Algorithm::Sha256, Algorithm::Sha256.digest(b"hellO"));
-        assert_eq!(written.verify(None, Some(&bad), DigestText::Hex).unwrap_err().code, "BadDigest");
+        assert_eq!(
+            written.verify(None, Some(&bad), DigestText::Hex).unwrap_err().code,
+            "BadDigest"
+        );
     }
 
     fn chunked(bytes: &'static [u8], trailer: Option<Algorithm>) -> Source {
@@ -365,7 +371,9 @@ mod tests {
         assert_eq!(store.get_blob("b").unwrap(), Some(b"hello world".to_vec()));
         assert_eq!(written.size, 11);
         assert_eq!(written.trailer, Some((Algorithm::Crc32, "DUoRhQ==".to_string())));
-        assert!(written.verify(None, Some(&Sent::Trailer(Algorithm::Crc32)), DigestText::Hex).is_ok());
+        assert!(written
+            .verify(None, Some(&Sent::Trailer(Algorithm::Crc32)), DigestText::Hex)
+            .is_ok());
 
         let wrong = b"b\r\nhello world\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n";
         let written = write(store.as_ref(), "w", chunked(wrong, crc32), crc32, 100).unwrap();

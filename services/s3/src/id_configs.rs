@@ -75,14 +75,19 @@ impl Checked for stratus_gen_s3::MetricsConfiguration {}
 
 impl Checked for stratus_gen_s3::InventoryConfiguration {
     fn check(&self) -> Result<(), AwsError> {
-        use stratus_gen_s3::{InventoryFormat, InventoryFrequency, InventoryIncludedObjectVersions, InventoryOptionalField};
+        use stratus_gen_s3::{
+            InventoryFormat, InventoryFrequency, InventoryIncludedObjectVersions, InventoryOptionalField,
+        };
         let destination = &self.destination.s3_bucket_destination;
         if !destination.bucket.starts_with("arn:aws:s3:::") {
             return Err(AwsError::new("InvalidS3DestinationBucket", "Invalid bucket ARN.", 400));
         }
         let unknown = matches!(destination.format, InventoryFormat::Unknown(_))
             || matches!(self.schedule.frequency, InventoryFrequency::Unknown(_))
-            || matches!(self.included_object_versions, InventoryIncludedObjectVersions::Unknown(_))
+            || matches!(
+                self.included_object_versions,
+                InventoryIncludedObjectVersions::Unknown(_)
+            )
             || self
                 .optional_fields
                 .iter()

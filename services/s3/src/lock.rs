@@ -231,7 +231,9 @@ pub(crate) fn check_retention_change(
 fn pacific_date(secs: i64) -> String {
     use stratus_core::calendar::{civil_from_seconds, days_from_civil};
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     let weekday = |days: i64| (days + 4).rem_euclid(7);
     let (year, ..) = civil_from_seconds(secs - 8 * 3600);
     // The n-th Sunday of a month, as days since the epoch.
@@ -264,9 +266,11 @@ pub(crate) fn requested_retention(
         (Some(mode), Some(until)) => {
             let until = to_millis(until);
             if until <= now_ms {
-                return Err(S3Error::invalid_argument("The retain until date must be in the future!")
-                    .with_detail("ArgumentName", "RetainUntilDate")
-                    .with_detail("ArgumentValue", pacific_date(until.div_euclid(1000))));
+                return Err(
+                    S3Error::invalid_argument("The retain until date must be in the future!")
+                        .with_detail("ArgumentName", "RetainUntilDate")
+                        .with_detail("ArgumentValue", pacific_date(until.div_euclid(1000))),
+                );
             }
             Ok((Some(mode_name(mode)?), Some(until)))
         }

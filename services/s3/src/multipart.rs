@@ -309,8 +309,9 @@ fn check_object_checksum(
         }
         let untyped_full = upload_algorithm.is_some() && full_object && !typed;
         let matches = !untyped_full
-            && stored
-                .is_some_and(|c| c.algorithm == a && c.value.split('-').next() == Some(v.split('-').next().unwrap_or(v)));
+            && stored.is_some_and(|c| {
+                c.algorithm == a && c.value.split('-').next() == Some(v.split('-').next().unwrap_or(v))
+            });
         if !matches {
             // CompleteMultipartUpload writes the algorithm in lower case.
             let named = if full_object { upload_algorithm.unwrap_or(a) } else { a };
@@ -458,8 +459,14 @@ impl S3Service {
         let (blob, written) = self
             .write_body("part", source, algorithm, body::MAX_SINGLE_UPLOAD)
             .await?;
-        self.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref(), body::DigestText::Base64)
-            .await?;
+        self.verify_body(
+            &blob,
+            &written,
+            content_md5.as_deref(),
+            sent.as_ref(),
+            body::DigestText::Base64,
+        )
+        .await?;
         let checksum = algorithm
             .zip(written.checksum.as_ref())
             .map(|(algorithm, digest)| Checksum {
@@ -494,11 +501,7 @@ impl S3Service {
         &self,
         input: CompleteMultipartUploadRequest,
     ) -> Result<CompleteMultipartUploadOutput, AwsError> {
-        let completed = input
-            .multipart_upload
-            .clone()
-            .and_then(|m| m.parts)
-            .unwrap_or_default();
+        let completed = input.multipart_upload.clone().and_then(|m| m.parts).unwrap_or_default();
         let requested: Vec<(i32, String)> = completed
             .iter()
             .map(|p| (p.part_number.unwrap_or(0), p.e_tag.clone().unwrap_or_default()))

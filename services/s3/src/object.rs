@@ -266,7 +266,9 @@ impl ReadConditions<'_> {
             Some(tags) if etag_matches(tags, &object.etag) => return Err(S3Error::not_modified()),
             Some(_) => {}
             None => {
-                let since = self.if_modified_since.filter(|t| t.secs() <= self.now_ms.div_euclid(1000));
+                let since = self
+                    .if_modified_since
+                    .filter(|t| t.secs() <= self.now_ms.div_euclid(1000));
                 if since.is_some_and(|t| modified <= t.secs()) {
                     return Err(S3Error::not_modified());
                 }

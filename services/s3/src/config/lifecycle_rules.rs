@@ -62,7 +62,9 @@ pub(crate) fn check_lifecycle(rules: &[LifecycleRule]) -> Result<(), AwsError> {
                 ));
             }
             if let Some(date) = exp.date.as_ref().filter(|d| d.secs() % 86_400 != 0) {
-                let written = date.fmt(aws_smithy_types::date_time::Format::DateTime).unwrap_or_default();
+                let written = date
+                    .fmt(aws_smithy_types::date_time::Format::DateTime)
+                    .unwrap_or_default();
                 return Err(S3Error::invalid_argument("'Date' must be at midnight GMT")
                     .with_detail("ArgumentName", "Date")
                     .with_detail("ArgumentValue", written));

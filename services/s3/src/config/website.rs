@@ -31,7 +31,11 @@ pub(crate) fn check_website(config: &WebsiteConfiguration) -> Result<(), AwsErro
         ));
     };
     if index.suffix.is_empty() || index.suffix.contains('/') {
-        return Err(argument("The IndexDocument Suffix is not well formed", "IndexDocument", &index.suffix));
+        return Err(argument(
+            "The IndexDocument Suffix is not well formed",
+            "IndexDocument",
+            &index.suffix,
+        ));
     }
     if let Some(rules) = &config.routing_rules {
         if rules.is_empty() {

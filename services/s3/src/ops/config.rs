@@ -452,7 +452,11 @@ pub(crate) async fn put_bucket_logging(
         })?;
         if target.region != bucket.region {
             // AWS names the source's region too, unless it is us-east-1.
-            let refusal = AwsError::new("CrossLocationLoggingProhibitted", "Cross S3 location logging not allowed. ", 403);
+            let refusal = AwsError::new(
+                "CrossLocationLoggingProhibitted",
+                "Cross S3 location logging not allowed. ",
+                403,
+            );
             let refusal = match bucket.region.as_str() {
                 "us-east-1" => refusal,
                 source => refusal.with_detail("SourceBucketLocation", source),

@@ -165,8 +165,14 @@ mod tests {
             object_url(Some("s3.localhost.localstack.cloud:4566"), "b", key),
             "http://b.s3.localhost.localstack.cloud:4566/dir/uni_%E2%80%94_file"
         );
-        assert_eq!(object_url(Some("b.s3.localhost:4566"), "b", "k"), "http://b.s3.localhost:4566/k");
-        assert_eq!(object_url(Some("127.0.0.1:4566"), "b", "k"), "http://127.0.0.1:4566/b/k");
+        assert_eq!(
+            object_url(Some("b.s3.localhost:4566"), "b", "k"),
+            "http://b.s3.localhost:4566/k"
+        );
+        assert_eq!(
+            object_url(Some("127.0.0.1:4566"), "b", "k"),
+            "http://127.0.0.1:4566/b/k"
+        );
         assert_eq!(object_url(None, "b", "k"), "/b/k");
     }
 }

@@ -62,8 +62,14 @@ pub(crate) async fn write_object(
     let (blob, written) = s3
         .write_body("obj", incoming.source, Some(algorithm), body::MAX_SINGLE_UPLOAD)
         .await?;
-    s3.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref(), body::DigestText::Hex)
-        .await?;
+    s3.verify_body(
+        &blob,
+        &written,
+        content_md5.as_deref(),
+        sent.as_ref(),
+        body::DigestText::Hex,
+    )
+    .await?;
     let record = ObjectRecord {
         key: input.key,
         size: written.size,
