@@ -564,3 +564,35 @@ def test_a_past_retention_date_is_quoted_as_aws_quotes_it(s3):
     past = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
     got = error(s3.put_object_retention, Bucket=name, Key="k", Retention={"Mode": "GOVERNANCE", "RetainUntilDate": past})
     assert (got["ArgumentName"], got["ArgumentValue"]) == ("RetainUntilDate", "Tue Dec 31 16:00:00 PST 2019")
+
+
+def test_post_upload_location_names_the_bucket_by_host(stratus, s3, bucket):
+    import http.client
+    import urllib.parse
+
+    # A path-style form POST through a named host is answered with the virtual-hosted URL.
+    address = urllib.parse.urlparse(stratus.endpoint)
+    host = f"s3.localhost.localstack.cloud:{address.port}"
+    boundary = "b0undary"
+    fields = [("key", "k.txt"), ("success_action_status", "201")]
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{n}"\r\n\r\n{v}\r\n' for n, v in fields]
+    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="k.txt"\r\n\r\nhello\r\n')
+    body = ("".join(parts) + f"--{boundary}--\r\n").encode()
+    s3.put_public_access_block(
+        Bucket=bucket,
+        PublicAccessBlockConfiguration={
+            "BlockPublicAcls": False,
+            "IgnorePublicAcls": False,
+            "BlockPublicPolicy": False,
+            "RestrictPublicBuckets": False,
+        },
+    )
+    s3.put_bucket_ownership_controls(Bucket=bucket, OwnershipControls={"Rules": [{"ObjectOwnership": "ObjectWriter"}]})
+    s3.put_bucket_acl(Bucket=bucket, ACL="public-read-write")
+    conn = http.client.HTTPConnection(address.hostname, address.port)
+    conn.request("POST", f"/{bucket}", body=body, headers={"Host": host, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    assert response.status == 201
+    assert response.getheader("location") == f"http://{bucket}.{host}/k.txt"

@@ -41,6 +41,24 @@ impl BucketRecord {
     }
 }
 
+/// The bucket's URL as AWS's answers name it (CompleteMultipartUpload's and POST uploads'
+/// `Location`): virtual-hosted on the host the client addressed, as
+/// `https://bucket.s3.amazonaws.com` is; path style on a host that cannot carry a bucket name
+/// (an IP address); the bare path when the host is not known.
+pub(crate) fn url(host: Option<&str>, bucket: &str) -> String {
+    let Some(host) = host else {
+        return format!("/{bucket}");
+    };
+    let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
+    if host.starts_with(&format!("{bucket}.")) {
+        format!("http://{host}")
+    } else if name.parse::<std::net::IpAddr>().is_ok() {
+        format!("http://{host}/{bucket}")
+    } else {
+        format!("http://{bucket}.{host}")
+    }
+}
+
 /// Where CreateBucket puts a bucket, as AWS decides from the location constraint and the
 /// region the request was sent to: the region, and the constraint when it is an alias (`EU`).
 ///
@@ -104,6 +122,17 @@ pub(crate) fn valid_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_are_virtual_hosted_where_the_host_allows() {
+        assert_eq!(
+            url(Some("s3.localhost.localstack.cloud:4566"), "b"),
+            "http://b.s3.localhost.localstack.cloud:4566"
+        );
+        assert_eq!(url(Some("b.s3.localhost:4566"), "b"), "http://b.s3.localhost:4566");
+        assert_eq!(url(Some("127.0.0.1:4566"), "b"), "http://127.0.0.1:4566/b");
+        assert_eq!(url(None, "b"), "/b");
+    }
 
     fn placed(constraint: Option<&str>, sent_to: &str) -> Result<(String, Option<String>), String> {
         placement(constraint, sent_to).map_err(|e| e.code)

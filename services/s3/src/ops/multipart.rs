@@ -110,23 +110,14 @@ pub(crate) async fn complete_multipart_upload(
     Ok(output)
 }
 
-/// The object's URL as CompleteMultipartUpload's `Location` gives it: virtual-hosted on the
-/// host the client addressed, the key percent-encoded (`/` kept), as AWS answers
-/// (`https://bucket.s3.amazonaws.com/key`); path style on a host that cannot carry a bucket
-/// name (an IP address).
+/// The object's URL as CompleteMultipartUpload's `Location` gives it: the bucket's
+/// ([`bucket::url`]) and the key percent-encoded, `/` kept.
 fn object_url(host: Option<&str>, bucket: &str, key: &str) -> String {
-    let key = crate::listing::escape(key, b"~/", "%20");
-    let Some(host) = host else {
-        return format!("/{bucket}/{key}");
-    };
-    let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
-    if host.starts_with(&format!("{bucket}.")) {
-        format!("http://{host}/{key}")
-    } else if name.parse::<std::net::IpAddr>().is_ok() {
-        format!("http://{host}/{bucket}/{key}")
-    } else {
-        format!("http://{bucket}.{host}/{key}")
-    }
+    format!(
+        "{}/{}",
+        bucket::url(host, bucket),
+        crate::listing::escape(key, b"~/", "%20")
+    )
 }
 
 pub(crate) async fn abort_multipart_upload(
