@@ -357,7 +357,7 @@ impl S3Service {
         ctx_account: String,
         input: CreateMultipartUploadRequest,
     ) -> Result<CreateMultipartUploadOutput, AwsError> {
-        crate::check_storage_class(input.storage_class.as_ref())?;
+        crate::storage_class::check_storage_class(input.storage_class.as_ref())?;
         let tags = match &input.tagging {
             Some(header) => object::parse_tagging_header(header)?,
             None => Default::default(),
@@ -390,7 +390,7 @@ impl S3Service {
             },
             metadata: input.metadata.unwrap_or_default(),
             tags,
-            storage_class: crate::kept_storage_class(input.storage_class),
+            storage_class: crate::storage_class::kept_storage_class(input.storage_class),
             acl,
             checksum_algorithm: algorithm,
             full_object: full_object.unwrap_or(false),

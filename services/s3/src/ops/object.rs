@@ -6,6 +6,7 @@ use crate::chunked;
 use crate::encryption::{self, Reported};
 use crate::notify;
 use crate::object::copy_source;
+use crate::storage_class::{check_readable, check_storage_class, kept_storage_class};
 use crate::*;
 
 pub(crate) async fn put_object(
