@@ -437,9 +437,10 @@ def test_replication_configuration_is_checked_stored_and_removed(s3, bucket):
         return {**v1, "Rules": [{**v1["Rules"][0], "Destination": {"Bucket": f"arn:aws:s3:::{name}"}}]}
 
     absent = with_destination(f"c-absent-{uuid.uuid4().hex[:8]}")
+    # AWS words a missing destination as one without versioning.
     assert refusal(s3.put_bucket_replication, Bucket=source, ReplicationConfiguration=absent) == (
         "InvalidRequest",
-        "Destination bucket must exist.",
+        "Destination bucket must have versioning enabled.",
     )
     assert refusal(s3.put_bucket_replication, Bucket=source, ReplicationConfiguration=with_destination(unversioned)) == (
         "InvalidRequest",

@@ -59,11 +59,14 @@ pub(crate) fn omit_default_members(service: &Service, op: &Operation, output: &m
     }
 }
 
+/// The host id of a service whose answers carry one: Stratus has no hosts to name, so it is a
+/// fixed token.
+pub(crate) const HOST_ID: &str = "stratus";
+
 /// Adds what every answer of the service carries (an output's, an error's, a preflight's).
 pub(crate) fn finish(departures: &Departures, response: &mut Response) {
     if departures.host_id {
-        // Stratus has no hosts to name, so the host id is a fixed token.
-        set_header(response, "x-amz-id-2", "stratus");
+        set_header(response, "x-amz-id-2", HOST_ID);
     }
 }
 

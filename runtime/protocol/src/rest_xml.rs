@@ -4,8 +4,8 @@
 //!
 //! Errors are `<ErrorResponse><Error><Type/><Code/><Message/>…</Error><RequestId/></ErrorResponse>`
 //! ([`ErrorStyle::Wrapped`], Route 53, CloudFront); S3 answers with a bare
-//! `<Error><Code/><Message/>…<RequestId/></Error>` ([`ErrorStyle::Bare`]), which its own
-//! layer asks for. Responses carry the request id as both `x-amzn-RequestId` and
+//! `<Error><Code/><Message/>…<RequestId/><HostId/></Error>` ([`ErrorStyle::Bare`]), which its own
+//! layer asks for (`HostId` when the service's answers carry one). Responses carry the request id as both `x-amzn-RequestId` and
 //! `x-amz-request-id`.
 //!
 //! ```
@@ -31,7 +31,7 @@ use stratus_core::{OperationError, Value};
 use crate::failure::Failure;
 use crate::http_binding::{self, BodyCodec};
 use crate::reply::{respond, set_header, set_request_id};
-use crate::{xml, Response};
+use crate::{departures, xml, Response};
 
 /// The restXml body codec.
 pub(crate) struct Xml;
@@ -101,6 +101,10 @@ pub fn encode_error(
             let mut root = writer.start_el("Error").finish();
             xml::write_error_fields(&mut root, &failure, failure.code, false);
             root.start_el("RequestId").finish().data(request_id);
+            // The document repeats the host id header, as S3's does.
+            if service.departures.host_id {
+                root.start_el("HostId").finish().data(departures::HOST_ID);
+            }
         }
     }
     let mut response = respond(failure.status, Some(Xml::MEDIA_TYPE), body.into_bytes());

@@ -109,13 +109,13 @@ fn s3_errors_are_bare() {
     assert_eq!(response.status(), 404);
     assert_eq!(
         body_text(&response),
-        "<Error><Code>NoSuchKey</Code><RequestId>RID</RequestId></Error>"
+        "<Error><Code>NoSuchKey</Code><RequestId>RID</RequestId><HostId>stratus</HostId></Error>"
     );
     // S3's noErrorWrapping: the protocol answers S3 with the bare document, and its host id.
     let response = encode_error(P, service, None, &error, "RID");
     assert_eq!(
         body_text(&response),
-        "<Error><Code>NoSuchKey</Code><RequestId>RID</RequestId></Error>"
+        "<Error><Code>NoSuchKey</Code><RequestId>RID</RequestId><HostId>stratus</HostId></Error>"
     );
     assert!(response.headers().contains_key("x-amz-id-2"));
 }
@@ -130,7 +130,7 @@ fn s3_error_details_follow_the_message() {
     assert_eq!(
         body_text(&response),
         "<Error><Code>AccessForbidden</Code><Message>CORSResponse: Bucket not found</Message>\
-         <Method>PUT</Method><ResourceType>BUCKET</ResourceType><RequestId>RID</RequestId></Error>"
+         <Method>PUT</Method><ResourceType>BUCKET</ResourceType><RequestId>RID</RequestId><HostId>stratus</HostId></Error>"
     );
 }
 

@@ -100,6 +100,14 @@ pub(crate) struct Written {
     pub trailer: Option<(Algorithm, String)>,
 }
 
+/// How a `BadDigest` writes the `Content-MD5` it expected: AWS's PutObject answers it in hex,
+/// its UploadPart in base64, as sent.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DigestText {
+    Hex,
+    Base64,
+}
+
 impl Written {
     /// The ETag of a body written in one piece: its MD5, quoted.
     pub(crate) fn etag(&self) -> String {
@@ -107,9 +115,21 @@ impl Written {
     }
 
     /// Checks the body against the request's `Content-MD5` (binary) and the checksum it sent.
-    pub(crate) fn verify(&self, content_md5: Option<&[u8]>, sent: Option<&Sent>) -> Result<(), AwsError> {
-        if content_md5.is_some_and(|expected| expected != self.md5.as_slice()) {
-            return Err(S3Error::bad_digest());
+    /// A `BadDigest` names both digests, the expected one written as `expected` says.
+    pub(crate) fn verify(
+        &self,
+        content_md5: Option<&[u8]>,
+        sent: Option<&Sent>,
+        expected: DigestText,
+    ) -> Result<(), AwsError> {
+        if let Some(digest) = content_md5.filter(|digest| *digest != self.md5.as_slice()) {
+            let written = match expected {
+                DigestText::Hex => stratus_core::hex::encode(digest),
+                DigestText::Base64 => checksum::encode(digest),
+            };
+            return Err(S3Error::bad_digest()
+                .with_detail("CalculatedDigest", checksum::encode(&self.md5))
+                .with_detail("ExpectedDigest", written));
         }
         if let Some(sent) = sent {
             if self.checksum.as_ref() != Some(&sent.digest(self.trailer.as_ref())?) {
@@ -318,12 +338,18 @@ mod tests {
         let store = store();
         let written = write(store.as_ref(), "b", request(b"hello"), Some(Algorithm::Sha256), 100).unwrap();
         let md5 = written.md5.clone();
-        assert!(written.verify(Some(&md5), None).is_ok());
-        assert_eq!(written.verify(Some(&[0; 16]), None).unwrap_err().code, "BadDigest");
+        assert!(written.verify(Some(&md5), None, DigestText::Hex).is_ok());
+        assert_eq!(
+            written.verify(Some(&[0; 16]), None, DigestText::Hex).unwrap_err().code,
+            "BadDigest"
+        );
         let good = Sent::Header(Algorithm::Sha256, Algorithm::Sha256.digest(b"hello"));
-        assert!(written.verify(None, Some(&good)).is_ok());
+        assert!(written.verify(None, Some(&good), DigestText::Hex).is_ok());
         let bad = Sent::Header(Algorithm::Sha256, Algorithm::Sha256.digest(b"hellO"));
-        assert_eq!(written.verify(None, Some(&bad)).unwrap_err().code, "BadDigest");
+        assert_eq!(
+            written.verify(None, Some(&bad), DigestText::Hex).unwrap_err().code,
+            "BadDigest"
+        );
     }
 
     fn chunked(bytes: &'static [u8], trailer: Option<Algorithm>) -> Source {
@@ -345,11 +371,13 @@ mod tests {
         assert_eq!(store.get_blob("b").unwrap(), Some(b"hello world".to_vec()));
         assert_eq!(written.size, 11);
         assert_eq!(written.trailer, Some((Algorithm::Crc32, "DUoRhQ==".to_string())));
-        assert!(written.verify(None, Some(&Sent::Trailer(Algorithm::Crc32))).is_ok());
+        assert!(written
+            .verify(None, Some(&Sent::Trailer(Algorithm::Crc32)), DigestText::Hex)
+            .is_ok());
 
         let wrong = b"b\r\nhello world\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n";
         let written = write(store.as_ref(), "w", chunked(wrong, crc32), crc32, 100).unwrap();
-        let refused = written.verify(None, Some(&Sent::Trailer(Algorithm::Crc32)));
+        let refused = written.verify(None, Some(&Sent::Trailer(Algorithm::Crc32)), DigestText::Hex);
         assert_eq!(
             refused.unwrap_err().message,
             "The CRC32 you specified did not match the calculated checksum."

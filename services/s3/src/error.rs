@@ -24,8 +24,8 @@ impl S3Error {
         AwsError::new("NoSuchKey", "The specified key does not exist.", 404).with_detail("Key", key)
     }
 
-    pub(crate) fn invalid_bucket_name() -> AwsError {
-        AwsError::new("InvalidBucketName", "The specified bucket is not valid.", 400)
+    pub(crate) fn invalid_bucket_name(bucket: &str) -> AwsError {
+        AwsError::new("InvalidBucketName", "The specified bucket is not valid.", 400).with_detail("BucketName", bucket)
     }
 
     pub(crate) fn bucket_exists() -> AwsError {
@@ -36,16 +36,18 @@ impl S3Error {
         )
     }
 
-    pub(crate) fn bucket_owned() -> AwsError {
+    pub(crate) fn bucket_owned(bucket: &str) -> AwsError {
         AwsError::new(
             "BucketAlreadyOwnedByYou",
             "Your previous request to create the named bucket succeeded and you already own it.",
             409,
         )
+        .with_detail("BucketName", bucket)
     }
 
-    pub(crate) fn bucket_not_empty() -> AwsError {
+    pub(crate) fn bucket_not_empty(bucket: &str) -> AwsError {
         AwsError::new("BucketNotEmpty", "The bucket you tried to delete is not empty", 409)
+            .with_detail("BucketName", bucket)
     }
 
     pub(crate) fn invalid_argument(message: impl Into<String>) -> AwsError {
@@ -64,12 +66,20 @@ impl S3Error {
         )
     }
 
+    /// A 412 naming the header whose condition did not hold, as AWS's `<Condition>` does.
+    pub(crate) fn condition_failed(header: &str) -> AwsError {
+        S3Error::precondition_failed().with_detail("Condition", header)
+    }
+
     pub(crate) fn not_modified() -> AwsError {
         AwsError::new("NotModified", "Not Modified", 304)
     }
 
-    pub(crate) fn invalid_range() -> AwsError {
+    /// A `Range` no byte of the object satisfies, with the header and the size as AWS names them.
+    pub(crate) fn invalid_range(requested: &str, size: u64) -> AwsError {
         AwsError::new("InvalidRange", "The requested range is not satisfiable", 416)
+            .with_detail("ActualObjectSize", size.to_string())
+            .with_detail("RangeRequested", requested)
     }
 
     pub(crate) fn bad_digest() -> AwsError {
@@ -142,14 +152,32 @@ impl S3Error {
     /// A GET or HEAD of delete marker `version_id` by its version id: AWS's 405 says what it
     /// hit and that only DELETE applies.
     pub(crate) fn method_not_allowed(version_id: &str) -> AwsError {
+        S3Error::delete_marker_not_allowed()
+            .with_header("x-amz-delete-marker", "true")
+            .with_header("x-amz-version-id", version_id)
+            .with_header("allow", "DELETE")
+    }
+
+    /// A request on a delete marker that only DELETE may make. AWS's document names the
+    /// resource type and the request's method, which [`S3Error::with_method`] adds once the
+    /// operation is known.
+    pub(crate) fn delete_marker_not_allowed() -> AwsError {
         AwsError::new(
             "MethodNotAllowed",
             "The specified method is not allowed against this resource.",
             405,
         )
-        .with_header("x-amz-delete-marker", "true")
-        .with_header("x-amz-version-id", version_id)
-        .with_header("allow", "DELETE")
+        .with_detail("ResourceType", "DeleteMarker")
+    }
+
+    /// `e` naming `method` in `<Method>` when it is a `MethodNotAllowed` that does not yet.
+    pub(crate) fn with_method(e: AwsError, method: &str) -> AwsError {
+        match e.code.as_str() {
+            "MethodNotAllowed" if !e.details.iter().any(|(name, _)| *name == "Method") => {
+                e.with_detail("Method", method)
+            }
+            _ => e,
+        }
     }
 
     /// A GET or HEAD of a key whose current version is delete marker `version_id`.
@@ -172,8 +200,9 @@ impl S3Error {
         AwsError::new("AccessDenied", "Mfa Authentication must be used for this request", 403)
     }
 
-    pub(crate) fn no_such_tag_set() -> AwsError {
-        AwsError::new("NoSuchTagSet", "The TagSet does not exist", 404)
+    /// A bucket without tags.
+    pub(crate) fn no_such_tag_set(bucket: &str) -> AwsError {
+        AwsError::new("NoSuchTagSet", "The TagSet does not exist", 404).with_detail("BucketName", bucket)
     }
 
     pub(crate) fn invalid_tag(message: impl Into<String>) -> AwsError {

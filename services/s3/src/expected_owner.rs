@@ -13,10 +13,12 @@ use stratus_core::{AwsError, OperationError, RequestContext, Value};
 use stratus_gen_s3::Handler;
 
 use crate::config::ownership::access_denied;
+use crate::error::S3Error;
 use crate::object::copy_source;
 use crate::S3Service;
 
-/// S3's generated handler with the owner checks in front of every operation.
+/// S3's generated handler with the owner checks in front of every operation (and, behind it,
+/// the request's method named in a `MethodNotAllowed`, which operations do not know).
 pub(crate) struct OwnerChecked(pub(crate) Handler<S3Service>);
 
 impl ServiceHandler for OwnerChecked {
@@ -37,7 +39,14 @@ impl ServiceHandler for OwnerChecked {
         if let Err(refusal) = check(&self.0 .0, operation, &input) {
             return Box::pin(async move { Err(refusal.into()) });
         }
-        self.0.call(ctx, operation, input)
+        let answer = self.0.call(ctx, operation, input);
+        let method = operation.http.map_or("POST", |route| route.method);
+        Box::pin(async move {
+            answer.await.map_err(|e| match e {
+                OperationError::Aws(e) => OperationError::Aws(S3Error::with_method(e, method)),
+                other => other,
+            })
+        })
     }
 }
 

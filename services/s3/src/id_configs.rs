@@ -26,28 +26,79 @@ pub(crate) struct Family {
     shape: &'static Shape,
     /// Its listing's continuation tokens, which continue after a configuration id.
     listing: Token,
+    /// AWS's refusal of a document whose `Id` is not the request's, where one is recorded.
+    id_mismatch: Option<fn() -> AwsError>,
 }
 
 pub(crate) const ANALYTICS: Family = Family {
     name: "analytics",
     shape: &schema::ANALYTICS_CONFIGURATION,
     listing: Token::for_listing("s3:ListBucketAnalyticsConfigurations"),
+    id_mismatch: Some(S3Error::malformed_xml),
 };
 pub(crate) const INTELLIGENT_TIERING: Family = Family {
     name: "intelligent-tiering",
     shape: &schema::INTELLIGENT_TIERING_CONFIGURATION,
     listing: Token::for_listing("s3:ListBucketIntelligentTieringConfigurations"),
+    id_mismatch: Some(S3Error::malformed_xml),
 };
 pub(crate) const INVENTORY: Family = Family {
     name: "inventory",
     shape: &schema::INVENTORY_CONFIGURATION,
     listing: Token::for_listing("s3:ListBucketInventoryConfigurations"),
+    id_mismatch: Some(|| {
+        AwsError::new(
+            "IdMismatch",
+            "Document ID does not match the specified configuration ID.",
+            400,
+        )
+    }),
 };
 pub(crate) const METRICS: Family = Family {
     name: "metrics",
     shape: &schema::METRICS_CONFIGURATION,
     listing: Token::for_listing("s3:ListBucketMetricsConfigurations"),
+    id_mismatch: None,
 };
+
+/// AWS's checks on a configuration's contents beyond the model's: an open enum's value it
+/// does not know is `MalformedXML`, as the recordings show.
+pub(crate) trait Checked {
+    fn check(&self) -> Result<(), AwsError> {
+        Ok(())
+    }
+}
+
+impl Checked for stratus_gen_s3::AnalyticsConfiguration {}
+impl Checked for stratus_gen_s3::IntelligentTieringConfiguration {}
+impl Checked for stratus_gen_s3::MetricsConfiguration {}
+
+impl Checked for stratus_gen_s3::InventoryConfiguration {
+    fn check(&self) -> Result<(), AwsError> {
+        use stratus_gen_s3::{
+            InventoryFormat, InventoryFrequency, InventoryIncludedObjectVersions, InventoryOptionalField,
+        };
+        let destination = &self.destination.s3_bucket_destination;
+        if !destination.bucket.starts_with("arn:aws:s3:::") {
+            return Err(AwsError::new("InvalidS3DestinationBucket", "Invalid bucket ARN.", 400));
+        }
+        let unknown = matches!(destination.format, InventoryFormat::Unknown(_))
+            || matches!(self.schedule.frequency, InventoryFrequency::Unknown(_))
+            || matches!(
+                self.included_object_versions,
+                InventoryIncludedObjectVersions::Unknown(_)
+            )
+            || self
+                .optional_fields
+                .iter()
+                .flatten()
+                .any(|f| matches!(f, InventoryOptionalField::Unknown(_)));
+        match unknown {
+            true => Err(S3Error::malformed_xml()),
+            false => Ok(()),
+        }
+    }
+}
 
 /// The most configurations of one family a bucket holds.
 const MAX_PER_BUCKET: usize = 1000;
@@ -62,7 +113,11 @@ pub(crate) struct Page<T> {
 }
 
 fn no_such_configuration() -> AwsError {
-    config::not_found("NoSuchConfiguration", "The specified configuration does not exist.")
+    AwsError::new(
+        "NoSuchConfiguration",
+        "The specified configuration does not exist.",
+        404,
+    )
 }
 
 impl Family {
@@ -83,8 +138,12 @@ impl S3Service {
         bucket: String,
         family: &'static Family,
         id: String,
+        document_id: &str,
         configuration: T,
     ) -> Result<(), AwsError> {
+        if let Some(refusal) = family.id_mismatch.filter(|_| document_id != id) {
+            return Err(refusal());
+        }
         let doc = config::encode(family.shape, configuration);
         self.write(move |tx| {
             load_bucket(tx, &bucket)?;

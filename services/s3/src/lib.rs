@@ -55,6 +55,7 @@ mod object_source;
 mod ops;
 mod post;
 mod resource_policy;
+mod storage_class;
 mod sweeper;
 
 pub use sweeper::LifecycleTiming;
@@ -280,6 +281,19 @@ impl S3Service {
         versioning::named(self.store()?.as_ref(), &record, key, id)
     }
 
+    /// The version a sub-resource read (tagging, retention, legal hold) reads: as
+    /// [`S3Service::object_version`], but a key whose latest version is a delete marker is
+    /// `MethodNotAllowed`, as AWS answers those requests.
+    fn subresource_version(&self, bucket: &str, key: &str, version_id: Option<&str>) -> Result<ObjectRecord, AwsError> {
+        self.object_version(bucket, key, version_id).map_err(|e| {
+            let marker = e.headers.iter().any(|(name, _)| *name == "x-amz-delete-marker");
+            match e.code.as_str() {
+                "NoSuchKey" if marker => S3Error::delete_marker_not_allowed(),
+                _ => e,
+            }
+        })
+    }
+
     /// The source of a copy: the current version, or the version named (a delete marker
     /// named by id is `InvalidRequest`; as the current version it is `NoSuchKey`).
     fn copy_source_object(&self, bucket: &str, key: &str, version_id: Option<&str>) -> Result<ObjectRecord, AwsError> {
@@ -390,8 +404,9 @@ impl S3Service {
         written: &body::Written,
         content_md5: Option<&[u8]>,
         sent: Option<&checksum::Sent>,
+        expected: body::DigestText,
     ) -> Result<(), AwsError> {
-        if let Err(e) = written.verify(content_md5, sent) {
+        if let Err(e) = written.verify(content_md5, sent, expected) {
             self.delete_blobs(vec![blob.to_owned()]).await?;
             return Err(e);
         }
@@ -590,10 +605,19 @@ fn canonical_id(account: &str) -> String {
     format!("{:0>64}", hex::encode(account.as_bytes()))
 }
 
+/// An owner as AWS names one since it stopped sending `DisplayName` (2025): by canonical id only.
 fn owner(account: &str) -> Owner {
     Owner {
-        display_name: Some("stratus".into()),
+        display_name: None,
         id: Some(canonical_id(account)),
+    }
+}
+
+/// Who started a multipart upload: the one place AWS still sends a `DisplayName`.
+fn initiator(account: &str) -> Initiator {
+    Initiator {
+        id: Some(canonical_id(account)),
+        display_name: Some("stratus".into()),
     }
 }
 
@@ -786,17 +810,6 @@ impl S3Service {
     }
 }
 
-fn check_storage_class(class: Option<&StorageClass>) -> Result<(), AwsError> {
-    match class {
-        Some(StorageClass::Unknown(_)) => Err(AwsError::new(
-            "InvalidStorageClass",
-            "The storage class you specified is not valid",
-            400,
-        )),
-        _ => Ok(()),
-    }
-}
-
 /// A write's conditions on the object it replaces: `If-None-Match: *` refuses to replace one,
 /// `If-Match` requires one with a matching ETag.
 fn conditional_write(
@@ -806,12 +819,12 @@ fn conditional_write(
     if_none_match: Option<&str>,
 ) -> Result<(), AwsError> {
     if if_none_match.is_some_and(|t| t.trim() == "*") && previous.is_some() {
-        return Err(S3Error::precondition_failed());
+        return Err(S3Error::condition_failed("If-None-Match"));
     }
     if let Some(tags) = if_match {
         match previous {
             None => return Err(S3Error::no_such_key(key)),
-            Some(p) if !object::etag_matches(tags, &p.etag) => return Err(S3Error::precondition_failed()),
+            Some(p) if !object::etag_matches(tags, &p.etag) => return Err(S3Error::condition_failed("If-Match")),
             Some(_) => {}
         }
     }

@@ -107,19 +107,28 @@ impl Requested {
         legal_hold: Option<&ObjectLockLegalHoldStatus>,
         now_ms: i64,
     ) -> Result<Requested, AwsError> {
+        // Both headers or neither, before the mode is read.
+        if mode.is_some() != until.is_some() {
+            // AWS names the header that is missing.
+            let missing = match mode {
+                Some(_) => "x-amz-object-lock-retain-until-date",
+                None => "x-amz-object-lock-mode",
+            };
+            return Err(S3Error::invalid_argument(
+                "x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied",
+            )
+            .with_detail("ArgumentName", missing));
+        }
         let mode = match mode {
             None => None,
             Some(ObjectLockMode::Governance) => Some("GOVERNANCE".to_owned()),
             Some(ObjectLockMode::Compliance) => Some("COMPLIANCE".to_owned()),
-            Some(ObjectLockMode::Unknown(_)) => {
-                return Err(S3Error::invalid_argument("Unknown wormMode directive."));
+            Some(ObjectLockMode::Unknown(value)) => {
+                return Err(S3Error::invalid_argument("Unknown wormMode directive.")
+                    .with_detail("ArgumentName", "x-amz-object-lock-mode")
+                    .with_detail("ArgumentValue", value.as_str()));
             }
         };
-        if mode.is_some() != until.is_some() {
-            return Err(S3Error::invalid_argument(
-                "x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied",
-            ));
-        }
         let until_ms = until.map(to_millis);
         if until_ms.is_some_and(|u| u <= now_ms) {
             return Err(S3Error::invalid_argument(
@@ -216,6 +225,35 @@ pub(crate) fn check_retention_change(
 }
 
 /// The retention a PutObjectRetention asks for: mode and date, or nothing (removal).
+/// An instant as AWS's PutObjectRetention refusal quotes it: the way Java writes a date in
+/// US Pacific time (`Tue Dec 31 16:00:00 PST 2019`), daylight saving time by the rules in force
+/// since 2007 (second Sunday of March to first Sunday of November, at 2 a.m. local).
+fn pacific_date(secs: i64) -> String {
+    use stratus_core::calendar::{civil_from_seconds, days_from_civil};
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let weekday = |days: i64| (days + 4).rem_euclid(7);
+    let (year, ..) = civil_from_seconds(secs - 8 * 3600);
+    // The n-th Sunday of a month, as days since the epoch.
+    let sunday = |month: i64, n: i64| {
+        let first = days_from_civil(year, month, 1);
+        first + (7 - weekday(first)) % 7 + 7 * (n - 1)
+    };
+    let dst_start = sunday(3, 2) * 86_400 + 10 * 3600; // 2 a.m. PST
+    let dst_end = sunday(11, 1) * 86_400 + 9 * 3600; // 2 a.m. PDT
+    let (offset, zone) = match (dst_start..dst_end).contains(&secs) {
+        true => (-7 * 3600, "PDT"),
+        false => (-8 * 3600, "PST"),
+    };
+    let local = secs + offset;
+    let (y, mo, d, h, mi, s) = civil_from_seconds(local);
+    let day = DAYS[weekday(local.div_euclid(86_400)) as usize];
+    let month = MONTHS[(mo - 1) as usize];
+    format!("{day} {month} {d:02} {h:02}:{mi:02}:{s:02} {zone} {y}")
+}
+
 pub(crate) fn requested_retention(
     retention: Option<&ObjectLockRetention>,
     now_ms: i64,
@@ -228,9 +266,11 @@ pub(crate) fn requested_retention(
         (Some(mode), Some(until)) => {
             let until = to_millis(until);
             if until <= now_ms {
-                return Err(S3Error::invalid_argument(
-                    "The retain until date must be in the future!",
-                ));
+                return Err(
+                    S3Error::invalid_argument("The retain until date must be in the future!")
+                        .with_detail("ArgumentName", "RetainUntilDate")
+                        .with_detail("ArgumentValue", pacific_date(until.div_euclid(1000))),
+                );
             }
             Ok((Some(mode_name(mode)?), Some(until)))
         }
@@ -241,6 +281,16 @@ pub(crate) fn requested_retention(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retention_dates_are_quoted_in_pacific_time() {
+        // 2020-01-01T00:00:00Z, as AWS's refusal quotes it.
+        assert_eq!(pacific_date(1_577_836_800), "Tue Dec 31 16:00:00 PST 2019");
+        // 2024-07-04T19:30:05Z falls in daylight saving time.
+        assert_eq!(pacific_date(1_720_121_405), "Thu Jul 04 12:30:05 PDT 2024");
+        // 2024-03-10T10:00:00Z is 3 a.m. PDT, the first minute of it.
+        assert_eq!(pacific_date(1_710_064_800), "Sun Mar 10 03:00:00 PDT 2024");
+    }
 
     fn locked(mode: &str, until_ms: i64, hold: Option<bool>) -> ObjectRecord {
         ObjectRecord {

@@ -24,7 +24,7 @@ use crate::checksum::{self, Algorithm, Checksum, Sent};
 use crate::error::S3Error;
 use crate::lock;
 use crate::object::{self, ContentHeaders, ObjectRecord, StoredPart};
-use crate::{config, load_bucket, load_object, object_key, owner, versioning, S3Service};
+use crate::{config, initiator, load_bucket, load_object, object_key, owner, versioning, S3Service};
 
 const UPLOADS: &str = "uploads";
 const PARTS: &str = "parts";
@@ -101,12 +101,26 @@ fn part_key(bucket: &str, upload_id: &str, number: i32) -> Vec<u8> {
     k
 }
 
-fn no_such_upload() -> AwsError {
+fn no_such_upload(upload_id: &str) -> AwsError {
     AwsError::new(
         "NoSuchUpload",
         "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.",
         404,
     )
+    .with_detail("UploadId", upload_id)
+}
+
+/// A part CompleteMultipartUpload names that was not uploaded (or not with that ETag or
+/// checksum): AWS names the part as it was asked for.
+fn invalid_part(upload_id: &str, number: i32, etag: &str) -> AwsError {
+    AwsError::new(
+        "InvalidPart",
+        "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+        400,
+    )
+    .with_detail("UploadId", upload_id)
+    .with_detail("PartNumber", number.to_string())
+    .with_detail("ETag", etag.trim_matches('"'))
 }
 
 fn load_upload(tx: &Tx<'_>, bucket: &str, upload_id: &str, key: &str) -> Result<UploadRecord, AwsError> {
@@ -114,10 +128,10 @@ fn load_upload(tx: &Tx<'_>, bucket: &str, upload_id: &str, key: &str) -> Result<
     let bytes = tx
         .get(UPLOADS, &upload_key(bucket, upload_id))
         .map_err(S3Error::storage)?
-        .ok_or_else(no_such_upload)?;
+        .ok_or_else(|| no_such_upload(upload_id))?;
     let upload: UploadRecord = serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?;
     if upload.key != key {
-        return Err(no_such_upload());
+        return Err(no_such_upload(upload_id));
     }
     Ok(upload)
 }
@@ -150,9 +164,11 @@ fn check_part_number(n: i32) -> Result<(), AwsError> {
     if (1..=MAX_PART_NUMBER).contains(&n) {
         Ok(())
     } else {
-        Err(S3Error::invalid_argument(
-            "Part number must be an integer between 1 and 10000, inclusive",
-        ))
+        Err(
+            S3Error::invalid_argument("Part number must be an integer between 1 and 10000, inclusive")
+                .with_detail("ArgumentName", "partNumber")
+                .with_detail("ArgumentValue", n.to_string()),
+        )
     }
 }
 
@@ -169,7 +185,11 @@ pub(crate) fn multipart_etag(part_etags: &[&str]) -> Result<String, AwsError> {
 
 /// The parts a CompleteMultipartUpload names, checked against those uploaded: ascending,
 /// present with matching ETags, all but the last at least 5 MiB.
-pub(crate) fn chosen_parts(requested: &[(i32, String)], uploaded: &[PartRecord]) -> Result<Vec<PartRecord>, AwsError> {
+pub(crate) fn chosen_parts(
+    upload_id: &str,
+    requested: &[(i32, String)],
+    uploaded: &[PartRecord],
+) -> Result<Vec<PartRecord>, AwsError> {
     if requested.is_empty() {
         return Err(S3Error::malformed_xml());
     }
@@ -178,24 +198,23 @@ pub(crate) fn chosen_parts(requested: &[(i32, String)], uploaded: &[PartRecord])
             "InvalidPartOrder",
             "The list of parts was not in ascending order. Parts must be ordered by part number.",
             400,
-        ));
+        )
+        .with_detail("UploadId", upload_id));
     }
     let mut chosen = Vec::with_capacity(requested.len());
     for (number, etag) in requested {
         let part = uploaded
             .iter()
             .find(|p| p.number == *number && object::etag_matches(etag, &p.etag))
-            .ok_or_else(|| {
-                AwsError::new(
-                    "InvalidPart",
-                    "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
-                    400,
-                )
-            })?;
+            .ok_or_else(|| invalid_part(upload_id, *number, etag))?;
         chosen.push(part.clone());
     }
-    if chosen[..chosen.len() - 1].iter().any(|p| p.size < MIN_PART_SIZE) {
-        return Err(S3Error::entity_too_small());
+    if let Some(small) = chosen[..chosen.len() - 1].iter().find(|p| p.size < MIN_PART_SIZE) {
+        return Err(S3Error::entity_too_small()
+            .with_detail("ETag", small.etag.trim_matches('"'))
+            .with_detail("MinSizeAllowed", MIN_PART_SIZE.to_string())
+            .with_detail("PartNumber", small.number.to_string())
+            .with_detail("ProposedSize", small.size.to_string()));
     }
     Ok(chosen)
 }
@@ -216,6 +235,22 @@ impl<R: Read> Read for Concat<R> {
         }
         Ok(0)
     }
+}
+
+/// The checksum type a CompleteMultipartUpload names must be the upload's (an upload created
+/// without a checksum algorithm has none, the "null" mode of AWS's message).
+fn check_checksum_mode(upload: &UploadRecord, asked: Option<&ChecksumType>) -> Result<(), AwsError> {
+    let Some(asked) = asked else {
+        return Ok(());
+    };
+    let created = upload.checksum_algorithm.map(|_| upload_checksum_type(upload));
+    if created.as_ref() == Some(asked) {
+        return Ok(());
+    }
+    let mode = created.as_ref().map_or("null", ChecksumType::as_str);
+    Err(S3Error::invalid_request(format!(
+        "The upload was created using the {mode} checksum mode. The complete request must use the same checksum mode."
+    )))
 }
 
 /// The part checksums a CompleteMultipartUpload lists: an upload with a COMPOSITE checksum
@@ -243,12 +278,10 @@ fn check_part_checksums(
                     400,
                 ))
             }
+            // An upload created without a checksum algorithm takes no part checksums at all.
+            (Some(_), None) => return Err(invalid_part(&upload.upload_id, part.number, &part.etag)),
             (Some((a, v)), _) if part.checksum.as_ref().is_none_or(|c| c.algorithm != a || c.value != v) => {
-                return Err(AwsError::new(
-                    "InvalidPart",
-                    "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
-                    400,
-                ))
+                return Err(invalid_part(&upload.upload_id, part.number, &part.etag))
             }
             _ => {}
         }
@@ -258,14 +291,38 @@ fn check_part_checksums(
 
 /// The whole-object checksum a CompleteMultipartUpload may carry must be the object's (a
 /// composite one compared without its part count).
-fn check_object_checksum(input: &CompleteMultipartUploadRequest, stored: Option<&Checksum>) -> Result<(), AwsError> {
+/// An upload created without an algorithm ignores a composite (`…-N`) value; a FULL_OBJECT
+/// upload takes its whole-object checksum only with `x-amz-checksum-type: FULL_OBJECT`, and
+/// names its own algorithm in the refusal — as the recordings show AWS answering.
+fn check_object_checksum(
+    input: &CompleteMultipartUploadRequest,
+    stored: Option<&Checksum>,
+    upload_algorithm: Option<Algorithm>,
+    full_object: bool,
+) -> Result<(), AwsError> {
     let sent = checksum::checksum_members!(input);
+    let typed = input.checksum_type.as_ref() == Some(&ChecksumType::FullObject);
     for (a, v) in Algorithm::ALL.into_iter().zip(sent) {
         let Some(v) = v else { continue };
-        let matches = stored
-            .is_some_and(|c| c.algorithm == a && c.value.split('-').next() == Some(v.split('-').next().unwrap_or(v)));
+        if upload_algorithm.is_none() && v.contains('-') {
+            continue;
+        }
+        let untyped_full = upload_algorithm.is_some() && full_object && !typed;
+        let matches = !untyped_full
+            && stored.is_some_and(|c| {
+                c.algorithm == a && c.value.split('-').next() == Some(v.split('-').next().unwrap_or(v))
+            });
         if !matches {
-            return Err(checksum::bad_digest(a));
+            // CompleteMultipartUpload writes the algorithm in lower case.
+            let named = if full_object { upload_algorithm.unwrap_or(a) } else { a };
+            return Err(AwsError::new(
+                "BadDigest",
+                format!(
+                    "The {} you specified did not match the calculated checksum.",
+                    named.name().to_ascii_lowercase()
+                ),
+                400,
+            ));
         }
     }
     Ok(())
@@ -300,7 +357,7 @@ impl S3Service {
         ctx_account: String,
         input: CreateMultipartUploadRequest,
     ) -> Result<CreateMultipartUploadOutput, AwsError> {
-        crate::check_storage_class(input.storage_class.as_ref())?;
+        crate::storage_class::check_storage_class(input.storage_class.as_ref())?;
         let tags = match &input.tagging {
             Some(header) => object::parse_tagging_header(header)?,
             None => Default::default(),
@@ -333,7 +390,7 @@ impl S3Service {
             },
             metadata: input.metadata.unwrap_or_default(),
             tags,
-            storage_class: input.storage_class.map(|c| c.as_str().to_owned()),
+            storage_class: crate::storage_class::kept_storage_class(input.storage_class),
             acl,
             checksum_algorithm: algorithm,
             full_object: full_object.unwrap_or(false),
@@ -402,8 +459,14 @@ impl S3Service {
         let (blob, written) = self
             .write_body("part", source, algorithm, body::MAX_SINGLE_UPLOAD)
             .await?;
-        self.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref())
-            .await?;
+        self.verify_body(
+            &blob,
+            &written,
+            content_md5.as_deref(),
+            sent.as_ref(),
+            body::DigestText::Base64,
+        )
+        .await?;
         let checksum = algorithm
             .zip(written.checksum.as_ref())
             .map(|(algorithm, digest)| Checksum {
@@ -448,8 +511,19 @@ impl S3Service {
         let (upload, parts) = self
             .write(move |tx| Ok((load_upload(tx, &b, &u, &k)?, load_parts(tx, &b, &u)?)))
             .await?;
-        let chosen = chosen_parts(&requested, &parts)?;
+        if input.multipart_upload.is_none() {
+            return Err(S3Error::invalid_request("You must specify at least one part"));
+        }
+        check_checksum_mode(&upload, input.checksum_type.as_ref())?;
+        let (upload_algorithm, upload_full_object) = (upload.checksum_algorithm, upload.full_object);
+        let chosen = chosen_parts(&upload_id, &requested, &parts)?;
         check_part_checksums(&upload, &completed, &chosen)?;
+        let size: u64 = chosen.iter().map(|p| p.size).sum();
+        if let Some(declared) = input.mpu_object_size.filter(|d| u64::try_from(*d).ok() != Some(size)) {
+            return Err(S3Error::invalid_request(format!(
+                "The provided 'x-amz-mp-object-size' header value {declared} does not match what was computed: {size}"
+            )));
+        }
         let etags: Vec<&str> = chosen.iter().map(|p| p.etag.as_str()).collect();
         let etag = multipart_etag(&etags)?;
         // A composite checksum comes from the parts'; a full-object one (the default CRC64NVME
@@ -483,7 +557,7 @@ impl S3Service {
             .collect();
         let record = ObjectRecord {
             key: key.clone(),
-            size: chosen.iter().map(|p| p.size).sum(),
+            size,
             etag: etag.clone(),
             last_modified_ms: self.now_ms(),
             blob: format!("obj-{}", id::uuid()),
@@ -528,7 +602,7 @@ impl S3Service {
             composite: false,
         };
         record.checksum = Some(composite.unwrap_or(full));
-        if let Err(e) = check_object_checksum(&input, record.checksum.as_ref()) {
+        if let Err(e) = check_object_checksum(&input, record.checksum.as_ref(), upload_algorithm, upload_full_object) {
             self.delete_blobs(vec![record.blob.clone()]).await?;
             return Err(e);
         }
@@ -602,7 +676,8 @@ impl S3Service {
             key: Some(input.key),
             upload_id: Some(input.upload_id),
             part_number_marker: Some(marker.to_string()),
-            next_part_number_marker: page.last().map(|p| p.number.to_string()),
+            // 0 before any part, as AWS answers.
+            next_part_number_marker: Some(page.last().map_or(0, |p| p.number).to_string()),
             max_parts: Some(max as i32),
             is_truncated: Some(truncated),
             parts: Some(
@@ -615,15 +690,17 @@ impl S3Service {
                             size: Some(p.size as i64),
                             ..Part::default()
                         };
-                        checksum::set_checksum_members!(part, p.checksum.as_ref());
+                        // A part's checksum is listed only in its upload's algorithm.
+                        let checksum = p
+                            .checksum
+                            .as_ref()
+                            .filter(|c| Some(c.algorithm) == upload.checksum_algorithm);
+                        checksum::set_checksum_members!(part, checksum);
                         part
                     })
                     .collect(),
             ),
-            initiator: Some(Initiator {
-                id: owner(&upload.owner).id,
-                display_name: owner(&upload.owner).display_name,
-            }),
+            initiator: Some(initiator(&upload.owner)),
             owner: Some(owner(&upload.owner)),
             storage_class: Some(StorageClass::from_wire(
                 upload.storage_class.as_deref().unwrap_or("STANDARD"),
@@ -665,9 +742,10 @@ impl S3Service {
             bucket: Some(input.bucket),
             key_marker: Some(input.key_marker.unwrap_or_default()),
             upload_id_marker: Some(input.upload_id_marker.unwrap_or_default()),
-            next_key_marker: uploads.last().map(|u| u.key.clone()),
-            next_upload_id_marker: uploads.last().map(|u| u.upload_id.clone()),
-            prefix: Some(prefix),
+            // Empty rather than absent when nothing is listed; the prefix only when one was given.
+            next_key_marker: Some(uploads.last().map(|u| u.key.clone()).unwrap_or_default()),
+            next_upload_id_marker: Some(uploads.last().map(|u| u.upload_id.clone()).unwrap_or_default()),
+            prefix: input.prefix.clone(),
             delimiter: input.delimiter,
             max_uploads: Some(max as i32),
             is_truncated: Some(truncated),
@@ -682,10 +760,7 @@ impl S3Service {
                             u.storage_class.as_deref().unwrap_or("STANDARD"),
                         )),
                         owner: Some(owner(&u.owner)),
-                        initiator: Some(Initiator {
-                            id: owner(&u.owner).id,
-                            display_name: owner(&u.owner).display_name,
-                        }),
+                        initiator: Some(initiator(&u.owner)),
                         checksum_algorithm: u.checksum_algorithm.map(Algorithm::to_model),
                         checksum_type: u.checksum_algorithm.map(|_| upload_checksum_type(u)),
                     })
@@ -727,18 +802,18 @@ mod tests {
     fn completion_rules() {
         let big = MIN_PART_SIZE;
         let uploaded = [part(1, "\"aa\"", big), part(2, "\"bb\"", 1), part(3, "\"cc\"", 1)];
-        assert!(chosen_parts(&[(1, "aa".into()), (2, "\"bb\"".into())], &uploaded).is_ok());
+        assert!(chosen_parts("u", &[(1, "aa".into()), (2, "\"bb\"".into())], &uploaded).is_ok());
         let code = |r: Result<Vec<PartRecord>, AwsError>| r.unwrap_err().code;
         assert_eq!(
-            code(chosen_parts(&[(2, "bb".into()), (1, "aa".into())], &uploaded)),
+            code(chosen_parts("u", &[(2, "bb".into()), (1, "aa".into())], &uploaded)),
             "InvalidPartOrder"
         );
-        assert_eq!(code(chosen_parts(&[(1, "zz".into())], &uploaded)), "InvalidPart");
+        assert_eq!(code(chosen_parts("u", &[(1, "zz".into())], &uploaded)), "InvalidPart");
         assert_eq!(
-            code(chosen_parts(&[(2, "bb".into()), (3, "cc".into())], &uploaded)),
+            code(chosen_parts("u", &[(2, "bb".into()), (3, "cc".into())], &uploaded)),
             "EntityTooSmall"
         );
-        assert_eq!(code(chosen_parts(&[], &uploaded)), "MalformedXML");
+        assert_eq!(code(chosen_parts("u", &[], &uploaded)), "MalformedXML");
     }
 
     #[test]

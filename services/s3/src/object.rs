@@ -66,6 +66,9 @@ pub(crate) struct ObjectRecord {
     /// SSE-KMS set by UpdateObjectEncryption; none is SSE-S3 (see [`crate::encryption`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kms: Option<KmsEncryption>,
+    /// `x-amz-website-redirect-location`, as the write set it (reads answer it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website_redirect_location: Option<String>,
 }
 
 /// One part of a multipart object, as GetObjectAttributes lists it.
@@ -137,7 +140,7 @@ pub(crate) fn etag(body: &[u8]) -> String {
 pub(crate) fn content_md5(header: &str) -> Result<Vec<u8>, AwsError> {
     base64_decode(header.trim())
         .filter(|digest| digest.len() == 16)
-        .ok_or_else(S3Error::invalid_digest)
+        .ok_or_else(|| S3Error::invalid_digest().with_detail("Content-MD5", header))
 }
 
 fn base64_decode(text: &str) -> Option<Vec<u8>> {
@@ -179,7 +182,11 @@ pub(crate) fn read_range(
             "Cannot specify both Range header and partNumber query parameter",
         ));
     }
-    let not_satisfiable = || AwsError::new("InvalidPartNumber", "The requested partnumber is not satisfiable", 416);
+    let not_satisfiable = || {
+        AwsError::new("InvalidPartNumber", "The requested partnumber is not satisfiable", 416)
+            .with_detail("ActualPartCount", record.parts.len().max(1).to_string())
+            .with_detail("PartNumberRequested", number.to_string())
+    };
     if record.parts.is_empty() {
         return match number {
             1 if record.size > 0 => Ok((Some((0, record.size - 1)), None)),
@@ -217,14 +224,14 @@ pub(crate) fn byte_range(header: Option<&str>, size: u64) -> Result<Option<(u64,
         (Ok(start), Err(_)) if last.is_empty() => (start, size.saturating_sub(1)),
         (Err(_), Ok(suffix)) if first.is_empty() => {
             if suffix == 0 {
-                return Err(S3Error::invalid_range());
+                return Err(S3Error::invalid_range(header.unwrap_or_default(), size));
             }
             (size.saturating_sub(suffix), size.saturating_sub(1))
         }
         _ => return Ok(None),
     };
     if range.0 >= size {
-        return Err(S3Error::invalid_range());
+        return Err(S3Error::invalid_range(header.unwrap_or_default(), size));
     }
     Ok(Some(range))
 }
@@ -236,6 +243,9 @@ pub(crate) struct ReadConditions<'a> {
     pub if_none_match: Option<&'a str>,
     pub if_modified_since: Option<&'a DateTime>,
     pub if_unmodified_since: Option<&'a DateTime>,
+    /// The time of the request, milliseconds since the epoch: an `If-Modified-Since` after it
+    /// is ignored, as S3 ignores one in the future.
+    pub now_ms: i64,
 }
 
 impl ReadConditions<'_> {
@@ -244,11 +254,11 @@ impl ReadConditions<'_> {
     pub(crate) fn check(&self, object: &ObjectRecord) -> Result<(), AwsError> {
         let modified = object.last_modified().secs();
         match self.if_match {
-            Some(tags) if !etag_matches(tags, &object.etag) => return Err(S3Error::precondition_failed()),
+            Some(tags) if !etag_matches(tags, &object.etag) => return Err(S3Error::condition_failed("If-Match")),
             Some(_) => {}
             None => {
                 if self.if_unmodified_since.is_some_and(|t| modified > t.secs()) {
-                    return Err(S3Error::precondition_failed());
+                    return Err(S3Error::condition_failed("If-Unmodified-Since"));
                 }
             }
         }
@@ -256,7 +266,10 @@ impl ReadConditions<'_> {
             Some(tags) if etag_matches(tags, &object.etag) => return Err(S3Error::not_modified()),
             Some(_) => {}
             None => {
-                if self.if_modified_since.is_some_and(|t| modified <= t.secs()) {
+                let since = self
+                    .if_modified_since
+                    .filter(|t| t.secs() <= self.now_ms.div_euclid(1000));
+                if since.is_some_and(|t| modified <= t.secs()) {
                     return Err(S3Error::not_modified());
                 }
             }
@@ -340,7 +353,10 @@ pub(crate) fn copy_source(source: &str) -> Result<(String, String, Option<String
         Some((bucket, key)) if !bucket.is_empty() && !key.is_empty() => {
             Ok((bucket.to_owned(), key.to_owned(), version_id))
         }
-        _ => Err(S3Error::invalid_argument("Invalid copy source object key")),
+        // AWS's document names the header twice, as its name and as its value.
+        _ => Err(S3Error::invalid_argument("Invalid copy source object key")
+            .with_detail("ArgumentName", "x-amz-copy-source")
+            .with_detail("ArgumentValue", "x-amz-copy-source")),
     }
 }
 
@@ -448,6 +464,7 @@ mod tests {
                 if_none_match: n,
                 if_modified_since: ms.as_ref(),
                 if_unmodified_since: us.as_ref(),
+                now_ms: 5_000_000,
             }
             .check(&o)
             .map_err(|e| e.http_status)
@@ -458,6 +475,8 @@ mod tests {
         assert_eq!(check(None, Some("*"), None, None), Err(304));
         assert_eq!(check(None, None, Some(1000), None), Err(304));
         assert_eq!(check(None, None, Some(999), None), Ok(()));
+        // An If-Modified-Since in the future is ignored.
+        assert_eq!(check(None, None, Some(6_000), None), Ok(()));
         assert_eq!(check(None, None, None, Some(999)), Err(412));
         // If-Match that holds overrides If-Unmodified-Since.
         assert_eq!(check(Some("*"), None, None, Some(999)), Ok(()));

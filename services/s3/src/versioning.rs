@@ -383,9 +383,15 @@ pub(crate) fn update(
         Some(bytes) => Some(decode(&bytes)?),
         None => None,
     };
-    let mut record = match version_id {
-        None => current.clone().ok_or_else(|| S3Error::no_such_key(key))?,
-        Some(id) => named(tx, bucket, key, id)?,
+    let mut record = match (version_id, &current) {
+        (None, Some(current)) => current.clone(),
+        // A key whose latest version is a delete marker has nothing to change but the marker,
+        // which only DELETE may touch.
+        (None, None) => match versions_of(tx, &bucket.name, key, Some(1))?.pop() {
+            Some(latest) if latest.delete_marker => return Err(S3Error::delete_marker_not_allowed()),
+            _ => return Err(S3Error::no_such_key(key)),
+        },
+        (Some(id), _) => named(tx, bucket, key, id)?,
     };
     change(&mut record)?;
     if record.seq > 0 {
@@ -532,6 +538,7 @@ mod tests {
             name: "b".into(),
             owner: "000000000000".into(),
             region: "us-east-1".into(),
+            location_constraint: None,
             created: 0,
             tags: BTreeMap::new(),
             versioning: state.map(str::to_owned),

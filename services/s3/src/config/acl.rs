@@ -82,6 +82,53 @@ pub(crate) fn canned(acl: &str, account: &str, bucket_owner: &str) -> Result<Vec
     Ok(grants)
 }
 
+/// The `x-amz-grant-*` header of each permission, for AWS's refusals that name it.
+fn grant_header_name(permission: &Permission) -> &'static str {
+    match permission {
+        Permission::FullControl => "x-amz-grant-full-control",
+        Permission::Read => "x-amz-grant-read",
+        Permission::ReadAcp => "x-amz-grant-read-acp",
+        Permission::Write => "x-amz-grant-write",
+        Permission::WriteAcp => "x-amz-grant-write-acp",
+        Permission::Unknown(_) => "x-amz-grant",
+    }
+}
+
+/// A canonical user id as S3 issues them: 64 hexadecimal digits.
+fn valid_canonical_id(id: &str) -> bool {
+    id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The groups a grant may name.
+fn known_group(uri: &str) -> bool {
+    [ALL_USERS, AUTHENTICATED_USERS, LOG_DELIVERY].contains(&uri)
+}
+
+/// AWS's `InvalidArgument` for a grantee it cannot grant to, naming what was wrong.
+fn invalid_grantee(message: &str, name: &str, value: &str) -> AwsError {
+    S3Error::invalid_argument(message)
+        .with_detail("ArgumentName", name.to_owned())
+        .with_detail("ArgumentValue", value)
+}
+
+/// A PutBucketAcl or PutObjectAcl that sets no ACL in any of the three ways.
+pub(crate) fn missing_acl() -> AwsError {
+    AwsError::new(
+        "MissingSecurityHeader",
+        "Your request was missing a required header",
+        400,
+    )
+    .with_detail("MissingHeaderName", "x-amz-acl")
+}
+
+fn malformed_acl() -> AwsError {
+    AwsError::new(
+        "MalformedACLError",
+        "The XML you provided was not well-formed or did not validate against our published schema",
+        400,
+    )
+}
+
 /// Grants from `x-amz-grant-*` headers: comma-separated `id="…"`, `uri="…"` or
 /// `emailAddress="…"`.
 pub(crate) fn header_grants(headers: &[(Permission, Option<&String>)]) -> Result<Vec<Grant>, AwsError> {
@@ -89,15 +136,17 @@ pub(crate) fn header_grants(headers: &[(Permission, Option<&String>)]) -> Result
     for (permission, header) in headers {
         let Some(header) = header else { continue };
         for item in header.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let (kind, value) = item
-                .split_once('=')
-                .ok_or_else(|| S3Error::invalid_argument("Invalid grant header"))?;
+            let unrecognised =
+                || invalid_grantee("Argument format not recognized", grant_header_name(permission), item);
+            let (kind, value) = item.split_once('=').ok_or_else(unrecognised)?;
             let value = value.trim().trim_matches('"').to_owned();
             let grantee = match kind.trim().to_ascii_lowercase().as_str() {
+                "id" if !valid_canonical_id(&value) => return Err(invalid_grantee("Invalid id", "id", &value)),
                 "id" => Grantee {
                     id: Some(value),
                     ..grantee(Type::CanonicalUser)
                 },
+                "uri" if !known_group(&value) => return Err(invalid_grantee("Invalid group uri", "uri", &value)),
                 "uri" => Grantee {
                     uri: Some(value),
                     ..grantee(Type::Group)
@@ -106,7 +155,7 @@ pub(crate) fn header_grants(headers: &[(Permission, Option<&String>)]) -> Result
                     email_address: Some(value),
                     ..grantee(Type::AmazonCustomerByEmail)
                 },
-                _ => return Err(S3Error::invalid_argument("Invalid grant header")),
+                _ => return Err(unrecognised()),
             };
             grants.push(Grant {
                 grantee: Some(grantee),
@@ -159,9 +208,12 @@ pub(crate) fn requested_acl(
         ));
     }
     if let Some(acl) = canned_acl {
-        return canned(acl, account, bucket_owner)
-            .map(Some)
-            .map_err(|_| S3Error::malformed_xml());
+        // AWS's refusal of an unknown canned ACL has no message, only the header and value.
+        return canned(acl, account, bucket_owner).map(Some).map_err(|_| {
+            AwsError::new("InvalidArgument", "", 400)
+                .with_detail("ArgumentName", "x-amz-acl")
+                .with_detail("ArgumentValue", acl)
+        });
     }
     if has_headers {
         let mut grants = header_grants(headers)?;
@@ -170,27 +222,48 @@ pub(crate) fn requested_acl(
         return Ok(Some(grants));
     }
     match policy {
-        Some(p) => {
-            let grants = p.grants.unwrap_or_default();
-            for g in &grants {
-                let ok = g.grantee.as_ref().is_some_and(|e| match e.r#type {
-                    Type::CanonicalUser => e.id.is_some(),
-                    Type::Group => e.uri.is_some(),
-                    Type::AmazonCustomerByEmail => e.email_address.is_some(),
-                    Type::Unknown(_) => false,
-                });
-                if !ok
-                    || g.permission
-                        .as_ref()
-                        .is_none_or(|p| matches!(p, Permission::Unknown(_)))
-                {
-                    return Err(S3Error::malformed_xml());
-                }
-            }
-            Ok(Some(grants))
-        }
+        Some(p) => policy_grants(p).map(Some),
         None => Ok(None),
     }
+}
+
+/// The grants of an `AccessControlPolicy` document, checked as AWS checks them: the document
+/// names its owner and well-formed grants (`MalformedACLError`), then real canonical ids and
+/// known groups (`InvalidArgument`).
+fn policy_grants(policy: AccessControlPolicy) -> Result<Vec<Grant>, AwsError> {
+    let owner = policy.owner.ok_or_else(malformed_acl)?;
+    let mut grants = policy.grants.unwrap_or_default();
+    for g in &mut grants {
+        // Names are not kept: AWS answers grantees by id.
+        if let Some(grantee) = g.grantee.as_mut() {
+            grantee.display_name = None;
+        }
+        let well_formed = g.grantee.as_ref().is_some_and(|e| match e.r#type {
+            Type::CanonicalUser => e.id.is_some(),
+            Type::Group => e.uri.is_some(),
+            Type::AmazonCustomerByEmail => e.email_address.is_some(),
+            Type::Unknown(_) => false,
+        });
+        if !well_formed
+            || g.permission
+                .as_ref()
+                .is_none_or(|p| matches!(p, Permission::Unknown(_)))
+        {
+            return Err(malformed_acl());
+        }
+    }
+    if let Some(id) = owner.id.as_deref().filter(|id| !valid_canonical_id(id)) {
+        return Err(invalid_grantee("Invalid id", "CanonicalUser/ID", id));
+    }
+    for grantee in grants.iter().filter_map(|g| g.grantee.as_ref()) {
+        if let Some(id) = grantee.id.as_deref().filter(|id| !valid_canonical_id(id)) {
+            return Err(invalid_grantee("Invalid id", "CanonicalUser/ID", id));
+        }
+        if let Some(uri) = grantee.uri.as_deref().filter(|uri| !known_group(uri)) {
+            return Err(invalid_grantee("Invalid group uri", "Group/URI", uri));
+        }
+    }
+    Ok(grants)
 }
 
 /// Refuses an ACL the bucket's settings do not allow: any but the owner's full control on a

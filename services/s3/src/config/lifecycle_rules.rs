@@ -28,6 +28,9 @@ pub(crate) fn check_lifecycle(rules: &[LifecycleRule]) -> Result<(), AwsError> {
         if rule.filter.is_some() == rule.prefix.is_some() {
             return Err(S3Error::malformed_xml());
         }
+        if let Some(filter) = &rule.filter {
+            check_filter(filter)?;
+        }
         if matches!(rule.status, ExpirationStatus::Unknown(_)) {
             return Err(S3Error::malformed_xml());
         }
@@ -58,11 +61,19 @@ pub(crate) fn check_lifecycle(rules: &[LifecycleRule]) -> Result<(), AwsError> {
                     "'Days' for Expiration action must be a positive integer",
                 ));
             }
-            if exp.date.as_ref().is_some_and(|d| d.secs() % 86_400 != 0) {
-                return Err(S3Error::invalid_argument("'Date' must be at midnight GMT"));
+            if let Some(date) = exp.date.as_ref().filter(|d| d.secs() % 86_400 != 0) {
+                let written = date
+                    .fmt(aws_smithy_types::date_time::Format::DateTime)
+                    .unwrap_or_default();
+                return Err(S3Error::invalid_argument("'Date' must be at midnight GMT")
+                    .with_detail("ArgumentName", "Date")
+                    .with_detail("ArgumentValue", written));
             }
         }
         if let Some(n) = &rule.noncurrent_version_expiration {
+            if n.noncurrent_days.is_none() && n.newer_noncurrent_versions.is_none() {
+                return Err(S3Error::malformed_xml());
+            }
             if n.noncurrent_days.is_some_and(|d| d <= 0) {
                 return Err(S3Error::invalid_argument(
                     "'NoncurrentDays' for NoncurrentVersionExpiration action must be a positive integer",
@@ -76,6 +87,27 @@ pub(crate) fn check_lifecycle(rules: &[LifecycleRule]) -> Result<(), AwsError> {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// A rule's filter names one condition (`Prefix`, `Tag`, an object size, or `And` to combine
+/// several), and an `And` names each tag key once.
+fn check_filter(filter: &LifecycleRuleFilter) -> Result<(), AwsError> {
+    let named = [
+        filter.prefix.is_some(),
+        filter.tag.is_some(),
+        filter.object_size_greater_than.is_some(),
+        filter.object_size_less_than.is_some(),
+        filter.and.is_some(),
+    ];
+    if named.iter().filter(|n| **n).count() > 1 {
+        return Err(S3Error::malformed_xml());
+    }
+    let tags = filter.and.as_ref().and_then(|a| a.tags.as_deref()).unwrap_or_default();
+    let mut keys = HashSet::new();
+    if !tags.iter().all(|t| keys.insert(t.key.as_str())) {
+        return Err(S3Error::invalid_request("Duplicate Tag Keys are not allowed."));
     }
     Ok(())
 }

@@ -72,8 +72,9 @@ pub(crate) fn decode<T: FromValue>(shape: &'static Shape, bytes: &[u8]) -> Resul
     T::from_value(value).map_err(|e| AwsError::internal(format!("corrupt bucket configuration: {e}")))
 }
 
-pub(crate) fn not_found(code: &str, message: &str) -> AwsError {
-    AwsError::new(code, message, 404)
+/// A bucket's missing configuration, naming the bucket in `<BucketName>` as AWS does.
+pub(crate) fn not_found(bucket: &str, code: &str, message: &str) -> AwsError {
+    AwsError::new(code, message, 404).with_detail("BucketName", bucket)
 }
 
 /// What a configuration write does to the stored document.
@@ -128,7 +129,7 @@ impl S3Service {
         self.load_config(bucket, POLICY)?
             .filter(|b| !b.is_empty())
             .and_then(|b| String::from_utf8(b).ok())
-            .ok_or_else(|| not_found("NoSuchBucketPolicy", "The bucket policy does not exist"))
+            .ok_or_else(|| not_found(bucket, "NoSuchBucketPolicy", "The bucket policy does not exist"))
     }
 
     /// A typed document, `Ok(None)` when there is none.

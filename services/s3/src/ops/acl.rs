@@ -35,7 +35,7 @@ pub(crate) async fn put_bucket_acl(
         &bucket.owner,
         &bucket.owner,
     )?
-    .ok_or_else(S3Error::malformed_xml)?;
+    .ok_or_else(config::acl::missing_acl)?;
     let account = ctx.account_id.clone();
     let doc = config::encode(&schema::GRANTS, grants.clone());
     s3.change_config(input.bucket, config::ACL, Change::Set(doc), move |tx, bucket| {
@@ -81,7 +81,7 @@ pub(crate) async fn put_object_acl(
         &ctx.account_id,
         &bucket.owner,
     )?
-    .ok_or_else(S3Error::malformed_xml)?;
+    .ok_or_else(config::acl::missing_acl)?;
     let account = ctx.account_id.clone();
     let (name, key, version_id) = (input.bucket, input.key, input.version_id);
     s3.write(move |tx| {
@@ -104,6 +104,7 @@ pub(crate) async fn get_object_acl(
     input: GetObjectAclRequest,
 ) -> Result<GetObjectAclOutput, GetObjectAclError> {
     let bucket = s3.bucket(&input.bucket)?;
+    // Unlike its tagging, a deleted key's ACL is NoSuchKey, as AWS answers it.
     let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
     let grants = match &record.acl {
         Some(doc) => config::decode(&schema::GRANTS, doc.as_bytes())?,

@@ -38,7 +38,11 @@ pub(crate) async fn put_object_annotation(
             }
         })?;
     annotation::check_payload(&payload)?;
-    written.verify(declared.content_md5.as_deref(), declared.sent.as_ref())?;
+    written.verify(
+        declared.content_md5.as_deref(),
+        declared.sent.as_ref(),
+        body::DigestText::Hex,
+    )?;
     let record = AnnotationRecord {
         name: input.annotation_name.clone(),
         size: written.size,

@@ -9,42 +9,14 @@ pub(crate) async fn create_bucket(
     input: CreateBucketRequest,
 ) -> Result<CreateBucketOutput, CreateBucketError> {
     if !bucket::valid_name(&input.bucket) {
-        return Err(S3Error::invalid_bucket_name().into());
+        return Err(S3Error::invalid_bucket_name(&input.bucket).into());
     }
     let constraint = input
         .create_bucket_configuration
         .as_ref()
         .and_then(|c| c.location_constraint.as_ref())
         .map(|c| c.as_str().to_owned());
-    let invalid_constraint = |c: &str| c == "us-east-1" || !BucketLocationConstraint::VALUES.contains(&c);
-    let region = match (constraint.as_deref(), ctx.region.as_str()) {
-        (None | Some(""), "us-east-1") => "us-east-1".to_owned(),
-        (Some(c), _) if invalid_constraint(c) => {
-            return Err(AwsError::new(
-                "InvalidLocationConstraint",
-                "The specified location-constraint is not valid",
-                400,
-            )
-            .into())
-        }
-        (Some(c), region) if c == region => c.to_owned(),
-        (None | Some(""), _) => {
-            return Err(AwsError::new(
-                "IllegalLocationConstraintException",
-                "The unspecified location constraint is incompatible for the region specific endpoint this request was sent to.",
-                400,
-            )
-            .into())
-        }
-        (Some(c), _) => {
-            return Err(AwsError::new(
-                "IllegalLocationConstraintException",
-                format!("The {c} location constraint is incompatible for the region specific endpoint this request was sent to."),
-                400,
-            )
-            .into())
-        }
-    };
+    let (region, location_constraint) = bucket::placement(constraint.as_deref(), &ctx.region)?;
     let object_lock = input.object_lock_enabled_for_bucket.unwrap_or(false);
     let tags = match input.create_bucket_configuration.and_then(|c| c.tags) {
         Some(tags) => from_tags(tags, 50)?,
@@ -54,6 +26,7 @@ pub(crate) async fn create_bucket(
         name: input.bucket.clone(),
         owner: ctx.account_id.clone(),
         region,
+        location_constraint,
         created: s3.now_ms() / 1000,
         tags,
         // A bucket with Object Lock is versioned from the start.
@@ -102,7 +75,7 @@ pub(crate) async fn create_bucket(
             // us-east-1 keeps its legacy answer: creating your own bucket again succeeds.
             return match (existing.owner == record.owner, existing.region.as_str()) {
                 (true, "us-east-1") if record.region == "us-east-1" => Ok(()),
-                (true, _) => Err(S3Error::bucket_owned()),
+                (true, _) => Err(S3Error::bucket_owned(&record.name)),
                 (false, _) => Err(S3Error::bucket_exists()),
             };
         }
@@ -167,7 +140,7 @@ pub(crate) async fn delete_bucket(
             )
             .map_err(S3Error::storage)?;
         if !any.is_empty() {
-            return Err(S3Error::bucket_not_empty());
+            return Err(S3Error::bucket_not_empty(&name));
         }
         let versions = tx
             .scan(
@@ -252,10 +225,10 @@ pub(crate) async fn get_bucket_location(
     input: GetBucketLocationRequest,
 ) -> Result<GetBucketLocationOutput, GetBucketLocationError> {
     let bucket = s3.bucket(&input.bucket)?;
-    // us-east-1 buckets report no location constraint.
+    // us-east-1 buckets report no location constraint; the others the one they were created with.
+    let constraint = bucket.location_constraint.as_deref().unwrap_or(&bucket.region);
     Ok(GetBucketLocationOutput {
-        location_constraint: (bucket.region != "us-east-1")
-            .then(|| BucketLocationConstraint::from_wire(&bucket.region)),
+        location_constraint: (bucket.region != "us-east-1").then(|| BucketLocationConstraint::from_wire(constraint)),
     })
 }
 
@@ -276,7 +249,7 @@ pub(crate) async fn get_bucket_tagging(
 ) -> Result<GetBucketTaggingOutput, GetBucketTaggingError> {
     let bucket = s3.bucket(&input.bucket)?;
     if bucket.tags.is_empty() {
-        return Err(S3Error::no_such_tag_set().into());
+        return Err(S3Error::no_such_tag_set(&input.bucket).into());
     }
     Ok(GetBucketTaggingOutput {
         tag_set: to_tags(&bucket.tags),

@@ -24,7 +24,13 @@ pub(crate) async fn get_bucket_cors(
 ) -> Result<GetBucketCorsOutput, GetBucketCorsError> {
     let rules: Vec<CORSRule> = s3
         .typed_config(&input.bucket, config::CORS, &schema::CORS_RULES)?
-        .ok_or_else(|| config::not_found("NoSuchCORSConfiguration", "The CORS configuration does not exist"))?;
+        .ok_or_else(|| {
+            config::not_found(
+                &input.bucket,
+                "NoSuchCORSConfiguration",
+                "The CORS configuration does not exist",
+            )
+        })?;
     Ok(GetBucketCorsOutput {
         cors_rules: Some(rules),
     })
@@ -161,6 +167,7 @@ pub(crate) async fn get_bucket_ownership_controls(
         None => config::ownership::default_ownership(),
         Some(bytes) if bytes.is_empty() => {
             return Err(config::not_found(
+                &input.bucket,
                 "OwnershipControlsNotFoundError",
                 "The bucket ownership controls were not found",
             )
@@ -213,6 +220,7 @@ pub(crate) async fn get_public_access_block(
         None => config::ownership::default_public_access_block(),
         Some(bytes) if bytes.is_empty() => {
             return Err(config::not_found(
+                &input.bucket,
                 "NoSuchPublicAccessBlockConfiguration",
                 "The public access block configuration was not found",
             )
@@ -264,6 +272,7 @@ pub(crate) async fn get_bucket_website(
     match s3.load_config(&input.bucket, config::WEBSITE)? {
         Some(bytes) if !bytes.is_empty() => Ok(config::website::website(&bytes)?),
         _ => Err(config::not_found(
+            &input.bucket,
             "NoSuchWebsiteConfiguration",
             "The specified bucket does not have a website configuration",
         )
@@ -290,6 +299,11 @@ pub(crate) async fn put_bucket_lifecycle_configuration(
         .lifecycle_configuration
         .map(|c| c.rules)
         .ok_or_else(S3Error::malformed_xml)?;
+    if let Some(TransitionDefaultMinimumObjectSize::Unknown(size)) = &input.transition_default_minimum_object_size {
+        return Err(
+            S3Error::invalid_request(format!("Invalid TransitionDefaultMinimumObjectSize found: {size}")).into(),
+        );
+    }
     config::lifecycle_rules::check_lifecycle(&rules)?;
     let sweep = lifecycle::has_expiration(&rules);
     let size = input
@@ -323,6 +337,7 @@ pub(crate) async fn get_bucket_lifecycle_configuration(
         .typed_config(&input.bucket, config::LIFECYCLE, &schema::LIFECYCLE_RULES)?
         .ok_or_else(|| {
             config::not_found(
+                &input.bucket,
                 "NoSuchLifecycleConfiguration",
                 "The lifecycle configuration does not exist",
             )
@@ -432,7 +447,22 @@ pub(crate) async fn put_bucket_logging(
     let doc = config::encode(&schema::LOGGING_ENABLED, logging);
     s3.change_config(input.bucket, config::LOGGING, Change::Set(doc), move |tx, bucket| {
         let invalid = |m: &str| AwsError::new("InvalidTargetBucketForLogging", m, 400);
-        let target = load_bucket(tx, &target).map_err(|_| invalid("The target bucket for logging does not exist"))?;
+        let target = load_bucket(tx, &target).map_err(|_| {
+            invalid("The target bucket for logging does not exist").with_detail("TargetBucket", target.clone())
+        })?;
+        if target.region != bucket.region {
+            // AWS names the source's region too, unless it is us-east-1.
+            let refusal = AwsError::new(
+                "CrossLocationLoggingProhibitted",
+                "Cross S3 location logging not allowed. ",
+                403,
+            );
+            let refusal = match bucket.region.as_str() {
+                "us-east-1" => refusal,
+                source => refusal.with_detail("SourceBucketLocation", source),
+            };
+            return Err(refusal.with_detail("TargetBucketLocation", target.region));
+        }
         if target.owner != bucket.owner {
             return Err(invalid(
                 "The owner for the bucket to be logged and the target bucket must be the same.",
@@ -514,9 +544,9 @@ pub(crate) async fn put_bucket_replication(
             ));
         }
         for name in destinations? {
-            let destination =
-                load_bucket(tx, &name).map_err(|_| S3Error::invalid_request("Destination bucket must exist."))?;
-            if destination.state() != State::Enabled {
+            // A destination that does not exist is refused as one without versioning, as AWS words it.
+            let enabled = load_bucket(tx, &name).is_ok_and(|d| d.state() == State::Enabled);
+            if !enabled {
                 return Err(S3Error::invalid_request(
                     "Destination bucket must have versioning enabled.",
                 ));
@@ -537,6 +567,7 @@ pub(crate) async fn get_bucket_replication(
         .typed_config(&input.bucket, config::REPLICATION, &schema::REPLICATION_CONFIGURATION)?
         .ok_or_else(|| {
             config::not_found(
+                &input.bucket,
                 "ReplicationConfigurationNotFoundError",
                 "The replication configuration was not found",
             )

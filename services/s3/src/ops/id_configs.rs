@@ -15,7 +15,9 @@ macro_rules! family_ops {
         $list:ident($list_in:ty) -> $list_out:ident, $list_err:ty $(,)?
     ) => {
         pub(crate) async fn $put(s3: &S3Service, _ctx: &RequestContext, input: $put_in) -> Result<Unit, $put_err> {
-            s3.put_id_config(input.bucket, &$family, input.id, input.$member)
+            id_configs::Checked::check(&input.$member)?;
+            let document_id = input.$member.id.clone();
+            s3.put_id_config(input.bucket, &$family, input.id, &document_id, input.$member)
                 .await?;
             Ok(Unit {})
         }

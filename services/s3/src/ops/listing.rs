@@ -5,7 +5,7 @@ use crate::*;
 
 pub(crate) async fn list_objects(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: ListObjectsRequest,
 ) -> Result<ListObjectsOutput, ListObjectsError> {
     let max = max_keys(input.max_keys)?;
@@ -17,7 +17,14 @@ pub(crate) async fn list_objects(
         input.marker.as_deref().filter(|m| !m.is_empty()),
         max,
     )?;
-    let owner_account = s3.bucket(&input.bucket)?.owner;
+    // Owners are named to signed requests only: an anonymous listing (of a public bucket)
+    // answers without them, as AWS's does.
+    let owner_account = ctx
+        .access_key_id
+        .is_some()
+        .then(|| s3.bucket(&input.bucket))
+        .transpose()?
+        .map(|b| b.owner);
     let url = input.encoding_type.is_some();
     let enc = key_encoder(url);
     Ok(ListObjectsOutput {
@@ -32,7 +39,7 @@ pub(crate) async fn list_objects(
         contents: (!page.contents.is_empty()).then(|| {
             page.contents
                 .iter()
-                .map(|o| listed(o, Some(&owner_account), url))
+                .map(|o| listed(o, owner_account.as_deref(), url))
                 .collect()
         }),
         name: Some(input.bucket),

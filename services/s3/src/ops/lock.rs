@@ -53,6 +53,7 @@ pub(crate) async fn get_object_lock_configuration(
     let bucket = s3.bucket(&input.bucket)?;
     if !bucket.object_lock {
         return Err(config::not_found(
+            &input.bucket,
             "ObjectLockConfigurationNotFoundError",
             "Object Lock configuration does not exist for this bucket",
         )
@@ -127,7 +128,7 @@ fn locked_version(s3: &S3Service, bucket: &str, key: &str, version_id: Option<&s
     if !s3.bucket(bucket)?.object_lock {
         return Err(lock::missing_configuration());
     }
-    s3.object_version(bucket, key, version_id)
+    s3.subresource_version(bucket, key, version_id)
 }
 
 pub(crate) async fn get_object_retention(

@@ -60,6 +60,7 @@ pub(crate) async fn upload_part_copy(
         if_none_match: input.copy_source_if_none_match.as_deref(),
         if_modified_since: input.copy_source_if_modified_since.as_ref(),
         if_unmodified_since: input.copy_source_if_unmodified_since.as_ref(),
+        now_ms: s3.now_ms(),
     }
     .check(&source)
     .map_err(|_| S3Error::precondition_failed())?;
@@ -87,7 +88,7 @@ pub(crate) async fn upload_part_copy(
     };
     set_checksum_members!(result, part.checksum.as_ref());
     Ok(UploadPartCopyOutput {
-        copy_source_version_id: source.version_header(),
+        copy_source_version_id: source.version_id.clone(),
         copy_part_result: Some(result),
         server_side_encryption: Some(ServerSideEncryption::Aes256),
         ..UploadPartCopyOutput::default()
@@ -100,12 +101,23 @@ pub(crate) async fn complete_multipart_upload(
     input: CompleteMultipartUploadRequest,
 ) -> Result<CompleteMultipartUploadOutput, CompleteMultipartUploadError> {
     let (bucket, key) = (input.bucket.clone(), input.key.clone());
-    let output = s3.complete_upload(input).await?;
+    let mut output = s3.complete_upload(input).await?;
+    output.location = Some(object_url(ctx.host.as_deref(), &bucket, &key));
     if let Ok(record) = s3.object_version(&bucket, &key, output.version_id.as_deref()) {
         let event = notify::Event::created("ObjectCreated:CompleteMultipartUpload", &bucket, &record, ctx);
         s3.notify(event).await;
     }
     Ok(output)
+}
+
+/// The object's URL as CompleteMultipartUpload's `Location` gives it: the bucket's
+/// ([`bucket::url`]) and the key percent-encoded, `/` kept.
+fn object_url(host: Option<&str>, bucket: &str, key: &str) -> String {
+    format!(
+        "{}/{}",
+        bucket::url(host, bucket),
+        crate::listing::escape(key, b"~/", "%20")
+    )
 }
 
 pub(crate) async fn abort_multipart_upload(
@@ -131,4 +143,27 @@ pub(crate) async fn list_multipart_uploads(
     input: ListMultipartUploadsRequest,
 ) -> Result<ListMultipartUploadsOutput, ListMultipartUploadsError> {
     Ok(s3.list_uploads_of(input)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::object_url;
+
+    #[test]
+    fn locations_are_virtual_hosted_where_the_host_allows() {
+        let key = "dir/uni_\u{2014}_file";
+        assert_eq!(
+            object_url(Some("s3.localhost.localstack.cloud:4566"), "b", key),
+            "http://b.s3.localhost.localstack.cloud:4566/dir/uni_%E2%80%94_file"
+        );
+        assert_eq!(
+            object_url(Some("b.s3.localhost:4566"), "b", "k"),
+            "http://b.s3.localhost:4566/k"
+        );
+        assert_eq!(
+            object_url(Some("127.0.0.1:4566"), "b", "k"),
+            "http://127.0.0.1:4566/b/k"
+        );
+        assert_eq!(object_url(None, "b", "k"), "/b/k");
+    }
 }

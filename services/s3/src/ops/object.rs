@@ -6,6 +6,7 @@ use crate::chunked;
 use crate::encryption::{self, Reported};
 use crate::notify;
 use crate::object::copy_source;
+use crate::storage_class::{check_readable, check_storage_class, kept_storage_class};
 use crate::*;
 
 pub(crate) async fn put_object(
@@ -62,8 +63,14 @@ pub(crate) async fn write_object(
     let (blob, written) = s3
         .write_body("obj", incoming.source, Some(algorithm), body::MAX_SINGLE_UPLOAD)
         .await?;
-    s3.verify_body(&blob, &written, content_md5.as_deref(), sent.as_ref())
-        .await?;
+    s3.verify_body(
+        &blob,
+        &written,
+        content_md5.as_deref(),
+        sent.as_ref(),
+        body::DigestText::Hex,
+    )
+    .await?;
     let record = ObjectRecord {
         key: input.key,
         size: written.size,
@@ -80,7 +87,8 @@ pub(crate) async fn write_object(
         },
         metadata: input.metadata.unwrap_or_default(),
         tags,
-        storage_class: input.storage_class.map(|c| c.as_str().to_owned()),
+        storage_class: kept_storage_class(input.storage_class),
+        website_redirect_location: input.website_redirect_location,
         acl,
         checksum: Some(checksum::Checksum {
             algorithm,
@@ -101,7 +109,9 @@ pub(crate) async fn write_object(
     let sse = Reported::of(&stored);
     let mut output = PutObjectOutput {
         expiration: s3.expiration(&bucket, &stored),
-        version_id: stored.version_header(),
+        // A null version (written while versioning is suspended) goes unsaid, as AWS's
+        // PutObject answers it; reads name it.
+        version_id: stored.version_id.clone(),
         e_tag: Some(stored.etag.clone()),
         checksum_type: stored.checksum.as_ref().map(checksum::Checksum::checksum_type),
         server_side_encryption: Some(sse.server_side_encryption),
@@ -120,15 +130,18 @@ pub(crate) async fn get_object(
 ) -> Result<GetObjectOutput, GetObjectError> {
     let (record, body) =
         s3.open_object(|| s3.object_version(&input.bucket, &input.key, input.version_id.as_deref()))?;
+    check_readable(&record)?;
     ReadConditions {
         if_match: input.if_match.as_deref(),
         if_none_match: input.if_none_match.as_deref(),
         if_modified_since: input.if_modified_since.as_ref(),
         if_unmodified_since: input.if_unmodified_since.as_ref(),
+        now_ms: s3.now_ms(),
     }
     .check(&record)?;
     let (range, parts_count) = object::read_range(input.range.as_deref(), input.part_number, &record)?;
     let body = s3.read_body(ctx, body, record.size, range).await?;
+    let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range, input.part_number);
     let headers = &record.headers;
     let sse = Reported::of(&record);
     let mut output = GetObjectOutput {
@@ -152,12 +165,16 @@ pub(crate) async fn get_object(
         content_language: input
             .response_content_language
             .or_else(|| headers.content_language.clone()),
-        expires: headers.expires.clone(),
+        expires: input
+            .response_expires
+            .and_then(|t| t.fmt(aws_smithy_types::date_time::Format::HttpDate).ok())
+            .or_else(|| headers.expires.clone()),
         metadata: (!record.metadata.is_empty()).then(|| record.metadata.clone()),
         tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
         storage_class: record.storage_class.clone().map(|c| StorageClass::from_wire(&c)),
+        website_redirect_location: record.website_redirect_location.clone(),
         version_id: record.version_header(),
-        checksum_type: returned_checksum(&record, input.checksum_mode.as_ref(), range).map(|c| c.checksum_type()),
+        checksum_type: checksum.as_ref().map(checksum::Checksum::checksum_type),
         object_lock_mode: record.lock_mode.as_deref().map(ObjectLockMode::from_wire),
         object_lock_retain_until_date: record.lock_until_ms.map(DateTime::from_millis),
         object_lock_legal_hold_status: record.legal_hold.map(lock::legal_hold_status),
@@ -165,7 +182,7 @@ pub(crate) async fn get_object(
         expiration: current_expiration(s3, &input.bucket, &record, input.version_id.as_deref()),
         ..GetObjectOutput::default()
     };
-    set_checksum_members!(output, returned_checksum(&record, input.checksum_mode.as_ref(), range));
+    set_checksum_members!(output, checksum.as_ref());
     Ok(output)
 }
 
@@ -174,16 +191,32 @@ fn current_expiration(s3: &S3Service, bucket: &str, record: &ObjectRecord, versi
     version_id.is_none().then(|| s3.expiration(bucket, record)).flatten()
 }
 
-/// The checksum a read returns: the object's, when asked with `x-amz-checksum-mode: ENABLED`
-/// for the whole object (a range has no stored checksum).
-fn returned_checksum<'a>(
-    record: &'a ObjectRecord,
+/// The checksum a read returns when asked with `x-amz-checksum-mode: ENABLED` (in any case, as
+/// AWS reads it): the object's for the whole object (part 1 of an object not uploaded in
+/// parts is the whole object), the part's for a part of a COMPOSITE multipart object (a
+/// FULL_OBJECT one answers only when its one part is the whole object), none for a range.
+fn returned_checksum(
+    record: &ObjectRecord,
     mode: Option<&ChecksumMode>,
     range: Option<(u64, u64)>,
-) -> Option<&'a checksum::Checksum> {
-    match (mode, range) {
-        (Some(ChecksumMode::Enabled), None) => record.checksum.as_ref(),
-        _ => None,
+    part_number: Option<i32>,
+) -> Option<checksum::Checksum> {
+    if !mode.is_some_and(|m| m.as_str().eq_ignore_ascii_case("ENABLED")) {
+        return None;
+    }
+    let whole = record.checksum.as_ref()?;
+    match part_number {
+        Some(_) if !whole.composite && record.parts.len() > 1 => None,
+        Some(n) if !record.parts.is_empty() => {
+            let part = record.parts.iter().find(|p| p.number == n)?;
+            Some(checksum::Checksum {
+                value: part.checksum.clone()?,
+                ..whole.clone()
+            })
+        }
+        Some(_) => Some(whole.clone()),
+        None if range.is_none() => Some(whole.clone()),
+        None => None,
     }
 }
 
@@ -200,11 +233,12 @@ pub(crate) async fn head_object(
         if_none_match: input.if_none_match.as_deref(),
         if_modified_since: input.if_modified_since.as_ref(),
         if_unmodified_since: input.if_unmodified_since.as_ref(),
+        now_ms: s3.now_ms(),
     }
     .check(&record)?;
     let (range, parts_count) =
         object::read_range(input.range.as_deref(), input.part_number, &record).map_err(S3Error::head)?;
-    let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range).cloned();
+    let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range, input.part_number);
     let expiration = current_expiration(s3, &input.bucket, &record, input.version_id.as_deref());
     let sse = Reported::of(&record);
     let headers = record.headers;
@@ -230,6 +264,7 @@ pub(crate) async fn head_object(
         metadata: (!record.metadata.is_empty()).then_some(record.metadata),
         tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
         storage_class: record.storage_class.map(|c| StorageClass::from_wire(&c)),
+        website_redirect_location: record.website_redirect_location,
         checksum_type: checksum.as_ref().map(checksum::Checksum::checksum_type),
         object_lock_mode: record.lock_mode.as_deref().map(ObjectLockMode::from_wire),
         object_lock_retain_until_date: record.lock_until_ms.map(DateTime::from_millis),
@@ -366,6 +401,7 @@ pub(crate) async fn copy_object(
         if_none_match: input.copy_source_if_none_match.as_deref(),
         if_modified_since: input.copy_source_if_modified_since.as_ref(),
         if_unmodified_since: input.copy_source_if_unmodified_since.as_ref(),
+        now_ms: s3.now_ms(),
     };
     // A copy's failed conditions are all 412s.
     conditions.check(&source).map_err(|_| S3Error::precondition_failed())?;
@@ -420,17 +456,18 @@ pub(crate) async fn copy_object(
         s3.now_ms(),
     )?;
     // The copy keeps the source's full-object checksum unless asked for another algorithm; a
-    // composite one cannot describe the copy, which gets the default CRC64NVME.
+    // composite one cannot describe the copy, which gets a full-object checksum in the same
+    // algorithm (the default CRC64NVME when the source has none).
     let kept = source.checksum.clone().filter(|c| !c.composite);
     let algorithm = match checksum::sdk_algorithm(input.checksum_algorithm.as_ref())? {
         Some(a) => Some(a),
         None if kept.is_some() => None,
-        None => Some(Algorithm::Crc64Nvme),
+        None => Some(source.checksum.as_ref().map_or(Algorithm::Crc64Nvme, |c| c.algorithm)),
     };
     let (blob, written) = s3
         .write_body("obj", Source::Blob(source_body, None), algorithm, u64::MAX)
         .await?;
-    let checksum = match (algorithm, written.checksum) {
+    let checksum = match (algorithm, written.checksum.clone()) {
         (Some(algorithm), Some(digest)) => Some(checksum::Checksum {
             algorithm,
             value: checksum::encode(&digest),
@@ -438,19 +475,24 @@ pub(crate) async fn copy_object(
         }),
         _ => kept,
     };
+    // The copy is written in one piece: a multipart source's ETag (of its parts) becomes the
+    // MD5 of the bytes.
+    let etag = match source.parts.is_empty() {
+        true => source.etag.clone(),
+        false => written.etag(),
+    };
     let record = ObjectRecord {
         key: input.key,
         size: source.size,
-        etag: source.etag.clone(),
+        etag,
         last_modified_ms: s3.now_ms(),
         blob,
         headers,
         metadata,
         tags,
-        storage_class: input
-            .storage_class
-            .map(|c| c.as_str().to_owned())
-            .or(source.storage_class.clone()),
+        // A copy is STANDARD unless it says otherwise: the source's class is not kept.
+        storage_class: kept_storage_class(input.storage_class),
+        website_redirect_location: input.website_redirect_location,
         acl,
         checksum,
         ..ObjectRecord::default()
@@ -469,7 +511,8 @@ pub(crate) async fn copy_object(
     let sse = Reported::of(&stored);
     Ok(CopyObjectOutput {
         expiration: s3.expiration(&bucket, &stored),
-        copy_source_version_id: source.version_header(),
+        // Only a source with a version id of its own is named.
+        copy_source_version_id: source.version_id.clone(),
         version_id: stored.version_header(),
         copy_object_result: Some(result),
         server_side_encryption: Some(sse.server_side_encryption),
@@ -501,7 +544,7 @@ pub(crate) async fn get_object_tagging(
     _ctx: &RequestContext,
     input: GetObjectTaggingRequest,
 ) -> Result<GetObjectTaggingOutput, GetObjectTaggingError> {
-    let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    let record = s3.subresource_version(&input.bucket, &input.key, input.version_id.as_deref())?;
     Ok(GetObjectTaggingOutput {
         version_id: record.version_header(),
         tag_set: to_tags(&record.tags),

@@ -71,7 +71,12 @@ pub(crate) async fn post_object(
     let output = super::object::write_object(s3, &upload, input, "ObjectCreated:Post")
         .await
         .map_err(PutObjectError::into_operation_error)?;
-    Ok(answer::answer(&fields, form.url, bucket, &key, &output))
+    // The Location names the bucket as AWS does (virtual-hosted where the host allows).
+    let bucket_url = match ctx.host.as_deref() {
+        Some(host) => crate::bucket::url(Some(host), bucket),
+        None => form.url.to_owned(),
+    };
+    Ok(answer::answer(&fields, &bucket_url, bucket, &key, &output))
 }
 
 impl S3Service {

@@ -54,10 +54,7 @@ pub(crate) fn bucket_of(path: &str) -> Option<&str> {
 /// recording of a `text/html` upload shows it (not the documented
 /// `RequestIsNotMultiPartContent`).
 pub(crate) fn not_multipart() -> AwsError {
-    S3Error::precondition_failed().with_detail(
-        "Condition",
-        "Bucket POST must be of the enclosure-type multipart/form-data",
-    )
+    S3Error::condition_failed("Bucket POST must be of the enclosure-type multipart/form-data")
 }
 
 /// A form without its file (S3's answer as issue threads quote it, not the documented

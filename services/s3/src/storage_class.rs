@@ -1,0 +1,42 @@
+//! Storage classes as a general-purpose bucket answers them: the classes a write may ask for,
+//! STANDARD left unsaid, and the archived classes whose bodies cannot be read.
+
+use stratus_core::AwsError;
+use stratus_gen_s3::StorageClass;
+
+use crate::object::ObjectRecord;
+
+/// Refuses a storage class a general-purpose bucket cannot hold: an unknown one, or
+/// `OUTPOSTS` (only S3 on Outposts buckets), naming it as AWS does.
+pub(crate) fn check_storage_class(class: Option<&StorageClass>) -> Result<(), AwsError> {
+    match class {
+        Some(c @ (StorageClass::Unknown(_) | StorageClass::Outposts)) => Err(AwsError::new(
+            "InvalidStorageClass",
+            "The storage class you specified is not valid",
+            400,
+        )
+        .with_detail("StorageClassRequested", c.as_str())),
+        _ => Ok(()),
+    }
+}
+
+/// The storage class a write keeps: none for `STANDARD`, which AWS's reads leave unsaid.
+pub(crate) fn kept_storage_class(class: Option<StorageClass>) -> Option<String> {
+    class
+        .filter(|c| *c != StorageClass::Standard)
+        .map(|c| c.as_str().to_owned())
+}
+
+/// Refuses to read the body of an object archived in GLACIER or DEEP_ARCHIVE (Stratus has no
+/// RestoreObject yet, so such an object stays archived): AWS's 403 `InvalidObjectState`.
+pub(crate) fn check_readable(record: &ObjectRecord) -> Result<(), AwsError> {
+    match record.storage_class.as_deref() {
+        Some(class @ ("GLACIER" | "DEEP_ARCHIVE")) => Err(AwsError::new(
+            "InvalidObjectState",
+            "The operation is not valid for the object's storage class",
+            403,
+        )
+        .with_detail("StorageClass", class)),
+        _ => Ok(()),
+    }
+}
