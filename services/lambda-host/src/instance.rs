@@ -99,6 +99,8 @@ pub(crate) struct Instance {
     pid: Option<u32>,
     /// Whether the process is the namespaces' intermediate (the runtime is its child).
     sandboxed: bool,
+    /// The sandboxed runtime's process, found once: the intermediate forks it only once.
+    runtime: std::sync::OnceLock<u32>,
     exited: Arc<AtomicBool>,
     /// Woken when the process exits.
     exit_notice: Arc<tokio::sync::Notify>,
@@ -204,6 +206,7 @@ impl Instance {
             log,
             pid,
             sandboxed,
+            runtime: std::sync::OnceLock::new(),
             exited,
             exit_notice,
             pipes,
@@ -246,10 +249,15 @@ impl Instance {
     /// The runtime's own process (for its memory use), while it runs.
     pub(crate) fn runtime_pid(&self) -> Option<u32> {
         let pid = self.pid()?;
-        if self.sandboxed {
-            sandbox::runtime_pid(pid)
-        } else {
-            Some(pid)
+        if !self.sandboxed {
+            return Some(pid);
+        }
+        match self.runtime.get() {
+            Some(runtime) => Some(*runtime),
+            None => {
+                let runtime = sandbox::runtime_pid(pid)?;
+                Some(*self.runtime.get_or_init(|| runtime))
+            }
         }
     }
 

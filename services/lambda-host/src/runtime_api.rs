@@ -461,18 +461,11 @@ fn not_found() -> Response<Full<Bytes>> {
 
 /// The Runtime API's error document.
 pub(crate) fn error(status: StatusCode, error_type: &str, message: &str) -> Response<Full<Bytes>> {
-    json(
-        status,
-        format!(
-            r#"{{"errorMessage":{},"errorType":{}}}"#,
-            json_string(message),
-            json_string(error_type)
-        ),
-    )
+    json(status, crate::invocation::error_document(error_type, message))
 }
 
-pub(crate) fn json(status: StatusCode, body: String) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from(body)));
+pub(crate) fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body.into()));
     *response.status_mut() = status;
     response
         .headers_mut()
@@ -483,19 +476,7 @@ pub(crate) fn json(status: StatusCode, body: String) -> Response<Full<Bytes>> {
 /// `text` as a JSON string literal.
 pub(crate) fn json_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    stratus_core::json::write_string(&mut out, text);
     out
 }
 
