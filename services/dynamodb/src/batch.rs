@@ -34,7 +34,7 @@ pub(crate) fn batch_get_item(scope: &Scope, input: BatchGetItemInput) -> Result<
     let mut responses = BTreeMap::new();
     let mut spent = Vec::new();
     for (name, request) in &input.request_items {
-        let table = db::table(&*scope.store, &scope.table(name))?;
+        let table = scope.named_table(name)?;
         let mut placeholders = placeholders(
             request.expression_attribute_names.as_ref(),
             None,
@@ -80,7 +80,7 @@ pub(crate) fn batch_write_item(scope: &Scope, input: BatchWriteItemInput) -> Res
     }
     let mut writes: Vec<(TableRecord, Vec<Write<'_>>)> = Vec::new();
     for (name, requests) in &input.request_items {
-        let table = db::table(&*scope.store, &scope.table(name))?;
+        let table = scope.named_table(name)?;
         let mut seen = BTreeSet::new();
         let mut table_writes = Vec::with_capacity(requests.len());
         for request in requests {

@@ -43,6 +43,12 @@ impl Scope {
         }
     }
 
+    /// The table a request's `TableName` (a name or an ARN) names, or the item operations'
+    /// ResourceNotFoundException.
+    pub(crate) fn named_table(&self, name: &str) -> Result<TableRecord, DdbError> {
+        table(&*self.store, &self.table(name))
+    }
+
     /// Runs `body` on a blocking thread against the store of the request's account and region
     /// (a strict commit waits for fsync): the bridge of both the DynamoDB and the DynamoDB
     /// Streams service.

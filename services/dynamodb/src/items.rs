@@ -30,7 +30,7 @@ fn old_or_none(return_values: Option<&ReturnValue>) -> Result<bool, DdbError> {
 
 pub(crate) fn put_item(scope: &Scope, input: PutItemInput) -> Result<PutItemOutput, DdbError> {
     refuse_legacy(input.expected.is_some(), "Expected", "ConditionExpression")?;
-    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
+    let table = scope.named_table(&input.table_name)?;
     let return_old = old_or_none(input.return_values.as_ref())?;
     let mut placeholders = placeholders(
         input.expression_attribute_names.as_ref(),
@@ -60,7 +60,7 @@ pub(crate) fn put_item(scope: &Scope, input: PutItemInput) -> Result<PutItemOutp
 }
 
 pub(crate) fn get_item(scope: &Scope, input: GetItemInput) -> Result<GetItemOutput, DdbError> {
-    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
+    let table = scope.named_table(&input.table_name)?;
     let mut placeholders = placeholders(
         input.expression_attribute_names.as_ref(),
         None,
@@ -83,7 +83,7 @@ pub(crate) fn get_item(scope: &Scope, input: GetItemInput) -> Result<GetItemOutp
 
 pub(crate) fn delete_item(scope: &Scope, input: DeleteItemInput) -> Result<DeleteItemOutput, DdbError> {
     refuse_legacy(input.expected.is_some(), "Expected", "ConditionExpression")?;
-    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
+    let table = scope.named_table(&input.table_name)?;
     let return_old = old_or_none(input.return_values.as_ref())?;
     let mut placeholders = placeholders(
         input.expression_attribute_names.as_ref(),
@@ -121,7 +121,7 @@ pub(crate) fn update_item(scope: &Scope, input: UpdateItemInput) -> Result<Updat
         "AttributeUpdates",
         "UpdateExpression",
     )?;
-    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
+    let table = scope.named_table(&input.table_name)?;
     let mut placeholders = placeholders(
         input.expression_attribute_names.as_ref(),
         input.expression_attribute_values.as_ref(),

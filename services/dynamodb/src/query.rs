@@ -393,7 +393,7 @@ pub(crate) fn query(scope: &Scope, input: QueryInput) -> Result<Value, DdbError>
         "KeyConditionExpression",
     )?;
     refuse_legacy(input.query_filter.is_some(), "QueryFilter", "FilterExpression")?;
-    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
+    let table = scope.named_table(&input.table_name)?;
     let has_projection = input.projection_expression.is_some() || input.attributes_to_get.is_some();
     let (index, count_only, fetch_base) = choose_index(
         &table,
@@ -526,7 +526,7 @@ fn segments(segment: Option<i32>, total: Option<i32>) -> Result<Option<(u32, u32
 
 pub(crate) fn scan(scope: &Scope, input: ScanInput) -> Result<Value, DdbError> {
     refuse_legacy(input.scan_filter.is_some(), "ScanFilter", "FilterExpression")?;
-    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
+    let table = scope.named_table(&input.table_name)?;
     let segment = segments(input.segment, input.total_segments)?;
     let has_projection = input.projection_expression.is_some() || input.attributes_to_get.is_some();
     let (index, count_only, fetch_base) = choose_index(

@@ -97,7 +97,7 @@ pub(crate) fn describe_contributor_insights(
     scope: &Scope,
     input: DescribeContributorInsightsInput,
 ) -> Result<DescribeContributorInsightsOutput, DdbError> {
-    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
+    let table = scope.named_table(&input.table_name)?;
     check_index(&table, input.index_name.as_deref())?;
     let insights = insights_of(&table, input.index_name.as_deref());
     let enabled = insights.filter(|i| i.enabled);
@@ -120,7 +120,7 @@ pub(crate) fn list_contributor_insights(
     input: ListContributorInsightsInput,
 ) -> Result<ListContributorInsightsOutput, DdbError> {
     let tables: Vec<TableRecord> = match &input.table_name {
-        Some(name) => vec![db::table(&*scope.store, &scope.table(name))?],
+        Some(name) => vec![scope.named_table(name)?],
         None => db::all_tables(&*scope.store)?,
     };
     let mut summaries = Vec::new();
@@ -256,7 +256,7 @@ pub(crate) fn describe_kinesis_streaming_destination(
     scope: &Scope,
     input: DescribeKinesisStreamingDestinationInput,
 ) -> Result<DescribeKinesisStreamingDestinationOutput, DdbError> {
-    let table = db::table(&*scope.store, &scope.table(&input.table_name))?;
+    let table = scope.named_table(&input.table_name)?;
     Ok(DescribeKinesisStreamingDestinationOutput {
         table_name: Some(table.name),
         kinesis_data_stream_destinations: Some(Vec::new()),

@@ -170,7 +170,7 @@ pub(crate) fn transact_write_items(
     for item in &input.transact_items {
         let name = parts(item)?.table_name;
         if !tables.contains_key(name) {
-            tables.insert(name.to_owned(), db::table(&*scope.store, &scope.table(name))?);
+            tables.insert(name.to_owned(), scope.named_table(name)?);
         }
     }
     let actions = input
@@ -275,7 +275,7 @@ pub(crate) fn transact_get_items(
     let mut seen = BTreeSet::new();
     for item in &input.transact_items {
         let get = &item.get;
-        let table = db::table(&*scope.store, &scope.table(&get.table_name))?;
+        let table = scope.named_table(&get.table_name)?;
         let mut placeholders = placeholders(
             get.expression_attribute_names.as_ref(),
             None,

@@ -93,9 +93,6 @@ pub enum IamError {
 impl IamError {
     /// The error as a common error with its Query code.
     pub fn into_aws(self) -> AwsError {
-        if let IamError::Other(e) = self {
-            return e;
-        }
         let (code, status) = match &self {
             IamError::NoSuchEntity(_) => ("NoSuchEntity", 404),
             IamError::EntityAlreadyExists(_) => ("EntityAlreadyExists", 409),

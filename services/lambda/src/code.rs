@@ -30,8 +30,7 @@ pub(crate) struct Source<'a> {
 pub(crate) fn digests(bytes: &[u8]) -> (String, String) {
     let digest = Sha256::digest(bytes);
     let b64 = base64::engine::general_purpose::STANDARD.encode(digest);
-    let hex = digest.iter().map(|b| format!("{b:02x}")).collect();
-    (b64, hex)
+    (b64, stratus_core::hex::encode(&digest))
 }
 
 impl LambdaService {

@@ -81,7 +81,7 @@ fn owned_by(s3: &S3Service, bucket: &str, expected: &str) -> Result<(), AwsError
 
 /// The string member `name` of the operation's input, when it is set.
 fn member<'v>(operation: &Operation, input: &'v Value, name: &str) -> Option<&'v str> {
-    let index = operation.input.members.iter().position(|m| m.name == name)?;
+    let index = operation.input.member_index(name)?;
     match input {
         Value::Struct(slots) => match slots.get(index)? {
             Some(Value::String(value)) => Some(value),

@@ -224,7 +224,6 @@ pub(crate) fn check_retention_change(
     }
 }
 
-/// The retention a PutObjectRetention asks for: mode and date, or nothing (removal).
 /// An instant as AWS's PutObjectRetention refusal quotes it: the way Java writes a date in
 /// US Pacific time (`Tue Dec 31 16:00:00 PST 2019`), daylight saving time by the rules in force
 /// since 2007 (second Sunday of March to first Sunday of November, at 2 a.m. local).
@@ -254,6 +253,7 @@ fn pacific_date(secs: i64) -> String {
     format!("{day} {month} {d:02} {h:02}:{mi:02}:{s:02} {zone} {y}")
 }
 
+/// The retention a PutObjectRetention asks for: mode and date, or nothing (removal).
 pub(crate) fn requested_retention(
     retention: Option<&ObjectLockRetention>,
     now_ms: i64,

@@ -85,8 +85,11 @@ impl SqsService {
                 _ => Ok(()),
             })
             .await?;
-        // Deleting a FIFO group's message in flight releases the group to a waiting long poll.
-        self.shared.arrivals.signal(&queue.signal_key());
+        // Deleting a FIFO group's message in flight releases the group to a waiting long poll;
+        // a standard queue's delete frees nothing a poll waits for.
+        if fifo {
+            self.shared.arrivals.signal(&queue.signal_key());
+        }
         Ok(results)
     }
 

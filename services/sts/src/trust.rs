@@ -8,12 +8,10 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use stratus_policy::{evaluate, Policy, PolicyKind, PolicySet, Principal, Request};
 
-/// Whom a trust policy must admit, and the condition keys AWS supplies with them.
+/// Whom a trust policy must admit.
 #[derive(Debug, Clone)]
 pub(crate) struct Trustee {
     pub(crate) principal: Principal,
-    /// Condition keys beside the request's own (`aws:CurrentTime`, …).
-    pub(crate) context: Vec<(String, Vec<String>)>,
 }
 
 impl Trustee {
@@ -21,7 +19,6 @@ impl Trustee {
     pub(crate) fn service(name: &str) -> Trustee {
         Trustee {
             principal: Principal::Service(name.to_owned()),
-            context: Vec::new(),
         }
     }
 
@@ -36,11 +33,8 @@ impl Trustee {
                 return false;
             }
         };
-        let mut request = Request::new(self.principal.clone(), action, [role_arn]);
-        for (key, values) in &self.context {
-            request = request.with_context(key, values.iter().map(String::as_str));
-        }
-        request = request.at(UNIX_EPOCH + Duration::from_secs(now_secs));
+        let request =
+            Request::new(self.principal.clone(), action, [role_arn]).at(UNIX_EPOCH + Duration::from_secs(now_secs));
         let set = PolicySet {
             resource: Some(&policy),
             resource_account: role_arn.split(':').nth(4),

@@ -227,7 +227,6 @@ pub(crate) async fn put_function_code_signing_config(
             404,
         ));
     }
-    lambda.function(&f, &f.arn())?;
     let arn = input.code_signing_config_arn.clone();
     lambda
         .update(&f, f.arn(), move |record, _| {
