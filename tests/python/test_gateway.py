@@ -4,7 +4,9 @@ import http.client
 import json
 import os
 import signal
+import socket
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -106,6 +108,22 @@ def test_sigterm_exits_cleanly():
     server = Stratus("--ephemeral")
     server.client("sts").get_caller_identity()
     assert server.stop(signal.SIGTERM) == 0
+
+
+def test_sigterm_exits_while_a_client_holds_a_refused_upload_open():
+    """A streamed upload refused before its body is read (here: its bucket does not exist) is
+    answered at once; the connection is then closed, not held for a body that the client
+    (one that waits for `100 Continue`, as botocore does) will never send — so it cannot
+    hold shutdown either."""
+    server = Stratus("--ephemeral")
+    conn = socket.create_connection(("127.0.0.1", urllib.parse.urlparse(server.endpoint).port), timeout=10)
+    conn.sendall(
+        b"PUT /no-such-bucket/large HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3145728\r\n"
+        b"Expect: 100-continue\r\nx-amz-content-sha256: UNSIGNED-PAYLOAD\r\n\r\n"
+    )
+    assert conn.recv(4096).startswith(b"HTTP/1.1 404 ")  # not `100 Continue` first
+    assert server.stop(signal.SIGTERM) == 0
+    conn.close()
 
 
 def test_services_flag_limits_what_is_served():

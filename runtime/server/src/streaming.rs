@@ -15,7 +15,7 @@ use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming};
 use stratus_core::schema::{HttpBinding, Operation};
 use stratus_core::{BodyReader, PayloadFraming};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// Chunks buffered between the two sides of a streamed body.
 const CHANNEL_CHUNKS: usize = 4;
@@ -56,11 +56,24 @@ pub fn framing(headers: &http::HeaderMap) -> PayloadFraming {
     }
 }
 
-/// A blocking reader of `body`, fed by a task that reads the socket.
+/// A blocking reader of `body`, fed by a task that reads the socket once the service first
+/// reads: a request refused before its body is read is answered without `100 Continue`, so a
+/// client that waits for it never sends the body.
 pub fn request_reader(mut body: Incoming) -> BodyReader {
     let (sender, receiver) = mpsc::channel(CHANNEL_CHUNKS);
+    let (start, started) = oneshot::channel();
     tokio::spawn(async move {
-        while let Some(frame) = body.frame().await {
+        // A reader dropped unread drops the body here, and hyper closes the connection.
+        if started.await.is_err() {
+            return;
+        }
+        loop {
+            // So does a reader dropped part way, without waiting for the client's next bytes.
+            let frame = tokio::select! {
+                frame = body.frame() => frame,
+                () = sender.closed() => return,
+            };
+            let Some(frame) = frame else { return };
             let chunk = match frame {
                 Ok(frame) => match frame.into_data() {
                     Ok(data) => Ok(data),
@@ -69,7 +82,6 @@ pub fn request_reader(mut body: Incoming) -> BodyReader {
                 Err(e) => Err(io::Error::other(e)),
             };
             let failed = chunk.is_err();
-            // A closed channel means the service stopped reading: drop the rest.
             if sender.send(chunk).await.is_err() || failed {
                 return;
             }
@@ -77,17 +89,23 @@ pub fn request_reader(mut body: Incoming) -> BodyReader {
     });
     Box::new(ChannelReader {
         receiver,
+        start: Some(start),
         chunk: Bytes::new(),
     })
 }
 
 struct ChannelReader {
     receiver: mpsc::Receiver<io::Result<Bytes>>,
+    /// Sent on the first read, to start the task that feeds `receiver`.
+    start: Option<oneshot::Sender<()>>,
     chunk: Bytes,
 }
 
 impl Read for ChannelReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(start) = self.start.take() {
+            let _ = start.send(());
+        }
         while self.chunk.is_empty() {
             match self.receiver.blocking_recv() {
                 Some(chunk) => self.chunk = chunk?,
@@ -196,6 +214,7 @@ mod tests {
         let (sender, receiver) = mpsc::channel(CHANNEL_CHUNKS);
         let mut reader = ChannelReader {
             receiver,
+            start: None,
             chunk: Bytes::new(),
         };
         tokio::spawn(async move {

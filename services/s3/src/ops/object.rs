@@ -27,6 +27,7 @@ pub(crate) async fn write_object(
 ) -> Result<PutObjectOutput, PutObjectError> {
     check_storage_class(input.storage_class.as_ref())?;
     let body = std::mem::take(&mut input.body);
+    let bucket = input.bucket.clone();
     let Declared {
         incoming,
         content_md5,
@@ -60,6 +61,8 @@ pub(crate) async fn write_object(
             input.grant_write_acp.as_ref(),
         ],
     )?;
+    // Before the body is read: a client waiting for `100 Continue` is refused without sending it.
+    s3.bucket(&bucket)?;
     let (blob, written) = s3
         .write_body("obj", incoming.source, Some(algorithm), body::MAX_SINGLE_UPLOAD)
         .await?;
@@ -98,7 +101,6 @@ pub(crate) async fn write_object(
         ..ObjectRecord::default()
     };
     let (if_match, if_none_match) = (input.if_match, input.if_none_match);
-    let bucket = input.bucket.clone();
     let key = record.key.clone();
     let stored = s3
         .put(input.bucket, record, lock, None, move |previous| {
