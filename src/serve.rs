@@ -10,7 +10,9 @@ use clap::Args;
 use stratus_core::clock::Clock;
 use stratus_core::scheduler::Scheduler;
 use stratus_core::schema::Service;
-use stratus_core::service::{CrossOrigin, FormUpload, Providers, Registration, ServiceEnv, ServiceHandler, Settings};
+use stratus_core::service::{
+    CrossOrigin, FormUpload, Providers, Registration, ServiceEnv, ServiceHandler, Settings, WebEndpoints,
+};
 use stratus_server::authorize::Authorizers;
 use stratus_server::decision_log::DecisionLog;
 use stratus_server::{serve, Config, Gateway};
@@ -138,6 +140,7 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
             .with_unclaimed(&stratus_gen_s3::SERVICE)
             .with_cross_origin(served.cross_origin)
             .with_form_uploads(served.form_uploads)
+            .with_endpoints(served.endpoints)
             .with_key_directories(served.providers.key_directories())
             .with_authorizers(Authorizers {
                 iam: served.providers.authorizer.clone(),
@@ -170,11 +173,13 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
     })
 }
 
-/// Services, and the hooks for browsers' requests of those that take them.
+/// Services, the hooks for browsers' requests of those that take them, and their own web
+/// endpoints.
 struct Served {
     handlers: Vec<Arc<dyn ServiceHandler>>,
     cross_origin: Vec<Arc<dyn CrossOrigin>>,
     form_uploads: Vec<Arc<dyn FormUpload>>,
+    endpoints: Vec<Arc<dyn WebEndpoints>>,
     /// Every capability the services provide, for the gateway's own use of them.
     providers: Providers,
 }
@@ -233,6 +238,7 @@ fn handlers(
         handlers: Vec::new(),
         cross_origin: Vec::new(),
         form_uploads: Vec::new(),
+        endpoints: Vec::new(),
         providers: Providers::default(),
     };
     for register in REGISTRATIONS {
@@ -247,6 +253,7 @@ fn handlers(
         written.extend(registration.handlers);
         served.cross_origin.extend(registration.cross_origin);
         served.form_uploads.extend(registration.form_uploads);
+        served.endpoints.extend(registration.endpoints);
     }
     // In the registry's order, which the gateway's routing of unsigned REST requests follows.
     for (id, service) in stratus_gen_registry::SERVICES {

@@ -7,6 +7,8 @@ import base64
 import hashlib
 import io
 import json
+import urllib.error
+import urllib.request
 import zipfile
 
 import pytest
@@ -96,6 +98,8 @@ def test_create_function_answers_pending_then_reads_active_with_aws_defaults(lam
     got = lam.get_function(FunctionName="defaults")
     assert got["Code"]["RepositoryType"] == "S3"
     assert "/_stratus/lambda/code/" in got["Code"]["Location"]
+    # The location downloads the zip, as AWS's presigned S3 URL does.
+    assert urllib.request.urlopen(got["Code"]["Location"], timeout=10).read() == ZIP
     assert got["Configuration"]["FunctionArn"] == ARN_PREFIX + "defaults"
     assert "Tags" not in got and "Concurrency" not in got
     latest = lam.get_function(FunctionName="defaults", Qualifier="$LATEST")
@@ -542,8 +546,9 @@ def test_function_url_configs(lam, fn):
     created = lam.create_function_url_config(FunctionName=fn, AuthType="NONE", Cors={"AllowOrigins": ["*"]})
     assert created["ResponseMetadata"]["HTTPStatusCode"] == 201
     url = created["FunctionUrl"]
-    assert url.startswith("https://") and url.endswith(f".lambda-url.{REGION}.on.aws/")
-    assert len(url.removeprefix("https://").split(".")[0]) == 32
+    # Served here, so the URL is local (tests/python/test_lambda_urls.py), not AWS's `on.aws` name.
+    assert url.startswith("http://") and f".lambda-url.{REGION}.localhost.localstack.cloud:" in url
+    assert len(url.removeprefix("http://").split(".")[0]) == 32
     assert created["FunctionArn"] == ARN_PREFIX + fn
     with pytest.raises(ClientError) as e:
         lam.create_function_url_config(FunctionName=fn, AuthType="NONE")
@@ -609,6 +614,10 @@ def test_layers(lam, role):
     assert v1["Content"]["CodeSha256"] == base64.b64encode(hashlib.sha256(content).digest()).decode()
     v2 = lam.publish_layer_version(LayerName="lib", Content={"ZipFile": content})
     assert v2["Version"] == 2
+    assert urllib.request.urlopen(v1["Content"]["Location"], timeout=10).read() == content
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(v1["Content"]["Location"].replace("/lib/1", "/lib/7"), timeout=10)
+    assert missing.value.code == 404 and b"<Code>NoSuchKey</Code>" in missing.value.read()
     assert lam.get_layer_version(LayerName="lib", VersionNumber=1)["LayerVersionArn"] == layer_arn + ":1"
     assert lam.get_layer_version_by_arn(Arn=layer_arn + ":2")["Version"] == 2
     with pytest.raises(ClientError) as e:

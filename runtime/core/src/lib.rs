@@ -31,6 +31,7 @@ pub mod scheduler;
 pub mod schema;
 pub mod service;
 pub mod tags;
+pub mod urlencoded;
 pub mod validate;
 pub mod value;
 

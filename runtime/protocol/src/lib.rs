@@ -85,7 +85,7 @@ pub mod rest_json;
 pub mod rest_xml;
 mod text;
 mod timestamp;
-pub mod urlencoded;
+pub use stratus_core::urlencoded;
 pub mod xml;
 mod xml_writer;
 

@@ -34,6 +34,7 @@ pub mod streaming;
 mod unknown_keys;
 mod verify;
 pub mod virtual_host;
+pub mod web;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -46,7 +47,7 @@ use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use stratus_core::clock::Clock;
 use stratus_core::schema::Service;
-use stratus_core::service::{CrossOrigin, FormUpload, KeyDirectory, ServiceHandler};
+use stratus_core::service::{CrossOrigin, FormUpload, KeyDirectory, ServiceHandler, WebEndpoints};
 use tokio::net::TcpListener;
 
 use stratus_sigv4::SigningKeys;
@@ -109,6 +110,8 @@ pub struct Gateway {
     cross_origin: Vec<Arc<dyn CrossOrigin>>,
     /// The form uploads of the services that take them.
     form_uploads: Vec<Arc<dyn FormUpload>>,
+    /// The services' own web endpoints.
+    endpoints: Vec<Arc<dyn WebEndpoints>>,
     /// Who the access keys IAM and STS issued stand for.
     key_directories: Vec<Arc<dyn KeyDirectory>>,
     /// The keys of AWS's form none of them knows, until one issues a key.
@@ -130,6 +133,7 @@ impl Gateway {
             used,
             cross_origin: Vec::new(),
             form_uploads: Vec::new(),
+            endpoints: Vec::new(),
             key_directories: Vec::new(),
             unknown_keys: unknown_keys::UnknownKeys::default(),
             signing_keys: SigningKeys::new(),
@@ -190,6 +194,11 @@ impl Gateway {
             .iter()
             .find(|uploads| std::ptr::eq(uploads.service(), service))
             .map(|uploads| uploads.as_ref())
+    }
+
+    /// The same gateway, serving the web endpoints of each service of `endpoints`.
+    pub fn with_endpoints(self, endpoints: Vec<Arc<dyn WebEndpoints>>) -> Gateway {
+        Gateway { endpoints, ..self }
     }
 
     /// Per service, in `services` order: whether it has served a request yet.

@@ -28,7 +28,7 @@ use stratus_protocol::{urlencoded, Request, Response};
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
-use crate::{authorize, clock_endpoint, cors, form, health, identity, verify, virtual_host, Gateway};
+use crate::{authorize, clock_endpoint, cors, form, health, identity, verify, virtual_host, web, Gateway};
 
 /// The body of a response: whole, or streamed from a service.
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
@@ -42,6 +42,13 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>, client: Ip
     }
     if let Some(response) = clock_endpoint::answer(gateway, &parts).await {
         return into_hyper(response, None);
+    }
+    if let Some(endpoints) = web::claim(gateway, &parts) {
+        let answered = web::answer(gateway, endpoints, &parts, body, &request_id, client);
+        return match CatchUnwind(std::pin::pin!(answered)).await {
+            Ok(response) => response,
+            Err(panic) => panicked(&panic, &request_id),
+        };
     }
     if let Some(claim) = form::claim(gateway, &parts) {
         let uploaded = form::upload(gateway, claim, &parts, body, &request_id);
@@ -75,7 +82,7 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>, client: Ip
 
 /// The whole of a request's body, refused past `limit` bytes. A body that arrives as one frame
 /// — every small request — is taken as it is, without collecting.
-async fn read_body(body: Incoming, limit: usize) -> Result<Bytes, AwsError> {
+pub(crate) async fn read_body(body: Incoming, limit: usize) -> Result<Bytes, AwsError> {
     let unreadable = |e: Box<dyn std::error::Error + Send + Sync>| {
         if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
             AwsError::new(
@@ -331,11 +338,15 @@ fn host_bucket<'r>(req: &Request<'r>, route: &Route) -> Option<&'r str> {
 
 /// The authority the client addressed: the `Host` header, or HTTP/2's `:authority`.
 fn request_host(req: &Request<'_>) -> Option<String> {
-    req.headers
+    authority(req.headers, req.uri).map(String::from)
+}
+
+/// The `Host` header of `headers`, or HTTP/2's `:authority` in `uri`.
+pub(crate) fn authority<'r>(headers: &'r http::HeaderMap, uri: &'r http::Uri) -> Option<&'r str> {
+    headers
         .get(http::header::HOST)
         .and_then(|v| v.to_str().ok())
-        .or_else(|| req.uri.authority().map(|a| a.as_str()))
-        .map(String::from)
+        .or_else(|| uri.authority().map(|a| a.as_str()))
 }
 
 /// A routing parameter, borrowed from the request unless it needed decoding.
@@ -401,7 +412,7 @@ fn presign_refusal(signer: &Result<Option<Signer<'_>>, PresignError>, clock: &Cl
 }
 
 /// An error for a request no service could be found for, in the JSON protocols' shape.
-fn plain_json_error(error: &AwsError, request_id: &str) -> Response {
+pub(crate) fn plain_json_error(error: &AwsError, request_id: &str) -> Response {
     let mut body = String::new();
     let mut object = JsonObjectWriter::new(&mut body);
     object.key("__type").string(&error.code);
@@ -417,7 +428,7 @@ fn plain_json_error(error: &AwsError, request_id: &str) -> Response {
 }
 
 /// The hyper response: `response`, with `streamed` as its body when the service streams one.
-fn into_hyper(response: Response, streamed: Option<BodyReader>) -> hyper::Response<GatewayBody> {
+pub(crate) fn into_hyper(response: Response, streamed: Option<BodyReader>) -> hyper::Response<GatewayBody> {
     match streamed {
         Some(reader) => response.map(|_| Either::Right(streaming::response_body(reader))),
         None => response.map(|body| Either::Left(Full::new(Bytes::from(body)))),

@@ -11,6 +11,8 @@
 //! - `layers`: a [`records::LayerVersionRecord`] by (layer name, version);
 //! - `code_signing`: a [`records::CodeSigningRecord`] by id;
 //! - `layer_counters`: the last version number each layer name handed out;
+//! - `url_ids`: the function and qualifier each function URL id is for
+//!   ([`function_urls::UrlTarget`]);
 //! - `events`: [`records::QueuedEvent`]s of asynchronous invocations by (due time, id),
 //!   written in the transaction that acknowledges the `Event` invocation and drained by a
 //!   scheduler job that exists only while events are queued.
@@ -23,9 +25,11 @@
 //! starts no process and touches no directory.
 
 mod code;
+mod code_links;
 mod config;
 mod error;
 mod error_type;
+mod function_urls;
 mod invoke;
 mod names;
 mod ops;
@@ -58,6 +62,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     lambda.resume_queued_events();
     Registration {
         handlers: vec![Arc::new(error_type::WithErrorTypes(Handler(lambda.clone())))],
+        endpoints: vec![Arc::new(lambda.clone())],
         provides: Providers {
             functions: Some(Arc::new(lambda.clone())),
             resource_policies: vec![Arc::new(lambda)],

@@ -92,18 +92,22 @@ impl LambdaService {
         }
     }
 
+    /// The server's address, as functions and function URLs reach it.
+    pub(crate) fn endpoint_url(&self) -> String {
+        self.shared
+            .settings
+            .endpoint_url
+            .get()
+            .cloned()
+            .unwrap_or_else(|| "http://127.0.0.1:4566".to_owned())
+    }
+
     /// The host, made on first use.
     pub(crate) fn host(&self) -> &Host {
         self.shared.host.get_or_init(|| {
             Host::new(HostConfig {
                 work_dir: self.shared.settings.work_dir.clone(),
-                endpoint_url: self
-                    .shared
-                    .settings
-                    .endpoint_url
-                    .get()
-                    .cloned()
-                    .unwrap_or_else(|| "http://127.0.0.1:4566".to_owned()),
+                endpoint_url: self.endpoint_url(),
                 idle_timeout: self.shared.settings.idle_timeout,
             })
         })

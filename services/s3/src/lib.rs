@@ -122,6 +122,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
             resource_policies: vec![Arc::new(s3)],
             ..Providers::default()
         },
+        ..Registration::default()
     }
 }
 

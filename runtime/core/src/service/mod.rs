@@ -5,13 +5,15 @@
 //! yet, answering every operation with AWS's not-implemented error after validation.
 //!
 //! Beside it: the hooks for what browsers send that no operation models: [`CrossOrigin`], a
-//! service's CORS rules, and [`FormUpload`], its HTML form uploads; the capabilities one
+//! service's CORS rules, [`FormUpload`], its HTML form uploads, and [`WebEndpoints`], its
+//! own plain HTTP endpoints ([`endpoints`]); the capabilities one
 //! service offers another ([`capabilities`]: [`MessageSink`] and the rest); and the
 //! [`Registration`] each service crate hands the binary ([`registration`]); and how a
 //! service's operations are wired to its functions ([`wiring`]: the generated `operations!`
 //! macros).
 
 pub mod capabilities;
+pub mod endpoints;
 pub mod registration;
 pub mod wiring;
 
@@ -28,6 +30,7 @@ pub use capabilities::{
     KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, ResourcePolicies, ResourcePolicy, ResourceTags,
     RoleCredentials, RoleDirectory, RoleSessions, SessionGrants, StoredObject, TopicPublisher, Verdict,
 };
+pub use endpoints::{WebAnswer, WebBody, WebEndpoints, WebRequest};
 pub use registration::{Providers, Registration, ServiceEnv, Settings};
 pub use wiring::EncodedAnswer;
 

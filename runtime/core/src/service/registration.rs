@@ -14,7 +14,7 @@ use super::capabilities::{
     Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSource,
     ResourcePolicies, RoleDirectory, RoleSessions, TopicPublisher,
 };
-use super::{CrossOrigin, FormUpload, ServiceHandler};
+use super::{CrossOrigin, FormUpload, ServiceHandler, WebEndpoints};
 use crate::scheduler::Scheduler;
 use crate::schema::Service;
 
@@ -152,6 +152,8 @@ pub struct Registration {
     pub cross_origin: Vec<Arc<dyn CrossOrigin>>,
     /// The HTML form uploads of each served service that takes them (S3).
     pub form_uploads: Vec<Arc<dyn FormUpload>>,
+    /// The web endpoints of each served service that has them (Lambda's function URLs).
+    pub endpoints: Vec<Arc<dyn WebEndpoints>>,
     /// The capabilities the crate offers the services registered after it.
     pub provides: Providers,
 }

@@ -9,6 +9,7 @@ use super::{caller, function_ref, resolve, revision};
 use crate::code::{Source, MAX_UNZIPPED};
 use crate::config::{self, configuration, View};
 use crate::error::{self, conflict, function_not_found, invalid_parameter};
+use crate::function_urls;
 use crate::names::{function_arn, FunctionRef, Qualifier, LATEST};
 use crate::records::{CodeRecord, FunctionRecord, LayerUse, Settling, VersionConfig};
 use crate::service::{lambda_time, load_function, LambdaService, FUNCTIONS};
@@ -639,9 +640,10 @@ pub(crate) async fn delete_function(
             let missing = f.arn();
             lambda
                 .transact(&f.account, &f.region, move |tx| {
-                    if load_function(tx, &name)?.is_none() {
+                    let Some(record) = load_function(tx, &name)? else {
                         return Err(function_not_found(&missing));
-                    }
+                    };
+                    function_urls::forget(tx, record.urls.values());
                     FUNCTIONS.delete(tx, name.as_bytes());
                     Ok(())
                 })

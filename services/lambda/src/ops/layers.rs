@@ -183,7 +183,7 @@ pub(crate) async fn publish_layer_version(
     })
 }
 
-fn load(
+pub(crate) fn load(
     lambda: &LambdaService,
     account: &str,
     region: &str,

@@ -1,11 +1,12 @@
-//! Function URL configurations. Stored and answered as AWS does; requests to the URLs
-//! themselves are not served yet (docs/services/lambda.md).
+//! Function URL configurations, stored and answered as AWS does; the URLs themselves are
+//! served by `crate::function_urls`.
 
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_lambda::types::*;
 
 use super::{function_ref, qualifier_exists};
 use crate::error::{conflict, not_found};
+use crate::function_urls;
 use crate::names::FunctionRef;
 use crate::records::{CorsRecord, UrlRecord};
 use crate::service::LambdaService;
@@ -47,8 +48,8 @@ fn cors(c: &CorsRecord) -> Cors {
     }
 }
 
-fn url(f: &FunctionRef, r: &UrlRecord) -> String {
-    format!("https://{}.lambda-url.{}.on.aws/", r.url_id, f.region)
+fn url(lambda: &LambdaService, f: &FunctionRef, r: &UrlRecord) -> String {
+    function_urls::public_url(&lambda.endpoint_url(), &r.url_id, &f.region)
 }
 
 fn key(f: &FunctionRef) -> String {
@@ -62,9 +63,11 @@ pub(crate) async fn create_function_url_config(
 ) -> Result<CreateFunctionUrlConfigResponse, AwsError> {
     let f = function_ref(ctx, &input.function_name, input.qualifier.as_deref())?;
     let now = url_time(lambda.now_ms());
+    let (endpoint, region) = (lambda.endpoint_url(), f.region.clone());
+    let public_url = move |r: &UrlRecord| function_urls::public_url(&endpoint, &r.url_id, &region);
     let f2 = f.clone();
     lambda
-        .update(&f, f.arn(), move |record, _| {
+        .update(&f, f.arn(), move |record, tx| {
             let f = f2;
             if f.qualifier.as_deref().is_some_and(|q| !qualifier_exists(record, q)) {
                 return Err(not_found("Function does not exist"));
@@ -77,15 +80,16 @@ pub(crate) async fn create_function_url_config(
                 )));
             }
             let r = UrlRecord {
-                url_id: stratus_core::id::random_string(b"abcdefghijklmnopqrstuvwxyz0123456789", 32),
+                url_id: function_urls::new_url_id(&f.account),
                 auth_type: input.auth_type.as_str().to_owned(),
                 invoke_mode: input.invoke_mode.as_ref().map_or("BUFFERED", |m| m.as_str()).to_owned(),
                 cors: input.cors.map(cors_record),
                 creation_time: now.clone(),
                 last_modified_time: now,
             };
+            function_urls::remember(tx, &r.url_id, &f.name, &key(&f));
             let answer = CreateFunctionUrlConfigResponse {
-                function_url: url(&f, &r),
+                function_url: public_url(&r),
                 function_arn: f.qualified_arn(),
                 auth_type: input.auth_type,
                 cors: r.cors.as_ref().map(cors),
@@ -114,7 +118,7 @@ pub(crate) async fn get_function_url_config(
     let record = lambda.function(&f, &f.arn()).map_err(|_| resource_missing())?;
     let r = record.urls.get(&key(&f)).ok_or_else(resource_missing)?;
     Ok(GetFunctionUrlConfigResponse {
-        function_url: url(&f, r),
+        function_url: url(lambda, &f, r),
         function_arn: f.qualified_arn(),
         auth_type: FunctionUrlAuthType::from_wire(&r.auth_type),
         cors: r.cors.as_ref().map(cors),
@@ -131,6 +135,8 @@ pub(crate) async fn update_function_url_config(
 ) -> Result<UpdateFunctionUrlConfigResponse, AwsError> {
     let f = function_ref(ctx, &input.function_name, input.qualifier.as_deref())?;
     let now = url_time(lambda.now_ms());
+    let (endpoint, region) = (lambda.endpoint_url(), f.region.clone());
+    let public_url = move |r: &UrlRecord| function_urls::public_url(&endpoint, &r.url_id, &region);
     let f2 = f.clone();
     lambda
         .update(&f, f.arn(), move |record, _| {
@@ -150,7 +156,7 @@ pub(crate) async fn update_function_url_config(
             }
             r.last_modified_time = now;
             Ok(UpdateFunctionUrlConfigResponse {
-                function_url: url(&f, r),
+                function_url: public_url(r),
                 function_arn: f.qualified_arn(),
                 auth_type: FunctionUrlAuthType::from_wire(&r.auth_type),
                 cors: r.cors.as_ref().map(cors),
@@ -177,8 +183,9 @@ pub(crate) async fn delete_function_url_config(
     let f = function_ref(ctx, &input.function_name, input.qualifier.as_deref())?;
     let f2 = f.clone();
     lambda
-        .update(&f, f.arn(), move |record, _| {
-            record.urls.remove(&key(&f2)).ok_or_else(resource_missing)?;
+        .update(&f, f.arn(), move |record, tx| {
+            let removed = record.urls.remove(&key(&f2)).ok_or_else(resource_missing)?;
+            function_urls::forget(tx, [&removed]);
             Ok(stratus_core::Unit)
         })
         .await
@@ -206,7 +213,7 @@ pub(crate) async fn list_function_url_configs(
             ..f.clone()
         };
         let config = FunctionUrlConfig {
-            function_url: url(&fq, r),
+            function_url: url(lambda, &fq, r),
             function_arn: fq.qualified_arn(),
             creation_time: r.creation_time.clone(),
             last_modified_time: r.last_modified_time.clone(),

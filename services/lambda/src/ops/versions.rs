@@ -8,6 +8,7 @@ use super::functions::{check_revision, publish};
 use super::{function_ref, revision, unqualified_only, version_named};
 use crate::config::{configuration, View};
 use crate::error::{self, conflict, function_not_found, invalid_parameter, not_found};
+use crate::function_urls;
 use crate::names::{FunctionRef, LATEST};
 use crate::records::AliasRecord;
 use crate::routing;
@@ -209,11 +210,11 @@ pub(crate) async fn delete_alias(
 ) -> Result<stratus_core::Unit, AwsError> {
     let f = function_ref(ctx, &input.function_name, None)?;
     lambda
-        .update(&f, f.arn(), move |record, _| {
+        .update(&f, f.arn(), move |record, tx| {
             record.aliases.remove(&input.name);
             record.policies.remove(&input.name);
             record.event_invoke.remove(&input.name);
-            record.urls.remove(&input.name);
+            function_urls::forget(tx, record.urls.remove(&input.name).iter());
             record.provisioned.remove(&input.name);
             Ok(stratus_core::Unit)
         })
