@@ -200,7 +200,11 @@ impl Compiler<'_> {
                 Token::StartObject => matchers.push(self.expression()?),
                 Token::Str(_) => {
                     let s = self.text(&token);
-                    matchers.push(Matcher::Exact(s.into()));
+                    // AWS reads a value that is an IP address as that address, however written.
+                    matchers.push(match Cidr::single(&s) {
+                        Some(ip) => Matcher::ExactIp(s.into(), ip),
+                        None => Matcher::Exact(s.into()),
+                    });
                 }
                 Token::Num(ref n) => matchers.push(Matcher::ExactNumber(Num::parse(n))),
                 Token::True => matchers.push(Matcher::Bool(true)),
@@ -569,13 +573,13 @@ impl Compiler<'_> {
 
 const RANGE_MESSAGE: &str = "Value must be between -5.0E9 and 5.0E9, inclusive";
 
-/// A number as AWS compares it: shifted positive and scaled to six decimal places, or `None`
-/// beyond ±5e9.
+/// A number as AWS compares it: scaled to six decimal places (rounded) and shifted positive,
+/// or `None` beyond ±5e9.
 pub(crate) fn comparable(f: f64) -> Option<i64> {
     if !(-FIVE_BILLION..=FIVE_BILLION).contains(&f) {
         return None;
     }
-    Some((1e6 * (FIVE_BILLION + f)) as i64)
+    Some((1e6 * FIVE_BILLION) as i64 + (1e6 * f).round() as i64)
 }
 
 /// Text folded for case-insensitive comparison.

@@ -191,7 +191,8 @@ impl Pattern {
 
     /// Whether SNS message attributes match (SNS `MessageAttributes` scope). `String` and
     /// `Number` attributes (and their custom types such as `Number.float`) and `String.Array`
-    /// (a JSON array in the string value) are compared; `Binary` attributes never are.
+    /// (a JSON array in the string value; also `Number.Array`, which SNS's guide shows) are
+    /// compared; `Binary` attributes never are.
     pub fn matches_attributes(&self, attributes: &[Attribute<'_>]) -> bool {
         self.root.matches_attributes(attributes)
     }

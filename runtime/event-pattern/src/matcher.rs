@@ -82,6 +82,8 @@ pub(crate) struct Strings(pub(crate) Vec<Box<str>>);
 #[derive(Debug)]
 pub(crate) enum Matcher {
     Exact(Box<str>),
+    /// An exact value that is an IP address: it matches the address however written.
+    ExactIp(Box<str>, Cidr),
     ExactNumber(Num),
     Bool(bool),
     Null,
@@ -166,6 +168,7 @@ impl Matcher {
         match (self, leaf) {
             (M::Exists(present), _) => *present,
             (M::Exact(s), Leaf::Str(v)) => **s == **v,
+            (M::ExactIp(s, ip), Leaf::Str(v)) => **s == **v || ip.contains(v),
             (M::ExactNumber(n), Leaf::Num(v)) => n.equals(v),
             (M::Bool(b), Leaf::Bool(v)) => b == v,
             (M::Null, Leaf::Null) => true,
@@ -401,6 +404,15 @@ impl Cidr {
         })
     }
 
+    /// The one-address range of a value that is an IP address.
+    pub(crate) fn single(text: &str) -> Option<Cidr> {
+        let (v6, low) = match ip(text)? {
+            IpAddr::V4(a) => (false, u128::from(u32::from(a))),
+            IpAddr::V6(a) => (true, u128::from(a)),
+        };
+        Some(Cidr { v6, low, high: low })
+    }
+
     fn contains(&self, value: &str) -> bool {
         match ip(value) {
             Some(IpAddr::V4(a)) if !self.v6 => (self.low..=self.high).contains(&u128::from(u32::from(a))),
@@ -613,7 +625,7 @@ pub(crate) enum AttributeKind {
 
 impl AttributeKind {
     pub(crate) fn of(data_type: &str) -> AttributeKind {
-        if data_type == "String.Array" {
+        if data_type == "String.Array" || data_type == "Number.Array" {
             return AttributeKind::StringArray;
         }
         match data_type.split('.').next() {

@@ -442,3 +442,17 @@ fn a_later_duplicate_path_replaces_the_earlier() {
     assert!(hits(p, json!({"a": "y"})));
     assert!(!hits(p, json!({"a": "x"})));
 }
+
+#[test]
+fn an_ip_address_value_matches_the_address_however_written() {
+    let p = r#"{"ip": ["2001:db8::1"]}"#;
+    assert!(hits(p, json!({"ip": "2001:0db8:0000:0000:0000:0000:0000:0001"})));
+    assert!(!hits(p, json!({"ip": "2001:db8::2"})));
+}
+
+#[test]
+fn numbers_compare_to_six_decimal_places() {
+    let p = r#"{"n": [{"numeric": ["=", 0.1234564]}]}"#;
+    assert!(hits(p, json!({"n": 0.123456})));
+    assert!(!hits(p, json!({"n": 0.123457})));
+}

@@ -229,3 +229,12 @@ fn scopes_by_name() {
     );
     assert_eq!(Dialect::sns_scope("Other"), None);
 }
+
+// numeric-value-matching.html: a Number.Array attribute matches if any element does.
+#[test]
+fn number_arrays_match_by_any_element() {
+    let p = policy(r#"{"price": [{"anything-but": [100, 500]}]}"#);
+    assert!(p.matches_attributes(&[attr("price", "Number.Array", "[100, 50]")]));
+    assert!(!p.matches_attributes(&[attr("price", "Number", "100")]));
+    assert!(p.matches_attributes(&[attr("price", "Number", "100.1")]));
+}
