@@ -45,6 +45,10 @@ pub(crate) struct SyntaxError {
     pub(crate) at: usize,
 }
 
+/// How deep containers may nest (the AWS parser's limit), which also bounds the compiler's
+/// recursion.
+const MAX_DEPTH: usize = 1000;
+
 #[derive(Clone, Copy, PartialEq)]
 enum Ctx {
     Object,
@@ -313,6 +317,15 @@ impl<'a> Lexer<'a> {
     /// Reads a value's first token (all of it for scalars).
     fn value(&mut self, c: char) -> Result<(Token, Spot), SyntaxError> {
         let start = self.pos;
+        if (c == '{' || c == '[') && self.stack.len() >= MAX_DEPTH {
+            return Err(SyntaxError {
+                message: format!(
+                    "Document nesting depth ({}) exceeds the maximum allowed ({MAX_DEPTH}, from `StreamReadConstraints.getMaxNestingDepth()`)",
+                    MAX_DEPTH + 1
+                ),
+                at: self.pos + 1,
+            });
+        }
         match c {
             '{' => {
                 self.pos += 1;

@@ -256,3 +256,16 @@ fn wildcards_agree_with_backtracking() {
         );
     }
 }
+
+#[test]
+fn deep_nesting_is_refused_not_overflowed() {
+    let deep = |n: usize| format!("{}[1]{}", r#"{"a":"#.repeat(n), "}".repeat(n));
+    for dialect in DIALECTS {
+        let e = Pattern::parse(&deep(5_000), dialect).unwrap_err();
+        assert!(e.reason().starts_with("Document nesting depth"), "{e}");
+    }
+    let p = Pattern::parse(&deep(200), Dialect::EventBridge).unwrap();
+    assert!(!p.matches(&json!({"a": {"a": 1}})));
+    let brackets = format!("{{\"a\": {}", "[".repeat(5_000));
+    assert!(Pattern::parse(&brackets, Dialect::EventBridge).is_err());
+}
