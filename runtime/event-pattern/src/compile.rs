@@ -369,21 +369,11 @@ impl Compiler<'_> {
         }
         let matcher = match token {
             Token::StartArray if ignore_case => {
-                let mut values = Vec::new();
-                loop {
-                    let t = self.next()?;
-                    match t {
-                        Token::EndArray => break,
-                        Token::Str(_) => {
-                            let s = self.text(&t);
-                            values.push(fold(&s).into());
-                        }
-                        _ => return Err(self.barf_twice(
-                            "Inside anything-but/equals-ignore-case list, number|start|null|boolean is not supported.",
-                        )),
-                    }
-                }
-                Matcher::AnythingButIgnoreCase(Strings(values))
+                let values = self.string_list(
+                    "Inside anything-but/equals-ignore-case list, number|start|null|boolean is not supported.",
+                    false,
+                )?;
+                Matcher::AnythingButIgnoreCase(Strings(values.iter().map(|v| fold(v).into()).collect()))
             }
             Token::StartArray => {
                 let (mut strings, mut numbers) = (Vec::new(), Vec::new());
@@ -438,6 +428,26 @@ impl Compiler<'_> {
         Ok(matcher)
     }
 
+    /// A list of strings, after its `[`; anything else (or, if refused, an empty string) is a
+    /// fault AWS raises again, repeating its position.
+    fn string_list(&mut self, other: &str, refuse_empty: bool) -> R<Vec<String>> {
+        let mut values = Vec::new();
+        loop {
+            let t = self.next()?;
+            match t {
+                Token::EndArray => return Ok(values),
+                Token::Str(_) => {
+                    let s = self.text(&t);
+                    if s.is_empty() && refuse_empty {
+                        return Err(self.barf_twice("Null prefix/suffix not allowed"));
+                    }
+                    values.push(s);
+                }
+                _ => return Err(self.barf_twice(other)),
+            }
+        }
+    }
+
     /// EventBridge's `{"anything-but": {"prefix" | "suffix" | "wildcard": "…" or […]}}`, after
     /// the operator's name.
     fn anything_but_affix(&mut self, op: &str) -> R<Matcher> {
@@ -456,20 +466,7 @@ impl Compiler<'_> {
                 }
                 values.push(s);
             }
-            Token::StartArray => loop {
-                let t = self.next()?;
-                match t {
-                    Token::EndArray => break,
-                    Token::Str(_) => {
-                        let s = self.text(&t);
-                        if s.is_empty() && op != "wildcard" {
-                            return Err(self.barf_twice("Null prefix/suffix not allowed"));
-                        }
-                        values.push(s);
-                    }
-                    _ => return Err(self.barf_twice(what)),
-                }
-            },
+            Token::StartArray => values = self.string_list(what, op != "wildcard")?,
             Token::StartObject => {
                 return Err(self.barf("Value of anything-but must be an array or single string/number value."))
             }

@@ -208,16 +208,7 @@ impl<'a> Lexer<'a> {
                 if c == ']' {
                     return self.close(Ctx::Array);
                 }
-                if self.need_comma {
-                    if c != ',' {
-                        return Err(self.unexpected(c, "was expecting comma to separate Array entries"));
-                    }
-                    self.pos += 1;
-                    self.skip_ws();
-                }
-                let Some(c) = self.peek() else {
-                    return Err(self.eof(self.eof_context()));
-                };
+                let c = self.separator(c, "Array")?;
                 let (token, spot) = self.value(c)?;
                 self.need_comma = true;
                 self.finish(token, spot)
@@ -226,29 +217,17 @@ impl<'a> Lexer<'a> {
                 if c == '}' {
                     return self.close(Ctx::Object);
                 }
-                if self.need_comma {
-                    if c != ',' {
-                        return Err(self.unexpected(c, "was expecting comma to separate Object entries"));
-                    }
-                    self.pos += 1;
-                    self.skip_ws();
-                }
-                let Some(c) = self.peek() else {
-                    return Err(self.eof(self.eof_context()));
-                };
+                let c = self.separator(c, "Object")?;
                 if c != '"' {
                     return Err(self.unexpected(c, "was expecting double-quote to start field name"));
                 }
-                let start = self.pos;
                 let name = self.string()?;
-                let name_end = self.pos;
                 self.skip_ws();
                 match self.peek() {
                     Some(':') => self.pos += 1,
                     Some(c) => return Err(self.unexpected(c, "was expecting a colon to separate field name and value")),
                     None => return Err(self.eof(self.eof_context())),
                 }
-                let _ = (start, name_end);
                 self.skip_ws();
                 let Some(c) = self.peek() else {
                     return Err(self.eof(self.eof_context()));
@@ -262,6 +241,19 @@ impl<'a> Lexer<'a> {
                 Ok(Some(Token::Name(name)))
             }
         }
+    }
+
+    /// Past the comma before a container's next entry (if one is due): the entry's first
+    /// character.
+    fn separator(&mut self, c: char, container: &str) -> Result<char, SyntaxError> {
+        if self.need_comma {
+            if c != ',' {
+                return Err(self.unexpected(c, &format!("was expecting comma to separate {container} entries")));
+            }
+            self.pos += 1;
+            self.skip_ws();
+        }
+        self.peek().ok_or_else(|| self.eof(self.eof_context()))
     }
 
     fn eof_context(&self) -> &'static str {
