@@ -35,7 +35,8 @@ use stratus_storage::{Direction, KeyRange, Tx};
 use crate::bucket::BucketRecord;
 use crate::config::ownership::{default_ownership, default_public_access_block};
 use crate::error::S3Error;
-use crate::{load_bucket, object_key, S3Service};
+use crate::store::{self, object_key};
+use crate::S3Service;
 
 pub(crate) const CONFIGS: &str = "configs";
 
@@ -89,10 +90,9 @@ pub(crate) enum Change {
 impl S3Service {
     /// The stored document `name` of `bucket` (`Some(empty)` is an explicit "none").
     pub(crate) fn load_config(&self, bucket: &str, name: &str) -> Result<Option<Vec<u8>>, AwsError> {
-        self.bucket(bucket)?;
-        self.store()?
-            .get(CONFIGS, &config_key(bucket, name))
-            .map_err(S3Error::storage)
+        let db = self.store()?;
+        store::bucket(&db, bucket)?;
+        db.get(CONFIGS, &config_key(bucket, name)).map_err(S3Error::storage)
     }
 
     /// Document `name` of `bucket` as text: the one-word settings (accelerate, request
@@ -111,7 +111,7 @@ impl S3Service {
         check: impl FnOnce(&Tx<'_>, &BucketRecord) -> Result<(), AwsError> + Send + 'static,
     ) -> Result<(), AwsError> {
         self.write(move |tx| {
-            let record = load_bucket(tx, &bucket)?;
+            let record = store::bucket(tx, &bucket)?;
             check(tx, &record)?;
             let key = config_key(&bucket, name);
             match change {
