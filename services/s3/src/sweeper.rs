@@ -214,8 +214,7 @@ impl S3Service {
             .write(move |tx| {
                 let b = store::bucket(tx, &name)?;
                 let rules: Vec<LifecycleRule> =
-                    config::tx_config(tx, &name, config::LIFECYCLE, &schema::LIFECYCLE_RULES, || None)?
-                        .unwrap_or_default();
+                    config::typed(tx, &name, config::LIFECYCLE, &schema::LIFECYCLE_RULES, || None)?.unwrap_or_default();
                 let (mut expired, mut blobs) = (Vec::new(), Vec::new());
                 for key in keys {
                     let versions = versioning::all_versions(tx, &b, &key)?;

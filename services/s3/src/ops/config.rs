@@ -154,7 +154,7 @@ pub(crate) async fn put_bucket_ownership_controls(
     let enforcing = config::ownership::enforced(Some(&controls));
     let doc = config::encode(&schema::OWNERSHIP_CONTROLS, controls);
     s3.change_config(input.bucket, config::OWNERSHIP, Change::Set(doc), move |tx, bucket| {
-        let acl: Option<Vec<Grant>> = config::tx_config(tx, &bucket.name, config::ACL, &schema::GRANTS, || None)?;
+        let acl: Option<Vec<Grant>> = config::typed(tx, &bucket.name, config::ACL, &schema::GRANTS, || None)?;
         if enforcing && acl.is_some_and(|g| !config::acl::owner_only(&g, &bucket.owner)) {
             return Err(S3Error::invalid_bucket_acl_with_ownership());
         }
