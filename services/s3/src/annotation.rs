@@ -14,14 +14,15 @@
 
 use serde::{Deserialize, Serialize};
 use stratus_core::{AwsError, DateTime};
-use stratus_storage::{Direction, KeyRange, Tx};
+use stratus_storage::{Direction, KeyRange, Read, Table, Tx};
 
 use crate::checksum::Checksum;
 use crate::error::S3Error;
-use crate::versioning::{self, View};
+use crate::versioning;
 
-pub(crate) const ANNOTATIONS: &str = "annotations";
-pub(crate) const PAYLOADS: &str = "annotation_payloads";
+const ANNOTATIONS: Table<AnnotationRecord> = Table::new("annotations");
+/// Each annotation's payload, as sent, under its record's key.
+const PAYLOADS: &str = "annotation_payloads";
 /// The most annotations one object version may have, and one listing page.
 pub(crate) const MAX_PER_VERSION: usize = 1000;
 const MAX_NAME_BYTES: usize = 512;
@@ -136,10 +137,6 @@ pub(crate) fn check_prefix(prefix: &str) -> Result<(), AwsError> {
     Ok(())
 }
 
-fn decode(bytes: &[u8]) -> Result<AnnotationRecord, AwsError> {
-    serde_json::from_slice(bytes).map_err(S3Error::corrupt)
-}
-
 /// Stores `record` with `payload` on `version`, replacing an annotation of the same name;
 /// refuses a new name beyond the version's 1,000th.
 pub(crate) fn put(
@@ -149,10 +146,10 @@ pub(crate) fn put(
     payload: Vec<u8>,
 ) -> Result<(), AwsError> {
     let key = version.record_key(&record.name);
-    if tx.get(ANNOTATIONS, &key).map_err(S3Error::storage)?.is_none() {
+    if ANNOTATIONS.get(tx, &key).map_err(S3Error::storage)?.is_none() {
         let range = KeyRange::prefix(&version.prefix());
         let count = tx
-            .scan(ANNOTATIONS, &range, Direction::Forward, Some(MAX_PER_VERSION))
+            .scan(ANNOTATIONS.name(), &range, Direction::Forward, Some(MAX_PER_VERSION))
             .map_err(S3Error::storage)?
             .len();
         if count >= MAX_PER_VERSION {
@@ -163,26 +160,27 @@ pub(crate) fn put(
             ));
         }
     }
-    tx.put(
-        ANNOTATIONS,
-        key.clone(),
-        serde_json::to_vec(record).map_err(S3Error::corrupt)?,
-    );
+    write(tx, key, record, payload)
+}
+
+/// Stores one annotation's two records under `key`.
+fn write(tx: &mut Tx<'_>, key: Vec<u8>, record: &AnnotationRecord, payload: Vec<u8>) -> Result<(), AwsError> {
+    ANNOTATIONS.put(tx, key.clone(), record).map_err(S3Error::storage)?;
     tx.put(PAYLOADS, key, payload);
     Ok(())
 }
 
 /// Annotation `name` of `version` and its payload.
 pub(crate) fn get(
-    view: &(impl View + ?Sized),
+    r: &(impl Read + ?Sized),
     version: &VersionRef,
     name: &str,
 ) -> Result<(AnnotationRecord, Vec<u8>), AwsError> {
     let key = version.record_key(name);
-    let record = view.get_value(ANNOTATIONS, &key).map_err(S3Error::storage)?;
-    let payload = view.get_value(PAYLOADS, &key).map_err(S3Error::storage)?;
+    let record = ANNOTATIONS.get(r, &key).map_err(S3Error::storage)?;
+    let payload = r.get(PAYLOADS, &key).map_err(S3Error::storage)?;
     match (record, payload) {
-        (Some(record), Some(payload)) => Ok((decode(&record)?, payload)),
+        (Some(record), Some(payload)) => Ok((record, payload)),
         _ => Err(no_such_annotation()),
     }
 }
@@ -190,10 +188,10 @@ pub(crate) fn get(
 /// Deletes annotation `name` of `version`, which must exist.
 pub(crate) fn delete(tx: &mut Tx<'_>, version: &VersionRef, name: &str) -> Result<(), AwsError> {
     let key = version.record_key(name);
-    if tx.get(ANNOTATIONS, &key).map_err(S3Error::storage)?.is_none() {
+    if ANNOTATIONS.get(tx, &key).map_err(S3Error::storage)?.is_none() {
         return Err(no_such_annotation());
     }
-    tx.delete(ANNOTATIONS, key.clone());
+    ANNOTATIONS.delete(tx, key.clone());
     tx.delete(PAYLOADS, key);
     Ok(())
 }
@@ -201,7 +199,7 @@ pub(crate) fn delete(tx: &mut Tx<'_>, version: &VersionRef, name: &str) -> Resul
 /// Up to `limit` annotations of `version` whose names start with `prefix`, after name
 /// `after`, in name order; and whether more follow.
 pub(crate) fn list(
-    view: &(impl View + ?Sized),
+    r: &(impl Read + ?Sized),
     version: &VersionRef,
     prefix: &str,
     after: Option<&str>,
@@ -214,12 +212,12 @@ pub(crate) fn list(
         _ => std::ops::Bound::Included(under),
     };
     let range = KeyRange::between(start.as_ref().map(Vec::as_slice), end.as_ref().map(Vec::as_slice));
-    let mut found = view
-        .scan_values(ANNOTATIONS, &range, Direction::Forward, Some(limit + 1))
+    let mut found: Vec<AnnotationRecord> = ANNOTATIONS
+        .scan(r, &range, Direction::Forward, Some(limit + 1))
         .map_err(S3Error::storage)?
-        .iter()
-        .map(|(_, bytes)| decode(bytes))
-        .collect::<Result<Vec<_>, _>>()?;
+        .into_iter()
+        .map(|(_, record)| record)
+        .collect();
     let more = found.len() > limit;
     found.truncate(limit);
     Ok((found, more))
@@ -227,15 +225,14 @@ pub(crate) fn list(
 
 /// Every annotation of `version` with its payload, in name order.
 pub(crate) fn all(tx: &Tx<'_>, version: &VersionRef) -> Result<Vec<(AnnotationRecord, Vec<u8>)>, AwsError> {
-    let range = KeyRange::prefix(&version.prefix());
-    let records = tx
-        .scan(ANNOTATIONS, &range, Direction::Forward, None)
+    let records = ANNOTATIONS
+        .scan_prefix(tx, version.prefix())
         .map_err(S3Error::storage)?;
     records
-        .iter()
+        .into_iter()
         .map(|(key, record)| {
-            let payload = tx.get(PAYLOADS, key).map_err(S3Error::storage)?.unwrap_or_default();
-            Ok((decode(record)?, payload))
+            let payload = tx.get(PAYLOADS, &key).map_err(S3Error::storage)?.unwrap_or_default();
+            Ok((record, payload))
         })
         .collect()
 }
@@ -247,13 +244,7 @@ pub(crate) fn put_all(
     annotations: Vec<(AnnotationRecord, Vec<u8>)>,
 ) -> Result<(), AwsError> {
     for (record, payload) in annotations {
-        let key = version.record_key(&record.name);
-        tx.put(
-            ANNOTATIONS,
-            key.clone(),
-            serde_json::to_vec(&record).map_err(S3Error::corrupt)?,
-        );
-        tx.put(PAYLOADS, key, payload);
+        write(tx, version.record_key(&record.name), &record, payload)?;
     }
     Ok(())
 }
@@ -262,11 +253,11 @@ pub(crate) fn put_all(
 pub(crate) fn delete_all(tx: &mut Tx<'_>, version: &VersionRef) -> Result<(), AwsError> {
     let range = KeyRange::prefix(&version.prefix());
     let keys = tx
-        .scan(ANNOTATIONS, &range, Direction::Forward, None)
+        .scan(ANNOTATIONS.name(), &range, Direction::Forward, None)
         .map_err(S3Error::storage)?;
     for (key, _) in keys {
         tx.delete(PAYLOADS, key.clone());
-        tx.delete(ANNOTATIONS, key);
+        ANNOTATIONS.delete(tx, key);
     }
     Ok(())
 }

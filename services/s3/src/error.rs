@@ -233,8 +233,4 @@ impl S3Error {
     pub(crate) fn storage(e: StorageError) -> AwsError {
         AwsError::internal(format!("object store: {e}"))
     }
-
-    pub(crate) fn corrupt(e: serde_json::Error) -> AwsError {
-        AwsError::internal(format!("corrupt object record: {e}"))
-    }
 }

@@ -15,7 +15,7 @@ use stratus_gen_s3::Handler;
 use crate::config::ownership::access_denied;
 use crate::error::S3Error;
 use crate::object::copy_source;
-use crate::S3Service;
+use crate::{store, S3Service};
 
 /// S3's generated handler with the owner checks in front of every operation (and, behind it,
 /// the request's method named in a `MethodNotAllowed`, which operations do not know).
@@ -73,7 +73,7 @@ fn owned_by(s3: &S3Service, bucket: &str, expected: &str) -> Result<(), AwsError
             400,
         ));
     }
-    match s3.bucket(bucket) {
+    match s3.store().and_then(|db| store::bucket(&db, bucket)) {
         Ok(record) if record.owner != expected => Err(access_denied()),
         _ => Ok(()),
     }

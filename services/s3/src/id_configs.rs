@@ -17,7 +17,8 @@ use stratus_storage::{Direction, KeyRange};
 use crate::config::{self, config_key, CONFIGS};
 use crate::error::S3Error;
 use crate::listing;
-use crate::{load_bucket, object_key, S3Service};
+use crate::store::{self, object_key};
+use crate::S3Service;
 
 /// One family of configurations kept by id.
 pub(crate) struct Family {
@@ -146,7 +147,7 @@ impl S3Service {
         }
         let doc = config::encode(family.shape, configuration);
         self.write(move |tx| {
-            load_bucket(tx, &bucket)?;
+            store::bucket(tx, &bucket)?;
             let key = family.key(&bucket, &id);
             if tx.get(CONFIGS, &key).map_err(S3Error::storage)?.is_none() {
                 let held = tx
@@ -169,9 +170,9 @@ impl S3Service {
 
     /// `family`'s configuration `id` in `bucket`.
     pub(crate) fn get_id_config<T: FromValue>(&self, bucket: &str, family: &Family, id: &str) -> Result<T, AwsError> {
-        self.bucket(bucket)?;
-        let bytes = self
-            .store()?
+        let db = self.store()?;
+        store::bucket(&db, bucket)?;
+        let bytes = db
             .get(CONFIGS, &family.key(bucket, id))
             .map_err(S3Error::storage)?
             .ok_or_else(no_such_configuration)?;
@@ -186,7 +187,7 @@ impl S3Service {
         id: String,
     ) -> Result<(), AwsError> {
         self.write(move |tx| {
-            load_bucket(tx, &bucket)?;
+            store::bucket(tx, &bucket)?;
             let key = family.key(&bucket, &id);
             if tx.get(CONFIGS, &key).map_err(S3Error::storage)?.is_none() {
                 return Err(no_such_configuration());
@@ -204,7 +205,8 @@ impl S3Service {
         family: &Family,
         token: Option<&str>,
     ) -> Result<Page<T>, AwsError> {
-        self.bucket(bucket)?;
+        let db = self.store()?;
+        store::bucket(&db, bucket)?;
         let prefix = family.prefix(bucket);
         let mut range = KeyRange::prefix(&prefix);
         if let Some(token) = token {
@@ -213,8 +215,7 @@ impl S3Service {
             start.extend_from_slice(after.as_bytes());
             range = KeyRange::between(std::ops::Bound::Excluded(start.as_slice()), range.end());
         }
-        let mut entries = self
-            .store()?
+        let mut entries = db
             .scan(CONFIGS, &range, Direction::Forward, Some(PAGE + 1))
             .map_err(S3Error::storage)?;
         let truncated = entries.len() > PAGE;

@@ -5,7 +5,8 @@
 //!
 //! - `buckets`: [`bucket::BucketRecord`] by bucket name (with its versioning state);
 //! - `objects`: [`object::ObjectRecord`] by bucket name, a zero byte and the object key, so a
-//!   bucket's keys scan in S3's (UTF-8 byte) order: each key's current version;
+//!   bucket's keys scan in S3's (UTF-8 byte) order: each key's current version (both tables
+//!   in [`store`]);
 //! - `versions`: every version and delete marker of a bucket that has had versioning
 //!   configured, newest first per key (see [`versioning`]);
 //! - `annotations` and `annotation_payloads`: each object version's annotations, by the
@@ -56,10 +57,11 @@ mod ops;
 mod post;
 mod resource_policy;
 mod storage_class;
+mod store;
 mod sweeper;
+mod versioning;
 
 pub use sweeper::LifecycleTiming;
-mod versioning;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -68,18 +70,15 @@ use std::sync::Arc;
 
 use stratus_core::scheduler::Scheduler;
 use stratus_core::service::{Caller, MessageSink, Providers, Registration, ServiceEnv};
-use stratus_core::{hex, id, AwsError, DateTime, RequestContext, Unit};
+use stratus_core::{hex, id, AwsError, RequestContext};
 use stratus_gen_s3::*;
-use stratus_storage::{Blob, Direction, Durability, KeyRange, Namespace, Storage, Store, Tx};
+use stratus_storage::{Blob, Durability, KeyRange, Namespace, Storage, Store, Tx};
 
 use crate::bucket::BucketRecord;
-use crate::config::Change;
 use crate::error::S3Error;
-use crate::object::{ContentHeaders, ObjectRecord, ReadConditions};
-use crate::versioning::{Deleted, State, VERSIONS};
-
-const BUCKETS: &str = "buckets";
-const OBJECTS: &str = "objects";
+use crate::object::ObjectRecord;
+use crate::store::{object_key, OBJECTS};
+use crate::versioning::{Deleted, State};
 
 /// The principal S3 delivers its event notifications as (the messages' `SenderId`).
 const S3_PRINCIPAL: &str = "s3.amazonaws.com";
@@ -198,7 +197,9 @@ impl S3Service {
             .ok()
             .flatten();
         let Some(config) = config else { return };
-        let Ok(bucket) = self.bucket(event.bucket) else { return };
+        let Ok(bucket) = self.store().and_then(|db| store::bucket(&db, event.bucket)) else {
+            return;
+        };
         let caller = Caller::service(S3_PRINCIPAL, &bucket.owner, &bucket.region);
         for queue in notify::queues(&config, &event) {
             let body = notify::message(&event, queue.id.as_deref().unwrap_or_default(), &bucket.owner);
@@ -243,34 +244,19 @@ impl S3Service {
             .map_err(AwsError::from)
     }
 
-    fn bucket(&self, name: &str) -> Result<BucketRecord, AwsError> {
-        load_bucket(&self.store()?, name)
-    }
-
-    fn object(&self, bucket: &str, key: &str) -> Result<Option<ObjectRecord>, AwsError> {
-        self.bucket(bucket)?;
-        match self
-            .store()?
-            .get(OBJECTS, &object_key(bucket, key))
-            .map_err(S3Error::storage)?
-        {
-            Some(bytes) => Ok(Some(serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?)),
-            None => Ok(None),
-        }
-    }
-
     /// Object `key` of `bucket`: its current version, or version `version_id` (a delete
     /// marker named by id is `MethodNotAllowed`, as AWS answers GET and HEAD).
     fn object_version(&self, bucket: &str, key: &str, version_id: Option<&str>) -> Result<ObjectRecord, AwsError> {
+        let db = self.store()?;
         let Some(id) = version_id else {
-            if let Some(current) = self.object(bucket, key)? {
+            let record = store::bucket(&db, bucket)?;
+            if let Some(current) = store::current(&db, bucket, key)? {
                 return Ok(current);
             }
             // Gone: say so with the delete marker, if one is why.
-            let record = self.bucket(bucket)?;
             let latest = match record.state() {
                 State::Unversioned => None,
-                _ => versioning::versions_of(self.store()?.as_ref(), bucket, key, Some(1))?.pop(),
+                _ => versioning::versions_of(&db, bucket, key, Some(1))?.pop(),
             };
             return Err(match latest {
                 Some(marker) if marker.delete_marker => S3Error::deleted_key(key, marker.version_label()),
@@ -278,8 +264,8 @@ impl S3Service {
             });
         };
         versioning::check_id(id)?;
-        let record = self.bucket(bucket)?;
-        versioning::named(self.store()?.as_ref(), &record, key, id)
+        let record = store::bucket(&db, bucket)?;
+        versioning::named(&db, &record, key, id)
     }
 
     /// The version a sub-resource read (tagging, retention, legal hold) reads: as
@@ -321,9 +307,9 @@ impl S3Service {
     ) -> Result<ObjectRecord, AwsError> {
         let now = self.now_ms();
         self.commit_blob(record.blob.clone(), move |tx| {
-            let b = load_bucket(tx, &bucket)?;
+            let b = store::bucket(tx, &bucket)?;
             lock.apply(tx, &b, &mut record, now)?;
-            let previous = load_object(tx, &object_key(&bucket, &record.key))?;
+            let previous = store::current(tx, &bucket, &record.key)?;
             precondition(previous.as_ref())?;
             if let Some(doc) = &record.acl {
                 let grants: Vec<Grant> = config::decode(&schema::GRANTS, doc.as_bytes())?;
@@ -355,7 +341,7 @@ impl S3Service {
         let now = self.now_ms();
         let (outcomes, blobs) = self
             .write(move |tx| {
-                let b = load_bucket(tx, &bucket)?;
+                let b = store::bucket(tx, &bucket)?;
                 // With MFA delete on, deleting a version for good needs `x-amz-mfa` (its code
                 // is not checked).
                 if b.mfa_delete.as_deref() == Some("Enabled")
@@ -503,7 +489,8 @@ impl S3Service {
         after: Option<&str>,
         max_keys: usize,
     ) -> Result<listing::Page<ObjectRecord>, AwsError> {
-        self.bucket(bucket)?;
+        let db = self.store()?;
+        store::bucket(&db, bucket)?;
         let under = object_key(bucket, prefix);
         let start = match after {
             Some(a) if a >= prefix => Bound::Excluded(object_key(bucket, a)),
@@ -511,22 +498,13 @@ impl S3Service {
         };
         let end = KeyRange::prefix(&under).end().map(<[u8]>::to_vec);
         let skip_under = after.filter(|a| delimiter.is_some_and(|d| !d.is_empty() && a.ends_with(d)));
-        let store = self.store()?;
-        let mut scan = listing::Scan::new(store.as_ref(), OBJECTS, start, end);
-        let mut corrupt = None;
+        let mut scan = listing::Scan::new(&db, OBJECTS, start, end);
         let entries = scan
             .by_ref()
-            .filter_map(|(_, bytes)| match serde_json::from_slice::<ObjectRecord>(&bytes) {
-                Ok(o) => Some(o),
-                Err(e) => {
-                    corrupt.get_or_insert(S3Error::corrupt(e));
-                    None
-                }
-            })
             .filter(|o| after.is_none_or(|a| o.key.as_str() > a && !skip_under.is_some_and(|p| o.key.starts_with(p))))
             .map(|o| (o.key.clone(), o));
         let page = listing::page(entries, prefix, delimiter, max_keys);
-        match corrupt.or(scan.error) {
+        match scan.error {
             Some(e) => Err(e),
             None => Ok(page),
         }
@@ -554,14 +532,6 @@ impl From<TxError> for AwsError {
     }
 }
 
-fn object_key(bucket: &str, key: &str) -> Vec<u8> {
-    let mut k = Vec::with_capacity(bucket.len() + 1 + key.len());
-    k.extend_from_slice(bucket.as_bytes());
-    k.push(0);
-    k.extend_from_slice(key.as_bytes());
-    k
-}
-
 /// Deletes `key`'s current version (a delete marker in a versioned bucket) or version
 /// `version_id`, which Object Lock may refuse. User deletes and lifecycle expiration both come
 /// here. Returns what was done and the blobs no record names any more.
@@ -583,22 +553,6 @@ fn delete_target(
         }
     }
     versioning::delete_version(tx, bucket, key, id)
-}
-
-/// Bucket `name`, read from the store or inside a transaction.
-fn load_bucket(r: &(impl stratus_storage::Read + ?Sized), name: &str) -> Result<BucketRecord, AwsError> {
-    let bytes = r
-        .get(BUCKETS, name.as_bytes())
-        .map_err(S3Error::storage)?
-        .ok_or_else(|| S3Error::no_such_bucket(name))?;
-    serde_json::from_slice(&bytes).map_err(S3Error::corrupt)
-}
-
-fn load_object(tx: &Tx<'_>, key: &[u8]) -> Result<Option<ObjectRecord>, AwsError> {
-    match tx.get(OBJECTS, key).map_err(S3Error::storage)? {
-        Some(bytes) => Ok(Some(serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?)),
-        None => Ok(None),
-    }
 }
 
 /// The canonical user id S3 reports for an account: 64 hex digits.
@@ -750,14 +704,9 @@ impl S3Service {
         change: impl FnOnce(&mut BucketRecord) + Send + 'static,
     ) -> Result<(), AwsError> {
         self.write(move |tx| {
-            let mut bucket = load_bucket(tx, &name)?;
+            let mut bucket = store::bucket(tx, &name)?;
             change(&mut bucket);
-            tx.put(
-                BUCKETS,
-                name.as_bytes(),
-                serde_json::to_vec(&bucket).map_err(S3Error::corrupt)?,
-            );
-            Ok(())
+            store::save_bucket(tx, &bucket)
         })
         .await
     }
@@ -779,7 +728,7 @@ impl S3Service {
         if canned.is_none() && headers.iter().all(|(_, h)| h.is_none()) {
             return Ok(None);
         }
-        let owner_account = self.bucket(bucket)?.owner;
+        let owner_account = store::bucket(&self.store()?, bucket)?.owner;
         let grants = config::acl::requested_acl(
             canned.map(ObjectCannedACL::as_str),
             &headers,
@@ -804,7 +753,7 @@ impl S3Service {
         change: impl FnOnce(&mut ObjectRecord) -> Result<(), AwsError> + Send + 'static,
     ) -> Result<ObjectRecord, AwsError> {
         self.write(move |tx| {
-            let b = load_bucket(tx, &bucket)?;
+            let b = store::bucket(tx, &bucket)?;
             versioning::update(tx, &b, &key, version_id.as_deref(), change)
         })
         .await

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use stratus_core::DateTime;
 use stratus_gen_s3::{schema, ExpirationStatus, LifecycleRule};
 
-use crate::config::{config_key, decode, CONFIGS, LIFECYCLE};
+use crate::config::{self, LIFECYCLE};
 use crate::listing::plus_encode;
 use crate::object::ObjectRecord;
 use crate::S3Service;
@@ -115,8 +115,9 @@ impl S3Service {
     /// The `x-amz-expiration` of `record`, the current version of its key in `bucket`, when
     /// an enabled rule will expire it.
     pub(crate) fn expiration(&self, bucket: &str, record: &ObjectRecord) -> Option<String> {
-        let bytes = self.store().ok()?.get(CONFIGS, &config_key(bucket, LIFECYCLE)).ok()??;
-        let rules: Vec<LifecycleRule> = decode(&schema::LIFECYCLE_RULES, &bytes).ok()?;
+        let db = self.store().ok()?;
+        let rules: Vec<LifecycleRule> =
+            config::typed(&db, bucket, LIFECYCLE, &schema::LIFECYCLE_RULES, || None).ok()??;
         let (at, rule) = expiration(&rules, record, &self.lifecycle.calendar())?;
         Some(expiration_header(at, rule))
     }

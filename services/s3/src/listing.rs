@@ -7,33 +7,32 @@ use std::ops::Bound;
 
 use stratus_core::paging::Token;
 use stratus_core::AwsError;
-use stratus_storage::{Direction, KeyRange, KeyValue};
+use stratus_storage::{Codec, Direction, Json, KeyRange, Read, Table};
 
 use crate::error::S3Error;
-use crate::versioning::View;
 use crate::MAX_KEYS;
 
 /// The first chunk a scan reads; later ones double, up to [`MAX_CHUNK`].
 const FIRST_CHUNK: usize = 64;
 const MAX_CHUNK: usize = 4096;
 
-/// The entries of `table` between two bounds, fetched lazily in growing chunks. A storage
-/// failure ends the iteration and is kept in `error`.
-pub(crate) struct Scan<'a, V: View + ?Sized> {
-    view: &'a V,
-    table: &'static str,
+/// The records of `table` between two bounds, fetched lazily in growing chunks. A storage
+/// failure or an undecodable record ends the iteration and is kept in `error`.
+pub(crate) struct Scan<'a, R: Read + ?Sized, T> {
+    reader: &'a R,
+    table: Table<T>,
     start: Bound<Vec<u8>>,
     end: Bound<Vec<u8>>,
-    buffer: VecDeque<KeyValue>,
+    buffer: VecDeque<T>,
     chunk: usize,
     done: bool,
     pub error: Option<AwsError>,
 }
 
-impl<'a, V: View + ?Sized> Scan<'a, V> {
-    pub(crate) fn new(view: &'a V, table: &'static str, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Self {
+impl<'a, R: Read + ?Sized, T> Scan<'a, R, T> {
+    pub(crate) fn new(reader: &'a R, table: Table<T>, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Self {
         Scan {
-            view,
+            reader,
             table,
             start,
             end,
@@ -45,25 +44,28 @@ impl<'a, V: View + ?Sized> Scan<'a, V> {
     }
 }
 
-impl<V: View + ?Sized> Iterator for Scan<'_, V> {
-    type Item = KeyValue;
+impl<R: Read + ?Sized, T> Iterator for Scan<'_, R, T>
+where
+    Json: Codec<T>,
+{
+    type Item = T;
 
-    fn next(&mut self) -> Option<KeyValue> {
+    fn next(&mut self) -> Option<T> {
         if self.buffer.is_empty() && !self.done {
             let range = KeyRange::between(
                 self.start.as_ref().map(Vec::as_slice),
                 self.end.as_ref().map(Vec::as_slice),
             );
             match self
-                .view
-                .scan_values(self.table, &range, Direction::Forward, Some(self.chunk))
+                .table
+                .scan(self.reader, &range, Direction::Forward, Some(self.chunk))
             {
                 Ok(batch) => {
                     self.done = batch.len() < self.chunk;
                     if let Some((last, _)) = batch.last() {
                         self.start = Bound::Excluded(last.clone());
                     }
-                    self.buffer.extend(batch);
+                    self.buffer.extend(batch.into_iter().map(|(_, record)| record));
                     self.chunk = (self.chunk * 2).min(MAX_CHUNK);
                 }
                 Err(e) => {
@@ -198,39 +200,34 @@ mod tests {
     #[test]
     fn scans_read_in_chunks_across_the_whole_range() {
         use stratus_storage::{Durability, Namespace, Storage, StorageConfig, Store};
+        // Each record is its own key.
+        const KEYS: Table<String> = Table::new("t");
         let store = Storage::open(StorageConfig::Ephemeral)
             .unwrap()
             .store(&Namespace::global("shared", "s3"), Durability::Strict)
             .unwrap();
         store
             .transact(|tx| {
-                for i in 0..300u32 {
-                    tx.put("t", format!("k{i:04}").into_bytes(), Vec::new());
+                for key in (0..300u32).map(|i| format!("k{i:04}")).chain(["z".to_owned()]) {
+                    KEYS.put(tx, key.clone(), &key)?;
                 }
-                tx.put("t", b"z".to_vec(), Vec::new());
                 Ok::<_, stratus_storage::StorageError>(())
             })
             .unwrap();
         let view: &dyn Store = store.as_ref();
-        let keys: Vec<Vec<u8>> = Scan::new(
+        let keys: Vec<String> = Scan::new(
             view,
-            "t",
+            KEYS,
             Bound::Excluded(b"k0009".to_vec()),
             Bound::Excluded(b"l".to_vec()),
         )
-        .map(|(k, _)| k)
         .collect();
         assert_eq!(keys.len(), 290);
-        assert_eq!(keys.first().unwrap(), b"k0010");
-        assert_eq!(keys.last().unwrap(), b"k0299");
+        assert_eq!(keys.first().unwrap(), "k0010");
+        assert_eq!(keys.last().unwrap(), "k0299");
         // A page stops reading once it is full.
-        let mut scan = Scan::new(view, "t", Bound::Unbounded, Bound::Unbounded);
-        let p = page(
-            scan.by_ref().map(|(k, _)| (String::from_utf8(k).unwrap(), ())),
-            "",
-            None,
-            10,
-        );
+        let mut scan = Scan::new(view, KEYS, Bound::Unbounded, Bound::Unbounded);
+        let p = page(scan.by_ref().map(|k| (k, ())), "", None, 10);
         assert!(p.truncated);
         assert_eq!(p.last.as_deref(), Some("k0009"));
         // One chunk read: the 11 entries looked at, the rest still buffered.

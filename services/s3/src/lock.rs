@@ -15,7 +15,7 @@ use stratus_gen_s3::*;
 use stratus_storage::Tx;
 
 use crate::bucket::BucketRecord;
-use crate::config::{self, CONFIGS};
+use crate::config;
 use crate::error::S3Error;
 use crate::object::ObjectRecord;
 
@@ -80,16 +80,8 @@ pub(crate) fn check_configuration(config: &ObjectLockConfiguration) -> Result<()
 
 /// The default retention rule of `bucket`, if it has one.
 pub(crate) fn default_retention(tx: &Tx<'_>, bucket: &str) -> Result<Option<DefaultRetention>, AwsError> {
-    match tx
-        .get(CONFIGS, &config::config_key(bucket, OBJECT_LOCK))
-        .map_err(S3Error::storage)?
-    {
-        Some(bytes) if !bytes.is_empty() => {
-            let rule: ObjectLockRule = config::decode(&schema::OBJECT_LOCK_RULE, &bytes)?;
-            Ok(rule.default_retention)
-        }
-        _ => Ok(None),
-    }
+    let rule: Option<ObjectLockRule> = config::typed(tx, bucket, OBJECT_LOCK, &schema::OBJECT_LOCK_RULE, || None)?;
+    Ok(rule.and_then(|rule| rule.default_retention))
 }
 
 /// The lock settings a write (PutObject, CopyObject, CreateMultipartUpload) asks for.

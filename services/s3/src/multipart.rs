@@ -17,17 +17,18 @@ use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use stratus_core::{hex, id, AwsError, DateTime};
 use stratus_gen_s3::*;
-use stratus_storage::{Direction, KeyRange, Store, Tx};
+use stratus_storage::{Table, Tx};
 
 use crate::body::{self, Source};
 use crate::checksum::{self, Algorithm, Checksum, Sent};
 use crate::error::S3Error;
 use crate::lock;
 use crate::object::{self, ContentHeaders, ObjectRecord, StoredPart};
-use crate::{config, initiator, load_bucket, load_object, object_key, owner, versioning, S3Service};
+use crate::store::{self, object_key};
+use crate::{config, initiator, owner, versioning, S3Service};
 
-const UPLOADS: &str = "uploads";
-const PARTS: &str = "parts";
+const UPLOADS: Table<UploadRecord> = Table::new("uploads");
+const PARTS: Table<PartRecord> = Table::new("parts");
 /// AWS's smallest part, except the last.
 const MIN_PART_SIZE: u64 = 5 * 1024 * 1024;
 const MAX_PART_NUMBER: i32 = 10_000;
@@ -71,18 +72,16 @@ pub(crate) struct PartRecord {
 }
 
 /// Every upload in progress in `bucket`.
-pub(crate) fn uploads_of(store: &dyn Store, bucket: &str) -> Result<Vec<UploadRecord>, AwsError> {
-    store
-        .scan(
-            UPLOADS,
-            &KeyRange::prefix(&object_key(bucket, "")),
-            Direction::Forward,
-            None,
-        )
+pub(crate) fn uploads_of(
+    r: &(impl stratus_storage::Read + ?Sized),
+    bucket: &str,
+) -> Result<Vec<UploadRecord>, AwsError> {
+    Ok(UPLOADS
+        .scan_prefix(r, object_key(bucket, ""))
         .map_err(S3Error::storage)?
         .into_iter()
-        .map(|(_, bytes)| serde_json::from_slice(&bytes).map_err(S3Error::corrupt))
-        .collect()
+        .map(|(_, upload)| upload)
+        .collect())
 }
 
 fn upload_key(bucket: &str, upload_id: &str) -> Vec<u8> {
@@ -124,12 +123,11 @@ fn invalid_part(upload_id: &str, number: i32, etag: &str) -> AwsError {
 }
 
 fn load_upload(tx: &Tx<'_>, bucket: &str, upload_id: &str, key: &str) -> Result<UploadRecord, AwsError> {
-    load_bucket(tx, bucket)?;
-    let bytes = tx
-        .get(UPLOADS, &upload_key(bucket, upload_id))
+    store::bucket(tx, bucket)?;
+    let upload = UPLOADS
+        .get(tx, upload_key(bucket, upload_id))
         .map_err(S3Error::storage)?
         .ok_or_else(|| no_such_upload(upload_id))?;
-    let upload: UploadRecord = serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?;
     if upload.key != key {
         return Err(no_such_upload(upload_id));
     }
@@ -137,26 +135,22 @@ fn load_upload(tx: &Tx<'_>, bucket: &str, upload_id: &str, key: &str) -> Result<
 }
 
 fn load_parts(tx: &Tx<'_>, bucket: &str, upload_id: &str) -> Result<Vec<PartRecord>, AwsError> {
-    tx.scan(
-        PARTS,
-        &KeyRange::prefix(&parts_prefix(bucket, upload_id)),
-        Direction::Forward,
-        None,
-    )
-    .map_err(S3Error::storage)?
-    .into_iter()
-    .map(|(_, bytes)| serde_json::from_slice(&bytes).map_err(S3Error::corrupt))
-    .collect()
+    Ok(PARTS
+        .scan_prefix(tx, parts_prefix(bucket, upload_id))
+        .map_err(S3Error::storage)?
+        .into_iter()
+        .map(|(_, part)| part)
+        .collect())
 }
 
 /// Removes an upload and its parts, returning the parts' blobs.
 fn remove_upload(tx: &mut Tx<'_>, bucket: &str, upload_id: &str) -> Result<Vec<String>, AwsError> {
     let mut blobs = Vec::new();
     for part in load_parts(tx, bucket, upload_id)? {
-        tx.delete(PARTS, part_key(bucket, upload_id, part.number));
+        PARTS.delete(tx, part_key(bucket, upload_id, part.number));
         blobs.push(part.blob);
     }
-    tx.delete(UPLOADS, upload_key(bucket, upload_id));
+    UPLOADS.delete(tx, upload_key(bucket, upload_id));
     Ok(blobs)
 }
 
@@ -405,7 +399,7 @@ impl S3Service {
         let bucket = input.bucket.clone();
         let upload_id = upload.upload_id.clone();
         self.write(move |tx| {
-            let b = load_bucket(tx, &bucket)?;
+            let b = store::bucket(tx, &bucket)?;
             if !b.object_lock && upload.lock != lock::Requested::default() {
                 return Err(lock::missing_configuration());
             }
@@ -414,12 +408,9 @@ impl S3Service {
                 let grants: Vec<Grant> = config::decode(&schema::GRANTS, doc.as_bytes())?;
                 config::acl::check_acl_allowed(tx, &b, &grants, &b.owner)?;
             }
-            tx.put(
-                UPLOADS,
-                upload_key(&bucket, &upload.upload_id),
-                serde_json::to_vec(&upload).map_err(S3Error::corrupt)?,
-            );
-            Ok(())
+            UPLOADS
+                .put(tx, upload_key(&bucket, &upload.upload_id), &upload)
+                .map_err(S3Error::storage)
         })
         .await?;
         Ok(CreateMultipartUploadOutput {
@@ -486,11 +477,8 @@ impl S3Service {
         self.commit_blob(part.blob.clone(), move |tx| {
             load_upload(tx, &bucket, &upload_id, &key)?;
             let k = part_key(&bucket, &upload_id, number);
-            let previous: Option<PartRecord> = match tx.get(PARTS, &k).map_err(S3Error::storage)? {
-                Some(bytes) => Some(serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?),
-                None => None,
-            };
-            tx.put(PARTS, k, serde_json::to_vec(&part).map_err(S3Error::corrupt)?);
+            let previous = PARTS.get(tx, &k).map_err(S3Error::storage)?;
+            PARTS.put(tx, k, &part).map_err(S3Error::storage)?;
             Ok(((), previous.map(|p| p.blob).into_iter().collect()))
         })
         .await?;
@@ -612,8 +600,8 @@ impl S3Service {
         let stored = self
             .commit_blob(new_blob, move |tx| {
                 load_upload(tx, &bucket, &upload_id, &key)?;
-                let b = load_bucket(tx, &bucket)?;
-                let previous = load_object(tx, &object_key(&bucket, &key))?;
+                let b = store::bucket(tx, &bucket)?;
+                let previous = store::current(tx, &bucket, &key)?;
                 crate::conditional_write(&key, previous.as_ref(), if_match.as_deref(), if_none_match.as_deref())?;
                 let mut orphans = remove_upload(tx, &bucket, &upload_id)?;
                 let mut record = record;
@@ -724,9 +712,10 @@ impl S3Service {
             }
             Some(n) => (n as usize).min(1000),
         };
-        self.bucket(&input.bucket)?;
+        let db = self.store()?;
+        store::bucket(&db, &input.bucket)?;
         let prefix = input.prefix.clone().unwrap_or_default();
-        let mut uploads = uploads_of(self.store()?.as_ref(), &input.bucket)?;
+        let mut uploads = uploads_of(&db, &input.bucket)?;
         uploads.retain(|u| u.key.starts_with(&prefix));
         uploads.sort_by(|a, b| (&a.key, a.initiated_ms).cmp(&(&b.key, b.initiated_ms)));
         if let Some(marker) = input.key_marker.as_deref().filter(|m| !m.is_empty()) {

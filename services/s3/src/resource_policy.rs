@@ -6,7 +6,7 @@ use stratus_core::AwsError;
 
 use crate::bucket::BucketRecord;
 use crate::config::POLICY;
-use crate::S3Service;
+use crate::{store, S3Service};
 
 impl ResourcePolicies for S3Service {
     fn arn_service(&self) -> &'static str {
@@ -56,7 +56,7 @@ impl S3Service {
             Some((bucket, key)) => (bucket, Some(key)),
             None => (resource, None),
         };
-        match self.bucket(bucket) {
+        match self.store().and_then(|db| store::bucket(&db, bucket)) {
             Ok(record) => Ok(Some(Named { bucket, key, record })),
             Err(e) if e.code == "NoSuchBucket" => Ok(None),
             Err(e) => Err(e),

@@ -29,7 +29,7 @@ use crate::error::S3Error;
 use crate::lifecycle::{self, Action, Calendar};
 use crate::object::ObjectRecord;
 use crate::versioning::{self, Deleted};
-use crate::{delete_target, load_bucket, multipart, notify, S3Service};
+use crate::{delete_target, multipart, notify, store, S3Service};
 
 /// Keys expired per write transaction.
 const KEYS_PER_TRANSACTION: usize = 256;
@@ -185,9 +185,9 @@ impl S3Service {
     }
 
     async fn sweep_bucket(&self, bucket: &str, rules: &[LifecycleRule], clock: Calendar) -> Result<(), AwsError> {
-        let record = self.bucket(bucket)?;
-        let store = self.store()?;
-        let mut versions = versioning::list(store.as_ref(), &record, "", None, None, None);
+        let db = self.store()?;
+        let record = store::bucket(&db, bucket)?;
+        let mut versions = versioning::list(&db, &record, "", None, None, None);
         let due = keys_due(rules, &clock, versions.by_ref().map(|(_, listed)| listed));
         if let Some(e) = versions.error() {
             return Err(e);
@@ -195,7 +195,7 @@ impl S3Service {
         for keys in due.chunks(KEYS_PER_TRANSACTION) {
             self.expire(&record.name, &record.region, keys.to_vec(), clock).await?;
         }
-        for upload in multipart::uploads_of(store.as_ref(), bucket)? {
+        for upload in multipart::uploads_of(&db, bucket)? {
             if lifecycle::abort_due(rules, &upload.key, &upload.tags, upload.initiated_ms, &clock) {
                 match self.abort_upload(bucket.to_owned(), upload.key, upload.upload_id).await {
                     Err(e) if e.code != "NoSuchUpload" => return Err(e),
@@ -212,10 +212,9 @@ impl S3Service {
         let name = bucket.to_owned();
         let (expired, blobs) = self
             .write(move |tx| {
-                let b = load_bucket(tx, &name)?;
+                let b = store::bucket(tx, &name)?;
                 let rules: Vec<LifecycleRule> =
-                    config::tx_config(tx, &name, config::LIFECYCLE, &schema::LIFECYCLE_RULES, || None)?
-                        .unwrap_or_default();
+                    config::typed(tx, &name, config::LIFECYCLE, &schema::LIFECYCLE_RULES, || None)?.unwrap_or_default();
                 let (mut expired, mut blobs) = (Vec::new(), Vec::new());
                 for key in keys {
                     let versions = versioning::all_versions(tx, &b, &key)?;

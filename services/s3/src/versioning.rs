@@ -19,16 +19,17 @@
 use std::ops::Bound;
 
 use stratus_core::{id, AwsError};
-use stratus_storage::{Direction, KeyRange, KeyValue, StorageError, Store, Tx};
+use stratus_storage::{Direction, KeyRange, Read, Table, Tx};
 
 use crate::annotation::{self, VersionRef};
 use crate::bucket::BucketRecord;
 use crate::error::S3Error;
 use crate::listing::Scan;
 use crate::object::ObjectRecord;
-use crate::{object_key, OBJECTS};
+use crate::store::{self, object_key, OBJECTS};
 
-pub(crate) const VERSIONS: &str = "versions";
+/// Every version of a versioned bucket's keys, by [`version_key`].
+pub(crate) const VERSIONS: Table<ObjectRecord> = Table::new("versions");
 
 /// A bucket's versioning state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,48 +46,6 @@ impl BucketRecord {
             Some("Enabled") => State::Enabled,
             Some(_) => State::Suspended,
         }
-    }
-}
-
-/// Reads from a transaction or from the committed store alike.
-pub(crate) trait View {
-    fn get_value(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError>;
-    fn scan_values(
-        &self,
-        table: &str,
-        range: &KeyRange,
-        direction: Direction,
-        limit: Option<usize>,
-    ) -> Result<Vec<KeyValue>, StorageError>;
-}
-
-impl View for Tx<'_> {
-    fn get_value(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
-        self.get(table, key)
-    }
-    fn scan_values(
-        &self,
-        table: &str,
-        range: &KeyRange,
-        direction: Direction,
-        limit: Option<usize>,
-    ) -> Result<Vec<KeyValue>, StorageError> {
-        self.scan(table, range, direction, limit)
-    }
-}
-
-impl View for dyn Store + '_ {
-    fn get_value(&self, table: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
-        self.get(table, key)
-    }
-    fn scan_values(
-        &self,
-        table: &str,
-        range: &KeyRange,
-        direction: Direction,
-        limit: Option<usize>,
-    ) -> Result<Vec<KeyValue>, StorageError> {
-        self.scan(table, range, direction, limit)
     }
 }
 
@@ -129,54 +88,47 @@ pub(crate) fn well_formed(version_id: &str) -> bool {
                 .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_'))
 }
 
-fn decode(bytes: &[u8]) -> Result<ObjectRecord, AwsError> {
-    serde_json::from_slice(bytes).map_err(S3Error::corrupt)
-}
-
 /// The versions of `key`, newest first, at most `limit`.
 pub(crate) fn versions_of(
-    view: &(impl View + ?Sized),
+    r: &(impl Read + ?Sized),
     bucket: &str,
     key: &str,
     limit: Option<usize>,
 ) -> Result<Vec<ObjectRecord>, AwsError> {
-    view.scan_values(
-        VERSIONS,
-        &KeyRange::prefix(&key_prefix(bucket, key)),
-        Direction::Forward,
-        limit,
-    )
-    .map_err(S3Error::storage)?
-    .iter()
-    .map(|(_, v)| decode(v))
-    .collect()
+    Ok(VERSIONS
+        .scan(
+            r,
+            &KeyRange::prefix(&key_prefix(bucket, key)),
+            Direction::Forward,
+            limit,
+        )
+        .map_err(S3Error::storage)?
+        .into_iter()
+        .map(|(_, version)| version)
+        .collect())
 }
 
 /// Every version of `key`, newest first, whatever the bucket's state: an unversioned bucket's
 /// object is its key's only version.
 pub(crate) fn all_versions(
-    view: &(impl View + ?Sized),
+    r: &(impl Read + ?Sized),
     bucket: &BucketRecord,
     key: &str,
 ) -> Result<Vec<ObjectRecord>, AwsError> {
     if bucket.state() != State::Unversioned {
-        return versions_of(view, &bucket.name, key, None);
+        return versions_of(r, &bucket.name, key, None);
     }
-    view.get_value(OBJECTS, &object_key(&bucket.name, key))
-        .map_err(S3Error::storage)?
-        .map(|bytes| decode(&bytes))
-        .into_iter()
-        .collect()
+    Ok(store::current(r, &bucket.name, key)?.into_iter().collect())
 }
 
 /// The version `version_id` (`null` for the null version) of `key`, if there is one.
 pub(crate) fn find(
-    view: &(impl View + ?Sized),
+    r: &(impl Read + ?Sized),
     bucket: &BucketRecord,
     key: &str,
     version_id: &str,
 ) -> Result<Option<ObjectRecord>, AwsError> {
-    Ok(all_versions(view, bucket, key)?
+    Ok(all_versions(r, bucket, key)?
         .into_iter()
         .find(|v| v.version_label() == version_id))
 }
@@ -184,13 +136,13 @@ pub(crate) fn find(
 /// Version `version_id` of `key` as a request names it: `NoSuchVersion` if there is none, and
 /// a delete marker `MethodNotAllowed`, as AWS answers requests on an object version.
 pub(crate) fn named(
-    view: &(impl View + ?Sized),
+    r: &(impl Read + ?Sized),
     bucket: &BucketRecord,
     key: &str,
     version_id: &str,
 ) -> Result<ObjectRecord, AwsError> {
     check_id(version_id)?;
-    let found = find(view, bucket, key, version_id)?.ok_or_else(S3Error::no_such_version)?;
+    let found = find(r, bucket, key, version_id)?.ok_or_else(S3Error::no_such_version)?;
     if found.delete_marker {
         return Err(S3Error::method_not_allowed(version_id));
     }
@@ -199,19 +151,14 @@ pub(crate) fn named(
 
 /// The current version of `key` (`NoSuchKey` if there is none) or version `version_id`.
 pub(crate) fn current_or_named(
-    view: &(impl View + ?Sized),
+    r: &(impl Read + ?Sized),
     bucket: &BucketRecord,
     key: &str,
     version_id: Option<&str>,
 ) -> Result<ObjectRecord, AwsError> {
     match version_id {
-        Some(id) => named(view, bucket, key, id),
-        None => view
-            .get_value(OBJECTS, &object_key(&bucket.name, key))
-            .map_err(S3Error::storage)?
-            .map(|bytes| decode(&bytes))
-            .transpose()?
-            .ok_or_else(|| S3Error::no_such_key(key)),
+        Some(id) => named(r, bucket, key, id),
+        None => store::current(r, &bucket.name, key)?.ok_or_else(|| S3Error::no_such_key(key)),
     }
 }
 
@@ -233,8 +180,8 @@ fn removed(tx: &mut Tx<'_>, bucket: &BucketRecord, gone: &ObjectRecord) -> Resul
     Ok(vec![gone.blob.clone()])
 }
 
-fn encode(record: &ObjectRecord) -> Result<Vec<u8>, AwsError> {
-    serde_json::to_vec(record).map_err(S3Error::corrupt)
+fn save(tx: &mut Tx<'_>, table: Table<ObjectRecord>, key: Vec<u8>, record: &ObjectRecord) -> Result<(), AwsError> {
+    table.put(tx, key, record).map_err(S3Error::storage)
 }
 
 /// Stores `record` (an object or a delete marker) as the newest version of its key, as the
@@ -250,15 +197,15 @@ pub(crate) fn put_version(
     let mut orphans = Vec::new();
     match bucket.state() {
         State::Unversioned => {
-            if let Some(bytes) = tx.get(OBJECTS, &current_key).map_err(S3Error::storage)? {
-                orphans.extend(removed(tx, bucket, &decode(&bytes)?)?);
+            if let Some(previous) = store::current(tx, &bucket.name, &record.key)? {
+                orphans.extend(removed(tx, bucket, &previous)?);
             }
             record.version_id = None;
             record.seq = 0;
             if record.delete_marker {
-                tx.delete(OBJECTS, current_key);
+                OBJECTS.delete(tx, current_key);
             } else {
-                tx.put(OBJECTS, current_key, encode(&record)?);
+                save(tx, OBJECTS, current_key, &record)?;
             }
             return Ok((record, orphans));
         }
@@ -273,20 +220,21 @@ pub(crate) fn put_version(
             record.version_id = None;
             // A write while suspended replaces the null version.
             if let Some(null) = versions.iter().find(|v| v.version_id.is_none()) {
-                tx.delete(VERSIONS, version_key(&bucket.name, &record.key, null.seq));
+                VERSIONS.delete(tx, version_key(&bucket.name, &record.key, null.seq));
                 orphans.extend(removed(tx, bucket, null)?);
             }
         }
     }
-    tx.put(
+    save(
+        tx,
         VERSIONS,
         version_key(&bucket.name, &record.key, record.seq),
-        encode(&record)?,
-    );
+        &record,
+    )?;
     if record.delete_marker {
-        tx.delete(OBJECTS, current_key);
+        OBJECTS.delete(tx, current_key);
     } else {
-        tx.put(OBJECTS, current_key, encode(&record)?);
+        save(tx, OBJECTS, current_key, &record)?;
     }
     Ok((record, orphans))
 }
@@ -338,11 +286,11 @@ pub(crate) fn delete_version(
         if version_id != "null" {
             return Ok((asked, Vec::new()));
         }
-        let Some(bytes) = tx.get(OBJECTS, &current_key).map_err(S3Error::storage)? else {
+        let Some(gone) = store::current(tx, &bucket.name, key)? else {
             return Ok((asked, Vec::new()));
         };
-        tx.delete(OBJECTS, current_key);
-        let orphans = removed(tx, bucket, &decode(&bytes)?)?;
+        OBJECTS.delete(tx, current_key);
+        let orphans = removed(tx, bucket, &gone)?;
         return Ok((asked, orphans));
     }
     let versions = versions_of(tx, &bucket.name, key, None)?;
@@ -350,12 +298,12 @@ pub(crate) fn delete_version(
         return Ok((asked, Vec::new()));
     };
     let gone = &versions[at];
-    tx.delete(VERSIONS, version_key(&bucket.name, key, gone.seq));
+    VERSIONS.delete(tx, version_key(&bucket.name, key, gone.seq));
     if at == 0 {
         // The next newest version becomes the current one, unless it is a delete marker.
         match versions.get(1) {
-            Some(next) if !next.delete_marker => tx.put(OBJECTS, current_key, encode(next)?),
-            _ => tx.delete(OBJECTS, current_key),
+            Some(next) if !next.delete_marker => save(tx, OBJECTS, current_key, next)?,
+            _ => OBJECTS.delete(tx, current_key),
         }
     }
     let orphans = removed(tx, bucket, gone)?;
@@ -378,11 +326,7 @@ pub(crate) fn update(
     version_id: Option<&str>,
     change: impl FnOnce(&mut ObjectRecord) -> Result<(), AwsError>,
 ) -> Result<ObjectRecord, AwsError> {
-    let current_key = object_key(&bucket.name, key);
-    let current = match tx.get(OBJECTS, &current_key).map_err(S3Error::storage)? {
-        Some(bytes) => Some(decode(&bytes)?),
-        None => None,
-    };
+    let current = store::current(tx, &bucket.name, key)?;
     let mut record = match (version_id, &current) {
         (None, Some(current)) => current.clone(),
         // A key whose latest version is a delete marker has nothing to change but the marker,
@@ -395,31 +339,24 @@ pub(crate) fn update(
     };
     change(&mut record)?;
     if record.seq > 0 {
-        tx.put(VERSIONS, version_key(&bucket.name, key, record.seq), encode(&record)?);
+        save(tx, VERSIONS, version_key(&bucket.name, key, record.seq), &record)?;
     }
     if current.is_some_and(|c| c.seq == record.seq) {
-        tx.put(OBJECTS, current_key, encode(&record)?);
+        save(tx, OBJECTS, object_key(&bucket.name, key), &record)?;
     }
     Ok(record)
 }
 
 /// Turns on versioning for a bucket that never had it: its objects become null versions.
 pub(crate) fn start_versioning(tx: &mut Tx<'_>, bucket: &str) -> Result<(), AwsError> {
-    let objects = tx
-        .scan(
-            OBJECTS,
-            &KeyRange::prefix(&object_key(bucket, "")),
-            Direction::Forward,
-            None,
-        )
+    let objects = OBJECTS
+        .scan_prefix(tx, object_key(bucket, ""))
         .map_err(S3Error::storage)?;
-    for (k, bytes) in objects {
-        let mut record = decode(&bytes)?;
+    for (k, mut record) in objects {
         record.version_id = None;
         record.seq = 1;
-        let encoded = encode(&record)?;
-        tx.put(VERSIONS, version_key(bucket, &record.key, 1), encoded.clone());
-        tx.put(OBJECTS, k, encoded);
+        save(tx, VERSIONS, version_key(bucket, &record.key, 1), &record)?;
+        save(tx, OBJECTS, k, &record)?;
     }
     Ok(())
 }
@@ -433,14 +370,14 @@ pub(crate) struct Listed {
 
 /// The versions of `bucket` under `prefix`, in ListObjectVersions' order, after the key
 /// marker (and, for that key, after the version id marker), read as they are consumed.
-pub(crate) fn list<'a, V: View + ?Sized>(
-    view: &'a V,
+pub(crate) fn list<'a, R: Read + ?Sized>(
+    r: &'a R,
     bucket: &BucketRecord,
     prefix: &str,
     key_marker: Option<&'a str>,
     version_id_marker: Option<&'a str>,
     delimiter: Option<&'a str>,
-) -> Versions<'a, V> {
+) -> Versions<'a, R> {
     let under = object_key(&bucket.name, prefix);
     let start = match key_marker {
         Some(m) if m > prefix => object_key(&bucket.name, m),
@@ -452,7 +389,7 @@ pub(crate) fn list<'a, V: View + ?Sized>(
         _ => VERSIONS,
     };
     Versions {
-        scan: Scan::new(view, table, Bound::Included(start), end),
+        scan: Scan::new(r, table, Bound::Included(start), end),
         key_marker,
         version_id_marker,
         // A key marker that is a common prefix (it ends with the delimiter) skips every key
@@ -460,42 +397,33 @@ pub(crate) fn list<'a, V: View + ?Sized>(
         skip_under: key_marker.filter(|m| delimiter.is_some_and(|d| !d.is_empty() && m.ends_with(d))),
         previous_key: None,
         past_marker: version_id_marker.is_none(),
-        corrupt: None,
     }
 }
 
 /// ListObjectVersions' entries, from [`list`].
-pub(crate) struct Versions<'a, V: View + ?Sized> {
-    scan: Scan<'a, V>,
+pub(crate) struct Versions<'a, R: Read + ?Sized> {
+    scan: Scan<'a, R, ObjectRecord>,
     key_marker: Option<&'a str>,
     version_id_marker: Option<&'a str>,
     skip_under: Option<&'a str>,
     previous_key: Option<String>,
     /// Whether the version id marker has been passed (or there is none to pass).
     past_marker: bool,
-    corrupt: Option<AwsError>,
 }
 
-impl<V: View + ?Sized> Versions<'_, V> {
+impl<R: Read + ?Sized> Versions<'_, R> {
     /// The failure that ended the listing early, if one did.
     pub(crate) fn error(self) -> Option<AwsError> {
-        self.corrupt.or(self.scan.error)
+        self.scan.error
     }
 }
 
-impl<V: View + ?Sized> Iterator for Versions<'_, V> {
+impl<R: Read + ?Sized> Iterator for Versions<'_, R> {
     type Item = (String, Listed);
 
     fn next(&mut self) -> Option<(String, Listed)> {
         loop {
-            let (_, bytes) = self.scan.next()?;
-            let record = match decode(&bytes) {
-                Ok(r) => r,
-                Err(e) => {
-                    self.corrupt = Some(e);
-                    return None;
-                }
-            };
+            let record = self.scan.next()?;
             let is_latest = self.previous_key.as_deref() != Some(record.key.as_str());
             if is_latest {
                 self.previous_key = Some(record.key.clone());
@@ -524,7 +452,7 @@ impl<V: View + ?Sized> Iterator for Versions<'_, V> {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
-    use stratus_storage::{Durability, Namespace, Storage, StorageConfig};
+    use stratus_storage::{Durability, Namespace, Storage, StorageConfig, StorageError, Store};
 
     fn store() -> std::sync::Arc<dyn Store> {
         Storage::open(StorageConfig::Ephemeral)
@@ -616,8 +544,8 @@ mod tests {
             ]
         );
         // The current copies: `b` is hidden by its marker.
-        assert!(s.get(OBJECTS, &object_key("b", "b")).unwrap().is_none());
-        assert!(s.get(OBJECTS, &object_key("b", "a")).unwrap().is_some());
+        assert!(store::current(&s, "b", "b").unwrap().is_none());
+        assert!(store::current(&s, "b", "a").unwrap().is_some());
     }
 
     #[test]
@@ -697,9 +625,7 @@ mod tests {
         let (deleted, orphans) = run(s.as_ref(), |tx| delete_version(tx, &suspended, "k", "null"));
         assert_eq!(orphans, vec!["n2".to_owned()]);
         assert!(!deleted.delete_marker);
-        let current: ObjectRecord =
-            serde_json::from_slice(&s.get(OBJECTS, &object_key("b", "k")).unwrap().unwrap()).unwrap();
-        assert_eq!(current.blob, "v1");
+        assert_eq!(store::current(&s, "b", "k").unwrap().unwrap().blob, "v1");
         // A version that does not exist is no error.
         let (deleted, orphans) = run(s.as_ref(), |tx| delete_version(tx, &suspended, "k", &new_id()));
         assert!(orphans.is_empty() && !deleted.delete_marker);

@@ -30,12 +30,13 @@ use stratus_core::json::{self, KeyNames};
 use stratus_core::schema::Shape;
 use stratus_core::{AwsError, FromValue, IntoValue};
 use stratus_gen_s3::*;
-use stratus_storage::{Direction, KeyRange, Tx};
+use stratus_storage::{Direction, KeyRange, Read, Tx};
 
 use crate::bucket::BucketRecord;
 use crate::config::ownership::{default_ownership, default_public_access_block};
 use crate::error::S3Error;
-use crate::{load_bucket, object_key, S3Service};
+use crate::store::{self, object_key};
+use crate::S3Service;
 
 pub(crate) const CONFIGS: &str = "configs";
 
@@ -89,10 +90,9 @@ pub(crate) enum Change {
 impl S3Service {
     /// The stored document `name` of `bucket` (`Some(empty)` is an explicit "none").
     pub(crate) fn load_config(&self, bucket: &str, name: &str) -> Result<Option<Vec<u8>>, AwsError> {
-        self.bucket(bucket)?;
-        self.store()?
-            .get(CONFIGS, &config_key(bucket, name))
-            .map_err(S3Error::storage)
+        let db = self.store()?;
+        store::bucket(&db, bucket)?;
+        document(&db, bucket, name)
     }
 
     /// Document `name` of `bucket` as text: the one-word settings (accelerate, request
@@ -111,7 +111,7 @@ impl S3Service {
         check: impl FnOnce(&Tx<'_>, &BucketRecord) -> Result<(), AwsError> + Send + 'static,
     ) -> Result<(), AwsError> {
         self.write(move |tx| {
-            let record = load_bucket(tx, &bucket)?;
+            let record = store::bucket(tx, &bucket)?;
             check(tx, &record)?;
             let key = config_key(&bucket, name);
             match change {
@@ -139,22 +139,26 @@ impl S3Service {
         name: &str,
         shape: &'static Shape,
     ) -> Result<Option<T>, AwsError> {
-        match self.load_config(bucket, name)? {
-            Some(bytes) if !bytes.is_empty() => decode(shape, &bytes).map(Some),
-            _ => Ok(None),
-        }
+        let db = self.store()?;
+        store::bucket(&db, bucket)?;
+        typed(&db, bucket, name, shape, || None)
     }
 }
 
-/// Reads a typed document inside a transaction; `default` stands in while none is stored.
-pub(crate) fn tx_config<T: FromValue>(
-    tx: &Tx<'_>,
+/// The stored document `name` of `bucket` (`Some(empty)` is an explicit "none").
+fn document(r: &(impl Read + ?Sized), bucket: &str, name: &str) -> Result<Option<Vec<u8>>, AwsError> {
+    r.get(CONFIGS, &config_key(bucket, name)).map_err(S3Error::storage)
+}
+
+/// Document `name` of `bucket` as its typed value; `default` stands in while none is stored.
+pub(crate) fn typed<T: FromValue>(
+    r: &(impl Read + ?Sized),
     bucket: &str,
     name: &str,
     shape: &'static Shape,
     default: impl FnOnce() -> Option<T>,
 ) -> Result<Option<T>, AwsError> {
-    match tx.get(CONFIGS, &config_key(bucket, name)).map_err(S3Error::storage)? {
+    match document(r, bucket, name)? {
         None => Ok(default()),
         Some(bytes) if bytes.is_empty() => Ok(None),
         Some(bytes) => decode(shape, &bytes).map(Some),
@@ -163,7 +167,7 @@ pub(crate) fn tx_config<T: FromValue>(
 
 /// The bucket's ownership controls, inside a transaction.
 pub(crate) fn tx_ownership(tx: &Tx<'_>, bucket: &str) -> Result<Option<OwnershipControls>, AwsError> {
-    tx_config(tx, bucket, OWNERSHIP, &schema::OWNERSHIP_CONTROLS, || {
+    typed(tx, bucket, OWNERSHIP, &schema::OWNERSHIP_CONTROLS, || {
         Some(default_ownership())
     })
 }
@@ -173,7 +177,7 @@ pub(crate) fn tx_public_access_block(
     tx: &Tx<'_>,
     bucket: &str,
 ) -> Result<Option<PublicAccessBlockConfiguration>, AwsError> {
-    tx_config(
+    typed(
         tx,
         bucket,
         PUBLIC_ACCESS_BLOCK,

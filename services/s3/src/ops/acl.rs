@@ -1,6 +1,10 @@
 //! Bucket and object ACLs.
 
-use crate::*;
+use stratus_core::{AwsError, RequestContext, Unit};
+use stratus_gen_s3::*;
+
+use crate::config::{self, Change};
+use crate::{owner, store, versioning, S3Service};
 
 /// An ACL request's grant headers — `x-amz-grant-full-control`, `-read`, `-read-acp`,
 /// `-write`, `-write-acp`, in that order — paired with the permission each grants.
@@ -20,7 +24,7 @@ pub(crate) async fn put_bucket_acl(
     ctx: &RequestContext,
     input: PutBucketAclRequest,
 ) -> Result<Unit, PutBucketAclError> {
-    let bucket = s3.bucket(&input.bucket)?;
+    let bucket = store::bucket(&s3.store()?, &input.bucket)?;
     let headers = grant_headers([
         &input.grant_full_control,
         &input.grant_read,
@@ -50,7 +54,7 @@ pub(crate) async fn get_bucket_acl(
     _ctx: &RequestContext,
     input: GetBucketAclRequest,
 ) -> Result<GetBucketAclOutput, GetBucketAclError> {
-    let bucket = s3.bucket(&input.bucket)?;
+    let bucket = store::bucket(&s3.store()?, &input.bucket)?;
     let grants = match s3.typed_config(&input.bucket, config::ACL, &schema::GRANTS)? {
         Some(grants) => grants,
         None => config::acl::canned("private", &bucket.owner, &bucket.owner)?,
@@ -66,7 +70,7 @@ pub(crate) async fn put_object_acl(
     ctx: &RequestContext,
     input: PutObjectAclRequest,
 ) -> Result<PutObjectAclOutput, PutObjectAclError> {
-    let bucket = s3.bucket(&input.bucket)?;
+    let bucket = store::bucket(&s3.store()?, &input.bucket)?;
     let headers = grant_headers([
         &input.grant_full_control,
         &input.grant_read,
@@ -85,7 +89,7 @@ pub(crate) async fn put_object_acl(
     let account = ctx.account_id.clone();
     let (name, key, version_id) = (input.bucket, input.key, input.version_id);
     s3.write(move |tx| {
-        let b = load_bucket(tx, &name)?;
+        let b = store::bucket(tx, &name)?;
         config::acl::check_acl_allowed(tx, &b, &grants, &account)?;
         let doc = String::from_utf8(config::encode(&schema::GRANTS, grants))
             .map_err(|e| AwsError::internal(e.to_string()))?;
@@ -103,7 +107,7 @@ pub(crate) async fn get_object_acl(
     _ctx: &RequestContext,
     input: GetObjectAclRequest,
 ) -> Result<GetObjectAclOutput, GetObjectAclError> {
-    let bucket = s3.bucket(&input.bucket)?;
+    let bucket = store::bucket(&s3.store()?, &input.bucket)?;
     // Unlike its tagging, a deleted key's ACL is NoSuchKey, as AWS answers it.
     let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
     let grants = match &record.acl {

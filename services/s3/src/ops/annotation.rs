@@ -1,11 +1,16 @@
 //! Object annotations: put, get, delete and list the named payloads of an object version
 //! (see [`crate::annotation`] for the rules and the layout).
 
+use stratus_core::{AwsError, RequestContext};
+use stratus_gen_s3::*;
+
 use crate::annotation::{self, AnnotationRecord, VersionRef, MAX_PAYLOAD, MAX_PER_VERSION};
 use crate::body::{self, Declared};
 use crate::checksum::{checksum_members, set_checksum_members};
 use crate::encryption::Reported;
-use crate::*;
+use crate::error::S3Error;
+use crate::object::{self, ObjectRecord};
+use crate::{checksum, listing, store, versioning, S3Service};
 
 /// Refuses to act on `object` unless its ETag matches `x-amz-object-if-match`.
 fn check_object_if_match(object: &ObjectRecord, if_match: Option<&str>) -> Result<(), AwsError> {
@@ -59,7 +64,7 @@ pub(crate) async fn put_object_annotation(
     let stored = record.clone();
     let object = s3
         .write(move |tx| {
-            let b = load_bucket(tx, &bucket)?;
+            let b = store::bucket(tx, &bucket)?;
             let object = versioning::current_or_named(tx, &b, &key, version_id.as_deref())?;
             check_object_if_match(&object, if_match.as_deref())?;
             annotation::put(tx, &versioning::annotated(&b, &object), &stored, payload)?;
@@ -87,7 +92,7 @@ fn read_target(
     version_id: Option<&str>,
 ) -> Result<(ObjectRecord, VersionRef), AwsError> {
     let object = s3.object_version(bucket, key, version_id)?;
-    let version = versioning::annotated(&s3.bucket(bucket)?, &object);
+    let version = versioning::annotated(&store::bucket(&s3.store()?, bucket)?, &object);
     Ok((object, version))
 }
 
@@ -127,7 +132,7 @@ pub(crate) async fn delete_object_annotation(
     );
     let object = s3
         .write(move |tx| {
-            let b = load_bucket(tx, &bucket)?;
+            let b = store::bucket(tx, &bucket)?;
             let object = versioning::current_or_named(tx, &b, &key, version_id.as_deref())?;
             check_object_if_match(&object, if_match.as_deref())?;
             annotation::delete(tx, &versioning::annotated(&b, &object), &name)?;

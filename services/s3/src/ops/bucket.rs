@@ -1,7 +1,17 @@
 //! Buckets: create, head, delete, list, location and bucket tagging.
 
+use std::collections::BTreeMap;
+
+use stratus_core::{AwsError, DateTime, RequestContext, Unit};
+use stratus_gen_s3::*;
+use stratus_storage::{Direction, KeyRange};
+
+use crate::bucket::{self, BucketRecord};
+use crate::error::S3Error;
 use crate::listing::{decode_token, BUCKET_LISTING};
-use crate::*;
+use crate::store::{self, object_key, BUCKETS, OBJECTS};
+use crate::versioning::VERSIONS;
+use crate::{config, from_tags, owner, to_tags, S3Service};
 
 pub(crate) async fn create_bucket(
     s3: &S3Service,
@@ -70,8 +80,7 @@ pub(crate) async fn create_bucket(
         return Err(S3Error::invalid_bucket_acl_with_ownership().into());
     }
     s3.write(move |tx| {
-        if let Some(bytes) = tx.get(BUCKETS, record.name.as_bytes()).map_err(S3Error::storage)? {
-            let existing: BucketRecord = serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?;
+        if let Some(existing) = BUCKETS.get(tx, &record.name).map_err(S3Error::storage)? {
             // us-east-1 keeps its legacy answer: creating your own bucket again succeeds.
             return match (existing.owner == record.owner, existing.region.as_str()) {
                 (true, "us-east-1") if record.region == "us-east-1" => Ok(()),
@@ -79,11 +88,7 @@ pub(crate) async fn create_bucket(
                 (false, _) => Err(S3Error::bucket_exists()),
             };
         }
-        tx.put(
-            BUCKETS,
-            record.name.as_bytes(),
-            serde_json::to_vec(&record).map_err(S3Error::corrupt)?,
-        );
+        store::save_bucket(tx, &record)?;
         // A name used before starts with no configuration of its past life.
         config::remove_all(tx, &record.name)?;
         if let Some(controls) = ownership {
@@ -114,7 +119,7 @@ pub(crate) async fn head_bucket(
     _ctx: &RequestContext,
     input: HeadBucketRequest,
 ) -> Result<HeadBucketOutput, HeadBucketError> {
-    let bucket = s3.bucket(&input.bucket).map_err(S3Error::head)?;
+    let bucket = store::bucket(&s3.store()?, &input.bucket).map_err(S3Error::head)?;
     Ok(HeadBucketOutput {
         bucket_arn: Some(bucket.arn()),
         bucket_region: Some(bucket.region),
@@ -130,34 +135,28 @@ pub(crate) async fn delete_bucket(
 ) -> Result<Unit, DeleteBucketError> {
     let name = input.bucket;
     s3.write(move |tx| {
-        load_bucket(tx, &name)?;
-        let any = tx
-            .scan(
-                OBJECTS,
+        store::bucket(tx, &name)?;
+        let holds_any = |table: &str| {
+            tx.scan(
+                table,
                 &KeyRange::prefix(&object_key(&name, "")),
                 Direction::Forward,
                 Some(1),
             )
-            .map_err(S3Error::storage)?;
-        if !any.is_empty() {
+            .map(|found| !found.is_empty())
+            .map_err(S3Error::storage)
+        };
+        if holds_any(OBJECTS.name())? {
             return Err(S3Error::bucket_not_empty(&name));
         }
-        let versions = tx
-            .scan(
-                VERSIONS,
-                &KeyRange::prefix(&object_key(&name, "")),
-                Direction::Forward,
-                Some(1),
-            )
-            .map_err(S3Error::storage)?;
-        if !versions.is_empty() {
+        if holds_any(VERSIONS.name())? {
             return Err(AwsError::new(
                 "BucketNotEmpty",
                 "The bucket you tried to delete is not empty. You must delete all versions in the bucket.",
                 409,
             ));
         }
-        tx.delete(BUCKETS, name.as_bytes());
+        BUCKETS.delete(tx, name.as_bytes());
         config::remove_all(tx, &name)?;
         Ok(())
     })
@@ -184,12 +183,7 @@ pub(crate) async fn list_buckets(
         .transpose()?;
     let prefix = input.prefix.clone().unwrap_or_default();
     let mut buckets: Vec<BucketRecord> = Vec::new();
-    for (_, bytes) in s3
-        .store()?
-        .scan(BUCKETS, &KeyRange::prefix(prefix.as_bytes()), Direction::Forward, None)
-        .map_err(S3Error::storage)?
-    {
-        let b: BucketRecord = serde_json::from_slice(&bytes).map_err(S3Error::corrupt)?;
+    for (_, b) in BUCKETS.scan_prefix(&s3.store()?, &prefix).map_err(S3Error::storage)? {
         let wanted = b.owner == ctx.account_id
             && after.as_ref().is_none_or(|a| b.name > *a)
             && input.bucket_region.as_ref().is_none_or(|r| *r == b.region);
@@ -224,7 +218,7 @@ pub(crate) async fn get_bucket_location(
     _ctx: &RequestContext,
     input: GetBucketLocationRequest,
 ) -> Result<GetBucketLocationOutput, GetBucketLocationError> {
-    let bucket = s3.bucket(&input.bucket)?;
+    let bucket = store::bucket(&s3.store()?, &input.bucket)?;
     // us-east-1 buckets report no location constraint; the others the one they were created with.
     let constraint = bucket.location_constraint.as_deref().unwrap_or(&bucket.region);
     Ok(GetBucketLocationOutput {
@@ -247,7 +241,7 @@ pub(crate) async fn get_bucket_tagging(
     _ctx: &RequestContext,
     input: GetBucketTaggingRequest,
 ) -> Result<GetBucketTaggingOutput, GetBucketTaggingError> {
-    let bucket = s3.bucket(&input.bucket)?;
+    let bucket = store::bucket(&s3.store()?, &input.bucket)?;
     if bucket.tags.is_empty() {
         return Err(S3Error::no_such_tag_set(&input.bucket).into());
     }

@@ -2,7 +2,13 @@
 //! ownership controls, public access block, website, lifecycle, accelerate, request payment,
 //! logging, notifications, replication and attribute-based access control (ABAC).
 
-use crate::*;
+use stratus_core::{id, AwsError, RequestContext, Unit};
+use stratus_gen_s3::*;
+
+use crate::config::{self, Change};
+use crate::error::S3Error;
+use crate::versioning::State;
+use crate::{lifecycle, store, S3Service};
 
 pub(crate) async fn put_bucket_cors(
     s3: &S3Service,
@@ -148,7 +154,7 @@ pub(crate) async fn put_bucket_ownership_controls(
     let enforcing = config::ownership::enforced(Some(&controls));
     let doc = config::encode(&schema::OWNERSHIP_CONTROLS, controls);
     s3.change_config(input.bucket, config::OWNERSHIP, Change::Set(doc), move |tx, bucket| {
-        let acl: Option<Vec<Grant>> = config::tx_config(tx, &bucket.name, config::ACL, &schema::GRANTS, || None)?;
+        let acl: Option<Vec<Grant>> = config::typed(tx, &bucket.name, config::ACL, &schema::GRANTS, || None)?;
         if enforcing && acl.is_some_and(|g| !config::acl::owner_only(&g, &bucket.owner)) {
             return Err(S3Error::invalid_bucket_acl_with_ownership());
         }
@@ -447,7 +453,7 @@ pub(crate) async fn put_bucket_logging(
     let doc = config::encode(&schema::LOGGING_ENABLED, logging);
     s3.change_config(input.bucket, config::LOGGING, Change::Set(doc), move |tx, bucket| {
         let invalid = |m: &str| AwsError::new("InvalidTargetBucketForLogging", m, 400);
-        let target = load_bucket(tx, &target).map_err(|_| {
+        let target = store::bucket(tx, &target).map_err(|_| {
             invalid("The target bucket for logging does not exist").with_detail("TargetBucket", target.clone())
         })?;
         if target.region != bucket.region {
@@ -545,7 +551,7 @@ pub(crate) async fn put_bucket_replication(
         }
         for name in destinations? {
             // A destination that does not exist is refused as one without versioning, as AWS words it.
-            let enabled = load_bucket(tx, &name).is_ok_and(|d| d.state() == State::Enabled);
+            let enabled = store::bucket(tx, &name).is_ok_and(|d| d.state() == State::Enabled);
             if !enabled {
                 return Err(S3Error::invalid_request(
                     "Destination bucket must have versioning enabled.",

@@ -2,8 +2,11 @@
 //! [`crate::id_configs`]): Put, Get, Delete and List of each, the same four operations over a
 //! different family and shape.
 
+use stratus_core::{RequestContext, Unit};
+use stratus_gen_s3::*;
+
 use crate::id_configs::{self, Page};
-use crate::*;
+use crate::S3Service;
 
 /// The four operations of one family, named after their input and output types.
 macro_rules! family_ops {

@@ -1,7 +1,12 @@
 //! ListObjects, ListObjectsV2 and ListObjectVersions: the wire side of [`crate::listing`].
 
+use stratus_core::{AwsError, DateTime, RequestContext};
+use stratus_gen_s3::*;
+
+use crate::error::S3Error;
 use crate::listing::{decode_token, max_keys, url_encode, OBJECT_LISTING};
-use crate::*;
+use crate::object::ObjectRecord;
+use crate::{listing, owner, store, versioning, S3Service};
 
 pub(crate) async fn list_objects(
     s3: &S3Service,
@@ -22,7 +27,7 @@ pub(crate) async fn list_objects(
     let owner_account = ctx
         .access_key_id
         .is_some()
-        .then(|| s3.bucket(&input.bucket))
+        .then(|| store::bucket(&s3.store()?, &input.bucket))
         .transpose()?
         .map(|b| b.owner);
     let url = input.encoding_type.is_some();
@@ -78,7 +83,7 @@ pub(crate) async fn list_objects_v2(
     let owner_account = input
         .fetch_owner
         .unwrap_or(false)
-        .then(|| s3.bucket(&input.bucket).map(|b| b.owner))
+        .then(|| store::bucket(&s3.store()?, &input.bucket).map(|b| b.owner))
         .transpose()?;
     let key_count = page.contents.len() + page.common_prefixes.len();
     let url = input.encoding_type.is_some();
@@ -129,11 +134,11 @@ fn list_versions(s3: &S3Service, input: ListObjectVersionsRequest) -> Result<Lis
         }
         versioning::check_id(id)?;
     }
-    let bucket = s3.bucket(&input.bucket)?;
+    let db = s3.store()?;
+    let bucket = store::bucket(&db, &input.bucket)?;
     let prefix = input.prefix.clone().unwrap_or_default();
-    let store = s3.store()?;
     let mut entries = versioning::list(
-        store.as_ref(),
+        &db,
         &bucket,
         &prefix,
         key_marker,

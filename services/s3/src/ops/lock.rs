@@ -1,8 +1,13 @@
 //! Object Lock: the bucket's configuration, and each version's retention and legal hold (the
 //! rules are in [`crate::lock`]).
 
+use stratus_core::{AwsError, DateTime, RequestContext};
+use stratus_gen_s3::*;
+
+use crate::error::S3Error;
 use crate::lock::{self, OBJECT_LOCK};
-use crate::*;
+use crate::object::ObjectRecord;
+use crate::{config, store, versioning, S3Service};
 
 pub(crate) async fn put_object_lock_configuration(
     s3: &S3Service,
@@ -17,7 +22,7 @@ pub(crate) async fn put_object_lock_configuration(
     let doc = config.rule.map(|rule| config::encode(&schema::OBJECT_LOCK_RULE, rule));
     let name = input.bucket;
     s3.write(move |tx| {
-        let mut bucket = load_bucket(tx, &name)?;
+        let mut bucket = store::bucket(tx, &name)?;
         // Object Lock can be turned on for an existing bucket once versioning is enabled.
         if !bucket.object_lock {
             if bucket.versioning.as_deref() != Some("Enabled") {
@@ -28,11 +33,7 @@ pub(crate) async fn put_object_lock_configuration(
                 ));
             }
             bucket.object_lock = true;
-            tx.put(
-                BUCKETS,
-                name.as_bytes(),
-                serde_json::to_vec(&bucket).map_err(S3Error::corrupt)?,
-            );
+            store::save_bucket(tx, &bucket)?;
         }
         let key = config::config_key(&name, OBJECT_LOCK);
         match doc {
@@ -50,7 +51,7 @@ pub(crate) async fn get_object_lock_configuration(
     _ctx: &RequestContext,
     input: GetObjectLockConfigurationRequest,
 ) -> Result<GetObjectLockConfigurationOutput, GetObjectLockConfigurationError> {
-    let bucket = s3.bucket(&input.bucket)?;
+    let bucket = store::bucket(&s3.store()?, &input.bucket)?;
     if !bucket.object_lock {
         return Err(config::not_found(
             &input.bucket,
@@ -79,7 +80,7 @@ async fn change_lock(
     change: impl FnOnce(&mut ObjectRecord) + Send + 'static,
 ) -> Result<(), AwsError> {
     s3.write(move |tx| {
-        let b = load_bucket(tx, &bucket)?;
+        let b = store::bucket(tx, &bucket)?;
         if !b.object_lock {
             return Err(lock::missing_configuration());
         }
@@ -88,7 +89,7 @@ async fn change_lock(
                 versioning::check_id(id)?;
                 versioning::find(tx, &b, &key, id)?.ok_or_else(S3Error::no_such_version)?
             }
-            None => load_object(tx, &object_key(&bucket, &key))?.ok_or_else(|| S3Error::no_such_key(&key))?,
+            None => store::current(tx, &bucket, &key)?.ok_or_else(|| S3Error::no_such_key(&key))?,
         };
         check(&current)?;
         versioning::update(tx, &b, &key, version_id.as_deref(), |o| {
@@ -125,7 +126,7 @@ pub(crate) async fn put_object_retention(
 
 /// The version a lock read names, in a bucket with Object Lock.
 fn locked_version(s3: &S3Service, bucket: &str, key: &str, version_id: Option<&str>) -> Result<ObjectRecord, AwsError> {
-    if !s3.bucket(bucket)?.object_lock {
+    if !store::bucket(&s3.store()?, bucket)?.object_lock {
         return Err(lock::missing_configuration());
     }
     s3.subresource_version(bucket, key, version_id)

@@ -1,10 +1,13 @@
 //! Multipart uploads: the wire side of [`crate::multipart`].
 
+use stratus_core::{DateTime, RequestContext};
+use stratus_gen_s3::*;
+
 use crate::body::{Incoming, Source};
 use crate::checksum::{checksum_members, set_checksum_members};
-use crate::notify;
-use crate::object::copy_source;
-use crate::*;
+use crate::error::S3Error;
+use crate::object::{self, copy_source, ReadConditions};
+use crate::{bucket, checksum, notify, S3Service};
 
 pub(crate) async fn create_multipart_upload(
     s3: &S3Service,

@@ -1,13 +1,19 @@
 //! Objects: put, get, head, delete (one or many), copy, object tagging and encryption updates.
 
+use std::collections::BTreeMap;
+
+use stratus_core::{DateTime, RequestContext};
+use stratus_gen_s3::*;
+
 use crate::body::{self, Declared, Source};
 use crate::checksum::{checksum_members, set_checksum_members, Algorithm};
 use crate::chunked;
 use crate::encryption::{self, Reported};
-use crate::notify;
-use crate::object::copy_source;
+use crate::error::S3Error;
+use crate::object::{self, copy_source, ContentHeaders, ObjectRecord, ReadConditions};
 use crate::storage_class::{check_readable, check_storage_class, kept_storage_class};
-use crate::*;
+use crate::versioning::{self, Deleted};
+use crate::{checksum, conditional_write, from_tags, lock, notify, store, to_tags, S3Service, MAX_KEYS};
 
 pub(crate) async fn put_object(
     s3: &S3Service,
@@ -62,7 +68,7 @@ pub(crate) async fn write_object(
         ],
     )?;
     // Before the body is read: a client waiting for `100 Continue` is refused without sending it.
-    s3.bucket(&bucket)?;
+    store::bucket(&s3.store()?, &bucket)?;
     let (blob, written) = s3
         .write_body("obj", incoming.source, Some(algorithm), body::MAX_SINGLE_UPLOAD)
         .await?;
@@ -416,7 +422,10 @@ pub(crate) async fn copy_object(
         .as_ref()
         .is_some_and(|d| d.as_str() == "REPLACE");
     let annotations_from = match &input.annotation_directive {
-        None | Some(AnnotationDirective::Copy) => Some(versioning::annotated(&s3.bucket(&source_bucket)?, &source)),
+        None | Some(AnnotationDirective::Copy) => Some(versioning::annotated(
+            &store::bucket(&s3.store()?, &source_bucket)?,
+            &source,
+        )),
         Some(AnnotationDirective::Exclude) => None,
         Some(AnnotationDirective::Unknown(_)) => {
             return Err(S3Error::invalid_argument("Unknown annotation directive.").into())
@@ -576,7 +585,7 @@ pub(crate) async fn update_object_encryption(
     _ctx: &RequestContext,
     input: UpdateObjectEncryptionRequest,
 ) -> Result<UpdateObjectEncryptionResponse, UpdateObjectEncryptionError> {
-    let owner = s3.bucket(&input.bucket)?.owner;
+    let owner = store::bucket(&s3.store()?, &input.bucket)?.owner;
     let kms = encryption::requested(input.object_encryption, &owner)?;
     let now = s3.now_ms();
     s3.update_object(input.bucket, input.key, input.version_id, move |o| {

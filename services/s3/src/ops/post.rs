@@ -11,13 +11,15 @@
 //! they are changed. Signatures are not verified, as no Stratus signature is.
 
 use stratus_core::service::{FormAnswer, FormPost};
-use stratus_core::{OperationError, PayloadFraming, Streams};
+use stratus_core::{AwsError, OperationError, PayloadFraming, RequestContext, Streams};
+use stratus_gen_s3::*;
 
+use crate::error::S3Error;
 use crate::post::fields::{Auth, Fields};
 use crate::post::multipart::{self, FormError};
 use crate::post::policy::Policy;
 use crate::post::{self, answer, Checked};
-use crate::*;
+use crate::{config, store, S3Service};
 
 pub(crate) async fn post_object(
     s3: &S3Service,
@@ -30,7 +32,7 @@ pub(crate) async fn post_object(
         Some(Err(e)) => return Err(post::form_error(&e).into()),
         None | Some(Ok(None)) => return Err(post::not_multipart().into()),
     };
-    s3.bucket(bucket)?;
+    store::bucket(&s3.store()?, bucket)?;
     let body = ctx
         .streams
         .take_request()

@@ -1,6 +1,11 @@
 //! Bucket versioning.
 
-use crate::*;
+use stratus_core::{AwsError, RequestContext, Unit};
+use stratus_gen_s3::*;
+
+use crate::error::S3Error;
+use crate::versioning::{self, State};
+use crate::{store, S3Service};
 
 pub(crate) async fn put_bucket_versioning(
     s3: &S3Service,
@@ -32,7 +37,7 @@ pub(crate) async fn put_bucket_versioning(
     let name = input.bucket;
     let mfa = input.mfa;
     s3.write(move |tx| {
-        let mut bucket = load_bucket(tx, &name)?;
+        let mut bucket = store::bucket(tx, &name)?;
         if bucket.mfa_delete.as_deref() == Some("Enabled") && mfa.is_none() {
             return Err(S3Error::mfa_required());
         }
@@ -50,12 +55,7 @@ pub(crate) async fn put_bucket_versioning(
         if let Some(m) = mfa_delete {
             bucket.mfa_delete = Some(m.to_owned());
         }
-        tx.put(
-            BUCKETS,
-            name.as_bytes(),
-            serde_json::to_vec(&bucket).map_err(S3Error::corrupt)?,
-        );
-        Ok(())
+        store::save_bucket(tx, &bucket)
     })
     .await?;
     Ok(Unit {})
@@ -67,7 +67,7 @@ pub(crate) async fn get_bucket_versioning(
     input: GetBucketVersioningRequest,
 ) -> Result<GetBucketVersioningOutput, GetBucketVersioningError> {
     // A bucket that was never versioned answers an empty configuration.
-    let bucket = s3.bucket(&input.bucket)?;
+    let bucket = store::bucket(&s3.store()?, &input.bucket)?;
     Ok(GetBucketVersioningOutput {
         status: bucket.versioning.as_deref().map(BucketVersioningStatus::from_wire),
         mfa_delete: bucket.mfa_delete.as_deref().map(MFADeleteStatus::from_wire),
