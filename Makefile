@@ -11,7 +11,7 @@ CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
 FROM ?= $(MODELS_JSON)
 TO ?= $(AWS_MODELS_DIR)
 
-.PHONY: help models models-diff generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-s3 bench-s3-large
+.PHONY: help models models-diff generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-s3 bench-s3-large bench-lambda
 
 help:
 	@echo "make run              build and run the emulator on 127.0.0.1:4566 (ARGS=... to pass flags)"
@@ -27,6 +27,7 @@ help:
 	@echo "make bench-dynamodb   DynamoDB throughput, the same way"
 	@echo "make bench-s3         S3 throughput (PUT and GET of 1 KiB and 16 MiB objects), the same way"
 	@echo "make bench-s3-large   a 1 GiB S3 object up and down, with the server's peak memory"
+	@echo "make bench-lambda     Lambda cold starts, warm invokes and the idle footprint through the binary"
 
 models:
 	$(CODEGEN) sync --manifest models/manifest.toml --from $(AWS_MODELS_DIR) --to $(MODELS_JSON) $(if $(REPIN),--repin)
@@ -75,3 +76,6 @@ bench-sqs bench-dynamodb bench-s3: bench-%: $(VENV)/installed build
 
 bench-s3-large: $(VENV)/installed build
 	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/s3_large_object.py $(ARGS)
+
+bench-lambda: $(VENV)/installed build
+	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/lambda_functions.py $(ARGS)

@@ -40,3 +40,16 @@ def test_large_object_script_runs():
     )
     assert done.returncode == 0, done.stderr
     assert "peak RSS after GET" in done.stdout, done.stdout
+
+
+def test_lambda_script_runs():
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "benches", "lambda_functions.py"), "--functions", "1", "--warm", "2", "--idle", "2", "--stratus", BIN],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "CreateFunction to first response, nodejs20.x" in done.stdout, done.stdout
+    # The instances are gone once idle.
+    assert "later (idle timeout 2 s): 0 processes" in done.stdout, done.stdout
