@@ -11,7 +11,7 @@ use stratus_core::clock::Clock;
 use stratus_core::scheduler::Scheduler;
 use stratus_core::schema::Service;
 use stratus_core::service::{
-    CrossOrigin, FormUpload, Providers, Registration, ServiceEnv, ServiceHandler, Settings, WebEndpoints,
+    CrossOrigin, FormUpload, LateProviders, Providers, Registration, ServiceEnv, ServiceHandler, Settings, WebEndpoints,
 };
 use stratus_server::authorize::Authorizers;
 use stratus_server::decision_log::DecisionLog;
@@ -233,6 +233,7 @@ fn handlers(
             .any(|(id, listed)| listed.sdk_id == service.sdk_id && wanted(id, service.sdk_id))
     };
     let settings = settings(timing, lambda);
+    let late = LateProviders::default();
     let mut written = Vec::new();
     let mut served = Served {
         handlers: Vec::new(),
@@ -247,6 +248,7 @@ fn handlers(
             scheduler,
             settings: &settings,
             providers: &served.providers,
+            late: &late,
             serves: &serves,
         });
         served.providers.absorb(registration.provides);
@@ -255,6 +257,7 @@ fn handlers(
         served.form_uploads.extend(registration.form_uploads);
         served.endpoints.extend(registration.endpoints);
     }
+    late.set(served.providers.clone());
     // In the registry's order, which the gateway's routing of unsigned REST requests follows.
     for (id, service) in stratus_gen_registry::SERVICES {
         if !wanted(id, service.sdk_id) {
