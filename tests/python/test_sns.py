@@ -189,10 +189,15 @@ def test_subscription_attributes_are_checked(sns):
             message,
         )
     code, message = error_of(sns.set_subscription_attributes, SubscriptionArn=sub_arn, AttributeName="FilterPolicy", AttributeValue="{invalid")
-    assert code == "InvalidParameter" and message.startswith("Invalid parameter: FilterPolicy: failed to parse JSON.")
+    assert code == "InvalidParameter" and message.startswith("Invalid parameter: FilterPolicy: ")
     sns.set_subscription_attributes(SubscriptionArn=sub_arn, AttributeName="FilterPolicy", AttributeValue='{"a": ["b"]}')
     attrs = sns.get_subscription_attributes(SubscriptionArn=sub_arn)["Attributes"]
     assert attrs["FilterPolicy"] == '{"a": ["b"]}' and attrs["FilterPolicyScope"] == "MessageAttributes"
+    code, message = error_of(sns.subscribe, TopicArn=arn, Protocol="sqs", Endpoint=queue_arn("f"), Attributes={"FilterPolicy": "{invalid"})
+    assert code == "InvalidParameter" and message.startswith("Invalid parameter: Attributes Reason: FilterPolicy: ")
+    nested = json.dumps({"a": {"b": ["c"]}})
+    assert error_of(sns.subscribe, TopicArn=arn, Protocol="sqs", Endpoint=queue_arn("f"), Attributes={"FilterPolicy": nested})[0] == "InvalidParameter"
+    sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=queue_arn("f"), Attributes={"FilterPolicy": nested, "FilterPolicyScope": "MessageBody"})
     code, message = error_of(sns.subscribe, TopicArn=arn, Protocol="sqs", Endpoint=queue_arn("other"), Attributes={"RawMessageDelivery": "x"})
     assert message == "Invalid parameter: Attributes Reason: RawMessageDelivery: Invalid value [x]. Must be true or false."
 
@@ -321,9 +326,42 @@ def test_sms_settings_are_kept(sns):
     assert sns.list_phone_numbers_opted_out()["phoneNumbers"] == []
 
 
-def test_platform_applications_are_refused_by_name(sns):
-    code, message = error_of(sns.list_platform_applications)
-    assert code == "NotImplemented" and "ListPlatformApplications" in message
+def test_platform_applications_and_endpoints_are_stored(sns):
+    creds = {"PlatformPrincipal": "id", "PlatformCredential": "secret"}
+    app = sns.create_platform_application(Name="mobile", Platform="GCM", Attributes=creds)["PlatformApplicationArn"]
+    assert app == f"arn:aws:sns:{REGION}:{ACCOUNT}:app/GCM/mobile"
+    assert sns.get_platform_application_attributes(PlatformApplicationArn=app)["Attributes"] == {"Enabled": "true"}
+    assert error_of(sns.create_platform_application, Name="x", Platform="AAA", Attributes=creds)[1] == (
+        "Invalid parameter: Platform Reason: AAA is not supported"
+    )
+    assert error_of(sns.create_platform_application, Name="x", Platform="GCM", Attributes={"PlatformPrincipal": "id"})[1] == (
+        "Invalid parameter: Attributes Reason: PlatformPrincipal attribute provided without PlatformCredential"
+    )
+    endpoint = sns.create_platform_endpoint(PlatformApplicationArn=app, Token="t1", CustomUserData="bar")["EndpointArn"]
+    assert endpoint.startswith(f"arn:aws:sns:{REGION}:{ACCOUNT}:endpoint/GCM/mobile/")
+    assert sns.create_platform_endpoint(PlatformApplicationArn=app, Token="t1", CustomUserData="bar")["EndpointArn"] == endpoint
+    assert "already exists with the same Token, but different attributes." in error_of(
+        sns.create_platform_endpoint, PlatformApplicationArn=app, Token="t1", CustomUserData="other"
+    )[1]
+    assert sns.get_endpoint_attributes(EndpointArn=endpoint)["Attributes"] == {"CustomUserData": "bar", "Enabled": "true", "Token": "t1"}
+    sns.set_endpoint_attributes(EndpointArn=endpoint, Attributes={"Enabled": "false"})
+    listed = sns.list_endpoints_by_platform_application(PlatformApplicationArn=app)["Endpoints"]
+    assert [(e["EndpointArn"], e["Attributes"]["Enabled"]) for e in listed] == [(endpoint, "false")]
+    assert error_of(sns.set_endpoint_attributes, EndpointArn=endpoint, Attributes={"Colour": "x"})[1] == (
+        "Invalid parameter: Attributes Reason: Invalid attribute name: Colour"
+    )
+    assert "MessageId" in sns.publish(TargetArn=endpoint, Message="pushed nowhere")
+    sns.delete_platform_application(PlatformApplicationArn=app)
+    assert error_of(sns.get_endpoint_attributes, EndpointArn=endpoint) == ("NotFound", "Endpoint does not exist")
+    assert error_of(sns.list_endpoints_by_platform_application, PlatformApplicationArn=app) == (
+        "NotFound",
+        "PlatformApplication does not exist",
+    )
+
+
+def test_sms_sandbox_numbers_are_refused_by_name(sns):
+    code, message = error_of(sns.list_sms_sandbox_phone_numbers)
+    assert code == "NotImplemented" and "ListSMSSandboxPhoneNumbers" in message
 
 
 def aws_cli(stratus, *args):

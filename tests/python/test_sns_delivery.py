@@ -250,3 +250,28 @@ def test_acknowledged_publishes_are_delivered_after_sigkill(tmp_path):
         assert not missing, f"{len(missing)} of {len(acknowledged)} acknowledged messages were not delivered"
     finally:
         server.stop()
+
+
+def test_filter_policies_choose_by_attributes_and_body(sns, sqs):
+    topic = sns.create_topic(Name="filtered")["TopicArn"]
+    by_attr_url, by_attr = queue(sqs, "filter-attrs")
+    by_body_url, by_body = queue(sqs, "filter-body")
+    sns.subscribe(
+        TopicArn=topic,
+        Protocol="sqs",
+        Endpoint=by_attr,
+        Attributes={"RawMessageDelivery": "true", "FilterPolicy": json.dumps({"store": ["north"], "price": [{"numeric": [">", 10]}]})},
+    )
+    sns.subscribe(
+        TopicArn=topic,
+        Protocol="sqs",
+        Endpoint=by_body,
+        Attributes={"RawMessageDelivery": "true", "FilterPolicyScope": "MessageBody", "FilterPolicy": json.dumps({"kind": ["order"]})},
+    )
+    north = {"store": {"DataType": "String", "StringValue": "north"}, "price": {"DataType": "Number", "StringValue": "11"}}
+    cheap = {"store": {"DataType": "String", "StringValue": "north"}, "price": {"DataType": "Number", "StringValue": "9"}}
+    sns.publish(TopicArn=topic, Message=json.dumps({"kind": "order", "n": 1}), MessageAttributes=north)
+    sns.publish(TopicArn=topic, Message=json.dumps({"kind": "refund", "n": 2}), MessageAttributes=cheap)
+    sns.publish(TopicArn=topic, Message=json.dumps({"kind": "order", "n": 3}))
+    assert [json.loads(m["Body"])["n"] for m in receive(sqs, by_attr_url, 3, timeout=5)] == [1]
+    assert sorted(json.loads(m["Body"])["n"] for m in receive(sqs, by_body_url, 3, timeout=5)) == [1, 3]

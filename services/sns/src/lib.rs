@@ -14,7 +14,12 @@
 //!   subscription of each accepted message, written in the transaction that acknowledges the
 //!   Publish and drained by a scheduler job that exists only while deliveries are queued
 //!   (and is started again after a restart);
+//! - `applications`, `endpoints`: mobile push applications by `PLATFORM/NAME`, and their
+//!   endpoints by (application, id); nothing is pushed;
 //! - `counters`, `settings`: the delivery sequence, the account's SMS attributes.
+//!
+//! A subscription's `FilterPolicy` (attribute or body scope) is checked and matched by
+//! `stratus-event-pattern`, the matcher EventBridge shares.
 //!
 //! Deliveries go through the capabilities other services provide: SQS's
 //! [`MessageSink`](stratus_core::service::MessageSink) and Lambda's
@@ -26,9 +31,11 @@ mod capability;
 mod delivery;
 mod envelope;
 mod error;
+mod filter;
 mod messages;
 mod names;
 mod ops;
+mod platform;
 mod publish;
 mod service;
 mod store;
@@ -96,4 +103,14 @@ stratus_gen_sns::operations! {
     opt_in_phone_number => ops::sms::opt_in_phone_number,
     list_phone_numbers_opted_out => ops::sms::list_phone_numbers_opted_out,
     get_sms_sandbox_account_status => ops::sms::get_sms_sandbox_account_status,
+    create_platform_application => ops::platform::create_platform_application,
+    get_platform_application_attributes => ops::platform::get_platform_application_attributes,
+    set_platform_application_attributes => ops::platform::set_platform_application_attributes,
+    delete_platform_application => ops::platform::delete_platform_application,
+    list_platform_applications => ops::platform::list_platform_applications,
+    create_platform_endpoint => ops::platform::create_platform_endpoint,
+    get_endpoint_attributes => ops::platform::get_endpoint_attributes,
+    set_endpoint_attributes => ops::platform::set_endpoint_attributes,
+    delete_endpoint => ops::platform::delete_endpoint,
+    list_endpoints_by_platform_application => ops::platform::list_endpoints_by_platform_application,
 }

@@ -134,8 +134,12 @@ fn check_attributes(
     let mut out = BTreeMap::new();
     for (name, value) in attributes {
         check_attribute_name(&name)?;
-        let base = value.data_type.split('.').next().unwrap_or_default().to_owned();
-        let base = base.as_str();
+        // `String`, `Number` or `Binary`, optionally with a non-empty custom part after a dot.
+        let (base, custom) = match value.data_type.split_once('.') {
+            Some((base, custom)) => (base.to_owned(), Some(custom)),
+            None => (value.data_type.clone(), None),
+        };
+        let base = if custom == Some("") { "" } else { base.as_str() };
         match base {
             "String" | "Number" => {
                 if value.binary_value.is_some() && value.string_value.is_none() {

@@ -9,6 +9,7 @@ use stratus_storage::Tx;
 use crate::delivery::{delivery_key, Delivery, Target};
 use crate::envelope::Notification;
 use crate::error::{invalid_parameter, SnsError};
+use crate::filter;
 use crate::messages::{check_fifo_id, Message};
 use crate::names::TopicRef;
 use crate::service::SnsService;
@@ -152,7 +153,7 @@ fn accept(
     let mut next = COUNTERS.get(tx, "delivery")?.unwrap_or(0);
     let mut queued = false;
     for (_, sub) in subs {
-        if sub.pending {
+        if sub.pending || !filter::accepts(sub, &o.message) {
             continue;
         }
         let subscription_arn = format!("{topic_arn}:{}", sub.id);

@@ -6,6 +6,7 @@ use stratus_storage::{Direction, KeyRange, Read, Table};
 
 use crate::delivery::Delivery;
 use crate::error::{topic_not_found, SnsError};
+use crate::platform::{AppRecord, EndpointRecord};
 use crate::subscriptions::SubscriptionRecord;
 use crate::topics::{Counts, TopicRecord};
 
@@ -16,6 +17,8 @@ pub(crate) const DEDUP: Table<DedupEntry> = Table::new("dedup");
 pub(crate) const DELIVERIES: Table<Delivery> = Table::new("deliveries");
 /// Counters by name: `delivery`, the last delivery sequence number handed out.
 pub(crate) const COUNTERS: Table<u64> = Table::new("counters");
+pub(crate) const APPLICATIONS: Table<AppRecord> = Table::new("applications");
+pub(crate) const ENDPOINTS: Table<EndpointRecord> = Table::new("endpoints");
 /// Account-wide SMS settings, under the key `sms`.
 pub(crate) const SETTINGS: Table<std::collections::BTreeMap<String, String>> = Table::new("settings");
 

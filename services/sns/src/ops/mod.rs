@@ -1,5 +1,6 @@
 //! The operations, one function each, by area.
 
+pub(crate) mod platform;
 pub(crate) mod publishing;
 pub(crate) mod sms;
 pub(crate) mod subscriptions;

@@ -8,7 +8,7 @@ use stratus_gen_sns::*;
 use crate::error::{batch, invalid_parameter, SnsError};
 use crate::messages::{self, MAX_SIZE};
 use crate::names::TopicRef;
-use crate::ops::endpoint_of;
+use crate::ops::{endpoint_of, platform};
 use crate::publish::Outgoing;
 use crate::service::SnsService;
 use crate::subscriptions::valid_e164;
@@ -20,7 +20,25 @@ pub(crate) async fn publish(
 ) -> Result<PublishResponse, SnsError> {
     let topic = match (&input.topic_arn, &input.target_arn, &input.phone_number) {
         (Some(arn), _, _) => TopicRef::parse(ctx, "TopicArn", arn)?,
-        (None, Some(arn), _) => target(ctx, arn)?,
+        (None, Some(arn), _) if is_endpoint(arn) => {
+            if !platform::endpoint_exists(sns, ctx, arn)? {
+                return Err(invalid_parameter(
+                    "TargetArn Reason: No endpoint found for the target arn specified",
+                ));
+            }
+            messages::check(
+                input.message,
+                input.subject,
+                input.message_structure.as_deref(),
+                input.message_attributes,
+            )?;
+            // Mobile pushes are accepted and not sent.
+            return Ok(PublishResponse {
+                message_id: Some(id::uuid()),
+                sequence_number: None,
+            });
+        }
+        (None, Some(arn), _) => TopicRef::parse(ctx, "TargetArn", arn)?,
         (None, None, Some(number)) => {
             if !valid_e164(number) {
                 return Err(invalid_parameter(format!(
@@ -66,16 +84,9 @@ pub(crate) async fn publish(
     })
 }
 
-/// The topic a `TargetArn` names; a mobile endpoint (which Stratus does not keep yet) is not
-/// found.
-fn target(ctx: &RequestContext, arn: &str) -> Result<TopicRef, SnsError> {
-    let parts: Vec<&str> = arn.split(':').collect();
-    if parts.len() >= 6 && parts[5].starts_with("endpoint/") {
-        return Err(invalid_parameter(
-            "TargetArn Reason: No endpoint found for the target arn specified",
-        ));
-    }
-    TopicRef::parse(ctx, "TargetArn", arn)
+/// Whether a `TargetArn` names a mobile endpoint rather than a topic.
+fn is_endpoint(arn: &str) -> bool {
+    arn.split(':').nth(5).is_some_and(|r| r.starts_with("endpoint/"))
 }
 
 /// A batch entry id: 1 to 80 letters, digits, hyphens and underscores.

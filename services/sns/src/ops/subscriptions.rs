@@ -1,11 +1,13 @@
 //! Subscriptions: subscribe, confirm, unsubscribe, attributes and listings.
 
+use base64::Engine;
 use stratus_core::paging::{take_page, Token};
 use stratus_core::{hex, id, RequestContext, Unit};
 use stratus_gen_sns::*;
 use stratus_storage::{Direction, KeyRange, Read};
 
 use crate::error::{invalid_parameter, subscription_not_found, SnsError};
+use crate::filter;
 use crate::names::{principal_arn, SubscriptionRef, TopicRef};
 use crate::service::SnsService;
 use crate::store::{
@@ -35,6 +37,7 @@ pub(crate) async fn subscribe(
         subscriptions::check_attribute(name, value, &protocol)
             .map_err(|m| invalid_parameter(format!("Attributes Reason: {m}")))?;
     }
+    filter::check(&attributes, true)?;
     if protocol == "sqs" && endpoint.ends_with(".fifo") && !topic.is_fifo() {
         return Err(invalid_parameter(
             "Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
@@ -58,11 +61,7 @@ pub(crate) async fn subscribe(
             load_topic(tx, &t.name)?;
             for (_, existing) in topic_subscriptions(tx, &t.name)? {
                 if existing.protocol == record.protocol && existing.endpoint == record.endpoint {
-                    let differs = record
-                        .attributes
-                        .iter()
-                        .any(|(k, v)| existing.attributes.get(k) != Some(v));
-                    if differs {
+                    if existing.differs_from(&record.attributes) {
                         return Err(invalid_parameter(
                             "Attributes Reason: Subscription already exists with different attributes",
                         ));
@@ -203,6 +202,8 @@ pub(crate) async fn set_subscription_attributes(
             record.attributes.insert(name, value);
             check_fifo_redrive(&s.topic, &record)?;
         }
+        // A new policy, or a new scope for the one there, is checked under that scope.
+        filter::check(&record.attributes, false)?;
         SUBSCRIPTIONS.put(tx, subscription_key(&s.topic.name, &s.id), &record)?;
         Ok(())
     })
@@ -238,7 +239,12 @@ fn page(
 ) -> Result<(Keyed, Option<String>), SnsError> {
     let range = match token {
         Some(token) => {
-            let mut after = listing.decode(token).map_err(|_| invalid_parameter("NextToken"))?;
+            let mut after = base64::engine::general_purpose::STANDARD
+                .decode(token)
+                .ok()
+                .and_then(|t| String::from_utf8(t).ok())
+                .and_then(|t| listing.decode(&t).ok())
+                .ok_or_else(|| invalid_parameter("NextToken"))?;
             after.push(0);
             let end = KeyRange::prefix(prefix);
             KeyRange::between(std::ops::Bound::Included(&after), end.end())
@@ -247,7 +253,13 @@ fn page(
     };
     let found = SUBSCRIPTIONS.scan(r, &range, Direction::Forward, Some(PAGE + 1))?;
     let (page, more) = take_page(found, PAGE);
-    let next = more.then(|| page.last().map(|(k, _)| listing.encode(k))).flatten();
+    // AWS's tokens are base64; ours are the sealed position, so written.
+    let next = more
+        .then(|| {
+            page.last()
+                .map(|(k, _)| base64::engine::general_purpose::STANDARD.encode(listing.encode(k)))
+        })
+        .flatten();
     Ok((page, next))
 }
 
