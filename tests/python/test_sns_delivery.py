@@ -92,6 +92,15 @@ def test_raw_delivery_hands_attributes_to_the_queue(sns, sqs):
     assert message["MD5OfMessageAttributes"] == "d302007e9aa062660afc85fd0a482472"
 
 
+def test_standard_queues_keep_the_group_id(sns, sqs):
+    topic = sns.create_topic(Name="grouped")["TopicArn"]
+    url, arn = queue(sqs, "grouped-q")
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn, Attributes={"RawMessageDelivery": "True"})
+    sns.publish(TopicArn=topic, Message="in a group", MessageGroupId="g-1")
+    [message] = receive(sqs, url, 1)
+    assert message["Attributes"]["MessageGroupId"] == "g-1"
+
+
 def test_json_structures_send_each_protocol_its_text(sns, sqs):
     topic = sns.create_topic(Name="structured")["TopicArn"]
     url, arn = queue(sqs, "structured-q")

@@ -245,10 +245,11 @@ impl SnsService {
             ));
         };
         let fifo = is_fifo_queue(arn);
+        // Standard queues take a group id too (and keep it as an attribute), not a dedup id.
         let message = QueueMessage {
             body: d.body.clone(),
             attributes: queue_attributes(&d.attributes),
-            group_id: d.group_id.clone().filter(|_| fifo),
+            group_id: d.group_id.clone(),
             dedup_id: d.dedup_id.clone().filter(|_| fifo),
         };
         queues.send_message(caller, arn, message).await
@@ -279,7 +280,7 @@ impl SnsService {
         let message = QueueMessage {
             body: body.clone(),
             attributes: queue_attributes(&d.attributes),
-            group_id: d.group_id.clone().filter(|_| fifo),
+            group_id: d.group_id.clone(),
             dedup_id: d.dedup_id.clone().filter(|_| fifo),
         };
         if let Err(e) = queues.send_message(caller, queue, message).await {

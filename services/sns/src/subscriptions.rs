@@ -178,6 +178,16 @@ fn effective(name: &str, value: Option<&str>) -> Option<String> {
     }
 }
 
+/// Attributes as SNS keeps them: booleans in lower case, an empty filter policy dropped.
+pub(crate) fn normalize(attributes: &mut BTreeMap<String, String>) {
+    if let Some(raw) = attributes.get_mut("RawMessageDelivery") {
+        *raw = raw.to_ascii_lowercase();
+    }
+    if attributes.get("FilterPolicy").is_some_and(String::is_empty) {
+        attributes.remove("FilterPolicy");
+    }
+}
+
 impl SubscriptionRecord {
     /// Whether subscribing again with `attributes` asks for anything this subscription does
     /// not have.
@@ -211,9 +221,12 @@ impl SubscriptionRecord {
         out.insert("PendingConfirmation".into(), self.pending.to_string());
         out.insert("ConfirmationWasAuthenticated".into(), (!self.pending).to_string());
         out.entry("RawMessageDelivery".into()).or_insert_with(|| "false".into());
+        // The scope is shown only beside a policy.
         if out.contains_key("FilterPolicy") {
             out.entry("FilterPolicyScope".into())
                 .or_insert_with(|| "MessageAttributes".into());
+        } else {
+            out.remove("FilterPolicyScope");
         }
         out
     }
@@ -264,6 +277,16 @@ mod tests {
         assert!(!record.differs_from(&ask(&[("FilterPolicyScope", "MessageAttributes")])));
         assert!(record.differs_from(&ask(&[("RawMessageDelivery", "false")])));
         assert!(record.differs_from(&ask(&[("FilterPolicyScope", "MessageBody")])));
+        let mut given = ask(&[
+            ("RawMessageDelivery", "True"),
+            ("FilterPolicy", ""),
+            ("FilterPolicyScope", "MessageBody"),
+        ]);
+        normalize(&mut given);
+        assert_eq!(
+            given,
+            ask(&[("RawMessageDelivery", "true"), ("FilterPolicyScope", "MessageBody")])
+        );
     }
 
     #[test]

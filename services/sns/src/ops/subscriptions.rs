@@ -38,6 +38,8 @@ pub(crate) async fn subscribe(
             .map_err(|m| invalid_parameter(format!("Attributes Reason: {m}")))?;
     }
     filter::check(&attributes, true)?;
+    let mut attributes = attributes;
+    subscriptions::normalize(&mut attributes);
     if protocol == "sqs" && endpoint.ends_with(".fifo") && !topic.is_fifo() {
         return Err(invalid_parameter(
             "Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
@@ -200,6 +202,7 @@ pub(crate) async fn set_subscription_attributes(
         } else {
             subscriptions::check_attribute(&name, &value, &record.protocol).map_err(invalid_parameter)?;
             record.attributes.insert(name, value);
+            subscriptions::normalize(&mut record.attributes);
             check_fifo_redrive(&s.topic, &record)?;
         }
         // A new policy, or a new scope for the one there, is checked under that scope.
