@@ -157,52 +157,44 @@ fn accept(
             continue;
         }
         let subscription_arn = format!("{topic_arn}:{}", sub.id);
-        let note = |text: &'_ str| -> String {
-            let n = Notification {
-                message_id: &message_id,
-                topic_arn: &topic_arn,
-                subscription_arn: &subscription_arn,
-                subject: o.message.subject.as_deref(),
-                message: text,
-                timestamp_ms: now,
-                sequence_number: sequence.as_deref(),
-                attributes: &o.message.attributes,
-                endpoint,
-            };
-            if sub.protocol == "lambda" {
-                n.lambda_event()
-            } else {
-                n.queue_envelope()
-            }
-        };
         let text = o.message.text_for(&sub.protocol);
+        let note = Notification {
+            message_id: &message_id,
+            topic_arn: &topic_arn,
+            subscription_arn: &subscription_arn,
+            subject: o.message.subject.as_deref(),
+            message: text,
+            timestamp_ms: now,
+            sequence_number: sequence.as_deref(),
+            attributes: &o.message.attributes,
+            endpoint,
+        };
         let (target, body, attributes) = match sub.protocol.as_str() {
             "sqs" if sub.raw() => (
                 Target::Queue(sub.endpoint.clone()),
                 text.to_owned(),
                 o.message.attributes.clone(),
             ),
-            "sqs" => (Target::Queue(sub.endpoint.clone()), note(text), Default::default()),
-            "lambda" => (Target::Function(sub.endpoint.clone()), note(text), Default::default()),
+            "sqs" => (
+                Target::Queue(sub.endpoint.clone()),
+                note.queue_envelope(),
+                Default::default(),
+            ),
+            "lambda" => (
+                Target::Function(sub.endpoint.clone()),
+                note.lambda_event(),
+                Default::default(),
+            ),
             // HTTP, email, SMS, mobile and Firehose deliveries are not made yet.
             _ => continue,
         };
+        // A dead-letter queue receives what a queue subscription would have (the envelope,
+        // for a function's subscription).
         let dead_letter = sub.dead_letter_queue().map(|queue| {
             let dead_body = if sub.protocol == "sqs" {
                 body.clone()
             } else {
-                Notification {
-                    message_id: &message_id,
-                    topic_arn: &topic_arn,
-                    subscription_arn: &subscription_arn,
-                    subject: o.message.subject.as_deref(),
-                    message: text,
-                    timestamp_ms: now,
-                    sequence_number: sequence.as_deref(),
-                    attributes: &o.message.attributes,
-                    endpoint,
-                }
-                .queue_envelope()
+                note.queue_envelope()
             };
             (queue, dead_body)
         });

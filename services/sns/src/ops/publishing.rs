@@ -26,17 +26,8 @@ pub(crate) async fn publish(
                     "TargetArn Reason: No endpoint found for the target arn specified",
                 ));
             }
-            messages::check(
-                input.message,
-                input.subject,
-                input.message_structure.as_deref(),
-                input.message_attributes,
-            )?;
             // Mobile pushes are accepted and not sent.
-            return Ok(PublishResponse {
-                message_id: Some(id::uuid()),
-                sequence_number: None,
-            });
+            return accepted_unsent(input);
         }
         (None, Some(arn), _) => TopicRef::parse(ctx, "TargetArn", arn)?,
         (None, None, Some(number)) => {
@@ -45,17 +36,8 @@ pub(crate) async fn publish(
                     "PhoneNumber Reason: {number} is not valid to publish to"
                 )));
             }
-            messages::check(
-                input.message,
-                input.subject,
-                input.message_structure.as_deref(),
-                input.message_attributes,
-            )?;
             // Text messages are accepted and not sent.
-            return Ok(PublishResponse {
-                message_id: Some(id::uuid()),
-                sequence_number: None,
-            });
+            return accepted_unsent(input);
         }
         (None, None, None) => {
             return Err(invalid_parameter(
@@ -81,6 +63,21 @@ pub(crate) async fn publish(
     Ok(PublishResponse {
         message_id: Some(p.message_id),
         sequence_number: p.sequence_number,
+    })
+}
+
+/// A message to a phone number or mobile endpoint: checked as any other, then given an id
+/// and not sent.
+fn accepted_unsent(input: PublishInput) -> Result<PublishResponse, SnsError> {
+    messages::check(
+        input.message,
+        input.subject,
+        input.message_structure.as_deref(),
+        input.message_attributes,
+    )?;
+    Ok(PublishResponse {
+        message_id: Some(id::uuid()),
+        sequence_number: None,
     })
 }
 
