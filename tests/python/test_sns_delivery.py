@@ -3,6 +3,7 @@ FIFO topics through FIFO queues (order and deduplication), to a real Python Lamb
 to a subscription's dead-letter queue, and across a `kill -9` after Publish answered."""
 
 import io
+import os
 import json
 import random
 import re
@@ -135,6 +136,12 @@ def test_fifo_topics_deliver_in_order_once(sns, sqs):
     numbers = [int(b["SequenceNumber"]) for b in bodies]
     assert numbers == sorted(numbers)
     assert "SignatureVersion" not in bodies[0]
+    # A standard queue subscribed to the FIFO topic receives no group id.
+    plain_url, plain_arn = queue(sqs, "ordered-plain")
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=plain_arn)
+    sns.publish(TopicArn=topic, Message="to both", MessageGroupId="g")
+    [plain] = receive(sqs, plain_url, 1)
+    assert "MessageGroupId" not in plain["Attributes"]
 
 
 def test_fifo_dedup_ids_reach_the_queue(sns, sqs):
@@ -284,3 +291,36 @@ def test_filter_policies_choose_by_attributes_and_body(sns, sqs):
     sns.publish(TopicArn=topic, Message=json.dumps({"kind": "order", "n": 3}))
     assert [json.loads(m["Body"])["n"] for m in receive(sqs, by_attr_url, 3, timeout=5)] == [1]
     assert sorted(json.loads(m["Body"])["n"] for m in receive(sqs, by_body_url, 3, timeout=5)) == [1, 3]
+
+
+def wait_for(condition, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
+def test_nothing_runs_while_no_delivery_is_queued(tmp_path):
+    data = str(tmp_path / "data")
+    server = Stratus("--data-dir", data)
+    try:
+        sns, sqs = server.client("sns"), server.client("sqs")
+        topic = sns.create_topic(Name="idle")["TopicArn"]
+        url = sqs.create_queue(QueueName="idle-q")["QueueUrl"]
+        sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=f"arn:aws:sqs:{REGION}:{ACCOUNT}:idle-q")
+        sns.publish(TopicArn=topic, Message="once")
+        assert len(receive(sqs, url, 1)) == 1
+        # The drain's job is done: with nothing else to time, the scheduler's thread ends.
+        assert wait_for(lambda: "scheduler" not in server.thread_names(), timeout=10)
+    finally:
+        server.stop()
+    server = Stratus("--data-dir", data)
+    try:
+        server.client("sns").list_topics()
+        time.sleep(0.5)
+        assert "scheduler" not in server.thread_names()
+    finally:
+        server.stop()

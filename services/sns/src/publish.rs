@@ -150,6 +150,7 @@ fn accept(
         DEDUP.put(tx, key.clone(), &entry)?;
     }
     let topic_arn = topic.arn();
+    let fifo_topic = record.is_fifo();
     let mut next = COUNTERS.get(tx, "delivery")?.unwrap_or(0);
     let mut queued = false;
     for (_, sub) in subs {
@@ -205,7 +206,11 @@ fn accept(
             target,
             body,
             attributes,
-            group_id: o.group_id.clone(),
+            // A FIFO topic's group reaches FIFO queues only; a standard topic's reaches any.
+            group_id: o
+                .group_id
+                .clone()
+                .filter(|_| !fifo_topic || sub.endpoint.ends_with(".fifo")),
             dedup_id: dedup_id.as_ref().map(|(_, id)| id.clone()),
             dead_letter,
             attempts: 0,
