@@ -98,9 +98,10 @@ pub(crate) async fn subscribe(
     })
 }
 
-/// A FIFO topic's subscription dead-letters into a FIFO queue only.
+/// A FIFO subscription (a FIFO queue on a FIFO topic) dead-letters into a FIFO queue only.
 fn check_fifo_redrive(topic: &TopicRef, record: &SubscriptionRecord) -> Result<(), SnsError> {
-    if topic.is_fifo() && record.dead_letter_queue().is_some_and(|q| !q.ends_with(".fifo")) {
+    let fifo_subscription = topic.is_fifo() && record.endpoint.ends_with(".fifo");
+    if fifo_subscription && record.dead_letter_queue().is_some_and(|q| !q.ends_with(".fifo")) {
         return Err(invalid_parameter(
             "RedrivePolicy: must use a FIFO queue as DLQ for a FIFO Subscription to a FIFO Topic.",
         ));

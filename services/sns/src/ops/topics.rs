@@ -47,7 +47,8 @@ pub(crate) async fn create_topic(
                     "Attributes Reason: Topic already exists with different attributes",
                 ));
             }
-            if !tags.is_empty() && tags != existing.tags {
+            // Fewer tags are fine; one the topic does not have is not.
+            if tags.iter().any(|(k, v)| existing.tags.get(k) != Some(v)) {
                 return Err(invalid_parameter(
                     "Tags Reason: Topic already exists with different tags",
                 ));
