@@ -60,6 +60,8 @@ def test_creating_twice_is_idempotent_unless_attributes_differ(sns):
     code, message = error_of(sns.create_topic, Name="twice", Attributes={"DisplayName": "two"})
     assert (code, message) == ("InvalidParameter", "Invalid parameter: Attributes Reason: Topic already exists with different attributes")
     sns.tag_resource(ResourceArn=arn, Tags=[{"Key": "a", "Value": "1"}])
+    assert sns.create_topic(Name="twice", Tags=[{"Key": "a", "Value": "1"}])["TopicArn"] == arn
+    assert sns.create_topic(Name="twice", Tags=[])["TopicArn"] == arn
     code, message = error_of(sns.create_topic, Name="twice", Tags=[{"Key": "b", "Value": "2"}])
     assert message == "Invalid parameter: Tags Reason: Topic already exists with different tags"
 

@@ -140,9 +140,9 @@ pub(crate) fn check_attribute(name: &str, value: &str, protocol: &str) -> Result
         "FilterPolicy" => Ok(()),
         "FilterPolicyScope" => match value {
             "MessageAttributes" | "MessageBody" => Ok(()),
-            _ => Err(
-                "FilterPolicyScope: Invalid filter policy scope, please use MessageAttributes or MessageBody".into(),
-            ),
+            _ => Err(format!(
+                "FilterPolicyScope: Invalid value [{value}]. Please use either MessageBody or MessageAttributes"
+            )),
         },
         "RedrivePolicy" => {
             let policy: Value =
@@ -296,6 +296,10 @@ mod tests {
             "RawMessageDelivery: Invalid value [yes]. Must be true or false."
         );
         assert_eq!(check_attribute("Nope", "x", "sqs").unwrap_err(), "AttributeName");
+        assert_eq!(
+            check_attribute("FilterPolicyScope", "Random", "sqs").unwrap_err(),
+            "FilterPolicyScope: Invalid value [Random]. Please use either MessageBody or MessageAttributes"
+        );
         assert_eq!(
             check_attribute("RedrivePolicy", r#"{"deadLetterTargetArn":"nope"}"#, "sqs").unwrap_err(),
             "RedrivePolicy: deadLetterTargetArn is an invalid arn"
