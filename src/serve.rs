@@ -19,6 +19,7 @@ use stratus_server::{serve, Config, Gateway};
 use stratus_service_dynamodb::TtlInterval;
 use stratus_service_lambda::LambdaSettings;
 use stratus_service_s3::LifecycleTiming;
+use stratus_service_sns::SnsSettings;
 use stratus_storage::{Storage, StorageConfig};
 
 use crate::settings::{seconds, ClockKind, IamSetting};
@@ -186,7 +187,7 @@ struct Served {
 
 /// Each hand-written service crate's registration. Providers come before the services that
 /// call them, since each registration receives the capabilities of those before it: SQS
-/// (queues) before S3 (event notifications).
+/// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries).
 const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_sqs::register,
     stratus_service_iam::register,
@@ -194,6 +195,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_dynamodb::register,
     stratus_service_s3::register,
     stratus_service_lambda::register,
+    stratus_service_sns::register,
 ];
 
 /// The services' own settings, from the command line.
@@ -205,6 +207,10 @@ fn settings(timing: &Timing, lambda: &LambdaSettings) -> Settings {
             day: timing.s3_lifecycle_day_seconds,
         })
         .with(lambda.clone())
+        // SNS runs its deliveries on the same runtime as Lambda's queued invocations.
+        .with(SnsSettings {
+            runtime: lambda.runtime.clone(),
+        })
 }
 
 /// The services to serve: hand-written ones where they exist, the rest validating and
