@@ -324,3 +324,25 @@ def test_nothing_runs_while_no_delivery_is_queued(tmp_path):
         assert "scheduler" not in server.thread_names()
     finally:
         server.stop()
+
+
+def test_s3_notifications_fan_out_through_a_topic(stratus, sns, sqs):
+    """S3 → SNS → SQS: an upload's event is published to the topic (subject "Amazon S3
+    Notification") and reaches the topic's queue in SNS's envelope."""
+    topic = sns.create_topic(Name="uploads")["TopicArn"]
+    url, arn = queue(sqs, "uploads-q")
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn)
+    s3 = stratus.client("s3")
+    s3.create_bucket(Bucket="fan-out")
+    s3.put_bucket_notification_configuration(
+        Bucket="fan-out",
+        NotificationConfiguration={"TopicConfigurations": [{"Id": "t", "TopicArn": topic, "Events": ["s3:ObjectCreated:*"]}]},
+    )
+    test_event, = receive(sqs, url, 1)
+    assert json.loads(json.loads(test_event["Body"])["Message"])["Event"] == "s3:TestEvent"
+    s3.put_object(Bucket="fan-out", Key="report.csv", Body=b"a,b")
+    delivered, = receive(sqs, url, 1)
+    envelope = json.loads(delivered["Body"])
+    assert envelope["TopicArn"] == topic and envelope["Subject"] == "Amazon S3 Notification"
+    record = json.loads(envelope["Message"])["Records"][0]
+    assert record["eventName"] == "ObjectCreated:Put" and record["s3"]["object"]["key"] == "report.csv"
