@@ -442,3 +442,61 @@ def test_the_aws_cli_puts_rules_and_events(stratus, sqs):
     [message] = receive(sqs, url)
     assert json.loads(message["Body"])["source"] == "cli"
     assert [r["Name"] for r in cli("list-rules", "--name-prefix", "cli-")["Rules"]] == ["cli-rule"]
+
+
+def test_connections_and_api_destinations_never_answer_secrets(events):
+    name = unique("conn")
+    created = events.create_connection(
+        Name=name,
+        AuthorizationType="API_KEY",
+        AuthParameters={
+            "ApiKeyAuthParameters": {"ApiKeyName": "x-api-key", "ApiKeyValue": "secret-value"},
+            "InvocationHttpParameters": {
+                "HeaderParameters": [
+                    {"Key": "open", "Value": "shown", "IsValueSecret": False},
+                    {"Key": "hidden", "Value": "secret-header", "IsValueSecret": True},
+                ]
+            },
+        },
+    )
+    assert created["ConnectionState"] == "AUTHORIZED"
+    assert created["ConnectionArn"].startswith(f"arn:aws:events:{REGION}:{ACCOUNT}:connection/{name}/")
+    described = events.describe_connection(Name=name)
+    assert described["AuthParameters"]["ApiKeyAuthParameters"] == {"ApiKeyName": "x-api-key"}
+    headers = described["AuthParameters"]["InvocationHttpParameters"]["HeaderParameters"]
+    assert headers == [
+        {"Key": "open", "Value": "shown", "IsValueSecret": False},
+        {"Key": "hidden", "IsValueSecret": True},
+    ]
+    assert described["SecretArn"].startswith(f"arn:aws:secretsmanager:{REGION}:{ACCOUNT}:secret:events!connection/{name}/")
+    assert "secret-value" not in json.dumps(described, default=str)
+    oauth = events.create_connection(
+        Name=unique("oauth"),
+        AuthorizationType="OAUTH_CLIENT_CREDENTIALS",
+        AuthParameters={
+            "OAuthParameters": {
+                "ClientParameters": {"ClientID": "id", "ClientSecret": "s3cret"},
+                "AuthorizationEndpoint": "https://example.com/oauth",
+                "HttpMethod": "POST",
+            }
+        },
+    )
+    assert oauth["ConnectionState"] == "AUTHORIZING"
+    destination = unique("dest")
+    arn = events.create_api_destination(
+        Name=destination, ConnectionArn=created["ConnectionArn"], InvocationEndpoint="https://example.com/hook", HttpMethod="POST"
+    )["ApiDestinationArn"]
+    assert arn.startswith(f"arn:aws:events:{REGION}:{ACCOUNT}:api-destination/{destination}/")
+    got = events.describe_api_destination(Name=destination)
+    assert (got["ApiDestinationState"], got["InvocationRateLimitPerSecond"], got["HttpMethod"]) == ("ACTIVE", 300, "POST")
+    events.delete_api_destination(Name=destination)
+    with pytest.raises(ClientError) as e:
+        events.describe_api_destination(Name=destination)
+    assert error(e) == (
+        "ResourceNotFoundException",
+        f"Failed to describe the api-destination(s). An api-destination '{destination}' does not exist.",
+    )
+    assert events.delete_connection(Name=name)["ConnectionState"] == "DELETING"
+    with pytest.raises(ClientError) as e:
+        events.describe_connection(Name=name)
+    assert error(e) == ("ResourceNotFoundException", f"Failed to describe the connection(s). Connection '{name}' does not exist.")

@@ -12,7 +12,8 @@
 //!   written in the transaction that acknowledges `PutEvents` and deleted once made, retried or
 //!   given to the dead-letter queue ([`delivery`]);
 //! - `archives`, `archived`: archives by name and the events they kept, by (archive, time, id);
-//! - `replays`: replays by name.
+//! - `replays`: replays by name;
+//! - `connections`, `api_destinations`: by name, answered as AWS does (no HTTP calls).
 //!
 //! Deliveries go to SQS (`MessageSink`), Lambda (`FunctionInvoker`, as `Event` invocations),
 //! SNS (`TopicPublisher`) and other buses; nothing runs while no delivery is pending.
@@ -20,6 +21,7 @@
 mod delivery;
 mod error;
 mod event;
+mod listing;
 mod ops;
 mod records;
 mod schedule;
@@ -85,6 +87,17 @@ stratus_gen_eventbridge::operations! {
     describe_replay => ops::archives::describe_replay,
     list_replays => ops::archives::list_replays,
     cancel_replay => ops::archives::cancel_replay,
+    create_connection => ops::connections::create_connection,
+    describe_connection => ops::connections::describe_connection,
+    update_connection => ops::connections::update_connection,
+    deauthorize_connection => ops::connections::deauthorize_connection,
+    delete_connection => ops::connections::delete_connection,
+    list_connections => ops::connections::list_connections,
+    create_api_destination => ops::connections::create_api_destination,
+    describe_api_destination => ops::connections::describe_api_destination,
+    update_api_destination => ops::connections::update_api_destination,
+    delete_api_destination => ops::connections::delete_api_destination,
+    list_api_destinations => ops::connections::list_api_destinations,
     describe_event_source => ops::refused::describe_event_source,
     describe_partner_event_source => ops::refused::describe_partner_event_source,
     activate_event_source => ops::refused::activate_event_source,

@@ -175,3 +175,48 @@ pub(crate) struct ReplayRecord {
     pub(crate) end_ms: Option<i64>,
     pub(crate) last_replayed_ms: Option<i64>,
 }
+
+/// Connections by name.
+pub(crate) const CONNECTIONS: Table<ConnectionRecord> = Table::new("connections");
+/// API destinations by name.
+pub(crate) const API_DESTINATIONS: Table<ApiDestinationRecord> = Table::new("api_destinations");
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ConnectionRecord {
+    pub(crate) name: String,
+    pub(crate) id: String,
+    pub(crate) description: Option<String>,
+    pub(crate) authorization_type: String,
+    pub(crate) auth: ConnectionAuth,
+    pub(crate) state: String,
+    pub(crate) secret_suffix: String,
+    pub(crate) created_ms: i64,
+    pub(crate) modified_ms: i64,
+    pub(crate) authorized_ms: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ApiDestinationRecord {
+    pub(crate) name: String,
+    pub(crate) id: String,
+    pub(crate) description: Option<String>,
+    pub(crate) connection_arn: String,
+    pub(crate) endpoint: String,
+    pub(crate) http_method: String,
+    pub(crate) rate_limit: i32,
+    pub(crate) created_ms: i64,
+    pub(crate) modified_ms: i64,
+}
+
+/// What a connection's auth parameters say, secrets left out (they are never answered).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct ConnectionAuth {
+    pub(crate) basic_username: Option<String>,
+    pub(crate) api_key_name: Option<String>,
+    pub(crate) oauth_client_id: Option<String>,
+    pub(crate) oauth_endpoint: Option<String>,
+    pub(crate) oauth_method: Option<String>,
+    /// HTTP parameters as the model's `ConnectionHttpParameters` JSON, secret values left out.
+    pub(crate) oauth_http: Option<String>,
+    pub(crate) invocation_http: Option<String>,
+}

@@ -13,6 +13,9 @@ use stratus_storage::{Durability, Namespace, Read, Storage, Store, Tx};
 use crate::error::{bus_not_found, rule_not_found, EventsError, Result};
 use crate::records::{BusRecord, RuleRecord, BUSES, DEFAULT_BUS, RULES};
 
+/// Held while one drain of an account and region's deliveries runs.
+pub(crate) type DrainLock = Arc<tokio::sync::Mutex<()>>;
+
 /// EventBridge, backed by `storage`. Clones share everything.
 #[derive(Clone)]
 pub struct EventsService {
@@ -31,7 +34,7 @@ pub(crate) struct Shared {
     /// The earliest drain already scheduled, per (account, region).
     pub(crate) draining: Mutex<HashMap<(String, String), i64>>,
     /// One drain at a time per (account, region).
-    pub(crate) drain_locks: Mutex<HashMap<(String, String), Arc<tokio::sync::Mutex<()>>>>,
+    pub(crate) drain_locks: Mutex<HashMap<(String, String), DrainLock>>,
 }
 
 impl EventsService {

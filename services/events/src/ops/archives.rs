@@ -3,15 +3,16 @@
 
 use serde_json::Value;
 use stratus_core::arn::Arn;
-use stratus_core::paging::{take_page, Token};
+use stratus_core::paging::Token;
 use stratus_core::{AwsError, RequestContext};
 use stratus_event_pattern::{Dialect, Pattern};
 use stratus_gen_eventbridge::*;
 use stratus_storage::{Direction, KeyRange};
 
-use super::buses::{time, PAGE};
+use super::buses::time;
 use crate::delivery::Routed;
-use crate::error::{already_exists, invalid_token, not_found, validation, EventsError, Result};
+use crate::error::{already_exists, not_found, validation, EventsError, Result};
+use crate::listing::page;
 use crate::records::{archived_prefix, ArchiveRecord, ReplayRecord, ARCHIVED, ARCHIVES, REPLAYS};
 use crate::service::{find_bus, EventsService};
 
@@ -100,11 +101,6 @@ pub(crate) async fn list_archives(
     ctx: &RequestContext,
     input: ListArchivesRequest,
 ) -> Result<ListArchivesResponse, AwsError> {
-    let size = PAGE.clamp(input.limit);
-    let after = match &input.next_token {
-        Some(token) => Some(ARCHIVE_LISTING.decode_str(token).map_err(|_| invalid_token())?),
-        None => None,
-    };
     let store = svc.store(&ctx.account_id, &ctx.region)?;
     let prefix = input.name_prefix.unwrap_or_default();
     let all = ARCHIVES
@@ -114,12 +110,14 @@ pub(crate) async fn list_archives(
         .into_iter()
         .map(|(_, a)| a)
         .filter(|a| a.name.starts_with(&prefix))
-        .filter(|a| input.event_source_arn.as_ref().is_none_or(|s| &a.source_arn == s))
-        .filter(|a| after.as_ref().is_none_or(|n| a.name.as_str() > n.as_str()));
-    let (page, more) = take_page(listed, size);
-    let next_token = more
-        .then(|| page.last().map(|a| ARCHIVE_LISTING.encode_str(&a.name)))
-        .flatten();
+        .filter(|a| input.event_source_arn.as_ref().is_none_or(|s| &a.source_arn == s));
+    let (page, next_token) = page(
+        &ARCHIVE_LISTING,
+        listed,
+        |a| &a.name,
+        input.next_token.as_deref(),
+        input.limit,
+    )?;
     Ok(ListArchivesResponse {
         archives: Some(
             page.into_iter()
@@ -330,11 +328,6 @@ pub(crate) async fn list_replays(
     ctx: &RequestContext,
     input: ListReplaysRequest,
 ) -> Result<ListReplaysResponse, AwsError> {
-    let size = PAGE.clamp(input.limit);
-    let after = match &input.next_token {
-        Some(token) => Some(REPLAY_LISTING.decode_str(token).map_err(|_| invalid_token())?),
-        None => None,
-    };
     let store = svc.store(&ctx.account_id, &ctx.region)?;
     let prefix = input.name_prefix.unwrap_or_default();
     let all = REPLAYS
@@ -345,12 +338,14 @@ pub(crate) async fn list_replays(
         .map(|(_, r)| r)
         .filter(|r| r.name.starts_with(&prefix))
         .filter(|r| input.event_source_arn.as_ref().is_none_or(|s| &r.source_arn == s))
-        .filter(|r| input.state.as_ref().is_none_or(|s| s.as_str() == r.state))
-        .filter(|r| after.as_ref().is_none_or(|n| r.name.as_str() > n.as_str()));
-    let (page, more) = take_page(listed, size);
-    let next_token = more
-        .then(|| page.last().map(|r| REPLAY_LISTING.encode_str(&r.name)))
-        .flatten();
+        .filter(|r| input.state.as_ref().is_none_or(|s| s.as_str() == r.state));
+    let (page, next_token) = page(
+        &REPLAY_LISTING,
+        listed,
+        |r| &r.name,
+        input.next_token.as_deref(),
+        input.limit,
+    )?;
     Ok(ListReplaysResponse {
         replays: Some(
             page.into_iter()

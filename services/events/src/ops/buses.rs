@@ -1,21 +1,17 @@
 //! Event buses: the implicit `default` bus, custom buses, their resource policies and tags.
 
 use serde_json::{json, Value};
-use stratus_core::paging::{take_page, PageSize, Token};
+use stratus_core::paging::Token;
 use stratus_core::{AwsError, DateTime, RequestContext, Unit};
 use stratus_gen_eventbridge::*;
 use stratus_storage::{Direction, KeyRange};
 
-use crate::error::{already_exists, bus_not_found, invalid_token, not_found, rule_not_found, validation, Result};
+use crate::error::{already_exists, bus_not_found, not_found, rule_not_found, validation, Result};
+use crate::listing::page;
 use crate::records::{BusRecord, BUSES, DEFAULT_BUS, RULES};
 use crate::service::{bus_arn, bus_name, bus_prefix, find_bus, load_bus, load_rule, rule_key, EventsService};
 
 const BUS_LISTING: Token = Token::for_listing("events:ListEventBuses");
-pub(crate) const PAGE: PageSize = PageSize {
-    min: 1,
-    max: 100,
-    default: 100,
-};
 
 pub(crate) fn time(ms: i64) -> DateTime {
     DateTime::from_millis(ms)
@@ -149,11 +145,6 @@ pub(crate) async fn list_event_buses(
     ctx: &RequestContext,
     input: ListEventBusesRequest,
 ) -> Result<ListEventBusesResponse, AwsError> {
-    let size = PAGE.clamp(input.limit);
-    let after = match &input.next_token {
-        Some(token) => Some(BUS_LISTING.decode_str(token).map_err(|_| invalid_token())?),
-        None => None,
-    };
     let prefix = input.name_prefix.unwrap_or_default();
     let store = svc.store(&ctx.account_id, &ctx.region)?;
     let mut buses: Vec<BusRecord> = BUSES
@@ -166,14 +157,14 @@ pub(crate) async fn list_event_buses(
         buses.push(BusRecord::new(DEFAULT_BUS, svc.now_ms()));
         buses.sort_by(|a, b| a.name.cmp(&b.name));
     }
-    let listed = buses
-        .into_iter()
-        .filter(|b| b.name.starts_with(&prefix))
-        .filter(|b| after.as_ref().is_none_or(|a| b.name.as_str() > a.as_str()));
-    let (page, more) = take_page(listed, size);
-    let next_token = more
-        .then(|| page.last().map(|b| BUS_LISTING.encode_str(&b.name)))
-        .flatten();
+    let listed = buses.into_iter().filter(|b| b.name.starts_with(&prefix));
+    let (page, next_token) = page(
+        &BUS_LISTING,
+        listed,
+        |b| &b.name,
+        input.next_token.as_deref(),
+        input.limit,
+    )?;
     Ok(ListEventBusesResponse {
         event_buses: Some(
             page.into_iter()

@@ -2,6 +2,7 @@
 
 pub(crate) mod archives;
 pub(crate) mod buses;
+pub(crate) mod connections;
 pub(crate) mod events;
 pub(crate) mod refused;
 pub(crate) mod rules;

@@ -1,13 +1,13 @@
 //! Rules: PutRule and its checks (patterns through the matcher, schedules), the reads,
 //! enabling and disabling, deletion, and TestEventPattern.
 
-use stratus_core::paging::{take_page, Token};
+use stratus_core::paging::Token;
 use stratus_core::{AwsError, RequestContext, Unit};
 use stratus_event_pattern::{Dialect, Pattern};
 use stratus_gen_eventbridge::*;
 
-use super::buses::PAGE;
-use crate::error::{invalid_token, validation, EventsError, Result};
+use crate::error::{validation, EventsError, Result};
+use crate::listing::page;
 use crate::records::{RuleRecord, DEFAULT_BUS, RULES};
 use crate::service::{bus_name, bus_prefix, load_bus, load_rule, rule_arn, rule_key, EventsService};
 use crate::{event, schedule};
@@ -167,22 +167,19 @@ pub(crate) async fn list_rules(
     input: ListRulesRequest,
 ) -> Result<ListRulesResponse, AwsError> {
     let bus = bus_name(input.event_bus_name.as_deref());
-    let size = PAGE.clamp(input.limit);
-    let after = match &input.next_token {
-        Some(token) => Some(RULE_LISTING.decode_str(token).map_err(|_| invalid_token())?),
-        None => None,
-    };
     let store = svc.store(&ctx.account_id, &ctx.region)?;
     load_bus(&*store, &bus, svc.now_ms())?;
     let prefix = input.name_prefix.unwrap_or_default();
     let listed = rules_of(&*store, &bus)?
         .into_iter()
-        .filter(|r| r.name.starts_with(&prefix))
-        .filter(|r| after.as_ref().is_none_or(|a| r.name.as_str() > a.as_str()));
-    let (page, more) = take_page(listed, size);
-    let next_token = more
-        .then(|| page.last().map(|r| RULE_LISTING.encode_str(&r.name)))
-        .flatten();
+        .filter(|r| r.name.starts_with(&prefix));
+    let (page, next_token) = page(
+        &RULE_LISTING,
+        listed,
+        |r| &r.name,
+        input.next_token.as_deref(),
+        input.limit,
+    )?;
     Ok(ListRulesResponse {
         rules: Some(
             page.into_iter()
@@ -209,22 +206,13 @@ pub(crate) async fn list_rule_names_by_target(
     input: ListRuleNamesByTargetRequest,
 ) -> Result<ListRuleNamesByTargetResponse, AwsError> {
     let bus = bus_name(input.event_bus_name.as_deref());
-    let size = PAGE.clamp(input.limit);
-    let after = match &input.next_token {
-        Some(token) => Some(RULES_BY_TARGET.decode_str(token).map_err(|_| invalid_token())?),
-        None => None,
-    };
     let store = svc.store(&ctx.account_id, &ctx.region)?;
     load_bus(&*store, &bus, svc.now_ms())?;
     let names = rules_of(&*store, &bus)?
         .into_iter()
         .filter(|r| r.targets.iter().any(|t| t.arn == input.target_arn))
-        .map(|r| r.name)
-        .filter(|n| after.as_ref().is_none_or(|a| n.as_str() > a.as_str()));
-    let (page, more) = take_page(names, size);
-    let next_token = more
-        .then(|| page.last().map(|n| RULES_BY_TARGET.encode_str(n)))
-        .flatten();
+        .map(|r| r.name);
+    let (page, next_token) = page(&RULES_BY_TARGET, names, |n| n, input.next_token.as_deref(), input.limit)?;
     Ok(ListRuleNamesByTargetResponse {
         rule_names: Some(page),
         next_token,

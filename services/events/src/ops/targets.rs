@@ -4,8 +4,8 @@ use stratus_core::paging::{take_page, Token};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_eventbridge::*;
 
-use super::buses::PAGE;
 use crate::error::{invalid_token, limit_exceeded, validation, Result};
+use crate::listing::PAGE;
 use crate::records::{StoredTarget, RULES};
 use crate::service::{bus_name, load_rule, rule_key, EventsService};
 use crate::transform::{placeholders, PREDEFINED};
