@@ -104,3 +104,29 @@ def test_a_pending_delivery_survives_kill_9(tmp_path):
         assert json.loads(message["Body"])["id"] == event_id
     finally:
         second.stop()
+
+
+def test_a_rate_rule_fires_on_the_clock():
+    server = Stratus("--ephemeral", "--clock", "manual")
+    try:
+        sqs, events = server.client("sqs"), server.client("events")
+        url = sqs.create_queue(QueueName="ticks")["QueueUrl"]
+        rule_arn = events.put_rule(Name="every-minute", ScheduleExpression="rate(1 minute)")["RuleArn"]
+        events.put_targets(Rule="every-minute", Targets=[{"Id": "q", "Arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:ticks"}])
+        assert sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0).get("Messages", []) == []
+        server.advance(60)
+        [message] = receive(sqs, url, timeout=20)
+        event = json.loads(message["Body"])
+        assert (event["source"], event["detail-type"], event["resources"], event["detail"]) == (
+            "aws.events",
+            "Scheduled Event",
+            [rule_arn],
+            {},
+        )
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        events.disable_rule(Name="every-minute")
+        server.advance(120)
+        time.sleep(1)
+        assert sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0).get("Messages", []) == []
+    finally:
+        server.stop()

@@ -67,7 +67,9 @@ pub(crate) fn route(tx: &mut Tx<'_>, account: &str, region: &str, now_ms: i64, e
                     continue;
                 }
             }
-            if !matches(&rule, &routed.event) {
+            // A scheduled rule's own event (named by `only_rules`) needs no pattern.
+            let scheduled = routed.only_rules.is_some() && rule.event_pattern.is_none();
+            if !scheduled && !matches(&rule, &routed.event) {
                 continue;
             }
             for stored in &rule.targets {
@@ -193,22 +195,25 @@ pub(crate) fn backoff(attempt: u32) -> Duration {
 impl EventsService {
     /// Remembers the runtime requests are served on, for deliveries made later.
     pub(crate) fn note_runtime(&self) {
+        if self.shared.runtime.get().is_some() || self.shared.in_own_runtime.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             let _ = self.shared.runtime.set(handle);
         }
     }
 
-    /// Drains the deliveries of `account` and `region` now, on the current runtime.
+    /// Drains the deliveries of `account` and `region` now, on the runtime requests are
+    /// served on; before it is known, from the scheduler's thread.
     pub(crate) fn drain_soon(&self, account: &str, region: &str) {
+        let Some(handle) = self.shared.runtime.get() else {
+            self.schedule_drain(account, region, self.now_ms());
+            return;
+        };
         let svc = self.clone();
         let (account, region) = (account.to_owned(), region.to_owned());
-        let task = async move { svc.drain(&account, &region).await };
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => {
-                handle.spawn(task);
-            }
-            Err(_) => run_detached(self, task),
-        }
+        handle.spawn(async move { svc.drain(&account, &region).await });
     }
 
     /// Makes sure a drain of `account` and `region` runs at `due_ms` or earlier.
@@ -422,13 +427,22 @@ fn first_delivery(r: &(impl Read + ?Sized)) -> Option<Delivery> {
 
 /// Runs `task` on the runtime requests are served on, once known; before that (a drain right
 /// after a restart, before any request) on a runtime of its own, on this thread.
-fn run_detached(svc: &EventsService, task: impl std::future::Future<Output = ()> + Send + 'static) {
+pub(crate) fn run_detached(svc: &EventsService, task: impl std::future::Future<Output = ()> + Send + 'static) {
     if let Some(handle) = svc.shared.runtime.get() {
         handle.spawn(task);
         return;
     }
     match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime.block_on(task),
+        Ok(runtime) => {
+            // This runtime ends with the task: it must not be taken for the serving one.
+            svc.shared
+                .in_own_runtime
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            runtime.block_on(task);
+            svc.shared
+                .in_own_runtime
+                .store(false, std::sync::atomic::Ordering::Relaxed);
+        }
         Err(e) => tracing::error!(error = %e, "no runtime for EventBridge's deliveries"),
     }
 }

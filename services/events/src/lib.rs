@@ -16,7 +16,8 @@
 //! - `connections`, `api_destinations`: by name, answered as AWS does (no HTTP calls).
 //!
 //! Deliveries go to SQS (`MessageSink`), Lambda (`FunctionInvoker`, as `Event` invocations),
-//! SNS (`TopicPublisher`) and other buses; nothing runs while no delivery is pending.
+//! SNS (`TopicPublisher`) and other buses; nothing runs while no delivery is pending. Enabled
+//! `rate(…)` rules fire on the scheduler ([`scheduled`]).
 
 mod delivery;
 mod error;
@@ -25,6 +26,7 @@ mod listing;
 mod ops;
 mod records;
 mod schedule;
+mod scheduled;
 mod service;
 mod transform;
 
@@ -44,6 +46,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     }
     let events = EventsService::new(env.storage.clone(), env.scheduler.clone(), env.providers);
     events.resume_deliveries();
+    events.resume_schedules();
     Registration {
         handlers: vec![Arc::new(Handler(events.clone()))],
         provides: Providers {

@@ -31,10 +31,14 @@ pub(crate) struct Shared {
     /// The async runtime requests are served on, known from the first request that puts
     /// events; deliveries run on it.
     pub(crate) runtime: OnceLock<tokio::runtime::Handle>,
+    /// Set while a drain runs on a runtime of its own (before the serving one is known).
+    pub(crate) in_own_runtime: std::sync::atomic::AtomicBool,
     /// The earliest drain already scheduled, per (account, region).
     pub(crate) draining: Mutex<HashMap<(String, String), i64>>,
     /// One drain at a time per (account, region).
     pub(crate) drain_locks: Mutex<HashMap<(String, String), DrainLock>>,
+    /// The periodic job of each scheduled rule.
+    pub(crate) schedules: crate::scheduled::Jobs,
 }
 
 impl EventsService {
@@ -47,8 +51,10 @@ impl EventsService {
                 functions: providers.functions.clone(),
                 topics: providers.topics.clone(),
                 runtime: OnceLock::new(),
+                in_own_runtime: Default::default(),
                 draining: Mutex::default(),
                 drain_locks: Mutex::default(),
+                schedules: Mutex::default(),
             }),
         }
     }
@@ -59,6 +65,7 @@ impl EventsService {
     }
 
     pub(crate) fn store(&self, account: &str, region: &str) -> Result<Arc<dyn Store>> {
+        self.note_runtime();
         Ok(self
             .shared
             .storage
@@ -139,10 +146,4 @@ impl From<stratus_event_pattern::PatternError> for EventsError {
     fn from(e: stratus_event_pattern::PatternError) -> EventsError {
         AwsError::new(e.code(), e.message(), 400).into()
     }
-}
-
-impl EventsService {
-    /// A rule was written: scheduled rules do not fire yet (docs/services/eventbridge.md), so
-    /// nothing needs to know.
-    pub(crate) fn rule_changed(&self, _account: &str, _region: &str, _rule: &RuleRecord) {}
 }

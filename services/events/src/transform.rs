@@ -5,7 +5,7 @@
 //! `[N]` indices. In a template, `<name>` is replaced by the value its path selects (or by one
 //! of the predefined variables): inside a JSON string a string value goes in without its
 //! quotes (escaped as JSON), outside one every value goes in as JSON, and a path that selects
-//! nothing is `null` (an empty string inside quotes).
+//! nothing is the empty string (`""` outside quotes).
 
 use std::collections::BTreeMap;
 
@@ -154,7 +154,12 @@ pub(crate) fn fill(template: &str, paths: &BTreeMap<String, String>, event: &Val
 /// text is kept as written), `Some(Null)` when its path selects nothing.
 fn variable(name: &str, paths: &BTreeMap<String, String>, event: &Value, context: &Context<'_>) -> Option<Value> {
     if let Some(path) = paths.get(name) {
-        return Some(select(event, path).cloned().unwrap_or(Value::Null));
+        // A path that selects nothing is the empty string, in quotes or not, as AWS fills it.
+        return Some(
+            select(event, path)
+                .cloned()
+                .unwrap_or_else(|| Value::String(String::new())),
+        );
     }
     match name {
         "aws.events.rule-arn" => Some(Value::String(context.rule_arn.to_owned())),
@@ -256,7 +261,7 @@ mod tests {
         );
         assert_eq!(
             out,
-            r#"{"instance": "i-1", "said": "i-1 is running", "n": 3, "m": null, "q": "", "s": 2}"#
+            r#"{"instance": "i-1", "said": "i-1 is running", "n": 3, "m": "", "q": "", "s": 2}"#
         );
     }
 

@@ -102,6 +102,12 @@ pub(crate) async fn list_archives(
     input: ListArchivesRequest,
 ) -> Result<ListArchivesResponse, AwsError> {
     let store = svc.store(&ctx.account_id, &ctx.region)?;
+    if let Some(source) = &input.event_source_arn {
+        let bus = crate::service::bus_name(Some(source));
+        if find_bus(&*store, &bus, svc.now_ms())?.is_none() {
+            return Err(crate::error::bus_not_found(&bus).into());
+        }
+    }
     let prefix = input.name_prefix.unwrap_or_default();
     let all = ARCHIVES
         .scan(&*store, &KeyRange::all(), Direction::Forward, None)
@@ -224,6 +230,11 @@ pub(crate) async fn start_replay(
                 "Parameter EventSourceArn is not valid. Reason: Archive {archive_name} does not exist."
             ))
         })?;
+    let destination = crate::service::bus_name(Some(&input.destination.arn));
+    let local = crate::service::bus_arn(&ctx.region, &ctx.account_id, &destination);
+    if local != input.destination.arn || find_bus(&*store, &destination, svc.now_ms())?.is_none() {
+        return Err(crate::error::bus_not_found(&destination).into());
+    }
     if archive.source_arn != input.destination.arn {
         return Err(validation(
             "Parameter Destination.Arn is not valid. Reason: Cross event bus replay is not permitted.",
@@ -356,7 +367,8 @@ pub(crate) async fn list_replays(
                     state_reason: r.state_reason,
                     event_start_time: Some(time(r.event_start_ms)),
                     event_end_time: Some(time(r.event_end_ms)),
-                    event_last_replayed_time: r.last_replayed_ms.map(time),
+                    // AWS lists replays without it; DescribeReplay has it.
+                    event_last_replayed_time: None,
                     replay_start_time: Some(time(r.start_ms)),
                     replay_end_time: r.end_ms.map(time),
                 })
