@@ -130,3 +130,24 @@ def test_a_rate_rule_fires_on_the_clock():
         assert sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0).get("Messages", []) == []
     finally:
         server.stop()
+
+
+def test_a_rate_rule_fires_again_after_a_restart(tmp_path):
+    data = str(tmp_path / "data")
+    first = Stratus("--data-dir", data, "--clock", "manual")
+    try:
+        first.client("sqs").create_queue(QueueName="ticks-after-restart")
+        events = first.client("events")
+        events.put_rule(Name="hourly", ScheduleExpression="rate(1 hour)")
+        events.put_targets(Rule="hourly", Targets=[{"Id": "q", "Arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:ticks-after-restart"}])
+    finally:
+        first.stop()
+    second = Stratus("--data-dir", data, "--clock", "manual")
+    try:
+        sqs = second.client("sqs")
+        url = sqs.get_queue_url(QueueName="ticks-after-restart")["QueueUrl"]
+        second.advance(3600)
+        [message] = receive(sqs, url, timeout=20)
+        assert json.loads(message["Body"])["detail-type"] == "Scheduled Event"
+    finally:
+        second.stop()

@@ -401,18 +401,11 @@ impl EventsService {
 
     /// After a restart: a drain for each store left with deliveries.
     pub(crate) fn resume_deliveries(&self) {
-        let Ok(namespaces) = self.shared.storage.regional_namespaces("events") else {
-            return;
-        };
-        for ns in namespaces {
-            let Some(region) = ns.region.as_deref() else { continue };
-            let Ok(store) = self.store(&ns.account, region) else {
-                continue;
-            };
-            if let Some(first) = first_delivery(&*store) {
-                self.schedule_drain(&ns.account, region, first.due_ms);
+        self.for_each_store(|account, region, store| {
+            if let Some(first) = first_delivery(store) {
+                self.schedule_drain(account, region, first.due_ms);
             }
-        }
+        });
     }
 }
 

@@ -100,21 +100,14 @@ impl EventsService {
 
     /// After a restart: the jobs of the stored scheduled rules.
     pub(crate) fn resume_schedules(&self) {
-        let Ok(namespaces) = self.shared.storage.regional_namespaces("events") else {
-            return;
-        };
-        for ns in namespaces {
-            let Some(region) = ns.region.as_deref() else { continue };
-            let Ok(store) = self.store(&ns.account, region) else {
-                continue;
-            };
-            let Ok(rules) = crate::ops::rules::rules_of(&*store, DEFAULT_BUS) else {
-                continue;
+        self.for_each_store(|account, region, store| {
+            let Ok(rules) = crate::ops::rules::rules_of(store, DEFAULT_BUS) else {
+                return;
             };
             for rule in rules.iter().filter(|r| r.schedule_expression.is_some()) {
-                self.rule_changed(&ns.account, region, rule);
+                self.rule_changed(account, region, rule);
             }
-        }
+        });
     }
 }
 

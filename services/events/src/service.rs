@@ -83,6 +83,22 @@ impl EventsService {
     }
 }
 
+impl EventsService {
+    /// Calls `each` with every account and region that has an `events` store, and the store
+    /// (what a restart resumes from).
+    pub(crate) fn for_each_store(&self, mut each: impl FnMut(&str, &str, &dyn Store)) {
+        let Ok(namespaces) = self.shared.storage.regional_namespaces("events") else {
+            return;
+        };
+        for ns in namespaces {
+            let Some(region) = ns.region.as_deref() else { continue };
+            if let Ok(store) = self.store(&ns.account, region) {
+                each(&ns.account, region, &*store);
+            }
+        }
+    }
+}
+
 pub(crate) fn namespace(account: &str, region: &str) -> Namespace {
     Namespace::regional(account, region, "events")
 }
