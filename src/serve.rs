@@ -11,7 +11,7 @@ use stratus_core::clock::Clock;
 use stratus_core::scheduler::Scheduler;
 use stratus_core::schema::Service;
 use stratus_core::service::{
-    CrossOrigin, FormUpload, Providers, Registration, ServiceEnv, ServiceHandler, Settings, WebEndpoints,
+    CrossOrigin, FormUpload, LateProviders, Providers, Registration, ServiceEnv, ServiceHandler, Settings, WebEndpoints,
 };
 use stratus_server::authorize::Authorizers;
 use stratus_server::decision_log::DecisionLog;
@@ -19,6 +19,7 @@ use stratus_server::{serve, Config, Gateway};
 use stratus_service_dynamodb::TtlInterval;
 use stratus_service_lambda::LambdaSettings;
 use stratus_service_s3::LifecycleTiming;
+use stratus_service_sns::SnsSettings;
 use stratus_storage::{Storage, StorageConfig};
 
 use crate::settings::{seconds, ClockKind, IamSetting};
@@ -186,7 +187,7 @@ struct Served {
 
 /// Each hand-written service crate's registration. Providers come before the services that
 /// call them, since each registration receives the capabilities of those before it: SQS
-/// (queues) before S3 (event notifications).
+/// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries).
 const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_sqs::register,
     stratus_service_iam::register,
@@ -194,6 +195,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_dynamodb::register,
     stratus_service_s3::register,
     stratus_service_lambda::register,
+    stratus_service_sns::register,
     stratus_service_events::register,
 ];
 
@@ -206,6 +208,10 @@ fn settings(timing: &Timing, lambda: &LambdaSettings) -> Settings {
             day: timing.s3_lifecycle_day_seconds,
         })
         .with(lambda.clone())
+        // SNS runs its deliveries on the same runtime as Lambda's queued invocations.
+        .with(SnsSettings {
+            runtime: lambda.runtime.clone(),
+        })
 }
 
 /// The services to serve: hand-written ones where they exist, the rest validating and
@@ -234,6 +240,7 @@ fn handlers(
             .any(|(id, listed)| listed.sdk_id == service.sdk_id && wanted(id, service.sdk_id))
     };
     let settings = settings(timing, lambda);
+    let late = LateProviders::default();
     let mut written = Vec::new();
     let mut served = Served {
         handlers: Vec::new(),
@@ -248,6 +255,7 @@ fn handlers(
             scheduler,
             settings: &settings,
             providers: &served.providers,
+            late: &late,
             serves: &serves,
         });
         served.providers.absorb(registration.provides);
@@ -256,6 +264,7 @@ fn handlers(
         served.form_uploads.extend(registration.form_uploads);
         served.endpoints.extend(registration.endpoints);
     }
+    late.set(served.providers.clone());
     // In the registry's order, which the gateway's routing of unsigned REST requests follows.
     for (id, service) in stratus_gen_registry::SERVICES {
         if !wanted(id, service.sdk_id) {

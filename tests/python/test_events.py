@@ -500,3 +500,22 @@ def test_connections_and_api_destinations_never_answer_secrets(events):
     with pytest.raises(ClientError) as e:
         events.describe_connection(Name=name)
     assert error(e) == ("ResourceNotFoundException", f"Failed to describe the connection(s). Connection '{name}' does not exist.")
+
+
+def test_fifo_targets_get_the_message_group_id(events, sqs):
+    url = sqs.create_queue(QueueName="ordered.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    rule = unique("fifo")
+    events.put_rule(Name=rule, EventPattern=json.dumps({"source": ["ordered"]}))
+    events.put_targets(
+        Rule=rule,
+        Targets=[{"Id": "q", "Arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:ordered.fifo", "SqsParameters": {"MessageGroupId": "g1"}}],
+    )
+    event_id = put(events, source="ordered")
+    deadline = time.time() + 20
+    messages = []
+    while not messages and time.time() < deadline:
+        messages = sqs.receive_message(QueueUrl=url, AttributeNames=["All"], WaitTimeSeconds=1).get("Messages", [])
+    [message] = messages
+    assert message["Attributes"]["MessageGroupId"] == "g1"
+    assert message["Attributes"]["MessageDeduplicationId"] == event_id
+    assert json.loads(message["Body"])["id"] == event_id

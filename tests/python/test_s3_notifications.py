@@ -131,3 +131,46 @@ def test_destinations_are_validated(s3, sqs):
     assert config["QueueConfigurations"][0]["QueueArn"] == missing
     # Delivery to a queue that is gone never fails the write.
     s3.put_object(Bucket=bucket, Key="k", Body=b"x")
+
+
+def test_object_events_invoke_a_function(stratus, s3, sqs):
+    """A LambdaFunctionConfiguration invokes the function asynchronously with the event
+    message; the function's OnSuccess destination shows what it received."""
+    from test_lambda_invoke import TRUST, python_function
+
+    lam = stratus.client("lambda")
+    role = stratus.client("iam").create_role(RoleName="s3-events", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    name = python_function(lam, role, source="def handler(event, context):\n    return event['Records'][0]['s3']['object']['key']\n")
+    function_arn = lam.get_function(FunctionName=name)["Configuration"]["FunctionArn"]
+    url, arn = queue(sqs)
+    lam.put_function_event_invoke_config(FunctionName=name, DestinationConfig={"OnSuccess": {"Destination": arn}})
+    bucket = f"events-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    with pytest.raises(ClientError) as err:
+        s3.put_bucket_notification_configuration(
+            Bucket=bucket,
+            NotificationConfiguration={
+                "LambdaFunctionConfigurations": [{"LambdaFunctionArn": function_arn + "-missing", "Events": ["s3:ObjectCreated:*"]}]
+            },
+        )
+    assert "Unable to validate the following destination configurations" in err.value.response["Error"]["Message"]
+    s3.put_bucket_notification_configuration(
+        Bucket=bucket,
+        NotificationConfiguration={
+            "LambdaFunctionConfigurations": [
+                {"Id": "to-function", "LambdaFunctionArn": function_arn, "Events": ["s3:ObjectCreated:Put"]}
+            ]
+        },
+    )
+    s3.put_object(Bucket=bucket, Key="photos/cat.jpg", Body=b"meow")
+    received = []
+    for _ in range(30):
+        received = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1).get("Messages", [])
+        if received:
+            break
+    assert received, "the function's success record never arrived"
+    record = json.loads(received[0]["Body"])
+    assert record["responsePayload"] == "photos/cat.jpg"
+    event = record["requestPayload"]["Records"][0]
+    assert event["eventSource"] == "aws:s3" and event["eventName"] == "ObjectCreated:Put"
+    assert event["s3"]["configurationId"] == "to-function" and event["s3"]["bucket"]["name"] == bucket

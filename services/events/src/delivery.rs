@@ -14,7 +14,7 @@ use serde_json::Value;
 use stratus_core::arn::Arn;
 use stratus_core::calendar::format_iso8601;
 use stratus_core::service::capabilities::Event;
-use stratus_core::service::capabilities::{Invocation, InvocationType, Publication};
+use stratus_core::service::capabilities::{Invocation, InvocationType, Publication, QueueMessage};
 use stratus_core::service::{BoxFuture, Caller, EventBus};
 use stratus_core::AwsError;
 use stratus_event_pattern::{Dialect, Pattern};
@@ -335,9 +335,18 @@ impl EventsService {
         };
         match arn.service.as_str() {
             "sqs" => match &self.shared.queues {
-                // FIFO queues need the target's MessageGroupId, which `MessageSink` cannot carry
-                // yet: SQS refuses the plain send, and the delivery fails (docs/services/eventbridge.md).
-                Some(queues) => judged(queues.send(caller, &delivery.target_arn, delivery.body.clone()).await),
+                // A FIFO queue takes the target's SqsParameters.MessageGroupId (and refuses a
+                // message without one, so the delivery fails).
+                Some(queues) => {
+                    // The event id deduplicates, as AWS uses it for FIFO targets.
+                    let fifo = delivery.target_arn.ends_with(".fifo");
+                    let message = QueueMessage {
+                        group_id: delivery.message_group_id.clone(),
+                        dedup_id: fifo.then(|| delivery.event_id.clone()),
+                        ..QueueMessage::plain(delivery.body.clone())
+                    };
+                    judged(queues.send_message(caller, &delivery.target_arn, message).await)
+                }
                 None => Outcome::Missing("SQS is not served".to_owned()),
             },
             "lambda" => match &self.shared.functions {

@@ -42,6 +42,7 @@ mod checksum;
 mod chunked;
 mod config;
 mod cors;
+mod destinations;
 mod encryption;
 mod error;
 mod expected_owner;
@@ -69,7 +70,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{Caller, MessageSink, Providers, Registration, ServiceEnv};
+use stratus_core::service::{LateProviders, Providers, Registration, ServiceEnv};
 use stratus_core::{hex, id, AwsError, RequestContext};
 use stratus_gen_s3::*;
 use stratus_storage::{Blob, Durability, KeyRange, Namespace, Storage, Store, Tx};
@@ -90,28 +91,27 @@ const STREAM_RESPONSES_ABOVE: u64 = 1 << 20;
 /// The most keys one listing page or DeleteObjects request may carry.
 const MAX_KEYS: usize = 1000;
 
-/// The S3 service, backed by `storage`. A clone shares its storage and queues.
+/// The S3 service, backed by `storage`. A clone shares its storage and destinations.
 #[derive(Clone)]
 pub struct S3Service {
     storage: Arc<Storage>,
-    /// Where event notifications for SQS queues go, when SQS runs.
-    queues: Option<Arc<dyn MessageSink>>,
+    /// The services event notifications go to (SQS, SNS, Lambda), which register after S3
+    /// (Lambda reads its code from S3).
+    destinations: LateProviders,
     /// Applies lifecycle expiration in the background while some bucket needs it.
     lifecycle: Arc<sweeper::Sweeper>,
 }
 
 /// Builds S3 when the binary serves it: its operations, its CORS rules and its browser form
-/// uploads, delivering event notifications to the queues of `env`'s providers.
+/// uploads, delivering event notifications to the queues, topics and functions of the
+/// services the binary runs.
 pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
-    let s3 = S3Service::new(env.storage.clone(), env.scheduler.clone(), env.settings.get());
-    let s3 = match &env.providers.messages {
-        Some(queues) => s3.with_queues(queues.clone()),
-        None => s3,
-    };
-    let s3 = s3.resume_lifecycle();
+    let s3 = S3Service::new(env.storage.clone(), env.scheduler.clone(), env.settings.get())
+        .with_destinations(env.late.clone())
+        .resume_lifecycle();
     Registration {
         handlers: vec![Arc::new(expected_owner::OwnerChecked(Handler(s3.clone())))],
         cross_origin: vec![Arc::new(s3.clone())],
@@ -131,7 +131,7 @@ impl S3Service {
     pub fn new(storage: Arc<Storage>, scheduler: Scheduler, lifecycle: LifecycleTiming) -> S3Service {
         S3Service {
             storage,
-            queues: None,
+            destinations: LateProviders::default(),
             lifecycle: Arc::new(sweeper::Sweeper::new(scheduler, lifecycle)),
         }
     }
@@ -149,68 +149,9 @@ impl S3Service {
         self
     }
 
-    /// The same service, delivering event notifications for queues to `queues`.
-    pub fn with_queues(self, queues: Arc<dyn MessageSink>) -> S3Service {
-        S3Service {
-            queues: Some(queues),
-            ..self
-        }
-    }
-
-    /// Refuses a notification configuration whose queues cannot be delivered to: missing, FIFO
-    /// (S3 cannot send to those), or SQS not running — AWS's "Unable to validate".
-    async fn check_queues(&self, ctx: &RequestContext, arns: &[String]) -> Result<(), AwsError> {
-        let caller = Caller::service(S3_PRINCIPAL, &ctx.account_id, &ctx.region);
-        for arn in arns {
-            let deliverable = match &self.queues {
-                Some(queues) => !arn.ends_with(".fifo") && queues.exists(caller, arn).await,
-                None => false,
-            };
-            if !deliverable {
-                return Err(S3Error::invalid_argument(
-                    "Unable to validate the following destination configurations",
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The `s3:TestEvent` S3 sends each queue of a configuration it stores.
-    async fn send_test_events(&self, bucket: &str, arns: &[String], ctx: &RequestContext) {
-        let Some(queues) = &self.queues else { return };
-        let caller = Caller::service(S3_PRINCIPAL, &ctx.account_id, &ctx.region);
-        for arn in arns {
-            let body = notify::test_message(bucket, &ctx.request_id, self.now_ms());
-            if let Err(e) = queues.send(caller, arn, body).await {
-                tracing::warn!(queue = arn, error = e.message, "S3 test event not delivered");
-            }
-        }
-    }
-
-    /// Sends `event` to the queues the bucket's notification configuration names for it.
-    /// Delivery is after the change it reports and never fails it, as on AWS; a failed send is
-    /// logged.
-    async fn notify(&self, event: notify::Event<'_>) {
-        let Some(queues) = &self.queues else { return };
-        let config: Option<NotificationConfiguration> = self
-            .typed_config(event.bucket, config::NOTIFICATION, &schema::NOTIFICATION_CONFIGURATION)
-            .ok()
-            .flatten();
-        let Some(config) = config else { return };
-        let Ok(bucket) = self.store().and_then(|db| store::bucket(&db, event.bucket)) else {
-            return;
-        };
-        let caller = Caller::service(S3_PRINCIPAL, &bucket.owner, &bucket.region);
-        for queue in notify::queues(&config, &event) {
-            let body = notify::message(&event, queue.id.as_deref().unwrap_or_default(), &bucket.owner);
-            if let Err(e) = queues.send(caller, &queue.queue_arn, body).await {
-                tracing::warn!(
-                    queue = queue.queue_arn,
-                    error = e.message,
-                    "S3 event notification not delivered"
-                );
-            }
-        }
+    /// The same service, delivering event notifications to the services `destinations` hold.
+    pub fn with_destinations(self, destinations: LateProviders) -> S3Service {
+        S3Service { destinations, ..self }
     }
 
     fn store(&self) -> Result<Arc<dyn Store>, AwsError> {

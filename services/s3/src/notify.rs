@@ -1,14 +1,13 @@
-//! Event notifications: which of a bucket's queue configurations an object event matches, and
-//! the message S3 sends (S3 user guide, "Event message structure", eventVersion 2.1).
-//!
-//! Delivery is to SQS queues through the [`MessageSink`](stratus_core::service::MessageSink)
-//! the binary wires in; topic and Lambda destinations are stored but not delivered (those
-//! services do not exist yet).
+//! Event notifications: which of a bucket's queue, topic and function configurations an object
+//! event matches, and the message S3 sends (S3 user guide, "Event message structure",
+//! eventVersion 2.1). `crate::destinations` delivers them.
 
 use serde_json::json;
 use stratus_core::arn::Arn;
 use stratus_core::RequestContext;
-use stratus_gen_s3::{FilterRuleName, NotificationConfiguration, QueueConfiguration};
+use stratus_gen_s3::{
+    Event as ConfiguredEvent, FilterRuleName, NotificationConfiguration, NotificationConfigurationFilter,
+};
 
 use crate::listing::plus_encode;
 use crate::object::ObjectRecord;
@@ -70,14 +69,61 @@ impl<'a> Event<'a> {
     }
 }
 
-/// The queues of `config` that `event` goes to, with the id of the configuration that sends it.
-pub(crate) fn queues<'c>(config: &'c NotificationConfiguration, event: &Event<'_>) -> Vec<&'c QueueConfiguration> {
-    config
-        .queue_configurations
+/// Where a notification goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Destination<'c> {
+    /// An SQS queue's ARN.
+    Queue(&'c str),
+    /// An SNS topic's ARN.
+    Topic(&'c str),
+    /// A Lambda function's ARN.
+    Function(&'c str),
+}
+
+/// One configuration of a bucket's notifications: where, for which events, with which filter.
+pub(crate) struct Configured<'c> {
+    pub(crate) id: &'c str,
+    pub(crate) destination: Destination<'c>,
+    events: &'c [ConfiguredEvent],
+    filter: Option<&'c NotificationConfigurationFilter>,
+}
+
+/// Every queue, topic and function configuration of `config`, in that order.
+pub(crate) fn configured(config: &NotificationConfiguration) -> Vec<Configured<'_>> {
+    fn id(id: &Option<String>) -> &str {
+        id.as_deref().unwrap_or_default()
+    }
+    let queues = config.queue_configurations.iter().flatten().map(|c| Configured {
+        id: id(&c.id),
+        destination: Destination::Queue(&c.queue_arn),
+        events: &c.events,
+        filter: c.filter.as_ref(),
+    });
+    let topics = config.topic_configurations.iter().flatten().map(|c| Configured {
+        id: id(&c.id),
+        destination: Destination::Topic(&c.topic_arn),
+        events: &c.events,
+        filter: c.filter.as_ref(),
+    });
+    let functions = config
+        .lambda_function_configurations
         .iter()
         .flatten()
-        .filter(|q| q.events.iter().any(|e| event_matches(e.as_str(), event.name)))
-        .filter(|q| key_matches(q, event.key))
+        .map(|c| Configured {
+            id: id(&c.id),
+            destination: Destination::Function(&c.lambda_function_arn),
+            events: &c.events,
+            filter: c.filter.as_ref(),
+        });
+    queues.chain(topics).chain(functions).collect()
+}
+
+/// The configurations of `config` that `event` goes to.
+pub(crate) fn destinations<'c>(config: &'c NotificationConfiguration, event: &Event<'_>) -> Vec<Configured<'c>> {
+    configured(config)
+        .into_iter()
+        .filter(|c| c.events.iter().any(|e| event_matches(e.as_str(), event.name)))
+        .filter(|c| key_matches(c.filter, event.key))
         .collect()
 }
 
@@ -92,11 +138,9 @@ fn event_matches(configured: &str, name: &str) -> bool {
     }
 }
 
-/// Whether `key` passes the configuration's prefix and suffix rules.
-fn key_matches(queue: &QueueConfiguration, key: &str) -> bool {
-    let rules = queue
-        .filter
-        .as_ref()
+/// Whether `key` passes a configuration's prefix and suffix rules.
+fn key_matches(filter: Option<&NotificationConfigurationFilter>, key: &str) -> bool {
+    let rules = filter
         .and_then(|f| f.key.as_ref())
         .and_then(|k| k.filter_rules.as_ref());
     rules.into_iter().flatten().all(|rule| {
@@ -176,7 +220,7 @@ fn form_encode(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stratus_gen_s3::{Event as ConfiguredEvent, FilterRule, NotificationConfigurationFilter, S3KeyFilter};
+    use stratus_gen_s3::{FilterRule, LambdaFunctionConfiguration, QueueConfiguration, S3KeyFilter};
 
     fn queue(events: &[&str], rules: &[(FilterRuleName, &str)]) -> QueueConfiguration {
         QueueConfiguration {
@@ -213,7 +257,7 @@ mod tests {
     }
 
     #[test]
-    fn events_and_filters_select_queues() {
+    fn events_and_filters_select_destinations() {
         let config = NotificationConfiguration {
             queue_configurations: Some(vec![
                 queue(
@@ -222,16 +266,23 @@ mod tests {
                 ),
                 queue(&["s3:ObjectRemoved:Delete"], &[]),
             ]),
+            lambda_function_configurations: Some(vec![LambdaFunctionConfiguration {
+                id: Some("f".into()),
+                lambda_function_arn: "arn:aws:lambda:us-east-1:000000000000:function:f".into(),
+                events: vec![ConfiguredEvent::from_wire("s3:ObjectCreated:Put")],
+                filter: None,
+            }]),
             ..NotificationConfiguration::default()
         };
-        assert_eq!(queues(&config, &event("ObjectCreated:Put", "images/cat.jpg")).len(), 1);
-        assert_eq!(queues(&config, &event("ObjectCreated:Copy", "images/cat.png")).len(), 0);
-        assert_eq!(queues(&config, &event("ObjectCreated:Put", "docs/cat.jpg")).len(), 0);
-        assert_eq!(queues(&config, &event("ObjectRemoved:Delete", "x")).len(), 1);
-        assert_eq!(
-            queues(&config, &event("ObjectRemoved:DeleteMarkerCreated", "x")).len(),
-            0
-        );
+        let to = |name, key| destinations(&config, &event(name, key)).len();
+        assert_eq!(to("ObjectCreated:Put", "images/cat.jpg"), 2);
+        assert_eq!(to("ObjectCreated:Copy", "images/cat.png"), 0);
+        assert_eq!(to("ObjectCreated:Put", "docs/cat.jpg"), 1);
+        assert_eq!(to("ObjectRemoved:Delete", "x"), 1);
+        assert_eq!(to("ObjectRemoved:DeleteMarkerCreated", "x"), 0);
+        let function = &destinations(&config, &event("ObjectCreated:Put", "docs/a"))[0];
+        assert_eq!(function.id, "f");
+        assert!(matches!(function.destination, Destination::Function(arn) if arn.ends_with(":function:f")));
     }
 
     #[test]

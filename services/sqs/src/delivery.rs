@@ -1,8 +1,10 @@
 //! What other parts of Stratus ask of queues: deliveries into them, through [`MessageSink`],
 //! and their policies, through [`ResourcePolicies`].
 
+use stratus_core::service::capabilities::{self, MessageAttribute, QueueMessage};
 use stratus_core::service::{BoxFuture, Caller, MessageSink, ResourcePolicies, ResourcePolicy};
 use stratus_core::AwsError;
+use stratus_gen_sqs::MessageAttributeValue;
 use stratus_storage::Durability;
 
 use crate::error::SqsError;
@@ -12,8 +14,8 @@ use crate::send::{Outgoing, Sending};
 use crate::service::SqsService;
 use crate::store::load_queue;
 
-/// Other services' deliveries into queues (S3 event notifications): a plain send, as its
-/// sender, with the queue's own delay and deduplication rules.
+/// Other services' deliveries into queues (S3 event notifications, SNS subscriptions): a send
+/// as its sender, with the queue's own delay and deduplication rules.
 impl MessageSink for SqsService {
     fn exists<'a>(&'a self, _caller: Caller<'a>, queue_arn: &'a str) -> BoxFuture<'a, bool> {
         Box::pin(async move {
@@ -25,17 +27,33 @@ impl MessageSink for SqsService {
     }
 
     fn send<'a>(&'a self, caller: Caller<'a>, queue_arn: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>> {
+        self.send_message(caller, queue_arn, QueueMessage::plain(body))
+    }
+
+    fn send_message<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        queue_arn: &'a str,
+        message: QueueMessage,
+    ) -> BoxFuture<'a, Result<(), AwsError>> {
         Box::pin(async move {
             let queue = QueueRef::from_arn(queue_arn)
                 .ok_or(SqsError::QueueDoesNotExist)
                 .map_err(SqsError::into_aws)?;
+            let attributes = (!message.attributes.is_empty()).then(|| {
+                message
+                    .attributes
+                    .into_iter()
+                    .map(|(name, a)| (name, attribute_value(a)))
+                    .collect()
+            });
             let outgoing = Outgoing {
-                body,
+                body: message.body,
                 delay_seconds: None,
-                attributes: None,
+                attributes,
                 system_attributes: None,
-                dedup_id: None,
-                group_id: None,
+                dedup_id: message.dedup_id,
+                group_id: message.group_id,
                 sender_id: caller.principal.to_owned(),
             };
             for sent in self
@@ -47,6 +65,21 @@ impl MessageSink for SqsService {
             }
             Ok(())
         })
+    }
+}
+
+/// Another service's message attribute as SendMessage takes it.
+fn attribute_value(attribute: MessageAttribute) -> MessageAttributeValue {
+    let (string_value, binary_value) = match attribute.value {
+        capabilities::MessageAttributeValue::String(s) => (Some(s), None),
+        capabilities::MessageAttributeValue::Binary(b) => (None, Some(b)),
+    };
+    MessageAttributeValue {
+        string_value,
+        binary_value,
+        string_list_values: None,
+        binary_list_values: None,
+        data_type: attribute.data_type,
     }
 }
 

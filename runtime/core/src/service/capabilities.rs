@@ -54,6 +54,43 @@ pub trait MessageSink: Send + Sync {
     /// Sends `body` to the queue `queue_arn` for `caller`, whose principal is the message's
     /// `SenderId`. A missing queue is SQS's `QueueDoesNotExist`.
     fn send<'a>(&'a self, caller: Caller<'a>, queue_arn: &'a str, body: String) -> BoxFuture<'a, Result<(), AwsError>>;
+
+    /// Sends a message with its attributes and FIFO ids to the queue `queue_arn` for
+    /// `caller` (SNS's deliveries): the queue's own rules apply — a FIFO queue refuses a
+    /// message without a group id, and deduplicates by `dedup_id` or, with content-based
+    /// deduplication, by the body. A missing queue is SQS's `QueueDoesNotExist`. The default,
+    /// for a sink that takes bodies alone, sends the body and drops the rest.
+    fn send_message<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        queue_arn: &'a str,
+        message: QueueMessage,
+    ) -> BoxFuture<'a, Result<(), AwsError>> {
+        self.send(caller, queue_arn, message.body)
+    }
+}
+
+/// A message for a queue, as another service delivers it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueueMessage {
+    /// The message body.
+    pub body: String,
+    /// Message attributes by name, which the queue's receivers read beside the body.
+    pub attributes: BTreeMap<String, MessageAttribute>,
+    /// `MessageGroupId`, which a FIFO queue requires.
+    pub group_id: Option<String>,
+    /// `MessageDeduplicationId`, for a FIFO queue.
+    pub dedup_id: Option<String>,
+}
+
+impl QueueMessage {
+    /// A message of `body` alone.
+    pub fn plain(body: String) -> QueueMessage {
+        QueueMessage {
+            body,
+            ..QueueMessage::default()
+        }
+    }
 }
 
 /// How a function is invoked, as Lambda's `InvocationType` says.

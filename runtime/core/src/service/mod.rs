@@ -31,7 +31,7 @@ pub use capabilities::{
     RoleCredentials, RoleDirectory, RoleSessions, SessionGrants, StoredObject, TopicPublisher, Verdict,
 };
 pub use endpoints::{WebAnswer, WebBody, WebEndpoints, WebRequest};
-pub use registration::{Providers, Registration, ServiceEnv, Settings};
+pub use registration::{LateProviders, Providers, Registration, ServiceEnv, Settings};
 pub use wiring::EncodedAnswer;
 
 /// A boxed, sendable future: what a type-erased operation call returns.

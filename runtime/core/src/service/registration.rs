@@ -3,12 +3,13 @@
 //!
 //! The binary calls the crates' `register` functions in one table, providers before the
 //! services that call them: each registration's [`Registration::provides`] is added to the
-//! [`Providers`] the next ones receive. One pass suffices because no capability is needed by
-//! its own provider's chain (S3 takes SQS's queues; SQS takes nothing).
+//! [`Providers`] the next ones receive. Where two services call each other — S3 delivers
+//! notifications to Lambda functions, Lambda reads code from S3 — the one registered first
+//! holds the [`LateProviders`] instead, which hold every capability once all have registered.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::capabilities::{
     Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSource,
@@ -95,6 +96,24 @@ impl Providers {
     }
 }
 
+/// The capabilities of every service the binary runs, known once all have registered: for a
+/// service that calls one registered after it. Empty until then — a registration must not
+/// use them, only keep them for its requests.
+#[derive(Clone, Default)]
+pub struct LateProviders(Arc<OnceLock<Providers>>);
+
+impl LateProviders {
+    /// Every service's capabilities; `None` before registration ends.
+    pub fn get(&self) -> Option<&Providers> {
+        self.0.get()
+    }
+
+    /// Fills them in, once: the binary's last step of registration. A second call is ignored.
+    pub fn set(&self, providers: Providers) {
+        let _ = self.0.set(providers);
+    }
+}
+
 /// Services' own settings (sweep intervals and the like), each a type its crate defines and
 /// the binary fills from its command line.
 #[derive(Default)]
@@ -130,6 +149,8 @@ pub struct ServiceEnv<'a, S> {
     pub settings: &'a Settings,
     /// The capabilities of the services registered before this one.
     pub providers: &'a Providers,
+    /// Every service's capabilities, once all have registered.
+    pub late: &'a LateProviders,
     /// Whether `--services` asks for a service (all when unset).
     pub serves: &'a dyn Fn(&Service) -> bool,
 }

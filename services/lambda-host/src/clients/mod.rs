@@ -29,7 +29,8 @@ pub(crate) fn install(dir: &Path) -> Result<(), HostError> {
         if fs::read(&path).is_ok_and(|existing| existing == content.as_bytes()) {
             continue;
         }
-        let temp = dir.join(format!(".{name}.{}", std::process::id()));
+        // A name of this call's own: concurrent cold starts install into the same directory.
+        let temp = dir.join(format!(".{name}.{:016x}", stratus_core::id::random_u64()));
         fs::write(&temp, content).map_err(failed)?;
         fs::rename(&temp, &path).map_err(failed)?;
     }

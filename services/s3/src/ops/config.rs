@@ -496,23 +496,30 @@ pub(crate) async fn put_bucket_notification_configuration(
     input: PutBucketNotificationConfigurationRequest,
 ) -> Result<Unit, PutBucketNotificationConfigurationError> {
     let mut notification = input.notification_configuration;
-    let queues: Vec<String> = notification
+    let events = (notification
         .queue_configurations
         .iter()
         .flatten()
-        .map(|q| q.queue_arn.clone())
-        .collect();
-    if notification
-        .queue_configurations
-        .iter()
-        .flatten()
-        .flat_map(|q| &q.events)
-        .any(|e| matches!(e, Event::Unknown(_)))
-    {
+        .flat_map(|c| &c.events))
+    .chain(
+        notification
+            .topic_configurations
+            .iter()
+            .flatten()
+            .flat_map(|c| &c.events),
+    )
+    .chain(
+        notification
+            .lambda_function_configurations
+            .iter()
+            .flatten()
+            .flat_map(|c| &c.events),
+    );
+    if events.into_iter().any(|e| matches!(e, Event::Unknown(_))) {
         return Err(S3Error::invalid_argument("The event is not supported for notifications").into());
     }
     if !input.skip_destination_validation.unwrap_or(false) {
-        s3.check_queues(ctx, &queues).await?;
+        s3.check_destinations(ctx, &notification).await?;
     }
     // AWS names each configuration that arrives without an id.
     let fresh = || Some(id::uuid());
@@ -525,12 +532,12 @@ pub(crate) async fn put_bucket_notification_configuration(
     for c in notification.lambda_function_configurations.iter_mut().flatten() {
         c.id = c.id.take().or_else(fresh);
     }
-    let doc = config::encode(&schema::NOTIFICATION_CONFIGURATION, notification);
+    let doc = config::encode(&schema::NOTIFICATION_CONFIGURATION, notification.clone());
     s3.change_config(input.bucket.clone(), config::NOTIFICATION, Change::Set(doc), |_, _| {
         Ok(())
     })
     .await?;
-    s3.send_test_events(&input.bucket, &queues, ctx).await;
+    s3.send_test_events(&input.bucket, &notification, ctx).await;
     Ok(Unit {})
 }
 
