@@ -196,6 +196,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_s3::register,
     stratus_service_lambda::register,
     stratus_service_sns::register,
+    stratus_service_events::register,
 ];
 
 /// The services' own settings, from the command line.
