@@ -175,13 +175,17 @@ impl LambdaService {
 }
 
 /// Records that `url_id` is the URL of `function` at `qualifier`.
-pub(crate) fn remember(tx: &mut stratus_storage::Tx<'_>, url_id: &str, function: &str, qualifier: &str) {
+pub(crate) fn remember(
+    tx: &mut stratus_storage::Tx<'_>,
+    url_id: &str,
+    function: &str,
+    qualifier: &str,
+) -> Result<(), stratus_core::AwsError> {
     let target = UrlTarget {
         function: function.to_owned(),
         qualifier: qualifier.to_owned(),
     };
-    // An encoding failure cannot happen for this plain record.
-    let _ = URL_IDS.put(tx, url_id.as_bytes(), &target);
+    URL_IDS.put(tx, url_id.as_bytes(), &target).map_err(crate::error::storage)
 }
 
 /// Forgets the URL ids `urls` hold (their function or qualifier is gone).

@@ -87,7 +87,7 @@ pub(crate) async fn create_function_url_config(
                 creation_time: now.clone(),
                 last_modified_time: now,
             };
-            function_urls::remember(tx, &r.url_id, &f.name, &key(&f));
+            function_urls::remember(tx, &r.url_id, &f.name, &key(&f))?;
             let answer = CreateFunctionUrlConfigResponse {
                 function_url: public_url(&r),
                 function_arn: f.qualified_arn(),
