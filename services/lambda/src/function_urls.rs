@@ -185,7 +185,9 @@ pub(crate) fn remember(
         function: function.to_owned(),
         qualifier: qualifier.to_owned(),
     };
-    URL_IDS.put(tx, url_id.as_bytes(), &target).map_err(crate::error::storage)
+    URL_IDS
+        .put(tx, url_id.as_bytes(), &target)
+        .map_err(crate::error::storage)
 }
 
 /// Forgets the URL ids `urls` hold (their function or qualifier is gone).
