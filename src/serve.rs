@@ -11,7 +11,8 @@ use stratus_core::clock::Clock;
 use stratus_core::scheduler::Scheduler;
 use stratus_core::schema::Service;
 use stratus_core::service::{
-    CrossOrigin, FormUpload, LateProviders, Providers, Registration, ServiceEnv, ServiceHandler, Settings, WebEndpoints,
+    CrossOrigin, FormUpload, LateProviders, Providers, Registration, ServiceEnv, ServiceHandler, Settings, Spawner,
+    WebEndpoints,
 };
 use stratus_server::authorize::Authorizers;
 use stratus_server::decision_log::DecisionLog;
@@ -19,7 +20,6 @@ use stratus_server::{serve, Config, Gateway};
 use stratus_service_dynamodb::TtlInterval;
 use stratus_service_lambda::LambdaSettings;
 use stratus_service_s3::LifecycleTiming;
-use stratus_service_sns::SnsSettings;
 use stratus_storage::{Storage, StorageConfig};
 
 use crate::settings::{seconds, ClockKind, IamSetting};
@@ -115,7 +115,20 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
         idle_timeout: args.timing.lambda_idle_timeout,
         ..LambdaSettings::default()
     };
-    let served = handlers(&args.services, &storage, &scheduler, &args.timing, &lambda)?;
+    // Timers for Lambda's function host (its instances' timeouts and idle stops): tokio's
+    // timer driver parks with the I/O driver and wakes no one while no timer is pending.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_io()
+        .enable_time()
+        .build()
+        .context("starting the async runtime")?;
+    // Services run what outlives a request (deliveries, scheduled targets) on this runtime.
+    let spawner = {
+        let handle = runtime.handle().clone();
+        Spawner::new(move |work| drop(handle.spawn(work)))
+    };
+    let served = handlers(&args.services, &storage, &scheduler, &spawner, &args.timing, &lambda)?;
     if args.iam != IamSetting::Off && served.providers.authorizer.is_none() {
         bail!("--iam audit and --iam enforce need IAM, which --services leaves out");
     }
@@ -149,21 +162,12 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
                 log: decision_log,
             }),
     );
-    // Timers for Lambda's function host (its instances' timeouts and idle stops): tokio's
-    // timer driver parks with the I/O driver and wakes no one while no timer is pending.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_io()
-        .enable_time()
-        .build()
-        .context("starting the async runtime")?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let addr = listener.local_addr()?;
         let _ = lambda.endpoint_url.set(format!("http://{addr}"));
-        let _ = lambda.runtime.set(tokio::runtime::Handle::current());
         println!("stratus listening on http://{addr}");
         serve(listener, gateway, shutdown_signal(), async {
             // After the first signal: a second one abandons requests still in flight.
@@ -208,10 +212,6 @@ fn settings(timing: &Timing, lambda: &LambdaSettings) -> Settings {
             day: timing.s3_lifecycle_day_seconds,
         })
         .with(lambda.clone())
-        // SNS runs its deliveries on the same runtime as Lambda's queued invocations.
-        .with(SnsSettings {
-            runtime: lambda.runtime.clone(),
-        })
 }
 
 /// The services to serve: hand-written ones where they exist, the rest validating and
@@ -220,6 +220,7 @@ fn handlers(
     only: &[String],
     storage: &Arc<Storage>,
     scheduler: &Scheduler,
+    spawner: &Spawner,
     timing: &Timing,
     lambda: &LambdaSettings,
 ) -> Result<Served> {
@@ -253,6 +254,7 @@ fn handlers(
         let registration = register(&ServiceEnv {
             storage,
             scheduler,
+            spawner,
             settings: &settings,
             providers: &served.providers,
             late: &late,

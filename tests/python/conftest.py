@@ -7,10 +7,13 @@ it bound in its first line, so there is no race for a port.
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import urllib.request
 import zipfile
 
@@ -97,6 +100,39 @@ class Stratus:
 # The last botocore release whose SQS model is awsQuery: what SDKs sent before SQS moved to JSON.
 QUERY_BOTOCORE = "botocore==1.31.0"
 QUERY_MODELS = os.path.join(os.path.dirname(sys.executable), "..", "query-models")
+
+
+def acknowledged_until_sigkill(server, service, write, writers=4, seconds=(0.5, 1.0)):
+    """Calls `write(client, writer, i)` from `writers` threads, each with its own client of
+    `service`, until the server is killed with SIGKILL after a random time within `seconds`;
+    answers what every acknowledged call returned."""
+    acknowledged = []
+    lock = threading.Lock()
+    stop = threading.Event()
+    # boto3 clients are made here: creating them from several threads at once is not safe.
+    clients = [server.client(service) for _ in range(writers)]
+
+    def writer(n):
+        i = 0
+        while not stop.is_set():
+            try:
+                result = write(clients[n], n, i)
+            except Exception:
+                return  # the server is gone
+            with lock:
+                acknowledged.append(result)
+            i += 1
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(writers)]
+    for t in threads:
+        t.start()
+    time.sleep(random.uniform(*seconds))
+    server.stop(signal.SIGKILL)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert acknowledged, "no write was acknowledged before the kill"
+    return acknowledged
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,15 @@
 """S3 event notifications delivered to SQS queues (S3 user guide, "Amazon S3 Event
-Notifications" and "Event message structure"), through boto3 against the real binary."""
+Notifications" and "Event message structure"), through boto3 against the real binary, and
+across a `kill -9` after PutObject answered."""
 
 import json
+import time
 import uuid
 
 import pytest
 from botocore.exceptions import ClientError
+
+from conftest import Stratus, acknowledged_until_sigkill
 
 
 @pytest.fixture
@@ -174,3 +178,36 @@ def test_object_events_invoke_a_function(stratus, s3, sqs):
     event = record["requestPayload"]["Records"][0]
     assert event["eventSource"] == "aws:s3" and event["eventName"] == "ObjectCreated:Put"
     assert event["s3"]["configurationId"] == "to-function" and event["s3"]["bucket"]["name"] == bucket
+
+
+def test_notifications_of_acknowledged_uploads_survive_sigkill(tmp_path):
+    """Every upload S3 answered has its notification in the queue after a `kill -9` and a
+    restart: queued before the answer, delivered at least once."""
+    data = str(tmp_path / "data")
+    server = Stratus("--data-dir", data)
+    s3, sqs = server.client("s3"), server.client("sqs")
+    s3.create_bucket(Bucket="durable-events")
+    url, arn = queue(sqs, "durable-events-q")
+    s3.put_bucket_notification_configuration(
+        Bucket="durable-events",
+        NotificationConfiguration={"QueueConfigurations": [{"QueueArn": arn, "Events": ["s3:ObjectCreated:*"]}]},
+    )
+    def upload(s3, n, i):
+        s3.put_object(Bucket="durable-events", Key=f"u{n}-{i}", Body=b"x")
+        return f"u{n}-{i}"
+
+    acknowledged = acknowledged_until_sigkill(server, "s3", upload)
+    server = Stratus("--data-dir", data)
+    try:
+        sqs = server.client("sqs")
+        notified = set()
+        deadline = time.time() + 60
+        while not set(acknowledged) <= notified and time.time() < deadline:
+            got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1).get("Messages", [])
+            for m in got:
+                notified.update(r["s3"]["object"]["key"] for r in json.loads(m["Body"]).get("Records", []))
+                sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+        missing = set(acknowledged) - notified
+        assert not missing, f"{len(missing)} of {len(acknowledged)} acknowledged uploads were not notified"
+    finally:
+        server.stop()

@@ -5,16 +5,13 @@ to a subscription's dead-letter queue, and across a `kill -9` after Publish answ
 import io
 import os
 import json
-import random
 import re
-import signal
-import threading
 import time
 import zipfile
 
 import pytest
 
-from conftest import Stratus
+from conftest import Stratus, acknowledged_until_sigkill
 
 ACCOUNT = "000000000000"
 REGION = "us-east-1"
@@ -229,31 +226,10 @@ def test_acknowledged_publishes_are_delivered_after_sigkill(tmp_path):
     topic = sns.create_topic(Name="durable")["TopicArn"]
     url = sqs.create_queue(QueueName="durable-q")["QueueUrl"]
     sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=f"arn:aws:sqs:{REGION}:{ACCOUNT}:durable-q")
-    acknowledged = []
-    lock = threading.Lock()
-    stop = threading.Event()
-    clients = [server.client("sns") for _ in range(4)]
+    def publish(sns, n, i):
+        return sns.publish(TopicArn=topic, Message=f"p{n}-{i}")["MessageId"]
 
-    def publisher(n):
-        i = 0
-        while not stop.is_set():
-            try:
-                message_id = clients[n].publish(TopicArn=topic, Message=f"p{n}-{i}")["MessageId"]
-            except Exception:
-                return  # the server is gone
-            with lock:
-                acknowledged.append(message_id)
-            i += 1
-
-    threads = [threading.Thread(target=publisher, args=(n,)) for n in range(4)]
-    for t in threads:
-        t.start()
-    time.sleep(random.uniform(0.5, 1.0))
-    server.stop(signal.SIGKILL)
-    stop.set()
-    for t in threads:
-        t.join()
-    assert acknowledged
+    acknowledged = acknowledged_until_sigkill(server, "sns", publish)
     server = Stratus("--data-dir", data)
     try:
         sqs = server.client("sqs")

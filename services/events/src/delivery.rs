@@ -2,11 +2,8 @@
 //! the transaction that acknowledges the events, and the drain that makes them, with each
 //! target's RetryPolicy and DeadLetterConfig.
 //!
-//! A delivery is a record of `deliveries` keyed by its due time. After the acknowledging
-//! commit the request's own task drains the account and region's deliveries; a failed one
-//! is written back due later, and a scheduler deadline drains again then. After a restart,
-//! [`EventsService::resume_deliveries`] puts one deadline per store that has deliveries left,
-//! so nothing runs while nothing is pending.
+//! A delivery is an entry of the service's outbox (`stratus-outbox`), which drains it after
+//! the acknowledging commit, writes a failed one back due later, and resumes after a restart.
 
 use std::time::Duration;
 
@@ -19,13 +16,16 @@ use stratus_core::service::{BoxFuture, Caller, EventBus};
 use stratus_core::AwsError;
 use stratus_event_pattern::{Dialect, Pattern};
 use stratus_gen_eventbridge::Target;
-use stratus_storage::{Direction, KeyRange, Read, Tx};
+use stratus_outbox::{Courier, Entry, Next, Outbox, Place};
+use stratus_storage::{Direction, KeyRange, Tx};
 
 use crate::error::Result;
-use crate::records::{archived_key, ArchivedEvent, Delivery, RuleRecord, ARCHIVED, ARCHIVES, DELIVERIES};
-use crate::service::{find_bus, lock, rule_arn, EventsService};
+use crate::records::{archived_key, ArchivedEvent, Delivery, RuleRecord, ARCHIVED, ARCHIVES};
+use crate::service::{find_bus, rule_arn, EventsService};
 use crate::transform::{self, Context};
 
+/// The outbox's table in each account's and region's store.
+pub(crate) const DELIVERIES: &str = "pending_deliveries";
 /// The principal deliveries are made as.
 const PRINCIPAL: &str = "events.amazonaws.com";
 /// AWS's defaults: 185 retries over 24 hours.
@@ -44,7 +44,14 @@ pub(crate) struct Routed {
 
 /// Writes, inside `tx`, a delivery per (event, matching target) and the archive entries;
 /// answers how many deliveries were written.
-pub(crate) fn route(tx: &mut Tx<'_>, account: &str, region: &str, now_ms: i64, events: &[Routed]) -> Result<usize> {
+pub(crate) fn route(
+    tx: &mut Tx<'_>,
+    outbox: &Outbox<Delivery>,
+    account: &str,
+    region: &str,
+    now_ms: i64,
+    events: &[Routed],
+) -> Result<usize> {
     let mut written = 0;
     let archives: Vec<_> = ARCHIVES.scan(tx, &KeyRange::all(), Direction::Forward, None)?;
     for routed in events {
@@ -75,7 +82,7 @@ pub(crate) fn route(tx: &mut Tx<'_>, account: &str, region: &str, now_ms: i64, e
             for stored in &rule.targets {
                 let Ok(target) = stored.target() else { continue };
                 let delivery = delivery_for(account, region, now_ms, &rule, &target, &event_id, &routed.event);
-                DELIVERIES.put(tx, delivery.key(), &delivery)?;
+                outbox.put(tx, delivery)?;
                 written += 1;
             }
         }
@@ -130,7 +137,6 @@ pub(crate) fn delivery_for(
     let body = body_for(target, event, &rule_arn, &rule.name, &format_iso8601(now_ms / 1000));
     let retry = target.retry_policy.as_ref();
     Delivery {
-        id: stratus_core::id::uuid(),
         event_id: event_id.to_owned(),
         rule_arn,
         target_id: target.id.clone(),
@@ -146,9 +152,6 @@ pub(crate) fn delivery_for(
             .and_then(|n| u32::try_from(n).ok())
             .unwrap_or(DEFAULT_MAX_AGE_SECS),
         dead_letter_arn: target.dead_letter_config.as_ref().and_then(|d| d.arn.clone()),
-        attempts: 0,
-        first_ms: now_ms,
-        due_ms: now_ms,
     }
 }
 
@@ -192,128 +195,37 @@ pub(crate) fn backoff(attempt: u32) -> Duration {
     Duration::from_secs(1u64 << attempt.min(9).saturating_sub(1)).min(Duration::from_secs(300))
 }
 
+/// One attempt at a delivery; then a retry, the dead-letter queue, or nothing.
+impl Courier<Delivery> for EventsService {
+    fn deliver<'a>(&'a self, to: &'a Place, entry: &'a Entry<Delivery>) -> BoxFuture<'a, Next> {
+        Box::pin(async move {
+            let delivery = &entry.item;
+            let outcome = self.attempt(&to.account, &to.region, delivery).await;
+            let wait = backoff(entry.attempts + 1);
+            let retry_at = self.now_ms() + i64::try_from(wait.as_millis()).unwrap_or(i64::MAX / 2);
+            let reason = match outcome {
+                Outcome::Delivered => return Next::Done,
+                Outcome::Failed(_)
+                    if entry.attempts < delivery.max_retries
+                        && retry_at - entry.accepted_ms < i64::from(delivery.max_age_secs) * 1000 =>
+                {
+                    return Next::Retry(wait);
+                }
+                Outcome::Failed(reason) | Outcome::Missing(reason) => reason,
+            };
+            tracing::warn!(target = %delivery.target_arn, %reason, "EventBridge delivery failed");
+            if let (Some(dlq), Some(queues)) = (&delivery.dead_letter_arn, &self.shared.queues) {
+                let caller = Caller::service(PRINCIPAL, &to.account, &to.region);
+                if let Err(e) = queues.send(caller, dlq, delivery.body.clone()).await {
+                    tracing::warn!(dead_letter = %dlq, error = %e, "could not send to the dead-letter queue");
+                }
+            }
+            Next::Done
+        })
+    }
+}
+
 impl EventsService {
-    /// Remembers the runtime requests are served on, for deliveries made later.
-    pub(crate) fn note_runtime(&self) {
-        if self.shared.runtime.get().is_some() || self.shared.in_own_runtime.load(std::sync::atomic::Ordering::Relaxed)
-        {
-            return;
-        }
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            let _ = self.shared.runtime.set(handle);
-        }
-    }
-
-    /// Drains the deliveries of `account` and `region` now, on the runtime requests are
-    /// served on; before it is known, from the scheduler's thread.
-    pub(crate) fn drain_soon(&self, account: &str, region: &str) {
-        let Some(handle) = self.shared.runtime.get() else {
-            self.schedule_drain(account, region, self.now_ms());
-            return;
-        };
-        let svc = self.clone();
-        let (account, region) = (account.to_owned(), region.to_owned());
-        handle.spawn(async move { svc.drain(&account, &region).await });
-    }
-
-    /// Makes sure a drain of `account` and `region` runs at `due_ms` or earlier.
-    pub(crate) fn schedule_drain(&self, account: &str, region: &str, due_ms: i64) {
-        let key = (account.to_owned(), region.to_owned());
-        {
-            let mut draining = lock(&self.shared.draining);
-            if draining.get(&key).is_some_and(|&at| at <= due_ms) {
-                return;
-            }
-            draining.insert(key.clone(), due_ms);
-        }
-        let delay = Duration::from_millis(u64::try_from(due_ms - self.now_ms()).unwrap_or(0));
-        let svc = self.clone();
-        self.shared.scheduler.after(delay, move || {
-            lock(&svc.shared.draining).remove(&key);
-            let task = {
-                let svc = svc.clone();
-                async move { svc.drain(&key.0, &key.1).await }
-            };
-            run_detached(&svc, task);
-        });
-    }
-
-    /// Makes every due delivery of `account` and `region`, then schedules the next.
-    async fn drain(&self, account: &str, region: &str) {
-        let one_at_a_time = lock(&self.shared.drain_locks)
-            .entry((account.to_owned(), region.to_owned()))
-            .or_default()
-            .clone();
-        let _draining = one_at_a_time.lock().await;
-        loop {
-            let Ok(store) = self.store(account, region) else { return };
-            let Ok(pending) = DELIVERIES.scan(&*store, &KeyRange::all(), Direction::Forward, Some(16)) else {
-                return;
-            };
-            let now = self.now_ms();
-            let due: Vec<Delivery> = pending
-                .iter()
-                .map(|(_, d)| d.clone())
-                .filter(|d| d.due_ms <= now)
-                .collect();
-            if due.is_empty() {
-                if let Some((_, next)) = pending.first() {
-                    self.schedule_drain(account, region, next.due_ms);
-                }
-                return;
-            }
-            for delivery in due {
-                self.deliver(account, region, delivery).await;
-            }
-        }
-    }
-
-    /// Makes one delivery, and retries it, gives it to the dead-letter queue or drops it.
-    async fn deliver(&self, account: &str, region: &str, delivery: Delivery) {
-        let outcome = self.attempt(account, region, &delivery).await;
-        let now = self.now_ms();
-        let attempts = delivery.attempts + 1;
-        let retry_at = now + i64::try_from(backoff(attempts).as_millis()).unwrap_or(i64::MAX);
-        let retry = matches!(outcome, Outcome::Failed(_))
-            && delivery.attempts < delivery.max_retries
-            && retry_at - delivery.first_ms < i64::from(delivery.max_age_secs) * 1000;
-        let old_key = delivery.key();
-        let next = retry.then(|| Delivery {
-            attempts,
-            due_ms: retry_at,
-            ..delivery.clone()
-        });
-        let requeued = next.clone();
-        let written = self
-            .transact(account, region, move |tx| {
-                DELIVERIES.delete(tx, old_key);
-                if let Some(next) = &next {
-                    DELIVERIES.put(tx, next.key(), next)?;
-                }
-                Ok(())
-            })
-            .await;
-        if let Err(e) = written {
-            tracing::error!(error = %e, "could not update EventBridge's deliveries");
-            return;
-        }
-        if let Some(next) = requeued {
-            self.schedule_drain(account, region, next.due_ms);
-            return;
-        }
-        let reason = match outcome {
-            Outcome::Delivered => return,
-            Outcome::Failed(reason) | Outcome::Missing(reason) => reason,
-        };
-        tracing::warn!(target = %delivery.target_arn, %reason, "EventBridge delivery failed");
-        if let (Some(dlq), Some(queues)) = (&delivery.dead_letter_arn, &self.shared.queues) {
-            let caller = Caller::service(PRINCIPAL, account, region);
-            if let Err(e) = queues.send(caller, dlq, delivery.body.clone()).await {
-                tracing::warn!(dead_letter = %dlq, error = %e, "could not send to the dead-letter queue");
-            }
-        }
-    }
-
     async fn attempt(&self, account: &str, region: &str, delivery: &Delivery) -> Outcome {
         let Ok(arn) = Arn::parse(&delivery.target_arn) else {
             return Outcome::Missing("the target's ARN is not valid".to_owned());
@@ -399,53 +311,14 @@ impl EventsService {
     pub(crate) async fn ingest(&self, account: &str, region: &str, events: Vec<Routed>) -> Result<(), AwsError> {
         let now = self.now_ms();
         let (a, r) = (account.to_owned(), region.to_owned());
+        let outbox = self.shared.deliveries.clone();
         let written = self
-            .transact(account, region, move |tx| route(tx, &a, &r, now, &events))
+            .transact(account, region, move |tx| route(tx, &outbox, &a, &r, now, &events))
             .await?;
         if written > 0 {
-            self.drain_soon(account, region);
+            self.shared.deliveries.wake(account, region);
         }
         Ok(())
-    }
-
-    /// After a restart: a drain for each store left with deliveries.
-    pub(crate) fn resume_deliveries(&self) {
-        self.for_each_store(|account, region, store| {
-            if let Some(first) = first_delivery(store) {
-                self.schedule_drain(account, region, first.due_ms);
-            }
-        });
-    }
-}
-
-fn first_delivery(r: &(impl Read + ?Sized)) -> Option<Delivery> {
-    DELIVERIES
-        .scan(r, &KeyRange::all(), Direction::Forward, Some(1))
-        .ok()?
-        .into_iter()
-        .next()
-        .map(|(_, d)| d)
-}
-
-/// Runs `task` on the runtime requests are served on, once known; before that (a drain right
-/// after a restart, before any request) on a runtime of its own, on this thread.
-pub(crate) fn run_detached(svc: &EventsService, task: impl std::future::Future<Output = ()> + Send + 'static) {
-    if let Some(handle) = svc.shared.runtime.get() {
-        handle.spawn(task);
-        return;
-    }
-    match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => {
-            // This runtime ends with the task: it must not be taken for the serving one.
-            svc.shared
-                .in_own_runtime
-                .store(true, std::sync::atomic::Ordering::Relaxed);
-            runtime.block_on(task);
-            svc.shared
-                .in_own_runtime
-                .store(false, std::sync::atomic::Ordering::Relaxed);
-        }
-        Err(e) => tracing::error!(error = %e, "no runtime for EventBridge's deliveries"),
     }
 }
 
@@ -457,7 +330,6 @@ impl EventBus for EventsService {
         events: Vec<Event>,
     ) -> BoxFuture<'a, Vec<Result<String, AwsError>>> {
         Box::pin(async move {
-            self.note_runtime();
             let now_secs = self.now_ms() / 1000;
             let mut answers = Vec::with_capacity(events.len());
             let mut routed = Vec::new();

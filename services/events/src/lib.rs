@@ -8,9 +8,9 @@
 //!   record until something changes it;
 //! - `rules`: [`records::RuleRecord`] by (bus, name), with the rule's targets, each kept as the
 //!   model's `Target` JSON;
-//! - `deliveries`: [`records::Delivery`] by (due time, id): one per (event, matching target),
-//!   written in the transaction that acknowledges `PutEvents` and deleted once made, retried or
-//!   given to the dead-letter queue ([`delivery`]);
+//! - `pending_deliveries`: the outbox (`stratus-outbox`) of [`records::Delivery`]s, one per
+//!   (event, matching target), written in the transaction that acknowledges `PutEvents` and
+//!   removed once made, retried or given to the dead-letter queue ([`delivery`]);
 //! - `archives`, `archived`: archives by name and the events they kept, by (archive, time, id);
 //! - `replays`: replays by name;
 //! - `connections`, `api_destinations`: by name, answered as AWS does (no HTTP calls).
@@ -44,8 +44,8 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
-    let events = EventsService::new(env.storage.clone(), env.scheduler.clone(), env.providers);
-    events.resume_deliveries();
+    let events = EventsService::new(env);
+    events.shared.deliveries.start(Arc::new(events.clone()));
     events.resume_schedules();
     Registration {
         handlers: vec![Arc::new(Handler(events.clone()))],

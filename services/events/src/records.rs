@@ -15,7 +15,6 @@ pub(crate) const BUSES: Table<BusRecord> = Table::new("buses");
 /// Rules by (bus, name), each with its targets.
 pub(crate) const RULES: Table<RuleRecord> = Table::new("rules");
 /// Deliveries not yet made, by (due time in ms, id).
-pub(crate) const DELIVERIES: Table<Delivery> = Table::new("deliveries");
 /// Archives by name.
 pub(crate) const ARCHIVES: Table<ArchiveRecord> = Table::new("archives");
 /// Archived events by (archive, time in ms, event id).
@@ -100,10 +99,10 @@ impl StoredTarget {
     }
 }
 
-/// One event on its way to one target, written in the transaction that acknowledged it.
+/// One event on its way to one target, written in the transaction that acknowledged it
+/// (the outbox keeps its attempts and due time).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Delivery {
-    pub(crate) id: String,
     pub(crate) event_id: String,
     pub(crate) rule_arn: String,
     pub(crate) target_id: String,
@@ -114,18 +113,6 @@ pub(crate) struct Delivery {
     pub(crate) max_retries: u32,
     pub(crate) max_age_secs: u32,
     pub(crate) dead_letter_arn: Option<String>,
-    pub(crate) attempts: u32,
-    pub(crate) first_ms: i64,
-    pub(crate) due_ms: i64,
-}
-
-impl Delivery {
-    pub(crate) fn key(&self) -> Vec<u8> {
-        TupleKey::new()
-            .u64(u64::try_from(self.due_ms).unwrap_or(0))
-            .str(&self.id)
-            .into_bytes()
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

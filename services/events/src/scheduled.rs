@@ -90,7 +90,7 @@ impl EventsService {
         }];
         let svc = self.clone();
         let (account, region) = (account.to_owned(), region.to_owned());
-        crate::delivery::run_detached(self, async move {
+        self.shared.spawner.spawn(async move {
             if let Err(e) = svc.ingest(&account, &region, routed).await {
                 tracing::warn!(error = %e, "a scheduled rule could not put its event");
             }

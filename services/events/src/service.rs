@@ -1,20 +1,18 @@
 //! The service value: storage, the scheduler, the capabilities deliveries use, and access to
 //! each account and region's `events` store.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use stratus_core::arn::Arn;
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{FunctionInvoker, MessageSink, Providers, TopicPublisher};
+use stratus_core::service::{FunctionInvoker, MessageSink, ServiceEnv, Spawner, TopicPublisher};
 use stratus_core::AwsError;
+use stratus_outbox::Outbox;
 use stratus_storage::{Durability, Namespace, Read, Storage, Store, Tx};
 
+use crate::delivery::DELIVERIES;
 use crate::error::{bus_not_found, rule_not_found, EventsError, Result};
-use crate::records::{BusRecord, RuleRecord, BUSES, DEFAULT_BUS, RULES};
-
-/// Held while one drain of an account and region's deliveries runs.
-pub(crate) type DrainLock = Arc<tokio::sync::Mutex<()>>;
+use crate::records::{BusRecord, Delivery, RuleRecord, BUSES, DEFAULT_BUS, RULES};
 
 /// EventBridge, backed by `storage`. Clones share everything.
 #[derive(Clone)]
@@ -28,32 +26,25 @@ pub(crate) struct Shared {
     pub(crate) queues: Option<Arc<dyn MessageSink>>,
     pub(crate) functions: Option<Arc<dyn FunctionInvoker>>,
     pub(crate) topics: Option<Arc<dyn TopicPublisher>>,
-    /// The async runtime requests are served on, known from the first request that puts
-    /// events; deliveries run on it.
-    pub(crate) runtime: OnceLock<tokio::runtime::Handle>,
-    /// Set while a drain runs on a runtime of its own (before the serving one is known).
-    pub(crate) in_own_runtime: std::sync::atomic::AtomicBool,
-    /// The earliest drain already scheduled, per (account, region).
-    pub(crate) draining: Mutex<HashMap<(String, String), i64>>,
-    /// One drain at a time per (account, region).
-    pub(crate) drain_locks: Mutex<HashMap<(String, String), DrainLock>>,
+    /// Scheduled rules put their events from the binary's runtime.
+    pub(crate) spawner: Spawner,
+    /// Each matched event's deliveries, one per target, until made.
+    pub(crate) deliveries: Outbox<Delivery>,
     /// The periodic job of each scheduled rule.
     pub(crate) schedules: crate::scheduled::Jobs,
 }
 
 impl EventsService {
-    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, providers: &Providers) -> EventsService {
+    pub fn new(env: &ServiceEnv<'_, Storage>) -> EventsService {
         EventsService {
             shared: Arc::new(Shared {
-                storage,
-                scheduler,
-                queues: providers.messages.clone(),
-                functions: providers.functions.clone(),
-                topics: providers.topics.clone(),
-                runtime: OnceLock::new(),
-                in_own_runtime: Default::default(),
-                draining: Mutex::default(),
-                drain_locks: Mutex::default(),
+                storage: env.storage.clone(),
+                scheduler: env.scheduler.clone(),
+                queues: env.providers.messages.clone(),
+                functions: env.providers.functions.clone(),
+                topics: env.providers.topics.clone(),
+                spawner: env.spawner.clone(),
+                deliveries: Outbox::new(DELIVERIES, "events", env.storage, env.scheduler, env.spawner),
                 schedules: Mutex::default(),
             }),
         }
@@ -65,7 +56,6 @@ impl EventsService {
     }
 
     pub(crate) fn store(&self, account: &str, region: &str) -> Result<Arc<dyn Store>> {
-        self.note_runtime();
         Ok(self
             .shared
             .storage

@@ -13,9 +13,9 @@
 //! - `layer_counters`: the last version number each layer name handed out;
 //! - `url_ids`: the function and qualifier each function URL id is for
 //!   ([`function_urls::UrlTarget`]);
-//! - `events`: [`records::QueuedEvent`]s of asynchronous invocations by (due time, id),
-//!   written in the transaction that acknowledges the `Event` invocation and drained by a
-//!   scheduler job that exists only while events are queued.
+//! - `queued_invocations`: the outbox (`stratus-outbox`) of asynchronous invocations
+//!   ([`records::QueuedInvocation`]), written in the transaction that acknowledges the
+//!   `Event` invocation and drained on the binary's runtime (`queued.rs`).
 //!
 //! Code is kept as blobs of the store named by the zip's SHA-256 (`code-<hex>`), shared by
 //! every version that has it. The host needs a file: on invoke the blob is copied once into
@@ -34,6 +34,7 @@ mod invoke;
 mod names;
 mod ops;
 mod policy;
+mod queued;
 mod records;
 mod routing;
 mod service;
@@ -53,13 +54,8 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
-    let lambda = LambdaService::new(
-        env.storage.clone(),
-        env.scheduler.clone(),
-        env.settings.get(),
-        env.providers,
-    );
-    lambda.resume_queued_events();
+    let lambda = LambdaService::new(env, env.settings.get());
+    lambda.shared.queued.start(Arc::new(lambda.clone()));
     Registration {
         handlers: vec![Arc::new(error_type::WithErrorTypes(Handler(lambda.clone())))],
         endpoints: vec![Arc::new(lambda.clone())],

@@ -218,19 +218,14 @@ pub(crate) struct LayerVersionRecord {
     pub(crate) policy: PolicyRecord,
 }
 
-/// An invocation queued by `InvocationType: Event`, until it has run or given up.
+/// An invocation queued by `InvocationType: Event`, until it has run or given up (the
+/// outbox keeps its attempts and due time).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct QueuedEvent {
+pub(crate) struct QueuedInvocation {
     pub(crate) id: String,
     pub(crate) function: String,
     pub(crate) qualifier: Option<String>,
     pub(crate) payload: Vec<u8>,
-    /// Runs so far.
-    pub(crate) attempts: u32,
-    /// When it was queued, in milliseconds since the epoch.
-    pub(crate) queued_ms: i64,
-    /// When it is next due.
-    pub(crate) due_ms: i64,
 }
 
 /// A code signing configuration (stored only: code is not checked against it).

@@ -7,14 +7,16 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{MessageSink, ObjectSource, Providers, RoleCredentials, RoleDirectory, RoleSessions};
+use stratus_core::service::{MessageSink, ObjectSource, RoleCredentials, RoleDirectory, RoleSessions, ServiceEnv};
 use stratus_core::AwsError;
 use stratus_lambda_host::{Host, HostConfig};
+use stratus_outbox::Outbox;
 use stratus_storage::{Durability, Namespace, Read, Storage, Store, Table, Tx};
 
 use crate::error::{self, TxError};
 use crate::names::FunctionRef;
-use crate::records::FunctionRecord;
+use crate::queued::QUEUED;
+use crate::records::{FunctionRecord, QueuedInvocation};
 
 /// Functions by name.
 pub(crate) const FUNCTIONS: Table<FunctionRecord> = Table::new("functions");
@@ -30,9 +32,6 @@ pub struct LambdaSettings {
     pub work_dir: Option<PathBuf>,
     /// How long an idle instance lives.
     pub idle_timeout: Duration,
-    /// The async runtime requests are served on, which the binary fills once it runs: the
-    /// scheduler's jobs run queued invocations on it.
-    pub runtime: Arc<OnceLock<tokio::runtime::Handle>>,
 }
 
 impl Default for LambdaSettings {
@@ -41,13 +40,9 @@ impl Default for LambdaSettings {
             endpoint_url: Arc::new(OnceLock::new()),
             work_dir: None,
             idle_timeout: Duration::from_secs(300),
-            runtime: Arc::new(OnceLock::new()),
         }
     }
 }
-
-/// The queue of asynchronous invocations of one account and region.
-pub(crate) type QueueKey = (String, String);
 
 /// The Lambda service. Clones share everything.
 #[derive(Clone)]
@@ -67,18 +62,18 @@ pub(crate) struct Shared {
     pub(crate) host: OnceLock<Host>,
     /// Execution roles' credentials by (account, role ARN, function name), until near expiry.
     pub(crate) credentials: Mutex<HashMap<(String, String, String), RoleCredentials>>,
-    /// Queues with a drain job on the scheduler, and when it is due (ms).
-    pub(crate) draining: Mutex<HashMap<QueueKey, i64>>,
-    /// One drain at a time per queue, so that no event runs twice.
-    pub(crate) drain_locks: Mutex<HashMap<QueueKey, Arc<tokio::sync::Mutex<()>>>>,
+    /// Asynchronous invocations, queued until they have run.
+    pub(crate) queued: Outbox<QueuedInvocation>,
 }
 
 impl LambdaService {
-    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, settings: LambdaSettings, providers: &Providers) -> Self {
+    pub fn new(env: &ServiceEnv<'_, Storage>, settings: LambdaSettings) -> Self {
+        let providers = env.providers;
         LambdaService {
             shared: Arc::new(Shared {
-                storage,
-                scheduler,
+                storage: env.storage.clone(),
+                scheduler: env.scheduler.clone(),
+                queued: Outbox::new(QUEUED, "lambda", env.storage, env.scheduler, env.spawner),
                 settings,
                 messages: providers.messages.clone(),
                 roles: providers.roles.clone(),
@@ -86,8 +81,6 @@ impl LambdaService {
                 objects: providers.objects.clone(),
                 host: OnceLock::new(),
                 credentials: Mutex::default(),
-                draining: Mutex::default(),
-                drain_locks: Mutex::default(),
             }),
         }
     }

@@ -1,13 +1,23 @@
 //! Delivering event notifications: the queues (SQS), topics (SNS) and functions (Lambda) a
 //! bucket's notification configuration names, reached through the capabilities the binary
 //! wires in once every service has registered.
+//!
+//! An event's notifications are written to an outbox (`stratus-outbox`, table
+//! `notifications` of the bucket owner's regional `s3` store) after the change they report
+//! commits and before the request is answered, so a notification S3 acknowledged is made,
+//! after a restart too. A crash between the two commits loses the notifications of a change
+//! the client was never told had succeeded.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use stratus_core::service::capabilities::{Invocation, InvocationType, Publication};
-use stratus_core::service::{Caller, Providers};
+use stratus_core::service::{BoxFuture, Caller, Providers};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_s3::NotificationConfiguration;
+use stratus_outbox::{Courier, Entry, Next, Place};
+use stratus_storage::{Durability, Namespace};
 
 use crate::error::S3Error;
 use crate::notify::{self, Destination};
@@ -15,6 +25,43 @@ use crate::{config, schema, store, S3Service, S3_PRINCIPAL};
 
 /// The subject of the SNS messages S3 publishes.
 const SUBJECT: &str = "Amazon S3 Notification";
+/// The outbox's table.
+pub(crate) const NOTIFICATIONS: &str = "notifications";
+/// Attempts at a notification whose destination fails with a server-side error.
+const ATTEMPTS: u32 = 10;
+
+/// One notification on its way.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub(crate) struct Notification {
+    pub(crate) destination: Target,
+    pub(crate) body: String,
+}
+
+/// A destination, by ARN.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub(crate) enum Target {
+    Queue(String),
+    Topic(String),
+    Function(String),
+}
+
+impl Target {
+    fn of(destination: Destination<'_>) -> Target {
+        match destination {
+            Destination::Queue(arn) => Target::Queue(arn.to_owned()),
+            Destination::Topic(arn) => Target::Topic(arn.to_owned()),
+            Destination::Function(arn) => Target::Function(arn.to_owned()),
+        }
+    }
+
+    fn as_destination(&self) -> Destination<'_> {
+        match self {
+            Target::Queue(arn) => Destination::Queue(arn),
+            Target::Topic(arn) => Destination::Topic(arn),
+            Target::Function(arn) => Destination::Function(arn),
+        }
+    }
+}
 
 impl S3Service {
     fn providers(&self) -> Option<&Providers> {
@@ -79,13 +126,11 @@ impl S3Service {
         }
     }
 
-    /// Sends `event` to the destinations the bucket's notification configuration names for
+    /// Queues `event` for the destinations the bucket's notification configuration names for
     /// it. Delivery is after the change it reports and never fails it, as on AWS; a failed
     /// delivery is logged.
     pub(crate) async fn notify(&self, event: notify::Event<'_>) {
-        if self.providers().is_none() {
-            return;
-        }
+        let Some(outbox) = &self.notifications else { return };
         let config: Option<NotificationConfiguration> = self
             .typed_config(event.bucket, config::NOTIFICATION, &schema::NOTIFICATION_CONFIGURATION)
             .ok()
@@ -94,49 +139,87 @@ impl S3Service {
         let Ok(bucket) = self.store().and_then(|db| store::bucket(&db, event.bucket)) else {
             return;
         };
-        let caller = Caller::service(S3_PRINCIPAL, &bucket.owner, &bucket.region);
-        for configured in notify::destinations(&config, &event) {
-            let body = notify::message(&event, configured.id, &bucket.owner);
-            self.deliver(caller, configured.destination, body).await;
+        let notifications: Vec<Notification> = notify::destinations(&config, &event)
+            .into_iter()
+            .map(|configured| Notification {
+                destination: Target::of(configured.destination),
+                body: notify::message(&event, configured.id, &bucket.owner),
+            })
+            .collect();
+        if notifications.is_empty() {
+            return;
+        }
+        let namespace = Namespace::regional(&bucket.owner, &bucket.region, "s3");
+        let queued = outbox.clone();
+        let written = match self.storage.store(&namespace, Durability::Strict) {
+            Ok(store) => {
+                store
+                    .transact_async(move |tx| {
+                        notifications
+                            .into_iter()
+                            .try_for_each(|notification| queued.put(tx, notification))
+                    })
+                    .await
+            }
+            Err(e) => Err(e),
+        };
+        match written {
+            Ok(()) => outbox.wake(&bucket.owner, &bucket.region),
+            Err(e) => tracing::error!(bucket = event.bucket, error = %e, "S3 event notifications not queued"),
         }
     }
 
     async fn deliver(&self, caller: Caller<'_>, destination: Destination<'_>, body: String) {
-        let Some(providers) = self.providers() else { return };
-        let missing = || AwsError::new("NotFound", "the destination's service is not running", 404);
-        let (arn, delivered) = match destination {
-            Destination::Queue(arn) => (
-                arn,
-                match &providers.messages {
-                    Some(queues) => queues.send(caller, arn, body).await,
-                    None => Err(missing()),
-                },
-            ),
-            Destination::Topic(arn) => (
-                arn,
-                match &providers.topics {
-                    Some(topics) => topics.publish(caller, publication(arn, body)).await.map(drop),
-                    None => Err(missing()),
-                },
-            ),
-            Destination::Function(arn) => (
-                arn,
-                match &providers.functions {
-                    Some(functions) => functions
-                        .invoke(caller, invocation(arn, InvocationType::Event, body.into_bytes()))
-                        .await
-                        .map(drop),
-                    None => Err(missing()),
-                },
-            ),
-        };
-        if let Err(e) = delivered {
-            tracing::warn!(
-                destination = arn,
-                error = e.message,
-                "S3 event notification not delivered"
-            );
+        if let Err(e) = self.send(caller, destination, body).await {
+            tracing::warn!(destination = ?destination, error = e.message, "S3 event notification not delivered");
         }
+    }
+
+    async fn send(&self, caller: Caller<'_>, destination: Destination<'_>, body: String) -> Result<(), AwsError> {
+        let missing = || AwsError::new("NotFound", "the destination's service is not running", 404);
+        let Some(providers) = self.providers() else {
+            return Err(missing());
+        };
+        match destination {
+            Destination::Queue(arn) => match &providers.messages {
+                Some(queues) => queues.send(caller, arn, body).await,
+                None => Err(missing()),
+            },
+            Destination::Topic(arn) => match &providers.topics {
+                Some(topics) => topics.publish(caller, publication(arn, body)).await.map(drop),
+                None => Err(missing()),
+            },
+            Destination::Function(arn) => match &providers.functions {
+                Some(functions) => functions
+                    .invoke(caller, invocation(arn, InvocationType::Event, body.into_bytes()))
+                    .await
+                    .map(drop),
+                None => Err(missing()),
+            },
+        }
+    }
+}
+
+/// One attempt at a notification: a destination that is gone or refuses it (a client-side
+/// error) drops it; a server-side error or throttling is retried, backing off from a second, up to
+/// [`ATTEMPTS`] attempts.
+impl Courier<Notification> for S3Service {
+    fn deliver<'a>(&'a self, to: &'a Place, entry: &'a Entry<Notification>) -> BoxFuture<'a, Next> {
+        Box::pin(async move {
+            let notification = &entry.item;
+            let caller = Caller::service(S3_PRINCIPAL, &to.account, &to.region);
+            let destination = notification.destination.as_destination();
+            let Err(e) = self.send(caller, destination, notification.body.clone()).await else {
+                return Next::Done;
+            };
+            let attempts = entry.attempts + 1;
+            let server_side = e.http_status >= 500 || e.http_status == 429;
+            if server_side && attempts < ATTEMPTS {
+                return Next::Retry(Duration::from_secs(1 << attempts.min(8)));
+            }
+            tracing::warn!(destination = ?destination, error = e.message, attempts, "S3 event notification not delivered");
+            Next::Done
+        })
     }
 }
 

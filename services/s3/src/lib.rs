@@ -70,9 +70,10 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{LateProviders, Providers, Registration, ServiceEnv};
+use stratus_core::service::{LateProviders, Providers, Registration, ServiceEnv, Spawner};
 use stratus_core::{hex, id, AwsError, RequestContext};
 use stratus_gen_s3::*;
+use stratus_outbox::Outbox;
 use stratus_storage::{Blob, Durability, KeyRange, Namespace, Storage, Store, Tx};
 
 use crate::bucket::BucketRecord;
@@ -98,6 +99,8 @@ pub struct S3Service {
     /// The services event notifications go to (SQS, SNS, Lambda), which register after S3
     /// (Lambda reads its code from S3).
     destinations: LateProviders,
+    /// Event notifications on their way to those services.
+    notifications: Option<Outbox<destinations::Notification>>,
     /// Applies lifecycle expiration in the background while some bucket needs it.
     lifecycle: Arc<sweeper::Sweeper>,
 }
@@ -110,7 +113,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
         return Registration::default();
     }
     let s3 = S3Service::new(env.storage.clone(), env.scheduler.clone(), env.settings.get())
-        .with_destinations(env.late.clone())
+        .with_destinations(env.late.clone(), env.spawner)
         .resume_lifecycle();
     Registration {
         handlers: vec![Arc::new(expected_owner::OwnerChecked(Handler(s3.clone())))],
@@ -132,6 +135,7 @@ impl S3Service {
         S3Service {
             storage,
             destinations: LateProviders::default(),
+            notifications: None,
             lifecycle: Arc::new(sweeper::Sweeper::new(scheduler, lifecycle)),
         }
     }
@@ -149,9 +153,23 @@ impl S3Service {
         self
     }
 
-    /// The same service, delivering event notifications to the services `destinations` hold.
-    pub fn with_destinations(self, destinations: LateProviders) -> S3Service {
-        S3Service { destinations, ..self }
+    /// The same service, delivering event notifications to the services `destinations` hold
+    /// from an outbox drained on `spawner`'s runtime (and resuming those a previous run left).
+    pub fn with_destinations(self, destinations: LateProviders, spawner: &Spawner) -> S3Service {
+        let outbox = Outbox::new(
+            destinations::NOTIFICATIONS,
+            "s3",
+            &self.storage,
+            &self.lifecycle.scheduler,
+            spawner,
+        );
+        let s3 = S3Service {
+            destinations,
+            notifications: Some(outbox.clone()),
+            ..self
+        };
+        outbox.start(Arc::new(s3.clone()));
+        s3
     }
 
     fn store(&self) -> Result<Arc<dyn Store>, AwsError> {

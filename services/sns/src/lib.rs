@@ -10,13 +10,12 @@
 //!   the id being the subscription ARN's last part, so a topic's subscriptions scan together;
 //! - `tokens`: pending subscriptions' confirmation tokens;
 //! - `dedup`: FIFO deduplication ids by (topic name, id), for five minutes;
-//! - `deliveries`: [`delivery::Delivery`] records by (due time, sequence), one per
-//!   subscription of each accepted message, written in the transaction that acknowledges the
-//!   Publish and drained by a scheduler job that exists only while deliveries are queued
-//!   (and is started again after a restart);
+//! - `pending_deliveries`: the outbox (`stratus-outbox`) of [`delivery::Delivery`] records,
+//!   one per subscription of each accepted message, written in the transaction that
+//!   acknowledges the Publish and drained on the binary's runtime (after a restart too);
 //! - `applications`, `endpoints`: mobile push applications by `PLATFORM/NAME`, and their
 //!   endpoints by (application, id); nothing is pushed;
-//! - `counters`, `settings`: the delivery sequence, the account's SMS attributes.
+//! - `settings`: the account's SMS attributes.
 //!
 //! A subscription's `FilterPolicy` (attribute or body scope) is checked and matched by
 //! `stratus-event-pattern`, the matcher EventBridge shares.
@@ -48,7 +47,7 @@ use stratus_core::service::{Providers, Registration, ServiceEnv};
 use stratus_gen_sns::{Handler, SERVICE};
 use stratus_storage::Storage;
 
-pub use crate::service::{SnsService, SnsSettings};
+pub use crate::service::SnsService;
 
 /// Builds SNS when the binary serves it, delivering through the queues and functions
 /// registered before it, and resumes the deliveries a previous run left queued.
@@ -56,13 +55,8 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
-    let sns = SnsService::new(
-        env.storage.clone(),
-        env.scheduler.clone(),
-        env.settings.get(),
-        env.providers,
-    );
-    sns.resume_deliveries();
+    let sns = SnsService::new(env);
+    sns.shared.deliveries.start(Arc::new(sns.clone()));
     Registration {
         handlers: vec![Arc::new(Handler(sns.clone()))],
         provides: Providers {

@@ -4,16 +4,17 @@
 
 use sha2::{Digest, Sha256};
 use stratus_core::{hex, id};
+use stratus_outbox::Outbox;
 use stratus_storage::Tx;
 
-use crate::delivery::{delivery_key, Delivery, Target};
+use crate::delivery::{Delivery, Target};
 use crate::envelope::Notification;
 use crate::error::{invalid_parameter, SnsError};
 use crate::filter;
 use crate::messages::{check_fifo_id, Message};
 use crate::names::TopicRef;
 use crate::service::SnsService;
-use crate::store::{dedup_key, load_topic, topic_subscriptions, DedupEntry, COUNTERS, DEDUP, DELIVERIES, TOPICS};
+use crate::store::{dedup_key, load_topic, topic_subscriptions, DedupEntry, DEDUP, TOPICS};
 use crate::subscriptions::SubscriptionRecord;
 use crate::topics::TopicRecord;
 
@@ -78,7 +79,8 @@ impl SnsService {
     ) -> Result<Vec<Published>, SnsError> {
         let now = self.now_ms();
         let t = topic.clone();
-        let (published, first_due) = self
+        let outbox = self.shared.deliveries.clone();
+        let (published, queued) = self
             .transact(&topic.account, &topic.region, move |tx| {
                 let mut record = load_topic(tx, &t.name)?;
                 for o in &outgoing {
@@ -88,32 +90,54 @@ impl SnsService {
                 let mut published = Vec::with_capacity(outgoing.len());
                 let mut queued = false;
                 for o in outgoing {
-                    let (p, any) = accept(tx, &t, &mut record, &subs, o, now, &endpoint)?;
+                    let publishing = Publishing {
+                        topic: &t,
+                        subs: &subs,
+                        outbox: &outbox,
+                        now,
+                        endpoint: &endpoint,
+                    };
+                    let (p, any) = accept(tx, publishing, &mut record, o)?;
                     queued |= any;
                     published.push(p);
                 }
                 TOPICS.put(tx, t.name.as_bytes(), &record)?;
-                Ok((published, queued.then_some(now)))
+                Ok((published, queued))
             })
             .await?;
-        if let Some(due) = first_due {
-            self.schedule_drain(&topic.account, &topic.region, due);
+        if queued {
+            self.shared.deliveries.wake(&topic.account, &topic.region);
         }
         Ok(published)
     }
+}
+
+/// What every message of one publish shares.
+#[derive(Clone, Copy)]
+struct Publishing<'a> {
+    topic: &'a TopicRef,
+    subs: &'a [(Vec<u8>, SubscriptionRecord)],
+    outbox: &'a Outbox<Delivery>,
+    now: i64,
+    /// Where the publisher reached SNS (the envelopes' `UnsubscribeURL`).
+    endpoint: &'a str,
 }
 
 /// Accepts one message: deduplicates it (FIFO), numbers it, and queues its deliveries.
 /// Answers what Publish reports and whether any delivery was queued.
 fn accept(
     tx: &mut Tx<'_>,
-    topic: &TopicRef,
+    publishing: Publishing<'_>,
     record: &mut TopicRecord,
-    subs: &[(Vec<u8>, SubscriptionRecord)],
     o: Outgoing,
-    now: i64,
-    endpoint: &str,
 ) -> Result<(Published, bool), SnsError> {
+    let Publishing {
+        topic,
+        subs,
+        outbox,
+        now,
+        endpoint,
+    } = publishing;
     let mut dedup_id = None;
     if record.is_fifo() {
         let id = match &o.dedup_id {
@@ -151,7 +175,6 @@ fn accept(
     }
     let topic_arn = topic.arn();
     let fifo_topic = record.is_fifo();
-    let mut next = COUNTERS.get(tx, "delivery")?.unwrap_or(0);
     let mut queued = false;
     for (_, sub) in subs {
         if sub.pending || !filter::accepts(sub, &o.message) {
@@ -199,9 +222,7 @@ fn accept(
             };
             (queue, dead_body)
         });
-        next += 1;
         let delivery = Delivery {
-            sequence: next,
             subscription_arn,
             target,
             body,
@@ -213,13 +234,10 @@ fn accept(
                 .filter(|_| !fifo_topic || sub.endpoint.ends_with(".fifo")),
             dedup_id: dedup_id.as_ref().map(|(_, id)| id.clone()),
             dead_letter,
-            attempts: 0,
-            due_ms: now,
         };
-        DELIVERIES.put(tx, delivery_key(&delivery), &delivery)?;
+        outbox.put(tx, delivery)?;
         queued = true;
     }
-    COUNTERS.put(tx, "delivery", &next)?;
     Ok((
         Published {
             message_id,

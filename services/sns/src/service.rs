@@ -1,25 +1,15 @@
 //! The service value: storage access, the capabilities it delivers through, and its
-//! settings.
+//! outbox of deliveries.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::Arc;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{FunctionInvoker, MessageSink, Providers};
+use stratus_core::service::{FunctionInvoker, MessageSink, ServiceEnv};
+use stratus_outbox::Outbox;
 use stratus_storage::{Durability, Namespace, Storage, Store, Tx};
 
+use crate::delivery::{Delivery, DELIVERIES};
 use crate::error::SnsError;
-
-/// What the binary tells SNS about where it runs.
-#[derive(Debug, Clone, Default)]
-pub struct SnsSettings {
-    /// The async runtime requests are served on, which the binary fills once it runs: the
-    /// scheduler's jobs run deliveries on it (those resumed after a restart among them).
-    pub runtime: Arc<OnceLock<tokio::runtime::Handle>>,
-}
-
-/// The queue of deliveries of one account and region.
-pub(crate) type QueueKey = (String, String);
 
 /// The SNS service. Clones share everything.
 #[derive(Clone)]
@@ -30,28 +20,23 @@ pub struct SnsService {
 pub(crate) struct Shared {
     pub(crate) storage: Arc<Storage>,
     pub(crate) scheduler: Scheduler,
-    pub(crate) settings: SnsSettings,
     /// SQS's queues, for `sqs` subscriptions and dead-letter queues.
     pub(crate) queues: Option<Arc<dyn MessageSink>>,
     /// Lambda's functions, for `lambda` subscriptions.
     pub(crate) functions: Option<Arc<dyn FunctionInvoker>>,
-    /// Delivery queues with a drain job on the scheduler, and when it is due (ms).
-    pub(crate) draining: Mutex<HashMap<QueueKey, i64>>,
-    /// One drain at a time per queue, so that deliveries keep their order and none runs twice.
-    pub(crate) drain_locks: Mutex<HashMap<QueueKey, Arc<tokio::sync::Mutex<()>>>>,
+    /// Each accepted message's deliveries, one per subscription, until made.
+    pub(crate) deliveries: Outbox<Delivery>,
 }
 
 impl SnsService {
-    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, settings: SnsSettings, providers: &Providers) -> Self {
+    pub fn new(env: &ServiceEnv<'_, Storage>) -> Self {
         SnsService {
             shared: Arc::new(Shared {
-                storage,
-                scheduler,
-                settings,
-                queues: providers.messages.clone(),
-                functions: providers.functions.clone(),
-                draining: Mutex::default(),
-                drain_locks: Mutex::default(),
+                storage: env.storage.clone(),
+                scheduler: env.scheduler.clone(),
+                queues: env.providers.messages.clone(),
+                functions: env.providers.functions.clone(),
+                deliveries: Outbox::new(DELIVERIES, "sns", env.storage, env.scheduler, env.spawner),
             }),
         }
     }
@@ -82,9 +67,4 @@ impl SnsService {
 
 pub(crate) fn namespace(account: &str, region: &str) -> Namespace {
     Namespace::regional(account, region, "sns")
-}
-
-/// Ignores a poisoned lock: the maps it guards stay consistent between statements.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -4,7 +4,6 @@ use serde::{Deserialize, Serialize};
 use stratus_storage::tuple::{TupleKey, TupleReader};
 use stratus_storage::{Direction, KeyRange, Read, Table};
 
-use crate::delivery::Delivery;
 use crate::error::{topic_not_found, SnsError};
 use crate::platform::{AppRecord, EndpointRecord};
 use crate::subscriptions::SubscriptionRecord;
@@ -14,9 +13,6 @@ pub(crate) const TOPICS: Table<TopicRecord> = Table::new("topics");
 pub(crate) const SUBSCRIPTIONS: Table<SubscriptionRecord> = Table::new("subscriptions");
 pub(crate) const TOKENS: Table<TokenEntry> = Table::new("tokens");
 pub(crate) const DEDUP: Table<DedupEntry> = Table::new("dedup");
-pub(crate) const DELIVERIES: Table<Delivery> = Table::new("deliveries");
-/// Counters by name: `delivery`, the last delivery sequence number handed out.
-pub(crate) const COUNTERS: Table<u64> = Table::new("counters");
 pub(crate) const APPLICATIONS: Table<AppRecord> = Table::new("applications");
 pub(crate) const ENDPOINTS: Table<EndpointRecord> = Table::new("endpoints");
 /// Account-wide SMS settings, under the key `sms`.

@@ -8,13 +8,15 @@
 //! service's CORS rules, [`FormUpload`], its HTML form uploads, and [`WebEndpoints`], its
 //! own plain HTTP endpoints ([`endpoints`]); the capabilities one
 //! service offers another ([`capabilities`]: [`MessageSink`] and the rest); and the
-//! [`Registration`] each service crate hands the binary ([`registration`]); and how a
+//! [`Registration`] each service crate hands the binary ([`registration`]), with the
+//! [`Spawner`] that runs its background work on the binary's runtime; and how a
 //! service's operations are wired to its functions ([`wiring`]: the generated `operations!`
 //! macros).
 
 pub mod capabilities;
 pub mod endpoints;
 pub mod registration;
+pub mod spawner;
 pub mod wiring;
 
 use std::future::Future;
@@ -32,6 +34,7 @@ pub use capabilities::{
 };
 pub use endpoints::{WebAnswer, WebBody, WebEndpoints, WebRequest};
 pub use registration::{LateProviders, Providers, Registration, ServiceEnv, Settings};
+pub use spawner::Spawner;
 pub use wiring::EncodedAnswer;
 
 /// A boxed, sendable future: what a type-erased operation call returns.

@@ -15,7 +15,7 @@ use super::capabilities::{
     Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSource,
     ResourcePolicies, RoleDirectory, RoleSessions, TopicPublisher,
 };
-use super::{CrossOrigin, FormUpload, ServiceHandler, WebEndpoints};
+use super::{CrossOrigin, FormUpload, ServiceHandler, Spawner, WebEndpoints};
 use crate::scheduler::Scheduler;
 use crate::schema::Service;
 
@@ -145,6 +145,8 @@ pub struct ServiceEnv<'a, S> {
     pub storage: &'a Arc<S>,
     /// The process's one scheduler, and through it the clock.
     pub scheduler: &'a Scheduler,
+    /// The binary's async runtime, for work that outlives a request.
+    pub spawner: &'a Spawner,
     /// The services' own settings, from the command line.
     pub settings: &'a Settings,
     /// The capabilities of the services registered before this one.

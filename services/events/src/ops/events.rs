@@ -17,7 +17,6 @@ pub(crate) async fn put_events(
     if input.endpoint_id.is_some() {
         return Err(crate::error::not_served("Putting events through a global endpoint").into());
     }
-    svc.note_runtime();
     let entries: Vec<(Entry<'_>, Option<&str>)> = input
         .entries
         .iter()

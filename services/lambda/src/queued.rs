@@ -1,0 +1,242 @@
+//! Asynchronous (`Event`) invocations: queued in the service's outbox in the transaction
+//! that acknowledges them, then run with Lambda's retries (two by default, a minute and then
+//! two minutes apart), maximum event age, and destinations or dead-letter queue.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use stratus_core::service::{BoxFuture, Caller};
+use stratus_core::AwsError;
+use stratus_outbox::{Courier, Entry, Next, Place};
+
+use crate::error::{self, function_not_found};
+use crate::invoke::{target, too_large, Ran, RunError};
+use crate::names::{FunctionRef, LATEST};
+use crate::records::QueuedInvocation;
+use crate::service::LambdaService;
+
+/// The outbox's table in each account's and region's store.
+pub(crate) const QUEUED: &str = "queued_invocations";
+/// The largest asynchronous payload, in bytes.
+pub(crate) const MAX_ASYNC_PAYLOAD: usize = 1_048_576;
+/// Lambda's defaults for an asynchronous invocation without an event invoke configuration.
+const DEFAULT_RETRIES: u32 = 2;
+const DEFAULT_MAX_AGE_SECS: i64 = 21_600;
+
+impl LambdaService {
+    /// Queues an `Event` invocation of `f` durably and answers once it is written.
+    pub(crate) async fn enqueue(&self, f: &FunctionRef, payload: Vec<u8>, id: String) -> Result<(), AwsError> {
+        if payload.len() > MAX_ASYNC_PAYLOAD {
+            return Err(too_large(MAX_ASYNC_PAYLOAD));
+        }
+        let record = self.function(f, &f.latest_qualified_arn())?;
+        target(&record, f)?;
+        let queued = QueuedInvocation {
+            id,
+            function: record.name,
+            qualifier: f.qualifier.clone(),
+            payload,
+        };
+        let outbox = self.shared.queued.clone();
+        self.transact(&f.account, &f.region, move |tx| {
+            outbox.put(tx, queued).map_err(error::storage)
+        })
+        .await?;
+        self.shared.queued.wake(&f.account, &f.region);
+        Ok(())
+    }
+
+    /// Sends a destination record to an SQS queue; other destination types are not served.
+    async fn send_to(&self, account: &str, region: &str, destination: &str, body: String) {
+        let is_queue = destination.starts_with("arn:") && destination.split(':').nth(2) == Some("sqs");
+        match (&self.shared.messages, is_queue) {
+            (Some(queues), true) => {
+                let caller = Caller::service("lambda.amazonaws.com", account, region);
+                if let Err(e) = queues.send(caller, destination, body).await {
+                    tracing::warn!(destination, error = %e, "could not deliver to the destination");
+                }
+            }
+            _ => tracing::warn!(destination, "destination not served by Stratus: record dropped"),
+        }
+    }
+}
+
+/// One run of a queued invocation; then a retry, or the destination for its outcome.
+impl Courier<QueuedInvocation> for LambdaService {
+    fn deliver<'a>(&'a self, to: &'a Place, entry: &'a Entry<QueuedInvocation>) -> BoxFuture<'a, Next> {
+        Box::pin(async move {
+            let queued = &entry.item;
+            let f = FunctionRef {
+                account: to.account.clone(),
+                region: to.region.clone(),
+                name: queued.function.clone(),
+                qualifier: queued.qualifier.clone(),
+            };
+            let record = self.function(&f, &f.arn()).ok();
+            let eic_key = f.qualifier.clone().unwrap_or_else(|| LATEST.to_owned());
+            let eic = record
+                .as_ref()
+                .and_then(|r| r.event_invoke.get(&eic_key).cloned())
+                .unwrap_or_default();
+            let dead_letter = record
+                .as_ref()
+                .and_then(|r| target(r, &f).ok())
+                .and_then(|c| c.dead_letter_target);
+            let attempts = entry.attempts + 1;
+            let outcome = match record {
+                Some(_) => self.run(&f, queued.payload.clone(), None, &queued.id).await,
+                None => Err(RunError::Aws(function_not_found(&f.arn()))),
+            };
+            let now = self.now_ms();
+            let max_retries = eic
+                .maximum_retry_attempts
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(DEFAULT_RETRIES);
+            let max_age_ms = eic.maximum_event_age_in_seconds.map_or(DEFAULT_MAX_AGE_SECS, i64::from) * 1000;
+            let failed = !matches!(&outcome, Ok(ran) if ran.function_error.is_none());
+            let wait = Duration::from_secs(60 * u64::from(attempts));
+            let retry_at = now + i64::try_from(wait.as_millis()).unwrap_or(i64::MAX / 2);
+            let too_old = retry_at - entry.accepted_ms >= max_age_ms;
+            if failed && function_exists(&outcome) && attempts <= max_retries && !too_old {
+                return Next::Retry(wait);
+            }
+            let destination = if failed {
+                eic.on_failure.clone().or(dead_letter)
+            } else {
+                eic.on_success.clone()
+            };
+            if let Some(destination) = destination {
+                let body = if !failed || eic.on_failure.is_some() {
+                    destination_record(&f, queued, attempts, &outcome, now, too_old)
+                } else {
+                    String::from_utf8_lossy(&queued.payload).into_owned()
+                };
+                self.send_to(&to.account, &to.region, &destination, body).await;
+            }
+            Next::Done
+        })
+    }
+}
+
+/// Whether a failed run's function still exists (a deleted one is not retried).
+fn function_exists(outcome: &Result<Ran, RunError>) -> bool {
+    !matches!(outcome, Err(RunError::Aws(e)) if e.code == "ResourceNotFoundException")
+}
+
+/// A payload as a destination record carries it: parsed when it is JSON.
+fn as_json(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()))
+}
+
+/// The record Lambda sends to a destination after an asynchronous invocation.
+fn destination_record(
+    f: &FunctionRef,
+    queued: &QueuedInvocation,
+    attempts: u32,
+    outcome: &Result<Ran, RunError>,
+    now_ms: i64,
+    too_old: bool,
+) -> String {
+    let (condition, status, executed, function_error, response) = match outcome {
+        Ok(ran) if ran.function_error.is_none() => (
+            "Success",
+            200,
+            ran.executed_version.clone(),
+            None,
+            Some(as_json(&ran.payload)),
+        ),
+        Ok(ran) => (
+            if too_old {
+                "EventAgeExceeded"
+            } else {
+                "RetriesExhausted"
+            },
+            200,
+            ran.executed_version.clone(),
+            ran.function_error.clone(),
+            Some(as_json(&ran.payload)),
+        ),
+        Err(_) => (
+            if too_old {
+                "EventAgeExceeded"
+            } else {
+                "RetriesExhausted"
+            },
+            500,
+            f.version_or_latest().to_owned(),
+            Some("Unhandled".to_owned()),
+            None,
+        ),
+    };
+    let timestamp = {
+        let secs = now_ms.div_euclid(1000);
+        let (y, mo, d, h, mi, s) = stratus_core::calendar::civil_from_seconds(secs);
+        format!(
+            "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}Z",
+            now_ms.rem_euclid(1000)
+        )
+    };
+    let mut response_context = serde_json::Map::new();
+    response_context.insert("statusCode".into(), json!(status));
+    response_context.insert("executedVersion".into(), json!(executed));
+    if let Some(e) = function_error {
+        response_context.insert("functionError".into(), json!(e));
+    }
+    let mut record = serde_json::Map::new();
+    record.insert("version".into(), json!("1.0"));
+    record.insert("timestamp".into(), json!(timestamp));
+    record.insert(
+        "requestContext".into(),
+        json!({
+            "requestId": queued.id,
+            "functionArn": f.latest_qualified_arn(),
+            "condition": condition,
+            "approximateInvokeCount": attempts,
+        }),
+    );
+    record.insert("requestPayload".into(), as_json(&queued.payload));
+    record.insert("responseContext".into(), Value::Object(response_context));
+    if let Some(response) = response {
+        record.insert("responsePayload".into(), response);
+    }
+    Value::Object(record).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn destination_records_have_aws_shape() {
+        let f = FunctionRef {
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            name: "f".into(),
+            qualifier: None,
+        };
+        let queued = QueuedInvocation {
+            id: "id-1".into(),
+            function: "f".into(),
+            qualifier: None,
+            payload: br#"{"a":1}"#.to_vec(),
+        };
+        let ran = Ran {
+            payload: br#"{"errorMessage":"boom"}"#.to_vec(),
+            function_error: Some("Unhandled".into()),
+            log_tail: String::new(),
+            executed_version: "$LATEST".into(),
+        };
+        let record: Value = serde_json::from_str(&destination_record(&f, &queued, 3, &Ok(ran), 1_000, false)).unwrap();
+        assert_eq!(record["version"], "1.0");
+        assert_eq!(record["timestamp"], "1970-01-01T00:00:01.000Z");
+        assert_eq!(record["requestContext"]["condition"], "RetriesExhausted");
+        assert_eq!(record["requestContext"]["approximateInvokeCount"], 3);
+        assert_eq!(
+            record["requestContext"]["functionArn"],
+            "arn:aws:lambda:us-east-1:000000000000:function:f:$LATEST"
+        );
+        assert_eq!(record["requestPayload"]["a"], 1);
+        assert_eq!(record["responseContext"]["functionError"], "Unhandled");
+        assert_eq!(record["responsePayload"]["errorMessage"], "boom");
+    }
+}
