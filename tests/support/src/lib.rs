@@ -26,6 +26,39 @@ impl Rng {
     }
 }
 
+/// Fragments that break JSON parsers: structure, escapes, a lone surrogate, numbers out of
+/// range, invalid UTF-8.
+pub const JSON_TOKENS: &[&[u8]] = &[
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b":",
+    b",",
+    b"\"",
+    b"\\",
+    b"\\u00",
+    b"\\ud800",
+    b"null",
+    b"true",
+    b"1e309",
+    b"-0",
+    b"\xff",
+    b"\xe2\x82",
+];
+
+/// Input `i` of a property test: every seventh a run of up to `max_tokens` of `tokens`, the
+/// others one of `seeds` mutated ([`mutate`]).
+pub fn fuzz_input(rng: &mut Rng, i: usize, seeds: &[&[u8]], tokens: &[&[u8]], max_tokens: usize) -> Vec<u8> {
+    if i % 7 == 0 {
+        (0..rng.below(max_tokens))
+            .flat_map(|_| tokens[rng.below(tokens.len())].to_vec())
+            .collect()
+    } else {
+        mutate(rng, seeds[i % seeds.len()], tokens)
+    }
+}
+
 /// `seed` with one to four random edits: truncation, a flipped byte, one of `tokens` inserted,
 /// or a short run deleted.
 pub fn mutate(rng: &mut Rng, seed: &[u8], tokens: &[&[u8]]) -> Vec<u8> {
