@@ -132,6 +132,37 @@ def test_a_rate_rule_fires_on_the_clock():
         server.stop()
 
 
+def test_a_cron_rule_fires_at_the_minute_it_names():
+    """`cron(M H * * ? *)` fires once a day at H:M UTC (EventBridge user guide, "Cron
+    expressions"), and not before."""
+    server = Stratus("--ephemeral", "--clock", "manual")
+    try:
+        sqs, events = server.client("sqs"), server.client("events")
+        url = sqs.create_queue(QueueName="cron-ticks")["QueueUrl"]
+        now = int(server.now())
+        due = (now // 60 + 3) * 60
+        hour, minute = due % 86400 // 3600, due % 3600 // 60
+        events.put_rule(Name="daily", ScheduleExpression=f"cron({minute} {hour} * * ? *)")
+        events.put_targets(Rule="daily", Targets=[{"Id": "q", "Arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:cron-ticks"}])
+        server.advance(due - now - 30)
+        assert sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0).get("Messages", []) == []
+        server.advance(60)
+        [message] = receive(sqs, url, timeout=20)
+        event = json.loads(message["Body"])
+        assert event["detail-type"] == "Scheduled Event"
+        # The event's time is the minute named, though the clock has passed it.
+        assert event["time"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(due))
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        # The next firing is a day later.
+        server.advance(86400 - 120)
+        assert sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0).get("Messages", []) == []
+        server.advance(120)
+        [message] = receive(sqs, url, timeout=20)
+        assert json.loads(message["Body"])["detail-type"] == "Scheduled Event"
+    finally:
+        server.stop()
+
+
 def test_a_rate_rule_fires_again_after_a_restart(tmp_path):
     data = str(tmp_path / "data")
     first = Stratus("--data-dir", data, "--clock", "manual")

@@ -19,6 +19,7 @@
 //! SNS (`TopicPublisher`) and other buses; nothing runs while no delivery is pending. Enabled
 //! `rate(…)` rules fire on the scheduler ([`scheduled`]).
 
+mod cron;
 mod delivery;
 mod error;
 mod event;

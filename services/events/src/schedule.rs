@@ -2,16 +2,17 @@
 //!
 //! A rate is `rate(VALUE UNIT)`: a positive whole number and `minute`, `hour` or `day`,
 //! singular for 1 and plural otherwise, with exactly one space and nothing around it. A cron is
-//! six fields — minutes, hours, day of month, month, day of week, year — with `?` in exactly one
-//! of the two day fields.
+//! six fields ([`Cron`]).
+
+use crate::cron::Cron;
 
 /// A schedule EventBridge accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Schedule {
     /// Every this many seconds.
     Rate(u64),
-    /// A cron expression (kept as text; firing on it is not served yet).
-    Cron,
+    /// At the minutes a cron expression names.
+    Cron(Cron),
 }
 
 /// The schedule `text` describes, or `None` when EventBridge refuses it ("Parameter
@@ -21,7 +22,7 @@ pub(crate) fn parse(text: &str) -> Option<Schedule> {
         return rate(body).map(Schedule::Rate);
     }
     if let Some(body) = text.strip_prefix("cron(").and_then(|t| t.strip_suffix(')')) {
-        return cron(body).map(|()| Schedule::Cron);
+        return Cron::parse(body).map(Schedule::Cron);
     }
     None
 }
@@ -40,101 +41,6 @@ fn rate(body: &str) -> Option<u64> {
         _ => return None,
     };
     value.checked_mul(seconds)
-}
-
-const MONTHS: [&str; 12] = [
-    "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
-];
-const DAYS: [&str; 7] = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
-
-fn cron(body: &str) -> Option<()> {
-    let fields: Vec<&str> = body.split(' ').collect();
-    let [minutes, hours, dom, month, dow, year] = fields.as_slice() else {
-        return None;
-    };
-    // Exactly one of the day fields is `?`.
-    if (*dom == "?") == (*dow == "?") {
-        return None;
-    }
-    field(minutes, 0, 59, &[], "")?;
-    field(hours, 0, 23, &[], "")?;
-    if *dom != "?" {
-        field(dom, 1, 31, &[], "LW")?;
-    }
-    field(month, 1, 12, &MONTHS, "")?;
-    if *dow != "?" {
-        field(dow, 1, 7, &DAYS, "L#")?;
-    }
-    field(year, 1970, 2199, &[], "")?;
-    Some(())
-}
-
-/// One cron field: `*`, or a comma list of values, ranges `a-b` and steps `a/n` or `*/n`, each
-/// value a number in `min..=max` or one of `names` (1-based), with the `extras` this field
-/// allows (`L`, `W`, `#`).
-fn field(text: &str, min: u32, max: u32, names: &[&str], extras: &str) -> Option<()> {
-    if text == "*" {
-        return Some(());
-    }
-    for part in text.split(',') {
-        let (range, step) = match part.split_once('/') {
-            Some((range, step)) => (range, Some(step)),
-            None => (part, None),
-        };
-        if let Some(step) = step {
-            let n: u32 = step.parse().ok()?;
-            if n == 0 || !step.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-        }
-        if range == "*" {
-            continue;
-        }
-        if extras.contains('L') && (range == "L" || range == "LW") {
-            continue;
-        }
-        if extras.contains('#') {
-            if let Some((day, nth)) = range.split_once('#') {
-                value(day, min, max, names)?;
-                let nth: u32 = nth.parse().ok()?;
-                if !(1..=5).contains(&nth) {
-                    return None;
-                }
-                continue;
-            }
-            if let Some(day) = range.strip_suffix('L') {
-                value(day, min, max, names)?;
-                continue;
-            }
-        }
-        if extras.contains('W') {
-            if let Some(day) = range.strip_suffix('W') {
-                value(day, min, max, names)?;
-                continue;
-            }
-        }
-        match range.split_once('-') {
-            Some((from, to)) => {
-                value(from, min, max, names)?;
-                value(to, min, max, names)?;
-            }
-            None => {
-                value(range, min, max, names)?;
-            }
-        }
-    }
-    Some(())
-}
-
-fn value(text: &str, min: u32, max: u32, names: &[&str]) -> Option<u32> {
-    if let Some(i) = names.iter().position(|n| n.eq_ignore_ascii_case(text)) {
-        return u32::try_from(i + 1).ok();
-    }
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let n: u32 = text.parse().ok()?;
-    (min..=max).contains(&n).then_some(n)
 }
 
 #[cfg(test)]
@@ -184,7 +90,7 @@ mod tests {
             "cron(0 8 L * ? *)",
             "cron(0 8 15W * ? *)",
         ] {
-            assert_eq!(parse(accepted), Some(Schedule::Cron), "{accepted}");
+            assert!(matches!(parse(accepted), Some(Schedule::Cron(_))), "{accepted}");
         }
         for refused in [
             "cron(0 1 * * * *)",
