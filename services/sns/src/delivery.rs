@@ -17,6 +17,7 @@ use stratus_core::service::{BoxFuture, Caller};
 use stratus_core::AwsError;
 use stratus_outbox::{Courier, Entry, Next, Place};
 
+use crate::http;
 use crate::messages::Attribute;
 use crate::service::SnsService;
 
@@ -30,6 +31,8 @@ pub(crate) enum Target {
     Queue(String),
     /// A Lambda function, by ARN (invoked asynchronously).
     Function(String),
+    /// An `http` endpoint.
+    Http(http::Post),
 }
 
 /// The outbox's table in each account's and region's store.
@@ -118,6 +121,19 @@ impl Courier<Delivery> for SnsService {
             let result = match &delivery.target {
                 Target::Queue(arn) => self.send_to_queue(caller, arn, delivery).await,
                 Target::Function(arn) => self.invoke_function(caller, arn, delivery).await,
+                Target::Http(post) => {
+                    return match http::deliver(post, &delivery.body).await {
+                        Ok(()) => Next::Done,
+                        Err(http::Failure::Retry(_)) if entry.attempts < http::RETRIES => {
+                            Next::Retry(http::RETRY_DELAY)
+                        }
+                        Err(http::Failure::Retry(reason) | http::Failure::Never(reason)) => {
+                            tracing::info!(subscription = %delivery.subscription_arn, %reason, "HTTP delivery failed");
+                            self.dead_letter(caller, delivery).await;
+                            Next::Done
+                        }
+                    };
+                }
             };
             match outcome(result) {
                 Outcome::Delivered => return Next::Done,

@@ -115,6 +115,38 @@ impl Notification<'_> {
     }
 }
 
+/// What an `http` or `https` endpoint receives when it is subscribed: the token, and the link
+/// that confirms the subscription (`SubscribeURL`, ConfirmSubscription on the endpoint the
+/// subscriber reached SNS at).
+pub(crate) fn subscription_confirmation(
+    message_id: &str,
+    token: &str,
+    topic_arn: &str,
+    endpoint: &str,
+    timestamp_ms: i64,
+) -> String {
+    let mut m = Map::new();
+    m.insert("Type".into(), json!("SubscriptionConfirmation"));
+    m.insert("MessageId".into(), json!(message_id));
+    m.insert("Token".into(), json!(token));
+    m.insert("TopicArn".into(), json!(topic_arn));
+    m.insert(
+        "Message".into(),
+        json!(format!(
+            "You have chosen to subscribe to the topic {topic_arn}.\nTo confirm the subscription, visit the SubscribeURL included in this message."
+        )),
+    );
+    m.insert(
+        "SubscribeURL".into(),
+        json!(format!(
+            "{endpoint}/?Action=ConfirmSubscription&TopicArn={topic_arn}&Token={token}"
+        )),
+    );
+    m.insert("Timestamp".into(), json!(timestamp(timestamp_ms)));
+    m.insert("SignatureVersion".into(), json!("1"));
+    Value::Object(m).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,7 @@ mod delivery;
 mod envelope;
 mod error;
 mod filter;
+mod http;
 mod messages;
 mod names;
 mod ops;

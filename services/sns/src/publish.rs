@@ -11,6 +11,7 @@ use crate::delivery::{Delivery, Target};
 use crate::envelope::Notification;
 use crate::error::{invalid_parameter, SnsError};
 use crate::filter;
+use crate::http;
 use crate::messages::{check_fifo_id, Message};
 use crate::names::TopicRef;
 use crate::service::SnsService;
@@ -209,7 +210,23 @@ fn accept(
                 note.lambda_event(),
                 Default::default(),
             ),
-            // HTTP, email, SMS, mobile and Firehose deliveries are not made yet.
+            "http" | "https" => (
+                Target::Http(http::Post {
+                    url: sub.endpoint.clone(),
+                    message_type: "Notification".to_owned(),
+                    message_id: message_id.clone(),
+                    topic_arn: topic_arn.clone(),
+                    subscription_arn: Some(subscription_arn.clone()),
+                    raw: sub.raw(),
+                }),
+                if sub.raw() {
+                    text.to_owned()
+                } else {
+                    note.queue_envelope()
+                },
+                Default::default(),
+            ),
+            // Email, SMS, mobile and Firehose deliveries are not made yet.
             _ => continue,
         };
         // A dead-letter queue receives what a queue subscription would have (the envelope,

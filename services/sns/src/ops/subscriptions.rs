@@ -6,9 +6,13 @@ use stratus_core::{hex, id, RequestContext, Unit};
 use stratus_gen_sns::*;
 use stratus_storage::{Direction, KeyRange, Read};
 
+use crate::delivery::{Delivery, Target};
+use crate::envelope;
 use crate::error::{invalid_parameter, subscription_not_found, SnsError};
 use crate::filter;
+use crate::http;
 use crate::names::{principal_arn, SubscriptionRef, TopicRef};
+use crate::ops::endpoint_of;
 use crate::service::SnsService;
 use crate::store::{
     load_topic, read_subscription_key, subscription_key, topic_prefix, topic_subscriptions, TokenEntry, SUBSCRIPTIONS,
@@ -58,7 +62,9 @@ pub(crate) async fn subscribe(
     check_fifo_redrive(&topic, &record)?;
     let t = topic.clone();
     let return_arn = input.return_subscription_arn;
-    let (id, pending) = sns
+    let outbox = sns.shared.deliveries.clone();
+    let (endpoint_url, now) = (endpoint_of(ctx), sns.now_ms());
+    let (id, pending, confirming) = sns
         .transact(&topic.account, &topic.region, move |tx| {
             load_topic(tx, &t.name)?;
             for (_, existing) in topic_subscriptions(tx, &t.name)? {
@@ -68,7 +74,7 @@ pub(crate) async fn subscribe(
                             "Attributes Reason: Subscription already exists with different attributes",
                         ));
                     }
-                    return Ok((existing.id, existing.pending));
+                    return Ok((existing.id, existing.pending, false));
                 }
             }
             let mut record = record;
@@ -82,12 +88,20 @@ pub(crate) async fn subscribe(
                         id: record.id.clone(),
                     },
                 )?;
+                if matches!(record.protocol.as_str(), "http" | "https") {
+                    let confirmation = confirmation(&t, &record, &token, &endpoint_url, now);
+                    outbox.put(tx, confirmation)?;
+                }
                 record.token = Some(token);
             }
             SUBSCRIPTIONS.put(tx, subscription_key(&t.name, &record.id), &record)?;
-            Ok((record.id, record.pending))
+            let confirming = record.pending && matches!(record.protocol.as_str(), "http" | "https");
+            Ok((record.id, record.pending, confirming))
         })
         .await?;
+    if confirming {
+        sns.shared.deliveries.wake(&topic.account, &topic.region);
+    }
     let arn = SubscriptionRef { topic, id }.arn();
     Ok(SubscribeResponse {
         subscription_arn: Some(if pending && !return_arn {
@@ -96,6 +110,28 @@ pub(crate) async fn subscribe(
             arn
         }),
     })
+}
+
+/// The `SubscriptionConfirmation` an `http` or `https` subscription's endpoint receives.
+fn confirmation(topic: &TopicRef, record: &SubscriptionRecord, token: &str, endpoint: &str, now_ms: i64) -> Delivery {
+    let topic_arn = topic.arn();
+    let message_id = id::uuid();
+    Delivery {
+        subscription_arn: format!("{topic_arn}:{}", record.id),
+        body: envelope::subscription_confirmation(&message_id, token, &topic_arn, endpoint, now_ms),
+        target: Target::Http(http::Post {
+            url: record.endpoint.clone(),
+            message_type: "SubscriptionConfirmation".to_owned(),
+            message_id,
+            topic_arn,
+            subscription_arn: None,
+            raw: false,
+        }),
+        attributes: Default::default(),
+        group_id: None,
+        dedup_id: None,
+        dead_letter: None,
+    }
 }
 
 /// A FIFO subscription (a FIFO queue on a FIFO topic) dead-letters into a FIFO queue only.
