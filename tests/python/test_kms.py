@@ -107,10 +107,10 @@ def test_missing_and_malformed_key_ids_are_refused_in_aws_words(kms):
         kms.describe_key(KeyId=missing)
     assert error(e) == ("NotFoundException", f"Key 'arn:aws:kms:us-east-1:000000000000:key/{missing}' does not exist")
     key = new_key(kms)["KeyId"]
-    elsewhere = f"arn:aws:kms:eu-west-1:000000000000:key/{key}"
+    # An ARN of another region names it, as AWS's recorded answer words it.
     with pytest.raises(ClientError) as e:
-        kms.describe_key(KeyId=elsewhere)
-    assert error(e) == ("NotFoundException", f"Key '{elsewhere}' does not exist")
+        kms.describe_key(KeyId=f"arn:aws:kms:eu-west-1:000000000000:key/{key}")
+    assert error(e) == ("NotFoundException", "Invalid arn eu-west-1")
 
 
 def test_disabled_key_refuses_cryptography_until_enabled(kms):
@@ -488,7 +488,17 @@ def test_imported_key_material_wrapped_by_cryptography(kms):
     blob = kms.encrypt(KeyId=meta["KeyId"], Plaintext=b"imported")["CiphertextBlob"]
     assert kms.decrypt(CiphertextBlob=blob)["Plaintext"] == b"imported"
     kms.delete_imported_key_material(KeyId=meta["KeyId"])
-    assert kms.describe_key(KeyId=meta["KeyId"])["KeyMetadata"]["KeyState"] == "PendingImport"
+    deleted = kms.describe_key(KeyId=meta["KeyId"])["KeyMetadata"]
+    assert deleted["KeyState"] == "PendingImport"
+    # As AWS reports it, the material's id stays; the same material imported again decrypts.
+    assert deleted["CurrentKeyMaterialId"] == described["CurrentKeyMaterialId"]
+    params = kms.get_parameters_for_import(KeyId=meta["KeyId"], WrappingAlgorithm="RSAES_OAEP_SHA_1", WrappingKeySpec="RSA_2048")
+    wrapping = serialization.load_der_public_key(params["PublicKey"])
+    wrapped = wrapping.encrypt(material, padding.OAEP(padding.MGF1(hashes.SHA1()), hashes.SHA1(), None))
+    kms.import_key_material(
+        KeyId=meta["KeyId"], ImportToken=params["ImportToken"], EncryptedKeyMaterial=wrapped, ValidTo=2_000_000_000
+    )
+    assert kms.decrypt(CiphertextBlob=blob)["Plaintext"] == b"imported"
     plain = new_key(kms)
     with pytest.raises(ClientError) as e:
         kms.get_parameters_for_import(KeyId=plain["KeyId"], WrappingAlgorithm="RSAES_OAEP_SHA_256", WrappingKeySpec="RSA_2048")
@@ -521,3 +531,26 @@ def test_custom_key_stores_are_absent(kms):
     with pytest.raises(ClientError) as e:
         kms.create_key(CustomKeyStoreId="cks-1234567890abcdef0")
     assert error(e)[0] == "CustomKeyStoreNotFoundException"
+
+
+def test_an_ec_key_imported_with_rsa_aes_key_wrap_signs_as_itself(kms):
+    from cryptography.hazmat.primitives.keywrap import aes_key_wrap_with_padding
+
+    meta = new_key(kms, KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY", Origin="EXTERNAL")
+    params = kms.get_parameters_for_import(
+        KeyId=meta["KeyId"], WrappingAlgorithm="RSA_AES_KEY_WRAP_SHA_256", WrappingKeySpec="RSA_3072"
+    )
+    mine = ec.generate_private_key(ec.SECP256R1())
+    pkcs8 = mine.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    aes_key = os.urandom(32)
+    wrapping = serialization.load_der_public_key(params["PublicKey"])
+    wrapped = wrapping.encrypt(aes_key, padding.OAEP(padding.MGF1(hashes.SHA256()), hashes.SHA256(), None))
+    wrapped += aes_key_wrap_with_padding(aes_key, pkcs8)
+    kms.import_key_material(
+        KeyId=meta["KeyId"],
+        ImportToken=params["ImportToken"],
+        EncryptedKeyMaterial=wrapped,
+        ExpirationModel="KEY_MATERIAL_DOES_NOT_EXPIRE",
+    )
+    signature = kms.sign(KeyId=meta["KeyId"], Message=b"imported", SigningAlgorithm="ECDSA_SHA_256")["Signature"]
+    mine.public_key().verify(signature, b"imported", ec.ECDSA(hashes.SHA256()))

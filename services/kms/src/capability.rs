@@ -67,7 +67,7 @@ impl KeyService for KmsService {
             let key = data_key_owner(self, &scope(&caller), key_id, "GenerateDataKey")
                 .await
                 .map_err(|e| e.0)?;
-            let (plaintext, ciphertext, _) = data_key(&key, bytes.clamp(1, 1024), context).map_err(|e| e.0)?;
+            let (plaintext, ciphertext) = data_key(&key, bytes.clamp(1, 1024), context).map_err(|e| e.0)?;
             Ok(DataKey {
                 key_arn: key.arn,
                 plaintext,

@@ -167,6 +167,21 @@ pub(crate) fn rsa_decrypt(material: &[u8], hash: Hash, ciphertext: &[u8]) -> Res
     .map_err(|_| CryptoError)
 }
 
+/// Unwraps `RSA_AES_KEY_WRAP_SHA_*` key material: an AES-256 key encrypted with RSAES-OAEP
+/// under the wrapping key, then the material wrapped with that key by AES-KWP (RFC 5649).
+pub(crate) fn rsa_aes_unwrap(wrapping_key: &[u8], hash: Hash, wrapped: &[u8]) -> Result<Vec<u8>, CryptoError> {
+    let key = rsa::PrivateKey::from_pkcs8_der(wrapping_key).map_err(|_| CryptoError)?;
+    let split = rsa::traits::PublicKeyParts::n_bits_precision(&key) as usize / 8;
+    if wrapped.len() < split + 16 {
+        return Err(CryptoError);
+    }
+    let aes_key = rsa_decrypt(wrapping_key, hash, &wrapped[..split])?;
+    let kwp = aes_kw::KwpAes256::new_from_slice(&aes_key).map_err(|_| CryptoError)?;
+    let mut out = vec![0; wrapped.len() - split - aes_kw::IV_LEN];
+    let material = kwp.unwrap_key(&wrapped[split..], &mut out).map_err(|_| CryptoError)?;
+    Ok(material.to_vec())
+}
+
 /// How a signature is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Scheme {

@@ -121,7 +121,7 @@ macro_rules! into_operation_error {
 
 into_operation_error! {
     CancelKeyDeletionError ConnectCustomKeyStoreError CreateAliasError CreateCustomKeyStoreError
-    CreateGrantError CreateKeyError DecryptError DeleteAliasError DeleteCustomKeyStoreError
+    CreateGrantError CreateKeyError DeleteAliasError DeleteCustomKeyStoreError
     DeleteImportedKeyMaterialError DeriveSharedSecretError DescribeCustomKeyStoresError
     DescribeKeyError DisableKeyError DisableKeyRotationError DisconnectCustomKeyStoreError
     EnableKeyError EnableKeyRotationError EncryptError GenerateDataKeyError GenerateDataKeyPairError
@@ -129,8 +129,31 @@ into_operation_error! {
     GenerateRandomError GetKeyLastUsageError GetKeyPolicyError GetKeyRotationStatusError
     GetParametersForImportError GetPublicKeyError ImportKeyMaterialError ListAliasesError
     ListGrantsError ListKeyPoliciesError ListKeyRotationsError ListKeysError ListResourceTagsError
-    ListRetirableGrantsError PutKeyPolicyError ReEncryptError ReplicateKeyError RetireGrantError
-    RevokeGrantError RotateKeyOnDemandError ScheduleKeyDeletionError SignError TagResourceError
-    UntagResourceError UpdateAliasError UpdateCustomKeyStoreError UpdateKeyDescriptionError
-    UpdatePrimaryRegionError VerifyError VerifyMacError
+    ListRetirableGrantsError PutKeyPolicyError ReplicateKeyError RetireGrantError RevokeGrantError
+    ScheduleKeyDeletionError SignError TagResourceError UntagResourceError UpdateAliasError
+    UpdateCustomKeyStoreError UpdateKeyDescriptionError UpdatePrimaryRegionError
+}
+
+/// The same, for the operations whose refusals AWS sends without a message when it has none
+/// (`InvalidCiphertextException`, `KMSInvalidSignatureException`, …): those are built as the
+/// modelled error with no `message` member, as AWS's bodies leave it out.
+macro_rules! into_operation_error_bare {
+    ($($op:ident { $($code:ident)* })*) => {$(
+        impl From<KmsError> for $op {
+            fn from(e: KmsError) -> $op {
+                match e.0.code.as_str() {
+                    $(stringify!($code) if e.0.message.is_empty() => $op::$code($code { message: None }),)*
+                    _ => $op::from(e.0),
+                }
+            }
+        }
+    )*};
+}
+
+into_operation_error_bare! {
+    DecryptError { InvalidCiphertextException }
+    ReEncryptError { InvalidCiphertextException }
+    VerifyError { KMSInvalidSignatureException }
+    VerifyMacError { KMSInvalidMacException }
+    RotateKeyOnDemandError { UnsupportedOperationException }
 }

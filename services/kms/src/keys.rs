@@ -147,6 +147,11 @@ impl KeyRecord {
         self.materials.last()
     }
 
+    /// Whether the key has usable material (imported material may have been deleted).
+    pub(crate) fn has_material(&self) -> bool {
+        self.current().is_some_and(|m| !m.secret.is_empty())
+    }
+
     pub(crate) fn material(&self, id: &[u8; MATERIAL_ID_LEN]) -> Option<&Material> {
         self.materials.iter().find(|m| &m.id_bytes() == id)
     }
@@ -209,9 +214,13 @@ impl KeyRecord {
             key_usage: Some(usage.clone()),
             key_state: Some(KeyState::from_wire(&self.state)),
             deletion_date: self.deletion_ms.map(DateTime::from_millis),
-            valid_to: self.current().and_then(|m| m.valid_to_ms).map(DateTime::from_millis),
+            valid_to: self
+                .current()
+                .filter(|_| self.has_material())
+                .and_then(|m| m.valid_to_ms)
+                .map(DateTime::from_millis),
             origin: Some(OriginType::from_wire(&self.origin)),
-            expiration_model: (self.is_external() && self.current().is_some()).then(|| {
+            expiration_model: (self.is_external() && self.has_material()).then(|| {
                 if self.current().is_some_and(|m| m.valid_to_ms.is_some()) {
                     ExpirationModelType::KeyMaterialExpires
                 } else {

@@ -59,7 +59,10 @@ pub(crate) enum KeyRef {
 pub(crate) fn parse(scope: &Scope, key_id: &str) -> Result<KeyRef, KmsError> {
     if key_id.starts_with("arn:") {
         let arn = Arn::parse(key_id).map_err(|_| invalid_key_id(key_id))?;
-        let here = arn.service == "kms" && arn.region == scope.region && arn.account == scope.account;
+        if arn.service == "kms" && arn.region != scope.region {
+            return Err(crate::error::not_found(format!("Invalid arn {}", arn.region)));
+        }
+        let here = arn.service == "kms" && arn.account == scope.account;
         if let Some(id) = arn.resource.strip_prefix("key/") {
             return if here && is_key_id(id) {
                 Ok(KeyRef::Id(id.to_owned()))
@@ -136,7 +139,12 @@ mod tests {
         let elsewhere = format!("arn:aws:kms:ap-southeast-1:111111111111:key/{id}");
         assert_eq!(
             parse(&scope(), &elsewhere).unwrap_err().0.message,
-            format!("Key '{elsewhere}' does not exist")
+            "Invalid arn ap-southeast-1"
+        );
+        let other_account = format!("arn:aws:kms:us-east-1:222222222222:key/{id}");
+        assert_eq!(
+            parse(&scope(), &other_account).unwrap_err().0.message,
+            format!("Key '{other_account}' does not exist")
         );
     }
 }

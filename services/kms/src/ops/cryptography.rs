@@ -113,8 +113,17 @@ pub(crate) async fn decrypt_with(
             let algorithm = algorithm.unwrap_or(EncryptionAlgorithmSpec::SymmetricDefault);
             let hash = spec::oaep_hash(&algorithm).ok_or_else(|| incompatible(algorithm.as_str(), key))?;
             let material = key.current().ok_or_else(|| key.state_error())?;
-            let plaintext =
-                crypto::rsa_decrypt(&material.secret(), hash, ciphertext).map_err(|_| invalid_ciphertext())?;
+            // AWS's recorded answers decrypt an OAEP SHA-256 ciphertext asked for as
+            // RSAES_OAEP_SHA_1: the other OAEP hash is tried too.
+            let other = if hash == crypto::Hash::Sha1 {
+                crypto::Hash::Sha256
+            } else {
+                crypto::Hash::Sha1
+            };
+            let secret = material.secret();
+            let plaintext = crypto::rsa_decrypt(&secret, hash, ciphertext)
+                .or_else(|_| crypto::rsa_decrypt(&secret, other, ciphertext))
+                .map_err(|_| invalid_ciphertext())?;
             return Ok(Opened {
                 key: key.clone(),
                 plaintext,
@@ -215,17 +224,14 @@ pub(crate) async fn re_encrypt(
     let context = input.destination_encryption_context.unwrap_or_default();
     let blob = encrypt_with(&destination, &algorithm, &context, &opened.plaintext)?;
     finish_dry_run(input.dry_run)?;
-    let destination_material = (destination.family()? == Family::Symmetric)
-        .then(|| destination.current().map(|m| m.id.clone()))
-        .flatten();
     Ok(ReEncryptResponse {
         ciphertext_blob: Some(blob),
         source_key_id: Some(opened.key.arn),
         key_id: Some(destination.arn),
         source_encryption_algorithm: Some(opened.algorithm),
         destination_encryption_algorithm: Some(algorithm),
-        source_key_material_id: opened.material_id,
-        destination_key_material_id: destination_material,
+        source_key_material_id: None,
+        destination_key_material_id: None,
     })
 }
 
@@ -263,11 +269,11 @@ pub(crate) fn data_key(
     key: &KeyRecord,
     len: usize,
     context: &BTreeMap<String, String>,
-) -> Result<(Vec<u8>, Vec<u8>, String), KmsError> {
+) -> Result<(Vec<u8>, Vec<u8>), KmsError> {
     let material = key.check_usable()?;
     let plaintext = crypto::random_bytes(len);
     let blob = seal(key, material, context, &plaintext);
-    Ok((plaintext, blob, material.id.clone()))
+    Ok((plaintext, blob))
 }
 
 pub(crate) async fn generate_data_key(
@@ -281,14 +287,14 @@ pub(crate) async fn generate_data_key(
     check_grant_tokens(input.grant_tokens.as_deref())?;
     let key = data_key_owner(kms, &Scope::of(ctx), &input.key_id, "GenerateDataKey").await?;
     let len = data_key_length(input.number_of_bytes, input.key_spec.as_ref())?;
-    let (plaintext, blob, material_id) = data_key(&key, len, &input.encryption_context.unwrap_or_default())?;
+    let (plaintext, blob) = data_key(&key, len, &input.encryption_context.unwrap_or_default())?;
     finish_dry_run(input.dry_run)?;
     Ok(GenerateDataKeyResponse {
         ciphertext_blob: Some(blob),
         plaintext: Some(plaintext),
         key_id: Some(key.arn),
         ciphertext_for_recipient: None,
-        key_material_id: Some(material_id),
+        key_material_id: None,
     })
 }
 
@@ -300,12 +306,12 @@ pub(crate) async fn generate_data_key_without_plaintext(
     check_grant_tokens(input.grant_tokens.as_deref())?;
     let key = data_key_owner(kms, &Scope::of(ctx), &input.key_id, "GenerateDataKeyWithoutPlaintext").await?;
     let len = data_key_length(input.number_of_bytes, input.key_spec.as_ref())?;
-    let (_, blob, material_id) = data_key(&key, len, &input.encryption_context.unwrap_or_default())?;
+    let (_, blob) = data_key(&key, len, &input.encryption_context.unwrap_or_default())?;
     finish_dry_run(input.dry_run)?;
     Ok(GenerateDataKeyWithoutPlaintextResponse {
         ciphertext_blob: Some(blob),
         key_id: Some(key.arn),
-        key_material_id: Some(material_id),
+        key_material_id: None,
     })
 }
 
@@ -357,7 +363,7 @@ pub(crate) async fn generate_data_key_pair(
         key_id: Some(key.arn.clone()),
         key_pair_spec: Some(input.key_pair_spec),
         ciphertext_for_recipient: None,
-        key_material_id: Some(material.id.clone()),
+        key_material_id: None,
     })
 }
 
@@ -386,7 +392,7 @@ pub(crate) async fn generate_data_key_pair_without_plaintext(
         public_key: Some(public),
         key_id: Some(key.arn.clone()),
         key_pair_spec: Some(input.key_pair_spec),
-        key_material_id: Some(material.id.clone()),
+        key_material_id: None,
     })
 }
 

@@ -29,11 +29,13 @@ fn check_external(key: &KeyRecord) -> Result<(), KmsError> {
     }
 }
 
-/// The OAEP hash of a wrapping algorithm Stratus unwraps.
-fn wrapping_hash(algorithm: &AlgorithmSpec) -> Result<Hash, KmsError> {
+/// The OAEP hash of a wrapping algorithm Stratus unwraps, and whether AES-KWP follows it.
+fn wrapping_hash(algorithm: &AlgorithmSpec) -> Result<(Hash, bool), KmsError> {
     match algorithm {
-        AlgorithmSpec::RsaesOaepSha1 => Ok(Hash::Sha1),
-        AlgorithmSpec::RsaesOaepSha256 => Ok(Hash::Sha256),
+        AlgorithmSpec::RsaesOaepSha1 => Ok((Hash::Sha1, false)),
+        AlgorithmSpec::RsaesOaepSha256 => Ok((Hash::Sha256, false)),
+        AlgorithmSpec::RsaAesKeyWrapSha1 => Ok((Hash::Sha1, true)),
+        AlgorithmSpec::RsaAesKeyWrapSha256 => Ok((Hash::Sha256, true)),
         other => Err(KmsError(AwsError::new(
             "NotImplemented",
             format!("Stratus does not unwrap key material wrapped with {}", other.as_str()),
@@ -102,7 +104,8 @@ pub(crate) async fn import_key_material(
     ctx: &RequestContext,
     input: ImportKeyMaterialRequest,
 ) -> Result<ImportKeyMaterialResponse, KmsError> {
-    let expires = input.expiration_model == Some(ExpirationModelType::KeyMaterialExpires);
+    // KEY_MATERIAL_EXPIRES is the default, as on AWS.
+    let expires = input.expiration_model != Some(ExpirationModelType::KeyMaterialDoesNotExpire);
     if expires && input.valid_to.is_none() {
         return Err(validation(
             "A validTo date must be set if the ExpirationModel is KEY_MATERIAL_EXPIRES",
@@ -127,10 +130,14 @@ pub(crate) async fn import_key_material(
         if params.expires_ms < now {
             return Err(import_token_error("ExpiredImportTokenException", "Import token has expired"));
         }
-        let hash = wrapping_hash(&AlgorithmSpec::from_wire(&params.algorithm))?;
+        let (hash, key_wrap) = wrapping_hash(&AlgorithmSpec::from_wire(&params.algorithm))?;
         let wrapping_key = STANDARD.decode(&params.wrapping_key).unwrap_or_default();
-        let secret = crypto::rsa_decrypt(&wrapping_key, hash, &input.encrypted_key_material)
-            .map_err(|_| crate::error::invalid_ciphertext())?;
+        let secret = if key_wrap {
+            crypto::rsa_aes_unwrap(&wrapping_key, hash, &input.encrypted_key_material)
+        } else {
+            crypto::rsa_decrypt(&wrapping_key, hash, &input.encrypted_key_material)
+        }
+        .map_err(|_| crate::error::invalid_ciphertext())?;
         if !crypto::check_material(key.family()?, &secret) {
             return Err(KmsError(AwsError::new(
                 "IncorrectKeyMaterialException",
@@ -144,14 +151,15 @@ pub(crate) async fn import_key_material(
         material.description = input.key_material_description;
         material.valid_to_ms = valid_to_ms;
         let id = material.id.clone();
-        if key.materials.iter().any(|m| m.id == id) {
-            // Re-importing material the key had: it is current again.
+        if let Some(existing) = key.materials.iter_mut().find(|m| m.id == id) {
+            // Material the key had (deleted, or imported again): its secret is back.
+            existing.secret = material.secret;
         } else if key.materials.is_empty() {
             key.materials.push(material);
         } else if let Some(pending) = &key.pending_material {
             return Err(invalid_state(format!(
                 "New key material (id: {id}) cannot be imported into KMS key {}, because another key material (id: {}) is pending rotation.",
-                key.id, pending.id
+                key.arn, pending.id
             )));
         } else {
             key.pending_material = Some(material);
@@ -178,7 +186,11 @@ pub(crate) async fn delete_imported_key_material(
         check_external(key)?;
         key.check_not_pending_deletion()?;
         let id = key.current().map(|m| m.id.clone());
-        key.materials.clear();
+        // The secrets go; the ids stay, as AWS still reports the CurrentKeyMaterialId and
+        // takes the same material back.
+        for material in &mut key.materials {
+            material.secret.clear();
+        }
         key.pending_material = None;
         key.state = "PendingImport".into();
         Ok(id)

@@ -363,7 +363,7 @@ pub(crate) async fn cancel_key_deletion(
             return Err(invalid_state(format!("{} is not pending deletion.", key.arn)));
         }
         // AWS leaves a key whose deletion was cancelled disabled.
-        key.state = if key.materials.is_empty() {
+        key.state = if !key.has_material() {
             "PendingImport"
         } else {
             "Disabled"
@@ -577,7 +577,7 @@ pub(crate) async fn replicate_key(
     replica.rotation = None;
     replica.deletion_ms = None;
     replica.pending_window_days = None;
-    replica.state = if primary.materials.is_empty() {
+    replica.state = if !primary.has_material() {
         "PendingImport"
     } else {
         "Enabled"
@@ -605,10 +605,11 @@ pub(crate) async fn replicate_key(
     // The replica is being made when ReplicateKey answers.
     metadata.key_state = Some(KeyState::Creating);
     metadata.enabled = false;
+    metadata.current_key_material_id = None;
     Ok(ReplicateKeyResponse {
         replica_key_metadata: Some(metadata),
         replica_policy: Some(replica.policy),
-        replica_tags: Some(
+        replica_tags: (!replica.tags.is_empty()).then(|| {
             replica
                 .tags
                 .into_iter()
@@ -616,8 +617,8 @@ pub(crate) async fn replicate_key(
                     tag_key: k,
                     tag_value: v,
                 })
-                .collect(),
-        ),
+                .collect()
+        }),
     })
 }
 
