@@ -191,8 +191,10 @@ struct Served {
 
 /// Each hand-written service crate's registration. Providers come before the services that
 /// call them, since each registration receives the capabilities of those before it: SQS
-/// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries).
+/// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries), KMS
+/// (keys) before everything that encrypts.
 const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
+    stratus_service_kms::register,
     stratus_service_sqs::register,
     stratus_service_iam::register,
     stratus_service_sts::register,
