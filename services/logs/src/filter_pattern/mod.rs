@@ -96,7 +96,8 @@ impl FilterPattern {
     /// blank matches everything.
     pub(crate) fn parse(text: &str) -> Result<FilterPattern, PatternError> {
         let trimmed = text.trim();
-        if trimmed.is_empty() || trimmed == "\"\"" {
+        // `[]`, a space-delimited pattern of no conditions, takes every event too.
+        if trimmed.is_empty() || trimmed == "\"\"" || trimmed.split_whitespace().collect::<String>() == "[]" {
             return Ok(FilterPattern::All);
         }
         if trimmed.starts_with('{') {

@@ -209,18 +209,27 @@ pub(crate) async fn get_log_events(
     .await
 }
 
-/// One stream's cursor in FilterLogEvents' merge: the events read ahead and where to read
-/// on from.
-struct Cursor {
-    buffered: std::collections::VecDeque<StoredEvent>,
+/// One stream's cursor in FilterLogEvents' merge: the rows read ahead, undecoded, and where
+/// to read on from.
+struct Cursor<'s> {
+    stream: &'s str,
+    rows: std::collections::VecDeque<(Vec<u8>, Vec<u8>)>,
     next: Bound<Vec<u8>>,
     hi: Bound<Vec<u8>>,
     done: bool,
 }
 
-impl Cursor {
-    fn head(&mut self, store: &dyn Store) -> Result<Option<&StoredEvent>> {
-        if self.buffered.is_empty() && !self.done {
+/// The timestamp and sequence number that end an event key.
+fn key_tail(key: &[u8]) -> (i64, u64) {
+    let tail = &key[key.len().saturating_sub(16)..];
+    let mut reader = TupleReader::new(tail);
+    (reader.i64().unwrap_or(i64::MIN), reader.u64().unwrap_or(0))
+}
+
+impl Cursor<'_> {
+    /// The timestamp and sequence number of the next row, reading on when the buffer is empty.
+    fn head(&mut self, store: &dyn Store) -> Result<Option<(i64, u64)>> {
+        if self.rows.is_empty() && !self.done {
             let range = KeyRange::between(
                 self.next.as_ref().map(Vec::as_slice),
                 self.hi.as_ref().map(Vec::as_slice),
@@ -230,17 +239,23 @@ impl Cursor {
             if let Some((key, _)) = rows.last() {
                 self.next = Bound::Excluded(key.clone());
             }
-            for (key, row) in rows {
-                self.buffered.push_back(decode_row(&key, &row)?);
-            }
+            self.rows.extend(rows);
         }
-        Ok(self.buffered.front())
+        Ok(self.rows.front().map(|(key, _)| key_tail(key)))
     }
 }
 
 /// FilterLogEvents' order and token position: timestamp, stream, sequence number.
 fn filter_position(e: &StoredEvent) -> Vec<u8> {
     TupleKey::new().i64(e.timestamp).str(&e.stream).u64(e.seq).into_bytes()
+}
+
+fn decode_filter_position(bytes: &[u8]) -> Result<(i64, String, u64)> {
+    let mut reader = TupleReader::new(bytes);
+    let timestamp = reader.i64().map_err(|_| invalid_token())?;
+    let stream = reader.string().map_err(|_| invalid_token())?;
+    let seq = reader.u64().map_err(|_| invalid_token())?;
+    Ok((timestamp, stream, seq))
 }
 
 /// AWS's 56-digit event id, unique within the group.
@@ -282,39 +297,46 @@ pub(crate) async fn filter_log_events(
                     .is_none_or(|p| name.starts_with(p))
             })
             .collect();
-        let after_time = after.as_deref().and_then(|p| TupleReader::new(p).i64().ok());
+        let after = after.as_deref().map(decode_filter_position).transpose()?;
+        let start = input.start_time.max(after.as_ref().map(|a| a.0)).unwrap_or(i64::MIN);
         let mut cursors: Vec<Cursor> = names
             .iter()
-            .map(|stream| {
-                let prefix = pair_key(&group, stream);
-                let start = input.start_time.max(after_time).unwrap_or(i64::MIN);
-                Cursor {
-                    buffered: Default::default(),
-                    next: Bound::Included(event_key(&group, stream, start, 0)),
-                    hi: match input.end_time {
-                        Some(t) => Bound::Included(event_key(&group, stream, t, u64::MAX)),
-                        None => Bound::Excluded(after_all(&prefix)),
-                    },
-                    done: false,
-                }
+            .map(|stream| Cursor {
+                stream,
+                rows: Default::default(),
+                next: Bound::Included(event_key(&group, stream, start, 0)),
+                hi: match input.end_time {
+                    Some(t) => Bound::Included(event_key(&group, stream, t, u64::MAX)),
+                    None => Bound::Excluded(after_all(&pair_key(&group, stream))),
+                },
+                done: false,
             })
             .collect();
         let (mut found, mut bytes, mut more) = (Vec::new(), 0usize, false);
         loop {
-            let mut best: Option<(usize, Vec<u8>)> = None;
+            // The earliest head; streams are in name order, so ties go to the first.
+            let mut best: Option<(usize, (i64, u64))> = None;
             for (i, cursor) in cursors.iter_mut().enumerate() {
-                if let Some(e) = cursor.head(store)? {
-                    let position = filter_position(e);
-                    if best.as_ref().is_none_or(|(_, b)| position < *b) {
-                        best = Some((i, position));
+                if let Some(head) = cursor.head(store)? {
+                    if best.is_none_or(|(_, b)| head.0 < b.0) {
+                        best = Some((i, head));
                     }
                 }
             }
-            let Some((i, position)) = best else { break };
-            let event = cursors[i].buffered.pop_front().expect("a head was just read");
-            if after.as_ref().is_some_and(|a| position <= *a) || !pattern.matches(&event.message) {
+            let Some((i, (timestamp, seq))) = best else { break };
+            let stream = cursors[i].stream;
+            let (key, row) = cursors[i].rows.pop_front().expect("a head was just read");
+            if after
+                .as_ref()
+                .is_some_and(|(t, s, q)| (timestamp, stream, seq) <= (*t, s.as_str(), *q))
+            {
                 continue;
             }
+            let message = row.get(8..).and_then(|m| std::str::from_utf8(m).ok()).unwrap_or("");
+            if !pattern.matches(message) {
+                continue;
+            }
+            let event = decode_row(&key, &row)?;
             if found.len() == limit || bytes + event.size() > MAX_BATCH_BYTES {
                 more = true;
                 break;

@@ -105,9 +105,6 @@ pub(crate) async fn describe_metric_filters(
     ctx: &RequestContext,
     input: DescribeMetricFiltersRequest,
 ) -> Result<DescribeMetricFiltersResponse, AwsError> {
-    if input.filter_name_prefix.is_some() && input.log_group_name.is_none() {
-        return Err(invalid_parameter("If filterNamePrefix is specified, logGroupName must also be specified.").into());
-    }
     if input.metric_name.is_some() != input.metric_namespace.is_some() {
         return Err(invalid_parameter("metricName and metricNamespace must both be specified, or neither.").into());
     }
@@ -189,8 +186,16 @@ pub(crate) async fn put_subscription_filter(
     ctx: &RequestContext,
     input: PutSubscriptionFilterRequest,
 ) -> Result<Unit, AwsError> {
-    checked_pattern(&input.filter_pattern)?;
     let arn = &input.destination_arn;
+    // Checked before anything else, the log group included (AWS's recorded answers).
+    if arn.contains(":lambda:") && arn.split(':').nth(4) != Some(ctx.account_id.as_str()) {
+        return Err(AwsError::new(
+            "AccessDeniedException",
+            "Cross-account lambda invocation passing is not allowed. You must use DestinationPolicies to create cross account lambda triggers.",
+            400,
+        ));
+    }
+    checked_pattern(&input.filter_pattern)?;
     if (arn.contains(":kinesis:") || arn.contains(":firehose:")) && input.role_arn.is_none() {
         let vendor = if arn.contains(":kinesis:") {
             "kinesis"

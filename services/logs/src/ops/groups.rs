@@ -163,10 +163,12 @@ pub(crate) async fn describe_log_groups(
             .filter(|g| input.log_group_class.as_ref().is_none_or(|c| c.as_str() == g.class))
             .filter(|g| identifiers.as_ref().is_none_or(|ids| ids.contains(&g.name)));
         let (page, more) = take_page(groups, size);
-        let next_token = more
+        let by_pattern = input.log_group_name_pattern.is_some();
+        // A search by pattern answers a token after every page that found something, as AWS
+        // does: the page after the last is empty and has none.
+        let next_token = (more || by_pattern)
             .then(|| page.last().map(|g| GROUP_LISTING.encode_str(&g.name)))
             .flatten();
-        let by_pattern = input.log_group_name_pattern.is_some();
         let log_groups = page
             .into_iter()
             .map(|g| describe(store, &place, g, by_pattern))

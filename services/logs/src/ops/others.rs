@@ -158,14 +158,15 @@ pub(crate) async fn put_resource_policy(
     let (Some(name), Some(document)) = (input.policy_name, input.policy_document) else {
         return Err(invalid_parameter("policyName and policyDocument are required.").into());
     };
-    if serde_json::from_str::<serde_json::Value>(&document).is_err() {
+    let Ok(parsed) = serde_json::from_str::<serde_json::Value>(&document) else {
         return Err(invalid_parameter("Invalid policy document.").into());
-    }
+    };
     let record = PolicyRecord {
         name,
-        document,
+        document: normalized_policy(parsed).to_string(),
         last_updated: ctx.clock.epoch_millis(),
     };
+    let answered = document;
     let record = logs
         .transact(&ctx.account_id, &ctx.region, move |tx| {
             let existing = RESOURCE_POLICIES.scan(&*tx, &KeyRange::all(), Direction::Forward, None)?;
@@ -177,10 +178,43 @@ pub(crate) async fn put_resource_policy(
             Ok(record)
         })
         .await?;
+    // PutResourcePolicy answers the document as sent; describing it shows it as stored.
     Ok(PutResourcePolicyResponse {
-        resource_policy: Some(policy(record)),
+        resource_policy: Some(policy(PolicyRecord {
+            document: answered,
+            ..record
+        })),
         revision_id: None,
     })
+}
+
+/// A policy as CloudWatch Logs keeps it: with a `Version` (`2008-10-17` when none was
+/// given) and each principal list of one value written as that value.
+fn normalized_policy(document: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let Value::Object(mut map) = document else {
+        return document;
+    };
+    let mut out = serde_json::Map::new();
+    out.insert(
+        "Version".to_owned(),
+        map.remove("Version").unwrap_or_else(|| Value::from("2008-10-17")),
+    );
+    if let Some(Value::Array(statements)) = map.get_mut("Statement") {
+        for statement in statements {
+            if let Some(Value::Object(principal)) = statement.get_mut("Principal") {
+                for value in principal.values_mut() {
+                    if let Value::Array(items) = value {
+                        if items.len() == 1 {
+                            *value = items.remove(0);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.extend(map);
+    Value::Object(out)
 }
 
 pub(crate) async fn describe_resource_policies(
