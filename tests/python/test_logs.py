@@ -309,6 +309,35 @@ def test_metric_and_subscription_filters_are_stored_and_tested(logs):
     assert gone["Message"] == "The specified subscription filter does not exist."
 
 
+def test_insights_queries_run_as_they_start(logs, stratus):
+    group, stream = group_with_stream(logs)
+    t = now_ms(stratus)
+    lines = [json.dumps({"level": lvl, "ms": ms}) for lvl, ms in [("ERROR", 120), ("INFO", 30), ("INFO", 60)]]
+    put(logs, group, stream, [{"timestamp": t + i, "message": m} for i, m in enumerate(lines)])
+    start, end = t // 1000 - 60, t // 1000 + 60
+
+    def results(query):
+        qid = logs.start_query(logGroupName=group, startTime=start, endTime=end, queryString=query)["queryId"]
+        answer = logs.get_query_results(queryId=qid)
+        assert answer["status"] == "Complete"
+        return [{f["field"]: f["value"] for f in row} for row in answer["results"]]
+
+    rows = results("fields @timestamp, level, ms | filter ms > 50 | sort ms desc")
+    assert [(r["level"], r["ms"]) for r in rows] == [("ERROR", "120"), ("INFO", "60")]
+    assert all("@ptr" in r for r in rows)
+    stats = results("stats count(*) as n, avg(ms) by level | sort level")
+    assert [(r["level"], r["n"], r["avg(ms)"]) for r in stats] == [("ERROR", "1", "120"), ("INFO", "2", "45")]
+    assert len(results("fields @message | limit 2")) == 2
+
+    described = logs.describe_queries(logGroupName=group)["queries"]
+    assert len(described) == 3 and described[0]["status"] == "Complete"
+    assert described[0]["queryString"].startswith(f'SOURCE "{group}" START={start}000 END={end}999 | ')
+    bad = error_of(logs.start_query, logGroupName=group, startTime=start, endTime=end, queryString="frobnicate")
+    assert bad["Code"] == "MalformedQueryException"
+    missing = error_of(logs.start_query, logGroupName="nope", startTime=start, endTime=end, queryString="fields @message")
+    assert missing["Code"] == "ResourceNotFoundException"
+
+
 def test_data_protection_is_refused_by_name(logs):
     refused = error_of(logs.get_data_protection_policy, logGroupIdentifier="anything")
     assert refused["Code"] == "NotImplemented" and "GetDataProtectionPolicy" in refused["Message"]

@@ -1,6 +1,6 @@
 //! Amazon CloudWatch Logs: log groups and streams, PutLogEvents with AWS's rules,
 //! GetLogEvents and FilterLogEvents with AWS's filter pattern syntax, retention applied on the
-//! scheduler, metric and subscription filters, tags — and the
+//! scheduler, metric and subscription filters, tags, Logs Insights queries — and the
 //! [`LogWriter`](stratus_core::service::LogWriter) other services write their logs through.
 //!
 //! State lives in the `logs` store of each account and region, with **relaxed** durability:
@@ -13,6 +13,7 @@
 //!   the message ([`events`]);
 //! - `metric_filters`, `subscription_filters`: by (group, filter name);
 //! - `destinations`, `resource_policies`, `export_tasks`: by name or id;
+//! - `queries`: Logs Insights queries by id, with their results ([`insights`]);
 //! - `usage`: the bytes of events held, against the bound of [`ingest::MAX_STORED_BYTES`].
 //!
 //! Nothing runs while no group has a retention policy ([`retention`]).
@@ -22,6 +23,7 @@ mod error;
 mod events;
 mod filter_pattern;
 mod ingest;
+mod insights;
 mod ops;
 mod records;
 mod retention;
@@ -97,6 +99,10 @@ stratus_gen_cloudwatch_logs::operations! {
     create_export_task => ops::others::create_export_task,
     describe_export_tasks => ops::others::describe_export_tasks,
     cancel_export_task => ops::others::cancel_export_task,
+    start_query => ops::queries::start_query,
+    get_query_results => ops::queries::get_query_results,
+    stop_query => ops::queries::stop_query,
+    describe_queries => ops::queries::describe_queries,
     put_data_protection_policy => ops::refused::put_data_protection_policy,
     get_data_protection_policy => ops::refused::get_data_protection_policy,
     delete_data_protection_policy => ops::refused::delete_data_protection_policy,

@@ -157,3 +157,20 @@ pub(crate) struct ExportRecord {
     pub status: String,
     pub creation_time: i64,
 }
+
+/// Logs Insights queries by id, with their results (a query runs as it starts).
+pub(crate) const QUERIES: Table<QueryRecord> = Table::new("queries");
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct QueryRecord {
+    pub id: String,
+    pub query_string: String,
+    pub group: String,
+    pub status: String,
+    pub create_time: i64,
+    pub rows: Vec<Vec<(String, String)>>,
+    pub records_matched: f64,
+    pub records_scanned: f64,
+    pub bytes_scanned: f64,
+    pub groups_scanned: f64,
+}

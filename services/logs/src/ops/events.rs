@@ -259,7 +259,7 @@ fn decode_filter_position(bytes: &[u8]) -> Result<(i64, String, u64)> {
 }
 
 /// AWS's 56-digit event id, unique within the group.
-fn event_id(e: &StoredEvent) -> String {
+pub(crate) fn event_id(e: &StoredEvent) -> String {
     let stream_hash = e.stream.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });

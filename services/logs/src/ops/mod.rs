@@ -4,6 +4,7 @@ pub(crate) mod events;
 pub(crate) mod filters;
 pub(crate) mod groups;
 pub(crate) mod others;
+pub(crate) mod queries;
 pub(crate) mod refused;
 pub(crate) mod streams;
 pub(crate) mod tags;
