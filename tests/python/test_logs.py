@@ -338,6 +338,30 @@ def test_insights_queries_run_as_they_start(logs, stratus):
     assert missing["Code"] == "ResourceNotFoundException"
 
 
+def test_deliveries_are_stored_and_joined(logs):
+    source = logs.put_delivery_source(
+        name="cf", resourceArn="arn:aws:cloudfront::000000000000:distribution/E1", logType="ACCESS_LOGS"
+    )["deliverySource"]
+    assert (source["service"], source["resourceArns"]) == ("cloudfront", ["arn:aws:cloudfront::000000000000:distribution/E1"])
+    bucket = error_of(logs.put_delivery_source, name="b", resourceArn="arn:aws:s3:::bucket", logType="ACCESS_LOGS")
+    assert bucket == {"Code": "ResourceNotFoundException", "Message": "Cannot access provided service."}
+    destination = logs.put_delivery_destination(
+        name="to-s3", deliveryDestinationConfiguration={"destinationResourceArn": "arn:aws:s3:::bucket"}
+    )["deliveryDestination"]
+    assert destination["deliveryDestinationType"] == "S3" and "outputFormat" not in destination
+    logs.put_delivery_destination_policy(deliveryDestinationName="to-s3", deliveryDestinationPolicy='{"Version":"2012-10-17"}')
+    policy = logs.get_delivery_destination_policy(deliveryDestinationName="to-s3")["policy"]["deliveryDestinationPolicy"]
+    assert json.loads(policy) == {"Version": "2012-10-17"}
+    delivery = logs.create_delivery(deliverySourceName="cf", deliveryDestinationArn=destination["arn"], recordFields=["date"])["delivery"]
+    assert logs.get_delivery(id=delivery["id"])["delivery"]["recordFields"] == ["date"]
+    assert [d["id"] for d in logs.describe_deliveries()["deliveries"]] == [delivery["id"]]
+    logs.delete_delivery(id=delivery["id"])
+    assert error_of(logs.get_delivery, id=delivery["id"])["Message"] == "Requested Delivery does not exist in this account."
+    logs.delete_delivery_destination(name="to-s3")
+    gone = error_of(logs.get_delivery_destination, name="to-s3")
+    assert gone == {"Code": "ResourceNotFoundException", "Message": "Requested Delivery Destination does not exist in this account."}
+
+
 def test_data_protection_is_refused_by_name(logs):
     refused = error_of(logs.get_data_protection_policy, logGroupIdentifier="anything")
     assert refused["Code"] == "NotImplemented" and "GetDataProtectionPolicy" in refused["Message"]

@@ -14,6 +14,7 @@
 //! - `metric_filters`, `subscription_filters`: by (group, filter name);
 //! - `destinations`, `resource_policies`, `export_tasks`: by name or id;
 //! - `queries`: Logs Insights queries by id, with their results ([`insights`]);
+//! - `delivery_sources`, `delivery_destinations`, `deliveries`: vended-log deliveries;
 //! - `usage`: the bytes of events held, against the bound of [`ingest::MAX_STORED_BYTES`].
 //!
 //! Nothing runs while no group has a retention policy ([`retention`]).
@@ -103,6 +104,22 @@ stratus_gen_cloudwatch_logs::operations! {
     get_query_results => ops::queries::get_query_results,
     stop_query => ops::queries::stop_query,
     describe_queries => ops::queries::describe_queries,
+    put_delivery_source => ops::deliveries::put_delivery_source,
+    get_delivery_source => ops::deliveries::get_delivery_source,
+    describe_delivery_sources => ops::deliveries::describe_delivery_sources,
+    delete_delivery_source => ops::deliveries::delete_delivery_source,
+    put_delivery_destination => ops::deliveries::put_delivery_destination,
+    get_delivery_destination => ops::deliveries::get_delivery_destination,
+    describe_delivery_destinations => ops::deliveries::describe_delivery_destinations,
+    delete_delivery_destination => ops::deliveries::delete_delivery_destination,
+    put_delivery_destination_policy => ops::deliveries::put_delivery_destination_policy,
+    get_delivery_destination_policy => ops::deliveries::get_delivery_destination_policy,
+    delete_delivery_destination_policy => ops::deliveries::delete_delivery_destination_policy,
+    create_delivery => ops::deliveries::create_delivery,
+    get_delivery => ops::deliveries::get_delivery,
+    describe_deliveries => ops::deliveries::describe_deliveries,
+    update_delivery_configuration => ops::deliveries::update_delivery_configuration,
+    delete_delivery => ops::deliveries::delete_delivery,
     put_data_protection_policy => ops::refused::put_data_protection_policy,
     get_data_protection_policy => ops::refused::get_data_protection_policy,
     delete_data_protection_policy => ops::refused::delete_data_protection_policy,

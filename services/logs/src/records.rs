@@ -174,3 +174,60 @@ pub(crate) struct QueryRecord {
     pub bytes_scanned: f64,
     pub groups_scanned: f64,
 }
+
+/// Vended-log delivery sources, destinations and deliveries, by name (deliveries by id).
+pub(crate) const DELIVERY_SOURCES: Table<DeliverySourceRecord> = Table::new("delivery_sources");
+pub(crate) const DELIVERY_DESTINATIONS: Table<DeliveryDestinationRecord> = Table::new("delivery_destinations");
+pub(crate) const DELIVERIES: Table<DeliveryRecord> = Table::new("deliveries");
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct DeliverySourceRecord {
+    pub name: String,
+    pub resource_arn: String,
+    pub service: String,
+    pub log_type: String,
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+    #[serde(default)]
+    pub configuration: Option<BTreeMap<String, String>>,
+    /// When it was first put, which listings follow.
+    #[serde(default)]
+    pub created: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct DeliveryDestinationRecord {
+    pub name: String,
+    pub kind: String,
+    pub resource_arn: String,
+    #[serde(default)]
+    pub output_format: Option<String>,
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+    #[serde(default)]
+    pub policy: Option<String>,
+    /// When it was first put, which listings follow.
+    #[serde(default)]
+    pub created: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct DeliveryRecord {
+    pub id: String,
+    pub source: String,
+    pub destination_arn: String,
+    pub kind: String,
+    #[serde(default)]
+    pub record_fields: Option<Vec<String>>,
+    #[serde(default)]
+    pub field_delimiter: Option<String>,
+    #[serde(default)]
+    pub suffix_path: Option<String>,
+    #[serde(default)]
+    pub hive_compatible: Option<bool>,
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+    /// When it was first put, which listings follow.
+    #[serde(default)]
+    pub created: i64,
+}

@@ -119,24 +119,31 @@ pub(crate) async fn describe_metric_filters(
             None => KeyRange::all(),
         };
         let prefix = input.filter_name_prefix.as_deref().unwrap_or("");
-        let filters = METRIC_FILTERS
+        // AWS lists metric filters by name, whatever their group.
+        let mut filters: Vec<MetricFilterRecord> = METRIC_FILTERS
             .scan(store, &range, Direction::Forward, None)?
             .into_iter()
-            .filter(|(key, _)| after.as_ref().is_none_or(|a| key > a))
-            .filter(|(_, f)| f.name.starts_with(prefix))
-            .filter(|(_, f)| {
+            .map(|(_, f)| f)
+            .filter(|f| f.name.starts_with(prefix))
+            .filter(|f| {
                 input.metric_name.as_ref().is_none_or(|name| {
                     f.transformations
                         .iter()
                         .any(|t| &t.name == name && Some(&t.namespace) == input.metric_namespace.as_ref())
                 })
-            });
-        let (page, more) = take_page(filters, size);
+            })
+            .collect();
+        filters.sort_by(|a, b| (&a.name, &a.group).cmp(&(&b.name, &b.group)));
+        let position = |f: &MetricFilterRecord| pair_key(&f.name, &f.group);
+        let rest = filters
+            .into_iter()
+            .filter(|f| after.as_ref().is_none_or(|a| position(f) > *a));
+        let (page, more) = take_page(rest, size);
         let next_token = more
-            .then(|| page.last().map(|(k, _)| METRIC_LISTING.encode(k)))
+            .then(|| page.last().map(|f| METRIC_LISTING.encode(&position(f))))
             .flatten();
         Ok(DescribeMetricFiltersResponse {
-            metric_filters: Some(page.into_iter().map(|(_, f)| metric_filter(f)).collect()),
+            metric_filters: Some(page.into_iter().map(metric_filter).collect()),
             next_token,
         })
     })

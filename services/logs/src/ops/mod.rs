@@ -1,5 +1,6 @@
 //! The operations, one function each, by what they act on.
 
+pub(crate) mod deliveries;
 pub(crate) mod events;
 pub(crate) mod filters;
 pub(crate) mod groups;
