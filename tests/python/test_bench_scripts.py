@@ -16,6 +16,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
         ("sqs_throughput.py", ["SendMessage", "ReceiveMessage+DeleteMessage", "SendMessageBatch(10)"]),
         ("dynamodb_throughput.py", ["PutItem", "GetItem", "Query (100 of 10,000 items)", "Scan (10,000 items, one client)"]),
         ("s3_throughput.py", ["PUT 1 KiB", "GET 1 KiB", "PUT 16 MiB", "GET 16 MiB"]),
+        ("logs_throughput.py", ["PutLogEvents(1)", "PutLogEvents(100), calls", "FilterLogEvents, whole filters"]),
     ],
 )
 def test_throughput_script_runs(script, workloads):
