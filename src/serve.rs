@@ -16,7 +16,7 @@ use stratus_core::service::{
 };
 use stratus_server::authorize::Authorizers;
 use stratus_server::decision_log::DecisionLog;
-use stratus_server::{serve, Config, Gateway};
+use stratus_server::{serve, Config, Gateway, Limits};
 use stratus_service_dynamodb::TtlInterval;
 use stratus_service_lambda::LambdaSettings;
 use stratus_service_s3::LifecycleTiming;
@@ -66,6 +66,52 @@ pub(crate) struct ServeArgs {
     clock: ClockKind,
     #[command(flatten)]
     timing: Timing,
+    #[command(flatten)]
+    connections: Connections,
+}
+
+/// What a client may hold open and send (`docs/reliability.md`).
+#[derive(Args, Debug)]
+struct Connections {
+    /// Seconds a connection with no request in progress stays open (AWS: about 20).
+    #[arg(long, env = "STRATUS_IDLE_TIMEOUT", value_parser = seconds, default_value = "20")]
+    idle_timeout: Duration,
+    /// Seconds a request's head may take to arrive once begun.
+    #[arg(long, env = "STRATUS_HEADER_READ_TIMEOUT", value_parser = seconds, default_value = "20")]
+    header_read_timeout: Duration,
+    /// Seconds a request body may stall before it is answered `RequestTimeout`.
+    #[arg(long, env = "STRATUS_BODY_IDLE_TIMEOUT", value_parser = seconds, default_value = "20")]
+    body_idle_timeout: Duration,
+    /// Connections open at once; more wait in the listen backlog.
+    #[arg(long, env = "STRATUS_MAX_CONNECTIONS", default_value = "1024", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// Bytes of request headers accepted (S3's limit: 8 KiB).
+    #[arg(long, env = "STRATUS_MAX_HEADER_BYTES", default_value = "8192")]
+    max_header_bytes: usize,
+    /// Bytes of request URI (path and query) accepted.
+    #[arg(long, env = "STRATUS_MAX_URI_BYTES", default_value = "8192")]
+    max_uri_bytes: usize,
+    /// Request headers accepted.
+    #[arg(long, env = "STRATUS_MAX_HEADERS", default_value = "100")]
+    max_headers: usize,
+    /// Seconds requests in flight get to finish after a shutdown signal.
+    #[arg(long, env = "STRATUS_SHUTDOWN_TIMEOUT", value_parser = seconds, default_value = "10")]
+    shutdown_timeout: Duration,
+}
+
+impl From<&Connections> for Limits {
+    fn from(c: &Connections) -> Limits {
+        Limits {
+            idle_timeout: c.idle_timeout,
+            header_read_timeout: c.header_read_timeout,
+            body_idle_timeout: c.body_idle_timeout,
+            max_connections: c.max_connections as usize,
+            max_header_bytes: c.max_header_bytes,
+            max_uri_bytes: c.max_uri_bytes,
+            max_headers: c.max_headers,
+            shutdown_timeout: c.shutdown_timeout,
+        }
+    }
 }
 
 /// How often background sweeps run, in seconds (fractions allowed).
@@ -115,8 +161,9 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
         idle_timeout: args.timing.lambda_idle_timeout,
         ..LambdaSettings::default()
     };
-    // Timers for Lambda's function host (its instances' timeouts and idle stops): tokio's
-    // timer driver parks with the I/O driver and wakes no one while no timer is pending.
+    // Timers for connections' timeouts and Lambda's function host (its instances' timeouts and
+    // idle stops): tokio's timer driver parks with the I/O driver and wakes no one while no
+    // timer is pending.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_io()
@@ -147,6 +194,7 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
         clock,
         verify_signatures: args.verify_signatures,
         iam: args.iam.into(),
+        limits: Limits::from(&args.connections),
         ..Config::default()
     };
     let gateway = Arc::new(

@@ -219,3 +219,35 @@ def test_the_clock_moves_only_when_manual(stratus):
         assert bad.value.code == 400
     finally:
         server.stop()
+
+
+def test_deep_json_is_refused_as_a_serialization_error(stratus):
+    deep = b'{"TableName":"t","ExclusiveStartKey":{"k":{"M":' + b'{"a":{"M":' * 200 + b"{}" + b"}}" * 200 + b"}}}"
+    status, _, body = post(stratus, deep, {
+        "Content-Type": "application/x-amz-json-1.0",
+        "X-Amz-Target": "DynamoDB_20120810.Scan",
+    })
+    assert status == 400
+    assert json.loads(body)["__type"].endswith("SerializationException")
+
+
+@pytest.mark.parametrize("document", [
+    # An entity that would expand a thousandfold, and an external one.
+    b'<!DOCTYPE t [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+    b"<Tagging><TagSet><Tag><Key>&b;</Key><Value>v</Value></Tag></TagSet></Tagging>",
+    b'<?xml version="1.0"?><!DOCTYPE t SYSTEM "file:///etc/passwd">'
+    b"<Tagging><TagSet><Tag><Key>&xxe;</Key><Value>v</Value></Tag></TagSet></Tagging>",
+])
+def test_xml_with_a_doctype_is_malformed_xml(stratus, document):
+    s3 = stratus.client("s3")
+    s3.create_bucket(Bucket="doctype")
+    request = urllib.request.Request(
+        stratus.endpoint + "/doctype?tagging", data=document, method="PUT",
+        headers={"Content-Type": "application/xml",
+                 "Authorization": "AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=x",
+                 "x-amz-content-sha256": "UNSIGNED-PAYLOAD"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=10)
+    assert err.value.code == 400
+    assert b"<Code>MalformedXML</Code>" in err.value.read()

@@ -63,12 +63,84 @@ pub(crate) fn decode(op: &'static Operation, req: &Request) -> Result<Value, Pro
 
 /// Reads a CBOR data item as a value of `shape`; nothing may follow it.
 pub fn from_cbor(shape: &'static Shape, bytes: &[u8]) -> Result<Value, String> {
+    // The decoder skips unknown members without a depth limit of its own (and with a stack of
+    // 16 bytes for every indefinite container in them): deep nesting is refused up front.
+    if nesting(bytes) > MAX_DEPTH {
+        return Err("CBOR nesting is too deep".into());
+    }
     let mut d = Decoder::new(bytes);
     let value = read_value(&mut d, shape, 0)?;
     if d.position() != bytes.len() {
         return Err("unexpected data after the CBOR value".into());
     }
     Ok(value)
+}
+
+/// How deep the containers (arrays, maps, tags, indefinite strings) of the CBOR data items in
+/// `bytes` nest, counted until it passes [`MAX_DEPTH`]; well-formedness is the decoder's to
+/// judge, so a truncated item ends the count.
+fn nesting(bytes: &[u8]) -> usize {
+    // The items still to come in each open container; `None`: until a break.
+    let mut open: Vec<Option<u64>> = Vec::new();
+    let mut deepest = 0;
+    let mut at = 0;
+    while let Some(&initial) = bytes.get(at) {
+        let (major, info) = (initial >> 5, initial & 0x1f);
+        at += 1;
+        let width = match info {
+            0..=23 | 31 => 0,
+            24 => 1,
+            25 => 2,
+            26 => 4,
+            27 => 8,
+            _ => return deepest, // reserved: malformed
+        };
+        let Some(argument) = bytes.get(at..at + width) else {
+            return deepest;
+        };
+        at += width;
+        let argument = match info {
+            0..=23 => u64::from(info),
+            _ => argument.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b)),
+        };
+        let opened = match (major, info) {
+            (7, 31) => {
+                // A break closes the innermost indefinite container, an item of the one around it.
+                open.pop();
+                None
+            }
+            (2..=5, 31) => Some(None),
+            (2 | 3, _) => {
+                at = at.saturating_add(usize::try_from(argument).unwrap_or(usize::MAX));
+                None
+            }
+            (4, _) => Some(Some(argument)),
+            (5, _) => Some(Some(argument.saturating_mul(2))),
+            (6, _) => Some(Some(1)),
+            _ => None,
+        };
+        match opened {
+            Some(Some(0)) => {}
+            Some(items) => {
+                open.push(items);
+                deepest = deepest.max(open.len());
+                if deepest > MAX_DEPTH {
+                    return deepest;
+                }
+                continue;
+            }
+            None => {}
+        }
+        // One item ended: count it off the containers it completes.
+        while let Some(Some(left)) = open.last_mut() {
+            *left -= 1;
+            if *left > 0 {
+                break;
+            }
+            open.pop();
+        }
+    }
+    deepest
 }
 
 fn error(e: impl std::fmt::Display) -> String {
@@ -363,4 +435,94 @@ pub(crate) fn encode_error(service: &'static Service, error: &OperationError, re
 fn headers(response: &mut Response, request_id: &str) {
     set_header(response, "smithy-protocol", "rpc-v2-cbor");
     set_request_id(response, request_id);
+}
+
+#[cfg(test)]
+mod tests {
+    use stratus_test_support::Rng;
+
+    use super::*;
+
+    /// Appends a random well-formed CBOR item nesting `depth` deep to `out`, in every form a
+    /// container takes: definite and indefinite arrays, maps and strings, and tags.
+    fn item(rng: &mut Rng, depth: usize, out: &mut Vec<u8>) {
+        if depth == 0 {
+            let scalars: [&[u8]; 6] = [
+                b"\x05",
+                b"\x1b\0\0\0\0\0\0\x01\0",
+                b"\x63abc",
+                b"\x42\x01\x02",
+                b"\xf6",
+                b"\xfb\0\0\0\0\0\0\0\0",
+            ];
+            out.extend_from_slice(scalars[rng.below(scalars.len())]);
+            return;
+        }
+        let siblings = rng.below(3);
+        match rng.below(7) {
+            0 => {
+                out.push(0x80 | (siblings as u8 + 1));
+                item(rng, depth - 1, out);
+                (0..siblings).for_each(|_| shallower(rng, depth, out));
+            }
+            1 => {
+                out.push(0x9f);
+                (0..siblings).for_each(|_| shallower(rng, depth, out));
+                item(rng, depth - 1, out);
+                out.push(0xff);
+            }
+            2 => {
+                out.extend_from_slice(b"\xa1\x61k");
+                item(rng, depth - 1, out);
+            }
+            3 => {
+                out.extend_from_slice(b"\xbf\x61k");
+                item(rng, depth - 1, out);
+                out.extend_from_slice(b"\x61j\x01\xff");
+            }
+            4 => {
+                out.push(0xc1);
+                item(rng, depth - 1, out);
+            }
+            5 => {
+                out.extend_from_slice(b"\xd9\x01\x2c");
+                item(rng, depth - 1, out);
+            }
+            _ if depth == 1 => out.extend_from_slice(b"\x7f\x61a\x62bc\xff"),
+            _ => {
+                out.push(0x82);
+                item(rng, depth - 1, out);
+                item(rng, 0, out);
+            }
+        }
+    }
+
+    /// A sibling of the deepest item: shallower than `depth`, and shallow, so items stay small.
+    fn shallower(rng: &mut Rng, depth: usize, out: &mut Vec<u8>) {
+        let depth = rng.below(depth.min(3));
+        item(rng, depth, out);
+    }
+
+    #[test]
+    fn nesting_is_measured_in_every_container_form() {
+        for seed in 1..2000u64 {
+            let mut rng = Rng(seed);
+            let depth = rng.below(MAX_DEPTH + 40);
+            let mut bytes = Vec::new();
+            item(&mut rng, depth, &mut bytes);
+            let measured = nesting(&bytes);
+            assert_eq!(measured, depth.min(MAX_DEPTH + 1), "seed {seed}: {bytes:02x?}");
+            // Truncated, it is never measured deeper.
+            let cut = rng.below(bytes.len() + 1);
+            assert!(nesting(&bytes[..cut]) <= measured, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_in_an_unknown_member_is_refused_before_it_is_skipped() {
+        let deep = |n: usize| [&b"\xa1\x67Unknown"[..], &vec![0x9f; n], &vec![0xff; n]].concat();
+        assert_eq!(from_cbor(&UNIT, &deep(3)), Ok(Value::Struct(Vec::new())));
+        let refused = from_cbor(&UNIT, &deep(1_000_000)).unwrap_err();
+        assert_eq!(refused, "CBOR nesting is too deep");
+    }
 }

@@ -247,9 +247,26 @@ pub(crate) fn write_error_fields(scope: &mut ScopeWriter<'_, '_>, failure: &Fail
 /// attributes and children. The root element's own name is not checked, as AWS does not.
 pub fn from_document(shape: &'static Shape, bytes: &[u8]) -> Result<Value, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "the XML document is not UTF-8".to_owned())?;
+    refuse_doctype(text)?;
     let mut doc = Document::new(text);
     let mut root = doc.root_element().map_err(|e| e.to_string())?;
     read_value(&mut root, shape, None, 0)
+}
+
+/// Refuses a document with a document type declaration: no AWS request has one, and its
+/// entities (internal ones that expand, external ones that fetch) are never honoured. Only
+/// the prolog, before the root element, is read.
+fn refuse_doctype(text: &str) -> Result<(), String> {
+    for token in xmlparser::Tokenizer::from(text) {
+        match token {
+            Ok(xmlparser::Token::DtdStart { .. } | xmlparser::Token::EmptyDtd { .. }) => {
+                return Err("a document type declaration (DOCTYPE) is not allowed".into())
+            }
+            Ok(xmlparser::Token::ElementStart { .. }) | Err(_) => return Ok(()),
+            Ok(_) => {}
+        }
+    }
+    Ok(())
 }
 
 fn read_value(
@@ -463,5 +480,34 @@ mod tests {
             "</X>".repeat(5000)
         );
         assert!(from_document(&SHAPE, unknown.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn refuses_document_type_declarations_and_expands_no_entity() {
+        let refused = |doc: &str| from_document(&SHAPE, doc.as_bytes()).unwrap_err();
+        let declared =
+            r#"<!DOCTYPE S [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><S><Spaced>&b;</Spaced></S>"#;
+        assert!(refused(declared).contains("DOCTYPE"));
+        let external =
+            r#"<?xml version="1.0"?><!-- x --><!DOCTYPE S SYSTEM "file:///etc/passwd"><S><Spaced>&xxe;</Spaced></S>"#;
+        assert!(refused(external).contains("DOCTYPE"));
+        assert!(refused(r#"<!DOCTYPE S><S/>"#).contains("DOCTYPE"));
+        // An entity no declaration names is refused, not expanded or passed through.
+        assert!(from_document(&SHAPE, b"<S><Spaced>&xxe;</Spaced></S>").is_err());
+        // DOCTYPE as text, after the root element begins, is only text.
+        assert!(from_document(&SHAPE, b"<S><Spaced>&lt;!DOCTYPE x&gt;</Spaced></S>").is_ok());
+    }
+
+    #[test]
+    fn mutated_declarations_never_expand_an_entity() {
+        let seed = br#"<?xml version="1.0"?><!DOCTYPE S [<!ENTITY a "EXPANDED">]><S><Spaced>&a;</Spaced></S>"#;
+        for n in 1..2000u64 {
+            let mut rng = stratus_test_support::Rng(n);
+            let bytes = stratus_test_support::mutate(&mut rng, seed, &[b"<!DOCTYPE", b"<!ENTITY", b"&a;", b"]>", b"<"]);
+            // Whatever the mutation left of the declaration, its entity is never expanded.
+            if let Ok(value) = from_document(&SHAPE, &bytes) {
+                assert!(!format!("{value:?}").contains("EXPANDED"), "seed {n}: {bytes:?}");
+            }
+        }
     }
 }

@@ -6,12 +6,12 @@
 //! the service's to say ([`FormUpload`](stratus_core::service::FormUpload)).
 
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE, ORIGIN};
-use hyper::body::Incoming;
 use stratus_core::schema::Protocol;
 use stratus_core::service::{FormAnswer, FormPost, FormUpload};
 use stratus_core::{PayloadFraming, Streams};
 use stratus_protocol::{Request, Response};
 
+use crate::request_body::RequestBody;
 use crate::route::X_AMZ_TARGET;
 use crate::{cors, health, pipeline, streaming, Gateway};
 
@@ -78,7 +78,7 @@ pub async fn upload(
     gateway: &Gateway,
     claim: Claim<'_>,
     parts: &http::request::Parts,
-    body: Incoming,
+    body: RequestBody,
     request_id: &str,
 ) -> Response {
     let req = Request {

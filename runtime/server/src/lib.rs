@@ -21,12 +21,15 @@
 
 pub mod authorize;
 pub mod clock_endpoint;
+pub mod connection;
 pub mod cors;
 pub mod decision_log;
 pub mod form;
 pub mod health;
 mod identity;
+pub mod limits;
 pub mod pipeline;
+pub mod request_body;
 pub mod route;
 mod route_tables;
 pub mod sigv4;
@@ -40,7 +43,9 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 
+use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
@@ -49,10 +54,14 @@ use stratus_core::clock::Clock;
 use stratus_core::schema::Service;
 use stratus_core::service::{CrossOrigin, FormUpload, KeyDirectory, ServiceHandler, WebEndpoints};
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 use stratus_sigv4::SigningKeys;
 
 use crate::authorize::{Authorizers, IamMode};
+use crate::connection::{Guarded, Watch, WatchedIo};
+pub use crate::limits::Limits;
+use crate::request_body::RequestBody;
 use crate::route::Services;
 use crate::sigv4::Signer;
 
@@ -71,6 +80,8 @@ pub struct Config {
     pub verify_signatures: bool,
     /// Whether IAM's policies authorize requests (`--iam`).
     pub iam: IamMode,
+    /// Connections' timeouts and count, and the size of request heads.
+    pub limits: Limits,
 }
 
 impl Default for Config {
@@ -82,6 +93,7 @@ impl Default for Config {
             clock: Clock::system(),
             verify_signatures: false,
             iam: IamMode::Off,
+            limits: Limits::default(),
         }
     }
 }
@@ -208,49 +220,79 @@ impl Gateway {
 }
 
 /// Serves connections from `listener` until `shutdown` completes, then lets in-flight
-/// requests finish — unless `abandon` completes first (a second Ctrl-C).
-///
-/// The runtime needs no timer driver: nothing here, and nothing in a request, sleeps.
+/// requests finish for up to the shutdown timeout — unless `abandon` completes first (a
+/// second Ctrl-C). Connections are held to the gateway's [`Limits`]; the runtime needs a timer
+/// driver for them, which sleeps while no connection waits for its client.
 pub async fn serve(
     listener: TcpListener,
     gateway: Arc<Gateway>,
     shutdown: impl Future<Output = ()>,
     abandon: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let builder = auto::Builder::new(TokioExecutor::new());
+    let limits = gateway.config.limits.clone();
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder.http1().max_headers(limits.parser_max_headers());
     let graceful = GracefulShutdown::new();
+    let (stop, stopped) = tokio::sync::watch::channel(());
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
     tokio::pin!(shutdown);
     loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let (stream, peer) = match accepted {
-                    Ok(conn) => conn,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "accept failed");
-                        continue;
-                    }
-                };
-                let _ = stream.set_nodelay(true);
-                let gateway = gateway.clone();
-                let service = service_fn(move |req| {
-                    let gateway = gateway.clone();
-                    async move { Ok::<_, Infallible>(pipeline::handle(&gateway, req, peer.ip()).await) }
-                });
-                let conn = builder.serve_connection(TokioIo::new(stream), service).into_owned();
-                let conn = graceful.watch(conn);
-                tokio::spawn(async move {
-                    if let Err(e) = conn.await {
-                        tracing::debug!(error = %e, "connection ended with an error");
-                    }
-                });
-            }
+        // At the cap, the next connection waits in the listen backlog until one closes.
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot,
             () = &mut shutdown => break,
-        }
+        };
+        let Ok(slot) = slot else { break }; // the semaphore is never closed
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(conn) => conn,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                // Out of file descriptors, say: retrying at once would spin.
+                tokio::time::sleep(ACCEPT_RETRY).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let watch = Watch::new(&limits);
+        let gateway = gateway.clone();
+        let requests = watch.clone();
+        let service = service_fn(move |req: hyper::Request<Incoming>| {
+            let busy = requests.begin();
+            let gateway = gateway.clone();
+            let req = req.map(|body| RequestBody::new(body, gateway.config.limits.body_idle_timeout));
+            async move {
+                let response = pipeline::handle(&gateway, req, peer.ip()).await;
+                Ok::<_, Infallible>(response.map(|body| Guarded::new(body, busy)))
+            }
+        });
+        let io = TokioIo::new(WatchedIo::new(stream, watch.clone()));
+        let conn = graceful.watch(builder.serve_connection(io, service).into_owned());
+        let watchdog = connection::watchdog(watch, stopped.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                ended = conn => if let Err(e) = ended {
+                    tracing::debug!(error = %e, "connection ended with an error");
+                },
+                () = watchdog => tracing::debug!(%peer, "connection timed out"),
+            }
+            drop(slot);
+        });
     }
     drop(listener);
+    stop.send_replace(());
     tokio::select! {
         () = graceful.shutdown() => {}
+        () = tokio::time::sleep(limits.shutdown_timeout) => {
+            tracing::warn!(timeout = ?limits.shutdown_timeout, "shutdown: abandoning requests still in flight after the shutdown timeout");
+        }
         () = abandon => tracing::warn!("shutdown: abandoning requests still in flight"),
     }
     Ok(())
 }
+
+/// How long the listener waits after a failed accept before the next.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);

@@ -18,13 +18,13 @@ use aws_smithy_json::serialize::JsonObjectWriter;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Body as _;
-use hyper::body::Incoming;
 use stratus_core::clock::Clock;
 use stratus_core::service::Identity;
 use stratus_core::validate::validate_input;
 use stratus_core::{AwsError, BodyReader, OperationError, PayloadFraming, RequestContext, Streams};
 use stratus_protocol::{urlencoded, Request, Response};
 
+use crate::request_body::{RequestBody, Stalled};
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
@@ -34,9 +34,16 @@ use crate::{authorize, clock_endpoint, cors, form, health, identity, verify, vir
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
 
 /// Serves one HTTP request.
-pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>, client: IpAddr) -> hyper::Response<GatewayBody> {
+pub async fn handle(
+    gateway: &Gateway,
+    req: hyper::Request<RequestBody>,
+    client: IpAddr,
+) -> hyper::Response<GatewayBody> {
     let request_id = stratus_core::id::uuid();
     let (parts, body) = req.into_parts();
+    if let Err(error) = gateway.config.limits.check_head(&parts) {
+        return unread_body(gateway, &parts, &error, &request_id);
+    }
     if let Some(response) = health::answer(gateway, &parts) {
         return into_hyper(response, None);
     }
@@ -62,7 +69,7 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>, client: Ip
     } else {
         match read_body(body, gateway.config.max_body_bytes).await {
             Ok(body) => (body, Streams::default()),
-            Err(error) => return into_hyper(plain_json_error(&error, &request_id), None),
+            Err(error) => return unread_body(gateway, &parts, &error, &request_id),
         }
     };
     let served = CatchUnwind(std::pin::pin!(serve(
@@ -82,13 +89,20 @@ pub async fn handle(gateway: &Gateway, req: hyper::Request<Incoming>, client: Ip
 
 /// The whole of a request's body, refused past `limit` bytes. A body that arrives as one frame
 /// — every small request — is taken as it is, without collecting.
-pub(crate) async fn read_body(body: Incoming, limit: usize) -> Result<Bytes, AwsError> {
+pub(crate) async fn read_body(body: RequestBody, limit: usize) -> Result<Bytes, AwsError> {
     let unreadable = |e: Box<dyn std::error::Error + Send + Sync>| {
-        if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+        if e.is::<http_body_util::LengthLimitError>() {
             AwsError::new(
                 "RequestEntityTooLarge",
                 "Request body is larger than Stratus accepts",
                 413,
+            )
+        } else if e.is::<Stalled>() {
+            // S3's words for an upload whose client stopped sending.
+            AwsError::new(
+                "RequestTimeout",
+                "Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed.",
+                400,
             )
         } else {
             AwsError::new("IncompleteBody", "The request body could not be read", 400)
@@ -107,6 +121,38 @@ pub(crate) async fn read_body(body: Incoming, limit: usize) -> Result<Bytes, Aws
     whole.extend_from_slice(&first);
     whole.extend_from_slice(&rest);
     Ok(whole.into())
+}
+
+/// The answer to the request `parts` heads, refused with `error` before its body was read (or
+/// while it was): in the protocol of the operation its head routes to, else in the JSON
+/// protocols' shape. The connection is closed after it, as AWS closes it, since the rest of the
+/// body would otherwise be read as the next request.
+pub(crate) fn unread_body(
+    gateway: &Gateway,
+    parts: &http::request::Parts,
+    error: &AwsError,
+    request_id: &str,
+) -> hyper::Response<GatewayBody> {
+    let req = Request {
+        method: &parts.method,
+        uri: &parts.uri,
+        headers: &parts.headers,
+        body: &[],
+    };
+    let mut response = match route(gateway, &req) {
+        Ok(route) => stratus_protocol::encode_error(
+            route.protocol,
+            route.handler.schema(),
+            Some(route.operation),
+            &error.clone().into(),
+            request_id,
+        ),
+        Err(_) => plain_json_error(error, request_id),
+    };
+    response
+        .headers_mut()
+        .insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
+    into_hyper(response, None)
 }
 
 /// The answer to a request whose handling panicked with `panic`, logged.

@@ -12,10 +12,12 @@ use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
-use hyper::body::{Body, Frame, Incoming};
+use hyper::body::{Body, Frame};
 use stratus_core::schema::{HttpBinding, Operation};
 use stratus_core::{BodyReader, PayloadFraming};
 use tokio::sync::{mpsc, oneshot};
+
+use crate::request_body::{RequestBody, Stalled};
 
 /// Chunks buffered between the two sides of a streamed body.
 const CHANNEL_CHUNKS: usize = 4;
@@ -59,7 +61,7 @@ pub fn framing(headers: &http::HeaderMap) -> PayloadFraming {
 /// A blocking reader of `body`, fed by a task that reads the socket once the service first
 /// reads: a request refused before its body is read is answered without `100 Continue`, so a
 /// client that waits for it never sends the body.
-pub fn request_reader(mut body: Incoming) -> BodyReader {
+pub fn request_reader(mut body: RequestBody) -> BodyReader {
     let (sender, receiver) = mpsc::channel(CHANNEL_CHUNKS);
     let (start, started) = oneshot::channel();
     tokio::spawn(async move {
@@ -79,6 +81,7 @@ pub fn request_reader(mut body: Incoming) -> BodyReader {
                     Ok(data) => Ok(data),
                     Err(_) => continue, // trailers: nothing a service reads
                 },
+                Err(e) if e.is::<Stalled>() => Err(io::Error::new(io::ErrorKind::TimedOut, e)),
                 Err(e) => Err(io::Error::other(e)),
             };
             let failed = chunk.is_err();

@@ -4,12 +4,12 @@
 
 use std::net::IpAddr;
 
-use hyper::body::Incoming;
 use stratus_core::service::{WebBody, WebEndpoints, WebRequest};
 use stratus_core::{PayloadFraming, Streams};
 use stratus_protocol::Request;
 
 use crate::pipeline::{self, GatewayBody};
+use crate::request_body::RequestBody;
 use crate::Gateway;
 
 /// The endpoints that claim the request `parts` heads, if any do.
@@ -30,13 +30,13 @@ pub async fn answer(
     gateway: &Gateway,
     endpoints: &dyn WebEndpoints,
     parts: &http::request::Parts,
-    body: Incoming,
+    body: RequestBody,
     request_id: &str,
     client: IpAddr,
 ) -> hyper::Response<GatewayBody> {
     let body = match pipeline::read_body(body, gateway.config.max_body_bytes).await {
         Ok(body) => body,
-        Err(error) => return pipeline::into_hyper(pipeline::plain_json_error(&error, request_id), None),
+        Err(error) => return pipeline::unread_body(gateway, parts, &error, request_id),
     };
     let req = Request {
         method: &parts.method,
