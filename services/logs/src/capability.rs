@@ -22,23 +22,26 @@ impl LogWriter for LogsService {
             let (group, stream) = (group.to_owned(), stream.to_owned());
             // A service's own lines may arrive out of order; they are stored in time order.
             events.sort_by_key(|e| e.timestamp_ms);
-            self.transact(caller.account_id, caller.region, move |tx| {
-                let mut record = match find_group(&*tx, &group)? {
-                    Some(record) => record,
-                    None => GroupRecord::new(group.clone(), now),
-                };
-                let mut stream_record = STREAMS
-                    .get(&*tx, pair_key(&group, &stream))?
-                    .unwrap_or_else(|| StreamRecord::new(now));
-                let batch: Vec<(i64, &str)> = events.iter().map(|e| (e.timestamp_ms, e.message.as_str())).collect();
-                if batch.is_empty() {
-                    GROUPS.put(tx, group.as_bytes().to_vec(), &record)?;
-                    STREAMS.put(tx, pair_key(&group, &stream), &stream_record)?;
-                }
-                append(tx, &mut record, &stream, &mut stream_record, &batch, now)?;
-                Ok(())
-            })
-            .await
+            let store = self.store(caller.account_id, caller.region)?;
+            let used = self.used(caller.account_id, caller.region, &*store)?;
+            let added = self
+                .transact(caller.account_id, caller.region, move |tx| {
+                    if find_group(&*tx, &group)?.is_none() {
+                        GROUPS.put(tx, group.as_bytes().to_vec(), &GroupRecord::new(group.clone(), now))?;
+                    }
+                    let mut stream_record = STREAMS
+                        .get(&*tx, pair_key(&group, &stream))?
+                        .unwrap_or_else(|| StreamRecord::new(now));
+                    let batch: Vec<(i64, &str)> = events.iter().map(|e| (e.timestamp_ms, e.message.as_str())).collect();
+                    if batch.is_empty() {
+                        STREAMS.put(tx, pair_key(&group, &stream), &stream_record)?;
+                    }
+                    let (_, added) = append(tx, &group, &stream, &mut stream_record, &batch, now, used)?;
+                    Ok(added)
+                })
+                .await?;
+            self.add_used(caller.account_id, caller.region, added);
+            Ok(())
         })
     }
 }
