@@ -45,3 +45,68 @@ impl LogWriter for LogsService {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use stratus_core::clock::Clock;
+    use stratus_core::scheduler::Scheduler;
+    use stratus_storage::{Storage, StorageConfig};
+
+    use super::*;
+    use crate::service::load_stream;
+
+    const NOW_MS: i64 = 1_700_000_000_000;
+
+    fn service() -> LogsService {
+        let storage = Arc::new(Storage::open(StorageConfig::Ephemeral).unwrap());
+        let clock = Clock::manual(UNIX_EPOCH + Duration::from_millis(NOW_MS as u64));
+        LogsService::new(storage, Scheduler::new(clock), None)
+    }
+
+    fn line(timestamp_ms: i64, message: &str) -> LogEvent {
+        LogEvent {
+            timestamp_ms,
+            message: message.to_owned(),
+        }
+    }
+
+    // A service writing its own logs creates the group and stream, as Lambda's do on AWS,
+    // and may hand lines out of order.
+    #[test]
+    fn writing_creates_the_group_and_stream_and_orders_lines() {
+        let logs = service();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let caller = Caller::service("lambda.amazonaws.com", "111111111111", "us-east-1");
+        runtime
+            .block_on(logs.put_log_events(
+                caller,
+                "/aws/lambda/f",
+                "2023/11/14/[$LATEST]abc",
+                vec![line(NOW_MS, "b"), line(NOW_MS - 5, "a")],
+            ))
+            .unwrap();
+        runtime
+            .block_on(logs.put_log_events(
+                caller,
+                "/aws/lambda/f",
+                "2023/11/14/[$LATEST]abc",
+                vec![line(NOW_MS + 1, "c")],
+            ))
+            .unwrap();
+        let store = logs.store("111111111111", "us-east-1").unwrap();
+        assert!(find_group(&*store, "/aws/lambda/f").unwrap().is_some());
+        let stream = load_stream(&*store, "/aws/lambda/f", "2023/11/14/[$LATEST]abc").unwrap();
+        assert_eq!(
+            (stream.first_event, stream.last_event, stream.next_seq),
+            (Some(NOW_MS - 5), Some(NOW_MS + 1), 3)
+        );
+        assert_eq!(stream.stored_bytes, 3 * (1 + 26));
+        assert_eq!(logs.used("111111111111", "us-east-1", &*store).unwrap(), 3 * 27);
+    }
+}
