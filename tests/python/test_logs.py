@@ -98,6 +98,8 @@ def test_retention_takes_only_aws_values_and_expires_events_on_the_clock(logs, s
     stratus.advance(3600)
     events = logs.get_log_events(logGroupName=group, logStreamName=stream, startFromHead=True)["events"]
     assert [e["message"] for e in events] == ["new"]
+    # The expired event's bytes are no longer counted.
+    assert logs.describe_log_groups(logGroupNamePrefix=group)["logGroups"][0]["storedBytes"] == len("new") + 26
 
     logs.delete_retention_policy(logGroupName=group)
     assert "retentionInDays" not in logs.describe_log_groups(logGroupNamePrefix=group)["logGroups"][0]

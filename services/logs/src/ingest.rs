@@ -1,32 +1,39 @@
 //! The one write path for log events: PutLogEvents and other services' logs
 //! ([`LogWriter`](stratus_core::service::LogWriter)) store through [`append`], and deletions
-//! and the retention sweep give their bytes back through [`remove_events`].
+//! and the retention sweep give their bytes back through [`remove_events`]. Each stream
+//! counts its bytes; the account's total, which the bound is kept against, is counted in
+//! memory from them ([`LogsService::used`]).
 
-use stratus_storage::{Direction, KeyRange, Tx};
+use std::collections::BTreeMap;
+
+use stratus_storage::tuple::TupleKey;
+use stratus_storage::{Direction, KeyRange, Store, Tx};
 
 use crate::error::{limit_exceeded, Result};
 use crate::events::{decode_row, encode_row, EVENT_OVERHEAD};
-use crate::records::{event_key, pair_key, GroupRecord, StreamRecord, EVENTS, GROUPS, STREAMS, USAGE, USAGE_KEY};
+use crate::records::{event_key, pair_key, StreamRecord, EVENTS, STREAMS};
+use crate::service::{lock, LogsService};
 
 /// The most event bytes (messages plus 26 bytes each) kept per account and region: a put
 /// that would pass it is refused until retention, or deleting groups or streams, makes room.
 pub(crate) const MAX_STORED_BYTES: i64 = 1 << 30;
 
-/// Appends `events` (in order) to `stream` of `group`, at ingestion time `now_ms`; answers
-/// the stream's sequence number after them.
+/// Appends `events` (in order) to `stream_name` of `group`, at ingestion time `now_ms`, when
+/// `used` bytes are already held; answers the stream's next sequence number and the bytes
+/// added.
 pub(crate) fn append(
     tx: &mut Tx<'_>,
-    group: &mut GroupRecord,
+    group: &str,
     stream_name: &str,
     stream: &mut StreamRecord,
     events: &[(i64, &str)],
     now_ms: i64,
-) -> Result<u64> {
+    used: i64,
+) -> Result<(u64, i64)> {
     if events.is_empty() {
-        return Ok(stream.next_seq);
+        return Ok((stream.next_seq, 0));
     }
     let bytes: i64 = events.iter().map(|(_, m)| (m.len() + EVENT_OVERHEAD) as i64).sum();
-    let used = USAGE.get(&*tx, USAGE_KEY)?.unwrap_or(0);
     if used + bytes > MAX_STORED_BYTES {
         return Err(limit_exceeded(format!(
             "Stratus keeps at most {MAX_STORED_BYTES} bytes of log events per account and region; \
@@ -36,7 +43,7 @@ pub(crate) fn append(
     for &(timestamp, message) in events {
         tx.put(
             EVENTS,
-            event_key(&group.name, stream_name, timestamp, stream.next_seq),
+            event_key(group, stream_name, timestamp, stream.next_seq),
             encode_row(now_ms, message),
         );
         stream.next_seq += 1;
@@ -45,30 +52,59 @@ pub(crate) fn append(
     stream.first_event = Some(stream.first_event.map_or(first, |f| f.min(first)));
     stream.last_event = Some(stream.last_event.map_or(last, |l| l.max(last)));
     stream.last_ingestion = Some(now_ms);
-    group.stored_bytes += bytes;
-    STREAMS.put(tx, pair_key(&group.name, stream_name), stream)?;
-    GROUPS.put(tx, group.name.as_bytes().to_vec(), group)?;
-    USAGE.put(tx, USAGE_KEY.to_vec(), &(used + bytes))?;
-    Ok(stream.next_seq)
+    stream.stored_bytes += bytes;
+    STREAMS.put(tx, pair_key(group, stream_name), stream)?;
+    Ok((stream.next_seq, bytes))
 }
 
-/// Deletes the events under `prefix` (a group's, a stream's) older than `before` (all when
-/// `None`), and answers the bytes they held, which the caller takes off its group; the
-/// account's usage is updated here.
-pub(crate) fn remove_events(tx: &mut Tx<'_>, prefix: &[u8], before: Option<i64>) -> Result<i64> {
-    let rows = tx.scan(EVENTS, &KeyRange::prefix(prefix), Direction::Forward, None)?;
-    let mut freed = 0i64;
+/// Deletes the events of `group` (of its stream `stream` alone when given) older than
+/// `before` (all when `None`), takes their bytes off their streams, and answers the bytes
+/// freed.
+pub(crate) fn remove_events(tx: &mut Tx<'_>, group: &str, stream: Option<&str>, before: Option<i64>) -> Result<i64> {
+    let prefix = match stream {
+        Some(stream) => pair_key(group, stream),
+        None => TupleKey::new().str(group).into_bytes(),
+    };
+    let rows = tx.scan(EVENTS, &KeyRange::prefix(&prefix), Direction::Forward, None)?;
+    let mut freed: BTreeMap<String, i64> = BTreeMap::new();
     for (key, row) in rows {
         let event = decode_row(&key, &row)?;
         if before.is_some_and(|b| event.timestamp >= b) {
             continue;
         }
-        freed += event.size() as i64;
+        *freed.entry(event.stream.clone()).or_default() += event.size() as i64;
         tx.delete(EVENTS, key);
     }
-    if freed > 0 {
-        let used = USAGE.get(&*tx, USAGE_KEY)?.unwrap_or(0);
-        USAGE.put(tx, USAGE_KEY.to_vec(), &(used - freed).max(0))?;
+    for (stream, bytes) in &freed {
+        let key = pair_key(group, stream);
+        if let Some(mut record) = STREAMS.get(&*tx, &key)? {
+            record.stored_bytes = (record.stored_bytes - bytes).max(0);
+            STREAMS.put(tx, key, &record)?;
+        }
     }
-    Ok(freed)
+    Ok(freed.values().sum())
+}
+
+impl LogsService {
+    /// The event bytes `account` holds in `region`, counted from its streams on first use.
+    pub(crate) fn used(&self, account: &str, region: &str, store: &dyn Store) -> Result<i64> {
+        let place = (account.to_owned(), region.to_owned());
+        if let Some(&used) = lock(&self.shared.usage).get(&place) {
+            return Ok(used);
+        }
+        let counted = STREAMS
+            .scan(store, &KeyRange::all(), Direction::Forward, None)?
+            .iter()
+            .map(|(_, s)| s.stored_bytes)
+            .sum();
+        Ok(*lock(&self.shared.usage).entry(place).or_insert(counted))
+    }
+
+    /// Adds `delta` (negative for bytes freed) to what `account` holds in `region`, after the
+    /// transaction that changed it committed.
+    pub(crate) fn add_used(&self, account: &str, region: &str, delta: i64) {
+        if let Some(used) = lock(&self.shared.usage).get_mut(&(account.to_owned(), region.to_owned())) {
+            *used = (*used + delta).max(0);
+        }
+    }
 }

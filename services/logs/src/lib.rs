@@ -6,16 +6,16 @@
 //! State lives in the `logs` store of each account and region, with **relaxed** durability:
 //! log data may lose its last moments to a crash (docs/services/logs.md). Tables:
 //!
-//! - `groups`: [`records::GroupRecord`] by name (tags, retention, class, stored bytes);
+//! - `groups`: [`records::GroupRecord`] by name (tags, retention, class);
 //! - `streams`: [`records::StreamRecord`] by (group, stream): first and last event times, last
-//!   ingestion, the next sequence number;
+//!   ingestion, the next sequence number, the bytes its events hold (summed against the
+//!   bound of [`ingest::MAX_STORED_BYTES`] per account and region);
 //! - `events`: raw rows by (group, stream, timestamp, sequence number) — the ingestion time and
 //!   the message ([`events`]);
 //! - `metric_filters`, `subscription_filters`: by (group, filter name);
 //! - `destinations`, `resource_policies`, `export_tasks`: by name or id;
 //! - `queries`: Logs Insights queries by id, with their results ([`insights`]);
 //! - `delivery_sources`, `delivery_destinations`, `deliveries`: vended-log deliveries;
-//! - `usage`: the bytes of events held, against the bound of [`ingest::MAX_STORED_BYTES`].
 //!
 //! Nothing runs while no group has a retention policy ([`retention`]).
 

@@ -14,10 +14,6 @@ pub(crate) const STREAMS: Table<StreamRecord> = Table::new("streams");
 pub(crate) const METRIC_FILTERS: Table<MetricFilterRecord> = Table::new("metric_filters");
 /// Subscription filters by (group, filter name).
 pub(crate) const SUBSCRIPTION_FILTERS: Table<SubscriptionRecord> = Table::new("subscription_filters");
-/// Bytes of stored events in the account and region, under [`USAGE_KEY`]: the bound on
-/// retained events is kept against it.
-pub(crate) const USAGE: Table<i64> = Table::new("usage");
-pub(crate) const USAGE_KEY: &[u8] = b"stored_bytes";
 /// Raw event rows, keyed by [`event_key`]; written without a codec, for speed
 /// ([`crate::events`] has the layout).
 pub(crate) const EVENTS: &str = "events";
@@ -36,9 +32,6 @@ pub(crate) struct GroupRecord {
     pub deletion_protection: bool,
     #[serde(default)]
     pub tags: BTreeMap<String, String>,
-    /// Bytes of the events stored under the group (their messages plus 26 bytes each).
-    #[serde(default)]
-    pub stored_bytes: i64,
 }
 
 /// A log stream and what its events so far say about it.
@@ -55,6 +48,9 @@ pub(crate) struct StreamRecord {
     /// order they were put in.
     #[serde(default)]
     pub next_seq: u64,
+    /// Bytes of the stream's events (messages plus 26 bytes each), which its group reports.
+    #[serde(default)]
+    pub stored_bytes: i64,
 }
 
 pub(crate) fn group_key(group: &str) -> Vec<u8> {

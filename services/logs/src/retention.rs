@@ -9,7 +9,7 @@ use stratus_storage::{Direction, KeyRange, Read, Store};
 
 use crate::error::Result;
 use crate::ingest::remove_events;
-use crate::records::{group_key, GroupRecord, GROUPS};
+use crate::records::{GroupRecord, GROUPS};
 use crate::service::{lock, LogsService};
 
 /// How often the sweep runs. AWS deletes expired events within days; an hour keeps a driven
@@ -37,8 +37,9 @@ impl LogsService {
     fn sweep(&self) -> Repeat {
         let now = self.now_ms();
         for (account, region, store) in self.stores() {
-            if let Err(e) = expire(&*store, now) {
-                tracing::warn!(account, region, "log retention sweep failed: {:?}", e);
+            match expire(&*store, now) {
+                Ok(freed) => self.add_used(&account, &region, -freed),
+                Err(e) => tracing::warn!(account, region, "log retention sweep failed: {:?}", e),
             }
         }
         // Decided under the lock PutRetentionPolicy's `ensure_retention_sweep` takes after its
@@ -66,18 +67,16 @@ fn groups_with_retention(r: &(impl Read + ?Sized)) -> Result<Vec<GroupRecord>> {
         .collect())
 }
 
-/// Deletes, in one transaction, every event older than its group's retention at `now`.
-pub(crate) fn expire(store: &dyn Store, now: i64) -> Result<()> {
+/// Deletes, in one transaction, every event older than its group's retention at `now`;
+/// answers the bytes freed.
+pub(crate) fn expire(store: &dyn Store, now: i64) -> Result<i64> {
     store.transact(|tx| {
-        for mut group in groups_with_retention(&*tx)? {
+        let mut freed = 0;
+        for group in groups_with_retention(&*tx)? {
             let days = group.retention_days.unwrap_or_default();
             let before = now - i64::from(days) * DAY_MS;
-            let freed = remove_events(tx, &group_key(&group.name), Some(before))?;
-            if freed > 0 {
-                group.stored_bytes = (group.stored_bytes - freed).max(0);
-                GROUPS.put(tx, group.name.as_bytes().to_vec(), &group)?;
-            }
+            freed += remove_events(tx, &group.name, None, Some(before))?;
         }
-        Ok(())
+        Ok(freed)
     })
 }

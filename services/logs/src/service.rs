@@ -23,6 +23,8 @@ pub(crate) struct Shared {
     pub(crate) scheduler: Scheduler,
     /// The retention sweep, while some log group has a retention policy.
     pub(crate) retention_job: Mutex<Option<JobId>>,
+    /// The event bytes each (account, region) holds, counted on first use ([`crate::ingest`]).
+    pub(crate) usage: Mutex<std::collections::HashMap<(String, String), i64>>,
     /// S3's buckets, which export tasks name.
     pub(crate) objects: Option<Arc<dyn ObjectSource>>,
 }
@@ -34,6 +36,7 @@ impl LogsService {
                 storage,
                 scheduler,
                 retention_job: Mutex::new(None),
+                usage: Mutex::default(),
                 objects,
             }),
         }

@@ -31,30 +31,39 @@ pub(crate) async fn put_log_events(
     let now = ctx.clock.epoch_millis();
     let (group_name, stream_name) = (input.log_group_name, input.log_stream_name);
     let events = input.log_events;
-    logs.transact(&ctx.account_id, &ctx.region, move |tx| {
-        let mut group = load_group(&*tx, &group_name)?;
-        let mut stream = load_stream(&*tx, &group_name, &stream_name)?;
-        let batch = events.iter().map(|e| (e.timestamp, e.message.as_str()));
-        let admission = admit(batch.clone(), now, group.retention_days)?;
-        let stored: Vec<(i64, &str)> = batch
-            .skip(admission.stored.start)
-            .take(admission.stored.len())
-            .collect();
-        let seq = append(tx, &mut group, &stream_name, &mut stream, &stored, now)?;
-        let as_index = |i: usize| Some(i as i32);
-        Ok(PutLogEventsResponse {
-            // Sequence tokens are accepted and ignored, as AWS has done since 2023; one is
-            // still answered for clients that pass it on.
-            next_sequence_token: Some(digits(1, seq)),
-            rejected_log_events_info: admission.rejected_any().then(|| RejectedLogEventsInfo {
-                too_new_log_event_start_index: admission.too_new_start.and_then(as_index),
-                too_old_log_event_end_index: admission.too_old_end.and_then(as_index),
-                expired_log_event_end_index: admission.expired_end.and_then(as_index),
-            }),
-            rejected_entity_info: None,
+    let used = logs.used(
+        &ctx.account_id,
+        &ctx.region,
+        &*logs.store(&ctx.account_id, &ctx.region)?,
+    )?;
+    let (answer, added) = logs
+        .transact(&ctx.account_id, &ctx.region, move |tx| {
+            let group = load_group(&*tx, &group_name)?;
+            let mut stream = load_stream(&*tx, &group_name, &stream_name)?;
+            let batch = events.iter().map(|e| (e.timestamp, e.message.as_str()));
+            let admission = admit(batch.clone(), now, group.retention_days)?;
+            let stored: Vec<(i64, &str)> = batch
+                .skip(admission.stored.start)
+                .take(admission.stored.len())
+                .collect();
+            let (seq, added) = append(tx, &group_name, &stream_name, &mut stream, &stored, now, used)?;
+            let as_index = |i: usize| Some(i as i32);
+            let answer = PutLogEventsResponse {
+                // Sequence tokens are accepted and ignored, as AWS has done since 2023; one is
+                // still answered for clients that pass it on.
+                next_sequence_token: Some(digits(1, seq)),
+                rejected_log_events_info: admission.rejected_any().then(|| RejectedLogEventsInfo {
+                    too_new_log_event_start_index: admission.too_new_start.and_then(as_index),
+                    too_old_log_event_end_index: admission.too_old_end.and_then(as_index),
+                    expired_log_event_end_index: admission.expired_end.and_then(as_index),
+                }),
+                rejected_entity_info: None,
+            };
+            Ok((answer, added))
         })
-    })
-    .await
+        .await?;
+    logs.add_used(&ctx.account_id, &ctx.region, added);
+    Ok(answer)
 }
 
 /// A place between two events of a stream: the key of the event it follows or precedes.

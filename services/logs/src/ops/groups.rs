@@ -58,27 +58,30 @@ pub(crate) async fn delete_log_group(
     input: DeleteLogGroupRequest,
 ) -> Result<Unit, AwsError> {
     let name = input.log_group_name;
-    logs.transact(&ctx.account_id, &ctx.region, move |tx| {
-        let group = load_group(&*tx, &name)?;
-        if group.deletion_protection {
-            return Err(AwsError::new(
-                "OperationAbortedException",
-                "Log group deletion is protected. Disable deletion protection to delete the log group.",
-                400,
-            )
-            .into());
-        }
-        let prefix = group_key(&name);
-        remove_events(tx, &prefix, None)?;
-        for table in [STREAMS.name(), METRIC_FILTERS.name(), SUBSCRIPTION_FILTERS.name()] {
-            for (key, _) in tx.scan(table, &KeyRange::prefix(&prefix), Direction::Forward, None)? {
-                tx.delete(table, key);
+    let freed = logs
+        .transact(&ctx.account_id, &ctx.region, move |tx| {
+            let group = load_group(&*tx, &name)?;
+            if group.deletion_protection {
+                return Err(AwsError::new(
+                    "OperationAbortedException",
+                    "Log group deletion is protected. Disable deletion protection to delete the log group.",
+                    400,
+                )
+                .into());
             }
-        }
-        GROUPS.delete(tx, name.as_bytes().to_vec());
-        Ok(Unit {})
-    })
-    .await
+            let prefix = group_key(&name);
+            let freed = remove_events(tx, &name, None, None)?;
+            for table in [STREAMS.name(), METRIC_FILTERS.name(), SUBSCRIPTION_FILTERS.name()] {
+                for (key, _) in tx.scan(table, &KeyRange::prefix(&prefix), Direction::Forward, None)? {
+                    tx.delete(table, key);
+                }
+            }
+            GROUPS.delete(tx, name.as_bytes().to_vec());
+            Ok(freed)
+        })
+        .await?;
+    logs.add_used(&ctx.account_id, &ctx.region, -freed);
+    Ok(Unit {})
 }
 
 impl GroupRecord {
@@ -92,7 +95,6 @@ impl GroupRecord {
             class: "STANDARD".to_owned(),
             deletion_protection: false,
             tags: Default::default(),
-            stored_bytes: 0,
         }
     }
 }
@@ -107,13 +109,18 @@ fn describe(
 ) -> Result<LogGroup> {
     let arn = group_arn(region, account, &group.name);
     let metric_filters = METRIC_FILTERS.scan_prefix(r, group_key(&group.name))?.len() as i32;
+    let stored_bytes: i64 = STREAMS
+        .scan_prefix(r, group_key(&group.name))?
+        .iter()
+        .map(|(_, s)| s.stored_bytes)
+        .sum();
     Ok(LogGroup {
         arn: Some(format!("{arn}:*")),
         log_group_arn: Some(arn),
         creation_time: Some(group.creation_time),
         retention_in_days: group.retention_days,
         metric_filter_count: Some(metric_filters),
-        stored_bytes: (!by_pattern).then_some(group.stored_bytes),
+        stored_bytes: (!by_pattern).then_some(stored_bytes),
         kms_key_id: group.kms_key_id,
         log_group_class: Some(LogGroupClass::from_wire(&group.class)),
         deletion_protection_enabled: (!by_pattern).then_some(group.deletion_protection),

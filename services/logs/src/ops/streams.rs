@@ -9,7 +9,7 @@ use stratus_storage::StorageError;
 use crate::error::{already_exists, invalid_parameter, invalid_token, Result};
 use crate::events::digits;
 use crate::ingest::remove_events;
-use crate::records::{group_key, pair_key, StreamRecord, GROUPS, STREAMS};
+use crate::records::{group_key, pair_key, StreamRecord, STREAMS};
 use crate::service::{group_named, load_group, load_stream, stream_arn, LogsService};
 
 const STREAM_LISTING: Token = Token::for_listing("logs:DescribeLogStreams");
@@ -45,6 +45,7 @@ impl StreamRecord {
             last_event: None,
             last_ingestion: None,
             next_seq: 0,
+            stored_bytes: 0,
         }
     }
 }
@@ -54,19 +55,18 @@ pub(crate) async fn delete_log_stream(
     ctx: &RequestContext,
     input: DeleteLogStreamRequest,
 ) -> Result<Unit, AwsError> {
-    logs.transact(&ctx.account_id, &ctx.region, move |tx| {
-        let (group, stream) = (input.log_group_name, input.log_stream_name);
-        let mut record = load_group(&*tx, &group)?;
-        load_stream(&*tx, &group, &stream)?;
-        let freed = remove_events(tx, &pair_key(&group, &stream), None)?;
-        STREAMS.delete(tx, pair_key(&group, &stream));
-        if freed > 0 {
-            record.stored_bytes = (record.stored_bytes - freed).max(0);
-            GROUPS.put(tx, group.as_bytes().to_vec(), &record)?;
-        }
-        Ok(Unit {})
-    })
-    .await
+    let freed = logs
+        .transact(&ctx.account_id, &ctx.region, move |tx| {
+            let (group, stream) = (input.log_group_name, input.log_stream_name);
+            load_group(&*tx, &group)?;
+            load_stream(&*tx, &group, &stream)?;
+            let freed = remove_events(tx, &group, Some(&stream), None)?;
+            STREAMS.delete(tx, pair_key(&group, &stream));
+            Ok(freed)
+        })
+        .await?;
+    logs.add_used(&ctx.account_id, &ctx.region, -freed);
+    Ok(Unit {})
 }
 
 /// A stream as DescribeLogStreams shows it: `storedBytes` is always 0, as AWS has reported
