@@ -8,6 +8,7 @@ plane without them is tests/python/test_lambda.py."""
 import base64
 import io
 import json
+import re
 import shutil
 import time
 import zipfile
@@ -140,6 +141,31 @@ def test_tail_logs_come_back_base64(lam, role):
     log = base64.b64decode(response["LogResult"]).decode()
     assert "START RequestId:" in log and "END RequestId:" in log and "REPORT RequestId:" in log
     assert "handling" in log
+
+
+def test_function_logs_land_in_cloudwatch_logs(lam, role, stratus):
+    """Lambda writes each invocation's log to `/aws/lambda/<name>`, in a stream named
+    `YYYY/MM/DD/[$LATEST]<environment id>` (Lambda developer guide, "Working with Lambda
+    function logs"), one event per line."""
+    logs = stratus.client("logs")
+    name = python_function(lam, role)
+    response = lam.invoke(FunctionName=name, Payload=json.dumps({"to": "logs"}))
+    request_id = response["ResponseMetadata"]["RequestId"]
+    group = f"/aws/lambda/{name}"
+    deadline = time.time() + 10
+    streams = []
+    while not streams and time.time() < deadline:
+        try:
+            streams = logs.describe_log_streams(logGroupName=group)["logStreams"]
+        except logs.exceptions.ResourceNotFoundException:
+            time.sleep(0.05)
+    [stream] = streams
+    assert re.fullmatch(r"\d{4}/\d{2}/\d{2}/\[\$LATEST\][0-9a-f]{32}", stream["logStreamName"])
+    messages = [e["message"] for e in logs.get_log_events(logGroupName=group, logStreamName=stream["logStreamName"], startFromHead=True)["events"]]
+    assert messages[0] == f"START RequestId: {request_id} Version: $LATEST"
+    assert any("handling {'to': 'logs'}" in m for m in messages)
+    assert messages[-2] == f"END RequestId: {request_id}"
+    assert messages[-1].startswith(f"REPORT RequestId: {request_id}\tDuration: ")
 
 
 def test_client_context_reaches_the_function(lam, role):

@@ -107,7 +107,18 @@ pub(crate) struct Instance {
     pipes: [RawFd; 2],
     /// When the process was spawned (its init duration runs from here).
     pub(crate) spawned: Moment,
+    /// Names the instance's log stream.
+    pub(crate) environment_id: String,
     _server: Server,
+}
+
+/// A new execution environment's id: 32 hex digits.
+pub(crate) fn environment_id() -> String {
+    format!(
+        "{:016x}{:016x}",
+        stratus_core::id::random_u64(),
+        stratus_core::id::random_u64()
+    )
 }
 
 impl Instance {
@@ -211,6 +222,7 @@ impl Instance {
             exit_notice,
             pipes,
             spawned,
+            environment_id: environment_id(),
             _server: server,
         })
     }

@@ -206,11 +206,13 @@ impl Ending<'_> {
         let mut lines = before_end.to_vec();
         lines.push(log::end_line(self.request_id));
         lines.push(report.line());
-        let log_tail = self.instance.log.finish(&lines);
+        let log = self.instance.log.finish(&lines);
         Ran {
             outcome: InvokeOutcome {
                 result,
-                log_tail,
+                log_tail: log::tail(&log),
+                log,
+                environment_id: self.instance.environment_id.clone(),
                 duration,
             },
             reusable: reusable && !self.instance.has_exited(),
@@ -243,7 +245,7 @@ pub(crate) fn no_bootstrap(spec: &FunctionSpec, request: &InvokeRequest, message
     };
     let log = log::LogBuffer::default();
     log.start(id, &spec.version, false);
-    let log_tail = log.finish(&[
+    let log = log.finish(&[
         message.clone(),
         "Runtime.InvalidEntrypoint".to_owned(),
         log::end_line(id),
@@ -251,7 +253,9 @@ pub(crate) fn no_bootstrap(spec: &FunctionSpec, request: &InvokeRequest, message
     ]);
     InvokeOutcome {
         result: FunctionResult::Error(error_document("Runtime.InvalidEntrypoint", &message)),
-        log_tail,
+        log_tail: log::tail(&log),
+        log,
+        environment_id: crate::instance::environment_id(),
         duration: Duration::ZERO,
     }
 }

@@ -196,6 +196,11 @@ pub struct InvokeOutcome {
     pub result: FunctionResult,
     /// The invocation's log, `START` to `REPORT`, at most its last 4 KB (for `LogType: Tail`).
     pub log_tail: String,
+    /// The invocation's whole log, at most its last 256 KiB (for CloudWatch Logs).
+    pub log: String,
+    /// The execution environment (instance) that ran it: 32 hex digits, as the log stream
+    /// names it (`2026/12/02/[$LATEST]<id>`).
+    pub environment_id: String,
     /// How long the handler ran.
     pub duration: Duration,
 }

@@ -1,6 +1,8 @@
 //! An instance's log: what its stdout and stderr print, framed per invocation by the
-//! `START`, `END` and `REPORT` lines Lambda writes, kept for [`InvokeOutcome::log_tail`]
-//! (the last 4 KB) and passed on, line by line, to `tracing` (target `lambda`).
+//! `START`, `END` and `REPORT` lines Lambda writes, kept for [`InvokeOutcome::log`] (the
+//! invocation's last 256 KiB, which Lambda writes to CloudWatch Logs) and
+//! [`InvokeOutcome::log_tail`] (its last 4 KB), and passed on, line by line, to `tracing`
+//! (target `lambda`).
 //!
 //! The lines are AWS's, for example (`\t` is a tab: every field of `REPORT` ends with one):
 //!
@@ -10,6 +12,7 @@
 //! REPORT RequestId: 8f5...\tDuration: 2.02 ms\tBilled Duration: 3 ms\tMemory Size: 128 MB\tMax Memory Used: 31 MB\tInit Duration: 95.10 ms\t
 //! ```
 //!
+//! [`InvokeOutcome::log`]: crate::InvokeOutcome::log
 //! [`InvokeOutcome::log_tail`]: crate::InvokeOutcome::log_tail
 
 use std::fmt::Write as _;
@@ -18,8 +21,10 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-/// The most of an invocation's log kept (`LogType: Tail` answers with 4 KB).
+/// The most of an invocation's log `LogType: Tail` answers with.
 pub(crate) const TAIL_BYTES: usize = 4096;
+/// The most of an invocation's log kept (its start is dropped past this).
+pub(crate) const LOG_BYTES: usize = 256 * 1024;
 
 /// What an instance printed since its current invocation started: shared by the tasks
 /// reading its pipes and the invocation that frames it.
@@ -32,9 +37,9 @@ impl LogBuffer {
     fn push(&self, chunk: &str) {
         let mut text = self.text.lock().unwrap_or_else(PoisonError::into_inner);
         text.push_str(chunk);
-        // Keep a little more than the tail so the cut can land on a character boundary.
-        if text.len() > 4 * TAIL_BYTES {
-            let cut = floor_char_boundary(&text, text.len() - 2 * TAIL_BYTES);
+        // Cut back to the bound once twice over it, on a character boundary.
+        if text.len() > 2 * LOG_BYTES {
+            let cut = floor_char_boundary(&text, text.len() - LOG_BYTES);
             text.drain(..cut);
         }
     }
@@ -52,8 +57,7 @@ impl LogBuffer {
         text.push('\n');
     }
 
-    /// Ends an invocation's log with the lines given (`END`, `REPORT`, …) and returns its
-    /// last 4 KB.
+    /// Ends an invocation's log with the lines given (`END`, `REPORT`, …) and returns it.
     pub(crate) fn finish(&self, lines: &[String]) -> String {
         let mut text = self.text.lock().unwrap_or_else(PoisonError::into_inner);
         for line in lines {
@@ -61,11 +65,13 @@ impl LogBuffer {
             text.push_str(line);
             text.push('\n');
         }
-        let cut = ceil_char_boundary(&text, text.len().saturating_sub(TAIL_BYTES));
-        let tail = text[cut..].to_owned();
-        text.clear();
-        tail
+        std::mem::take(&mut *text)
     }
+}
+
+/// The last 4 KB of `log` (on a character boundary), as `LogType: Tail` answers.
+pub(crate) fn tail(log: &str) -> String {
+    log[ceil_char_boundary(log, log.len().saturating_sub(TAIL_BYTES))..].to_owned()
 }
 
 /// Reads one of the instance's pipes until it closes, into `log` and `tracing`.

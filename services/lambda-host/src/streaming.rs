@@ -39,6 +39,8 @@ impl ResponseStream {
                     "The invocation was stopped",
                 )),
                 log_tail: String::new(),
+                log: String::new(),
+                environment_id: String::new(),
                 duration: std::time::Duration::ZERO,
             },
         }

@@ -11,6 +11,7 @@ use stratus_core::AwsError;
 use stratus_lambda_host::{CodeArchive, Credentials, FunctionResult, FunctionSpec, HostError, InvokeRequest};
 
 use crate::error::function_not_found;
+use crate::function_logs;
 use crate::names::{FunctionRef, Qualifier};
 use crate::records::{FunctionRecord, VersionConfig};
 use crate::routing;
@@ -93,6 +94,8 @@ impl LambdaService {
         };
         match self.host().invoke(&spec, request).await {
             Ok(outcome) => {
+                let stream = function_logs::stream_name(self.now_ms(), &cfg.version, &outcome.environment_id);
+                self.write_log(&f.account, &f.region, &cfg.logging.log_group, stream, &outcome.log);
                 let (payload, function_error) = match outcome.result {
                     FunctionResult::Response(p) => (p, None),
                     FunctionResult::Error(p) => (p, Some("Unhandled".to_owned())),

@@ -29,6 +29,7 @@ mod code_links;
 mod config;
 mod error;
 mod error_type;
+mod function_logs;
 mod function_urls;
 mod invoke;
 mod names;

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{MessageSink, ObjectSource, RoleCredentials, RoleDirectory, RoleSessions, ServiceEnv};
+use stratus_core::service::{
+    LateProviders, MessageSink, ObjectSource, RoleCredentials, RoleDirectory, RoleSessions, ServiceEnv, Spawner,
+};
 use stratus_core::AwsError;
 use stratus_lambda_host::{Host, HostConfig};
 use stratus_outbox::Outbox;
@@ -62,6 +64,11 @@ pub(crate) struct Shared {
     pub(crate) host: OnceLock<Host>,
     /// Execution roles' credentials by (account, role ARN, function name), until near expiry.
     pub(crate) credentials: Mutex<HashMap<(String, String, String), RoleCredentials>>,
+    /// Every service's capabilities once all have registered (CloudWatch Logs registers after
+    /// Lambda).
+    pub(crate) late: LateProviders,
+    /// The binary's runtime, for work after an answer (writing function logs).
+    pub(crate) spawner: Spawner,
     /// Asynchronous invocations, queued until they have run.
     pub(crate) queued: Outbox<QueuedInvocation>,
 }
@@ -74,6 +81,8 @@ impl LambdaService {
                 storage: env.storage.clone(),
                 scheduler: env.scheduler.clone(),
                 queued: Outbox::new(QUEUED, "lambda", env.storage, env.scheduler, env.spawner),
+                late: env.late.clone(),
+                spawner: env.spawner.clone(),
                 settings,
                 messages: providers.messages.clone(),
                 roles: providers.roles.clone(),
