@@ -580,3 +580,33 @@ def test_keys_and_pending_deletions_survive_sigkill(tmp_path):
         assert kms.describe_key(KeyId=kept)["KeyMetadata"]["Description"] == "kept"
     finally:
         server.stop()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
+def test_the_scheduler_runs_only_while_a_deletion_is_pending():
+    import time
+
+    def scheduler_running(server):
+        # A new thread names itself once it runs.
+        deadline = time.time() + 5
+        while time.time() < deadline and "scheduler" not in server.thread_names():
+            time.sleep(0.05)
+        return "scheduler" in server.thread_names()
+
+    server = Stratus("--ephemeral", "--clock", "manual")
+    try:
+        kms = server.client("kms")
+        key = new_key(kms)["KeyId"]
+        kms.encrypt(KeyId=key, Plaintext=b"x")
+        assert "scheduler" not in server.thread_names()
+        kms.schedule_key_deletion(KeyId=key, PendingWindowInDays=7)
+        assert scheduler_running(server)
+        server.advance(7 * DAY + 1)
+        with pytest.raises(ClientError):
+            kms.describe_key(KeyId=key)
+        deadline = time.time() + 5
+        while time.time() < deadline and "scheduler" in server.thread_names():
+            time.sleep(0.05)
+        assert "scheduler" not in server.thread_names()
+    finally:
+        server.stop()
