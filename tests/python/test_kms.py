@@ -554,3 +554,59 @@ def test_an_ec_key_imported_with_rsa_aes_key_wrap_signs_as_itself(kms):
     )
     signature = kms.sign(KeyId=meta["KeyId"], Message=b"imported", SigningAlgorithm="ECDSA_SHA_256")["Signature"]
     mine.public_key().verify(signature, b"imported", ec.ECDSA(hashes.SHA256()))
+
+
+def test_keys_and_pending_deletions_survive_sigkill(tmp_path):
+    import signal
+
+    server = Stratus("--data-dir", str(tmp_path), "--clock", "manual")
+    try:
+        kms = server.client("kms")
+        kept = new_key(kms, Description="kept")["KeyId"]
+        blob = kms.encrypt(KeyId=kept, Plaintext=b"durable")["CiphertextBlob"]
+        doomed = new_key(kms)["KeyId"]
+        kms.schedule_key_deletion(KeyId=doomed, PendingWindowInDays=7)
+    finally:
+        server.stop(signal.SIGKILL)
+    server = Stratus("--data-dir", str(tmp_path), "--clock", "manual")
+    try:
+        kms = server.client("kms")
+        assert kms.decrypt(CiphertextBlob=blob)["Plaintext"] == b"durable"
+        # The deletion was scheduled again from the store at start.
+        server.advance(8 * DAY)
+        with pytest.raises(ClientError) as e:
+            kms.describe_key(KeyId=doomed)
+        assert error(e)[0] == "NotFoundException"
+        assert kms.describe_key(KeyId=kept)["KeyMetadata"]["Description"] == "kept"
+    finally:
+        server.stop()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
+def test_the_scheduler_runs_only_while_a_deletion_is_pending():
+    import time
+
+    def scheduler_running(server):
+        # A new thread names itself once it runs.
+        deadline = time.time() + 5
+        while time.time() < deadline and "scheduler" not in server.thread_names():
+            time.sleep(0.05)
+        return "scheduler" in server.thread_names()
+
+    server = Stratus("--ephemeral", "--clock", "manual")
+    try:
+        kms = server.client("kms")
+        key = new_key(kms)["KeyId"]
+        kms.encrypt(KeyId=key, Plaintext=b"x")
+        assert "scheduler" not in server.thread_names()
+        kms.schedule_key_deletion(KeyId=key, PendingWindowInDays=7)
+        assert scheduler_running(server)
+        server.advance(7 * DAY + 1)
+        with pytest.raises(ClientError):
+            kms.describe_key(KeyId=key)
+        deadline = time.time() + 5
+        while time.time() < deadline and "scheduler" in server.thread_names():
+            time.sleep(0.05)
+        assert "scheduler" not in server.thread_names()
+    finally:
+        server.stop()

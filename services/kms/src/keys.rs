@@ -118,7 +118,7 @@ pub(crate) struct KeyRecord {
     #[serde(default)]
     pub(crate) pending_material: Option<Material>,
     pub(crate) rotation: Option<Rotation>,
-    /// The last automatic rotation period, which GetKeyRotationStatus reports once disabled.
+    /// On-demand rotations made so far (AWS allows ten per key).
     #[serde(default)]
     pub(crate) on_demand_rotations: u32,
     pub(crate) multi_region: Option<MultiRegion>,

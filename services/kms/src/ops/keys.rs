@@ -7,9 +7,7 @@ use stratus_gen_kms::*;
 
 use crate::aliases::{managed_service, AliasRecord};
 use crate::crypto;
-use crate::error::{
-    invalid_state, key_not_found, limit_exceeded, not_found, tag_error, unsupported, validation, KmsError,
-};
+use crate::error::{invalid_state, key_not_found, not_found, tag_error, unsupported, validation, KmsError};
 use crate::keys::{default_policy, new_key_id, KeyRecord, Material, MultiRegion};
 use crate::lookup::{find_key, parse, KeyRef, Scope};
 use crate::ops::page;
@@ -583,21 +581,21 @@ pub(crate) async fn replicate_key(
         "Enabled"
     }
     .into();
-    let primary_id = primary.id.clone();
-    let region = target.clone();
-    let (updated, ()) = update(kms, &scope, &primary_id, move |key| {
-        if let Some(m) = key.multi_region.as_mut() {
-            m.replicas.push(region);
-        }
-        Ok(())
-    })
-    .await?;
+    // The replica first, so that a second ReplicateKey to the same region changes nothing.
     let stored = replica.clone();
     kms.transact(&there.account, &there.region, move |tx| {
         if KEYS.get(tx, &stored.id)?.is_some() {
-            return Err(limit_exceeded("The replica already exists."));
+            return Err(crate::error::already_exists(format!("{} already exists.", stored.arn)));
         }
         KEYS.put(tx, stored.id.as_str(), &stored)?;
+        Ok(())
+    })
+    .await?;
+    let region = target.clone();
+    let (updated, ()) = update(kms, &scope, &primary.id, move |key| {
+        if let Some(m) = key.multi_region.as_mut() {
+            m.replicas.push(region);
+        }
         Ok(())
     })
     .await?;
