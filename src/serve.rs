@@ -22,7 +22,7 @@ use stratus_service_lambda::LambdaSettings;
 use stratus_service_s3::LifecycleTiming;
 use stratus_storage::{Storage, StorageConfig};
 
-use crate::settings::{seconds, ClockKind, IamSetting};
+use crate::settings::{seconds, ClockKind, IamSetting, LogFormat};
 
 /// Settings of the server, each also read from a `STRATUS_*` environment variable.
 #[derive(Args, Debug)]
@@ -45,9 +45,16 @@ pub(crate) struct ServeArgs {
     /// Comma-separated services to serve (sdk ids as `stratus models` lists them); all if unset.
     #[arg(long, env = "STRATUS_SERVICES", value_delimiter = ',')]
     services: Vec<String>,
-    /// error, warn, info, debug or trace.
+    /// error, warn, info (one line per request), debug (with headers and body sizes) or
+    /// trace (with bodies).
     #[arg(long, env = "STRATUS_LOG_LEVEL", default_value = "info")]
     log_level: tracing::Level,
+    /// How log lines are written: `text`, or `json` (one object per line).
+    #[arg(long, env = "STRATUS_LOG_FORMAT", value_enum, default_value = "text")]
+    log_format: LogFormat,
+    /// Leave requests out of the log.
+    #[arg(long, env = "STRATUS_QUIET_REQUESTS")]
+    quiet_requests: bool,
     /// Serve only requests signed with a secret Stratus knows (IAM users' keys, STS's
     /// sessions, and `test`/`test`), refusing the rest as AWS does.
     #[arg(long, env = "STRATUS_VERIFY_SIGNATURES")]
@@ -133,10 +140,14 @@ struct Timing {
 
 /// Runs the server until SIGINT or SIGTERM, then finishes in-flight requests.
 pub(crate) fn run(args: ServeArgs) -> Result<()> {
-    tracing_subscriber::fmt()
+    let log = tracing_subscriber::fmt()
         .with_max_level(args.log_level)
         .with_writer(std::io::stderr)
-        .init();
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    match args.log_format {
+        LogFormat::Text => log.init(),
+        LogFormat::Json => log.json().init(),
+    }
     if !stratus_core::arn::is_account_id(&args.account_id) {
         bail!("--account-id must be twelve digits, got {:?}", args.account_id);
     }
@@ -195,6 +206,7 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
         verify_signatures: args.verify_signatures,
         iam: args.iam.into(),
         limits: Limits::from(&args.connections),
+        request_log: !args.quiet_requests,
         ..Config::default()
     };
     let gateway = Arc::new(

@@ -23,6 +23,15 @@ pub(crate) enum ClockKind {
     Manual,
 }
 
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LogFormat {
+    /// One human-readable line per event.
+    Text,
+    /// One JSON object per event (`timestamp`, `level`, `target`, `fields`).
+    Json,
+}
+
 /// Whether IAM's policies authorize requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum IamSetting {

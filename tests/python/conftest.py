@@ -31,16 +31,19 @@ class Stratus:
     """A running stratus process."""
 
     def __init__(self, *args):
+        # The log (a line per request) goes to a file: a pipe no one reads would fill and
+        # stall the server.
+        self.stderr = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
             [BIN, "--listen", "127.0.0.1:0", *args],
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self.stderr,
             text=True,
         )
         line = self.proc.stdout.readline().strip()
         if not line.startswith("stratus listening on "):
             self.proc.kill()
-            raise RuntimeError(f"stratus did not start: {line!r} {self.proc.stderr.read()}")
+            raise RuntimeError(f"stratus did not start: {line!r} {self.log()}")
         self.endpoint = line.removeprefix("stratus listening on ")
 
     def client(self, service, data_path=None, region="us-east-1", signature_version=None, **credentials):
@@ -88,12 +91,17 @@ class Stratus:
                 pass
         return names
 
+    def log(self):
+        """What the server has written to stderr so far."""
+        self.stderr.seek(0)
+        return self.stderr.read()
+
     def stop(self, sig=signal.SIGTERM):
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             self.proc.wait(timeout=15)
         self.proc.stdout.close()
-        self.proc.stderr.close()
+        self.stderr.close()
         return self.proc.returncode
 
 

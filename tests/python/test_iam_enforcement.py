@@ -236,7 +236,9 @@ def test_audit_mode_serves_what_it_would_refuse_and_logs_it():
         sqs.create_queue(QueueName="audited-queue")
     finally:
         server.proc.send_signal(signal.SIGTERM)
-        _, log = server.proc.communicate(timeout=15)
+        server.proc.wait(timeout=15)
+        log = server.log()
+        server.stop()
     assert "denied" in log and "sqs:CreateQueue" in log and f"arn:aws:iam::{ACCOUNT}:user/audited" in log
 
 

@@ -30,6 +30,7 @@ mod identity;
 pub mod limits;
 pub mod pipeline;
 pub mod request_body;
+pub mod request_log;
 pub mod route;
 mod route_tables;
 pub mod sigv4;
@@ -82,6 +83,8 @@ pub struct Config {
     pub iam: IamMode,
     /// Connections' timeouts and count, and the size of request heads.
     pub limits: Limits,
+    /// Whether each request is logged (`request_log`; `--quiet-requests` turns it off).
+    pub request_log: bool,
 }
 
 impl Default for Config {
@@ -94,6 +97,7 @@ impl Default for Config {
             verify_signatures: false,
             iam: IamMode::Off,
             limits: Limits::default(),
+            request_log: true,
         }
     }
 }

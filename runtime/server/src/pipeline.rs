@@ -25,6 +25,7 @@ use stratus_core::{AwsError, BodyReader, OperationError, PayloadFraming, Request
 use stratus_protocol::{urlencoded, Request, Response};
 
 use crate::request_body::{RequestBody, Stalled};
+use crate::request_log::{self, Outcome};
 use crate::route::{Route, Unrouted};
 use crate::sigv4::{PresignError, Signer};
 use crate::streaming::{self, ChannelBody};
@@ -33,57 +34,100 @@ use crate::{authorize, clock_endpoint, cors, form, health, identity, verify, vir
 /// The body of a response: whole, or streamed from a service.
 pub type GatewayBody = Either<Full<Bytes>, ChannelBody>;
 
-/// Serves one HTTP request.
+/// Serves one HTTP request, and logs it ([`request_log`]).
 pub async fn handle(
     gateway: &Gateway,
     req: hyper::Request<RequestBody>,
     client: IpAddr,
 ) -> hyper::Response<GatewayBody> {
+    // How long serving took on the machine's clock, not the emulated one.
+    let started = tokio::time::Instant::now();
     let request_id = stratus_core::id::uuid();
     let (parts, body) = req.into_parts();
-    if let Err(error) = gateway.config.limits.check_head(&parts) {
-        return unread_body(gateway, &parts, &error, &request_id);
+    let outcome = Outcome::default();
+    let mut read = None;
+    let response = respond(gateway, &parts, body, &request_id, client, &outcome, &mut read).await;
+    if !gateway.config.request_log {
+        return response;
     }
-    if let Some(response) = health::answer(gateway, &parts) {
+    let duration = started.elapsed();
+    // The answer's bytes, for the trace level only: a whole body is taken out and put back.
+    let (head, body) = response.into_parts();
+    let (body, answer) = match body {
+        Either::Left(whole) if tracing::enabled!(target: "stratus::request", tracing::Level::TRACE) => {
+            let bytes = whole.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+            (Either::Left(Full::new(bytes.clone())), Some(bytes))
+        }
+        body => (body, None),
+    };
+    request_log::log(
+        &outcome,
+        &request_log::Served {
+            parts: &parts,
+            request_id: &request_id,
+            status: head.status.as_u16(),
+            duration,
+            body: read.as_deref(),
+            answer: answer.as_deref(),
+        },
+    );
+    hyper::Response::from_parts(head, body)
+}
+
+/// Answers one HTTP request, telling `outcome` how; leaves its body in `read` when it is read
+/// whole.
+async fn respond(
+    gateway: &Gateway,
+    parts: &http::request::Parts,
+    body: RequestBody,
+    request_id: &str,
+    client: IpAddr,
+    outcome: &Outcome,
+    read: &mut Option<Bytes>,
+) -> hyper::Response<GatewayBody> {
+    if let Err(error) = gateway.config.limits.check_head(parts) {
+        outcome.failed(&error.code);
+        return unread_body(gateway, parts, &error, request_id);
+    }
+    if let Some(response) = health::answer(gateway, parts) {
         return into_hyper(response, None);
     }
-    if let Some(response) = clock_endpoint::answer(gateway, &parts).await {
+    if let Some(response) = clock_endpoint::answer(gateway, parts).await {
         return into_hyper(response, None);
     }
-    if let Some(endpoints) = web::claim(gateway, &parts) {
-        let answered = web::answer(gateway, endpoints, &parts, body, &request_id, client);
+    if let Some(endpoints) = web::claim(gateway, parts) {
+        let answered = web::answer(gateway, endpoints, parts, body, request_id, client);
         return match CatchUnwind(std::pin::pin!(answered)).await {
             Ok(response) => response,
-            Err(panic) => panicked(&panic, &request_id),
+            Err(panic) => panicked(&panic, request_id, outcome),
         };
     }
-    if let Some(claim) = form::claim(gateway, &parts) {
-        let uploaded = form::upload(gateway, claim, &parts, body, &request_id);
+    if let Some(claim) = form::claim(gateway, parts) {
+        let uploaded = form::upload(gateway, claim, parts, body, request_id);
         return match CatchUnwind(std::pin::pin!(uploaded)).await {
             Ok(response) => into_hyper(response, None),
-            Err(panic) => panicked(&panic, &request_id),
+            Err(panic) => panicked(&panic, request_id, outcome),
         };
     }
-    let (body, streams) = if streams_payload(gateway, &parts) {
+    let (body, streams) = if streams_payload(gateway, parts) {
         (Bytes::new(), Streams::with_request(streaming::request_reader(body)))
     } else {
         match read_body(body, gateway.config.max_body_bytes).await {
             Ok(body) => (body, Streams::default()),
-            Err(error) => return unread_body(gateway, &parts, &error, &request_id),
+            Err(error) => {
+                outcome.failed(&error.code);
+                return unread_body(gateway, parts, &error, request_id);
+            }
         }
     };
     let served = CatchUnwind(std::pin::pin!(serve(
-        gateway,
-        &parts,
-        &body,
-        &request_id,
-        streams,
-        client
+        gateway, parts, &body, request_id, streams, client, outcome
     )))
     .await;
+    *read = Some(body);
     match served {
         Ok((response, streamed)) => into_hyper(response, streamed),
-        Err(panic) => panicked(&panic, &request_id),
+        Err(panic) => panicked(&panic, request_id, outcome),
     }
 }
 
@@ -156,8 +200,9 @@ pub(crate) fn unread_body(
 }
 
 /// The answer to a request whose handling panicked with `panic`, logged.
-fn panicked(panic: &Box<dyn Any + Send>, request_id: &str) -> hyper::Response<GatewayBody> {
+fn panicked(panic: &Box<dyn Any + Send>, request_id: &str, outcome: &Outcome) -> hyper::Response<GatewayBody> {
     tracing::error!(request_id, panic = panic_message(panic), "request handler panicked");
+    outcome.failed("InternalError");
     into_hyper(
         plain_json_error(
             &AwsError::internal("We encountered an internal error. Please try again."),
@@ -200,6 +245,7 @@ async fn serve(
     request_id: &str,
     streams: Streams,
     client: IpAddr,
+    outcome: &Outcome,
 ) -> (Response, Option<BodyReader>) {
     let req = Request {
         method: &parts.method,
@@ -223,12 +269,17 @@ async fn serve(
             error,
             target: Some((handler, protocol)),
         }) => {
+            outcome.failed(&error.code);
             let response = stratus_protocol::encode_error(protocol, handler.schema(), None, &error.into(), request_id);
             return (response, None);
         }
-        Err(Unrouted { error, target: None }) => return (plain_json_error(&error, request_id), None),
+        Err(Unrouted { error, target: None }) => {
+            outcome.failed(&error.code);
+            return (plain_json_error(&error, request_id), None);
+        }
     };
-    let (mut response, streamed) = call(gateway, &req, &route, signed, request_id, streams, client).await;
+    outcome.routed(route.handler.schema(), route.operation, route.protocol);
+    let (mut response, streamed) = call(gateway, &req, &route, signed, request_id, streams, client, outcome).await;
     if let Some(origin) = parts.headers.get(http::header::ORIGIN) {
         cors::allow(
             gateway,
@@ -244,6 +295,7 @@ async fn serve(
 
 /// Calls the operation `route` found for `req`, signed as `signed` says; returns the response
 /// and the payload the service streams, if it streams one.
+#[allow(clippy::too_many_arguments)] // the request, its route and signer, and what it is told and tells
 async fn call(
     gateway: &Gateway,
     req: &Request<'_>,
@@ -252,11 +304,13 @@ async fn call(
     request_id: &str,
     streams: Streams,
     client: IpAddr,
+    outcome: &Outcome,
 ) -> (Response, Option<BodyReader>) {
     let refusal = presign_refusal(&signed, &gateway.config.clock);
     let signer = signed.ok().flatten();
     let service = route.handler.schema();
     let refuse = |error: OperationError| {
+        outcome.failed(error.code());
         stratus_protocol::encode_error(route.protocol, service, Some(route.operation), &error, request_id)
     };
     if let Some(error) = refusal {
