@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{MessageSink, ObjectSource, RoleCredentials, RoleDirectory, RoleSessions, ServiceEnv};
+use stratus_core::service::{
+    MessageSink, ObjectSource, QueueSource, RoleCredentials, RoleDirectory, RoleSessions, ServiceEnv, Spawner,
+};
 use stratus_core::AwsError;
 use stratus_lambda_host::{Host, HostConfig};
 use stratus_outbox::Outbox;
@@ -15,6 +17,7 @@ use stratus_storage::{Durability, Namespace, Read, Storage, Store, Table, Tx};
 
 use crate::error::{self, TxError};
 use crate::names::FunctionRef;
+use crate::polling::Pollers;
 use crate::queued::QUEUED;
 use crate::records::{FunctionRecord, QueuedInvocation};
 
@@ -55,6 +58,8 @@ pub(crate) struct Shared {
     pub(crate) scheduler: Scheduler,
     pub(crate) settings: LambdaSettings,
     pub(crate) messages: Option<Arc<dyn MessageSink>>,
+    /// SQS's queues, which event source mappings read.
+    pub(crate) queues: Option<Arc<dyn QueueSource>>,
     pub(crate) roles: Option<Arc<dyn RoleDirectory>>,
     pub(crate) role_sessions: Option<Arc<dyn RoleSessions>>,
     pub(crate) objects: Option<Arc<dyn ObjectSource>>,
@@ -64,6 +69,10 @@ pub(crate) struct Shared {
     pub(crate) credentials: Mutex<HashMap<(String, String, String), RoleCredentials>>,
     /// Asynchronous invocations, queued until they have run.
     pub(crate) queued: Outbox<QueuedInvocation>,
+    /// The binary's runtime, which event source mappings' pollers run on.
+    pub(crate) spawner: Spawner,
+    /// The pollers of enabled event source mappings.
+    pub(crate) pollers: Mutex<Pollers>,
 }
 
 impl LambdaService {
@@ -76,6 +85,9 @@ impl LambdaService {
                 queued: Outbox::new(QUEUED, "lambda", env.storage, env.scheduler, env.spawner),
                 settings,
                 messages: providers.messages.clone(),
+                queues: providers.queues.clone(),
+                spawner: env.spawner.clone(),
+                pollers: Mutex::default(),
                 roles: providers.roles.clone(),
                 role_sessions: providers.role_sessions.clone(),
                 objects: providers.objects.clone(),

@@ -29,7 +29,7 @@ use crate::value::Value;
 
 pub use capabilities::{
     AssumableRole, Authorization, Authorizer, Caller, Decision, EventBus, FunctionInvoker, Identity, KeyDirectory,
-    KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, ResourcePolicies, ResourcePolicy, ResourceTags,
+    KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, QueueSource, ResourcePolicies, ResourcePolicy, ResourceTags,
     RoleCredentials, RoleDirectory, RoleSessions, SessionGrants, StoredObject, TopicPublisher, Verdict,
 };
 pub use endpoints::{WebAnswer, WebBody, WebEndpoints, WebRequest};
