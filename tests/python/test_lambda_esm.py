@@ -5,12 +5,15 @@ reaching the dead-letter queue, filters, FIFO order, and disabling.
 
 The function writes each event it receives, with the time it started, to a file of a directory
 the test names in its environment: the test reads what the function saw without a second
-channel through the emulator."""
+channel through the emulator. The directory is under /var/tmp, as an instance's sandbox has a
+/tmp of its own."""
 
 import io
 import json
 import os
+import shutil
 import statistics
+import tempfile
 import time
 import uuid
 import zipfile
@@ -18,6 +21,7 @@ import zipfile
 import pytest
 from aws_lambda_powertools.utilities.parser.models import SqsModel
 from botocore.exceptions import ClientError
+from conftest import Stratus
 
 ACCOUNT = "000000000000"
 REGION = "us-east-1"
@@ -106,8 +110,10 @@ class Recorder:
 
 
 @pytest.fixture
-def recorder(lam, role, tmp_path):
-    return Recorder(lam, role, tmp_path / "events")
+def recorder(lam, role):
+    out = tempfile.mkdtemp(prefix="stratus-esm-", dir="/var/tmp")
+    yield Recorder(lam, role, out)
+    shutil.rmtree(out, ignore_errors=True)
 
 
 def queue(sqs, name=None, **attributes):
@@ -293,11 +299,7 @@ def test_a_message_reaches_the_function_in_aws_event_shape_and_is_deleted(lam, s
 def test_reported_batch_item_failures_stay_in_the_queue(lam, sqs, recorder):
     url, arn = queue(sqs, VisibilityTimeout=1)
     m = lam.create_event_source_mapping(
-        EventSourceArn=arn,
-        FunctionName=recorder.name,
-        BatchSize=10,
-        MaximumBatchingWindowInSeconds=1,
-        FunctionResponseTypes=["ReportBatchItemFailures"],
+        EventSourceArn=arn, FunctionName=recorder.name, FunctionResponseTypes=["ReportBatchItemFailures"]
     )
     sqs.send_message_batch(
         QueueUrl=url, Entries=[{"Id": str(i), "MessageBody": b} for i, b in enumerate(["ok-1", "fail-2", "ok-3"])]
@@ -391,3 +393,39 @@ def test_send_to_function_start_latency(lam, sqs, recorder):
     print(f"SendMessage to function start: p50 {p50:.1f} ms, max {max(latencies) * 1000:.1f} ms")
     assert p50 < 1000
     lam.delete_event_source_mapping(UUID=m["UUID"])
+
+
+def test_the_batching_window_runs_on_the_driven_clock_and_mappings_resume_after_a_restart(tmp_path):
+    """A window of 60 s on `--clock manual`: the batch waits until the clock passes it. After a
+    restart the enabled mapping polls again without being touched."""
+    data = str(tmp_path / "data")
+    server = Stratus("--data-dir", data, "--clock", "manual")
+    try:
+        lam, sqs = server.client("lambda"), server.client("sqs")
+        role = server.client("iam").create_role(RoleName="esm", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+        out = tempfile.mkdtemp(prefix="stratus-esm-", dir="/var/tmp")
+        recorder = Recorder(lam, role, out)
+        url, arn = queue(sqs, VisibilityTimeout=120)
+        lam.create_event_source_mapping(
+            EventSourceArn=arn, FunctionName=recorder.name, BatchSize=100, MaximumBatchingWindowInSeconds=60
+        )
+        sqs.send_message(QueueUrl=url, MessageBody="a")
+        sqs.send_message(QueueUrl=url, MessageBody="b")
+        time.sleep(0.5)  # the window holds the batch: nothing is invoked before the clock moves
+        assert recorder.calls() == []
+        server.advance(61)
+        [call] = recorder.wait_for(lambda calls: len(calls) == 1)
+        assert [r["body"] for r in call["event"]["Records"]] == ["a", "b"]
+        wait_empty(sqs, url)
+    finally:
+        server.stop()
+    server = Stratus("--data-dir", data, "--clock", "manual")
+    try:
+        sqs = server.client("sqs")
+        sqs.send_message(QueueUrl=url, MessageBody="after restart")
+        server.advance(61)
+        recorder.wait_for(lambda calls: len(calls) == 2)
+        assert recorder.bodies()[-1] == "after restart"
+    finally:
+        server.stop()
+        shutil.rmtree(out, ignore_errors=True)

@@ -112,7 +112,9 @@ impl MappingRecord {
                 return Err(invalid_parameter("Batching window is not supported for FIFO queues"));
             }
             if !(1..=10).contains(&self.batch_size) {
-                return Err(invalid_parameter("Maximum batch size must be between 1 and 10 inclusive"));
+                return Err(invalid_parameter(
+                    "Maximum batch size must be between 1 and 10 inclusive",
+                ));
             }
         } else if self.batch_size > 10 && self.maximum_batching_window == 0 {
             return Err(invalid_parameter(
@@ -263,7 +265,10 @@ mod tests {
             enabled: false,
             ..mapping(false)
         };
-        assert_eq!(off.configuration("0", "r", Some(Transition::Creating)).state.unwrap(), "Disabled");
+        assert_eq!(
+            off.configuration("0", "r", Some(Transition::Creating)).state.unwrap(),
+            "Disabled"
+        );
         assert_eq!(off.configuration("0", "r", None).state.unwrap(), "Disabled");
     }
 }

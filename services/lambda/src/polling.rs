@@ -141,7 +141,14 @@ impl Poller {
                 if more.is_empty() {
                     break;
                 }
-                batch.extend(more);
+                // A message whose visibility timeout ended within the window comes again:
+                // it is kept once, with its latest receipt handle.
+                for m in more {
+                    match batch.iter_mut().find(|b| b.message_id == m.message_id) {
+                        Some(seen) => *seen = m,
+                        None => batch.push(m),
+                    }
+                }
             }
         }
         Ok(batch)
@@ -151,15 +158,14 @@ impl Poller {
     async fn deliver(&self, batch: Vec<ReceivedMessage>) {
         let source = &self.mapping.event_source_arn;
         let records: Vec<Value> = batch.iter().map(|m| record(m, source, &self.region)).collect();
-        let (passed, filtered): (Vec<(usize, &Value)>, Vec<(usize, &Value)>) = records
-            .iter()
-            .enumerate()
-            .partition(|(_, r)| self.patterns.is_empty() || self.patterns.iter().any(|p| p.matches(&filterable(r))));
-        let mut done: Vec<String> = filtered.iter().map(|(i, _)| batch[*i].receipt_handle.clone()).collect();
+        let (passed, filtered): (Vec<usize>, Vec<usize>) = (0..batch.len()).partition(|&i| {
+            self.patterns.is_empty() || self.patterns.iter().any(|p| p.matches(&filterable(&records[i])))
+        });
+        let mut done: Vec<String> = filtered.iter().map(|&i| batch[i].receipt_handle.clone()).collect();
         if !passed.is_empty() {
-            let event = json!({ "Records": passed.iter().map(|(_, r)| (*r).clone()).collect::<Vec<_>>() });
+            let event = json!({ "Records": passed.iter().map(|&i| records[i].clone()).collect::<Vec<_>>() });
             let succeeded = self.invoke(event.to_string().into_bytes()).await;
-            let ids: Vec<&str> = passed.iter().map(|(i, _)| batch[*i].message_id.as_str()).collect();
+            let ids: Vec<&str> = passed.iter().map(|&i| batch[i].message_id.as_str()).collect();
             let failed = match succeeded {
                 Some(payload) if self.mapping.report_batch_item_failures => failures(&payload, &ids),
                 Some(_) => Some(Vec::new()),
@@ -169,8 +175,8 @@ impl Poller {
                 done.extend(
                     passed
                         .iter()
-                        .filter(|(i, _)| !failed.contains(&batch[*i].message_id))
-                        .map(|(i, _)| batch[*i].receipt_handle.clone()),
+                        .filter(|&&i| !failed.contains(&batch[i].message_id))
+                        .map(|&i| batch[i].receipt_handle.clone()),
                 );
             }
         }
@@ -337,8 +343,14 @@ mod tests {
             failures(br#"{"batchItemFailures": [{"itemIdentifier": "b"}]}"#, &ids),
             Some(vec!["b".to_owned()])
         );
-        assert_eq!(failures(br#"{"batchItemFailures": [{"itemIdentifier": ""}]}"#, &ids), None);
-        assert_eq!(failures(br#"{"batchItemFailures": [{"itemIdentifier": "z"}]}"#, &ids), None);
+        assert_eq!(
+            failures(br#"{"batchItemFailures": [{"itemIdentifier": ""}]}"#, &ids),
+            None
+        );
+        assert_eq!(
+            failures(br#"{"batchItemFailures": [{"itemIdentifier": "z"}]}"#, &ids),
+            None
+        );
         assert_eq!(failures(br#"{"batchItemFailures": [{"id": "a"}]}"#, &ids), None);
         assert_eq!(failures(b"not json", &ids), None);
     }

@@ -152,8 +152,8 @@ impl SqsService {
             if !delivered.is_empty() || deadline.is_some_and(|d| clock.moment() >= d) {
                 return Ok((delivered, fifo));
             }
-            let visible = next_visible
-                .map(|at| clock.moment_after(Duration::from_millis(at.saturating_sub(self.now_ms()))));
+            let visible =
+                next_visible.map(|at| clock.moment_after(Duration::from_millis(at.saturating_sub(self.now_ms()))));
             let wake = match (visible, deadline) {
                 (Some(v), Some(d)) => Some(v.min(d)),
                 (v, d) => v.or(d),

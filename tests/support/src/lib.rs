@@ -50,7 +50,7 @@ pub const JSON_TOKENS: &[&[u8]] = &[
 /// Input `i` of a property test: every seventh a run of up to `max_tokens` of `tokens`, the
 /// others one of `seeds` mutated ([`mutate`]).
 pub fn fuzz_input(rng: &mut Rng, i: usize, seeds: &[&[u8]], tokens: &[&[u8]], max_tokens: usize) -> Vec<u8> {
-    if i % 7 == 0 {
+    if i.is_multiple_of(7) {
         (0..rng.below(max_tokens))
             .flat_map(|_| tokens[rng.below(tokens.len())].to_vec())
             .collect()

@@ -71,8 +71,14 @@ pub(crate) async fn create_event_source_mapping(
         ("StartingPosition", input.starting_position.is_some()),
         ("ParallelizationFactor", input.parallelization_factor.is_some()),
         ("MaximumRetryAttempts", input.maximum_retry_attempts.is_some()),
-        ("MaximumRecordAgeInSeconds", input.maximum_record_age_in_seconds.is_some()),
-        ("BisectBatchOnFunctionError", input.bisect_batch_on_function_error.is_some()),
+        (
+            "MaximumRecordAgeInSeconds",
+            input.maximum_record_age_in_seconds.is_some(),
+        ),
+        (
+            "BisectBatchOnFunctionError",
+            input.bisect_batch_on_function_error.is_some(),
+        ),
         ("TumblingWindowInSeconds", input.tumbling_window_in_seconds.is_some()),
         ("DestinationConfig", input.destination_config.is_some()),
     ])?;
@@ -158,8 +164,14 @@ pub(crate) async fn update_event_source_mapping(
     refuse_stream_settings(&[
         ("ParallelizationFactor", input.parallelization_factor.is_some()),
         ("MaximumRetryAttempts", input.maximum_retry_attempts.is_some()),
-        ("MaximumRecordAgeInSeconds", input.maximum_record_age_in_seconds.is_some()),
-        ("BisectBatchOnFunctionError", input.bisect_batch_on_function_error.is_some()),
+        (
+            "MaximumRecordAgeInSeconds",
+            input.maximum_record_age_in_seconds.is_some(),
+        ),
+        (
+            "BisectBatchOnFunctionError",
+            input.bisect_batch_on_function_error.is_some(),
+        ),
         ("TumblingWindowInSeconds", input.tumbling_window_in_seconds.is_some()),
         ("DestinationConfig", input.destination_config.is_some()),
     ])?;

@@ -6,8 +6,8 @@ use stratus_core::tags::{check, TagRules, TagViolation};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_lambda::types::*;
 
-use super::{function_ref, revision};
 use super::mappings::mapping_missing;
+use super::{function_ref, revision};
 use crate::error::{invalid_parameter, storage};
 use crate::mappings::MAPPINGS;
 use crate::names::FunctionRef;
