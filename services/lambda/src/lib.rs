@@ -13,6 +13,9 @@
 //! - `layer_counters`: the last version number each layer name handed out;
 //! - `url_ids`: the function and qualifier each function URL id is for
 //!   ([`function_urls::UrlTarget`]);
+//! - `event_source_mappings`: a [`mappings::MappingRecord`] by UUID; each enabled one has a
+//!   poller on the binary's runtime (`polling.rs`) reading its queue through SQS's
+//!   [`QueueSource`](stratus_core::service::QueueSource);
 //! - `queued_invocations`: the outbox (`stratus-outbox`) of asynchronous invocations
 //!   ([`records::QueuedInvocation`]), written in the transaction that acknowledges the
 //!   `Event` invocation and drained on the binary's runtime (`queued.rs`).
@@ -32,9 +35,11 @@ mod error_type;
 mod function_logs;
 mod function_urls;
 mod invoke;
+mod mappings;
 mod names;
 mod ops;
 mod policy;
+mod polling;
 mod queued;
 mod records;
 mod routing;
@@ -57,6 +62,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     }
     let lambda = LambdaService::new(env, env.settings.get());
     lambda.shared.queued.start(Arc::new(lambda.clone()));
+    lambda.resume_polling();
     Registration {
         handlers: vec![Arc::new(error_type::WithErrorTypes(Handler(lambda.clone())))],
         endpoints: vec![Arc::new(lambda.clone())],
@@ -133,4 +139,9 @@ stratus_gen_lambda::operations! {
     add_layer_version_permission => ops::layers::add_layer_version_permission,
     remove_layer_version_permission => ops::layers::remove_layer_version_permission,
     get_layer_version_policy => ops::layers::get_layer_version_policy,
+    create_event_source_mapping => ops::mappings::create_event_source_mapping,
+    get_event_source_mapping => ops::mappings::get_event_source_mapping,
+    update_event_source_mapping => ops::mappings::update_event_source_mapping,
+    delete_event_source_mapping => ops::mappings::delete_event_source_mapping,
+    list_event_source_mappings => ops::mappings::list_event_source_mappings,
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use stratus_core::scheduler::Scheduler;
 use stratus_core::service::{
-    LateProviders, MessageSink, ObjectSource, RoleCredentials, RoleDirectory, RoleSessions, ServiceEnv, Spawner,
+    LateProviders, MessageSink, ObjectSource, QueueSource, RoleCredentials, RoleDirectory, RoleSessions, ServiceEnv,
+    Spawner,
 };
 use stratus_core::AwsError;
 use stratus_lambda_host::{Host, HostConfig};
@@ -17,6 +18,7 @@ use stratus_storage::{Durability, Namespace, Read, Storage, Store, Table, Tx};
 
 use crate::error::{self, TxError};
 use crate::names::FunctionRef;
+use crate::polling::Pollers;
 use crate::queued::QUEUED;
 use crate::records::{FunctionRecord, QueuedInvocation};
 
@@ -57,6 +59,8 @@ pub(crate) struct Shared {
     pub(crate) scheduler: Scheduler,
     pub(crate) settings: LambdaSettings,
     pub(crate) messages: Option<Arc<dyn MessageSink>>,
+    /// SQS's queues, which event source mappings read.
+    pub(crate) queues: Option<Arc<dyn QueueSource>>,
     pub(crate) roles: Option<Arc<dyn RoleDirectory>>,
     pub(crate) role_sessions: Option<Arc<dyn RoleSessions>>,
     pub(crate) objects: Option<Arc<dyn ObjectSource>>,
@@ -67,10 +71,13 @@ pub(crate) struct Shared {
     /// Every service's capabilities once all have registered (CloudWatch Logs registers after
     /// Lambda).
     pub(crate) late: LateProviders,
-    /// The binary's runtime, for work after an answer (writing function logs).
-    pub(crate) spawner: Spawner,
     /// Asynchronous invocations, queued until they have run.
     pub(crate) queued: Outbox<QueuedInvocation>,
+    /// The binary's runtime, which event source mappings' pollers and the writes of function
+    /// logs run on.
+    pub(crate) spawner: Spawner,
+    /// The pollers of enabled event source mappings.
+    pub(crate) pollers: Mutex<Pollers>,
 }
 
 impl LambdaService {
@@ -82,9 +89,11 @@ impl LambdaService {
                 scheduler: env.scheduler.clone(),
                 queued: Outbox::new(QUEUED, "lambda", env.storage, env.scheduler, env.spawner),
                 late: env.late.clone(),
-                spawner: env.spawner.clone(),
                 settings,
                 messages: providers.messages.clone(),
+                queues: providers.queues.clone(),
+                spawner: env.spawner.clone(),
+                pollers: Mutex::default(),
                 roles: providers.roles.clone(),
                 role_sessions: providers.role_sessions.clone(),
                 objects: providers.objects.clone(),

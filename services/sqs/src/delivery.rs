@@ -1,8 +1,12 @@
 //! What other parts of Stratus ask of queues: deliveries into them, through [`MessageSink`],
-//! and their policies, through [`ResourcePolicies`].
+//! reads from them, through [`QueueSource`], and their policies, through
+//! [`ResourcePolicies`].
 
-use stratus_core::service::capabilities::{self, MessageAttribute, QueueMessage};
-use stratus_core::service::{BoxFuture, Caller, MessageSink, ResourcePolicies, ResourcePolicy};
+use std::collections::BTreeSet;
+
+use stratus_core::clock::Moment;
+use stratus_core::service::capabilities::{self, MessageAttribute, QueueFacts, QueueMessage, ReceivedMessage};
+use stratus_core::service::{BoxFuture, Caller, MessageSink, QueueSource, ResourcePolicies, ResourcePolicy};
 use stratus_core::AwsError;
 use stratus_gen_sqs::MessageAttributeValue;
 use stratus_storage::Durability;
@@ -65,6 +69,96 @@ impl MessageSink for SqsService {
             }
             Ok(())
         })
+    }
+}
+
+/// Consumers inside Stratus (Lambda's event source mappings): receives as `ReceiveMessage`
+/// makes them, waiting on the same arrival signal as long polls.
+impl QueueSource for SqsService {
+    fn facts<'a>(&'a self, _caller: Caller<'a>, queue_arn: &'a str) -> BoxFuture<'a, Result<QueueFacts, AwsError>> {
+        Box::pin(async move {
+            let record = self.queue(&arn_queue(queue_arn)?).map_err(SqsError::into_aws)?;
+            Ok(QueueFacts {
+                fifo: record.is_fifo(),
+                visibility_timeout_secs: record.number("VisibilityTimeout"),
+            })
+        })
+    }
+
+    fn receive<'a>(
+        &'a self,
+        _caller: Caller<'a>,
+        queue_arn: &'a str,
+        max: usize,
+        until: Option<Moment>,
+    ) -> BoxFuture<'a, Result<Vec<ReceivedMessage>, AwsError>> {
+        Box::pin(async move {
+            let queue = arn_queue(queue_arn)?;
+            let (delivered, fifo) = self
+                .receive_waiting(&queue, max, None, until)
+                .await
+                .map_err(SqsError::into_aws)?;
+            let all = BTreeSet::from(["All".to_owned()]);
+            let every = ["All".to_owned()];
+            Ok(delivered
+                .iter()
+                .map(|m| received(m.to_message(&all, &every, fifo)))
+                .collect())
+        })
+    }
+
+    fn delete<'a>(
+        &'a self,
+        _caller: Caller<'a>,
+        queue_arn: &'a str,
+        receipt_handles: Vec<String>,
+    ) -> BoxFuture<'a, Result<(), AwsError>> {
+        Box::pin(async move {
+            let queue = arn_queue(queue_arn)?;
+            for outcome in self
+                .delete_messages(&queue, receipt_handles)
+                .await
+                .map_err(SqsError::into_aws)?
+            {
+                outcome.map_err(SqsError::into_aws)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+fn arn_queue(queue_arn: &str) -> Result<QueueRef, AwsError> {
+    QueueRef::from_arn(queue_arn)
+        .ok_or(SqsError::QueueDoesNotExist)
+        .map_err(SqsError::into_aws)
+}
+
+/// A received message as a consumer reads it.
+fn received(m: stratus_gen_sqs::Message) -> ReceivedMessage {
+    let message_attributes = m
+        .message_attributes
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, v)| {
+            let value = match (v.string_value, v.binary_value) {
+                (Some(s), _) => capabilities::MessageAttributeValue::String(s),
+                (None, b) => capabilities::MessageAttributeValue::Binary(b.unwrap_or_default()),
+            };
+            let attribute = MessageAttribute {
+                data_type: v.data_type,
+                value,
+            };
+            (name, attribute)
+        })
+        .collect();
+    ReceivedMessage {
+        message_id: m.message_id.unwrap_or_default(),
+        receipt_handle: m.receipt_handle.unwrap_or_default(),
+        body: m.body.unwrap_or_default(),
+        md5_of_body: m.md5_of_body.unwrap_or_default(),
+        attributes: m.attributes.unwrap_or_default(),
+        message_attributes,
+        md5_of_message_attributes: m.md5_of_message_attributes,
     }
 }
 

@@ -44,7 +44,8 @@ pub use crate::service::SqsService;
 
 /// Builds SQS when the binary serves it; its queues are the
 /// [`MessageSink`](stratus_core::service::MessageSink) other services
-/// deliver into.
+/// deliver into and the [`QueueSource`](stratus_core::service::QueueSource) Lambda's event
+/// source mappings read.
 pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
@@ -54,6 +55,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
         handlers: vec![Arc::new(Handler(sqs.clone()))],
         provides: Providers {
             messages: Some(Arc::new(sqs.clone())),
+            queues: Some(Arc::new(sqs.clone())),
             resource_policies: vec![Arc::new(sqs)],
             ..Providers::default()
         },

@@ -1,5 +1,8 @@
 //! Receiving, and acting on received messages by receipt handle.
 
+use std::time::Duration;
+
+use stratus_core::clock::Moment;
 use stratus_core::id;
 use stratus_storage::{Direction, KeyRange, Tx};
 
@@ -20,8 +23,6 @@ pub(crate) struct Taken {
     pub(crate) fifo: bool,
     /// When the queue's next delayed or in-flight message becomes visible, if any.
     pub(crate) next_visible: Option<u64>,
-    /// The queue's default wait (`ReceiveMessageWaitTimeSeconds`).
-    pub(crate) queue_wait: u64,
     /// Dead-letter queues that received messages received too often.
     pub(crate) dead_lettered: Vec<String>,
 }
@@ -125,8 +126,53 @@ impl SqsService {
         Ok(results)
     }
 
+    /// Receives up to `max` messages, waiting while there are none: until `deadline` (a long
+    /// poll), or without one for as long as it takes. A send or a visibility change on the
+    /// queue wakes the wait, as does the moment its next delayed or in-flight message becomes
+    /// visible; nothing else does. Answers the messages and whether the queue is FIFO.
+    pub(crate) async fn receive_waiting(
+        &self,
+        queue: &QueueRef,
+        max: usize,
+        visibility: Option<u64>,
+        deadline: Option<Moment>,
+    ) -> Result<(Vec<StoredMessage>, bool), SqsError> {
+        let clock = self.shared.scheduler.clock();
+        let arrivals = self.shared.arrivals.of(&queue.signal_key());
+        loop {
+            let notified = arrivals.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let Taken {
+                delivered,
+                fifo,
+                next_visible,
+                ..
+            } = self.take(queue, max, visibility).await?;
+            if !delivered.is_empty() || deadline.is_some_and(|d| clock.moment() >= d) {
+                return Ok((delivered, fifo));
+            }
+            let visible =
+                next_visible.map(|at| clock.moment_after(Duration::from_millis(at.saturating_sub(self.now_ms()))));
+            let wake = match (visible, deadline) {
+                (Some(v), Some(d)) => Some(v.min(d)),
+                (v, d) => v.or(d),
+            };
+            match wake {
+                Some(wake) => {
+                    let alarm = self.shared.scheduler.sleep_until(wake);
+                    tokio::select! {
+                        _ = &mut notified => {}
+                        _ = alarm => {}
+                    }
+                }
+                None => notified.await,
+            }
+        }
+    }
+
     /// One attempt at a receive: the messages delivered and, when none is deliverable, when
-    /// the next one becomes visible; also the queue's default wait.
+    /// the next one becomes visible.
     pub(crate) async fn take(&self, queue: &QueueRef, max: usize, visibility: Option<u64>) -> Result<Taken, SqsError> {
         let name = queue.name.clone();
         let arn = queue.arn();
@@ -192,7 +238,6 @@ impl SqsService {
                     delivered,
                     fifo,
                     next_visible,
-                    queue_wait: record.number("ReceiveMessageWaitTimeSeconds"),
                     dead_lettered,
                 })
             })

@@ -7,12 +7,14 @@
 //! does not exist — each trait's doc says how. Calls are in-process function calls made for
 //! a [`Caller`], never HTTP requests to ourselves.
 //!
-//! Today SQS provides [`MessageSink`] and S3 calls it; the other traits have no provider yet
+//! Today SQS provides [`MessageSink`] and S3 calls it, and [`QueueSource`], which Lambda's
+//! event source mappings read; the other traits have no provider yet
 //! and are wired so that the services coming next plug in without touching their callers.
 
 use std::collections::BTreeMap;
 
 use super::BoxFuture;
+use crate::clock::Moment;
 use crate::context::Principal;
 use crate::error::AwsError;
 use crate::value::DateTime;
@@ -91,6 +93,67 @@ impl QueueMessage {
             ..QueueMessage::default()
         }
     }
+}
+
+/// A queue as a consumer sees it before reading from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueFacts {
+    /// Whether it is a FIFO queue (its messages come in group order).
+    pub fifo: bool,
+    /// Its `VisibilityTimeout`, in seconds: how long a received message stays hidden.
+    pub visibility_timeout_secs: u64,
+}
+
+/// One message received from a queue, with what a consumer reads beside its body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceivedMessage {
+    /// `MessageId`.
+    pub message_id: String,
+    /// This receive's handle, to delete the message with.
+    pub receipt_handle: String,
+    /// The body.
+    pub body: String,
+    /// `MD5OfBody`, hex.
+    pub md5_of_body: String,
+    /// The system attributes (`SenderId`, `SentTimestamp`, `ApproximateReceiveCount`,
+    /// `ApproximateFirstReceiveTimestamp`, and for FIFO queues `MessageGroupId`,
+    /// `MessageDeduplicationId`, `SequenceNumber`; `AWSTraceHeader` when sent).
+    pub attributes: BTreeMap<String, String>,
+    /// The message attributes, all of them.
+    pub message_attributes: BTreeMap<String, MessageAttribute>,
+    /// `MD5OfMessageAttributes`, hex; `None` without attributes.
+    pub md5_of_message_attributes: Option<String>,
+}
+
+/// Where a consumer reads a queue from inside Stratus, as Lambda's event source mappings
+/// poll SQS. Provided by SQS. Absent: every queue is missing, and Lambda refuses a mapping
+/// naming one as AWS does for a queue that does not exist.
+pub trait QueueSource: Send + Sync {
+    /// The queue `queue_arn`, or SQS's `QueueDoesNotExist`.
+    fn facts<'a>(&'a self, caller: Caller<'a>, queue_arn: &'a str) -> BoxFuture<'a, Result<QueueFacts, AwsError>>;
+
+    /// Receives up to `max` messages with the queue's visibility timeout, as `ReceiveMessage`
+    /// does (receive counts rise, the redrive policy moves messages received too often).
+    /// With `until`, waits like a long poll until a message is there or that moment; without
+    /// it, waits as long as it takes — woken by a send or a visibility change on the queue,
+    /// or by the moment its next delayed or in-flight message becomes visible, never by a
+    /// periodic timer. A deleted queue answers `QueueDoesNotExist`.
+    fn receive<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        queue_arn: &'a str,
+        max: usize,
+        until: Option<Moment>,
+    ) -> BoxFuture<'a, Result<Vec<ReceivedMessage>, AwsError>>;
+
+    /// Deletes the messages these receipt handles name (a stale handle is ignored, as
+    /// `DeleteMessageBatch` does).
+    fn delete<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        queue_arn: &'a str,
+        receipt_handles: Vec<String>,
+    ) -> BoxFuture<'a, Result<(), AwsError>>;
 }
 
 /// How a function is invoked, as Lambda's `InvocationType` says.

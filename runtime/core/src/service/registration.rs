@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::capabilities::{
     Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSource,
-    ResourcePolicies, RoleDirectory, RoleSessions, TopicPublisher,
+    QueueSource, ResourcePolicies, RoleDirectory, RoleSessions, TopicPublisher,
 };
 use super::{CrossOrigin, FormUpload, ServiceHandler, Spawner, WebEndpoints};
 use crate::scheduler::Scheduler;
@@ -25,6 +25,8 @@ use crate::schema::Service;
 pub struct Providers {
     /// SQS's queues.
     pub messages: Option<Arc<dyn MessageSink>>,
+    /// SQS's queues, read by consumers (Lambda's event source mappings).
+    pub queues: Option<Arc<dyn QueueSource>>,
     /// Lambda's functions.
     pub functions: Option<Arc<dyn FunctionInvoker>>,
     /// SNS's topics.
@@ -60,6 +62,7 @@ impl Providers {
     pub fn absorb(&mut self, other: Providers) {
         let Providers {
             messages,
+            queues,
             functions,
             topics,
             events,
@@ -75,6 +78,7 @@ impl Providers {
             resource_policies,
         } = other;
         self.messages = self.messages.take().or(messages);
+        self.queues = self.queues.take().or(queues);
         self.functions = self.functions.take().or(functions);
         self.topics = self.topics.take().or(topics);
         self.events = self.events.take().or(events);

@@ -7,6 +7,7 @@ pub(crate) mod event_invoke;
 pub(crate) mod functions;
 pub(crate) mod invocation;
 pub(crate) mod layers;
+pub(crate) mod mappings;
 pub(crate) mod permissions;
 pub(crate) mod settings;
 pub(crate) mod tags;

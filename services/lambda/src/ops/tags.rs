@@ -1,4 +1,4 @@
-//! Tags of functions.
+//! Tags of functions and event source mappings.
 
 use std::collections::BTreeMap;
 
@@ -6,8 +6,10 @@ use stratus_core::tags::{check, TagRules, TagViolation};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_lambda::types::*;
 
+use super::mappings::mapping_missing;
 use super::{function_ref, revision};
-use crate::error::invalid_parameter;
+use crate::error::{invalid_parameter, storage};
+use crate::mappings::MAPPINGS;
 use crate::names::FunctionRef;
 use crate::service::LambdaService;
 
@@ -30,8 +32,16 @@ pub(crate) fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), AwsError
 /// The pattern AWS checks a tagging request's `Resource` against, as its refusal quotes it.
 const RESOURCE_PATTERN: &str = r"arn:(aws[a-zA-Z-]*):lambda:(eusc-)?[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\d{1}:\d{12}:(function:[a-zA-Z0-9-_]+(:(\$LATEST|[a-zA-Z0-9-_]+))?|layer:([a-zA-Z0-9-_]+)|code-signing-config:csc-[a-z0-9]{17}|event-source-mapping:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|capacity-provider:[a-zA-Z0-9-_]+)";
 
-/// The function a tagging request's `Resource` names; qualified ARNs are refused.
-fn resource(ctx: &RequestContext, arn: &str) -> Result<FunctionRef, AwsError> {
+/// What a tagging request's `Resource` names.
+enum Tagged {
+    Function(FunctionRef),
+    /// An event source mapping, by UUID.
+    Mapping(String),
+}
+
+/// What a tagging request's `Resource` names: a function (qualified ARNs are refused) or an
+/// event source mapping of the request's account and region.
+fn resource(ctx: &RequestContext, arn: &str) -> Result<Tagged, AwsError> {
     let invalid = || {
         AwsError::new(
             "ValidationException",
@@ -42,9 +52,15 @@ fn resource(ctx: &RequestContext, arn: &str) -> Result<FunctionRef, AwsError> {
             400,
         )
     };
-    let is_function_arn =
-        arn.starts_with("arn:") && arn.split(':').nth(2) == Some("lambda") && arn.split(':').nth(5) == Some("function");
-    if !is_function_arn {
+    let parts: Vec<&str> = arn.split(':').collect();
+    let is_lambda_arn = arn.starts_with("arn:") && parts.get(2) == Some(&"lambda");
+    if is_lambda_arn && parts.len() == 7 && parts[5] == "event-source-mapping" {
+        if parts[3] != ctx.region || parts[4] != ctx.account_id {
+            return Err(mapping_missing());
+        }
+        return Ok(Tagged::Mapping(parts[6].to_owned()));
+    }
+    if !(is_lambda_arn && parts.get(5) == Some(&"function")) {
         return Err(invalid());
     }
     let f = function_ref(ctx, arn, None).map_err(|e| if e.code == "ValidationException" { invalid() } else { e })?;
@@ -53,7 +69,27 @@ fn resource(ctx: &RequestContext, arn: &str) -> Result<FunctionRef, AwsError> {
             "Tags on function aliases and versions are not supported. Please specify a function ARN.",
         ));
     }
-    Ok(f)
+    Ok(Tagged::Function(f))
+}
+
+/// Runs `change` on the tags of event source mapping `uuid`.
+async fn update_mapping_tags(
+    lambda: &LambdaService,
+    ctx: &RequestContext,
+    uuid: String,
+    change: impl FnOnce(&mut BTreeMap<String, String>) -> Result<(), AwsError> + Send + 'static,
+) -> Result<stratus_core::Unit, AwsError> {
+    lambda
+        .transact(&ctx.account_id, &ctx.region, move |tx| {
+            let mut record = MAPPINGS
+                .get(tx, uuid.as_bytes())
+                .map_err(storage)?
+                .ok_or_else(mapping_missing)?;
+            change(&mut record.tags)?;
+            MAPPINGS.put(tx, uuid.as_bytes(), &record).map_err(storage)?;
+            Ok(stratus_core::Unit)
+        })
+        .await
 }
 
 pub(crate) async fn tag_resource(
@@ -61,12 +97,25 @@ pub(crate) async fn tag_resource(
     ctx: &RequestContext,
     input: TagResourceRequest,
 ) -> Result<stratus_core::Unit, AwsError> {
-    let f = resource(ctx, &input.resource)?;
+    let target = resource(ctx, &input.resource)?;
     if input.tags.is_empty() {
         return Err(invalid_parameter(
             "An error occurred and the request cannot be processed.",
         ));
     }
+    let f = match target {
+        Tagged::Function(f) => f,
+        Tagged::Mapping(uuid) => {
+            return update_mapping_tags(lambda, ctx, uuid, move |tags| {
+                let mut merged = tags.clone();
+                merged.extend(input.tags);
+                check_tags(&merged)?;
+                *tags = merged;
+                Ok(())
+            })
+            .await
+        }
+    };
     lambda
         .update(&f, f.arn(), move |record, _| {
             let mut tags = record.tags.clone();
@@ -86,7 +135,7 @@ pub(crate) async fn untag_resource(
     ctx: &RequestContext,
     input: UntagResourceRequest,
 ) -> Result<stratus_core::Unit, AwsError> {
-    let f = resource(ctx, &input.resource)?;
+    let target = resource(ctx, &input.resource)?;
     if input.tag_keys.is_empty() {
         return Err(AwsError::new(
             "ValidationException",
@@ -94,6 +143,18 @@ pub(crate) async fn untag_resource(
             400,
         ));
     }
+    let f = match target {
+        Tagged::Function(f) => f,
+        Tagged::Mapping(uuid) => {
+            return update_mapping_tags(lambda, ctx, uuid, move |tags| {
+                for key in &input.tag_keys {
+                    tags.remove(key);
+                }
+                Ok(())
+            })
+            .await
+        }
+    };
     lambda
         .update(&f, f.arn(), move |record, _| {
             for key in &input.tag_keys {
@@ -111,9 +172,16 @@ pub(crate) async fn list_tags(
     ctx: &RequestContext,
     input: ListTagsRequest,
 ) -> Result<ListTagsResponse, AwsError> {
-    let f = resource(ctx, &input.resource)?;
-    let record = lambda.function(&f, &f.arn())?;
-    Ok(ListTagsResponse {
-        tags: Some(record.tags),
-    })
+    let tags = match resource(ctx, &input.resource)? {
+        Tagged::Function(f) => lambda.function(&f, &f.arn())?.tags,
+        Tagged::Mapping(uuid) => {
+            let store = lambda.store(&ctx.account_id, &ctx.region)?;
+            MAPPINGS
+                .get(&*store, uuid.as_bytes())
+                .map_err(storage)?
+                .ok_or_else(mapping_missing)?
+                .tags
+        }
+    };
+    Ok(ListTagsResponse { tags: Some(tags) })
 }

@@ -11,7 +11,7 @@ use crate::batch::{check_batch, failed};
 use crate::error::SqsError;
 use crate::message;
 use crate::queue_ref::QueueRef;
-use crate::receive::{visibility_timeout, Taken};
+use crate::receive::visibility_timeout;
 use crate::send::{Outgoing, Sending};
 use crate::service::SqsService;
 
@@ -145,35 +145,13 @@ pub(crate) async fn receive_message(
         .collect();
     let wanted = input.message_attribute_names.unwrap_or_default();
     let clock = sqs.shared.scheduler.clock();
-    let start = clock.moment();
-    let arrivals = sqs.shared.arrivals.of(&queue.signal_key());
-    loop {
-        let notified = arrivals.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        let Taken {
-            delivered,
-            fifo,
-            next_visible,
-            queue_wait,
-            ..
-        } = sqs.take(&queue, max, visibility).await?;
-        let deadline = start.after(Duration::from_secs(requested_wait.unwrap_or(queue_wait)));
-        if !delivered.is_empty() || clock.moment() >= deadline {
-            let messages: Vec<Message> = delivered.iter().map(|m| m.to_message(&system, &wanted, fifo)).collect();
-            return Ok(ReceiveMessageResult {
-                messages: (!messages.is_empty()).then_some(messages),
-            });
-        }
-        let wake = next_visible
-            .map(|at| clock.moment_after(Duration::from_millis(at.saturating_sub(sqs.now_ms()))))
-            .map_or(deadline, |t| t.min(deadline));
-        let alarm = sqs.shared.scheduler.sleep_until(wake);
-        tokio::select! {
-            _ = &mut notified => {}
-            _ = alarm => {}
-        }
-    }
+    let queue_wait = sqs.queue(&queue)?.number("ReceiveMessageWaitTimeSeconds");
+    let deadline = clock.moment_after(Duration::from_secs(requested_wait.unwrap_or(queue_wait)));
+    let (delivered, fifo) = sqs.receive_waiting(&queue, max, visibility, Some(deadline)).await?;
+    let messages: Vec<Message> = delivered.iter().map(|m| m.to_message(&system, &wanted, fifo)).collect();
+    Ok(ReceiveMessageResult {
+        messages: (!messages.is_empty()).then_some(messages),
+    })
 }
 
 pub(crate) async fn delete_message(
