@@ -196,8 +196,22 @@ mod tests {
         let log = LogBuffer::default();
         log.start("r", "$LATEST", false);
         log.push(&"é".repeat(5000));
-        let tail = log.finish(&[end_line("r")]);
-        assert!(tail.len() <= TAIL_BYTES);
+        let whole = log.finish(&[end_line("r")]);
+        assert!(whole.starts_with("START RequestId: r"), "the whole log is kept");
+        let tail = tail(&whole);
+        assert!(tail.len() <= TAIL_BYTES && tail.len() > TAIL_BYTES - 2);
         assert!(tail.ends_with("END RequestId: r\n"));
+    }
+
+    #[test]
+    fn the_log_keeps_its_last_256_kib() {
+        let log = LogBuffer::default();
+        log.start("r", "$LATEST", false);
+        for _ in 0..100 {
+            log.push(&"x".repeat(10_000));
+        }
+        let whole = log.finish(&[end_line("r")]);
+        assert!(whole.len() <= 2 * LOG_BYTES + 64 && whole.len() >= LOG_BYTES);
+        assert!(whole.ends_with("END RequestId: r\n"));
     }
 }
