@@ -207,6 +207,10 @@ def test_batches(sqs, queue):
         Entries=[{"Id": "x", "ReceiptHandle": got[0]["ReceiptHandle"], "VisibilityTimeout": 0}],
     )
     assert [e["Id"] for e in changed["Successful"]] == ["x"]
+    # Over JSON, SQS leaves out an empty Failed (aws/aws-sdk#657) and an empty Successful.
+    assert "Failed" not in changed
+    all_failed = sqs.send_message_batch(QueueUrl=queue, Entries=[{"Id": "z", "MessageBody": "x", "DelaySeconds": 1000}])
+    assert "Successful" not in all_failed and [f["Id"] for f in all_failed["Failed"]] == ["z"]
     deleted = sqs.delete_message_batch(
         QueueUrl=queue, Entries=[{"Id": f"m{i}", "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(got)]
     )

@@ -25,7 +25,7 @@ use crate::value::{DateTime, Document, Value};
 
 mod encode;
 mod writer;
-pub use encode::encode;
+pub use encode::{encode, encode_query_compatible};
 pub use writer::{write_string, ValueWriter};
 
 /// Deeper nesting than this is refused rather than risking the stack.

@@ -53,9 +53,17 @@ pub(crate) fn decode(protocol: Protocol, op: &'static Operation, req: &Request) 
 
 /// An operation without output (`Unit`) answers with no body at all; any modelled output,
 /// even an empty one, with a JSON object.
-pub(crate) fn encode_output(protocol: Protocol, op: &'static Operation, output: &Value, request_id: &str) -> Response {
+pub(crate) fn encode_output(
+    protocol: Protocol,
+    service: &'static Service,
+    op: &'static Operation,
+    output: &Value,
+    request_id: &str,
+) -> Response {
     let body = if std::ptr::eq(op.output, &UNIT) {
         String::new()
+    } else if service.query_compatible {
+        json::encode_query_compatible(op.output, output)
     } else {
         json::encode(op.output, output, KeyNames::Member)
     };

@@ -171,7 +171,9 @@ pub fn encode_output(
     fill_defaults(op.output, &mut output);
     departures::omit_default_members(service, op, &mut output);
     match protocol {
-        Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_output(protocol, op, &output, request_id),
+        Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => {
+            aws_json::encode_output(protocol, service, op, &output, request_id)
+        }
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_output(service, op, &output, request_id),
         Protocol::RestJson1 => rest_json::encode_output(op, &output, request_id),
         Protocol::RestXml => {

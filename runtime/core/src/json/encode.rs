@@ -25,12 +25,53 @@ use crate::value::{DateTime, Document, Value};
 /// assert_eq!(encode(&STRING, &Value::String("hi".into()), KeyNames::Member), r#""hi""#);
 /// ```
 pub fn encode(shape: &'static Shape, value: &Value, names: KeyNames) -> String {
+    encode_styled(
+        shape,
+        value,
+        Style {
+            names,
+            omit_empty: false,
+        },
+    )
+}
+
+/// Encodes `value` as an `@awsQueryCompatible` service answers in JSON: keyed by member names,
+/// and with no structure member that is an empty list or map. Such a service's answers are
+/// translated from its Query answers, which cannot tell empty from absent, so SQS's
+/// SendMessageBatch leaves out an empty `Failed` although the model requires it
+/// (aws/aws-sdk#657).
+pub fn encode_query_compatible(shape: &'static Shape, value: &Value) -> String {
+    encode_styled(
+        shape,
+        value,
+        Style {
+            names: KeyNames::Member,
+            omit_empty: true,
+        },
+    )
+}
+
+#[derive(Clone, Copy)]
+struct Style {
+    names: KeyNames,
+    omit_empty: bool,
+}
+
+fn encode_styled(shape: &'static Shape, value: &Value, style: Style) -> String {
     let mut out = String::new();
-    write_value(ValueWriter::new(&mut out), shape, None, value, names);
+    write_value(ValueWriter::new(&mut out), shape, None, value, style);
     out
 }
 
-fn write_value(w: ValueWriter<'_>, shape: &'static Shape, member: Option<&Member>, value: &Value, names: KeyNames) {
+fn is_empty_collection(value: &Value) -> bool {
+    match value {
+        Value::List(items) => items.is_empty(),
+        Value::Map(entries) => entries.is_empty(),
+        _ => false,
+    }
+}
+
+fn write_value(w: ValueWriter<'_>, shape: &'static Shape, member: Option<&Member>, value: &Value, style: Style) {
     match value {
         Value::Null => w.null(),
         Value::Bool(b) => w.boolean(*b),
@@ -47,7 +88,7 @@ fn write_value(w: ValueWriter<'_>, shape: &'static Shape, member: Option<&Member
             let item = shape.members.first();
             let mut array = w.start_array();
             for v in items {
-                write_value(array.value(), item.map_or(shape, |m| m.target), item, v, names);
+                write_value(array.value(), item.map_or(shape, |m| m.target), item, v, style);
             }
             array.finish();
         }
@@ -60,7 +101,7 @@ fn write_value(w: ValueWriter<'_>, shape: &'static Shape, member: Option<&Member
                     value_member.map_or(shape, |m| m.target),
                     value_member,
                     v,
-                    names,
+                    style,
                 );
             }
             object.finish();
@@ -68,8 +109,11 @@ fn write_value(w: ValueWriter<'_>, shape: &'static Shape, member: Option<&Member
         Value::Struct(slots) => {
             let mut object = w.start_object();
             for (m, v) in shape.members.iter().zip(slots) {
-                if let (Some(v), Some(key)) = (v, wire_name(m, names, true)) {
-                    write_value(object.key(key), m.target, Some(m), v, names);
+                let Some(v) = v.as_ref().filter(|v| !(style.omit_empty && is_empty_collection(v))) else {
+                    continue;
+                };
+                if let Some(key) = wire_name(m, style.names, true) {
+                    write_value(object.key(key), m.target, Some(m), v, style);
                 }
             }
             object.finish();
@@ -78,11 +122,11 @@ fn write_value(w: ValueWriter<'_>, shape: &'static Shape, member: Option<&Member
             let mut object = w.start_object();
             if let Some(m) = shape.members.get(*i) {
                 write_value(
-                    object.key(wire_name(m, names, true).unwrap_or(m.name)),
+                    object.key(wire_name(m, style.names, true).unwrap_or(m.name)),
                     m.target,
                     Some(m),
                     v,
-                    names,
+                    style,
                 );
             }
             object.finish();
@@ -200,5 +244,18 @@ mod tests {
         let text = encode(&SHAPE, &sample(), KeyNames::JsonName);
         assert!(text.starts_with(r#"{"name":"a\"b","#), "{text}");
         assert!(!text.contains("Header"), "{text}");
+    }
+
+    #[test]
+    fn query_compatible_answers_leave_out_empty_lists_only() {
+        let mut value = sample();
+        let Value::Struct(slots) = &mut value else {
+            unreachable!()
+        };
+        slots[2] = Some(Value::List(vec![]));
+        assert!(encode(&SHAPE, &value, KeyNames::Member).contains(r#""Tags":[]"#));
+        let text = encode_query_compatible(&SHAPE, &value);
+        assert!(!text.contains("Tags"), "{text}");
+        assert!(text.contains(r#""Name":"a\"b""#), "{text}");
     }
 }
