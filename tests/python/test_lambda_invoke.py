@@ -240,6 +240,48 @@ def test_events_that_fail_go_to_the_on_failure_queue(lam, role, stratus):
     assert record["responsePayload"]["errorMessage"] == "asked to fail"
 
 
+def test_a_dead_letter_queue_gets_the_event_and_why_it_failed(lam, role, stratus):
+    # The attributes Lambda's developer guide lists for dead-lettered events (lambda/latest/dg/dlq.html).
+    sqs = stratus.client("sqs")
+    queue = sqs.create_queue(QueueName="dead-letters")["QueueUrl"]
+    name = python_function(lam, role, DeadLetterConfig={"TargetArn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:dead-letters"})
+    lam.put_function_event_invoke_config(FunctionName=name, MaximumRetryAttempts=0)
+    response = lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"fail": True}))
+    messages = []
+    deadline = time.time() + 60
+    while not messages and time.time() < deadline:
+        messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5, MessageAttributeNames=["All"]).get("Messages", [])
+    assert messages, "nothing was dead-lettered"
+    assert json.loads(messages[0]["Body"]) == {"fail": True}
+    attributes = messages[0]["MessageAttributes"]
+    assert attributes["RequestID"] == {
+        "DataType": "String",
+        "StringValue": response["ResponseMetadata"]["RequestId"],
+    }
+    assert attributes["ErrorCode"] == {"DataType": "Number", "StringValue": "200"}
+    assert attributes["ErrorMessage"] == {"DataType": "String", "StringValue": "asked to fail"}
+
+
+def test_an_on_failure_topic_gets_the_destination_record(lam, role, stratus):
+    sqs, sns = stratus.client("sqs"), stratus.client("sns")
+    queue = sqs.create_queue(QueueName="topic-records")["QueueUrl"]
+    topic = sns.create_topic(Name="failures")["TopicArn"]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=f"arn:aws:sqs:{REGION}:{ACCOUNT}:topic-records")
+    name = python_function(lam, role)
+    lam.put_function_event_invoke_config(
+        FunctionName=name, MaximumRetryAttempts=0, DestinationConfig={"OnFailure": {"Destination": topic}}
+    )
+    lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"fail": True}))
+    messages = []
+    deadline = time.time() + 60
+    while not messages and time.time() < deadline:
+        messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5).get("Messages", [])
+    assert messages, "no record reached the topic"
+    envelope = json.loads(messages[0]["Body"])
+    assert envelope["TopicArn"] == topic
+    assert json.loads(envelope["Message"])["requestContext"]["condition"] == "RetriesExhausted"
+
+
 def test_events_that_succeed_go_to_the_on_success_queue(lam, role, stratus):
     sqs = stratus.client("sqs")
     queue = sqs.create_queue(QueueName="on-success")["QueueUrl"]

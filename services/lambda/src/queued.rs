@@ -2,9 +2,11 @@
 //! that acknowledges them, then run with Lambda's retries (two by default, a minute and then
 //! two minutes apart), maximum event age, and destinations or dead-letter queue.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use stratus_core::service::capabilities::{MessageAttribute, MessageAttributeValue, Publication, QueueMessage};
 use stratus_core::service::{BoxFuture, Caller};
 use stratus_core::AwsError;
 use stratus_outbox::{Courier, Entry, Next, Place};
@@ -22,6 +24,8 @@ pub(crate) const MAX_ASYNC_PAYLOAD: usize = 1_048_576;
 /// Lambda's defaults for an asynchronous invocation without an event invoke configuration.
 const DEFAULT_RETRIES: u32 = 2;
 const DEFAULT_MAX_AGE_SECS: i64 = 21_600;
+/// The longest `ErrorMessage` attribute of a dead-lettered event, in bytes.
+const MAX_DEAD_LETTER_ERROR: usize = 1024;
 
 impl LambdaService {
     /// Queues an `Event` invocation of `f` durably and answers once it is written.
@@ -46,19 +50,39 @@ impl LambdaService {
         Ok(())
     }
 
-    /// Sends a destination record to an SQS queue; other destination types are not served.
-    async fn send_to(&self, account: &str, region: &str, destination: &str, body: String) {
-        let is_queue = destination.starts_with("arn:") && destination.split(':').nth(2) == Some("sqs");
-        match (&self.shared.messages, is_queue) {
-            (Some(queues), true) => {
-                let caller = Caller::service("lambda.amazonaws.com", account, region);
-                if let Err(e) = queues.send(caller, destination, body).await {
-                    tracing::warn!(destination, error = %e, "could not deliver to the destination");
+    /// Sends a destination record, or a dead-lettered event, to an SQS queue or SNS topic;
+    /// other destination types are not served.
+    async fn send_to(&self, account: &str, region: &str, destination: &str, message: QueueMessage) {
+        let caller = Caller::service("lambda.amazonaws.com", account, region);
+        let sent = match destination.split(':').nth(2) {
+            Some("sqs") => match &self.shared.messages {
+                Some(queues) => queues.send_message(caller, destination, message).await,
+                None => return not_served(destination),
+            },
+            Some("sns") => match self.shared.late.get().and_then(|p| p.topics.clone()) {
+                Some(topics) => {
+                    let publication = Publication {
+                        topic_arn: destination.to_owned(),
+                        subject: None,
+                        message: message.body,
+                        attributes: message.attributes,
+                        group_id: None,
+                        dedup_id: None,
+                    };
+                    topics.publish(caller, publication).await.map(drop)
                 }
-            }
-            _ => tracing::warn!(destination, "destination not served by Stratus: record dropped"),
+                None => return not_served(destination),
+            },
+            _ => return not_served(destination),
+        };
+        if let Err(e) = sent {
+            tracing::warn!(destination, error = %e, "could not deliver to the destination");
         }
     }
+}
+
+fn not_served(destination: &str) {
+    tracing::warn!(destination, "destination not served by Stratus: record dropped");
 }
 
 /// One run of a queued invocation; then a retry, or the destination for its outcome.
@@ -106,12 +130,12 @@ impl Courier<QueuedInvocation> for LambdaService {
                 eic.on_success.clone()
             };
             if let Some(destination) = destination {
-                let body = if !failed || eic.on_failure.is_some() {
-                    destination_record(&f, queued, attempts, &outcome, now, too_old)
+                let message = if !failed || eic.on_failure.is_some() {
+                    QueueMessage::plain(destination_record(&f, queued, attempts, &outcome, now, too_old))
                 } else {
-                    String::from_utf8_lossy(&queued.payload).into_owned()
+                    dead_letter_message(queued, &outcome)
                 };
-                self.send_to(&to.account, &to.region, &destination, body).await;
+                self.send_to(&to.account, &to.region, &destination, message).await;
             }
             Next::Done
         })
@@ -121,6 +145,46 @@ impl Courier<QueuedInvocation> for LambdaService {
 /// Whether a failed run's function still exists (a deleted one is not retried).
 fn function_exists(outcome: &Result<Ran, RunError>) -> bool {
     !matches!(outcome, Err(RunError::Aws(e)) if e.code == "ResourceNotFoundException")
+}
+
+/// An event a dead-letter queue receives: its payload unchanged, and why it failed in the
+/// attributes `RequestID`, `ErrorCode` (the invocation's HTTP status) and `ErrorMessage` (at
+/// most 1 KB), as Lambda's developer guide lists them (lambda/latest/dg/dlq.html).
+fn dead_letter_message(queued: &QueuedInvocation, outcome: &Result<Ran, RunError>) -> QueueMessage {
+    let (code, message) = match outcome {
+        Ok(ran) => {
+            let payload = as_json(&ran.payload);
+            let message = match payload.get("errorMessage") {
+                Some(Value::String(m)) => m.clone(),
+                _ => String::from_utf8_lossy(&ran.payload).into_owned(),
+            };
+            (200, message)
+        }
+        Err(RunError::Aws(e)) => (e.http_status, e.message.clone()),
+        Err(RunError::Throttled(reason)) => (429, format!("Rate Exceeded. Reason: {reason}")),
+    };
+    let text = |value: String, data_type: &str| MessageAttribute {
+        data_type: data_type.to_owned(),
+        value: MessageAttributeValue::String(value),
+    };
+    let mut message = message;
+    if message.len() > MAX_DEAD_LETTER_ERROR {
+        let cut = (0..=MAX_DEAD_LETTER_ERROR)
+            .rev()
+            .find(|&i| message.is_char_boundary(i))
+            .unwrap_or(0);
+        message.truncate(cut);
+    }
+    QueueMessage {
+        body: String::from_utf8_lossy(&queued.payload).into_owned(),
+        attributes: BTreeMap::from([
+            ("RequestID".to_owned(), text(queued.id.clone(), "String")),
+            ("ErrorCode".to_owned(), text(code.to_string(), "Number")),
+            ("ErrorMessage".to_owned(), text(message, "String")),
+        ]),
+        group_id: None,
+        dedup_id: None,
+    }
 }
 
 /// A payload as a destination record carries it: parsed when it is JSON.
@@ -238,5 +302,38 @@ mod tests {
         assert_eq!(record["requestPayload"]["a"], 1);
         assert_eq!(record["responseContext"]["functionError"], "Unhandled");
         assert_eq!(record["responsePayload"]["errorMessage"], "boom");
+    }
+
+    #[test]
+    fn dead_lettered_events_say_why_in_attributes() {
+        let queued = QueuedInvocation {
+            id: "id-2".into(),
+            function: "f".into(),
+            qualifier: None,
+            payload: br#"{"a":1}"#.to_vec(),
+        };
+        let long = "é".repeat(700);
+        let ran = Ran {
+            payload: json!({ "errorMessage": long, "errorType": "Exception" })
+                .to_string()
+                .into_bytes(),
+            function_error: Some("Unhandled".into()),
+            log_tail: String::new(),
+            executed_version: "$LATEST".into(),
+        };
+        let message = dead_letter_message(&queued, &Ok(ran));
+        assert_eq!(message.body, r#"{"a":1}"#);
+        let attribute = |name: &str| match &message.attributes[name] {
+            MessageAttribute {
+                data_type,
+                value: MessageAttributeValue::String(v),
+            } => (data_type.clone(), v.clone()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(attribute("RequestID"), ("String".into(), "id-2".into()));
+        assert_eq!(attribute("ErrorCode"), ("Number".into(), "200".into()));
+        let (_, error) = attribute("ErrorMessage");
+        assert_eq!(error.len(), 1024);
+        assert!(long.starts_with(&error));
     }
 }
