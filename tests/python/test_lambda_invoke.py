@@ -89,6 +89,16 @@ def python_function(lam, role, source=PYTHON_ECHO, **extra):
     return name
 
 
+def first_messages(sqs, queue, **receive):
+    """The first messages to reach `queue` within a minute, or none."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5, **receive).get("Messages", [])
+        if messages:
+            return messages
+    return []
+
+
 def payload(response):
     return json.loads(response["Payload"].read())
 
@@ -225,10 +235,7 @@ def test_events_that_fail_go_to_the_on_failure_queue(lam, role, stratus):
     )
     response = lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"fail": True}))
     assert response["StatusCode"] == 202
-    messages = []
-    deadline = time.time() + 60
-    while not messages and time.time() < deadline:
-        messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5).get("Messages", [])
+    messages = first_messages(sqs, queue)
     assert messages, "no destination record arrived"
     record = json.loads(messages[0]["Body"])
     assert record["version"] == "1.0"
@@ -247,10 +254,7 @@ def test_a_dead_letter_queue_gets_the_event_and_why_it_failed(lam, role, stratus
     name = python_function(lam, role, DeadLetterConfig={"TargetArn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:dead-letters"})
     lam.put_function_event_invoke_config(FunctionName=name, MaximumRetryAttempts=0)
     response = lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"fail": True}))
-    messages = []
-    deadline = time.time() + 60
-    while not messages and time.time() < deadline:
-        messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5, MessageAttributeNames=["All"]).get("Messages", [])
+    messages = first_messages(sqs, queue, MessageAttributeNames=["All"])
     assert messages, "nothing was dead-lettered"
     assert json.loads(messages[0]["Body"]) == {"fail": True}
     attributes = messages[0]["MessageAttributes"]
@@ -272,10 +276,7 @@ def test_an_on_failure_topic_gets_the_destination_record(lam, role, stratus):
         FunctionName=name, MaximumRetryAttempts=0, DestinationConfig={"OnFailure": {"Destination": topic}}
     )
     lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"fail": True}))
-    messages = []
-    deadline = time.time() + 60
-    while not messages and time.time() < deadline:
-        messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5).get("Messages", [])
+    messages = first_messages(sqs, queue)
     assert messages, "no record reached the topic"
     envelope = json.loads(messages[0]["Body"])
     assert envelope["TopicArn"] == topic
@@ -289,10 +290,7 @@ def test_events_that_succeed_go_to_the_on_success_queue(lam, role, stratus):
     name = python_function(lam, role)
     lam.put_function_event_invoke_config(FunctionName=name, DestinationConfig={"OnSuccess": {"Destination": queue_arn}})
     lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"ok": 1}))
-    messages = []
-    deadline = time.time() + 60
-    while not messages and time.time() < deadline:
-        messages = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=5).get("Messages", [])
+    messages = first_messages(sqs, queue)
     record = json.loads(messages[0]["Body"])
     assert record["requestContext"]["condition"] == "Success"
     assert record["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST"}
