@@ -7,11 +7,15 @@ import os
 import json
 import re
 import time
+import urllib.error
+import urllib.request
 import zipfile
 
 import pytest
+from cryptography.exceptions import InvalidSignature
 
 from conftest import Stratus, acknowledged_until_sigkill
+from sns_signature import verify_signature
 
 ACCOUNT = "000000000000"
 REGION = "us-east-1"
@@ -61,7 +65,8 @@ def test_queues_receive_aws_envelope(sns, sqs):
     [message] = receive(sqs, url, 1)
     body = json.loads(message["Body"])
     assert list(body) == [
-        "Type", "MessageId", "TopicArn", "Subject", "Message", "Timestamp", "SignatureVersion", "UnsubscribeURL", "MessageAttributes",
+        "Type", "MessageId", "TopicArn", "Subject", "Message", "Timestamp", "SignatureVersion", "Signature",
+        "SigningCertURL", "UnsubscribeURL", "MessageAttributes",
     ]
     assert body["Type"] == "Notification"
     assert body["MessageId"] == published["MessageId"]
@@ -70,12 +75,34 @@ def test_queues_receive_aws_envelope(sns, sqs):
     assert body["Message"] == "Test msg"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", body["Timestamp"])
     assert body["SignatureVersion"] == "1"
+    assert re.search(r"/SimpleNotificationService-[0-9a-f]{32}\.pem$", body["SigningCertURL"])
+    verify_signature(body)
+    tampered = dict(body, Message="Not the message")
+    with pytest.raises(InvalidSignature):
+        verify_signature(tampered)
     assert body["UnsubscribeURL"].endswith(f"/?Action=Unsubscribe&SubscriptionArn={sub}")
     assert body["MessageAttributes"] == {
         "attr1": {"Type": "Number", "Value": "100.12"},
         "bin": {"Type": "Binary", "Value": "AAE="},
     }
     assert "MessageAttributes" not in message  # the envelope carries them, not the queue message
+
+
+def test_signature_version_2_signs_with_sha256(sns, sqs):
+    topic = sns.create_topic(Name="sha256", Attributes={"SignatureVersion": "2"})["TopicArn"]
+    url, arn = queue(sqs, "sha256-q")
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn)
+    sns.publish(TopicArn=topic, Message="signed twice over")
+    [message] = receive(sqs, url, 1)
+    body = json.loads(message["Body"])
+    assert body["SignatureVersion"] == "2" and "Subject" not in body
+    verify_signature(body)
+
+
+def test_a_missing_certificate_is_not_found(stratus):
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{stratus.endpoint}/_stratus/sns/{ACCOUNT}/{REGION}/SimpleNotificationService-0.pem")
+    assert missing.value.code == 404
 
 
 def test_raw_delivery_hands_attributes_to_the_queue(sns, sqs):
@@ -216,6 +243,8 @@ def test_functions_receive_the_sns_event(stratus, sns, sqs):
     assert (note["TopicArn"], note["Subject"], note["Message"]) == (topic, "Test subject", "Hello world.")
     assert note["MessageAttributes"] == {"k": {"Type": "String", "Value": "v"}}
     assert note["UnsubscribeUrl"].endswith(sub)
+    assert list(note)[6:9] == ["SignatureVersion", "Signature", "SigningCertUrl"]
+    verify_signature(note, cert_url_key="SigningCertUrl")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", note["Timestamp"])
 
 
@@ -233,11 +262,16 @@ def test_acknowledged_publishes_are_delivered_after_sigkill(tmp_path):
     server = Stratus("--data-dir", data)
     try:
         sqs = server.client("sqs")
-        delivered = set()
+        delivered, bodies = set(), []
         deadline = time.time() + 60
         while not set(acknowledged) <= delivered and time.time() < deadline:
             for m in receive(sqs, url, 10, timeout=2):
-                delivered.add(json.loads(m["Body"])["MessageId"])
+                bodies.append(json.loads(m["Body"]))
+                delivered.add(bodies[-1]["MessageId"])
+        # The signing key outlives the restart: the first messages received were most likely
+        # delivered (and signed) before it, the last after it; both verify.
+        verify_signature(bodies[0], via=server.endpoint)
+        verify_signature(bodies[-1], via=server.endpoint)
         missing = set(acknowledged) - delivered
         assert not missing, f"{len(missing)} of {len(acknowledged)} acknowledged messages were not delivered"
     finally:

@@ -14,6 +14,7 @@ import urllib.request
 import pytest
 
 from conftest import Stratus
+from sns_signature import verify_signature
 
 
 class Endpoint:
@@ -97,7 +98,10 @@ def test_the_endpoint_confirms_by_visiting_the_subscribe_url(server, endpoint):
         "SubscribeURL",
         "Timestamp",
         "SignatureVersion",
+        "Signature",
+        "SigningCertURL",
     ]
+    verify_signature(confirmation)
     assert confirmation["MessageId"] == headers["x-amz-sns-message-id"]
     assert confirmation["SubscribeURL"].startswith(server.endpoint + "/?Action=ConfirmSubscription&")
     [pending] = sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"]
@@ -128,6 +132,7 @@ def test_notifications_carry_snss_headers_and_envelope(server, endpoint):
     assert (note["Type"], note["Message"], note["Subject"], note["TopicArn"]) == ("Notification", "hello", "greeting", topic)
     assert note["MessageAttributes"] == {"k": {"Type": "String", "Value": "v"}}
     assert note["UnsubscribeURL"].endswith(arn)
+    verify_signature(note)
 
 
 def test_raw_delivery_posts_the_message_alone(server, endpoint):

@@ -20,6 +20,7 @@ use stratus_outbox::{Courier, Entry, Next, Place};
 use crate::http;
 use crate::messages::Attribute;
 use crate::service::SnsService;
+use crate::signing::Signing;
 
 /// The service principal SNS delivers as.
 const PRINCIPAL: &str = "sns.amazonaws.com";
@@ -51,6 +52,10 @@ pub(crate) struct Delivery {
     pub(crate) dedup_id: Option<String>,
     /// The subscription's dead-letter queue, and what it receives.
     pub(crate) dead_letter: Option<(String, String)>,
+    /// How the body (and the dead-letter body) are signed as the delivery is made; `None`
+    /// for what carries no signature (raw deliveries, FIFO topics' envelopes).
+    #[serde(default)]
+    pub(crate) signing: Option<Signing>,
 }
 
 /// How long after its `failures`-th failed attempt a delivery is tried again, on AWS's
@@ -116,7 +121,20 @@ fn is_fifo_queue(arn: &str) -> bool {
 impl Courier<Delivery> for SnsService {
     fn deliver<'a>(&'a self, to: &'a Place, entry: &'a Entry<Delivery>) -> BoxFuture<'a, Next> {
         Box::pin(async move {
-            let delivery = &entry.item;
+            let signed;
+            let delivery = match &entry.item.signing {
+                None => &entry.item,
+                Some(signing) => match self.signed(to, &entry.item, signing).await {
+                    Ok(d) => {
+                        signed = d;
+                        &signed
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e.0.message, "no signing key: the delivery waits");
+                        return Next::Retry(Duration::from_secs(1));
+                    }
+                },
+            };
             let caller = Caller::service(PRINCIPAL, &to.account, &to.region);
             let result = match &delivery.target {
                 Target::Queue(arn) => self.send_to_queue(caller, arn, delivery).await,

@@ -6,8 +6,8 @@
 //! `SignatureVersion` (standard topics), `UnsubscribeURL` and `MessageAttributes` (when there
 //! are any, each as `{"Type","Value"}`); the function event spells `SigningCertUrl` and
 //! `UnsubscribeUrl` in its own case and always carries `Subject` and `MessageAttributes`.
-//! Signatures are not made yet, so `Signature` and `SigningCertURL` are left out rather than
-//! faked.
+//! `Signature` and `SigningCertURL` are written in as each delivery is made
+//! ([`signing`](crate::signing)), after `SignatureVersion`.
 
 use std::collections::BTreeMap;
 
@@ -26,6 +26,9 @@ pub(crate) struct Notification<'a> {
     pub(crate) timestamp_ms: i64,
     /// FIFO topics' sequence number.
     pub(crate) sequence_number: Option<&'a str>,
+    /// The `SignatureVersion` its deliveries are signed with; `None` for a FIFO topic, whose
+    /// queue envelopes carry none.
+    pub(crate) signature_version: Option<&'a str>,
     pub(crate) attributes: &'a BTreeMap<String, Attribute>,
     /// Where `UnsubscribeURL` points: the endpoint the publisher addressed.
     pub(crate) endpoint: &'a str,
@@ -78,8 +81,8 @@ impl Notification<'_> {
         }
         m.insert("Message".into(), json!(self.message));
         m.insert("Timestamp".into(), json!(timestamp(self.timestamp_ms)));
-        if self.sequence_number.is_none() {
-            m.insert("SignatureVersion".into(), json!("1"));
+        if let Some(version) = self.signature_version {
+            m.insert("SignatureVersion".into(), json!(version));
         }
         m.insert("UnsubscribeURL".into(), json!(self.unsubscribe_url()));
         if !self.attributes.is_empty() {
@@ -100,7 +103,7 @@ impl Notification<'_> {
         sns.insert("Subject".into(), self.subject.map_or(Value::Null, |s| json!(s)));
         sns.insert("Message".into(), json!(self.message));
         sns.insert("Timestamp".into(), json!(timestamp(self.timestamp_ms)));
-        sns.insert("SignatureVersion".into(), json!("1"));
+        sns.insert("SignatureVersion".into(), json!(self.signature_version.unwrap_or("1")));
         sns.insert("UnsubscribeUrl".into(), json!(self.unsubscribe_url()));
         sns.insert("MessageAttributes".into(), Value::Object(self.attributes_value()));
         json!({
@@ -124,6 +127,7 @@ pub(crate) fn subscription_confirmation(
     topic_arn: &str,
     endpoint: &str,
     timestamp_ms: i64,
+    signature_version: &str,
 ) -> String {
     let mut m = Map::new();
     m.insert("Type".into(), json!("SubscriptionConfirmation"));
@@ -143,7 +147,7 @@ pub(crate) fn subscription_confirmation(
         )),
     );
     m.insert("Timestamp".into(), json!(timestamp(timestamp_ms)));
-    m.insert("SignatureVersion".into(), json!("1"));
+    m.insert("SignatureVersion".into(), json!(signature_version));
     Value::Object(m).to_string()
 }
 
@@ -171,6 +175,7 @@ mod tests {
             message: "hello",
             timestamp_ms: 1_700_000_000_123,
             sequence_number: seq,
+            signature_version: seq.is_none().then_some("1"),
             attributes,
             endpoint: "http://localhost:4566",
         }

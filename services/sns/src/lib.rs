@@ -15,7 +15,8 @@
 //!   acknowledges the Publish and drained on the binary's runtime (after a restart too);
 //! - `applications`, `endpoints`: mobile push applications by `PLATFORM/NAME`, and their
 //!   endpoints by (application, id); nothing is pushed;
-//! - `settings`: the account's SMS attributes.
+//! - `settings`: the account's SMS attributes;
+//! - `signing_keys`: the region's message-signing key and its certificate ([`signing`]).
 //!
 //! A subscription's `FilterPolicy` (attribute or body scope) is checked and matched by
 //! `stratus-event-pattern`, the matcher EventBridge shares.
@@ -38,6 +39,7 @@ mod ops;
 mod platform;
 mod publish;
 mod service;
+mod signing;
 mod store;
 mod subscriptions;
 mod topics;
@@ -62,9 +64,10 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
         handlers: vec![Arc::new(Handler(sns.clone()))],
         provides: Providers {
             topics: Some(Arc::new(sns.clone())),
-            resource_policies: vec![Arc::new(sns)],
+            resource_policies: vec![Arc::new(sns.clone())],
             ..Providers::default()
         },
+        endpoints: vec![Arc::new(sns)],
         ..Registration::default()
     }
 }

@@ -15,6 +15,7 @@ use crate::http;
 use crate::messages::{check_fifo_id, Message};
 use crate::names::TopicRef;
 use crate::service::SnsService;
+use crate::signing::Signing;
 use crate::store::{dedup_key, load_topic, topic_subscriptions, DedupEntry, DEDUP, TOPICS};
 use crate::subscriptions::SubscriptionRecord;
 use crate::topics::TopicRecord;
@@ -176,6 +177,7 @@ fn accept(
     }
     let topic_arn = topic.arn();
     let fifo_topic = record.is_fifo();
+    let signature_version = (!fifo_topic).then(|| record.signature_version().to_owned());
     let mut queued = false;
     for (_, sub) in subs {
         if sub.pending || !filter::accepts(sub, &o.message) {
@@ -191,9 +193,14 @@ fn accept(
             message: text,
             timestamp_ms: now,
             sequence_number: sequence.as_deref(),
+            signature_version: signature_version.as_deref(),
             attributes: &o.message.attributes,
             endpoint,
         };
+        let signing = signature_version.as_ref().map(|version| Signing {
+            version: version.clone(),
+            endpoint: endpoint.to_owned(),
+        });
         let (target, body, attributes) = match sub.protocol.as_str() {
             "sqs" if sub.raw() => (
                 Target::Queue(sub.endpoint.clone()),
@@ -251,6 +258,8 @@ fn accept(
                 .filter(|_| !fifo_topic || sub.endpoint.ends_with(".fifo")),
             dedup_id: dedup_id.as_ref().map(|(_, id)| id.clone()),
             dead_letter,
+            // A raw delivery carries the message alone, with nothing to sign.
+            signing: signing.filter(|_| !sub.raw()),
         };
         outbox.put(tx, delivery)?;
         queued = true;

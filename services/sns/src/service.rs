@@ -10,6 +10,7 @@ use stratus_storage::{Durability, Namespace, Storage, Store, Tx};
 
 use crate::delivery::{Delivery, DELIVERIES};
 use crate::error::SnsError;
+use crate::signing::Keys;
 
 /// The SNS service. Clones share everything.
 #[derive(Clone)]
@@ -26,6 +27,8 @@ pub(crate) struct Shared {
     pub(crate) functions: Option<Arc<dyn FunctionInvoker>>,
     /// Each accepted message's deliveries, one per subscription, until made.
     pub(crate) deliveries: Outbox<Delivery>,
+    /// The keys messages are signed with, once loaded.
+    pub(crate) keys: Keys,
 }
 
 impl SnsService {
@@ -37,6 +40,7 @@ impl SnsService {
                 queues: env.providers.messages.clone(),
                 functions: env.providers.functions.clone(),
                 deliveries: Outbox::new(DELIVERIES, "sns", env.storage, env.scheduler, env.spawner),
+                keys: Keys::default(),
             }),
         }
     }

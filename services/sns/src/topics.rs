@@ -172,6 +172,12 @@ impl TopicRecord {
         self.name.ends_with(".fifo")
     }
 
+    /// The `SignatureVersion` its messages are signed with: "1" (SHA1withRSA, the default)
+    /// or "2" (SHA256withRSA).
+    pub(crate) fn signature_version(&self) -> &str {
+        self.attributes.get("SignatureVersion").map_or("1", String::as_str)
+    }
+
     pub(crate) fn content_based_deduplication(&self) -> bool {
         self.attributes
             .get("ContentBasedDeduplication")

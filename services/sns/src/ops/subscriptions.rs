@@ -14,6 +14,7 @@ use crate::http;
 use crate::names::{principal_arn, SubscriptionRef, TopicRef};
 use crate::ops::endpoint_of;
 use crate::service::SnsService;
+use crate::signing::Signing;
 use crate::store::{
     load_topic, read_subscription_key, subscription_key, topic_prefix, topic_subscriptions, TokenEntry, SUBSCRIPTIONS,
     TOKENS, TOPICS,
@@ -66,7 +67,7 @@ pub(crate) async fn subscribe(
     let (endpoint_url, now) = (endpoint_of(ctx), sns.now_ms());
     let (id, pending, confirming) = sns
         .transact(&topic.account, &topic.region, move |tx| {
-            load_topic(tx, &t.name)?;
+            let topic_record = load_topic(tx, &t.name)?;
             for (_, existing) in topic_subscriptions(tx, &t.name)? {
                 if existing.protocol == record.protocol && existing.endpoint == record.endpoint {
                     if existing.differs_from(&record.attributes) {
@@ -89,7 +90,8 @@ pub(crate) async fn subscribe(
                     },
                 )?;
                 if matches!(record.protocol.as_str(), "http" | "https") {
-                    let confirmation = confirmation(&t, &record, &token, &endpoint_url, now);
+                    let version = topic_record.signature_version();
+                    let confirmation = confirmation(&t, &record, &token, &endpoint_url, now, version);
                     outbox.put(tx, confirmation)?;
                 }
                 record.token = Some(token);
@@ -113,12 +115,19 @@ pub(crate) async fn subscribe(
 }
 
 /// The `SubscriptionConfirmation` an `http` or `https` subscription's endpoint receives.
-fn confirmation(topic: &TopicRef, record: &SubscriptionRecord, token: &str, endpoint: &str, now_ms: i64) -> Delivery {
+fn confirmation(
+    topic: &TopicRef,
+    record: &SubscriptionRecord,
+    token: &str,
+    endpoint: &str,
+    now_ms: i64,
+    signature_version: &str,
+) -> Delivery {
     let topic_arn = topic.arn();
     let message_id = id::uuid();
     Delivery {
         subscription_arn: format!("{topic_arn}:{}", record.id),
-        body: envelope::subscription_confirmation(&message_id, token, &topic_arn, endpoint, now_ms),
+        body: envelope::subscription_confirmation(&message_id, token, &topic_arn, endpoint, now_ms, signature_version),
         target: Target::Http(http::Post {
             url: record.endpoint.clone(),
             message_type: "SubscriptionConfirmation".to_owned(),
@@ -131,6 +140,10 @@ fn confirmation(topic: &TopicRef, record: &SubscriptionRecord, token: &str, endp
         group_id: None,
         dedup_id: None,
         dead_letter: None,
+        signing: Some(Signing {
+            version: signature_version.to_owned(),
+            endpoint: endpoint.to_owned(),
+        }),
     }
 }
 
