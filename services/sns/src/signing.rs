@@ -350,6 +350,25 @@ mod tests {
         RegionKey::from_stored(stored()).unwrap()
     }
 
+    /// Whether `message`'s `Signature` is `key`'s, for its `SignatureVersion`.
+    fn verifies(key: &RegionKey, message: &Map<String, Value>) -> bool {
+        let signature = base64::engine::general_purpose::STANDARD
+            .decode(message["Signature"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(signature.len(), key.key.size());
+        let canonical = canonical_string(message).unwrap();
+        let public = key.key.to_public_key();
+        match message["SignatureVersion"].as_str() {
+            Some("2") => public.verify(
+                rsa::Pkcs1v15Sign::new::<Sha256>(),
+                &Sha256::digest(&canonical),
+                &signature,
+            ),
+            _ => public.verify(rsa::Pkcs1v15Sign::new::<Sha1>(), &Sha1::digest(&canonical), &signature),
+        }
+        .is_ok()
+    }
+
     #[test]
     fn canonical_strings_follow_aws_field_lists() {
         let note = json!({
@@ -385,9 +404,8 @@ mod tests {
         })
         .to_string();
         let signed: Map<String, Value> = serde_json::from_str(&sign_body(&body, &key, "http://cert")).unwrap();
-        let names: Vec<&str> = signed.keys().map(String::as_str).collect();
         assert_eq!(
-            names,
+            signed.keys().collect::<Vec<_>>(),
             [
                 "Type",
                 "MessageId",
@@ -400,19 +418,7 @@ mod tests {
                 "UnsubscribeURL"
             ]
         );
-        let signature = base64::engine::general_purpose::STANDARD
-            .decode(signed["Signature"].as_str().unwrap())
-            .unwrap();
-        assert_eq!(signature.len(), key.key.size());
-        let canonical = canonical_string(&signed).unwrap();
-        key.key
-            .to_public_key()
-            .verify(
-                rsa::Pkcs1v15Sign::new::<Sha256>(),
-                &Sha256::digest(&canonical),
-                &signature,
-            )
-            .unwrap();
+        assert!(verifies(&key, &signed));
     }
 
     #[test]
@@ -426,14 +432,10 @@ mod tests {
         let signed: Value = serde_json::from_str(&sign_body(&body, &key, "http://cert")).unwrap();
         let sns = &signed["Records"][0]["Sns"];
         assert_eq!(sns["SigningCertUrl"], "http://cert");
-        let signature = base64::engine::general_purpose::STANDARD
-            .decode(sns["Signature"].as_str().unwrap())
-            .unwrap();
-        let canonical = canonical_string(sns.as_object().unwrap()).unwrap();
-        key.key
-            .to_public_key()
-            .verify(rsa::Pkcs1v15Sign::new::<Sha1>(), &Sha1::digest(&canonical), &signature)
-            .unwrap();
+        assert!(verifies(&key, sns.as_object().unwrap()));
+        let mut tampered = sns.as_object().unwrap().clone();
+        tampered.insert("Message".into(), json!("not hi"));
+        assert!(!verifies(&key, &tampered));
     }
 
     #[test]
