@@ -48,9 +48,14 @@ pub(crate) fn load(
     secret_id: &str,
 ) -> Result<(SecretRef, SecretRecord), SmError> {
     let at = SecretRef::parse(ctx, secret_id)?;
-    let store = sm.store(&at.account, &at.region)?;
-    let secret = at.find(&*store)?.ok_or_else(secret_not_found)?;
+    let secret = load_at(sm, &at)?;
     Ok((at, secret))
+}
+
+/// The secret `at` names, read inline.
+pub(crate) fn load_at(sm: &SecretsService, at: &SecretRef) -> Result<SecretRecord, SmError> {
+    let store = sm.store(&at.account, &at.region)?;
+    at.find(&*store)?.ok_or_else(secret_not_found)
 }
 
 /// Refuses a secret waiting for deletion.

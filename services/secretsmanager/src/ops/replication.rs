@@ -7,7 +7,7 @@ use stratus_gen_secrets_manager::*;
 
 use crate::error::{invalid_parameter, invalid_request, SmError};
 use crate::names::SecretRef;
-use crate::ops::{load, modify, writable};
+use crate::ops::{load, load_at, modify, writable};
 use crate::rotation::PRINCIPAL;
 use crate::secret::{Replica, SecretRecord};
 use crate::service::SecretsService;
@@ -92,12 +92,11 @@ impl SecretsService {
     /// ReplicateSecretToRegions).
     pub(crate) async fn add_replicas(
         &self,
-        ctx: &RequestContext,
         at: &SecretRef,
         regions: Vec<ReplicaRegionType>,
         force: bool,
     ) -> Result<ReplicateSecretToRegionsResponse, SmError> {
-        let (_, primary) = load(self, ctx, &at.id)?;
+        let primary = load_at(self, at)?;
         writable(&primary)?;
         let mut added = Vec::new();
         for asked in regions {
@@ -142,13 +141,8 @@ pub(crate) async fn replicate_secret_to_regions(
     input: ReplicateSecretToRegionsRequest,
 ) -> Result<ReplicateSecretToRegionsResponse, SmError> {
     let at = SecretRef::parse(ctx, &input.secret_id)?;
-    sm.add_replicas(
-        ctx,
-        &at,
-        input.add_replica_regions,
-        input.force_overwrite_replica_secret,
-    )
-    .await
+    sm.add_replicas(&at, input.add_replica_regions, input.force_overwrite_replica_secret)
+        .await
 }
 
 pub(crate) async fn remove_regions_from_replication(

@@ -13,7 +13,7 @@ use crate::error::{exists, invalid_parameter, invalid_request, secret_not_found,
 use crate::filters;
 use crate::names::{check_name, new_suffix, SecretRef};
 use crate::ops::tags::{check_tags, tag_pairs};
-use crate::ops::{describe, list_entry, load, modify, principal, token, writable};
+use crate::ops::{check_cross_account, describe, list_entry, load, modify, principal, token, writable};
 use crate::secret::{arn_of, days, SecretRecord, Version, CURRENT};
 use crate::service::SecretsService;
 use crate::store::SECRETS;
@@ -91,7 +91,7 @@ pub(crate) async fn create_secret(
     let replication_status = match input.add_replica_regions {
         Some(regions) if !regions.is_empty() => {
             let at = SecretRef::parse(ctx, &secret.name)?;
-            sm.add_replicas(ctx, &at, regions, input.force_overwrite_replica_secret)
+            sm.add_replicas(&at, regions, input.force_overwrite_replica_secret)
                 .await?
                 .replication_status
         }
@@ -119,13 +119,17 @@ pub(crate) async fn update_secret(
     ctx: &RequestContext,
     input: UpdateSecretRequest,
 ) -> Result<UpdateSecretResponse, SmError> {
-    let (at, current) = load(sm, ctx, &input.secret_id)?;
-    writable(&current)?;
     let value = Plain::from_input(input.secret_string, input.secret_binary)?;
+    // AWS asks for the token before it looks for the secret.
     let version_id = match &value {
         Some(_) => Some(token(input.client_request_token, false)?),
         None => None,
     };
+    let (at, current) = load(sm, ctx, &input.secret_id)?;
+    writable(&current)?;
+    if value.is_some() {
+        check_cross_account(ctx, &current)?;
+    }
     let key = input.kms_key_id.clone().or(current.kms_key_id.clone());
     let sealed = match (&value, &version_id) {
         (Some(value), Some(id)) => match crate::ops::values::existing_value(sm, ctx, &current, id, value).await? {

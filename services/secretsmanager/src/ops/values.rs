@@ -145,9 +145,10 @@ pub(crate) async fn put_secret_value(
     ctx: &RequestContext,
     input: PutSecretValueRequest,
 ) -> Result<PutSecretValueResponse, SmError> {
+    // AWS asks for the token before it looks for the secret.
+    let id = token(input.client_request_token, false)?;
     let (at, current) = load(sm, ctx, &input.secret_id)?;
     writable(&current)?;
-    let id = token(input.client_request_token, false)?;
     let value = Plain::from_input(input.secret_string, input.secret_binary)?
         .ok_or_else(|| invalid_request("You must provide either SecretString or SecretBinary."))?;
     check_cross_account(ctx, &current)?;
