@@ -2,7 +2,7 @@
 //! versions and the rules by which AWS moves them.
 //!
 //! A label is on at most one version. Moving `AWSCURRENT` to a version hands `AWSPREVIOUS`
-//! to the version that held it; a version left with no label is deprecated — kept (and
+//! to the version that held it (and takes `AWSPENDING` off it); a version left with no label is deprecated — kept (and
 //! listed with `IncludeDeprecated`) until the secret has more than [`MAX_VERSIONS`].
 
 use std::collections::BTreeSet;
@@ -158,6 +158,12 @@ impl SecretRecord {
         }
         if stage == CURRENT {
             if let Some(holder) = holder {
+                // The old current version is no longer pending either (AWS's recorded
+                // answers: a version labelled AWSCURRENT and AWSPENDING keeps only
+                // AWSPREVIOUS once a new current version is put).
+                if let Some(v) = self.version_mut(&holder) {
+                    v.stages.remove(PENDING);
+                }
                 self.attach(PREVIOUS, &holder);
             }
         }
@@ -314,6 +320,29 @@ mod tests {
         assert_eq!(stages(&s, "v2"), [PREVIOUS]);
         // AWSPENDING stays where it was until a rotation function removes it.
         assert_eq!(stages(&s, "v3"), [CURRENT, PENDING]);
+    }
+
+    #[test]
+    fn a_version_losing_current_loses_pending_too() {
+        let mut s = secret(&["v1"]);
+        s.add_version(
+            Version {
+                id: "v2".into(),
+                ..Version::default()
+            },
+            &[PENDING.into()].into(),
+        );
+        s.move_stage(CURRENT, Some("v1"), Some("v2")).unwrap();
+        assert_eq!(stages(&s, "v2"), [CURRENT, PENDING]);
+        s.add_version(
+            Version {
+                id: "v3".into(),
+                ..Version::default()
+            },
+            &[CURRENT.into()].into(),
+        );
+        assert_eq!(stages(&s, "v2"), [PREVIOUS]);
+        assert_eq!(stages(&s, "v1"), Vec::<String>::new());
     }
 
     #[test]
