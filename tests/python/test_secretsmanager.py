@@ -17,7 +17,7 @@ import zipfile
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Stratus
+from conftest import Stratus, acknowledged_until_sigkill
 
 DAY = 86_400
 ACCOUNT = "000000000000"
@@ -637,5 +637,25 @@ def test_a_deletion_deadline_survives_a_restart(tmp_path):
         with pytest.raises(ClientError) as e:
             sm.describe_secret(SecretId="doomed")
         assert error(e)[0] == "ResourceNotFoundException"
+    finally:
+        server.stop()
+
+
+def test_acknowledged_secrets_survive_kill_9(tmp_path):
+    server = Stratus("--data-dir", str(tmp_path))
+
+    def create(client, writer, i):
+        name = f"durable-{writer}-{i}"
+        client.create_secret(Name=name, SecretString=name)
+        return name
+
+    acknowledged = acknowledged_until_sigkill(server, "secretsmanager", create)
+    server = Stratus("--data-dir", str(tmp_path))
+    try:
+        sm = server.client("secretsmanager")
+        found = {s["Name"] for page in sm.get_paginator("list_secrets").paginate() for s in page["SecretList"]}
+        assert set(acknowledged) <= found
+        for name in acknowledged[:: max(1, len(acknowledged) // 20)]:
+            assert sm.get_secret_value(SecretId=name)["SecretString"] == name
     finally:
         server.stop()

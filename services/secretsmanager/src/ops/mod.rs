@@ -9,8 +9,9 @@ pub(crate) mod secrets;
 pub(crate) mod tags;
 pub(crate) mod values;
 
+use stratus_core::paging::{take_page, Token};
 use stratus_core::value::DateTime;
-use stratus_core::RequestContext;
+use stratus_core::{AwsError, RequestContext};
 use stratus_gen_secrets_manager::*;
 
 use crate::error::{invalid_request, marked_for_deletion, missing_token, on_replica, secret_not_found, SmError};
@@ -172,4 +173,36 @@ pub(crate) fn list_entry(secret: &SecretRecord) -> SecretListEntry {
         created_date: d.created_date,
         primary_region: d.primary_region,
     }
+}
+
+/// The page of `items` (in listing order) after the one `next_token` names, and the token of
+/// the next page: tokens name the last item of a page by `key`.
+pub(crate) fn page<T>(
+    items: Vec<T>,
+    listing: &Token,
+    next_token: Option<&str>,
+    size: usize,
+    key: impl Fn(&T) -> &str,
+) -> Result<(Vec<T>, Option<String>), SmError> {
+    let skip = match next_token {
+        Some(token) => {
+            let after = listing.decode_str(token).map_err(|_| {
+                SmError(AwsError::new(
+                    "InvalidNextTokenException",
+                    "The NextToken value is invalid.",
+                    400,
+                ))
+            })?;
+            items
+                .iter()
+                .position(|item| key(item) == after)
+                .map_or(items.len(), |i| i + 1)
+        }
+        None => 0,
+    };
+    let (page, more) = take_page(items.into_iter().skip(skip), size);
+    let next = more
+        .then(|| page.last().map(|item| listing.encode_str(key(item))))
+        .flatten();
+    Ok((page, next))
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use stratus_core::paging::{take_page, PageSize, Token};
+use stratus_core::paging::{PageSize, Token};
 use stratus_core::value::DateTime;
 use stratus_core::RequestContext;
 use stratus_gen_secrets_manager::*;
@@ -13,7 +13,7 @@ use crate::error::{exists, invalid_parameter, invalid_request, secret_not_found,
 use crate::filters;
 use crate::names::{check_name, new_suffix, SecretRef};
 use crate::ops::tags::{check_tags, tag_pairs};
-use crate::ops::{check_cross_account, describe, list_entry, load, modify, principal, token, writable};
+use crate::ops::{check_cross_account, describe, list_entry, load, modify, page, principal, token, writable};
 use crate::secret::{arn_of, days, SecretRecord, Version, CURRENT};
 use crate::service::SecretsService;
 use crate::store::SECRETS;
@@ -287,32 +287,12 @@ pub(crate) fn listed(
 }
 
 /// The page of `secrets` after `next_token`, and the token of the next page.
-pub(crate) fn page(
+pub(crate) fn secret_page(
     secrets: Vec<SecretRecord>,
     next_token: Option<&str>,
     size: usize,
 ) -> Result<(Vec<SecretRecord>, Option<String>), SmError> {
-    let skip = match next_token {
-        Some(token) => {
-            let after = SECRET_LISTING.decode_str(token).map_err(|_| {
-                SmError(stratus_core::AwsError::new(
-                    "InvalidNextTokenException",
-                    "The NextToken value is invalid.",
-                    400,
-                ))
-            })?;
-            secrets
-                .iter()
-                .position(|s| s.name == after)
-                .map_or(secrets.len(), |i| i + 1)
-        }
-        None => 0,
-    };
-    let (page, more) = take_page(secrets.into_iter().skip(skip), size);
-    let next = more
-        .then(|| page.last().map(|s| SECRET_LISTING.encode_str(&s.name)))
-        .flatten();
-    Ok((page, next))
+    page(secrets, &SECRET_LISTING, next_token, size, |s| &s.name)
 }
 
 pub(crate) async fn list_secrets(
@@ -329,9 +309,9 @@ pub(crate) async fn list_secrets(
         input.include_planned_deletion.unwrap_or(false),
         &order,
     )?;
-    let (page, next_token) = page(secrets, input.next_token.as_deref(), size)?;
+    let (listed, next_token) = secret_page(secrets, input.next_token.as_deref(), size)?;
     Ok(ListSecretsResponse {
-        secret_list: Some(page.iter().map(list_entry).collect()),
+        secret_list: Some(listed.iter().map(list_entry).collect()),
         next_token,
     })
 }

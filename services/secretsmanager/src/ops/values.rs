@@ -3,15 +3,15 @@
 
 use std::collections::BTreeSet;
 
-use stratus_core::paging::{take_page, PageSize, Token};
+use stratus_core::paging::{PageSize, Token};
 use stratus_core::value::DateTime;
 use stratus_core::RequestContext;
 use stratus_gen_secrets_manager::*;
 
 use crate::crypt::{Plain, DEFAULT_KEY};
 use crate::error::{exists, invalid_parameter, invalid_request, not_found, SmError};
-use crate::ops::secrets::{listed, page};
-use crate::ops::{check_cross_account, load, modify, not_deleted, principal, token, writable};
+use crate::ops::secrets::{listed, secret_page};
+use crate::ops::{check_cross_account, load, modify, not_deleted, page, principal, token, writable};
 use crate::secret::{day_of, SecretRecord, Version, CURRENT};
 use crate::service::SecretsService;
 use crate::store::SECRETS;
@@ -234,7 +234,7 @@ pub(crate) async fn batch_get_secret_value(
     } else {
         let secrets = listed(sm, ctx, input.filters, false, &SortOrderType::Asc)?;
         let size = BATCH_PAGE.clamp(input.max_results);
-        let (secrets, next) = page(secrets, input.next_token.as_deref(), size)?;
+        let (secrets, next) = secret_page(secrets, input.next_token.as_deref(), size)?;
         next_token = next;
         for secret in secrets {
             match read_value(sm, ctx, &secret, None, None).await {
@@ -279,27 +279,8 @@ pub(crate) async fn list_secret_version_ids(
         .iter()
         .filter(|v| deprecated || !v.stages.is_empty())
         .collect();
-    let skip = match &input.next_token {
-        Some(token) => {
-            let after = VERSION_LISTING.decode_str(token).map_err(|_| {
-                SmError(stratus_core::AwsError::new(
-                    "InvalidNextTokenException",
-                    "The NextToken value is invalid.",
-                    400,
-                ))
-            })?;
-            versions
-                .iter()
-                .position(|v| v.id == after)
-                .map_or(versions.len(), |i| i + 1)
-        }
-        None => 0,
-    };
-    let (page, more) = take_page(versions.into_iter().skip(skip), size);
-    let next_token = more
-        .then(|| page.last().map(|v| VERSION_LISTING.encode_str(&v.id)))
-        .flatten();
-    let versions = page
+    let (shown, next_token) = page(versions, &VERSION_LISTING, input.next_token.as_deref(), size, |v| &v.id)?;
+    let versions = shown
         .into_iter()
         .map(|v| SecretVersionsListEntry {
             version_id: Some(v.id.clone()),
