@@ -74,7 +74,7 @@ lint:
 bench:
 	$(CARGO) bench --workspace
 
-bench-sqs bench-dynamodb bench-kms bench-s3: bench-%: $(VENV)/installed build
+bench-sqs bench-dynamodb bench-kms bench-s3 bench-secretsmanager: bench-%: $(VENV)/installed build
 	STRATUS_BIN=$(CURDIR)/target/release/stratus STRATUS_LOADGEN=$(CURDIR)/target/release/stratus-loadgen $(VENV)/bin/python benches/$*_throughput.py $(ARGS)
 
 bench-s3-large: $(VENV)/installed build
