@@ -67,6 +67,15 @@ pub(crate) fn versions_prefix(name: &str) -> Vec<u8> {
     TupleKey::new().str(name).into_bytes()
 }
 
+/// YAML content, which Stratus cannot read yet.
+pub(crate) fn yaml_refused() -> SsmError {
+    SsmError(AwsError::new(
+        "NotImplemented",
+        "YAML document content is not implemented by Stratus: use JSON",
+        501,
+    ))
+}
+
 fn invalid_content() -> SsmError {
     refuse("InvalidDocumentContent", "The content for the document is not valid.")
 }
@@ -81,13 +90,7 @@ pub(crate) fn read_content(content: &str, format: &DocumentFormat, document_type
     }
     match format {
         DocumentFormat::Json => {}
-        DocumentFormat::Yaml => {
-            return Err(SsmError(AwsError::new(
-                "NotImplemented",
-                "YAML document content is not implemented by Stratus: send the content as JSON",
-                501,
-            )))
-        }
+        DocumentFormat::Yaml => return Err(yaml_refused()),
         other => {
             return Err(refuse(
                 "ValidationException",
@@ -160,6 +163,10 @@ fn tags(tags: &BTreeMap<String, String>) -> Vec<Tag> {
 }
 
 impl DocumentVersion {
+    fn platform_types(&self) -> Option<Vec<PlatformType>> {
+        Some(self.facts.platforms.iter().map(|p| PlatformType::from_wire(p)).collect())
+    }
+
     fn hash(&self) -> String {
         Sha256::digest(self.content.as_bytes())
             .iter()
@@ -199,13 +206,7 @@ impl DocumentVersion {
                     })
                     .collect(),
             ),
-            platform_types: Some(
-                self.facts
-                    .platforms
-                    .iter()
-                    .map(|p| PlatformType::from_wire(p))
-                    .collect(),
-            ),
+            platform_types: self.platform_types(),
             document_type: Some(DocumentType::from_wire(&self.document_type)),
             schema_version: self.facts.schema_version.clone(),
             latest_version: Some(head.latest_version.to_string()),
@@ -233,13 +234,7 @@ impl DocumentVersion {
             display_name: self.display_name.clone(),
             owner: Some(owner.to_owned()),
             version_name: self.version_name.clone(),
-            platform_types: Some(
-                self.facts
-                    .platforms
-                    .iter()
-                    .map(|p| PlatformType::from_wire(p))
-                    .collect(),
-            ),
+            platform_types: self.platform_types(),
             document_version: Some(self.version.to_string()),
             document_type: Some(DocumentType::from_wire(&self.document_type)),
             schema_version: self.facts.schema_version.clone(),

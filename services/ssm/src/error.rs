@@ -6,9 +6,10 @@ use stratus_gen_ssm::{
     AddTagsToResourceError, CreateDocumentError, DeleteDocumentError, DeleteParameterError, DeleteParametersError,
     DescribeDocumentError, DescribeDocumentPermissionError, DescribeMaintenanceWindowsError, DescribeParametersError,
     GetDocumentError, GetMaintenanceWindowError, GetParameterError, GetParameterHistoryError, GetParametersByPathError,
-    GetParametersError, LabelParameterVersionError, ListDocumentVersionsError, ListDocumentsError,
+    GetParametersError, GetServiceSettingError, LabelParameterVersionError, ListDocumentVersionsError, ListDocumentsError,
     ListTagsForResourceError, ModifyDocumentPermissionError, PutParameterError, RemoveTagsFromResourceError,
-    UnlabelParameterVersionError, UpdateDocumentDefaultVersionError, UpdateDocumentError,
+    ResetServiceSettingError, UnlabelParameterVersionError, UpdateDocumentDefaultVersionError, UpdateDocumentError,
+    UpdateServiceSettingError,
 };
 use stratus_storage::StorageError;
 
@@ -82,7 +83,8 @@ into_operation_error! {
     AddTagsToResourceError CreateDocumentError DeleteDocumentError DeleteParameterError DeleteParametersError
     DescribeDocumentError DescribeDocumentPermissionError DescribeMaintenanceWindowsError DescribeParametersError
     GetDocumentError GetMaintenanceWindowError GetParameterError GetParameterHistoryError GetParametersByPathError
-    GetParametersError LabelParameterVersionError ListDocumentVersionsError ListDocumentsError
+    GetParametersError GetServiceSettingError LabelParameterVersionError ListDocumentVersionsError ListDocumentsError
     ListTagsForResourceError ModifyDocumentPermissionError PutParameterError RemoveTagsFromResourceError
-    UnlabelParameterVersionError UpdateDocumentDefaultVersionError UpdateDocumentError
+    ResetServiceSettingError UnlabelParameterVersionError UpdateDocumentDefaultVersionError UpdateDocumentError
+    UpdateServiceSettingError
 }

@@ -13,6 +13,7 @@
 //! - `expirations`: the key of each parameter an Expiration policy deletes, by (moment, key),
 //!   which the one expiration job reads ([`expiry`]);
 //! - `counts`: the number of parameters of each tier, for the tiers' limits;
+//! - `settings`: the service settings the account customized (the default parameter tier, …);
 //! - `documents`, `document_versions`: [`documents::DocumentRecord`] by name and
 //!   [`documents::DocumentVersion`] by (name, version).
 //!
@@ -79,6 +80,9 @@ stratus_gen_ssm::operations! {
     delete_document => ops::documents::delete_document,
     modify_document_permission => ops::documents::modify_document_permission,
     describe_document_permission => ops::documents::describe_document_permission,
+    get_service_setting => ops::settings::get_service_setting,
+    update_service_setting => ops::settings::update_service_setting,
+    reset_service_setting => ops::settings::reset_service_setting,
     get_maintenance_window => ops::windows::get_maintenance_window,
     describe_maintenance_windows => ops::windows::describe_maintenance_windows,
 }

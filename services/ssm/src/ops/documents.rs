@@ -19,7 +19,7 @@ use stratus_gen_ssm::{
 use stratus_storage::{Read, Tx};
 
 use crate::documents::{
-    read_content, version_key, versions_prefix, DocumentRecord, DocumentVersion, DOCUMENTS, DOCUMENT_VERSIONS,
+    read_content, version_key, yaml_refused, versions_prefix, DocumentRecord, DocumentVersion, DOCUMENTS, DOCUMENT_VERSIONS,
 };
 use crate::error::{invalid_token, refuse, validation, SsmError};
 use crate::ops::tags::{check_tags, tag_map};
@@ -82,6 +82,19 @@ fn all_versions(r: &(impl Read + ?Sized), name: &str) -> Result<Vec<DocumentVers
         .collect())
 }
 
+/// Writes a document's head and one of its versions; answers the version's description.
+fn save(
+    tx: &mut Tx<'_>,
+    head: &DocumentRecord,
+    version: &DocumentVersion,
+    owner: &str,
+    status: DocumentStatus,
+) -> Result<stratus_gen_ssm::DocumentDescription, SsmError> {
+    DOCUMENTS.put(tx, head.name.as_bytes().to_vec(), head)?;
+    DOCUMENT_VERSIONS.put(tx, version_key(&head.name, version.version), version)?;
+    Ok(version.description(head, owner, status))
+}
+
 fn check_format(format: &Option<DocumentFormat>) -> Result<DocumentFormat, SsmError> {
     Ok(format.clone().unwrap_or(DocumentFormat::Json))
 }
@@ -131,10 +144,8 @@ pub(crate) async fn create_document(
                 "The specified document already exists.",
             ));
         }
-        DOCUMENTS.put(tx, head.name.as_bytes().to_vec(), &head)?;
-        DOCUMENT_VERSIONS.put(tx, version_key(&head.name, 1), &version)?;
         Ok(CreateDocumentResult {
-            document_description: Some(version.description(&head, &owner, DocumentStatus::Creating)),
+            document_description: Some(save(tx, &head, &version, &owner, DocumentStatus::Creating)?),
         })
     })
     .await
@@ -146,11 +157,7 @@ pub(crate) async fn get_document(
     input: GetDocumentRequest,
 ) -> Result<GetDocumentResult, SsmError> {
     if matches!(input.document_format, Some(DocumentFormat::Yaml)) {
-        return Err(SsmError(stratus_core::AwsError::new(
-            "NotImplemented",
-            "YAML document content is not implemented by Stratus: ask for JSON",
-            501,
-        )));
+        return Err(yaml_refused());
     }
     let store = ssm.store_of(ctx)?;
     let head = load(&*store, &input.name)?;
@@ -369,10 +376,8 @@ pub(crate) async fn update_document(
             facts,
         };
         head.latest_version = version.version;
-        DOCUMENTS.put(tx, head.name.as_bytes().to_vec(), &head)?;
-        DOCUMENT_VERSIONS.put(tx, version_key(&head.name, version.version), &version)?;
         Ok(UpdateDocumentResult {
-            document_description: Some(version.description(&head, &owner, DocumentStatus::Updating)),
+            document_description: Some(save(tx, &head, &version, &owner, DocumentStatus::Updating)?),
         })
     })
     .await

@@ -39,13 +39,13 @@ fn page_of(
         Some(after) => KeyRange::between(Bound::Excluded(after.as_bytes()), whole.end()),
         None => whole,
     };
-    let mut kept = Vec::new();
+    let mut kept: Vec<(String, ParameterRecord)> = Vec::new();
     for (key, record) in PARAMETERS.scan(store, &range, Direction::Forward, None)? {
         let key = String::from_utf8(key).unwrap_or_default();
         if keep(&key, &record) {
             if kept.len() == page {
-                let last: &(String, ParameterRecord) = &kept[page - 1];
-                return Ok((kept.clone(), Some(token.encode_str(&last.0))));
+                let next = token.encode_str(&kept[page - 1].0);
+                return Ok((kept, Some(next)));
             }
             kept.push((key, record));
         }

@@ -5,6 +5,7 @@ pub(crate) mod history;
 pub(crate) mod listing;
 pub(crate) mod parameters;
 pub(crate) mod put;
+pub(crate) mod settings;
 pub(crate) mod tags;
 pub(crate) mod windows;
 

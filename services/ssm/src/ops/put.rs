@@ -10,6 +10,7 @@ use stratus_gen_ssm::{ParameterTier, PutParameterRequest, PutParameterResult};
 use crate::error::{refuse, validation, SsmError};
 use crate::names::{arn, check_new, key_of};
 use crate::ops::principal_arn;
+use crate::ops::settings::{value_of, DEFAULT_TIER};
 use crate::ops::tags::{check_tags, tag_map};
 use crate::policies::{self, Policy};
 use crate::records::{
@@ -143,7 +144,8 @@ pub(crate) async fn put_parameter(
     let tags = tag_map(input.tags.unwrap_or_default());
     check_tags(&tags)?;
     let key = key_of(&input.name);
-    let head = PARAMETERS.get(&*ssm.store_of(ctx)?, &key)?;
+    let store = ssm.store_of(ctx)?;
+    let head = PARAMETERS.get(&*store, &key)?;
     if head.is_some() && !overwrite {
         return Err(already_exists());
     }
@@ -176,7 +178,12 @@ pub(crate) async fn put_parameter(
     };
     let size = input.value.len();
     let current_tier = current.map(|c| c.tier.as_str());
-    let tier = resolve_tier(input.tier.as_ref(), current_tier, size, !policies.is_empty());
+    // A new parameter without a tier gets the account's default tier.
+    let asked = match (input.tier, current) {
+        (None, None) => Some(ParameterTier::from_wire(&value_of(&*store, DEFAULT_TIER)?)),
+        (asked, _) => asked,
+    };
+    let tier = resolve_tier(asked.as_ref(), current_tier, size, !policies.is_empty());
     check_tier(tier, current_tier, size, !policies.is_empty())?;
     let key_id = (kind == "SecureString").then(|| {
         input
