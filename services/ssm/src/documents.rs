@@ -164,7 +164,13 @@ fn tags(tags: &BTreeMap<String, String>) -> Vec<Tag> {
 
 impl DocumentVersion {
     fn platform_types(&self) -> Option<Vec<PlatformType>> {
-        Some(self.facts.platforms.iter().map(|p| PlatformType::from_wire(p)).collect())
+        Some(
+            self.facts
+                .platforms
+                .iter()
+                .map(|p| PlatformType::from_wire(p))
+                .collect(),
+        )
     }
 
     fn hash(&self) -> String {

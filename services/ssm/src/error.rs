@@ -6,10 +6,10 @@ use stratus_gen_ssm::{
     AddTagsToResourceError, CreateDocumentError, DeleteDocumentError, DeleteParameterError, DeleteParametersError,
     DescribeDocumentError, DescribeDocumentPermissionError, DescribeMaintenanceWindowsError, DescribeParametersError,
     GetDocumentError, GetMaintenanceWindowError, GetParameterError, GetParameterHistoryError, GetParametersByPathError,
-    GetParametersError, GetServiceSettingError, LabelParameterVersionError, ListDocumentVersionsError, ListDocumentsError,
-    ListTagsForResourceError, ModifyDocumentPermissionError, PutParameterError, RemoveTagsFromResourceError,
-    ResetServiceSettingError, UnlabelParameterVersionError, UpdateDocumentDefaultVersionError, UpdateDocumentError,
-    UpdateServiceSettingError,
+    GetParametersError, GetServiceSettingError, LabelParameterVersionError, ListDocumentVersionsError,
+    ListDocumentsError, ListTagsForResourceError, ModifyDocumentPermissionError, PutParameterError,
+    RemoveTagsFromResourceError, ResetServiceSettingError, UnlabelParameterVersionError,
+    UpdateDocumentDefaultVersionError, UpdateDocumentError, UpdateServiceSettingError,
 };
 use stratus_storage::StorageError;
 

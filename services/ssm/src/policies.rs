@@ -160,7 +160,7 @@ mod tests {
             code(&NO_CHANGE.replace("\"2\"", "\"0\"")),
             "InvalidPolicyAttributeException"
         );
-        let eleven = vec![NOTIFY; 11].join(",");
+        let eleven = [NOTIFY; 11].join(",");
         assert_eq!(code(&format!("[{eleven}]")), "PoliciesLimitExceededException");
     }
 

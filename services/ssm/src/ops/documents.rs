@@ -19,7 +19,8 @@ use stratus_gen_ssm::{
 use stratus_storage::{Read, Tx};
 
 use crate::documents::{
-    read_content, version_key, yaml_refused, versions_prefix, DocumentRecord, DocumentVersion, DOCUMENTS, DOCUMENT_VERSIONS,
+    read_content, version_key, versions_prefix, yaml_refused, DocumentRecord, DocumentVersion, DOCUMENTS,
+    DOCUMENT_VERSIONS,
 };
 use crate::error::{invalid_token, refuse, validation, SsmError};
 use crate::ops::tags::{check_tags, tag_map};

@@ -24,6 +24,9 @@ const DESCRIBE: Token = Token::for_listing("ssm:DescribeParameters");
 /// The page when the request names none (both listings).
 const PAGE: usize = 10;
 
+/// A parameter's key and head record.
+type Row = (String, ParameterRecord);
+
 /// The records under `prefix` after the key `after`, in key order, that pass `keep`; at most
 /// `page`, and the token to continue after them when more follow.
 fn page_of(
@@ -33,13 +36,13 @@ fn page_of(
     page: usize,
     token: &Token,
     keep: impl Fn(&str, &ParameterRecord) -> bool,
-) -> Result<(Vec<(String, ParameterRecord)>, Option<String>), SsmError> {
+) -> Result<(Vec<Row>, Option<String>), SsmError> {
     let whole = KeyRange::prefix(prefix.as_bytes());
     let range = match &after {
         Some(after) => KeyRange::between(Bound::Excluded(after.as_bytes()), whole.end()),
         None => whole,
     };
-    let mut kept: Vec<(String, ParameterRecord)> = Vec::new();
+    let mut kept: Vec<Row> = Vec::new();
     for (key, record) in PARAMETERS.scan(store, &range, Direction::Forward, None)? {
         let key = String::from_utf8(key).unwrap_or_default();
         if keep(&key, &record) {

@@ -30,12 +30,36 @@ pub(crate) struct SettingRecord {
 
 /// Each setting, its default, and the values it takes (any, when empty).
 const KNOWN: &[(&str, &str, &[&str])] = &[
-    (DEFAULT_TIER, "Standard", &["Standard", "Advanced", "Intelligent-Tiering"]),
-    ("/ssm/parameter-store/high-throughput-enabled", "false", &["true", "false"]),
-    ("/ssm/managed-instance/activation-tier", "standard", &["standard", "advanced"]),
-    ("/ssm/automation/customer-script-log-destination", "None", &["None", "CloudWatch"]),
-    ("/ssm/automation/customer-script-log-group-name", "/aws/ssm/automation/executeScript", &[]),
-    ("/ssm/documents/console/public-sharing-permission", "Enable", &["Enable", "Disable"]),
+    (
+        DEFAULT_TIER,
+        "Standard",
+        &["Standard", "Advanced", "Intelligent-Tiering"],
+    ),
+    (
+        "/ssm/parameter-store/high-throughput-enabled",
+        "false",
+        &["true", "false"],
+    ),
+    (
+        "/ssm/managed-instance/activation-tier",
+        "standard",
+        &["standard", "advanced"],
+    ),
+    (
+        "/ssm/automation/customer-script-log-destination",
+        "None",
+        &["None", "CloudWatch"],
+    ),
+    (
+        "/ssm/automation/customer-script-log-group-name",
+        "/aws/ssm/automation/executeScript",
+        &[],
+    ),
+    (
+        "/ssm/documents/console/public-sharing-permission",
+        "Enable",
+        &["Enable", "Disable"],
+    ),
     ("/ssm/managed-instance/default-ec2-instance-management-role", "", &[]),
     ("/ssm/opsinsights/opscenter", "Disabled", &["Enabled", "Disabled"]),
 ];
@@ -106,7 +130,8 @@ pub(crate) async fn update_service_setting(
         modified_ms: ssm.now_ms(),
         modified_by: principal_arn(ctx),
     };
-    ssm.transact(ctx, move |tx| Ok(SETTINGS.put(tx, *path, &record)?)).await?;
+    ssm.transact(ctx, move |tx| Ok(SETTINGS.put(tx, *path, &record)?))
+        .await?;
     Ok(UpdateServiceSettingResult {})
 }
 
