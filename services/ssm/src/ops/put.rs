@@ -14,7 +14,8 @@ use crate::ops::settings::{value_of, DEFAULT_TIER};
 use crate::ops::tags::{check_tags, tag_map};
 use crate::policies::{self, Policy};
 use crate::records::{
-    adjust_count, expiration_key, version_key, ParameterRecord, VersionRecord, EXPIRATIONS, PARAMETERS, VERSIONS,
+    adjust_count, expiration_key, version_key, ParameterRecord, VersionRecord, COUNTS, EXPIRATIONS, PARAMETERS,
+    VERSIONS,
 };
 use crate::secure::DEFAULT_KEY;
 use crate::service::SsmService;
@@ -31,12 +32,18 @@ const STANDARD: &str = "Standard";
 const ADVANCED: &str = "Advanced";
 
 /// The tier a parameter gets: the one asked for (Intelligent-Tiering choosing Standard while
-/// the value and policies allow), else the one it has, else Standard.
-fn resolve_tier(asked: Option<&ParameterTier>, current: Option<&str>, size: usize, policies: bool) -> &'static str {
+/// the value, policies and the standard quota allow: `needs_advanced`), else the one it has,
+/// else Standard.
+fn resolve_tier(
+    asked: Option<&ParameterTier>,
+    current: Option<&str>,
+    size: usize,
+    needs_advanced: bool,
+) -> &'static str {
     match asked {
         Some(ParameterTier::Advanced) => ADVANCED,
         Some(ParameterTier::IntelligentTiering) => {
-            if size > STANDARD_VALUE_BYTES || policies || current == Some(ADVANCED) {
+            if size > STANDARD_VALUE_BYTES || needs_advanced || current == Some(ADVANCED) {
                 ADVANCED
             } else {
                 STANDARD
@@ -183,7 +190,14 @@ pub(crate) async fn put_parameter(
         (None, None) => Some(ParameterTier::from_wire(&value_of(&*store, DEFAULT_TIER)?)),
         (asked, _) => asked,
     };
-    let tier = resolve_tier(asked.as_ref(), current_tier, size, !policies.is_empty());
+    // Intelligent-Tiering also upgrades once the account's standard parameters are all used.
+    let standard_full = COUNTS.get(&*store, STANDARD)?.unwrap_or(0) >= MAX_STANDARD && current.is_none();
+    let tier = resolve_tier(
+        asked.as_ref(),
+        current_tier,
+        size,
+        !policies.is_empty() || standard_full,
+    );
     check_tier(tier, current_tier, size, !policies.is_empty())?;
     let key_id = (kind == "SecureString").then(|| {
         input

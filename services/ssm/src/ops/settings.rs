@@ -150,3 +150,20 @@ pub(crate) async fn reset_service_setting(
         service_setting: Some(answer(ctx, path, default, None)),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::known;
+
+    #[test]
+    fn settings_are_named_by_path_or_arn() {
+        let by_path = known("/ssm/parameter-store/default-parameter-tier").unwrap();
+        let by_arn =
+            known("arn:aws:ssm:us-east-1:111111111111:servicesetting/ssm/parameter-store/default-parameter-tier")
+                .unwrap();
+        assert_eq!(by_path.0, by_arn.0);
+        assert_eq!(by_path.1, "Standard");
+        assert_eq!(known("/ssm/none").unwrap_err().0.code, "ServiceSettingNotFound");
+        assert!(known("arn:aws:ssm:us-east-1:111111111111:servicesetting").is_err());
+    }
+}
