@@ -23,8 +23,8 @@ SSM = JsonClient("ssm", "AmazonSSM", "application/x-amz-json-1.1")
 def measure(server, args):
     """Requests a second for each workload on `server`."""
     conn = connect(server)
-    SSM.call(conn, "PutParameter", {"Name": "/bench/plain", "Value": "x" * 256, "Type": "String"})
-    SSM.call(conn, "PutParameter", {"Name": "/bench/secret", "Value": "x" * 256, "Type": "SecureString"})
+    SSM.call(conn, "PutParameter", {"Name": "/bench/plain", "Value": "x" * 256, "Type": "String", "Overwrite": True})
+    SSM.call(conn, "PutParameter", {"Name": "/bench/secret", "Value": "x" * 256, "Type": "SecureString", "Overwrite": True})
     conn.close()
     get = SSM.request("GetParameter", json.dumps({"Name": "/bench/plain"}))
     secret = SSM.request("GetParameter", json.dumps({"Name": "/bench/secret", "WithDecryption": True}))
