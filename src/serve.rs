@@ -266,6 +266,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_events::register,
     stratus_service_logs::register,
     stratus_service_secretsmanager::register,
+    stratus_service_ssm::register,
 ];
 
 /// The services' own settings, from the command line.
