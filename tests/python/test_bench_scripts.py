@@ -17,6 +17,9 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
         ("dynamodb_throughput.py", ["PutItem", "GetItem", "Query (100 of 10,000 items)", "Scan (10,000 items, one client)"]),
         ("s3_throughput.py", ["PUT 1 KiB", "GET 1 KiB", "PUT 16 MiB", "GET 16 MiB"]),
         ("logs_throughput.py", ["PutLogEvents(1)", "PutLogEvents(100), calls", "FilterLogEvents, whole filters"]),
+        ("kms_throughput.py", ["Encrypt (256 B)", "Decrypt (256 B)"]),
+        ("secretsmanager_throughput.py", ["GetSecretValue (256 B)"]),
+        ("ssm_throughput.py", ["GetParameter (String)", "GetParameter (SecureString)", "PutParameter (overwrite)"]),
     ],
 )
 def test_throughput_script_runs(script, workloads):
