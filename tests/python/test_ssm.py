@@ -7,6 +7,7 @@ on a manual clock, so Expiration policies are driven by advancing it, never by s
 
 import base64
 import json
+import re
 import os
 import signal
 import subprocess
@@ -343,6 +344,29 @@ def test_secrets_manager_references(ssm):
     assert code == "ParameterNotFound"
     assert message == "Secret aws/reference/secretsmanager/inexistent not found."
     assert refused(ssm.get_parameter, Name="/aws/reference/secretsmanager/x")[0] == "ValidationException"
+
+
+def test_a_secret_reads_through_its_reference(stratus, ssm):
+    # AWS's user guide, "Referencing AWS Secrets Manager secrets from Parameter Store parameters".
+    secrets = stratus.client("secretsmanager")
+    created = secrets.create_secret(Name="db-password", SecretString="hunter2")
+    secrets.put_secret_value(SecretId="db-password", SecretString="hunter3")
+    name = "/aws/reference/secretsmanager/db-password"
+    parameter = ssm.get_parameter(Name=name, WithDecryption=True)["Parameter"]
+    assert (parameter["Name"], parameter["Type"], parameter["Value"], parameter["Version"]) == (
+        name, "SecureString", "hunter3", 0,
+    )
+    assert parameter["ARN"] == created["ARN"]
+    source = json.loads(parameter["SourceResult"])
+    assert (source["ARN"], source["name"], source["secretString"]) == (created["ARN"], "db-password", "hunter3")
+    assert source["versionStages"] == ["AWSCURRENT"]
+    assert re.fullmatch(r"[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d:\d\d [AP]M", source["createdDate"])
+    # A staging label picks the version, as for a parameter's label.
+    previous = ssm.get_parameter(Name=name + ":AWSPREVIOUS", WithDecryption=True)["Parameter"]
+    assert previous["Value"] == "hunter2" and previous["Selector"] == ":AWSPREVIOUS"
+    found = ssm.get_parameters(Names=[name, "/aws/reference/secretsmanager/gone"], WithDecryption=True)
+    assert [p["Name"] for p in found["Parameters"]] == [name]
+    assert found["InvalidParameters"] == ["/aws/reference/secretsmanager/gone"]
 
 
 # --- documents --------------------------------------------------------------------------------

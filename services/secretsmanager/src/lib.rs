@@ -53,6 +53,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     Registration {
         handlers: vec![Arc::new(Handler(sm.clone()))],
         provides: Providers {
+            secrets: Some(Arc::new(sm.clone())),
             resource_policies: vec![Arc::new(sm)],
             ..Providers::default()
         },

@@ -30,6 +30,7 @@ mod ops;
 mod policies;
 mod public;
 mod records;
+mod secrets;
 mod secure;
 mod service;
 

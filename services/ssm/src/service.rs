@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{KeyService, ServiceEnv};
+use stratus_core::service::{KeyService, SecretSource, ServiceEnv};
 use stratus_core::RequestContext;
 use stratus_storage::{Durability, Namespace, Storage, Store, Tx};
 
@@ -21,6 +21,8 @@ pub(crate) struct Shared {
     pub(crate) scheduler: Scheduler,
     /// KMS, which encrypts SecureString values; absent, every key is missing.
     pub(crate) keys: Option<Arc<dyn KeyService>>,
+    /// Secrets Manager, whose secrets `/aws/reference/secretsmanager/` names.
+    pub(crate) secrets: Option<Arc<dyn SecretSource>>,
     /// When the expiration job is next due (ms), if one is scheduled.
     pub(crate) next_due: Mutex<Option<i64>>,
 }
@@ -32,6 +34,7 @@ impl SsmService {
                 storage: env.storage.clone(),
                 scheduler: env.scheduler.clone(),
                 keys: env.providers.keys.clone(),
+                secrets: env.providers.secrets.clone(),
                 next_due: Mutex::new(None),
             }),
         }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::BoxFuture;
 use crate::clock::Moment;
-use crate::context::Principal;
+use crate::context::{Principal, RequestContext};
 use crate::error::AwsError;
 use crate::value::DateTime;
 
@@ -392,6 +392,40 @@ pub trait KeyService: Send + Sync {
         bytes: usize,
         context: &'a EncryptionContext,
     ) -> BoxFuture<'a, Result<DataKey, AwsError>>;
+}
+
+/// A secret's value, as Secrets Manager's GetSecretValue answers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretValue {
+    /// The secret's ARN.
+    pub arn: String,
+    /// The secret's name.
+    pub name: String,
+    /// The id of the version read.
+    pub version_id: String,
+    /// `SecretString`, when the value is text.
+    pub string: Option<String>,
+    /// `SecretBinary`, when the value is bytes.
+    pub binary: Option<Vec<u8>>,
+    /// The version's staging labels.
+    pub stages: Vec<String>,
+    /// When the version was made, in milliseconds since the Unix epoch.
+    pub created_ms: i64,
+}
+
+/// Secrets Manager's secrets, read on a caller's behalf. Provided by Secrets Manager; called
+/// by SSM for the parameters under `/aws/reference/secretsmanager/`. Absent: every secret is
+/// missing, and SSM answers its `ParameterNotFound`.
+pub trait SecretSource: Send + Sync {
+    /// The value of `secret_id` (name or ARN) at `version` (a version id or a staging label;
+    /// `None` for `AWSCURRENT`), read for the request `ctx` with Secrets Manager's checks and
+    /// refusals (`ResourceNotFoundException` for a secret that does not exist).
+    fn secret_value<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        secret_id: &'a str,
+        version: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<SecretValue, AwsError>>;
 }
 
 /// The outcome of evaluating policies, as IAM's policy evaluation logic names it.

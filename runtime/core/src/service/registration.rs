@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::capabilities::{
     Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSource,
-    QueueSource, ResourcePolicies, RoleDirectory, RoleSessions, TopicPublisher,
+    QueueSource, ResourcePolicies, RoleDirectory, RoleSessions, SecretSource, TopicPublisher,
 };
 use super::{CrossOrigin, FormUpload, ServiceHandler, Spawner, WebEndpoints};
 use crate::scheduler::Scheduler;
@@ -51,6 +51,8 @@ pub struct Providers {
     pub role_sessions: Option<Arc<dyn RoleSessions>>,
     /// S3's objects, read for other services.
     pub objects: Option<Arc<dyn ObjectSource>>,
+    /// Secrets Manager's secrets, read for other services.
+    pub secrets: Option<Arc<dyn SecretSource>>,
     /// The resource policies of the services whose resources have them (S3, SQS): one per
     /// service.
     pub resource_policies: Vec<Arc<dyn ResourcePolicies>>,
@@ -75,6 +77,7 @@ impl Providers {
             session_keys,
             role_sessions,
             objects,
+            secrets,
             resource_policies,
         } = other;
         self.messages = self.messages.take().or(messages);
@@ -91,6 +94,7 @@ impl Providers {
         self.session_keys = self.session_keys.take().or(session_keys);
         self.role_sessions = self.role_sessions.take().or(role_sessions);
         self.objects = self.objects.take().or(objects);
+        self.secrets = self.secrets.take().or(secrets);
         self.resource_policies.extend(resource_policies);
     }
 

@@ -83,7 +83,7 @@ fn pick<'s>(secret: &'s SecretRecord, version_id: Option<&str>, stage: Option<&s
 }
 
 /// One value read, with the access date noted (a write only when the day changes).
-async fn read_value(
+pub(crate) async fn read_value(
     sm: &SecretsService,
     ctx: &RequestContext,
     secret: &SecretRecord,

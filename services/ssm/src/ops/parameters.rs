@@ -8,15 +8,13 @@ use stratus_gen_ssm::{
 };
 use stratus_storage::Read;
 
-use crate::error::{invalid_name, parameter_not_found, refuse, validation, version_not_found, SsmError};
+use crate::error::{invalid_name, parameter_not_found, version_not_found, SsmError};
 use crate::names::{arn, check_form, key_of, parse_reference, Reference, Selector};
 use crate::ops::principal_arn;
 use crate::public;
 use crate::records::{remove, version_key, ParameterRecord, VersionRecord, PARAMETERS, VERSIONS};
+use crate::secrets;
 use crate::service::SsmService;
-
-/// Where Parameter Store reads Secrets Manager's secrets from.
-const SECRETS: &str = "/aws/reference/secretsmanager/";
 
 /// A parameter and the version a reference selects.
 pub(crate) struct Found {
@@ -73,17 +71,8 @@ impl SsmService {
     async fn read(&self, ctx: &RequestContext, text: &str, decrypt: bool) -> Result<Parameter, SsmError> {
         let reference = parse_reference(text)?;
         let key = key_of(&reference.name);
-        if key.starts_with(SECRETS) {
-            if !decrypt {
-                return Err(validation(
-                    "WithDecryption flag must be True for retrieving a Secret Manager secret.",
-                ));
-            }
-            // Secrets Manager offers no capability to read a secret through yet.
-            return Err(refuse(
-                "ParameterNotFound",
-                format!("Secret {} not found.", key.trim_start_matches('/')),
-            ));
+        if key.starts_with(secrets::PREFIX) {
+            return self.read_secret(ctx, &reference, &key, decrypt).await;
         }
         if key.starts_with(public::ROOT) {
             let found = public::find(&ctx.region, &key).ok_or_else(parameter_not_found)?;
