@@ -264,6 +264,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_sns::register,
     stratus_service_events::register,
     stratus_service_logs::register,
+    stratus_service_kinesis::register,
 ];
 
 /// The services' own settings, from the command line.
