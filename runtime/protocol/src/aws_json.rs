@@ -60,10 +60,8 @@ pub(crate) fn decode(protocol: Protocol, op: &'static Operation, req: &Request) 
         if req.body.is_empty() {
             return Ok(Value::empty_struct(op.input.members.len()));
         }
-        return cbor::read(op.input, req.body, Epoch::Millis).map_err(|message| ProtocolError::MalformedBody {
-            protocol,
-            message,
-        });
+        return cbor::read(op.input, req.body, Epoch::Millis)
+            .map_err(|message| ProtocolError::MalformedBody { protocol, message });
     }
     json::decode(op.input, req.body, KeyNames::Member).map_err(|e| ProtocolError::MalformedBody {
         protocol,
@@ -119,7 +117,12 @@ pub(crate) fn encode_error(
             let body = cbor::error_body(&failure, &error_type(protocol, service, &failure), Epoch::Millis);
             answer(CBOR_MEDIA_TYPE, failure.status, body, request_id)
         }
-        BodyFormat::Native => json_response(protocol, failure.status, error_body(protocol, service, &failure), request_id),
+        BodyFormat::Native => json_response(
+            protocol,
+            failure.status,
+            error_body(protocol, service, &failure),
+            request_id,
+        ),
     };
     if service.query_compatible {
         let value = format!("{};{}", failure.query_code, failure.sender_or_receiver());

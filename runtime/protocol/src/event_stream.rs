@@ -52,11 +52,9 @@ pub fn is_event_stream(output: &Shape) -> bool {
 }
 
 fn framed(headers: [(&'static str, String); 3], payload: Vec<u8>) -> Vec<u8> {
-    let message = headers
-        .into_iter()
-        .fold(Message::new(payload), |m, (name, value)| {
-            m.add_header(Header::new(name, HeaderValue::String(value.into())))
-        });
+    let message = headers.into_iter().fold(Message::new(payload), |m, (name, value)| {
+        m.add_header(Header::new(name, HeaderValue::String(value.into())))
+    });
     let mut out = Vec::new();
     // Writing to a Vec only fails for a message over the framing's limits (16 MiB).
     let _ = write_message_to(&message, &mut out);
@@ -126,7 +124,11 @@ mod tests {
     };
     static FAILURE: Shape = Shape {
         members: &[Member::plain("message", &STRING)],
-        error: Some(ErrorInfo { fault: Fault::Client, http_status: 400, query_error: None }),
+        error: Some(ErrorInfo {
+            fault: Fault::Client,
+            http_status: 400,
+            query_error: None,
+        }),
         ..Shape::simple("InUse", ShapeType::Structure)
     };
     static EVENTS: Shape = Shape {

@@ -76,8 +76,8 @@
 pub mod aws_json;
 pub mod cbor;
 mod departures;
-pub mod event_stream;
 mod error;
+pub mod event_stream;
 mod failure;
 pub mod http_binding;
 pub mod query;
@@ -202,7 +202,9 @@ pub fn encode_output_as(
     fill_defaults(op.output, &mut output);
     departures::omit_default_members(service, op, &mut output);
     match protocol {
-        Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_output(protocol, format, op, &output, request_id),
+        Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => {
+            aws_json::encode_output(protocol, format, op, &output, request_id)
+        }
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_output(service, op, &output, request_id),
         Protocol::RestJson1 => rest_json::encode_output(op, &output, request_id),
         Protocol::RestXml => {
@@ -250,7 +252,9 @@ pub fn encode_error_as(
     request_id: &str,
 ) -> Response {
     let mut response = match protocol {
-        Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_error(protocol, format, service, error, request_id),
+        Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => {
+            aws_json::encode_error(protocol, format, service, error, request_id)
+        }
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_error(service, error, request_id),
         Protocol::RestJson1 => rest_json::encode_error(error, request_id),
         Protocol::RestXml => {

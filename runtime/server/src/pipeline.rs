@@ -314,7 +314,14 @@ async fn call(
     let format = stratus_protocol::body_format(route.protocol, req);
     let refuse = |error: OperationError| {
         outcome.failed(error.code());
-        stratus_protocol::encode_error_as(format, route.protocol, service, Some(route.operation), &error, request_id)
+        stratus_protocol::encode_error_as(
+            format,
+            route.protocol,
+            service,
+            Some(route.operation),
+            &error,
+            request_id,
+        )
     };
     if let Some(error) = refusal {
         return (refuse(error.into()), None);

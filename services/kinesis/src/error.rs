@@ -26,9 +26,7 @@ impl From<KinesisError> for AwsError {
     fn from(e: KinesisError) -> AwsError {
         match e {
             KinesisError::Refused(e) => e,
-            KinesisError::Storage(e) => {
-                AwsError::new("InternalFailureException", format!("storage failure: {e}"), 500)
-            }
+            KinesisError::Storage(e) => AwsError::new("InternalFailureException", format!("storage failure: {e}"), 500),
         }
     }
 }

@@ -44,10 +44,7 @@ impl ShardIterator {
     /// The iterator `text` is, if Stratus issued it. Surrounding double quotes are ignored,
     /// as AWS ignores them.
     pub(crate) fn decode(text: &str) -> Option<ShardIterator> {
-        let text = text
-            .strip_prefix('"')
-            .and_then(|t| t.strip_suffix('"'))
-            .unwrap_or(text);
+        let text = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text);
         let bytes = ITERATORS.decode(text).ok()?;
         let (nonce, rest) = bytes.split_first_chunk::<8>()?;
         let (created, rest) = rest.split_first_chunk::<8>()?;
@@ -109,7 +106,10 @@ mod tests {
         assert_eq!(ShardIterator::decode(&text), Some(sample()));
         assert_eq!(ShardIterator::decode(&format!("\"{text}\"")), Some(sample()));
         // The longest stream name still fits the model's 512 characters.
-        let long = ShardIterator { stream: "s".repeat(128), ..sample() };
+        let long = ShardIterator {
+            stream: "s".repeat(128),
+            ..sample()
+        };
         assert!(long.encode().len() <= 512);
     }
 

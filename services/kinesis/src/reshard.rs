@@ -93,7 +93,13 @@ impl StreamRecord {
 
     /// Merges shard `a` with the adjacent shard `b` (whose range continues `a`'s, on either
     /// side) into one child naming `a` its parent and `b` its adjacent parent.
-    pub(crate) fn merge(&mut self, account: &str, (a_id, a): (&str, Option<u32>), (b_id, b): (&str, Option<u32>), now_ms: i64) -> Result<()> {
+    pub(crate) fn merge(
+        &mut self,
+        account: &str,
+        (a_id, a): (&str, Option<u32>),
+        (b_id, b): (&str, Option<u32>),
+        now_ms: i64,
+    ) -> Result<()> {
         let first = self.open(account, a_id, a)?.clone();
         let second = self.open(account, b_id, b)?.clone();
         let adjacent = first.end.checked_add(1) == Some(second.start) || second.end.checked_add(1) == Some(first.start);

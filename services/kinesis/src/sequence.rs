@@ -63,8 +63,14 @@ mod tests {
     fn text_order_is_position_order_and_round_trips() {
         let mut rng = Rng(11);
         for _ in 0..2000 {
-            let a = Sequence { shard: rng.next_u64() as u32, counter: rng.next_u64() };
-            let b = Sequence { shard: rng.next_u64() as u32 % 4, counter: rng.next_u64() >> rng.below(64) };
+            let a = Sequence {
+                shard: rng.next_u64() as u32,
+                counter: rng.next_u64(),
+            };
+            let b = Sequence {
+                shard: rng.next_u64() as u32 % 4,
+                counter: rng.next_u64() >> rng.below(64),
+            };
             assert_eq!(Sequence::parse(&a.render()), Some(a));
             assert_eq!(a.render().len(), DIGITS);
             assert_eq!(a.cmp(&b), a.render().cmp(&b.render()));
@@ -73,7 +79,12 @@ mod tests {
 
     #[test]
     fn anything_else_is_not_a_sequence_number_and_never_panics() {
-        for bad in ["", "49", "1", "4a000000000000000000000000000000000000000000000000000000"] {
+        for bad in [
+            "",
+            "49",
+            "1",
+            "4a000000000000000000000000000000000000000000000000000000",
+        ] {
             assert_eq!(Sequence::parse(bad), None, "{bad}");
         }
         // A counter beyond 64 bits is not one Stratus issued.

@@ -158,7 +158,10 @@ mod tests {
     #[test]
     fn stream_arns_read_back() {
         let at = StreamAt::of_arn("arn:aws:kinesis:eu-west-1:111111111111:stream/orders").unwrap();
-        assert_eq!((at.account.as_str(), at.region.as_str(), at.name.as_str()), ("111111111111", "eu-west-1", "orders"));
+        assert_eq!(
+            (at.account.as_str(), at.region.as_str(), at.name.as_str()),
+            ("111111111111", "eu-west-1", "orders")
+        );
         assert_eq!(at.arn(), "arn:aws:kinesis:eu-west-1:111111111111:stream/orders");
         for bad in [
             "orders",
@@ -174,7 +177,10 @@ mod tests {
     fn consumer_arns_read_back() {
         let at = StreamAt::of_arn("arn:aws:kinesis:us-east-1:111111111111:stream/s").unwrap();
         let arn = consumer_arn(&at, "c1", 1_700_000_000_999);
-        assert_eq!(arn, "arn:aws:kinesis:us-east-1:111111111111:stream/s/consumer/c1:1700000000");
+        assert_eq!(
+            arn,
+            "arn:aws:kinesis:us-east-1:111111111111:stream/s/consumer/c1:1700000000"
+        );
         assert_eq!(of_consumer_arn(&arn).unwrap(), (at, "c1".to_owned()));
         assert!(of_consumer_arn("arn:aws:kinesis:us-east-1:111111111111:stream/s").is_err());
         assert!(of_consumer_arn("arn:aws:kinesis:us-east-1:111111111111:stream/s/consumer/c1:x").is_err());

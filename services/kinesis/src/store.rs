@@ -72,12 +72,21 @@ impl ShardRecord {
     }
 
     pub(crate) fn starting_sequence(&self) -> String {
-        Sequence { shard: self.index, counter: self.first_counter }.render()
+        Sequence {
+            shard: self.index,
+            counter: self.first_counter,
+        }
+        .render()
     }
 
     pub(crate) fn ending_sequence(&self) -> Option<String> {
-        self.last_counter
-            .map(|counter| Sequence { shard: self.index, counter }.render())
+        self.last_counter.map(|counter| {
+            Sequence {
+                shard: self.index,
+                counter,
+            }
+            .render()
+        })
     }
 }
 
@@ -209,7 +218,11 @@ mod tests {
             data: vec![0, 1, 2, 255],
         };
         assert_eq!(DataCodec::decode(&DataCodec::encode(&r).unwrap()), Ok(r));
-        let empty = DataRecord { arrival_ms: 0, partition_key: String::new(), data: Vec::new() };
+        let empty = DataRecord {
+            arrival_ms: 0,
+            partition_key: String::new(),
+            data: Vec::new(),
+        };
         assert_eq!(DataCodec::decode(&DataCodec::encode(&empty).unwrap()), Ok(empty));
     }
 

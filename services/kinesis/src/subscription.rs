@@ -158,7 +158,11 @@ impl Subscription {
     fn encode(&self, records: Vec<Record>, millis_behind: i64, children: Option<Vec<ChildShard>>) -> Vec<u8> {
         let event = SubscribeToShardEvent {
             records,
-            continuation_sequence_number: Sequence { shard: self.shard, counter: self.from }.render(),
+            continuation_sequence_number: Sequence {
+                shard: self.shard,
+                counter: self.from,
+            }
+            .render(),
             millis_behind_latest: millis_behind,
             child_shards: children,
         };
@@ -172,8 +176,12 @@ impl Subscription {
         let e = AwsError::from(refusal);
         let message = Some(e.message);
         let event = match e.code.as_str() {
-            "ResourceNotFoundException" => SubscribeToShardEventStream::ResourceNotFoundException(ResourceNotFoundException { message }),
-            "ResourceInUseException" => SubscribeToShardEventStream::ResourceInUseException(ResourceInUseException { message }),
+            "ResourceNotFoundException" => {
+                SubscribeToShardEventStream::ResourceNotFoundException(ResourceNotFoundException { message })
+            }
+            "ResourceInUseException" => {
+                SubscribeToShardEventStream::ResourceInUseException(ResourceInUseException { message })
+            }
             _ => SubscribeToShardEventStream::InternalFailureException(InternalFailureException { message }),
         };
         event_stream::message(&SUBSCRIBE_TO_SHARD_EVENT_STREAM, &event.into_value())

@@ -17,7 +17,11 @@ use crate::store::{consumer_key, stream_key, ConsumerRecord, CONSUMERS};
 /// Consumers one stream may have (Kinesis Data Streams quotas).
 const MAX_CONSUMERS: usize = 20;
 const CONSUMER_LISTING: Token = Token::for_listing("kinesis:ListStreamConsumers");
-const CONSUMERS_PAGE: PageSize = PageSize { min: 1, max: 10_000, default: 100 };
+const CONSUMERS_PAGE: PageSize = PageSize {
+    min: 1,
+    max: 10_000,
+    default: 100,
+};
 
 /// The consumer `name` of the stream `at`, or AWS's refusal.
 pub(crate) fn find(r: &(impl Read + ?Sized), at: &StreamAt, name: &str) -> Result<ConsumerRecord> {
@@ -100,10 +104,16 @@ pub(crate) async fn describe_stream_consumer(
     _ctx: &RequestContext,
     input: DescribeStreamConsumerInput,
 ) -> Result<DescribeStreamConsumerOutput, AwsError> {
-    let (at, name) = named(input.stream_arn.as_deref(), input.consumer_name.as_deref(), input.consumer_arn.as_deref())?;
+    let (at, name) = named(
+        input.stream_arn.as_deref(),
+        input.consumer_name.as_deref(),
+        input.consumer_arn.as_deref(),
+    )?;
     let (read_at, arn) = (at.clone(), input.consumer_arn);
     let consumer = kinesis
-        .read(&at.account, &at.region, move |store| load(store, &read_at, &name, arn.as_deref()))
+        .read(&at.account, &at.region, move |store| {
+            load(store, &read_at, &name, arn.as_deref())
+        })
         .await?;
     Ok(DescribeStreamConsumerOutput {
         consumer_description: ConsumerDescription {
@@ -169,7 +179,11 @@ pub(crate) async fn deregister_stream_consumer(
     _ctx: &RequestContext,
     input: DeregisterStreamConsumerInput,
 ) -> Result<Unit, AwsError> {
-    let (at, name) = named(input.stream_arn.as_deref(), input.consumer_name.as_deref(), input.consumer_arn.as_deref())?;
+    let (at, name) = named(
+        input.stream_arn.as_deref(),
+        input.consumer_name.as_deref(),
+        input.consumer_arn.as_deref(),
+    )?;
     let arn = input.consumer_arn;
     kinesis
         .transact(&at.account.clone(), &at.region.clone(), move |tx| {

@@ -10,7 +10,8 @@ use crate::iterator::{invalid_iterator, ShardIterator};
 use crate::sequence::{is_decimal, Sequence};
 use crate::service::{KinesisService, StreamAt};
 use crate::store::{
-    counter_of, record_key, shard_id, shard_index, shard_prefix, DataRecord, ShardRecord, StreamRecord, RECORDS, STREAMS,
+    counter_of, record_key, shard_id, shard_index, shard_prefix, DataRecord, ShardRecord, StreamRecord, RECORDS,
+    STREAMS,
 };
 
 /// A record's data and partition key together (API reference, PutRecords: "Each record in the
@@ -55,7 +56,12 @@ impl Entry {
 
 /// Puts `entries` in one transaction, each in the open shard its hash key falls in, numbered
 /// in order; answers where each went and whether the stream is encrypted.
-async fn put(kinesis: &KinesisService, ctx: &RequestContext, at: StreamAt, entries: Vec<Entry>) -> Result<(Vec<Placed>, EncryptionType), AwsError> {
+async fn put(
+    kinesis: &KinesisService,
+    ctx: &RequestContext,
+    at: StreamAt,
+    entries: Vec<Entry>,
+) -> Result<(Vec<Placed>, EncryptionType), AwsError> {
     for entry in &entries {
         if entry.size() > MAX_RECORD_BYTES {
             return Err(invalid_argument(format!(
@@ -84,7 +90,10 @@ async fn put(kinesis: &KinesisService, ctx: &RequestContext, at: StreamAt, entri
                     .shard_for(hash)
                     .map(|s| s.index)
                     .ok_or_else(|| invalid_argument("No open shard holds the record's hash key."))?;
-                let at_seq = Sequence { shard, counter: stream.next_counter };
+                let at_seq = Sequence {
+                    shard,
+                    counter: stream.next_counter,
+                };
                 stream.next_counter += 1;
                 let record = DataRecord {
                     arrival_ms: now,
@@ -92,7 +101,10 @@ async fn put(kinesis: &KinesisService, ctx: &RequestContext, at: StreamAt, entri
                     data: entry.data,
                 };
                 RECORDS.put(tx, record_key(&at.name, at_seq), &record)?;
-                placed.push(Placed { shard, sequence: at_seq.render() });
+                placed.push(Placed {
+                    shard,
+                    sequence: at_seq.render(),
+                });
             }
             STREAMS.put(tx, at.name.as_bytes(), &stream)?;
             Ok((placed, stream.encryption()))
@@ -123,7 +135,9 @@ pub(crate) async fn put_record(
         explicit_hash_key: input.explicit_hash_key,
     };
     let (mut placed, encryption) = put(kinesis, ctx, at, vec![entry]).await?;
-    let placed = placed.pop().ok_or_else(|| AwsError::new("InternalFailureException", "no record was put", 500))?;
+    let placed = placed
+        .pop()
+        .ok_or_else(|| AwsError::new("InternalFailureException", "no record was put", 500))?;
     Ok(PutRecordOutput {
         shard_id: shard_id(placed.shard),
         sequence_number: placed.sequence,
@@ -291,9 +305,18 @@ pub(crate) fn read_shard(
     limit: usize,
     now_ms: i64,
 ) -> Result<Batch> {
-    let start = record_key(&stream.name, Sequence { shard: shard.index, counter: from });
+    let start = record_key(
+        &stream.name,
+        Sequence {
+            shard: shard.index,
+            counter: from,
+        },
+    );
     let end = shard_prefix(&stream.name, shard.index + 1);
-    let range = KeyRange::between(std::ops::Bound::Included(start.as_slice()), std::ops::Bound::Excluded(end.as_slice()));
+    let range = KeyRange::between(
+        std::ops::Bound::Included(start.as_slice()),
+        std::ops::Bound::Excluded(end.as_slice()),
+    );
     let horizon = now_ms - i64::from(stream.retention_hours) * MS_PER_HOUR;
     let mut records = Vec::new();
     let (mut bytes, mut next, mut last_arrival) = (0, from, None);
@@ -313,7 +336,11 @@ pub(crate) fn read_shard(
         bytes += record.data.len();
         last_arrival = Some(record.arrival_ms);
         records.push(Record {
-            sequence_number: Sequence { shard: shard.index, counter }.render(),
+            sequence_number: Sequence {
+                shard: shard.index,
+                counter,
+            }
+            .render(),
             approximate_arrival_timestamp: Some(DateTime::from_millis(record.arrival_ms)),
             data: record.data,
             partition_key: record.partition_key,
@@ -326,7 +353,11 @@ pub(crate) fn read_shard(
             .children_of(shard.index)
             .map(|c| ChildShard {
                 shard_id: c.id(),
-                parent_shards: [c.parent, c.adjacent_parent].into_iter().flatten().map(shard_id).collect(),
+                parent_shards: [c.parent, c.adjacent_parent]
+                    .into_iter()
+                    .flatten()
+                    .map(shard_id)
+                    .collect(),
                 hash_key_range: HashKeyRange {
                     starting_hash_key: c.start.to_string(),
                     ending_hash_key: c.end.to_string(),

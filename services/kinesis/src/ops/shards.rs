@@ -12,7 +12,11 @@ use crate::service::{KinesisService, StreamAt};
 use crate::store::{shard_index, ShardRecord, StreamRecord};
 
 const SHARD_LISTING: Token = Token::for_listing("kinesis:ListShards");
-const SHARDS_PAGE: PageSize = PageSize { min: 1, max: 10_000, default: 1000 };
+const SHARDS_PAGE: PageSize = PageSize {
+    min: 1,
+    max: 10_000,
+    default: 1000,
+};
 /// How long a ListShards token may be used (API reference, ListShards: 300 seconds).
 const TOKEN_LIFETIME_MS: i64 = 300_000;
 
@@ -110,11 +114,19 @@ pub(crate) async fn list_shards(
         }
         None => {
             let at = StreamAt::named(ctx, input.stream_name.as_deref(), input.stream_arn.as_deref())?;
-            (at, input.exclusive_start_shard_id.as_deref().map(|id| shard_index(id).unwrap_or(0)))
+            (
+                at,
+                input
+                    .exclusive_start_shard_id
+                    .as_deref()
+                    .map(|id| shard_index(id).unwrap_or(0)),
+            )
         }
     };
     let read_at = at.clone();
-    let stream = kinesis.read(&at.account, &at.region, move |store| read_at.load(store)).await?;
+    let stream = kinesis
+        .read(&at.account, &at.region, move |store| read_at.load(store))
+        .await?;
     let shards = filtered(&stream, input.shard_filter.as_ref(), now)?
         .into_iter()
         .filter(|s| after.is_none_or(|a| s.index > a));
@@ -230,18 +242,32 @@ mod tests {
     #[test]
     fn filters_select_shards_by_when_they_were_open() {
         let mut stream = StreamRecord::new("s", "PROVISIONED", 1, 0);
-        stream.split("1", "shardId-000000000000", Some(0), 1 << 127, 1_000).unwrap();
+        stream
+            .split("1", "shardId-000000000000", Some(0), 1 << 127, 1_000)
+            .unwrap();
         let ids = |filter: ShardFilter| -> Vec<u32> {
-            filtered(&stream, Some(&filter), 2_000).unwrap().iter().map(|s| s.index).collect()
+            filtered(&stream, Some(&filter), 2_000)
+                .unwrap()
+                .iter()
+                .map(|s| s.index)
+                .collect()
         };
-        let at = |ty, ms: i64| ShardFilter { r#type: ty, shard_id: None, timestamp: Some(stratus_core::DateTime::from_millis(ms)) };
+        let at = |ty, ms: i64| ShardFilter {
+            r#type: ty,
+            shard_id: None,
+            timestamp: Some(stratus_core::DateTime::from_millis(ms)),
+        };
         assert_eq!(ids(at(ShardFilterType::AtLatest, 0)), vec![1, 2]);
         assert_eq!(ids(at(ShardFilterType::AtTimestamp, 500)), vec![0]);
         assert_eq!(ids(at(ShardFilterType::AtTimestamp, 1_500)), vec![1, 2]);
         assert_eq!(ids(at(ShardFilterType::FromTimestamp, 500)), vec![0, 1, 2]);
         assert_eq!(ids(at(ShardFilterType::AtTrimHorizon, 0)), vec![0]);
         assert_eq!(ids(at(ShardFilterType::FromTrimHorizon, 0)), vec![0, 1, 2]);
-        let after = ShardFilter { r#type: ShardFilterType::AfterShardId, shard_id: Some("shardId-000000000001".into()), timestamp: None };
+        let after = ShardFilter {
+            r#type: ShardFilterType::AfterShardId,
+            shard_id: Some("shardId-000000000001".into()),
+            timestamp: None,
+        };
         assert_eq!(ids(after), vec![2]);
     }
 }

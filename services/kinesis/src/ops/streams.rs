@@ -22,8 +22,16 @@ const MIN_RETENTION_HOURS: i32 = 24;
 const MAX_RETENTION_HOURS: i32 = 8760;
 
 const STREAM_LISTING: Token = Token::for_listing("kinesis:ListStreams");
-const STREAMS_PAGE: PageSize = PageSize { min: 1, max: 10_000, default: 100 };
-const SHARDS_PAGE: PageSize = PageSize { min: 1, max: 10_000, default: 100 };
+const STREAMS_PAGE: PageSize = PageSize {
+    min: 1,
+    max: 10_000,
+    default: 100,
+};
+const SHARDS_PAGE: PageSize = PageSize {
+    min: 1,
+    max: 10_000,
+    default: 100,
+};
 
 /// The shards an account may have open in `region`: 500 in us-east-1, us-west-2 and
 /// eu-west-1, 200 elsewhere (Kinesis Data Streams quotas).
@@ -75,9 +83,7 @@ pub(crate) async fn create_stream(
             return Err(invalid_argument("ShardCount is not supported for streams in ON_DEMAND mode.").into())
         }
         (_, Some(count)) => u32::try_from(count).map_err(|_| invalid_argument("ShardCount must be positive."))?,
-        (_, None) => {
-            return Err(invalid_argument("ShardCount is required for streams in PROVISIONED mode.").into())
-        }
+        (_, None) => return Err(invalid_argument("ShardCount is required for streams in PROVISIONED mode.").into()),
     };
     let tags = input.tags.unwrap_or_default();
     check_new_tags(&tags, &input.stream_name, &ctx.account_id)?;
@@ -146,9 +152,14 @@ pub(crate) async fn describe_stream(
     let size = SHARDS_PAGE
         .check(input.limit)
         .map_err(|_| invalid_argument("Limit must be between 1 and 10000."))?;
-    let after = input.exclusive_start_shard_id.as_deref().map(|id| shard_index(id).unwrap_or(0));
+    let after = input
+        .exclusive_start_shard_id
+        .as_deref()
+        .map(|id| shard_index(id).unwrap_or(0));
     let read_at = at.clone();
-    let stream = kinesis.read(&at.account, &at.region, move |store| read_at.load(store)).await?;
+    let stream = kinesis
+        .read(&at.account, &at.region, move |store| read_at.load(store))
+        .await?;
     let shards = stream
         .shards
         .iter()

@@ -25,7 +25,10 @@ pub(crate) fn check_new_tags(tags: &BTreeMap<String, String>, name: &str, accoun
             "Failed to add tags to stream {name} under account {account} because a given stream cannot have more than {MAX_TAGS} tags associated with it."
         )));
     }
-    let rules = TagRules { max: MAX_TAGS, reserved_prefix: Some("aws:") };
+    let rules = TagRules {
+        max: MAX_TAGS,
+        reserved_prefix: Some("aws:"),
+    };
     match check(tags, rules) {
         Ok(()) => Ok(()),
         Err(TagViolation::ReservedPrefix(key)) => Err(invalid_argument(format!(
@@ -44,7 +47,12 @@ pub(crate) fn check_new_tags(tags: &BTreeMap<String, String>, name: &str, accoun
 }
 
 /// Adds `tags` to `existing`, refusing what AWS refuses of the result.
-fn merged(existing: &mut BTreeMap<String, String>, tags: BTreeMap<String, String>, name: &str, account: &str) -> Result<()> {
+fn merged(
+    existing: &mut BTreeMap<String, String>,
+    tags: BTreeMap<String, String>,
+    name: &str,
+    account: &str,
+) -> Result<()> {
     let mut all = existing.clone();
     all.extend(tags);
     check_new_tags(&all, name, account)?;
@@ -54,7 +62,10 @@ fn merged(existing: &mut BTreeMap<String, String>, tags: BTreeMap<String, String
 
 fn tag_list(tags: impl IntoIterator<Item = (String, String)>) -> Vec<Tag> {
     tags.into_iter()
-        .map(|(key, value)| Tag { key, value: Some(value) })
+        .map(|(key, value)| Tag {
+            key,
+            value: Some(value),
+        })
         .collect()
 }
 
@@ -103,7 +114,9 @@ pub(crate) async fn list_tags_for_stream(
     let at = StreamAt::named(ctx, input.stream_name.as_deref(), input.stream_arn.as_deref())?;
     let limit = usize::try_from(input.limit.unwrap_or(MAX_TAGS as i32).clamp(1, MAX_TAGS as i32)).unwrap_or(MAX_TAGS);
     let read_at = at.clone();
-    let stream = kinesis.read(&at.account, &at.region, move |store| read_at.load(store)).await?;
+    let stream = kinesis
+        .read(&at.account, &at.region, move |store| read_at.load(store))
+        .await?;
     let after = input.exclusive_start_tag_key;
     let mut tags = stream
         .tags
@@ -138,7 +151,10 @@ impl Resource {
     }
 
     /// The resource's tags and policy.
-    pub(crate) async fn view(self, kinesis: &KinesisService) -> Result<(BTreeMap<String, String>, Option<String>), AwsError> {
+    pub(crate) async fn view(
+        self,
+        kinesis: &KinesisService,
+    ) -> Result<(BTreeMap<String, String>, Option<String>), AwsError> {
         let at = self.at().clone();
         kinesis
             .read(&at.account, &at.region, move |store| match self {
