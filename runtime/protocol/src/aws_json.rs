@@ -7,6 +7,11 @@
 //! send `x-amzn-query-error: <QueryCode>;<Sender|Receiver>`, so that SDKs that used to speak
 //! Query see the codes they know.
 //!
+//! A request whose body is `application/x-amz-cbor-1.1` (Kinesis's Java SDK) is read as CBOR
+//! and answered in CBOR, timestamps as tag 1 over epoch milliseconds
+//! ([`BodyFormat::AmzCbor`](crate::BodyFormat)); an operation whose output is an event stream
+//! answers its head only ([`crate::event_stream`]).
+//!
 //! ```
 //! use stratus_core::schema::Protocol;
 //! use stratus_protocol::aws_json::content_type;

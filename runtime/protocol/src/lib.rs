@@ -17,7 +17,7 @@
 //!
 //! | protocol | module | request | response |
 //! |---|---|---|---|
-//! | awsJson1_0, awsJson1_1 | [`aws_json`] | JSON by member name | JSON, `__type` errors |
+//! | awsJson1_0, awsJson1_1 | [`aws_json`] | JSON by member name (or `x-amz-cbor-1.1`) | JSON (or CBOR), `__type` errors; [`event_stream`]s |
 //! | awsQuery (and ec2Query) | [`query`] | form-encoded `Action=…` | XML |
 //! | restJson1 | [`rest_json`] over [`http_binding`] | HTTP bindings + JSON | same |
 //! | restXml | [`rest_xml`] over [`http_binding`] | HTTP bindings + XML | same |
