@@ -298,6 +298,19 @@ def test_subscribe_to_shard_streams_records_as_they_are_put(kinesis):
     assert missing["Code"] == "ResourceNotFoundException"
 
 
+def test_subscribing_to_a_closed_shard_ends_with_its_children(kinesis):
+    n = stream(kinesis)
+    kinesis.put_record(StreamName=n, Data=b"last", PartitionKey="k")
+    kinesis.split_shard(StreamName=n, ShardToSplit="shardId-000000000000", NewStartingHashKey=str(SPACE // 2))
+    consumer = kinesis.register_stream_consumer(StreamARN=arn_of(n), ConsumerName="c")["Consumer"]["ConsumerARN"]
+    events = kinesis.subscribe_to_shard(
+        ConsumerARN=consumer, ShardId="shardId-000000000000", StartingPosition={"Type": "TRIM_HORIZON"}
+    )["EventStream"]
+    received = [e["SubscribeToShardEvent"] for e in events]
+    assert [r["Data"] for e in received for r in e["Records"]] == [b"last"]
+    assert [c["ShardId"] for c in received[-1]["ChildShards"]] == ["shardId-000000000001", "shardId-000000000002"]
+
+
 def test_tags_through_both_apis(kinesis):
     n = stream(kinesis)
     kinesis.add_tags_to_stream(StreamName=n, Tags={"team": "data", "env": "dev"})
