@@ -267,6 +267,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_logs::register,
     stratus_service_secretsmanager::register,
     stratus_service_ssm::register,
+    stratus_service_kinesis::register,
 ];
 
 /// The services' own settings, from the command line.

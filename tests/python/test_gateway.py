@@ -24,20 +24,20 @@ def get_json(url):
 def test_health_endpoints(stratus):
     own = get_json(stratus.endpoint + "/_stratus/health")
     assert own["services"]["sts"] in ("available", "running")
-    assert own["services"]["kinesis"] == "not_implemented"
+    assert own["services"]["firehose"] == "not_implemented"
     localstack = get_json(stratus.endpoint + "/_localstack/health")
     assert localstack["services"]["sts"] in ("available", "running")
-    assert "kinesis" not in localstack["services"]
+    assert "firehose" not in localstack["services"]
     assert "version" in localstack
 
 
 def test_unimplemented_service_validates_then_answers_not_implemented(stratus):
-    kinesis = stratus.client("kinesis")
+    firehose = stratus.client("firehose")
     with pytest.raises(ClientError) as err:
-        kinesis.describe_stream(StreamName="")
+        firehose.describe_delivery_stream(DeliveryStreamName="")
     assert err.value.response["Error"]["Code"] == "ValidationException"
     with pytest.raises(ClientError) as err:
-        kinesis.list_streams()
+        firehose.list_delivery_streams()
     assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
 
 

@@ -61,15 +61,29 @@ pub(crate) fn decode(op: &'static Operation, req: &Request) -> Result<Value, Pro
     })
 }
 
+/// What a timestamp's number after tag 1 counts: rpcv2Cbor's epoch seconds, or the epoch
+/// milliseconds of the JSON protocols' CBOR form (`application/x-amz-cbor-1.1`, which
+/// Kinesis's Java SDK sends: an integral count of milliseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Epoch {
+    Seconds,
+    Millis,
+}
+
 /// Reads a CBOR data item as a value of `shape`; nothing may follow it.
 pub fn from_cbor(shape: &'static Shape, bytes: &[u8]) -> Result<Value, String> {
+    read(shape, bytes, Epoch::Seconds)
+}
+
+/// [`from_cbor`], with timestamps counted in `epoch`.
+pub(crate) fn read(shape: &'static Shape, bytes: &[u8], epoch: Epoch) -> Result<Value, String> {
     // The decoder skips unknown members without a depth limit of its own (and with a stack of
     // 16 bytes for every indefinite container in them): deep nesting is refused up front.
     if nesting(bytes) > MAX_DEPTH {
         return Err("CBOR nesting is too deep".into());
     }
     let mut d = Decoder::new(bytes);
-    let value = read_value(&mut d, shape, 0)?;
+    let value = read_value(&mut d, shape, 0, epoch)?;
     if d.position() != bytes.len() {
         return Err("unexpected data after the CBOR value".into());
     }
@@ -181,7 +195,7 @@ fn is_null(d: &mut Decoder<'_>) -> Result<bool, String> {
     Ok(false)
 }
 
-fn read_value(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize) -> Result<Value, String> {
+fn read_value(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize, epoch: Epoch) -> Result<Value, String> {
     if depth > MAX_DEPTH {
         return Err("CBOR nesting is too deep".into());
     }
@@ -191,13 +205,13 @@ fn read_value(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize) -> Resul
     let mismatch =
         |e: &dyn std::fmt::Display| format!("unexpected CBOR value for {} ({:?}): {e}", shape.name, shape.kind);
     match shape.kind {
-        ShapeType::Structure | ShapeType::Union => read_struct(d, shape, depth),
+        ShapeType::Structure | ShapeType::Union => read_struct(d, shape, depth, epoch),
         ShapeType::List => {
             let item = shape.list_member();
             let len = d.list().map_err(|e| mismatch(&e))?;
             let mut items = Vec::new();
             each(d, len, |d| {
-                let v = read_value(d, item.target, depth + 1)?;
+                let v = read_value(d, item.target, depth + 1, epoch)?;
                 if v != Value::Null || shape.sparse {
                     items.push(v);
                 }
@@ -211,7 +225,7 @@ fn read_value(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize) -> Resul
             let mut entries = Vec::new();
             each(d, len, |d| {
                 let key = d.str().map_err(error)?.into_owned();
-                let v = read_value(d, value.target, depth + 1)?;
+                let v = read_value(d, value.target, depth + 1, epoch)?;
                 if v != Value::Null || shape.sparse {
                     entries.push((key, v));
                 }
@@ -233,17 +247,20 @@ fn read_value(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize) -> Resul
             d.str().map(|s| Value::String(s.into_owned())).map_err(|e| mismatch(&e))
         }
         ShapeType::Blob => d.blob().map(|b| Value::Blob(b.into_inner())).map_err(|e| mismatch(&e)),
-        ShapeType::Timestamp => read_timestamp(d).map(Value::Timestamp).map_err(|e| mismatch(&e)),
+        ShapeType::Timestamp => read_timestamp(d, epoch).map(Value::Timestamp).map_err(|e| mismatch(&e)),
         ShapeType::Document => Err(format!("{} cannot travel in CBOR", shape.name)),
         _ => Err(mismatch(&"unsupported shape")),
     }
 }
 
-/// Tag 1 (one byte, `0xc1`) over epoch seconds, integral or not.
-fn read_timestamp(d: &mut Decoder<'_>) -> Result<stratus_core::DateTime, String> {
+/// Tag 1 (one byte, `0xc1`) over epoch seconds (or milliseconds), integral or not.
+fn read_timestamp(d: &mut Decoder<'_>, epoch: Epoch) -> Result<stratus_core::DateTime, String> {
     let start = d.position();
     if let Ok(t) = d.timestamp() {
-        return Ok(t);
+        return Ok(match epoch {
+            Epoch::Seconds => t,
+            Epoch::Millis => stratus_core::DateTime::from_secs_f64(t.as_secs_f64() / 1000.0),
+        });
     }
     d.set_position(start);
     if d.datatype().map_err(error)? != Type::Tag {
@@ -251,18 +268,21 @@ fn read_timestamp(d: &mut Decoder<'_>) -> Result<stratus_core::DateTime, String>
     }
     // An integral time after the tag: `timestamp()` reads only floats.
     d.set_position(start + 1);
-    let secs = d.long().map_err(error)?;
-    Ok(stratus_core::DateTime::from_secs(secs))
+    let count = d.long().map_err(error)?;
+    Ok(match epoch {
+        Epoch::Seconds => stratus_core::DateTime::from_secs(count),
+        Epoch::Millis => stratus_core::DateTime::from_millis(count),
+    })
 }
 
-fn read_struct(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize) -> Result<Value, String> {
+fn read_struct(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize, epoch: Epoch) -> Result<Value, String> {
     let len = d.map().map_err(|e| format!("expected a map for {}: {e}", shape.name))?;
     let mut slots: Vec<Option<Value>> = vec![None; shape.members.len()];
     each(d, len, |d| {
         let key = d.str().map_err(error)?;
         match shape.members.iter().position(|m| m.name == key) {
             Some(i) => {
-                let v = read_value(d, shape.members[i].target, depth + 1)?;
+                let v = read_value(d, shape.members[i].target, depth + 1, epoch)?;
                 if v != Value::Null {
                     slots[i] = Some(v);
                 }
@@ -284,12 +304,17 @@ fn read_struct(d: &mut Decoder<'_>, shape: &'static Shape, depth: usize) -> Resu
 
 /// Writes `value`, a value of `shape`, as one CBOR data item.
 pub fn to_cbor(shape: &'static Shape, value: &Value) -> Vec<u8> {
+    write(shape, value, Epoch::Seconds)
+}
+
+/// [`to_cbor`], with timestamps counted in `epoch`.
+pub(crate) fn write(shape: &'static Shape, value: &Value, epoch: Epoch) -> Vec<u8> {
     let mut e = Encoder::new(Vec::new());
-    write_value(&mut e, shape, value);
+    write_value(&mut e, shape, value, epoch);
     e.into_writer()
 }
 
-fn write_value(e: &mut Encoder, shape: &'static Shape, value: &Value) {
+fn write_value(e: &mut Encoder, shape: &'static Shape, value: &Value, epoch: Epoch) {
     match value {
         Value::Null => {
             e.null();
@@ -312,20 +337,28 @@ fn write_value(e: &mut Encoder, shape: &'static Shape, value: &Value) {
         Value::Blob(b) => {
             e.blob(&Blob::new(b.as_slice()));
         }
+        Value::Timestamp(t) if epoch == Epoch::Millis => {
+            // Tag 1 over an integer, which the encoder has no call for: the tag's byte is
+            // written straight after what is already encoded.
+            let mut bytes = std::mem::replace(e, Encoder::new(Vec::new())).into_writer();
+            bytes.push(0xc1);
+            *e = Encoder::new(bytes);
+            e.long(t.to_millis().unwrap_or(i64::MAX));
+        }
         Value::Timestamp(t) => {
             e.timestamp(t);
         }
         Value::List(items) => {
             let item = shape.members.first().map_or(shape, |m| m.target);
             e.array(items.len());
-            items.iter().for_each(|v| write_value(e, item, v));
+            items.iter().for_each(|v| write_value(e, item, v, epoch));
         }
         Value::Map(entries) => {
             let value = shape.members.get(1).map_or(shape, |m| m.target);
             e.map(entries.len());
             for (k, v) in entries {
                 e.str(k);
-                write_value(e, value, v);
+                write_value(e, value, v, epoch);
             }
         }
         Value::Struct(slots) => {
@@ -338,20 +371,20 @@ fn write_value(e: &mut Encoder, shape: &'static Shape, value: &Value) {
             e.map(set.len());
             for (m, v) in set {
                 e.str(m.name);
-                write_value(e, m.target, v);
+                write_value(e, m.target, v, epoch);
             }
         }
         Value::Union(i, v) => match shape.members.get(*i) {
             Some(m) => {
                 e.map(1).str(m.name);
-                write_value(e, m.target, v);
+                write_value(e, m.target, v, epoch);
             }
             None => {
                 e.map(0);
             }
         },
         Value::Document(d) => write_document(e, d),
-        Value::EncodedJson(text) => write_value(e, shape, &stratus_core::json::decode_encoded(shape, text)),
+        Value::EncodedJson(text) => write_value(e, shape, &stratus_core::json::decode_encoded(shape, text), epoch),
     }
 }
 
@@ -398,8 +431,20 @@ pub(crate) fn encode_output(op: &'static Operation, output: &Value, request_id: 
 
 pub(crate) fn encode_error(service: &'static Service, error: &OperationError, request_id: &str) -> Response {
     let failure = Failure::of(error);
+    let body = error_body(&failure, &failure.qualified_type(service.namespace), Epoch::Seconds);
+    let mut response = respond(failure.status, Some(MEDIA_TYPE), body);
+    if service.query_compatible {
+        let value = format!("{};{}", failure.query_code, failure.sender_or_receiver());
+        set_header(&mut response, "x-amzn-query-error", &value);
+    }
+    headers(&mut response, request_id);
+    response
+}
+
+/// An error's CBOR map: `__type` (as `type_name`) and the modelled error's members, or
+/// `message` for a common error.
+pub(crate) fn error_body(failure: &Failure, type_name: &str, epoch: Epoch) -> Vec<u8> {
     let mut e = Encoder::new(Vec::new());
-    let type_name = failure.qualified_type(service.namespace);
     match failure.modeled {
         Some((shape, Value::Struct(slots))) => {
             let set: Vec<_> = shape
@@ -408,28 +453,23 @@ pub(crate) fn encode_error(service: &'static Service, error: &OperationError, re
                 .zip(slots)
                 .filter_map(|(m, v)| Some((m, v.as_ref()?)))
                 .collect();
-            e.map(set.len() + 1).str("__type").str(&type_name);
+            e.map(set.len() + 1).str("__type").str(type_name);
             for (m, v) in set {
                 e.str(m.name);
-                write_value(&mut e, m.target, v);
+                write_value(&mut e, m.target, v, epoch);
             }
         }
         _ => {
-            e.map(2).str("__type").str(&type_name).str("message");
+            e.map(2).str("__type").str(type_name).str("message");
             write_value(
                 &mut e,
                 &STRING,
                 &Value::String(failure.message.unwrap_or_default().to_owned()),
+                epoch,
             );
         }
     }
-    let mut response = respond(failure.status, Some(MEDIA_TYPE), e.into_writer());
-    if service.query_compatible {
-        let value = format!("{};{}", failure.query_code, failure.sender_or_receiver());
-        set_header(&mut response, "x-amzn-query-error", &value);
-    }
-    headers(&mut response, request_id);
-    response
+    e.into_writer()
 }
 
 fn headers(response: &mut Response, request_id: &str) {

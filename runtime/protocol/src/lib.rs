@@ -17,7 +17,7 @@
 //!
 //! | protocol | module | request | response |
 //! |---|---|---|---|
-//! | awsJson1_0, awsJson1_1 | [`aws_json`] | JSON by member name | JSON, `__type` errors |
+//! | awsJson1_0, awsJson1_1 | [`aws_json`] | JSON by member name (or `x-amz-cbor-1.1`) | JSON (or CBOR), `__type` errors; [`event_stream`]s |
 //! | awsQuery (and ec2Query) | [`query`] | form-encoded `Action=…` | XML |
 //! | restJson1 | [`rest_json`] over [`http_binding`] | HTTP bindings + JSON | same |
 //! | restXml | [`rest_xml`] over [`http_binding`] | HTTP bindings + XML | same |
@@ -77,6 +77,7 @@ pub mod aws_json;
 pub mod cbor;
 mod departures;
 mod error;
+pub mod event_stream;
 mod failure;
 pub mod http_binding;
 pub mod query;
@@ -158,10 +159,40 @@ pub fn decode(
     Ok(input)
 }
 
+/// The form a request's answer takes within its protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyFormat {
+    /// The protocol's own.
+    Native,
+    /// CBOR in a JSON protocol (`application/x-amz-cbor-1.1`, timestamps in epoch
+    /// milliseconds), which Kinesis's Java SDK sends and expects back.
+    AmzCbor,
+}
+
+/// The form `req` asks its answer in: the CBOR form when a JSON protocol's request comes in it.
+pub fn body_format(protocol: Protocol, req: &Request) -> BodyFormat {
+    match protocol {
+        Protocol::AwsJson1_0 | Protocol::AwsJson1_1 if aws_json::is_cbor(req) => BodyFormat::AmzCbor,
+        _ => BodyFormat::Native,
+    }
+}
+
 /// Encodes `output`, a value of `op.output`, as the operation's successful response; members
 /// left out that have a `@default` are sent with it, except those the service's answers leave
 /// out while they hold it ([`Departures::omitted_default_members`](stratus_core::schema::Departures)).
 pub fn encode_output(
+    protocol: Protocol,
+    service: &'static Service,
+    op: &'static Operation,
+    output: Value,
+    request_id: &str,
+) -> Response {
+    encode_output_as(BodyFormat::Native, protocol, service, op, output, request_id)
+}
+
+/// [`encode_output`] in `format` ([`body_format`] of the request).
+pub fn encode_output_as(
+    format: BodyFormat,
     protocol: Protocol,
     service: &'static Service,
     op: &'static Operation,
@@ -172,7 +203,7 @@ pub fn encode_output(
     departures::omit_default_members(service, op, &mut output);
     match protocol {
         Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => {
-            aws_json::encode_output(protocol, service, op, &output, request_id)
+            aws_json::encode_output(protocol, format, service, op, &output, request_id)
         }
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_output(service, op, &output, request_id),
         Protocol::RestJson1 => rest_json::encode_output(op, &output, request_id),
@@ -204,12 +235,26 @@ pub fn encode_empty(protocol: Protocol, service: &'static Service, request_id: &
 pub fn encode_error(
     protocol: Protocol,
     service: &'static Service,
+    op: Option<&'static Operation>,
+    error: &OperationError,
+    request_id: &str,
+) -> Response {
+    encode_error_as(BodyFormat::Native, protocol, service, op, error, request_id)
+}
+
+/// [`encode_error`] in `format` ([`body_format`] of the request).
+pub fn encode_error_as(
+    format: BodyFormat,
+    protocol: Protocol,
+    service: &'static Service,
     _op: Option<&'static Operation>,
     error: &OperationError,
     request_id: &str,
 ) -> Response {
     let mut response = match protocol {
-        Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => aws_json::encode_error(protocol, service, error, request_id),
+        Protocol::AwsJson1_0 | Protocol::AwsJson1_1 => {
+            aws_json::encode_error(protocol, format, service, error, request_id)
+        }
         Protocol::AwsQuery | Protocol::Ec2Query => query::encode_error(service, error, request_id),
         Protocol::RestJson1 => rest_json::encode_error(error, request_id),
         Protocol::RestXml => {

@@ -270,7 +270,9 @@ async fn serve(
             target: Some((handler, protocol)),
         }) => {
             outcome.failed(&error.code);
-            let response = stratus_protocol::encode_error(protocol, handler.schema(), None, &error.into(), request_id);
+            let format = stratus_protocol::body_format(protocol, &req);
+            let response =
+                stratus_protocol::encode_error_as(format, protocol, handler.schema(), None, &error.into(), request_id);
             return (response, None);
         }
         Err(Unrouted { error, target: None }) => {
@@ -309,9 +311,17 @@ async fn call(
     let refusal = presign_refusal(&signed, &gateway.config.clock);
     let signer = signed.ok().flatten();
     let service = route.handler.schema();
+    let format = stratus_protocol::body_format(route.protocol, req);
     let refuse = |error: OperationError| {
         outcome.failed(error.code());
-        stratus_protocol::encode_error(route.protocol, service, Some(route.operation), &error, request_id)
+        stratus_protocol::encode_error_as(
+            format,
+            route.protocol,
+            service,
+            Some(route.operation),
+            &error,
+            request_id,
+        )
     };
     if let Some(error) = refusal {
         return (refuse(error.into()), None);
@@ -382,8 +392,14 @@ async fn call(
     health::mark_used(gateway, service);
     match route.handler.call(&ctx, route.operation, input).await {
         Ok(output) => {
-            let response =
-                stratus_protocol::encode_output(route.protocol, service, route.operation, output, request_id);
+            let response = stratus_protocol::encode_output_as(
+                format,
+                route.protocol,
+                service,
+                route.operation,
+                output,
+                request_id,
+            );
             (response, ctx.streams.take_response())
         }
         Err(error) => {
