@@ -103,7 +103,9 @@ impl Notification<'_> {
         sns.insert("Subject".into(), self.subject.map_or(Value::Null, |s| json!(s)));
         sns.insert("Message".into(), json!(self.message));
         sns.insert("Timestamp".into(), json!(timestamp(self.timestamp_ms)));
-        sns.insert("SignatureVersion".into(), json!(self.signature_version.unwrap_or("1")));
+        // A function's event says version 1 whatever the topic's; its signature is still made
+        // with the topic's version (AWS's recordings: a SHA256withRSA signature under "1").
+        sns.insert("SignatureVersion".into(), json!("1"));
         sns.insert("UnsubscribeUrl".into(), json!(self.unsubscribe_url()));
         sns.insert("MessageAttributes".into(), Value::Object(self.attributes_value()));
         json!({

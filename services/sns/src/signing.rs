@@ -219,9 +219,9 @@ impl SnsService {
         let key = self.region_key(&to.account, &to.region).await?;
         let url = key.certificate_url(&signing.endpoint, &to.account, &to.region);
         let mut signed = d.clone();
-        signed.body = sign_body(&d.body, &key, &url);
+        signed.body = sign_body(&d.body, &key, &signing.version, &url);
         if let Some((_, body)) = &mut signed.dead_letter {
-            *body = sign_body(body, &key, &url);
+            *body = sign_body(body, &key, &signing.version, &url);
         }
         Ok(signed)
     }
@@ -295,9 +295,9 @@ pub(crate) fn canonical_string(message: &Map<String, Value>) -> Option<String> {
 }
 
 /// `body`, an envelope (or a function's event, whose `Records[0].Sns` is the envelope), with
-/// `Signature` and the certificate's URL written after `SignatureVersion`, as AWS orders them.
-/// A body that is neither is answered unchanged.
-pub(crate) fn sign_body(body: &str, key: &RegionKey, certificate_url: &str) -> String {
+/// `Signature` made for `version` and the certificate's URL written after `SignatureVersion`,
+/// as AWS orders them. A body that is neither is answered unchanged.
+pub(crate) fn sign_body(body: &str, key: &RegionKey, version: &str, certificate_url: &str) -> String {
     let Ok(Value::Object(mut root)) = serde_json::from_str::<Value>(body) else {
         return body.to_owned();
     };
@@ -314,8 +314,7 @@ pub(crate) fn sign_body(body: &str, key: &RegionKey, certificate_url: &str) -> S
     } else {
         &mut root
     };
-    let (Some(canonical), Some(Value::String(version))) = (canonical_string(message), message.get("SignatureVersion"))
-    else {
+    let (Some(canonical), true) = (canonical_string(message), message.contains_key("SignatureVersion")) else {
         return body.to_owned();
     };
     let signature = key.sign(version, &canonical);
@@ -350,16 +349,16 @@ mod tests {
         RegionKey::from_stored(stored()).unwrap()
     }
 
-    /// Whether `message`'s `Signature` is `key`'s, for its `SignatureVersion`.
-    fn verifies(key: &RegionKey, message: &Map<String, Value>) -> bool {
+    /// Whether `message`'s `Signature` is `key`'s, for `version`.
+    fn verifies(key: &RegionKey, message: &Map<String, Value>, version: &str) -> bool {
         let signature = base64::engine::general_purpose::STANDARD
             .decode(message["Signature"].as_str().unwrap())
             .unwrap();
         assert_eq!(signature.len(), key.key.size());
         let canonical = canonical_string(message).unwrap();
         let public = key.key.to_public_key();
-        match message["SignatureVersion"].as_str() {
-            Some("2") => public.verify(
+        match version {
+            "2" => public.verify(
                 rsa::Pkcs1v15Sign::new::<Sha256>(),
                 &Sha256::digest(&canonical),
                 &signature,
@@ -403,7 +402,7 @@ mod tests {
             "Timestamp": "ts", "SignatureVersion": "2", "UnsubscribeURL": "u"
         })
         .to_string();
-        let signed: Map<String, Value> = serde_json::from_str(&sign_body(&body, &key, "http://cert")).unwrap();
+        let signed: Map<String, Value> = serde_json::from_str(&sign_body(&body, &key, "2", "http://cert")).unwrap();
         assert_eq!(
             signed.keys().collect::<Vec<_>>(),
             [
@@ -418,7 +417,7 @@ mod tests {
                 "UnsubscribeURL"
             ]
         );
-        assert!(verifies(&key, &signed));
+        assert!(verifies(&key, &signed, "2"));
     }
 
     #[test]
@@ -429,20 +428,23 @@ mod tests {
             "Timestamp": "ts", "SignatureVersion": "1", "UnsubscribeUrl": "u"
         }}]})
         .to_string();
-        let signed: Value = serde_json::from_str(&sign_body(&body, &key, "http://cert")).unwrap();
+        let signed: Value = serde_json::from_str(&sign_body(&body, &key, "2", "http://cert")).unwrap();
         let sns = &signed["Records"][0]["Sns"];
         assert_eq!(sns["SigningCertUrl"], "http://cert");
-        assert!(verifies(&key, sns.as_object().unwrap()));
+        // The event says version 1 while the topic's version 2 signed it, as on AWS.
+        assert_eq!(sns["SignatureVersion"], "1");
+        assert!(verifies(&key, sns.as_object().unwrap(), "2"));
+        assert!(!verifies(&key, sns.as_object().unwrap(), "1"));
         let mut tampered = sns.as_object().unwrap().clone();
         tampered.insert("Message".into(), json!("not hi"));
-        assert!(!verifies(&key, &tampered));
+        assert!(!verifies(&key, &tampered, "2"));
     }
 
     #[test]
     fn what_is_not_an_envelope_is_left_alone() {
         let key = key();
         for body in ["raw text", "[1]", r#"{"Type":"Notification"}"#] {
-            assert_eq!(sign_body(body, &key, "u"), body);
+            assert_eq!(sign_body(body, &key, "1", "u"), body);
         }
     }
 
