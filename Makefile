@@ -11,7 +11,7 @@ CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
 FROM ?= $(MODELS_JSON)
 TO ?= $(AWS_MODELS_DIR)
 
-.PHONY: help models models-diff generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-kms bench-secretsmanager bench-ssm bench-s3 bench-s3-large bench-lambda
+.PHONY: help models models-diff generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-kms bench-secretsmanager bench-ssm bench-kinesis bench-s3 bench-s3-large bench-lambda
 
 help:
 	@echo "make run              build and run the emulator on 127.0.0.1:4566 (ARGS=... to pass flags)"
@@ -28,6 +28,7 @@ help:
 	@echo "make bench-kms        KMS Encrypt/Decrypt throughput, the same way"
 	@echo "make bench-secretsmanager  Secrets Manager GetSecretValue throughput, the same way"
 	@echo "make bench-ssm        SSM GetParameter/PutParameter throughput, the same way"
+	@echo "make bench-kinesis    Kinesis PutRecords/GetRecords throughput, the same way"
 	@echo "make bench-s3         S3 throughput (PUT and GET of 1 KiB and 16 MiB objects), the same way"
 	@echo "make bench-s3-large   a 1 GiB S3 object up and down, with the server's peak memory"
 	@echo "make bench-lambda     Lambda cold starts, warm invokes and the idle footprint through the binary"
@@ -50,8 +51,9 @@ check-generated: models
 run:
 	$(CARGO) run --release -- $(ARGS)
 
+# The emulator and the load generator the side-by-side benchmarks drive.
 build:
-	$(CARGO) build --release
+	$(CARGO) build --release -p stratus -p stratus-loadgen
 
 test: $(VENV)/installed protocol-tests
 	$(CARGO) test --workspace --release --exclude stratus-protocol-tests
@@ -76,7 +78,7 @@ lint:
 bench:
 	$(CARGO) bench --workspace
 
-bench-sqs bench-dynamodb bench-kms bench-s3 bench-secretsmanager bench-ssm: bench-%: $(VENV)/installed build
+bench-sqs bench-dynamodb bench-kms bench-s3 bench-secretsmanager bench-ssm bench-kinesis: bench-%: $(VENV)/installed build
 	STRATUS_BIN=$(CURDIR)/target/release/stratus STRATUS_LOADGEN=$(CURDIR)/target/release/stratus-loadgen $(VENV)/bin/python benches/$*_throughput.py $(ARGS)
 
 bench-s3-large: $(VENV)/installed build

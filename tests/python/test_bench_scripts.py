@@ -20,6 +20,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
         ("kms_throughput.py", ["Encrypt (256 B)", "Decrypt (256 B)"]),
         ("secretsmanager_throughput.py", ["GetSecretValue (256 B)"]),
         ("ssm_throughput.py", ["GetParameter (String)", "GetParameter (SecureString)", "PutParameter (overwrite)"]),
+        ("kinesis_throughput.py", ["PutRecords(500), calls", "GetRecords(500), calls"]),
     ],
 )
 def test_throughput_script_runs(script, workloads):
