@@ -251,8 +251,9 @@ struct Served {
 
 /// Each hand-written service crate's registration. Providers come before the services that
 /// call them, since each registration receives the capabilities of those before it: SQS
-/// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries), KMS
-/// (keys) before everything that encrypts.
+/// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries), SNS
+/// before CloudWatch (alarm actions) and CloudWatch before Logs (metrics), KMS (keys) before
+/// everything that encrypts.
 const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_kms::register,
     stratus_service_sqs::register,
@@ -263,6 +264,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_lambda::register,
     stratus_service_sns::register,
     stratus_service_events::register,
+    stratus_service_cloudwatch::register,
     stratus_service_logs::register,
 ];
 
