@@ -48,13 +48,18 @@ def wire_models(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cw(stratus):
-    return stratus.client("cloudwatch")
+    client = stratus.client("cloudwatch")
+    client.meta.config.disable_request_compression = True
+    return client
 
 
 @pytest.fixture(scope="module", params=WIRES)
 def wire(request, stratus, wire_models):
     client = stratus.client("cloudwatch", data_path=wire_models[request.param])
     assert client.meta.service_model.protocol == request.param
+    # botocore gzips PutMetricData bodies over 10 KiB (the model's requestCompression), which
+    # the gateway does not decode yet (test_large_put_metric_data_bodies_arrive_gzipped).
+    client.meta.config.disable_request_compression = True
     return client
 
 
@@ -122,6 +127,11 @@ def test_put_metric_data_refusals_are_aws_words(wire, stratus):
     assert error_of(wire.put_metric_data, Namespace="ns", MetricData=too_many)["Message"] == "The collection MetricData must not have a size greater than 1000."
     # Values and StatisticValues together are accepted, as AWS accepts them.
     wire.put_metric_data(Namespace="ns", MetricData=[{"MetricName": "m", "Values": [1.0], "StatisticValues": {"SampleCount": 1, "Sum": 1, "Minimum": 1, "Maximum": 1}}])
+
+
+@pytest.mark.xfail(strict=True, reason="the gateway does not decode Content-Encoding: gzip request bodies yet")
+def test_large_put_metric_data_bodies_arrive_gzipped(stratus):
+    stratus.client("cloudwatch").put_metric_data(Namespace=name("gz"), MetricData=[{"MetricName": f"m{i}", "Value": 1.0} for i in range(400)])
 
 
 def test_get_metric_statistics_limits(cw, stratus):
@@ -377,9 +387,11 @@ def test_tags_on_alarms(cw):
     assert cw.list_tags_for_resource(ResourceARN=arn)["Tags"] == [{"Key": "env", "Value": "dev"}, {"Key": "team", "Value": "a"}]
     cw.untag_resource(ResourceARN=arn, TagKeys=["team"])
     assert cw.list_tags_for_resource(ResourceARN=arn)["Tags"] == [{"Key": "env", "Value": "dev"}]
-    err = error_of(cw.list_tags_for_resource, ResourceARN=arn + "-absent")
+    err = error_of(cw.tag_resource, ResourceARN=arn + "-absent", Tags=[{"Key": "k", "Value": "v"}])
     assert err["Code"] == "ResourceNotFoundException"
     cw.delete_alarms(AlarmNames=[alarm])
+    # AWS's recorded answer: a deleted alarm lists no tags rather than failing.
+    assert cw.list_tags_for_resource(ResourceARN=arn)["Tags"] == []
 
 
 def test_what_stratus_does_not_run_is_refused_by_name(cw):

@@ -57,7 +57,10 @@ mod tests {
     // Another service's metrics land as PutMetricData's do, in the caller's account and region.
     #[test]
     fn other_services_metrics_are_stored_like_put_metric_data() {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         let handle = runtime.handle().clone();
         let storage = Arc::new(Storage::open(StorageConfig::Ephemeral).unwrap());
         let scheduler = Scheduler::new(Clock::manual(UNIX_EPOCH + Duration::from_millis(NOW_MS as u64)));
@@ -85,7 +88,10 @@ mod tests {
             .block_on(cw.put_metric_data(caller, "AWS/SQS", vec![datum(2.0), datum(3.0)]))
             .unwrap();
         let store = cw.metrics_store("111111111111", "eu-west-1").unwrap();
-        let [record] = metrics(&*store, &metric::prefix(Some("AWS/SQS"), None)).unwrap().try_into().unwrap();
+        let [record] = metrics(&*store, &metric::prefix(Some("AWS/SQS"), None))
+            .unwrap()
+            .try_into()
+            .unwrap();
         assert_eq!(record.metric.dimension("QueueName"), Some("orders"));
         let window = Window {
             start_ms: NOW_MS,
@@ -93,6 +99,9 @@ mod tests {
             period_s: 60,
             unit: Some("Count"),
         };
-        assert_eq!(series(&*store, &record.metric, window, Stat::Sum).unwrap(), [(NOW_MS, 5.0)]);
+        assert_eq!(
+            series(&*store, &record.metric, window, Stat::Sum).unwrap(),
+            [(NOW_MS, 5.0)]
+        );
     }
 }

@@ -6,7 +6,10 @@ use stratus_core::calendar::civil_from_seconds;
 /// `2024-03-01T11:36:26.123+0000`, as in `StateReasonData` and alarm notifications.
 pub(crate) fn iso(ms: i64) -> String {
     let (y, mo, d, h, mi, s) = civil_from_seconds(ms.div_euclid(1000));
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}+0000", ms.rem_euclid(1000))
+    format!(
+        "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}+0000",
+        ms.rem_euclid(1000)
+    )
 }
 
 /// `01/03/24 11:36:00` (day, month, two-digit year), as datapoints appear in state reasons.
@@ -15,9 +18,27 @@ pub(crate) fn short(ms: i64) -> String {
     format!("{d:02}/{mo:02}/{:02} {h:02}:{mi:02}:{s:02}", y.rem_euclid(100))
 }
 
-const DAYS: [&str; 7] = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"];
+const DAYS: [&str; 7] = [
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+];
 const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
     "December",
 ];
 
@@ -34,7 +55,13 @@ pub(crate) fn long(ms: i64) -> String {
 /// `1.0E-5`, `1.5E10`.
 pub(crate) fn number(v: f64) -> String {
     if !v.is_finite() {
-        return if v.is_nan() { "NaN".to_owned() } else if v > 0.0 { "Infinity".to_owned() } else { "-Infinity".to_owned() };
+        return if v.is_nan() {
+            "NaN".to_owned()
+        } else if v > 0.0 {
+            "Infinity".to_owned()
+        } else {
+            "-Infinity".to_owned()
+        };
     }
     let magnitude = v.abs();
     if v == 0.0 || (1e-3..1e7).contains(&magnitude) {
@@ -64,7 +91,15 @@ mod tests {
 
     #[test]
     fn numbers_are_written_as_java_writes_doubles() {
-        let table = [(21.0, "21.0"), (21.5, "21.5"), (0.0, "0.0"), (-3.0, "-3.0"), (1e-5, "1.0E-5"), (1.5e10, "1.5E10"), (0.25, "0.25")];
+        let table = [
+            (21.0, "21.0"),
+            (21.5, "21.5"),
+            (0.0, "0.0"),
+            (-3.0, "-3.0"),
+            (1e-5, "1.0E-5"),
+            (1.5e10, "1.5E10"),
+            (0.25, "0.25"),
+        ];
         for (v, want) in table {
             assert_eq!(number(v), want);
         }

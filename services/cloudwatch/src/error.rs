@@ -61,7 +61,11 @@ pub(crate) fn limit_exceeded(message: impl Into<String>) -> CwError {
 
 /// `InvalidNextToken`.
 pub(crate) fn invalid_next_token() -> CwError {
-    CwError(AwsError::new("InvalidNextToken", "The service cannot process the NextToken.", 400))
+    CwError(AwsError::new(
+        "InvalidNextToken",
+        "The service cannot process the NextToken.",
+        400,
+    ))
 }
 
 /// What Stratus answers for an operation it does not serve, with the reason.

@@ -80,12 +80,17 @@ pub(crate) fn run(r: &(impl Read + ?Sized), queries: &[QuerySpec], start_ms: i64
     };
     let mut answers = Vec::new();
     for query in queries.iter().filter(|q| q.returned()) {
-        let value = running.query(&query.id).map_err(|message| expression_error(&query.id, &message))?;
+        let value = running
+            .query(&query.id)
+            .map_err(|message| expression_error(&query.id, &message))?;
         let label = |series_label: &str| {
-            query
-                .label
-                .clone()
-                .unwrap_or_else(|| if series_label.is_empty() { query.id.clone() } else { series_label.to_owned() })
+            query.label.clone().unwrap_or_else(|| {
+                if series_label.is_empty() {
+                    query.id.clone()
+                } else {
+                    series_label.to_owned()
+                }
+            })
         };
         match value {
             Val::Series(s) => answers.push(Answer {

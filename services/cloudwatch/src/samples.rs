@@ -152,7 +152,9 @@ pub(crate) fn aggregates(
         if window.unit.is_some_and(|unit| unit != sample.unit()) {
             continue;
         }
-        let Some(timestamp) = sample_timestamp(&sample_key, key.len()) else { continue };
+        let Some(timestamp) = sample_timestamp(&sample_key, key.len()) else {
+            continue;
+        };
         periods
             .entry((window.period_of(timestamp), sample.unit().to_owned()))
             .or_default()
@@ -217,10 +219,17 @@ mod tests {
     fn samples_land_in_epoch_aligned_periods_by_unit() {
         let storage = Storage::open(StorageConfig::Ephemeral).unwrap();
         let store = storage
-            .store(&Namespace::regional("111111111111", "us-east-1", "cloudwatch"), Durability::Relaxed)
+            .store(
+                &Namespace::regional("111111111111", "us-east-1", "cloudwatch"),
+                Durability::Relaxed,
+            )
             .unwrap();
         let metric = MetricId::new("ns", "m", [("Host".to_owned(), "a".to_owned())]);
-        let other = MetricId::new("ns", "m", [("Host".to_owned(), "a".to_owned()), ("Az".to_owned(), "x".to_owned())]);
+        let other = MetricId::new(
+            "ns",
+            "m",
+            [("Host".to_owned(), "a".to_owned()), ("Az".to_owned(), "x".to_owned())],
+        );
         let data = vec![
             datum(&metric, 0, &[1.0, 3.0], Some("Seconds")),
             datum(&metric, 59_999, &[5.0], Some("Seconds")),
@@ -232,8 +241,14 @@ mod tests {
         let keys: Vec<&(i64, String)> = by_period.keys().collect();
         assert_eq!(keys, [&(T, "Seconds".to_owned()), &(T + 60_000, "None".to_owned())]);
         assert_eq!(by_period[&(T, "Seconds".to_owned())].sum, 9.0);
-        assert_eq!(series(&*store, &metric, window(120, None), Stat::Sum).unwrap(), [(T, 16.0)]);
-        assert_eq!(series(&*store, &metric, window(60, Some("None")), Stat::Maximum).unwrap(), [(T + 60_000, 7.0)]);
+        assert_eq!(
+            series(&*store, &metric, window(120, None), Stat::Sum).unwrap(),
+            [(T, 16.0)]
+        );
+        assert_eq!(
+            series(&*store, &metric, window(60, Some("None")), Stat::Maximum).unwrap(),
+            [(T + 60_000, 7.0)]
+        );
         let listed = metrics(&*store, &crate::metric::prefix(Some("ns"), Some("m"))).unwrap();
         assert_eq!(listed.len(), 2);
         let record = listed.iter().find(|r| r.metric == metric).unwrap();

@@ -136,10 +136,7 @@ impl Aggregate {
         if kind == Trim::WinsorizedMean {
             let low_value = self.percentile(low.max(f64::MIN_POSITIVE))?;
             let high_value = self.percentile(high)?;
-            let sum: f64 = values
-                .iter()
-                .map(|(v, c)| v.clamp(low_value, high_value) * c)
-                .sum();
+            let sum: f64 = values.iter().map(|(v, c)| v.clamp(low_value, high_value) * c).sum();
             return (total > 0.0).then(|| sum / total);
         }
         let (mut seen, mut count, mut sum) = (0.0, 0.0, 0.0);
@@ -212,8 +209,16 @@ impl Stat {
         };
         if let Some(range) = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
             let (low, high) = range.split_once(':')?;
-            let low = if low.is_empty() { 0.0 } else { percentage(low.strip_suffix('%')?)? };
-            let high = if high.is_empty() { 100.0 } else { percentage(high.strip_suffix('%')?)? };
+            let low = if low.is_empty() {
+                0.0
+            } else {
+                percentage(low.strip_suffix('%')?)?
+            };
+            let high = if high.is_empty() {
+                100.0
+            } else {
+                percentage(high.strip_suffix('%')?)?
+            };
             return (low < high).then_some(Stat::Trimmed(kind, low, high));
         }
         percentage(rest).map(|high| Stat::Trimmed(kind, 0.0, high))
@@ -260,7 +265,17 @@ mod tests {
     #[test]
     fn percentiles_are_exact_over_raw_values() {
         let a = aggregate(&(1..=100).map(f64::from).collect::<Vec<_>>());
-        let table = [("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p99.5", 100.0), ("p100", 100.0), ("p0", 1.0), ("p0.5", 1.0), ("p1", 1.0), ("p25.5", 26.0)];
+        let table = [
+            ("p50", 50.0),
+            ("p90", 90.0),
+            ("p99", 99.0),
+            ("p99.5", 100.0),
+            ("p100", 100.0),
+            ("p0", 1.0),
+            ("p0.5", 1.0),
+            ("p1", 1.0),
+            ("p25.5", 26.0),
+        ];
         for (name, want) in table {
             assert_eq!(stat(&a, name), Some(want), "{name}");
         }
@@ -318,7 +333,19 @@ mod tests {
 
     #[test]
     fn statistic_names_are_aws_forms_only() {
-        for bad in ["p", "p101", "p1.234", "p-1", "p 5", "sum", "tm(90%:10%)", "tm(a%:b%)", "p50.", "x50", "tm"] {
+        for bad in [
+            "p",
+            "p101",
+            "p1.234",
+            "p-1",
+            "p 5",
+            "sum",
+            "tm(90%:10%)",
+            "tm(a%:b%)",
+            "p50.",
+            "x50",
+            "tm",
+        ] {
             assert_eq!(Stat::parse(bad), None, "{bad}");
         }
         assert_eq!(Stat::parse("p99.99"), Some(Stat::Percentile(99.99)));

@@ -105,11 +105,20 @@ impl CloudWatchService {
         store.transact(move |tx| {
             for (name, configured, new) in moves {
                 // An alarm put again meanwhile is judged by its new configuration next round.
-                let Some(mut alarm) = ALARMS.get(&*tx, name.as_bytes())? else { continue };
+                let Some(mut alarm) = ALARMS.get(&*tx, name.as_bytes())? else {
+                    continue;
+                };
                 if alarm.configuration_updated_ms != configured {
                     continue;
                 }
-                transition(&cw, tx, &mut alarm, new, At::new(&account_owned, &region_owned, now), None)?;
+                transition(
+                    &cw,
+                    tx,
+                    &mut alarm,
+                    new,
+                    At::new(&account_owned, &region_owned, now),
+                    None,
+                )?;
             }
             Ok::<(), crate::error::CwError>(())
         })?;
@@ -175,7 +184,9 @@ pub(crate) fn points(r: &(impl Read + ?Sized), spec: &MetricSpec, now_ms: i64) -
             })
             .collect());
     }
-    let (Some(metric), Some(period)) = (&spec.metric, spec.period) else { return Ok(Vec::new()) };
+    let (Some(metric), Some(period)) = (&spec.metric, spec.period) else {
+        return Ok(Vec::new());
+    };
     let stat = spec
         .statistic
         .as_deref()
@@ -215,7 +226,12 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// The state `alarm` should be in now, with AWS's reason; `None` to keep it as it is.
-pub(crate) fn judge(r: &(impl Read + ?Sized), alarm: &AlarmRecord, spec: &MetricSpec, now_ms: i64) -> Result<Option<NewState>> {
+pub(crate) fn judge(
+    r: &(impl Read + ?Sized),
+    alarm: &AlarmRecord,
+    spec: &MetricSpec,
+    now_ms: i64,
+) -> Result<Option<NewState>> {
     let points = points(r, spec, now_ms)?;
     Ok(decide(alarm, spec, &points, now_ms))
 }
@@ -242,7 +258,11 @@ pub(crate) fn decide(alarm: &AlarmRecord, spec: &MetricSpec, points: &[Point], n
         data.insert("unit".into(), json!(unit));
     }
     if spec.metrics.is_none() {
-        let statistic = spec.statistic.clone().or(spec.extended_statistic.clone()).unwrap_or_default();
+        let statistic = spec
+            .statistic
+            .clone()
+            .or(spec.extended_statistic.clone())
+            .unwrap_or_default();
         data.insert("statistic".into(), json!(statistic));
         data.insert("period".into(), json!(spec.period));
     }
@@ -272,7 +292,10 @@ pub(crate) fn decide(alarm: &AlarmRecord, spec: &MetricSpec, points: &[Point], n
         points
             .iter()
             .rev()
-            .filter_map(|p| p.value.map(|v| format!("{} ({})", dates::number(v), dates::short(p.period_ms))))
+            .filter_map(|p| {
+                p.value
+                    .map(|v| format!("{} ({})", dates::number(v), dates::short(p.period_ms)))
+            })
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -370,7 +393,13 @@ mod tests {
             metrics: None,
             threshold_metric_id: None,
         };
-        let record = AlarmRecord::new("us-east-1", "111111111111", "a".to_owned(), AlarmKind::Metric(spec.clone()), NOW);
+        let record = AlarmRecord::new(
+            "us-east-1",
+            "111111111111",
+            "a".to_owned(),
+            AlarmKind::Metric(spec.clone()),
+            NOW,
+        );
         (record, spec)
     }
 
@@ -382,7 +411,12 @@ mod tests {
         }
     }
 
-    fn decided(periods: i32, to_alarm: Option<i32>, treat: Option<&str>, values: &[Option<f64>]) -> Option<(String, String)> {
+    fn decided(
+        periods: i32,
+        to_alarm: Option<i32>,
+        treat: Option<&str>,
+        values: &[Option<f64>],
+    ) -> Option<(String, String)> {
         let (record, spec) = alarm(periods, to_alarm, treat);
         let points: Vec<Point> = values.iter().enumerate().map(|(i, v)| at(i as i64, *v)).collect();
         decide(&record, &spec, &points, NOW).map(|s| (s.value, s.reason))
@@ -393,7 +427,11 @@ mod tests {
     fn reasons_are_worded_as_aws_words_them() {
         assert_eq!(
             decided(1, None, None, &[Some(21.5)]),
-            Some((ALARM.into(), "Threshold Crossed: 1 datapoint [21.5 (01/03/24 11:35:00)] was greater than the threshold (21.0).".into()))
+            Some((
+                ALARM.into(),
+                "Threshold Crossed: 1 datapoint [21.5 (01/03/24 11:35:00)] was greater than the threshold (21.0)."
+                    .into()
+            ))
         );
         assert_eq!(
             decided(2, None, Some("breaching"), &[None, None]),
@@ -401,7 +439,11 @@ mod tests {
         );
         assert_eq!(
             decided(1, None, None, &[Some(3.0)]),
-            Some((OK.into(), "Threshold Crossed: 1 datapoint [3.0 (01/03/24 11:35:00)] was not greater than the threshold (21.0).".into()))
+            Some((
+                OK.into(),
+                "Threshold Crossed: 1 datapoint [3.0 (01/03/24 11:35:00)] was not greater than the threshold (21.0)."
+                    .into()
+            ))
         );
     }
 
@@ -412,10 +454,30 @@ mod tests {
         assert_eq!(decided(1, None, None, &[None]).unwrap().0, INSUFFICIENT_DATA);
         assert_eq!(decided(1, None, Some("ignore"), &[None]), None);
         assert_eq!(decided(2, None, Some("notBreaching"), &[None, None]).unwrap().0, OK);
-        assert_eq!(decided(3, Some(2), None, &[Some(30.0), Some(1.0), Some(30.0)]).unwrap().0, ALARM);
-        assert_eq!(decided(3, Some(3), None, &[Some(30.0), Some(1.0), Some(30.0)]).unwrap().0, OK);
-        assert_eq!(decided(3, Some(2), Some("breaching"), &[Some(30.0), None, Some(1.0)]).unwrap().0, ALARM);
-        assert_eq!(decided(3, Some(2), Some("notBreaching"), &[Some(30.0), None, Some(1.0)]).unwrap().0, OK);
+        assert_eq!(
+            decided(3, Some(2), None, &[Some(30.0), Some(1.0), Some(30.0)])
+                .unwrap()
+                .0,
+            ALARM
+        );
+        assert_eq!(
+            decided(3, Some(3), None, &[Some(30.0), Some(1.0), Some(30.0)])
+                .unwrap()
+                .0,
+            OK
+        );
+        assert_eq!(
+            decided(3, Some(2), Some("breaching"), &[Some(30.0), None, Some(1.0)])
+                .unwrap()
+                .0,
+            ALARM
+        );
+        assert_eq!(
+            decided(3, Some(2), Some("notBreaching"), &[Some(30.0), None, Some(1.0)])
+                .unwrap()
+                .0,
+            OK
+        );
         let (_, reason) = decided(3, Some(2), None, &[Some(30.0), Some(1.0), Some(25.0)]).unwrap();
         assert_eq!(
             reason,

@@ -166,7 +166,9 @@ impl AlarmRecord {
 
     /// DescribeAlarms' view of a metric alarm.
     pub(crate) fn metric_alarm(&self) -> Option<MetricAlarm> {
-        let AlarmKind::Metric(spec) = &self.kind else { return None };
+        let AlarmKind::Metric(spec) = &self.kind else {
+            return None;
+        };
         Some(MetricAlarm {
             alarm_name: Some(self.name.clone()),
             alarm_arn: Some(self.arn.clone()),
@@ -202,7 +204,9 @@ impl AlarmRecord {
 
     /// DescribeAlarms' view of a composite alarm.
     pub(crate) fn composite_alarm(&self) -> Option<CompositeAlarm> {
-        let AlarmKind::Composite(spec) = &self.kind else { return None };
+        let AlarmKind::Composite(spec) = &self.kind else {
+            return None;
+        };
         Some(CompositeAlarm {
             actions_enabled: Some(self.actions_enabled),
             alarm_actions: Some(self.alarm_actions.clone()),
@@ -232,7 +236,11 @@ impl HistoryRecord {
         AlarmHistoryItem {
             alarm_name: Some(self.alarm_name.clone()),
             alarm_contributor_id: None,
-            alarm_type: Some(if self.composite { AlarmType::CompositeAlarm } else { AlarmType::MetricAlarm }),
+            alarm_type: Some(if self.composite {
+                AlarmType::CompositeAlarm
+            } else {
+                AlarmType::MetricAlarm
+            }),
             timestamp: Some(DateTime::from_millis(self.timestamp_ms)),
             history_item_type: Some(HistoryItemType::from_wire(&self.item_type)),
             history_summary: Some(self.summary.clone()),
@@ -316,7 +324,11 @@ pub(crate) fn transition(
         return Ok(false);
     }
     let mut new_state = json!({"stateValue": new.value, "stateReason": new.reason});
-    if let Some(data) = new.reason_data.as_deref().and_then(|d| serde_json::from_str::<serde_json::Value>(d).ok()) {
+    if let Some(data) = new
+        .reason_data
+        .as_deref()
+        .and_then(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+    {
         new_state["stateReasonData"] = data;
     }
     let data = json!({

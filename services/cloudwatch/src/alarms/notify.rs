@@ -37,7 +37,9 @@ pub(crate) struct Notification {
 
 /// The `Trigger` of a metric alarm's notification.
 fn trigger(alarm: &AlarmRecord) -> Value {
-    let AlarmKind::Metric(spec) = &alarm.kind else { return Value::Null };
+    let AlarmKind::Metric(spec) = &alarm.kind else {
+        return Value::Null;
+    };
     let mut trigger = serde_json::Map::new();
     if let Some(metric) = &spec.metric {
         trigger.insert("MetricName".into(), json!(metric.name));
@@ -102,7 +104,12 @@ fn trigger(alarm: &AlarmRecord) -> Value {
 }
 
 /// The message AWS publishes for `alarm`'s move from `old_state`.
-pub(crate) fn message(alarm: &AlarmRecord, old_state: &str, at: At<'_>, triggering: Option<&super::rule::Trigger>) -> Value {
+pub(crate) fn message(
+    alarm: &AlarmRecord,
+    old_state: &str,
+    at: At<'_>,
+    triggering: Option<&super::rule::Trigger>,
+) -> Value {
     let mut m = serde_json::Map::new();
     m.insert("AlarmName".into(), json!(alarm.name));
     m.insert("AlarmDescription".into(), json!(alarm.description));
@@ -190,7 +197,13 @@ pub(crate) fn queue(
     Ok(())
 }
 
-fn action_history(alarm: &str, composite: bool, now_ms: i64, action: &str, outcome: std::result::Result<&str, &str>) -> HistoryRecord {
+fn action_history(
+    alarm: &str,
+    composite: bool,
+    now_ms: i64,
+    action: &str,
+    outcome: std::result::Result<&str, &str>,
+) -> HistoryRecord {
     let (summary, data) = match outcome {
         Ok(message_id) => (
             format!("Successfully executed action {action}"),
@@ -242,9 +255,7 @@ impl Courier<Notification> for CloudWatchService {
             );
             if let Ok(store) = self.store(&to.account, &to.region) {
                 let cw = self.clone();
-                let written = store
-                    .transact_async(move |tx| record_history(&cw, tx, item))
-                    .await;
+                let written = store.transact_async(move |tx| record_history(&cw, tx, item)).await;
                 if let Err(e) = written {
                     tracing::warn!(alarm = %n.alarm_name, error = %e.0.message, "could not record an alarm action");
                 }

@@ -66,7 +66,9 @@ impl Parser<'_> {
     fn keyword(&mut self, word: &str) -> bool {
         self.skip_space();
         let rest = self.rest();
-        let matches = rest.get(..word.len()).is_some_and(|head| head.eq_ignore_ascii_case(word))
+        let matches = rest
+            .get(..word.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(word))
             && !rest[word.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
         if matches {
             self.at += word.len();
@@ -207,7 +209,9 @@ pub(crate) fn evaluate(
     cause: Option<&AlarmRecord>,
     at: At<'_>,
 ) -> Result<bool> {
-    let AlarmKind::Composite(spec) = &composite.kind else { return Ok(false) };
+    let AlarmKind::Composite(spec) = &composite.kind else {
+        return Ok(false);
+    };
     let Ok(rule) = parse(&spec.rule) else { return Ok(false) };
     let mut children = Vec::new();
     for name in rule.alarms() {
@@ -235,7 +239,12 @@ pub(crate) fn evaluate(
         timestamp_ms: c.state_transitioned_ms,
     });
     let reason = match &trigger {
-        Some(t) => format!("{} transitioned to {} at {}", t.arn, t.state, dates::long(t.timestamp_ms)),
+        Some(t) => format!(
+            "{} transitioned to {} at {}",
+            t.arn,
+            t.state,
+            dates::long(t.timestamp_ms)
+        ),
         None => format!("The alarm rule evaluated to {value} at {}", dates::long(at.now_ms)),
     };
     let data = json!({
@@ -253,7 +262,12 @@ pub(crate) fn evaluate(
 }
 
 /// Re-evaluates the composite alarms that name `changed`, after it changed state.
-pub(crate) fn reevaluate_composites(cw: &CloudWatchService, tx: &mut Tx<'_>, changed: &AlarmRecord, at: At<'_>) -> Result<()> {
+pub(crate) fn reevaluate_composites(
+    cw: &CloudWatchService,
+    tx: &mut Tx<'_>,
+    changed: &AlarmRecord,
+    at: At<'_>,
+) -> Result<()> {
     if at.level >= MAX_LEVELS {
         return Ok(());
     }
@@ -262,8 +276,10 @@ pub(crate) fn reevaluate_composites(cw: &CloudWatchService, tx: &mut Tx<'_>, cha
         .into_iter()
         .map(|(_, a)| a)
         .filter(|a| match &a.kind {
-            AlarmKind::Composite(spec) => a.name != changed.name
-                && parse(&spec.rule).is_ok_and(|r| r.alarms().iter().any(|n| named(n) == changed.name)),
+            AlarmKind::Composite(spec) => {
+                a.name != changed.name
+                    && parse(&spec.rule).is_ok_and(|r| r.alarms().iter().any(|n| named(n) == changed.name))
+            }
             AlarmKind::Metric(_) => false,
         })
         .collect();
@@ -319,7 +335,18 @@ mod tests {
 
     #[test]
     fn malformed_rules_are_refused() {
-        for text in ["", "ALARM", "ALARM()", "ALARM(a", "(ALARM(a)", "ALARM(a) OR", "MAYBE(a)", "ALARM(\"a)", "ALARM(a) ALARM(b)", "TRUEX"] {
+        for text in [
+            "",
+            "ALARM",
+            "ALARM()",
+            "ALARM(a",
+            "(ALARM(a)",
+            "ALARM(a) OR",
+            "MAYBE(a)",
+            "ALARM(\"a)",
+            "ALARM(a) ALARM(b)",
+            "TRUEX",
+        ] {
             assert!(parse(text).is_err(), "{text}");
         }
         assert!(parse(&("NOT ".repeat(5_000) + "TRUE")).is_err());
@@ -328,8 +355,21 @@ mod tests {
 
     #[test]
     fn parsing_never_panics() {
-        let seeds: &[&[u8]] = &[b"(ALARM(\"x\") OR OK(y)) AND NOT INSUFFICIENT_DATA(z)", b"TRUE OR FALSE"];
-        let tokens: &[&[u8]] = &[b"(", b")", b"\"", b"ALARM(", b"NOT ", b" AND ", b" OR ", b"\xff", b"\xc3\xa9"];
+        let seeds: &[&[u8]] = &[
+            b"(ALARM(\"x\") OR OK(y)) AND NOT INSUFFICIENT_DATA(z)",
+            b"TRUE OR FALSE",
+        ];
+        let tokens: &[&[u8]] = &[
+            b"(",
+            b")",
+            b"\"",
+            b"ALARM(",
+            b"NOT ",
+            b" AND ",
+            b" OR ",
+            b"\xff",
+            b"\xc3\xa9",
+        ];
         let mut rng = Rng(0xa1a2_0b5e_7713_0042);
         for i in 0..10_000 {
             let bytes = fuzz_input(&mut rng, i, seeds, tokens, 30);

@@ -329,7 +329,11 @@ fn call(name: &str, args: &[Expr], source: &mut dyn Source) -> Result<Val, Strin
         }
         "METRICS" => {
             arity(name, args, 0..=1)?;
-            let filter = if args.is_empty() { None } else { Some(string_arg(name, args, 0, source)?) };
+            let filter = if args.is_empty() {
+                None
+            } else {
+                Some(string_arg(name, args, 0, source)?)
+            };
             Ok(Val::Array(
                 source
                     .metric_queries()?

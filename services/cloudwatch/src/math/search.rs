@@ -98,7 +98,10 @@ pub(crate) fn parse(text: &str) -> Result<Search, String> {
                 .split_once('}')
                 .ok_or_else(|| "Unterminated schema in search expression".to_owned())?;
             let mut names = inside.split(',').map(|n| n.trim().trim_matches('"').to_owned());
-            let namespace = names.next().filter(|n| !n.is_empty()).ok_or("Empty schema in search expression")?;
+            let namespace = names
+                .next()
+                .filter(|n| !n.is_empty())
+                .ok_or("Empty schema in search expression")?;
             let mut dimensions: Vec<String> = names.filter(|n| !n.is_empty()).collect();
             dimensions.sort();
             (Some((namespace, dimensions)), rest)
@@ -106,8 +109,16 @@ pub(crate) fn parse(text: &str) -> Result<Search, String> {
         None => (None, text),
     };
     let tokens = lex(rest)?;
-    let mut parser = Parser { tokens, at: 0, depth: 0 };
-    let terms = if parser.tokens.is_empty() { Term::All } else { parser.or()? };
+    let mut parser = Parser {
+        tokens,
+        at: 0,
+        depth: 0,
+    };
+    let terms = if parser.tokens.is_empty() {
+        Term::All
+    } else {
+        parser.or()?
+    };
     if parser.at != parser.tokens.len() {
         return Err("Unexpected ')' in search expression".to_owned());
     }

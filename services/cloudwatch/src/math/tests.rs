@@ -114,9 +114,18 @@ fn summaries_reduce_a_series_over_time_and_an_array_across_members() {
 #[test]
 fn fill_completes_every_period_of_the_window() {
     assert_eq!(points(run("FILL(m2, 0)")), [(0, 10.0), (1, 0.0), (2, 30.0), (3, 0.0)]);
-    assert_eq!(points(run("FILL(m2, REPEAT)")), [(0, 10.0), (1, 10.0), (2, 30.0), (3, 30.0)]);
-    assert_eq!(points(run("FILL(m2, LINEAR)")), [(0, 10.0), (1, 20.0), (2, 30.0), (3, 30.0)]);
-    assert_eq!(points(run("FILL(m2, 1 + 1)")), [(0, 10.0), (1, 2.0), (2, 30.0), (3, 2.0)]);
+    assert_eq!(
+        points(run("FILL(m2, REPEAT)")),
+        [(0, 10.0), (1, 10.0), (2, 30.0), (3, 30.0)]
+    );
+    assert_eq!(
+        points(run("FILL(m2, LINEAR)")),
+        [(0, 10.0), (1, 20.0), (2, 30.0), (3, 30.0)]
+    );
+    assert_eq!(
+        points(run("FILL(m2, 1 + 1)")),
+        [(0, 10.0), (1, 2.0), (2, 30.0), (3, 2.0)]
+    );
 }
 
 // Functions page: DIFF is each value minus the one before; RATE that per second; both start
@@ -146,7 +155,10 @@ fn other_functions() {
     assert_eq!(points(run("ABS(-m1)")), [(0, 1.0), (1, 2.0), (2, 3.0)]);
     assert_eq!(points(run("TIME_SERIES(5)")), [(0, 5.0), (1, 5.0), (2, 5.0), (3, 5.0)]);
     assert_eq!(points(run("LAST(METRICS())")), [(0, 10.0), (2, 30.0)]);
-    assert_eq!(points(run("SUM(SEARCH('{ns} cpu', 'Sum', 60))")), [(0, 10.0), (2, 30.0)]);
+    assert_eq!(
+        points(run("SUM(SEARCH('{ns} cpu', 'Sum', 60))")),
+        [(0, 10.0), (2, 30.0)]
+    );
     match run("m1 * METRICS()") {
         Val::Array(a) => assert_eq!(a.len(), 2),
         other => panic!("{other:?}"),
@@ -155,14 +167,31 @@ fn other_functions() {
 
 #[test]
 fn malformed_expressions_are_refused() {
-    for text in ["", "m1 +", "FOO(m1)", "SUM()", "(m1", "'open", "[1]", "m1 m2", "m3", "FILL(m1, 'x')", "1 $ 2", "METRICS() + METRICS()"] {
+    for text in [
+        "",
+        "m1 +",
+        "FOO(m1)",
+        "SUM()",
+        "(m1",
+        "'open",
+        "[1]",
+        "m1 m2",
+        "m3",
+        "FILL(m1, 'x')",
+        "1 $ 2",
+        "METRICS() + METRICS()",
+    ] {
         let result = parse(text).and_then(|e| eval(&e, &mut Fixed));
         assert!(result.is_err(), "{text} was accepted: {result:?}");
     }
 }
 
 fn metric(namespace: &str, name: &str, dims: &[(&str, &str)]) -> MetricId {
-    MetricId::new(namespace, name, dims.iter().map(|(n, v)| (n.to_string(), v.to_string())))
+    MetricId::new(
+        namespace,
+        name,
+        dims.iter().map(|(n, v)| (n.to_string(), v.to_string())),
+    )
 }
 
 // Search expression syntax page: a schema keeps metrics with exactly its dimensions; words
@@ -185,7 +214,11 @@ fn search_expressions_find_metrics() {
     ];
     for (text, want) in table {
         let search = parse_search(text).unwrap_or_else(|e| panic!("{text}: {e}"));
-        assert_eq!([search.matches(&cpu), search.matches(&net), search.matches(&bare)], want, "{text}");
+        assert_eq!(
+            [search.matches(&cpu), search.matches(&net), search.matches(&bare)],
+            want,
+            "{text}"
+        );
     }
     for bad in ["", "{", "{}", "a =", "(a", "a)", "\"open"] {
         assert!(parse_search(bad).is_err(), "{bad}");
@@ -200,8 +233,32 @@ const SEEDS: &[&[u8]] = &[
 ];
 
 const TOKENS: &[&[u8]] = &[
-    b"(", b")", b"[", b"]", b",", b"'", b"\"", b"{", b"}", b"=", b"^", b"-", b"!", b"AND", b"OR", b"NOT",
-    b"m1", b"m2", b"SUM(", b"FILL(", b"METRICS()", b"1e999", b"0", b"\\", b" ", b"\xff",
+    b"(",
+    b")",
+    b"[",
+    b"]",
+    b",",
+    b"'",
+    b"\"",
+    b"{",
+    b"}",
+    b"=",
+    b"^",
+    b"-",
+    b"!",
+    b"AND",
+    b"OR",
+    b"NOT",
+    b"m1",
+    b"m2",
+    b"SUM(",
+    b"FILL(",
+    b"METRICS()",
+    b"1e999",
+    b"0",
+    b"\\",
+    b" ",
+    b"\xff",
 ];
 
 #[test]

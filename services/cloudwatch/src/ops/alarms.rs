@@ -25,8 +25,16 @@ use crate::stats::Stat;
 
 const ALARM_LISTING: Token = Token::for_listing("cloudwatch:DescribeAlarms");
 const HISTORY_LISTING: Token = Token::for_listing("cloudwatch:DescribeAlarmHistory");
-const ALARM_PAGE: PageSize = PageSize { min: 1, max: 100, default: 50 };
-const HISTORY_PAGE: PageSize = PageSize { min: 1, max: 100, default: 100 };
+const ALARM_PAGE: PageSize = PageSize {
+    min: 1,
+    max: 100,
+    default: 50,
+};
+const HISTORY_PAGE: PageSize = PageSize {
+    min: 1,
+    max: 100,
+    default: 100,
+};
 const TREATMENTS: [&str; 4] = ["breaching", "notBreaching", "ignore", "missing"];
 
 fn all_alarms(tx: &(impl stratus_storage::Read + ?Sized)) -> Result<Vec<AlarmRecord>> {
@@ -59,23 +67,31 @@ fn metric_spec(input: &PutMetricAlarmInput) -> Result<MetricSpec> {
                 .map(|(i, q)| query_spec(q, i + 1, "Metrics"))
                 .collect::<Result<Vec<_>>>()?;
             if specs.iter().filter(|q| q.returned()).count() != 1 {
-                return Err(invalid_value("Exactly one element of the metrics list should return data."));
+                return Err(invalid_value(
+                    "Exactly one element of the metrics list should return data.",
+                ));
             }
             Some(specs)
         }
         None => None,
     };
     let metric = if metrics.is_none() {
-        let name = input.metric_name.clone().ok_or_else(|| missing("The parameter MetricName is required."))?;
-        let namespace = input.namespace.clone().ok_or_else(|| missing("The parameter Namespace is required."))?;
-        let period = input.period.ok_or_else(|| missing("The parameter Period is required."))?;
+        let name = input
+            .metric_name
+            .clone()
+            .ok_or_else(|| missing("The parameter MetricName is required."))?;
+        let namespace = input
+            .namespace
+            .clone()
+            .ok_or_else(|| missing("The parameter Namespace is required."))?;
+        let period = input
+            .period
+            .ok_or_else(|| missing("The parameter Period is required."))?;
         check_period(period, "Period")?;
         match (&input.statistic, &input.extended_statistic) {
-            (Some(_), Some(_)) => {
-                return Err(invalid_combination(
-                    "The parameters Statistic and ExtendedStatistic are mutually exclusive and you have specified both.",
-                ))
-            }
+            (Some(_), Some(_)) => return Err(invalid_combination(
+                "The parameters Statistic and ExtendedStatistic are mutually exclusive and you have specified both.",
+            )),
             (None, None) => return Err(missing("The parameter Statistic or ExtendedStatistic is required.")),
             (None, Some(extended)) => {
                 if Stat::parse(extended).is_none_or(Stat::is_basic) {
@@ -86,12 +102,18 @@ fn metric_spec(input: &PutMetricAlarmInput) -> Result<MetricSpec> {
             }
             (Some(_), None) => {}
         }
-        Some(MetricId::new(&namespace, &name, dimension_pairs(input.dimensions.clone())))
+        Some(MetricId::new(
+            &namespace,
+            &name,
+            dimension_pairs(input.dimensions.clone()),
+        ))
     } else {
         None
     };
     if input.evaluation_periods < 1 {
-        return Err(invalid_value("The parameter EvaluationPeriods must be greater than or equal to 1."));
+        return Err(invalid_value(
+            "The parameter EvaluationPeriods must be greater than or equal to 1.",
+        ));
     }
     if let Some(m) = input.datapoints_to_alarm {
         if m < 1 || m > input.evaluation_periods {
@@ -160,7 +182,8 @@ fn put_alarm(
         }
     }
     let created = existing.is_none();
-    let mut alarm = existing.unwrap_or_else(|| AlarmRecord::new(region, account, common.name.clone(), kind.clone(), now));
+    let mut alarm =
+        existing.unwrap_or_else(|| AlarmRecord::new(region, account, common.name.clone(), kind.clone(), now));
     if created {
         let tags = tag_map(common.tags.unwrap_or_default())?;
         check_tags(&tags)?;
@@ -256,7 +279,14 @@ pub(crate) async fn put_composite_alarm(
                     names.join(", ")
                 )));
             }
-            put_alarm(&service, tx, (&account, &region), common, AlarmKind::Composite(spec), now)?;
+            put_alarm(
+                &service,
+                tx,
+                (&account, &region),
+                common,
+                AlarmKind::Composite(spec),
+                now,
+            )?;
             Ok(())
         })
         .await?;
@@ -286,9 +316,12 @@ pub(crate) async fn describe_alarms(
         )
         .into());
     }
-    let size = ALARM_PAGE
-        .check(input.max_records)
-        .map_err(|e| invalid_value(format!("The parameter MaxRecords must be between {} and {}.", e.min, e.max)))?;
+    let size = ALARM_PAGE.check(input.max_records).map_err(|e| {
+        invalid_value(format!(
+            "The parameter MaxRecords must be between {} and {}.",
+            e.min, e.max
+        ))
+    })?;
     let after = match &input.next_token {
         Some(token) => Some(ALARM_LISTING.decode_str(token).map_err(|_| invalid_next_token())?),
         None => None,
@@ -309,9 +342,15 @@ pub(crate) async fn describe_alarms(
     });
     let parents_of = input.parents_of_alarm_name.clone();
     let listed = alarms.into_iter().filter(|a| {
-        (if a.is_composite() { composite_wanted } else { metric_wanted })
-            && input.alarm_names.as_ref().is_none_or(|names| names.contains(&a.name))
-            && input.alarm_name_prefix.as_ref().is_none_or(|p| a.name.starts_with(p.as_str()))
+        (if a.is_composite() {
+            composite_wanted
+        } else {
+            metric_wanted
+        }) && input.alarm_names.as_ref().is_none_or(|names| names.contains(&a.name))
+            && input
+                .alarm_name_prefix
+                .as_ref()
+                .is_none_or(|p| a.name.starts_with(p.as_str()))
             && input.state_value.as_ref().is_none_or(|s| s.as_str() == a.state)
             && input.action_prefix.as_ref().is_none_or(|p| {
                 a.ok_actions
@@ -330,7 +369,11 @@ pub(crate) async fn describe_alarms(
             && after.as_ref().is_none_or(|after| a.name > *after)
     });
     let (page, more) = take_page(listed, size);
-    let next_token = if more { page.last().map(|a| ALARM_LISTING.encode_str(&a.name)) } else { None };
+    let next_token = if more {
+        page.last().map(|a| ALARM_LISTING.encode_str(&a.name))
+    } else {
+        None
+    };
     Ok(DescribeAlarmsOutput {
         composite_alarms: Some(page.iter().filter_map(AlarmRecord::composite_alarm).collect()),
         metric_alarms: Some(page.iter().filter_map(AlarmRecord::metric_alarm).collect()),
@@ -352,8 +395,14 @@ pub(crate) async fn describe_alarms_for_metric(
         .filter(|a| match &a.kind {
             AlarmKind::Metric(spec) => {
                 spec.metric.as_ref() == Some(&metric)
-                    && input.statistic.as_ref().is_none_or(|s| spec.statistic.as_deref() == Some(s.as_str()))
-                    && input.extended_statistic.as_ref().is_none_or(|s| spec.extended_statistic.as_ref() == Some(s))
+                    && input
+                        .statistic
+                        .as_ref()
+                        .is_none_or(|s| spec.statistic.as_deref() == Some(s.as_str()))
+                    && input
+                        .extended_statistic
+                        .as_ref()
+                        .is_none_or(|s| spec.extended_statistic.as_ref() == Some(s))
                     && input.period.is_none_or(|p| spec.period == Some(p))
                     && unit.as_ref().is_none_or(|u| spec.unit.as_ref() == Some(u))
             }
@@ -366,7 +415,11 @@ pub(crate) async fn describe_alarms_for_metric(
     })
 }
 
-pub(crate) async fn delete_alarms(cw: &CloudWatchService, ctx: &RequestContext, input: DeleteAlarmsInput) -> Result<Unit, AwsError> {
+pub(crate) async fn delete_alarms(
+    cw: &CloudWatchService,
+    ctx: &RequestContext,
+    input: DeleteAlarmsInput,
+) -> Result<Unit, AwsError> {
     cw.store(&ctx.account_id, &ctx.region)?
         .transact_async(move |tx| {
             for name in &input.alarm_names {
@@ -387,10 +440,18 @@ pub(crate) async fn delete_alarms(cw: &CloudWatchService, ctx: &RequestContext, 
     Ok(Unit)
 }
 
-pub(crate) async fn set_alarm_state(cw: &CloudWatchService, ctx: &RequestContext, input: SetAlarmStateInput) -> Result<Unit, AwsError> {
+pub(crate) async fn set_alarm_state(
+    cw: &CloudWatchService,
+    ctx: &RequestContext,
+    input: SetAlarmStateInput,
+) -> Result<Unit, AwsError> {
     if let Some(data) = &input.state_reason_data {
         if !serde_json::from_str::<serde_json::Value>(data).is_ok_and(|v| v.is_object()) {
-            return Err(AwsError::new("InvalidFormat", "State reason data must be a valid JSON object.", 400));
+            return Err(AwsError::new(
+                "InvalidFormat",
+                "State reason data must be a valid JSON object.",
+                400,
+            ));
         }
     }
     let now = cw.now_ms();
@@ -398,7 +459,9 @@ pub(crate) async fn set_alarm_state(cw: &CloudWatchService, ctx: &RequestContext
     let service = cw.clone();
     cw.store(&ctx.account_id, &ctx.region)?
         .transact_async(move |tx| {
-            let mut alarm = ALARMS.get(&*tx, input.alarm_name.as_bytes())?.ok_or_else(alarm_not_found)?;
+            let mut alarm = ALARMS
+                .get(&*tx, input.alarm_name.as_bytes())?
+                .ok_or_else(alarm_not_found)?;
             let new = NewState {
                 value: input.state_value.as_str().to_owned(),
                 reason: input.state_reason,
@@ -412,7 +475,12 @@ pub(crate) async fn set_alarm_state(cw: &CloudWatchService, ctx: &RequestContext
     Ok(Unit)
 }
 
-async fn set_actions_enabled(cw: &CloudWatchService, ctx: &RequestContext, names: Vec<String>, enabled: bool) -> Result<Unit, AwsError> {
+async fn set_actions_enabled(
+    cw: &CloudWatchService,
+    ctx: &RequestContext,
+    names: Vec<String>,
+    enabled: bool,
+) -> Result<Unit, AwsError> {
     cw.store(&ctx.account_id, &ctx.region)?
         .transact_async(move |tx| {
             for name in &names {
@@ -427,11 +495,19 @@ async fn set_actions_enabled(cw: &CloudWatchService, ctx: &RequestContext, names
     Ok(Unit)
 }
 
-pub(crate) async fn enable_alarm_actions(cw: &CloudWatchService, ctx: &RequestContext, input: EnableAlarmActionsInput) -> Result<Unit, AwsError> {
+pub(crate) async fn enable_alarm_actions(
+    cw: &CloudWatchService,
+    ctx: &RequestContext,
+    input: EnableAlarmActionsInput,
+) -> Result<Unit, AwsError> {
     set_actions_enabled(cw, ctx, input.alarm_names, true).await
 }
 
-pub(crate) async fn disable_alarm_actions(cw: &CloudWatchService, ctx: &RequestContext, input: DisableAlarmActionsInput) -> Result<Unit, AwsError> {
+pub(crate) async fn disable_alarm_actions(
+    cw: &CloudWatchService,
+    ctx: &RequestContext,
+    input: DisableAlarmActionsInput,
+) -> Result<Unit, AwsError> {
     set_actions_enabled(cw, ctx, input.alarm_names, false).await
 }
 
@@ -440,9 +516,12 @@ pub(crate) async fn describe_alarm_history(
     ctx: &RequestContext,
     input: DescribeAlarmHistoryInput,
 ) -> Result<DescribeAlarmHistoryOutput, AwsError> {
-    let size = HISTORY_PAGE
-        .check(input.max_records)
-        .map_err(|e| invalid_value(format!("The parameter MaxRecords must be between {} and {}.", e.min, e.max)))?;
+    let size = HISTORY_PAGE.check(input.max_records).map_err(|e| {
+        invalid_value(format!(
+            "The parameter MaxRecords must be between {} and {}.",
+            e.min, e.max
+        ))
+    })?;
     let skip = match &input.next_token {
         Some(token) => HISTORY_LISTING
             .decode_str(token)
@@ -458,13 +537,19 @@ pub(crate) async fn describe_alarm_history(
         items.reverse();
     }
     let (metric_wanted, composite_wanted) = wanted_types(&input.alarm_types);
-    let (start, end) = (input.start_date.as_ref().map(millis), input.end_date.as_ref().map(millis));
+    let (start, end) = (
+        input.start_date.as_ref().map(millis),
+        input.end_date.as_ref().map(millis),
+    );
     let listed = items
         .into_iter()
         .filter(|h| {
             (if h.composite { composite_wanted } else { metric_wanted })
                 && input.alarm_name.as_ref().is_none_or(|n| *n == h.alarm_name)
-                && input.history_item_type.as_ref().is_none_or(|t| t.as_str() == h.item_type)
+                && input
+                    .history_item_type
+                    .as_ref()
+                    .is_none_or(|t| t.as_str() == h.item_type)
                 && start.is_none_or(|s| h.timestamp_ms >= s)
                 && end.is_none_or(|e| h.timestamp_ms <= e)
         })

@@ -37,7 +37,12 @@ fn arn(region: &str, account: &str, name: &str) -> String {
 }
 
 fn check_name(name: &str) -> Result<(), CwError> {
-    if name.is_empty() || name.len() > 255 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+    if name.is_empty()
+        || name.len() > 255
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
         return Err(invalid_value(
             "The value for field DashboardName contains invalid characters. It can only contain alphanumerics, \
              dash (-) and underscore (_).\n",
@@ -49,7 +54,10 @@ fn check_name(name: &str) -> Result<(), CwError> {
 /// What is wrong with a dashboard body, as (data path, message) pairs; empty when nothing is.
 fn body_problems(body: &str) -> Vec<(String, String)> {
     let Ok(Value::Object(body)) = serde_json::from_str::<Value>(body) else {
-        return vec![(String::new(), "The field DashboardBody must be a valid JSON object".to_owned())];
+        return vec![(
+            String::new(),
+            "The field DashboardBody must be a valid JSON object".to_owned(),
+        )];
     };
     let mut problems = Vec::new();
     match body.get("widgets") {
@@ -92,24 +100,29 @@ pub(crate) async fn put_dashboard(
     check_name(&input.dashboard_name).map_err(|e| PutDashboardError::from(e.0))?;
     let problems = body_problems(&input.dashboard_body);
     if !problems.is_empty() {
-        let listed: Vec<Value> = problems.iter().map(|(path, message)| json!({"dataPath": path, "message": message})).collect();
+        let listed: Vec<Value> = problems
+            .iter()
+            .map(|(path, message)| json!({"dataPath": path, "message": message}))
+            .collect();
         let message = format!(
             "The dashboard body is invalid, there are {} validation errors:\n{}",
             problems.len(),
             serde_json::to_string_pretty(&listed).unwrap_or_default()
         );
-        return Err(PutDashboardError::DashboardInvalidInputError(DashboardInvalidInputError {
-            message: Some(message),
-            dashboard_validation_messages: Some(
-                problems
-                    .into_iter()
-                    .map(|(path, message)| DashboardValidationMessage {
-                        data_path: Some(path),
-                        message: Some(message),
-                    })
-                    .collect(),
-            ),
-        }));
+        return Err(PutDashboardError::DashboardInvalidInputError(
+            DashboardInvalidInputError {
+                message: Some(message),
+                dashboard_validation_messages: Some(
+                    problems
+                        .into_iter()
+                        .map(|(path, message)| DashboardValidationMessage {
+                            data_path: Some(path),
+                            message: Some(message),
+                        })
+                        .collect(),
+                ),
+            },
+        ));
     }
     let record = DashboardRecord {
         name: input.dashboard_name,
@@ -118,7 +131,11 @@ pub(crate) async fn put_dashboard(
     };
     cw.dashboard_store(&ctx.account_id)
         .map_err(|e| PutDashboardError::from(e.0))?
-        .transact_async(move |tx| DASHBOARDS.put(tx, record.name.as_bytes(), &record).map_err(CwError::from))
+        .transact_async(move |tx| {
+            DASHBOARDS
+                .put(tx, record.name.as_bytes(), &record)
+                .map_err(CwError::from)
+        })
         .await
         .map_err(|e| PutDashboardError::from(e.0))?;
     Ok(PutDashboardOutput {
@@ -137,7 +154,9 @@ pub(crate) async fn get_dashboard(
     ctx: &RequestContext,
     input: GetDashboardInput,
 ) -> Result<GetDashboardOutput, GetDashboardError> {
-    let store = cw.dashboard_store(&ctx.account_id).map_err(|e| GetDashboardError::from(e.0))?;
+    let store = cw
+        .dashboard_store(&ctx.account_id)
+        .map_err(|e| GetDashboardError::from(e.0))?;
     let record = DASHBOARDS
         .get(&*store, input.dashboard_name.as_bytes())
         .map_err(|e| GetDashboardError::from(CwError::from(e).0))?
@@ -154,7 +173,9 @@ pub(crate) async fn delete_dashboards(
     ctx: &RequestContext,
     input: DeleteDashboardsInput,
 ) -> Result<DeleteDashboardsOutput, DeleteDashboardsError> {
-    let store = cw.dashboard_store(&ctx.account_id).map_err(|e| DeleteDashboardsError::from(e.0))?;
+    let store = cw
+        .dashboard_store(&ctx.account_id)
+        .map_err(|e| DeleteDashboardsError::from(e.0))?;
     let missing = store
         .transact_async(move |tx| {
             for name in &input.dashboard_names {
@@ -197,7 +218,11 @@ pub(crate) async fn list_dashboards(
         .map(|(_, d)| d)
         .filter(|d| d.name.starts_with(&prefix) && after.as_ref().is_none_or(|a| d.name > *a));
     let (page, more) = take_page(listed, PAGE);
-    let next_token = if more { page.last().map(|d| LISTING.encode_str(&d.name)) } else { None };
+    let next_token = if more {
+        page.last().map(|d| LISTING.encode_str(&d.name))
+    } else {
+        None
+    };
     Ok(ListDashboardsOutput {
         dashboard_entries: Some(
             page.into_iter()
@@ -228,11 +253,26 @@ mod tests {
 
     #[test]
     fn bodies_are_checked_as_aws_checks_them() {
-        assert!(body_problems(r#"{"widgets":[{"type":"metric","x":0,"y":0,"width":6,"height":6,"properties":{}}]}"#).is_empty());
-        assert_eq!(body_problems("not json")[0].1, "The field DashboardBody must be a valid JSON object");
+        assert!(
+            body_problems(r#"{"widgets":[{"type":"metric","x":0,"y":0,"width":6,"height":6,"properties":{}}]}"#)
+                .is_empty()
+        );
+        assert_eq!(
+            body_problems("not json")[0].1,
+            "The field DashboardBody must be a valid JSON object"
+        );
         assert_eq!(body_problems("[]")[0].0, "");
-        assert_eq!(body_problems(r#"{"widgets":{}}"#), [("/widgets".to_owned(), "Should be array".to_owned())]);
-        assert_eq!(body_problems(r#"{"widgets":[{"type":"chart"}]}"#)[0].0, "/widgets/0/type");
-        assert_eq!(body_problems(r#"{"widgets":[{"type":"text","x":-1}]}"#)[0].0, "/widgets/0/x");
+        assert_eq!(
+            body_problems(r#"{"widgets":{}}"#),
+            [("/widgets".to_owned(), "Should be array".to_owned())]
+        );
+        assert_eq!(
+            body_problems(r#"{"widgets":[{"type":"chart"}]}"#)[0].0,
+            "/widgets/0/type"
+        );
+        assert_eq!(
+            body_problems(r#"{"widgets":[{"type":"text","x":-1}]}"#)[0].0,
+            "/widgets/0/x"
+        );
     }
 }

@@ -94,7 +94,9 @@ pub(crate) fn datum(namespace: &str, n: usize, d: MetricDatum, now_ms: i64) -> R
         // AWS refuses values too large or small in magnitude to store (MetricDatum `Value`).
         let magnitude = value.abs();
         if !value.is_finite() || (magnitude != 0.0 && !(8.515920e-109..=1.174271e+108).contains(&magnitude)) {
-            return Err(invalid_value(format!("The value {value} for parameter {path}.{what} is invalid.")));
+            return Err(invalid_value(format!(
+                "The value {value} for parameter {path}.{what} is invalid."
+            )));
         }
         Ok(())
     };
@@ -108,7 +110,12 @@ pub(crate) fn datum(namespace: &str, n: usize, d: MetricDatum, now_ms: i64) -> R
     }
     let set = match d.statistic_values {
         Some(s) => {
-            for (v, what) in [(s.sample_count, "SampleCount"), (s.sum, "Sum"), (s.minimum, "Minimum"), (s.maximum, "Maximum")] {
+            for (v, what) in [
+                (s.sample_count, "SampleCount"),
+                (s.sum, "Sum"),
+                (s.minimum, "Minimum"),
+                (s.maximum, "Maximum"),
+            ] {
                 check(v, &format!("StatisticValues.{what}"))?;
             }
             if s.minimum > s.maximum {
@@ -131,7 +138,9 @@ pub(crate) fn datum(namespace: &str, n: usize, d: MetricDatum, now_ms: i64) -> R
     let mut names: Vec<&str> = dimensions.iter().map(|(n, _)| n.as_str()).collect();
     names.sort_unstable();
     if names.windows(2).any(|w| w[0] == w[1]) {
-        return Err(invalid_value(format!("No metric may have duplicate dimension names: {path}.Dimensions.")));
+        return Err(invalid_value(format!(
+            "No metric may have duplicate dimension names: {path}.Dimensions."
+        )));
     }
     let timestamp_ms = d.timestamp.as_ref().map_or(now_ms, millis);
     if timestamp_ms > now_ms + MAX_AHEAD_MS {
@@ -150,7 +159,11 @@ pub(crate) fn datum(namespace: &str, n: usize, d: MetricDatum, now_ms: i64) -> R
         sample: Sample {
             unit: unit_name(d.unit),
             values,
-            counts: if counts.iter().all(|c| *c == 1.0) { Vec::new() } else { counts },
+            counts: if counts.iter().all(|c| *c == 1.0) {
+                Vec::new()
+            } else {
+                counts
+            },
             set,
         },
     })
@@ -196,7 +209,9 @@ pub(crate) fn check_period(period: i32, path: &str) -> Result<()> {
 
 fn check_window(start: i64, end: i64) -> Result<()> {
     if start >= end {
-        return Err(invalid_value("The parameter StartTime must be less than the parameter EndTime."));
+        return Err(invalid_value(
+            "The parameter StartTime must be less than the parameter EndTime.",
+        ));
     }
     Ok(())
 }
@@ -228,7 +243,10 @@ pub(crate) async fn get_metric_statistics(
     let mut wanted = Vec::new();
     for (i, name) in statistics.iter().enumerate() {
         let stat = Stat::parse(name).filter(|s| s.is_basic()).ok_or_else(|| {
-            invalid_value(format!("The value {name} for parameter Statistics.member.{} is not supported.", i + 1))
+            invalid_value(format!(
+                "The value {name} for parameter Statistics.member.{} is not supported.",
+                i + 1
+            ))
         })?;
         wanted.push((name.clone(), stat));
     }
@@ -418,7 +436,11 @@ pub(crate) async fn get_metric_data(
             label: Some(answer.label),
             timestamps: Some(page.iter().map(|(t, _)| DateTime::from_millis(*t)).collect()),
             values: Some(page.iter().map(|(_, v)| *v).collect()),
-            status_code: Some(if more { StatusCode::PartialData } else { StatusCode::Complete }),
+            status_code: Some(if more {
+                StatusCode::PartialData
+            } else {
+                StatusCode::Complete
+            }),
             messages: None,
         });
     }

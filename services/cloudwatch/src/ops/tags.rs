@@ -35,8 +35,12 @@ pub(crate) fn check_tags(tags: &BTreeMap<String, String>) -> Result<()> {
     check(tags, RULES).map_err(|violation| match violation {
         TagViolation::TooMany { max, .. } => limit_exceeded(format!("A resource can have at most {max} tags.")),
         TagViolation::KeyLength(key) => invalid_value(format!("The tag key {key} must be 1 to 128 characters long.")),
-        TagViolation::ValueLength(key) => invalid_value(format!("The value of tag {key} must be at most 256 characters long.")),
-        TagViolation::ReservedPrefix(key) => invalid_value(format!("Invalid tag key {key}: the aws: prefix is reserved.")),
+        TagViolation::ValueLength(key) => {
+            invalid_value(format!("The value of tag {key} must be at most 256 characters long."))
+        }
+        TagViolation::ReservedPrefix(key) => {
+            invalid_value(format!("Invalid tag key {key}: the aws: prefix is reserved."))
+        }
     })
 }
 
@@ -60,7 +64,9 @@ async fn change_tags(
     let missing = format!("The resource {arn} does not exist.");
     cw.store(&account, &region)?
         .transact_async(move |tx| {
-            let mut alarm = ALARMS.get(&*tx, name.as_bytes())?.ok_or_else(|| resource_not_found(missing))?;
+            let mut alarm = ALARMS
+                .get(&*tx, name.as_bytes())?
+                .ok_or_else(|| resource_not_found(missing))?;
             change(&mut alarm.tags)?;
             ALARMS.put(tx, name.as_bytes(), &alarm)?;
             Ok::<(), CwError>(())
@@ -106,13 +112,15 @@ pub(crate) async fn list_tags_for_resource(
     _ctx: &RequestContext,
     input: ListTagsForResourceInput,
 ) -> Result<ListTagsForResourceOutput, AwsError> {
+    // AWS's recorded answer: a deleted (or never created) alarm has no tags, not an error.
     let (account, region, name) = alarm_of(&input.resource_arn)?;
     let store = cw.store(&account, &region)?;
-    let alarm = ALARMS
+    let tags = ALARMS
         .get(&*store, name.as_bytes())
         .map_err(CwError::from)?
-        .ok_or_else(|| resource_not_found(format!("The resource {} does not exist.", input.resource_arn)))?;
+        .map(|alarm| alarm.tags)
+        .unwrap_or_default();
     Ok(ListTagsForResourceOutput {
-        tags: Some(alarm.tags.into_iter().map(|(key, value)| Tag { key, value }).collect()),
+        tags: Some(tags.into_iter().map(|(key, value)| Tag { key, value }).collect()),
     })
 }
