@@ -443,7 +443,7 @@ pub static SERVICE: Service = Service {
         },
     ],
     validation: ValidationStyle {
-        code: "InvalidParameterValue",
+        code: "ValidationError",
         http_status: 400,
         missing_code: Some("MissingParameter"),
         path_from_input: false,

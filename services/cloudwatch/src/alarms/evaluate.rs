@@ -397,7 +397,7 @@ mod tests {
             "us-east-1",
             "111111111111",
             "a".to_owned(),
-            AlarmKind::Metric(spec.clone()),
+            AlarmKind::Metric(Box::new(spec.clone())),
             NOW,
         );
         (record, spec)

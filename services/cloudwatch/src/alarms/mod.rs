@@ -67,7 +67,7 @@ pub(crate) struct AlarmRecord {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum AlarmKind {
-    Metric(MetricSpec),
+    Metric(Box<MetricSpec>),
     Composite(CompositeSpec),
 }
 

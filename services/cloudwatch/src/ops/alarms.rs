@@ -221,7 +221,14 @@ pub(crate) async fn put_metric_alarm(
     let service = cw.clone();
     cw.store(&ctx.account_id, &ctx.region)?
         .transact_async(move |tx| {
-            put_alarm(&service, tx, (&account, &region), common, AlarmKind::Metric(spec), now)?;
+            put_alarm(
+                &service,
+                tx,
+                (&account, &region),
+                common,
+                AlarmKind::Metric(Box::new(spec)),
+                now,
+            )?;
             Ok::<(), CwError>(())
         })
         .await?;
