@@ -251,9 +251,10 @@ struct Served {
 
 /// Each hand-written service crate's registration. Providers come before the services that
 /// call them, since each registration receives the capabilities of those before it: SQS
-/// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries), KMS
-/// (keys) before everything that encrypts, KMS and Lambda before Secrets Manager (values,
-/// rotations).
+/// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries), SNS
+/// before CloudWatch (alarm actions) and CloudWatch before Logs (metrics), KMS (keys) before
+/// everything that encrypts, KMS and Lambda before Secrets Manager (values, rotations), and
+/// Secrets Manager before SSM (secrets by reference).
 const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_kms::register,
     stratus_service_sqs::register,
@@ -264,6 +265,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_lambda::register,
     stratus_service_sns::register,
     stratus_service_events::register,
+    stratus_service_cloudwatch::register,
     stratus_service_logs::register,
     stratus_service_secretsmanager::register,
     stratus_service_ssm::register,

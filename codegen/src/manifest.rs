@@ -67,6 +67,11 @@ pub struct Validation {
     /// (DynamoDB, STS and Lambda do; EventBridge does not).
     #[serde(default)]
     pub unanchored_patterns: bool,
+    /// Whether patterns match anywhere in the value, as Smithy specifies, rather than the
+    /// whole value: CloudWatch's `Namespace` pattern `^[^:]` means "does not start with
+    /// `:`", and AWS accepts `AWS/EC2`.
+    #[serde(default)]
+    pub search_patterns: bool,
 }
 
 impl Manifest {

@@ -52,6 +52,7 @@ fn entry() -> ServiceEntry {
             path_from_input: false,
             open_enums: false,
             unanchored_patterns: false,
+            search_patterns: false,
         },
         service: None,
         xml_namespace: None,

@@ -98,6 +98,7 @@ fn generate(dir: &Path) -> (String, Vec<Value>) {
                     path_from_input: false,
                     open_enums: false,
                     unanchored_patterns: false,
+                    search_patterns: false,
                 },
                 service: Some(service.id.clone()),
                 xml_namespace: None,

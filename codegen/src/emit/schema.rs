@@ -24,11 +24,16 @@ struct Pool {
     pattern_defs: String,
     constraint_defs: String,
     constraints: usize,
+    /// Where the service's patterns must match (the manifest's `search_patterns`).
+    anchoring: Option<Anchoring>,
 }
 
 impl ServiceGen<'_> {
     pub(super) fn schema_rs(&self) -> Result<String, Error> {
-        let mut pool = Pool::default();
+        let mut pool = Pool {
+            anchoring: self.entry.validation.search_patterns.then_some(Anchoring::Search),
+            ..Pool::default()
+        };
         let mut shapes = String::new();
         for id in &self.shapes {
             let shape = self.shape(id)?;
@@ -333,7 +338,7 @@ impl ServiceGen<'_> {
             svc.version.clone().unwrap_or_default(),
             text("endpointPrefix").unwrap_or_default(),
             protocols.join(", "),
-            svc.has_trait("aws.protocols#awsQueryCompatible"),
+            self.query_compatible(),
             v.code,
             v.status,
             v.missing_code,
@@ -430,15 +435,27 @@ fn constraints_from(
     Ok((!fields.is_empty()).then(|| format!("Constraints {{ {}, ..Constraints::NONE }}", fields.join(", "))))
 }
 
+impl ServiceGen<'_> {
+    /// Whether JSON and CBOR answers carry the Query error code (`x-amzn-query-error`): the
+    /// model says so with `@awsQueryCompatible`, or it is a Query service the manifest also
+    /// serves over JSON or CBOR, as AWS serves CloudWatch (whose newer models carry the trait).
+    fn query_compatible(&self) -> bool {
+        let protocols = &self.entry.protocols;
+        self.service.has_trait("aws.protocols#awsQueryCompatible")
+            || (protocols.first().is_some_and(|p| p == "awsQuery") && protocols.len() > 1)
+    }
+}
+
 /// The static holding pattern `src`, translated and declared on first use.
 fn pattern_static(owner: &str, src: &str, pool: &mut Pool) -> Result<String, Error> {
     if let Some(name) = pool.patterns.get(src) {
         return Ok(name.clone());
     }
     let name = format!("P_{}", pool.patterns.len());
-    // AWS's services match the whole value, as Java's String.matches does.
-    let t =
-        translate(src, Anchoring::FullMatch).map_err(|e| Error::unsupported(owner, format!("pattern {src:?}: {e}")))?;
+    // AWS's services match the whole value, as Java's String.matches does, unless the
+    // manifest says the service searches, as Smithy specifies.
+    let anchoring = pool.anchoring.unwrap_or(Anchoring::FullMatch);
+    let t = translate(src, anchoring).map_err(|e| Error::unsupported(owner, format!("pattern {src:?}: {e}")))?;
     let _ = writeln!(
         pool.pattern_defs,
         "static {name}: ::stratus_pattern::Pattern = {};",

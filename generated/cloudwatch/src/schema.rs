@@ -13,7 +13,7 @@ pub static SERVICE: Service = Service {
     signing_name: "monitoring",
     endpoint_prefix: "monitoring",
     protocols: &[Protocol::AwsQuery, Protocol::RpcV2Cbor, Protocol::AwsJson1_0],
-    query_compatible: false,
+    query_compatible: true,
     xml_namespace: Some(XmlNamespace {
         uri: "http://monitoring.amazonaws.com/doc/2010-08-01/",
         prefix: None,
@@ -443,7 +443,7 @@ pub static SERVICE: Service = Service {
         },
     ],
     validation: ValidationStyle {
-        code: "InvalidParameterValue",
+        code: "ValidationError",
         http_status: 400,
         missing_code: Some("MissingParameter"),
         path_from_input: false,
@@ -852,30 +852,27 @@ pub mod authorization {
     }];
 }
 
-static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(SampleCount|Average|Sum|Minimum|Maximum|IQM|(p|tc|tm|ts|wm)(\\d{1,2}(\\.\\d{0,10})?|100)|[ou]\\d+(\\.\\d*)?)(_E|_L|_H)?|(TM|TC|TS|WM)\\(((((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%)?:((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%|((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%:(((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%)?)\\)|(TM|TC|TS|WM|PR)\\(((\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)):((\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)))?|((\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)))?:(\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)))\\)$", "^(?:^(?:SampleCount|Average|Sum|Minimum|Maximum|IQM|(?:p|tc|tm|ts|wm)(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100)|[ou][0-9]+(?:\\.[0-9]*)?)(?:_E|_L|_H)?|(?:TM|TC|TS|WM)\\((?:(?:(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%)?:(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%|(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%:(?:(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%)?)\\)|(?:TM|TC|TS|WM|PR)\\((?:(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+):(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+)?|(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+)?:(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+))\\)$)$", ::stratus_pattern::Engine::Regex);
+static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^(SampleCount|Average|Sum|Minimum|Maximum|IQM|(p|tc|tm|ts|wm)(\\d{1,2}(\\.\\d{0,10})?|100)|[ou]\\d+(\\.\\d*)?)(_E|_L|_H)?|(TM|TC|TS|WM)\\(((((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%)?:((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%|((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%:(((\\d{1,2})(\\.\\d{0,10})?|100(\\.0{0,10})?)%)?)\\)|(TM|TC|TS|WM|PR)\\(((\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)):((\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)))?|((\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)))?:(\\d+(\\.\\d{0,10})?|(\\d+(\\.\\d{0,10})?[Ee][+-]?\\d+)))\\)$", "^(?:SampleCount|Average|Sum|Minimum|Maximum|IQM|(?:p|tc|tm|ts|wm)(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100)|[ou][0-9]+(?:\\.[0-9]*)?)(?:_E|_L|_H)?|(?:TM|TC|TS|WM)\\((?:(?:(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%)?:(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%|(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%:(?:(?:[0-9]{1,2}(?:\\.[0-9]{0,10})?|100(?:\\.0{0,10})?)%)?)\\)|(?:TM|TC|TS|WM|PR)\\((?:(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+):(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+)?|(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+)?:(?:[0-9]+(?:\\.[0-9]{0,10})?|[0-9]+(?:\\.[0-9]{0,10})?[Ee][\\+\\-]?[0-9]+))\\)$", ::stratus_pattern::Engine::Regex);
 static P_1: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     ".*",
-    "^[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$",
+    "[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*",
     ::stratus_pattern::Engine::Regex,
 );
 static P_2: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\x00-\\x7F]+$",
-    "^^[\\x{0}-\\x{7F}]+$$",
+    "^[\\x{0}-\\x{7F}]+$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_3: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^[\\x20-\\x7E]+$",
-    "^^[\\x{20}-\\~]+$$",
-    ::stratus_pattern::Engine::Regex,
-);
+static P_3: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^[\\x20-\\x7E]+$", "^[\\x{20}-\\~]+$", ::stratus_pattern::Engine::Regex);
 static P_4: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[^:]",
-    "^^[\\x{0}-9;-\\x{D7FF}\\x{E000}-\\x{10FFFF}]$",
+    "^[\\x{0}-9;-\\x{D7FF}\\x{E000}-\\x{10FFFF}]",
     ::stratus_pattern::Engine::Regex,
 );
 static P_5: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[0-9A-Za-z][\\-\\.\\_0-9A-Za-z]{0,126}[0-9A-Za-z]$",
-    "^^[0-9A-Za-z][\\-\\.0-9A-Z_a-z]{0,126}[0-9A-Za-z]$$",
+    "^[0-9A-Za-z][\\-\\.0-9A-Z_a-z]{0,126}[0-9A-Za-z]$",
     ::stratus_pattern::Engine::Regex,
 );
 
