@@ -36,10 +36,10 @@ pub fn encode(shape: &'static Shape, value: &Value, names: KeyNames) -> String {
 }
 
 /// Encodes `value` as an `@awsQueryCompatible` service answers in JSON: keyed by member names,
-/// and with no structure member that is an empty list or map. Such a service's answers are
-/// translated from its Query answers, which cannot tell empty from absent, so SQS's
-/// SendMessageBatch leaves out an empty `Failed` although the model requires it
-/// (aws/aws-sdk#657).
+/// and without the empty lists and maps of members the model marks required, which such a
+/// service leaves out as its Query answers do: SQS's SendMessageBatch has no `Failed` when
+/// nothing failed (aws/aws-sdk#657). An optional member is written as the service gives it
+/// (a service leaves out what AWS leaves out).
 pub fn encode_query_compatible(shape: &'static Shape, value: &Value) -> String {
     encode_styled(
         shape,
@@ -109,7 +109,8 @@ fn write_value(w: ValueWriter<'_>, shape: &'static Shape, member: Option<&Member
         Value::Struct(slots) => {
             let mut object = w.start_object();
             for (m, v) in shape.members.iter().zip(slots) {
-                let Some(v) = v.as_ref().filter(|v| !(style.omit_empty && is_empty_collection(v))) else {
+                let omitted = |v: &&Value| style.omit_empty && m.required && is_empty_collection(v);
+                let Some(v) = v.as_ref().filter(|v| !omitted(v)) else {
                     continue;
                 };
                 if let Some(key) = wire_name(m, style.names, true) {
@@ -247,15 +248,30 @@ mod tests {
     }
 
     #[test]
-    fn query_compatible_answers_leave_out_empty_lists_only() {
-        let mut value = sample();
-        let Value::Struct(slots) = &mut value else {
-            unreachable!()
+    fn query_compatible_answers_leave_out_required_empty_lists_only() {
+        static RESULT: Shape = Shape {
+            members: &[
+                Member {
+                    required: true,
+                    ..Member::plain("Failed", &LIST)
+                },
+                Member::plain("Optional", &LIST),
+                Member::plain("Name", &STRING),
+            ],
+            ..Shape::simple("R", ShapeType::Structure)
         };
-        slots[2] = Some(Value::List(vec![]));
-        assert!(encode(&SHAPE, &value, KeyNames::Member).contains(r#""Tags":[]"#));
-        let text = encode_query_compatible(&SHAPE, &value);
-        assert!(!text.contains("Tags"), "{text}");
-        assert!(text.contains(r#""Name":"a\"b""#), "{text}");
+        let value = Value::Struct(vec![
+            Some(Value::List(vec![])),
+            Some(Value::List(vec![])),
+            Some(Value::String("n".into())),
+        ]);
+        assert_eq!(
+            encode(&RESULT, &value, KeyNames::Member),
+            r#"{"Failed":[],"Optional":[],"Name":"n"}"#
+        );
+        assert_eq!(
+            encode_query_compatible(&RESULT, &value),
+            r#"{"Optional":[],"Name":"n"}"#
+        );
     }
 }
