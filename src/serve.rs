@@ -12,7 +12,7 @@ use stratus_core::scheduler::Scheduler;
 use stratus_core::schema::Service;
 use stratus_core::service::{
     CrossOrigin, FormUpload, LateProviders, Providers, Registration, ServiceEnv, ServiceHandler, Settings, Spawner,
-    WebEndpoints,
+    Unimplemented, WebEndpoints,
 };
 use stratus_server::authorize::Authorizers;
 use stratus_server::decision_log::DecisionLog;
@@ -343,7 +343,7 @@ fn handlers(
         }
         let handler = match written.iter().find(|handler| handler.schema().sdk_id == service.sdk_id) {
             Some(handler) => handler.clone(),
-            None => stratus_gen_registry::not_implemented(id).context("registry lists a service it cannot build")?,
+            None => Arc::new(Unimplemented(service)),
         };
         served.handlers.push(handler);
     }

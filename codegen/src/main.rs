@@ -92,8 +92,12 @@ fn generate(manifest_path: &Path, models: &Path, out: &Path, only: Option<&str>)
     Ok(())
 }
 
-/// Writes a generated crate's files under `dir` and formats its Rust sources.
+/// Writes a generated crate's files under `dir`, in place of what was there (a crate that
+/// becomes schema-only loses its typed files), and formats its Rust sources.
 fn write_crate(dir: &Path, files: Vec<emit::GeneratedFile>, rustfmt_config: &Path) -> Result<()> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
     let mut rust_files = Vec::new();
     for file in files {
         let target = dir.join(&file.path);

@@ -44,6 +44,11 @@ pub struct ServiceEntry {
     /// `ListServiceSpecificCredentials.IsTruncated`).
     #[serde(default)]
     pub omitted_default_members: Vec<String>,
+    /// Whether Stratus has not written the service yet: its crate then holds only the schema,
+    /// which is all that routing, validation and the not-implemented answer need, and none of
+    /// the typed code (inputs, outputs, errors, the service trait) a written service compiles.
+    #[serde(default)]
+    pub schema_only: bool,
 }
 
 /// The error a service answers for a constraint violation.

@@ -59,6 +59,7 @@ fn entry() -> ServiceEntry {
         host_id: false,
         interleaved_versions: Vec::new(),
         omitted_default_members: Vec::new(),
+        schema_only: false,
     }
 }
 

@@ -105,6 +105,7 @@ fn generate(dir: &Path) -> (String, Vec<Value>) {
                 host_id: false,
                 interleaved_versions: Vec::new(),
                 omitted_default_members: Vec::new(),
+                schema_only: false,
             };
             let files = emit::generate(&model, &entry, "").unwrap_or_else(|e| panic!("{}: {e}", service.id));
             let schema = files

@@ -1,8 +1,9 @@
 //! The type-erased face of a service, so the gateway can hold every service in one table.
 //!
 //! Each generated crate implements [`ServiceHandler`] for `Handler<S>` where `S` implements
-//! that crate's service trait; `Handler(NotImplemented)` serves a service nobody has written
-//! yet, answering every operation with AWS's not-implemented error after validation.
+//! that crate's service trait; [`Unimplemented`] serves a service nobody has written yet from
+//! its schema alone, answering every operation with AWS's not-implemented error after
+//! validation.
 //!
 //! Beside it: the hooks for what browsers send that no operation models: [`CrossOrigin`], a
 //! service's CORS rules, [`FormUpload`], its HTML form uploads, and [`WebEndpoints`], its
@@ -56,6 +57,33 @@ pub trait ServiceHandler: Send + Sync + 'static {
         operation: &'static Operation,
         input: Value,
     ) -> BoxFuture<'a, Result<Value, OperationError>>;
+}
+
+/// A service nobody has written: its schema routes and validates requests, and every
+/// operation answers AWS's not-implemented error. It needs nothing of the generated crate but
+/// the schema, so a service not yet written costs no typed code.
+#[derive(Debug, Clone, Copy)]
+pub struct Unimplemented(pub &'static Service);
+
+impl ServiceHandler for Unimplemented {
+    fn schema(&self) -> &'static Service {
+        self.0
+    }
+
+    fn implemented(&self) -> bool {
+        false
+    }
+
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a RequestContext,
+        operation: &'static Operation,
+        _input: Value,
+    ) -> BoxFuture<'a, Result<Value, OperationError>> {
+        Box::pin(std::future::ready(
+            Err(AwsError::not_implemented(operation.name).into()),
+        ))
+    }
 }
 
 /// A browser's cross-origin request, as a service's CORS rules see it.
