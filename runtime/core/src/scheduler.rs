@@ -32,6 +32,10 @@
 //! assert!(fired.load(Ordering::SeqCst));
 //! ```
 
+mod due;
+
+pub use due::DueJob;
+
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::pin::Pin;

@@ -1,8 +1,8 @@
 //! The service value: storage access and the scheduler that deletes and rotates keys.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use stratus_core::scheduler::Scheduler;
+use stratus_core::scheduler::{DueJob, Scheduler};
 use stratus_storage::{Durability, Namespace, Storage, Store, Tx};
 
 use crate::error::KmsError;
@@ -16,8 +16,8 @@ pub struct KmsService {
 pub(crate) struct Shared {
     pub(crate) storage: Arc<Storage>,
     pub(crate) scheduler: Scheduler,
-    /// When the job that deletes and rotates keys is next due (ms), if one is scheduled.
-    pub(crate) next_due: Mutex<Option<i64>>,
+    /// The job that deletes and rotates keys, while any such work is pending.
+    pub(crate) due: DueJob,
 }
 
 impl KmsService {
@@ -25,8 +25,8 @@ impl KmsService {
         KmsService {
             shared: Arc::new(Shared {
                 storage,
+                due: DueJob::new(scheduler.clone()),
                 scheduler,
-                next_due: Mutex::new(None),
             }),
         }
     }

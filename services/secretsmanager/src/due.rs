@@ -3,9 +3,6 @@
 //! moment across every account and region, exists only while something is pending; it is
 //! found again from the stores after a restart.
 
-use std::sync::{MutexGuard, PoisonError};
-use std::time::Duration;
-
 use stratus_storage::{Store, Tx};
 
 use crate::error::SmError;
@@ -29,39 +26,13 @@ pub(crate) fn due_of(secret: &SecretRecord) -> Option<i64> {
 impl SecretsService {
     /// Makes sure the job runs by `due_ms`.
     pub(crate) fn schedule_due(&self, due_ms: i64) {
-        {
-            let mut next = self.next_due();
-            if next.is_some_and(|at| at <= due_ms) {
-                return;
-            }
-            *next = Some(due_ms);
-        }
-        let delay = Duration::from_millis(u64::try_from(due_ms - self.now_ms()).unwrap_or(0));
         let sm = self.clone();
-        self.shared.scheduler.after(delay, move || sm.run_due(due_ms));
+        self.shared.due.by(due_ms, move || sm.sweep(true));
     }
 
     /// Schedules what the stores hold pending (after a restart).
     pub(crate) fn resume(&self) {
         if let Some(due) = self.sweep(false) {
-            self.schedule_due(due);
-        }
-    }
-
-    fn next_due(&self) -> MutexGuard<'_, Option<i64>> {
-        self.shared.next_due.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn run_due(&self, for_ms: i64) {
-        {
-            let mut next = self.next_due();
-            // An earlier job took over, and scheduled what followed it.
-            if *next != Some(for_ms) {
-                return;
-            }
-            *next = None;
-        }
-        if let Some(due) = self.sweep(true) {
             self.schedule_due(due);
         }
     }

@@ -1,9 +1,9 @@
 //! The service value: storage access, the keys and functions it works through, the outbox
 //! of rotations, and the scheduler job that deletes secrets and starts scheduled rotations.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use stratus_core::scheduler::Scheduler;
+use stratus_core::scheduler::{DueJob, Scheduler};
 use stratus_core::service::{FunctionInvoker, KeyService, ServiceEnv};
 use stratus_outbox::Outbox;
 use stratus_storage::{Durability, Namespace, Storage, Store, Tx};
@@ -27,8 +27,8 @@ pub(crate) struct Shared {
     pub(crate) functions: Option<Arc<dyn FunctionInvoker>>,
     /// Rotations started, until their function's four steps have run.
     pub(crate) rotations: Outbox<RotationRun>,
-    /// When the job that deletes secrets and starts scheduled rotations is next due (ms).
-    pub(crate) next_due: Mutex<Option<i64>>,
+    /// The job that deletes secrets and starts scheduled rotations, while any is pending.
+    pub(crate) due: DueJob,
 }
 
 impl SecretsService {
@@ -40,7 +40,7 @@ impl SecretsService {
                 keys: env.providers.keys.clone(),
                 functions: env.providers.functions.clone(),
                 rotations: Outbox::new(ROTATIONS, SERVICE_NAME, env.storage, env.scheduler, env.spawner),
-                next_due: Mutex::new(None),
+                due: DueJob::new(env.scheduler.clone()),
             }),
         }
     }

@@ -2,9 +2,6 @@
 //! at the earliest pending expiration across every account and region, exists only while
 //! one is pending; it is found again from the stores' `expirations` tables after a restart.
 
-use std::sync::{MutexGuard, PoisonError};
-use std::time::Duration;
-
 use stratus_storage::tuple::TupleReader;
 use stratus_storage::{Direction, KeyRange, Read, Store};
 
@@ -15,39 +12,13 @@ use crate::service::SsmService;
 impl SsmService {
     /// Makes sure the job runs by `due_ms`.
     pub(crate) fn expire_by(&self, due_ms: i64) {
-        {
-            let mut next = self.next_due();
-            if next.is_some_and(|at| at <= due_ms) {
-                return;
-            }
-            *next = Some(due_ms);
-        }
-        let delay = Duration::from_millis(u64::try_from(due_ms - self.now_ms()).unwrap_or(0));
         let ssm = self.clone();
-        self.shared.scheduler.after(delay, move || ssm.run_due(due_ms));
+        self.shared.due.by(due_ms, move || ssm.sweep(true));
     }
 
     /// Schedules the expirations the stores hold (after a restart).
     pub(crate) fn resume(&self) {
         if let Some(due) = self.sweep(false) {
-            self.expire_by(due);
-        }
-    }
-
-    fn next_due(&self) -> MutexGuard<'_, Option<i64>> {
-        self.shared.next_due.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn run_due(&self, for_ms: i64) {
-        {
-            let mut next = self.next_due();
-            // An earlier job took over, and scheduled what followed it.
-            if *next != Some(for_ms) {
-                return;
-            }
-            *next = None;
-        }
-        if let Some(due) = self.sweep(true) {
             self.expire_by(due);
         }
     }

@@ -1,9 +1,9 @@
 //! The service value: storage access, KMS for SecureString values, and the scheduler that
 //! deletes parameters whose Expiration policy has come.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use stratus_core::scheduler::Scheduler;
+use stratus_core::scheduler::{DueJob, Scheduler};
 use stratus_core::service::{KeyService, SecretSource, ServiceEnv};
 use stratus_core::RequestContext;
 use stratus_storage::{Durability, Namespace, Storage, Store, Tx};
@@ -23,8 +23,8 @@ pub(crate) struct Shared {
     pub(crate) keys: Option<Arc<dyn KeyService>>,
     /// Secrets Manager, whose secrets `/aws/reference/secretsmanager/` names.
     pub(crate) secrets: Option<Arc<dyn SecretSource>>,
-    /// When the expiration job is next due (ms), if one is scheduled.
-    pub(crate) next_due: Mutex<Option<i64>>,
+    /// The expiration job, while any expiration is pending.
+    pub(crate) due: DueJob,
 }
 
 impl SsmService {
@@ -35,7 +35,7 @@ impl SsmService {
                 scheduler: env.scheduler.clone(),
                 keys: env.providers.keys.clone(),
                 secrets: env.providers.secrets.clone(),
-                next_due: Mutex::new(None),
+                due: DueJob::new(env.scheduler.clone()),
             }),
         }
     }
