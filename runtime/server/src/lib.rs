@@ -21,6 +21,7 @@
 
 pub mod authorize;
 pub mod clock_endpoint;
+mod compression;
 pub mod connection;
 pub mod cors;
 pub mod decision_log;

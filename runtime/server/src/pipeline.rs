@@ -24,6 +24,7 @@ use stratus_core::validate::validate_input;
 use stratus_core::{AwsError, BodyReader, OperationError, PayloadFraming, RequestContext, Streams};
 use stratus_protocol::{urlencoded, Request, Response};
 
+use crate::compression;
 use crate::request_body::{RequestBody, Stalled};
 use crate::request_log::{self, Outcome};
 use crate::route::{Route, Unrouted};
@@ -253,16 +254,24 @@ async fn serve(
         headers: &parts.headers,
         body,
     };
+    // A Query request's `Action` is in its form body, so a gzipped one is inflated to route it.
+    let inflated_form = (compression::gzipped(req.headers) && is_form(req.headers))
+        .then(|| compression::gunzip(body, gateway.config.max_body_bytes).ok())
+        .flatten();
+    let routed = Request {
+        body: inflated_form.as_ref().unwrap_or(body),
+        ..req
+    };
     if parts.method == http::Method::OPTIONS {
         if let Some(response) = cors::preflight(gateway, &req, request_id) {
             return (response, None);
         }
     }
-    let params = routing_params(&req);
+    let params = routing_params(&routed);
     let signed = signer(&req, &params);
     let route = match gateway
         .services
-        .route(&req, signed.as_ref().ok().and_then(Option::as_ref), &params)
+        .route(&routed, signed.as_ref().ok().and_then(Option::as_ref), &params)
     {
         Ok(route) => route,
         Err(Unrouted {
@@ -281,7 +290,18 @@ async fn serve(
         }
     };
     outcome.routed(route.handler.schema(), route.operation, route.protocol);
-    let (mut response, streamed) = call(gateway, &req, &route, signed, request_id, streams, client, outcome).await;
+    let (mut response, streamed) = call(
+        gateway,
+        &req,
+        inflated_form.as_ref(),
+        &route,
+        signed,
+        request_id,
+        streams,
+        client,
+        outcome,
+    )
+    .await;
     if let Some(origin) = parts.headers.get(http::header::ORIGIN) {
         cors::allow(
             gateway,
@@ -295,12 +315,14 @@ async fn serve(
     (response, streamed)
 }
 
-/// Calls the operation `route` found for `req`, signed as `signed` says; returns the response
-/// and the payload the service streams, if it streams one.
+/// Calls the operation `route` found for `req` (its body already inflated when `inflated`),
+/// signed as `signed` says; returns the response and the payload the service streams, if it
+/// streams one.
 #[allow(clippy::too_many_arguments)] // the request, its route and signer, and what it is told and tells
 async fn call(
     gateway: &Gateway,
     req: &Request<'_>,
+    inflated: Option<&Bytes>,
     route: &Route,
     signed: Result<Option<Signer<'_>>, PresignError>,
     request_id: &str,
@@ -326,8 +348,20 @@ async fn call(
     if let Some(error) = refusal {
         return (refuse(error.into()), None);
     }
+    let inflated = match inflated {
+        Some(body) if compression::inflates(route.protocol) => Some(body.clone()),
+        _ if compression::gzipped(req.headers) && compression::inflates(route.protocol) => {
+            match compression::gunzip(req.body, gateway.config.max_body_bytes) {
+                Ok(body) => Some(body),
+                Err(e) => return (refuse(e.into()), None),
+            }
+        }
+        _ => None,
+    };
+    // The signature covers the body as sent; the input is decoded from it inflated.
     let addressed = Request {
         uri: route.uri.as_ref().unwrap_or(req.uri),
+        body: inflated.as_deref().unwrap_or(req.body),
         ..*req
     };
     let input = match stratus_protocol::decode(route.protocol, service, route.operation, &addressed) {
@@ -483,12 +517,7 @@ const ROUTING_PARAMS: [&str; 7] = [
 /// (which a Query request's `Action` usually comes in). Decoded as the Query protocol decodes
 /// them; a pair that does not decode is left for the protocol to refuse.
 pub(crate) fn routing_params<'r>(req: &Request<'r>) -> Vec<FormParam<'r>> {
-    let is_form = req
-        .headers
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
-    let body: &[u8] = if is_form { req.body } else { &[] };
+    let body: &[u8] = if is_form(req.headers) { req.body } else { &[] };
     // Pair by pair: bytes that are not UTF-8 in one pair (which the protocol refuses later, in
     // the service's error shape) do not hide the others from routing.
     let body_pairs = body
@@ -500,6 +529,14 @@ pub(crate) fn routing_params<'r>(req: &Request<'r>) -> Vec<FormParam<'r>> {
         .filter_map(Result::ok)
         .filter(|(k, _)| ROUTING_PARAMS.contains(&k.as_ref()))
         .collect()
+}
+
+/// Whether `headers` say the body is a urlencoded form.
+fn is_form(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"))
 }
 
 /// Who signed the request: its `Authorization` header, else presigned query parameters among
