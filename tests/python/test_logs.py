@@ -311,6 +311,38 @@ def test_metric_and_subscription_filters_are_stored_and_tested(logs):
     assert gone["Message"] == "The specified subscription filter does not exist."
 
 
+def test_metric_filters_turn_ingested_events_into_cloudwatch_metrics(logs, stratus):
+    group, stream = group_with_stream(logs)
+    namespace = name("App")
+    logs.put_metric_filter(logGroupName=group, filterName="latency", filterPattern="[ip, status, latency]", metricTransformations=[
+        {"metricName": "Latency", "metricNamespace": namespace, "metricValue": "$latency", "unit": "Milliseconds", "dimensions": {"Status": "$status"}},
+    ])
+    logs.put_metric_filter(logGroupName=group, filterName="errors", filterPattern="ERROR", metricTransformations=[
+        {"metricName": "Errors", "metricNamespace": namespace, "metricValue": "1", "defaultValue": 0.0},
+    ])
+    dimensioned = {"metricName": "M", "metricNamespace": namespace, "metricValue": "1", "dimensions": {"Status": "$status"}}
+    err = error_of(logs.put_metric_filter, logGroupName=group, filterName="terms", filterPattern="ERROR", metricTransformations=[dimensioned])
+    assert (err["Code"], err["Message"]) == ("InvalidParameterException", "The specified filter pattern does not support dimensions")
+    err = error_of(logs.put_metric_filter, logGroupName=group, filterName="both", filterPattern="[ip, status, latency]", metricTransformations=[{**dimensioned, "defaultValue": 0.0}])
+    assert err["Message"] == "Invalid metric transformation: dimensions and default value are mutually exclusive properties"
+    t = (now_ms(stratus) // 60_000) * 60_000 - 120_000
+    put(logs, group, stream, [
+        {"timestamp": t, "message": "10.0.0.1 200 30"},
+        {"timestamp": t + 1, "message": "10.0.0.2 200 50"},
+        {"timestamp": t + 2, "message": "10.0.0.3 500 900"},
+        {"timestamp": t + 60_000, "message": "ERROR disk full"},
+    ])
+    cw = stratus.client("cloudwatch")
+    window = {"StartTime": t / 1000 - 60, "EndTime": t / 1000 + 180, "Period": 60}
+    ok = cw.get_metric_statistics(Namespace=namespace, MetricName="Latency", Dimensions=[{"Name": "Status", "Value": "200"}], Statistics=["Average", "SampleCount"], **window)
+    assert [(p["Average"], p["SampleCount"], p["Unit"]) for p in ok["Datapoints"]] == [(40.0, 2.0, "Milliseconds")]
+    failed = cw.get_metric_statistics(Namespace=namespace, MetricName="Latency", Dimensions=[{"Name": "Status", "Value": "500"}], Statistics=["Maximum"], **window)
+    assert [p["Maximum"] for p in failed["Datapoints"]] == [900.0]
+    # The minute with events and no ERROR reports the default value; the next one counts the match.
+    errors = cw.get_metric_statistics(Namespace=namespace, MetricName="Errors", Statistics=["Sum", "SampleCount"], **window)["Datapoints"]
+    assert sorted((p["Timestamp"].timestamp() * 1000 - t, p["Sum"]) for p in errors) == [(0, 0.0), (60_000, 1.0)]
+
+
 def test_insights_queries_run_as_they_start(logs, stratus):
     group, stream = group_with_stream(logs)
     t = now_ms(stratus)

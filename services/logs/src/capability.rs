@@ -24,7 +24,7 @@ impl LogWriter for LogsService {
             events.sort_by_key(|e| e.timestamp_ms);
             let store = self.store(caller.account_id, caller.region)?;
             let used = self.used(caller.account_id, caller.region, &*store)?;
-            let added = self
+            let appended = self
                 .transact(caller.account_id, caller.region, move |tx| {
                     if find_group(&*tx, &group)?.is_none() {
                         GROUPS.put(tx, group.as_bytes().to_vec(), &GroupRecord::new(group.clone(), now))?;
@@ -36,11 +36,11 @@ impl LogWriter for LogsService {
                     if batch.is_empty() {
                         STREAMS.put(tx, pair_key(&group, &stream), &stream_record)?;
                     }
-                    let (_, added) = append(tx, &group, &stream, &mut stream_record, &batch, now, used)?;
-                    Ok(added)
+                    append(tx, &group, &stream, &mut stream_record, &batch, now, used)
                 })
                 .await?;
-            self.add_used(caller.account_id, caller.region, added);
+            self.add_used(caller.account_id, caller.region, appended.bytes);
+            self.publish(caller.account_id, caller.region, appended.metrics).await;
             Ok(())
         })
     }
@@ -63,7 +63,7 @@ mod tests {
     fn service() -> LogsService {
         let storage = Arc::new(Storage::open(StorageConfig::Ephemeral).unwrap());
         let clock = Clock::manual(UNIX_EPOCH + Duration::from_millis(NOW_MS as u64));
-        LogsService::new(storage, Scheduler::new(clock), None)
+        LogsService::new(storage, Scheduler::new(clock), None, None)
     }
 
     fn line(timestamp_ms: i64, message: &str) -> LogEvent {

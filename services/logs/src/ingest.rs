@@ -11,16 +11,26 @@ use stratus_storage::{Direction, KeyRange, Store, Tx};
 
 use crate::error::{limit_exceeded, Result};
 use crate::events::{decode_row, encode_row, EVENT_OVERHEAD};
-use crate::records::{event_key, pair_key, StreamRecord, EVENTS, STREAMS};
+use crate::metric_filters::{metrics_of, Published};
+use crate::records::{event_key, group_key, pair_key, StreamRecord, EVENTS, METRIC_FILTERS, STREAMS};
 use crate::service::{lock, LogsService};
 
 /// The most event bytes (messages plus 26 bytes each) kept per account and region: a put
 /// that would pass it is refused until retention, or deleting groups or streams, makes room.
 pub(crate) const MAX_STORED_BYTES: i64 = 1 << 30;
 
+/// What [`append`] did.
+pub(crate) struct Appended {
+    /// The stream's next sequence number.
+    pub next_seq: u64,
+    /// The bytes added.
+    pub bytes: i64,
+    /// What the group's metric filters make of the events, to publish once they are stored.
+    pub metrics: Published,
+}
+
 /// Appends `events` (in order) to `stream_name` of `group`, at ingestion time `now_ms`, when
-/// `used` bytes are already held; answers the stream's next sequence number and the bytes
-/// added.
+/// `used` bytes are already held.
 pub(crate) fn append(
     tx: &mut Tx<'_>,
     group: &str,
@@ -29,9 +39,13 @@ pub(crate) fn append(
     events: &[(i64, &str)],
     now_ms: i64,
     used: i64,
-) -> Result<(u64, i64)> {
+) -> Result<Appended> {
     if events.is_empty() {
-        return Ok((stream.next_seq, 0));
+        return Ok(Appended {
+            next_seq: stream.next_seq,
+            bytes: 0,
+            metrics: Published::new(),
+        });
     }
     let bytes: i64 = events.iter().map(|(_, m)| (m.len() + EVENT_OVERHEAD) as i64).sum();
     if used + bytes > MAX_STORED_BYTES {
@@ -54,7 +68,16 @@ pub(crate) fn append(
     stream.last_ingestion = Some(now_ms);
     stream.stored_bytes += bytes;
     STREAMS.put(tx, pair_key(group, stream_name), stream)?;
-    Ok((stream.next_seq, bytes))
+    let filters: Vec<_> = METRIC_FILTERS
+        .scan_prefix(&*tx, group_key(group))?
+        .into_iter()
+        .map(|(_, filter)| filter)
+        .collect();
+    Ok(Appended {
+        next_seq: stream.next_seq,
+        bytes,
+        metrics: metrics_of(&filters, events),
+    })
 }
 
 /// Deletes the events of `group` (of its stream `stream` alone when given) older than

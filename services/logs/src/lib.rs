@@ -25,6 +25,7 @@ mod events;
 mod filter_pattern;
 mod ingest;
 mod insights;
+mod metric_filters;
 mod ops;
 mod records;
 mod retention;
@@ -48,6 +49,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
         env.storage.clone(),
         env.scheduler.clone(),
         env.providers.objects.clone(),
+        env.providers.metrics.clone(),
     );
     logs.resume_retention();
     Registration {

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use stratus_core::arn::Arn;
 use stratus_core::scheduler::{JobId, Scheduler};
-use stratus_core::service::ObjectSource;
+use stratus_core::service::{MetricSink, ObjectSource};
 use stratus_core::AwsError;
 use stratus_storage::{Durability, Namespace, Read, Storage, Store, Tx};
 
@@ -27,10 +27,17 @@ pub(crate) struct Shared {
     pub(crate) usage: Mutex<std::collections::HashMap<(String, String), i64>>,
     /// S3's buckets, which export tasks name.
     pub(crate) objects: Option<Arc<dyn ObjectSource>>,
+    /// CloudWatch, which metric filters publish to.
+    pub(crate) metrics: Option<Arc<dyn MetricSink>>,
 }
 
 impl LogsService {
-    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, objects: Option<Arc<dyn ObjectSource>>) -> LogsService {
+    pub fn new(
+        storage: Arc<Storage>,
+        scheduler: Scheduler,
+        objects: Option<Arc<dyn ObjectSource>>,
+        metrics: Option<Arc<dyn MetricSink>>,
+    ) -> LogsService {
         LogsService {
             shared: Arc::new(Shared {
                 storage,
@@ -38,6 +45,7 @@ impl LogsService {
                 retention_job: Mutex::new(None),
                 usage: Mutex::default(),
                 objects,
+                metrics,
             }),
         }
     }

@@ -36,7 +36,7 @@ pub(crate) async fn put_log_events(
         &ctx.region,
         &*logs.store(&ctx.account_id, &ctx.region)?,
     )?;
-    let (answer, added) = logs
+    let (answer, appended) = logs
         .transact(&ctx.account_id, &ctx.region, move |tx| {
             let group = load_group(&*tx, &group_name)?;
             let mut stream = load_stream(&*tx, &group_name, &stream_name)?;
@@ -46,12 +46,12 @@ pub(crate) async fn put_log_events(
                 .skip(admission.stored.start)
                 .take(admission.stored.len())
                 .collect();
-            let (seq, added) = append(tx, &group_name, &stream_name, &mut stream, &stored, now, used)?;
+            let appended = append(tx, &group_name, &stream_name, &mut stream, &stored, now, used)?;
             let as_index = |i: usize| Some(i as i32);
             let answer = PutLogEventsResponse {
                 // Sequence tokens are accepted and ignored, as AWS has done since 2023; one is
                 // still answered for clients that pass it on.
-                next_sequence_token: Some(digits(1, seq)),
+                next_sequence_token: Some(digits(1, appended.next_seq)),
                 rejected_log_events_info: admission.rejected_any().then(|| RejectedLogEventsInfo {
                     too_new_log_event_start_index: admission.too_new_start.and_then(as_index),
                     too_old_log_event_end_index: admission.too_old_end.and_then(as_index),
@@ -59,10 +59,11 @@ pub(crate) async fn put_log_events(
                 }),
                 rejected_entity_info: None,
             };
-            Ok((answer, added))
+            Ok((answer, appended))
         })
         .await?;
-    logs.add_used(&ctx.account_id, &ctx.region, added);
+    logs.add_used(&ctx.account_id, &ctx.region, appended.bytes);
+    logs.publish(&ctx.account_id, &ctx.region, appended.metrics).await;
     Ok(answer)
 }
 

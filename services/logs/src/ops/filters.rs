@@ -42,7 +42,20 @@ pub(crate) async fn put_metric_filter(
     ctx: &RequestContext,
     input: PutMetricFilterRequest,
 ) -> Result<Unit, AwsError> {
-    checked_pattern(&input.filter_pattern)?;
+    let pattern = checked_pattern(&input.filter_pattern)?;
+    for transformation in &input.metric_transformations {
+        let dimensioned = transformation.dimensions.as_ref().is_some_and(|d| !d.is_empty());
+        // AWS's words, as Terraform and CloudFormation users have met them.
+        if dimensioned && !matches!(pattern, FilterPattern::Json(_) | FilterPattern::Fields(_)) {
+            return Err(invalid_parameter("The specified filter pattern does not support dimensions").into());
+        }
+        if dimensioned && transformation.default_value.is_some() {
+            return Err(invalid_parameter(
+                "Invalid metric transformation: dimensions and default value are mutually exclusive properties",
+            )
+            .into());
+        }
+    }
     let now = ctx.clock.epoch_millis();
     let record = MetricFilterRecord {
         group: input.log_group_name,
