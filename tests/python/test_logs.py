@@ -2,12 +2,16 @@
 GetLogEvents' tokens, FilterLogEvents' filter patterns, retention on a driven clock, tags,
 metric and subscription filters, and the AWS CLI."""
 
+import base64
+import gzip
+import io
 import json
 import os
 import subprocess
 import sys
 import time
 import uuid
+import zipfile
 
 import pytest
 from botocore.exceptions import ClientError
@@ -299,10 +303,10 @@ def test_metric_and_subscription_filters_are_stored_and_tested(logs):
     logs.delete_metric_filter(logGroupName=group, filterName="errors")
     assert logs.describe_metric_filters(logGroupName=group)["metricFilters"] == []
 
-    target = "arn:aws:lambda:us-east-1:000000000000:function:f"
+    target = {"destinationArn": "arn:aws:kinesis:us-east-1:000000000000:stream/s", "roleArn": "arn:aws:iam::000000000000:role/r"}
     for n in ["one", "two"]:
-        logs.put_subscription_filter(logGroupName=group, filterName=n, filterPattern="", destinationArn=target)
-    third = error_of(logs.put_subscription_filter, logGroupName=group, filterName="three", filterPattern="", destinationArn=target)
+        logs.put_subscription_filter(logGroupName=group, filterName=n, filterPattern="", **target)
+    third = error_of(logs.put_subscription_filter, logGroupName=group, filterName="three", filterPattern="", **target)
     assert third == {"Code": "LimitExceededException", "Message": "Resource limit exceeded."}
     filters = logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"]
     assert [(f["filterName"], f["distribution"]) for f in filters] == [("one", "ByLogStream"), ("two", "ByLogStream")]
@@ -341,6 +345,39 @@ def test_metric_filters_turn_ingested_events_into_cloudwatch_metrics(logs, strat
     # The minute with events and no ERROR reports the default value; the next one counts the match.
     errors = cw.get_metric_statistics(Namespace=namespace, MetricName="Errors", Statistics=["Sum", "SampleCount"], **window)["Datapoints"]
     assert sorted((p["Timestamp"].timestamp() * 1000 - t, p["Sum"]) for p in errors) == [(0, 0.0), (60_000, 1.0)]
+
+
+def test_subscription_filters_deliver_matching_events_to_a_function(logs, stratus):
+    lam, sqs = stratus.client("lambda"), stratus.client("sqs")
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    role = stratus.client("iam").create_role(RoleName=name("logs-fn"), AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    code = io.BytesIO()
+    with zipfile.ZipFile(code, "w") as z:
+        z.writestr("app.py", "def handler(event, context):\n    return 'ok'\n")
+    function = name("on-logs")
+    arn = lam.create_function(FunctionName=function, Runtime="python3.12", Role=role, Handler="app.handler", Code={"ZipFile": code.getvalue()})["FunctionArn"]
+    # The function's success destination shows the event it was invoked with.
+    url = sqs.create_queue(QueueName=name("invoked"))["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    lam.put_function_event_invoke_config(FunctionName=function, DestinationConfig={"OnSuccess": {"Destination": queue_arn}})
+    group, stream = group_with_stream(logs)
+    missing = arn + "-missing"
+    err = error_of(logs.put_subscription_filter, logGroupName=group, filterName="f", filterPattern="", destinationArn=missing)
+    assert (err["Code"], err["Message"]) == ("InvalidParameterException", "Could not execute the lambda function. Make sure you have given CloudWatch Logs permission to execute your function.")
+    logs.put_subscription_filter(logGroupName=group, filterName="errors", filterPattern="ERROR", destinationArn=arn)
+    t = now_ms(stratus)
+    put(logs, group, stream, [{"timestamp": t, "message": "ERROR one"}, {"timestamp": t + 1, "message": "INFO two"}, {"timestamp": t + 2, "message": "ERROR three"}])
+    messages = []
+    deadline = time.time() + 60
+    while not messages and time.time() < deadline:
+        messages = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=5).get("Messages", [])
+    [message] = messages
+    payload = json.loads(message["Body"])["requestPayload"]
+    data = json.loads(gzip.decompress(base64.b64decode(payload["awslogs"]["data"])))
+    assert (data["messageType"], data["owner"], data["logGroup"], data["logStream"]) == ("DATA_MESSAGE", "000000000000", group, stream)
+    assert data["subscriptionFilters"] == ["errors"]
+    assert [(e["timestamp"] - t, e["message"]) for e in data["logEvents"]] == [(0, "ERROR one"), (2, "ERROR three")]
+    assert all(len(e["id"]) == 56 and e["id"].isdigit() for e in data["logEvents"])
 
 
 def test_insights_queries_run_as_they_start(logs, stratus):

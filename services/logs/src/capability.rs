@@ -5,7 +5,7 @@ use stratus_core::service::capabilities::LogEvent;
 use stratus_core::service::{BoxFuture, Caller, LogWriter};
 use stratus_core::AwsError;
 
-use crate::ingest::append;
+use crate::ingest::{append, Target};
 use crate::records::{pair_key, GroupRecord, StreamRecord, GROUPS, STREAMS};
 use crate::service::{find_group, LogsService};
 
@@ -24,6 +24,7 @@ impl LogWriter for LogsService {
             events.sort_by_key(|e| e.timestamp_ms);
             let store = self.store(caller.account_id, caller.region)?;
             let used = self.used(caller.account_id, caller.region, &*store)?;
+            let (account, deliveries) = (caller.account_id.to_owned(), self.shared.deliveries.clone());
             let appended = self
                 .transact(caller.account_id, caller.region, move |tx| {
                     if find_group(&*tx, &group)?.is_none() {
@@ -36,10 +37,18 @@ impl LogWriter for LogsService {
                     if batch.is_empty() {
                         STREAMS.put(tx, pair_key(&group, &stream), &stream_record)?;
                     }
-                    append(tx, &group, &stream, &mut stream_record, &batch, now, used)
+                    let target = Target {
+                        account: &account,
+                        group: &group,
+                        stream: &stream,
+                    };
+                    append(tx, &deliveries, target, &mut stream_record, &batch, now, used)
                 })
                 .await?;
             self.add_used(caller.account_id, caller.region, appended.bytes);
+            if appended.queued {
+                self.shared.deliveries.wake(caller.account_id, caller.region);
+            }
             self.publish(caller.account_id, caller.region, appended.metrics).await;
             Ok(())
         })
@@ -53,6 +62,7 @@ mod tests {
 
     use stratus_core::clock::Clock;
     use stratus_core::scheduler::Scheduler;
+    use stratus_core::service::{Providers, Spawner};
     use stratus_storage::{Storage, StorageConfig};
 
     use super::*;
@@ -63,7 +73,12 @@ mod tests {
     fn service() -> LogsService {
         let storage = Arc::new(Storage::open(StorageConfig::Ephemeral).unwrap());
         let clock = Clock::manual(UNIX_EPOCH + Duration::from_millis(NOW_MS as u64));
-        LogsService::new(storage, Scheduler::new(clock), None, None)
+        LogsService::new(
+            storage,
+            Scheduler::new(clock),
+            &Spawner::new(drop),
+            &Providers::default(),
+        )
     }
 
     fn line(timestamp_ms: i64, message: &str) -> LogEvent {

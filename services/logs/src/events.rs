@@ -142,6 +142,14 @@ pub(crate) fn digits(high: u64, low: u64) -> String {
     format!("{:016}{:020}{:020}", (high ^ low) % 10_000_000_000_000_000, high, low)
 }
 
+/// AWS's 56-digit event id, unique within the group: event `seq` of `stream`.
+pub(crate) fn event_id(stream: &str, seq: u64) -> String {
+    let stream_hash = stream.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    digits(stream_hash % 100_000_000_000_000_000, seq)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,14 +6,18 @@
 
 use std::collections::BTreeMap;
 
+use stratus_outbox::Outbox;
 use stratus_storage::tuple::TupleKey;
 use stratus_storage::{Direction, KeyRange, Store, Tx};
 
 use crate::error::{limit_exceeded, Result};
 use crate::events::{decode_row, encode_row, EVENT_OVERHEAD};
 use crate::metric_filters::{metrics_of, Published};
-use crate::records::{event_key, group_key, pair_key, StreamRecord, EVENTS, METRIC_FILTERS, STREAMS};
+use crate::records::{
+    event_key, group_key, pair_key, StreamRecord, EVENTS, METRIC_FILTERS, STREAMS, SUBSCRIPTION_FILTERS,
+};
 use crate::service::{lock, LogsService};
+use crate::subscriptions::{deliveries_of, Delivery, Ingested};
 
 /// The most event bytes (messages plus 26 bytes each) kept per account and region: a put
 /// that would pass it is refused until retention, or deleting groups or streams, makes room.
@@ -27,24 +31,41 @@ pub(crate) struct Appended {
     pub bytes: i64,
     /// What the group's metric filters make of the events, to publish once they are stored.
     pub metrics: Published,
+    /// Whether subscription filters queued deliveries (the outbox is to be woken).
+    pub queued: bool,
 }
 
-/// Appends `events` (in order) to `stream_name` of `group`, at ingestion time `now_ms`, when
-/// `used` bytes are already held.
+/// Where events are written: a stream of a group in an account.
+#[derive(Clone, Copy)]
+pub(crate) struct Target<'a> {
+    pub account: &'a str,
+    pub group: &'a str,
+    pub stream: &'a str,
+}
+
+/// Appends `events` (in order) to `target`'s stream, whose record is `stream`, at ingestion
+/// time `now_ms`, when `used` bytes are already held; queues the group's subscription
+/// deliveries in `deliveries` in the same transaction.
 pub(crate) fn append(
     tx: &mut Tx<'_>,
-    group: &str,
-    stream_name: &str,
+    deliveries: &Outbox<Delivery>,
+    target: Target<'_>,
     stream: &mut StreamRecord,
     events: &[(i64, &str)],
     now_ms: i64,
     used: i64,
 ) -> Result<Appended> {
+    let Target {
+        account,
+        group,
+        stream: stream_name,
+    } = target;
     if events.is_empty() {
         return Ok(Appended {
             next_seq: stream.next_seq,
             bytes: 0,
             metrics: Published::new(),
+            queued: false,
         });
     }
     let bytes: i64 = events.iter().map(|(_, m)| (m.len() + EVENT_OVERHEAD) as i64).sum();
@@ -54,6 +75,7 @@ pub(crate) fn append(
              set a retention policy or delete log groups to make room."
         )));
     }
+    let first_seq = stream.next_seq;
     for &(timestamp, message) in events {
         tx.put(
             EVENTS,
@@ -73,10 +95,29 @@ pub(crate) fn append(
         .into_iter()
         .map(|(_, filter)| filter)
         .collect();
+    let subscriptions: Vec<_> = SUBSCRIPTION_FILTERS
+        .scan_prefix(&*tx, group_key(group))?
+        .into_iter()
+        .map(|(_, filter)| filter)
+        .collect();
+    let ingested: Vec<Ingested<'_>> = (first_seq..)
+        .zip(events)
+        .map(|(seq, &(timestamp, message))| Ingested {
+            timestamp,
+            seq,
+            message,
+        })
+        .collect();
+    let queued = deliveries_of(account, group, stream_name, &subscriptions, &ingested);
+    let any_queued = !queued.is_empty();
+    for delivery in queued {
+        deliveries.put(tx, delivery)?;
+    }
     Ok(Appended {
         next_seq: stream.next_seq,
         bytes,
         metrics: metrics_of(&filters, events),
+        queued: any_queued,
     })
 }
 

@@ -30,6 +30,7 @@ mod ops;
 mod records;
 mod retention;
 mod service;
+mod subscriptions;
 
 use std::sync::Arc;
 
@@ -45,13 +46,9 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
-    let logs = LogsService::new(
-        env.storage.clone(),
-        env.scheduler.clone(),
-        env.providers.objects.clone(),
-        env.providers.metrics.clone(),
-    );
+    let logs = LogsService::new(env.storage.clone(), env.scheduler.clone(), env.spawner, env.providers);
     logs.resume_retention();
+    logs.shared.deliveries.start(Arc::new(logs.clone()));
     Registration {
         handlers: vec![Arc::new(Handler(logs.clone()))],
         provides: Providers {

@@ -5,12 +5,14 @@ use std::sync::{Arc, Mutex};
 
 use stratus_core::arn::Arn;
 use stratus_core::scheduler::{JobId, Scheduler};
-use stratus_core::service::{MetricSink, ObjectSource};
+use stratus_core::service::{FunctionInvoker, MetricSink, ObjectSource, Providers, Spawner};
 use stratus_core::AwsError;
+use stratus_outbox::Outbox;
 use stratus_storage::{Durability, Namespace, Read, Storage, Store, Tx};
 
 use crate::error::{group_not_found, stream_not_found, validation, Result};
 use crate::records::{pair_key, GroupRecord, StreamRecord, GROUPS, STREAMS};
+use crate::subscriptions::{Delivery, DELIVERIES};
 
 /// CloudWatch Logs, backed by `storage`. Clones share everything.
 #[derive(Clone)]
@@ -29,23 +31,27 @@ pub(crate) struct Shared {
     pub(crate) objects: Option<Arc<dyn ObjectSource>>,
     /// CloudWatch, which metric filters publish to.
     pub(crate) metrics: Option<Arc<dyn MetricSink>>,
+    /// Lambda, which subscription filters deliver to.
+    pub(crate) functions: Option<Arc<dyn FunctionInvoker>>,
+    /// Subscription filters' deliveries, until their destination has them.
+    pub(crate) deliveries: Outbox<Delivery>,
 }
 
 impl LogsService {
-    pub fn new(
-        storage: Arc<Storage>,
-        scheduler: Scheduler,
-        objects: Option<Arc<dyn ObjectSource>>,
-        metrics: Option<Arc<dyn MetricSink>>,
-    ) -> LogsService {
+    /// The service, with what it takes of the services registered before it: S3 (export
+    /// tasks' buckets), CloudWatch (metric filters) and Lambda (subscription filters).
+    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, spawner: &Spawner, providers: &Providers) -> LogsService {
+        let deliveries = Outbox::new(DELIVERIES, "logs", &storage, &scheduler, spawner);
         LogsService {
             shared: Arc::new(Shared {
                 storage,
                 scheduler,
                 retention_job: Mutex::new(None),
                 usage: Mutex::default(),
-                objects,
-                metrics,
+                objects: providers.objects.clone(),
+                metrics: providers.metrics.clone(),
+                functions: providers.functions.clone(),
+                deliveries,
             }),
         }
     }

@@ -9,9 +9,9 @@ use stratus_storage::tuple::{TupleKey, TupleReader};
 use stratus_storage::{Direction, KeyRange, Read, Store};
 
 use crate::error::{invalid_parameter, invalid_token, Result};
-use crate::events::{admit, decode_row, digits, StoredEvent, MAX_BATCH_BYTES};
+use crate::events::{admit, decode_row, digits, event_id, StoredEvent, MAX_BATCH_BYTES};
 use crate::filter_pattern::FilterPattern;
-use crate::ingest::append;
+use crate::ingest::{append, Target};
 use crate::records::{event_key, pair_key, EVENTS};
 use crate::service::{group_named, load_group, load_stream, LogsService};
 
@@ -36,6 +36,7 @@ pub(crate) async fn put_log_events(
         &ctx.region,
         &*logs.store(&ctx.account_id, &ctx.region)?,
     )?;
+    let (account, deliveries) = (ctx.account_id.clone(), logs.shared.deliveries.clone());
     let (answer, appended) = logs
         .transact(&ctx.account_id, &ctx.region, move |tx| {
             let group = load_group(&*tx, &group_name)?;
@@ -46,7 +47,12 @@ pub(crate) async fn put_log_events(
                 .skip(admission.stored.start)
                 .take(admission.stored.len())
                 .collect();
-            let appended = append(tx, &group_name, &stream_name, &mut stream, &stored, now, used)?;
+            let target = Target {
+                account: &account,
+                group: &group_name,
+                stream: &stream_name,
+            };
+            let appended = append(tx, &deliveries, target, &mut stream, &stored, now, used)?;
             let as_index = |i: usize| Some(i as i32);
             let answer = PutLogEventsResponse {
                 // Sequence tokens are accepted and ignored, as AWS has done since 2023; one is
@@ -63,6 +69,9 @@ pub(crate) async fn put_log_events(
         })
         .await?;
     logs.add_used(&ctx.account_id, &ctx.region, appended.bytes);
+    if appended.queued {
+        logs.shared.deliveries.wake(&ctx.account_id, &ctx.region);
+    }
     logs.publish(&ctx.account_id, &ctx.region, appended.metrics).await;
     Ok(answer)
 }
@@ -268,14 +277,6 @@ fn decode_filter_position(bytes: &[u8]) -> Result<(i64, String, u64)> {
     Ok((timestamp, stream, seq))
 }
 
-/// AWS's 56-digit event id, unique within the group.
-pub(crate) fn event_id(e: &StoredEvent) -> String {
-    let stream_hash = e.stream.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    digits(stream_hash % 100_000_000_000_000_000, e.seq)
-}
-
 pub(crate) async fn filter_log_events(
     logs: &LogsService,
     ctx: &RequestContext,
@@ -362,7 +363,7 @@ pub(crate) async fn filter_log_events(
                 found
                     .into_iter()
                     .map(|e| FilteredLogEvent {
-                        event_id: Some(event_id(&e)),
+                        event_id: Some(event_id(&e.stream, e.seq)),
                         timestamp: Some(e.timestamp),
                         ingestion_time: Some(e.ingestion),
                         log_stream_name: Some(e.stream),

@@ -227,6 +227,9 @@ pub(crate) async fn put_subscription_filter(
         ))
         .into());
     }
+    if arn.split(':').nth(2) == Some("lambda") {
+        logs.check_function(ctx, arn).await?;
+    }
     let record = SubscriptionRecord {
         group: input.log_group_name,
         name: input.filter_name,

@@ -35,7 +35,7 @@ fn events_between(r: &(impl Read + ?Sized), group: &str, from: i64, to: i64) -> 
                 ingestion: e.ingestion,
                 group: group.to_owned(),
                 stream: e.stream.clone(),
-                pointer: super::events::event_id(&e),
+                pointer: crate::events::event_id(&e.stream, e.seq),
                 message: e.message.clone(),
             });
         }
