@@ -254,3 +254,64 @@ impl CertificateRecord {
         RenewalEligibility::Ineligible
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::authority::{Authority, LeafKey};
+
+    fn requested(now: i64) -> CertificateRecord {
+        let authority = Authority::new(now);
+        let names = vec!["example.org".to_owned()];
+        let issued = authority
+            .issue(&names, LeafKey::Rsa2048, now + VALIDATION_DELAY_MS)
+            .expect("issued");
+        CertificateRecord {
+            arn: "arn:aws:acm:us-east-1:111111111111:certificate/x".to_owned(),
+            origin: Origin::Requested,
+            domain_name: names[0].clone(),
+            names,
+            validation_method: Some("DNS".to_owned()),
+            validation_domains: Vec::new(),
+            key_algorithm: "RSA_2048".to_owned(),
+            created_ms: now,
+            imported_ms: None,
+            issued_ms: Some(now + VALIDATION_DELAY_MS),
+            certificate_pem: issued.certificate_pem,
+            chain_pem: None,
+            private_key: Some(issued.private_key),
+            facts: issued.facts,
+            transparency_logging: "ENABLED".to_owned(),
+            export: "DISABLED".to_owned(),
+            exported: false,
+            tags: Vec::new(),
+            idempotency_token: None,
+            revoked: None,
+            renewed_ms: None,
+        }
+    }
+
+    #[test]
+    fn a_request_is_pending_then_issued_then_expired() {
+        let now = 1_700_000_000_000;
+        let mut record = requested(now);
+        assert_eq!(record.status(now), CertificateStatus::PendingValidation);
+        let pending = record.detail(now, "111111111111");
+        assert_eq!(pending.serial, None);
+        assert_eq!(pending.key_usages, Some(Vec::new()));
+        assert_eq!(pending.subject.as_deref(), Some("CN=example.org"));
+        let issued_at = now + VALIDATION_DELAY_MS;
+        assert_eq!(record.status(issued_at), CertificateStatus::Issued);
+        assert!(record.detail(issued_at, "111111111111").serial.is_some());
+        assert_eq!(record.status(record.facts.not_after_ms + 1), CertificateStatus::Expired);
+        record.revoked = Some((issued_at, "KEY_COMPROMISE".to_owned()));
+        assert_eq!(record.status(issued_at), CertificateStatus::Revoked);
+    }
+
+    #[test]
+    fn key_types_are_shown_with_a_hyphen_and_filtered_with_an_underscore() {
+        let record = requested(1_700_000_000_000);
+        assert_eq!(record.shown_key_algorithm().as_str(), "RSA-2048");
+        assert_eq!(record.key_algorithm, "RSA_2048");
+    }
+}
