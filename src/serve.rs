@@ -270,6 +270,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_secretsmanager::register,
     stratus_service_ssm::register,
     stratus_service_kinesis::register,
+    stratus_service_acm::register,
 ];
 
 /// The services' own settings, from the command line.
