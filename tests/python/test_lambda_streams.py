@@ -9,30 +9,18 @@ The function writes each event it receives to a file of a directory named in its
 as in test_lambda_esm.py."""
 
 import base64
-import io
 import json
 import os
 import shutil
 import tempfile
 import time
 import uuid
-import zipfile
 
 import pytest
 from aws_lambda_powertools.utilities.parser.models import KinesisDataStreamModel
-from botocore.exceptions import ClientError
 from conftest import Stratus
 
-ACCOUNT = "000000000000"
-REGION = "us-east-1"
-TRUST = json.dumps(
-    {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
-        ],
-    }
-)
+from test_lambda_esm import ACCOUNT, REGION, TRUST, error_of, make_zip
 
 # Records each event; fails as the records' data ask: "crash" fails the invocation, "fail…"
 # is reported as a batch item failure.
@@ -49,13 +37,6 @@ def handler(event, context):
     failed = [r["kinesis"]["sequenceNumber"] for r, d in zip(event["Records"], datas) if d.startswith("fail")]
     return {"batchItemFailures": [{"itemIdentifier": i} for i in failed]}
 """
-
-
-def make_zip(source):
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as z:
-        z.writestr("app.py", source)
-    return buffer.getvalue()
 
 
 class Recorder:
@@ -122,12 +103,6 @@ def stream(kinesis, shards=1):
 def put(kinesis, name, *datas, key="k"):
     for d in datas:
         kinesis.put_record(StreamName=name, Data=d.encode(), PartitionKey=key)
-
-
-def error_of(call):
-    with pytest.raises(ClientError) as e:
-        call()
-    return e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]
 
 
 def received(sqs, url, count, timeout=30):

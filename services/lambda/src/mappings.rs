@@ -147,7 +147,7 @@ impl StreamSettings {
             }
             self.on_failure = config.on_failure.and_then(|f| f.destination).filter(|d| !d.is_empty());
             if let Some(d) = &self.on_failure {
-                if !matches!(d.split(':').nth(2), Some("sqs" | "sns")) {
+                if !matches!(d.split(':').nth(2), Some("sqs" | "sns" | "s3")) {
                     return Err(invalid_parameter(format!(
                         "The provided destination config DestinationConfig(onSuccess=null, onFailure=OnFailure(destination={d})) is invalid."
                     )));

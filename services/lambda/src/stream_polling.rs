@@ -109,8 +109,8 @@ struct ShardPoller {
 /// How one invocation of a batch went.
 enum Outcome {
     Done,
-    /// The function names records it failed: the first of them, by index.
-    FailedFrom(usize),
+    /// The function names records it failed: the first of them, by index, and what ran.
+    FailedFrom(usize, Ran),
     /// The whole batch failed; what ran, if the function ran.
     Failed(Option<Ran>),
 }
@@ -220,7 +220,7 @@ impl ShardPoller {
                 let outcome = self.outcome(&batch, ran);
                 let ran = match outcome {
                     Outcome::Done => break,
-                    Outcome::FailedFrom(index) => {
+                    Outcome::FailedFrom(index, ran) => {
                         if index > 0 {
                             if let Err(e) = self.commit(&batch[index - 1].next).await {
                                 tracing::warn!(mapping = %self.mapping.uuid, error = %e, "could not store a checkpoint");
@@ -228,7 +228,7 @@ impl ShardPoller {
                             }
                             batch.drain(..index);
                         }
-                        None
+                        Some(ran)
                     }
                     Outcome::Failed(ran) => {
                         if self.settings.bisect_on_error && batch.len() > 1 {
@@ -302,7 +302,7 @@ impl ShardPoller {
             Some(failed) if failed.is_empty() => Outcome::Done,
             Some(failed) => {
                 let first = ids.iter().position(|id| failed.iter().any(|f| f == id)).unwrap_or(0);
-                Outcome::FailedFrom(first)
+                Outcome::FailedFrom(first, ran)
             }
             None => Outcome::Failed(Some(ran)),
         }
@@ -374,7 +374,8 @@ fn failure_record(failed: FailedBatch<'_>, condition: &str, attempts: u32, ran: 
         Some(ran) => json!({
             "statusCode": 200,
             "executedVersion": ran.executed_version,
-            "functionError": ran.function_error.clone().unwrap_or_else(|| "Unhandled".to_owned()),
+            // `null` when the function answered with batch item failures (recorded against AWS).
+            "functionError": ran.function_error,
         }),
         None => json!({ "statusCode": 500, "executedVersion": "$LATEST", "functionError": "Unhandled" }),
     };

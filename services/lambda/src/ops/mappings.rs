@@ -48,7 +48,16 @@ fn settings_changed(s: &Settings) -> bool {
 }
 
 /// Refuses the settings of stream and Kafka sources, which an SQS mapping does not take.
-fn refuse_stream_settings(sent: &[(&str, bool)]) -> Result<(), AwsError> {
+fn refuse_stream_settings(changes: &StreamChanges, starting_position: bool) -> Result<(), AwsError> {
+    let sent = [
+        ("StartingPosition", starting_position),
+        ("ParallelizationFactor", changes.parallelization_factor.is_some()),
+        ("MaximumRetryAttempts", changes.maximum_retry_attempts.is_some()),
+        ("MaximumRecordAgeInSeconds", changes.maximum_record_age.is_some()),
+        ("BisectBatchOnFunctionError", changes.bisect_on_error.is_some()),
+        ("TumblingWindowInSeconds", changes.tumbling_window.is_some()),
+        ("DestinationConfig", changes.destination.is_some()),
+    ];
     match sent.iter().find(|(_, present)| *present) {
         Some((name, _)) => Err(invalid_parameter(format!(
             "Unsupported {name} parameter for given event source mapping type."
@@ -104,23 +113,17 @@ pub(crate) async fn create_event_source_mapping(
 ) -> Result<EventSourceMappingConfiguration, AwsError> {
     let source = input.event_source_arn.clone().unwrap_or_default();
     let service = source.split(':').nth(2).filter(|_| source.starts_with("arn:"));
+    let stream_changes = StreamChanges {
+        maximum_retry_attempts: input.maximum_retry_attempts,
+        maximum_record_age: input.maximum_record_age_in_seconds,
+        bisect_on_error: input.bisect_batch_on_function_error,
+        parallelization_factor: input.parallelization_factor,
+        tumbling_window: input.tumbling_window_in_seconds,
+        destination: input.destination_config,
+    };
     let (fifo, stream) = match service {
         Some("sqs") => {
-            refuse_stream_settings(&[
-                ("StartingPosition", input.starting_position.is_some()),
-                ("ParallelizationFactor", input.parallelization_factor.is_some()),
-                ("MaximumRetryAttempts", input.maximum_retry_attempts.is_some()),
-                (
-                    "MaximumRecordAgeInSeconds",
-                    input.maximum_record_age_in_seconds.is_some(),
-                ),
-                (
-                    "BisectBatchOnFunctionError",
-                    input.bisect_batch_on_function_error.is_some(),
-                ),
-                ("TumblingWindowInSeconds", input.tumbling_window_in_seconds.is_some()),
-                ("DestinationConfig", input.destination_config.is_some()),
-            ])?;
+            refuse_stream_settings(&stream_changes, input.starting_position.is_some())?;
             (queue_is_fifo(lambda, ctx, &source).await?, None)
         }
         Some("kinesis") => {
@@ -129,14 +132,7 @@ pub(crate) async fn create_event_source_mapping(
                 starting_timestamp_ms: input.starting_position_timestamp.and_then(|t| t.to_millis().ok()),
                 ..StreamSettings::default()
             };
-            settings.apply(StreamChanges {
-                maximum_retry_attempts: input.maximum_retry_attempts,
-                maximum_record_age: input.maximum_record_age_in_seconds,
-                bisect_on_error: input.bisect_batch_on_function_error,
-                parallelization_factor: input.parallelization_factor,
-                tumbling_window: input.tumbling_window_in_seconds,
-                destination: input.destination_config,
-            })?;
+            settings.apply(stream_changes)?;
             check_stream(lambda, ctx, &source).await?;
             (false, Some(settings))
         }
@@ -267,14 +263,7 @@ pub(crate) async fn update_event_source_mapping(
             let changed = settings_changed(&settings) || function_arn.is_some() || stream_changes.any();
             match &mut record.stream {
                 Some(stream) => stream.apply(stream_changes)?,
-                None => refuse_stream_settings(&[
-                    ("ParallelizationFactor", stream_changes.parallelization_factor.is_some()),
-                    ("MaximumRetryAttempts", stream_changes.maximum_retry_attempts.is_some()),
-                    ("MaximumRecordAgeInSeconds", stream_changes.maximum_record_age.is_some()),
-                    ("BisectBatchOnFunctionError", stream_changes.bisect_on_error.is_some()),
-                    ("TumblingWindowInSeconds", stream_changes.tumbling_window.is_some()),
-                    ("DestinationConfig", stream_changes.destination.is_some()),
-                ])?,
+                None => refuse_stream_settings(&stream_changes, false)?,
             }
             record.apply(settings)?;
             if let Some(arn) = function_arn {
