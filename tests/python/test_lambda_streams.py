@@ -265,3 +265,21 @@ def test_a_restart_resumes_from_the_checkpoint(tmp_path, out):
         assert f.datas() == ["one", "two", "three"]
     finally:
         put_while_down.stop()
+
+
+def test_the_batching_window_gathers_records_put_one_by_one(clients, role, out):
+    lam, kinesis, _ = clients
+    f = Recorder(lam, role, out)
+    name, arn = stream(kinesis)
+    mapping = lam.create_event_source_mapping(
+        EventSourceArn=arn,
+        FunctionName=f.name,
+        StartingPosition="TRIM_HORIZON",
+        BatchSize=3,
+        MaximumBatchingWindowInSeconds=5,
+    )["UUID"]
+    for d in ["a", "b", "c"]:
+        put(kinesis, name, d)
+        time.sleep(0.3)
+    assert f.wait_for(lambda batches: len(batches) >= 1) == [["a", "b", "c"]]
+    lam.delete_event_source_mapping(UUID=mapping)

@@ -19,7 +19,7 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::{json, Value};
 use stratus_core::service::capabilities::QueueMessage;
-use stratus_core::service::{Caller, ShardRecord, StreamSource, StreamStart};
+use stratus_core::service::{Caller, ShardRead, ShardRecord, StreamSource, StreamStart};
 use stratus_storage::Table;
 use tokio::sync::watch;
 
@@ -139,13 +139,23 @@ impl ShardPoller {
                 read = self.source.read(self.caller(), self.arn(), &self.shard, &position, size) => read,
                 _ = stopped.changed() => return,
             };
-            let read = match read {
+            let mut read = match read {
                 Ok(read) => read,
                 Err(e) => {
                     tracing::warn!(mapping = %self.mapping.uuid, shard = %self.shard, error = %e, "stopped reading the shard");
                     return;
                 }
             };
+            if !read.records.is_empty() && read.records.len() < size && self.mapping.maximum_batching_window > 0 {
+                match self.gather(&position, size, &mut stopped).await {
+                    Some(Ok(more)) => read = more,
+                    Some(Err(e)) => {
+                        tracing::warn!(mapping = %self.mapping.uuid, shard = %self.shard, error = %e, "stopped reading the shard");
+                        return;
+                    }
+                    None => return,
+                }
+            }
             let Some(last) = read.records.last() else {
                 if read.ended {
                     return;
@@ -160,6 +170,39 @@ impl ShardPoller {
                 return;
             }
             position = end;
+        }
+    }
+
+    /// Reads again from `position` as records arrive, until the batch is full or
+    /// `MaximumBatchingWindowInSeconds` has passed on the scheduler's clock; `None` when the
+    /// poller was stopped first.
+    async fn gather(
+        &self,
+        position: &str,
+        size: usize,
+        stopped: &mut watch::Receiver<()>,
+    ) -> Option<Result<ShardRead, stratus_core::AwsError>> {
+        let window = Duration::from_secs(u64::try_from(self.mapping.maximum_batching_window).unwrap_or(0));
+        let scheduler = &self.lambda.shared.scheduler;
+        let deadline = scheduler.sleep_until(scheduler.clock().moment_after(window));
+        tokio::pin!(deadline);
+        loop {
+            let seen = self.source.appends(self.caller(), self.arn());
+            let read = self
+                .source
+                .read(self.caller(), self.arn(), &self.shard, position, size)
+                .await;
+            let full = read.as_ref().map_or(true, |r| r.records.len() >= size || r.ended);
+            if full {
+                return Some(read);
+            }
+            tokio::select! {
+                _ = self.source.appended(self.caller(), self.arn(), seen) => {}
+                _ = &mut deadline => {
+                    return Some(self.source.read(self.caller(), self.arn(), &self.shard, position, size).await);
+                }
+                _ = stopped.changed() => return None,
+            }
         }
     }
 
