@@ -1,15 +1,20 @@
 //! Arrival signals: a put wakes the enhanced fan-out subscriptions of its stream, which wait on
-//! a blocking thread (their event stream is a blocking reader) rather than poll.
+//! a blocking thread (their event stream is a blocking reader) rather than poll, and the
+//! consumers of [`StreamSource`](stratus_core::service::StreamSource), which wait as tasks.
 
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
+
+use tokio::sync::watch;
 
 /// Per stream (account, region, name), how many puts have committed since the process began.
 #[derive(Default)]
 pub(crate) struct Arrivals {
     counts: Mutex<HashMap<(String, String, String), u64>>,
     changed: Condvar,
+    /// The counts again, for tasks: a stream's channel is made when a task first waits on it.
+    watched: Mutex<HashMap<Key, watch::Sender<u64>>>,
 }
 
 type Key = (String, String, String);
@@ -18,8 +23,27 @@ impl Arrivals {
     /// Records a committed put to the stream and wakes its waiters.
     pub(crate) fn notify(&self, key: Key) {
         let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        *counts.entry(key).or_default() += 1;
+        let count = counts.entry(key.clone()).or_default();
+        *count += 1;
+        let count = *count;
         self.changed.notify_all();
+        drop(counts);
+        if let Some(watch) = self.watched.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            watch.send_replace(count);
+        }
+    }
+
+    /// Waits, as a task, until the stream's count differs from `seen`.
+    pub(crate) async fn changed(&self, key: Key, seen: u64) {
+        let mut receiver = {
+            let mut watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
+            let sender = watched.entry(key.clone()).or_insert_with(|| watch::channel(0).0);
+            // Under the lock of `watched`, so a put after this read sends to this channel.
+            sender.send_replace(self.current(&key));
+            sender.subscribe()
+        };
+        // The sender lives in the map, so the channel never closes while this waits.
+        let _ = receiver.wait_for(|count| *count != seen).await;
     }
 
     /// The stream's count now, to wait for a change from.
@@ -62,6 +86,20 @@ mod tests {
         };
         arrivals.notify(key());
         assert_eq!(waiter.join().unwrap(), seen + 1);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_put_wakes_a_task() {
+        let arrivals = Arc::new(Arrivals::default());
+        let seen = arrivals.current(&key());
+        let waiter = tokio::spawn({
+            let arrivals = arrivals.clone();
+            async move { arrivals.changed(key(), seen).await }
+        });
+        tokio::task::yield_now().await;
+        arrivals.notify(key());
+        waiter.await.unwrap();
+        arrivals.changed(key(), seen).await;
     }
 
     #[test]

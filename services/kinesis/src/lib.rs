@@ -27,24 +27,35 @@ mod reshard;
 mod sequence;
 mod service;
 mod store;
+mod stream_source;
 mod subscription;
 
 use std::sync::Arc;
 
-use stratus_core::service::{Registration, ServiceEnv};
+use stratus_core::service::{Providers, Registration, ServiceEnv};
 use stratus_gen_kinesis::{Handler, SERVICE};
 use stratus_storage::Storage;
 
 pub use crate::service::KinesisService;
+use crate::stream_source::KinesisStreams;
 
-/// Builds Kinesis when the binary serves it, encrypting through KMS when KMS is served.
+/// Builds Kinesis when the binary serves it, encrypting through KMS when KMS is served, and
+/// offers its streams to consumers (Lambda's event source mappings).
 pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
     let kinesis = KinesisService::new(env.storage.clone(), env.providers.keys.clone());
+    let streams = KinesisStreams {
+        kinesis: kinesis.clone(),
+        clock: env.scheduler.clock().clone(),
+    };
     Registration {
         handlers: vec![Arc::new(Handler(kinesis))],
+        provides: Providers {
+            streams: vec![Arc::new(streams)],
+            ..Providers::default()
+        },
         ..Registration::default()
     }
 }

@@ -1,5 +1,5 @@
 //! Event source mappings: the stored [`MappingRecord`], its settings checked as Lambda checks
-//! them for an SQS queue, and the configuration Lambda answers with.
+//! them for an SQS queue or a stream, and the configuration Lambda answers with.
 //!
 //! A mapping is kept in its settled state (`Enabled` or `Disabled`); the write that changes
 //! it answers with the transition AWS shows first (`Creating`, `Enabling`, `Disabling`,
@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use stratus_core::{AwsError, DateTime};
 use stratus_event_pattern::{Dialect, Pattern};
 use stratus_gen_lambda::types::{
-    EventSourceMappingConfiguration, Filter, FilterCriteria, FunctionResponseType, ScalingConfig,
+    DestinationConfig, EventSourceMappingConfiguration, EventSourcePosition, Filter, FilterCriteria,
+    FunctionResponseType, OnFailure, ScalingConfig,
 };
 use stratus_storage::Table;
 
@@ -23,6 +24,8 @@ pub(crate) const MAPPINGS: Table<MappingRecord> = Table::new("event_source_mappi
 
 /// SQS's default `BatchSize`.
 pub(crate) const DEFAULT_BATCH_SIZE: i32 = 10;
+/// A stream's default `BatchSize` (Lambda's guide, "Lambda parameters for Kinesis").
+pub(crate) const DEFAULT_STREAM_BATCH_SIZE: i32 = 100;
 /// Batches a mapping runs at once when `ScalingConfig` sets no maximum (Lambda starts an SQS
 /// mapping with five concurrent batches).
 pub(crate) const DEFAULT_CONCURRENCY: i32 = 5;
@@ -45,6 +48,114 @@ pub(crate) struct MappingRecord {
     pub(crate) fifo: bool,
     pub(crate) last_modified_ms: i64,
     pub(crate) tags: BTreeMap<String, String>,
+    /// A stream source's own settings; `None` for a queue.
+    #[serde(default)]
+    pub(crate) stream: Option<StreamSettings>,
+}
+
+/// The settings only a stream source takes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct StreamSettings {
+    /// `TRIM_HORIZON`, `LATEST` or `AT_TIMESTAMP`.
+    pub(crate) starting_position: String,
+    /// `StartingPositionTimestamp`, in milliseconds, for `AT_TIMESTAMP`.
+    pub(crate) starting_timestamp_ms: Option<i64>,
+    /// -1: retried until the records expire.
+    pub(crate) maximum_retry_attempts: i32,
+    /// -1: records never get too old.
+    pub(crate) maximum_record_age: i32,
+    pub(crate) bisect_on_error: bool,
+    pub(crate) parallelization_factor: i32,
+    pub(crate) tumbling_window: i32,
+    /// The SQS queue or SNS topic that discarded batches are reported to.
+    pub(crate) on_failure: Option<String>,
+}
+
+impl Default for StreamSettings {
+    fn default() -> StreamSettings {
+        StreamSettings {
+            starting_position: "LATEST".to_owned(),
+            starting_timestamp_ms: None,
+            maximum_retry_attempts: -1,
+            maximum_record_age: -1,
+            bisect_on_error: false,
+            parallelization_factor: 1,
+            tumbling_window: 0,
+            on_failure: None,
+        }
+    }
+}
+
+/// The stream settings a create or update sends, before they are checked.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StreamChanges {
+    pub(crate) maximum_retry_attempts: Option<i32>,
+    pub(crate) maximum_record_age: Option<i32>,
+    pub(crate) bisect_on_error: Option<bool>,
+    pub(crate) parallelization_factor: Option<i32>,
+    pub(crate) tumbling_window: Option<i32>,
+    pub(crate) destination: Option<DestinationConfig>,
+}
+
+impl StreamChanges {
+    pub(crate) fn any(&self) -> bool {
+        self.maximum_retry_attempts.is_some()
+            || self.maximum_record_age.is_some()
+            || self.bisect_on_error.is_some()
+            || self.parallelization_factor.is_some()
+            || self.tumbling_window.is_some()
+            || self.destination.is_some()
+    }
+}
+
+impl StreamSettings {
+    /// Applies `changes` and checks them as Lambda does (the model bounds
+    /// `MaximumRetryAttempts` to -1–10,000, `MaximumRecordAgeInSeconds` to -1–604,800,
+    /// `ParallelizationFactor` to 1–10 and `TumblingWindowInSeconds` to 0–900).
+    pub(crate) fn apply(&mut self, changes: StreamChanges) -> Result<(), AwsError> {
+        if let Some(n) = changes.maximum_retry_attempts {
+            self.maximum_retry_attempts = n;
+        }
+        if let Some(n) = changes.maximum_record_age {
+            // Lambda's guide: the age is -1 (infinite) or at least 60 seconds.
+            if (0..60).contains(&n) {
+                return Err(invalid_parameter(
+                    "MaximumRecordAgeInSeconds must be either -1 (infinite) or at least 60 seconds.",
+                ));
+            }
+            self.maximum_record_age = n;
+        }
+        if let Some(b) = changes.bisect_on_error {
+            self.bisect_on_error = b;
+        }
+        if let Some(n) = changes.parallelization_factor {
+            self.parallelization_factor = n;
+        }
+        if let Some(n) = changes.tumbling_window {
+            self.tumbling_window = n;
+        }
+        if let Some(config) = changes.destination {
+            if config
+                .on_success
+                .as_ref()
+                .and_then(|s| s.destination.as_deref())
+                .is_some()
+            {
+                return Err(invalid_parameter(
+                    "Unsupported DestinationConfig parameter for given event source mapping type.",
+                ));
+            }
+            self.on_failure = config.on_failure.and_then(|f| f.destination).filter(|d| !d.is_empty());
+            if let Some(d) = &self.on_failure {
+                if !matches!(d.split(':').nth(2), Some("sqs" | "sns" | "s3")) {
+                    return Err(invalid_parameter(format!(
+                        "The provided destination config DestinationConfig(onSuccess=null, onFailure=OnFailure(destination={d})) is invalid."
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What a write did to a mapping, as the `State` its answer shows.
@@ -106,6 +217,9 @@ impl MappingRecord {
     /// `BatchSize` 1–10,000, `MaximumBatchingWindowInSeconds` 0–300, `MaximumConcurrency`
     /// 2–1,000).
     fn check(&self) -> Result<(), AwsError> {
+        if self.stream.is_some() {
+            return Ok(());
+        }
         if self.fifo {
             // AWS's words, as CloudFormation relays them for a FIFO queue with a window.
             if self.maximum_batching_window > 0 {
@@ -170,13 +284,53 @@ impl MappingRecord {
             function_arn: Some(self.function_arn.clone()),
             last_modified: Some(DateTime::from_secs_f64(self.last_modified_ms as f64 / 1000.0)),
             state: Some(state.to_owned()),
-            state_transition_reason: Some("USER_INITIATED".to_owned()),
+            // AWS words it so for a queue, "User action" for a stream.
+            state_transition_reason: Some(
+                if self.stream.is_some() {
+                    "User action"
+                } else {
+                    "USER_INITIATED"
+                }
+                .to_owned(),
+            ),
             function_response_types: Some(if self.report_batch_item_failures {
                 vec![FunctionResponseType::ReportBatchItemFailures]
             } else {
                 Vec::new()
             }),
             event_source_mapping_arn: Some(self.arn(account, region)),
+            ..self.stream_configuration()
+        }
+    }
+}
+
+impl MappingRecord {
+    /// The fields only a stream mapping answers with.
+    fn stream_configuration(&self) -> EventSourceMappingConfiguration {
+        let Some(stream) = &self.stream else {
+            return EventSourceMappingConfiguration::default();
+        };
+        EventSourceMappingConfiguration {
+            starting_position: Some(match stream.starting_position.as_str() {
+                "TRIM_HORIZON" => EventSourcePosition::TrimHorizon,
+                "AT_TIMESTAMP" => EventSourcePosition::AtTimestamp,
+                _ => EventSourcePosition::Latest,
+            }),
+            starting_position_timestamp: stream
+                .starting_timestamp_ms
+                .map(|ms| DateTime::from_secs_f64(ms as f64 / 1000.0)),
+            parallelization_factor: Some(stream.parallelization_factor),
+            maximum_record_age_in_seconds: Some(stream.maximum_record_age),
+            bisect_batch_on_function_error: Some(stream.bisect_on_error),
+            maximum_retry_attempts: Some(stream.maximum_retry_attempts),
+            tumbling_window_in_seconds: Some(stream.tumbling_window),
+            destination_config: Some(DestinationConfig {
+                on_success: None,
+                on_failure: Some(OnFailure {
+                    destination: stream.on_failure.clone(),
+                }),
+            }),
+            last_processing_result: Some("No records processed".to_owned()),
             ..EventSourceMappingConfiguration::default()
         }
     }
@@ -216,6 +370,7 @@ mod tests {
             fifo,
             last_modified_ms: 0,
             tags: BTreeMap::new(),
+            stream: None,
         }
     }
 
@@ -253,6 +408,45 @@ mod tests {
         for bad in [None, Some("simple string"), Some(r#"{"body": "x"}"#)] {
             assert_eq!(criteria(bad).unwrap_err().message, "Invalid filter pattern definition.");
         }
+    }
+
+    #[test]
+    fn stream_settings_are_checked_as_lambda_checks_them() {
+        let mut settings = StreamSettings::default();
+        let age = |n| StreamChanges {
+            maximum_record_age: Some(n),
+            ..StreamChanges::default()
+        };
+        assert!(settings.apply(age(-1)).is_ok());
+        assert!(settings.apply(age(60)).is_ok());
+        assert!(settings.apply(age(59)).unwrap_err().message.contains("at least 60"));
+        let to = |d: &str| StreamChanges {
+            destination: Some(DestinationConfig {
+                on_success: None,
+                on_failure: Some(OnFailure {
+                    destination: Some(d.to_owned()),
+                }),
+            }),
+            ..StreamChanges::default()
+        };
+        assert!(settings.apply(to("arn:aws:sqs:us-east-1:000000000000:q")).is_ok());
+        assert_eq!(
+            settings.on_failure.as_deref(),
+            Some("arn:aws:sqs:us-east-1:000000000000:q")
+        );
+        assert!(settings
+            .apply(to("arn:aws:lambda:us-east-1:000000000000:function:f"))
+            .is_err());
+        assert!(settings.apply(to("")).is_ok());
+        assert_eq!(settings.on_failure, None);
+        let stream = MappingRecord {
+            stream: Some(settings),
+            ..mapping(false)
+        };
+        let answer = stream.configuration("0", "r", None);
+        assert_eq!(answer.state_transition_reason.as_deref(), Some("User action"));
+        assert_eq!(answer.maximum_retry_attempts, Some(-1));
+        assert_eq!(mapping(false).configuration("0", "r", None).starting_position, None);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use stratus_core::AwsError;
 use stratus_event_pattern::Pattern;
 use tokio::sync::{watch, Semaphore};
 
+use crate::invoke::Ran;
 use crate::mappings::{MappingRecord, DEFAULT_CONCURRENCY, MAPPINGS};
 use crate::names::FunctionRef;
 use crate::service::{lock, LambdaService};
@@ -31,10 +32,18 @@ const PRINCIPAL: &str = "lambda.amazonaws.com";
 impl LambdaService {
     /// Starts (or restarts with new settings) the poller of enabled mapping `mapping`.
     pub(crate) fn start_polling(&self, account: &str, region: &str, mapping: MappingRecord) {
+        let (stop, stopped) = watch::channel(());
+        if mapping.stream.is_some() {
+            let key = (account.to_owned(), region.to_owned(), mapping.uuid.clone());
+            lock(&self.shared.pollers).insert(key, stop);
+            let work =
+                crate::stream_polling::poll(self.clone(), account.to_owned(), region.to_owned(), mapping, stopped);
+            self.shared.spawner.spawn(work);
+            return;
+        }
         let Some(queues) = self.shared.queues.clone() else {
             return;
         };
-        let (stop, stopped) = watch::channel(());
         let key = (account.to_owned(), region.to_owned(), mapping.uuid.clone());
         lock(&self.shared.pollers).insert(key, stop);
         let poller = Poller {
@@ -189,20 +198,31 @@ impl Poller {
 
     /// Runs the function on `payload`; its answer when it succeeded, `None` when it failed.
     async fn invoke(&self, payload: Vec<u8>) -> Option<Vec<u8>> {
-        let f = match FunctionRef::parse(&self.mapping.function_arn, None, &self.account, &self.region) {
-            Ok(f) => f,
-            Err(e) => {
-                tracing::warn!(mapping = %self.mapping.uuid, error = %e, "the mapping's function cannot be named");
-                return None;
-            }
-        };
-        match self.lambda.run(&f, payload, None, &stratus_core::id::uuid()).await {
-            Ok(ran) if ran.function_error.is_none() => Some(ran.payload),
-            Ok(_) => None,
-            Err(e) => {
-                tracing::warn!(mapping = %self.mapping.uuid, error = %e.into_aws(), "the mapping's function did not run");
-                None
-            }
+        let ran = run_mapped(&self.lambda, &self.mapping, &self.account, &self.region, payload).await?;
+        ran.function_error.is_none().then_some(ran.payload)
+    }
+}
+
+/// Runs the function of `mapping` on `payload`: what ran, or `None` (logged) when it could not.
+pub(crate) async fn run_mapped(
+    lambda: &LambdaService,
+    mapping: &MappingRecord,
+    account: &str,
+    region: &str,
+    payload: Vec<u8>,
+) -> Option<Ran> {
+    let f = match FunctionRef::parse(&mapping.function_arn, None, account, region) {
+        Ok(f) => f,
+        Err(e) => {
+            tracing::warn!(mapping = %mapping.uuid, error = %e, "the mapping's function cannot be named");
+            return None;
+        }
+    };
+    match lambda.run(&f, payload, None, &stratus_core::id::uuid()).await {
+        Ok(ran) => Some(ran),
+        Err(e) => {
+            tracing::warn!(mapping = %mapping.uuid, error = %e.into_aws(), "the mapping's function did not run");
+            None
         }
     }
 }
@@ -263,7 +283,7 @@ fn filterable(record: &Value) -> Value {
 /// answer fails the whole batch. As Lambda's guide says: no answer, `null`, an empty object
 /// or an empty or `null` `batchItemFailures` is success; an answer that is not JSON, or an
 /// item whose `itemIdentifier` is missing, empty, or not a message of the batch, fails it.
-fn failures(payload: &[u8], ids: &[&str]) -> Option<Vec<String>> {
+pub(crate) fn failures(payload: &[u8], ids: &[&str]) -> Option<Vec<String>> {
     if payload.iter().all(u8::is_ascii_whitespace) {
         return Some(Vec::new());
     }

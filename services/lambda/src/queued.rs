@@ -52,7 +52,7 @@ impl LambdaService {
 
     /// Sends a destination record, or a dead-lettered event, to an SQS queue or SNS topic;
     /// other destination types are not served.
-    async fn send_to(&self, account: &str, region: &str, destination: &str, message: QueueMessage) {
+    pub(crate) async fn send_to(&self, account: &str, region: &str, destination: &str, message: QueueMessage) {
         let caller = Caller::service("lambda.amazonaws.com", account, region);
         let sent = match destination.split(':').nth(2) {
             Some("sqs") => match &self.shared.messages {
@@ -192,6 +192,15 @@ fn as_json(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()))
 }
 
+/// A time as destination records write it: `2019-11-14T00:38:06.021Z`.
+pub(crate) fn iso_millis(epoch_ms: i64) -> String {
+    let (y, mo, d, h, mi, s) = stratus_core::calendar::civil_from_seconds(epoch_ms.div_euclid(1000));
+    format!(
+        "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}Z",
+        epoch_ms.rem_euclid(1000)
+    )
+}
+
 /// The record Lambda sends to a destination after an asynchronous invocation.
 fn destination_record(
     f: &FunctionRef,
@@ -232,14 +241,7 @@ fn destination_record(
             None,
         ),
     };
-    let timestamp = {
-        let secs = now_ms.div_euclid(1000);
-        let (y, mo, d, h, mi, s) = stratus_core::calendar::civil_from_seconds(secs);
-        format!(
-            "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}Z",
-            now_ms.rem_euclid(1000)
-        )
-    };
+    let timestamp = iso_millis(now_ms);
     let mut response_context = serde_json::Map::new();
     response_context.insert("statusCode".into(), json!(status));
     response_context.insert("executedVersion".into(), json!(executed));

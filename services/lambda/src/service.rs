@@ -9,7 +9,7 @@ use std::time::Duration;
 use stratus_core::scheduler::Scheduler;
 use stratus_core::service::{
     LateProviders, MessageSink, ObjectSource, QueueSource, RoleCredentials, RoleDirectory, RoleSessions, ServiceEnv,
-    Spawner,
+    Spawner, StreamSource,
 };
 use stratus_core::AwsError;
 use stratus_lambda_host::{Host, HostConfig};
@@ -136,6 +136,13 @@ impl LambdaService {
             .storage
             .store(&namespace(account, region), Durability::Strict)
             .map_err(error::storage)
+    }
+
+    /// The provider of the stream `arn` names (Kinesis), once registration has ended.
+    pub(crate) fn stream_source(&self, arn: &str) -> Option<Arc<dyn StreamSource>> {
+        let service = arn.split(':').nth(2)?;
+        let providers = self.shared.late.get()?;
+        providers.streams.iter().find(|s| s.arn_service() == service).cloned()
     }
 
     /// Now, in milliseconds since the epoch.

@@ -8,7 +8,7 @@
 //! a [`Caller`], never HTTP requests to ourselves.
 //!
 //! Today SQS provides [`MessageSink`] and S3 calls it, and [`QueueSource`], which Lambda's
-//! event source mappings read; the other traits have no provider yet
+//! event source mappings read, as they read Kinesis's [`StreamSource`]; the other traits have no provider yet
 //! and are wired so that the services coming next plug in without touching their callers.
 
 use std::collections::BTreeMap;
@@ -154,6 +154,83 @@ pub trait QueueSource: Send + Sync {
         queue_arn: &'a str,
         receipt_handles: Vec<String>,
     ) -> BoxFuture<'a, Result<(), AwsError>>;
+}
+
+/// Where a consumer starts reading a shard it has no checkpoint in, as Lambda's
+/// `StartingPosition` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamStart {
+    /// The oldest record the shard still holds.
+    TrimHorizon,
+    /// Just after the newest record: only records put from now on.
+    Latest,
+    /// The first record that arrived at or after this time, in milliseconds since the epoch.
+    AtTimestamp(i64),
+}
+
+/// One record read from a shard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardRecord {
+    /// Its sequence number.
+    pub sequence_number: String,
+    /// The position just after it: where a consumer that is done with it reads on from.
+    pub next: String,
+    /// When it arrived, in milliseconds since the epoch.
+    pub arrival_ms: i64,
+    /// Its partition key.
+    pub partition_key: String,
+    /// Its data.
+    pub data: Vec<u8>,
+}
+
+/// What a read of a shard found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardRead {
+    /// The records from the position read, oldest first.
+    pub records: Vec<ShardRecord>,
+    /// Whether the shard is closed and read to its end: nothing more will come.
+    pub ended: bool,
+}
+
+/// Streams a consumer inside Stratus reads shard by shard, as Lambda's event source mappings
+/// read Kinesis. Provided by Kinesis. A position is the provider's own text, from
+/// [`start`](StreamSource::start) or a record's `next`, which a consumer stores as its
+/// checkpoint. Absent: every stream is missing, and Lambda refuses a mapping naming one.
+pub trait StreamSource: Send + Sync {
+    /// The service part of the ARNs of the streams it serves, e.g. `kinesis`.
+    fn arn_service(&self) -> &'static str;
+
+    /// The ids of the stream's shards, open and closed, parents before their children; a
+    /// missing stream is the provider's `ResourceNotFoundException`.
+    fn shards<'a>(&'a self, caller: Caller<'a>, stream_arn: &'a str) -> BoxFuture<'a, Result<Vec<String>, AwsError>>;
+
+    /// The position `start` names in shard `shard_id`.
+    fn start<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        stream_arn: &'a str,
+        shard_id: &'a str,
+        start: StreamStart,
+    ) -> BoxFuture<'a, Result<String, AwsError>>;
+
+    /// Up to `max` records of shard `shard_id` from `position`, skipping those past the
+    /// stream's retention.
+    fn read<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        stream_arn: &'a str,
+        shard_id: &'a str,
+        position: &'a str,
+        max: usize,
+    ) -> BoxFuture<'a, Result<ShardRead, AwsError>>;
+
+    /// How many puts to the stream have committed since the process began: a count to wait
+    /// for a change from with [`appended`](StreamSource::appended).
+    fn appends(&self, caller: Caller<'_>, stream_arn: &str) -> u64;
+
+    /// Waits until a put to the stream commits after the count was `seen` (at once when one
+    /// has), woken by the put: never a periodic timer.
+    fn appended<'a>(&'a self, caller: Caller<'a>, stream_arn: &'a str, seen: u64) -> BoxFuture<'a, ()>;
 }
 
 /// How a function is invoked, as Lambda's `InvocationType` says.

@@ -31,8 +31,8 @@ use crate::value::Value;
 pub use capabilities::{
     AssumableRole, Authorization, Authorizer, Caller, Decision, EventBus, FunctionInvoker, Identity, KeyDirectory,
     KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, QueueSource, ResourcePolicies, ResourcePolicy,
-    ResourceTags, RoleCredentials, RoleDirectory, RoleSessions, SecretSource, SecretValue, SessionGrants, StoredObject,
-    TopicPublisher, Verdict,
+    ResourceTags, RoleCredentials, RoleDirectory, RoleSessions, SecretSource, SecretValue, SessionGrants, ShardRead,
+    ShardRecord, StoredObject, StreamSource, StreamStart, TopicPublisher, Verdict,
 };
 pub use endpoints::{WebAnswer, WebBody, WebEndpoints, WebRequest};
 pub use registration::{LateProviders, Providers, Registration, ServiceEnv, Settings};

@@ -9,11 +9,11 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use super::capabilities::{
     Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSource,
-    QueueSource, ResourcePolicies, RoleDirectory, RoleSessions, SecretSource, TopicPublisher,
+    QueueSource, ResourcePolicies, RoleDirectory, RoleSessions, SecretSource, StreamSource, TopicPublisher,
 };
 use super::{CrossOrigin, FormUpload, ServiceHandler, Spawner, WebEndpoints};
 use crate::scheduler::Scheduler;
@@ -56,6 +56,8 @@ pub struct Providers {
     /// The resource policies of the services whose resources have them (S3, SQS): one per
     /// service.
     pub resource_policies: Vec<Arc<dyn ResourcePolicies>>,
+    /// The streams consumers read shard by shard (Kinesis): one per service.
+    pub streams: Vec<Arc<dyn StreamSource>>,
 }
 
 impl Providers {
@@ -79,6 +81,7 @@ impl Providers {
             objects,
             secrets,
             resource_policies,
+            streams,
         } = other;
         self.messages = self.messages.take().or(messages);
         self.queues = self.queues.take().or(queues);
@@ -96,6 +99,7 @@ impl Providers {
         self.objects = self.objects.take().or(objects);
         self.secrets = self.secrets.take().or(secrets);
         self.resource_policies.extend(resource_policies);
+        self.streams.extend(streams);
     }
 
     /// The providers of access keys, for the gateway: IAM's users', then STS's sessions'.
@@ -108,17 +112,39 @@ impl Providers {
 /// service that calls one registered after it. Empty until then — a registration must not
 /// use them, only keep them for its requests.
 #[derive(Clone, Default)]
-pub struct LateProviders(Arc<OnceLock<Providers>>);
+pub struct LateProviders(Arc<Late>);
+
+#[derive(Default)]
+struct Late {
+    providers: OnceLock<Providers>,
+    set: Mutex<bool>,
+    filled: Condvar,
+}
 
 impl LateProviders {
     /// Every service's capabilities; `None` before registration ends.
     pub fn get(&self) -> Option<&Providers> {
-        self.0.get()
+        self.0.providers.get()
     }
 
     /// Fills them in, once: the binary's last step of registration. A second call is ignored.
     pub fn set(&self, providers: Providers) {
-        let _ = self.0.set(providers);
+        let _ = self.0.providers.set(providers);
+        *self.0.set.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.0.filled.notify_all();
+    }
+
+    /// Every service's capabilities, waiting (blocking the thread) until registration ends:
+    /// for work a registration starts that needs a service registered after it.
+    pub fn wait(&self) -> &Providers {
+        let set = self.0.set.lock().unwrap_or_else(PoisonError::into_inner);
+        drop(
+            self.0
+                .filled
+                .wait_while(set, |set| !*set)
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        self.0.providers.get().expect("set before it is signalled")
     }
 }
 
@@ -224,6 +250,18 @@ mod tests {
         assert!(providers.functions.is_none() && providers.topics.is_none() && providers.events.is_none());
         assert!(providers.logs.is_none() && providers.metrics.is_none());
         assert!(providers.keys.is_none() && providers.authorizer.is_none());
+    }
+
+    #[test]
+    fn waiting_for_late_providers_ends_when_they_are_set() {
+        let late = LateProviders::default();
+        let waiter = {
+            let late = late.clone();
+            std::thread::spawn(move || late.wait().streams.len())
+        };
+        late.set(Providers::default());
+        assert_eq!(waiter.join().unwrap(), 0);
+        assert!(late.get().is_some());
     }
 
     #[derive(Clone, Debug, Default, PartialEq)]

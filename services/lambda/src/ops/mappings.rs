@@ -1,5 +1,5 @@
-//! Event source mappings' operations. Lambda reads SQS queues; other sources (streams,
-//! Kafka, MQ, DocumentDB) are refused by name.
+//! Event source mappings' operations. Lambda reads SQS queues and Kinesis streams; other
+//! sources (DynamoDB Streams, Kafka, MQ, DocumentDB) are refused by name.
 
 use stratus_core::paging::Token;
 use stratus_core::service::Caller;
@@ -8,7 +8,10 @@ use stratus_gen_lambda::types::*;
 
 use super::{function_ref, page, qualifier_exists};
 use crate::error::{self, conflict, function_not_found, invalid_parameter, not_found};
-use crate::mappings::{MappingRecord, Settings, Transition, DEFAULT_BATCH_SIZE, MAPPINGS};
+use crate::mappings::{
+    MappingRecord, Settings, StreamChanges, StreamSettings, Transition, DEFAULT_BATCH_SIZE, DEFAULT_STREAM_BATCH_SIZE,
+    MAPPINGS,
+};
 use crate::names::FunctionRef;
 use crate::ops::tags::check_tags;
 use crate::service::LambdaService;
@@ -45,12 +48,61 @@ fn settings_changed(s: &Settings) -> bool {
 }
 
 /// Refuses the settings of stream and Kafka sources, which an SQS mapping does not take.
-fn refuse_stream_settings(sent: &[(&str, bool)]) -> Result<(), AwsError> {
+fn refuse_stream_settings(changes: &StreamChanges, starting_position: bool) -> Result<(), AwsError> {
+    let sent = [
+        ("StartingPosition", starting_position),
+        ("ParallelizationFactor", changes.parallelization_factor.is_some()),
+        ("MaximumRetryAttempts", changes.maximum_retry_attempts.is_some()),
+        ("MaximumRecordAgeInSeconds", changes.maximum_record_age.is_some()),
+        ("BisectBatchOnFunctionError", changes.bisect_on_error.is_some()),
+        ("TumblingWindowInSeconds", changes.tumbling_window.is_some()),
+        ("DestinationConfig", changes.destination.is_some()),
+    ];
     match sent.iter().find(|(_, present)| *present) {
         Some((name, _)) => Err(invalid_parameter(format!(
             "Unsupported {name} parameter for given event source mapping type."
         ))),
         None => Ok(()),
+    }
+}
+
+/// Whether the queue `source` is FIFO; a missing queue is refused as AWS refuses it.
+async fn queue_is_fifo(lambda: &LambdaService, ctx: &RequestContext, source: &str) -> Result<bool, AwsError> {
+    let caller = Caller::service("lambda.amazonaws.com", &ctx.account_id, &ctx.region);
+    let facts = match &lambda.shared.queues {
+        Some(queues) => queues.facts(caller, source).await.ok(),
+        None => None,
+    };
+    facts.map(|f| f.fifo).ok_or_else(|| {
+        invalid_parameter(
+            "Error occurred while ReceiveMessage. SQS Error Code: AWS.SimpleQueueService.NonExistentQueue. SQS \
+             Error Message: The specified queue does not exist.",
+        )
+    })
+}
+
+/// `StartingPosition`, which a stream mapping requires.
+fn starting_position(position: Option<&EventSourcePosition>) -> Result<String, AwsError> {
+    match position {
+        Some(EventSourcePosition::TrimHorizon) => Ok("TRIM_HORIZON".to_owned()),
+        Some(EventSourcePosition::Latest) => Ok("LATEST".to_owned()),
+        Some(EventSourcePosition::AtTimestamp) => Ok("AT_TIMESTAMP".to_owned()),
+        Some(EventSourcePosition::Unknown(v)) => Err(invalid_parameter(format!("Unsupported starting position: {v}"))),
+        None => Err(invalid_parameter("1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not be null")),
+    }
+}
+
+/// Refuses a stream that does not exist, as AWS does.
+async fn check_stream(lambda: &LambdaService, ctx: &RequestContext, source: &str) -> Result<(), AwsError> {
+    let caller = Caller::service("lambda.amazonaws.com", &ctx.account_id, &ctx.region);
+    let exists = match lambda.stream_source(source) {
+        Some(streams) => streams.shards(caller, source).await.is_ok(),
+        None => false,
+    };
+    if exists {
+        Ok(())
+    } else {
+        Err(invalid_parameter(format!("Stream not found: {source}")))
     }
 }
 
@@ -60,40 +112,38 @@ pub(crate) async fn create_event_source_mapping(
     input: CreateEventSourceMappingRequest,
 ) -> Result<EventSourceMappingConfiguration, AwsError> {
     let source = input.event_source_arn.clone().unwrap_or_default();
-    let is_queue = source.starts_with("arn:") && source.split(':').nth(2) == Some("sqs");
-    if !is_queue {
-        return Err(invalid_parameter(
-            "Stratus serves event source mappings of SQS queues only: streams, Kafka, Amazon MQ and DocumentDB \
-             sources are not served.",
-        ));
-    }
-    refuse_stream_settings(&[
-        ("StartingPosition", input.starting_position.is_some()),
-        ("ParallelizationFactor", input.parallelization_factor.is_some()),
-        ("MaximumRetryAttempts", input.maximum_retry_attempts.is_some()),
-        (
-            "MaximumRecordAgeInSeconds",
-            input.maximum_record_age_in_seconds.is_some(),
-        ),
-        (
-            "BisectBatchOnFunctionError",
-            input.bisect_batch_on_function_error.is_some(),
-        ),
-        ("TumblingWindowInSeconds", input.tumbling_window_in_seconds.is_some()),
-        ("DestinationConfig", input.destination_config.is_some()),
-    ])?;
+    let service = source.split(':').nth(2).filter(|_| source.starts_with("arn:"));
+    let stream_changes = StreamChanges {
+        maximum_retry_attempts: input.maximum_retry_attempts,
+        maximum_record_age: input.maximum_record_age_in_seconds,
+        bisect_on_error: input.bisect_batch_on_function_error,
+        parallelization_factor: input.parallelization_factor,
+        tumbling_window: input.tumbling_window_in_seconds,
+        destination: input.destination_config,
+    };
+    let (fifo, stream) = match service {
+        Some("sqs") => {
+            refuse_stream_settings(&stream_changes, input.starting_position.is_some())?;
+            (queue_is_fifo(lambda, ctx, &source).await?, None)
+        }
+        Some("kinesis") => {
+            let mut settings = StreamSettings {
+                starting_position: starting_position(input.starting_position.as_ref())?,
+                starting_timestamp_ms: input.starting_position_timestamp.and_then(|t| t.to_millis().ok()),
+                ..StreamSettings::default()
+            };
+            settings.apply(stream_changes)?;
+            check_stream(lambda, ctx, &source).await?;
+            (false, Some(settings))
+        }
+        _ => {
+            return Err(invalid_parameter(
+                "Stratus serves event source mappings of SQS queues and Kinesis streams only: DynamoDB Streams, \
+                 Kafka, Amazon MQ and DocumentDB sources are not served.",
+            ))
+        }
+    };
     let function_arn = mapping_function(lambda, ctx, &input.function_name)?;
-    let caller = Caller::service("lambda.amazonaws.com", &ctx.account_id, &ctx.region);
-    let facts = match &lambda.shared.queues {
-        Some(queues) => queues.facts(caller, &source).await.ok(),
-        None => None,
-    };
-    let Some(facts) = facts else {
-        return Err(invalid_parameter(
-            "Error occurred while ReceiveMessage. SQS Error Code: AWS.SimpleQueueService.NonExistentQueue. SQS \
-             Error Message: The specified queue does not exist.",
-        ));
-    };
     let tags = input.tags.unwrap_or_default();
     check_tags(&tags)?;
     let mut record = MappingRecord {
@@ -101,14 +151,19 @@ pub(crate) async fn create_event_source_mapping(
         event_source_arn: source,
         function_arn,
         enabled: input.enabled.unwrap_or(true),
-        batch_size: DEFAULT_BATCH_SIZE,
+        batch_size: if stream.is_some() {
+            DEFAULT_STREAM_BATCH_SIZE
+        } else {
+            DEFAULT_BATCH_SIZE
+        },
         maximum_batching_window: 0,
         filters: Vec::new(),
         maximum_concurrency: None,
         report_batch_item_failures: false,
-        fifo: facts.fifo,
+        fifo,
         last_modified_ms: lambda.now_ms(),
         tags,
+        stream,
     };
     record.apply(Settings {
         batch_size: input.batch_size,
@@ -126,11 +181,21 @@ pub(crate) async fn create_event_source_mapping(
                 .find(|(_, m)| m.event_source_arn == stored.event_source_arn && m.function_arn == stored.function_arn);
             if let Some((_, m)) = same {
                 let name = stored.function_arn.split(':').nth(6).unwrap_or_default();
-                return Err(conflict(format!(
-                    "An event source mapping with SQS arn (\" {} \") and function (\" {name} \") already exists. \
-                     Please update or delete the existing mapping with UUID {}",
-                    m.event_source_arn, m.uuid
-                )));
+                // AWS's words differ by source (recorded against AWS for SQS and Kinesis).
+                let message = if stored.stream.is_some() {
+                    format!(
+                        "The event source arn (\" {} \") and function (\" {name} \") provided mapping already exists. \
+                         Please update or delete the existing mapping with UUID {}",
+                        m.event_source_arn, m.uuid
+                    )
+                } else {
+                    format!(
+                        "An event source mapping with SQS arn (\" {} \") and function (\" {name} \") already exists. \
+                         Please update or delete the existing mapping with UUID {}",
+                        m.event_source_arn, m.uuid
+                    )
+                };
+                return Err(conflict(message));
             }
             MAPPINGS
                 .put(tx, stored.uuid.as_bytes(), &stored)
@@ -161,20 +226,14 @@ pub(crate) async fn update_event_source_mapping(
     ctx: &RequestContext,
     input: UpdateEventSourceMappingRequest,
 ) -> Result<EventSourceMappingConfiguration, AwsError> {
-    refuse_stream_settings(&[
-        ("ParallelizationFactor", input.parallelization_factor.is_some()),
-        ("MaximumRetryAttempts", input.maximum_retry_attempts.is_some()),
-        (
-            "MaximumRecordAgeInSeconds",
-            input.maximum_record_age_in_seconds.is_some(),
-        ),
-        (
-            "BisectBatchOnFunctionError",
-            input.bisect_batch_on_function_error.is_some(),
-        ),
-        ("TumblingWindowInSeconds", input.tumbling_window_in_seconds.is_some()),
-        ("DestinationConfig", input.destination_config.is_some()),
-    ])?;
+    let stream_changes = StreamChanges {
+        maximum_retry_attempts: input.maximum_retry_attempts,
+        maximum_record_age: input.maximum_record_age_in_seconds,
+        bisect_on_error: input.bisect_batch_on_function_error,
+        parallelization_factor: input.parallelization_factor,
+        tumbling_window: input.tumbling_window_in_seconds,
+        destination: input.destination_config,
+    };
     let function_arn = input
         .function_name
         .as_deref()
@@ -201,7 +260,11 @@ pub(crate) async fn update_event_source_mapping(
                 Some(false) if record.enabled => Transition::Disabling,
                 _ => Transition::Updating,
             };
-            let changed = settings_changed(&settings) || function_arn.is_some();
+            let changed = settings_changed(&settings) || function_arn.is_some() || stream_changes.any();
+            match &mut record.stream {
+                Some(stream) => stream.apply(stream_changes)?,
+                None => refuse_stream_settings(&stream_changes, false)?,
+            }
             record.apply(settings)?;
             if let Some(arn) = function_arn {
                 record.function_arn = arn;
@@ -239,6 +302,7 @@ pub(crate) async fn delete_event_source_mapping(
                 .map_err(error::storage)?
                 .ok_or_else(mapping_missing)?;
             MAPPINGS.delete(tx, uuid.as_bytes());
+            crate::stream_polling::forget_checkpoints(tx, &uuid)?;
             Ok(record)
         })
         .await?;
