@@ -33,6 +33,10 @@ pub(crate) fn even_range(index: u32, count: u32) -> (u128, u128) {
 
 /// `floor(i * 2^128 / n)` for `i < n`, without overflowing: `2^128 = q·n + r`.
 fn boundary(i: u32, n: u32) -> u128 {
+    // Shard 0 starts at 0; and with one shard `q` would be 2^128, which does not fit.
+    if i == 0 {
+        return 0;
+    }
     let n = u128::from(n.max(1));
     let i = u128::from(i);
     let (mut q, mut r) = (u128::MAX / n, u128::MAX % n + 1);
