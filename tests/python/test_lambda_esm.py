@@ -41,8 +41,10 @@ import json, os, time, uuid
 def handler(event, context):
     started = time.time()
     path = os.path.join(os.environ["OUT_DIR"], f"{started:.6f}-{uuid.uuid4().hex}.json")
-    with open(path, "w") as f:
+    # Written aside and renamed, so the test never reads a half-written event.
+    with open(path + ".part", "w") as f:
         json.dump({"started": started, "event": event}, f)
+    os.replace(path + ".part", path)
     bodies = [r["body"] for r in event.get("Records", [])]
     if any(b == "crash" for b in bodies):
         raise RuntimeError("asked to crash")
@@ -92,7 +94,7 @@ class Recorder:
 
     def calls(self):
         found = []
-        for name in sorted(os.listdir(self.out)):
+        for name in sorted(n for n in os.listdir(self.out) if n.endswith(".json")):
             with open(os.path.join(self.out, name)) as f:
                 found.append(json.load(f))
         return found

@@ -29,8 +29,10 @@ import base64, json, os, time, uuid
 
 def handler(event, context):
     path = os.path.join(os.environ["OUT_DIR"], f"{time.time():.6f}-{uuid.uuid4().hex}.json")
-    with open(path, "w") as f:
+    # Written aside and renamed, so the test never reads a half-written event.
+    with open(path + ".part", "w") as f:
         json.dump({"event": event}, f)
+    os.replace(path + ".part", path)
     datas = [base64.b64decode(r["kinesis"]["data"]).decode() for r in event["Records"]]
     if "crash" in datas:
         raise RuntimeError("asked to crash")
@@ -57,7 +59,7 @@ class Recorder:
 
     def calls(self):
         found = []
-        for name in sorted(os.listdir(self.out)):
+        for name in sorted(n for n in os.listdir(self.out) if n.endswith(".json")):
             with open(os.path.join(self.out, name)) as f:
                 found.append(json.load(f)["event"])
         return found
