@@ -2,8 +2,9 @@
 //! delivered to its destination as AWS delivers them — one `DATA_MESSAGE` per filter and
 //! write, gzip-compressed and base64-encoded, handed to a Lambda function as
 //! `{"awslogs": {"data": …}}` (an asynchronous invocation, as the logs service principal).
-//! The deliveries are written to the outbox in the transaction that stores the events, so an
-//! acknowledged write's deliveries survive a restart. Kinesis and Firehose destinations are
+//! The deliveries are written to the outbox in the transaction that stores the events, so
+//! they survive a restart exactly when the events do (Logs' data is relaxed: a crash may lose
+//! the last second of both). Kinesis and Firehose destinations are
 //! kept but not delivered to: neither service offers Logs a way in yet.
 
 use std::io::Write;
