@@ -18,7 +18,6 @@
 //! subscription's thread exists only while its client reads the event stream
 //! ([`subscription`]).
 
-mod arrivals;
 mod error;
 mod hash_key;
 mod iterator;

@@ -4,11 +4,10 @@
 use std::sync::Arc;
 
 use stratus_core::arn::Arn;
-use stratus_core::service::{Caller, KeyService};
+use stratus_core::service::{Arrivals, Caller, KeyService};
 use stratus_core::{AwsError, RequestContext};
 use stratus_storage::{Durability, Namespace, Read, Storage, Store, Tx};
 
-use crate::arrivals::Arrivals;
 use crate::error::{invalid_argument, stream_not_found, Result};
 use crate::store::{StreamRecord, STREAMS};
 
@@ -22,8 +21,9 @@ pub(crate) struct Shared {
     pub(crate) storage: Arc<Storage>,
     /// KMS, which server-side encryption names its keys in.
     pub(crate) keys: Option<Arc<dyn KeyService>>,
-    /// Wakes enhanced fan-out subscriptions when records arrive.
-    pub(crate) arrivals: Arrivals,
+    /// Puts committed per stream (account, region, name): they wake enhanced fan-out
+    /// subscriptions and Lambda's pollers.
+    pub(crate) arrivals: Arrivals<(String, String, String)>,
 }
 
 impl KinesisService {

@@ -5,7 +5,7 @@
 //!
 //! The body is a blocking reader on the blocking pool: it sends the `initial-response` event,
 //! then a `SubscribeToShardEvent` with whatever the shard holds from the starting position,
-//! then waits on the stream's arrival signal ([`crate::arrivals`]) and sends each put's
+//! then waits on the stream's arrival signal (`Shared::arrivals`) and sends each put's
 //! records as they commit, or an empty event every [`HEARTBEAT`] while nothing arrives. At the
 //! end of a closed shard the last event carries `ChildShards` and the stream ends; otherwise
 //! it ends after [`SUBSCRIPTION_MS`] by the service's clock, as AWS ends a subscription after

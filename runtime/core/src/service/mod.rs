@@ -12,8 +12,9 @@
 //! [`Registration`] each service crate hands the binary ([`registration`]), with the
 //! [`Spawner`] that runs its background work on the binary's runtime; and how a
 //! service's operations are wired to its functions ([`wiring`]: the generated `operations!`
-//! macros).
+//! macros); and [`Arrivals`], the signal a stream's readers wait on instead of polling.
 
+pub mod arrivals;
 pub mod capabilities;
 pub mod endpoints;
 pub mod registration;
@@ -28,6 +29,7 @@ use crate::error::{AwsError, OperationError};
 use crate::schema::{Operation, Service};
 use crate::value::Value;
 
+pub use arrivals::Arrivals;
 pub use capabilities::{
     AssumableRole, Authorization, Authorizer, Caller, Decision, EventBus, FunctionInvoker, Identity, KeyDirectory,
     KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, QueueSource, ResourcePolicies, ResourcePolicy,
