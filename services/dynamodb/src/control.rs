@@ -151,7 +151,7 @@ pub(crate) fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<Upd
         Ok::<_, DdbError>(record)
     })?;
     Ok(UpdateTableOutput {
-        table_description: Some(describe(scope, &record, Answer::Described)?),
+        table_description: Some(describe(scope, &record, Answer::Updated)?),
     })
 }
 

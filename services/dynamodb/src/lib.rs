@@ -20,7 +20,8 @@
 //!   answers of backups, exports, imports and global tables;
 //! - [`ttl`]: the time-to-live sweeper, started only once TTL is enabled on some table;
 //! - the DynamoDB Streams service ([`DynamoDbStreamsService`], `streams_service`) over the
-//!   same stores, with its ARNs, shard ids and shard iterators in [`iterator`].
+//!   same stores, with its ARNs, shard ids and shard iterators in [`iterator`]; and the same
+//!   streams offered to Lambda's event source mappings (`stream_source`).
 
 mod batch;
 mod capacity;
@@ -42,6 +43,7 @@ mod service;
 mod settings;
 pub mod size;
 pub mod stream;
+mod stream_source;
 mod streams_service;
 mod table;
 mod transact;
@@ -67,12 +69,14 @@ impl Default for TtlInterval {
     }
 }
 
-/// Builds DynamoDB and DynamoDB Streams, each when the binary serves it, over the same stores.
+/// Builds DynamoDB and DynamoDB Streams, each when the binary serves it, over the same stores;
+/// DynamoDB offers its tables' streams to consumers (Lambda's event source mappings).
 pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     let mut registration = Registration::default();
     if env.serves(&stratus_gen_dynamodb::SERVICE) {
         let TtlInterval(interval) = env.settings.get();
         let dynamodb = DynamoDbService::new(env.storage.clone(), env.scheduler.clone(), interval);
+        registration.provides.streams.push(dynamodb.streams());
         registration.handlers.push(dynamodb.into_handler());
     }
     if env.serves(&stratus_gen_dynamodb_streams::SERVICE) {

@@ -6,13 +6,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::ServiceHandler;
+use stratus_core::service::{Arrivals, ServiceHandler, StreamSource};
 use stratus_core::RequestContext;
 use stratus_gen_dynamodb::*;
 use stratus_storage::Storage;
 
 use crate::db::Scope;
 use crate::error::DdbError;
+use crate::stream_source::{TableStreams, WriteScope};
 use crate::ttl::TtlSweeper;
 use crate::{batch, control, fixed_answers, items, partiql, query, settings, transact};
 
@@ -21,15 +22,33 @@ use crate::{batch, control, fixed_answers, items, partiql, query, settings, tran
 pub struct DynamoDbService {
     storage: Arc<Storage>,
     ttl: Arc<TtlSweeper>,
+    /// Committed writes per account and region, which wake the readers of their streams.
+    writes: Arc<Arrivals<WriteScope>>,
+    scheduler: Scheduler,
 }
 
 impl DynamoDbService {
     /// The service; stored tables with time to live enabled are swept every `ttl_interval`
     /// on `scheduler` from now on (see [`crate::ttl`]).
     pub fn new(storage: Arc<Storage>, scheduler: Scheduler, ttl_interval: Duration) -> DynamoDbService {
-        let ttl = TtlSweeper::new(storage.clone(), scheduler, ttl_interval);
+        let writes = Arc::new(Arrivals::default());
+        let ttl = TtlSweeper::new(storage.clone(), scheduler.clone(), ttl_interval, writes.clone());
         ttl.discover();
-        DynamoDbService { storage, ttl }
+        DynamoDbService {
+            storage,
+            ttl,
+            writes,
+            scheduler,
+        }
+    }
+
+    /// The tables' streams, for consumers inside Stratus (Lambda's event source mappings).
+    pub fn streams(&self) -> Arc<dyn StreamSource> {
+        Arc::new(TableStreams {
+            storage: self.storage.clone(),
+            clock: self.scheduler.clock().clone(),
+            writes: self.writes.clone(),
+        })
     }
 
     /// The service behind the gateway's type-erased handler.
@@ -43,6 +62,20 @@ impl DynamoDbService {
         F: FnOnce(&Scope) -> Result<R, DdbError> + Send + 'static,
     {
         Scope::run(&self.storage, ctx, body).await
+    }
+
+    /// [`run`](Self::run) for an operation that may change items, or close a stream: once it
+    /// has committed, the readers of the account and region's streams look again.
+    async fn write<R, F>(&self, ctx: &RequestContext, body: F) -> Result<R, DdbError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Scope) -> Result<R, DdbError> + Send + 'static,
+    {
+        let answer = self.run(ctx, body).await;
+        if answer.is_ok() {
+            self.writes.notify((ctx.account_id.clone(), ctx.region.clone()));
+        }
+        answer
     }
 }
 
@@ -66,8 +99,8 @@ stratus_gen_dynamodb::operations! {
     create_table in run => control::create_table,
     describe_table in run => control::describe_table,
     list_tables in run => control::list_tables,
-    delete_table in run => control::delete_table,
-    update_table in run => control::update_table,
+    delete_table in write => control::delete_table,
+    update_table in write => control::update_table,
     tag_resource in run => control::tag_resource,
     untag_resource in run => control::untag_resource,
     list_tags_of_resource in run => control::list_tags,
@@ -77,17 +110,17 @@ stratus_gen_dynamodb::operations! {
     update_continuous_backups in run => control::update_backups,
     describe_limits => fixed_answers::describe_limits,
     describe_endpoints => fixed_answers::describe_endpoints,
-    put_item in run => items::put_item,
+    put_item in write => items::put_item,
     get_item in run => items::get_item,
-    delete_item in run => items::delete_item,
-    update_item in run => items::update_item,
+    delete_item in write => items::delete_item,
+    update_item in write => items::update_item,
     batch_get_item in run => batch::batch_get_item,
-    batch_write_item in run => batch::batch_write_item,
-    transact_write_items in run => transact::transact_write_items,
+    batch_write_item in write => batch::batch_write_item,
+    transact_write_items in write => transact::transact_write_items,
     transact_get_items in run => transact::transact_get_items,
-    execute_statement in run => partiql::execute_statement,
-    batch_execute_statement in run => partiql::batch_execute_statement,
-    execute_transaction in run => partiql::execute_transaction,
+    execute_statement in write => partiql::execute_statement,
+    batch_execute_statement in write => partiql::batch_execute_statement,
+    execute_transaction in write => partiql::execute_transaction,
     update_contributor_insights in run => settings::update_contributor_insights,
     describe_contributor_insights in run => settings::describe_contributor_insights,
     list_contributor_insights in run => settings::list_contributor_insights,

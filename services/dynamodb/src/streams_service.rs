@@ -78,7 +78,7 @@ impl StreamsError {
         StreamsError::TrimmedDataAccess("The data you are trying to access has been trimmed.".into())
     }
 
-    fn into_aws(self) -> AwsError {
+    pub(crate) fn into_aws(self) -> AwsError {
         let (code, message) = match self {
             StreamsError::Internal(m) => return AwsError::internal(m),
             StreamsError::Validation(m) => ("ValidationException", m),
@@ -156,7 +156,7 @@ impl From<StreamsError> for GetRecordsError {
 }
 
 /// The stream an ARN names in this scope, if it exists (enabled, or closed within 24 hours).
-fn find_stream(scope: &Scope, arn: &str) -> Result<StreamInfo, StreamsError> {
+pub(crate) fn find_stream(scope: &Scope, arn: &str) -> Result<StreamInfo, StreamsError> {
     let Some((table, label)) = parse_stream_arn(arn, &scope.region, &scope.account) else {
         return Err(StreamsError::not_found(arn));
     };
@@ -357,15 +357,13 @@ pub(crate) fn get_records(scope: &Scope, input: GetRecordsInput) -> Result<GetRe
     let mut bytes = 0;
     let mut records = Vec::with_capacity(stored.len());
     for record in stored {
-        let size = item_size(&record.keys)
-            + record.old_image.as_ref().map_or(0, item_size)
-            + record.new_image.as_ref().map_or(0, item_size);
+        let size = record_size(&record);
         if !records.is_empty() && bytes + size > MAX_PAGE_BYTES {
             break;
         }
         bytes += size;
         next = record.sequence + 1;
-        records.push(wire_record(scope, &info, &iterator.stream_arn, record, size));
+        records.push(wire_record(&scope.region, &info, &iterator.stream_arn, record, size));
     }
     let exhausted = info.closed_ms.is_some() && next > state.last;
     let next_shard_iterator = (!exhausted).then(|| {
@@ -382,7 +380,21 @@ pub(crate) fn get_records(scope: &Scope, input: GetRecordsInput) -> Result<GetRe
     })
 }
 
-fn wire_record(scope: &Scope, info: &StreamInfo, arn: &str, record: stream::StreamRecord, size: usize) -> Record {
+/// A record's `SizeBytes`: its keys and images, as DynamoDB sizes items.
+pub(crate) fn record_size(record: &stream::StreamRecord) -> usize {
+    item_size(&record.keys)
+        + record.old_image.as_ref().map_or(0, item_size)
+        + record.new_image.as_ref().map_or(0, item_size)
+}
+
+/// A record as GetRecords answers it (and Lambda hands it to a function), of size `size`.
+pub(crate) fn wire_record(
+    region: &str,
+    info: &StreamInfo,
+    arn: &str,
+    record: stream::StreamRecord,
+    size: usize,
+) -> Record {
     let sequence = format_sequence(record.sequence);
     let event_id = stratus_core::hex::encode(&Sha256::digest(format!("{arn}\0{sequence}").as_bytes())[..16]);
     let image = |item: crate::Item| item.into_iter().map(|(k, v)| (k, convert(v))).collect();
@@ -395,7 +407,7 @@ fn wire_record(scope: &Scope, info: &StreamInfo, arn: &str, record: stream::Stre
         }),
         event_version: Some("1.1".into()),
         event_source: Some("aws:dynamodb".into()),
-        aws_region: Some(scope.region.clone()),
+        aws_region: Some(region.to_owned()),
         dynamodb: Some(StreamRecord {
             // AWS rounds the creation time down to the second.
             approximate_creation_date_time: Some(DateTime::from_secs(record.created_ms.div_euclid(1000))),

@@ -253,8 +253,11 @@ impl Warm {
 pub(crate) enum Answer {
     /// CreateTable: `CREATING`, no billing date yet, warm throughput only if requested.
     Created,
-    /// DescribeTable and UpdateTable: `ACTIVE`, with warm throughput.
+    /// DescribeTable: `ACTIVE`, with warm throughput.
     Described,
+    /// UpdateTable: as described, but `UPDATING` (recorded against AWS), as the change is
+    /// under way when AWS answers.
+    Updated,
     /// DeleteTable: `DELETING`, without the key schema, attributes, dates and indexes.
     Deleted,
 }
@@ -762,6 +765,7 @@ impl TableRecord {
         let status = match answer {
             Answer::Created => TableStatus::Creating,
             Answer::Described => TableStatus::Active,
+            Answer::Updated => TableStatus::Updating,
             Answer::Deleted => TableStatus::Deleting,
         };
         let index_stats = |i: &IndexRecord| index_stats.get(&i.name).copied().unwrap_or_default();
@@ -788,7 +792,7 @@ impl TableRecord {
                 item_count: Some(index_stats(i).items as i64),
                 index_arn: Some(index_arn(i)),
                 on_demand_throughput: None,
-                warm_throughput: (answer == Answer::Described).then(|| {
+                warm_throughput: matches!(answer, Answer::Described | Answer::Updated).then(|| {
                     let warm = Warm::of(i.throughput);
                     GlobalSecondaryIndexWarmThroughputDescription {
                         read_units_per_second: Some(warm.read),
@@ -826,7 +830,9 @@ impl TableRecord {
             });
         let warm_throughput = match answer {
             Answer::Created => self.warm.map(|w| (w, TableStatus::Updating)),
-            Answer::Described => Some((self.warm.unwrap_or(Warm::of(self.throughput)), TableStatus::Active)),
+            Answer::Described | Answer::Updated => {
+                Some((self.warm.unwrap_or(Warm::of(self.throughput)), TableStatus::Active))
+            }
             Answer::Deleted => None,
         }
         .map(|(warm, status)| TableWarmThroughputDescription {

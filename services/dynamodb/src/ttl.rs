@@ -20,12 +20,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use stratus_core::scheduler::{JobId, Repeat, Scheduler};
+use stratus_core::service::Arrivals;
 use stratus_storage::{Direction, Durability, KeyRange, Namespace, Storage, Store};
 
 use crate::db::{self, ITEMS, TABLES};
 use crate::error::DdbError;
 use crate::keys;
 use crate::stream::Origin;
+use crate::stream_source::WriteScope;
 use crate::table::TableRecord;
 use crate::{AttributeValue, Item};
 
@@ -103,6 +105,8 @@ fn sweep_table(store: &dyn Store, table: &TableRecord, now_ms: i64) -> Result<()
 /// The background sweeper of one process (see the module docs).
 pub struct TtlSweeper {
     storage: Arc<Storage>,
+    /// Where each sweep's deletions are announced to the stores' stream readers.
+    writes: Arc<Arrivals<WriteScope>>,
     scheduler: Scheduler,
     interval: Duration,
     state: Mutex<State>,
@@ -120,9 +124,15 @@ struct State {
 
 impl TtlSweeper {
     /// A sweeper that sweeps every `interval` on `scheduler` once something is watched.
-    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, interval: Duration) -> Arc<TtlSweeper> {
+    pub(crate) fn new(
+        storage: Arc<Storage>,
+        scheduler: Scheduler,
+        interval: Duration,
+        writes: Arc<Arrivals<WriteScope>>,
+    ) -> Arc<TtlSweeper> {
         Arc::new(TtlSweeper {
             storage,
+            writes,
             scheduler,
             interval,
             state: Mutex::default(),
@@ -156,6 +166,9 @@ impl TtlSweeper {
                 .store(&namespace, Durability::Strict)
                 .map_err(DdbError::from)
                 .and_then(|store| sweep(&*store, now_ms));
+            if swept.is_ok() {
+                self.writes.notify((account.clone(), region.clone()));
+            }
             // A store that failed is tried again next time.
             if let Ok(false) = swept {
                 idle.push((account, region));
