@@ -407,7 +407,9 @@ def test_the_batching_window_runs_on_the_driven_clock_and_mappings_resume_after_
         role = server.client("iam").create_role(RoleName="esm", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
         out = tempfile.mkdtemp(prefix="stratus-esm-", dir="/var/tmp")
         recorder = Recorder(lam, role, out)
-        url, arn = queue(sqs, VisibilityTimeout=120)
+        # The longest visibility timeout: the loop below moves the clock 61 s at a time, and a
+        # shorter one could expire under a batch still being invoked, delivering it again.
+        url, arn = queue(sqs, VisibilityTimeout=43200)
         lam.create_event_source_mapping(
             EventSourceArn=arn, FunctionName=recorder.name, BatchSize=100, MaximumBatchingWindowInSeconds=60
         )

@@ -285,3 +285,21 @@ def test_the_batching_window_gathers_records_put_one_by_one(clients, role, out):
         time.sleep(0.3)
     assert f.wait_for(lambda batches: len(batches) >= 1) == [["a", "b", "c"]]
     lam.delete_event_source_mapping(UUID=mapping)
+
+
+def test_filters_match_the_decoded_data_of_kinesis_records(clients, role, out):
+    lam, kinesis, _ = clients
+    f = Recorder(lam, role, out)
+    name, arn = stream(kinesis)
+    # Lambda's guide, "Filtering Kinesis": a pattern on `data` sees the JSON the record holds.
+    pattern = {"data": {"kind": ["order"]}}
+    mapping = lam.create_event_source_mapping(
+        EventSourceArn=arn,
+        FunctionName=f.name,
+        StartingPosition="TRIM_HORIZON",
+        FilterCriteria={"Filters": [{"Pattern": json.dumps(pattern)}]},
+    )["UUID"]
+    put(kinesis, name, '{"kind": "ping"}', "not json", '{"kind": "order", "n": 1}')
+    f.wait_for(lambda batches: any('"order"' in d for b in batches for d in b))
+    assert f.datas() == ['{"kind": "order", "n": 1}']
+    lam.delete_event_source_mapping(UUID=mapping)

@@ -44,6 +44,7 @@ mod queued;
 mod records;
 mod routing;
 mod service;
+mod stream_events;
 mod stream_polling;
 
 use std::sync::Arc;

@@ -69,6 +69,9 @@ pub(crate) struct StreamSettings {
     pub(crate) tumbling_window: i32,
     /// The SQS queue or SNS topic that discarded batches are reported to.
     pub(crate) on_failure: Option<String>,
+    /// How the last batch went (`OK`, `PROBLEM: Function call failed`); `None` before any.
+    #[serde(default)]
+    pub(crate) last_processing_result: Option<String>,
 }
 
 impl Default for StreamSettings {
@@ -82,6 +85,7 @@ impl Default for StreamSettings {
             parallelization_factor: 1,
             tumbling_window: 0,
             on_failure: None,
+            last_processing_result: None,
         }
     }
 }
@@ -330,7 +334,12 @@ impl MappingRecord {
                     destination: stream.on_failure.clone(),
                 }),
             }),
-            last_processing_result: Some("No records processed".to_owned()),
+            last_processing_result: Some(
+                stream
+                    .last_processing_result
+                    .clone()
+                    .unwrap_or_else(|| "No records processed".to_owned()),
+            ),
             ..EventSourceMappingConfiguration::default()
         }
     }

@@ -281,8 +281,9 @@ fn filterable(record: &Value) -> Value {
 
 /// The messages a `ReportBatchItemFailures` answer names as failed, or `None` when the
 /// answer fails the whole batch. As Lambda's guide says: no answer, `null`, an empty object
-/// or an empty or `null` `batchItemFailures` is success; an answer that is not JSON, or an
-/// item whose `itemIdentifier` is missing, empty, or not a message of the batch, fails it.
+/// or an empty or `null` `batchItemFailures` is success, and so is an empty list (recorded
+/// against AWS); an answer that is not JSON, or an item whose `itemIdentifier` is missing,
+/// empty, or not a message of the batch, fails it.
 pub(crate) fn failures(payload: &[u8], ids: &[&str]) -> Option<Vec<String>> {
     if payload.iter().all(u8::is_ascii_whitespace) {
         return Some(Vec::new());
@@ -290,6 +291,7 @@ pub(crate) fn failures(payload: &[u8], ids: &[&str]) -> Option<Vec<String>> {
     let answer: Value = serde_json::from_slice(payload).ok()?;
     let items = match &answer {
         Value::Null => return Some(Vec::new()),
+        Value::Array(items) if items.is_empty() => return Some(Vec::new()),
         Value::Object(o) => match o.get("batchItemFailures") {
             None | Some(Value::Null) => return Some(Vec::new()),
             Some(Value::Array(items)) => items,

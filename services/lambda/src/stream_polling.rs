@@ -1,25 +1,38 @@
-//! The pollers of enabled stream event source mappings (Kinesis, through the
-//! [`StreamSource`] capability): one task per shard, started with the mapping's poller and
+//! The pollers of enabled stream event source mappings (Kinesis and DynamoDB Streams, through
+//! the [`StreamSource`] capability): one task per shard, started with the mapping's poller and
 //! stopped with it. A shard's task reads from its checkpoint — the position after the last
 //! record it is done with, stored in the `stream_checkpoints` table with strict durability
 //! before the next batch is read, so a restart neither loses nor re-delivers a committed
-//! batch — invokes the function with Lambda's Kinesis event, and waits for the stream's next
-//! put when the shard is read to its tip (woken by the put, no periodic timer).
+//! batch — drops the records no `FilterCriteria` pattern matches, invokes the function with
+//! the source's event ([`crate::stream_events`]), and waits for the stream's next write when
+//! the shard is read to its tip (woken by the write, no periodic timer).
 //!
 //! A failed batch holds the shard: it is retried (with a growing pause on the scheduler's
 //! clock) until `MaximumRetryAttempts` or `MaximumRecordAgeInSeconds` is spent, split in two
 //! first when `BisectBatchOnFunctionError` is on, and with `ReportBatchItemFailures` retried
 //! from the first record the function names; a batch given up is reported to the `OnFailure`
 //! destination and the shard reads on.
+//!
+//! `ParallelizationFactor` above 1 reads that many batches at once and runs them side by
+//! side, each holding the records of some partition keys, so one key's records stay in order;
+//! the checkpoint moves past all of them once all are done. `TumblingWindowInSeconds` groups
+//! records by aligned windows of arrival time: each invocation gets the window's `state` and
+//! must answer a new one, and the window ends with an invocation marked
+//! `isFinalInvokeForWindow`, when a record of a later window arrives or, while the shard is
+//! idle, when the scheduler's clock reaches the window's end. The open window is stored with
+//! the checkpoint. Windows run one batch at a time (no parallelization).
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 use std::time::Duration;
 
-use base64::Engine;
 use serde_json::{json, Value};
 use stratus_core::service::capabilities::QueueMessage;
 use stratus_core::service::{Caller, ShardRead, ShardRecord, StreamSource, StreamStart};
+use stratus_event_pattern::Pattern;
 use stratus_storage::Table;
 use tokio::sync::watch;
 
@@ -28,11 +41,13 @@ use crate::invoke::Ran;
 use crate::mappings::{MappingRecord, StreamSettings};
 use crate::names::FunctionRef;
 use crate::polling::{failures, run_mapped};
-use crate::queued::iso_millis;
 use crate::service::LambdaService;
+use crate::stream_events::{answered_state, failure_record, FailedBatch, Shard, StreamKind, Window};
 
 /// Each shard's checkpoint by `UUID/SHARD`: the position its next read starts at.
 pub(crate) const CHECKPOINTS: Table<String> = Table::new("stream_checkpoints");
+/// Each shard's open tumbling window by `UUID/SHARD`, written with its checkpoint.
+pub(crate) const WINDOWS: Table<Window> = Table::new("stream_windows");
 
 const PRINCIPAL: &str = "lambda.amazonaws.com";
 /// The longest pause between retries of a failed batch.
@@ -72,6 +87,8 @@ pub(crate) async fn poll(
             return;
         }
     };
+    let kind = StreamKind::of_arn(&mapping.event_source_arn);
+    let patterns = Arc::new(mapping.patterns());
     let mapping = Arc::new(mapping);
     for shard in shards {
         let poller = ShardPoller {
@@ -81,17 +98,23 @@ pub(crate) async fn poll(
             region: region.clone(),
             mapping: mapping.clone(),
             settings: settings.clone(),
+            kind,
+            patterns: patterns.clone(),
             shard,
+            reported: Mutex::new(None),
         };
         lambda.shared.spawner.spawn(poller.run(stopped.clone()));
     }
 }
 
-/// Deletes the checkpoints of mapping `uuid`, as its deletion does.
+/// Deletes the checkpoints and windows of mapping `uuid`, as its deletion does.
 pub(crate) fn forget_checkpoints(tx: &mut stratus_storage::Tx<'_>, uuid: &str) -> Result<(), stratus_core::AwsError> {
     let prefix = format!("{uuid}/");
     for (key, _) in CHECKPOINTS.scan_prefix(tx, prefix.as_bytes()).map_err(error::storage)? {
         CHECKPOINTS.delete(tx, key);
+    }
+    for (key, _) in WINDOWS.scan_prefix(tx, prefix.as_bytes()).map_err(error::storage)? {
+        WINDOWS.delete(tx, key);
     }
     Ok(())
 }
@@ -103,12 +126,22 @@ struct ShardPoller {
     region: String,
     mapping: Arc<MappingRecord>,
     settings: StreamSettings,
+    kind: StreamKind,
+    /// The mapping's compiled `FilterCriteria`; empty when every record passes.
+    patterns: Arc<Vec<Pattern>>,
     shard: String,
+    /// The `LastProcessingResult` this poller last stored.
+    reported: Mutex<Option<&'static str>>,
 }
+
+/// `LastProcessingResult` after a batch the function processed, and after one it failed.
+const PROCESSED: &str = "OK";
+const FAILED: &str = "PROBLEM: Function call failed";
 
 /// How one invocation of a batch went.
 enum Outcome {
-    Done,
+    /// Done, with the window state the function answered when the mapping has windows.
+    Done(Option<Value>),
     /// The function names records it failed: the first of them, by index, and what ran.
     FailedFrom(usize, Ran),
     /// The whole batch failed; what ran, if the function ran.
@@ -124,19 +157,30 @@ impl ShardPoller {
         &self.mapping.event_source_arn
     }
 
+    fn tumbling(&self) -> bool {
+        self.settings.tumbling_window > 0
+    }
+
     async fn run(self, mut stopped: watch::Receiver<()>) {
-        let mut position = match self.start().await {
-            Ok(p) => p,
+        let (mut position, mut window) = match self.start().await {
+            Ok(start) => start,
             Err(e) => {
                 tracing::warn!(mapping = %self.mapping.uuid, shard = %self.shard, error = %e, "cannot start reading the shard");
                 return;
             }
         };
         let size = usize::try_from(self.mapping.batch_size).unwrap_or(1);
+        let lanes = if self.tumbling() {
+            1
+        } else {
+            usize::try_from(self.settings.parallelization_factor)
+                .unwrap_or(1)
+                .max(1)
+        };
         loop {
             let seen = self.source.appends(self.caller(), self.arn());
             let read = tokio::select! {
-                read = self.source.read(self.caller(), self.arn(), &self.shard, &position, size) => read,
+                read = self.source.read(self.caller(), self.arn(), &self.shard, &position, size * lanes) => read,
                 _ = stopped.changed() => return,
             };
             let mut read = match read {
@@ -146,8 +190,9 @@ impl ShardPoller {
                     return;
                 }
             };
-            if !read.records.is_empty() && read.records.len() < size && self.mapping.maximum_batching_window > 0 {
-                match self.gather(&position, size, &mut stopped).await {
+            if !read.records.is_empty() && read.records.len() < size * lanes && self.mapping.maximum_batching_window > 0
+            {
+                match self.gather(&position, size * lanes, &mut stopped).await {
                     Some(Ok(more)) => read = more,
                     Some(Err(e)) => {
                         tracing::warn!(mapping = %self.mapping.uuid, shard = %self.shard, error = %e, "stopped reading the shard");
@@ -158,19 +203,166 @@ impl ShardPoller {
             }
             let Some(last) = read.records.last() else {
                 if read.ended {
+                    if window.is_some() {
+                        self.close_window(&mut window, &position, &stopped).await;
+                    }
                     return;
                 }
+                let window_end = self.until_window_end(window.as_ref());
                 tokio::select! {
                     _ = self.source.appended(self.caller(), self.arn(), seen) => continue,
+                    _ = window_end => {
+                        if !self.close_window(&mut window, &position, &stopped).await {
+                            return;
+                        }
+                        continue;
+                    }
                     _ = stopped.changed() => return,
                 }
             };
             let end = last.next.clone();
-            if !self.process(read.records, &stopped).await {
+            let records = self.passing(read.records);
+            let done = if self.tumbling() {
+                self.process_windowed(records, &mut window, &stopped).await
+            } else if lanes > 1 {
+                self.process_lanes(records, lanes, size, &stopped).await
+            } else {
+                self.process(records, &stopped, &mut window, true).await
+            };
+            if !done {
+                return;
+            }
+            // Past the records filtered out, or run side by side, too.
+            if let Err(e) = self.commit(&end, window.as_ref()).await {
+                tracing::warn!(mapping = %self.mapping.uuid, error = %e, "could not store a checkpoint");
                 return;
             }
             position = end;
         }
+    }
+
+    /// The records a `FilterCriteria` pattern matches (all when the mapping has none); the
+    /// others are dropped, as Lambda drops them.
+    fn passing(&self, records: Vec<ShardRecord>) -> Vec<ShardRecord> {
+        if self.patterns.is_empty() {
+            return records;
+        }
+        let at = self.at("");
+        records
+            .into_iter()
+            .filter(|r| {
+                let seen = self.kind.filterable(&self.kind.record(r, &at));
+                self.patterns.iter().any(|p| p.matches(&seen))
+            })
+            .collect()
+    }
+
+    /// Resolves when the scheduler's clock reaches the end of the open window; never when
+    /// there is none.
+    async fn until_window_end(&self, window: Option<&Window>) {
+        let Some(end_ms) = window.map(|w| w.end_ms) else {
+            return std::future::pending().await;
+        };
+        let wait = u64::try_from(end_ms - self.lambda.now_ms()).unwrap_or(0);
+        let scheduler = &self.lambda.shared.scheduler;
+        scheduler
+            .sleep_until(scheduler.clock().moment_after(Duration::from_millis(wait)))
+            .await;
+    }
+
+    /// Runs `records` window by window: the open window ends (its final invocation) before a
+    /// record of a later one is delivered.
+    async fn process_windowed(
+        &self,
+        records: Vec<ShardRecord>,
+        window: &mut Option<Window>,
+        stopped: &watch::Receiver<()>,
+    ) -> bool {
+        let mut records = VecDeque::from(records);
+        while let Some(first) = records.front() {
+            let arrival = first.arrival_ms;
+            if window.as_ref().is_some_and(|w| !w.holds(arrival)) && !self.end_window(window, stopped).await {
+                return false;
+            }
+            let open = window.get_or_insert_with(|| Window::of(arrival, self.settings.tumbling_window));
+            let run_end = records
+                .iter()
+                .position(|r| !open.holds(r.arrival_ms))
+                .unwrap_or(records.len());
+            let run: Vec<ShardRecord> = records.drain(..run_end).collect();
+            if !self.process(run, stopped, window, true).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Ends the open window with its final invocation, then stores that no window is open
+    /// at `position`; `false` when the poller was stopped first.
+    async fn close_window(&self, window: &mut Option<Window>, position: &str, stopped: &watch::Receiver<()>) -> bool {
+        if !self.end_window(window, stopped).await {
+            return false;
+        }
+        match self.commit(position, None).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(mapping = %self.mapping.uuid, error = %e, "could not store a checkpoint");
+                false
+            }
+        }
+    }
+
+    /// The window's final invocation, retried until it succeeds (Lambda's guide: a failed
+    /// final invocation holds the shard); `false` when the poller was stopped first.
+    async fn end_window(&self, window: &mut Option<Window>, stopped: &watch::Receiver<()>) -> bool {
+        let Some(open) = window.as_ref() else {
+            return true;
+        };
+        let event = open.event(Vec::new(), &self.at(&self.role()), true);
+        let mut attempts = 0u32;
+        loop {
+            if stopped.has_changed().is_err() {
+                return false;
+            }
+            attempts += 1;
+            let ran = run_mapped(
+                &self.lambda,
+                &self.mapping,
+                &self.account,
+                &self.region,
+                event.to_string().into_bytes(),
+            )
+            .await;
+            if ran.is_some_and(|r| r.function_error.is_none()) {
+                *window = None;
+                return true;
+            }
+            self.pause(attempts).await;
+        }
+    }
+
+    /// Runs `records` as `lanes` batches side by side, each of the records of some partition
+    /// keys (in their order), `size` at a time; the caller commits past all of them.
+    async fn process_lanes(
+        &self,
+        records: Vec<ShardRecord>,
+        lanes: usize,
+        size: usize,
+        stopped: &watch::Receiver<()>,
+    ) -> bool {
+        let mut by_lane: Vec<Vec<ShardRecord>> = vec![Vec::new(); lanes];
+        for r in records {
+            by_lane[lane_of(&r.partition_key, lanes)].push(r);
+        }
+        let runs = by_lane.into_iter().filter(|l| !l.is_empty()).map(|lane| async move {
+            for chunk in lane.chunks(size.max(1)) {
+                if !self.process(chunk.to_vec(), stopped, &mut None, false).await {
+                    return false;
+                }
+            }
+            true
+        });
+        all_done(runs.collect()).await
     }
 
     /// Reads again from `position` as records arrive, until the batch is full or
@@ -206,13 +398,14 @@ impl ShardPoller {
         }
     }
 
-    /// The stored checkpoint, else the mapping's starting position, stored at once so that a
-    /// `LATEST` mapping restarted later reads on from where it began.
-    async fn start(&self) -> Result<String, stratus_core::AwsError> {
+    /// The stored checkpoint and open window, else the mapping's starting position, stored at
+    /// once so that a `LATEST` mapping restarted later reads on from where it began.
+    async fn start(&self) -> Result<(String, Option<Window>), stratus_core::AwsError> {
         let store = self.lambda.store(&self.account, &self.region)?;
         let key = checkpoint_key(&self.mapping.uuid, &self.shard);
         if let Some(position) = CHECKPOINTS.get(&*store, key.as_bytes()).map_err(error::storage)? {
-            return Ok(position);
+            let window = WINDOWS.get(&*store, key.as_bytes()).map_err(error::storage)?;
+            return Ok((position, window));
         }
         let start = match self.settings.starting_position.as_str() {
             "TRIM_HORIZON" => StreamStart::TrimHorizon,
@@ -220,13 +413,14 @@ impl ShardPoller {
             _ => StreamStart::Latest,
         };
         let position = self.source.start(self.caller(), self.arn(), &self.shard, start).await?;
-        self.commit(&position).await?;
-        Ok(position)
+        self.commit(&position, None).await?;
+        Ok((position, None))
     }
 
-    async fn commit(&self, position: &str) -> Result<(), stratus_core::AwsError> {
+    /// Stores the shard's checkpoint, and its open window when the mapping has windows.
+    async fn commit(&self, position: &str, window: Option<&Window>) -> Result<(), stratus_core::AwsError> {
         let (key, position) = (checkpoint_key(&self.mapping.uuid, &self.shard), position.to_owned());
-        let uuid = self.mapping.uuid.clone();
+        let (uuid, window, tumbling) = (self.mapping.uuid.clone(), window.cloned(), self.tumbling());
         self.lambda
             .transact(&self.account, &self.region, move |tx| {
                 // A mapping deleted meanwhile keeps no checkpoint.
@@ -237,16 +431,58 @@ impl ShardPoller {
                 {
                     return Ok(());
                 }
-                CHECKPOINTS.put(tx, key.as_bytes(), &position).map_err(error::storage)
+                CHECKPOINTS.put(tx, key.as_bytes(), &position).map_err(error::storage)?;
+                match window.filter(|_| tumbling) {
+                    Some(window) => WINDOWS.put(tx, key.as_bytes(), &window).map_err(error::storage),
+                    None => {
+                        WINDOWS.delete(tx, key.as_bytes());
+                        Ok(())
+                    }
+                }
             })
             .await
     }
 
+    /// Waits before another attempt, longer after each (on the scheduler's clock).
+    async fn pause(&self, attempts: u32) {
+        let pause = Duration::from_secs((1u64 << attempts.min(5)).min(MAX_BACKOFF_SECS) / 2);
+        let scheduler = &self.lambda.shared.scheduler;
+        scheduler.sleep_until(scheduler.clock().moment_after(pause)).await;
+    }
+
+    /// The function's role, which Kinesis records name as `invokeIdentityArn`.
+    fn role(&self) -> String {
+        FunctionRef::parse(&self.mapping.function_arn, None, &self.account, &self.region)
+            .ok()
+            .and_then(|f| self.lambda.function(&f, &f.arn()).ok())
+            .map(|f| f.latest.role)
+            .unwrap_or_default()
+    }
+
+    fn at<'a>(&'a self, role: &'a str) -> Shard<'a> {
+        Shard {
+            stream_arn: self.arn(),
+            shard_id: &self.shard,
+            region: &self.region,
+            role,
+        }
+    }
+
     /// Delivers `records` until each part of them is done or given up, committing the
-    /// checkpoint after each; `false` when the poller was stopped first.
-    async fn process(&self, records: Vec<ShardRecord>, stopped: &watch::Receiver<()>) -> bool {
+    /// checkpoint (and the window's new state) after each when `checkpoints` is on; `false`
+    /// when the poller was stopped first.
+    async fn process(
+        &self,
+        records: Vec<ShardRecord>,
+        stopped: &watch::Receiver<()>,
+        window: &mut Option<Window>,
+        checkpoints: bool,
+    ) -> bool {
         let mut pending = VecDeque::from([records]);
         while let Some(mut batch) = pending.pop_front() {
+            if batch.is_empty() {
+                continue;
+            }
             let mut attempts = 0u32;
             loop {
                 if stopped.has_changed().is_err() {
@@ -259,17 +495,25 @@ impl ShardPoller {
                     break;
                 }
                 attempts += 1;
-                let ran = self.invoke(&batch).await;
-                let outcome = self.outcome(&batch, ran);
-                let ran = match outcome {
-                    Outcome::Done => break,
+                let ran = self.invoke(&batch, window.as_ref()).await;
+                let ran = match self.outcome(&batch, ran) {
+                    Outcome::Done(state) => {
+                        if let (Some(open), Some(state)) = (window.as_mut(), state) {
+                            open.state = state;
+                        }
+                        self.report(PROCESSED).await;
+                        break;
+                    }
                     Outcome::FailedFrom(index, ran) => {
                         if index > 0 {
-                            if let Err(e) = self.commit(&batch[index - 1].next).await {
-                                tracing::warn!(mapping = %self.mapping.uuid, error = %e, "could not store a checkpoint");
+                            if checkpoints && !self.checkpoint(&batch[index - 1].next, window).await {
                                 return false;
                             }
                             batch.drain(..index);
+                            // The narrower batch is a batch of its own, with its own retries
+                            // (recorded against AWS: its invoke count starts again).
+                            attempts = 0;
+                            continue;
                         }
                         Some(ran)
                     }
@@ -284,6 +528,7 @@ impl ShardPoller {
                         ran
                     }
                 };
+                self.report(FAILED).await;
                 let retries = i64::from(attempts) - 1;
                 let max_retries = i64::from(self.settings.maximum_retry_attempts);
                 if max_retries >= 0 && retries >= max_retries {
@@ -291,17 +536,10 @@ impl ShardPoller {
                         .await;
                     break;
                 }
-                let pause = Duration::from_secs((1u64 << attempts.min(5)).min(MAX_BACKOFF_SECS) / 2);
-                let clock = self.lambda.shared.scheduler.clock();
-                self.lambda
-                    .shared
-                    .scheduler
-                    .sleep_until(clock.moment_after(pause))
-                    .await;
+                self.pause(attempts).await;
             }
             if let Some(last) = batch.last() {
-                if let Err(e) = self.commit(&last.next).await {
-                    tracing::warn!(mapping = %self.mapping.uuid, error = %e, "could not store a checkpoint");
+                if checkpoints && !self.checkpoint(&last.next, window).await {
                     return false;
                 }
             }
@@ -309,17 +547,58 @@ impl ShardPoller {
         true
     }
 
-    async fn invoke(&self, batch: &[ShardRecord]) -> Option<Ran> {
-        let role = FunctionRef::parse(&self.mapping.function_arn, None, &self.account, &self.region)
-            .ok()
-            .and_then(|f| self.lambda.function(&f, &f.arn()).ok())
-            .map(|f| f.latest.role)
-            .unwrap_or_default();
-        let records: Vec<Value> = batch
-            .iter()
-            .map(|r| kinesis_record(r, &self.shard, self.arn(), &self.region, &role))
-            .collect();
-        let event = json!({ "Records": records });
+    /// Stores `result` as the mapping's `LastProcessingResult` when it differs from what this
+    /// poller stored last (a write only when the result changes).
+    async fn report(&self, result: &'static str) {
+        {
+            let mut reported = self.reported.lock().unwrap_or_else(PoisonError::into_inner);
+            if *reported == Some(result) {
+                return;
+            }
+            *reported = Some(result);
+        }
+        let uuid = self.mapping.uuid.clone();
+        let stored = self
+            .lambda
+            .transact(&self.account, &self.region, move |tx| {
+                let Some(mut mapping) = crate::mappings::MAPPINGS
+                    .get(tx, uuid.as_bytes())
+                    .map_err(error::storage)?
+                else {
+                    return Ok(());
+                };
+                if let Some(stream) = mapping.stream.as_mut() {
+                    stream.last_processing_result = Some(result.to_owned());
+                }
+                crate::mappings::MAPPINGS
+                    .put(tx, uuid.as_bytes(), &mapping)
+                    .map_err(error::storage)
+            })
+            .await;
+        if let Err(e) = stored {
+            tracing::warn!(mapping = %self.mapping.uuid, error = %e, "could not store the processing result");
+        }
+    }
+
+    /// [`commit`](Self::commit), logging a failure; `false` then.
+    async fn checkpoint(&self, position: &str, window: &Option<Window>) -> bool {
+        match self.commit(position, window.as_ref()).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(mapping = %self.mapping.uuid, error = %e, "could not store a checkpoint");
+                false
+            }
+        }
+    }
+
+    async fn invoke(&self, batch: &[ShardRecord], window: Option<&Window>) -> Option<Ran> {
+        let role = self.role();
+        let at = self.at(&role);
+        let records: Vec<Value> = batch.iter().map(|r| self.kind.record(r, &at)).collect();
+        let event = match window {
+            Some(window) => window.event(records, &at, false),
+            None => json!({ "Records": records }),
+        };
         run_mapped(
             &self.lambda,
             &self.mapping,
@@ -337,12 +616,21 @@ impl ShardPoller {
         if ran.function_error.is_some() {
             return Outcome::Failed(Some(ran));
         }
+        // With windows, an answer without `state` fails the batch (Lambda's guide).
+        let state = if self.tumbling() {
+            match answered_state(&ran.payload) {
+                Some(state) => Some(state),
+                None => return Outcome::Failed(Some(ran)),
+            }
+        } else {
+            None
+        };
         if !self.mapping.report_batch_item_failures {
-            return Outcome::Done;
+            return Outcome::Done(state);
         }
         let ids: Vec<&str> = batch.iter().map(|r| r.sequence_number.as_str()).collect();
         match failures(&ran.payload, &ids) {
-            Some(failed) if failed.is_empty() => Outcome::Done,
+            Some(failed) if failed.is_empty() => Outcome::Done(state),
             Some(failed) => {
                 let first = ids.iter().position(|id| failed.iter().any(|f| f == id)).unwrap_or(0);
                 Outcome::FailedFrom(first, ran)
@@ -359,6 +647,7 @@ impl ShardPoller {
         };
         let record = failure_record(
             FailedBatch {
+                kind: self.kind,
                 function_arn: &self.mapping.function_arn,
                 stream_arn: self.arn(),
                 shard: &self.shard,
@@ -380,126 +669,69 @@ impl ShardPoller {
     }
 }
 
-/// One record as Lambda's Kinesis event carries it (Lambda's guide, "Example Kinesis record
-/// event"; Powertools' `KinesisDataStreamRecord`).
-fn kinesis_record(r: &ShardRecord, shard: &str, stream_arn: &str, region: &str, role: &str) -> Value {
-    json!({
-        "kinesis": {
-            "kinesisSchemaVersion": "1.0",
-            "partitionKey": r.partition_key,
-            "sequenceNumber": r.sequence_number,
-            "data": base64::engine::general_purpose::STANDARD.encode(&r.data),
-            "approximateArrivalTimestamp": r.arrival_ms as f64 / 1000.0,
-        },
-        "eventSource": "aws:kinesis",
-        "eventVersion": "1.0",
-        "eventID": format!("{shard}:{}", r.sequence_number),
-        "eventName": "aws:kinesis:record",
-        "invokeIdentityArn": role,
-        "awsRegion": region,
-        "eventSourceARN": stream_arn,
-    })
-}
-
-/// The batch a failure record describes.
-struct FailedBatch<'a> {
-    function_arn: &'a str,
-    stream_arn: &'a str,
-    shard: &'a str,
-    batch: &'a [ShardRecord],
-}
-
-/// The record Lambda sends to a stream mapping's `OnFailure` destination (Lambda's guide,
-/// "Retain discarded batch records for a Kinesis Data Streams event source").
-fn failure_record(failed: FailedBatch<'_>, condition: &str, attempts: u32, ran: Option<&Ran>, now_ms: i64) -> Value {
-    let (first, last) = (failed.batch.first(), failed.batch.last());
-    let response = match ran {
-        Some(ran) => json!({
-            "statusCode": 200,
-            "executedVersion": ran.executed_version,
-            // `null` when the function answered with batch item failures (recorded against AWS).
-            "functionError": ran.function_error,
-        }),
-        None => json!({ "statusCode": 500, "executedVersion": "$LATEST", "functionError": "Unhandled" }),
-    };
-    let mut record = json!({
-        "requestContext": {
-            "requestId": stratus_core::id::uuid(),
-            "functionArn": failed.function_arn,
-            "condition": condition,
-            "approximateInvokeCount": attempts,
-        },
-        "responseContext": response,
-        "version": "1.0",
-        "timestamp": iso_millis(now_ms),
-        "KinesisBatchInfo": {
-            "shardId": failed.shard,
-            "startSequenceNumber": first.map(|r| r.sequence_number.clone()),
-            "endSequenceNumber": last.map(|r| r.sequence_number.clone()),
-            "approximateArrivalOfFirstRecord": first.map(|r| iso_millis(r.arrival_ms)),
-            "approximateArrivalOfLastRecord": last.map(|r| iso_millis(r.arrival_ms)),
-            "batchSize": failed.batch.len(),
-            "streamArn": failed.stream_arn,
-        },
+/// The lane of `ParallelizationFactor` a partition key's records run in (FNV-1a, so a key
+/// keeps its lane across reads and restarts).
+fn lane_of(partition_key: &str, lanes: usize) -> usize {
+    let hash = partition_key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
-    // A batch given up for its age has no response to report (recorded against AWS).
-    if condition == "RecordAgeExceeded" {
-        if let Some(fields) = record.as_object_mut() {
-            fields.remove("responseContext");
+    (hash % lanes.max(1) as u64) as usize
+}
+
+/// Runs `runs` side by side on this task; whether every one of them finished.
+async fn all_done<F: Future<Output = bool>>(runs: Vec<F>) -> bool {
+    let mut runs: Vec<Option<Pin<Box<F>>>> = runs.into_iter().map(|f| Some(Box::pin(f))).collect();
+    let mut all = true;
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for slot in &mut runs {
+            if let Some(run) = slot {
+                match run.as_mut().poll(cx) {
+                    Poll::Ready(done) => {
+                        all &= done;
+                        *slot = None;
+                    }
+                    Poll::Pending => pending = true,
+                }
+            }
         }
-    }
-    record
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(all)
+        }
+    })
+    .await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn record(seq: &str, arrival_ms: i64) -> ShardRecord {
-        ShardRecord {
-            sequence_number: seq.into(),
-            next: format!("{seq}+"),
-            arrival_ms,
-            partition_key: "pk".into(),
-            data: b"hello".to_vec(),
-        }
+    #[test]
+    fn a_partition_key_keeps_its_lane() {
+        let lanes: Vec<usize> = (0..100).map(|i| lane_of(&format!("key-{i}"), 4)).collect();
+        assert!(lanes.iter().all(|&l| l < 4));
+        assert!((0..4).all(|l| lanes.contains(&l)), "keys spread over every lane");
+        assert_eq!(lane_of("key-7", 4), lanes[7]);
+        assert_eq!(lane_of("anything", 1), 0);
     }
 
-    #[test]
-    fn records_have_the_kinesis_event_shape() {
-        let r = kinesis_record(
-            &record("49", 1_545_084_650_987),
-            "shardId-000000000000",
-            "arn:aws:kinesis:us-east-1:000000000000:stream/s",
-            "us-east-1",
-            "arn:aws:iam::000000000000:role/r",
+    #[tokio::test(flavor = "current_thread")]
+    async fn runs_side_by_side_all_finish() {
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let waiting = async move { rx.await.is_ok() };
+        let sending = async move { tx.send(()).is_ok() };
+        // The first waits on the second: done only if both run at once.
+        assert!(
+            all_done(vec![
+                Box::pin(waiting) as Pin<Box<dyn Future<Output = bool>>>,
+                Box::pin(sending)
+            ])
+            .await
         );
-        assert_eq!(r["kinesis"]["data"], "aGVsbG8=");
-        assert_eq!(r["kinesis"]["approximateArrivalTimestamp"], 1_545_084_650.987);
-        assert_eq!(r["eventID"], "shardId-000000000000:49");
-        assert_eq!(r["eventName"], "aws:kinesis:record");
-        assert_eq!(r["invokeIdentityArn"], "arn:aws:iam::000000000000:role/r");
-    }
-
-    #[test]
-    fn failure_records_describe_the_batch() {
-        let batch = [record("1", 0), record("2", 1_000)];
-        let failed = FailedBatch {
-            function_arn: "arn:aws:lambda:us-east-1:000000000000:function:f",
-            stream_arn: "arn:aws:kinesis:us-east-1:000000000000:stream/s",
-            shard: "shardId-000000000000",
-            batch: &batch,
-        };
-        let r = failure_record(failed, "RetryAttemptsExhausted", 3, None, 1_000);
-        assert_eq!(r["requestContext"]["approximateInvokeCount"], 3);
-        assert_eq!(r["responseContext"]["functionError"], "Unhandled");
-        assert_eq!(r["KinesisBatchInfo"]["startSequenceNumber"], "1");
-        assert_eq!(r["KinesisBatchInfo"]["endSequenceNumber"], "2");
-        assert_eq!(r["KinesisBatchInfo"]["batchSize"], 2);
-        assert_eq!(
-            r["KinesisBatchInfo"]["approximateArrivalOfLastRecord"],
-            "1970-01-01T00:00:01.000Z"
-        );
-        assert_eq!(r["timestamp"], "1970-01-01T00:00:01.000Z");
+        let outcomes: Vec<Pin<Box<dyn Future<Output = bool>>>> =
+            vec![Box::pin(async { true }), Box::pin(async { false })];
+        assert!(!all_done(outcomes).await);
     }
 }

@@ -1,5 +1,5 @@
-//! Event source mappings' operations. Lambda reads SQS queues and Kinesis streams; other
-//! sources (DynamoDB Streams, Kafka, MQ, DocumentDB) are refused by name.
+//! Event source mappings' operations. Lambda reads SQS queues, Kinesis streams and DynamoDB
+//! streams; other sources (Kafka, MQ, DocumentDB) are refused by name.
 
 use stratus_core::paging::Token;
 use stratus_core::service::Caller;
@@ -126,7 +126,13 @@ pub(crate) async fn create_event_source_mapping(
             refuse_stream_settings(&stream_changes, input.starting_position.is_some())?;
             (queue_is_fifo(lambda, ctx, &source).await?, None)
         }
-        Some("kinesis") => {
+        Some(stream @ ("kinesis" | "dynamodb")) => {
+            // The API reference: AT_TIMESTAMP is for Kinesis (and Kafka, MQ, DocumentDB) only.
+            if stream == "dynamodb" && input.starting_position == Some(EventSourcePosition::AtTimestamp) {
+                return Err(invalid_parameter(
+                    "Unsupported starting position AT_TIMESTAMP for a DynamoDB stream: use TRIM_HORIZON or LATEST.",
+                ));
+            }
             let mut settings = StreamSettings {
                 starting_position: starting_position(input.starting_position.as_ref())?,
                 starting_timestamp_ms: input.starting_position_timestamp.and_then(|t| t.to_millis().ok()),
@@ -138,7 +144,7 @@ pub(crate) async fn create_event_source_mapping(
         }
         _ => {
             return Err(invalid_parameter(
-                "Stratus serves event source mappings of SQS queues and Kinesis streams only: DynamoDB Streams, \
+                "Stratus serves event source mappings of SQS queues, Kinesis streams and DynamoDB streams only: \
                  Kafka, Amazon MQ and DocumentDB sources are not served.",
             ))
         }
