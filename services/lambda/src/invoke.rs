@@ -12,6 +12,7 @@ use stratus_lambda_host::{CodeArchive, Credentials, FunctionResult, FunctionSpec
 
 use crate::error::function_not_found;
 use crate::function_logs;
+use crate::function_metrics::Measured;
 use crate::names::{FunctionRef, Qualifier};
 use crate::records::{FunctionRecord, VersionConfig};
 use crate::routing;
@@ -80,6 +81,7 @@ impl LambdaService {
     ) -> Result<Ran, RunError> {
         let record = self.function(f, &f.latest_qualified_arn())?;
         if record.reserved_concurrency == Some(0) {
+            self.publish_metrics(f, Measured::Throttled);
             return Err(RunError::Throttled("ReservedFunctionConcurrentInvocationLimitExceeded"));
         }
         let cfg = target(&record, f)?;
@@ -100,6 +102,12 @@ impl LambdaService {
                     FunctionResult::Response(p) => (p, None),
                     FunctionResult::Error(p) => (p, Some("Unhandled".to_owned())),
                 };
+                let ran = Measured::Ran {
+                    version: &cfg.version,
+                    duration: outcome.duration,
+                    failed: function_error.is_some(),
+                };
+                self.publish_metrics(f, ran);
                 Ok(Ran {
                     payload,
                     function_error,
@@ -107,7 +115,10 @@ impl LambdaService {
                     executed_version: cfg.version,
                 })
             }
-            Err(HostError::TooManyRequests) => Err(RunError::Throttled("ConcurrentInvocationLimitExceeded")),
+            Err(HostError::TooManyRequests) => {
+                self.publish_metrics(f, Measured::Throttled);
+                Err(RunError::Throttled("ConcurrentInvocationLimitExceeded"))
+            }
             // The closest Lambda answers: the runtime cannot be run here (the message names
             // what to install), or the package cannot be unpacked.
             Err(HostError::RuntimeUnavailable(message)) => {

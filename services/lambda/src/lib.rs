@@ -33,6 +33,7 @@ mod config;
 mod error;
 mod error_type;
 mod function_logs;
+mod function_metrics;
 mod function_urls;
 mod invoke;
 mod mappings;
