@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use stratus_core::scheduler::{JobId, Scheduler};
-use stratus_core::service::{ServiceEnv, TopicPublisher};
+use stratus_core::service::{FunctionInvoker, ServiceEnv, TopicPublisher};
 use stratus_outbox::Outbox;
 use stratus_storage::{Durability, Namespace, Storage, Store};
 
@@ -28,7 +28,9 @@ pub(crate) struct Shared {
     pub(crate) scheduler: Scheduler,
     /// SNS's topics, which alarm actions publish to.
     pub(crate) topics: Option<Arc<dyn TopicPublisher>>,
-    /// Alarm notifications on their way to SNS.
+    /// Lambda's functions, which alarm actions invoke.
+    pub(crate) functions: Option<Arc<dyn FunctionInvoker>>,
+    /// Alarm notifications on their way to SNS and Lambda.
     pub(crate) notifications: Outbox<Notification>,
     /// The samples each (account, region) holds, counted on first use ([`crate::samples`]).
     pub(crate) usage: Mutex<HashMap<(String, String), u64>>,
@@ -46,6 +48,7 @@ impl CloudWatchService {
                 storage: env.storage.clone(),
                 scheduler: env.scheduler.clone(),
                 topics: env.providers.topics.clone(),
+                functions: env.providers.functions.clone(),
                 notifications: Outbox::new(NOTIFICATIONS, SERVICE, env.storage, env.scheduler, env.spawner),
                 usage: Mutex::default(),
                 sequence: AtomicU64::new(start << 16),

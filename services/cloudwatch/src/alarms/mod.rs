@@ -298,8 +298,8 @@ impl<'a> At<'a> {
 }
 
 /// Moves `alarm` to `new` in `tx`: a state update with a history item, and (when the value
-/// changes and actions are enabled) a notification for each of the new state's SNS actions,
-/// then the composite alarms over it. Answers whether the value changed; the caller wakes
+/// changes and actions are enabled) a notification for each of the new state's SNS and Lambda
+/// actions, then the composite alarms over it. Answers whether the value changed; the caller wakes
 /// the notification outbox after the commit.
 pub(crate) fn transition(
     cw: &CloudWatchService,
@@ -311,6 +311,7 @@ pub(crate) fn transition(
 ) -> Result<bool> {
     let old_value = alarm.state.clone();
     let old_reason = alarm.state_reason.clone();
+    let (old_reason_data, old_updated_ms) = (alarm.state_reason_data.clone(), alarm.state_updated_ms);
     let changed = old_value != new.value;
     alarm.state = new.value.clone();
     alarm.state_reason = new.reason.clone();
@@ -349,7 +350,13 @@ pub(crate) fn transition(
         },
     )?;
     if alarm.actions_enabled {
-        notify::queue(cw, tx, alarm, &old_value, at, triggering.as_ref())?;
+        let previous = notify::Previous {
+            value: &old_value,
+            reason: &old_reason,
+            reason_data: old_reason_data.as_deref(),
+            updated_ms: old_updated_ms,
+        };
+        notify::queue(cw, tx, alarm, previous, at, triggering.as_ref())?;
     }
     rule::reevaluate_composites(cw, tx, alarm, at)?;
     Ok(true)

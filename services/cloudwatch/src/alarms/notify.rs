@@ -1,13 +1,15 @@
 //! Alarm actions: on a state change, each SNS topic among the new state's actions gets AWS's
-//! alarm notification (the JSON message and subject AWS publishes), through the outbox, so a
-//! notification queued with the change survives a restart. The courier publishes through
-//! SNS's [`TopicPublisher`](stratus_core::service::TopicPublisher) and records the outcome
-//! as an `Action` history item, as AWS does. Other action types (Auto Scaling, EC2, Systems
-//! Manager, Lambda) are recorded as failed: Stratus runs only SNS actions.
+//! alarm notification (the JSON message and subject AWS publishes), and each Lambda function
+//! is invoked asynchronously with AWS's alarm event (CloudWatch's guide, "Lambda alarm
+//! actions"), through the outbox, so an action queued with the change survives a restart. The
+//! courier publishes through SNS's [`TopicPublisher`](stratus_core::service::TopicPublisher)
+//! and invokes through Lambda's [`FunctionInvoker`](stratus_core::service::FunctionInvoker),
+//! and records the outcome as an `Action` history item, as AWS does. Other action types (Auto
+//! Scaling, EC2, Systems Manager) are recorded as failed: Stratus runs SNS and Lambda actions.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use stratus_core::service::capabilities::Publication;
+use stratus_core::service::capabilities::{Invocation, InvocationType, Publication};
 use stratus_core::service::{BoxFuture, Caller};
 use stratus_outbox::{Courier, Entry, Next, Place};
 use stratus_storage::Tx;
@@ -22,17 +24,31 @@ use crate::service::CloudWatchService;
 pub(crate) const NOTIFICATIONS: &str = "pending_notifications";
 /// The service principal alarms publish as.
 const PRINCIPAL: &str = "cloudwatch.amazonaws.com";
+/// The service principal alarms invoke functions as, which a function's policy names.
+const LAMBDA_PRINCIPAL: &str = "lambda.alarms.cloudwatch.amazonaws.com";
 /// SNS's longest subject.
 const MAX_SUBJECT_CHARS: usize = 100;
 
-/// One notification on its way to a topic.
+/// One notification on its way to a topic (the message and its subject) or a function (the
+/// event as the message).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Notification {
     pub alarm_name: String,
     pub composite: bool,
-    pub topic_arn: String,
+    /// The action's ARN: a topic or a function.
+    #[serde(alias = "topic_arn")]
+    pub action: String,
     pub subject: String,
     pub message: String,
+}
+
+/// The state an alarm left.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Previous<'a> {
+    pub value: &'a str,
+    pub reason: &'a str,
+    pub reason_data: Option<&'a str>,
+    pub updated_ms: i64,
 }
 
 /// The `Trigger` of a metric alarm's notification.
@@ -143,17 +159,121 @@ pub(crate) fn message(
     Value::Object(m)
 }
 
-fn is_topic(arn: &str) -> bool {
-    arn.split(':').nth(2) == Some("sns")
+/// A state as the Lambda alarm event writes it.
+fn event_state(value: &str, reason: &str, reason_data: Option<&str>, updated_ms: i64) -> Value {
+    let mut state = json!({"value": value, "reason": reason});
+    if let Some(data) = reason_data {
+        state["reasonData"] = json!(data);
+    }
+    state["timestamp"] = json!(dates::iso(updated_ms));
+    state
 }
 
-/// Queues a notification for each SNS action of `alarm`'s new state, in `tx`; the other
-/// actions get a failed `Action` history item.
+/// The `configuration` of the Lambda alarm event: a metric alarm's metrics (its one metric
+/// under a generated id, or its queries), a composite alarm's rule.
+fn event_configuration(alarm: &AlarmRecord) -> Value {
+    let mut configuration = serde_json::Map::new();
+    if let Some(description) = &alarm.description {
+        configuration.insert("description".into(), json!(description));
+    }
+    match &alarm.kind {
+        AlarmKind::Metric(spec) => {
+            let metrics: Vec<Value> = match (&spec.metric, &spec.metrics) {
+                (Some(metric), _) => {
+                    let mut stat = json!({
+                        "metric": metric_of_event(metric),
+                        "period": spec.period,
+                        "stat": spec.statistic.clone().or_else(|| spec.extended_statistic.clone()),
+                    });
+                    if let Some(unit) = &spec.unit {
+                        stat["unit"] = json!(unit);
+                    }
+                    vec![json!({"id": stratus_core::id::uuid(), "metricStat": stat, "returnData": true})]
+                }
+                (None, Some(queries)) => queries.iter().map(query_of_event).collect(),
+                (None, None) => Vec::new(),
+            };
+            configuration.insert("metrics".into(), Value::Array(metrics));
+        }
+        AlarmKind::Composite(spec) => {
+            configuration.insert("alarmRule".into(), json!(spec.rule));
+            if let Some(suppressor) = &spec.actions_suppressor {
+                configuration.insert("actionsSuppressor".into(), json!(suppressor));
+                configuration.insert(
+                    "actionsSuppressorWaitPeriod".into(),
+                    json!(spec.actions_suppressor_wait_period),
+                );
+                configuration.insert(
+                    "actionsSuppressorExtensionPeriod".into(),
+                    json!(spec.actions_suppressor_extension_period),
+                );
+            }
+        }
+    }
+    Value::Object(configuration)
+}
+
+/// A metric as the Lambda alarm event writes it: its dimensions as an object.
+fn metric_of_event(metric: &crate::metric::MetricId) -> Value {
+    let dimensions: serde_json::Map<String, Value> = metric
+        .dimensions
+        .iter()
+        .map(|(name, value)| (name.clone(), json!(value)))
+        .collect();
+    json!({"namespace": metric.namespace, "name": metric.name, "dimensions": dimensions})
+}
+
+/// One query of a metric-math alarm, as the Lambda alarm event writes it.
+fn query_of_event(q: &crate::query::QuerySpec) -> Value {
+    let mut m = json!({"id": q.id, "returnData": q.returned()});
+    if let Some(stat) = &q.stat {
+        m["metricStat"] = json!({
+            "metric": metric_of_event(&stat.metric),
+            "period": stat.period,
+            "stat": stat.stat,
+        });
+        if let Some(unit) = &stat.unit {
+            m["metricStat"]["unit"] = json!(unit);
+        }
+    }
+    if let Some(e) = &q.expression {
+        m["expression"] = json!(e);
+    }
+    if let Some(l) = &q.label {
+        m["label"] = json!(l);
+    }
+    m
+}
+
+/// The event a Lambda alarm action invokes its function with (recorded against AWS).
+pub(crate) fn lambda_event(alarm: &AlarmRecord, previous: Previous<'_>, at: At<'_>) -> Value {
+    json!({
+        "source": "aws.cloudwatch",
+        "alarmArn": alarm.arn,
+        "accountId": at.account,
+        "time": dates::iso(at.now_ms),
+        "region": at.region,
+        "alarmData": {
+            "alarmName": alarm.name,
+            "state": event_state(&alarm.state, &alarm.state_reason, alarm.state_reason_data.as_deref(), alarm.state_updated_ms),
+            "previousState": event_state(previous.value, previous.reason, previous.reason_data, previous.updated_ms),
+            "configuration": event_configuration(alarm),
+        },
+    })
+}
+
+/// The service an action's ARN names.
+fn service_of(arn: &str) -> Option<&str> {
+    arn.split(':').nth(2)
+}
+
+/// Queues a notification for each SNS and Lambda action of `alarm`'s new state, in `tx`; the
+/// other actions get a failed `Action` history item.
 pub(crate) fn queue(
     cw: &CloudWatchService,
     tx: &mut Tx<'_>,
     alarm: &AlarmRecord,
-    old_state: &str,
+    previous: Previous<'_>,
     at: At<'_>,
     triggering: Option<&super::rule::Trigger>,
 ) -> Result<()> {
@@ -161,7 +281,7 @@ pub(crate) fn queue(
     if actions.is_empty() {
         return Ok(());
     }
-    let message = message(alarm, old_state, at, triggering).to_string();
+    let message = message(alarm, previous.value, at, triggering).to_string();
     let subject: String = format!(
         "{}: \"{}\" in {}",
         alarm.state,
@@ -172,27 +292,31 @@ pub(crate) fn queue(
     .take(MAX_SUBJECT_CHARS)
     .collect();
     for action in actions {
-        if is_topic(&action) {
-            cw.shared.notifications.put(
-                tx,
-                Notification {
-                    alarm_name: alarm.name.clone(),
-                    composite: alarm.is_composite(),
-                    topic_arn: action,
-                    subject: subject.clone(),
-                    message: message.clone(),
-                },
-            )?;
-        } else {
-            let item = action_history(
-                &alarm.name,
-                alarm.is_composite(),
-                at.now_ms,
-                &action,
-                Err("Stratus runs only SNS alarm actions"),
-            );
-            record_history(cw, tx, item)?;
-        }
+        let (subject, message) = match service_of(&action) {
+            Some("sns") => (subject.clone(), message.clone()),
+            Some("lambda") => (String::new(), lambda_event(alarm, previous, at).to_string()),
+            _ => {
+                let item = action_history(
+                    &alarm.name,
+                    alarm.is_composite(),
+                    at.now_ms,
+                    &action,
+                    Err("Stratus runs only SNS and Lambda alarm actions"),
+                );
+                record_history(cw, tx, item)?;
+                continue;
+            }
+        };
+        cw.shared.notifications.put(
+            tx,
+            Notification {
+                alarm_name: alarm.name.clone(),
+                composite: alarm.is_composite(),
+                action,
+                subject,
+                message,
+            },
+        )?;
     }
     Ok(())
 }
@@ -205,9 +329,13 @@ fn action_history(
     outcome: std::result::Result<&str, &str>,
 ) -> HistoryRecord {
     let (summary, data) = match outcome {
-        Ok(message_id) => (
+        Ok(message_id) if service_of(action) == Some("sns") => (
             format!("Successfully executed action {action}"),
             json!({"actionState": "Succeeded", "stateUpdateTimestamp": now_ms, "notificationResource": action, "publishedMessage": {"messageId": message_id}}),
+        ),
+        Ok(_) => (
+            format!("Successfully executed action {action}"),
+            json!({"actionState": "Succeeded", "stateUpdateTimestamp": now_ms}),
         ),
         Err(error) => (
             format!("Failed to execute action {action}. Received error: \"{error}\""),
@@ -228,29 +356,16 @@ impl Courier<Notification> for CloudWatchService {
     fn deliver<'a>(&'a self, to: &'a Place, entry: &'a Entry<Notification>) -> BoxFuture<'a, Next> {
         Box::pin(async move {
             let n = &entry.item;
-            let caller = Caller::service(PRINCIPAL, &to.account, &to.region);
-            let outcome = match &self.shared.topics {
-                Some(topics) => topics
-                    .publish(
-                        caller,
-                        Publication {
-                            topic_arn: n.topic_arn.clone(),
-                            subject: Some(n.subject.clone()),
-                            message: n.message.clone(),
-                            attributes: Default::default(),
-                            group_id: None,
-                            dedup_id: None,
-                        },
-                    )
-                    .await
-                    .map_err(|e| e.message),
-                None => Err("Resource not found".to_owned()),
+            let outcome = if service_of(&n.action) == Some("lambda") {
+                self.invoke_action(to, n).await
+            } else {
+                self.publish_action(to, n).await
             };
             let item = action_history(
                 &n.alarm_name,
                 n.composite,
                 self.now_ms(),
-                &n.topic_arn,
+                &n.action,
                 outcome.as_deref().map_err(String::as_str),
             );
             if let Ok(store) = self.store(&to.account, &to.region) {
@@ -262,5 +377,44 @@ impl Courier<Notification> for CloudWatchService {
             }
             Next::Done
         })
+    }
+}
+
+impl CloudWatchService {
+    /// Publishes a notification to its topic: the message id, or why it failed.
+    async fn publish_action(&self, to: &Place, n: &Notification) -> std::result::Result<String, String> {
+        let Some(topics) = &self.shared.topics else {
+            return Err("Resource not found".to_owned());
+        };
+        let publication = Publication {
+            topic_arn: n.action.clone(),
+            subject: Some(n.subject.clone()),
+            message: n.message.clone(),
+            attributes: Default::default(),
+            group_id: None,
+            dedup_id: None,
+        };
+        topics
+            .publish(Caller::service(PRINCIPAL, &to.account, &to.region), publication)
+            .await
+            .map_err(|e| e.message)
+    }
+
+    /// Invokes a notification's function asynchronously with its event.
+    async fn invoke_action(&self, to: &Place, n: &Notification) -> std::result::Result<String, String> {
+        let Some(functions) = &self.shared.functions else {
+            return Err("Resource not found".to_owned());
+        };
+        let invocation = Invocation {
+            function: n.action.clone(),
+            qualifier: None,
+            invocation_type: InvocationType::Event,
+            payload: n.message.clone().into_bytes(),
+        };
+        functions
+            .invoke(Caller::service(LAMBDA_PRINCIPAL, &to.account, &to.region), invocation)
+            .await
+            .map(|_| String::new())
+            .map_err(|e| e.message)
     }
 }
