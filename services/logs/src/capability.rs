@@ -1,10 +1,12 @@
 //! What other services ask of CloudWatch Logs: writing their own log events
-//! ([`LogWriter`]), creating the group and stream when missing, as AWS's services do.
+//! ([`LogWriter`]), creating the group and stream when missing, as AWS's services do; their
+//! embedded-metric-format lines become metrics ([`crate::emf`]).
 
 use stratus_core::service::capabilities::LogEvent;
 use stratus_core::service::{BoxFuture, Caller, LogWriter};
 use stratus_core::AwsError;
 
+use crate::emf;
 use crate::ingest::{append, Target};
 use crate::records::{pair_key, GroupRecord, StreamRecord, GROUPS, STREAMS};
 use crate::service::{find_group, LogsService};
@@ -25,6 +27,8 @@ impl LogWriter for LogsService {
             let store = self.store(caller.account_id, caller.region)?;
             let used = self.used(caller.account_id, caller.region, &*store)?;
             let (account, deliveries) = (caller.account_id.to_owned(), self.shared.deliveries.clone());
+            // Services' logs (Lambda's function logs) carry embedded metrics.
+            let embedded = emf::metrics_of(events.iter().map(|e| e.message.as_str()));
             let appended = self
                 .transact(caller.account_id, caller.region, move |tx| {
                     if find_group(&*tx, &group)?.is_none() {
@@ -49,7 +53,11 @@ impl LogWriter for LogsService {
             if appended.queued {
                 self.shared.deliveries.wake(caller.account_id, caller.region);
             }
-            self.publish(caller.account_id, caller.region, appended.metrics).await;
+            let mut metrics = appended.metrics;
+            for (namespace, data) in embedded {
+                metrics.entry(namespace).or_default().extend(data);
+            }
+            self.publish(caller.account_id, caller.region, metrics).await;
             Ok(())
         })
     }

@@ -20,6 +20,7 @@
 //! Nothing runs while no group has a retention policy ([`retention`]).
 
 mod capability;
+mod emf;
 mod error;
 mod events;
 mod filter_pattern;
