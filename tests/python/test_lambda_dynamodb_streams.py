@@ -283,3 +283,28 @@ def test_a_tumbling_window_carries_state_to_its_final_invocation(server, clients
     assert final["isFinalInvokeForWindow"] is True and final["Records"] == []
     assert final["state"] == {"count": 2} and final["window"] == first["window"]
     lam.delete_event_source_mapping(UUID=mapping["UUID"])
+
+
+def test_put_item_to_function_start_latency(clients, recorder):
+    """PutItem to the function's start, p50 over 30 writes one at a time (printed; the figure
+    is recorded in docs/performance.md). The recorder names each event's file by its start."""
+    lam, ddb, _ = clients
+    name, arn = table(ddb, view="NEW_IMAGE")
+    mapping = lam.create_event_source_mapping(
+        EventSourceArn=arn, FunctionName=recorder.name, StartingPosition="LATEST", BatchSize=1
+    )
+    time.sleep(0.5)  # the poller's LATEST position is taken before the first write
+    put(ddb, name, "warm", "0")
+    recorder.wait_for(lambda calls: len(calls) == 1)
+    latencies = []
+    for i in range(30):
+        sent = time.time()
+        put(ddb, name, f"k{i}", str(i))
+        recorder.wait_for(lambda calls, n=i + 2: len(calls) == n)
+        started = max(float(n.split("-")[0]) for n in os.listdir(recorder.out) if n.endswith(".json"))
+        latencies.append(started - sent)
+    latencies.sort()
+    p50 = latencies[len(latencies) // 2] * 1000
+    print(f"PutItem to function start: p50 {p50:.1f} ms, max {latencies[-1] * 1000:.1f} ms")
+    assert p50 < 1000
+    lam.delete_event_source_mapping(UUID=mapping["UUID"])
