@@ -223,6 +223,7 @@ pub(crate) fn drop_table(tx: &mut Tx<'_>, table: &TableRecord, now: i64) -> Resu
     delete_prefix(tx, STATS, &prefix)?;
     delete_prefix(tx, ITEMS, &prefix)?;
     delete_prefix(tx, INDEXES, &prefix)?;
+    crate::kinesis_feed::forget(tx, name)?;
     purge_streams(tx, now)
 }
 

@@ -161,7 +161,8 @@ into_operation_error! {
     GetItemError QueryError ScanError BatchGetItemError BatchWriteItemError BatchExecuteStatementError
     UpdateContributorInsightsError DescribeContributorInsightsError ListContributorInsightsError
     PutResourcePolicyError GetResourcePolicyError DeleteResourcePolicyError
-    DescribeKinesisStreamingDestinationError
+    DescribeKinesisStreamingDestinationError EnableKinesisStreamingDestinationError
+    DisableKinesisStreamingDestinationError UpdateKinesisStreamingDestinationError
     PutItemError { ConditionalCheckFailed => ConditionalCheckFailedException }
     UpdateItemError { ConditionalCheckFailed => ConditionalCheckFailedException }
     DeleteItemError { ConditionalCheckFailed => ConditionalCheckFailedException }

@@ -207,6 +207,7 @@ mod tests {
             policy: None,
             settings_replication: None,
             warm: None,
+            kinesis: Vec::new(),
         }
     }
 

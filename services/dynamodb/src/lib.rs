@@ -21,7 +21,9 @@
 //! - [`ttl`]: the time-to-live sweeper, started only once TTL is enabled on some table;
 //! - the DynamoDB Streams service ([`DynamoDbStreamsService`], `streams_service`) over the
 //!   same stores, with its ARNs, shard ids and shard iterators in [`iterator`]; and the same
-//!   streams offered to Lambda's event source mappings (`stream_source`).
+//!   streams offered to Lambda's event source mappings (`stream_source`);
+//! - Kinesis streaming destinations: the operations (`kinesis_destinations`) and the
+//!   forwarders that send each table's changes to Kinesis (`kinesis_feed`).
 
 mod batch;
 mod capacity;
@@ -35,6 +37,8 @@ mod items;
 pub mod iterator;
 pub mod key;
 mod keys;
+mod kinesis_destinations;
+mod kinesis_feed;
 pub mod number;
 pub mod partiql;
 mod query;
@@ -75,7 +79,8 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     let mut registration = Registration::default();
     if env.serves(&stratus_gen_dynamodb::SERVICE) {
         let TtlInterval(interval) = env.settings.get();
-        let dynamodb = DynamoDbService::new(env.storage.clone(), env.scheduler.clone(), interval);
+        let dynamodb = DynamoDbService::new(env.storage.clone(), env.scheduler.clone(), interval)
+            .feeding_kinesis(env.late.clone(), env.spawner.clone());
         registration.provides.streams.push(dynamodb.streams());
         registration.handlers.push(dynamodb.into_handler());
     }

@@ -6,16 +6,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{Arrivals, ServiceHandler, StreamSource};
+use stratus_core::service::{Arrivals, Caller, LateProviders, ServiceHandler, Spawner, StreamSource};
 use stratus_core::RequestContext;
 use stratus_gen_dynamodb::*;
 use stratus_storage::Storage;
 
 use crate::db::Scope;
 use crate::error::DdbError;
+use crate::kinesis_feed::KinesisFeeds;
 use crate::stream_source::{TableStreams, WriteScope};
 use crate::ttl::TtlSweeper;
-use crate::{batch, control, fixed_answers, items, partiql, query, settings, transact};
+use crate::{batch, control, fixed_answers, items, kinesis_destinations, partiql, query, settings, transact};
 
 /// The DynamoDB service, backed by `storage`.
 #[derive(Clone)]
@@ -25,6 +26,8 @@ pub struct DynamoDbService {
     /// Committed writes per account and region, which wake the readers of their streams.
     writes: Arc<Arrivals<WriteScope>>,
     scheduler: Scheduler,
+    /// The forwarders of Kinesis streaming destinations, once the service may reach Kinesis.
+    feeds: Option<Arc<KinesisFeeds>>,
 }
 
 impl DynamoDbService {
@@ -39,7 +42,24 @@ impl DynamoDbService {
             ttl,
             writes,
             scheduler,
+            feeds: None,
         }
+    }
+
+    /// The service sending its tables' changes to their Kinesis streaming destinations
+    /// through the stream writer `late` will hold, on `spawner`; resumes the forwarders of
+    /// stored destinations.
+    pub fn feeding_kinesis(mut self, late: LateProviders, spawner: Spawner) -> DynamoDbService {
+        let feeds = KinesisFeeds::new(
+            self.storage.clone(),
+            self.scheduler.clone(),
+            spawner,
+            late,
+            self.writes.clone(),
+        );
+        feeds.discover();
+        self.feeds = Some(feeds);
+        self
     }
 
     /// The tables' streams, for consumers inside Stratus (Lambda's event source mappings).
@@ -94,6 +114,42 @@ async fn update_time_to_live(
     Ok(output)
 }
 
+/// Enables a Kinesis streaming destination of a table: the table must exist, then the
+/// stream; once stored, the table's forwarder starts.
+async fn enable_kinesis_streaming_destination(
+    service: &DynamoDbService,
+    ctx: &RequestContext,
+    input: KinesisStreamingDestinationInput,
+) -> Result<KinesisStreamingDestinationOutput, DdbError> {
+    let name = input.table_name.clone();
+    let table = service
+        .run(ctx, move |scope| {
+            kinesis_destinations::named(&*scope.store, &scope.table(&name)).map(|t| t.name)
+        })
+        .await?;
+    let writer = service.feeds.as_ref().and_then(|f| f.writer());
+    let caller = Caller::service("dynamodb.amazonaws.com", &ctx.account_id, &ctx.region);
+    let exists = match writer {
+        Some(writer) => writer.exists(caller, &input.stream_arn).await,
+        None => false,
+    };
+    if !exists {
+        return Err(DdbError::ResourceNotFound(format!(
+            "Requested resource not found: Stream: {} not found",
+            input.stream_arn
+        )));
+    }
+    let output = service
+        .write(ctx, move |scope| {
+            kinesis_destinations::enable_kinesis_streaming_destination(scope, input)
+        })
+        .await?;
+    if let Some(feeds) = &service.feeds {
+        feeds.start(&ctx.account_id, &ctx.region, &table);
+    }
+    Ok(output)
+}
+
 stratus_gen_dynamodb::operations! {
     DynamoDbService;
     create_table in run => control::create_table,
@@ -127,7 +183,10 @@ stratus_gen_dynamodb::operations! {
     put_resource_policy in run => settings::put_resource_policy,
     get_resource_policy in run => settings::get_resource_policy,
     delete_resource_policy in run => settings::delete_resource_policy,
-    describe_kinesis_streaming_destination in run => settings::describe_kinesis_streaming_destination,
+    describe_kinesis_streaming_destination in run => kinesis_destinations::describe_kinesis_streaming_destination,
+    enable_kinesis_streaming_destination => enable_kinesis_streaming_destination,
+    disable_kinesis_streaming_destination in write => kinesis_destinations::disable_kinesis_streaming_destination,
+    update_kinesis_streaming_destination in run => kinesis_destinations::update_kinesis_streaming_destination,
     list_backups => fixed_answers::list_backups,
     describe_backup => fixed_answers::describe_backup,
     delete_backup => fixed_answers::delete_backup,

@@ -4,8 +4,7 @@
 //! - contributor insights: the status (and mode) set by UpdateContributorInsights, per table
 //!   and index, reported by Describe/ListContributorInsights; no contributor data is kept;
 //! - resource-based policies: Put/Get/DeleteResourcePolicy keep the document and a revision
-//!   id on the table (the policy is not enforced: Stratus does not check permissions);
-//! - Kinesis streaming destinations: none can exist, so an existing table lists none.
+//!   id on the table (the policy is not enforced: Stratus does not check permissions).
 
 use stratus_core::paging::Token;
 use stratus_gen_dynamodb::*;
@@ -249,16 +248,5 @@ pub(crate) fn delete_resource_policy(
     })?;
     Ok(DeleteResourcePolicyOutput {
         revision_id: Some(revision),
-    })
-}
-
-pub(crate) fn describe_kinesis_streaming_destination(
-    scope: &Scope,
-    input: DescribeKinesisStreamingDestinationInput,
-) -> Result<DescribeKinesisStreamingDestinationOutput, DdbError> {
-    let table = scope.named_table(&input.table_name)?;
-    Ok(DescribeKinesisStreamingDestinationOutput {
-        table_name: Some(table.name),
-        kinesis_data_stream_destinations: Some(Vec::new()),
     })
 }

@@ -83,7 +83,13 @@ pub(crate) fn stream_prefix(table: &str, label: &str) -> Vec<u8> {
     out
 }
 
-/// Appends the record of an item change, if the table has a stream and the item changed.
+/// The label the records of a table's Kinesis feed are kept under, beside its streams' (a
+/// stream's label is a timestamp, so none is this): the changes its Kinesis streaming
+/// destinations are sent, with both images, read by [`crate::kinesis_feed`].
+pub(crate) const KINESIS_FEED: &str = "kinesis-feed";
+
+/// Appends the record of an item change, if the item changed: to the table's stream, if it
+/// has one, and to its Kinesis feed, if it streams to Kinesis.
 pub(crate) fn append(
     tx: &mut Tx<'_>,
     table: &TableRecord,
@@ -92,41 +98,73 @@ pub(crate) fn append(
     now_ms: i64,
     origin: Origin,
 ) -> Result<(), StreamError> {
-    let Some(stream) = &table.stream else { return Ok(()) };
     let event = match (old, new) {
         (None, Some(_)) => EventName::Insert,
         (Some(old), Some(new)) if old != new => EventName::Modify,
         (Some(_), None) => EventName::Remove,
         _ => return Ok(()),
     };
-    let prefix = stream_prefix(&table.name, &stream.label);
+    let change = Change {
+        event,
+        old,
+        new,
+        now_ms,
+        origin,
+    };
+    if let Some(stream) = &table.stream {
+        write_record(tx, table, &stream.label, &stream.view_type, &change)?;
+    }
+    if table.streams_to_kinesis() {
+        write_record(tx, table, KINESIS_FEED, "NEW_AND_OLD_IMAGES", &change)?;
+    }
+    Ok(())
+}
+
+/// One item change, as [`append`] records it.
+struct Change<'a> {
+    event: EventName,
+    old: Option<&'a Item>,
+    new: Option<&'a Item>,
+    now_ms: i64,
+    origin: Origin,
+}
+
+/// Writes `change` as the next record under `label`, with the images `view_type` asks for.
+fn write_record(
+    tx: &mut Tx<'_>,
+    table: &TableRecord,
+    label: &str,
+    view_type: &str,
+    change: &Change<'_>,
+) -> Result<(), StreamError> {
+    let prefix = stream_prefix(&table.name, label);
     let last = tx.scan(STREAMS, &KeyRange::prefix(&prefix), Direction::Backward, Some(1))?;
     let sequence = last
         .first()
         .map_or(Ok(0), |(key, _)| sequence_of(&key[prefix.len()..]))?
         + 1;
-    let (with_old, with_new) = match stream.view_type.as_str() {
+    let (with_old, with_new) = match view_type {
         "NEW_IMAGE" => (false, true),
         "OLD_IMAGE" => (true, false),
         "NEW_AND_OLD_IMAGES" => (true, true),
         _ => (false, false),
     };
-    let either = new.or(old).expect("one side exists");
+    let either = change.new.or(change.old).expect("one side exists");
     let mut record = Item::new();
-    record.insert("eventName".into(), AttributeValue::S(event.as_str().into()));
-    record.insert("created".into(), AttributeValue::N(now_ms.to_string()));
+    record.insert("eventName".into(), AttributeValue::S(change.event.as_str().into()));
+    record.insert("created".into(), AttributeValue::N(change.now_ms.to_string()));
     record.insert("Keys".into(), AttributeValue::M(table.key_of(either)));
-    if let Some(old) = old.filter(|_| with_old) {
+    if let Some(old) = change.old.filter(|_| with_old) {
         record.insert("OldImage".into(), AttributeValue::M(old.clone()));
     }
-    if let Some(new) = new.filter(|_| with_new) {
+    if let Some(new) = change.new.filter(|_| with_new) {
         record.insert("NewImage".into(), AttributeValue::M(new.clone()));
     }
-    if origin == Origin::TimeToLive {
+    if change.origin == Origin::TimeToLive {
         record.insert("ttl".into(), AttributeValue::Bool(true));
     }
     if sequence % TRIM_EVERY == 0 {
-        trim(tx, &prefix, now_ms - RETENTION_MS)?;
+        trim(tx, &prefix, change.now_ms - RETENTION_MS)?;
     }
     let mut key = prefix;
     key.extend_from_slice(&sequence.to_be_bytes());
@@ -410,6 +448,7 @@ mod tests {
             policy: None,
             settings_replication: None,
             warm: None,
+            kinesis: Vec::new(),
         }
     }
 

@@ -522,6 +522,7 @@ mod tests {
             policy: None,
             settings_replication: None,
             warm: None,
+            kinesis: Vec::new(),
         };
         let item = crate::Item::from([("pk".to_string(), crate::AttributeValue::S("k".into()))]);
         let now = NOW_MS;

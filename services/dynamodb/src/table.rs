@@ -216,6 +216,27 @@ pub(crate) struct TableRecord {
     /// on-demand's 12,000 reads and 4,000 writes a second).
     #[serde(default)]
     pub warm: Option<Warm>,
+    /// Kinesis data streams the table's item changes are sent to
+    /// (EnableKinesisStreamingDestination).
+    #[serde(default)]
+    pub kinesis: Vec<KinesisDestination>,
+}
+
+/// A Kinesis streaming destination of a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct KinesisDestination {
+    pub stream_arn: String,
+    /// Whether changes are sent: `false` once disabled (AWS lists it as `DISABLED`).
+    pub active: bool,
+    /// `ApproximateCreationDateTimePrecision`, when set: `MILLISECOND` or `MICROSECOND`.
+    pub precision: Option<String>,
+}
+
+impl TableRecord {
+    /// Whether item changes are to be sent to some Kinesis stream.
+    pub(crate) fn streams_to_kinesis(&self) -> bool {
+        self.kinesis.iter().any(|d| d.active)
+    }
 }
 
 /// Warm throughput: the reads and writes a second a table is ready for.
@@ -718,6 +739,7 @@ impl TableRecord {
                 .global_table_settings_replication_mode
                 .as_ref()
                 .map(|m| m.as_str().to_owned()),
+            kinesis: Vec::new(),
         };
         let has_indexes = input.local_secondary_indexes.is_some() || input.global_secondary_indexes.is_some();
         check_definitions_used(&record, has_indexes)?;

@@ -39,20 +39,22 @@ pub use crate::service::KinesisService;
 use crate::stream_source::KinesisStreams;
 
 /// Builds Kinesis when the binary serves it, encrypting through KMS when KMS is served, and
-/// offers its streams to consumers (Lambda's event source mappings).
+/// offers its streams to consumers (Lambda's event source mappings) and to the services that
+/// write into them (DynamoDB's Kinesis streaming destinations).
 pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
     let kinesis = KinesisService::new(env.storage.clone(), env.providers.keys.clone());
-    let streams = KinesisStreams {
+    let streams = Arc::new(KinesisStreams {
         kinesis: kinesis.clone(),
         clock: env.scheduler.clock().clone(),
-    };
+    });
     Registration {
         handlers: vec![Arc::new(Handler(kinesis))],
         provides: Providers {
-            streams: vec![Arc::new(streams)],
+            streams: vec![streams.clone()],
+            stream_writer: Some(streams),
             ..Providers::default()
         },
         ..Registration::default()

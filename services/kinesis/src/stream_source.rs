@@ -1,15 +1,16 @@
 //! Kinesis as a [`StreamSource`]: the shards of a stream, read from a position, for Lambda's
-//! event source mappings. A position is a sequence number in Stratus's form
+//! event source mappings; and as a [`StreamWriter`], for the services that put records into
+//! streams (DynamoDB's Kinesis streaming destinations). A position is a sequence number in Stratus's form
 //! ([`crate::sequence`]) naming the first record to read; it need not be a record's own (the
 //! position after a shard's newest record is the one the next put there will get, or later).
 
 use stratus_core::clock::Clock;
-use stratus_core::service::{BoxFuture, Caller, ShardRead, ShardRecord, StreamSource, StreamStart};
+use stratus_core::service::{BoxFuture, Caller, ShardRead, ShardRecord, StreamSource, StreamStart, StreamWriter};
 use stratus_core::{AwsError, DateTime};
 use stratus_gen_kinesis::{ShardIteratorType, StartingPosition};
 
 use crate::error::invalid_argument;
-use crate::ops::records::{find_shard, read_shard, start_counter};
+use crate::ops::records::{find_shard, put_for_service, read_shard, start_counter};
 use crate::sequence::Sequence;
 use crate::service::{KinesisService, StreamAt};
 
@@ -152,6 +153,25 @@ fn iterator_start(kind: ShardIteratorType, timestamp: Option<DateTime>) -> Start
         r#type: kind,
         sequence_number: None,
         timestamp,
+    }
+}
+
+impl StreamWriter for KinesisStreams {
+    fn exists<'a>(&'a self, caller: Caller<'a>, stream_arn: &'a str) -> BoxFuture<'a, bool> {
+        Box::pin(async move { self.shards(caller, stream_arn).await.is_ok() })
+    }
+
+    fn put_record<'a>(
+        &'a self,
+        _: Caller<'a>,
+        stream_arn: &'a str,
+        partition_key: &'a str,
+        data: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), AwsError>> {
+        Box::pin(async move {
+            let at = StreamAt::of_arn(stream_arn)?;
+            put_for_service(&self.kinesis, at, &self.clock, partition_key, data).await
+        })
     }
 }
 

@@ -233,6 +233,24 @@ pub trait StreamSource: Send + Sync {
     fn appended<'a>(&'a self, caller: Caller<'a>, stream_arn: &'a str, seen: u64) -> BoxFuture<'a, ()>;
 }
 
+/// Writes records into streams for other services. Provided by Kinesis; called by DynamoDB's
+/// Kinesis streaming destinations (Logs' subscription filters and EventBridge's targets to
+/// come). Absent: every stream is missing.
+pub trait StreamWriter: Send + Sync {
+    /// Whether the stream `stream_arn` exists.
+    fn exists<'a>(&'a self, caller: Caller<'a>, stream_arn: &'a str) -> BoxFuture<'a, bool>;
+
+    /// Puts one record into the stream `stream_arn`, as PutRecord does; a missing stream is
+    /// the provider's `ResourceNotFoundException`.
+    fn put_record<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        stream_arn: &'a str,
+        partition_key: &'a str,
+        data: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), AwsError>>;
+}
+
 /// How a function is invoked, as Lambda's `InvocationType` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InvocationType {

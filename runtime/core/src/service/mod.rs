@@ -34,7 +34,7 @@ pub use capabilities::{
     AssumableRole, Authorization, Authorizer, Caller, Decision, EventBus, FunctionInvoker, Identity, KeyDirectory,
     KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, QueueSource, ResourcePolicies, ResourcePolicy,
     ResourceTags, RoleCredentials, RoleDirectory, RoleSessions, SecretSource, SecretValue, SessionGrants, ShardRead,
-    ShardRecord, StoredObject, StreamSource, StreamStart, TopicPublisher, Verdict,
+    ShardRecord, StoredObject, StreamSource, StreamStart, StreamWriter, TopicPublisher, Verdict,
 };
 pub use endpoints::{WebAnswer, WebBody, WebEndpoints, WebRequest};
 pub use registration::{LateProviders, Providers, Registration, ServiceEnv, Settings};

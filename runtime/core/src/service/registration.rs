@@ -13,7 +13,8 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use super::capabilities::{
     Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSource,
-    QueueSource, ResourcePolicies, RoleDirectory, RoleSessions, SecretSource, StreamSource, TopicPublisher,
+    QueueSource, ResourcePolicies, RoleDirectory, RoleSessions, SecretSource, StreamSource, StreamWriter,
+    TopicPublisher,
 };
 use super::{CrossOrigin, FormUpload, ServiceHandler, Spawner, WebEndpoints};
 use crate::scheduler::Scheduler;
@@ -58,6 +59,8 @@ pub struct Providers {
     pub resource_policies: Vec<Arc<dyn ResourcePolicies>>,
     /// The streams consumers read shard by shard (Kinesis): one per service.
     pub streams: Vec<Arc<dyn StreamSource>>,
+    /// Kinesis's streams, written for other services.
+    pub stream_writer: Option<Arc<dyn StreamWriter>>,
 }
 
 impl Providers {
@@ -82,6 +85,7 @@ impl Providers {
             secrets,
             resource_policies,
             streams,
+            stream_writer,
         } = other;
         self.messages = self.messages.take().or(messages);
         self.queues = self.queues.take().or(queues);
@@ -100,6 +104,7 @@ impl Providers {
         self.secrets = self.secrets.take().or(secrets);
         self.resource_policies.extend(resource_policies);
         self.streams.extend(streams);
+        self.stream_writer = self.stream_writer.take().or(stream_writer);
     }
 
     /// The providers of access keys, for the gateway: IAM's users', then STS's sessions'.

@@ -145,6 +145,24 @@ pub(crate) async fn put_record(
     })
 }
 
+/// Puts one record for another service (the [`StreamWriter`](stratus_core::service::StreamWriter)
+/// Kinesis provides), into the stream `at`, on `clock`.
+pub(crate) async fn put_for_service(
+    kinesis: &KinesisService,
+    at: StreamAt,
+    clock: &stratus_core::Clock,
+    partition_key: &str,
+    data: Vec<u8>,
+) -> Result<(), AwsError> {
+    let ctx = RequestContext::unsigned(&at.account, &at.region, clock.clone());
+    let entry = Entry {
+        data,
+        partition_key: partition_key.to_owned(),
+        explicit_hash_key: None,
+    };
+    put(kinesis, &ctx, at, vec![entry]).await.map(drop)
+}
+
 pub(crate) async fn put_records(
     kinesis: &KinesisService,
     ctx: &RequestContext,
