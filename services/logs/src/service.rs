@@ -94,17 +94,7 @@ impl LogsService {
 
     /// Every account and region that has a `logs` store, with the store.
     pub(crate) fn stores(&self) -> Vec<(String, String, Arc<dyn Store>)> {
-        let Ok(namespaces) = self.shared.storage.regional_namespaces("logs") else {
-            return Vec::new();
-        };
-        namespaces
-            .into_iter()
-            .filter_map(|ns| {
-                let region = ns.region?;
-                let store = self.store(&ns.account, &region).ok()?;
-                Some((ns.account, region, store))
-            })
-            .collect()
+        self.shared.storage.regional_stores("logs", Durability::Relaxed)
     }
 }
 
