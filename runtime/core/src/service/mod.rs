@@ -29,13 +29,14 @@ use crate::schema::{Operation, Service};
 use crate::value::Value;
 
 pub use capabilities::{
-    AssumableRole, Authorization, Authorizer, Caller, Decision, EventBus, FunctionInvoker, Identity, KeyDirectory,
-    KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, QueueSource, ResourcePolicies, ResourcePolicy,
-    ResourceTags, RoleCredentials, RoleDirectory, RoleSessions, SecretSource, SecretValue, SessionGrants, ShardRead,
-    ShardRecord, StoredObject, StreamSource, StreamStart, TopicPublisher, Verdict,
+    AssumableRole, Authorization, Authorizer, Caller, Decision, DeliveryStreamSink, EventBus, FunctionInvoker,
+    Identity, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSink, ObjectSource, ObjectToPut,
+    QueueSource, ResourcePolicies, ResourcePolicy, ResourceTags, RoleCredentials, RoleDirectory, RoleSessions,
+    SecretSource, SecretValue, SessionGrants, ShardRead, ShardRecord, StoredObject, StreamSource, StreamStart,
+    TopicPublisher, Verdict,
 };
 pub use endpoints::{WebAnswer, WebBody, WebEndpoints, WebRequest};
-pub use registration::{LateProviders, Providers, Registration, ServiceEnv, Settings};
+pub use registration::{LateProviders, Providers, Registration, ServiceEnv, Settings, Shutdown};
 pub use spawner::Spawner;
 pub use wiring::EncodedAnswer;
 
