@@ -267,8 +267,9 @@ struct Served {
 /// call them, since each registration receives the capabilities of those before it: SQS
 /// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries), SNS
 /// before CloudWatch (alarm actions) and CloudWatch before Logs (metrics), KMS (keys) before
-/// everything that encrypts, KMS and Lambda before Secrets Manager (values, rotations), and
-/// Secrets Manager before SSM (secrets by reference).
+/// everything that encrypts, KMS and Lambda before Secrets Manager (values, rotations),
+/// Secrets Manager before SSM (secrets by reference), and S3, Lambda and Kinesis before
+/// Firehose (objects, processors, sources; Logs reaches Firehose through `LateProviders`).
 const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_kms::register,
     stratus_service_sqs::register,
@@ -284,6 +285,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_secretsmanager::register,
     stratus_service_ssm::register,
     stratus_service_kinesis::register,
+    stratus_service_firehose::register,
     stratus_service_acm::register,
 ];
 
