@@ -62,7 +62,7 @@ mod tests {
 
     use stratus_core::clock::Clock;
     use stratus_core::scheduler::Scheduler;
-    use stratus_core::service::{Providers, Spawner};
+    use stratus_core::service::{LateProviders, Providers, Spawner};
     use stratus_storage::{Storage, StorageConfig};
 
     use super::*;
@@ -78,6 +78,7 @@ mod tests {
             Scheduler::new(clock),
             &Spawner::new(drop),
             &Providers::default(),
+            LateProviders::default(),
         )
     }
 
