@@ -157,7 +157,8 @@ impl FirehoseService {
         Ok(Some(outcome))
     }
 
-    /// Delivers every buffer now (at shutdown), waiting for deliveries under way.
+    /// Delivers every buffer now (at shutdown). A stream whose delivery is under way is left
+    /// to it; if the process ends first, its batch is in storage for the next start.
     async fn deliver_everything(&self) {
         let mut keys = Vec::new();
         for (account, region, store) in self.stores() {

@@ -94,5 +94,7 @@ pub(crate) async fn update_destination(
             Ok(())
         })
         .await?;
+    // New buffering hints move when what the stream buffers falls due.
+    firehose.schedule(firehose.now_ms());
     Ok(UpdateDestinationOutput {})
 }
