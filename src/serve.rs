@@ -11,8 +11,8 @@ use stratus_core::clock::Clock;
 use stratus_core::scheduler::Scheduler;
 use stratus_core::schema::Service;
 use stratus_core::service::{
-    CrossOrigin, FormUpload, LateProviders, Providers, Registration, ServiceEnv, ServiceHandler, Settings, Spawner,
-    Unimplemented, WebEndpoints,
+    CrossOrigin, FormUpload, LateProviders, Providers, Registration, ServiceEnv, ServiceHandler, Settings, Shutdown,
+    Spawner, Unimplemented, WebEndpoints,
 };
 use stratus_server::authorize::Authorizers;
 use stratus_server::decision_log::DecisionLog;
@@ -187,6 +187,8 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
         Spawner::new(move |work| drop(handle.spawn(work)))
     };
     let served = handlers(&args.services, &storage, &scheduler, &spawner, &args.timing, &lambda)?;
+    let shutdown = served.shutdown.clone();
+    let shutdown_timeout = args.connections.shutdown_timeout;
     if args.iam != IamSetting::Off && served.providers.authorizer.is_none() {
         bail!("--iam audit and --iam enforce need IAM, which --services leaves out");
     }
@@ -234,6 +236,16 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
             shutdown_signal().await
         })
         .await?;
+        // What services finish before the process ends (Firehose's buffers), in the same time
+        // requests in flight had.
+        let finishing = async {
+            for hook in &shutdown {
+                hook.shutdown().await;
+            }
+        };
+        if tokio::time::timeout(shutdown_timeout, finishing).await.is_err() {
+            tracing::warn!("services did not finish their shutdown work in time");
+        }
         Ok(())
     })
 }
@@ -245,6 +257,8 @@ struct Served {
     cross_origin: Vec<Arc<dyn CrossOrigin>>,
     form_uploads: Vec<Arc<dyn FormUpload>>,
     endpoints: Vec<Arc<dyn WebEndpoints>>,
+    /// What the services finish when the binary stops.
+    shutdown: Vec<Arc<dyn Shutdown>>,
     /// Every capability the services provide, for the gateway's own use of them.
     providers: Providers,
 }
@@ -253,8 +267,9 @@ struct Served {
 /// call them, since each registration receives the capabilities of those before it: SQS
 /// (queues) before S3 (event notifications), SQS and Lambda before SNS (deliveries), SNS
 /// before CloudWatch (alarm actions) and CloudWatch before Logs (metrics), KMS (keys) before
-/// everything that encrypts, KMS and Lambda before Secrets Manager (values, rotations), and
-/// Secrets Manager before SSM (secrets by reference).
+/// everything that encrypts, KMS and Lambda before Secrets Manager (values, rotations),
+/// Secrets Manager before SSM (secrets by reference), and S3, Lambda and Kinesis before
+/// Firehose (objects, processors, sources; Logs reaches Firehose through `LateProviders`).
 const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_kms::register,
     stratus_service_sqs::register,
@@ -270,6 +285,7 @@ const REGISTRATIONS: &[fn(&ServiceEnv<'_, Storage>) -> Registration] = &[
     stratus_service_secretsmanager::register,
     stratus_service_ssm::register,
     stratus_service_kinesis::register,
+    stratus_service_firehose::register,
     stratus_service_acm::register,
 ];
 
@@ -318,6 +334,7 @@ fn handlers(
         cross_origin: Vec::new(),
         form_uploads: Vec::new(),
         endpoints: Vec::new(),
+        shutdown: Vec::new(),
         providers: Providers::default(),
     };
     for register in REGISTRATIONS {
@@ -335,6 +352,7 @@ fn handlers(
         served.cross_origin.extend(registration.cross_origin);
         served.form_uploads.extend(registration.form_uploads);
         served.endpoints.extend(registration.endpoints);
+        served.shutdown.extend(registration.shutdown);
     }
     late.set(served.providers.clone());
     // In the registry's order, which the gateway's routing of unsigned REST requests follows.

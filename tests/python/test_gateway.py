@@ -24,20 +24,20 @@ def get_json(url):
 def test_health_endpoints(stratus):
     own = get_json(stratus.endpoint + "/_stratus/health")
     assert own["services"]["sts"] in ("available", "running")
-    assert own["services"]["firehose"] == "not_implemented"
+    assert own["services"]["stepfunctions"] == "not_implemented"
     localstack = get_json(stratus.endpoint + "/_localstack/health")
     assert localstack["services"]["sts"] in ("available", "running")
-    assert "firehose" not in localstack["services"]
+    assert "stepfunctions" not in localstack["services"]
     assert "version" in localstack
 
 
 def test_unimplemented_service_validates_then_answers_not_implemented(stratus):
-    firehose = stratus.client("firehose")
+    sfn = stratus.client("stepfunctions")
     with pytest.raises(ClientError) as err:
-        firehose.describe_delivery_stream(DeliveryStreamName="")
+        sfn.describe_state_machine(stateMachineArn="")
     assert err.value.response["Error"]["Code"] == "ValidationException"
     with pytest.raises(ClientError) as err:
-        firehose.list_delivery_streams()
+        sfn.list_state_machines()
     assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
 
 

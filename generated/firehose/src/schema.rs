@@ -300,100 +300,94 @@ pub mod authorization {
     }];
 }
 
-static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:kms:[a-zA-Z0-9\\-]+:\\d{12}:(key|alias)/[a-zA-Z_0-9+=,.@\\-_/]+$", "^^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:kms:[\\-0-9A-Za-z]+:[0-9]{12}:(?:key|alias)/[\\+-9=@-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:kms:[a-zA-Z0-9\\-]+:\\d{12}:(key|alias)/[a-zA-Z_0-9+=,.@\\-_/]+$", "^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:kms:[\\-0-9A-Za-z]+:[0-9]{12}:(?:key|alias)/[\\+-9=@-Z_a-z]+$", ::stratus_pattern::Engine::Regex);
 static P_1: ::stratus_pattern::Pattern =
-    ::stratus_pattern::Pattern::new("^https:", "^^https:$", ::stratus_pattern::Engine::Regex);
+    ::stratus_pattern::Pattern::new("^https:", "^https:", ::stratus_pattern::Engine::Regex);
 static P_2: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     ".*",
-    "^[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$",
+    "[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*",
     ::stratus_pattern::Engine::Regex,
 );
-static P_3: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:es:[a-zA-Z0-9\\-]+:\\d{12}:domain/[a-z][-0-9a-z]{2,27}$", "^^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:es:[\\-0-9A-Za-z]+:[0-9]{12}:domain/[a-z][\\-0-9a-z]{2,27}$$", ::stratus_pattern::Engine::Regex);
-static P_4: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:s3:::[\\w\\.\\-]{1,255}$", "^^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:s3:::[\\-\\.0-9A-Z_a-z]{1,255}$$", ::stratus_pattern::Engine::Regex);
-static P_5: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^jdbc:(redshift|postgresql)://((?!-)[A-Za-z0-9-]{1,63}(?<!-)\\.)+(redshift(-serverless)?)\\.([a-zA-Z0-9\\.\\-]+):\\d{1,5}/[a-zA-Z0-9_$-]+$", "^^jdbc:(?:redshift|postgresql)://(?:(?:[0-9A-Za-z][\\-0-9A-Za-z]{0,61}[0-9A-Za-z]|[0-9A-Za-z])\\.)+redshift(?:\\-serverless)?\\.[\\-\\.0-9A-Za-z]+:[0-9]{1,5}/[\\$\\-0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
-static P_6: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^$|[a-zA-Z/_]+$",
-    "^(?:^$|[/A-Z_a-z]+$)$",
-    ::stratus_pattern::Engine::Regex,
-);
+static P_3: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:es:[a-zA-Z0-9\\-]+:\\d{12}:domain/[a-z][-0-9a-z]{2,27}$", "^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:es:[\\-0-9A-Za-z]+:[0-9]{12}:domain/[a-z][\\-0-9a-z]{2,27}$", ::stratus_pattern::Engine::Regex);
+static P_4: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:s3:::[\\w\\.\\-]{1,255}$", "^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:s3:::[\\-\\.0-9A-Z_a-z]{1,255}$", ::stratus_pattern::Engine::Regex);
+static P_5: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^jdbc:(redshift|postgresql)://((?!-)[A-Za-z0-9-]{1,63}(?<!-)\\.)+(redshift(-serverless)?)\\.([a-zA-Z0-9\\.\\-]+):\\d{1,5}/[a-zA-Z0-9_$-]+$", "^jdbc:(?:redshift|postgresql)://(?:(?:[0-9A-Za-z][\\-0-9A-Za-z]{0,61}[0-9A-Za-z]|[0-9A-Za-z])\\.)+redshift(?:\\-serverless)?\\.[\\-\\.0-9A-Za-z]+:[0-9]{1,5}/[\\$\\-0-9A-Z_a-z]+$", ::stratus_pattern::Engine::Regex);
+static P_6: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^$|[a-zA-Z/_]+$", "^$|[/A-Z_a-z]+$", ::stratus_pattern::Engine::Regex);
 static P_7: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\u0001-\\uFFFF]*$",
-    "^^[\\x{1}-\\x{D7FF}\\x{E000}-\\x{FFFF}]*$$",
+    "^[\\x{1}-\\x{D7FF}\\x{E000}-\\x{FFFF}]*$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_8: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of("^(?!\\s*$).+$", &[&[::stratus_pattern::Check::Matches("^^[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+$$"), ::stratus_pattern::Check::Rejects("^[\\x{9}-\\x{D}\\x{20}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]*$")]]);
-static P_9: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:firehose:[a-zA-Z0-9\\-]+:\\d{12}:deliverystream/[a-zA-Z0-9._-]+$", "^^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:firehose:[\\-0-9A-Za-z]+:[0-9]{12}:deliverystream/[\\-\\.0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+static P_8: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of("^(?!\\s*$).+$", &[&[::stratus_pattern::Check::Matches("^[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+$"), ::stratus_pattern::Check::Rejects("^[\\x{9}-\\x{D}\\x{20}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]*$")]]);
+static P_9: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:firehose:[a-zA-Z0-9\\-]+:\\d{12}:deliverystream/[a-zA-Z0-9._-]+$", "^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:firehose:[\\-0-9A-Za-z]+:[0-9]{12}:deliverystream/[\\-\\.0-9A-Z_a-z]+$", ::stratus_pattern::Engine::Regex);
 static P_10: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z0-9_.-]+$",
-    "^^[\\-\\.0-9A-Z_a-z]+$$",
+    "^[\\-\\.0-9A-Z_a-z]+$",
     ::stratus_pattern::Engine::Regex,
 );
 static P_11: ::stratus_pattern::Pattern =
-    ::stratus_pattern::Pattern::new("^[0-9]+$", "^^[0-9]+$$", ::stratus_pattern::Engine::Regex);
-static P_12: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^[a-zA-Z0-9-]+$",
-    "^^[\\-0-9A-Za-z]+$$",
-    ::stratus_pattern::Engine::Regex,
-);
+    ::stratus_pattern::Pattern::new("^[0-9]+$", "^[0-9]+$", ::stratus_pattern::Engine::Regex);
+static P_12: ::stratus_pattern::Pattern =
+    ::stratus_pattern::Pattern::new("^[a-zA-Z0-9-]+$", "^[\\-0-9A-Za-z]+$", ::stratus_pattern::Engine::Regex);
 static P_13: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^$|\\.[0-9a-z!\\-_.*'()]+$",
-    "^(?:^$|\\.[!'-\\*\\-\\.0-9_a-z]+$)$",
+    "^$|\\.[!'-\\*\\-\\.0-9_a-z]+$",
     ::stratus_pattern::Engine::Regex,
 );
-static P_14: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:glue:.*:\\d{12}:catalog(?:(/[a-z0-9_-]+){1,2})?$", "^^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:glue:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:[0-9]{12}:catalog(?:(?:/[\\-0-9_a-z]+){1,2})?$$", ::stratus_pattern::Engine::Regex);
+static P_14: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:glue:.*:\\d{12}:catalog(?:(/[a-z0-9_-]+){1,2})?$", "^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:glue:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:[0-9]{12}:catalog(?:(?:/[\\-0-9_a-z]+){1,2})?$", ::stratus_pattern::Engine::Regex);
 static P_15: ::stratus_pattern::Pattern =
-    ::stratus_pattern::Pattern::new("^https://", "^^https://$", ::stratus_pattern::Engine::Regex);
-static P_16: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:kinesis:[a-zA-Z0-9\\-]+:\\d{12}:stream/[a-zA-Z0-9_.-]+$", "^^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:kinesis:[\\-0-9A-Za-z]+:[0-9]{12}:stream/[\\-\\.0-9A-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
+    ::stratus_pattern::Pattern::new("^https://", "^https://", ::stratus_pattern::Engine::Regex);
+static P_16: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:kinesis:[a-zA-Z0-9\\-]+:\\d{12}:stream/[a-zA-Z0-9_.-]+$", "^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:kinesis:[\\-0-9A-Za-z]+:[0-9]{12}:stream/[\\-\\.0-9A-Z_a-z]+$", ::stratus_pattern::Engine::Regex);
 static P_17: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\.\\-_/#A-Za-z0-9]*$",
-    "^^[\\#\\--9A-Z_a-z]*$$",
+    "^[\\#\\--9A-Z_a-z]*$",
     ::stratus_pattern::Engine::Regex,
 );
 static P_18: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[^:*]*$",
-    "^^[\\x{0}-\\)\\+-9;-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$$",
+    "^[\\x{0}-\\)\\+-9;-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*$",
     ::stratus_pattern::Engine::Regex,
 );
 static P_19: ::stratus_pattern::Pattern =
-    ::stratus_pattern::Pattern::new("^arn:", "^^arn:$", ::stratus_pattern::Engine::Regex);
-static P_20: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^\\S+$", "^^[\\x{0}-\\x{8}\\x{E}-\\x{1F}!-\\x{9F}\\x{A1}-\\x{167F}\\x{1681}-\\x{1FFF}\\x{200B}-\\x{2027}\\x{202A}-\\x{202E}\\x{2030}-\\x{205E}\\x{2060}-\\x{2FFF}\\x{3001}-\\x{D7FF}\\x{E000}-\\x{FEFE}\\x{FF00}-\\x{10FFFF}]+$$", ::stratus_pattern::Engine::Regex);
-static P_21: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:iam::\\d{12}:role/[a-zA-Z_0-9+=,.@\\-_/]+$", "^^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:iam::[0-9]{12}:role/[\\+-9=@-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
-static P_22: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:secretsmanager:[a-zA-Z0-9\\-]+:\\d{12}:secret:[a-zA-Z0-9\\-/_+=.@!]+$", "^^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:secretsmanager:[\\-0-9A-Za-z]+:[0-9]{12}:secret:[!\\+\\--9=@-Z_a-z]+$$", ::stratus_pattern::Engine::Regex);
-static P_23: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^.+?\\.snowflakecomputing\\.com$", "^^[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+?\\.snowflakecomputing\\.com$$", ::stratus_pattern::Engine::Regex);
+    ::stratus_pattern::Pattern::new("^arn:", "^arn:", ::stratus_pattern::Engine::Regex);
+static P_20: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^\\S+$", "^[\\x{0}-\\x{8}\\x{E}-\\x{1F}!-\\x{9F}\\x{A1}-\\x{167F}\\x{1681}-\\x{1FFF}\\x{200B}-\\x{2027}\\x{202A}-\\x{202E}\\x{2030}-\\x{205E}\\x{2060}-\\x{2FFF}\\x{3001}-\\x{D7FF}\\x{E000}-\\x{FEFE}\\x{FF00}-\\x{10FFFF}]+$", ::stratus_pattern::Engine::Regex);
+static P_21: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:iam::\\d{12}:role/[a-zA-Z_0-9+=,.@\\-_/]+$", "^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:iam::[0-9]{12}:role/[\\+-9=@-Z_a-z]+$", ::stratus_pattern::Engine::Regex);
+static P_22: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^arn:.*:secretsmanager:[a-zA-Z0-9\\-]+:\\d{12}:secret:[a-zA-Z0-9\\-/_+=.@!]+$", "^arn:[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*:secretsmanager:[\\-0-9A-Za-z]+:[0-9]{12}:secret:[!\\+\\--9=@-Z_a-z]+$", ::stratus_pattern::Engine::Regex);
+static P_23: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^.+?\\.snowflakecomputing\\.com$", "^[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+?\\.snowflakecomputing\\.com$", ::stratus_pattern::Engine::Regex);
 static P_24: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^(?:[A-Za-z0-9+\\/]{4})*(?:[A-Za-z0-9+\\/]{2}==|[A-Za-z0-9+\\/]{3}=)?$",
-    "^^(?:[\\+/-9A-Za-z]{4})*(?:[\\+/-9A-Za-z]{2}==|[\\+/-9A-Za-z]{3}=)?$$",
+    "^(?:[\\+/-9A-Za-z]{4})*(?:[\\+/-9A-Za-z]{2}==|[\\+/-9A-Za-z]{3}=)?$",
     ::stratus_pattern::Engine::Regex,
 );
 static P_25: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^([a-zA-Z0-9\\-\\_]+\\.){2,3}vpce\\.[a-zA-Z0-9\\-]*\\.vpce-svc\\-[a-zA-Z0-9\\-]{17}$",
-    "^^(?:[\\-0-9A-Z_a-z]+\\.){2,3}vpce\\.[\\-0-9A-Za-z]*\\.vpce\\-svc\\-[\\-0-9A-Za-z]{17}$$",
+    "^(?:[\\-0-9A-Z_a-z]+\\.){2,3}vpce\\.[\\-0-9A-Za-z]*\\.vpce\\-svc\\-[\\-0-9A-Za-z]{17}$",
     ::stratus_pattern::Engine::Regex,
 );
 static P_26: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z0-9\\.\\_]+$",
-    "^^[\\.0-9A-Z_a-z]+$$",
+    "^[\\.0-9A-Z_a-z]+$",
     ::stratus_pattern::Engine::Regex,
 );
 static P_27: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::any_of(
     "^(?!aws:)[\\p{L}\\p{Z}\\p{N}_.:\\/=+\\-@%]*$",
     &[&[
-        ::stratus_pattern::Check::Matches("^^[%\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]*$$"),
+        ::stratus_pattern::Check::Matches("^[%\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]*$"),
         ::stratus_pattern::Check::Rejects("^aws:"),
     ]],
 );
 static P_28: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[\\p{L}\\p{Z}\\p{N}_.:\\/=+\\-@%]*$",
-    "^^[%\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]*$$",
+    "^[%\\+\\--/:=@_\\p{L}\\p{Z}\\p{N}]*$",
     ::stratus_pattern::Engine::Regex,
 );
 static P_29: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
     "^[a-zA-Z0-9\\\\._\\\\-]+$",
-    "^^[\\-\\.0-9A-Z\\\\_a-z]+$$",
+    "^[\\-\\.0-9A-Z\\\\_a-z]+$",
     ::stratus_pattern::Engine::Regex,
 );
 static P_30: ::stratus_pattern::Pattern =
-    ::stratus_pattern::Pattern::new("^s3:\\/\\/", "^^s3://$", ::stratus_pattern::Engine::Regex);
+    ::stratus_pattern::Pattern::new("^s3:\\/\\/", "^s3://", ::stratus_pattern::Engine::Regex);
 
 pub static AWSKMS_KEY_ARN: Shape = Shape {
     constraints: Constraints {

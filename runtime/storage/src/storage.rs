@@ -93,6 +93,22 @@ impl Storage {
         }
     }
 
+    /// Every regional store of `service`, opened with `durability`, with its account and
+    /// region: what a service's sweeps and restarts walk. Stores that fail to open are left
+    /// out (each is reported when next used on its own).
+    pub fn regional_stores(&self, service: &str, durability: Durability) -> Vec<(String, String, Arc<dyn Store>)> {
+        let Ok(namespaces) = self.regional_namespaces(service) else {
+            return Vec::new();
+        };
+        namespaces
+            .into_iter()
+            .filter_map(|ns| {
+                let store = self.store(&ns, durability).ok()?;
+                Some((ns.account, ns.region?, store))
+            })
+            .collect()
+    }
+
     /// The store of `namespace`, with the durability its service needs.
     ///
     /// An existing store is opened now (so a damaged or newer store is reported here); a new

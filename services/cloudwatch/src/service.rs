@@ -90,17 +90,7 @@ impl CloudWatchService {
 
     /// Every account and region with a store, with its strict handle.
     pub(crate) fn stores(&self) -> Vec<(String, String, Arc<dyn Store>)> {
-        let Ok(namespaces) = self.shared.storage.regional_namespaces(SERVICE) else {
-            return Vec::new();
-        };
-        namespaces
-            .into_iter()
-            .filter_map(|ns| {
-                let region = ns.region?;
-                let store = self.store(&ns.account, &region).ok()?;
-                Some((ns.account, region, store))
-            })
-            .collect()
+        self.shared.storage.regional_stores(SERVICE, Durability::Strict)
     }
 }
 

@@ -70,7 +70,7 @@ mod tests {
 
     use stratus_core::clock::Clock;
     use stratus_core::scheduler::Scheduler;
-    use stratus_core::service::{Providers, Spawner};
+    use stratus_core::service::{LateProviders, Providers, Spawner};
     use stratus_storage::{Storage, StorageConfig};
 
     use super::*;
@@ -86,6 +86,7 @@ mod tests {
             Scheduler::new(clock),
             &Spawner::new(drop),
             &Providers::default(),
+            LateProviders::default(),
         )
     }
 

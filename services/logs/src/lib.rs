@@ -47,7 +47,13 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if !env.serves(&SERVICE) {
         return Registration::default();
     }
-    let logs = LogsService::new(env.storage.clone(), env.scheduler.clone(), env.spawner, env.providers);
+    let logs = LogsService::new(
+        env.storage.clone(),
+        env.scheduler.clone(),
+        env.spawner,
+        env.providers,
+        env.late.clone(),
+    );
     logs.resume_retention();
     logs.shared.deliveries.start(Arc::new(logs.clone()));
     Registration {

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use stratus_core::arn::Arn;
 use stratus_core::scheduler::{JobId, Scheduler};
-use stratus_core::service::{FunctionInvoker, MetricSink, ObjectSource, Providers, Spawner};
+use stratus_core::service::{FunctionInvoker, LateProviders, MetricSink, ObjectSource, Providers, Spawner};
 use stratus_core::AwsError;
 use stratus_outbox::Outbox;
 use stratus_storage::{Durability, Namespace, Read, Storage, Store, Tx};
@@ -33,14 +33,24 @@ pub(crate) struct Shared {
     pub(crate) metrics: Option<Arc<dyn MetricSink>>,
     /// Lambda, which subscription filters deliver to.
     pub(crate) functions: Option<Arc<dyn FunctionInvoker>>,
+    /// Every service's capabilities once all have registered: Firehose's delivery streams,
+    /// which subscription filters deliver to, register after Logs.
+    pub(crate) late: LateProviders,
     /// Subscription filters' deliveries, until their destination has them.
     pub(crate) deliveries: Outbox<Delivery>,
 }
 
 impl LogsService {
     /// The service, with what it takes of the services registered before it: S3 (export
-    /// tasks' buckets), CloudWatch (metric filters) and Lambda (subscription filters).
-    pub fn new(storage: Arc<Storage>, scheduler: Scheduler, spawner: &Spawner, providers: &Providers) -> LogsService {
+    /// tasks' buckets), CloudWatch (metric filters) and Lambda (subscription filters); and of
+    /// those registered after it, through `late`: Firehose (subscription filters).
+    pub fn new(
+        storage: Arc<Storage>,
+        scheduler: Scheduler,
+        spawner: &Spawner,
+        providers: &Providers,
+        late: LateProviders,
+    ) -> LogsService {
         let deliveries = Outbox::new(DELIVERIES, "logs", &storage, &scheduler, spawner);
         LogsService {
             shared: Arc::new(Shared {
@@ -51,6 +61,7 @@ impl LogsService {
                 objects: providers.objects.clone(),
                 metrics: providers.metrics.clone(),
                 functions: providers.functions.clone(),
+                late,
                 deliveries,
             }),
         }
@@ -94,17 +105,7 @@ impl LogsService {
 
     /// Every account and region that has a `logs` store, with the store.
     pub(crate) fn stores(&self) -> Vec<(String, String, Arc<dyn Store>)> {
-        let Ok(namespaces) = self.shared.storage.regional_namespaces("logs") else {
-            return Vec::new();
-        };
-        namespaces
-            .into_iter()
-            .filter_map(|ns| {
-                let region = ns.region?;
-                let store = self.store(&ns.account, &region).ok()?;
-                Some((ns.account, region, store))
-            })
-            .collect()
+        self.shared.storage.regional_stores("logs", Durability::Relaxed)
     }
 }
 

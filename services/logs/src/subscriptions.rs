@@ -1,11 +1,13 @@
 //! Subscription filters at work: the events a log group ingests that a filter matches are
 //! delivered to its destination as AWS delivers them — one `DATA_MESSAGE` per filter and
-//! write, gzip-compressed and base64-encoded, handed to a Lambda function as
-//! `{"awslogs": {"data": …}}` (an asynchronous invocation, as the logs service principal).
-//! The deliveries are written to the outbox in the transaction that stores the events, so
-//! they survive a restart exactly when the events do (Logs' data is relaxed: a crash may lose
-//! the last second of both). Kinesis and Firehose destinations are
-//! kept but not delivered to: neither service offers Logs a way in yet.
+//! write, gzip-compressed: base64-encoded and handed to a Lambda function as
+//! `{"awslogs": {"data": …}}` (an asynchronous invocation, as the logs service principal), or
+//! put as one record into a Firehose delivery stream. A Firehose destination first gets
+//! AWS's `CONTROL_MESSAGE` when the filter is put, which is also how PutSubscriptionFilter
+//! learns that the stream takes records. The deliveries are written to the outbox in the
+//! transaction that stores the events, so they survive a restart exactly when the events do
+//! (Logs' data is relaxed: a crash may lose the last second of both). Kinesis destinations
+//! are kept but not delivered to: Kinesis offers Logs no way in yet.
 
 use std::io::Write;
 use std::time::Duration;
@@ -31,7 +33,8 @@ pub(crate) const DELIVERIES: &str = "subscription_deliveries";
 /// Attempts at a delivery the destination refuses with a server-side error, backing off.
 const ATTEMPTS: u32 = 5;
 
-/// One delivery on its way: the destination and the body it receives.
+/// One delivery on its way: the destination and the body it receives (for a delivery
+/// stream, the gzipped message, base64-encoded).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Delivery {
     pub destination_arn: String,
@@ -54,7 +57,7 @@ pub(crate) fn deliveries_of(
     events: &[Ingested<'_>],
 ) -> Vec<Delivery> {
     let mut deliveries = Vec::new();
-    for filter in filters.iter().filter(|f| is_function(&f.destination_arn)) {
+    for filter in filters.iter().filter(|f| delivered(&f.destination_arn)) {
         let Ok(pattern) = FilterPattern::parse(&filter.pattern) else {
             continue;
         };
@@ -74,9 +77,15 @@ pub(crate) fn deliveries_of(
             "subscriptionFilters": [filter.name],
             "logEvents": matched,
         });
+        let data = compressed(&message.to_string());
+        let payload = if is_function(&filter.destination_arn) {
+            json!({"awslogs": {"data": data}}).to_string()
+        } else {
+            data
+        };
         deliveries.push(Delivery {
             destination_arn: filter.destination_arn.clone(),
-            payload: json!({"awslogs": {"data": compressed(&message.to_string())}}).to_string(),
+            payload,
         });
     }
     deliveries
@@ -103,43 +112,105 @@ impl LogsService {
         let caller = Caller::service(LOGS_PRINCIPAL, &ctx.account_id, &ctx.region);
         functions.invoke(caller, dry_run).await.map(drop).map_err(|_| refused())
     }
+
+    /// Refuses a Firehose destination that does not take records, as PutSubscriptionFilter
+    /// does, having put AWS's control message into it.
+    pub(crate) async fn check_delivery_stream(&self, ctx: &RequestContext, arn: &str) -> Result<(), AwsError> {
+        let refused = || {
+            invalid_parameter(
+                "Could not deliver test message to specified Firehose stream. Check if the given Firehose stream is in ACTIVE state.",
+            )
+            .into()
+        };
+        let Some(streams) = self.shared.late.get().and_then(|p| p.delivery_streams.clone()) else {
+            return Err(refused());
+        };
+        let control = json!({
+            "messageType": "CONTROL_MESSAGE",
+            "owner": "CloudwatchLogs",
+            "logGroup": "",
+            "logStream": "",
+            "subscriptionFilters": [],
+            "logEvents": [{
+                "id": "",
+                "timestamp": self.now_ms(),
+                "message": "CWL CONTROL MESSAGE: Checking health of destination Firehose.",
+            }],
+        });
+        let caller = Caller::service(LOGS_PRINCIPAL, &ctx.account_id, &ctx.region);
+        streams
+            .put_records(caller, arn, vec![gzipped(&control.to_string())])
+            .await
+            .map_err(|_| refused())
+    }
 }
 
 fn is_function(arn: &str) -> bool {
     arn.split(':').nth(2) == Some("lambda")
 }
 
-/// `text` gzip-compressed and base64-encoded, as AWS sends subscription data.
-fn compressed(text: &str) -> String {
+fn is_delivery_stream(arn: &str) -> bool {
+    arn.split(':').nth(2) == Some("firehose")
+}
+
+/// Whether Logs delivers to the destination `arn` names.
+fn delivered(arn: &str) -> bool {
+    is_function(arn) || is_delivery_stream(arn)
+}
+
+/// `text` gzip-compressed, as AWS sends subscription data.
+fn gzipped(text: &str) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     // Writing to a Vec cannot fail.
     let _ = encoder.write_all(text.as_bytes());
-    let gzipped = encoder.finish().unwrap_or_default();
-    base64::engine::general_purpose::STANDARD.encode(gzipped)
+    encoder.finish().unwrap_or_default()
 }
 
-/// One attempt at a delivery: a function that is gone or refuses it (a client-side error)
-/// drops it, as AWS drops data it cannot deliver; a server-side error or throttling is
+/// `text` gzip-compressed and base64-encoded.
+fn compressed(text: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(gzipped(text))
+}
+
+impl LogsService {
+    /// One attempt at handing `delivery` over, with the destination's refusal.
+    async fn hand_over(&self, to: &Place, delivery: &Delivery) -> Result<(), AwsError> {
+        let caller = Caller::service(LOGS_PRINCIPAL, &to.account, &to.region);
+        if is_delivery_stream(&delivery.destination_arn) {
+            let Some(streams) = self.shared.late.get().and_then(|p| p.delivery_streams.clone()) else {
+                return Err(AwsError::new(
+                    "ResourceNotFoundException",
+                    "Firehose is not running",
+                    400,
+                ));
+            };
+            let record = base64::engine::general_purpose::STANDARD
+                .decode(&delivery.payload)
+                .unwrap_or_default();
+            return streams
+                .put_records(caller, &delivery.destination_arn, vec![record])
+                .await;
+        }
+        let Some(functions) = self.shared.functions.as_deref() else {
+            return Err(AwsError::new("ResourceNotFoundException", "Lambda is not running", 404));
+        };
+        let invocation = Invocation {
+            function: delivery.destination_arn.clone(),
+            qualifier: None,
+            invocation_type: InvocationType::Event,
+            payload: delivery.payload.clone().into_bytes(),
+        };
+        functions.invoke(caller, invocation).await.map(drop)
+    }
+}
+
+/// One attempt at a delivery: a destination that is gone or refuses it (a client-side
+/// error) drops it, as AWS drops data it cannot deliver; a server-side error or throttling is
 /// retried, backing off from a second, up to [`ATTEMPTS`] attempts.
 impl Courier<Delivery> for LogsService {
     fn deliver<'a>(&'a self, to: &'a Place, entry: &'a Entry<Delivery>) -> BoxFuture<'a, Next> {
         Box::pin(async move {
             let delivery = &entry.item;
-            let Some(functions) = self.shared.functions.as_deref() else {
-                tracing::warn!(
-                    destination = delivery.destination_arn,
-                    "logs: Lambda is not running; subscription data dropped"
-                );
-                return Next::Done;
-            };
-            let invocation = Invocation {
-                function: delivery.destination_arn.clone(),
-                qualifier: None,
-                invocation_type: InvocationType::Event,
-                payload: delivery.payload.clone().into_bytes(),
-            };
-            let caller = Caller::service(LOGS_PRINCIPAL, &to.account, &to.region);
-            let Err(e) = functions.invoke(caller, invocation).await else {
+            let Err(e) = self.hand_over(to, delivery).await else {
                 return Next::Done;
             };
             let attempts = entry.attempts + 1;
@@ -232,6 +303,29 @@ mod tests {
             .collect();
         assert_eq!(sent, [(1, "ERROR a".to_owned()), (3, "ERROR c".to_owned())]);
         assert_eq!(message["logEvents"][0]["id"], json!(event_id("s", 7)));
+    }
+
+    #[test]
+    fn a_delivery_stream_gets_the_compressed_message_itself_as_its_record() {
+        let events = [Ingested {
+            timestamp: 1,
+            seq: 1,
+            message: "ERROR x",
+        }];
+        let stream = "arn:aws:firehose:us-east-1:000000000000:deliverystream/d";
+        let [delivery] = &deliveries_of("000000000000", "/app", "s", &[filter("ERROR", stream)], &events)[..] else {
+            panic!("one delivery");
+        };
+        let gzipped = base64::engine::general_purpose::STANDARD
+            .decode(&delivery.payload)
+            .unwrap();
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&gzipped[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        let message: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(message["messageType"], "DATA_MESSAGE");
+        assert_eq!(message["logEvents"][0]["message"], "ERROR x");
     }
 
     #[test]

@@ -53,6 +53,7 @@ mod lock;
 mod multipart;
 mod notify;
 mod object;
+mod object_sink;
 mod object_source;
 mod ops;
 mod post;
@@ -121,6 +122,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
         form_uploads: vec![Arc::new(s3.clone())],
         provides: Providers {
             objects: Some(Arc::new(s3.clone())),
+            object_sink: Some(Arc::new(s3.clone())),
             resource_policies: vec![Arc::new(s3)],
             ..Providers::default()
         },
@@ -138,6 +140,11 @@ impl S3Service {
             notifications: None,
             lifecycle: Arc::new(sweeper::Sweeper::new(scheduler, lifecycle)),
         }
+    }
+
+    /// The clock the service's requests and sweeps read.
+    pub(crate) fn clock(&self) -> stratus_core::Clock {
+        self.lifecycle.scheduler.clock().clone()
     }
 
     /// Now, in milliseconds since the epoch.

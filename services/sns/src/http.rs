@@ -9,11 +9,8 @@
 
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::Uri;
-use hyper_util::rt::TokioIo;
 use serde::{Deserialize, Serialize};
+use stratus_http_client::PostError;
 
 /// How long SNS waits for an endpoint's answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(15);
@@ -46,61 +43,23 @@ pub(crate) enum Failure {
 
 /// POSTs `body` to the endpoint of `post`.
 pub(crate) async fn deliver(post: &Post, body: &str) -> Result<(), Failure> {
-    let uri: Uri = post
-        .url
-        .parse()
-        .map_err(|_| Failure::Never(format!("the endpoint {} is not a URL", post.url)))?;
-    if uri.scheme_str() != Some("http") {
-        return Err(Failure::Never(format!(
-            "the endpoint {} is not plain http: Stratus makes no TLS connections",
-            post.url
-        )));
-    }
-    let host = uri
-        .host()
-        .ok_or_else(|| Failure::Never(format!("the endpoint {} names no host", post.url)))?
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_owned();
-    let port = uri.port_u16().unwrap_or(80);
-    let authority = uri.authority().map(|a| a.as_str().to_owned()).unwrap_or_default();
-    let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
-    let mut request = hyper::Request::post(path)
-        .header(hyper::header::HOST, authority)
-        .header(hyper::header::CONTENT_TYPE, "text/plain; charset=UTF-8")
-        .header(hyper::header::USER_AGENT, "Amazon Simple Notification Service Agent")
-        .header("x-amz-sns-message-type", &post.message_type)
-        .header("x-amz-sns-message-id", &post.message_id)
-        .header("x-amz-sns-topic-arn", &post.topic_arn);
+    let mut headers = vec![
+        ("content-type", "text/plain; charset=UTF-8".to_owned()),
+        ("user-agent", "Amazon Simple Notification Service Agent".to_owned()),
+        ("x-amz-sns-message-type", post.message_type.clone()),
+        ("x-amz-sns-message-id", post.message_id.clone()),
+        ("x-amz-sns-topic-arn", post.topic_arn.clone()),
+    ];
     if let Some(subscription) = &post.subscription_arn {
-        request = request.header("x-amz-sns-subscription-arn", subscription);
+        headers.push(("x-amz-sns-subscription-arn", subscription.clone()));
     }
     if post.raw {
-        request = request.header("x-amz-sns-rawdelivery", "true");
+        headers.push(("x-amz-sns-rawdelivery", "true".to_owned()));
     }
-    let request = request
-        .body(Full::new(Bytes::from(body.to_owned())))
-        .map_err(|e| Failure::Never(e.to_string()))?;
-    let attempt = async {
-        let stream = tokio::net::TcpStream::connect((host.as_str(), port))
-            .await
-            .map_err(|e| format!("could not connect: {e}"))?;
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| e.to_string())?;
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
-        let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
-        let status = response.status().as_u16();
-        // Read the answer to its end, so the endpoint is not cut off mid-reply.
-        let _ = response.into_body().collect().await;
-        Ok::<u16, String>(status)
-    };
-    match tokio::time::timeout(ANSWER_WITHIN, attempt).await {
-        Err(_) => Err(Failure::Retry("no answer within 15 seconds".to_owned())),
-        Ok(Err(e)) => Err(Failure::Retry(e)),
-        Ok(Ok(status)) if (200..500).contains(&status) => Ok(()),
-        Ok(Ok(status)) => Err(Failure::Retry(format!("the endpoint answered {status}"))),
+    match stratus_http_client::post(&post.url, &headers, body.as_bytes().to_vec(), ANSWER_WITHIN).await {
+        Err(PostError::Unreachable(e)) => Err(Failure::Retry(e)),
+        Err(PostError::NotPlainHttp(e)) => Err(Failure::Never(e)),
+        Ok(answer) if (200..500).contains(&answer.status) => Ok(()),
+        Ok(answer) => Err(Failure::Retry(format!("the endpoint answered {}", answer.status))),
     }
 }

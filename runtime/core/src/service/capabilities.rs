@@ -611,6 +611,45 @@ pub trait ObjectSource: Send + Sync {
     ) -> BoxFuture<'a, Result<StoredObject, AwsError>>;
 }
 
+/// An object another service writes to a bucket.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectToPut {
+    /// The bucket's name.
+    pub bucket: String,
+    /// The object's key.
+    pub key: String,
+    /// Its bytes.
+    pub body: Vec<u8>,
+    /// `Content-Type`; S3's default (`binary/octet-stream`) when `None`.
+    pub content_type: Option<String>,
+    /// `Content-Encoding`, stored as the object's metadata.
+    pub content_encoding: Option<String>,
+}
+
+/// Objects other services write to S3 (Firehose's deliveries). Provided by S3; the write is
+/// PutObject's, notifications included, and so are its errors (`NoSuchBucket`,
+/// `AccessDenied`, …), which the caller treats as a failed delivery. Absent: every bucket is
+/// missing.
+pub trait ObjectSink: Send + Sync {
+    /// Writes `object`, replacing the current one at its key (or adding a version).
+    fn put_object<'a>(&'a self, caller: Caller<'a>, object: ObjectToPut) -> BoxFuture<'a, Result<(), AwsError>>;
+}
+
+/// Firehose's delivery streams, as other services put records into them (CloudWatch Logs'
+/// subscription filters). Provided by Firehose. Absent: every delivery stream is missing.
+pub trait DeliveryStreamSink: Send + Sync {
+    /// Puts `records` into the delivery stream `stream_arn` names (its account and region),
+    /// stored before the answer as PutRecordBatch stores them; a stream that is missing or
+    /// not `ACTIVE` is Firehose's `ResourceNotFoundException`, one fed by a Kinesis stream
+    /// its `InvalidArgumentException`.
+    fn put_records<'a>(
+        &'a self,
+        caller: Caller<'a>,
+        stream_arn: &'a str,
+        records: Vec<Vec<u8>>,
+    ) -> BoxFuture<'a, Result<(), AwsError>>;
+}
+
 /// What an access key IAM or STS issued stands for, and the secret that proves it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {

@@ -31,13 +31,14 @@ use crate::value::Value;
 
 pub use arrivals::Arrivals;
 pub use capabilities::{
-    AssumableRole, Authorization, Authorizer, Caller, Decision, EventBus, FunctionInvoker, Identity, KeyDirectory,
-    KeyService, LogWriter, MessageSink, MetricSink, ObjectSource, QueueSource, ResourcePolicies, ResourcePolicy,
-    ResourceTags, RoleCredentials, RoleDirectory, RoleSessions, SecretSource, SecretValue, SessionGrants, ShardRead,
-    ShardRecord, StoredObject, StreamSource, StreamStart, StreamWriter, TopicPublisher, Verdict,
+    AssumableRole, Authorization, Authorizer, Caller, Decision, DeliveryStreamSink, EventBus, FunctionInvoker,
+    Identity, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSink, ObjectSource, ObjectToPut,
+    QueueSource, ResourcePolicies, ResourcePolicy, ResourceTags, RoleCredentials, RoleDirectory, RoleSessions,
+    SecretSource, SecretValue, SessionGrants, ShardRead, ShardRecord, StoredObject, StreamSource, StreamStart,
+    StreamWriter, TopicPublisher, Verdict,
 };
 pub use endpoints::{WebAnswer, WebBody, WebEndpoints, WebRequest};
-pub use registration::{LateProviders, Providers, Registration, ServiceEnv, Settings};
+pub use registration::{LateProviders, Providers, Registration, ServiceEnv, Settings, Shutdown};
 pub use spawner::Spawner;
 pub use wiring::EncodedAnswer;
 

@@ -12,11 +12,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use super::capabilities::{
-    Authorizer, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink, MetricSink, ObjectSource,
-    QueueSource, ResourcePolicies, RoleDirectory, RoleSessions, SecretSource, StreamSource, StreamWriter,
-    TopicPublisher,
+    Authorizer, DeliveryStreamSink, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink,
+    MetricSink, ObjectSink, ObjectSource, QueueSource, ResourcePolicies, RoleDirectory, RoleSessions, SecretSource,
+    StreamSource, StreamWriter, TopicPublisher,
 };
-use super::{CrossOrigin, FormUpload, ServiceHandler, Spawner, WebEndpoints};
+use super::{BoxFuture, CrossOrigin, FormUpload, ServiceHandler, Spawner, WebEndpoints};
 use crate::scheduler::Scheduler;
 use crate::schema::Service;
 
@@ -52,6 +52,10 @@ pub struct Providers {
     pub role_sessions: Option<Arc<dyn RoleSessions>>,
     /// S3's objects, read for other services.
     pub objects: Option<Arc<dyn ObjectSource>>,
+    /// S3's buckets, written to for other services.
+    pub object_sink: Option<Arc<dyn ObjectSink>>,
+    /// Firehose's delivery streams.
+    pub delivery_streams: Option<Arc<dyn DeliveryStreamSink>>,
     /// Secrets Manager's secrets, read for other services.
     pub secrets: Option<Arc<dyn SecretSource>>,
     /// The resource policies of the services whose resources have them (S3, SQS): one per
@@ -82,6 +86,8 @@ impl Providers {
             session_keys,
             role_sessions,
             objects,
+            object_sink,
+            delivery_streams,
             secrets,
             resource_policies,
             streams,
@@ -101,6 +107,8 @@ impl Providers {
         self.session_keys = self.session_keys.take().or(session_keys);
         self.role_sessions = self.role_sessions.take().or(role_sessions);
         self.objects = self.objects.take().or(objects);
+        self.object_sink = self.object_sink.take().or(object_sink);
+        self.delivery_streams = self.delivery_streams.take().or(delivery_streams);
         self.secrets = self.secrets.take().or(secrets);
         self.resource_policies.extend(resource_policies);
         self.streams.extend(streams);
@@ -203,6 +211,14 @@ impl<S> ServiceEnv<'_, S> {
     }
 }
 
+/// Work a service finishes when the binary stops, once the requests in flight have been
+/// answered (Firehose delivers what it buffers). The binary gives the hooks together as long
+/// as `--shutdown-timeout` says.
+pub trait Shutdown: Send + Sync {
+    /// Finishes the work; what is left when the time runs out is the next start's.
+    fn shutdown(&self) -> BoxFuture<'_, ()>;
+}
+
 /// What a service crate hands the binary: the services it serves, the hooks for what browsers
 /// send them that no operation models, and the capabilities it offers other services. Empty
 /// when the binary serves none of the crate's services.
@@ -218,6 +234,8 @@ pub struct Registration {
     pub endpoints: Vec<Arc<dyn WebEndpoints>>,
     /// The capabilities the crate offers the services registered after it.
     pub provides: Providers,
+    /// What the crate's services finish when the binary stops.
+    pub shutdown: Vec<Arc<dyn Shutdown>>,
 }
 
 #[cfg(test)]

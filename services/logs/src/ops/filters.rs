@@ -227,8 +227,10 @@ pub(crate) async fn put_subscription_filter(
         ))
         .into());
     }
-    if arn.split(':').nth(2) == Some("lambda") {
-        logs.check_function(ctx, arn).await?;
+    match arn.split(':').nth(2) {
+        Some("lambda") => logs.check_function(ctx, arn).await?,
+        Some("firehose") => logs.check_delivery_stream(ctx, arn).await?,
+        _ => {}
     }
     let record = SubscriptionRecord {
         group: input.log_group_name,
