@@ -222,6 +222,8 @@ impl ShardPoller {
             };
             let end = last.next.clone();
             let records = self.passing(read.records);
+            // One batch at a time commits as it goes, up to the last record it delivered.
+            let committed = lanes == 1 && records.last().is_some_and(|r| r.next == end);
             let done = if self.tumbling() {
                 self.process_windowed(records, &mut window, &stopped).await
             } else if lanes > 1 {
@@ -233,8 +235,7 @@ impl ShardPoller {
                 return;
             }
             // Past the records filtered out, or run side by side, too.
-            if let Err(e) = self.commit(&end, window.as_ref()).await {
-                tracing::warn!(mapping = %self.mapping.uuid, error = %e, "could not store a checkpoint");
+            if !committed && !self.checkpoint(&end, &window).await {
                 return;
             }
             position = end;
