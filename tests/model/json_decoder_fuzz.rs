@@ -2,7 +2,7 @@
 //! whatever the bytes. Inputs are seeded random mutations of realistic requests plus random
 //! token soup, so failures reproduce from the printed seed.
 
-mod support;
+use crate::support;
 
 use stratus_core::json::{decode, KeyNames};
 use stratus_core::validate::validate_input;

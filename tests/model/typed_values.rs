@@ -1,6 +1,6 @@
 //! Decoded values become the generated typed inputs, and typed outputs become values.
 
-mod support;
+use crate::support;
 
 use stratus_core::{FromValue, IntoValue, Value};
 use stratus_gen_dynamodb::{AttributeValue, PutItemInput, ReturnValue};

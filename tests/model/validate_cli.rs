@@ -23,7 +23,11 @@ fn stdout(o: &Output) -> String {
 
 #[test]
 fn valid_request() {
-    let out = validate("dynamodb", "PutItem", include_str!("fixtures/dynamodb-put-item.json"));
+    let out = validate(
+        "dynamodb",
+        "PutItem",
+        include_str!("../fixtures/dynamodb-put-item.json"),
+    );
     assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), "valid"));
 }
 
