@@ -181,12 +181,15 @@ pub(crate) fn run(args: ServeArgs) -> Result<()> {
         .enable_time()
         .build()
         .context("starting the async runtime")?;
-    // Services run what outlives a request (deliveries, scheduled targets) on this runtime.
-    let spawner = {
+    // Services run what outlives a request (deliveries, scheduled targets) on this runtime,
+    // from the moment every service has registered: a delivery a registration resumes may
+    // call a service registered after it.
+    let (spawner, registered) = {
         let handle = runtime.handle().clone();
-        Spawner::new(move |work| drop(handle.spawn(work)))
+        Spawner::held(move |work| drop(handle.spawn(work)))
     };
     let served = handlers(&args.services, &storage, &scheduler, &spawner, &args.timing, &lambda)?;
+    registered.open();
     let shutdown = served.shutdown.clone();
     let shutdown_timeout = args.connections.shutdown_timeout;
     if args.iam != IamSetting::Off && served.providers.authorizer.is_none() {

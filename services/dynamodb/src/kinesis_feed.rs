@@ -149,12 +149,6 @@ impl KinesisFeeds {
     }
 
     async fn forward(self: Arc<Self>, key: (String, String, String)) {
-        let registered = self.late.clone();
-        let _ = stratus_storage::run_blocking(move || {
-            registered.wait();
-            Ok::<_, stratus_storage::StorageError>(())
-        })
-        .await;
         let writer = self.writer();
         let scope = (key.0.clone(), key.1.clone());
         let mut attempts = 0u32;

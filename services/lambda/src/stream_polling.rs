@@ -57,8 +57,9 @@ fn checkpoint_key(uuid: &str, shard: &str) -> String {
     format!("{uuid}/{shard}")
 }
 
-/// Starts a task per shard of the mapping's stream, once every service has registered (the
-/// stream's provider registers after Lambda).
+/// Starts a task per shard of the mapping's stream. Spawned work runs once every service has
+/// registered (the binary's spawner is held until then), so the stream's provider, registered
+/// after Lambda, is known.
 pub(crate) async fn poll(
     lambda: LambdaService,
     account: String,
@@ -66,13 +67,7 @@ pub(crate) async fn poll(
     mapping: MappingRecord,
     stopped: watch::Receiver<()>,
 ) {
-    let late = lambda.shared.late.clone();
-    let registered = stratus_storage::run_blocking(move || {
-        late.wait();
-        Ok::<_, stratus_storage::StorageError>(())
-    })
-    .await;
-    let (Ok(()), Some(settings)) = (registered, mapping.stream.clone()) else {
+    let Some(settings) = mapping.stream.clone() else {
         return;
     };
     let Some(source) = lambda.stream_source(&mapping.event_source_arn) else {

@@ -39,7 +39,7 @@ pub use capabilities::{
 };
 pub use endpoints::{WebAnswer, WebBody, WebEndpoints, WebRequest};
 pub use registration::{LateProviders, Providers, Registration, ServiceEnv, Settings, Shutdown};
-pub use spawner::Spawner;
+pub use spawner::{Gate, Spawner};
 pub use wiring::EncodedAnswer;
 
 /// A boxed, sendable future: what a type-erased operation call returns.

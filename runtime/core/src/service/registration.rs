@@ -9,7 +9,7 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use super::capabilities::{
     Authorizer, DeliveryStreamSink, EventBus, FunctionInvoker, KeyDirectory, KeyService, LogWriter, MessageSink,
@@ -125,39 +125,18 @@ impl Providers {
 /// service that calls one registered after it. Empty until then — a registration must not
 /// use them, only keep them for its requests.
 #[derive(Clone, Default)]
-pub struct LateProviders(Arc<Late>);
-
-#[derive(Default)]
-struct Late {
-    providers: OnceLock<Providers>,
-    set: Mutex<bool>,
-    filled: Condvar,
-}
+pub struct LateProviders(Arc<OnceLock<Providers>>);
 
 impl LateProviders {
-    /// Every service's capabilities; `None` before registration ends.
+    /// Every service's capabilities; `None` before registration ends. Work a registration
+    /// spawns runs after it ends (the binary's spawner is held until then), so it finds them.
     pub fn get(&self) -> Option<&Providers> {
-        self.0.providers.get()
+        self.0.get()
     }
 
     /// Fills them in, once: the binary's last step of registration. A second call is ignored.
     pub fn set(&self, providers: Providers) {
-        let _ = self.0.providers.set(providers);
-        *self.0.set.lock().unwrap_or_else(PoisonError::into_inner) = true;
-        self.0.filled.notify_all();
-    }
-
-    /// Every service's capabilities, waiting (blocking the thread) until registration ends:
-    /// for work a registration starts that needs a service registered after it.
-    pub fn wait(&self) -> &Providers {
-        let set = self.0.set.lock().unwrap_or_else(PoisonError::into_inner);
-        drop(
-            self.0
-                .filled
-                .wait_while(set, |set| !*set)
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        self.0.providers.get().expect("set before it is signalled")
+        let _ = self.0.set(providers);
     }
 }
 
@@ -276,15 +255,11 @@ mod tests {
     }
 
     #[test]
-    fn waiting_for_late_providers_ends_when_they_are_set() {
+    fn late_providers_are_empty_until_set_once() {
         let late = LateProviders::default();
-        let waiter = {
-            let late = late.clone();
-            std::thread::spawn(move || late.wait().streams.len())
-        };
+        assert!(late.get().is_none());
         late.set(Providers::default());
-        assert_eq!(waiter.join().unwrap(), 0);
-        assert!(late.get().is_some());
+        assert!(late.get().is_some_and(|p| p.streams.is_empty()));
     }
 
     #[derive(Clone, Debug, Default, PartialEq)]
