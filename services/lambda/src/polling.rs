@@ -166,7 +166,11 @@ impl Poller {
     /// Filters `batch`, invokes the function with what passes and deletes what is done.
     async fn deliver(&self, batch: Vec<ReceivedMessage>) {
         let source = &self.mapping.event_source_arn;
-        let records: Vec<Value> = batch.iter().map(|m| record(m, source, &self.region)).collect();
+        let windowed = self.mapping.maximum_batching_window > 0;
+        let records: Vec<Value> = batch
+            .iter()
+            .map(|m| record(m, source, &self.region, windowed))
+            .collect();
         let (passed, filtered): (Vec<usize>, Vec<usize>) = (0..batch.len()).partition(|&i| {
             self.patterns.is_empty() || self.patterns.iter().any(|p| p.matches(&filterable(&records[i])))
         });
@@ -227,8 +231,10 @@ pub(crate) async fn run_mapped(
     }
 }
 
-/// One message as Lambda's SQS event carries it.
-fn record(m: &ReceivedMessage, source_arn: &str, region: &str) -> Value {
+/// One message as Lambda's SQS event carries it. A message without attributes has
+/// `md5OfMessageAttributes: null` when the mapping has a batching window, and no such key when
+/// it has none (so AWS's recordings of the same day show it).
+fn record(m: &ReceivedMessage, source_arn: &str, region: &str, windowed: bool) -> Value {
     let mut attributes = Map::new();
     for (name, value) in &m.attributes {
         attributes.insert(name.clone(), Value::String(value.clone()));
@@ -252,18 +258,20 @@ fn record(m: &ReceivedMessage, source_arn: &str, region: &str) -> Value {
         value.insert("dataType".into(), json!(a.data_type));
         message_attributes.insert(name.clone(), Value::Object(value));
     }
-    json!({
-        "messageId": m.message_id,
-        "receiptHandle": m.receipt_handle,
-        "body": m.body,
-        "attributes": attributes,
-        "messageAttributes": message_attributes,
-        "md5OfMessageAttributes": m.md5_of_message_attributes,
-        "md5OfBody": m.md5_of_body,
-        "eventSource": "aws:sqs",
-        "eventSourceARN": source_arn,
-        "awsRegion": region,
-    })
+    let mut record = Map::new();
+    record.insert("messageId".into(), json!(m.message_id));
+    record.insert("receiptHandle".into(), json!(m.receipt_handle));
+    record.insert("body".into(), json!(m.body));
+    record.insert("attributes".into(), Value::Object(attributes));
+    record.insert("messageAttributes".into(), Value::Object(message_attributes));
+    if m.md5_of_message_attributes.is_some() || windowed {
+        record.insert("md5OfMessageAttributes".into(), json!(m.md5_of_message_attributes));
+    }
+    record.insert("md5OfBody".into(), json!(m.md5_of_body));
+    record.insert("eventSource".into(), json!("aws:sqs"));
+    record.insert("eventSourceARN".into(), json!(source_arn));
+    record.insert("awsRegion".into(), json!(region));
+    Value::Object(record)
 }
 
 /// A record as filters see it: a body that is a JSON object is matched by its fields.
@@ -337,7 +345,7 @@ mod tests {
 
     #[test]
     fn records_have_the_sqs_event_shape() {
-        let r = record(&message(), "arn:aws:sqs:us-east-1:000000000000:q", "us-east-1");
+        let r = record(&message(), "arn:aws:sqs:us-east-1:000000000000:q", "us-east-1", false);
         assert_eq!(r["eventSource"], "aws:sqs");
         assert_eq!(r["eventSourceARN"], "arn:aws:sqs:us-east-1:000000000000:q");
         assert_eq!(r["body"], r#"{"a": 1}"#);
@@ -350,7 +358,10 @@ mod tests {
             md5_of_message_attributes: None,
             ..message()
         };
-        assert_eq!(record(&plain, "q", "r")["md5OfMessageAttributes"], Value::Null);
+        assert_eq!(r["md5OfMessageAttributes"], "y");
+        let windowed = record(&plain, "q", "r", true);
+        assert_eq!(windowed.get("md5OfMessageAttributes"), Some(&Value::Null));
+        assert_eq!(record(&plain, "q", "r", false).get("md5OfMessageAttributes"), None);
     }
 
     #[test]
