@@ -9,6 +9,7 @@ The function writes each event it receives to a file of a directory named in its
 as in test_lambda_esm.py."""
 
 import base64
+import datetime
 import json
 import os
 import shutil
@@ -225,6 +226,38 @@ def test_a_failing_batch_is_retried_then_reported_to_the_on_failure_queue(client
     put(kinesis, name, "after")
     f.wait_for(lambda batches: ["after"] in batches)
     lam.delete_event_source_mapping(UUID=mapping["UUID"])
+
+
+def test_a_batch_given_up_is_written_to_an_s3_on_failure_destination_with_its_event(stratus, clients, role, out):
+    """Lambda's guide: an S3 destination gets the invocation's event (`payload`) with the
+    record, at `aws/lambda/<mapping>/<shard>/YYYY/MM/DD/YYYY-MM-DDTHH.MM.SS-<uuid>`."""
+    lam, kinesis, _ = clients
+    s3 = stratus.client("s3")
+    f = Recorder(lam, role, out)
+    name, arn = stream(kinesis)
+    bucket = f"failures-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    put(kinesis, name, "crash")
+    mapping = lam.create_event_source_mapping(
+        EventSourceArn=arn,
+        FunctionName=f.name,
+        StartingPosition="TRIM_HORIZON",
+        MaximumRetryAttempts=0,
+        DestinationConfig={"OnFailure": {"Destination": f"arn:aws:s3:::{bucket}"}},
+    )["UUID"]
+    deadline = time.time() + 30
+    while not (objects := s3.list_objects_v2(Bucket=bucket).get("Contents")) and time.time() < deadline:
+        time.sleep(0.1)
+    [listed] = objects
+    record = json.loads(s3.get_object(Bucket=bucket, Key=listed["Key"])["Body"].read())
+    assert record["requestContext"]["condition"] == "RetryAttemptsExhausted"
+    assert record["KinesisBatchInfo"]["shardId"] == "shardId-000000000000"
+    [event_record] = record["payload"]["Records"]
+    assert base64.b64decode(event_record["kinesis"]["data"]) == b"crash"
+    at = datetime.datetime.fromisoformat(record["timestamp"].replace("Z", "+00:00"))
+    prefix = f"aws/lambda/{mapping}/shardId-000000000000/{at:%Y/%m/%d}/{at:%Y-%m-%dT%H.%M.%S}-"
+    assert listed["Key"].startswith(prefix), listed["Key"]
+    lam.delete_event_source_mapping(UUID=mapping)
 
 
 def test_bisection_isolates_the_bad_record(clients, role, out):

@@ -30,7 +30,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use stratus_core::service::capabilities::QueueMessage;
+use stratus_core::service::capabilities::{ObjectToPut, QueueMessage};
 use stratus_core::service::{Caller, ShardRead, ShardRecord, StreamSource, StreamStart};
 use stratus_event_pattern::Pattern;
 use stratus_storage::Table;
@@ -587,14 +587,19 @@ impl ShardPoller {
         }
     }
 
-    async fn invoke(&self, batch: &[ShardRecord], window: Option<&Window>) -> Option<Ran> {
+    /// The event the function is given for `batch`.
+    fn event(&self, batch: &[ShardRecord], window: Option<&Window>) -> Value {
         let role = self.role();
         let at = self.at(&role);
         let records: Vec<Value> = batch.iter().map(|r| self.kind.record(r, &at)).collect();
-        let event = match window {
+        match window {
             Some(window) => window.event(records, &at, false),
             None => json!({ "Records": records }),
-        };
+        }
+    }
+
+    async fn invoke(&self, batch: &[ShardRecord], window: Option<&Window>) -> Option<Ran> {
+        let event = self.event(batch, window);
         run_mapped(
             &self.lambda,
             &self.mapping,
@@ -641,7 +646,8 @@ impl ShardPoller {
         let Some(destination) = &self.settings.on_failure else {
             return;
         };
-        let record = failure_record(
+        let now_ms = self.lambda.now_ms();
+        let mut record = failure_record(
             FailedBatch {
                 kind: self.kind,
                 function_arn: &self.mapping.function_arn,
@@ -652,8 +658,15 @@ impl ShardPoller {
             condition,
             attempts,
             ran,
-            self.lambda.now_ms(),
+            now_ms,
         );
+        if let Some(bucket) = destination.strip_prefix("arn:aws:s3:::") {
+            // An S3 destination gets the invocation's event too (Lambda's guide, "Retain
+            // discarded records for a DynamoDB event source").
+            record["payload"] = self.event(batch, None);
+            self.write_failure(bucket, &record, now_ms).await;
+            return;
+        }
         self.lambda
             .send_to(
                 &self.account,
@@ -662,6 +675,31 @@ impl ShardPoller {
                 QueueMessage::plain(record.to_string()),
             )
             .await;
+    }
+
+    /// Writes a failure record to `bucket` at the key AWS uses:
+    /// `aws/lambda/<mapping UUID>/<shard>/YYYY/MM/DD/YYYY-MM-DDTHH.MM.SS-<UUID>`.
+    async fn write_failure(&self, bucket: &str, record: &Value, now_ms: i64) {
+        let Some(objects) = self.lambda.shared.late.get().and_then(|p| p.object_sink.clone()) else {
+            tracing::warn!(mapping = %self.mapping.uuid, bucket, "S3 is not served: failure record dropped");
+            return;
+        };
+        let (y, mo, d, h, mi, sec) = stratus_core::calendar::civil_from_seconds(now_ms.div_euclid(1000));
+        let key = format!(
+            "aws/lambda/{}/{}/{y:04}/{mo:02}/{d:02}/{y:04}-{mo:02}-{d:02}T{h:02}.{mi:02}.{sec:02}-{}",
+            self.mapping.uuid,
+            self.shard,
+            stratus_core::id::uuid()
+        );
+        let object = ObjectToPut {
+            bucket: bucket.to_owned(),
+            key,
+            body: record.to_string().into_bytes(),
+            ..ObjectToPut::default()
+        };
+        if let Err(e) = objects.put_object(self.caller(), object).await {
+            tracing::warn!(mapping = %self.mapping.uuid, bucket, error = %e, "could not write a failure record");
+        }
     }
 }
 

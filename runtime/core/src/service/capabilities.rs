@@ -626,10 +626,10 @@ pub struct ObjectToPut {
     pub content_encoding: Option<String>,
 }
 
-/// Objects other services write to S3 (Firehose's deliveries). Provided by S3; the write is
-/// PutObject's, notifications included, and so are its errors (`NoSuchBucket`,
-/// `AccessDenied`, …), which the caller treats as a failed delivery. Absent: every bucket is
-/// missing.
+/// Objects other services write to S3 (Firehose's deliveries, Lambda's failure records).
+/// Provided by S3; the write is PutObject's, notifications included, and so are its errors
+/// (`NoSuchBucket`, `AccessDenied`, …), which the caller treats as a failed delivery. Absent:
+/// every bucket is missing.
 pub trait ObjectSink: Send + Sync {
     /// Writes `object`, replacing the current one at its key (or adding a version).
     fn put_object<'a>(&'a self, caller: Caller<'a>, object: ObjectToPut) -> BoxFuture<'a, Result<(), AwsError>>;
