@@ -286,9 +286,12 @@ def test_a_restart_resumes_from_the_checkpoint(tmp_path, out):
         role = server.client("iam").create_role(RoleName="r", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
         f = Recorder(lam, role, out)
         name, arn = stream(kinesis)
-        put(kinesis, name, "one", "two")
+        put(kinesis, name, "one")
         lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=f.name, StartingPosition="TRIM_HORIZON")
-        f.wait_for(lambda batches: sum(map(len, batches)) >= 2)
+        f.wait_for(lambda batches: "one" in sum(batches, []))
+        # "two" is read only after "one"'s checkpoint is stored.
+        put(kinesis, name, "two")
+        f.wait_for(lambda batches: "two" in sum(batches, []))
     finally:
         server.stop()
     put_while_down = Stratus("--data-dir", str(tmp_path / "data"))
@@ -297,7 +300,10 @@ def test_a_restart_resumes_from_the_checkpoint(tmp_path, out):
         put(kinesis, name, "three")
         f.wait_for(lambda batches: "three" in sum(batches, []))
         time.sleep(0.5)
-        assert f.datas() == ["one", "two", "three"]
+        datas = f.datas()
+        # The batch in flight when the server stopped may come again (at least once, as on
+        # AWS); the one checkpointed before it does not.
+        assert datas.count("one") == 1 and datas[-1] == "three" and set(datas) == {"one", "two", "three"}, datas
     finally:
         put_while_down.stop()
 
