@@ -111,6 +111,17 @@ pub(crate) const AWS_POLICIES: &[AwsPolicy] = &[
         document: document!("AmazonSNSFullAccess"),
     },
     AwsPolicy {
+        name: "AmazonDynamoDBFullAccess",
+        path: "/",
+        id: "ANPAINUGF2JSOSUY76KYA",
+        description: "Provides full access to Amazon DynamoDB via the AWS Management Console.",
+        default_version: "v15",
+        // 2015-02-06T18:40:11Z; 2021-01-29T17:38:30Z.
+        created: 1_423_248_011,
+        updated: 1_611_941_910,
+        document: document!("AmazonDynamoDBFullAccess"),
+    },
+    AwsPolicy {
         name: "AWSLambdaExecute",
         path: "/",
         id: "ANPAJE5FX7FQZSU5XAKGO",
