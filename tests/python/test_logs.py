@@ -364,6 +364,18 @@ def test_subscription_filters_deliver_matching_events_to_a_function(logs, stratu
     missing = arn + "-missing"
     err = error_of(logs.put_subscription_filter, logGroupName=group, filterName="f", filterPattern="", destinationArn=missing)
     assert (err["Code"], err["Message"]) == ("InvalidParameterException", "Could not execute the lambda function. Make sure you have given CloudWatch Logs permission to execute your function.")
+    # Until the function's policy lets Logs invoke it for this group (Logs' guide,
+    # "Subscription filters with AWS Lambda"), it is refused the same way.
+    err = error_of(logs.put_subscription_filter, logGroupName=group, filterName="f", filterPattern="", destinationArn=arn)
+    assert err["Code"] == "InvalidParameterException"
+    lam.add_permission(
+        FunctionName=function,
+        StatementId="logs",
+        Action="lambda:InvokeFunction",
+        Principal="logs.amazonaws.com",
+        SourceArn=f"arn:aws:logs:us-east-1:000000000000:log-group:{group}:*",
+        SourceAccount="000000000000",
+    )
     logs.put_subscription_filter(logGroupName=group, filterName="errors", filterPattern="ERROR", destinationArn=arn)
     t = now_ms(stratus)
     put(logs, group, stream, [{"timestamp": t, "message": "ERROR one"}, {"timestamp": t + 1, "message": "INFO two"}, {"timestamp": t + 2, "message": "ERROR three"}])

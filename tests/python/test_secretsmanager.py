@@ -554,7 +554,7 @@ def rotator(stratus):
         "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
     }
     role = iam.create_role(RoleName="rotator", AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
-    return lam.create_function(
+    arn = lam.create_function(
         FunctionName="rotator",
         Runtime="python3.12",
         Role=role,
@@ -562,6 +562,14 @@ def rotator(stratus):
         Code={"ZipFile": make_zip({"app.py": ROTATOR})},
         Timeout=30,
     )["FunctionArn"]
+    # Secrets Manager's guide: the function's policy must let the service invoke it.
+    lam.add_permission(
+        FunctionName="rotator",
+        StatementId="secrets-manager",
+        Action="lambda:InvokeFunction",
+        Principal="secretsmanager.amazonaws.com",
+    )
+    return arn
 
 
 def wait_until(check, seconds=30):
@@ -603,19 +611,28 @@ def test_rotation_runs_the_functions_four_steps(stratus, sm, rotator):
     assert described["RotationEnabled"] is False and "NextRotationDate" not in described
 
 
-def test_rotation_needs_a_function_secrets_manager_can_invoke(sm):
+def test_rotation_needs_a_function_secrets_manager_can_invoke(stratus, sm, rotator):
     name = fresh()
     sm.create_secret(Name=name, SecretString="init")
     with pytest.raises(ClientError) as e:
         sm.rotate_secret(SecretId=name, RotationRules={"AutomaticallyAfterDays": 1})
     assert error(e) == ("InvalidRequestException", "No Lambda rotation function ARN is associated with this secret.")
     missing = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:not-there"
-    with pytest.raises(ClientError) as e:
-        sm.rotate_secret(SecretId=name, RotationLambdaARN=missing, RotationRules={"AutomaticallyAfterDays": 1})
-    assert error(e) == (
-        "AccessDeniedException",
-        "Secrets Manager cannot invoke the specified Lambda function. Ensure that the function policy grants access to the principal secretsmanager.amazonaws.com.",
-    )
+    role = stratus.client("iam").get_role(RoleName="rotator")["Role"]["Arn"]
+    unpermitted = stratus.client("lambda").create_function(
+        FunctionName="rotator-without-permission",
+        Runtime="python3.12",
+        Role=role,
+        Handler="app.handler",
+        Code={"ZipFile": make_zip({"app.py": ROTATOR})},
+    )["FunctionArn"]
+    for function in (missing, unpermitted):
+        with pytest.raises(ClientError) as e:
+            sm.rotate_secret(SecretId=name, RotationLambdaARN=function, RotationRules={"AutomaticallyAfterDays": 1})
+        assert error(e) == (
+            "AccessDeniedException",
+            "Secrets Manager cannot invoke the specified Lambda function. Ensure that the function policy grants access to the principal secretsmanager.amazonaws.com.",
+        )
     described = sm.describe_secret(SecretId=name)
     assert "RotationEnabled" not in described and "RotationLambdaARN" not in described
 

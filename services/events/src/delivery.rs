@@ -268,6 +268,7 @@ impl EventsService {
                         qualifier: None,
                         invocation_type: InvocationType::Event,
                         payload: delivery.body.clone().into_bytes(),
+                        source_arn: None,
                     };
                     judged(functions.invoke(caller, invocation).await.map(|_| ()))
                 }

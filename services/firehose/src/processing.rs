@@ -430,6 +430,7 @@ async fn invoke(
             qualifier: None,
             invocation_type: InvocationType::RequestResponse,
             payload: payload.clone(),
+            source_arn: None,
         };
         match functions.invoke(caller, call).await {
             Ok(result) if result.function_error.is_none() => break result.payload,

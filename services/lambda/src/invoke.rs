@@ -14,6 +14,7 @@ use crate::error::function_not_found;
 use crate::function_logs;
 use crate::function_metrics::Measured;
 use crate::names::{FunctionRef, Qualifier};
+use crate::policy::lets_service_invoke;
 use crate::records::{FunctionRecord, VersionConfig};
 use crate::routing;
 use crate::service::{lock, LambdaService};
@@ -246,6 +247,17 @@ impl FunctionInvoker for LambdaService {
                 InvocationType::DryRun => {
                     let record = self.function(&f, &f.latest_qualified_arn())?;
                     target(&record, &f)?;
+                    if !lets_service_invoke(&record, &f, caller.principal, invocation.source_arn.as_deref()) {
+                        return Err(AwsError::new(
+                            "AccessDeniedException",
+                            format!(
+                                "{} is not authorized to perform: lambda:InvokeFunction on resource: {}",
+                                caller.principal,
+                                f.qualified_arn()
+                            ),
+                            403,
+                        ));
+                    }
                     Ok(InvocationResult {
                         status: 204,
                         payload: Vec::new(),

@@ -6,10 +6,11 @@ use serde_json::{json, Map, Value};
 use stratus_core::service::{ResourcePolicies, ResourcePolicy};
 use stratus_core::AwsError;
 use stratus_gen_lambda::types::AddPermissionRequest;
+use stratus_policy::{evaluate, Policy, PolicyKind, PolicySet, Principal, Request};
 
 use crate::error::invalid_parameter;
 use crate::names::FunctionRef;
-use crate::records::PolicyRecord;
+use crate::records::{FunctionRecord, PolicyRecord};
 use crate::service::{load_function, LambdaService};
 
 /// The largest policy document Lambda keeps, in bytes.
@@ -91,6 +92,45 @@ pub(crate) fn sid(statement: &Value) -> Option<&str> {
     statement.get("Sid").and_then(Value::as_str)
 }
 
+/// Whether `record`'s policy for the qualifier `f` names lets the AWS service `principal`
+/// (`s3.amazonaws.com`) invoke it for `source_arn` from `f`'s account: what S3, Logs and
+/// Secrets Manager check when they are configured to invoke a function. Only the function's
+/// own policy can allow a service, as on AWS.
+pub(crate) fn lets_service_invoke(
+    record: &FunctionRecord,
+    f: &FunctionRef,
+    principal: &str,
+    source_arn: Option<&str>,
+) -> bool {
+    let key = f.qualifier.clone().unwrap_or_default();
+    let Some(stored) = record.policies.get(&key).filter(|p| !p.statements.is_empty()) else {
+        return false;
+    };
+    let policy = match Policy::parse(&document(stored), PolicyKind::Resource) {
+        Ok(policy) => policy,
+        Err(error) => {
+            tracing::warn!(function = %f.arn(), %error, "stored function policy does not parse; allows no one");
+            return false;
+        }
+    };
+    let mut request = Request::new(
+        Principal::Service(principal.to_owned()),
+        "lambda:InvokeFunction",
+        [f.qualified_arn()],
+    )
+    .with_context("aws:SourceAccount", [f.account.as_str()]);
+    if let Some(source_arn) = source_arn {
+        request = request.with_context("aws:SourceArn", [source_arn]);
+    }
+    let set = PolicySet {
+        resource: Some(&policy),
+        resource_account: Some(&f.account),
+        resource_must_allow: true,
+        ..PolicySet::default()
+    };
+    evaluate(&request, &set).is_allowed()
+}
+
 /// Function policies, for the gateway to authorize requests on functions.
 impl ResourcePolicies for LambdaService {
     fn arn_service(&self) -> &'static str {
@@ -147,6 +187,49 @@ mod tests {
             s.to_string(),
             r#"{"Sid":"s3","Effect":"Allow","Principal":{"Service":"s3.amazonaws.com"},"Action":"lambda:InvokeFunction","Resource":"arn:aws:lambda:us-east-1:000000000000:function:f","Condition":{"StringEquals":{"AWS:SourceAccount":"111111111111"},"ArnLike":{"AWS:SourceArn":"arn:aws:s3:::b"}}}"#
         );
+    }
+
+    fn function_allowing(input: &AddPermissionRequest) -> (FunctionRecord, FunctionRef) {
+        let f = FunctionRef {
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            name: "f".into(),
+            qualifier: None,
+        };
+        let mut record = FunctionRecord::default();
+        record.policies.insert(
+            String::new(),
+            PolicyRecord {
+                statements: vec![statement(input, &f.arn()).unwrap()],
+                revision_id: "r".into(),
+            },
+        );
+        (record, f)
+    }
+
+    #[test]
+    fn services_may_invoke_only_as_the_policy_says() {
+        let mut input = request("s3.amazonaws.com");
+        input.source_arn = Some("arn:aws:s3:::mine".into());
+        let (record, f) = function_allowing(&input);
+        let may = |principal: &str, source: Option<&str>| lets_service_invoke(&record, &f, principal, source);
+        assert!(may("s3.amazonaws.com", Some("arn:aws:s3:::mine")));
+        assert!(!may("s3.amazonaws.com", Some("arn:aws:s3:::other")));
+        assert!(!may("s3.amazonaws.com", None));
+        assert!(!may("logs.amazonaws.com", Some("arn:aws:s3:::mine")));
+        assert!(!lets_service_invoke(
+            &FunctionRecord::default(),
+            &f,
+            "s3.amazonaws.com",
+            None
+        ));
+        let (any_bucket, f) = function_allowing(&request("s3.amazonaws.com"));
+        assert!(lets_service_invoke(
+            &any_bucket,
+            &f,
+            "s3.amazonaws.com",
+            Some("arn:aws:s3:::x")
+        ));
     }
 
     #[test]

@@ -93,7 +93,7 @@ pub(crate) fn deliveries_of(
 
 impl LogsService {
     /// Refuses a function destination Logs could not invoke, as PutSubscriptionFilter does.
-    pub(crate) async fn check_function(&self, ctx: &RequestContext, arn: &str) -> Result<(), AwsError> {
+    pub(crate) async fn check_function(&self, ctx: &RequestContext, group: &str, arn: &str) -> Result<(), AwsError> {
         let refused = || {
             invalid_parameter(
                 "Could not execute the lambda function. Make sure you have given CloudWatch Logs permission to execute your function.",
@@ -108,6 +108,11 @@ impl LogsService {
             qualifier: None,
             invocation_type: InvocationType::DryRun,
             payload: Vec::new(),
+            // The ARN Logs' guide has `AddPermission` name in `--source-arn`.
+            source_arn: Some(format!(
+                "{}:*",
+                crate::service::group_arn(&ctx.region, &ctx.account_id, group)
+            )),
         };
         let caller = Caller::service(LOGS_PRINCIPAL, &ctx.account_id, &ctx.region);
         functions.invoke(caller, dry_run).await.map(drop).map_err(|_| refused())
@@ -198,6 +203,7 @@ impl LogsService {
             qualifier: None,
             invocation_type: InvocationType::Event,
             payload: delivery.payload.clone().into_bytes(),
+            source_arn: None,
         };
         functions.invoke(caller, invocation).await.map(drop)
     }

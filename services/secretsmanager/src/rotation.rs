@@ -86,6 +86,7 @@ impl SecretsService {
             qualifier: None,
             invocation_type: InvocationType::RequestResponse,
             payload: payload.to_string().into_bytes(),
+            source_arn: None,
         };
         let caller = Caller::service(PRINCIPAL, &place.account, &place.region);
         let result = functions
@@ -143,9 +144,9 @@ impl Courier<RotationRun> for SecretsService {
     }
 }
 
-/// Whether the function a rotation names may be invoked: Lambda's dry run, as the service
-/// principal, in the secret's account and region.
-pub(crate) async fn can_invoke(sm: &SecretsService, at: &SecretRef, lambda_arn: &str) -> bool {
+/// Whether the function a rotation names may be invoked for the secret `secret_arn`:
+/// Lambda's dry run, as the service principal, in the secret's account and region.
+pub(crate) async fn can_invoke(sm: &SecretsService, at: &SecretRef, secret_arn: &str, lambda_arn: &str) -> bool {
     let Some(functions) = sm.shared.functions.as_ref() else {
         return false;
     };
@@ -154,6 +155,7 @@ pub(crate) async fn can_invoke(sm: &SecretsService, at: &SecretRef, lambda_arn: 
         qualifier: None,
         invocation_type: InvocationType::DryRun,
         payload: Vec::new(),
+        source_arn: Some(secret_arn.to_owned()),
     };
     functions
         .invoke(Caller::service(PRINCIPAL, &at.account, &at.region), invocation)

@@ -204,6 +204,7 @@ impl SnsService {
             qualifier: None,
             invocation_type: InvocationType::Event,
             payload: d.body.clone().into_bytes(),
+            source_arn: None,
         };
         functions.invoke(caller, invocation).await.map(|_| ())
     }

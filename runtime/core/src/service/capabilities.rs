@@ -258,7 +258,8 @@ pub enum InvocationType {
     RequestResponse,
     /// Queue the payload for an asynchronous run (with Lambda's retries) and answer `202`.
     Event,
-    /// Only check that the function exists and may be invoked; answer `204`.
+    /// Only check that the function exists and that its policy lets the calling service
+    /// invoke it (for `source_arn`, in the caller's account); answer `204`.
     DryRun,
 }
 
@@ -273,6 +274,9 @@ pub struct Invocation {
     pub invocation_type: InvocationType,
     /// The event handed to the function (Lambda's `Payload`), usually JSON.
     pub payload: Vec<u8>,
+    /// The resource the caller invokes for (a bucket, a log group, a secret), which a
+    /// function policy's `AWS:SourceArn` conditions are checked against on a dry run.
+    pub source_arn: Option<String>,
 }
 
 /// What an invocation answered.

@@ -410,6 +410,7 @@ impl CloudWatchService {
             qualifier: None,
             invocation_type: InvocationType::Event,
             payload: n.message.clone().into_bytes(),
+            source_arn: None,
         };
         functions
             .invoke(Caller::service(LAMBDA_PRINCIPAL, &to.account, &to.region), invocation)

@@ -228,7 +228,7 @@ pub(crate) async fn put_subscription_filter(
         .into());
     }
     match arn.split(':').nth(2) {
-        Some("lambda") => logs.check_function(ctx, arn).await?,
+        Some("lambda") => logs.check_function(ctx, &input.log_group_name, arn).await?,
         Some("firehose") => logs.check_delivery_stream(ctx, arn).await?,
         _ => {}
     }

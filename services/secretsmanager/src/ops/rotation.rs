@@ -77,7 +77,7 @@ pub(crate) async fn rotate_secret(
             "No Lambda rotation function ARN is associated with this secret.",
         ));
     };
-    if !can_invoke(sm, &at, &lambda_arn).await {
+    if !can_invoke(sm, &at, &current.arn(), &lambda_arn).await {
         return Err(SmError(AwsError::new(
             "AccessDeniedException",
             "Secrets Manager cannot invoke the specified Lambda function. Ensure that the function policy grants access to the principal secretsmanager.amazonaws.com.",
