@@ -7,6 +7,7 @@ import time
 import uuid
 
 import pytest
+from aws_lambda_powertools.utilities.parser.models import S3Model
 from botocore.exceptions import ClientError
 
 from conftest import Stratus, acknowledged_until_sigkill
@@ -56,7 +57,7 @@ def test_object_events_reach_the_queue_with_aws_shape(s3, sqs):
                     "Id": "uploads",
                     "QueueArn": arn,
                     "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"],
-                    "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": "in/"}]}},
+                    "Filter": {"Key": {"FilterRules": [{"Name": "Prefix", "Value": "in/"}]}},
                 }
             ]
         },
@@ -91,6 +92,12 @@ def test_object_events_reach_the_queue_with_aws_shape(s3, sqs):
     assert first["s3"]["object"]["size"] == 5
     assert first["s3"]["object"]["eTag"] == put["ETag"].strip('"')
     assert "size" not in got[3]["s3"]["object"]
+    # Who asked (the root, by its unique id), from where; the owner by its customer id, which
+    # is not its account id ("Event message structure").
+    assert first["userIdentity"]["principalId"] == "AWS:000000000000"
+    assert first["requestParameters"]["sourceIPAddress"] == "127.0.0.1"
+    owner = first["s3"]["bucket"]["ownerIdentity"]["principalId"]
+    assert owner.startswith("A") and len(owner) == 14 and owner != "000000000000"
 
 
 def test_delete_markers_have_their_own_event(s3, sqs):
@@ -125,6 +132,18 @@ def test_destinations_are_validated(s3, sqs):
         )
     assert err.value.response["Error"]["Code"] == "InvalidArgument"
     assert "Unable to validate the following destination configurations" in err.value.response["Error"]["Message"]
+    assert err.value.response["Error"]["ArgumentName1"] == missing
+    assert err.value.response["Error"]["ArgumentValue1"] == "The destination queue does not exist"
+    # Something that is not an ARN is refused even when validation is skipped.
+    for skip in (False, True):
+        with pytest.raises(ClientError) as err:
+            s3.put_bucket_notification_configuration(
+                Bucket=bucket,
+                NotificationConfiguration={"QueueConfigurations": [{"QueueArn": "not-an-arn", "Events": ["s3:ObjectCreated:*"]}]},
+                SkipDestinationValidation=skip,
+            )
+        error = err.value.response["Error"]
+        assert (error["Message"], error["ArgumentName"], error["ArgumentValue"]) == ("The ARN could not be parsed", "Queue", "not-an-arn")
     # x-amz-skip-destination-validation stores it anyway.
     s3.put_bucket_notification_configuration(
         Bucket=bucket,
@@ -133,6 +152,22 @@ def test_destinations_are_validated(s3, sqs):
     )
     config = s3.get_bucket_notification_configuration(Bucket=bucket)
     assert config["QueueConfigurations"][0]["QueueArn"] == missing
+    # Rule names are taken in any case and answered as AWS spells them.
+    s3.put_bucket_notification_configuration(
+        Bucket=bucket,
+        NotificationConfiguration={
+            "QueueConfigurations": [
+                {
+                    "QueueArn": missing,
+                    "Events": ["s3:ObjectCreated:*"],
+                    "Filter": {"Key": {"FilterRules": [{"Name": "PREFIX", "Value": "in/"}, {"Name": "suffix", "Value": ".txt"}]}},
+                }
+            ]
+        },
+        SkipDestinationValidation=True,
+    )
+    rules = s3.get_bucket_notification_configuration(Bucket=bucket)["QueueConfigurations"][0]["Filter"]["Key"]["FilterRules"]
+    assert [r["Name"] for r in rules] == ["Prefix", "Suffix"]
     # Delivery to a queue that is gone never fails the write.
     s3.put_object(Bucket=bucket, Key="k", Body=b"x")
 
@@ -158,6 +193,32 @@ def test_object_events_invoke_a_function(stratus, s3, sqs):
             },
         )
     assert "Unable to validate the following destination configurations" in err.value.response["Error"]["Message"]
+    # S3 may invoke only a function whose policy lets it, for this bucket (S3 API reference,
+    # PutBucketNotificationConfiguration); AWS names each refused one, numbered.
+    only_functions = {
+        "LambdaFunctionConfigurations": [{"Id": "to-function", "LambdaFunctionArn": function_arn, "Events": ["s3:ObjectCreated:Put"]}]
+    }
+    with pytest.raises(ClientError) as err:
+        s3.put_bucket_notification_configuration(Bucket=bucket, NotificationConfiguration=only_functions)
+    assert err.value.response["Error"]["ArgumentName1"] == f"{function_arn}, null"
+    assert err.value.response["Error"]["ArgumentValue1"] == f"Not authorized to invoke function [{function_arn}]"
+    lam.add_permission(
+        FunctionName=name,
+        StatementId="other-bucket",
+        Action="lambda:InvokeFunction",
+        Principal="s3.amazonaws.com",
+        SourceArn="arn:aws:s3:::some-other-bucket",
+    )
+    with pytest.raises(ClientError):
+        s3.put_bucket_notification_configuration(Bucket=bucket, NotificationConfiguration=only_functions)
+    lam.add_permission(
+        FunctionName=name,
+        StatementId="this-bucket",
+        Action="lambda:InvokeFunction",
+        Principal="s3.amazonaws.com",
+        SourceArn=f"arn:aws:s3:::{bucket}",
+        SourceAccount="000000000000",
+    )
     s3.put_bucket_notification_configuration(
         Bucket=bucket,
         NotificationConfiguration={
@@ -175,6 +236,8 @@ def test_object_events_invoke_a_function(stratus, s3, sqs):
     assert received, "the function's success record never arrived"
     record = json.loads(received[0]["Body"])
     assert record["responsePayload"] == "photos/cat.jpg"
+    # The event is what AWS Lambda Powertools' published S3 model accepts.
+    S3Model.model_validate(record["requestPayload"])
     event = record["requestPayload"]["Records"][0]
     assert event["eventSource"] == "aws:s3" and event["eventName"] == "ObjectCreated:Put"
     assert event["s3"]["configurationId"] == "to-function" and event["s3"]["bucket"]["name"] == bucket

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use stratus_core::arn::Arn;
 use stratus_core::service::capabilities::{Invocation, InvocationType, Publication};
 use stratus_core::service::{BoxFuture, Caller, Providers};
 use stratus_core::{AwsError, RequestContext};
@@ -29,6 +30,20 @@ const SUBJECT: &str = "Amazon S3 Notification";
 pub(crate) const NOTIFICATIONS: &str = "notifications";
 /// Attempts at a notification whose destination fails with a server-side error.
 const ATTEMPTS: u32 = 10;
+/// The numbered fields a refused configuration names its destinations in; AWS numbers them
+/// without limit, Stratus names the first ten.
+const NUMBERED_ARGUMENTS: [(&str, &str); 10] = [
+    ("ArgumentName1", "ArgumentValue1"),
+    ("ArgumentName2", "ArgumentValue2"),
+    ("ArgumentName3", "ArgumentValue3"),
+    ("ArgumentName4", "ArgumentValue4"),
+    ("ArgumentName5", "ArgumentValue5"),
+    ("ArgumentName6", "ArgumentValue6"),
+    ("ArgumentName7", "ArgumentValue7"),
+    ("ArgumentName8", "ArgumentValue8"),
+    ("ArgumentName9", "ArgumentValue9"),
+    ("ArgumentName10", "ArgumentValue10"),
+];
 
 /// One notification on its way.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -68,45 +83,81 @@ impl S3Service {
         self.destinations.get()
     }
 
-    /// Refuses a notification configuration one of whose destinations cannot be delivered to:
-    /// missing, a FIFO queue or topic (S3 cannot send to those), or its service not running —
-    /// AWS's "Unable to validate the following destination configurations".
+    /// Refuses a notification configuration one of whose destinations cannot be delivered to,
+    /// AWS's "Unable to validate the following destination configurations" with each refused
+    /// destination as a numbered `ArgumentName`/`ArgumentValue` pair: a queue or topic that
+    /// is missing or FIFO (S3 cannot send to those) or whose service is not running, and a
+    /// function that is missing or whose policy does not let S3 invoke it for `bucket`.
     pub(crate) async fn check_destinations(
         &self,
         ctx: &RequestContext,
+        bucket: &str,
         config: &NotificationConfiguration,
     ) -> Result<(), AwsError> {
         let caller = Caller::service(S3_PRINCIPAL, &ctx.account_id, &ctx.region);
+        let bucket_arn = Arn::global("s3", &ctx.region, "", bucket).to_string();
+        let mut refused = Vec::new();
         for configured in notify::configured(config) {
-            if !self.deliverable(caller, configured.destination).await {
-                return Err(S3Error::invalid_argument(
-                    "Unable to validate the following destination configurations",
-                ));
+            if let Some(reason) = self.undeliverable(caller, &bucket_arn, configured.destination).await {
+                refused.push(reason);
             }
         }
-        Ok(())
+        if refused.is_empty() {
+            return Ok(());
+        }
+        let mut error = S3Error::invalid_argument("Unable to validate the following destination configurations");
+        for ((name, reason), (name_field, value_field)) in refused.into_iter().zip(NUMBERED_ARGUMENTS) {
+            error = error.with_detail(name_field, name).with_detail(value_field, reason);
+        }
+        Err(error)
     }
 
-    async fn deliverable(&self, caller: Caller<'_>, destination: Destination<'_>) -> bool {
-        let Some(providers) = self.providers() else {
-            return false;
-        };
+    /// Why `destination` cannot be delivered to, as AWS words it: the argument it names and
+    /// the reason; `None` when it can.
+    async fn undeliverable(
+        &self,
+        caller: Caller<'_>,
+        bucket_arn: &str,
+        destination: Destination<'_>,
+    ) -> Option<(String, String)> {
+        let providers = self.providers();
         match destination {
-            Destination::Queue(arn) => match &providers.messages {
-                Some(queues) => !arn.ends_with(".fifo") && queues.exists(caller, arn).await,
-                None => false,
-            },
-            Destination::Topic(arn) => match &providers.topics {
-                Some(topics) => !arn.ends_with(".fifo") && topics.exists(caller, arn).await,
-                None => false,
-            },
-            Destination::Function(arn) => match &providers.functions {
-                Some(functions) => functions
-                    .invoke(caller, invocation(arn, InvocationType::DryRun, Vec::new()))
-                    .await
-                    .is_ok(),
-                None => false,
-            },
+            Destination::Queue(arn) => {
+                let queues = providers.and_then(|p| p.messages.as_ref());
+                let exists = match queues {
+                    Some(queues) => !arn.ends_with(".fifo") && queues.exists(caller, arn).await,
+                    None => false,
+                };
+                (!exists).then(|| (arn.to_owned(), "The destination queue does not exist".to_owned()))
+            }
+            Destination::Topic(arn) => {
+                let topics = providers.and_then(|p| p.topics.as_ref());
+                let exists = match topics {
+                    Some(topics) => !arn.ends_with(".fifo") && topics.exists(caller, arn).await,
+                    None => false,
+                };
+                (!exists).then(|| (arn.to_owned(), "The destination topic does not exist".to_owned()))
+            }
+            Destination::Function(arn) => {
+                let functions = providers.and_then(|p| p.functions.as_ref());
+                let invocable = match functions {
+                    Some(functions) => functions
+                        .invoke(
+                            caller,
+                            invocation(arn, Some(bucket_arn), InvocationType::DryRun, Vec::new()),
+                        )
+                        .await
+                        .is_ok(),
+                    None => false,
+                };
+                // The `, null` is the configuration's invocation role, which S3 no longer takes.
+                (!invocable).then(|| {
+                    (
+                        format!("{arn}, null"),
+                        format!("Not authorized to invoke function [{arn}]"),
+                    )
+                })
+            }
         }
     }
 
@@ -191,7 +242,7 @@ impl S3Service {
             },
             Destination::Function(arn) => match &providers.functions {
                 Some(functions) => functions
-                    .invoke(caller, invocation(arn, InvocationType::Event, body.into_bytes()))
+                    .invoke(caller, invocation(arn, None, InvocationType::Event, body.into_bytes()))
                     .await
                     .map(drop),
                 None => Err(missing()),
@@ -223,12 +274,15 @@ impl Courier<Notification> for S3Service {
     }
 }
 
-fn invocation(arn: &str, invocation_type: InvocationType, payload: Vec<u8>) -> Invocation {
+/// An invocation of `arn`; `bucket_arn`, when given, is the bucket S3 invokes for (checked
+/// on a dry run only: the check is made when the configuration is put).
+fn invocation(arn: &str, bucket_arn: Option<&str>, invocation_type: InvocationType, payload: Vec<u8>) -> Invocation {
     Invocation {
         function: arn.to_owned(),
         qualifier: None,
         invocation_type,
         payload,
+        source_arn: bucket_arn.map(str::to_owned),
     }
 }
 

@@ -3,12 +3,14 @@
 //! eventVersion 2.1). `crate::destinations` delivers them.
 
 use serde_json::json;
+use sha2::{Digest, Sha256};
 use stratus_core::arn::Arn;
-use stratus_core::RequestContext;
+use stratus_core::{AwsError, RequestContext};
 use stratus_gen_s3::{
     Event as ConfiguredEvent, FilterRuleName, NotificationConfiguration, NotificationConfigurationFilter,
 };
 
+use crate::error::S3Error;
 use crate::listing::plus_encode;
 use crate::object::ObjectRecord;
 
@@ -22,6 +24,11 @@ pub(crate) struct Event<'a> {
     pub version_id: Option<&'a str>,
     pub region: &'a str,
     pub request_id: &'a str,
+    /// Who caused the event: `AWS:` and the requester's unique id (`aws:userid`: `AIDA…`,
+    /// `AROA…:SESSION`, the account id for the root), or S3 itself.
+    pub principal_id: String,
+    /// The requester's address, or S3 itself.
+    pub source_ip: String,
     /// Milliseconds since the epoch.
     pub time_ms: i64,
 }
@@ -42,6 +49,8 @@ impl<'a> Event<'a> {
             version_id: record.version_id.as_deref(),
             region: &ctx.region,
             request_id: &ctx.request_id,
+            principal_id: principal_id(ctx),
+            source_ip: source_ip(ctx),
             time_ms: record.last_modified_ms,
         }
     }
@@ -64,9 +73,36 @@ impl<'a> Event<'a> {
             version_id,
             region: &ctx.region,
             request_id: &ctx.request_id,
+            principal_id: principal_id(ctx),
+            source_ip: source_ip(ctx),
             time_ms,
         }
     }
+}
+
+fn principal_id(ctx: &RequestContext) -> String {
+    format!("AWS:{}", ctx.principal.as_ref().map_or(&ctx.account_id, |p| &p.user_id))
+}
+
+fn source_ip(ctx: &RequestContext) -> String {
+    ctx.source_ip
+        .map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string())
+}
+
+/// The id S3 names an account by in events (`ownerIdentity`): its Amazon customer id, which
+/// is not the account id. AWS's are an `A` and 13 upper-case letters and digits; this one is
+/// derived from the account, so it is the same after a restart.
+fn customer_id(account: &str) -> String {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let digest = Sha256::digest(format!("customer:{account}"));
+    std::iter::once('A')
+        .chain(
+            digest
+                .iter()
+                .take(13)
+                .map(|b| char::from(ALPHABET[usize::from(b % 32)])),
+        )
+        .collect()
 }
 
 /// Where a notification goes.
@@ -78,6 +114,67 @@ pub(crate) enum Destination<'c> {
     Topic(&'c str),
     /// A Lambda function's ARN.
     Function(&'c str),
+}
+
+impl Destination<'_> {
+    /// The ARN, and the element AWS names it by when it does not parse.
+    fn arn(&self) -> (&str, &'static str) {
+        match *self {
+            Destination::Queue(arn) => (arn, "Queue"),
+            Destination::Topic(arn) => (arn, "Topic"),
+            Destination::Function(arn) => (arn, "CloudFunction"),
+        }
+    }
+}
+
+/// Refuses a configuration naming a destination by something that is not an ARN, as AWS
+/// does even when asked to skip validating destinations.
+pub(crate) fn check_arns(config: &NotificationConfiguration) -> Result<(), AwsError> {
+    for configured in configured(config) {
+        let (arn, element) = configured.destination.arn();
+        if Arn::parse(arn).is_err() {
+            return Err(S3Error::invalid_argument("The ARN could not be parsed")
+                .with_detail("ArgumentName", element)
+                .with_detail("ArgumentValue", arn));
+        }
+    }
+    Ok(())
+}
+
+/// Spells a filter's rule names as AWS stores and answers them whatever case they came in
+/// (`suffix`, `PREFIX`): `Prefix` and `Suffix`. The model's enum spells them in lower case,
+/// so they are kept as the enum's unlisted values.
+pub(crate) fn normalize_rule_names(filter: &mut Option<NotificationConfigurationFilter>) {
+    let rules = filter
+        .iter_mut()
+        .filter_map(|f| f.key.as_mut())
+        .flat_map(|k| k.filter_rules.iter_mut().flatten());
+    for rule in rules {
+        let spelled = match rule.name.as_ref().and_then(RuleKind::of) {
+            Some(RuleKind::Prefix) => "Prefix",
+            Some(RuleKind::Suffix) => "Suffix",
+            None => continue,
+        };
+        rule.name = Some(FilterRuleName::Unknown(spelled.to_owned()));
+    }
+}
+
+/// What a filter rule tests, its name read without regard to case.
+enum RuleKind {
+    Prefix,
+    Suffix,
+}
+
+impl RuleKind {
+    fn of(name: &FilterRuleName) -> Option<RuleKind> {
+        match name {
+            FilterRuleName::Prefix => Some(RuleKind::Prefix),
+            FilterRuleName::Suffix => Some(RuleKind::Suffix),
+            FilterRuleName::Unknown(name) if name.eq_ignore_ascii_case("prefix") => Some(RuleKind::Prefix),
+            FilterRuleName::Unknown(name) if name.eq_ignore_ascii_case("suffix") => Some(RuleKind::Suffix),
+            FilterRuleName::Unknown(_) => None,
+        }
+    }
 }
 
 /// One configuration of a bucket's notifications: where, for which events, with which filter.
@@ -145,10 +242,10 @@ fn key_matches(filter: Option<&NotificationConfigurationFilter>, key: &str) -> b
         .and_then(|k| k.filter_rules.as_ref());
     rules.into_iter().flatten().all(|rule| {
         let value = rule.value.as_deref().unwrap_or("");
-        match &rule.name {
-            Some(FilterRuleName::Prefix) => key.starts_with(value),
-            Some(FilterRuleName::Suffix) => key.ends_with(value),
-            _ => true,
+        match rule.name.as_ref().and_then(RuleKind::of) {
+            Some(RuleKind::Prefix) => key.starts_with(value),
+            Some(RuleKind::Suffix) => key.ends_with(value),
+            None => true,
         }
     })
 }
@@ -173,15 +270,15 @@ pub(crate) fn message(event: &Event<'_>, configuration_id: &str, owner: &str) ->
             "awsRegion": event.region,
             "eventTime": timestamp(event.time_ms),
             "eventName": event.name,
-            "userIdentity": {"principalId": format!("AWS:{owner}")},
-            "requestParameters": {"sourceIPAddress": "127.0.0.1"},
+            "userIdentity": {"principalId": event.principal_id},
+            "requestParameters": {"sourceIPAddress": event.source_ip},
             "responseElements": {"x-amz-request-id": event.request_id, "x-amz-id-2": "stratus"},
             "s3": {
                 "s3SchemaVersion": "1.0",
                 "configurationId": configuration_id,
                 "bucket": {
                     "name": event.bucket,
-                    "ownerIdentity": {"principalId": owner},
+                    "ownerIdentity": {"principalId": customer_id(owner)},
                     "arn": Arn::global("s3", event.region, "", event.bucket).to_string(),
                 },
                 "object": object,
@@ -252,6 +349,8 @@ mod tests {
             version_id: None,
             region: "us-east-1",
             request_id: "r",
+            principal_id: "AWS:AIDAEXAMPLE".to_owned(),
+            source_ip: "192.0.2.1".to_owned(),
             time_ms: 1_700_000_000_123,
         }
     }
@@ -296,5 +395,15 @@ mod tests {
         assert_eq!(record["s3"]["object"]["size"], 5);
         assert_eq!(record["s3"]["bucket"]["arn"], "arn:aws:s3:::b");
         assert_eq!(record["s3"]["configurationId"], "c");
+        assert_eq!(record["userIdentity"]["principalId"], "AWS:AIDAEXAMPLE");
+    }
+
+    #[test]
+    fn owners_are_named_by_a_customer_id_not_the_account() {
+        let id = customer_id("123456789012");
+        assert_eq!(id.len(), 14);
+        assert!(id.starts_with('A') && id.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()));
+        assert_eq!(id, customer_id("123456789012"));
+        assert_ne!(id, customer_id("123456789013"));
     }
 }

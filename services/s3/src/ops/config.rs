@@ -8,7 +8,7 @@ use stratus_gen_s3::*;
 use crate::config::{self, Change};
 use crate::error::S3Error;
 use crate::versioning::State;
-use crate::{lifecycle, store, S3Service};
+use crate::{lifecycle, notify, store, S3Service};
 
 pub(crate) async fn put_bucket_cors(
     s3: &S3Service,
@@ -518,19 +518,23 @@ pub(crate) async fn put_bucket_notification_configuration(
     if events.into_iter().any(|e| matches!(e, Event::Unknown(_))) {
         return Err(S3Error::invalid_argument("The event is not supported for notifications").into());
     }
+    notify::check_arns(&notification)?;
     if !input.skip_destination_validation.unwrap_or(false) {
-        s3.check_destinations(ctx, &notification).await?;
+        s3.check_destinations(ctx, &input.bucket, &notification).await?;
     }
     // AWS names each configuration that arrives without an id.
     let fresh = || Some(id::uuid());
     for c in notification.queue_configurations.iter_mut().flatten() {
         c.id = c.id.take().or_else(fresh);
+        notify::normalize_rule_names(&mut c.filter);
     }
     for c in notification.topic_configurations.iter_mut().flatten() {
         c.id = c.id.take().or_else(fresh);
+        notify::normalize_rule_names(&mut c.filter);
     }
     for c in notification.lambda_function_configurations.iter_mut().flatten() {
         c.id = c.id.take().or_else(fresh);
+        notify::normalize_rule_names(&mut c.filter);
     }
     let doc = config::encode(&schema::NOTIFICATION_CONFIGURATION, notification.clone());
     s3.change_config(input.bucket.clone(), config::NOTIFICATION, Change::Set(doc), |_, _| {
