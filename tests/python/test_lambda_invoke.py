@@ -297,6 +297,55 @@ def test_events_that_succeed_go_to_the_on_success_queue(lam, role, stratus):
     assert record["responsePayload"]["event"] == {"ok": 1}
 
 
+def test_an_event_bus_destination_gets_lambdas_event(lam, role, stratus):
+    # The event as recorded from AWS: source `lambda`, the result in the detail type, the bus
+    # and the function (with its version) as resources, the destination record as detail.
+    sqs, events = stratus.client("sqs"), stratus.client("events")
+    queue = sqs.create_queue(QueueName="bus-records")["QueueUrl"]
+    bus = events.create_event_bus(Name="results")["EventBusArn"]
+    events.put_rule(Name="from-lambda", EventBusName="results", EventPattern=json.dumps({"source": ["lambda"]}))
+    events.put_targets(Rule="from-lambda", EventBusName="results", Targets=[{"Id": "q", "Arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:bus-records"}])
+    name = python_function(lam, role)
+    lam.put_function_event_invoke_config(
+        FunctionName=name,
+        MaximumRetryAttempts=0,
+        DestinationConfig={"OnSuccess": {"Destination": bus}, "OnFailure": {"Destination": bus}},
+    )
+    function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}:$LATEST"
+    for payload, detail_type, condition in (
+        ({"ok": 1}, "Lambda Function Invocation Result - Success", "Success"),
+        ({"fail": True}, "Lambda Function Invocation Result - Failure", "RetriesExhausted"),
+    ):
+        lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps(payload))
+        messages = first_messages(sqs, queue)
+        assert messages, f"no {condition} event reached the bus"
+        sqs.delete_message(QueueUrl=queue, ReceiptHandle=messages[0]["ReceiptHandle"])
+        event = json.loads(messages[0]["Body"])
+        assert (event["source"], event["detail-type"]) == ("lambda", detail_type)
+        assert event["resources"] == [bus, function_arn]
+        assert event["detail"]["requestContext"]["condition"] == condition
+        assert event["detail"]["requestPayload"] == payload
+
+
+def test_a_function_destination_is_invoked_with_the_record(lam, role, stratus):
+    sqs = stratus.client("sqs")
+    queue = sqs.create_queue(QueueName="second-hop")["QueueUrl"]
+    # The destination function echoes its event to its own success queue.
+    second = python_function(lam, role)
+    lam.put_function_event_invoke_config(
+        FunctionName=second, DestinationConfig={"OnSuccess": {"Destination": f"arn:aws:sqs:{REGION}:{ACCOUNT}:second-hop"}}
+    )
+    first = python_function(lam, role)
+    second_arn = lam.get_function(FunctionName=second)["Configuration"]["FunctionArn"]
+    lam.put_function_event_invoke_config(FunctionName=first, DestinationConfig={"OnSuccess": {"Destination": second_arn}})
+    lam.invoke(FunctionName=first, InvocationType="Event", Payload=json.dumps({"hop": 1}))
+    messages = first_messages(sqs, queue)
+    assert messages, "the destination function was not invoked"
+    received = json.loads(messages[0]["Body"])["requestPayload"]
+    assert received["requestContext"]["functionArn"] == f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{first}:$LATEST"
+    assert received["requestPayload"] == {"hop": 1}
+
+
 def test_code_from_s3(lam, role, stratus):
     s3 = stratus.client("s3")
     s3.create_bucket(Bucket="lambda-code")

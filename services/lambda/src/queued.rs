@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use stratus_core::service::capabilities::{MessageAttribute, MessageAttributeValue, Publication, QueueMessage};
+use stratus_core::service::capabilities::{Event, MessageAttribute, MessageAttributeValue, Publication, QueueMessage};
 use stratus_core::service::{BoxFuture, Caller};
 use stratus_core::AwsError;
 use stratus_outbox::{Courier, Entry, Next, Place};
@@ -50,16 +50,20 @@ impl LambdaService {
         Ok(())
     }
 
-    /// Sends a destination record, or a dead-lettered event, to an SQS queue or SNS topic;
-    /// other destination types are not served.
-    pub(crate) async fn send_to(&self, account: &str, region: &str, destination: &str, message: QueueMessage) {
+    /// Sends a destination record, or a dead-lettered event, to an SQS queue, an SNS topic,
+    /// a function (invoked asynchronously with the record as its event) or an EventBridge bus
+    /// (as the event Lambda's guide describes: source `lambda`, the result as its detail type,
+    /// the bus and the function as its resources); other destination types are not served.
+    pub(crate) async fn send_to(&self, account: &str, region: &str, destination: &str, sent: Sent<'_>) {
         let caller = Caller::service("lambda.amazonaws.com", account, region);
-        let sent = match destination.split(':').nth(2) {
+        let late = self.shared.late.get();
+        let message = sent.message;
+        let result = match destination.split(':').nth(2) {
             Some("sqs") => match &self.shared.messages {
                 Some(queues) => queues.send_message(caller, destination, message).await,
                 None => return not_served(destination),
             },
-            Some("sns") => match self.shared.late.get().and_then(|p| p.topics.clone()) {
+            Some("sns") => match late.and_then(|p| p.topics.clone()) {
                 Some(topics) => {
                     let publication = Publication {
                         topic_arn: destination.to_owned(),
@@ -73,10 +77,60 @@ impl LambdaService {
                 }
                 None => return not_served(destination),
             },
+            Some("lambda") => match FunctionRef::parse(destination, None, account, region) {
+                Ok(f) => {
+                    self.enqueue(&f, message.body.into_bytes(), stratus_core::id::uuid())
+                        .await
+                }
+                Err(e) => Err(e),
+            },
+            Some("events") => match (late.and_then(|p| p.events.clone()), sent.invocation) {
+                (Some(buses), Some(invocation)) => {
+                    let event = Event {
+                        bus: destination.to_owned(),
+                        source: "lambda".to_owned(),
+                        detail_type: format!(
+                            "Lambda Function Invocation Result - {}",
+                            if invocation.succeeded { "Success" } else { "Failure" }
+                        ),
+                        detail: message.body,
+                        resources: vec![destination.to_owned(), invocation.function_arn.to_owned()],
+                        time: None,
+                    };
+                    // One entry put, one answered.
+                    let answered = buses.put_events(caller, vec![event]).await;
+                    answered.into_iter().try_for_each(|entry| entry.map(drop))
+                }
+                _ => return not_served(destination),
+            },
             _ => return not_served(destination),
         };
-        if let Err(e) = sent {
+        if let Err(e) = result {
             tracing::warn!(destination, error = %e, "could not deliver to the destination");
+        }
+    }
+}
+
+/// What a destination is sent: the message, and for an asynchronous invocation's record, the
+/// invocation it reports.
+pub(crate) struct Sent<'a> {
+    pub(crate) message: QueueMessage,
+    pub(crate) invocation: Option<Reported<'a>>,
+}
+
+/// The invocation a destination record reports, as an EventBridge destination names it.
+pub(crate) struct Reported<'a> {
+    pub(crate) succeeded: bool,
+    /// The function's ARN with the version that was invoked (`…:$LATEST`).
+    pub(crate) function_arn: &'a str,
+}
+
+impl Sent<'_> {
+    /// A message that reports no invocation (a dead-lettered event, a stream batch's record).
+    pub(crate) fn plain(message: QueueMessage) -> Sent<'static> {
+        Sent {
+            message,
+            invocation: None,
         }
     }
 }
@@ -130,12 +184,19 @@ impl Courier<QueuedInvocation> for LambdaService {
                 eic.on_success.clone()
             };
             if let Some(destination) = destination {
-                let message = if !failed || eic.on_failure.is_some() {
-                    QueueMessage::plain(destination_record(&f, queued, attempts, &outcome, now, too_old))
+                let function_arn = f.latest_qualified_arn();
+                let sent = if !failed || eic.on_failure.is_some() {
+                    Sent {
+                        message: QueueMessage::plain(destination_record(&f, queued, attempts, &outcome, now, too_old)),
+                        invocation: Some(Reported {
+                            succeeded: !failed,
+                            function_arn: &function_arn,
+                        }),
+                    }
                 } else {
-                    dead_letter_message(queued, &outcome)
+                    Sent::plain(dead_letter_message(queued, &outcome))
                 };
-                self.send_to(&to.account, &to.region, &destination, message).await;
+                self.send_to(&to.account, &to.region, &destination, sent).await;
             }
             Next::Done
         })

@@ -41,6 +41,7 @@ use crate::invoke::Ran;
 use crate::mappings::{MappingRecord, StreamSettings};
 use crate::names::FunctionRef;
 use crate::polling::{failures, run_mapped};
+use crate::queued::Sent;
 use crate::service::LambdaService;
 use crate::stream_events::{answered_state, failure_record, FailedBatch, Shard, StreamKind, Window};
 
@@ -672,7 +673,7 @@ impl ShardPoller {
                 &self.account,
                 &self.region,
                 destination,
-                QueueMessage::plain(record.to_string()),
+                Sent::plain(QueueMessage::plain(record.to_string())),
             )
             .await;
     }
