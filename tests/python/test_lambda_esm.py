@@ -190,6 +190,28 @@ def test_a_mapping_created_disabled_answers_disabled(lam, sqs, recorder):
     lam.delete_event_source_mapping(UUID=created["UUID"])
 
 
+def test_settings_lambda_only_keeps_are_kept_and_answered(lam, sqs, recorder):
+    _, arn = queue(sqs)
+    key = "arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000"
+    created = lam.create_event_source_mapping(
+        EventSourceArn=arn,
+        FunctionName=recorder.name,
+        Enabled=False,
+        KMSKeyArn=key,
+        MetricsConfig={"Metrics": ["EventCount"]},
+        ProvisionedPollerConfig={"MinimumPollers": 2, "MaximumPollers": 4},
+    )
+    got = lam.get_event_source_mapping(UUID=created["UUID"])
+    assert got["KMSKeyArn"] == key
+    assert got["MetricsConfig"] == {"Metrics": ["EventCount"]}
+    assert got["ProvisionedPollerConfig"] == {"MinimumPollers": 2, "MaximumPollers": 4}
+    lam.update_event_source_mapping(UUID=created["UUID"], KMSKeyArn="", MetricsConfig={"Metrics": []})
+    got = lam.get_event_source_mapping(UUID=created["UUID"])
+    assert "KMSKeyArn" not in got and got["MetricsConfig"] == {"Metrics": []}
+    assert got["ProvisionedPollerConfig"] == {"MinimumPollers": 2, "MaximumPollers": 4}
+    lam.delete_event_source_mapping(UUID=created["UUID"])
+
+
 def test_listings_page_by_marker(lam, sqs, recorder):
     made = []
     for _ in range(3):

@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 use stratus_core::{AwsError, DateTime};
 use stratus_event_pattern::{Dialect, Pattern};
 use stratus_gen_lambda::types::{
-    DestinationConfig, EventSourceMappingConfiguration, EventSourcePosition, Filter, FilterCriteria,
-    FunctionResponseType, OnFailure, ScalingConfig,
+    DestinationConfig, EventSourceMappingConfiguration, EventSourceMappingLoggingConfig, EventSourceMappingMetric,
+    EventSourceMappingMetricsConfig, EventSourceMappingSystemLogLevel, EventSourcePosition, Filter, FilterCriteria,
+    FunctionResponseType, OnFailure, ProvisionedPollerConfig, ScalingConfig,
 };
 use stratus_storage::Table;
 
@@ -51,6 +52,28 @@ pub(crate) struct MappingRecord {
     /// A stream source's own settings; `None` for a queue.
     #[serde(default)]
     pub(crate) stream: Option<StreamSettings>,
+    /// What Lambda keeps and answers with but Stratus does not act on.
+    #[serde(default)]
+    pub(crate) kept: KeptSettings,
+}
+
+/// Settings a mapping keeps and answers with that change nothing here: the key its filter
+/// criteria would be encrypted with, the metrics and system logs it would publish, and the
+/// provisioned pollers it would run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct KeptSettings {
+    pub(crate) kms_key_arn: Option<String>,
+    pub(crate) metrics: Option<Vec<String>>,
+    pub(crate) system_log_level: Option<String>,
+    pub(crate) pollers: Option<Pollers>,
+}
+
+/// `ProvisionedPollerConfig`, as sent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Pollers {
+    pub(crate) minimum: Option<i32>,
+    pub(crate) maximum: Option<i32>,
+    pub(crate) group: Option<String>,
 }
 
 /// The settings only a stream source takes.
@@ -180,6 +203,10 @@ pub(crate) struct Settings {
     pub(crate) filter_criteria: Option<FilterCriteria>,
     pub(crate) scaling: Option<ScalingConfig>,
     pub(crate) function_response_types: Option<Vec<FunctionResponseType>>,
+    pub(crate) kms_key_arn: Option<String>,
+    pub(crate) metrics: Option<EventSourceMappingMetricsConfig>,
+    pub(crate) logging: Option<EventSourceMappingLoggingConfig>,
+    pub(crate) pollers: Option<ProvisionedPollerConfig>,
 }
 
 impl MappingRecord {
@@ -202,6 +229,26 @@ impl MappingRecord {
         }
         if let Some(scaling) = settings.scaling {
             self.maximum_concurrency = scaling.maximum_concurrency;
+        }
+        let kept = &mut self.kept;
+        if let Some(key) = settings.kms_key_arn {
+            // An empty ARN removes the key, as UpdateEventSourceMapping takes it.
+            kept.kms_key_arn = Some(key).filter(|k| !k.is_empty());
+        }
+        if let Some(config) = settings.metrics {
+            kept.metrics = config
+                .metrics
+                .map(|m| m.iter().map(|m| m.as_str().to_owned()).collect());
+        }
+        if let Some(config) = settings.logging {
+            kept.system_log_level = config.system_log_level.map(|l| l.as_str().to_owned());
+        }
+        if let Some(config) = settings.pollers {
+            kept.pollers = Some(Pollers {
+                minimum: config.minimum_pollers,
+                maximum: config.maximum_pollers,
+                group: config.poller_group_name,
+            });
         }
         if let Some(types) = settings.function_response_types {
             self.report_batch_item_failures = false;
@@ -303,6 +350,26 @@ impl MappingRecord {
                 Vec::new()
             }),
             event_source_mapping_arn: Some(self.arn(account, region)),
+            kms_key_arn: self.kept.kms_key_arn.clone(),
+            metrics_config: self
+                .kept
+                .metrics
+                .as_ref()
+                .map(|metrics| EventSourceMappingMetricsConfig {
+                    metrics: Some(metrics.iter().map(|m| EventSourceMappingMetric::from_wire(m)).collect()),
+                }),
+            logging_config: self
+                .kept
+                .system_log_level
+                .as_ref()
+                .map(|level| EventSourceMappingLoggingConfig {
+                    system_log_level: Some(EventSourceMappingSystemLogLevel::from_wire(level)),
+                }),
+            provisioned_poller_config: self.kept.pollers.as_ref().map(|p| ProvisionedPollerConfig {
+                minimum_pollers: p.minimum,
+                maximum_pollers: p.maximum,
+                poller_group_name: p.group.clone(),
+            }),
             ..self.stream_configuration()
         }
     }

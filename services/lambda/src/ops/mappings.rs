@@ -9,8 +9,8 @@ use stratus_gen_lambda::types::*;
 use super::{function_ref, page, qualifier_exists};
 use crate::error::{self, conflict, function_not_found, invalid_parameter, not_found};
 use crate::mappings::{
-    MappingRecord, Settings, StreamChanges, StreamSettings, Transition, DEFAULT_BATCH_SIZE, DEFAULT_STREAM_BATCH_SIZE,
-    MAPPINGS,
+    KeptSettings, MappingRecord, Settings, StreamChanges, StreamSettings, Transition, DEFAULT_BATCH_SIZE,
+    DEFAULT_STREAM_BATCH_SIZE, MAPPINGS,
 };
 use crate::names::FunctionRef;
 use crate::ops::tags::check_tags;
@@ -170,6 +170,7 @@ pub(crate) async fn create_event_source_mapping(
         last_modified_ms: lambda.now_ms(),
         tags,
         stream,
+        kept: KeptSettings::default(),
     };
     record.apply(Settings {
         batch_size: input.batch_size,
@@ -177,6 +178,10 @@ pub(crate) async fn create_event_source_mapping(
         filter_criteria: input.filter_criteria,
         scaling: input.scaling_config,
         function_response_types: input.function_response_types,
+        kms_key_arn: input.kms_key_arn,
+        metrics: input.metrics_config,
+        logging: input.logging_config,
+        pollers: input.provisioned_poller_config,
     })?;
     let stored = record.clone();
     lambda
@@ -251,6 +256,10 @@ pub(crate) async fn update_event_source_mapping(
         filter_criteria: input.filter_criteria,
         scaling: input.scaling_config,
         function_response_types: input.function_response_types,
+        kms_key_arn: input.kms_key_arn,
+        metrics: input.metrics_config,
+        logging: input.logging_config,
+        pollers: input.provisioned_poller_config,
     };
     let enabled = input.enabled;
     let now = lambda.now_ms();
