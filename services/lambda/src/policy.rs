@@ -113,22 +113,28 @@ pub(crate) fn lets_service_invoke(
             return false;
         }
     };
-    let mut request = Request::new(
-        Principal::Service(principal.to_owned()),
-        "lambda:InvokeFunction",
-        [f.qualified_arn()],
-    )
-    .with_context("aws:SourceAccount", [f.account.as_str()]);
-    if let Some(source_arn) = source_arn {
-        request = request.with_context("aws:SourceArn", [source_arn]);
-    }
     let set = PolicySet {
         resource: Some(&policy),
         resource_account: Some(&f.account),
         resource_must_allow: true,
         ..PolicySet::default()
     };
-    evaluate(&request, &set).is_allowed()
+    // A service is also named by its regional principal (`logs.us-east-1.amazonaws.com`),
+    // which AddPermission is often given instead.
+    let regional = principal
+        .strip_suffix(".amazonaws.com")
+        .map(|service| format!("{service}.{}.amazonaws.com", f.region));
+    [Some(principal.to_owned()), regional]
+        .into_iter()
+        .flatten()
+        .any(|name| {
+            let mut request = Request::new(Principal::Service(name), "lambda:InvokeFunction", [f.qualified_arn()])
+                .with_context("aws:SourceAccount", [f.account.as_str()]);
+            if let Some(source_arn) = source_arn {
+                request = request.with_context("aws:SourceArn", [source_arn]);
+            }
+            evaluate(&request, &set).is_allowed()
+        })
 }
 
 /// Function policies, for the gateway to authorize requests on functions.
@@ -217,6 +223,8 @@ mod tests {
         assert!(!may("s3.amazonaws.com", Some("arn:aws:s3:::other")));
         assert!(!may("s3.amazonaws.com", None));
         assert!(!may("logs.amazonaws.com", Some("arn:aws:s3:::mine")));
+        let (regional, f) = function_allowing(&request("logs.us-east-1.amazonaws.com"));
+        assert!(lets_service_invoke(&regional, &f, "logs.amazonaws.com", None));
         assert!(!lets_service_invoke(
             &FunctionRecord::default(),
             &f,
