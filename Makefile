@@ -11,7 +11,7 @@ CODEGEN := $(CARGO) run --release --quiet -p stratus-codegen --
 FROM ?= $(MODELS_JSON)
 TO ?= $(AWS_MODELS_DIR)
 
-.PHONY: help models models-diff generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-kms bench-secretsmanager bench-ssm bench-kinesis bench-s3 bench-s3-large bench-lambda
+.PHONY: help models models-diff generate check-generated run build test protocol-tests lint bench bench-sqs bench-dynamodb bench-kms bench-secretsmanager bench-ssm bench-kinesis bench-s3 bench-s3-large bench-lambda bench-sqs-lambda
 
 help:
 	@echo "make run              build and run the emulator on 127.0.0.1:4566 (ARGS=... to pass flags)"
@@ -32,6 +32,7 @@ help:
 	@echo "make bench-s3         S3 throughput (PUT and GET of 1 KiB and 16 MiB objects), the same way"
 	@echo "make bench-s3-large   a 1 GiB S3 object up and down, with the server's peak memory"
 	@echo "make bench-lambda     Lambda cold starts, warm invokes and the idle footprint through the binary"
+	@echo "make bench-sqs-lambda how fast an SQS event source mapping (BatchSize 10) empties a queue into a function"
 
 models:
 	$(CODEGEN) sync --manifest models/manifest.toml --from $(AWS_MODELS_DIR) --to $(MODELS_JSON) $(if $(REPIN),--repin)
@@ -86,3 +87,6 @@ bench-s3-large: $(VENV)/installed build
 
 bench-lambda: $(VENV)/installed build
 	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/lambda_functions.py $(ARGS)
+
+bench-sqs-lambda: $(VENV)/installed build
+	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/python benches/sqs_lambda_throughput.py $(ARGS)

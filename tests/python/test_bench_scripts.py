@@ -58,3 +58,14 @@ def test_lambda_script_runs():
     assert "CreateFunction to first response, nodejs20.x" in done.stdout, done.stdout
     # The instances are gone once idle.
     assert "later (idle timeout 2 s): 0 processes" in done.stdout, done.stdout
+
+
+def test_sqs_lambda_script_runs():
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "benches", "sqs_lambda_throughput.py"), "--messages", "20", "--rounds", "1", "--stratus", BIN],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "SQS -> Lambda, BatchSize 10, stratus (ephemeral)" in done.stdout, done.stdout
