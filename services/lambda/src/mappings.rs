@@ -447,6 +447,7 @@ mod tests {
             last_modified_ms: 0,
             tags: BTreeMap::new(),
             stream: None,
+            kept: KeptSettings::default(),
         }
     }
 
