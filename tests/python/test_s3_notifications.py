@@ -115,10 +115,36 @@ def test_delete_markers_have_their_own_event(s3, sqs):
     version = s3.put_object(Bucket=bucket, Key="k", Body=b"v1")["VersionId"]
     marker = s3.delete_object(Bucket=bucket, Key="k")["VersionId"]
     s3.delete_object(Bucket=bucket, Key="k", VersionId=version)  # ObjectRemoved:Delete: not configured
+    # Deleting the marker itself answers DeleteMarker: true, but is a deletion (as recorded).
+    s3.delete_object(Bucket=bucket, Key="k", VersionId=marker)
     got = records(drain(sqs, url))
     assert [(r["eventName"], r["s3"]["object"].get("versionId")) for r in got] == [
         ("ObjectRemoved:DeleteMarkerCreated", marker)
     ]
+    # A marker's ETag is that of its empty body.
+    assert got[0]["s3"]["object"]["eTag"] == "d41d8cd98f00b204e9800998ecf8427e"
+
+
+def test_tag_and_acl_changes_have_their_own_events(s3, sqs):
+    # Version 2.3 of the event structure (S3 user guide, "Event message structure"), as
+    # recorded from AWS: the object's key and ETag, no size and no sequencer.
+    bucket = f"events-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket, ObjectOwnership="ObjectWriter")  # ACLs are off by default
+    url, arn = queue(sqs)
+    s3.put_bucket_notification_configuration(
+        Bucket=bucket,
+        NotificationConfiguration={"QueueConfigurations": [{"QueueArn": arn, "Events": ["s3:ObjectTagging:*", "s3:ObjectAcl:Put"]}]},
+    )
+    drain(sqs, url)
+    put = s3.put_object(Bucket=bucket, Key="doc", Body=b"x")
+    s3.put_object_tagging(Bucket=bucket, Key="doc", Tagging={"TagSet": [{"Key": "a", "Value": "b"}]})
+    s3.delete_object_tagging(Bucket=bucket, Key="doc")
+    s3.put_object_acl(Bucket=bucket, Key="doc", ACL="private")
+    got = records(drain(sqs, url))
+    assert [r["eventName"] for r in got] == ["ObjectTagging:Put", "ObjectTagging:Delete", "ObjectAcl:Put"]
+    for r in got:
+        assert r["eventVersion"] == "2.3"
+        assert r["s3"]["object"] == {"key": "doc", "eTag": put["ETag"].strip('"')}
 
 
 def test_destinations_are_validated(s3, sqs):

@@ -19,8 +19,8 @@ pub(crate) struct Event<'a> {
     pub name: &'static str,
     pub bucket: &'a str,
     pub key: &'a str,
-    /// Size and ETag (unquoted) of a created object; deletes carry neither.
-    pub created: Option<(u64, &'a str)>,
+    /// What the event reports of the object.
+    pub object: Facts<'a>,
     pub version_id: Option<&'a str>,
     pub region: &'a str,
     pub request_id: &'a str,
@@ -45,8 +45,12 @@ impl<'a> Event<'a> {
             name,
             bucket,
             key: &record.key,
-            created: Some((record.size, record.etag.trim_matches('"'))),
-            version_id: record.version_id.as_deref(),
+            object: Facts::Created {
+                size: record.size,
+                etag: record.etag.trim_matches('"'),
+            },
+            // The null version of a suspended bucket is not named, as recorded.
+            version_id: record.version_id.as_deref().filter(|v| *v != "null"),
             region: &ctx.region,
             request_id: &ctx.request_id,
             principal_id: principal_id(ctx),
@@ -55,10 +59,36 @@ impl<'a> Event<'a> {
         }
     }
 
+    /// The tags or ACL of version `record` of `bucket` were changed by the request `ctx`
+    /// serves, at `time_ms`.
+    pub(crate) fn annotated(
+        name: &'static str,
+        bucket: &'a str,
+        record: &'a ObjectRecord,
+        ctx: &'a RequestContext,
+        time_ms: i64,
+    ) -> Event<'a> {
+        Event {
+            name,
+            bucket,
+            key: &record.key,
+            object: Facts::Annotated {
+                etag: record.etag.trim_matches('"'),
+            },
+            version_id: record.version_id.as_deref(),
+            region: &ctx.region,
+            request_id: &ctx.request_id,
+            principal_id: principal_id(ctx),
+            source_ip: source_ip(ctx),
+            time_ms,
+        }
+    }
+
     /// `key` of `bucket` was deleted (`version_id`: the version removed or the delete marker
     /// added) by the request `ctx` serves, at `time_ms`.
     pub(crate) fn removed(
         name: &'static str,
+        object: Facts<'a>,
         bucket: &'a str,
         key: &'a str,
         version_id: Option<&'a str>,
@@ -69,7 +99,7 @@ impl<'a> Event<'a> {
             name,
             bucket,
             key,
-            created: None,
+            object,
             version_id,
             region: &ctx.region,
             request_id: &ctx.request_id,
@@ -103,6 +133,40 @@ fn customer_id(account: &str) -> String {
                 .map(|b| char::from(ALPHABET[usize::from(b % 32)])),
         )
         .collect()
+}
+
+/// What an event reports of its object, by the kind of change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Facts<'a> {
+    /// A new object: its size and ETag (unquoted), and the change's sequencer.
+    Created { size: u64, etag: &'a str },
+    /// A deletion: only the sequencer.
+    Removed,
+    /// A delete marker added: the sequencer, and the ETag of the marker's empty body.
+    MarkerCreated,
+    /// Its tags or ACL changed: its ETag, and no sequencer (S3 sends one only for writes and
+    /// deletes of the object itself).
+    Annotated { etag: &'a str },
+}
+
+/// The MD5 of no bytes, which AWS reports as a delete marker's ETag.
+const EMPTY_MD5: &str = "d41d8cd98f00b204e9800998ecf8427e";
+
+/// The event structure's version for an event named `name`: 2.3 for the events S3's guide
+/// lists (Lifecycle, Intelligent-Tiering, ACL, tagging, restoration deletes), 2.1 otherwise.
+fn event_version(name: &str) -> &'static str {
+    const NEWER: [&str; 5] = [
+        "Lifecycle",
+        "IntelligentTiering",
+        "ObjectAcl:",
+        "ObjectTagging:",
+        "ObjectRestore:Delete",
+    ];
+    if NEWER.iter().any(|prefix| name.starts_with(prefix)) {
+        "2.3"
+    } else {
+        "2.1"
+    }
 }
 
 /// Where a notification goes.
@@ -252,20 +316,27 @@ fn key_matches(filter: Option<&NotificationConfigurationFilter>, key: &str) -> b
 
 /// The message for `event`, sent for configuration `configuration_id`.
 pub(crate) fn message(event: &Event<'_>, configuration_id: &str, owner: &str) -> String {
-    let mut object = json!({
-        "key": form_encode(event.key),
-        "sequencer": format!("{:016X}", event.time_ms.max(0) as u64 * 1000),
-    });
-    if let Some((size, etag)) = event.created {
-        object["size"] = json!(size);
-        object["eTag"] = json!(etag);
+    let mut object = json!({ "key": form_encode(event.key) });
+    let sequencer = || json!(format!("{:016X}", event.time_ms.max(0) as u64 * 1000));
+    match event.object {
+        Facts::Created { size, etag } => {
+            object["size"] = json!(size);
+            object["eTag"] = json!(etag);
+            object["sequencer"] = sequencer();
+        }
+        Facts::Removed => object["sequencer"] = sequencer(),
+        Facts::MarkerCreated => {
+            object["eTag"] = json!(EMPTY_MD5);
+            object["sequencer"] = sequencer();
+        }
+        Facts::Annotated { etag } => object["eTag"] = json!(etag),
     }
     if let Some(version_id) = event.version_id {
         object["versionId"] = json!(version_id);
     }
     json!({
         "Records": [{
-            "eventVersion": "2.1",
+            "eventVersion": event_version(event.name),
             "eventSource": "aws:s3",
             "awsRegion": event.region,
             "eventTime": timestamp(event.time_ms),
@@ -345,7 +416,7 @@ mod tests {
             name,
             bucket: "b",
             key,
-            created: Some((5, "etag")),
+            object: Facts::Created { size: 5, etag: "etag" },
             version_id: None,
             region: "us-east-1",
             request_id: "r",
@@ -396,6 +467,20 @@ mod tests {
         assert_eq!(record["s3"]["bucket"]["arn"], "arn:aws:s3:::b");
         assert_eq!(record["s3"]["configurationId"], "c");
         assert_eq!(record["userIdentity"]["principalId"], "AWS:AIDAEXAMPLE");
+    }
+
+    #[test]
+    fn tagging_and_acl_events_are_version_2_3_with_an_etag_and_no_sequencer() {
+        let mut tagged = event("ObjectTagging:Put", "k");
+        tagged.object = Facts::Annotated { etag: "e" };
+        let m: serde_json::Value = serde_json::from_str(&message(&tagged, "c", "owner")).unwrap();
+        let record = &m["Records"][0];
+        assert_eq!(record["eventVersion"], "2.3");
+        assert_eq!(record["s3"]["object"], json!({"key": "k", "eTag": "e"}));
+        let put: serde_json::Value =
+            serde_json::from_str(&message(&event("ObjectCreated:Put", "k"), "c", "o")).unwrap();
+        assert_eq!(put["Records"][0]["eventVersion"], "2.1");
+        assert!(put["Records"][0]["s3"]["object"]["sequencer"].is_string());
     }
 
     #[test]

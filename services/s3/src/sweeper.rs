@@ -247,7 +247,11 @@ impl S3Service {
                 name,
                 bucket,
                 key,
-                created: None,
+                object: if name.ends_with("DeleteMarkerCreated") {
+                    notify::Facts::MarkerCreated
+                } else {
+                    notify::Facts::Removed
+                },
                 version_id: version_id.as_deref(),
                 region,
                 request_id: &request_id,

@@ -4,7 +4,7 @@ use stratus_core::{AwsError, RequestContext, Unit};
 use stratus_gen_s3::*;
 
 use crate::config::{self, Change};
-use crate::{owner, store, versioning, S3Service};
+use crate::{notify, owner, store, versioning, S3Service};
 
 /// An ACL request's grant headers — `x-amz-grant-full-control`, `-read`, `-read-acp`,
 /// `-write`, `-write-acp`, in that order — paired with the permission each grants.
@@ -87,18 +87,27 @@ pub(crate) async fn put_object_acl(
     )?
     .ok_or_else(config::acl::missing_acl)?;
     let account = ctx.account_id.clone();
-    let (name, key, version_id) = (input.bucket, input.key, input.version_id);
-    s3.write(move |tx| {
-        let b = store::bucket(tx, &name)?;
-        config::acl::check_acl_allowed(tx, &b, &grants, &account)?;
-        let doc = String::from_utf8(config::encode(&schema::GRANTS, grants))
-            .map_err(|e| AwsError::internal(e.to_string()))?;
-        versioning::update(tx, &b, &key, version_id.as_deref(), move |o| {
-            o.acl = Some(doc);
-            Ok(())
+    let (name, key, version_id) = (input.bucket.clone(), input.key, input.version_id);
+    let updated = s3
+        .write(move |tx| {
+            let b = store::bucket(tx, &name)?;
+            config::acl::check_acl_allowed(tx, &b, &grants, &account)?;
+            let doc = String::from_utf8(config::encode(&schema::GRANTS, grants))
+                .map_err(|e| AwsError::internal(e.to_string()))?;
+            versioning::update(tx, &b, &key, version_id.as_deref(), move |o| {
+                o.acl = Some(doc);
+                Ok(())
+            })
         })
-    })
-    .await?;
+        .await?;
+    s3.notify(notify::Event::annotated(
+        "ObjectAcl:Put",
+        &input.bucket,
+        &updated,
+        ctx,
+        s3.now_ms(),
+    ))
+    .await;
     Ok(PutObjectAclOutput::default())
 }
 

@@ -288,6 +288,7 @@ pub(crate) async fn delete_object(
     ctx: &RequestContext,
     input: DeleteObjectRequest,
 ) -> Result<DeleteObjectOutput, DeleteObjectError> {
+    let version_asked = input.version_id.is_some();
     let mut outcomes = s3
         .delete(
             input.bucket.clone(),
@@ -297,7 +298,8 @@ pub(crate) async fn delete_object(
         )
         .await?;
     let deleted = outcomes.pop().unwrap_or_else(|| Ok(Deleted::default()))?;
-    s3.notify(removed_event(&input.bucket, &input.key, &deleted, ctx)).await;
+    s3.notify(removed_event(&input.bucket, &input.key, &deleted, version_asked, ctx))
+        .await;
     Ok(DeleteObjectOutput {
         delete_marker: deleted.delete_marker.then_some(true),
         version_id: deleted.version_id,
@@ -305,20 +307,23 @@ pub(crate) async fn delete_object(
     })
 }
 
-/// The event a successful delete of `key` reports: a delete marker created, or a deletion.
+/// The event a successful delete of `key` reports: a delete marker created (a delete without
+/// a version id that added one), or a deletion (of an object, a version or a delete marker).
 fn removed_event<'a>(
     bucket: &'a str,
     key: &'a str,
     deleted: &'a Deleted,
+    version_asked: bool,
     ctx: &'a RequestContext,
 ) -> notify::Event<'a> {
-    let name = if deleted.delete_marker {
-        "ObjectRemoved:DeleteMarkerCreated"
+    let (name, object) = if deleted.delete_marker && !version_asked {
+        ("ObjectRemoved:DeleteMarkerCreated", notify::Facts::MarkerCreated)
     } else {
-        "ObjectRemoved:Delete"
+        ("ObjectRemoved:Delete", notify::Facts::Removed)
     };
     notify::Event::removed(
         name,
+        object,
         bucket,
         key,
         deleted.version_id.as_deref(),
@@ -349,7 +354,8 @@ pub(crate) async fn delete_objects(
     let (mut deleted, mut errors) = (Vec::new(), Vec::new());
     for ((key, asked), outcome) in targets.into_iter().zip(outcomes) {
         if let Ok(d) = &outcome {
-            s3.notify(removed_event(&input.bucket, &key, d, ctx)).await;
+            s3.notify(removed_event(&input.bucket, &key, d, asked.is_some(), ctx))
+                .await;
         }
         match outcome {
             Ok(d) => deleted.push(DeletedObject {
@@ -535,16 +541,25 @@ pub(crate) async fn copy_object(
 
 pub(crate) async fn put_object_tagging(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: PutObjectTaggingRequest,
 ) -> Result<PutObjectTaggingOutput, PutObjectTaggingError> {
     let tags = from_tags(input.tagging.tag_set, 10)?;
+    let bucket = input.bucket.clone();
     let updated = s3
         .update_object(input.bucket, input.key, input.version_id, move |o| {
             o.tags = tags;
             Ok(())
         })
         .await?;
+    s3.notify(notify::Event::annotated(
+        "ObjectTagging:Put",
+        &bucket,
+        &updated,
+        ctx,
+        s3.now_ms(),
+    ))
+    .await;
     Ok(PutObjectTaggingOutput {
         version_id: updated.version_header(),
     })
@@ -564,15 +579,24 @@ pub(crate) async fn get_object_tagging(
 
 pub(crate) async fn delete_object_tagging(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: DeleteObjectTaggingRequest,
 ) -> Result<DeleteObjectTaggingOutput, DeleteObjectTaggingError> {
+    let bucket = input.bucket.clone();
     let updated = s3
         .update_object(input.bucket, input.key, input.version_id, |o| {
             o.tags.clear();
             Ok(())
         })
         .await?;
+    s3.notify(notify::Event::annotated(
+        "ObjectTagging:Delete",
+        &bucket,
+        &updated,
+        ctx,
+        s3.now_ms(),
+    ))
+    .await;
     Ok(DeleteObjectTaggingOutput {
         version_id: updated.version_header(),
     })
