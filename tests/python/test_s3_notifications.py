@@ -147,6 +147,33 @@ def test_tag_and_acl_changes_have_their_own_events(s3, sqs):
         assert r["s3"]["object"] == {"key": "doc", "eTag": put["ETag"].strip('"')}
 
 
+def test_the_xray_trace_of_a_write_reaches_the_queue(stratus, sqs):
+    # As recorded from AWS: the X-Amzn-Trace-Id of the PutObject is the notification's
+    # AWSTraceHeader.
+    trace = "Root=1-3152b799-8954dae64eda91bc9a23a7e8;Parent=7fa8c0f79203be72;Sampled=1"
+    traced = stratus.client("s3")
+
+    def add(request, **_):
+        request.headers["X-Amzn-Trace-Id"] = trace
+
+    traced.meta.events.register("before-send.s3.PutObject", add)
+    bucket = f"events-{uuid.uuid4().hex[:10]}"
+    traced.create_bucket(Bucket=bucket)
+    url, arn = queue(sqs)
+    traced.put_bucket_notification_configuration(
+        Bucket=bucket,
+        NotificationConfiguration={"QueueConfigurations": [{"QueueArn": arn, "Events": ["s3:ObjectCreated:*"]}]},
+    )
+    drain(sqs, url)
+    traced.put_object(Bucket=bucket, Key="k", Body=b"x")
+    got = []
+    for _ in range(20):
+        got = sqs.receive_message(QueueUrl=url, AttributeNames=["AWSTraceHeader"], WaitTimeSeconds=1).get("Messages", [])
+        if got:
+            break
+    assert got and got[0]["Attributes"]["AWSTraceHeader"] == trace
+
+
 def test_destinations_are_validated(s3, sqs):
     bucket = f"events-{uuid.uuid4().hex[:10]}"
     s3.create_bucket(Bucket=bucket)

@@ -868,3 +868,37 @@ def test_query_errors_carry_an_empty_detail(stratus, sqs, queue):
     error = find(doc, "Error")
     assert [local(child.tag) for child in error] == ["Type", "Code", "Message", "Detail"]
     assert find(error, "Code").text == "InvalidParameterValue" and not find(error, "Detail").text
+
+
+TRACE = "Root=1-3152b799-8954dae64eda91bc9a23a7e8;Parent=7fa8c0f79203be72;Sampled=1"
+
+
+def with_trace_header(client, operation):
+    """Adds X-Ray's `X-Amzn-Trace-Id` header to the client's `operation` requests."""
+
+    def add(request, **_):
+        request.headers["X-Amzn-Trace-Id"] = TRACE
+
+    client.meta.events.register(f"before-send.{client.meta.service_model.endpoint_prefix}.{operation}", add)
+    return add
+
+
+def test_the_send_requests_trace_header_becomes_its_aws_trace_header(stratus, queue):
+    # As recorded from AWS: the request's X-Ray header is kept as the AWSTraceHeader system
+    # attribute when the message names none, and the send's answer has no digest for it.
+    traced = stratus.client("sqs")
+    with_trace_header(traced, "SendMessage")
+    sent = traced.send_message(QueueUrl=queue, MessageBody="traced")
+    assert "MD5OfMessageSystemAttributes" not in sent
+    got = traced.receive_message(QueueUrl=queue, AttributeNames=["AWSTraceHeader"])["Messages"][0]
+    assert got["Attributes"]["AWSTraceHeader"] == TRACE
+    # A trace the message names wins.
+    named = "Root=1-00000000-000000000000000000000000"
+    traced.delete_message(QueueUrl=queue, ReceiptHandle=got["ReceiptHandle"])
+    traced.send_message(
+        QueueUrl=queue,
+        MessageBody="named",
+        MessageSystemAttributes={"AWSTraceHeader": {"DataType": "String", "StringValue": named}},
+    )
+    got = traced.receive_message(QueueUrl=queue, AttributeNames=["AWSTraceHeader"])["Messages"][0]
+    assert got["Attributes"]["AWSTraceHeader"] == named

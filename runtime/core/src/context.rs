@@ -27,6 +27,9 @@ pub struct RequestContext {
     pub principal: Option<Principal>,
     /// The address the request came from (`aws:SourceIp`), when it came over a socket.
     pub source_ip: Option<std::net::IpAddr>,
+    /// The request's `X-Amzn-Trace-Id` header (an AWS X-Ray trace), which the work a service
+    /// hands on carries: SQS's `AWSTraceHeader`, S3's notifications.
+    pub trace_header: Option<String>,
     /// The `Host` the client addressed (`127.0.0.1:4566`), so that URLs a service returns (SQS
     /// queue URLs) work as given.
     pub host: Option<String>,
@@ -49,6 +52,7 @@ impl RequestContext {
             access_key_id: None,
             principal: None,
             source_ip: None,
+            trace_header: None,
             host: None,
             streams: Streams::default(),
             framing: PayloadFraming::default(),

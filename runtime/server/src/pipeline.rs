@@ -471,6 +471,11 @@ pub(crate) fn context(
         access_key_id: signer.map(|s| s.access_key_id.to_string()),
         principal,
         source_ip: None,
+        trace_header: req
+            .headers
+            .get("x-amzn-trace-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
         host: request_host(req),
         streams,
         framing,

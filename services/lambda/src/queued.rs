@@ -245,6 +245,7 @@ fn dead_letter_message(queued: &QueuedInvocation, outcome: &Result<Ran, RunError
         ]),
         group_id: None,
         dedup_id: None,
+        trace_header: None,
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use stratus_core::arn::Arn;
-use stratus_core::service::capabilities::{Invocation, InvocationType, Publication};
+use stratus_core::service::capabilities::{Invocation, InvocationType, Publication, QueueMessage};
 use stratus_core::service::{BoxFuture, Caller, Providers};
 use stratus_core::{AwsError, RequestContext};
 use stratus_gen_s3::NotificationConfiguration;
@@ -50,6 +50,9 @@ const NUMBERED_ARGUMENTS: [(&str, &str); 10] = [
 pub(crate) struct Notification {
     pub(crate) destination: Target,
     pub(crate) body: String,
+    /// The X-Ray trace of the request the event reports.
+    #[serde(default)]
+    pub(crate) trace_header: Option<String>,
 }
 
 /// A destination, by ARN.
@@ -195,6 +198,7 @@ impl S3Service {
             .map(|configured| Notification {
                 destination: Target::of(configured.destination),
                 body: notify::message(&event, configured.id, &bucket.owner),
+                trace_header: event.trace_header.map(str::to_owned),
             })
             .collect();
         if notifications.is_empty() {
@@ -221,19 +225,31 @@ impl S3Service {
     }
 
     async fn deliver(&self, caller: Caller<'_>, destination: Destination<'_>, body: String) {
-        if let Err(e) = self.send(caller, destination, body).await {
+        if let Err(e) = self.send(caller, destination, body, None).await {
             tracing::warn!(destination = ?destination, error = e.message, "S3 event notification not delivered");
         }
     }
 
-    async fn send(&self, caller: Caller<'_>, destination: Destination<'_>, body: String) -> Result<(), AwsError> {
+    async fn send(
+        &self,
+        caller: Caller<'_>,
+        destination: Destination<'_>,
+        body: String,
+        trace_header: Option<String>,
+    ) -> Result<(), AwsError> {
         let missing = || AwsError::new("NotFound", "the destination's service is not running", 404);
         let Some(providers) = self.providers() else {
             return Err(missing());
         };
         match destination {
             Destination::Queue(arn) => match &providers.messages {
-                Some(queues) => queues.send(caller, arn, body).await,
+                Some(queues) => {
+                    let message = QueueMessage {
+                        trace_header,
+                        ..QueueMessage::plain(body)
+                    };
+                    queues.send_message(caller, arn, message).await
+                }
                 None => Err(missing()),
             },
             Destination::Topic(arn) => match &providers.topics {
@@ -260,7 +276,13 @@ impl Courier<Notification> for S3Service {
             let notification = &entry.item;
             let caller = Caller::service(S3_PRINCIPAL, &to.account, &to.region);
             let destination = notification.destination.as_destination();
-            let Err(e) = self.send(caller, destination, notification.body.clone()).await else {
+            let sent = self.send(
+                caller,
+                destination,
+                notification.body.clone(),
+                notification.trace_header.clone(),
+            );
+            let Err(e) = sent.await else {
                 return Next::Done;
             };
             let attempts = entry.attempts + 1;

@@ -29,6 +29,8 @@ pub(crate) struct Event<'a> {
     pub principal_id: String,
     /// The requester's address, or S3 itself.
     pub source_ip: String,
+    /// The X-Ray trace of the request (`X-Amzn-Trace-Id`), which queues get as `AWSTraceHeader`.
+    pub trace_header: Option<&'a str>,
     /// Milliseconds since the epoch.
     pub time_ms: i64,
 }
@@ -55,6 +57,7 @@ impl<'a> Event<'a> {
             request_id: &ctx.request_id,
             principal_id: principal_id(ctx),
             source_ip: source_ip(ctx),
+            trace_header: ctx.trace_header.as_deref(),
             time_ms: record.last_modified_ms,
         }
     }
@@ -80,6 +83,7 @@ impl<'a> Event<'a> {
             request_id: &ctx.request_id,
             principal_id: principal_id(ctx),
             source_ip: source_ip(ctx),
+            trace_header: ctx.trace_header.as_deref(),
             time_ms,
         }
     }
@@ -105,6 +109,7 @@ impl<'a> Event<'a> {
             request_id: &ctx.request_id,
             principal_id: principal_id(ctx),
             source_ip: source_ip(ctx),
+            trace_header: ctx.trace_header.as_deref(),
             time_ms,
         }
     }
@@ -422,6 +427,7 @@ mod tests {
             request_id: "r",
             principal_id: "AWS:AIDAEXAMPLE".to_owned(),
             source_ip: "192.0.2.1".to_owned(),
+            trace_header: None,
             time_ms: 1_700_000_000_123,
         }
     }

@@ -257,6 +257,7 @@ impl S3Service {
                 request_id: &request_id,
                 principal_id: S3_PRINCIPAL.to_owned(),
                 source_ip: S3_PRINCIPAL.to_owned(),
+                trace_header: None,
                 time_ms: clock.now_ms,
             })
             .await;

@@ -187,6 +187,7 @@ impl SnsService {
             attributes: queue_attributes(&d.attributes),
             group_id: d.group_id.clone(),
             dedup_id: d.dedup_id.clone().filter(|_| fifo),
+            trace_header: None,
         };
         queues.send_message(caller, arn, message).await
     }
@@ -219,6 +220,7 @@ impl SnsService {
             attributes: queue_attributes(&d.attributes),
             group_id: d.group_id.clone(),
             dedup_id: d.dedup_id.clone().filter(|_| fifo),
+            trace_header: None,
         };
         if let Err(e) = queues.send_message(caller, queue, message).await {
             tracing::warn!(queue = %queue, error = %e.message, "could not move an undeliverable message to its dead-letter queue");

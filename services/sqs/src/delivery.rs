@@ -59,6 +59,7 @@ impl MessageSink for SqsService {
                 dedup_id: message.dedup_id,
                 group_id: message.group_id,
                 sender_id: caller.principal.to_owned(),
+                request_trace: message.trace_header,
             };
             for sent in self
                 .send(&queue, vec![outgoing], Sending::One)

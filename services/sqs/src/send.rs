@@ -26,6 +26,9 @@ pub(crate) struct Outgoing {
     pub(crate) dedup_id: Option<String>,
     pub(crate) group_id: Option<String>,
     pub(crate) sender_id: String,
+    /// The X-Ray trace of the request that sent it (its `X-Amzn-Trace-Id`), kept as
+    /// `AWSTraceHeader` when the message names none itself.
+    pub(crate) request_trace: Option<String>,
 }
 
 /// How messages are sent: AWS words some refusals differently for a batch's entries, and
@@ -134,7 +137,7 @@ pub(crate) fn enqueue(
     check_id("MessageGroupId", o.group_id.as_deref())?;
     check_id("MessageDeduplicationId", o.dedup_id.as_deref())?;
     let attributes = message::attributes(o.attributes)?;
-    let trace_header = message::trace_header(o.system_attributes)?;
+    let named_trace = message::trace_header(o.system_attributes)?;
     let max = queue.number("MaximumMessageSize");
     if message::size(&o.body, &attributes) as u64 > max {
         let wording = match sending {
@@ -170,7 +173,8 @@ pub(crate) fn enqueue(
     };
     let md5_of_body = message::md5_hex(o.body.as_bytes());
     let md5_of_attributes = message::attributes_md5(&attributes);
-    let md5_of_system_attributes = trace_header.as_ref().and_then(|t| {
+    // Only a trace the message names is in the digest of what it was sent with.
+    let md5_of_system_attributes = named_trace.as_ref().and_then(|t| {
         message::attributes_md5(&BTreeMap::from([(
             "AWSTraceHeader".to_owned(),
             Attribute {
@@ -224,7 +228,7 @@ pub(crate) fn enqueue(
         sequence,
         body: o.body,
         attributes,
-        trace_header,
+        trace_header: named_trace.or(o.request_trace),
         sent_ms: now,
         sender_id: o.sender_id,
         visible_at_ms: now + delay * 1000,

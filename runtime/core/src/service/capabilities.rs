@@ -83,6 +83,8 @@ pub struct QueueMessage {
     pub group_id: Option<String>,
     /// `MessageDeduplicationId`, for a FIFO queue.
     pub dedup_id: Option<String>,
+    /// The X-Ray trace the message carries (`AWSTraceHeader`), from the request that caused it.
+    pub trace_header: Option<String>,
 }
 
 impl QueueMessage {

@@ -64,6 +64,7 @@ pub(crate) async fn post_object(
         access_key_id: ctx.access_key_id.clone(),
         principal: ctx.principal.clone(),
         source_ip: ctx.source_ip,
+        trace_header: ctx.trace_header.clone(),
         host: ctx.host.clone(),
         streams: Streams::with_request(Box::new(Checked::new(file, size_range))),
         // The file is the form's part as sent: never aws-chunked.

@@ -33,6 +33,7 @@ pub(crate) async fn send_message(
         dedup_id: input.message_deduplication_id,
         group_id: input.message_group_id,
         sender_id: ctx.account_id.clone(),
+        request_trace: ctx.trace_header.clone(),
     };
     let sent = sqs
         .send(&queue, vec![outgoing], Sending::One)
@@ -81,6 +82,7 @@ pub(crate) async fn send_message_batch(
                 dedup_id: e.message_deduplication_id,
                 group_id: e.message_group_id,
                 sender_id: ctx.account_id.clone(),
+                request_trace: ctx.trace_header.clone(),
             };
             (e.id, o)
         })
