@@ -2,6 +2,8 @@
 //! event matches, and the message S3 sends (S3 user guide, "Event message structure",
 //! eventVersion 2.1). `crate::destinations` delivers them.
 
+use std::net::IpAddr;
+
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use stratus_core::arn::Arn;
@@ -13,6 +15,7 @@ use stratus_gen_s3::{
 use crate::error::S3Error;
 use crate::listing::plus_encode;
 use crate::object::ObjectRecord;
+use crate::S3_PRINCIPAL;
 
 /// An object event, as S3 names it without the `s3:` prefix (`ObjectCreated:Put`).
 pub(crate) struct Event<'a> {
@@ -24,11 +27,7 @@ pub(crate) struct Event<'a> {
     pub version_id: Option<&'a str>,
     pub region: &'a str,
     pub request_id: &'a str,
-    /// Who caused the event: `AWS:` and the requester's unique id (`aws:userid`: `AIDA…`,
-    /// `AROA…:SESSION`, the account id for the root), or S3 itself.
-    pub principal_id: String,
-    /// The requester's address, or S3 itself.
-    pub source_ip: String,
+    pub cause: Cause<'a>,
     /// The X-Ray trace of the request (`X-Amzn-Trace-Id`), which queues get as `AWSTraceHeader`.
     pub trace_header: Option<&'a str>,
     /// Milliseconds since the epoch.
@@ -55,8 +54,7 @@ impl<'a> Event<'a> {
             version_id: record.version_id.as_deref().filter(|v| *v != "null"),
             region: &ctx.region,
             request_id: &ctx.request_id,
-            principal_id: principal_id(ctx),
-            source_ip: source_ip(ctx),
+            cause: Cause::of(ctx),
             trace_header: ctx.trace_header.as_deref(),
             time_ms: record.last_modified_ms,
         }
@@ -81,8 +79,7 @@ impl<'a> Event<'a> {
             version_id: record.version_id.as_deref(),
             region: &ctx.region,
             request_id: &ctx.request_id,
-            principal_id: principal_id(ctx),
-            source_ip: source_ip(ctx),
+            cause: Cause::of(ctx),
             trace_header: ctx.trace_header.as_deref(),
             time_ms,
         }
@@ -107,21 +104,48 @@ impl<'a> Event<'a> {
             version_id,
             region: &ctx.region,
             request_id: &ctx.request_id,
-            principal_id: principal_id(ctx),
-            source_ip: source_ip(ctx),
+            cause: Cause::of(ctx),
             trace_header: ctx.trace_header.as_deref(),
             time_ms,
         }
     }
 }
 
-fn principal_id(ctx: &RequestContext) -> String {
-    format!("AWS:{}", ctx.principal.as_ref().map_or(&ctx.account_id, |p| &p.user_id))
+/// Who caused an event. Borrowed, and formatted only when a message is sent: most objects
+/// are written to buckets that notify no one.
+#[derive(Clone, Copy)]
+pub(crate) enum Cause<'a> {
+    /// A request, by the requester's unique id (`aws:userid`: `AIDA…`, `AROA…:SESSION`, the
+    /// account id for the root) from its address.
+    Request {
+        user_id: &'a str,
+        source_ip: Option<IpAddr>,
+    },
+    /// S3 itself (lifecycle expiry).
+    S3,
 }
 
-fn source_ip(ctx: &RequestContext) -> String {
-    ctx.source_ip
-        .map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string())
+impl<'a> Cause<'a> {
+    fn of(ctx: &'a RequestContext) -> Cause<'a> {
+        Cause::Request {
+            user_id: ctx.principal.as_ref().map_or(&ctx.account_id, |p| &p.user_id),
+            source_ip: ctx.source_ip,
+        }
+    }
+
+    fn principal_id(self) -> String {
+        match self {
+            Cause::Request { user_id, .. } => format!("AWS:{user_id}"),
+            Cause::S3 => S3_PRINCIPAL.to_owned(),
+        }
+    }
+
+    fn source_ip(self) -> String {
+        match self {
+            Cause::Request { source_ip, .. } => source_ip.map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string()),
+            Cause::S3 => S3_PRINCIPAL.to_owned(),
+        }
+    }
 }
 
 /// The id S3 names an account by in events (`ownerIdentity`): its Amazon customer id, which
@@ -346,8 +370,8 @@ pub(crate) fn message(event: &Event<'_>, configuration_id: &str, owner: &str) ->
             "awsRegion": event.region,
             "eventTime": timestamp(event.time_ms),
             "eventName": event.name,
-            "userIdentity": {"principalId": event.principal_id},
-            "requestParameters": {"sourceIPAddress": event.source_ip},
+            "userIdentity": {"principalId": event.cause.principal_id()},
+            "requestParameters": {"sourceIPAddress": event.cause.source_ip()},
             "responseElements": {"x-amz-request-id": event.request_id, "x-amz-id-2": "stratus"},
             "s3": {
                 "s3SchemaVersion": "1.0",
@@ -425,8 +449,10 @@ mod tests {
             version_id: None,
             region: "us-east-1",
             request_id: "r",
-            principal_id: "AWS:AIDAEXAMPLE".to_owned(),
-            source_ip: "192.0.2.1".to_owned(),
+            cause: Cause::Request {
+                user_id: "AIDAEXAMPLE",
+                source_ip: Some([192, 0, 2, 1].into()),
+            },
             trace_header: None,
             time_ms: 1_700_000_000_123,
         }

@@ -29,7 +29,7 @@ use crate::error::S3Error;
 use crate::lifecycle::{self, Action, Calendar};
 use crate::object::ObjectRecord;
 use crate::versioning::{self, Deleted};
-use crate::{delete_target, multipart, notify, store, S3Service, S3_PRINCIPAL};
+use crate::{delete_target, multipart, notify, store, S3Service};
 
 /// Keys expired per write transaction.
 const KEYS_PER_TRANSACTION: usize = 256;
@@ -255,8 +255,7 @@ impl S3Service {
                 version_id: version_id.as_deref(),
                 region,
                 request_id: &request_id,
-                principal_id: S3_PRINCIPAL.to_owned(),
-                source_ip: S3_PRINCIPAL.to_owned(),
+                cause: notify::Cause::S3,
                 trace_header: None,
                 time_ms: clock.now_ms,
             })
