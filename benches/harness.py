@@ -138,10 +138,13 @@ def drive(server, args, requests):
     return result["seconds"]
 
 
-def arguments(doc, requests):
-    """The command line every script takes; `requests` is its default request count."""
+def arguments(doc, requests, **counts):
+    """The command line every script takes; `requests` is its default request count, and each
+    of `counts` a script's own count option with its default (`partitions=100`: `--partitions`)."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=requests)
+    for name, default in counts.items():
+        parser.add_argument(f"--{name}", type=int, default=default)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32, help="connections of the compiled load generator")

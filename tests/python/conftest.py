@@ -158,8 +158,10 @@ def query_models():
             with zipfile.ZipFile(os.path.join(download, wheel)) as z:
                 data = z.read("botocore/data/sqs/2012-11-05/service-2.json")
         os.makedirs(os.path.dirname(model), exist_ok=True)
-        with open(model, "wb") as f:
+        # Written aside and renamed: test workers running at once may fetch it together.
+        with tempfile.NamedTemporaryFile(dir=os.path.dirname(model), delete=False) as f:
             f.write(data)
+        os.replace(f.name, model)
     return QUERY_MODELS
 
 
