@@ -32,9 +32,14 @@ pub struct ServiceEntry {
     /// (SQS answers in `http://queue.amazonaws.com/doc/2012-11-05/`).
     #[serde(default)]
     pub xml_namespace: Option<String>,
-    /// Whether answers carry a host id (`x-amz-id-2`) beside the request id, as S3's do.
+    /// Whether answers are in S3's envelope: a host id (`x-amz-id-2`) beside `x-amz-request-id`
+    /// (and no `x-amzn-RequestId`), `Server: AmazonS3`, and XML documents with a declaration.
     #[serde(default)]
-    pub host_id: bool,
+    pub s3_envelope: bool,
+    /// Operations the service answers with another status than the model's `@http` code
+    /// (S3's PutBucketPolicy: 204, not 200).
+    #[serde(default)]
+    pub answer_statuses: std::collections::BTreeMap<String, u16>,
     /// Operations whose flattened `Versions` and `DeleteMarkers` lists are one sequence in
     /// listing order on the wire (S3's ListObjectVersions), which no model trait says.
     #[serde(default)]

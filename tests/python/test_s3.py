@@ -211,13 +211,43 @@ def raw(stratus, method, path, host=None, body=None, headers=None):
     return response.status, dict(response.getheaders()), data
 
 
+XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'
+
+
 def test_errors_are_bare_error_documents(stratus, bucket):
     status_code, headers, body = raw(stratus, "GET", f"/{bucket}/absent")
     assert status_code == 404
     # S3's noErrorWrapping: <Error> is the root, no <ErrorResponse>.
-    assert body.startswith(b"<Error><Code>NoSuchKey</Code><Message>")
+    assert body.startswith(XML_DECLARATION + b"<Error><Code>NoSuchKey</Code><Message>")
     assert b"<RequestId>" in body
     assert headers["x-amz-request-id"] and headers["x-amz-id-2"]
+
+
+# As AWS's recorded answers (LocalStack's test_response_structure, test_create_bucket_head_bucket):
+# documents open with a declaration, `Server: AmazonS3`, and the request id only as
+# x-amz-request-id.
+def test_answers_are_in_s3s_envelope(stratus, s3, bucket):
+    s3.put_object(Bucket=bucket, Key="doc.xml", Body=b"<a/>", ContentType="application/xml")
+    status_code, headers, body = raw(stratus, "GET", f"/{bucket}?list-type=2")
+    assert status_code == 200
+    assert body.startswith(XML_DECLARATION + b"<ListBucketResult")
+    assert headers["server"] == "AmazonS3"
+    assert "x-amzn-requestid" not in {name.lower() for name in headers}
+    assert int(headers["content-length"]) == len(body)
+    # An object is its own bytes, whatever its type says.
+    assert raw(stratus, "GET", f"/{bucket}/doc.xml")[2] == b"<a/>"
+    # An empty answer stays empty.
+    status_code, headers, body = raw(stratus, "HEAD", f"/{bucket}")
+    assert (status_code, body) == (200, b"")
+
+
+def test_some_puts_answer_204_as_aws_does(s3, bucket):
+    policy = '{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::%s/private/*"}]}' % bucket
+    assert s3.put_bucket_policy(Bucket=bucket, Policy=policy)["ResponseMetadata"]["HTTPStatusCode"] == 204
+    tagged = s3.put_bucket_tagging(Bucket=bucket, Tagging={"TagSet": [{"Key": "k", "Value": "v"}]})
+    assert tagged["ResponseMetadata"]["HTTPStatusCode"] == 204
+    versioned = s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    assert versioned["ResponseMetadata"]["HTTPStatusCode"] == 200
 
 
 def test_ranged_reads_are_partial_content(s3, bucket):

@@ -225,15 +225,37 @@ impl ServiceGen<'_> {
             .iter()
             .map(|entry| self.omitted_default_member(&svc.id, entry))
             .collect::<Result<Vec<String>, Error>>()?;
-        let host_id = self.entry.host_id;
-        if !bare_xml_errors && !host_id && unwrapped.is_empty() && interleaved.is_empty() && omitted.is_empty() {
+        let statuses = self
+            .entry
+            .answer_statuses
+            .iter()
+            .map(|(op_name, status)| {
+                if self.operations.iter().any(|op| op.shape.name() == op_name) {
+                    Ok(format!("({op_name:?}, {status})"))
+                } else {
+                    Err(Error::unsupported(
+                        &svc.id,
+                        format!("answer status of {op_name:?}: no such operation"),
+                    ))
+                }
+            })
+            .collect::<Result<Vec<String>, Error>>()?;
+        let s3_envelope = self.entry.s3_envelope;
+        if !bare_xml_errors
+            && !s3_envelope
+            && unwrapped.is_empty()
+            && interleaved.is_empty()
+            && omitted.is_empty()
+            && statuses.is_empty()
+        {
             return Ok("Departures::NONE".into());
         }
         Ok(format!(
-            "Departures {{ bare_xml_errors: {bare_xml_errors}, unwrapped_xml_outputs: &[{}], host_id: {host_id}, interleaved_versions: &[{}], omitted_default_members: &[{}] }}",
+            "Departures {{ bare_xml_errors: {bare_xml_errors}, unwrapped_xml_outputs: &[{}], s3_envelope: {s3_envelope}, interleaved_versions: &[{}], omitted_default_members: &[{}], answer_statuses: &[{}] }}",
             unwrapped.join(", "),
             interleaved.join(", "),
             omitted.join(", "),
+            statuses.join(", "),
         ))
     }
 

@@ -2045,9 +2045,10 @@ pub static SERVICE: Service = Service {
     departures: Departures {
         bare_xml_errors: false,
         unwrapped_xml_outputs: &[],
-        host_id: false,
+        s3_envelope: false,
         interleaved_versions: &[],
         omitted_default_members: &[("ListServiceSpecificCredentials", "IsTruncated")],
+        answer_statuses: &[],
     },
     model_sha256: "e1d56568a5bb1e17ea757e47b7830cc7dc447767f98ab08d8430bc440e1ce817",
     authorization: &authorization::AUTHORIZATION,

@@ -1506,9 +1506,16 @@ pub static SERVICE: Service = Service {
     departures: Departures {
         bare_xml_errors: true,
         unwrapped_xml_outputs: &["GetBucketLocation"],
-        host_id: true,
+        s3_envelope: true,
         interleaved_versions: &["ListObjectVersions"],
         omitted_default_members: &[],
+        answer_statuses: &[
+            ("PutBucketAnalyticsConfiguration", 204),
+            ("PutBucketIntelligentTieringConfiguration", 204),
+            ("PutBucketInventoryConfiguration", 204),
+            ("PutBucketPolicy", 204),
+            ("PutBucketTagging", 204),
+        ],
     },
     model_sha256: "3e7e6a41c4ac91e340aee7be88b4a1428b8cf93dd3fbb122e2211170831e3a0c",
     authorization: &authorization::AUTHORIZATION,

@@ -508,8 +508,10 @@ pub struct Departures {
     /// Operations marked `@s3UnwrappedXmlOutput`: the output's one body member is the
     /// document's root element.
     pub unwrapped_xml_outputs: &'static [&'static str],
-    /// Answers carry a host id (`x-amz-id-2`) beside the request id (manifest: `host_id`).
-    pub host_id: bool,
+    /// Answers are in S3's envelope (manifest: `s3_envelope`): a host id (`x-amz-id-2`) beside
+    /// `x-amz-request-id` and no `x-amzn-RequestId`, `Server: AmazonS3`, and XML documents
+    /// that open with a declaration.
+    pub s3_envelope: bool,
     /// Operations whose flattened `Versions` and `DeleteMarkers` lists are written as one
     /// sequence in listing order rather than one list after the other (manifest:
     /// `interleaved_versions`).
@@ -519,6 +521,9 @@ pub struct Departures {
     /// `omitted_default_members`; IAM's ListServiceSpecificCredentials answers no
     /// `IsTruncated` for a complete listing).
     pub omitted_default_members: &'static [(&'static str, &'static str)],
+    /// Operations answered with another status than the model's `@http` code, as
+    /// `(operation, status)` (manifest: `answer_statuses`; S3's PutBucketPolicy: 204).
+    pub answer_statuses: &'static [(&'static str, u16)],
 }
 
 impl Departures {
@@ -526,14 +531,23 @@ impl Departures {
     pub const NONE: Departures = Departures {
         bare_xml_errors: false,
         unwrapped_xml_outputs: &[],
-        host_id: false,
+        s3_envelope: false,
         interleaved_versions: &[],
         omitted_default_members: &[],
+        answer_statuses: &[],
     };
 
     /// Whether `op`'s output is its one body member as the document's root.
     pub fn unwraps_output(&self, op: &str) -> bool {
         self.unwrapped_xml_outputs.contains(&op)
+    }
+
+    /// The status `op` answers with when it is not the model's.
+    pub fn answer_status(&self, op: &str) -> Option<u16> {
+        self.answer_statuses
+            .iter()
+            .find(|(name, _)| *name == op)
+            .map(|(_, status)| *status)
     }
 
     /// Whether `op` writes its versions and delete markers as one sequence.

@@ -1,8 +1,9 @@
 //! Where a service's answers depart from the protocol's general rules, as its schema's
 //! [`Departures`] flags say (they come from the model's customization traits and from
 //! `models/manifest.toml`). S3's restXml answers: an output written as its one member
-//! (`s3UnwrappedXmlOutput`), versions and delete markers interleaved in one listing, and a host
-//! id header beside the request id; the bare `<Error>` document (`noErrorWrapping`) is
+//! (`s3UnwrappedXmlOutput`), versions and delete markers interleaved in one listing, and S3's
+//! envelope (a host id header, `Server: AmazonS3`, XML declarations); the bare `<Error>`
+//! document (`noErrorWrapping`) is
 //! [`rest_xml::ErrorStyle::Bare`](crate::rest_xml::ErrorStyle). In any protocol: output
 //! members the model requires but the service leaves out while they hold their default (IAM's
 //! ListServiceSpecificCredentials answers no `IsTruncated` for a complete listing).
@@ -10,7 +11,7 @@
 use std::cmp::Reverse;
 
 use crate::xml_writer::XmlWriter;
-use stratus_core::schema::{Departures, Member, Operation, Service, Shape, XmlNamespace};
+use stratus_core::schema::{Departures, HttpBinding, Member, Operation, Service, Shape, ShapeType, XmlNamespace};
 use stratus_core::value::fill_defaults;
 use stratus_core::{DateTime, Value};
 
@@ -28,7 +29,36 @@ pub(crate) fn finish_output(service: &Service, op: &Operation, output: &Value, r
             replace_body(response, body);
         }
     }
+    if departures.s3_envelope && writes_document(op.output) {
+        declare_xml(response);
+    }
     finish(departures, response);
+}
+
+/// Whether an answer of `shape` is an XML document when it has a body: its body members, or a
+/// structure or union payload (not a blob or string one, such as GetObject's).
+fn writes_document(shape: &Shape) -> bool {
+    match shape.members.iter().find(|m| m.http == HttpBinding::Payload) {
+        Some(payload) => matches!(payload.target.kind, ShapeType::Structure | ShapeType::Union),
+        None => shape.members.iter().any(|m| m.http.in_response_body()),
+    }
+}
+
+/// What S3's XML documents open with.
+pub(crate) const XML_DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+
+/// Opens a non-empty body with the XML declaration.
+fn declare_xml(response: &mut Response) {
+    if response.body().is_empty() {
+        return;
+    }
+    let mut body = Vec::with_capacity(XML_DECLARATION.len() + response.body().len());
+    body.extend_from_slice(XML_DECLARATION.as_bytes());
+    body.extend_from_slice(response.body());
+    *response.body_mut() = body;
+    if response.headers().contains_key(http::header::CONTENT_LENGTH) {
+        set_header(response, "content-length", &response.body().len().to_string());
+    }
 }
 
 /// Clears the members of `output` (defaults filled in) that the service's answers to `op`
@@ -65,13 +95,15 @@ pub(crate) const HOST_ID: &str = "stratus";
 
 /// Adds what every answer of the service carries (an output's, an error's, a preflight's).
 pub(crate) fn finish(departures: &Departures, response: &mut Response) {
-    if departures.host_id {
+    if departures.s3_envelope {
         set_header(response, "x-amz-id-2", HOST_ID);
+        set_header(response, "server", "AmazonS3");
     }
 }
 
 /// The output's one body member as the document: `<LocationConstraint xmlns="…">eu-west-1
-/// </LocationConstraint>`, an empty element when the member is absent.
+/// </LocationConstraint>`, an empty-element tag when the member is absent (as S3 answers for a
+/// us-east-1 bucket).
 fn unwrapped_output(namespace: Option<XmlNamespace>, shape: &'static Shape, output: &Value) -> String {
     let Some((i, member)) = shape
         .members
@@ -97,7 +129,7 @@ fn unwrapped_output(namespace: Option<XmlNamespace>, shape: &'static Shape, outp
                 if let Some(ns) = namespace {
                     el = el.write_ns(ns.uri, ns.prefix);
                 }
-                el.finish();
+                el.finish_empty();
             }
             body
         }
@@ -296,7 +328,7 @@ mod tests {
         );
         assert_eq!(
             unwrapped_output(NS, &LOCATION, &Value::Struct(vec![None])),
-            r#"<LocationConstraint xmlns="urn:x"></LocationConstraint>"#
+            r#"<LocationConstraint xmlns="urn:x"/>"#
         );
     }
 

@@ -222,7 +222,7 @@ pub fn encode_empty(protocol: Protocol, service: &'static Service, request_id: &
     let mut response = reply::respond(200, None, Vec::new());
     match protocol {
         Protocol::RestXml => {
-            rest_xml::request_ids(&mut response, request_id);
+            rest_xml::request_ids(service, &mut response, request_id);
             departures::finish(&service.departures, &mut response);
         }
         _ => reply::set_request_id(&mut response, request_id),

@@ -5,8 +5,8 @@
 //! Errors are `<ErrorResponse><Error><Type/><Code/><Message/>…</Error><RequestId/></ErrorResponse>`
 //! ([`ErrorStyle::Wrapped`], Route 53, CloudFront); S3 answers with a bare
 //! `<Error><Code/><Message/>…<RequestId/><HostId/></Error>` ([`ErrorStyle::Bare`]), which its own
-//! layer asks for (`HostId` when the service's answers carry one). Responses carry the request id as both `x-amzn-RequestId` and
-//! `x-amz-request-id`.
+//! layer asks for (`HostId` in S3's envelope). Responses carry the request id as both
+//! `x-amzn-RequestId` and `x-amz-request-id`, S3's only as the latter.
 //!
 //! ```
 //! use stratus_core::{AwsError, OperationError};
@@ -71,9 +71,12 @@ pub(crate) fn encode_output(
     output: &Value,
     request_id: &str,
 ) -> Response {
-    let status = op.http.map_or(200, |r| r.code);
+    let status = service
+        .departures
+        .answer_status(op.name)
+        .unwrap_or_else(|| op.http.map_or(200, |r| r.code));
     let mut response = http_binding::encode::<Xml>(op.output, output, status, service.xml_namespace);
-    request_ids(&mut response, request_id);
+    request_ids(service, &mut response, request_id);
     response
 }
 
@@ -86,6 +89,9 @@ pub fn encode_error(
 ) -> Response {
     let failure = Failure::of(error);
     let mut body = String::new();
+    if service.departures.s3_envelope {
+        body.push_str(departures::XML_DECLARATION);
+    }
     let mut writer = XmlWriter::new(&mut body);
     match style {
         ErrorStyle::Wrapped => {
@@ -102,7 +108,7 @@ pub fn encode_error(
             xml::write_error_fields(&mut root, &failure, failure.code, false);
             root.start_el("RequestId").finish().data(request_id);
             // The document repeats the host id header, as S3's does.
-            if service.departures.host_id {
+            if service.departures.s3_envelope {
                 root.start_el("HostId").finish().data(departures::HOST_ID);
             }
         }
@@ -111,11 +117,13 @@ pub fn encode_error(
     if let Some((shape, value)) = failure.modeled {
         http_binding::write_headers(&mut response, shape, value);
     }
-    request_ids(&mut response, request_id);
+    request_ids(service, &mut response, request_id);
     response
 }
 
-pub(crate) fn request_ids(response: &mut Response, request_id: &str) {
-    set_request_id(response, request_id);
+pub(crate) fn request_ids(service: &Service, response: &mut Response, request_id: &str) {
+    if !service.departures.s3_envelope {
+        set_request_id(response, request_id);
+    }
     set_header(response, "x-amz-request-id", request_id);
 }

@@ -75,6 +75,15 @@ impl<'a, 'b> ElWriter<'a, 'b> {
     }
 }
 
+impl ElWriter<'_, '_> {
+    /// Ends the element as an empty-element tag (`<a/>`).
+    pub(crate) fn finish_empty(mut self) {
+        if let Some(doc) = self.doc.take() {
+            doc.push_str("/>");
+        }
+    }
+}
+
 impl Drop for ElWriter<'_, '_> {
     fn drop(&mut self) {
         if let Some(doc) = self.doc.take() {

@@ -90,7 +90,7 @@ fn s3_list_objects_v2_routes_on_list_type_and_writes_flattened_contents() {
     assert_eq!(response.headers()["content-type"], "application/xml");
     assert_eq!(
         body_text(&response),
-        "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><IsTruncated>false</IsTruncated>\
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><IsTruncated>false</IsTruncated>\
          <Contents><Key>2024/a</Key><LastModified>2019-12-16T23:48:18Z</LastModified><Size>3</Size></Contents>\
          <Contents><Key>2024/b</Key><LastModified>2019-12-16T23:48:18Z</LastModified><Size>3</Size></Contents>\
          <Name>photos</Name><KeyCount>2</KeyCount></ListBucketResult>"
@@ -109,13 +109,13 @@ fn s3_errors_are_bare() {
     assert_eq!(response.status(), 404);
     assert_eq!(
         body_text(&response),
-        "<Error><Code>NoSuchKey</Code><RequestId>RID</RequestId><HostId>stratus</HostId></Error>"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code><RequestId>RID</RequestId><HostId>stratus</HostId></Error>"
     );
     // S3's noErrorWrapping: the protocol answers S3 with the bare document, and its host id.
     let response = encode_error(P, service, None, &error, "RID");
     assert_eq!(
         body_text(&response),
-        "<Error><Code>NoSuchKey</Code><RequestId>RID</RequestId><HostId>stratus</HostId></Error>"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code><RequestId>RID</RequestId><HostId>stratus</HostId></Error>"
     );
     assert!(response.headers().contains_key("x-amz-id-2"));
 }
@@ -129,7 +129,7 @@ fn s3_error_details_follow_the_message() {
     let response = encode_error(P, &stratus_gen_s3::SERVICE, None, &error.into(), "RID");
     assert_eq!(
         body_text(&response),
-        "<Error><Code>AccessForbidden</Code><Message>CORSResponse: Bucket not found</Message>\
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessForbidden</Code><Message>CORSResponse: Bucket not found</Message>\
          <Method>PUT</Method><ResourceType>BUCKET</ResourceType><RequestId>RID</RequestId><HostId>stratus</HostId></Error>"
     );
 }
@@ -142,6 +142,9 @@ fn s3_empty_answers_carry_its_request_ids() {
     assert_eq!(response.headers()["content-length"], "0");
     assert_eq!(response.headers()["x-amz-request-id"], "RID");
     assert!(response.headers().contains_key("x-amz-id-2"));
+    assert_eq!(response.headers()["server"], "AmazonS3");
+    // S3 names the request id only as x-amz-request-id.
+    assert!(!response.headers().contains_key("x-amzn-requestid"));
 }
 
 #[test]
