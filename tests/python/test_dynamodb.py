@@ -1122,3 +1122,49 @@ def test_on_demand_description(ddb):
         "WriteCapacityUnits": 0,
     }
     assert desc["AttributeDefinitions"] == [{"AttributeName": "pk", "AttributeType": "S"}]
+
+
+# As recorded from AWS (LocalStack's test_dynamodb_create_table_with_partial_sse_specification
+# and test_dynamodb_update_table_without_sse_specification_change).
+def test_kms_encryption_uses_the_aws_managed_key_unless_one_is_named(stratus, ddb):
+    kms = stratus.client("kms")
+    table = name()
+    ddb.create_table(
+        TableName=table,
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+        SSESpecification={"Enabled": True},
+    )
+    sse = ddb.describe_table(TableName=table)["Table"]["SSEDescription"]
+    assert (sse["Status"], sse["SSEType"]) == ("ENABLED", "KMS")
+    managed = kms.describe_key(KeyId=sse["KMSMasterKeyArn"])["KeyMetadata"]
+    assert managed["KeyManager"] == "AWS"
+    assert managed["Description"] == "Default key that protects my DynamoDB data when no other key is defined"
+    assert kms.describe_key(KeyId="alias/aws/dynamodb")["KeyMetadata"]["Arn"] == sse["KMSMasterKeyArn"]
+
+    # An update that does not touch encryption keeps it.
+    updated = ddb.update_table(TableName=table, DeletionProtectionEnabled=False)["TableDescription"]
+    assert updated["SSEDescription"]["Status"] == "ENABLED"
+
+    # Turning it off is under way in the answer, then done.
+    off = ddb.update_table(TableName=table, SSESpecification={"Enabled": False})["TableDescription"]
+    assert off["SSEDescription"] == {"Status": "UPDATING", "SSEType": "KMS", "KMSMasterKeyArn": sse["KMSMasterKeyArn"]}
+    assert "SSEDescription" not in ddb.describe_table(TableName=table)["Table"]
+
+    # A customer managed key, named by alias, is described by its ARN.
+    key = kms.create_key()["KeyMetadata"]
+    kms.create_alias(AliasName=f"alias/{table}", TargetKeyId=key["KeyId"])
+    on = ddb.update_table(TableName=table, SSESpecification={"Enabled": True, "SSEType": "KMS", "KMSMasterKeyId": f"alias/{table}"})
+    assert on["TableDescription"]["SSEDescription"]["KMSMasterKeyArn"] == key["Arn"]
+    assert ddb.describe_table(TableName=table)["Table"]["SSEDescription"]["Status"] == "ENABLED"
+
+
+def test_kms_encryption_under_a_missing_or_disabled_key_is_refused(stratus, ddb):
+    kms = stratus.client("kms")
+    key = kms.create_key()["KeyMetadata"]["KeyId"]
+    kms.disable_key(KeyId=key)
+    for key_id in ["alias/none-such", key]:
+        with pytest.raises(ClientError) as err:
+            create(ddb, SSESpecification={"Enabled": True, "KMSMasterKeyId": key_id})
+        assert err.value.response["Error"]["Code"] == "ValidationException"

@@ -7,6 +7,7 @@ use stratus_gen_dynamodb::*;
 use stratus_storage::{Direction, KeyRange};
 
 use crate::db::{self, Scope, INDEXES, ITEMS, STATS, TABLES};
+use crate::encryption;
 use crate::error::DdbError;
 use crate::keys;
 use crate::table::{self, merge_tags, Answer, Recovery, TableRecord, Ttl, Warm};
@@ -36,9 +37,15 @@ fn existing(scope: &Scope, name: &str) -> Result<TableRecord, DdbError> {
     db::find_table(&*scope.store, &scope.table(name))?.ok_or_else(|| DdbError::table_not_found(name))
 }
 
-pub(crate) fn create_table(scope: &Scope, input: CreateTableInput) -> Result<CreateTableOutput, DdbError> {
+/// CreateTable; `sse_key`: the KMS key the table is encrypted under, if any.
+pub(crate) fn create_table(
+    scope: &Scope,
+    input: CreateTableInput,
+    sse_key: Option<String>,
+) -> Result<CreateTableOutput, DdbError> {
     let now = scope.now_ms();
     let mut record = TableRecord::create(&input, stratus_core::id::uuid(), now)?;
+    record.sse_key = sse_key;
     if let Some(tags) = input.tags {
         check_tag_count(tags.len())?;
         merge_tags(&mut record.tags, tags.into_iter().map(|t| (t.key, t.value)));
@@ -109,7 +116,13 @@ pub(crate) fn delete_table(scope: &Scope, input: DeleteTableInput) -> Result<Del
     })
 }
 
-pub(crate) fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<UpdateTableOutput, DdbError> {
+/// UpdateTable; `sse_key`: when the request has an SSESpecification, the KMS key it puts the
+/// table under (`None`: the AWS owned key).
+pub(crate) fn update_table(
+    scope: &Scope,
+    input: UpdateTableInput,
+    sse_key: Option<Option<String>>,
+) -> Result<UpdateTableOutput, DdbError> {
     let nothing = input.billing_mode.is_none()
         && input.provisioned_throughput.is_none()
         && input.global_secondary_index_updates.is_none()
@@ -127,11 +140,17 @@ pub(crate) fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<Upd
         ));
     }
     let now = scope.now_ms();
+    // The key whose change the answer reports as under way (the old one when it is removed).
+    let mut sse_changing = None;
     let record = scope.store.transact(|tx| {
         let name = &*scope.table(&input.table_name);
         let mut record = db::find_table(tx, name)?.ok_or_else(|| DdbError::table_not_found(name))?;
         let stream_before = record.stream.clone();
         let (created, deleted) = apply_update(&mut record, &input, now)?;
+        if let Some(key) = sse_key.clone().filter(|key| *key != record.sse_key) {
+            sse_changing = key.clone().or_else(|| record.sse_key.clone());
+            record.sse_key = key;
+        }
         if let Some(before) = stream_before.filter(|before| record.stream.as_ref() != Some(before)) {
             crate::stream::close(tx, name, &record.key, &before, now)?;
             db::purge_streams(tx, now)?;
@@ -150,8 +169,12 @@ pub(crate) fn update_table(scope: &Scope, input: UpdateTableInput) -> Result<Upd
         db::save_table(tx, &record)?;
         Ok::<_, DdbError>(record)
     })?;
+    let mut description = describe(scope, &record, Answer::Updated)?;
+    if let Some(key) = sse_changing {
+        description.sse_description = Some(encryption::description(&key, SSEStatus::Updating));
+    }
     Ok(UpdateTableOutput {
-        table_description: Some(describe(scope, &record, Answer::Updated)?),
+        table_description: Some(description),
     })
 }
 

@@ -208,6 +208,7 @@ mod tests {
             settings_replication: None,
             warm: None,
             kinesis: Vec::new(),
+            sse_key: None,
         }
     }
 

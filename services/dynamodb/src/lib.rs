@@ -30,6 +30,7 @@ mod capacity;
 pub mod codec;
 mod control;
 mod db;
+mod encryption;
 mod error;
 pub mod expr;
 mod fixed_answers;
@@ -80,7 +81,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
     if env.serves(&stratus_gen_dynamodb::SERVICE) {
         let TtlInterval(interval) = env.settings.get();
         let dynamodb = DynamoDbService::new(env.storage.clone(), env.scheduler.clone(), interval)
-            .feeding_kinesis(env.late.clone(), env.spawner.clone());
+            .connected(env.late.clone(), env.spawner.clone());
         registration.provides.streams.push(dynamodb.streams());
         registration.handlers.push(dynamodb.into_handler());
     }

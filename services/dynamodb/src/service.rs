@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use stratus_core::scheduler::Scheduler;
-use stratus_core::service::{Arrivals, Caller, LateProviders, ServiceHandler, Spawner, StreamSource};
+use stratus_core::service::{Arrivals, Caller, KeyService, LateProviders, ServiceHandler, Spawner, StreamSource};
 use stratus_core::RequestContext;
 use stratus_gen_dynamodb::*;
 use stratus_storage::Storage;
@@ -16,7 +16,9 @@ use crate::error::DdbError;
 use crate::kinesis_feed::KinesisFeeds;
 use crate::stream_source::{TableStreams, WriteScope};
 use crate::ttl::TtlSweeper;
-use crate::{batch, control, fixed_answers, items, kinesis_destinations, partiql, query, settings, transact};
+use crate::{
+    batch, control, encryption, fixed_answers, items, kinesis_destinations, partiql, query, settings, transact,
+};
 
 /// The DynamoDB service, backed by `storage`.
 #[derive(Clone)]
@@ -28,6 +30,8 @@ pub struct DynamoDbService {
     scheduler: Scheduler,
     /// The forwarders of Kinesis streaming destinations, once the service may reach Kinesis.
     feeds: Option<Arc<KinesisFeeds>>,
+    /// The other services' capabilities (KMS's keys), once connected.
+    late: Option<LateProviders>,
 }
 
 impl DynamoDbService {
@@ -43,23 +47,31 @@ impl DynamoDbService {
             writes,
             scheduler,
             feeds: None,
+            late: None,
         }
     }
 
     /// The service sending its tables' changes to their Kinesis streaming destinations
     /// through the stream writer `late` will hold, on `spawner`; resumes the forwarders of
     /// stored destinations.
-    pub fn feeding_kinesis(mut self, late: LateProviders, spawner: Spawner) -> DynamoDbService {
+    /// The same service using the other services' capabilities: Kinesis streams its tables'
+    /// changes are sent to, KMS keys its tables are encrypted under.
+    pub fn connected(mut self, late: LateProviders, spawner: Spawner) -> DynamoDbService {
         let feeds = KinesisFeeds::new(
             self.storage.clone(),
             self.scheduler.clone(),
             spawner,
-            late,
+            late.clone(),
             self.writes.clone(),
         );
         feeds.discover();
         self.feeds = Some(feeds);
+        self.late = Some(late);
         self
+    }
+
+    fn keys(&self) -> Option<&dyn KeyService> {
+        self.late.as_ref()?.get()?.keys.as_deref()
     }
 
     /// The tables' streams, for consumers inside Stratus (Lambda's event source mappings).
@@ -101,6 +113,34 @@ impl DynamoDbService {
 
 /// Updates the table's time to live, and has the sweeper watch the account and region once
 /// it is enabled.
+async fn create_table(
+    service: &DynamoDbService,
+    ctx: &RequestContext,
+    input: CreateTableInput,
+) -> Result<CreateTableOutput, DdbError> {
+    let key = match &input.sse_specification {
+        Some(spec) => encryption::key_for(service.keys(), ctx, &input.table_name, spec).await?,
+        None => None,
+    };
+    service
+        .run(ctx, move |scope| control::create_table(scope, input, key))
+        .await
+}
+
+async fn update_table(
+    service: &DynamoDbService,
+    ctx: &RequestContext,
+    input: UpdateTableInput,
+) -> Result<UpdateTableOutput, DdbError> {
+    let key = match &input.sse_specification {
+        Some(spec) => Some(encryption::key_for(service.keys(), ctx, &input.table_name, spec).await?),
+        None => None,
+    };
+    service
+        .write(ctx, move |scope| control::update_table(scope, input, key))
+        .await
+}
+
 async fn update_time_to_live(
     service: &DynamoDbService,
     ctx: &RequestContext,
@@ -152,11 +192,11 @@ async fn enable_kinesis_streaming_destination(
 
 stratus_gen_dynamodb::operations! {
     DynamoDbService;
-    create_table in run => control::create_table,
+    create_table => create_table,
     describe_table in run => control::describe_table,
     list_tables in run => control::list_tables,
     delete_table in write => control::delete_table,
-    update_table in write => control::update_table,
+    update_table => update_table,
     tag_resource in run => control::tag_resource,
     untag_resource in run => control::untag_resource,
     list_tags_of_resource in run => control::list_tags,

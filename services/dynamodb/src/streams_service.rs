@@ -523,6 +523,7 @@ mod tests {
             settings_replication: None,
             warm: None,
             kinesis: Vec::new(),
+            sse_key: None,
         };
         let item = crate::Item::from([("pk".to_string(), crate::AttributeValue::S("k".into()))]);
         let now = NOW_MS;

@@ -220,6 +220,9 @@ pub(crate) struct TableRecord {
     /// (EnableKinesisStreamingDestination).
     #[serde(default)]
     pub kinesis: Vec<KinesisDestination>,
+    /// The ARN of the KMS key the table is encrypted under; `None`: an AWS owned key.
+    #[serde(default)]
+    pub sse_key: Option<String>,
 }
 
 /// A Kinesis streaming destination of a table.
@@ -740,6 +743,7 @@ impl TableRecord {
                 .as_ref()
                 .map(|m| m.as_str().to_owned()),
             kinesis: Vec::new(),
+            sse_key: None,
         };
         let has_indexes = input.local_secondary_indexes.is_some() || input.global_secondary_indexes.is_some();
         check_definitions_used(&record, has_indexes)?;
@@ -898,7 +902,10 @@ impl TableRecord {
             replicas: None,
             global_table_witnesses: None,
             restore_summary: None,
-            sse_description: None,
+            sse_description: self
+                .sse_key
+                .as_deref()
+                .map(|key| crate::encryption::description(key, stratus_gen_dynamodb::SSEStatus::Enabled)),
             archival_summary: None,
             table_class_summary: self.table_class.as_ref().map(|c| TableClassSummary {
                 table_class: Some(TableClass::from_wire(c)),

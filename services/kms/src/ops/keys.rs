@@ -56,7 +56,13 @@ async fn create_managed(
         &KeyUsageType::EncryptDecrypt,
     );
     key.manager = "AWS".into();
-    key.description = format!("Default key that protects my {service} data when no other key is defined");
+    // AWS names the service as its documentation does where recorded (DynamoDB's, in
+    // LocalStack's AWS-validated snapshots), else by the alias.
+    let named = match service.as_str() {
+        "dynamodb" => "DynamoDB",
+        other => other,
+    };
+    key.description = format!("Default key that protects my {named} data when no other key is defined");
     key.materials
         .push(Material::new(&crypto::generate(crypto::Family::Symmetric), None));
     let scope = scope.clone();
