@@ -61,7 +61,7 @@ test: $(VENV)/installed protocol-tests
 	# The binaries with the tests' features: a plain `cargo build` resolves dependency features
 	# without the dev-dependencies' and rebuilds most of the tree (about 5 minutes in CI).
 	$(CARGO) build --workspace --release --exclude stratus-protocol-tests --bins --tests
-	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/pytest -q -n 2 tests/python
+	STRATUS_BIN=$(CURDIR)/target/release/stratus $(VENV)/bin/pytest -q -n 2 --dist loadfile tests/python
 
 protocol-tests:
 	$(CARGO) test --release -p stratus-protocol-tests
