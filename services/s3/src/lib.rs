@@ -24,7 +24,8 @@
 //! bucket's CORS rules answer browsers' preflights and add their headers to answers to
 //! cross-origin requests ([`cors`]), through the gateway's `CrossOrigin` hook; browsers' HTML
 //! form uploads come through its `FormUpload` hook ([`post`]) and are stored by PutObject's
-//! write.
+//! write. Buckets with a website configuration are served on the website endpoint
+//! ([`website`]), one of the gateway's web endpoints.
 //!
 //! Bodies are blobs in the same store, each write under a fresh name: the blob is written
 //! before the record that names it commits, and a blob no version names any more is deleted
@@ -62,6 +63,7 @@ mod storage_class;
 mod store;
 mod sweeper;
 mod versioning;
+mod website;
 
 pub use sweeper::LifecycleTiming;
 
@@ -120,6 +122,7 @@ pub fn register(env: &ServiceEnv<'_, Storage>) -> Registration {
         handlers: vec![Arc::new(expected_owner::OwnerChecked(Handler(s3.clone())))],
         cross_origin: vec![Arc::new(s3.clone())],
         form_uploads: vec![Arc::new(s3.clone())],
+        endpoints: vec![Arc::new(s3.clone())],
         provides: Providers {
             objects: Some(Arc::new(s3.clone())),
             object_sink: Some(Arc::new(s3.clone())),
