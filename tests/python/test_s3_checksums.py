@@ -380,6 +380,15 @@ def test_multipart_checksum_rules(s3, bucket):
             Bucket=bucket, Key="x", UploadId=upload, PartNumber=1, Body=b"p", ChecksumSHA256=checksum("SHA256", b"q")
         )
     assert error(err) == ("BadDigest", "The SHA256 you specified did not match the calculated checksum.")
+    # Completing with a part checksum in another algorithm than the upload's is a bad digest.
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="y", ChecksumAlgorithm="CRC32")["UploadId"]
+    part = s3.upload_part(Bucket=bucket, Key="y", UploadId=upload, PartNumber=1, Body=b"p", ChecksumAlgorithm="CRC32")
+    with pytest.raises(ClientError) as err:
+        s3.complete_multipart_upload(
+            Bucket=bucket, Key="y", UploadId=upload,
+            MultipartUpload={"Parts": [{"ETag": part["ETag"], "PartNumber": 1, "ChecksumSHA256": checksum("SHA256", b"p")}]},
+        )
+    assert error(err) == ("BadDigest", "The sha256 you specified for part 1 did not match what we received.")
 
 
 def test_upload_and_download_fileobj_with_default_checksums(s3, bucket):

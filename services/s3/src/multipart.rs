@@ -248,7 +248,8 @@ fn check_checksum_mode(upload: &UploadRecord, asked: Option<&ChecksumType>) -> R
 }
 
 /// The part checksums a CompleteMultipartUpload lists: an upload with a COMPOSITE checksum
-/// needs each part's, and any given must be the part's as uploaded (`InvalidPart`).
+/// needs each part's, one in another algorithm is `BadDigest`, and any given must be the
+/// part's as uploaded (`InvalidPart`).
 fn check_part_checksums(
     upload: &UploadRecord,
     completed: &[CompletedPart],
@@ -274,6 +275,18 @@ fn check_part_checksums(
             }
             // An upload created without a checksum algorithm takes no part checksums at all.
             (Some(_), None) => return Err(invalid_part(&upload.upload_id, part.number, &part.etag)),
+            // A checksum of another algorithm than the upload's cannot be the part's.
+            (Some((a, _)), Some(ours)) if a != ours => {
+                return Err(AwsError::new(
+                    "BadDigest",
+                    format!(
+                        "The {} you specified for part {} did not match what we received.",
+                        a.name().to_ascii_lowercase(),
+                        part.number
+                    ),
+                    400,
+                ))
+            }
             (Some((a, v)), _) if part.checksum.as_ref().is_none_or(|c| c.algorithm != a || c.value != v) => {
                 return Err(invalid_part(&upload.upload_id, part.number, &part.etag))
             }
@@ -382,7 +395,7 @@ impl S3Service {
                 content_language: input.content_language,
                 expires: input.expires,
             },
-            metadata: input.metadata.unwrap_or_default(),
+            metadata: crate::rfc2047::decode_all(input.metadata.unwrap_or_default()),
             tags,
             storage_class: crate::storage_class::kept_storage_class(input.storage_class),
             acl,
