@@ -133,6 +133,39 @@ def test_conditional_requests(s3, bucket):
     assert s3.get_object(Bucket=bucket, Key="c")["Body"].read() == b"v2"
 
 
+def test_metadata_values_in_rfc_2047(s3, bucket):
+    # "Working with object metadata" (S3 user guide): encoded words are decoded before storing,
+    # and values that are not US-ASCII are answered encoded.
+    s3.put_object(
+        Bucket=bucket,
+        Key="words",
+        Metadata={
+            "quoted": "=?UTF-8?Q?plain_words?=",
+            "based": "=?UTF-8?B?YWJj?=",
+            "accented": "=?UTF-8?Q?d=C3=A9j=C3=A0_vu?=",
+            "control": "=?UTF-8?B?AQID?=",
+            "as-is": "not encoded",
+        },
+    )
+    for read in (s3.get_object, s3.head_object):
+        assert read(Bucket=bucket, Key="words")["Metadata"] == {
+            "quoted": "plain words",
+            "based": "abc",
+            "accented": "=?UTF-8?Q?d=C3=A9j=C3=A0_vu?=",
+            "control": "=?UTF-8?B?AQID?=",
+            "as-is": "not encoded",
+        }
+
+
+def test_content_headers_that_are_not_ascii_come_back_as_sent(s3, bucket):
+    # botocore sends them as UTF-8 bytes; S3 answers the same bytes.
+    s3.put_object(Bucket=bucket, Key="u", CacheControl="ÄMÄ S3", ContentDisposition='inline; filename="é—.pdf"')
+    got = s3.get_object(Bucket=bucket, Key="u")
+    # botocore reads answer headers as ISO-8859-1.
+    assert got["CacheControl"].encode("latin-1").decode() == "ÄMÄ S3"
+    assert got["ContentDisposition"].encode("latin-1").decode() == 'inline; filename="é—.pdf"'
+
+
 def test_copy_with_metadata_directives(s3, bucket):
     s3.put_object(Bucket=bucket, Key="src", Body=b"data", Metadata={"a": "1"}, ContentType="text/plain")
     s3.copy_object(Bucket=bucket, Key="copy", CopySource={"Bucket": bucket, "Key": "src"})

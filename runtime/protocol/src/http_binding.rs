@@ -228,12 +228,7 @@ pub(crate) fn decode<C: BodyCodec>(op: &'static Operation, req: &Request) -> Res
             }
             HttpBinding::QueryParams => read_query_params(m, &query),
             HttpBinding::Header(name) => {
-                let values: Vec<&str> = req
-                    .headers
-                    .get_all(name)
-                    .iter()
-                    .filter_map(|v| v.to_str().ok())
-                    .collect();
+                let values: Vec<&str> = req.headers.get_all(name).iter().filter_map(utf8_header).collect();
                 (!values.is_empty()).then(|| read_header(m, &values.join(", ")))
             }
             HttpBinding::PrefixHeaders(prefix) => read_prefix_headers(m, prefix, req.headers),
@@ -383,12 +378,18 @@ fn finish_item(current: &mut String, quoted: bool) -> String {
     }
 }
 
+/// A header's value as text: UTF-8, as SDKs send values that are not ASCII (botocore sends a
+/// `Cache-Control` of `ÄMÄ` as its UTF-8 bytes, and S3 gives the same bytes back).
+fn utf8_header(value: &http::HeaderValue) -> Option<&str> {
+    std::str::from_utf8(value.as_bytes()).ok()
+}
+
 fn read_prefix_headers(m: &'static Member, prefix: &str, headers: &http::HeaderMap) -> Option<Result<Value, String>> {
     let prefix = prefix.to_ascii_lowercase();
     let (_, value) = m.target.map_members();
     let mut entries = Vec::new();
     for (name, v) in headers {
-        let (Some(key), Ok(text)) = (name.as_str().strip_prefix(prefix.as_str()), v.to_str()) else {
+        let (Some(key), Some(text)) = (name.as_str().strip_prefix(prefix.as_str()), utf8_header(v)) else {
             continue;
         };
         match parse(value.target, Some(value), text, TimestampFormat::HttpDate) {

@@ -59,6 +59,7 @@ mod object_source;
 mod ops;
 mod post;
 mod resource_policy;
+mod rfc2047;
 mod storage_class;
 mod store;
 mod sweeper;

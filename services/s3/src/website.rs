@@ -328,12 +328,10 @@ impl S3Service {
                 .into_iter()
                 .filter_map(|(name, value)| value.clone().map(|v| (name.to_owned(), v))),
         );
-        answer.headers.extend(
-            record
-                .metadata
-                .iter()
-                .map(|(k, v)| (format!("x-amz-meta-{k}"), v.clone())),
-        );
+        let metadata = crate::rfc2047::encode_all(&record.metadata);
+        answer
+            .headers
+            .extend(metadata.into_iter().map(|(k, v)| (format!("x-amz-meta-{k}"), v)));
         Ok(answer)
     }
 }

@@ -13,13 +13,14 @@ use crate::error::S3Error;
 use crate::object::{self, copy_source, ContentHeaders, ObjectRecord, ReadConditions};
 use crate::storage_class::{check_readable, check_storage_class, kept_storage_class};
 use crate::versioning::{self, Deleted};
-use crate::{checksum, conditional_write, from_tags, lock, notify, store, to_tags, S3Service, MAX_KEYS};
+use crate::{checksum, conditional_write, from_tags, lock, notify, rfc2047, store, to_tags, S3Service, MAX_KEYS};
 
 pub(crate) async fn put_object(
     s3: &S3Service,
     ctx: &RequestContext,
-    input: PutObjectRequest,
+    mut input: PutObjectRequest,
 ) -> Result<PutObjectOutput, PutObjectError> {
+    input.metadata = input.metadata.map(rfc2047::decode_all);
     write_object(s3, ctx, input, "ObjectCreated:Put").await
 }
 
@@ -136,6 +137,7 @@ pub(crate) async fn get_object(
     ctx: &RequestContext,
     input: GetObjectRequest,
 ) -> Result<GetObjectOutput, GetObjectError> {
+    check_overrides(&input)?;
     let (record, body) =
         s3.open_object(|| s3.object_version(&input.bucket, &input.key, input.version_id.as_deref()))?;
     check_readable(&record)?;
@@ -177,7 +179,7 @@ pub(crate) async fn get_object(
             .response_expires
             .and_then(|t| t.fmt(aws_smithy_types::date_time::Format::HttpDate).ok())
             .or_else(|| headers.expires.clone()),
-        metadata: (!record.metadata.is_empty()).then(|| record.metadata.clone()),
+        metadata: (!record.metadata.is_empty()).then(|| rfc2047::encode_all(&record.metadata)),
         tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
         storage_class: record.storage_class.clone().map(|c| StorageClass::from_wire(&c)),
         website_redirect_location: record.website_redirect_location.clone(),
@@ -192,6 +194,28 @@ pub(crate) async fn get_object(
     };
     set_checksum_members!(output, checksum.as_ref());
     Ok(output)
+}
+
+/// The `response-*` overrides of a read, which S3 answers as headers: each must be
+/// ISO-8859-1 text, as AWS's headers are.
+fn check_overrides(input: &GetObjectRequest) -> Result<(), stratus_core::AwsError> {
+    let overrides = [
+        ("response-cache-control", &input.response_cache_control),
+        ("response-content-disposition", &input.response_content_disposition),
+        ("response-content-encoding", &input.response_content_encoding),
+        ("response-content-language", &input.response_content_language),
+        ("response-content-type", &input.response_content_type),
+    ];
+    for (name, value) in overrides {
+        if let Some(value) = value.as_deref().filter(|v| v.chars().any(|c| u32::from(c) > 0xFF)) {
+            return Err(
+                S3Error::invalid_argument("Header value cannot be represented using ISO-8859-1.")
+                    .with_detail("ArgumentName", name)
+                    .with_detail("ArgumentValue", value),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The `x-amz-expiration` of a read: for the current version, read without a version id.
@@ -269,7 +293,7 @@ pub(crate) async fn head_object(
         content_encoding: headers.content_encoding,
         content_language: headers.content_language,
         expires: headers.expires,
-        metadata: (!record.metadata.is_empty()).then_some(record.metadata),
+        metadata: (!record.metadata.is_empty()).then(|| rfc2047::encode_all(&record.metadata)),
         tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
         storage_class: record.storage_class.map(|c| StorageClass::from_wire(&c)),
         website_redirect_location: record.website_redirect_location,
@@ -455,7 +479,7 @@ pub(crate) async fn copy_object(
                 content_language: input.content_language,
                 expires: input.expires,
             },
-            input.metadata.unwrap_or_default(),
+            rfc2047::decode_all(input.metadata.unwrap_or_default()),
         )
     } else {
         (source.headers.clone(), source.metadata.clone())
