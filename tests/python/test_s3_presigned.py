@@ -9,6 +9,7 @@ import uuid
 from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 
 import pytest
+from botocore.handlers import validate_ascii_metadata
 
 from conftest import Stratus
 
@@ -86,3 +87,28 @@ def test_presigned_uploads_and_bad_expiry_parameters(s3, bucket):
         status, body = fetch(with_query(url, **{"X-Amz-Expires": value}))
         assert status == 400
         assert b"<Code>AuthorizationQueryParametersError</Code>" in body and message in body
+
+
+def test_sigv2_presigned_puts_take_metadata_from_the_query(stratus, bucket):
+    # botocore's `s3` (SigV2) signer carries x-amz-meta-* in the query string; S3 reads them
+    # as the upload's headers, even values that are not ASCII (answered RFC 2047-encoded).
+    v2 = stratus.client("s3", signature_version="s3")
+    v2.meta.events.unregister("before-parameter-build.s3.PutObject", validate_ascii_metadata)
+    url = v2.generate_presigned_url(
+        "put_object", Params={"Bucket": bucket, "Key": "meta", "Metadata": {"colour": "blue", "word": "café"}}
+    )
+    assert "x-amz-meta-colour=blue" in url
+    assert fetch(url, method="PUT", data=b"x")[0] == 200
+    head = stratus.client("s3").head_object(Bucket=bucket, Key="meta")
+    assert head["Metadata"] == {"colour": "blue", "word": "=?UTF-8?Q?caf=C3=A9?="}
+
+
+def test_overrides_that_are_not_latin_1_are_refused(s3, bucket):
+    url = s3.generate_presigned_url(
+        "get_object", Params={"Bucket": bucket, "Key": "k", "ResponseCacheControl": "max-age=1 — long"}
+    )
+    status, body = fetch(url)
+    assert status == 400
+    assert b"<Code>InvalidArgument</Code>" in body
+    assert b"<Message>Header value cannot be represented using ISO-8859-1.</Message>" in body
+    assert b"<ArgumentName>response-cache-control</ArgumentName>" in body

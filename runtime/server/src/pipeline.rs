@@ -44,7 +44,8 @@ pub async fn handle(
     // How long serving took on the machine's clock, not the emulated one.
     let started = tokio::time::Instant::now();
     let request_id = stratus_core::id::uuid();
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    crate::sigv4::lift_presigned_headers(&mut parts);
     let outcome = Outcome::default();
     let mut read = None;
     let response = respond(gateway, &parts, body, &request_id, client, &outcome, &mut read).await;

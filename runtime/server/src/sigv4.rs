@@ -12,6 +12,7 @@
 //! ```
 
 use stratus_core::calendar::parse_amz_date;
+use stratus_protocol::urlencoded;
 
 /// The signer of a request, borrowed from its header or query parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +124,33 @@ impl<'r> Signer<'r> {
     /// Whether the request was presigned and has expired at `now` (seconds since the epoch).
     pub fn expired(&self, now: i64) -> bool {
         self.expires_at.is_some_and(|at| now > at)
+    }
+}
+
+/// Moves into `parts`' headers the `x-amz-*` headers a Signature Version 2 presigned URL
+/// carries as query parameters (botocore's `s3` signer puts an object's metadata there), as S3
+/// reads them; a header the request sends itself wins.
+pub(crate) fn lift_presigned_headers(parts: &mut http::request::Parts) {
+    let Some(query) = parts.uri.query() else {
+        return;
+    };
+    let pairs: Vec<_> = urlencoded::pairs(query).filter_map(Result::ok).collect();
+    let named = |param: &str| pairs.iter().any(|(k, _)| k == param);
+    if !named("AWSAccessKeyId") || !named("Signature") {
+        return;
+    }
+    for (name, value) in &pairs {
+        let name = name.to_ascii_lowercase();
+        if !name.starts_with("x-amz-") {
+            continue;
+        }
+        let (Ok(name), Ok(value)) = (
+            http::HeaderName::from_bytes(name.as_bytes()),
+            http::HeaderValue::from_bytes(value.as_bytes()),
+        ) else {
+            continue;
+        };
+        parts.headers.entry(name).or_insert(value);
     }
 }
 
