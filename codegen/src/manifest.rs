@@ -82,6 +82,11 @@ pub struct Validation {
     /// `:`", and AWS accepts `AWS/EC2`.
     #[serde(default)]
     pub search_patterns: bool,
+    /// Whether the model's `pattern` traits go unchecked, the service refusing bad values in
+    /// its own words (S3: a copy source without a `/` is `InvalidArgument` "Invalid copy
+    /// source object key", never a validation error).
+    #[serde(default)]
+    pub unchecked_patterns: bool,
 }
 
 impl Manifest {

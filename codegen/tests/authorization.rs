@@ -53,6 +53,7 @@ fn entry() -> ServiceEntry {
             open_enums: false,
             unanchored_patterns: false,
             search_patterns: false,
+            unchecked_patterns: false,
         },
         service: None,
         xml_namespace: None,

@@ -165,7 +165,7 @@ impl ServiceGen<'_> {
             };
             let c = match shape_for_enums {
                 Some(s) => self.constraints(s, kind, &merged, pool)?,
-                None => constraints_from(&owner, kind, &merged, &[], pool)?,
+                None => constraints_from(&owner, kind, &merged, &[], self.checks_patterns(), pool)?,
             };
             if let Some(c) = c {
                 let name = format!("C_{}", pool.constraints);
@@ -196,7 +196,12 @@ impl ServiceGen<'_> {
             Kind::Enum | Kind::IntEnum => enum_values(shape)?,
             _ => Vec::new(),
         };
-        constraints_from(&shape.id, kind, traits, &enums, pool)
+        constraints_from(&shape.id, kind, traits, &enums, self.checks_patterns(), pool)
+    }
+
+    /// Whether the service's `pattern` traits are checked as constraints.
+    fn checks_patterns(&self) -> bool {
+        !self.entry.validation.unchecked_patterns
     }
 
     /// The service's `Departures`: from the model's customization traits and the manifest.
@@ -402,6 +407,7 @@ fn constraints_from(
     kind: Kind,
     traits: &Traits,
     enums: &[EnumValue],
+    patterns: bool,
     pool: &mut Pool,
 ) -> Result<Option<String>, Error> {
     let mut fields = Vec::new();
@@ -425,7 +431,7 @@ fn constraints_from(
         };
         fields.push(format!("range: Some(({}, {}))", bound("min")?, bound("max")?));
     }
-    if let Some(p) = traits.get("smithy.api#pattern") {
+    if let Some(p) = traits.get("smithy.api#pattern").filter(|_| patterns) {
         let src = p
             .as_str()
             .ok_or_else(|| Error::unsupported(owner, "pattern is not a string"))?;

@@ -3514,18 +3514,6 @@ pub mod authorization {
     }];
 }
 
-static P_0: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new("^\\/?.+\\/.+$", "^^/?[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+/[\\x{0}-\\x{9}\\x{B}\\x{C}\\x{E}-\\x{2027}\\x{202A}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+$$", ::stratus_pattern::Engine::Regex);
-static P_1: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^arn:aws[a-zA-Z0-9-]*:kms:[a-z0-9-]+:[0-9]{12}:key/[a-zA-Z0-9-]+$",
-    "^^arn:aws[\\-0-9A-Za-z]*:kms:[\\-0-9a-z]+:[0-9]{12}:key/[\\-0-9A-Za-z]+$$",
-    ::stratus_pattern::Engine::Regex,
-);
-static P_2: ::stratus_pattern::Pattern = ::stratus_pattern::Pattern::new(
-    "^arn:[^:]+:(s3|s3express):",
-    "^^arn:[\\x{0}-9;-\\x{D7FF}\\x{E000}-\\x{10FFFF}]+:(?:s3|s3express):$",
-    ::stratus_pattern::Engine::Regex,
-);
-
 pub static ABAC_STATUS: Shape = Shape {
     members: &[Member::plain("Status", &BUCKET_ABAC_STATUS)],
     ..Shape::simple("AbacStatus", ShapeType::Structure)
@@ -4610,10 +4598,6 @@ pub static COPY_PART_RESULT: Shape = Shape {
     ..Shape::simple("CopyPartResult", ShapeType::Structure)
 };
 pub static COPY_SOURCE: Shape = Shape {
-    constraints: Constraints {
-        pattern: Some(&P_0),
-        ..Constraints::NONE
-    },
     ..Shape::simple("CopySource", ShapeType::String)
 };
 pub static COPY_SOURCE_IF_MATCH: Shape = Shape {
@@ -8855,7 +8839,6 @@ pub static NO_SUCH_UPLOAD: Shape = Shape {
 pub static NON_EMPTY_KMS_KEY_ARN_STRING: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(20), Some(2048))),
-        pattern: Some(&P_1),
         ..Constraints::NONE
     },
     ..Shape::simple("NonEmptyKmsKeyArnString", ShapeType::String)
@@ -10751,10 +10734,6 @@ pub static RENAME_OBJECT_REQUEST: Shape = Shape {
     ..Shape::simple("RenameObjectRequest", ShapeType::Structure)
 };
 pub static RENAME_SOURCE: Shape = Shape {
-    constraints: Constraints {
-        pattern: Some(&P_0),
-        ..Constraints::NONE
-    },
     ..Shape::simple("RenameSource", ShapeType::String)
 };
 pub static RENAME_SOURCE_IF_MATCH: Shape = Shape {
@@ -11074,7 +11053,6 @@ pub static S3_LOCATION: Shape = Shape {
 pub static S3_REGIONAL_OR_S3_EXPRESS_BUCKET_ARN_STRING: Shape = Shape {
     constraints: Constraints {
         length: Some((Some(1), Some(128))),
-        pattern: Some(&P_2),
         ..Constraints::NONE
     },
     ..Shape::simple("S3RegionalOrS3ExpressBucketArnString", ShapeType::String)

@@ -340,14 +340,15 @@ pub(crate) fn check_tags(tags: &BTreeMap<String, String>, max: usize) -> Result<
     })
 }
 
-/// The source bucket, key and version of a copy: `bucket/key`, URL-encoded, with an
-/// optional leading slash and an optional `?versionId=` suffix.
+/// The source bucket, key and version of a copy: `bucket/key`, URL-encoded (a `+` is a
+/// space, as clients that form-encode send it and AWS reads it), with an optional leading
+/// slash and an optional `?versionId=` suffix.
 pub(crate) fn copy_source(source: &str) -> Result<(String, String, Option<String>), AwsError> {
     let (path, version_id) = match source.split_once("?versionId=") {
         Some((p, v)) => (p, Some(v.to_owned())),
         None => (source, None),
     };
-    let decoded = percent_decode(path.trim_start_matches('/'), false)
+    let decoded = percent_decode(path.trim_start_matches('/'), true)
         .ok_or_else(|| S3Error::invalid_argument("Invalid copy source encoding"))?;
     match decoded.split_once('/') {
         Some((bucket, key)) if !bucket.is_empty() && !key.is_empty() => {
@@ -497,6 +498,7 @@ mod tests {
             copy_source("/b/a%20b/c?versionId=null").unwrap(),
             ("b".into(), "a b/c".into(), Some("null".into()))
         );
+        assert_eq!(copy_source("b%2Fa+b%2B").unwrap(), ("b".into(), "a b+".into(), None));
         assert!(copy_source("b").is_err());
     }
 }
