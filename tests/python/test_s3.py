@@ -63,7 +63,11 @@ def test_bucket_names_and_regions(stratus, s3):
     with pytest.raises(ClientError) as err:
         eu.create_bucket(Bucket=name)
     assert code(err) == "IllegalLocationConstraintException"
-    eu.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": "eu-west-1"})
+    made = eu.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": "eu-west-1"})
+    # Outside us-east-1 the Location is the bucket's URL (path style on an IP address, where
+    # a bucket cannot be a host name); in it, the bucket's path.
+    assert made["Location"] == f"{stratus.endpoint}/{name}/"
+    assert s3.create_bucket(Bucket=f"use-{name}")["Location"] == f"/use-{name}"
     assert eu.get_bucket_location(Bucket=name)["LocationConstraint"] == "eu-west-1"
     with pytest.raises(ClientError) as err:
         eu.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": "eu-west-1"})
@@ -164,6 +168,17 @@ def test_content_headers_that_are_not_ascii_come_back_as_sent(s3, bucket):
     # botocore reads answer headers as ISO-8859-1.
     assert got["CacheControl"].encode("latin-1").decode() == "ÄMÄ S3"
     assert got["ContentDisposition"].encode("latin-1").decode() == 'inline; filename="é—.pdf"'
+
+
+def test_a_copy_source_without_a_key_is_refused_in_s3s_words(s3, bucket):
+    with pytest.raises(ClientError) as err:
+        s3.copy_object(Bucket=bucket, Key="to", CopySource="no-slash-here")
+    assert err.value.response["Error"] == {
+        "Code": "InvalidArgument",
+        "Message": "Invalid copy source object key",
+        "ArgumentName": "x-amz-copy-source",
+        "ArgumentValue": "x-amz-copy-source",
+    }
 
 
 def test_copy_with_metadata_directives(s3, bucket):

@@ -112,3 +112,29 @@ def test_overrides_that_are_not_latin_1_are_refused(s3, bucket):
     assert b"<Code>InvalidArgument</Code>" in body
     assert b"<Message>Header value cannot be represented using ISO-8859-1.</Message>" in body
     assert b"<ArgumentName>response-cache-control</ArgumentName>" in body
+
+
+def test_presigned_urls_may_carry_their_conditions(stratus, bucket):
+    # A SigV4 presigned URL can sign If-None-Match as a query parameter (botocore's
+    # S3SigV4QueryAuth does when asked); S3 applies it as the header.
+    import botocore.auth
+    import botocore.awsrequest
+    import botocore.credentials
+
+    def presigned(key, **params):
+        request = botocore.awsrequest.AWSRequest(method="PUT", url=f"{stratus.endpoint}/{bucket}/{key}", params=params)
+        credentials = botocore.credentials.Credentials("AKIAIOSFODNN7EXAMPLE", "secret")
+        botocore.auth.S3SigV4QueryAuth(credentials, "s3", "us-east-1").add_auth(request)
+        return request.url
+
+    url = presigned("once", **{"If-None-Match": "*"})
+    assert fetch(url, method="PUT", data=b"first")[0] == 200
+    assert fetch(url, method="PUT", data=b"second")[0] == 412
+
+
+def test_a_mangled_presigned_credential_is_refused(s3, bucket):
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "k"}).replace("%2F", "%252F")
+    status, body = fetch(url)
+    assert status == 400
+    assert b"<Code>AuthorizationQueryParametersError</Code>" in body
+    assert b"Error parsing the X-Amz-Credential parameter; the Credential is mal-formed" in body

@@ -80,7 +80,12 @@ impl<'r> Signer<'r> {
         let (mut v4, mut v2, mut date, mut expires, mut v2_expires) = (None, None, None, None, None);
         for (k, v) in params {
             match k {
-                "X-Amz-Credential" => v4 = Signer::from_credential(v),
+                "X-Amz-Credential" => {
+                    let scoped = v.split('/').count() == 5 && v.ends_with("/aws4_request");
+                    v4 = Some(Signer::from_credential(v).filter(|_| scoped).ok_or(PresignError(
+                        "Error parsing the X-Amz-Credential parameter; the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".",
+                    ))?);
+                }
                 "AWSAccessKeyId" if !v.is_empty() => {
                     v2 = Some(Signer {
                         access_key_id: v,
@@ -127,21 +132,45 @@ impl<'r> Signer<'r> {
     }
 }
 
-/// Moves into `parts`' headers the `x-amz-*` headers a Signature Version 2 presigned URL
-/// carries as query parameters (botocore's `s3` signer puts an object's metadata there), as S3
-/// reads them; a header the request sends itself wins.
+/// The query parameters of a presigned SigV4 URL that are its signature, not headers.
+const V4_QUERY_AUTH: [&str; 6] = [
+    "x-amz-algorithm",
+    "x-amz-credential",
+    "x-amz-date",
+    "x-amz-expires",
+    "x-amz-signedheaders",
+    "x-amz-signature",
+];
+
+/// The standard headers a presigned URL may carry as query parameters.
+const QUERY_HEADERS: [&str; 5] = [
+    "if-match",
+    "if-none-match",
+    "if-modified-since",
+    "if-unmodified-since",
+    "content-md5",
+];
+
+/// Moves into `parts`' headers the headers a presigned URL carries as query parameters, as S3
+/// reads them: botocore's `s3` (SigV2) signer puts an object's metadata there, and a SigV4
+/// presigned URL may sign `If-None-Match` so. `x-amz-*` and the conditions are taken; a header
+/// the request sends itself wins.
 pub(crate) fn lift_presigned_headers(parts: &mut http::request::Parts) {
     let Some(query) = parts.uri.query() else {
         return;
     };
     let pairs: Vec<_> = urlencoded::pairs(query).filter_map(Result::ok).collect();
     let named = |param: &str| pairs.iter().any(|(k, _)| k == param);
-    if !named("AWSAccessKeyId") || !named("Signature") {
+    let v2 = named("AWSAccessKeyId") && named("Signature");
+    let v4 = named("X-Amz-Credential") && named("X-Amz-Signature");
+    if !v2 && !v4 {
         return;
     }
     for (name, value) in &pairs {
         let name = name.to_ascii_lowercase();
-        if !name.starts_with("x-amz-") {
+        let header = (name.starts_with("x-amz-") && !V4_QUERY_AUTH.contains(&name.as_str()))
+            || QUERY_HEADERS.contains(&name.as_str());
+        if !header {
             continue;
         }
         let (Ok(name), Ok(value)) = (
@@ -237,5 +266,44 @@ mod tests {
         ] {
             assert_eq!(Signer::from_authorization(h), None, "{h}");
         }
+    }
+
+    #[test]
+    fn a_mangled_presigned_credential_is_refused() {
+        // A credential whose slashes were encoded twice (AWS's recorded refusal).
+        let mangled = Signer::from_query([("X-Amz-Credential", "AKIA%2F20260101%2Fus-east-1%2Fs3%2Faws4_request")]);
+        assert!(mangled
+            .unwrap_err()
+            .0
+            .starts_with("Error parsing the X-Amz-Credential parameter"));
+        assert!(Signer::from_query([("X-Amz-Credential", "AKIA/20260101/us-east-1/s3/other")]).is_err());
+    }
+
+    #[test]
+    fn presigned_query_headers_become_headers() {
+        let lifted = |uri: &str, sent: &[(&str, &str)]| {
+            let mut builder = http::Request::builder().uri(uri);
+            for (k, v) in sent {
+                builder = builder.header(*k, *v);
+            }
+            let (mut parts, ()) = builder.body(()).unwrap().into_parts();
+            lift_presigned_headers(&mut parts);
+            parts.headers
+        };
+        let v2 = lifted(
+            "/b/k?AWSAccessKeyId=A&Signature=s&Expires=1&x-amz-meta-foo=caf%C3%A9",
+            &[],
+        );
+        assert_eq!(v2["x-amz-meta-foo"].as_bytes(), "café".as_bytes());
+        let v4 = lifted(
+            "/b/k?X-Amz-Credential=A%2F20260101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=s&X-Amz-Date=20260101T000000Z&If-None-Match=%2A",
+            &[("if-none-match", "\"sent\"")],
+        );
+        assert_eq!(v4["if-none-match"], "\"sent\"");
+        assert!(!v4.contains_key("x-amz-date") && !v4.contains_key("x-amz-signature"));
+        let unsigned = lifted("/b/k?x-amz-meta-foo=bar&If-Match=x", &[]);
+        assert!(unsigned.is_empty());
+        let v4 = lifted("/b/k?X-Amz-Credential=A&X-Amz-Signature=s&If-None-Match=%2A", &[]);
+        assert_eq!(v4["if-none-match"], "*");
     }
 }

@@ -45,6 +45,11 @@ pub(crate) async fn create_bucket(
         object_lock,
     };
     let arn = record.arn();
+    // AWS answers a bucket outside us-east-1 with its URL, one in us-east-1 with its path.
+    let location = match record.region.as_str() {
+        "us-east-1" => format!("/{}", input.bucket),
+        _ => format!("{}/", bucket::url(ctx.host.as_deref(), &input.bucket)),
+    };
     let ownership = match input.object_ownership {
         None => None,
         Some(ObjectOwnership::Unknown(_)) => {
@@ -109,7 +114,7 @@ pub(crate) async fn create_bucket(
     })
     .await?;
     Ok(CreateBucketOutput {
-        location: Some(format!("/{}", input.bucket)),
+        location: Some(location),
         bucket_arn: Some(arn),
     })
 }
