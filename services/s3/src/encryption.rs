@@ -1,6 +1,7 @@
 //! Objects' server-side encryption as S3 reports it, and UpdateObjectEncryption's rules.
 //!
-//! Every object is SSE-S3 (`AES256`), as on AWS since January 2023, until UpdateObjectEncryption
+//! Every object is SSE-S3 (`AES256`), as on AWS since January 2023, unless it was written under
+//! a customer-provided key (SSE-C, [`crate::customer_key`]), or until UpdateObjectEncryption
 //! turns a version into SSE-KMS with a key ([`KmsEncryption`], kept in the object record).
 //! Bodies are not encrypted either way: only what S3 reports is kept, and the KMS key is not
 //! looked up. Reads report it with `x-amz-server-side-encryption`,
@@ -26,26 +27,36 @@ pub(crate) struct KmsEncryption {
     pub bucket_key: bool,
 }
 
-/// The encryption headers a read of a version answers with.
+/// The encryption headers an answer about a version carries: SSE-S3 or SSE-KMS, or SSE-C's
+/// algorithm and key MD5 (and then no `x-amz-server-side-encryption`).
 pub(crate) struct Reported {
-    pub server_side_encryption: ServerSideEncryption,
+    pub server_side_encryption: Option<ServerSideEncryption>,
     pub kms_key_id: Option<String>,
     pub bucket_key_enabled: Option<bool>,
+    pub customer_algorithm: Option<String>,
+    pub customer_key_md5: Option<String>,
 }
 
 impl Reported {
     pub(crate) fn of(record: &ObjectRecord) -> Reported {
-        match &record.kms {
-            Some(kms) => Reported {
-                server_side_encryption: ServerSideEncryption::AwsKms,
-                kms_key_id: Some(kms.key_arn.clone()),
-                bucket_key_enabled: Some(kms.bucket_key),
-            },
-            None => Reported {
-                server_side_encryption: ServerSideEncryption::Aes256,
-                kms_key_id: None,
-                bucket_key_enabled: None,
-            },
+        Reported::for_keys(record.kms.as_ref(), record.customer_key_md5.as_deref())
+    }
+
+    /// What an object under `kms`, or under the customer key of MD5 `customer_key_md5`, or
+    /// under neither (SSE-S3) reports.
+    pub(crate) fn for_keys(kms: Option<&KmsEncryption>, customer_key_md5: Option<&str>) -> Reported {
+        let (customer_algorithm, customer_key_md5) = crate::customer_key::reported(customer_key_md5);
+        let server_side_encryption = match (kms, &customer_algorithm) {
+            (_, Some(_)) => None,
+            (Some(_), None) => Some(ServerSideEncryption::AwsKms),
+            (None, None) => Some(ServerSideEncryption::Aes256),
+        };
+        Reported {
+            server_side_encryption,
+            kms_key_id: kms.map(|k| k.key_arn.clone()),
+            bucket_key_enabled: kms.map(|k| k.bucket_key),
+            customer_algorithm,
+            customer_key_md5,
         }
     }
 }

@@ -43,6 +43,7 @@ mod checksum;
 mod chunked;
 mod config;
 mod cors;
+mod customer_key;
 mod destinations;
 mod encryption;
 mod error;

@@ -56,6 +56,19 @@ pub(crate) struct UploadRecord {
     /// The Object Lock settings the object gets on completion.
     #[serde(default)]
     pub lock: lock::Requested,
+    /// The MD5 of the SSE-C key the upload was created with, which each part must bring
+    /// and the object is stored under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customer_key_md5: Option<String>,
+}
+
+/// What a part is checked against before it is stored: the request's `Content-MD5`, the
+/// checksum it sent, and the MD5 of its SSE-C key, which must be its upload's.
+#[derive(Default)]
+pub(crate) struct PartChecks {
+    pub content_md5: Option<Vec<u8>>,
+    pub sent: Option<Sent>,
+    pub customer_key: Option<String>,
 }
 
 /// One uploaded part.
@@ -369,6 +382,14 @@ impl S3Service {
             Some(header) => object::parse_tagging_header(header)?,
             None => Default::default(),
         };
+        let customer_key = crate::customer_key::for_write(
+            crate::customer_key::Given::new(
+                &input.sse_customer_algorithm,
+                &input.sse_customer_key,
+                &input.sse_customer_key_md5,
+            ),
+            input.server_side_encryption.as_ref().map(ServerSideEncryption::as_str),
+        )?;
         let algorithm = checksum::sdk_algorithm(input.checksum_algorithm.as_ref())?;
         let full_object = checksum::upload_type(algorithm, input.checksum_type.as_ref())?;
         let acl = self.object_acl_headers(
@@ -407,8 +428,10 @@ impl S3Service {
                 input.object_lock_legal_hold_status.as_ref(),
                 self.now_ms(),
             )?,
+            customer_key_md5: customer_key,
         };
         let checksum_type = algorithm.map(|_| upload_checksum_type(&upload));
+        let sse = crate::encryption::Reported::for_keys(None, upload.customer_key_md5.as_deref());
         let bucket = input.bucket.clone();
         let upload_id = upload.upload_id.clone();
         self.write(move |tx| {
@@ -432,15 +455,16 @@ impl S3Service {
             upload_id: Some(upload_id),
             checksum_algorithm: algorithm.map(Algorithm::to_model),
             checksum_type,
-            // Every new object is SSE-S3 (crate::encryption).
-            server_side_encryption: Some(ServerSideEncryption::Aes256),
+            // Every new object is SSE-S3 (crate::encryption), or SSE-C when asked.
+            server_side_encryption: sse.server_side_encryption,
+            sse_customer_algorithm: sse.customer_algorithm,
+            sse_customer_key_md5: sse.customer_key_md5,
             ..CreateMultipartUploadOutput::default()
         })
     }
 
     /// Stores `source` as part `number` of the upload, replacing an earlier part of that
-    /// number, checked against the request's `content_md5` and the checksum it `sent`.
-    #[allow(clippy::too_many_arguments)] // the part's address, its body and its two digests
+    /// number, after `checks`.
     pub(crate) async fn store_part(
         &self,
         bucket: String,
@@ -448,12 +472,17 @@ impl S3Service {
         upload_id: String,
         number: i32,
         source: Source,
-        content_md5: Option<Vec<u8>>,
-        sent: Option<Sent>,
+        checks: PartChecks,
     ) -> Result<PartRecord, AwsError> {
+        let PartChecks {
+            content_md5,
+            sent,
+            customer_key,
+        } = checks;
         check_part_number(number)?;
         let (b, k, u) = (bucket.clone(), key.clone(), upload_id.clone());
         let upload = self.write(move |tx| load_upload(tx, &b, &u, &k)).await?;
+        crate::customer_key::check_part(upload.customer_key_md5.as_deref(), customer_key.as_deref())?;
         if let (Some(expected), Some(sent)) = (upload.checksum_algorithm, &sent) {
             if sent.algorithm() != expected {
                 return Err(checksum::part_mismatch(expected, sent.algorithm()));
@@ -572,6 +601,7 @@ impl S3Service {
             acl: upload.acl,
             checksum: composite.clone(),
             parts: stored_parts,
+            customer_key_md5: upload.customer_key_md5,
             ..ObjectRecord::default()
         };
         let upload_lock = upload.lock;
@@ -632,7 +662,7 @@ impl S3Service {
             e_tag: Some(etag),
             version_id: stored.version_header(),
             checksum_type: stored.checksum.as_ref().map(Checksum::checksum_type),
-            server_side_encryption: Some(crate::encryption::Reported::of(&stored).server_side_encryption),
+            server_side_encryption: crate::encryption::Reported::of(&stored).server_side_encryption,
             ..CompleteMultipartUploadOutput::default()
         };
         checksum::set_checksum_members!(output, stored.checksum.as_ref());

@@ -66,6 +66,10 @@ pub(crate) struct ObjectRecord {
     /// SSE-KMS set by UpdateObjectEncryption; none is SSE-S3 (see [`crate::encryption`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kms: Option<KmsEncryption>,
+    /// SSE-C: the base64 MD5 of the key the client wrote the version under, which every
+    /// read must bring (see [`crate::customer_key`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customer_key_md5: Option<String>,
     /// `x-amz-website-redirect-location`, as the write set it (reads answer it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub website_redirect_location: Option<String>,

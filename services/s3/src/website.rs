@@ -271,6 +271,8 @@ impl S3Service {
             return Ok(redirect(301, location.clone()));
         }
         check_readable(&record)?;
+        // An SSE-C object cannot be read without its key, which a browser does not send.
+        crate::customer_key::check_read(record.customer_key_md5.as_deref(), Default::default())?;
         let header = |name| req.and_then(|r| r.header(name));
         let since =
             |name| header(name).and_then(|t| DateTime::from_str(t, aws_smithy_types::date_time::Format::HttpDate).ok());

@@ -77,7 +77,7 @@ pub(crate) async fn put_object_annotation(
         object_version_id: object.version_header(),
         e_tag: Some(record.etag),
         checksum_type: Some(record.checksum.checksum_type()),
-        server_side_encryption: Some(Reported::of(&object).server_side_encryption),
+        server_side_encryption: Reported::of(&object).server_side_encryption,
         ..PutObjectAnnotationOutput::default()
     };
     set_checksum_members!(output, Some(&record.checksum));
@@ -111,7 +111,7 @@ pub(crate) async fn get_object_annotation(
         content_length: Some(record.size as i64),
         e_tag: Some(record.etag.clone()),
         checksum_type: checksum.map(checksum::Checksum::checksum_type),
-        server_side_encryption: Some(Reported::of(&object).server_side_encryption),
+        server_side_encryption: Reported::of(&object).server_side_encryption,
         ..GetObjectAnnotationOutput::default()
     };
     set_checksum_members!(output, checksum);

@@ -5,7 +5,10 @@ use stratus_gen_s3::*;
 
 use crate::body::{Incoming, Source};
 use crate::checksum::{checksum_members, set_checksum_members};
+use crate::customer_key::{self, Given};
+use crate::encryption::Reported;
 use crate::error::S3Error;
+use crate::multipart::PartChecks;
 use crate::object::{self, copy_source, ReadConditions};
 use crate::{bucket, checksum, notify, S3Service};
 
@@ -29,6 +32,20 @@ pub(crate) async fn upload_part(
         checksum_members!(input),
         incoming.trailer,
     )?;
+    let customer_key = customer_key::for_write(
+        Given::new(
+            &input.sse_customer_algorithm,
+            &input.sse_customer_key,
+            &input.sse_customer_key_md5,
+        ),
+        None,
+    )?;
+    let sse = Reported::for_keys(None, customer_key.as_deref());
+    let checks = PartChecks {
+        content_md5,
+        sent,
+        customer_key,
+    };
     let part = s3
         .store_part(
             input.bucket,
@@ -36,14 +53,15 @@ pub(crate) async fn upload_part(
             input.upload_id,
             input.part_number,
             incoming.source,
-            content_md5,
-            sent,
+            checks,
         )
         .await?;
-    // Parts are SSE-S3, as every new object is (crate::encryption).
+    // Parts are SSE-S3, as every new object is (crate::encryption), or their upload's SSE-C.
     let mut output = UploadPartOutput {
         e_tag: Some(part.etag),
-        server_side_encryption: Some(ServerSideEncryption::Aes256),
+        server_side_encryption: sse.server_side_encryption,
+        sse_customer_algorithm: sse.customer_algorithm,
+        sse_customer_key_md5: sse.customer_key_md5,
         ..UploadPartOutput::default()
     };
     set_checksum_members!(output, part.checksum.as_ref());
@@ -58,6 +76,23 @@ pub(crate) async fn upload_part_copy(
     let (source_bucket, source_key, source_version) = copy_source(&input.copy_source)?;
     let (source, source_body) =
         s3.open_object(|| s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref()))?;
+    customer_key::check_read(
+        source.customer_key_md5.as_deref(),
+        Given::new(
+            &input.copy_source_sse_customer_algorithm,
+            &input.copy_source_sse_customer_key,
+            &input.copy_source_sse_customer_key_md5,
+        ),
+    )?;
+    let customer_key = customer_key::for_write(
+        Given::new(
+            &input.sse_customer_algorithm,
+            &input.sse_customer_key,
+            &input.sse_customer_key_md5,
+        ),
+        None,
+    )?;
+    let sse = Reported::for_keys(None, customer_key.as_deref());
     ReadConditions {
         if_match: input.copy_source_if_match.as_deref(),
         if_none_match: input.copy_source_if_none_match.as_deref(),
@@ -80,8 +115,10 @@ pub(crate) async fn upload_part_copy(
             input.upload_id,
             input.part_number,
             Source::Blob(source_body, range),
-            None,
-            None,
+            PartChecks {
+                customer_key,
+                ..PartChecks::default()
+            },
         )
         .await?;
     let mut result = CopyPartResult {
@@ -93,7 +130,9 @@ pub(crate) async fn upload_part_copy(
     Ok(UploadPartCopyOutput {
         copy_source_version_id: source.version_id.clone(),
         copy_part_result: Some(result),
-        server_side_encryption: Some(ServerSideEncryption::Aes256),
+        server_side_encryption: sse.server_side_encryption,
+        sse_customer_algorithm: sse.customer_algorithm,
+        sse_customer_key_md5: sse.customer_key_md5,
         ..UploadPartCopyOutput::default()
     })
 }

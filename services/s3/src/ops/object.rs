@@ -8,12 +8,13 @@ use stratus_gen_s3::*;
 use crate::body::{self, Declared, Source};
 use crate::checksum::{checksum_members, set_checksum_members, Algorithm};
 use crate::chunked;
+use crate::customer_key::{self, Given};
 use crate::encryption::{self, Reported};
 use crate::error::S3Error;
 use crate::object::{self, copy_source, ContentHeaders, ObjectRecord, ReadConditions};
 use crate::storage_class::{check_readable, check_storage_class, kept_storage_class};
 use crate::versioning::{self, Deleted};
-use crate::{checksum, conditional_write, from_tags, lock, notify, rfc2047, store, to_tags, S3Service, MAX_KEYS};
+use crate::{checksum, conditional_write, config, from_tags, lock, notify, rfc2047, store, to_tags, S3Service, MAX_KEYS};
 
 pub(crate) async fn put_object(
     s3: &S3Service,
@@ -33,6 +34,14 @@ pub(crate) async fn write_object(
     event: &'static str,
 ) -> Result<PutObjectOutput, PutObjectError> {
     check_storage_class(input.storage_class.as_ref())?;
+    let customer_key = customer_key::for_write(
+        Given::new(
+            &input.sse_customer_algorithm,
+            &input.sse_customer_key,
+            &input.sse_customer_key_md5,
+        ),
+        input.server_side_encryption.as_ref().map(ServerSideEncryption::as_str),
+    )?;
     let body = std::mem::take(&mut input.body);
     let bucket = input.bucket.clone();
     let Declared {
@@ -105,6 +114,7 @@ pub(crate) async fn write_object(
             value: checksum::encode(written.checksum.as_deref().unwrap_or_default()),
             composite: false,
         }),
+        customer_key_md5: customer_key,
         ..ObjectRecord::default()
     };
     let (if_match, if_none_match) = (input.if_match, input.if_none_match);
@@ -123,7 +133,9 @@ pub(crate) async fn write_object(
         version_id: stored.version_id.clone(),
         e_tag: Some(stored.etag.clone()),
         checksum_type: stored.checksum.as_ref().map(checksum::Checksum::checksum_type),
-        server_side_encryption: Some(sse.server_side_encryption),
+        server_side_encryption: sse.server_side_encryption,
+        sse_customer_algorithm: sse.customer_algorithm,
+        sse_customer_key_md5: sse.customer_key_md5,
         ssekms_key_id: sse.kms_key_id,
         bucket_key_enabled: sse.bucket_key_enabled,
         ..PutObjectOutput::default()
@@ -141,6 +153,14 @@ pub(crate) async fn get_object(
     let (record, body) =
         s3.open_object(|| s3.object_version(&input.bucket, &input.key, input.version_id.as_deref()))?;
     check_readable(&record)?;
+    customer_key::check_read(
+        record.customer_key_md5.as_deref(),
+        Given::new(
+            &input.sse_customer_algorithm,
+            &input.sse_customer_key,
+            &input.sse_customer_key_md5,
+        ),
+    )?;
     ReadConditions {
         if_match: input.if_match.as_deref(),
         if_none_match: input.if_none_match.as_deref(),
@@ -155,7 +175,9 @@ pub(crate) async fn get_object(
     let headers = &record.headers;
     let sse = Reported::of(&record);
     let mut output = GetObjectOutput {
-        server_side_encryption: Some(sse.server_side_encryption),
+        server_side_encryption: sse.server_side_encryption,
+        sse_customer_algorithm: sse.customer_algorithm,
+        sse_customer_key_md5: sse.customer_key_md5,
         ssekms_key_id: sse.kms_key_id,
         bucket_key_enabled: sse.bucket_key_enabled,
         content_length: Some(range.map_or(record.size, |(start, end)| end - start + 1) as i64),
@@ -260,6 +282,14 @@ pub(crate) async fn head_object(
     let record = s3
         .object_version(&input.bucket, &input.key, input.version_id.as_deref())
         .map_err(S3Error::head)?;
+    customer_key::check_read(
+        record.customer_key_md5.as_deref(),
+        Given::new(
+            &input.sse_customer_algorithm,
+            &input.sse_customer_key,
+            &input.sse_customer_key_md5,
+        ),
+    )?;
     ReadConditions {
         if_match: input.if_match.as_deref(),
         if_none_match: input.if_none_match.as_deref(),
@@ -276,7 +306,9 @@ pub(crate) async fn head_object(
     let headers = record.headers;
     let version_id = (record.seq > 0).then(|| record.version_id.unwrap_or_else(|| "null".into()));
     let mut output = HeadObjectOutput {
-        server_side_encryption: Some(sse.server_side_encryption),
+        server_side_encryption: sse.server_side_encryption,
+        sse_customer_algorithm: sse.customer_algorithm,
+        sse_customer_key_md5: sse.customer_key_md5,
         ssekms_key_id: sse.kms_key_id,
         bucket_key_enabled: sse.bucket_key_enabled,
         expiration,
@@ -419,6 +451,16 @@ pub(crate) async fn copy_object(
     input: CopyObjectRequest,
 ) -> Result<CopyObjectOutput, CopyObjectError> {
     check_storage_class(input.storage_class.as_ref())?;
+    let sse = input.server_side_encryption.as_ref().map(ServerSideEncryption::as_str);
+    let customer_key = customer_key::for_write(
+        Given::new(
+            &input.sse_customer_algorithm,
+            &input.sse_customer_key,
+            &input.sse_customer_key_md5,
+        ),
+        sse,
+    )?;
+    let new_encryption = sse.is_some() || customer_key.is_some();
     // A copy has the ACL its request sets (the source's is not copied).
     let acl = s3.object_acl_headers(
         &input.bucket,
@@ -434,6 +476,14 @@ pub(crate) async fn copy_object(
     let (source_bucket, source_key, source_version) = copy_source(&input.copy_source)?;
     let (source, source_body) =
         s3.open_object(|| s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref()))?;
+    customer_key::check_read(
+        source.customer_key_md5.as_deref(),
+        Given::new(
+            &input.copy_source_sse_customer_algorithm,
+            &input.copy_source_sse_customer_key,
+            &input.copy_source_sse_customer_key_md5,
+        ),
+    )?;
     let conditions = ReadConditions {
         if_match: input.copy_source_if_match.as_deref(),
         if_none_match: input.copy_source_if_none_match.as_deref(),
@@ -461,9 +511,14 @@ pub(crate) async fn copy_object(
             return Err(S3Error::invalid_argument("Unknown annotation directive.").into())
         }
     };
-    // Copying a named version onto its own key is how a version is restored.
+    // Copying a named version onto its own key is how a version is restored; a bucket with a
+    // default encryption configuration re-encrypts what is copied onto itself (recorded).
     let same_place = source_bucket == input.bucket && source_key == input.key && source_version.is_none();
-    if same_place && !replace && input.storage_class.is_none() && input.website_redirect_location.is_none() {
+    let unchanged = !replace
+        && input.storage_class.is_none()
+        && input.website_redirect_location.is_none()
+        && !new_encryption;
+    if same_place && unchanged && s3.load_config(&input.bucket, config::ENCRYPTION)?.is_none() {
         return Err(S3Error::invalid_request(
             "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
         )
@@ -536,6 +591,7 @@ pub(crate) async fn copy_object(
         website_redirect_location: input.website_redirect_location,
         acl,
         checksum,
+        customer_key_md5: customer_key,
         ..ObjectRecord::default()
     };
     let bucket = input.bucket.clone();
@@ -556,7 +612,9 @@ pub(crate) async fn copy_object(
         copy_source_version_id: source.version_id.clone(),
         version_id: stored.version_header(),
         copy_object_result: Some(result),
-        server_side_encryption: Some(sse.server_side_encryption),
+        server_side_encryption: sse.server_side_encryption,
+        sse_customer_algorithm: sse.customer_algorithm,
+        sse_customer_key_md5: sse.customer_key_md5,
         ssekms_key_id: sse.kms_key_id,
         bucket_key_enabled: sse.bucket_key_enabled,
         ..CopyObjectOutput::default()
@@ -676,6 +734,14 @@ pub(crate) async fn get_object_attributes(
         })?,
     };
     let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
+    customer_key::check_read(
+        record.customer_key_md5.as_deref(),
+        Given::new(
+            &input.sse_customer_algorithm,
+            &input.sse_customer_key,
+            &input.sse_customer_key_md5,
+        ),
+    )?;
     let wants = |a: ObjectAttributes| input.object_attributes.contains(&a);
     let checksum = record
         .checksum
