@@ -317,3 +317,40 @@ def test_the_sweeper_runs_only_while_some_bucket_has_expiration():
         assert wait_for(lambda: "scheduler" not in server.thread_names(), timeout=5)
     finally:
         server.stop()
+
+
+def test_restored_copies_of_archived_objects_last_their_days(server, s3):
+    # "Restoring an archived object" (S3 user guide): an archived version is read only through
+    # a restored copy, which RestoreObject makes and which lasts its Days, to the midnight UTC
+    # after. Stratus makes the copy at once (the tiers' hours are not waited).
+    bucket = new_bucket(s3)
+    s3.put_object(Bucket=bucket, Key="cold", Body=b"frozen", StorageClass="DEEP_ARCHIVE")
+    s3.put_object(Bucket=bucket, Key="warm", Body=b"x")
+    with pytest.raises(ClientError) as err:
+        s3.copy_object(Bucket=bucket, Key="copy", CopySource=f"{bucket}/cold")
+    assert err.value.response["Error"]["Code"] == "InvalidObjectState"
+    with pytest.raises(ClientError) as err:
+        s3.restore_object(Bucket=bucket, Key="warm", RestoreRequest={"Days": 1})
+    refused = err.value.response["Error"]
+    assert (refused["Code"], refused["Message"]) == (
+        "InvalidObjectState",
+        "Restore is not allowed for the object's current storage class",
+    )
+    with pytest.raises(ClientError) as err:
+        s3.restore_object(Bucket=bucket, Key="cold", RestoreRequest={"GlacierJobParameters": {"Tier": "Bulk"}})
+    assert err.value.response["Error"]["Code"] == "MalformedXML"
+
+    answer = s3.restore_object(Bucket=bucket, Key="cold", RestoreRequest={"Days": 2, "GlacierJobParameters": {"Tier": "Bulk"}})
+    assert answer["ResponseMetadata"]["HTTPStatusCode"] == 202
+    head = s3.head_object(Bucket=bucket, Key="cold")
+    expiry = email.utils.parsedate_to_datetime(head["Restore"].split('expiry-date="')[1].rstrip('"'))
+    assert head["Restore"].startswith('ongoing-request="false", expiry-date="')
+    assert (expiry.hour, expiry.minute, expiry.second) == (0, 0, 0)
+    assert s3.get_object(Bucket=bucket, Key="cold")["Body"].read() == b"frozen"
+    s3.copy_object(Bucket=bucket, Key="copy", CopySource=f"{bucket}/cold")
+
+    server.advance(3 * DAY)
+    assert "Restore" not in s3.head_object(Bucket=bucket, Key="cold")
+    with pytest.raises(ClientError) as err:
+        s3.get_object(Bucket=bucket, Key="cold")
+    assert err.value.response["Error"]["Code"] == "InvalidObjectState"

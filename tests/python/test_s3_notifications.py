@@ -147,6 +147,32 @@ def test_tag_and_acl_changes_have_their_own_events(s3, sqs):
         assert r["s3"]["object"] == {"key": "doc", "eTag": put["ETag"].strip('"')}
 
 
+def test_a_restore_is_announced_when_asked_and_when_done(s3, sqs):
+    # "Supported event types" (S3 user guide): s3:ObjectRestore:Post when a restore starts,
+    # :Completed with glacierEventData when its copy is ready, as AWS recorded both.
+    bucket = f"events-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    url, arn = queue(sqs)
+    s3.put_bucket_notification_configuration(
+        Bucket=bucket,
+        NotificationConfiguration={"QueueConfigurations": [{"QueueArn": arn, "Events": ["s3:ObjectRestore:*"]}]},
+    )
+    drain(sqs, url)
+    s3.put_object(Bucket=bucket, Key="cold", Body=b"archived", StorageClass="GLACIER")
+    s3.restore_object(Bucket=bucket, Key="cold", RestoreRequest={"Days": 1, "GlacierJobParameters": {"Tier": "Expedited"}})
+    # Restoring a copy that is still there only moves its expiry: no new events.
+    s3.restore_object(Bucket=bucket, Key="cold", RestoreRequest={"Days": 3})
+    post, done = records(drain(sqs, url))
+    assert (post["eventName"], done["eventName"]) == ("ObjectRestore:Post", "ObjectRestore:Completed")
+    assert post["userIdentity"]["principalId"].startswith("AWS:")
+    owner = done["s3"]["bucket"]["ownerIdentity"]["principalId"]
+    assert done["userIdentity"]["principalId"] == f"AmazonCustomer:{owner}"
+    assert done["s3"]["object"]["size"] == 8
+    restored = done["glacierEventData"]["restoreEventData"]
+    assert restored["lifecycleRestoreStorageClass"] == "GLACIER"
+    assert restored["lifecycleRestorationExpiryTime"].endswith("T00:00:00.000Z")
+
+
 def test_the_xray_trace_of_a_write_reaches_the_queue(stratus, sqs):
     # As recorded from AWS: the X-Amzn-Trace-Id of the PutObject is the notification's
     # AWSTraceHeader.

@@ -1515,6 +1515,7 @@ pub static SERVICE: Service = Service {
             ("PutBucketInventoryConfiguration", 204),
             ("PutBucketPolicy", 204),
             ("PutBucketTagging", 204),
+            ("RestoreObject", 202),
         ],
     },
     model_sha256: "3e7e6a41c4ac91e340aee7be88b4a1428b8cf93dd3fbb122e2211170831e3a0c",

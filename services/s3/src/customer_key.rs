@@ -77,7 +77,9 @@ pub(crate) fn check_read(stored: Option<&str>, given: Given<'_>) -> Result<(), A
     let Some(stored) = stored else {
         return match given.is_empty() {
             true => Ok(()),
-            false => Err(invalid_request("The encryption parameters are not applicable to this object.")),
+            false => Err(invalid_request(
+                "The encryption parameters are not applicable to this object.",
+            )),
         };
     };
     let Some(key) = given.key else {
@@ -199,11 +201,23 @@ mod tests {
         assert!(message(both).contains("incompatible"));
         let algo = for_write(given(Some("KMS"), Some(KEY), Some(KEY_MD5)), None).unwrap_err();
         assert_eq!(algo.code, "InvalidEncryptionAlgorithmError");
-        assert!(message(for_write(given(None, Some(KEY), Some(KEY_MD5)), None).unwrap_err()).contains("valid encryption algorithm"));
-        assert!(message(for_write(given(Some("AES256"), None, Some(KEY_MD5)), None).unwrap_err()).contains("appropriate secret key"));
-        assert!(message(for_write(given(Some("AES256"), Some(KEY), None), None).unwrap_err()).contains("secret key was invalid"));
+        assert!(
+            message(for_write(given(None, Some(KEY), Some(KEY_MD5)), None).unwrap_err())
+                .contains("valid encryption algorithm")
+        );
+        assert!(
+            message(for_write(given(Some("AES256"), None, Some(KEY_MD5)), None).unwrap_err())
+                .contains("appropriate secret key")
+        );
+        assert!(
+            message(for_write(given(Some("AES256"), Some(KEY), None), None).unwrap_err())
+                .contains("secret key was invalid")
+        );
         let short = base64::engine::general_purpose::STANDARD.encode(b"0123456789");
-        assert!(message(for_write(given(Some("AES256"), Some(&short), Some(KEY_MD5)), None).unwrap_err()).contains("secret key was invalid"));
+        assert!(
+            message(for_write(given(Some("AES256"), Some(&short), Some(KEY_MD5)), None).unwrap_err())
+                .contains("secret key was invalid")
+        );
         let bad_md5 = for_write(given(Some("AES256"), Some(KEY), Some("a")), None).unwrap_err();
         assert!(message(bad_md5).contains("did not match the hash"));
     }
@@ -213,12 +227,20 @@ mod tests {
         let right = given(Some("AES256"), Some(KEY), Some(KEY_MD5));
         assert!(check_read(Some(KEY_MD5), right).is_ok());
         assert!(check_read(None, Given::default()).is_ok());
-        assert_eq!(check_read(Some(KEY_MD5), Given::default()).unwrap_err().code, "InvalidRequest");
+        assert_eq!(
+            check_read(Some(KEY_MD5), Given::default()).unwrap_err().code,
+            "InvalidRequest"
+        );
         let other = base64::engine::general_purpose::STANDARD.encode([7u8; 32]);
         let other_md5 = key_md5(&other).unwrap();
         let wrong = given(Some("AES256"), Some(&other), Some(&other_md5));
         assert_eq!(check_read(Some(KEY_MD5), wrong).unwrap_err().http_status, 403);
-        assert_eq!(check_read(Some(KEY_MD5), given(Some("AES256"), Some(KEY), None)).unwrap_err().http_status, 403);
+        assert_eq!(
+            check_read(Some(KEY_MD5), given(Some("AES256"), Some(KEY), None))
+                .unwrap_err()
+                .http_status,
+            403
+        );
         assert_eq!(check_read(None, right).unwrap_err().code, "InvalidRequest");
     }
 

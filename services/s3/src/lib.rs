@@ -602,6 +602,7 @@ stratus_gen_s3::operations! {
     put_object_tagging => ops::object::put_object_tagging,
     get_object_tagging => ops::object::get_object_tagging,
     delete_object_tagging => ops::object::delete_object_tagging,
+    restore_object => ops::restore::restore_object,
     put_bucket_versioning => ops::versioning::put_bucket_versioning,
     get_bucket_versioning => ops::versioning::get_bucket_versioning,
     list_object_versions => ops::listing::list_object_versions,

@@ -85,6 +85,42 @@ impl<'a> Event<'a> {
         }
     }
 
+    /// A restore of archived version `record` of `bucket` was asked for (`ObjectRestore:Post`,
+    /// caused by the request `ctx` serves) or completed (`ObjectRestore:Completed`, by
+    /// [`Cause::Archive`]), at `time_ms`.
+    pub(crate) fn restore(
+        name: &'static str,
+        bucket: &'a str,
+        record: &'a ObjectRecord,
+        ctx: &'a RequestContext,
+        cause: Cause<'a>,
+        time_ms: i64,
+    ) -> Event<'a> {
+        let size = record.size;
+        let etag = record.etag.trim_matches('"');
+        let object = match (cause, record.restore_expiry_ms) {
+            (Cause::Archive, Some(expiry_ms)) => Facts::Restored {
+                size,
+                etag,
+                expiry_ms,
+                storage_class: record.storage_class.as_deref().unwrap_or("GLACIER"),
+            },
+            _ => Facts::Created { size, etag },
+        };
+        Event {
+            name,
+            bucket,
+            key: &record.key,
+            object,
+            version_id: record.version_id.as_deref().filter(|v| *v != "null"),
+            region: &ctx.region,
+            request_id: &ctx.request_id,
+            cause,
+            trace_header: ctx.trace_header.as_deref(),
+            time_ms,
+        }
+    }
+
     /// `key` of `bucket` was deleted (`version_id`: the version removed or the delete marker
     /// added) by the request `ctx` serves, at `time_ms`.
     pub(crate) fn removed(
@@ -123,27 +159,32 @@ pub(crate) enum Cause<'a> {
     },
     /// S3 itself (lifecycle expiry).
     S3,
+    /// The archive, finishing a restore on the bucket owner's behalf.
+    Archive,
 }
 
 impl<'a> Cause<'a> {
-    fn of(ctx: &'a RequestContext) -> Cause<'a> {
+    pub(crate) fn of(ctx: &'a RequestContext) -> Cause<'a> {
         Cause::Request {
             user_id: ctx.principal.as_ref().map_or(&ctx.account_id, |p| &p.user_id),
             source_ip: ctx.source_ip,
         }
     }
 
-    fn principal_id(self) -> String {
+    /// The event's `userIdentity`, for a bucket of `owner` (an account id).
+    fn principal_id(self, owner: &str) -> String {
         match self {
             Cause::Request { user_id, .. } => format!("AWS:{user_id}"),
             Cause::S3 => S3_PRINCIPAL.to_owned(),
+            // As AWS recorded a completed restore.
+            Cause::Archive => format!("AmazonCustomer:{}", customer_id(owner)),
         }
     }
 
     fn source_ip(self) -> String {
         match self {
             Cause::Request { source_ip, .. } => source_ip.map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string()),
-            Cause::S3 => S3_PRINCIPAL.to_owned(),
+            Cause::S3 | Cause::Archive => S3_PRINCIPAL.to_owned(),
         }
     }
 }
@@ -176,6 +217,14 @@ pub(crate) enum Facts<'a> {
     /// Its tags or ACL changed: its ETag, and no sequencer (S3 sends one only for writes and
     /// deletes of the object itself).
     Annotated { etag: &'a str },
+    /// Its restored copy is ready: as [`Facts::Created`], and the copy's expiry (milliseconds
+    /// since the epoch) and the class it was restored from, in `glacierEventData`.
+    Restored {
+        size: u64,
+        etag: &'a str,
+        expiry_ms: i64,
+        storage_class: &'a str,
+    },
 }
 
 /// The MD5 of no bytes, which AWS reports as a delete marker's ETag.
@@ -348,7 +397,7 @@ pub(crate) fn message(event: &Event<'_>, configuration_id: &str, owner: &str) ->
     let mut object = json!({ "key": form_encode(event.key) });
     let sequencer = || json!(format!("{:016X}", event.time_ms.max(0) as u64 * 1000));
     match event.object {
-        Facts::Created { size, etag } => {
+        Facts::Created { size, etag } | Facts::Restored { size, etag, .. } => {
             object["size"] = json!(size);
             object["eTag"] = json!(etag);
             object["sequencer"] = sequencer();
@@ -363,14 +412,13 @@ pub(crate) fn message(event: &Event<'_>, configuration_id: &str, owner: &str) ->
     if let Some(version_id) = event.version_id {
         object["versionId"] = json!(version_id);
     }
-    json!({
-        "Records": [{
+    let mut record = json!({
             "eventVersion": event_version(event.name),
             "eventSource": "aws:s3",
             "awsRegion": event.region,
             "eventTime": timestamp(event.time_ms),
             "eventName": event.name,
-            "userIdentity": {"principalId": event.cause.principal_id()},
+            "userIdentity": {"principalId": event.cause.principal_id(owner)},
             "requestParameters": {"sourceIPAddress": event.cause.source_ip()},
             "responseElements": {"x-amz-request-id": event.request_id, "x-amz-id-2": "stratus"},
             "s3": {
@@ -383,9 +431,21 @@ pub(crate) fn message(event: &Event<'_>, configuration_id: &str, owner: &str) ->
                 },
                 "object": object,
             },
-        }]
-    })
-    .to_string()
+    });
+    if let Facts::Restored {
+        expiry_ms,
+        storage_class,
+        ..
+    } = event.object
+    {
+        record["glacierEventData"] = json!({
+            "restoreEventData": {
+                "lifecycleRestorationExpiryTime": timestamp(expiry_ms),
+                "lifecycleRestoreStorageClass": storage_class,
+            }
+        });
+    }
+    json!({ "Records": [record] }).to_string()
 }
 
 /// The message S3 sends each destination when a notification configuration is stored.
@@ -402,9 +462,11 @@ pub(crate) fn test_message(bucket: &str, request_id: &str, time_ms: i64) -> Stri
 }
 
 fn timestamp(ms: i64) -> String {
-    stratus_core::DateTime::from_millis(ms)
+    // Always with milliseconds, as S3 writes them (`1970-01-01T00:00:00.000Z` in its guide).
+    let seconds = stratus_core::DateTime::from_secs(ms.div_euclid(1000))
         .fmt(aws_smithy_types::date_time::Format::DateTime)
-        .unwrap_or_default()
+        .unwrap_or_default();
+    format!("{}.{:03}Z", seconds.trim_end_matches('Z'), ms.rem_euclid(1000))
 }
 
 /// A key as event messages carry it: URL-encoded with spaces as `+`, slashes and `*` kept
@@ -416,6 +478,12 @@ fn form_encode(key: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn times_have_milliseconds() {
+        assert_eq!(timestamp(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(timestamp(1_796_515_200_007), "2026-12-06T00:00:00.007Z");
+    }
+
     use super::*;
     use stratus_gen_s3::{FilterRule, LambdaFunctionConfiguration, QueueConfiguration, S3KeyFilter};
 

@@ -70,6 +70,10 @@ pub(crate) struct ObjectRecord {
     /// read must bring (see [`crate::customer_key`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub customer_key_md5: Option<String>,
+    /// When the copy RestoreObject made of an archived version expires, milliseconds since
+    /// the epoch (see [`crate::ops::restore`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore_expiry_ms: Option<i64>,
     /// `x-amz-website-redirect-location`, as the write set it (reads answer it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub website_redirect_location: Option<String>,

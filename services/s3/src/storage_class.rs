@@ -1,5 +1,5 @@
 //! Storage classes as a general-purpose bucket answers them: the classes a write may ask for,
-//! STANDARD left unsaid, and the archived classes whose bodies cannot be read.
+//! STANDARD left unsaid, and the archived classes whose bodies are read only once restored.
 
 use stratus_core::AwsError;
 use stratus_gen_s3::StorageClass;
@@ -27,11 +27,25 @@ pub(crate) fn kept_storage_class(class: Option<StorageClass>) -> Option<String> 
         .map(|c| c.as_str().to_owned())
 }
 
-/// Refuses to read the body of an object archived in GLACIER or DEEP_ARCHIVE (Stratus has no
-/// RestoreObject yet, so such an object stays archived): AWS's 403 `InvalidObjectState`.
-pub(crate) fn check_readable(record: &ObjectRecord) -> Result<(), AwsError> {
-    match record.storage_class.as_deref() {
-        Some(class @ ("GLACIER" | "DEEP_ARCHIVE")) => Err(AwsError::new(
+/// The archived class of `record` (GLACIER or DEEP_ARCHIVE), whose body is read only through
+/// a copy RestoreObject made.
+pub(crate) fn archived(record: &ObjectRecord) -> Option<&str> {
+    record
+        .storage_class
+        .as_deref()
+        .filter(|c| matches!(*c, "GLACIER" | "DEEP_ARCHIVE"))
+}
+
+/// Whether `record` has a restored copy at `now_ms` (RestoreObject's, until it expires).
+pub(crate) fn restored(record: &ObjectRecord, now_ms: i64) -> bool {
+    record.restore_expiry_ms.is_some_and(|end| now_ms < end)
+}
+
+/// Refuses to read the body of an archived object without a restored copy at `now_ms`:
+/// AWS's 403 `InvalidObjectState`.
+pub(crate) fn check_readable(record: &ObjectRecord, now_ms: i64) -> Result<(), AwsError> {
+    match archived(record) {
+        Some(class) if !restored(record, now_ms) => Err(AwsError::new(
             "InvalidObjectState",
             "The operation is not valid for the object's storage class",
             403,

@@ -270,7 +270,7 @@ impl S3Service {
         if let Some(location) = &record.website_redirect_location {
             return Ok(redirect(301, location.clone()));
         }
-        check_readable(&record)?;
+        check_readable(&record, self.now_ms())?;
         // An SSE-C object cannot be read without its key, which a browser does not send.
         crate::customer_key::check_read(record.customer_key_md5.as_deref(), Default::default())?;
         let header = |name| req.and_then(|r| r.header(name));

@@ -16,4 +16,5 @@ pub(crate) mod lock;
 pub(crate) mod multipart;
 pub(crate) mod object;
 pub(crate) mod post;
+pub(crate) mod restore;
 pub(crate) mod versioning;

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use stratus_core::{DateTime, RequestContext};
+use stratus_core::{AwsError, DateTime, RequestContext};
 use stratus_gen_s3::*;
 
 use crate::body::{self, Declared, Source};
@@ -12,9 +12,11 @@ use crate::customer_key::{self, Given};
 use crate::encryption::{self, Reported};
 use crate::error::S3Error;
 use crate::object::{self, copy_source, ContentHeaders, ObjectRecord, ReadConditions};
-use crate::storage_class::{check_readable, check_storage_class, kept_storage_class};
+use crate::storage_class::{archived, check_readable, check_storage_class, kept_storage_class, restored};
 use crate::versioning::{self, Deleted};
-use crate::{checksum, conditional_write, config, from_tags, lock, notify, rfc2047, store, to_tags, S3Service, MAX_KEYS};
+use crate::{
+    checksum, conditional_write, config, from_tags, lock, notify, rfc2047, store, to_tags, S3Service, MAX_KEYS,
+};
 
 pub(crate) async fn put_object(
     s3: &S3Service,
@@ -152,7 +154,7 @@ pub(crate) async fn get_object(
     check_overrides(&input)?;
     let (record, body) =
         s3.open_object(|| s3.object_version(&input.bucket, &input.key, input.version_id.as_deref()))?;
-    check_readable(&record)?;
+    check_readable(&record, s3.now_ms())?;
     customer_key::check_read(
         record.customer_key_md5.as_deref(),
         Given::new(
@@ -205,6 +207,7 @@ pub(crate) async fn get_object(
         tag_count: (!record.tags.is_empty()).then_some(record.tags.len() as i32),
         storage_class: record.storage_class.clone().map(|c| StorageClass::from_wire(&c)),
         website_redirect_location: record.website_redirect_location.clone(),
+        restore: super::restore::restore_header(&record, s3.now_ms()),
         version_id: record.version_header(),
         checksum_type: checksum.as_ref().map(checksum::Checksum::checksum_type),
         object_lock_mode: record.lock_mode.as_deref().map(ObjectLockMode::from_wire),
@@ -303,9 +306,11 @@ pub(crate) async fn head_object(
     let checksum = returned_checksum(&record, input.checksum_mode.as_ref(), range, input.part_number);
     let expiration = current_expiration(s3, &input.bucket, &record, input.version_id.as_deref());
     let sse = Reported::of(&record);
+    let restore = super::restore::restore_header(&record, s3.now_ms());
     let headers = record.headers;
     let version_id = (record.seq > 0).then(|| record.version_id.unwrap_or_else(|| "null".into()));
     let mut output = HeadObjectOutput {
+        restore,
         server_side_encryption: sse.server_side_encryption,
         sse_customer_algorithm: sse.customer_algorithm,
         sse_customer_key_md5: sse.customer_key_md5,
@@ -484,6 +489,14 @@ pub(crate) async fn copy_object(
             &input.copy_source_sse_customer_key_md5,
         ),
     )?;
+    if archived(&source).is_some() && !restored(&source, s3.now_ms()) {
+        return Err(AwsError::new(
+            "InvalidObjectState",
+            "The source object of the COPY action is not in the active tier and is only stored in Amazon Glacier.",
+            403,
+        )
+        .into());
+    }
     let conditions = ReadConditions {
         if_match: input.copy_source_if_match.as_deref(),
         if_none_match: input.copy_source_if_none_match.as_deref(),
@@ -514,10 +527,8 @@ pub(crate) async fn copy_object(
     // Copying a named version onto its own key is how a version is restored; a bucket with a
     // default encryption configuration re-encrypts what is copied onto itself (recorded).
     let same_place = source_bucket == input.bucket && source_key == input.key && source_version.is_none();
-    let unchanged = !replace
-        && input.storage_class.is_none()
-        && input.website_redirect_location.is_none()
-        && !new_encryption;
+    let unchanged =
+        !replace && input.storage_class.is_none() && input.website_redirect_location.is_none() && !new_encryption;
     if same_place && unchanged && s3.load_config(&input.bucket, config::ENCRYPTION)?.is_none() {
         return Err(S3Error::invalid_request(
             "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
