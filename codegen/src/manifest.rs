@@ -49,6 +49,13 @@ pub struct ServiceEntry {
     /// `ListServiceSpecificCredentials.IsTruncated`).
     #[serde(default)]
     pub omitted_default_members: Vec<String>,
+    /// Whether the service's Query error documents carry an empty `<Detail/>` (SQS's do).
+    #[serde(default)]
+    pub query_error_detail: bool,
+    /// Messages modelled errors are worded with over the Query protocol, by error shape
+    /// (SQS's QueueDoesNotExist says "…for this wsdl version." there).
+    #[serde(default)]
+    pub query_error_messages: std::collections::BTreeMap<String, String>,
     /// Whether Stratus has not written the service yet: its crate then holds only the schema,
     /// which is all that routing, validation and the not-implemented answer need, and none of
     /// the typed code (inputs, outputs, errors, the service trait) a written service compiles.
@@ -87,6 +94,10 @@ pub struct Validation {
     /// source object key", never a validation error).
     #[serde(default)]
     pub unchecked_patterns: bool,
+    /// Whether a lone missing top-level member is worded "The request must contain the
+    /// parameter `Name`." (SQS), not as a constraint violation.
+    #[serde(default)]
+    pub missing_parameter_message: bool,
 }
 
 impl Manifest {

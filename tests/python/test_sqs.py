@@ -498,7 +498,7 @@ def shape(element):
 def test_query_xml_shapes(stratus):
     """awsQuery answers in AWS's XML layout: the namespace, `<Op>Result` wrappers, flattened
     `Attribute` and `MessageAttribute` entries, `ResponseMetadata`, and errors as
-    `ErrorResponse/Error/{Type,Code,Message}` with a `RequestId` beside `Error`."""
+    `ErrorResponse/Error/{Type,Code,Message,Detail}` with a `RequestId` beside `Error`."""
     name = f"xml-{uuid.uuid4().hex[:8]}"
     status, doc = query(stratus, Action="CreateQueue", QueueName=name)
     assert status == 200
@@ -538,7 +538,7 @@ def test_query_xml_shapes(stratus):
     assert status == 400
     assert shape(doc) == (
         "ErrorResponse",
-        [("Error", [("Type", []), ("Code", []), ("Message", [])]), ("RequestId", [])],
+        [("Error", [("Type", []), ("Code", []), ("Message", []), ("Detail", [])]), ("RequestId", [])],
     )
     assert find(doc, "Type").text == "Sender"
 
@@ -868,6 +868,56 @@ def test_query_errors_carry_an_empty_detail(stratus, sqs, queue):
     error = find(doc, "Error")
     assert [local(child.tag) for child in error] == ["Type", "Code", "Message", "Detail"]
     assert find(error, "Code").text == "InvalidParameterValue" and not find(error, "Detail").text
+
+
+def test_modelled_query_errors_carry_the_detail_too(stratus):
+    # As AWS recorded: every SQS Query error has the empty <Detail/>, and an unknown queue is
+    # worded for the wsdl version there (JSON clients get "The specified queue does not exist.").
+    gone = f"{stratus.endpoint}/000000000000/never-made-{uuid.uuid4().hex[:8]}"
+    status, doc = query(stratus, Action="GetQueueAttributes", QueueUrl=gone)
+    error = find(doc, "Error")
+    assert status == 400
+    assert [local(child.tag) for child in error] == ["Type", "Code", "Message", "Detail"]
+    assert find(error, "Code").text == "AWS.SimpleQueueService.NonExistentQueue"
+    assert find(error, "Message").text == "The specified queue does not exist for this wsdl version."
+    with pytest.raises(ClientError) as err:
+        stratus.client("sqs").get_queue_attributes(QueueUrl=gone)
+    assert err.value.response["Error"]["Message"] == "The specified queue does not exist."
+
+
+def test_a_missing_parameter_is_named(stratus, sqs, queue):
+    status, doc = query(stratus, Action="SendMessage", QueueUrl=queue)
+    assert status == 400
+    assert find(doc, "Code").text == "MissingParameter"
+    assert find(doc, "Message").text == "The request must contain the parameter MessageBody."
+
+
+def queue_get(stratus, queue, **params):
+    """A signed Query GET to the queue's own URL: (status, body text)."""
+    path = urllib.parse.urlsplit(queue).path
+    query_string = urllib.parse.urlencode(params)
+    request = urllib.request.Request(f"{stratus.endpoint}{path}" + (f"?{query_string}" if params else ""), headers=SIGNED)
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_a_queues_url_takes_only_the_actions_on_a_queue(stratus, queue):
+    for action in ["CreateQueue", "ListQueues", "FooBar"]:
+        status, text = queue_get(stratus, queue, Action=action, QueueName="other")
+        assert status == 400, action
+        assert "<Code>InvalidAction</Code>" in text
+        assert f"<Message>The action {action} is not valid for this endpoint.</Message>" in text
+    # GetQueueUrl is answered there.
+    status, text = queue_get(stratus, queue, Action="GetQueueUrl", QueueName=queue.rsplit("/", 1)[1])
+    assert status == 200 and "<QueueUrl>" in text
+    # Without any action, SQS answers a bare document.
+    assert queue_get(stratus, queue) == (404, "<UnknownOperationException/>")
+    # An empty result is an empty-element tag.
+    status, text = queue_get(stratus, queue, Action="ReceiveMessage")
+    assert status == 200 and "<ReceiveMessageResult/>" in text
 
 
 TRACE = "Root=1-3152b799-8954dae64eda91bc9a23a7e8;Parent=7fa8c0f79203be72;Sampled=1"

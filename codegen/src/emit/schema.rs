@@ -245,22 +245,45 @@ impl ServiceGen<'_> {
                 }
             })
             .collect::<Result<Vec<String>, Error>>()?;
+        let query_messages = self
+            .entry
+            .query_error_messages
+            .iter()
+            .map(|(shape, message)| {
+                let known = self
+                    .shapes
+                    .iter()
+                    .filter_map(|id| self.shape(id).ok())
+                    .any(|s| s.has_trait("smithy.api#error") && s.name() == shape);
+                match known {
+                    true => Ok(format!("({shape:?}, {message:?})")),
+                    false => Err(Error::unsupported(
+                        &svc.id,
+                        format!("Query error message of {shape:?}: no such error"),
+                    )),
+                }
+            })
+            .collect::<Result<Vec<String>, Error>>()?;
         let s3_envelope = self.entry.s3_envelope;
+        let query_error_detail = self.entry.query_error_detail;
         if !bare_xml_errors
             && !s3_envelope
+            && !query_error_detail
             && unwrapped.is_empty()
             && interleaved.is_empty()
             && omitted.is_empty()
             && statuses.is_empty()
+            && query_messages.is_empty()
         {
             return Ok("Departures::NONE".into());
         }
         Ok(format!(
-            "Departures {{ bare_xml_errors: {bare_xml_errors}, unwrapped_xml_outputs: &[{}], s3_envelope: {s3_envelope}, interleaved_versions: &[{}], omitted_default_members: &[{}], answer_statuses: &[{}] }}",
+            "Departures {{ bare_xml_errors: {bare_xml_errors}, unwrapped_xml_outputs: &[{}], s3_envelope: {s3_envelope}, interleaved_versions: &[{}], omitted_default_members: &[{}], answer_statuses: &[{}], query_error_detail: {query_error_detail}, query_error_messages: &[{}] }}",
             unwrapped.join(", "),
             interleaved.join(", "),
             omitted.join(", "),
             statuses.join(", "),
+            query_messages.join(", "),
         ))
     }
 
@@ -357,7 +380,7 @@ impl ServiceGen<'_> {
              sdk_id: {:?},\nnamespace: {namespace:?},\nshape_name: {:?},\nversion: {:?},\n\
              signing_name: {signing_name:?},\nendpoint_prefix: {:?},\nprotocols: &[{}],\n\
              query_compatible: {},\nxml_namespace: {xml_ns},\noperations: &[\n{ops}],\n\
-             validation: ValidationStyle {{ code: {:?}, http_status: {}, missing_code: {:?}, path_from_input: {}, unanchored_patterns: {}, framework_error: {framework_error} }},\n\
+             validation: ValidationStyle {{ code: {:?}, http_status: {}, missing_code: {:?}, path_from_input: {}, unanchored_patterns: {}, missing_parameter_message: {}, framework_error: {framework_error} }},\n\
              departures: {departures},\n\
              model_sha256: {:?},\nauthorization: &authorization::AUTHORIZATION,\n}};\n",
             self.sdk_id_text(),
@@ -371,6 +394,7 @@ impl ServiceGen<'_> {
             v.missing_code,
             v.path_from_input,
             v.unanchored_patterns,
+            v.missing_parameter_message,
             self.model_sha256,
         ))
     }

@@ -770,6 +770,7 @@ pub static SERVICE: Service = Service {
         missing_code: None,
         path_from_input: false,
         unanchored_patterns: true,
+        missing_parameter_message: false,
         framework_error: None,
     },
     departures: Departures::NONE,

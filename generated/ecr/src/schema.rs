@@ -659,6 +659,7 @@ pub static SERVICE: Service = Service {
         missing_code: None,
         path_from_input: false,
         unanchored_patterns: false,
+        missing_parameter_message: false,
         framework_error: None,
     },
     departures: Departures::NONE,

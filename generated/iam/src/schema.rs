@@ -2040,6 +2040,7 @@ pub static SERVICE: Service = Service {
         missing_code: None,
         path_from_input: false,
         unanchored_patterns: false,
+        missing_parameter_message: false,
         framework_error: None,
     },
     departures: Departures {
@@ -2049,6 +2050,8 @@ pub static SERVICE: Service = Service {
         interleaved_versions: &[],
         omitted_default_members: &[("ListServiceSpecificCredentials", "IsTruncated")],
         answer_statuses: &[],
+        query_error_detail: false,
+        query_error_messages: &[],
     },
     model_sha256: "e1d56568a5bb1e17ea757e47b7830cc7dc447767f98ab08d8430bc440e1ce817",
     authorization: &authorization::AUTHORIZATION,

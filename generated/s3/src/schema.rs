@@ -1501,6 +1501,7 @@ pub static SERVICE: Service = Service {
         missing_code: None,
         path_from_input: false,
         unanchored_patterns: false,
+        missing_parameter_message: false,
         framework_error: None,
     },
     departures: Departures {
@@ -1517,6 +1518,8 @@ pub static SERVICE: Service = Service {
             ("PutBucketTagging", 204),
             ("RestoreObject", 202),
         ],
+        query_error_detail: false,
+        query_error_messages: &[],
     },
     model_sha256: "3e7e6a41c4ac91e340aee7be88b4a1428b8cf93dd3fbb122e2211170831e3a0c",
     authorization: &authorization::AUTHORIZATION,

@@ -396,9 +396,22 @@ pub static SERVICE: Service = Service {
         missing_code: Some("MissingParameter"),
         path_from_input: false,
         unanchored_patterns: false,
+        missing_parameter_message: true,
         framework_error: None,
     },
-    departures: Departures::NONE,
+    departures: Departures {
+        bare_xml_errors: false,
+        unwrapped_xml_outputs: &[],
+        s3_envelope: false,
+        interleaved_versions: &[],
+        omitted_default_members: &[],
+        answer_statuses: &[],
+        query_error_detail: true,
+        query_error_messages: &[(
+            "QueueDoesNotExist",
+            "The specified queue does not exist for this wsdl version.",
+        )],
+    },
     model_sha256: "95b525beb0009f56f39163b5ad04e6851475901cd9c848b5d42d9e0d285bf659",
     authorization: &authorization::AUTHORIZATION,
 };

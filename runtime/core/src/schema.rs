@@ -454,6 +454,9 @@ pub struct ValidationStyle {
     /// as DynamoDB, STS and Lambda answer (`[a-zA-Z0-9_.-]+` for `^[a-zA-Z0-9_.-]+$`);
     /// others, EventBridge among them, quote it as modelled.
     pub unanchored_patterns: bool,
+    /// A lone missing top-level member is worded "The request must contain the parameter
+    /// `Name`." (SQS, over both its protocols), not as a constraint violation.
+    pub missing_parameter_message: bool,
     /// The Smithy framework's `ValidationException` shape, for services whose model lists it
     /// (the protocol test services): violations are then answered as that modelled error, in
     /// the framework's wording.
@@ -524,6 +527,13 @@ pub struct Departures {
     /// Operations answered with another status than the model's `@http` code, as
     /// `(operation, status)` (manifest: `answer_statuses`; S3's PutBucketPolicy: 204).
     pub answer_statuses: &'static [(&'static str, u16)],
+    /// Query error documents carry an empty `<Detail/>` after the message, as all of SQS's
+    /// do (manifest: `query_error_detail`).
+    pub query_error_detail: bool,
+    /// The messages modelled errors are worded with over the Query protocol, by the error's
+    /// shape name (manifest: `query_error_messages`; SQS's `QueueDoesNotExist` is "The
+    /// specified queue does not exist for this wsdl version." there).
+    pub query_error_messages: &'static [(&'static str, &'static str)],
 }
 
 impl Departures {
@@ -535,7 +545,18 @@ impl Departures {
         interleaved_versions: &[],
         omitted_default_members: &[],
         answer_statuses: &[],
+        query_error_detail: false,
+        query_error_messages: &[],
     };
+
+    /// The message an error of shape `shape` is worded with over the Query protocol, when
+    /// it is not the one its operations give.
+    pub fn query_message(&self, shape: &str) -> Option<&'static str> {
+        self.query_error_messages
+            .iter()
+            .find(|(name, _)| *name == shape)
+            .map(|(_, message)| *message)
+    }
 
     /// Whether `op`'s output is its one body member as the document's root.
     pub fn unwraps_output(&self, op: &str) -> bool {

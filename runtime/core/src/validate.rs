@@ -91,6 +91,20 @@ impl Report {
         &self.items
     }
 
+    /// The member a report of one missing top-level member names, as the model spells it
+    /// (`MessageBody` for the path `messageBody`).
+    pub fn missing_parameter(&self) -> Option<String> {
+        let [only] = self.items.as_slice() else {
+            return None;
+        };
+        if !self.missing || only.path.contains(['.', '/']) {
+            return None;
+        }
+        let mut chars = only.path.chars();
+        let first = chars.next()?;
+        Some(first.to_uppercase().chain(chars).collect())
+    }
+
     /// The whole message as the service writes it.
     pub fn message(&self) -> String {
         let n = self.items.len();
@@ -121,11 +135,19 @@ pub fn validate_input(service: &Service, operation: &Operation, input: &Value) -
             value: framework_error_value(shape, &report),
         });
     }
+    let lone_missing = report.missing && report.items.len() == 1;
     let code = match style.missing_code {
-        Some(code) if report.missing && report.items.len() == 1 => code,
+        Some(code) if lone_missing => code,
         _ => style.code,
     };
-    Err(AwsError::new(code, report.message(), style.http_status).into())
+    let message = match report
+        .missing_parameter()
+        .filter(|_| lone_missing && style.missing_parameter_message)
+    {
+        Some(name) => format!("The request must contain the parameter {name}."),
+        None => report.message(),
+    };
+    Err(AwsError::new(code, message, style.http_status).into())
 }
 
 /// The framework `ValidationException` value: `message` and `fieldList` of `{path, message}`.

@@ -272,6 +272,7 @@ fn service_style_picks_code_and_path_root() {
             missing_code: Some("MissingParameter"),
             path_from_input: true,
             unanchored_patterns: false,
+            missing_parameter_message: false,
             framework_error: None,
         },
         departures: Departures::NONE,

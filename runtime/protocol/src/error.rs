@@ -13,6 +13,8 @@ use stratus_core::AwsError;
 /// |---|---|---|---|
 /// | `UnknownOperation` | `UnknownOperationException` (awsJson 400, REST/rpcv2 404) | `UnknownOperationException` 404 | `InvalidAction` 400 |
 /// | `MissingAction` | — | — | `MissingAction` 400 |
+/// | `ActionNotValidHere` | — | — | `InvalidAction` 400 ("…for this endpoint.", SQS) |
+/// | `NoActionAtQueue` | — | — | a bare `<UnknownOperationException/>` 404 (SQS) |
 /// | `MalformedBody` | `SerializationException` 400 | `MalformedXML` 400 | `MalformedQueryString` 404 |
 /// | `MalformedParameter` | `SerializationException` 400 | `InvalidArgument` 400 | `InvalidQueryParameter` 400 |
 /// | `UnsupportedMediaType` | `UnsupportedMediaTypeException` 415 | same | same |
@@ -43,6 +45,17 @@ pub enum ProtocolError {
     /// A Query request without an `Action` parameter.
     #[error("the request has no Action parameter")]
     MissingAction,
+    /// A Query request to a queue's URL naming an action that takes no queue, or none the
+    /// service has (SQS's `InvalidAction` "The action X is not valid for this endpoint.").
+    #[error("the action {name:?} is not valid at a queue's URL")]
+    ActionNotValidHere {
+        /// The action named.
+        name: String,
+    },
+    /// A request to a queue's URL with no action at all: SQS's bare
+    /// `<UnknownOperationException/>`, 404.
+    #[error("a request to a queue's URL names no action")]
+    NoActionAtQueue,
     /// The body is not well-formed, or not of the input's shape.
     #[error("malformed {protocol:?} body: {message}")]
     MalformedBody {
@@ -102,6 +115,12 @@ impl ProtocolError {
                 ),
             },
             ProtocolError::MissingAction => AwsError::new("MissingAction", "Missing Action", 400),
+            ProtocolError::ActionNotValidHere { name } => AwsError::new(
+                "InvalidAction",
+                format!("The action {name} is not valid for this endpoint."),
+                400,
+            ),
+            ProtocolError::NoActionAtQueue => AwsError::new("UnknownOperationException", "", 404),
             ProtocolError::MalformedBody { protocol, message } => match protocol {
                 AwsQuery | Ec2Query => AwsError::new("MalformedQueryString", message.clone(), 404),
                 RestXml => AwsError::new(

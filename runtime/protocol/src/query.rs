@@ -21,7 +21,7 @@
 //! use stratus_core::schema::*;
 //! # static SERVICE: Service = Service { sdk_id: "X", namespace: "x", shape_name: "X", version: "2012-11-05",
 //! #     signing_name: "sqs", endpoint_prefix: "sqs", protocols: &[], query_compatible: false, xml_namespace: None,
-//! #     operations: &[], validation: ValidationStyle { code: "", http_status: 400, missing_code: None, path_from_input: false, unanchored_patterns: false, framework_error: None },
+//! #     operations: &[], validation: ValidationStyle { code: "", http_status: 400, missing_code: None, path_from_input: false, unanchored_patterns: false, missing_parameter_message: false, framework_error: None },
 //! #     departures: Departures::NONE, model_sha256: "", authorization: &stratus_core::authz::Authorization::NONE };
 //! // A service without @xmlNamespace answers in a namespace made from its endpoint prefix.
 //! assert_eq!(namespace_uri(&SERVICE), "http://sqs.amazonaws.com/doc/2012-11-05/");
@@ -92,6 +92,34 @@ pub(crate) fn decode(protocol: Protocol, op: &'static Operation, req: &Request) 
         name,
         message,
     })
+}
+
+/// Whether `req` is sent to a queue's URL (`/ACCOUNT/NAME`, or Stratus's
+/// `/queue/REGION/ACCOUNT/NAME`) of a service whose operations name queues by URL (SQS): its
+/// actions are then only those that take a queue.
+pub fn addresses_queue(service: &Service, req: &Request) -> bool {
+    let path = req.uri.path().trim_end_matches('/');
+    path.matches('/').count() >= 2
+        && service
+            .operations
+            .iter()
+            .any(|op| op.input.member_index("QueueUrl").is_some())
+}
+
+/// The actions on the account's queues rather than one queue, which SQS refuses at a queue's
+/// URL (recorded: CreateQueue and ListQueues; GetQueueUrl is answered there).
+const ACCOUNT_ACTIONS: [&str; 2] = ["CreateQueue", "ListQueues"];
+
+/// Refuses an action sent to a queue's URL that acts on the account's queues, or does not
+/// exist, as SQS words it.
+pub fn check_queue_action(service: &Service, req: &Request, action: &str) -> Result<(), ProtocolError> {
+    let refused = service.operation(action).is_none() || ACCOUNT_ACTIONS.contains(&action);
+    match refused && addresses_queue(service, req) {
+        true => Err(ProtocolError::ActionNotValidHere {
+            name: action.to_owned(),
+        }),
+        false => Ok(()),
+    }
 }
 
 /// SQS's classic Query form names the queue by the URL it is sent to (`POST /ACCOUNT/NAME`,
@@ -255,9 +283,15 @@ pub(crate) fn encode_output(
     let mut writer = XmlWriter::new(&mut body);
     let mut root = writer.start_el(response_name).write_ns(&ns, None).finish();
     if !std::ptr::eq(op.output, &stratus_core::prelude_shapes::UNIT) {
-        let mut result = root.start_el(result_name).finish();
-        xml::write_members(&mut result, op.output, output);
-        result.finish();
+        // An empty result is an empty-element tag, as AWS writes it (`<ReceiveMessageResult/>`).
+        match xml::body_members(op.output, output).next() {
+            None => root.start_el(result_name).finish_empty(),
+            Some(_) => {
+                let mut result = root.start_el(result_name).finish();
+                xml::write_members(&mut result, op.output, output);
+                result.finish();
+            }
+        }
     }
     let mut meta = root.start_el("ResponseMetadata").finish();
     meta.start_el("RequestId").finish().data(request_id);
@@ -267,16 +301,35 @@ pub(crate) fn encode_output(
 }
 
 pub(crate) fn encode_error(service: &'static Service, error: &OperationError, request_id: &str) -> Response {
-    let failure = Failure::of(error);
+    let mut failure = Failure::of(error);
+    if failure.query_code == UNKNOWN_OPERATION {
+        return xml_response(failure.query_status, format!("<{UNKNOWN_OPERATION}/>"), request_id);
+    }
+    let departures = &service.departures;
+    if let Some(message) = failure
+        .modeled
+        .and_then(|(shape, _)| departures.query_message(shape.name))
+    {
+        failure.message = Some(message);
+    }
     let ns = namespace_uri(service);
     let mut body = String::new();
     let mut writer = XmlWriter::new(&mut body);
     let mut root = writer.start_el("ErrorResponse").write_ns(&ns, None).finish();
-    xml::write_error_fields(&mut root.start_el("Error").finish(), &failure, failure.query_code, true);
+    let mut fields = root.start_el("Error").finish();
+    xml::write_error_fields(&mut fields, &failure, failure.query_code, true);
+    if departures.query_error_detail && !failure.details.iter().any(|(name, _)| *name == "Detail") {
+        fields.start_el("Detail").finish_empty();
+    }
+    fields.finish();
     root.start_el("RequestId").finish().data(request_id);
     root.finish();
     xml_response(failure.query_status, body, request_id)
 }
+
+/// The code of the refusal of a request to a queue's URL that names no action
+/// ([`ProtocolError::NoActionAtQueue`]), which SQS answers with a bare `<UnknownOperationException/>`.
+const UNKNOWN_OPERATION: &str = "UnknownOperationException";
 
 fn xml_response(status: u16, body: String, request_id: &str) -> Response {
     let mut response = respond(status, Some("text/xml"), body.into_bytes());

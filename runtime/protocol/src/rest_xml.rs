@@ -14,7 +14,7 @@
 //! # use stratus_core::schema::*;
 //! # static SERVICE: Service = Service { sdk_id: "X", namespace: "x", shape_name: "X", version: "1",
 //! #     signing_name: "x", endpoint_prefix: "x", protocols: &[], query_compatible: false, xml_namespace: None,
-//! #     operations: &[], validation: ValidationStyle { code: "", http_status: 400, missing_code: None, path_from_input: false, unanchored_patterns: false, framework_error: None },
+//! #     operations: &[], validation: ValidationStyle { code: "", http_status: 400, missing_code: None, path_from_input: false, unanchored_patterns: false, missing_parameter_message: false, framework_error: None },
 //! #     departures: Departures::NONE, model_sha256: "", authorization: &stratus_core::authz::Authorization::NONE };
 //! let error = OperationError::Aws(AwsError::new("NoSuchBucket", "The specified bucket does not exist", 404));
 //! let response = encode_error(&SERVICE, &error, "r1", ErrorStyle::Bare);

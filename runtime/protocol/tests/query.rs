@@ -142,6 +142,8 @@ fn sqs_send_message_over_query_reads_flattened_renamed_maps() {
     assert_eq!(at(op.input, &v, "MessageAttributes.bits.DataType"), Some(&s("Binary")));
 }
 
+/// As recorded from SQS (LocalStack's `test_non_existent_queue`): over Query the error has
+/// its Query code, the wording for the wsdl version and an empty `<Detail/>`.
 #[test]
 fn sqs_modelled_error_uses_its_query_code_and_awss_namespace() {
     let service = &stratus_gen_sqs::SERVICE;
@@ -155,8 +157,8 @@ fn sqs_modelled_error_uses_its_query_code_and_awss_namespace() {
     assert_eq!(
         body_text(&response),
         "<ErrorResponse xmlns=\"http://queue.amazonaws.com/doc/2012-11-05/\"><Error><Type>Sender</Type>\
-         <Code>AWS.SimpleQueueService.NonExistentQueue</Code><Message>The specified queue does not exist.</Message>\
-         </Error><RequestId>r2</RequestId></ErrorResponse>"
+         <Code>AWS.SimpleQueueService.NonExistentQueue</Code><Message>The specified queue does not exist for this wsdl version.</Message>\
+         <Detail/></Error><RequestId>r2</RequestId></ErrorResponse>"
     );
 }
 
@@ -238,6 +240,7 @@ static SERVICE: Service = Service {
         missing_code: None,
         path_from_input: false,
         unanchored_patterns: false,
+        missing_parameter_message: false,
         framework_error: None,
     },
     departures: Departures::NONE,
@@ -368,6 +371,7 @@ static OMITTING: Service = Service {
         missing_code: None,
         path_from_input: false,
         unanchored_patterns: false,
+        missing_parameter_message: false,
         framework_error: None,
     },
     model_sha256: "",

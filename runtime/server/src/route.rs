@@ -159,6 +159,12 @@ impl Services {
             };
             if let Some(i) = self.query_service(candidates, action, param("Version")) {
                 let h = &self.handlers[i];
+                if let Err(error) = stratus_protocol::query::check_queue_action(h.schema(), req, action) {
+                    return Err(Unrouted {
+                        error: error.into(),
+                        target: Some((Arc::clone(h), Protocol::AwsQuery)),
+                    });
+                }
                 // The action is already parsed: no second pass over the form.
                 return match h.schema().operation(action) {
                     Some(operation) => Ok(Route {
@@ -179,6 +185,21 @@ impl Services {
             }
         }
 
+        // A bare GET of a queue's URL names no operation at all.
+        if let Some((_, services)) =
+            signed.filter(|_| req.method == http::Method::GET && header(&X_AMZ_TARGET).is_none())
+        {
+            let queues = services.iter().map(|&i| &self.handlers[i]).find(|h| {
+                h.schema().protocols.contains(&Protocol::AwsQuery)
+                    && stratus_protocol::query::addresses_queue(h.schema(), req)
+            });
+            if let Some(h) = queues {
+                return Err(Unrouted {
+                    error: ProtocolError::NoActionAtQueue.into(),
+                    target: Some((Arc::clone(h), Protocol::AwsQuery)),
+                });
+            }
+        }
         match signed {
             Some((_, services)) => self.route_signed(services, req),
             None => self.route_unsigned(req),
