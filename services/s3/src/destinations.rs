@@ -82,7 +82,7 @@ impl Target {
 }
 
 impl S3Service {
-    fn providers(&self) -> Option<&Providers> {
+    pub(crate) fn providers(&self) -> Option<&Providers> {
         self.destinations.get()
     }
 

@@ -1,8 +1,9 @@
 //! Objects' server-side encryption as S3 reports it, and UpdateObjectEncryption's rules.
 //!
-//! Every object is SSE-S3 (`AES256`), as on AWS since January 2023, unless it was written under
-//! a customer-provided key (SSE-C, [`crate::customer_key`]), or until UpdateObjectEncryption
-//! turns a version into SSE-KMS with a key ([`KmsEncryption`], kept in the object record).
+//! Every object is SSE-S3 (`AES256`), as on AWS since January 2023, unless its write asked for
+//! SSE-KMS (or its bucket's default encryption is SSE-KMS), it was written under a
+//! customer-provided key (SSE-C, [`crate::customer_key`]), or UpdateObjectEncryption turned the
+//! version into SSE-KMS with a key ([`KmsEncryption`], kept in the object record).
 //! Bodies are not encrypted either way: only what S3 reports is kept, and the KMS key is not
 //! looked up. Reads report it with `x-amz-server-side-encryption`,
 //! `x-amz-server-side-encryption-aws-kms-key-id` and `-bucket-key-enabled` ([`Reported`]).
@@ -12,19 +13,115 @@
 
 use serde::{Deserialize, Serialize};
 use stratus_core::arn::Arn;
-use stratus_core::AwsError;
-use stratus_gen_s3::{ObjectEncryption, ServerSideEncryption};
+use stratus_core::service::capabilities::EncryptionContext;
+use stratus_core::service::Caller;
+use stratus_core::{AwsError, RequestContext};
+use stratus_gen_s3::{schema, ObjectEncryption, ServerSideEncryption, ServerSideEncryptionConfiguration};
 
-use crate::lock;
+use crate::error::S3Error;
 use crate::object::ObjectRecord;
+use crate::{config, lock, S3Service, S3_PRINCIPAL};
+
+/// The AWS managed key of objects that ask for SSE-KMS without naming a key.
+const DEFAULT_KEY: &str = "alias/aws/s3";
+
+/// The SSE-KMS headers of a write: `x-amz-server-side-encryption`, its key id and whether
+/// an S3 Bucket Key is used.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct KmsHeaders<'a> {
+    pub sse: Option<&'a ServerSideEncryption>,
+    pub key_id: Option<&'a str>,
+    pub bucket_key: Option<bool>,
+}
+
+impl S3Service {
+    /// The SSE-KMS encryption a write of `key` into `bucket` gets: the request's
+    /// (`aws:kms`, with its key or the AWS managed `aws/s3`), else the bucket's default
+    /// encryption when that is SSE-KMS; `None` for SSE-S3. The key is resolved through KMS,
+    /// which names it by its ARN, as S3's answers do.
+    pub(crate) async fn kms_for_write(
+        &self,
+        ctx: &RequestContext,
+        bucket: &str,
+        key: &str,
+        headers: KmsHeaders<'_>,
+    ) -> Result<Option<KmsEncryption>, AwsError> {
+        let (key_id, bucket_key) = match headers.sse {
+            Some(ServerSideEncryption::AwsKms | ServerSideEncryption::AwsKmsDsse) => (
+                headers.key_id.unwrap_or(DEFAULT_KEY).to_owned(),
+                headers.bucket_key.unwrap_or(false),
+            ),
+            Some(ServerSideEncryption::Unknown(value)) => {
+                return Err(S3Error::invalid_argument("The encryption method specified is not supported")
+                    .with_detail("ArgumentName", "x-amz-server-side-encryption")
+                    .with_detail("ArgumentValue", value.as_str()))
+            }
+            _ if headers.key_id.is_some() => {
+                return Err(S3Error::invalid_argument(
+                    "Server Side Encryption with AWS KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms",
+                ))
+            }
+            Some(_) => return Ok(None),
+            None => match self.default_kms(bucket)? {
+                Some((key_id, bucket_key)) => (key_id, headers.bucket_key.unwrap_or(bucket_key)),
+                None => return Ok(None),
+            },
+        };
+        let Some(keys) = self.providers().and_then(|p| p.keys.as_deref()) else {
+            return Err(kms_error(
+                "NotFoundException",
+                &format!("Invalid keyId '{key_id}': KMS is not served"),
+            ));
+        };
+        // S3's encryption context (S3 user guide, "Encryption context"): the object's ARN.
+        let context = EncryptionContext::from([("aws:s3:arn".to_owned(), format!("arn:aws:s3:::{bucket}/{key}"))]);
+        let caller = Caller::service(S3_PRINCIPAL, &ctx.account_id, &ctx.region);
+        let data_key = keys
+            .generate_data_key(caller, &key_id, 32, &context)
+            .await
+            .map_err(|e| kms_error(e.code.trim_start_matches("KMS."), &e.message))?;
+        Ok(Some(KmsEncryption {
+            key_arn: data_key.key_arn,
+            bucket_key: bucket_key.then_some(true),
+        }))
+    }
+
+    /// The KMS key and Bucket Key setting of `bucket`'s default encryption, when it is SSE-KMS.
+    fn default_kms(&self, bucket: &str) -> Result<Option<(String, bool)>, AwsError> {
+        let stored: Option<ServerSideEncryptionConfiguration> = self.typed_config(
+            bucket,
+            config::ENCRYPTION,
+            &schema::SERVER_SIDE_ENCRYPTION_CONFIGURATION,
+        )?;
+        let Some(rule) = stored.and_then(|c| c.rules.into_iter().next()) else {
+            return Ok(None);
+        };
+        let Some(default) = rule.apply_server_side_encryption_by_default else {
+            return Ok(None);
+        };
+        Ok(match default.sse_algorithm {
+            ServerSideEncryption::AwsKms | ServerSideEncryption::AwsKmsDsse => Some((
+                default.kms_master_key_id.unwrap_or_else(|| DEFAULT_KEY.to_owned()),
+                rule.bucket_key_enabled.unwrap_or(false),
+            )),
+            _ => None,
+        })
+    }
+}
+
+/// A KMS refusal as S3 passes it on: KMS's code with a `KMS.` prefix, and its message.
+fn kms_error(code: &str, message: &str) -> AwsError {
+    AwsError::new(format!("KMS.{code}"), message, 400)
+}
 
 /// SSE-KMS, as UpdateObjectEncryption set it on a version.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub(crate) struct KmsEncryption {
     /// The full KMS key ARN.
     pub key_arn: String,
-    /// Whether an S3 Bucket Key is used.
-    pub bucket_key: bool,
+    /// Whether an S3 Bucket Key is used; `None` when answers leave it unsaid, as they do for
+    /// a write without one (an UpdateObjectEncryption says `false`).
+    pub bucket_key: Option<bool>,
 }
 
 /// The encryption headers an answer about a version carries: SSE-S3 or SSE-KMS, or SSE-C's
@@ -54,7 +151,7 @@ impl Reported {
         Reported {
             server_side_encryption,
             kms_key_id: kms.map(|k| k.key_arn.clone()),
-            bucket_key_enabled: kms.map(|k| k.bucket_key),
+            bucket_key_enabled: kms.and_then(|k| k.bucket_key),
             customer_algorithm,
             customer_key_md5,
         }
@@ -83,7 +180,7 @@ pub(crate) fn requested(encryption: ObjectEncryption, bucket_owner: &str) -> Res
     }
     Ok(KmsEncryption {
         key_arn: sse.kms_key_arn,
-        bucket_key: sse.bucket_key_enabled.unwrap_or(false),
+        bucket_key: Some(sse.bucket_key_enabled.unwrap_or(false)),
     })
 }
 
@@ -121,8 +218,8 @@ mod tests {
     fn a_key_of_the_bucket_owner_is_taken() {
         let arn = "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab";
         let got = requested(kms(arn, Some(true)), OWNER).unwrap();
-        assert_eq!((got.key_arn.as_str(), got.bucket_key), (arn, true));
-        assert!(!requested(kms(arn, None), OWNER).unwrap().bucket_key);
+        assert_eq!((got.key_arn.as_str(), got.bucket_key), (arn, Some(true)));
+        assert_eq!(requested(kms(arn, None), OWNER).unwrap().bucket_key, Some(false));
     }
 
     // UpdateObjectEncryption's documented refusals: another account's key (AccessDenied),

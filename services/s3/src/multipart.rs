@@ -60,6 +60,9 @@ pub(crate) struct UploadRecord {
     /// and the object is stored under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub customer_key_md5: Option<String>,
+    /// The SSE-KMS key the object is stored under (see [`crate::encryption`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kms: Option<crate::encryption::KmsEncryption>,
 }
 
 /// What a part is checked against before it is stored: the request's `Content-MD5`, the
@@ -372,10 +375,13 @@ impl<R: Read> Read for Hashing<R> {
 }
 
 impl S3Service {
+    /// Starts an upload for `ctx_account`, its object to be stored under `kms` (SSE-KMS) if
+    /// given.
     pub(crate) async fn create_upload(
         &self,
         ctx_account: String,
         input: CreateMultipartUploadRequest,
+        kms: Option<crate::encryption::KmsEncryption>,
     ) -> Result<CreateMultipartUploadOutput, AwsError> {
         crate::storage_class::check_storage_class(input.storage_class.as_ref())?;
         let tags = match &input.tagging {
@@ -428,10 +434,11 @@ impl S3Service {
                 input.object_lock_legal_hold_status.as_ref(),
                 self.now_ms(),
             )?,
+            kms: kms.filter(|_| customer_key.is_none()),
             customer_key_md5: customer_key,
         };
         let checksum_type = algorithm.map(|_| upload_checksum_type(&upload));
-        let sse = crate::encryption::Reported::for_keys(None, upload.customer_key_md5.as_deref());
+        let sse = crate::encryption::Reported::for_keys(upload.kms.as_ref(), upload.customer_key_md5.as_deref());
         let bucket = input.bucket.clone();
         let upload_id = upload.upload_id.clone();
         self.write(move |tx| {
@@ -459,6 +466,8 @@ impl S3Service {
             server_side_encryption: sse.server_side_encryption,
             sse_customer_algorithm: sse.customer_algorithm,
             sse_customer_key_md5: sse.customer_key_md5,
+            ssekms_key_id: sse.kms_key_id,
+            bucket_key_enabled: sse.bucket_key_enabled,
             ..CreateMultipartUploadOutput::default()
         })
     }
@@ -473,7 +482,7 @@ impl S3Service {
         number: i32,
         source: Source,
         checks: PartChecks,
-    ) -> Result<PartRecord, AwsError> {
+    ) -> Result<(PartRecord, Option<crate::encryption::KmsEncryption>), AwsError> {
         let PartChecks {
             content_md5,
             sent,
@@ -524,7 +533,7 @@ impl S3Service {
             Ok(((), previous.map(|p| p.blob).into_iter().collect()))
         })
         .await?;
-        Ok(stored)
+        Ok((stored, upload.kms))
     }
 
     pub(crate) async fn complete_upload(
@@ -602,6 +611,7 @@ impl S3Service {
             checksum: composite.clone(),
             parts: stored_parts,
             customer_key_md5: upload.customer_key_md5,
+            kms: upload.kms,
             ..ObjectRecord::default()
         };
         let upload_lock = upload.lock;

@@ -6,7 +6,7 @@ use stratus_gen_s3::*;
 use crate::body::{Incoming, Source};
 use crate::checksum::{checksum_members, set_checksum_members};
 use crate::customer_key::{self, Given};
-use crate::encryption::Reported;
+use crate::encryption::{KmsHeaders, Reported};
 use crate::error::S3Error;
 use crate::multipart::PartChecks;
 use crate::object::{self, copy_source, ReadConditions};
@@ -17,7 +17,18 @@ pub(crate) async fn create_multipart_upload(
     ctx: &RequestContext,
     input: CreateMultipartUploadRequest,
 ) -> Result<CreateMultipartUploadOutput, CreateMultipartUploadError> {
-    Ok(s3.create_upload(ctx.account_id.clone(), input).await?)
+    let kms = match input.sse_customer_algorithm {
+        Some(_) => None,
+        None => {
+            let headers = KmsHeaders {
+                sse: input.server_side_encryption.as_ref(),
+                key_id: input.ssekms_key_id.as_deref(),
+                bucket_key: input.bucket_key_enabled,
+            };
+            s3.kms_for_write(ctx, &input.bucket, &input.key, headers).await?
+        }
+    };
+    Ok(s3.create_upload(ctx.account_id.clone(), input, kms).await?)
 }
 
 pub(crate) async fn upload_part(
@@ -40,13 +51,12 @@ pub(crate) async fn upload_part(
         ),
         None,
     )?;
-    let sse = Reported::for_keys(None, customer_key.as_deref());
     let checks = PartChecks {
         content_md5,
         sent,
-        customer_key,
+        customer_key: customer_key.clone(),
     };
-    let part = s3
+    let (part, kms) = s3
         .store_part(
             input.bucket,
             input.key,
@@ -56,12 +66,15 @@ pub(crate) async fn upload_part(
             checks,
         )
         .await?;
-    // Parts are SSE-S3, as every new object is (crate::encryption), or their upload's SSE-C.
+    // Parts report their upload's encryption (crate::encryption).
+    let sse = Reported::for_keys(kms.as_ref(), customer_key.as_deref());
     let mut output = UploadPartOutput {
         e_tag: Some(part.etag),
         server_side_encryption: sse.server_side_encryption,
         sse_customer_algorithm: sse.customer_algorithm,
         sse_customer_key_md5: sse.customer_key_md5,
+        ssekms_key_id: sse.kms_key_id,
+        bucket_key_enabled: sse.bucket_key_enabled,
         ..UploadPartOutput::default()
     };
     set_checksum_members!(output, part.checksum.as_ref());
@@ -92,7 +105,6 @@ pub(crate) async fn upload_part_copy(
         ),
         None,
     )?;
-    let sse = Reported::for_keys(None, customer_key.as_deref());
     ReadConditions {
         if_match: input.copy_source_if_match.as_deref(),
         if_none_match: input.copy_source_if_none_match.as_deref(),
@@ -108,7 +120,7 @@ pub(crate) async fn upload_part_copy(
             S3Error::invalid_argument("The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy")
         })?),
     };
-    let part = s3
+    let (part, kms) = s3
         .store_part(
             input.bucket,
             input.key,
@@ -116,11 +128,12 @@ pub(crate) async fn upload_part_copy(
             input.part_number,
             Source::Blob(source_body, range),
             PartChecks {
-                customer_key,
+                customer_key: customer_key.clone(),
                 ..PartChecks::default()
             },
         )
         .await?;
+    let sse = Reported::for_keys(kms.as_ref(), customer_key.as_deref());
     let mut result = CopyPartResult {
         e_tag: Some(part.etag),
         last_modified: Some(DateTime::from_secs(part.last_modified_ms.div_euclid(1000))),
@@ -133,6 +146,8 @@ pub(crate) async fn upload_part_copy(
         server_side_encryption: sse.server_side_encryption,
         sse_customer_algorithm: sse.customer_algorithm,
         sse_customer_key_md5: sse.customer_key_md5,
+        ssekms_key_id: sse.kms_key_id,
+        bucket_key_enabled: sse.bucket_key_enabled,
         ..UploadPartCopyOutput::default()
     })
 }

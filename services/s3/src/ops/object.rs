@@ -9,7 +9,7 @@ use crate::body::{self, Declared, Source};
 use crate::checksum::{checksum_members, set_checksum_members, Algorithm};
 use crate::chunked;
 use crate::customer_key::{self, Given};
-use crate::encryption::{self, Reported};
+use crate::encryption::{self, KmsHeaders, Reported};
 use crate::error::S3Error;
 use crate::object::{self, copy_source, ContentHeaders, ObjectRecord, ReadConditions};
 use crate::storage_class::{archived, check_readable, check_storage_class, kept_storage_class, restored};
@@ -81,6 +81,17 @@ pub(crate) async fn write_object(
     )?;
     // Before the body is read: a client waiting for `100 Continue` is refused without sending it.
     store::bucket(&s3.store()?, &bucket)?;
+    let kms = match customer_key {
+        Some(_) => None,
+        None => {
+            let headers = KmsHeaders {
+                sse: input.server_side_encryption.as_ref(),
+                key_id: input.ssekms_key_id.as_deref(),
+                bucket_key: input.bucket_key_enabled,
+            };
+            s3.kms_for_write(ctx, &bucket, &input.key, headers).await?
+        }
+    };
     let (blob, written) = s3
         .write_body("obj", incoming.source, Some(algorithm), body::MAX_SINGLE_UPLOAD)
         .await?;
@@ -117,6 +128,7 @@ pub(crate) async fn write_object(
             composite: false,
         }),
         customer_key_md5: customer_key,
+        kms,
         ..ObjectRecord::default()
     };
     let (if_match, if_none_match) = (input.if_match, input.if_none_match);
@@ -466,6 +478,17 @@ pub(crate) async fn copy_object(
         sse,
     )?;
     let new_encryption = sse.is_some() || customer_key.is_some();
+    let kms = match customer_key {
+        Some(_) => None,
+        None => {
+            let headers = KmsHeaders {
+                sse: input.server_side_encryption.as_ref(),
+                key_id: input.ssekms_key_id.as_deref(),
+                bucket_key: input.bucket_key_enabled,
+            };
+            s3.kms_for_write(ctx, &input.bucket, &input.key, headers).await?
+        }
+    };
     // A copy has the ACL its request sets (the source's is not copied).
     let acl = s3.object_acl_headers(
         &input.bucket,
@@ -527,8 +550,13 @@ pub(crate) async fn copy_object(
     // Copying a named version onto its own key is how a version is restored; a bucket with a
     // default encryption configuration re-encrypts what is copied onto itself (recorded).
     let same_place = source_bucket == input.bucket && source_key == input.key && source_version.is_none();
-    let unchanged =
-        !replace && input.storage_class.is_none() && input.website_redirect_location.is_none() && !new_encryption;
+    // A source under SSE-KMS or SSE-C copied without asking becomes SSE-S3: a change too.
+    let source_keyed = source.kms.is_some() || source.customer_key_md5.is_some();
+    let unchanged = !replace
+        && input.storage_class.is_none()
+        && input.website_redirect_location.is_none()
+        && !new_encryption
+        && !source_keyed;
     if same_place && unchanged && s3.load_config(&input.bucket, config::ENCRYPTION)?.is_none() {
         return Err(S3Error::invalid_request(
             "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
@@ -603,6 +631,7 @@ pub(crate) async fn copy_object(
         acl,
         checksum,
         customer_key_md5: customer_key,
+        kms,
         ..ObjectRecord::default()
     };
     let bucket = input.bucket.clone();
