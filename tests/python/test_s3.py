@@ -274,6 +274,21 @@ def test_errors_are_bare_error_documents(stratus, bucket):
 # As AWS's recorded answers (LocalStack's test_response_structure, test_create_bucket_head_bucket):
 # documents open with a declaration, `Server: AmazonS3`, and the request id only as
 # x-amz-request-id.
+def test_dates_in_documents_carry_milliseconds(stratus, s3, bucket):
+    # As S3 writes them ("2009-10-12T17:50:30.000Z" in the API reference's examples).
+    import re
+
+    s3.put_object(Bucket=bucket, Key="k", Body=b"x")
+    listing = raw(stratus, "GET", f"/{bucket}?list-type=2")[2].decode()
+    assert re.search(r"<LastModified>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z</LastModified>", listing), listing
+    # A copy source may be the source's path-style URL, as AWS takes it (sent as it is).
+    status_code, _, body = raw(
+        stratus, "PUT", f"/{bucket}/copy", headers={"x-amz-copy-source": f"{stratus.endpoint}/{bucket}/k"}
+    )
+    assert status_code == 200 and re.search(rb"<LastModified>[^<]*\.000Z</LastModified>", body), body
+    assert s3.head_object(Bucket=bucket, Key="copy")["ETag"] == s3.head_object(Bucket=bucket, Key="k")["ETag"]
+
+
 def test_answers_are_in_s3s_envelope(stratus, s3, bucket):
     s3.put_object(Bucket=bucket, Key="doc.xml", Body=b"<a/>", ContentType="application/xml")
     status_code, headers, body = raw(stratus, "GET", f"/{bucket}?list-type=2")

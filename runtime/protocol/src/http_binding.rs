@@ -54,9 +54,16 @@ pub(crate) trait BodyCodec {
     /// Reads a body as a value of `shape` (only its body-bound members, for a structure).
     fn read(shape: &'static Shape, body: &[u8]) -> Result<Value, String>;
     /// Writes `value` as a body; `member` is the payload member it is bound to, if any (its
-    /// `@xmlName` names the root), and `namespace` the service's, for formats that declare one.
-    fn write(shape: &'static Shape, member: Option<&Member>, value: &Value, namespace: Option<XmlNamespace>)
-        -> Vec<u8>;
+    /// `@xmlName` names the root), in the service's `style`.
+    fn write(shape: &'static Shape, member: Option<&Member>, value: &Value, style: BodyStyle) -> Vec<u8>;
+}
+
+/// What a service's bodies need beyond their shapes, for the formats that use it (XML): the
+/// namespace a document declares, and whether date-times carry milliseconds (S3's).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BodyStyle {
+    pub namespace: Option<XmlNamespace>,
+    pub millisecond_dates: bool,
 }
 
 /// The labels of `path` under `route`, percent-decoded, or `None` when the path does not
@@ -402,12 +409,7 @@ fn read_prefix_headers(m: &'static Member, prefix: &str, headers: &http::HeaderM
 
 /// Encodes a value of `shape` (an output or an error) as a response: status from
 /// `@httpResponseCode` or `status`, headers, and the payload or body.
-pub(crate) fn encode<C: BodyCodec>(
-    shape: &'static Shape,
-    value: &Value,
-    status: u16,
-    namespace: Option<XmlNamespace>,
-) -> Response {
+pub(crate) fn encode<C: BodyCodec>(shape: &'static Shape, value: &Value, status: u16, style: BodyStyle) -> Response {
     let slots: &[Option<Value>] = match value {
         Value::Struct(slots) => slots,
         _ => &[],
@@ -415,11 +417,11 @@ pub(crate) fn encode<C: BodyCodec>(
     let payload = shape.members.iter().position(|m| m.http == HttpBinding::Payload);
     let (body, content_type) = match payload {
         Some(i) => match slots.get(i) {
-            Some(Some(v)) => write_payload::<C>(&shape.members[i], v, namespace),
+            Some(Some(v)) => write_payload::<C>(&shape.members[i], v, style),
             _ => (Vec::new(), None),
         },
         None if shape.members.iter().any(|m| m.http.in_response_body()) => {
-            (C::write(shape, None, value, namespace), Some(C::MEDIA_TYPE))
+            (C::write(shape, None, value, style), Some(C::MEDIA_TYPE))
         }
         // A structure without body members is an empty body; `Unit` and 204 are no body.
         None => match C::EMPTY_BODY.filter(|_| status != 204 && !std::ptr::eq(shape, &UNIT)) {
@@ -437,16 +439,12 @@ pub(crate) fn encode<C: BodyCodec>(
     response
 }
 
-fn write_payload<C: BodyCodec>(
-    m: &'static Member,
-    value: &Value,
-    namespace: Option<XmlNamespace>,
-) -> (Vec<u8>, Option<&'static str>) {
+fn write_payload<C: BodyCodec>(m: &'static Member, value: &Value, style: BodyStyle) -> (Vec<u8>, Option<&'static str>) {
     let media_type = Some(payload_media_type::<C>(m));
     match value {
         Value::Blob(bytes) => (bytes.clone(), media_type),
         Value::String(text) => (text.clone().into_bytes(), media_type),
-        _ => (C::write(m.target, Some(m), value, namespace), media_type),
+        _ => (C::write(m.target, Some(m), value, style), media_type),
     }
 }
 

@@ -15,11 +15,11 @@
 
 use stratus_core::json::{self, KeyNames};
 use stratus_core::prelude_shapes::{STRING, UNIT};
-use stratus_core::schema::{Member, Operation, Protocol, Shape, ShapeType, XmlNamespace};
+use stratus_core::schema::{Member, Operation, Protocol, Shape, ShapeType};
 use stratus_core::{OperationError, Value};
 
 use crate::failure::Failure;
-use crate::http_binding::{self, BodyCodec};
+use crate::http_binding::{self, BodyCodec, BodyStyle};
 use crate::reply::{respond, set_header, set_request_id};
 use crate::{ProtocolError, Request, Response};
 
@@ -35,7 +35,7 @@ impl BodyCodec for Json {
         json::decode(shape, body, KeyNames::JsonName).map_err(|e| e.message)
     }
 
-    fn write(shape: &'static Shape, _: Option<&Member>, value: &Value, _: Option<XmlNamespace>) -> Vec<u8> {
+    fn write(shape: &'static Shape, _: Option<&Member>, value: &Value, _: BodyStyle) -> Vec<u8> {
         json::encode(shape, value, KeyNames::JsonName).into_bytes()
     }
 }
@@ -115,7 +115,7 @@ fn check_accept(op: &'static Operation, req: &Request) -> Result<(), ProtocolErr
 
 pub(crate) fn encode_output(op: &'static Operation, output: &Value, request_id: &str) -> Response {
     let status = op.http.map_or(200, |r| r.code);
-    let mut response = http_binding::encode::<Json>(op.output, output, status, None);
+    let mut response = http_binding::encode::<Json>(op.output, output, status, BodyStyle::default());
     set_request_id(&mut response, request_id);
     response
 }
@@ -123,7 +123,7 @@ pub(crate) fn encode_output(op: &'static Operation, output: &Value, request_id: 
 pub(crate) fn encode_error(error: &OperationError, request_id: &str) -> Response {
     let failure = Failure::of(error);
     let mut response = match failure.modeled {
-        Some((shape, value)) => http_binding::encode::<Json>(shape, value, failure.status, None),
+        Some((shape, value)) => http_binding::encode::<Json>(shape, value, failure.status, BodyStyle::default()),
         None => {
             let message = Value::String(failure.message.unwrap_or_default().to_owned());
             let body = format!("{{\"message\":{}}}", json::encode(&STRING, &message, KeyNames::Member));

@@ -25,11 +25,11 @@
 //! ```
 
 use crate::xml_writer::XmlWriter;
-use stratus_core::schema::{Member, Operation, Protocol, Service, Shape, XmlNamespace};
+use stratus_core::schema::{Member, Operation, Protocol, Service, Shape};
 use stratus_core::{OperationError, Value};
 
 use crate::failure::Failure;
-use crate::http_binding::{self, BodyCodec};
+use crate::http_binding::{self, BodyCodec, BodyStyle};
 use crate::reply::{respond, set_header, set_request_id};
 use crate::{departures, xml, Response};
 
@@ -45,14 +45,10 @@ impl BodyCodec for Xml {
         xml::from_document(shape, body)
     }
 
-    fn write(
-        shape: &'static Shape,
-        member: Option<&Member>,
-        value: &Value,
-        namespace: Option<XmlNamespace>,
-    ) -> Vec<u8> {
+    fn write(shape: &'static Shape, member: Option<&Member>, value: &Value, style: BodyStyle) -> Vec<u8> {
         let root = member.and_then(|m| m.xml_name).unwrap_or_else(|| xml::root_name(shape));
-        xml::to_document(root, shape.xml_namespace.or(namespace), shape, value).into_bytes()
+        let namespace = shape.xml_namespace.or(style.namespace);
+        xml::dated_document(root, namespace, style.millisecond_dates, shape, value).into_bytes()
     }
 }
 
@@ -75,7 +71,11 @@ pub(crate) fn encode_output(
         .departures
         .answer_status(op.name)
         .unwrap_or_else(|| op.http.map_or(200, |r| r.code));
-    let mut response = http_binding::encode::<Xml>(op.output, output, status, service.xml_namespace);
+    let style = BodyStyle {
+        namespace: service.xml_namespace,
+        millisecond_dates: service.departures.s3_envelope,
+    };
+    let mut response = http_binding::encode::<Xml>(op.output, output, status, style);
     request_ids(service, &mut response, request_id);
     response
 }

@@ -35,9 +35,32 @@ pub(crate) fn format(t: &DateTime, format: TimestampFormat) -> String {
     t.fmt(f).or_else(|_| t.fmt(Format::EpochSeconds)).unwrap_or_default()
 }
 
+/// A date-time to the second with a millisecond field of zeros (`2019-12-16T23:48:18.000Z`),
+/// as S3 writes every date in its documents.
+pub(crate) fn format_millis(t: &DateTime) -> String {
+    let text = format(&DateTime::from_secs(t.secs()), TimestampFormat::DateTime);
+    match text.strip_suffix('Z') {
+        Some(stem) => format!("{stem}.000Z"),
+        None => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn millisecond_date_times() {
+        assert_eq!(
+            format_millis(&DateTime::from_secs(1_576_540_098)),
+            "2019-12-16T23:48:18.000Z"
+        );
+        // S3's dates are to the second: a finer instant is written with zero milliseconds.
+        assert_eq!(
+            format_millis(&DateTime::from_millis(1_576_540_098_942)),
+            "2019-12-16T23:48:18.000Z"
+        );
+    }
 
     #[test]
     fn parses_and_writes_each_format() {

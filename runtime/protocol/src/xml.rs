@@ -66,8 +66,19 @@ pub fn to_document(
     shape: &'static Shape,
     value: &Value,
 ) -> String {
+    dated_document(root, namespace, false, shape, value)
+}
+
+/// [`to_document`], with date-times carrying milliseconds when `millisecond_dates` (S3's).
+pub(crate) fn dated_document(
+    root: &'static str,
+    namespace: Option<XmlNamespace>,
+    millisecond_dates: bool,
+    shape: &'static Shape,
+    value: &Value,
+) -> String {
     let mut out = String::new();
-    let mut writer = XmlWriter::new(&mut out);
+    let mut writer = XmlWriter::dated(&mut out, millisecond_dates);
     let mut el = writer.start_el(root);
     if let Some(ns) = namespace.or(shape.xml_namespace) {
         el = el.write_ns(ns.uri, ns.prefix);
@@ -164,10 +175,11 @@ fn fill(mut el: ElWriter<'_, '_>, shape: &'static Shape, member: Option<&Member>
     if let Value::EncodedJson(text) = value {
         return fill(el, shape, member, &json::decode_encoded(shape, text));
     }
+    let millis = el.millisecond_dates();
     if let Value::Struct(slots) = value {
         for (m, v) in shape.members.iter().zip(slots) {
             if let (Some(v), true) = (v, m.xml_attribute) {
-                if let Some(text) = text::format(v, ts_format(Some(m))) {
+                if let Some(text) = scalar_text(v, ts_format(Some(m)), millis) {
                     el.write_attribute(member_name(m), &text);
                 }
             }
@@ -191,10 +203,20 @@ fn fill(mut el: ElWriter<'_, '_>, shape: &'static Shape, member: Option<&Member>
             }
         }
         other => {
-            if let Some(text) = text::format(other, ts_format(member)) {
+            if let Some(text) = scalar_text(other, ts_format(member), millis) {
                 scope.data(&text);
             }
         }
+    }
+}
+
+/// A scalar's text, date-times with milliseconds when the document writes them so.
+fn scalar_text(value: &Value, ts: TimestampFormat, millis: bool) -> Option<std::borrow::Cow<'_, str>> {
+    match value {
+        Value::Timestamp(t) if millis && ts == TimestampFormat::DateTime => {
+            Some(std::borrow::Cow::Owned(timestamp::format_millis(t)))
+        }
+        _ => text::format(value, ts),
     }
 }
 

@@ -11,16 +11,23 @@
 /// Writes a document into a `String`.
 pub(crate) struct XmlWriter<'a> {
     doc: &'a mut String,
+    millisecond_dates: bool,
 }
 
 impl<'a> XmlWriter<'a> {
     pub(crate) fn new(doc: &'a mut String) -> XmlWriter<'a> {
-        XmlWriter { doc }
+        XmlWriter::dated(doc, false)
+    }
+
+    /// A writer whose date-times carry milliseconds (`2023-11-15T12:02:40.000Z`) when
+    /// `millisecond_dates`, as S3 writes them.
+    pub(crate) fn dated(doc: &'a mut String, millisecond_dates: bool) -> XmlWriter<'a> {
+        XmlWriter { doc, millisecond_dates }
     }
 
     /// Starts element `tag`: attributes and namespaces may follow until `finish`.
     pub(crate) fn start_el<'b, 'c>(&'c mut self, tag: &'b str) -> ElWriter<'c, 'b> {
-        ElWriter::open(self.doc, tag)
+        ElWriter::open(self.doc, tag, self.millisecond_dates)
     }
 }
 
@@ -29,13 +36,23 @@ pub(crate) struct ElWriter<'a, 'b> {
     tag: &'b str,
     /// `None` once the start tag has been closed.
     doc: Option<&'a mut String>,
+    millisecond_dates: bool,
 }
 
 impl<'a, 'b> ElWriter<'a, 'b> {
-    fn open(doc: &'a mut String, tag: &'b str) -> ElWriter<'a, 'b> {
+    fn open(doc: &'a mut String, tag: &'b str, millisecond_dates: bool) -> ElWriter<'a, 'b> {
         doc.push('<');
         doc.push_str(tag);
-        ElWriter { tag, doc: Some(doc) }
+        ElWriter {
+            tag,
+            doc: Some(doc),
+            millisecond_dates,
+        }
+    }
+
+    /// Whether the document's date-times carry milliseconds.
+    pub(crate) fn millisecond_dates(&self) -> bool {
+        self.millisecond_dates
     }
 
     fn doc(&mut self) -> &mut String {
@@ -71,7 +88,11 @@ impl<'a, 'b> ElWriter<'a, 'b> {
     pub(crate) fn finish(mut self) -> ScopeWriter<'a, 'b> {
         let doc = self.doc.take().expect("finish consumes the writer");
         doc.push('>');
-        ScopeWriter { doc, tag: self.tag }
+        ScopeWriter {
+            doc,
+            tag: self.tag,
+            millisecond_dates: self.millisecond_dates,
+        }
     }
 }
 
@@ -96,6 +117,7 @@ impl Drop for ElWriter<'_, '_> {
 pub(crate) struct ScopeWriter<'a, 'b> {
     doc: &'a mut String,
     tag: &'b str,
+    millisecond_dates: bool,
 }
 
 impl ScopeWriter<'_, '_> {
@@ -105,7 +127,7 @@ impl ScopeWriter<'_, '_> {
     }
 
     pub(crate) fn start_el<'b, 'c>(&'c mut self, tag: &'b str) -> ElWriter<'c, 'b> {
-        ElWriter::open(self.doc, tag)
+        ElWriter::open(self.doc, tag, self.millisecond_dates)
     }
 
     pub(crate) fn finish(self) {}

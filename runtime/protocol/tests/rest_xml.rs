@@ -91,8 +91,8 @@ fn s3_list_objects_v2_routes_on_list_type_and_writes_flattened_contents() {
     assert_eq!(
         body_text(&response),
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><IsTruncated>false</IsTruncated>\
-         <Contents><Key>2024/a</Key><LastModified>2019-12-16T23:48:18Z</LastModified><Size>3</Size></Contents>\
-         <Contents><Key>2024/b</Key><LastModified>2019-12-16T23:48:18Z</LastModified><Size>3</Size></Contents>\
+         <Contents><Key>2024/a</Key><LastModified>2019-12-16T23:48:18.000Z</LastModified><Size>3</Size></Contents>\
+         <Contents><Key>2024/b</Key><LastModified>2019-12-16T23:48:18.000Z</LastModified><Size>3</Size></Contents>\
          <Name>photos</Name><KeyCount>2</KeyCount></ListBucketResult>"
     );
 }

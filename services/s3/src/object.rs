@@ -350,8 +350,17 @@ pub(crate) fn check_tags(tags: &BTreeMap<String, String>, max: usize) -> Result<
 
 /// The source bucket, key and version of a copy: `bucket/key`, URL-encoded (a `+` is a
 /// space, as clients that form-encode send it and AWS reads it), with an optional leading
-/// slash and an optional `?versionId=` suffix.
+/// slash (or scheme and host) and an optional `?versionId=` suffix.
 pub(crate) fn copy_source(source: &str) -> Result<(String, String, Option<String>), AwsError> {
+    // A path-style URL of the source is taken too, as AWS took `https://s3.amazonaws.com/b/k`
+    // (recorded in LocalStack's test_s3_timestamp_precision).
+    let source = match source
+        .strip_prefix("https://")
+        .or_else(|| source.strip_prefix("http://"))
+    {
+        Some(rest) => rest.split_once('/').map_or("", |(_, path)| path),
+        None => source,
+    };
     let (path, version_id) = match source.split_once("?versionId=") {
         Some((p, v)) => (p, Some(v.to_owned())),
         None => (source, None),
@@ -507,6 +516,11 @@ mod tests {
             ("b".into(), "a b/c".into(), Some("null".into()))
         );
         assert_eq!(copy_source("b%2Fa+b%2B").unwrap(), ("b".into(), "a b+".into(), None));
+        assert_eq!(
+            copy_source("https://s3.amazonaws.com/b/k").unwrap(),
+            ("b".into(), "k".into(), None)
+        );
+        assert!(copy_source("http://host-only").is_err());
         assert!(copy_source("b").is_err());
     }
 }
