@@ -289,6 +289,18 @@ def test_dates_in_documents_carry_milliseconds(stratus, s3, bucket):
     assert s3.head_object(Bucket=bucket, Key="copy")["ETag"] == s3.head_object(Bucket=bucket, Key="k")["ETag"]
 
 
+def test_listings_and_head_bucket_carry_what_no_member_binds(stratus):
+    # As recorded from AWS: HeadBucket answers Content-Type application/xml without a body,
+    # and listings name the bucket's region in x-amz-bucket-region.
+    s3 = stratus.client("s3")
+    name = f"west-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": "us-west-2"})
+    head = s3.head_bucket(Bucket=name)["ResponseMetadata"]["HTTPHeaders"]
+    assert head["content-type"] == "application/xml"
+    for listing in (s3.list_objects_v2, s3.list_objects):
+        assert listing(Bucket=name)["ResponseMetadata"]["HTTPHeaders"]["x-amz-bucket-region"] == "us-west-2"
+
+
 def test_answers_are_in_s3s_envelope(stratus, s3, bucket):
     s3.put_object(Bucket=bucket, Key="doc.xml", Body=b"<a/>", ContentType="application/xml")
     status_code, headers, body = raw(stratus, "GET", f"/{bucket}?list-type=2")

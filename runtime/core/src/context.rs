@@ -39,6 +39,28 @@ pub struct RequestContext {
     pub framing: PayloadFraming,
     /// The time the request is served at: read it, never the system's clock.
     pub clock: Clock,
+    /// Headers the answer carries that the output's shape does not bind, which the service
+    /// adds while serving (S3's `x-amz-bucket-region` on listings).
+    pub answer_headers: AnswerHeaders,
+}
+
+/// Headers a service adds to a successful answer beyond its output's.
+#[derive(Debug, Default)]
+pub struct AnswerHeaders(Mutex<Vec<(&'static str, String)>>);
+
+impl AnswerHeaders {
+    /// Adds header `name` (lower case) with `value` to the answer.
+    pub fn add(&self, name: &'static str, value: impl Into<String>) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((name, value.into()));
+    }
+
+    /// The headers added, in order.
+    pub fn take(&self) -> Vec<(&'static str, String)> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
 }
 
 impl RequestContext {
@@ -57,6 +79,7 @@ impl RequestContext {
             streams: Streams::default(),
             framing: PayloadFraming::default(),
             clock,
+            answer_headers: AnswerHeaders::default(),
         }
     }
 }

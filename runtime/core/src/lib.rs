@@ -36,7 +36,9 @@ pub mod validate;
 pub mod value;
 
 pub use clock::Clock;
-pub use context::{BodyReader, ChunkSignatures, PayloadFraming, Principal, PrincipalKind, RequestContext, Streams};
+pub use context::{
+    AnswerHeaders, BodyReader, ChunkSignatures, PayloadFraming, Principal, PrincipalKind, RequestContext, Streams,
+};
 pub use error::{AwsError, OperationError};
 pub use prelude_shapes::Unit;
 pub use stratus_pattern as pattern;

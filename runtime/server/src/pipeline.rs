@@ -427,7 +427,7 @@ async fn call(
     health::mark_used(gateway, service);
     match route.handler.call(&ctx, route.operation, input).await {
         Ok(output) => {
-            let response = stratus_protocol::encode_output_as(
+            let mut response = stratus_protocol::encode_output_as(
                 format,
                 route.protocol,
                 service,
@@ -435,6 +435,11 @@ async fn call(
                 output,
                 request_id,
             );
+            for (name, value) in ctx.answer_headers.take() {
+                if let Ok(value) = http::HeaderValue::from_str(&value) {
+                    response.headers_mut().insert(name, value);
+                }
+            }
             (response, ctx.streams.take_response())
         }
         Err(error) => {
@@ -481,6 +486,7 @@ pub(crate) fn context(
         streams,
         framing,
         clock: gateway.config.clock.clone(),
+        answer_headers: Default::default(),
     }
 }
 

@@ -121,10 +121,12 @@ pub(crate) async fn create_bucket(
 
 pub(crate) async fn head_bucket(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: HeadBucketRequest,
 ) -> Result<HeadBucketOutput, HeadBucketError> {
     let bucket = store::bucket(&s3.store()?, &input.bucket).map_err(S3Error::head)?;
+    // AWS answers with the content type of the document it does not send (recorded).
+    ctx.answer_headers.add("content-type", "application/xml");
     Ok(HeadBucketOutput {
         bucket_arn: Some(bucket.arn()),
         bucket_region: Some(bucket.region),

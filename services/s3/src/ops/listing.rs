@@ -13,6 +13,7 @@ pub(crate) async fn list_objects(
     ctx: &RequestContext,
     input: ListObjectsRequest,
 ) -> Result<ListObjectsOutput, ListObjectsError> {
+    answer_region(s3, ctx, &input.bucket)?;
     let max = max_keys(input.max_keys)?;
     let prefix = input.prefix.clone().unwrap_or_default();
     let page = s3.list(
@@ -57,11 +58,20 @@ pub(crate) async fn list_objects(
     })
 }
 
+/// Listings name the bucket's region in `x-amz-bucket-region`, which no model member binds
+/// (recorded from AWS for ListObjectsV2 outside us-east-1).
+fn answer_region(s3: &S3Service, ctx: &RequestContext, bucket: &str) -> Result<(), stratus_core::AwsError> {
+    let record = crate::store::bucket(&s3.store()?, bucket)?;
+    ctx.answer_headers.add("x-amz-bucket-region", record.region);
+    Ok(())
+}
+
 pub(crate) async fn list_objects_v2(
     s3: &S3Service,
-    _ctx: &RequestContext,
+    ctx: &RequestContext,
     input: ListObjectsV2Request,
 ) -> Result<ListObjectsV2Output, ListObjectsV2Error> {
+    answer_region(s3, ctx, &input.bucket)?;
     let max = max_keys(input.max_keys)?;
     let prefix = input.prefix.clone().unwrap_or_default();
     let after = match input.continuation_token.as_deref() {

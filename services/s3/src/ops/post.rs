@@ -70,6 +70,7 @@ pub(crate) async fn post_object(
         // The file is the form's part as sent: never aws-chunked.
         framing: PayloadFraming::default(),
         clock: ctx.clock.clone(),
+        answer_headers: Default::default(),
     };
     let output = super::object::write_object(s3, &upload, input, "ObjectCreated:Post")
         .await
