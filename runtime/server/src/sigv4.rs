@@ -156,7 +156,8 @@ const QUERY_HEADERS: [&str; 5] = [
 /// presigned URL may sign `If-None-Match` so. `x-amz-*` and the conditions are taken; a header
 /// the request sends itself wins.
 pub(crate) fn lift_presigned_headers(parts: &mut http::request::Parts) {
-    let Some(query) = parts.uri.query() else {
+    // Asked of every request: only a query that can hold a signature is decoded.
+    let Some(query) = parts.uri.query().filter(|q| q.contains("Signature=")) else {
         return;
     };
     let pairs: Vec<_> = urlencoded::pairs(query).filter_map(Result::ok).collect();
