@@ -21,15 +21,27 @@ pub(crate) struct Given<'a> {
     pub key_md5: Option<&'a str>,
 }
 
-impl<'a> Given<'a> {
-    pub(crate) fn new(algorithm: &'a Option<String>, key: &'a Option<String>, key_md5: &'a Option<String>) -> Self {
-        Given {
-            algorithm: algorithm.as_deref(),
-            key: key.as_deref(),
-            key_md5: key_md5.as_deref(),
+/// The SSE-C headers of a generated input (all name them alike): `given!(input)`, or a copy's
+/// source key with `given!(copy_source input)`.
+macro_rules! given {
+    ($input:expr) => {
+        $crate::customer_key::Given {
+            algorithm: $input.sse_customer_algorithm.as_deref(),
+            key: $input.sse_customer_key.as_deref(),
+            key_md5: $input.sse_customer_key_md5.as_deref(),
         }
-    }
+    };
+    (copy_source $input:expr) => {
+        $crate::customer_key::Given {
+            algorithm: $input.copy_source_sse_customer_algorithm.as_deref(),
+            key: $input.copy_source_sse_customer_key.as_deref(),
+            key_md5: $input.copy_source_sse_customer_key_md5.as_deref(),
+        }
+    };
+}
+pub(crate) use given;
 
+impl Given<'_> {
     fn is_empty(&self) -> bool {
         self.algorithm.is_none() && self.key.is_none() && self.key_md5.is_none()
     }

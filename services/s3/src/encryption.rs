@@ -34,6 +34,18 @@ pub(crate) struct KmsHeaders<'a> {
     pub bucket_key: Option<bool>,
 }
 
+/// The SSE-KMS headers of a generated write input (all name them alike).
+macro_rules! kms_headers {
+    ($input:expr) => {
+        $crate::encryption::KmsHeaders {
+            sse: $input.server_side_encryption.as_ref(),
+            key_id: $input.ssekms_key_id.as_deref(),
+            bucket_key: $input.bucket_key_enabled,
+        }
+    };
+}
+pub(crate) use kms_headers;
+
 impl S3Service {
     /// The SSE-KMS encryption a write of `key` into `bucket` gets: the request's
     /// (`aws:kms`, with its key or the AWS managed `aws/s3`), else the bucket's default

@@ -21,6 +21,7 @@ use stratus_storage::{Table, Tx};
 
 use crate::body::{self, Source};
 use crate::checksum::{self, Algorithm, Checksum, Sent};
+use crate::customer_key::given;
 use crate::error::S3Error;
 use crate::lock;
 use crate::object::{self, ContentHeaders, ObjectRecord, StoredPart};
@@ -389,11 +390,7 @@ impl S3Service {
             None => Default::default(),
         };
         let customer_key = crate::customer_key::for_write(
-            crate::customer_key::Given::new(
-                &input.sse_customer_algorithm,
-                &input.sse_customer_key,
-                &input.sse_customer_key_md5,
-            ),
+            given!(input),
             input.server_side_encryption.as_ref().map(ServerSideEncryption::as_str),
         )?;
         let algorithm = checksum::sdk_algorithm(input.checksum_algorithm.as_ref())?;

@@ -5,8 +5,8 @@ use stratus_gen_s3::*;
 
 use crate::body::{Incoming, Source};
 use crate::checksum::{checksum_members, set_checksum_members};
-use crate::customer_key::{self, Given};
-use crate::encryption::{KmsHeaders, Reported};
+use crate::customer_key::{self, given};
+use crate::encryption::{kms_headers, Reported};
 use crate::error::S3Error;
 use crate::multipart::PartChecks;
 use crate::object::{self, copy_source, ReadConditions};
@@ -20,12 +20,8 @@ pub(crate) async fn create_multipart_upload(
     let kms = match input.sse_customer_algorithm {
         Some(_) => None,
         None => {
-            let headers = KmsHeaders {
-                sse: input.server_side_encryption.as_ref(),
-                key_id: input.ssekms_key_id.as_deref(),
-                bucket_key: input.bucket_key_enabled,
-            };
-            s3.kms_for_write(ctx, &input.bucket, &input.key, headers).await?
+            s3.kms_for_write(ctx, &input.bucket, &input.key, kms_headers!(input))
+                .await?
         }
     };
     Ok(s3.create_upload(ctx.account_id.clone(), input, kms).await?)
@@ -43,14 +39,7 @@ pub(crate) async fn upload_part(
         checksum_members!(input),
         incoming.trailer,
     )?;
-    let customer_key = customer_key::for_write(
-        Given::new(
-            &input.sse_customer_algorithm,
-            &input.sse_customer_key,
-            &input.sse_customer_key_md5,
-        ),
-        None,
-    )?;
+    let customer_key = customer_key::for_write(given!(input), None)?;
     let checks = PartChecks {
         content_md5,
         sent,
@@ -89,22 +78,8 @@ pub(crate) async fn upload_part_copy(
     let (source_bucket, source_key, source_version) = copy_source(&input.copy_source)?;
     let (source, source_body) =
         s3.open_object(|| s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref()))?;
-    customer_key::check_read(
-        source.customer_key_md5.as_deref(),
-        Given::new(
-            &input.copy_source_sse_customer_algorithm,
-            &input.copy_source_sse_customer_key,
-            &input.copy_source_sse_customer_key_md5,
-        ),
-    )?;
-    let customer_key = customer_key::for_write(
-        Given::new(
-            &input.sse_customer_algorithm,
-            &input.sse_customer_key,
-            &input.sse_customer_key_md5,
-        ),
-        None,
-    )?;
+    customer_key::check_read(source.customer_key_md5.as_deref(), given!(copy_source input))?;
+    let customer_key = customer_key::for_write(given!(input), None)?;
     ReadConditions {
         if_match: input.copy_source_if_match.as_deref(),
         if_none_match: input.copy_source_if_none_match.as_deref(),

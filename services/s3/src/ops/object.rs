@@ -8,8 +8,8 @@ use stratus_gen_s3::*;
 use crate::body::{self, Declared, Source};
 use crate::checksum::{checksum_members, set_checksum_members, Algorithm};
 use crate::chunked;
-use crate::customer_key::{self, Given};
-use crate::encryption::{self, KmsHeaders, Reported};
+use crate::customer_key::{self, given};
+use crate::encryption::{self, kms_headers, Reported};
 use crate::error::S3Error;
 use crate::object::{self, copy_source, ContentHeaders, ObjectRecord, ReadConditions};
 use crate::storage_class::{archived, check_readable, check_storage_class, kept_storage_class, restored};
@@ -37,11 +37,7 @@ pub(crate) async fn write_object(
 ) -> Result<PutObjectOutput, PutObjectError> {
     check_storage_class(input.storage_class.as_ref())?;
     let customer_key = customer_key::for_write(
-        Given::new(
-            &input.sse_customer_algorithm,
-            &input.sse_customer_key,
-            &input.sse_customer_key_md5,
-        ),
+        given!(input),
         input.server_side_encryption.as_ref().map(ServerSideEncryption::as_str),
     )?;
     let body = std::mem::take(&mut input.body);
@@ -83,14 +79,7 @@ pub(crate) async fn write_object(
     store::bucket(&s3.store()?, &bucket)?;
     let kms = match customer_key {
         Some(_) => None,
-        None => {
-            let headers = KmsHeaders {
-                sse: input.server_side_encryption.as_ref(),
-                key_id: input.ssekms_key_id.as_deref(),
-                bucket_key: input.bucket_key_enabled,
-            };
-            s3.kms_for_write(ctx, &bucket, &input.key, headers).await?
-        }
+        None => s3.kms_for_write(ctx, &bucket, &input.key, kms_headers!(input)).await?,
     };
     let (blob, written) = s3
         .write_body("obj", incoming.source, Some(algorithm), body::MAX_SINGLE_UPLOAD)
@@ -167,14 +156,7 @@ pub(crate) async fn get_object(
     let (record, body) =
         s3.open_object(|| s3.object_version(&input.bucket, &input.key, input.version_id.as_deref()))?;
     check_readable(&record, s3.now_ms())?;
-    customer_key::check_read(
-        record.customer_key_md5.as_deref(),
-        Given::new(
-            &input.sse_customer_algorithm,
-            &input.sse_customer_key,
-            &input.sse_customer_key_md5,
-        ),
-    )?;
+    customer_key::check_read(record.customer_key_md5.as_deref(), given!(input))?;
     ReadConditions {
         if_match: input.if_match.as_deref(),
         if_none_match: input.if_none_match.as_deref(),
@@ -297,14 +279,7 @@ pub(crate) async fn head_object(
     let record = s3
         .object_version(&input.bucket, &input.key, input.version_id.as_deref())
         .map_err(S3Error::head)?;
-    customer_key::check_read(
-        record.customer_key_md5.as_deref(),
-        Given::new(
-            &input.sse_customer_algorithm,
-            &input.sse_customer_key,
-            &input.sse_customer_key_md5,
-        ),
-    )?;
+    customer_key::check_read(record.customer_key_md5.as_deref(), given!(input))?;
     ReadConditions {
         if_match: input.if_match.as_deref(),
         if_none_match: input.if_none_match.as_deref(),
@@ -469,24 +444,13 @@ pub(crate) async fn copy_object(
 ) -> Result<CopyObjectOutput, CopyObjectError> {
     check_storage_class(input.storage_class.as_ref())?;
     let sse = input.server_side_encryption.as_ref().map(ServerSideEncryption::as_str);
-    let customer_key = customer_key::for_write(
-        Given::new(
-            &input.sse_customer_algorithm,
-            &input.sse_customer_key,
-            &input.sse_customer_key_md5,
-        ),
-        sse,
-    )?;
+    let customer_key = customer_key::for_write(given!(input), sse)?;
     let new_encryption = sse.is_some() || customer_key.is_some();
     let kms = match customer_key {
         Some(_) => None,
         None => {
-            let headers = KmsHeaders {
-                sse: input.server_side_encryption.as_ref(),
-                key_id: input.ssekms_key_id.as_deref(),
-                bucket_key: input.bucket_key_enabled,
-            };
-            s3.kms_for_write(ctx, &input.bucket, &input.key, headers).await?
+            s3.kms_for_write(ctx, &input.bucket, &input.key, kms_headers!(input))
+                .await?
         }
     };
     // A copy has the ACL its request sets (the source's is not copied).
@@ -504,14 +468,7 @@ pub(crate) async fn copy_object(
     let (source_bucket, source_key, source_version) = copy_source(&input.copy_source)?;
     let (source, source_body) =
         s3.open_object(|| s3.copy_source_object(&source_bucket, &source_key, source_version.as_deref()))?;
-    customer_key::check_read(
-        source.customer_key_md5.as_deref(),
-        Given::new(
-            &input.copy_source_sse_customer_algorithm,
-            &input.copy_source_sse_customer_key,
-            &input.copy_source_sse_customer_key_md5,
-        ),
-    )?;
+    customer_key::check_read(source.customer_key_md5.as_deref(), given!(copy_source input))?;
     if archived(&source).is_some() && !restored(&source, s3.now_ms()) {
         return Err(AwsError::new(
             "InvalidObjectState",
@@ -774,14 +731,7 @@ pub(crate) async fn get_object_attributes(
         })?,
     };
     let record = s3.object_version(&input.bucket, &input.key, input.version_id.as_deref())?;
-    customer_key::check_read(
-        record.customer_key_md5.as_deref(),
-        Given::new(
-            &input.sse_customer_algorithm,
-            &input.sse_customer_key,
-            &input.sse_customer_key_md5,
-        ),
-    )?;
+    customer_key::check_read(record.customer_key_md5.as_deref(), given!(input))?;
     let wants = |a: ObjectAttributes| input.object_attributes.contains(&a);
     let checksum = record
         .checksum
